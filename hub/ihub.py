@@ -1,0 +1,222 @@
+"""
+The contracts between gamehub's layers.
+
+    wire (bytes <-> messages) -> protocols -> lobby / sessions -> games
+    games -> lobby -> IRoomObserver (protocols) -> wire -> bytes
+
+C{games} and C{wire} know nothing of Twisted; C{lobby} and C{sessions} know
+nothing of any wire format; protocol adapters are thin translators.
+"""
+
+from zope.interface import Attribute, Interface
+
+
+class IGameRules(Interface):
+    """
+    The state of one game under way, with its rules: pure, no I/O.
+
+    Seats are numbered from 0 in the order the game was set up with.  An
+    action is whatever the game's module defines (a cell, a path, an
+    operation); bots only pass back what L{legalActions} gave them.
+    """
+
+    seatCount = Attribute("How many seats the game was set up with.")
+    currentSeat = Attribute(
+        "The seat that must act now, or None once the game is over.")
+    isOver = Attribute("True once the game has ended.")
+
+    def legalActions(seat):
+        """
+        Every legal action of C{seat} now (empty when it is not to act).
+
+        @rtype: L{list}
+        """
+
+    def apply(seat, action):
+        """
+        Play C{action} for C{seat}.
+
+        @raise ValueError: (or a subclass) when the action is illegal; the
+            state is then unchanged.
+        """
+
+    def copy():
+        """
+        An independent copy of this state, for search.
+        """
+
+
+class IBot(Interface):
+    """
+    A strategy for one game: deterministic for a given seed.
+    """
+
+    level = Attribute("1 (random), 2 (heuristic) or 3 (search).")
+
+    def chooseAction(state, seat):
+        """
+        Choose a legal action for C{seat} in C{state} (an L{IGameRules}).
+        """
+
+
+class ISession(Interface):
+    """
+    One player known to the server: a connection, or a lost connection
+    within its reconnect grace.
+    """
+
+    id = Attribute("Unique positive integer, never reused in a process.")
+    game = Attribute("The game kind: 'gomoku', 'checkers' or 'splendor'.")
+    name = Attribute("The player's name, or None before one is claimed.")
+    token = Attribute("Random u64 issued on registration, or None.")
+    state = Attribute("What the adapter says the player is doing.")
+    lost = Attribute("True while the connection is gone within its grace.")
+    peer = Attribute("The adapter object that speaks for this session.")
+
+
+class ISessions(Interface):
+    """
+    Who is connected: identities, names, tokens and reconnect grace.
+    """
+
+    def connect(game, peer):
+        """
+        Open a session for a new connection of kind C{game}.
+
+        @rtype: L{ISession}
+        """
+
+    def claimName(session, name):
+        """
+        Give C{session} the unique (per game kind) C{name} and a new token.
+
+        @raise NameTaken: when another session of that kind holds it.
+        """
+
+    def lose(session, onExpiry):
+        """
+        The connection of C{session} dropped: keep it for the grace period,
+        then call C{onExpiry(session)} and close it.
+        """
+
+    def resume(game, name, token, peer):
+        """
+        Give a lost session back to a new connection.
+
+        @return: the session, or None if no lost session matches.
+        """
+
+    def disconnect(session):
+        """
+        Forget C{session} now, freeing its name.
+        """
+
+
+class IRoomObserver(Interface):
+    """
+    Told of what happens in the rooms its member is in.  Every member's
+    observer hears every event of its room, its own included; the member
+    that caused the event is passed as C{actor}.
+    """
+
+    def memberJoined(room, actor):
+        """
+        C{actor} joined C{room}.
+        """
+
+    def memberLeft(room, actor, previousOwner):
+        """
+        C{actor} left C{room}; C{previousOwner} is who owned it before.
+        """
+
+    def readyChanged(room, actor):
+        """
+        The ready flag of C{actor} changed (or was set again).
+        """
+
+    def seatChanged(room, actor):
+        """
+        The seat data of C{actor} changed.
+        """
+
+    def gameStarted(room):
+        """
+        C{room.game} is now running.
+        """
+
+    def gameEnded(room, game):
+        """
+        The game C{game} of C{room} is over and detached from the room.
+        """
+
+
+class IStartPolicy(Interface):
+    """
+    How a room of one game kind starts its game.
+    """
+
+    autoStart = Attribute(
+        "True if the game starts by itself as soon as canStart allows.")
+
+    def canStart(room):
+        """
+        Whether C{room} may start now (counts, ready flags).
+        """
+
+    def newGame(room):
+        """
+        Make the game for C{room}'s members (called once canStart is true).
+        """
+
+
+class ILobby(Interface):
+    """
+    Rooms of every game kind: members in join order, owner, ready flags,
+    seats, passwords, capacity, start policy and the running game.
+    """
+
+    def createRoom(game, name, session, policy, capacity, password="",
+                   seat=None):
+        """
+        Make a room with C{session} as its owner and first member.
+
+        @raise RoomExists: a room of that kind and name exists.
+        """
+
+    def join(game, name, session, observer, password=None, seat=None):
+        """
+        Add C{session} to the room.
+
+        @raise LobbyError: a subclass saying why not.
+        """
+
+    def leave(session):
+        """
+        Take C{session} out of its room; the room closes when empty.
+        """
+
+    def setReady(session, ready):
+        """
+        Set the ready flag of C{session}, then start the game if the
+        room's policy starts it by itself.
+        """
+
+    def start(room):
+        """
+        Start C{room}'s game now (the policy must allow it).
+        """
+
+    def endGame(room):
+        """
+        Detach the finished game from C{room}; members stay.
+        """
+
+    def roomOf(session):
+        """
+        The room C{session} is in, or None.
+        """
+
+    def rooms(game):
+        """
+        Every room of kind C{game}, oldest first.
+        """
