@@ -66,7 +66,7 @@ class ISession(Interface):
     """
 
     id = Attribute("Unique positive integer, never reused in a process.")
-    game = Attribute("The game kind: 'gomoku', 'checkers' or 'splendor'.")
+    kind = Attribute("The game kind: 'gomoku', 'checkers' or 'splendor'.")
     name = Attribute("The player's name, or None before one is claimed.")
     token = Attribute("Random u64 issued on registration, or None.")
     state = Attribute("What the adapter says the player is doing.")
@@ -79,9 +79,9 @@ class ISessions(Interface):
     Who is connected: identities, names, tokens and reconnect grace.
     """
 
-    def connect(game, peer):
+    def connect(kind, peer):
         """
-        Open a session for a new connection of kind C{game}.
+        Open a session for a new connection of game kind C{kind}.
 
         @rtype: L{ISession}
         """
@@ -99,7 +99,7 @@ class ISessions(Interface):
         then call C{onExpiry(session)} and close it.
         """
 
-    def resume(game, name, token, peer):
+    def resume(kind, name, token, peer):
         """
         Give a lost session back to a new connection.
 
@@ -175,15 +175,15 @@ class ILobby(Interface):
     seats, passwords, capacity, start policy and the running game.
     """
 
-    def createRoom(game, name, session, policy, capacity, password="",
-                   seat=None):
+    def createRoom(kind, name, session, observer, policy, capacity,
+                   password="", seat=None):
         """
         Make a room with C{session} as its owner and first member.
 
         @raise RoomExists: a room of that kind and name exists.
         """
 
-    def join(game, name, session, observer, password=None, seat=None):
+    def join(kind, name, session, observer, password=None, seat=None):
         """
         Add C{session} to the room.
 
@@ -216,7 +216,7 @@ class ILobby(Interface):
         The room C{session} is in, or None.
         """
 
-    def rooms(game):
+    def rooms(kind):
         """
-        Every room of kind C{game}, oldest first.
+        Every room of game kind C{kind}, oldest first.
         """

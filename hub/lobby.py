@@ -1,0 +1,400 @@
+"""
+One lobby for every game kind.
+
+A L{Room} has a game kind, members in join order, an owner, ready flags,
+per-member seat data, an optional password, a capacity, a start policy
+(L{IStartPolicy}) and, while playing, a game (L{IGameRules}).
+
+Protocol adapters call L{Lobby} and hear back through L{IRoomObserver}: every
+event is told to the observer of every member of the room, the member that
+caused it included (passed as C{actor}), so that each adapter can choose
+which of its own messages to send.  A member that leaves is told nothing
+more.  The adapter answers its own player after the call returns; the
+other members have been told by then (gomoku and checkers both notify the
+others first).
+
+How an adapter is wired (the convention every protocol follows)::
+
+    factory = GomokuFactory(lobby, sessions, clock, ...)
+    # in the protocol, per connection:
+    self.session = sessions.connect("gomoku", self)
+    room = lobby.createRoom("gomoku", name, self.session, self, policy, 2)
+    room = lobby.join("gomoku", name, self.session, self, password=psw)
+    lobby.setReady(self.session, True)   # may start the game
+    lobby.start(room)                    # owner-started games
+    lobby.endGame(room)                  # the game is over; members stay
+    lobby.leave(self.session)            # closes the room when empty
+"""
+
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from hub.ihub import ILobby, IRoomObserver
+
+
+class LobbyError(Exception):
+    """
+    A lobby operation was refused; the subclass says why.
+    """
+
+
+class AlreadyInRoom(LobbyError):
+    """
+    The session is already a member of a room.
+    """
+
+
+class NotInRoom(LobbyError):
+    """
+    The session is not a member of any room.
+    """
+
+
+class RoomExists(LobbyError):
+    """
+    A room of that kind and name exists.
+    """
+
+
+class RoomNotFound(LobbyError):
+    """
+    No room of that kind and name exists.
+    """
+
+
+class RoomRunning(LobbyError):
+    """
+    The room's game is under way.
+    """
+
+
+class NameInRoom(LobbyError):
+    """
+    A member of the room already has that name.
+    """
+
+
+class RoomFull(LobbyError):
+    """
+    The room has as many members as its capacity.
+    """
+
+
+class WrongPassword(LobbyError):
+    """
+    The room has a password and another was given.
+    """
+
+
+class CannotStart(LobbyError):
+    """
+    The room's start policy does not allow a start now.
+    """
+
+
+@implementer(IRoomObserver)
+class RoomObserver:
+    """
+    An L{IRoomObserver} that ignores every event: adapters subclass it and
+    override the events they turn into messages.
+    """
+
+    def memberJoined(self, room, actor):
+        pass
+
+    def memberLeft(self, room, actor, previousOwner):
+        pass
+
+    def readyChanged(self, room, actor):
+        pass
+
+    def seatChanged(self, room, actor):
+        pass
+
+    def gameStarted(self, room):
+        pass
+
+    def gameEnded(self, room, game):
+        pass
+
+
+class Member:
+    """
+    A session's place in a room.
+
+    @ivar session: the L{hub.sessions.Session}.
+    @ivar observer: the L{IRoomObserver} told of the room's events.
+    @ivar ready: the ready flag.
+    @ivar seat: seat data the adapter keeps per member (colour, region...).
+    """
+
+    def __init__(self, session, observer, seat=None):
+        self.session = session
+        self.observer = observer
+        self.ready = False
+        self.seat = seat
+
+    @property
+    def name(self):
+        """
+        The member's player name.
+        """
+        return self.session.name
+
+    def __repr__(self):
+        return "<Member {!r} ready={}>".format(self.name, self.ready)
+
+
+class Room:
+    """
+    A room of one game kind.
+
+    @ivar game: the running game, or None.
+    @ivar owner: the L{Member} owning the room (the first one to join, then
+        the longest-present member after the owner leaves), None when empty.
+    """
+
+    def __init__(self, kind, name, policy, capacity, password=""):
+        self.kind = kind
+        self.name = name
+        self.policy = policy
+        self.capacity = capacity
+        self.password = password
+        self.members = []
+        self.owner = None
+        self.game = None
+
+    def __repr__(self):
+        return "<Room {} {!r} {}>".format(
+            self.kind, self.name, [m.name for m in self.members])
+
+    @property
+    def running(self):
+        """
+        True while a game is under way.
+        """
+        return self.game is not None
+
+    @property
+    def full(self):
+        """
+        True when no more members fit.
+        """
+        return len(self.members) >= self.capacity
+
+    @property
+    def allReady(self):
+        """
+        True when every member is ready (and there is at least one).
+        """
+        return bool(self.members) and all(m.ready for m in self.members)
+
+    def memberOf(self, session):
+        """
+        The L{Member} of C{session}, or None.
+        """
+        for member in self.members:
+            if member.session is session:
+                return member
+        return None
+
+    def names(self):
+        """
+        The members' names in join order.
+        """
+        return [member.name for member in self.members]
+
+
+@implementer(ILobby)
+class Lobby:
+    """
+    The rooms of every game kind.
+    """
+
+    log = Logger()
+
+    def __init__(self):
+        self._rooms = {}
+        self._roomOf = {}
+
+    def rooms(self, kind):
+        """
+        Every room of kind C{kind}, oldest first.
+        """
+        return [room for (k, _), room in self._rooms.items() if k == kind]
+
+    def room(self, kind, name):
+        """
+        The room of kind C{kind} called C{name}, or None.
+        """
+        return self._rooms.get((kind, name))
+
+    def roomOf(self, session):
+        """
+        The room C{session} is in, or None.
+        """
+        return self._roomOf.get(session)
+
+    def memberOf(self, session):
+        """
+        The L{Member} of C{session} in its room, or None.
+        """
+        room = self._roomOf.get(session)
+        return room.memberOf(session) if room is not None else None
+
+    def createRoom(self, kind, name, session, observer, policy, capacity,
+                   password="", seat=None):
+        """
+        Make a room with C{session} as its owner and first member.
+
+        @raise AlreadyInRoom: C{session} is in a room.
+        @raise RoomExists: a room of that kind and name exists.
+        """
+        if session in self._roomOf:
+            raise AlreadyInRoom()
+        if (kind, name) in self._rooms:
+            raise RoomExists(name)
+        room = Room(kind, name, policy, capacity, password)
+        self._rooms[(kind, name)] = room
+        self.log.info("{kind} room {room!r} created by {player!r}",
+                      kind=kind, room=name, player=session.name)
+        self._add(room, session, observer, seat)
+        return room
+
+    def join(self, kind, name, session, observer, password=None, seat=None):
+        """
+        Add C{session} to an existing room.  The checks run in this order:
+        already in a room, no such room, game running, name taken in the
+        room, room full, wrong password (C{None} skips the password check).
+
+        @raise LobbyError: a subclass saying why not.
+        """
+        if session in self._roomOf:
+            raise AlreadyInRoom()
+        room = self._rooms.get((kind, name))
+        if room is None:
+            raise RoomNotFound(name)
+        if room.running:
+            raise RoomRunning(name)
+        if session.name is not None and session.name in room.names():
+            raise NameInRoom(session.name)
+        if room.full:
+            raise RoomFull(name)
+        if password is not None and password != room.password:
+            raise WrongPassword(name)
+        self._add(room, session, observer, seat)
+        return room
+
+    def _add(self, room, session, observer, seat):
+        member = Member(session, observer, seat)
+        room.members.append(member)
+        if room.owner is None:
+            room.owner = member
+        self._roomOf[session] = room
+        self._notify(room, "memberJoined", member)
+
+    def leave(self, session):
+        """
+        Take C{session} out of its room, passing ownership to the member
+        who joined next; an empty room closes.  The remaining members are
+        told; a running game is the adapter's to settle first.
+
+        @return: the room left, or None when C{session} was in none.
+        """
+        room = self._roomOf.pop(session, None)
+        if room is None:
+            return None
+        member = room.memberOf(session)
+        room.members.remove(member)
+        previousOwner = room.owner
+        if room.owner is member:
+            room.owner = room.members[0] if room.members else None
+        self.log.info("{player!r} left {kind} room {room!r}",
+                      player=session.name, kind=room.kind, room=room.name)
+        if not room.members:
+            self._close(room)
+        else:
+            self._notify(room, "memberLeft", member, previousOwner)
+        return room
+
+    def dissolve(self, room):
+        """
+        Close C{room}, taking every member out without telling them.
+        """
+        for member in room.members:
+            self._roomOf.pop(member.session, None)
+        room.members = []
+        room.owner = None
+        self._close(room)
+
+    def _close(self, room):
+        if self._rooms.get((room.kind, room.name)) is room:
+            del self._rooms[(room.kind, room.name)]
+            self.log.info("{kind} room {room!r} closed",
+                          kind=room.kind, room=room.name)
+
+    def setReady(self, session, ready):
+        """
+        Set the ready flag of C{session} (again, if unchanged), tell the
+        room, then start the game if the room's policy starts by itself.
+
+        @raise NotInRoom: C{session} is in no room.
+        @raise RoomRunning: the game is under way.
+        """
+        room = self._roomOf.get(session)
+        if room is None:
+            raise NotInRoom()
+        if room.running:
+            raise RoomRunning(room.name)
+        member = room.memberOf(session)
+        member.ready = ready
+        self._notify(room, "readyChanged", member)
+        if room.policy.autoStart and room.policy.canStart(room):
+            self.start(room)
+
+    def setSeat(self, session, seat):
+        """
+        Replace the seat data of C{session} and tell the room.
+
+        @raise NotInRoom: C{session} is in no room.
+        """
+        member = self.memberOf(session)
+        if member is None:
+            raise NotInRoom()
+        member.seat = seat
+        self._notify(self._roomOf[session], "seatChanged", member)
+
+    def start(self, room):
+        """
+        Make and start C{room}'s game.
+
+        @raise RoomRunning: a game is already under way.
+        @raise CannotStart: the start policy refuses.
+        """
+        if room.running:
+            raise RoomRunning(room.name)
+        if not room.policy.canStart(room):
+            raise CannotStart(room.name)
+        room.game = room.policy.newGame(room)
+        self.log.info("{kind} game started in {room!r}: {players}",
+                      kind=room.kind, room=room.name, players=room.names())
+        self._notify(room, "gameStarted")
+
+    def endGame(self, room):
+        """
+        Detach the finished game from C{room}; members stay, unready.
+        """
+        game, room.game = room.game, None
+        for member in room.members:
+            member.ready = False
+        self.log.info("{kind} game ended in {room!r}",
+                      kind=room.kind, room=room.name)
+        self._notify(room, "gameEnded", game)
+
+    def _notify(self, room, event, *args):
+        for member in list(room.members):
+            try:
+                getattr(member.observer, event)(room, *args)
+            except Exception:
+                self.log.failure("observer {observer!r} failed on {event}",
+                                 observer=member.observer, event=event)

@@ -1,0 +1,169 @@
+"""
+Who is connected: one L{Session} per player, with identity, name, token,
+state and reconnect grace.  Shared by every protocol; knows no wire format.
+"""
+
+import itertools
+import secrets
+
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from hub.ihub import ISession, ISessions
+
+INVALID_TOKEN = 2 ** 64 - 1
+
+
+class NameTaken(Exception):
+    """
+    Another session of the same game kind holds that name.
+    """
+
+
+@implementer(ISession)
+class Session:
+    """
+    One player: a live connection, or a lost one within its grace period.
+
+    @ivar peer: the adapter speaking for the player (a protocol instance),
+        or None while the connection is lost.
+    @ivar state: free for the adapter (e.g. gomoku's INIT/IDLE/ROOM/GAME).
+    """
+
+    def __init__(self, sessionId, kind, peer):
+        self.id = sessionId
+        self.kind = kind
+        self.peer = peer
+        self.name = None
+        self.token = None
+        self.state = None
+        self.lost = False
+        self.closed = False
+        self._expiry = None
+
+    def __repr__(self):
+        return "<Session {} {} {!r}>".format(self.id, self.kind, self.name)
+
+
+@implementer(ISessions)
+class Sessions:
+    """
+    The registry of sessions.
+
+    @param clock: an L{IReactorTime} for the reconnect grace timers.
+    @param graceSeconds: how long a lost session waits for its player.
+    @param randomBits: a function returning a random integer of the given
+        number of bits (L{secrets.randbits} unless a test gives another).
+    """
+
+    log = Logger()
+
+    def __init__(self, clock, graceSeconds=30, randomBits=secrets.randbits):
+        self.clock = clock
+        self.graceSeconds = graceSeconds
+        self._randomBits = randomBits
+        self._ids = itertools.count(1)
+        self._live = {}
+        self._byName = {}
+        self._tokens = set()
+
+    def __len__(self):
+        return len(self._live)
+
+    def __iter__(self):
+        return iter(list(self._live.values()))
+
+    def connect(self, kind, peer):
+        """
+        Open a session for a new connection.
+        """
+        session = Session(next(self._ids), kind, peer)
+        self._live[session.id] = session
+        return session
+
+    def byName(self, kind, name):
+        """
+        The session of game kind C{kind} holding C{name}, or None.
+        """
+        return self._byName.get((kind, name))
+
+    def claimName(self, session, name):
+        """
+        Give C{session} the unique name C{name} and a fresh token.
+
+        @raise NameTaken: another session of that kind holds C{name}.
+        """
+        holder = self._byName.get((session.kind, name))
+        if holder is not None and holder is not session:
+            raise NameTaken(name)
+        self._forgetName(session)
+        self._byName[(session.kind, name)] = session
+        session.name = name
+        session.token = self._newToken()
+        self.log.info("{kind} player {name!r} registered (session {id})",
+                      kind=session.kind, name=name, id=session.id)
+
+    def _newToken(self):
+        while True:
+            token = self._randomBits(64)
+            if token != INVALID_TOKEN and token not in self._tokens:
+                self._tokens.add(token)
+                return token
+
+    def lose(self, session, onExpiry):
+        """
+        The connection of C{session} dropped.  Keep the session for
+        C{graceSeconds}; if nobody resumes it by then, call
+        C{onExpiry(session)} and forget it.
+        """
+        session.lost = True
+        session.peer = None
+        session._expiry = self.clock.callLater(
+            self.graceSeconds, self._expire, session, onExpiry)
+        self.log.info("{kind} player {name!r} lost; {grace}s grace",
+                      kind=session.kind, name=session.name,
+                      grace=self.graceSeconds)
+
+    def _expire(self, session, onExpiry):
+        session._expiry = None
+        try:
+            onExpiry(session)
+        finally:
+            self.disconnect(session)
+
+    def resume(self, kind, name, token, peer):
+        """
+        Give the lost session of C{name} with C{token} to C{peer}.
+
+        @return: the session, or None if no lost session matches.
+        """
+        session = self._byName.get((kind, name))
+        if session is None or not session.lost or session.token != token:
+            return None
+        session._expiry.cancel()
+        session._expiry = None
+        session.lost = False
+        session.peer = peer
+        self.log.info("{kind} player {name!r} resumed", kind=kind, name=name)
+        return session
+
+    def disconnect(self, session):
+        """
+        Forget C{session} now, freeing its name and token.
+        """
+        if session.closed:
+            return
+        if session._expiry is not None:
+            session._expiry.cancel()
+            session._expiry = None
+        self._forgetName(session)
+        self._live.pop(session.id, None)
+        session.closed = True
+        session.peer = None
+
+    def _forgetName(self, session):
+        if session.name is not None:
+            if self._byName.get((session.kind, session.name)) is session:
+                del self._byName[(session.kind, session.name)]
+        if session.token is not None:
+            self._tokens.discard(session.token)
