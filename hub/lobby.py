@@ -150,6 +150,8 @@ class Room:
     A room of one game kind.
 
     @ivar game: the running game, or None.
+    @ivar settings: room-wide data the adapter keeps (gomoku's owner
+        colour, for instance).
     @ivar owner: the L{Member} owning the room (the first one to join, then
         the longest-present member after the owner leaves), None when empty.
     """
@@ -163,6 +165,7 @@ class Room:
         self.members = []
         self.owner = None
         self.game = None
+        self.settings = {}
 
     def __repr__(self):
         return "<Room {} {!r} {}>".format(

@@ -6,6 +6,7 @@ state and reconnect grace.  Shared by every protocol; knows no wire format.
 import itertools
 import secrets
 
+from twisted.application.service import Service
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -46,9 +47,10 @@ class Session:
 
 
 @implementer(ISessions)
-class Sessions:
+class Sessions(Service):
     """
-    The registry of sessions.
+    The registry of sessions, a service of the gamehub service tree: when
+    it stops, pending reconnect grace timers are cancelled.
 
     @param clock: an L{IReactorTime} for the reconnect grace timers.
     @param graceSeconds: how long a lost session waits for its player.
@@ -66,6 +68,16 @@ class Sessions:
         self._live = {}
         self._byName = {}
         self._tokens = set()
+
+    def stopService(self):
+        """
+        Cancel every pending reconnect grace timer.
+        """
+        for session in list(self._live.values()):
+            if session._expiry is not None:
+                session._expiry.cancel()
+                session._expiry = None
+        return Service.stopService(self)
 
     def __len__(self):
         return len(self._live)

@@ -124,3 +124,17 @@ class SessionsTests(SynchronousTestCase):
         self.assertEqual(expired, [a])
         self.assertTrue(a.closed)
         self.assertIsNone(self.sessions.byName("gomoku", "alice"))
+
+    def test_stopServiceCancelsGrace(self):
+        """
+        Stopping the service cancels pending grace timers.
+        """
+        expired = []
+        a = self.sessions.connect("gomoku", object())
+        self.sessions.claimName(a, "alice")
+        self.sessions.startService()
+        self.sessions.lose(a, expired.append)
+        self.sessions.stopService()
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+        self.clock.advance(60)
+        self.assertEqual(expired, [])
