@@ -1,0 +1,197 @@
+"""
+Gomoku rules as gomoku-battle plays them (spec gomoku.md, section 8).
+
+A 15x15 board, 0-based C{x} (column) and C{y} (row).  Black moves first,
+players alternate, five or more stones in a row (horizontally, vertically
+or diagonally) win, overlines included, and a full board without a five
+is a draw.  A move on an occupied cell or off the board is illegal and
+changes nothing.
+
+Pure: no I/O, no Twisted, no wire format.
+"""
+
+from zope.interface import implementer
+
+from hub.ihub import IGameRules
+
+SIZE = 15
+CELLS = SIZE * SIZE
+EMPTY = 0
+BLACK = 1
+WHITE = 16
+
+SEAT_BLACK = 0
+SEAT_WHITE = 1
+SEAT_COLOURS = (BLACK, WHITE)
+
+_DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+class IllegalMove(ValueError):
+    """
+    The move is not allowed now: the state is unchanged.
+    """
+
+
+def colourOfSeat(seat):
+    """
+    The colour seat C{seat} plays: seat 0 is black, seat 1 white.
+    """
+    return SEAT_COLOURS[seat]
+
+
+def seatOfColour(colour):
+    """
+    The seat that plays C{colour} (L{BLACK} or L{WHITE}).
+    """
+    return SEAT_BLACK if colour == BLACK else SEAT_WHITE
+
+
+@implementer(IGameRules)
+class GomokuGame:
+    """
+    One game of gomoku.
+
+    @ivar board: a list of L{CELLS} ints (L{EMPTY}, L{BLACK}, L{WHITE}),
+        cell C{(x, y)} at index C{y * SIZE + x}.
+    @ivar moves: the C{(x, y)} of every stone, in order (black first).
+    @ivar lastMove: the last C{(x, y)} played, or None.
+    @ivar winner: the winning colour (L{BLACK} or L{WHITE}) or None.
+    @ivar winnerSeat: the winning seat (0 or 1) or None.
+    @ivar isDraw: True once the board filled with no five.
+    @ivar isOver: True once someone won or the game is drawn.
+    """
+
+    seatCount = 2
+
+    def __init__(self):
+        self.board = [EMPTY] * CELLS
+        self.moves = []
+        self.lastMove = None
+        self.winner = None
+        self.winnerSeat = None
+        self.isDraw = False
+        self.isOver = False
+
+    @property
+    def currentSeat(self):
+        """
+        The seat to move (0 black, 1 white), or None once over.
+        """
+        if self.isOver:
+            return None
+        return len(self.moves) & 1
+
+    @property
+    def currentColour(self):
+        """
+        The colour to move, or None once over.
+        """
+        if self.isOver:
+            return None
+        return SEAT_COLOURS[len(self.moves) & 1]
+
+    def at(self, x, y):
+        """
+        The stone at C{(x, y)}: L{EMPTY}, L{BLACK} or L{WHITE}.
+        """
+        return self.board[y * SIZE + x]
+
+    def isLegal(self, x, y):
+        """
+        Whether the player to move may put a stone at C{(x, y)}.
+        """
+        return (not self.isOver
+                and type(x) is int and type(y) is int
+                and 0 <= x < SIZE and 0 <= y < SIZE
+                and self.board[y * SIZE + x] == EMPTY)
+
+    def legalActions(self, seat):
+        """
+        Every empty cell as C{(x, y)}, row by row, when C{seat} is to
+        move; otherwise an empty list.
+        """
+        if self.isOver or seat != len(self.moves) & 1:
+            return []
+        board = self.board
+        return [(i % SIZE, i // SIZE) for i in range(CELLS)
+                if board[i] == EMPTY]
+
+    def apply(self, seat, action):
+        """
+        Put a stone of C{seat}'s colour at C{action} = C{(x, y)}.
+
+        @raise IllegalMove: when the game is over, it is not C{seat}'s
+            turn, or the cell is off the board or occupied.
+        """
+        if self.isOver:
+            raise IllegalMove("the game is over")
+        if seat != len(self.moves) & 1:
+            raise IllegalMove("not seat %r's turn" % (seat,))
+        try:
+            x, y = action
+        except (TypeError, ValueError):
+            raise IllegalMove("not an (x, y) pair: %r" % (action,))
+        if not self.isLegal(x, y):
+            raise IllegalMove("illegal cell %r" % (action,))
+        colour = SEAT_COLOURS[seat]
+        self.board[y * SIZE + x] = colour
+        self.moves.append((x, y))
+        self.lastMove = (x, y)
+        if self._fiveThrough(x, y, colour):
+            self.winner = colour
+            self.winnerSeat = seat
+            self.isOver = True
+        elif len(self.moves) == CELLS:
+            self.isDraw = True
+            self.isOver = True
+
+    def place(self, x, y):
+        """
+        Put a stone for whoever is to move at C{(x, y)}.
+
+        @return: the colour played.
+        @raise IllegalMove: as L{apply}.
+        """
+        if self.isOver:
+            raise IllegalMove("the game is over")
+        seat = len(self.moves) & 1
+        self.apply(seat, (x, y))
+        return SEAT_COLOURS[seat]
+
+    def _fiveThrough(self, x, y, colour):
+        """
+        Whether the stone at C{(x, y)} makes five or more in a row.
+        """
+        board = self.board
+        for dx, dy in _DIRECTIONS:
+            count = 1
+            cx, cy = x + dx, y + dy
+            while (0 <= cx < SIZE and 0 <= cy < SIZE
+                   and board[cy * SIZE + cx] == colour):
+                count += 1
+                cx += dx
+                cy += dy
+            cx, cy = x - dx, y - dy
+            while (0 <= cx < SIZE and 0 <= cy < SIZE
+                   and board[cy * SIZE + cx] == colour):
+                count += 1
+                cx -= dx
+                cy -= dy
+            if count >= 5:
+                return True
+        return False
+
+    def copy(self):
+        """
+        An independent copy of this game.
+        """
+        other = GomokuGame.__new__(GomokuGame)
+        other.board = self.board[:]
+        other.moves = self.moves[:]
+        other.lastMove = self.lastMove
+        other.winner = self.winner
+        other.winnerSeat = self.winnerSeat
+        other.isDraw = self.isDraw
+        other.isOver = self.isOver
+        return other
