@@ -1,0 +1,109 @@
+"""
+The C{twistd gamehub} plugin: options and the service tree.
+
+One process, one shared L{Lobby} and L{Sessions}, and one listening
+endpoint per enabled protocol (C{--<game>-port}, an endpoint string, or
+C{none}).
+"""
+
+from twisted.application import service, strports
+from twisted.python import usage
+
+from hub.lobby import Lobby
+from hub.sessions import Sessions
+
+DISABLED = "none"
+TAKEOVER_CHOICES = ("none", "bot")
+
+
+def _positiveInt(value):
+    number = int(value)
+    if number < 0:
+        raise ValueError("must not be negative")
+    return number
+
+
+class Options(usage.Options):
+    """
+    Command-line options of C{twistd gamehub}.
+    """
+
+    synopsis = "[options]"
+    longdesc = ("Serve Chinese checkers, Splendor and gomoku over one "
+                "shared lobby.  Each --<game>-port is a Twisted endpoint "
+                "string, or 'none' to disable that protocol.")
+
+    optParameters = [
+        ["gomoku-port", None, "tcp:11011",
+         "Endpoint for the gomoku protocol."],
+        ["checkers-port", None, "tcp:16666",
+         "Endpoint for the Chinese checkers protocol."],
+        ["splendor-port", None, "tcp:13204",
+         "Endpoint for the Splendor protocol."],
+        ["grace-seconds", None, 30, "Seconds a gomoku player who lost the "
+         "connection mid-game has to reconnect.", _positiveInt],
+        ["gomoku-max-illegal", None, 3, "Illegal operations (status 6) a "
+         "gomoku connection may make before it is closed.", _positiveInt],
+        ["checkers-turn-seconds", None, 15, "Time limit of a checkers turn.",
+         _positiveInt],
+        ["takeover", None, "none", "What plays the seat of a player who "
+         "disconnects mid-game: 'none' or 'bot'."],
+        ["bot-level", None, 2, "Strength (1-3) of server-side bots.",
+         _positiveInt],
+    ]
+
+    optFlags = [
+        ["checkers-four-players", None,
+         "Also start checkers games of four players (regions A B D E)."],
+    ]
+
+    def postOptions(self):
+        if self["takeover"] not in TAKEOVER_CHOICES:
+            raise usage.UsageError(
+                "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
+        if not 1 <= self["bot-level"] <= 3:
+            raise usage.UsageError("--bot-level must be 1, 2 or 3")
+
+
+def makeFactories(options, lobby, sessions, clock):
+    """
+    One protocol factory per game kind, all over the same lobby and
+    sessions.
+
+    @return: a L{dict} mapping the port option name to its factory.
+    """
+    from hub.protocols.gomoku import GomokuFactory
+    takeover = options["takeover"] if options["takeover"] != "none" else None
+    return {
+        "gomoku-port": GomokuFactory(
+            lobby, sessions, clock,
+            maxIllegal=options["gomoku-max-illegal"],
+            takeover=takeover, botLevel=options["bot-level"]),
+    }
+
+
+def makeService(options, reactor=None):
+    """
+    The service tree: the shared services and a listener per enabled
+    protocol.
+    """
+    if reactor is None:
+        from twisted.internet import reactor
+    top = service.MultiService()
+    sessions = Sessions(reactor, graceSeconds=options["grace-seconds"])
+    sessions.setName("sessions")
+    sessions.setServiceParent(top)
+    lobby = Lobby()
+    factories = makeFactories(options, lobby, sessions, reactor)
+    for portOption in ("gomoku-port", "checkers-port", "splendor-port"):
+        description = options[portOption]
+        if description.strip().lower() == DISABLED:
+            continue
+        factory = factories.get(portOption)
+        if factory is None:
+            raise usage.UsageError(
+                "--{} is not served yet; use 'none'".format(portOption))
+        listener = strports.service(description, factory, reactor=reactor)
+        listener.setName(portOption)
+        listener.setServiceParent(top)
+    return top
