@@ -1,0 +1,210 @@
+"""
+The Chinese checkers wire format (specs/checkers.md section 1 and 2).
+
+A message is one compact JSON object on one line::
+
+    {"data1":"A","data2":"0 0 -1 0","op":200007}\\n
+
+What we send is exactly that shape: keys C{data1}, C{data2}, C{op} in
+that (sorted) order, no spaces, raw UTF-8, one C{\\n}.  What we accept is
+lenient: any key order, a trailing C{\\r}, integral floats for C{op}, and
+non-string data fields read as C{""} (Qt's C{toString()} semantics).
+
+Pure: no Twisted, no game rules.
+"""
+
+import json
+from typing import NamedTuple, Sequence, Tuple
+
+JOIN_ROOM_OP = 200000
+JOIN_ROOM_REPLY_OP = 200001
+LEAVE_ROOM_OP = 200002
+CLOSE_ROOM_OP = 200003
+PLAYER_READY_OP = 200004
+START_GAME_OP = 200005
+START_TURN_OP = 200006
+MOVE_OP = 200007
+END_TURN_OP = 200008
+END_GAME_OP = 200009
+ERROR_OP = 200010
+# A private extension of one client (Team 6); the server ignores both.
+CHECK_OP = 200011
+DISPLAY_OP = 200012
+
+OP_NAMES = {
+    JOIN_ROOM_OP: "JOIN_ROOM_OP",
+    JOIN_ROOM_REPLY_OP: "JOIN_ROOM_REPLY_OP",
+    LEAVE_ROOM_OP: "LEAVE_ROOM_OP",
+    CLOSE_ROOM_OP: "CLOSE_ROOM_OP",
+    PLAYER_READY_OP: "PLAYER_READY_OP",
+    START_GAME_OP: "START_GAME_OP",
+    START_TURN_OP: "START_TURN_OP",
+    MOVE_OP: "MOVE_OP",
+    END_TURN_OP: "END_TURN_OP",
+    END_GAME_OP: "END_GAME_OP",
+    ERROR_OP: "ERROR_OP",
+    CHECK_OP: "CHECK_OP",
+    DISPLAY_OP: "DISPLAY_OP",
+}
+
+NOT_IN_ROOM = 400000
+ROOM_IS_RUNNING = 400001
+ROOM_NOT_RUNNING = 400002
+INVALID_JOIN = 400003
+OUTTURN_MOVE = 400004
+INVALID_MOVE = 400005
+INVALID_REQ = 400006
+OTHER_ERROR = 400007
+
+ERRCODE_NAMES = {
+    NOT_IN_ROOM: "NOT_IN_ROOM",
+    ROOM_IS_RUNNING: "ROOM_IS_RUNNING",
+    ROOM_NOT_RUNNING: "ROOM_NOT_RUNNING",
+    INVALID_JOIN: "INVALID_JOIN",
+    OUTTURN_MOVE: "OUTTURN_MOVE",
+    INVALID_MOVE: "INVALID_MOVE",
+    INVALID_REQ: "INVALID_REQ",
+    OTHER_ERROR: "OTHER_ERROR",
+}
+
+# The longest line we accept (without its delimiter); past it the
+# connection gets INVALID_REQ and is closed.
+MAX_LINE_LENGTH = 8192
+
+DELIMITER = b"\n"
+
+# MOVE_OP data2 announcing that the player whose turn it is timed out.
+TIMEOUT_PATH = "-1"
+
+
+class DecodeError(ValueError):
+    """
+    A line is not a checkers message (answer with INVALID_REQ).
+    """
+
+
+class PathError(ValueError):
+    """
+    A MOVE_OP path is not an even list of at least four integers.
+    """
+
+
+class Message(NamedTuple):
+    """
+    One decoded message.
+
+    @ivar op: the opcode, an L{int} (possibly one we do not know).
+    @ivar data1: the first data field, always a L{str}.
+    @ivar data2: the second data field, always a L{str}.
+    """
+
+    op: int
+    data1: str = ""
+    data2: str = ""
+
+
+def encode(op: int, data1: str = "", data2: str = "") -> bytes:
+    """
+    Encode one message exactly as a Qt peer writes it.
+
+    @param op: the opcode (or, for the decimal error code, see L{error}).
+    @param data1: first data field.
+    @param data2: second data field.
+    @return: C{{"data1":...,"data2":...,"op":N}\\n} as UTF-8 bytes.
+    """
+    text = json.dumps(
+        {"data1": str(data1), "data2": str(data2), "op": int(op)},
+        separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    return text.encode("utf-8") + DELIMITER
+
+
+def error(code: int, reason: str = "") -> bytes:
+    """
+    Encode C{ERROR_OP} with the decimal C{code} and a readable reason.
+
+    @param code: one of the ERRCODE constants, e.g. L{INVALID_MOVE}.
+    @param reason: free text for data2; prefixed with the code's name.
+    """
+    name = ERRCODE_NAMES.get(code, "ERROR")
+    text = "%s: %s" % (name, reason) if reason else name
+    return encode(ERROR_OP, str(int(code)), text)
+
+
+def decode(line: bytes) -> Message:
+    """
+    Decode one line (with or without its C{\\n} or C{\\r\\n}).
+
+    @raise DecodeError: the line is not UTF-8 JSON, not an object, lacks
+        one of the three keys, or C{op} is not an integral number.
+    """
+    if line.endswith(b"\n"):
+        line = line[:-1]
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if len(line) > MAX_LINE_LENGTH:
+        raise DecodeError("line too long")
+    try:
+        obj = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise DecodeError("not JSON: %s" % (e.__class__.__name__,))
+    if not isinstance(obj, dict):
+        raise DecodeError("not a JSON object")
+    missing = [k for k in ("op", "data1", "data2") if k not in obj]
+    if missing:
+        raise DecodeError("missing key %s" % (missing[0],))
+    op = obj["op"]
+    if isinstance(op, float) and op.is_integer():
+        op = int(op)
+    if not isinstance(op, int) or isinstance(op, bool):
+        raise DecodeError("op is not an integer")
+    data1 = _text(obj["data1"])
+    data2 = _text(obj["data2"])
+    return Message(op, data1, data2)
+
+
+def _text(value) -> str:
+    """
+    Qt C{toString()}: a string stays, anything else is C{""}.  Strings
+    with lone surrogates (C{"\\ud800"}) cannot be UTF-8 and are refused.
+    """
+    if not isinstance(value, str):
+        return ""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise DecodeError("lone surrogate in a string")
+    return value
+
+
+def parsePath(text: str) -> Tuple[Tuple[int, int], ...]:
+    """
+    Parse MOVE_OP data2 (C{"x0 y0 x1 y1 ..."}) into cells.
+
+    Tokens are separated by any whitespace.  This checks only the shape
+    (an even number, at least four, of integers); the game checks the
+    rules.
+
+    @raise PathError: when the shape is wrong.
+    """
+    tokens = text.split()
+    if len(tokens) < 4:
+        raise PathError("a path needs at least two positions")
+    if len(tokens) % 2:
+        raise PathError("odd number of coordinates")
+    if len(tokens) > 2 * 128:
+        raise PathError("path too long")
+    numbers = []
+    for token in tokens:
+        # int() would accept "+1", "1_0" and non-ASCII digits.
+        body = token[1:] if token[:1] == "-" else token
+        if not (body.isascii() and body.isdigit()) or len(body) > 3:
+            raise PathError("%r is not a small integer" % (token[:20],))
+        numbers.append(int(token))
+    return tuple(zip(numbers[0::2], numbers[1::2]))
+
+
+def formatPath(path: Sequence[Tuple[int, int]]) -> str:
+    """
+    The canonical form of a path: integers joined by single spaces.
+    """
+    return " ".join("%d %d" % (x, y) for x, y in path)

@@ -1,0 +1,277 @@
+"""
+Tests for L{hub.wire.checkers}: byte-exact encoding, lenient decoding,
+path parsing.
+"""
+
+from hypothesis import given, strategies as st
+from twisted.trial.unittest import SynchronousTestCase
+
+from hub.wire import checkers as wire
+
+
+class ConstantsTests(SynchronousTestCase):
+    """
+    The opcode and error code values of section 2.
+    """
+
+    def test_opcodes(self):
+        """
+        The opcodes run from 200000 in the enum's order.
+        """
+        names = ["JOIN_ROOM_OP", "JOIN_ROOM_REPLY_OP", "LEAVE_ROOM_OP",
+                 "CLOSE_ROOM_OP", "PLAYER_READY_OP", "START_GAME_OP",
+                 "START_TURN_OP", "MOVE_OP", "END_TURN_OP", "END_GAME_OP",
+                 "ERROR_OP"]
+        for i, name in enumerate(names):
+            self.assertEqual(getattr(wire, name), 200000 + i)
+            self.assertEqual(wire.OP_NAMES[200000 + i], name)
+
+    def test_errcodes(self):
+        """
+        The error codes run from 400000 in the enum's order.
+        """
+        names = ["NOT_IN_ROOM", "ROOM_IS_RUNNING", "ROOM_NOT_RUNNING",
+                 "INVALID_JOIN", "OUTTURN_MOVE", "INVALID_MOVE",
+                 "INVALID_REQ", "OTHER_ERROR"]
+        for i, name in enumerate(names):
+            self.assertEqual(getattr(wire, name), 400000 + i)
+            self.assertEqual(wire.ERRCODE_NAMES[400000 + i], name)
+
+    def test_maxLine(self):
+        """
+        The line cap is 8 KiB.
+        """
+        self.assertEqual(wire.MAX_LINE_LENGTH, 8192)
+
+
+class EncodeTests(SynchronousTestCase):
+    """
+    L{wire.encode} writes exactly what a Qt peer writes.
+    """
+
+    def test_qtExample(self):
+        """
+        The example of section 1.2, byte for byte.
+        """
+        self.assertEqual(
+            wire.encode(wire.MOVE_OP, "A", "0 0 -1 0"),
+            b'{"data1":"A","data2":"0 0 -1 0","op":200007}\n')
+
+    def test_everyOp(self):
+        """
+        Every opcode encodes as sorted keys, compact, one LF.
+        """
+        for op in wire.OP_NAMES:
+            self.assertEqual(
+                wire.encode(op, "x", "y"),
+                b'{"data1":"x","data2":"y","op":%d}\n' % (op,))
+
+    def test_emptyFields(self):
+        """
+        Empty fields are still present as empty strings.
+        """
+        self.assertEqual(wire.encode(wire.JOIN_ROOM_REPLY_OP),
+                         b'{"data1":"","data2":"","op":200001}\n')
+
+    def test_rawUtf8(self):
+        """
+        Non-ASCII text is written as raw UTF-8, not escaped.
+        """
+        self.assertEqual(
+            wire.encode(wire.JOIN_ROOM_OP, "\u623f\u95f4", "bob"),
+            '{"data1":"\u623f\u95f4","data2":"bob","op":200000}\n'
+            .encode("utf-8"))
+
+    def test_escapes(self):
+        """
+        Quotes, backslashes and control characters are JSON-escaped, so
+        the line never contains a raw newline.
+        """
+        line = wire.encode(wire.ERROR_OP, 'a"b\\c', "x\ny\r")
+        self.assertEqual(
+            line, b'{"data1":"a\\"b\\\\c","data2":"x\\ny\\r","op":200010}\n')
+        self.assertEqual(line.count(b"\n"), 1)
+
+    def test_error(self):
+        """
+        L{wire.error} puts the decimal code in data1 and the name and the
+        reason in data2.
+        """
+        self.assertEqual(
+            wire.error(wire.INVALID_MOVE, "no piece to jump over at (-1,4)"),
+            b'{"data1":"400005","data2":"INVALID_MOVE: no piece to jump'
+            b' over at (-1,4)","op":200010}\n')
+        self.assertEqual(
+            wire.error(wire.INVALID_REQ),
+            b'{"data1":"400006","data2":"INVALID_REQ","op":200010}\n')
+
+    @given(st.sampled_from(sorted(wire.OP_NAMES)), st.text(), st.text())
+    def test_roundTrip(self, op, data1, data2):
+        """
+        Whatever is encoded decodes to the same message, on one line.
+        """
+        try:
+            data1.encode("utf-8")
+            data2.encode("utf-8")
+        except UnicodeEncodeError:
+            return
+        line = wire.encode(op, data1, data2)
+        self.assertTrue(line.endswith(b"\n"))
+        self.assertEqual(line.count(b"\n"), 1)
+        self.assertNotIn(b"\r", line)
+        self.assertEqual(wire.decode(line), (op, data1, data2))
+
+
+class DecodeTests(SynchronousTestCase):
+    """
+    L{wire.decode} is lenient in what it accepts (section 1.4).
+    """
+
+    def test_plain(self):
+        """
+        A Qt line decodes to its three fields.
+        """
+        self.assertEqual(
+            wire.decode(b'{"data1":"r1","data2":"alice","op":200000}'),
+            wire.Message(200000, "r1", "alice"))
+
+    def test_keyOrder(self):
+        """
+        Every order of the keys is accepted.
+        """
+        lines = [b'{"op":200004,"data1":"a","data2":""}',
+                 b'{"data2":"","op":200004,"data1":"a"}',
+                 b'{ "data1" : "a" , "op" : 200004 , "data2" : "" }']
+        for line in lines:
+            self.assertEqual(wire.decode(line), (200004, "a", ""))
+
+    def test_lineEndings(self):
+        """
+        A trailing LF or CR LF is stripped.
+        """
+        for end in (b"", b"\n", b"\r\n", b"\r"):
+            self.assertEqual(
+                wire.decode(b'{"data1":"","data2":"","op":1}' + end),
+                (1, "", ""))
+
+    def test_wrongTypes(self):
+        """
+        Non-string data fields read as empty strings; an integral float
+        op is an int.
+        """
+        self.assertEqual(
+            wire.decode(b'{"data1":5,"data2":null,"op":200004.0}'),
+            (200004, "", ""))
+        self.assertEqual(
+            wire.decode(b'{"data1":["a"],"data2":{"b":1},"op":7}'),
+            (7, "", ""))
+
+    def test_extraKeys(self):
+        """
+        Extra keys are ignored.
+        """
+        self.assertEqual(
+            wire.decode(b'{"data1":"a","data2":"b","data3":"c","op":3}'),
+            (3, "a", "b"))
+
+    def test_escapedUnicode(self):
+        """
+        C{\\uXXXX} escapes and raw UTF-8 are both read.
+        """
+        self.assertEqual(
+            wire.decode(b'{"data1":"\\u623f","data2":"","op":1}').data1,
+            "\u623f")
+        self.assertEqual(
+            wire.decode('{"data1":"\u623f","data2":"","op":1}'
+                        .encode("utf-8")).data1, "\u623f")
+
+    def test_garbage(self):
+        """
+        Anything that is not a three-key object with an integral op is a
+        L{wire.DecodeError} (a L{ValueError}).
+        """
+        bad = [b"", b"hello", b"{", b"[]", b"42", b'"op"',
+               b'{"data1":"","data2":""}',
+               b'{"op":1,"data2":""}',
+               b'{"op":1,"data1":""}',
+               b'{"data1":"","data2":"","op":"200000"}',
+               b'{"data1":"","data2":"","op":true}',
+               b'{"data1":"","data2":"","op":1.5}',
+               b'{"data1":"","data2":"","op":null}',
+               b'{"data1":"","data2":"","op":NaN}',
+               b'{"data1":"","data2":"","op":1e400}',
+               b'{"data1":"\xff","data2":"","op":1}',
+               b'{"data1":"\\ud800","data2":"","op":1}',
+               b"[" * 100000]
+        for line in bad:
+            self.assertRaises(wire.DecodeError, wire.decode, line)
+        self.assertTrue(issubclass(wire.DecodeError, ValueError))
+
+    def test_tooLong(self):
+        """
+        A line past L{wire.MAX_LINE_LENGTH} is refused.
+        """
+        pad = b" " * wire.MAX_LINE_LENGTH
+        self.assertRaises(wire.DecodeError, wire.decode,
+                          b'{"data1":"","data2":"","op":1}' + pad)
+
+    @given(st.binary(max_size=200))
+    def test_neverCrashes(self, data):
+        """
+        Random bytes either decode or raise L{wire.DecodeError}.
+        """
+        try:
+            message = wire.decode(data)
+        except wire.DecodeError:
+            return
+        self.assertIsInstance(message.op, int)
+        self.assertIsInstance(message.data1, str)
+        self.assertIsInstance(message.data2, str)
+
+
+class PathTests(SynchronousTestCase):
+    """
+    L{wire.parsePath} and L{wire.formatPath}.
+    """
+
+    def test_parse(self):
+        """
+        A path of integers becomes a tuple of cells.
+        """
+        self.assertEqual(wire.parsePath("0 0 2 0 2 2"),
+                         ((0, 0), (2, 0), (2, 2)))
+        self.assertEqual(wire.parsePath("-2 6 0 4"), ((-2, 6), (0, 4)))
+
+    def test_whitespace(self):
+        """
+        Any whitespace separates tokens.
+        """
+        self.assertEqual(wire.parsePath("  -1\t5  -1 4 \n"),
+                         ((-1, 5), (-1, 4)))
+
+    def test_bad(self):
+        """
+        Too few, odd, or non-integer tokens are a L{wire.PathError}.
+        """
+        for text in ["", "-1", "-1 5", "-1 5 -1", "a b c d", "1 2 3 4.0",
+                     "1 2 3 +4", "1 2 3 1_0", "1 2 3 \u0664", "1 2 3 --4",
+                     "1 2 3 -", "-1", "1 2 3 1000", " ".join(["1"] * 300)]:
+            self.assertRaises(wire.PathError, wire.parsePath, text)
+
+    def test_format(self):
+        """
+        The canonical form has single spaces and no padding.
+        """
+        self.assertEqual(wire.formatPath(((-2, 6), (0, 4))), "-2 6 0 4")
+        self.assertEqual(wire.formatPath(((0, 0), (2, 0), (2, 2))),
+                         "0 0 2 0 2 2")
+
+    @given(st.lists(st.tuples(st.integers(-999, 999),
+                              st.integers(-999, 999)),
+                    min_size=2, max_size=20))
+    def test_pathRoundTrip(self, cells):
+        """
+        Formatting then parsing gives the same cells.
+        """
+        path = tuple(cells)
+        self.assertEqual(wire.parsePath(wire.formatPath(path)), path)
