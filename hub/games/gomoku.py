@@ -24,6 +24,10 @@ SEAT_BLACK = 0
 SEAT_WHITE = 1
 SEAT_COLOURS = (BLACK, WHITE)
 
+# Consecutive illegal moves allowed to the player to move; one more ends
+# the game in error (MAX_ILLEGAL_MOVE of gomoku-battle's match.cpp).
+MAX_ILLEGAL_MOVES = 5
+
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
@@ -60,6 +64,8 @@ class GomokuGame:
     @ivar winnerSeat: the winning seat (0 or 1) or None.
     @ivar isDraw: True once the board filled with no five.
     @ivar isOver: True once someone won or the game is drawn.
+    @ivar isError: True once the game ended on too many illegal moves.
+    @ivar illegalStreak: illegal moves in a row by the player to move.
     """
 
     seatCount = 2
@@ -72,6 +78,8 @@ class GomokuGame:
         self.winnerSeat = None
         self.isDraw = False
         self.isOver = False
+        self.isError = False
+        self.illegalStreak = 0
 
     @property
     def currentSeat(self):
@@ -138,6 +146,7 @@ class GomokuGame:
         self.board[y * SIZE + x] = colour
         self.moves.append((x, y))
         self.lastMove = (x, y)
+        self.illegalStreak = 0
         if self._fiveThrough(x, y, colour):
             self.winner = colour
             self.winnerSeat = seat
@@ -158,6 +167,32 @@ class GomokuGame:
         seat = len(self.moves) & 1
         self.apply(seat, (x, y))
         return SEAT_COLOURS[seat]
+
+    def refuse(self, seat):
+        """
+        Count an illegal move by C{seat}, the player to move.  One more
+        than L{MAX_ILLEGAL_MOVES} in a row ends the game in error, with no
+        winner.
+
+        @return: True if this ended the game.
+        """
+        if self.isOver or seat != len(self.moves) & 1:
+            return False
+        self.illegalStreak += 1
+        if self.illegalStreak > MAX_ILLEGAL_MOVES:
+            self.isError = True
+            self.isOver = True
+        return self.isOver
+
+    def forfeit(self, seat):
+        """
+        C{seat} gives up (or is gone for good): the other seat wins.
+        """
+        if self.isOver:
+            return
+        self.winnerSeat = 1 - seat
+        self.winner = SEAT_COLOURS[1 - seat]
+        self.isOver = True
 
     def _fiveThrough(self, x, y, colour):
         """
@@ -194,4 +229,6 @@ class GomokuGame:
         other.winnerSeat = self.winnerSeat
         other.isDraw = self.isDraw
         other.isOver = self.isOver
+        other.isError = self.isError
+        other.illegalStreak = self.illegalStreak
         return other

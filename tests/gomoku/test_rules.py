@@ -254,3 +254,46 @@ class RulesTests(SynchronousTestCase):
         self.assertEqual(g.colourOfSeat(1), g.WHITE)
         self.assertEqual(g.seatOfColour(g.BLACK), 0)
         self.assertEqual(g.seatOfColour(g.WHITE), 1)
+
+
+class EndingTests(SynchronousTestCase):
+    """
+    Games that end without a five or a full board.
+    """
+
+    def test_sixthIllegalMoveInARowIsAnError(self):
+        """
+        Five illegal moves in a row are tolerated; the sixth ends the game
+        in error with no winner.
+        """
+        game = g.GomokuGame()
+        for _ in range(g.MAX_ILLEGAL_MOVES):
+            self.assertFalse(game.refuse(0))
+        self.assertTrue(game.refuse(0))
+        self.assertTrue(game.isOver)
+        self.assertTrue(game.isError)
+        self.assertIsNone(game.winner)
+
+    def test_validMoveResetsIllegalStreak(self):
+        """
+        A legal move starts the count again; the other seat never counts.
+        """
+        game = g.GomokuGame()
+        for _ in range(5):
+            game.refuse(0)
+        self.assertFalse(game.refuse(1))
+        game.place(7, 7)
+        self.assertEqual(game.illegalStreak, 0)
+        for _ in range(5):
+            self.assertFalse(game.refuse(1))
+        self.assertFalse(game.isOver)
+
+    def test_forfeit(self):
+        """
+        The seat that forfeits loses; the other wins.
+        """
+        game = g.GomokuGame()
+        game.place(7, 7)
+        game.forfeit(0)
+        self.assertTrue(game.isOver)
+        self.assertEqual((game.winnerSeat, game.winner), (1, 16))
