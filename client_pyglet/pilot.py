@@ -1,0 +1,233 @@
+"""
+Playing for the user: L{AutoPlayer} (AI 托管 and the "suggest" hint) and
+the lobby pilots that C{--bot} uses to create or join, ready and start.
+
+Every state machine offers the same small interface for this:
+C{isMyTurn()}, C{awaitingReply}, C{rules()} (an L{hub.ihub.IGameRules}
+copy of the position), C{mySeat()} and C{playAction(action)}.
+"""
+
+import random
+
+from twisted.logger import Logger
+
+from client_pyglet import state as S
+from client_pyglet.bots import makeBot
+
+#: Seconds the bot waits before acting, so that people can follow.
+BOT_DELAY = 0.25
+#: After this many rejected bot actions in a row, play a random legal one.
+MAX_REJECTED = 2
+
+
+class AutoPlayer:
+    """
+    Plays the user's turns with the local bot while enabled, and computes
+    hints on request.
+
+    @ivar enabled: AI 托管 is on.
+    @ivar hint: the last suggested action, or None.
+    """
+
+    log = Logger()
+
+    def __init__(self, state, clock, level, bot=None, delay=BOT_DELAY):
+        self.state = state
+        self.clock = clock
+        self.level = level
+        self.delay = delay
+        self.enabled = False
+        self.hint = None
+        self._bot = bot
+        self._call = None
+        self._rejected = 0
+        self._random = random.Random()
+        state.subscribe(self._event)
+
+    @property
+    def bot(self):
+        """
+        The local bot, made on first use.
+        """
+        if self._bot is None:
+            self._bot = makeBot(self.state.game, self.level)
+        return self._bot
+
+    def setEnabled(self, enabled):
+        """
+        Turn AI 托管 on or off.
+        """
+        self.enabled = bool(enabled)
+        if self.enabled:
+            self._schedule()
+        elif self._call is not None and self._call.active():
+            self._call.cancel()
+            self._call = None
+        self.state.emit("autoplay", enabled=self.enabled)
+
+    def toggle(self):
+        """
+        Flip AI 托管.
+        """
+        self.setEnabled(not self.enabled)
+
+    def suggest(self):
+        """
+        Ask the bot for the user's move now and remember it as C{hint}.
+
+        @return: the action, or None when it is not the user's turn.
+        """
+        self.hint = None
+        if self.state.isMyTurn():
+            rules = self.state.rules()
+            if rules is not None:
+                self.hint = self.bot.chooseAction(rules, self.state.mySeat())
+        self.state.emit("hint", action=self.hint)
+        return self.hint
+
+    def _event(self, event, **details):
+        if event in ("hint", "autoplay"):
+            return
+        if event == "rejected":
+            self._rejected += 1
+        elif event == "accepted":
+            self._rejected = 0
+        if event in ("turn", "phase", "moved", "rejected", "changed"):
+            self.hint = None
+        self._schedule()
+
+    def _schedule(self):
+        if not self.enabled or self.state.phase != S.GAME:
+            return
+        if self._call is not None and self._call.active():
+            return
+        self._call = self.clock.callLater(self.delay, self._act)
+
+    def _act(self):
+        self._call = None
+        st = self.state
+        if (not self.enabled or st.phase != S.GAME or not st.isMyTurn()
+                or st.awaitingReply):
+            return
+        rules = st.rules()
+        if rules is None:
+            return
+        seat = st.mySeat()
+        action = None
+        if self._rejected < MAX_REJECTED:
+            try:
+                action = self.bot.chooseAction(rules, seat)
+            except Exception:
+                self.log.failure("bot failed")
+        if action is None:
+            actions = rules.legalActions(seat)
+            if not actions:
+                return
+            action = self._random.choice(actions)
+        st.playAction(action)
+
+
+class GomokuPilot:
+    """
+    Walks the gomoku lobby: join C{room} (or create it), ready as guest,
+    start as owner once the guest is ready.
+    """
+
+    def __init__(self, state, clock, options):
+        self.state = state
+        self.clock = clock
+        self.room = options.room or "room-%s" % (options.name,)
+        self.password = options.password or ""
+        self.joinFirst = bool(options.room)
+        self._stopped = False
+        self._tries = 0
+        self._call = None
+        state.subscribe(self._event)
+
+    def stop(self):
+        self._stopped = True
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+
+    def _later(self, f, *a):
+        if not self._stopped:
+            self._call = self.clock.callLater(0.1, f, *a)
+
+    def _event(self, event, **details):
+        if self._stopped:
+            return
+        st = self.state
+        if event == "phase" and details["new"] == S.LOBBY:
+            self._tries = 0
+            self._later(self._enter)
+        elif event == "roomFailed":
+            self._tries += 1
+            if self._tries > 20:
+                return
+            status = details.get("status")
+            # not there: create it; exists: join it
+            if status == 515:
+                self._later(st.createRoom, self.room, self.password)
+            elif status == 514:
+                self._later(st.joinRoom, self.room, self.password)
+            else:
+                self.clock.callLater(1.0, self._enter)
+        elif event in ("room", "phase") and st.phase == S.ROOM:
+            self._later(self._inRoom)
+
+    def _enter(self):
+        st = self.state
+        if st.phase != S.LOBBY:
+            return
+        if self.joinFirst:
+            st.joinRoom(self.room, self.password)
+        else:
+            st.createRoom(self.room, self.password)
+
+    def _inRoom(self):
+        st = self.state
+        if st.phase != S.ROOM or st.room is None:
+            return
+        if st.isOwner():
+            if st.room.get("guest") and st.room.get("gs") == 3:
+                st.startGame()
+        elif st.room.get("gs") != 3 and not st.awaitingReply:
+            st.setReady(True)
+
+
+class ReadyPilot:
+    """
+    Checkers and Splendor: join (checkers: C{room}) and ready.
+    """
+
+    def __init__(self, state, clock, options):
+        self.state = state
+        self.clock = clock
+        self._stopped = False
+        self._readied = False
+        state.subscribe(self._event)
+
+    def stop(self):
+        self._stopped = True
+
+    def _event(self, event, **details):
+        if self._stopped:
+            return
+        if self.state.phase == S.ROOM and not self._readied:
+            self._readied = True
+            self.clock.callLater(0.2, self._ready)
+        elif self.state.phase != S.ROOM:
+            self._readied = False
+
+    def _ready(self):
+        if not self._stopped and self.state.phase == S.ROOM:
+            self.state.setReady(True)
+
+
+def makePilot(state, clock, options):
+    """
+    The lobby pilot of C{--bot} for C{state}'s game.
+    """
+    if state.game == "gomoku":
+        return GomokuPilot(state, clock, options)
+    return ReadyPilot(state, clock, options)

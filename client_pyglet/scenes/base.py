@@ -1,0 +1,400 @@
+"""
+Scene base: a batch of shapes and labels rebuilt when the state changes,
+clickable areas, text fields, a header bar and a message line.
+"""
+
+import pyglet
+from pyglet import shapes
+from pyglet.window import key
+
+from client_pyglet import state as S
+
+#: The palette.
+BG = (24, 30, 44)
+PANEL = (36, 45, 64)
+PANEL_LIGHT = (52, 64, 90)
+ACCENT = (86, 156, 214)
+ACCENT_DARK = (58, 110, 160)
+TEXT = (230, 234, 242)
+MUTED = (150, 160, 180)
+GOOD = (96, 190, 120)
+BAD = (226, 96, 96)
+GOLD = (236, 196, 80)
+FONTS = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC",
+         "Arial"]
+#: Seconds a message stays in the message line.
+MESSAGE_SECONDS = 6.0
+
+
+def rgba(c, a=255):
+    """
+    C{c} as an RGBA tuple with alpha C{a}.
+    """
+    return (c[0], c[1], c[2], a)
+
+
+class Field:
+    """
+    A one-line text field.
+    """
+
+    def __init__(self, value="", maxLength=35, secret=False):
+        self.value = value
+        self.maxLength = maxLength
+        self.secret = secret
+
+
+class Scene:
+    """
+    A screen of the client.  Subclasses implement L{build}, creating
+    shapes with the helpers below; the batch is rebuilt whenever the
+    scene is invalidated (by a state event, a click, a key).
+
+    @ivar app: the L{client_pyglet.app.App}.
+    @ivar state: the session's state machine.
+    """
+
+    title = "gamehub"
+
+    def __init__(self, app):
+        self.app = app
+        self.session = app.session
+        self.state = app.session.state
+        self.width, self.height = app.options.size
+        self.batch = None
+        self.dirty = True
+        self._keep = []
+        self._hits = []
+        self._fields = {}
+        self.focus = None
+        self.mouse = (0, 0)
+        self._clock = app.clock
+        self._lastMessage = None
+        self.setup()
+
+    # lifecycle
+    def setup(self):
+        """
+        Override: initialise the scene.
+        """
+
+    def close(self):
+        """
+        The scene is being replaced.
+        """
+        self._keep = []
+        self.batch = None
+
+    def invalidate(self):
+        """
+        Rebuild the batch before the next frame.
+        """
+        self.dirty = True
+
+    def stateEvent(self, event, details):
+        """
+        A state event arrived: rebuild by default.
+        """
+        if event == "message":
+            self._lastMessage = (details["kind"], details["text"],
+                                 self._clock.seconds())
+        self.invalidate()
+
+    def draw(self):
+        """
+        Draw the scene (rebuilding it first if needed).
+        """
+        if self._lastMessage is not None:
+            if self._clock.seconds() - self._lastMessage[2] > \
+                    MESSAGE_SECONDS:
+                self._lastMessage = None
+                self.dirty = True
+        if self.dirty or self.batch is None:
+            self.rebuild()
+        self.batch.draw()
+        self.drawDynamic()
+
+    def drawDynamic(self):
+        """
+        Override: draw what changes every frame (animations, timers).
+        """
+
+    def rebuild(self):
+        """
+        Build a fresh batch from the current state.
+        """
+        self.dirty = False
+        self._keep = []
+        self._hits = []
+        self.batch = pyglet.graphics.Batch()
+        self.bgGroup = pyglet.graphics.Group(order=0)
+        self.midGroup = pyglet.graphics.Group(order=1)
+        self.fgGroup = pyglet.graphics.Group(order=2)
+        self.topGroup = pyglet.graphics.Group(order=3)
+        self.rect(0, 0, self.width, self.height, BG, group=self.bgGroup)
+        self.build()
+        self.buildHeader()
+        self.buildMessage()
+
+    def build(self):
+        """
+        Override: create the scene's shapes and hit areas.
+        """
+
+    # drawing helpers
+    def keep(self, obj):
+        self._keep.append(obj)
+        return obj
+
+    def rect(self, x, y, w, h, color, radius=0, group=None, alpha=255):
+        """
+        A filled (optionally rounded) rectangle.
+        """
+        group = group or self.midGroup
+        if radius:
+            r = shapes.RoundedRectangle(x, y, w, h, radius,
+                                        color=rgba(color, alpha),
+                                        batch=self.batch, group=group)
+        else:
+            r = shapes.Rectangle(x, y, w, h, color=rgba(color, alpha),
+                                 batch=self.batch, group=group)
+        return self.keep(r)
+
+    def frame(self, x, y, w, h, color, thickness=2, group=None):
+        """
+        A rectangle outline.
+        """
+        group = group or self.fgGroup
+        t = thickness
+        for args in ((x, y, w, t), (x, y + h - t, w, t), (x, y, t, h),
+                     (x + w - t, y, t, h)):
+            self.rect(*args, color=color, group=group)
+
+    def circle(self, x, y, r, color, group=None, alpha=255):
+        """
+        A filled circle.
+        """
+        return self.keep(shapes.Circle(
+            x, y, r, color=rgba(color, alpha), batch=self.batch,
+            group=group or self.fgGroup))
+
+    def ring(self, x, y, r, color, thickness=3, group=None):
+        """
+        A circle outline.
+        """
+        return self.keep(shapes.Arc(
+            x, y, r, color=rgba(color), thickness=thickness,
+            batch=self.batch, group=group or self.topGroup))
+
+    def line(self, x1, y1, x2, y2, color, width=1, group=None, alpha=255):
+        """
+        A straight line.
+        """
+        return self.keep(shapes.Line(
+            x1, y1, x2, y2, thickness=width, color=rgba(color, alpha),
+            batch=self.batch, group=group or self.midGroup))
+
+    def text(self, s, x, y, size=12, color=TEXT, anchor_x="left",
+             anchor_y="baseline", bold=False, width=None, group=None,
+             multiline=False):
+        """
+        A label.
+        """
+        kw = {}
+        if width is not None:
+            kw["width"] = width
+            kw["multiline"] = multiline
+        return self.keep(pyglet.text.Label(
+            s, x=x, y=y, font_name=FONTS, font_size=size,
+            color=rgba(color), anchor_x=anchor_x, anchor_y=anchor_y,
+            weight="bold" if bold else "normal", batch=self.batch,
+            group=group or self.topGroup, **kw))
+
+    def hit(self, x, y, w, h, callback, *args):
+        """
+        Make the rectangle clickable: C{callback(*args)} on a click.
+        """
+        self._hits.append((x, y, w, h, callback, args))
+
+    def button(self, s, x, y, w, h, callback, *args, enabled=True,
+               active=False, color=None, size=12):
+        """
+        A rounded button with a centred label.
+        """
+        mx, my = self.mouse
+        hover = enabled and x <= mx <= x + w and y <= my <= y + h
+        if not enabled:
+            c = PANEL_LIGHT
+        elif active:
+            c = GOOD
+        else:
+            c = color or (ACCENT if hover else ACCENT_DARK)
+        self.rect(x, y, w, h, c, radius=min(8, h // 3))
+        self.text(s, x + w / 2, y + h / 2, size=size,
+                  color=TEXT if enabled else MUTED, anchor_x="center",
+                  anchor_y="center")
+        if enabled:
+            self.hit(x, y, w, h, callback, *args)
+
+    def field(self, name, label, x, y, w, value="", secret=False):
+        """
+        A text field remembered under C{name}; click to focus it.
+        """
+        f = self._fields.get(name)
+        if f is None:
+            f = self._fields[name] = Field(value, secret=secret)
+        self.text(label, x, y + 38, size=10, color=MUTED)
+        focused = self.focus == name
+        self.rect(x, y, w, 30, PANEL_LIGHT if focused else PANEL,
+                  radius=5)
+        if focused:
+            self.frame(x, y, w, 30, ACCENT, 2)
+        shown = "*" * len(f.value) if f.secret else f.value
+        self.text(shown + ("|" if focused else ""), x + 8, y + 9, size=12)
+        self.hit(x, y, w, 30, self.setFocus, name)
+        return f
+
+    def fieldValue(self, name):
+        f = self._fields.get(name)
+        return f.value if f else ""
+
+    def setFocus(self, name):
+        self.focus = name
+        self.invalidate()
+
+    # chrome
+    def buildHeader(self):
+        """
+        The header bar: title, player, connection.
+        """
+        h = 44
+        y = self.height - h
+        self.rect(0, y, self.width, h, PANEL, group=self.midGroup)
+        self.text(self.title, 16, y + 14, size=15, bold=True)
+        o = self.app.options
+        conn = "connected" if self.state.connected else "offline"
+        self.text("%s  ·  %s:%d  ·  %s" % (o.name, o.host, o.port, conn),
+                  self.width - 16, y + 15, size=11, color=MUTED,
+                  anchor_x="right")
+
+    def buildMessage(self):
+        """
+        The message line at the bottom (errors in red).
+        """
+        if self._lastMessage is None:
+            return
+        kind, s, _ = self._lastMessage
+        c = BAD if kind == "error" else ACCENT_DARK
+        w = min(self.width - 40, 30 + 8 * len(s))
+        x = (self.width - w) / 2
+        self.rect(x, 10, w, 30, c, radius=8, group=self.topGroup)
+        self.text(s, self.width / 2, 25, size=11, anchor_x="center",
+                  anchor_y="center", group=pyglet.graphics.Group(order=4))
+
+    # input
+    def onMousePress(self, x, y, button):
+        for (hx, hy, w, h, cb, args) in reversed(self._hits):
+            if hx <= x <= hx + w and hy <= y <= hy + h:
+                if not (cb == self.setFocus):
+                    self.focus = None if cb != self.setFocus else self.focus
+                cb(*args)
+                self.invalidate()
+                return
+        self.onBackgroundClick(x, y)
+        self.invalidate()
+
+    def onBackgroundClick(self, x, y):
+        """
+        Override: a click outside every hit area.
+        """
+        self.focus = None
+
+    def onMouseMotion(self, x, y):
+        old = self.mouse
+        self.mouse = (x, y)
+        for (hx, hy, w, h, cb, args) in self._hits:
+            a = hx <= x <= hx + w and hy <= y <= hy + h
+            b = hx <= old[0] <= hx + w and hy <= old[1] <= hy + h
+            if a != b:
+                self.invalidate()
+                return
+
+    def onKeyPress(self, symbol, modifiers):
+        if self.focus is not None:
+            f = self._fields[self.focus]
+            if symbol == key.BACKSPACE:
+                f.value = f.value[:-1]
+                self.invalidate()
+                return True
+            if symbol in (key.ENTER, key.RETURN):
+                self.onSubmit(self.focus)
+                self.invalidate()
+                return True
+            if symbol == key.TAB:
+                names = list(self._fields)
+                i = names.index(self.focus)
+                self.focus = names[(i + 1) % len(names)]
+                self.invalidate()
+                return True
+            if symbol == key.ESCAPE:
+                self.focus = None
+                self.invalidate()
+                return True
+        return None
+
+    def onText(self, s):
+        if self.focus is not None:
+            f = self._fields[self.focus]
+            s = "".join(ch for ch in s if ch.isprintable())
+            if s and len(f.value) + len(s) <= f.maxLength:
+                f.value += s
+                self.invalidate()
+
+    def onSubmit(self, name):
+        """
+        Override: Enter pressed in field C{name}.
+        """
+
+
+class WaitScene(Scene):
+    """
+    Connecting, or disconnected.
+    """
+
+    def build(self):
+        st = self.state
+        if st.phase == S.CLOSED:
+            s = "Disconnected."
+        else:
+            s = "Connecting to %s:%d ..." % (self.app.options.host,
+                                              self.app.options.port)
+        self.text(s, self.width / 2, self.height / 2, size=20,
+                  anchor_x="center", anchor_y="center")
+        if st.messages:
+            kind, m = st.messages[-1]
+            self.text(m, self.width / 2, self.height / 2 - 40, size=12,
+                      color=BAD if kind == "error" else MUTED,
+                      anchor_x="center", anchor_y="center")
+        if st.phase == S.CLOSED:
+            self.button("Quit", self.width / 2 - 60, self.height / 2 - 120,
+                        120, 36, self.app.stop, 0)
+
+
+class GameSceneMixin:
+    """
+    The AI 托管 and Suggest buttons of the game screens.
+    """
+
+    def buildAssist(self, x, y):
+        ap = self.session.autoplay
+        self.button("AI 托管: %s" % ("on" if ap.enabled else "off"),
+                    x, y, 150, 34, self.toggleAuto, active=ap.enabled)
+        self.button("Suggest", x + 160, y, 100, 34, self.suggest,
+                    enabled=self.state.isMyTurn() and not ap.enabled)
+
+    def toggleAuto(self):
+        self.session.autoplay.toggle()
+
+    def suggest(self):
+        if self.session.autoplay.suggest() is None:
+            self.state.notify("no suggestion now")

@@ -1,0 +1,155 @@
+"""
+One client session without any pyglet: the game's state machine, the
+connection (and gomoku's reconnection), the local bot for AI 托管 and
+hints, and the lobby pilot of C{--bot}.
+"""
+
+from dataclasses import dataclass
+
+from twisted.logger import Logger
+
+from client_pyglet import net
+from client_pyglet import state as S
+from client_pyglet.pilot import AutoPlayer, makePilot
+
+#: Seconds between reconnection attempts after a dropped gomoku connection.
+RECONNECT_DELAY = 1.0
+#: Give up reconnecting after this many attempts (the server's grace is
+#: 30 s by default).
+RECONNECT_ATTEMPTS = 25
+
+
+@dataclass
+class Options:
+    """
+    What the command line asked for.
+    """
+
+    game: str
+    host: str = "127.0.0.1"
+    port: int = 0
+    name: str = "player"
+    room: str = None
+    password: str = ""
+    bot: int = None
+    level: int = 2
+    exitAfterGame: bool = False
+    screenshot: str = None
+    size: tuple = (1100, 760)
+
+
+def makeState(game, options):
+    """
+    The client state machine for C{game}.
+    """
+    if game == "gomoku":
+        from client_pyglet.state_gomoku import GomokuState
+        return GomokuState(options.name)
+    if game == "checkers":
+        from client_pyglet.state_checkers import CheckersState
+        return CheckersState(options.name)
+    if game == "splendor":
+        from client_pyglet.state_splendor import SplendorState
+        return SplendorState(options.name)
+    raise ValueError(game)
+
+
+class ClientSession:
+    """
+    Connects a game's state machine to the server and to the local bot.
+
+    @ivar state: the game's L{client_pyglet.state.ClientState}.
+    @ivar autoplay: the L{AutoPlayer} (AI 托管 and hints).
+    @ivar pilot: the lobby pilot when C{--bot} was given, else None.
+    @ivar onGameOver: called once when a game has ended.
+    @ivar onFatal: called with a text when the session cannot go on.
+    """
+
+    log = Logger()
+
+    def __init__(self, reactor, clock, options, connector=None):
+        self.reactor = reactor
+        self.clock = clock
+        self.options = options
+        self.state = makeState(options.game, options)
+        self.autoplay = AutoPlayer(self.state, clock, options.level)
+        self.pilot = None
+        if options.bot:
+            self.autoplay.setEnabled(True)
+            self.pilot = makePilot(self.state, clock, options)
+        self.onGameOver = lambda: None
+        self.onFatal = lambda text: None
+        self._connector = connector or net.connect
+        self._attempts = 0
+        self._stopped = False
+        self._overSeen = False
+        self.state.subscribe(self._event)
+
+    def start(self):
+        """
+        Connect to the server.
+        """
+        d = self._connector(self.reactor, self.options.game,
+                            self.options.host, self.options.port,
+                            self.state)
+        d.addCallbacks(self._connected, self._connectFailed)
+        return d
+
+    def stop(self):
+        """
+        Close the connection and stop every timer.
+        """
+        self._stopped = True
+        self.autoplay.setEnabled(False)
+        if self.pilot is not None:
+            self.pilot.stop()
+        proto = self.state._protocol
+        if proto is not None and proto.transport is not None:
+            proto.transport.loseConnection()
+
+    def _connected(self, protocol):
+        self._attempts = 0
+        return protocol
+
+    def _connectFailed(self, failure):
+        text = "cannot connect to %s:%d: %s" % (
+            self.options.host, self.options.port,
+            failure.getErrorMessage())
+        if self._canReconnect() and self._attempts:
+            self._scheduleReconnect()
+            return None
+        self.state.error(text)
+        self.onFatal(text)
+        return None
+
+    def _canReconnect(self):
+        return (not self._stopped and self.options.game == "gomoku"
+                and getattr(self.state, "token", None) is not None
+                and self.state.phase != S.OVER
+                and self._attempts < RECONNECT_ATTEMPTS)
+
+    def _scheduleReconnect(self):
+        self._attempts += 1
+        self.state.notify("connection lost: reconnecting (%d)"
+                          % (self._attempts,))
+        self.clock.callLater(RECONNECT_DELAY * min(self._attempts, 3),
+                             self._reconnect)
+
+    def _reconnect(self):
+        if not self._stopped:
+            self.start()
+
+    def _event(self, event, **details):
+        if event == "phase":
+            new = details["new"]
+            if new == S.OVER and not self._overSeen:
+                self._overSeen = True
+                self.onGameOver()
+            elif new == S.CLOSED and not self._stopped:
+                if self._canReconnect():
+                    self._scheduleReconnect()
+                elif not self._overSeen:
+                    self.onFatal("connection closed")
+        elif event == "lost" and self._canReconnect():
+            # gomoku keeps its phase while it tries to resume
+            self._scheduleReconnect()

@@ -1,0 +1,131 @@
+"""
+What every client state machine shares: observers, the phase, messages
+for the user, and the link to the protocol that carries the bytes.
+
+Nothing here (or in the C{state_*} modules) imports pyglet: the scenes read
+these objects and the tests drive them through
+L{twisted.internet.testing.StringTransport}.
+"""
+
+from twisted.logger import Logger
+
+#: Phases shared by all three games.
+CONNECTING = "connecting"
+LOBBY = "lobby"
+ROOM = "room"
+GAME = "game"
+OVER = "over"
+CLOSED = "closed"
+
+
+class ClientState:
+    """
+    Base of the per-game client state machines.
+
+    Observers are callables C{observer(event, **details)}; events are
+    short strings such as C{"phase"}, C{"message"}, C{"moved"}.
+
+    @ivar phase: one of L{CONNECTING}, L{LOBBY}, L{ROOM}, L{GAME}, L{OVER},
+        L{CLOSED}.
+    @ivar messages: the last few readable messages (errors, notices), newest
+        last, as C{(kind, text)} with kind C{"error"} or C{"info"}.
+    @ivar connected: True while a protocol is attached.
+    """
+
+    log = Logger()
+    game = None
+
+    def __init__(self):
+        self.phase = CONNECTING
+        self.messages = []
+        self.connected = False
+        self._protocol = None
+        self._observers = []
+
+    def subscribe(self, observer):
+        """
+        Call C{observer(event, **details)} on every event.
+        """
+        self._observers.append(observer)
+
+    def unsubscribe(self, observer):
+        """
+        Stop calling C{observer}.
+        """
+        if observer in self._observers:
+            self._observers.remove(observer)
+
+    def emit(self, event, **details):
+        """
+        Tell every observer of C{event}.
+        """
+        for observer in list(self._observers):
+            observer(event, **details)
+
+    def setPhase(self, phase):
+        """
+        Move to C{phase} and tell the observers if it changed.
+        """
+        if phase != self.phase:
+            old, self.phase = self.phase, phase
+            self.emit("phase", old=old, new=phase)
+
+    def notify(self, text, kind="info"):
+        """
+        Record a message for the user and tell the observers.
+        """
+        self.messages.append((kind, text))
+        del self.messages[:-8]
+        self.emit("message", kind=kind, text=text)
+
+    def error(self, text):
+        """
+        Record an error message for the user.
+        """
+        self.notify(text, "error")
+
+    def attach(self, protocol):
+        """
+        The protocol C{protocol} is connected and carries our messages.
+        """
+        self._protocol = protocol
+        self.connected = True
+        self.connectionMade()
+
+    def detach(self, reason=None):
+        """
+        The protocol's connection is gone.
+        """
+        self._protocol = None
+        self.connected = False
+        self.connectionLost(reason)
+
+    def send(self, message):
+        """
+        Hand C{message} (a C{hub.wire} message) to the protocol.
+
+        @return: True if it was sent, False when not connected.
+        """
+        if self._protocol is None:
+            self.error("not connected")
+            return False
+        self._protocol.sendMessage(message)
+        return True
+
+    def connectionMade(self):
+        """
+        Override: the connection is up.
+        """
+
+    def connectionLost(self, reason):
+        """
+        Override: the connection dropped.
+        """
+        if self.phase not in (OVER,):
+            self.setPhase(CLOSED)
+
+    def messageReceived(self, message):
+        """
+        Override: one decoded message arrived from the server.
+        """
+        raise NotImplementedError()

@@ -1,0 +1,324 @@
+"""
+Client state machine of the gomoku-battle protocol (no pyglet).
+
+Messages in and out are the protocol's JSON objects as dicts (what
+L{hub.wire.gomoku} encodes and decodes); the envelope (C{token},
+C{session}) is filled in here.  The position is kept as a
+L{hub.games.gomoku} game so that the local bot can play it.
+"""
+
+from hub.games import gomoku as G
+from hub.wire import gomoku as W
+
+from client_pyglet import state as S
+from client_pyglet.state import ClientState
+
+BLACK = G.BLACK
+WHITE = G.WHITE
+SIZE = G.SIZE
+
+RESULT_TEXTS = {
+    1: "no change", 2: "general error", 3: "too many illegal operations",
+    4: "invalid message", 5: "illegal message", 6: "illegal operation",
+    257: "invalid player name", 258: "that name is taken",
+    259: "invalid player (only the owner can start)",
+    260: "player busy", 513: "invalid room name or password",
+    514: "that room already exists", 515: "no such room",
+    516: "the room is full", 517: "wrong password",
+    518: "already in the room", 519: "not allowed now",
+    520: "room empty", 1025: "illegal move", 1026: "timeout",
+}
+GAME_RESULTS = {1: "win", 2: "lose", 3: "draw", 4: "error"}
+
+
+def resultText(status):
+    """
+    A readable text for a C{msg_result} status code.
+    """
+    return "%s (%d)" % (RESULT_TEXTS.get(status, "error"), status)
+
+
+class GomokuState(ClientState):
+    """
+    Registration, lobby, room and game of one gomoku player.
+
+    @ivar token: the token the server issued, or None.
+    @ivar rooms: the last room list (list of room dicts).
+    @ivar room: the room we are in (dict with C{name}, C{owner},
+        C{guest}, C{gs}, C{oct}, C{state}, C{psw}) or None.
+    @ivar game_: the position, a L{hub.games.gomoku.GomokuGame}.
+    @ivar result: C{"win"}, C{"lose"}, C{"draw"} or C{"error"} at the end.
+    @ivar awaitingReply: a request that changes the turn is unanswered.
+    """
+
+    game = "gomoku"
+
+    def __init__(self, name):
+        ClientState.__init__(self)
+        self.name = name
+        self.token = None
+        self.session = 0
+        self.pending = {}
+        self.rooms = []
+        self.room = None
+        self.result = None
+        self.awaitingReply = False
+        self.resuming = False
+        self.newBoard()
+
+    # helpers
+    def newBoard(self):
+        self.game_ = G.GomokuGame()
+
+    @property
+    def lastMove(self):
+        return self.game_.lastMove
+
+    @property
+    def moveCount(self):
+        return len(self.game_.moves)
+
+    def stone(self, x, y):
+        """
+        The stone at C{(x, y)}: 0, L{BLACK} or L{WHITE}.
+        """
+        return self.game_.at(x, y)
+
+    def _request(self, kind, build, data=None, *args, **kw):
+        self.session += 1
+        self.pending[self.session] = (kind, data)
+        return self.send(build(*args, session=self.session, **kw))
+
+    def isOwner(self):
+        return bool(self.room) and self.room.get("owner") == self.name
+
+    def myColour(self):
+        """
+        Our colour (L{BLACK} or L{WHITE}) in the current room.
+        """
+        if not self.room:
+            return None
+        oct_ = self.room.get("oct", WHITE)
+        return oct_ if self.isOwner() else W.CHESS_SUM - oct_
+
+    def toMove(self):
+        """
+        The colour to move: black first, then alternating.
+        """
+        return G.SEAT_COLOURS[self.moveCount & 1]
+
+    def isMyTurn(self):
+        return self.phase == S.GAME and self.toMove() == self.myColour()
+
+    def mySeat(self):
+        return G.seatOfColour(self.myColour())
+
+    def rules(self):
+        """
+        A copy of the position as an L{hub.ihub.IGameRules}.
+        """
+        return self.game_.copy()
+
+    def playAction(self, action):
+        x, y = action
+        self.move(x, y)
+
+    # connection
+    def connectionMade(self):
+        if self.token is not None:
+            self.resuming = True
+            self._request("resume", W.regMessage, None, self.name,
+                          token=self.token)
+        else:
+            self.setPhase(S.CONNECTING)
+            self._request("reg", W.regMessage, None, self.name)
+
+    def connectionLost(self, reason):
+        self.awaitingReply = False
+        self.pending.clear()
+        if self.token is not None and self.phase in (S.ROOM, S.GAME,
+                                                     S.LOBBY):
+            self.emit("lost")
+            self.error("connection lost")
+        else:
+            ClientState.connectionLost(self, reason)
+
+    # user actions
+    def refreshRooms(self):
+        self._request("list", W.requestMessage, None, W.REQ_ROOM_LIST)
+
+    def createRoom(self, name, password="", colour=WHITE):
+        room = W.roomObject(name, self.name, "", colour,
+                            W.PLAYER_STATE_PREPARE, W.ROOM_STATE_OPEN,
+                            password)
+        self._request("create", W.roomOpMessage, room, W.RO_ROOM_CREATE,
+                      name, password, oct=colour)
+
+    def joinRoom(self, name, password=""):
+        self._request("join", W.roomOpMessage, None, W.RO_ROOM_JOIN, name,
+                      password)
+
+    def exitRoom(self):
+        if self.room:
+            self._request("exit", W.roomOpMessage, None, W.RO_ROOM_EXIT,
+                          self.room["name"], "")
+
+    def setReady(self, ready):
+        state = W.PLAYER_STATE_READY if ready else W.PLAYER_STATE_PREPARE
+        self.awaitingReply = True
+        self._request("ready", W.stateMessage, state, state)
+
+    def setColour(self, colour):
+        self._request("chess", W.chessMessage, colour, colour)
+
+    def startGame(self):
+        self._request("start", W.requestMessage, None, W.REQ_GAME_START)
+
+    def move(self, x, y):
+        if not self.isMyTurn():
+            self.error("not your turn")
+            return
+        if self.awaitingReply:
+            return
+        self.awaitingReply = True
+        self._request("move", W.moveMessage, (x, y), 0, x, y,
+                      token=W.INVALID_U64)
+
+    def backToRoom(self):
+        """
+        Leave the result screen for the room.
+        """
+        if self.phase == S.OVER:
+            self.setPhase(S.ROOM)
+
+    # incoming
+    def messageReceived(self, m):
+        t = m.get("msg_type")
+        handler = {
+            W.MSG_RESULT: self._result, W.MSG_ROOMLIST: self._roomList,
+            W.MSG_ROOM: self._roomInfo, W.MSG_GAME: self._gameState,
+            W.MSG_MOVE: self._opponentMove,
+        }.get(t)
+        if handler is not None:
+            handler(m)
+
+    def _result(self, m):
+        status = m.get("status", 2)
+        kind, data = self.pending.pop(m.get("session"), (None, None))
+        if kind in ("reg", "resume"):
+            if status == 0:
+                token = m.get("token")
+                if kind == "resume" and token == self.token:
+                    self.resuming = False
+                    self.notify("reconnected")
+                    self.emit("changed")
+                    return
+                if kind == "resume":
+                    self.room = None
+                    self.notify("reconnected as a new player")
+                self.resuming = False
+                self.token = token
+                self.setPhase(S.LOBBY)
+                self.refreshRooms()
+            else:
+                self.error("register failed: " + resultText(status))
+                if kind == "resume":
+                    self.token = None
+                    self.setPhase(S.CLOSED)
+            return
+        if kind == "create":
+            if status == 0:
+                room = dict(data)
+                room["owner"] = self.name
+                room["guest"] = ""
+                self.room = room
+                self.setPhase(S.ROOM)
+                self.emit("room")
+            else:
+                self.error("create failed: " + resultText(status))
+                self.emit("roomFailed", status=status)
+        elif kind == "join":
+            if status != 0:
+                self.error("join failed: " + resultText(status))
+                self.emit("roomFailed", status=status)
+        elif kind == "exit":
+            if status == 0:
+                self.room = None
+                self.setPhase(S.LOBBY)
+                self.refreshRooms()
+        elif kind == "ready":
+            self.awaitingReply = False
+            if status == 0 and self.room:
+                self.room["gs"] = data
+                self.emit("room")
+            elif status:
+                self.error("ready failed: " + resultText(status))
+        elif kind == "chess":
+            if status == 0 and self.room:
+                self.room["oct"] = data
+                self.emit("room")
+            elif status:
+                self.error("colour change failed: " + resultText(status))
+        elif kind == "start":
+            if status:
+                self.error("start failed: " + resultText(status))
+        elif kind == "move":
+            self.awaitingReply = False
+            if status == 0:
+                x, y = data
+                self._place(x, y, self.myColour())
+                self.emit("accepted")
+            else:
+                self.error("move refused: " + resultText(status))
+                self.emit("rejected")
+        elif status:
+            self.error(resultText(status))
+            if status == 3:
+                self.token = None
+
+    def _roomList(self, m):
+        self.rooms = list(m.get("rooms") or [])
+        self.emit("rooms")
+
+    def _roomInfo(self, m):
+        room = dict(m.get("room") or {})
+        self.room = room
+        t = m.get("type")
+        if t == W.RI_PLAYER_JOIN and self.phase == S.LOBBY:
+            self.setPhase(S.ROOM)
+        elif t == W.RI_PLAYER_JOIN:
+            self.notify("%s joined" % (room.get("guest"),))
+        elif t == W.RI_PLAYER_EXIT:
+            self.notify("the other player left")
+        self.emit("room")
+
+    def _gameState(self, m):
+        state = m.get("state")
+        if state == W.GAME_STATE_RUNNING and self.phase != S.GAME:
+            self.newBoard()
+            self.result = None
+            self.awaitingReply = False
+            self.setPhase(S.GAME)
+            self.emit("turn")
+        elif state == W.GAME_STATE_END:
+            self.result = GAME_RESULTS.get(m.get("ex"), "error")
+            self.awaitingReply = False
+            if self.room:
+                self.room["gs"] = W.PLAYER_STATE_PREPARE
+                self.room["state"] = 1
+            self.setPhase(S.OVER)
+
+    def _opponentMove(self, m):
+        if self.phase != S.GAME:
+            return
+        colour = W.CHESS_SUM - self.myColour()
+        self._place(m.get("x"), m.get("y"), colour)
+
+    def _place(self, x, y, colour):
+        try:
+            self.game_.apply(G.seatOfColour(colour), (x, y))
+        except ValueError as e:
+            self.error("out of sync with the server: %s" % (e,))
+            return
+        self.emit("moved", x=x, y=y, colour=colour)
+        self.emit("turn")
