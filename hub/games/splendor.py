@@ -1,0 +1,772 @@
+"""
+Splendor (璀璨宝石) rules: the official base game as
+C{shared/specs/splendor.md} section 5 lays it out.  Pure: no Twisted, no
+I/O, no wire format; randomness comes from an injected L{random.Random}.
+
+Seats are numbered 0..n-1 in turn order (seat 0 plays first); which player
+sits where is the caller's business.  An action is an L{Action}:
+
+    - C{Action("get_gems", gems=(("diamond", 1), ("ruby", 1), ...))}
+    - C{Action("buy_card", card, gems=payment)} where C{payment} lists
+      the tokens paid, C{"golden"} included
+    - C{Action("fold_card", card)} reserves a face-up card
+    - C{Action("fold_card_unknown", 10000 + level)} reserves the hidden
+      top card of a deck
+    - C{Action("discard_gems", gems=...)} while a discard is pending
+    - C{Action("get_noble", noble)} while a noble choice is pending
+
+C{gems} is a tuple of C{(colour, count)} pairs; L{SplendorGame.legalActions}
+lists them in the order the Unity client writes them (alphabetical, golden
+last) and only with positive counts.  L{SplendorGame.apply} returns the
+events the move caused (L{OperationDone}, L{NewCard}, L{DiscardRequired},
+L{NobleOffered}, L{NobleAwarded}, L{TurnSkipped}, L{NewTurn},
+L{GameOver}) in the order the protocol must announce them.
+"""
+
+import json
+import os
+import random
+from itertools import combinations
+from typing import NamedTuple, Tuple
+
+from zope.interface import implementer
+
+from hub.ihub import IGameRules
+
+
+GEMS = ("diamond", "sapphire", "emerald", "ruby", "obsidian")
+GOLDEN = "golden"
+TOKENS = GEMS + (GOLDEN,)
+TOKEN_INDEX = {name: i for i, name in enumerate(TOKENS)}
+GOLD = TOKEN_INDEX[GOLDEN]
+CLIENT_ORDER = tuple(sorted(GEMS)) + (GOLDEN,)
+CLIENT_GEMS = tuple(sorted(GEMS))
+
+GET_GEMS = "get_gems"
+BUY_CARD = "buy_card"
+FOLD_CARD = "fold_card"
+FOLD_CARD_UNKNOWN = "fold_card_unknown"
+DISCARD_GEMS = "discard_gems"
+GET_NOBLE = "get_noble"
+
+PILE_SIZE = {2: 4, 3: 5, 4: 7}
+GOLD_PILE = 5
+TOKEN_LIMIT = 10
+RESERVE_LIMIT = 3
+WINNING_POINTS = 15
+NOBLE_POINTS = 3
+FACE_UP = 4
+UNKNOWN_CARD_BASE = 10000
+
+PHASE_ACT = "act"
+PHASE_DISCARD = "discard"
+PHASE_NOBLE = "noble"
+PHASE_OVER = "over"
+
+
+class Card(NamedTuple):
+    """
+    A development card or a noble.  C{cost} holds five counts in L{GEMS}
+    order (the price of a card, the bonuses a noble requires); C{bonus}
+    is the index of the card's colour in L{GEMS} (-1 for a noble).
+    """
+    number: int
+    level: int
+    points: int
+    bonus: int
+    cost: Tuple[int, ...]
+
+
+def loadCards(path=None):
+    """
+    Read C{splendor_cards.json} (the reference C{card_configuration.json}
+    format).
+
+    @return: C{(cards, nobles)}, two L{dict}s by number.
+    """
+    if path is None:
+        path = os.path.join(os.path.dirname(__file__),
+                            "splendor_cards.json")
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    cards, nobles = {}, {}
+    for entry in data:
+        cost = tuple(entry["chips"][g] for g in GEMS)
+        if entry["card_type"] == "noble":
+            nobles[entry["number"]] = Card(entry["number"], 0,
+                                           entry["points"], -1, cost)
+        else:
+            cards[entry["number"]] = Card(
+                entry["number"], entry["level"], entry["points"],
+                GEMS.index(entry["gem_type"]), cost)
+    return cards, nobles
+
+
+CARDS, NOBLES = loadCards()
+
+
+class Action(NamedTuple):
+    """
+    One move; see the module docstring for the kinds.
+    """
+    kind: str
+    card: int = 0
+    gems: Tuple[Tuple[str, int], ...] = ()
+
+    def canonical(self):
+        """
+        The same action with C{gems} in the order L{legalActions} uses
+        (alphabetical, golden last), zero counts dropped.
+        """
+        rank = {g: i for i, g in enumerate(CLIENT_ORDER)}
+        try:
+            gems = tuple(sorted(((g, n) for g, n in self.gems if n),
+                                key=lambda pair: rank.get(pair[0], -1)))
+        except (TypeError, ValueError):
+            return self
+        return Action(self.kind, self.card, gems)
+
+
+class OperationDone(NamedTuple):
+    """
+    C{seat} played C{action}.  C{golden} is the gold a reserve gave (0 or
+    1); C{drawn} is the real card a C{fold_card_unknown} took (else 0).
+    """
+    seat: int
+    action: Action
+    golden: int = 0
+    drawn: int = 0
+
+
+class NewCard(NamedTuple):
+    """
+    C{card} was dealt from the deck of C{level} into the slot C{seat}'s
+    action emptied.
+    """
+    seat: int
+    level: int
+    card: int
+
+
+class DiscardRequired(NamedTuple):
+    """
+    C{seat} holds more than 10 tokens and must give back C{count}.
+    """
+    seat: int
+    count: int
+
+
+class NobleOffered(NamedTuple):
+    """
+    C{seat} qualifies for several C{nobles} and must choose one.
+    """
+    seat: int
+    nobles: Tuple[int, ...]
+
+
+class NobleAwarded(NamedTuple):
+    """
+    C{seat} got C{noble}; C{chosen} if it came from a choice.
+    """
+    seat: int
+    noble: int
+    chosen: bool
+
+
+class TurnSkipped(NamedTuple):
+    """
+    C{seat} had no legal action and passed.
+    """
+    seat: int
+
+
+class NewTurn(NamedTuple):
+    """
+    It is C{seat}'s turn.
+    """
+    seat: int
+
+
+class GameOver(NamedTuple):
+    """
+    The game is over and C{winner} won.
+    """
+    winner: int
+
+
+class IllegalAction(ValueError):
+    """
+    The action is not legal now; the state is unchanged.
+    """
+
+
+class PlayerState:
+    """
+    What one seat holds.
+
+    @ivar tokens: six counts in L{TOKENS} order (gold last).
+    @ivar bonuses: five counts in L{GEMS} order, from purchased cards.
+    @ivar points: card points plus noble points.
+    @ivar reserved: reserved card numbers, oldest first.
+    @ivar purchased: purchased card numbers, oldest first.
+    @ivar nobles: noble numbers received.
+    """
+
+    __slots__ = ("tokens", "bonuses", "points", "reserved", "purchased",
+                 "nobles")
+
+    def __init__(self):
+        self.tokens = [0] * len(TOKENS)
+        self.bonuses = [0] * len(GEMS)
+        self.points = 0
+        self.reserved = []
+        self.purchased = []
+        self.nobles = []
+
+    def copy(self):
+        """
+        An independent copy.
+        """
+        other = PlayerState.__new__(PlayerState)
+        other.tokens = self.tokens[:]
+        other.bonuses = self.bonuses[:]
+        other.points = self.points
+        other.reserved = self.reserved[:]
+        other.purchased = self.purchased[:]
+        other.nobles = self.nobles[:]
+        return other
+
+    def tokenCount(self):
+        """
+        Tokens held, gold included.
+        """
+        return sum(self.tokens)
+
+    def tokenDict(self):
+        """
+        Tokens held as C{{colour: count}} (every colour, gold included).
+        """
+        return dict(zip(TOKENS, self.tokens))
+
+
+def _pairs(gems, allowed):
+    """
+    Validate C{(colour, count)} pairs: known colours from C{allowed},
+    integer counts >= 0, no colour twice.
+
+    @return: six counts in L{TOKENS} order, and the pairs with a
+        positive count as a tuple in the order given.
+    """
+    counts = [0] * len(TOKENS)
+    seen = set()
+    try:
+        items = list(gems)
+    except TypeError:
+        raise IllegalAction("gems is not a sequence")
+    for item in items:
+        try:
+            colour, count = item
+        except (TypeError, ValueError):
+            raise IllegalAction("bad gem entry %r" % (item,))
+        if not isinstance(colour, str) or colour not in allowed:
+            raise IllegalAction("colour %r not allowed" % (colour,))
+        if (not isinstance(count, int) or isinstance(count, bool)
+                or count < 0):
+            raise IllegalAction("bad count %r" % (count,))
+        if colour in seen:
+            raise IllegalAction("colour %r given twice" % (colour,))
+        seen.add(colour)
+        counts[TOKEN_INDEX[colour]] = count
+    return counts, tuple((c, n) for c, n in items if n)
+
+
+def _isInt(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@implementer(IGameRules)
+class SplendorGame:
+    """
+    One Splendor game for 2 to 4 seats.
+
+    @ivar seatCount: number of seats.
+    @ivar currentSeat: the seat that must act now (including a pending
+        discard or noble choice), or L{None} once over.
+    @ivar phase: L{PHASE_ACT}, L{PHASE_DISCARD}, L{PHASE_NOBLE} or
+        L{PHASE_OVER}.
+    @ivar bank: six counts in L{TOKENS} order.
+    @ivar board: three lists (levels 1, 2, 3) of four card numbers, 0 for
+        an empty slot.
+    @ivar decks: three lists of card numbers; the top card is the last.
+    @ivar nobles: the noble numbers still on the table, in deal order.
+    @ivar players: one L{PlayerState} per seat.
+    @ivar pendingDiscard: tokens to discard while in L{PHASE_DISCARD}.
+    @ivar pendingNobles: the choice offered while in L{PHASE_NOBLE}.
+    @ivar winner: the winning seat once over, else L{None}.
+    @ivar stalled: True if the game ended because no seat could act
+        (every pile empty, no reserve possible, nothing affordable); the
+        winner is then ranked the same way.
+    @ivar turns: completed turns (passes included).
+    """
+
+    def __init__(self, seatCount, rng=None):
+        """
+        Shuffle and deal.
+
+        @param rng: a L{random.Random}; a fresh unseeded one by default.
+        """
+        if seatCount not in PILE_SIZE:
+            raise ValueError("Splendor needs 2 to 4 players")
+        if rng is None:
+            rng = random.Random()
+        self.rng = rng
+        self.seatCount = seatCount
+        self.bank = [PILE_SIZE[seatCount]] * len(GEMS) + [GOLD_PILE]
+        self.decks = []
+        self.board = []
+        for level in (1, 2, 3):
+            deck = sorted(n for n, c in CARDS.items() if c.level == level)
+            rng.shuffle(deck)
+            self.board.append([deck.pop() for _ in range(FACE_UP)])
+            self.decks.append(deck)
+        nobles = sorted(NOBLES)
+        rng.shuffle(nobles)
+        self.nobles = nobles[:seatCount + 1]
+        self.players = [PlayerState() for _ in range(seatCount)]
+        self.currentSeat = 0
+        self.phase = PHASE_ACT
+        self.pendingDiscard = 0
+        self.pendingNobles = ()
+        self.winner = None
+        self.stalled = False
+        self.turns = 0
+
+    @property
+    def isOver(self):
+        """
+        True once the game has ended.
+        """
+        return self.phase == PHASE_OVER
+
+    def copy(self):
+        """
+        An independent copy (its random generator included).
+        """
+        other = SplendorGame.__new__(SplendorGame)
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.seatCount = self.seatCount
+        other.bank = self.bank[:]
+        other.decks = [d[:] for d in self.decks]
+        other.board = [b[:] for b in self.board]
+        other.nobles = self.nobles[:]
+        other.players = [p.copy() for p in self.players]
+        other.currentSeat = self.currentSeat
+        other.phase = self.phase
+        other.pendingDiscard = self.pendingDiscard
+        other.pendingNobles = self.pendingNobles
+        other.winner = self.winner
+        other.stalled = self.stalled
+        other.turns = self.turns
+        return other
+
+    # Queries.
+
+    def points(self, seat):
+        """
+        The points of C{seat}.
+        """
+        return self.players[seat].points
+
+    def faceUp(self, level):
+        """
+        The four slots of C{level} (1..3), 0 for an empty slot.
+        """
+        return list(self.board[level - 1])
+
+    def tokenTotal(self):
+        """
+        Every token in the game, bank and hands: C{(gems, gold)}.
+        """
+        held = [sum(p.tokens[i] for p in self.players) + self.bank[i]
+                for i in range(len(TOKENS))]
+        return sum(held[:GOLD]), held[GOLD]
+
+    def need(self, seat, card):
+        """
+        What C{seat} still owes for C{card} after bonuses, in L{GEMS}
+        order.
+        """
+        bonuses = self.players[seat].bonuses
+        cost = CARDS[card].cost
+        return [max(0, cost[i] - bonuses[i]) for i in range(len(GEMS))]
+
+    def payment(self, seat, card):
+        """
+        The payment using the least gold, or L{None} if C{seat} cannot
+        afford C{card}.
+        """
+        tokens = self.players[seat].tokens
+        gold = 0
+        paid = []
+        for i, owed in enumerate(self.need(seat, card)):
+            use = min(owed, tokens[i])
+            gold += owed - use
+            paid.append(use)
+        if gold > tokens[GOLD]:
+            return None
+        paid.append(gold)
+        return tuple((g, paid[TOKEN_INDEX[g]]) for g in CLIENT_ORDER
+                     if paid[TOKEN_INDEX[g]])
+
+    def ranking(self):
+        """
+        Seats best first: most points, then fewest purchased cards, then
+        latest in turn order.
+        """
+        return sorted(range(self.seatCount),
+                      key=lambda s: (-self.players[s].points,
+                                     len(self.players[s].purchased), -s))
+
+    # Legal actions.
+
+    def legalActions(self, seat):
+        """
+        Every legal action of C{seat} now; empty unless C{seat} is to act.
+
+        @rtype: L{list} of L{Action}
+        """
+        if self.phase == PHASE_OVER or seat != self.currentSeat:
+            return []
+        if self.phase == PHASE_DISCARD:
+            return self._discardActions(seat)
+        if self.phase == PHASE_NOBLE:
+            return [Action(GET_NOBLE, n) for n in self.pendingNobles]
+        return (self._takeActions(seat) + self._reserveActions(seat)
+                + self._buyActions(seat))
+
+    def _takeActions(self, seat):
+        bank = self.bank
+        available = [g for g in CLIENT_GEMS if bank[TOKEN_INDEX[g]] > 0]
+        held = self.players[seat].tokenCount()
+        actions = [Action(GET_GEMS, 0, tuple((g, 1) for g in trio))
+                   for trio in combinations(available, 3)]
+        actions.extend(Action(GET_GEMS, 0, ((g, 2),))
+                       for g in CLIENT_GEMS if bank[TOKEN_INDEX[g]] >= 4)
+        few = len(available) < 3
+        if few or held + 2 >= TOKEN_LIMIT:
+            actions.extend(Action(GET_GEMS, 0, ((a, 1), (b, 1)))
+                           for a, b in combinations(available, 2))
+        if few or held + 1 >= TOKEN_LIMIT:
+            actions.extend(Action(GET_GEMS, 0, ((g, 1),))
+                           for g in available)
+        return actions
+
+    def _reserveActions(self, seat):
+        if len(self.players[seat].reserved) >= RESERVE_LIMIT:
+            return []
+        actions = [Action(FOLD_CARD, card)
+                   for row in self.board for card in row if card]
+        actions.extend(Action(FOLD_CARD_UNKNOWN, UNKNOWN_CARD_BASE + level)
+                       for level in (1, 2, 3) if self.decks[level - 1])
+        return actions
+
+    def _buyActions(self, seat):
+        player = self.players[seat]
+        actions = []
+        candidates = [c for row in self.board for c in row if c]
+        candidates.extend(player.reserved)
+        for card in candidates:
+            for payment in self._payments(player, self.need(seat, card)):
+                actions.append(Action(BUY_CARD, card, payment))
+        return actions
+
+    def _payments(self, player, need):
+        """
+        Every exact payment of C{need} from C{player}'s tokens.
+        """
+        tokens = player.tokens
+        order = [TOKEN_INDEX[g] for g in CLIENT_GEMS]
+        results = []
+
+        def walk(k, goldLeft, paid):
+            if k == len(order):
+                gold = player.tokens[GOLD] - goldLeft
+                pairs = [(GEMS[i], n) for i, n in paid if n]
+                if gold:
+                    pairs.append((GOLDEN, gold))
+                results.append(tuple(pairs))
+                return
+            i = order[k]
+            owed = need[i]
+            high = min(owed, tokens[i])
+            for use in range(high, -1, -1):
+                gold = owed - use
+                if gold > goldLeft:
+                    break
+                walk(k + 1, goldLeft - gold, paid + [(i, use)])
+
+        walk(0, tokens[GOLD], [])
+        return results
+
+    def _discardActions(self, seat):
+        tokens = self.players[seat].tokens
+        order = [TOKEN_INDEX[g] for g in CLIENT_ORDER]
+        results = []
+
+        def walk(k, left, chosen):
+            if left == 0:
+                results.append(Action(DISCARD_GEMS, 0, tuple(chosen)))
+                return
+            if k == len(order):
+                return
+            i = order[k]
+            for n in range(min(left, tokens[i]), -1, -1):
+                walk(k + 1, left - n,
+                     chosen + [(TOKENS[i], n)] if n else chosen)
+
+        walk(0, self.pendingDiscard, [])
+        return results
+
+    def _canAct(self, seat):
+        if any(self.bank[i] for i in range(len(GEMS))):
+            return True
+        player = self.players[seat]
+        if len(player.reserved) < RESERVE_LIMIT and (
+                any(self.decks) or any(any(row) for row in self.board)):
+            return True
+        candidates = [c for row in self.board for c in row if c]
+        candidates.extend(player.reserved)
+        return any(self.payment(seat, c) is not None for c in candidates)
+
+    # Playing.
+
+    def apply(self, seat, action):
+        """
+        Play C{action} for C{seat}.
+
+        @return: the L{list} of events, in announcement order.
+        @raise IllegalAction: when illegal; nothing changes then.
+        """
+        if self.phase == PHASE_OVER:
+            raise IllegalAction("the game is over")
+        if seat != self.currentSeat:
+            raise IllegalAction("not the turn of seat %r" % (seat,))
+        try:
+            kind, card, gems = action
+        except (TypeError, ValueError):
+            raise IllegalAction("malformed action %r" % (action,))
+        if self.phase == PHASE_DISCARD:
+            if kind != DISCARD_GEMS:
+                raise IllegalAction("a discard is pending")
+            return self._discard(seat, gems)
+        if self.phase == PHASE_NOBLE:
+            if kind != GET_NOBLE:
+                raise IllegalAction("a noble choice is pending")
+            return self._chooseNoble(seat, card)
+        if kind == GET_GEMS:
+            return self._takeGems(seat, gems)
+        if kind == BUY_CARD:
+            return self._buy(seat, card, gems)
+        if kind == FOLD_CARD:
+            return self._reserve(seat, card, gems)
+        if kind == FOLD_CARD_UNKNOWN:
+            return self._reserveHidden(seat, card, gems)
+        raise IllegalAction("%r is not allowed now" % (kind,))
+
+    def _takeGems(self, seat, gems):
+        counts, gems = _pairs(gems, GEMS)
+        taken = [i for i in range(len(GEMS)) if counts[i]]
+        total = sum(counts)
+        bank = self.bank
+        if not taken:
+            raise IllegalAction("no gems taken")
+        if any(counts[i] > bank[i] for i in taken):
+            raise IllegalAction("not enough gems in the bank")
+        player = self.players[seat]
+        if len(taken) == 1 and total == 2:
+            if bank[taken[0]] < 4:
+                raise IllegalAction("two of a colour need a pile of 4")
+        elif any(counts[i] != 1 for i in taken):
+            raise IllegalAction("take 3 different or 2 of one colour")
+        elif total < 3:
+            available = sum(1 for i in range(len(GEMS)) if bank[i])
+            if available >= 3 and player.tokenCount() + total < TOKEN_LIMIT:
+                raise IllegalAction("fewer than 3 gems is not allowed now")
+        elif total > 3:
+            raise IllegalAction("at most 3 gems")
+        for i in taken:
+            bank[i] -= counts[i]
+            player.tokens[i] += counts[i]
+        events = [OperationDone(seat, Action(GET_GEMS, 0, gems))]
+        return self._afterTokens(seat, events)
+
+    def _reserve(self, seat, card, gems):
+        player = self.players[seat]
+        if gems:
+            raise IllegalAction("fold_card takes no gems")
+        if len(player.reserved) >= RESERVE_LIMIT:
+            raise IllegalAction("three cards are reserved already")
+        level, slot = self._findFaceUp(card)
+        if level is None:
+            raise IllegalAction("card %r is not face up" % (card,))
+        golden = self._takeGold(player)
+        player.reserved.append(card)
+        events = [OperationDone(seat, Action(FOLD_CARD, card), golden)]
+        events.extend(self._refill(seat, level, slot))
+        return self._afterTokens(seat, events)
+
+    def _reserveHidden(self, seat, card, gems):
+        player = self.players[seat]
+        if gems:
+            raise IllegalAction("fold_card_unknown takes no gems")
+        if not _isInt(card) or card - UNKNOWN_CARD_BASE not in (1, 2, 3):
+            raise IllegalAction("%r is not a deck" % (card,))
+        if len(player.reserved) >= RESERVE_LIMIT:
+            raise IllegalAction("three cards are reserved already")
+        deck = self.decks[card - UNKNOWN_CARD_BASE - 1]
+        if not deck:
+            raise IllegalAction("that deck is empty")
+        drawn = deck.pop()
+        golden = self._takeGold(player)
+        player.reserved.append(drawn)
+        events = [OperationDone(seat, Action(FOLD_CARD_UNKNOWN, card),
+                                golden, drawn)]
+        return self._afterTokens(seat, events)
+
+    def _buy(self, seat, card, gems):
+        player = self.players[seat]
+        paid, gems = _pairs(gems, TOKENS)
+        if _isInt(card) and card in player.reserved:
+            level, slot = None, None
+        else:
+            level, slot = self._findFaceUp(card)
+            if level is None:
+                raise IllegalAction("card %r cannot be bought" % (card,))
+        need = self.need(seat, card)
+        for i, owed in enumerate(need):
+            if paid[i] > owed:
+                raise IllegalAction("overpaid %s" % (GEMS[i],))
+        if paid[GOLD] != sum(need) - sum(paid[:GOLD]):
+            raise IllegalAction("wrong payment")
+        if any(paid[i] > player.tokens[i] for i in range(len(TOKENS))):
+            raise IllegalAction("paying tokens not held")
+        for i, n in enumerate(paid):
+            player.tokens[i] -= n
+            self.bank[i] += n
+        info = CARDS[card]
+        player.bonuses[info.bonus] += 1
+        player.points += info.points
+        player.purchased.append(card)
+        events = [OperationDone(seat, Action(BUY_CARD, card, gems))]
+        if level is None:
+            player.reserved.remove(card)
+        else:
+            events.extend(self._refill(seat, level, slot))
+        return self._afterTurnAction(seat, events)
+
+    def _discard(self, seat, gems):
+        player = self.players[seat]
+        counts, gems = _pairs(gems, TOKENS)
+        if sum(counts) != self.pendingDiscard:
+            raise IllegalAction("must discard down to exactly 10")
+        if any(counts[i] > player.tokens[i] for i in range(len(TOKENS))):
+            raise IllegalAction("discarding tokens not held")
+        for i, n in enumerate(counts):
+            player.tokens[i] -= n
+            self.bank[i] += n
+        self.pendingDiscard = 0
+        self.phase = PHASE_ACT
+        events = [OperationDone(seat, Action(DISCARD_GEMS, 0, gems))]
+        return self._afterTurnAction(seat, events)
+
+    def _chooseNoble(self, seat, noble):
+        if not _isInt(noble) or noble not in self.pendingNobles:
+            raise IllegalAction("noble %r is not offered" % (noble,))
+        self.pendingNobles = ()
+        self.phase = PHASE_ACT
+        events = [self._award(seat, noble, True)]
+        return self._endTurn(seat, events)
+
+    # Turn flow.
+
+    def _findFaceUp(self, card):
+        if not _isInt(card) or card not in CARDS:
+            return None, None
+        level = CARDS[card].level
+        row = self.board[level - 1]
+        if card in row:
+            return level, row.index(card)
+        return None, None
+
+    def _takeGold(self, player):
+        if self.bank[GOLD]:
+            self.bank[GOLD] -= 1
+            player.tokens[GOLD] += 1
+            return 1
+        return 0
+
+    def _refill(self, seat, level, slot):
+        row = self.board[level - 1]
+        deck = self.decks[level - 1]
+        if deck:
+            row[slot] = deck.pop()
+            return [NewCard(seat, level, row[slot])]
+        row[slot] = 0
+        return []
+
+    def _afterTokens(self, seat, events):
+        held = self.players[seat].tokenCount()
+        if held > TOKEN_LIMIT:
+            self.phase = PHASE_DISCARD
+            self.pendingDiscard = held - TOKEN_LIMIT
+            events.append(DiscardRequired(seat, self.pendingDiscard))
+            return events
+        return self._afterTurnAction(seat, events)
+
+    def _afterTurnAction(self, seat, events):
+        bonuses = self.players[seat].bonuses
+        earned = tuple(
+            n for n in self.nobles
+            if all(b >= r for b, r in zip(bonuses, NOBLES[n].cost)))
+        if len(earned) == 1:
+            events.append(self._award(seat, earned[0], False))
+        elif earned:
+            self.phase = PHASE_NOBLE
+            self.pendingNobles = earned
+            events.append(NobleOffered(seat, earned))
+            return events
+        return self._endTurn(seat, events)
+
+    def _award(self, seat, noble, chosen):
+        player = self.players[seat]
+        self.nobles.remove(noble)
+        player.nobles.append(noble)
+        player.points += NOBLES[noble].points
+        return NobleAwarded(seat, noble, chosen)
+
+    def _endTurn(self, seat, events):
+        passes = 0
+        while True:
+            self.turns += 1
+            if (seat == self.seatCount - 1 and
+                    max(p.points for p in self.players) >= WINNING_POINTS):
+                return self._finish(events)
+            seat = (seat + 1) % self.seatCount
+            self.currentSeat = seat
+            self.phase = PHASE_ACT
+            if self._canAct(seat):
+                events.append(NewTurn(seat))
+                return events
+            events.append(TurnSkipped(seat))
+            passes += 1
+            if passes >= self.seatCount:
+                self.stalled = True
+                return self._finish(events)
+
+    def _finish(self, events):
+        self.phase = PHASE_OVER
+        self.currentSeat = None
+        self.winner = self.ranking()[0]
+        events.append(GameOver(self.winner))
+        return events
