@@ -1,0 +1,201 @@
+"""
+End-to-end harness: the real C{twistd -n gamehub} on free loopback ports.
+
+    server = GamehubServer(self, "--grace-seconds", "5")
+    port = server.port("gomoku")
+
+Every enabled protocol listens on C{tcp:0:interface=127.0.0.1}; the ports
+the kernel picked are read from the server's log lines ("GomokuFactory
+starting on 43215").  The server is stopped by the test's cleanup.  Reads
+are bounded by timeouts, so a broken server fails a test instead of
+hanging it.
+"""
+
+import os
+import re
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+from hub.wire import gomoku as gomokuWire
+
+TIMEOUT = 20.0
+FACTORIES = {
+    "gomoku": "GomokuFactory",
+    "checkers": "CheckersFactory",
+    "splendor": "SplendorFactory",
+}
+
+
+def twistdCommand():
+    """
+    The C{twistd} of the Python running the tests.
+    """
+    beside = os.path.join(os.path.dirname(sys.executable), "twistd")
+    if os.path.exists(beside):
+        return [beside]
+    found = shutil.which("twistd")
+    if found:
+        return [found]
+    return [sys.executable, "-c",
+            "from twisted.scripts.twistd import run; run()"]
+
+
+class GamehubServer:
+    """
+    A C{twistd -n gamehub} subprocess for one test.
+
+    @param testCase: the test; the server stops at its cleanup.
+    @param extra: more gamehub options.
+    @param games: the protocols to enable (the others get C{none}).
+    """
+
+    def __init__(self, testCase, *extra, games=("gomoku", "checkers",
+                                                   "splendor")):
+        self.ports = {}
+        self.output = []
+        args = twistdCommand() + ["-n", "--pidfile=", "gamehub"]
+        for kind in FACTORIES:
+            desc = "tcp:0:interface=127.0.0.1" if kind in games else "none"
+            args.append("--{}-port={}".format(kind, desc))
+        args.extend(extra)
+        self.process = subprocess.Popen(
+            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cwd=testCase.mktemp() if hasattr(testCase, "mktemp") else None)
+        testCase.addCleanup(self.stop)
+        self._waitForPorts(games)
+
+    def _waitForPorts(self, games):
+        wanted = {FACTORIES[kind]: kind for kind in games}
+        pattern = re.compile(r"(\w+Factory) starting on (\d+)")
+        deadline = time.monotonic() + TIMEOUT
+        selector = selectors.DefaultSelector()
+        selector.register(self.process.stdout, selectors.EVENT_READ)
+        while wanted and time.monotonic() < deadline:
+            if not selector.select(deadline - time.monotonic()):
+                break
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            text = line.decode("utf-8", "replace")
+            self.output.append(text)
+            match = pattern.search(text)
+            if match and match.group(1) in wanted:
+                self.ports[wanted.pop(match.group(1))] = int(match.group(2))
+        selector.close()
+        if wanted:
+            self.stop()
+            raise AssertionError("gamehub did not start {}:\n{}".format(
+                sorted(wanted.values()), "".join(self.output)))
+
+    def port(self, kind):
+        """
+        The port the protocol C{kind} listens on.
+        """
+        return self.ports[kind]
+
+    def stop(self):
+        """
+        Stop the server (SIGTERM, then SIGKILL) and collect its output.
+        """
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stdout:
+            rest = self.process.stdout.read()
+            self.process.stdout.close()
+            if rest:
+                self.output.append(rest.decode("utf-8", "replace"))
+
+    @property
+    def pid(self):
+        """
+        The server's process id.
+        """
+        return self.process.pid
+
+
+class BlockingClient:
+    """
+    A loopback TCP client with reads bounded by L{TIMEOUT}.
+    """
+
+    def __init__(self, port, host="127.0.0.1"):
+        self.sock = socket.create_connection((host, port), timeout=TIMEOUT)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def sendBytes(self, data):
+        """
+        Send raw bytes.
+        """
+        self.sock.sendall(data)
+
+    def recvSome(self):
+        """
+        The next bytes the server sends (b"" on EOF).
+        """
+        return self.sock.recv(65536)
+
+    def isClosedByPeer(self):
+        """
+        Whether the server closes the connection (reads up to EOF).
+        """
+        try:
+            while self.sock.recv(65536):
+                pass
+        except ConnectionResetError:
+            pass
+        except socket.timeout:
+            return False
+        return True
+
+    def close(self):
+        """
+        Close the connection.
+        """
+        self.sock.close()
+
+
+class GomokuClient(BlockingClient):
+    """
+    A blocking gomoku client built on L{hub.wire.gomoku}.
+    """
+
+    def __init__(self, port, host="127.0.0.1"):
+        BlockingClient.__init__(self, port, host)
+        self.scanner = gomokuWire.FrameScanner()
+        self.received = []
+        self.session = 0
+
+    def send(self, message):
+        """
+        Send one message (a dict).
+        """
+        self.sendBytes(gomokuWire.encodeMessage(message))
+
+    def nextSession(self):
+        """
+        The next request session number, as the original client counts.
+        """
+        self.session += 1
+        return self.session
+
+    def receive(self):
+        """
+        The next message from the server.
+        """
+        while not self.received:
+            data = self.recvSome()
+            if not data:
+                raise EOFError("server closed the connection")
+            for payload in self.scanner.feed(data):
+                self.received.append(gomokuWire.decodeMessage(payload))
+        return self.received.pop(0)
