@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 from hub.wire import gomoku as gomokuWire
@@ -63,9 +64,11 @@ class GamehubServer:
             desc = "tcp:0:interface=127.0.0.1" if kind in games else "none"
             args.append("--{}-port={}".format(kind, desc))
         args.extend(extra)
+        workdir = tempfile.mkdtemp(prefix="gamehub-e2e-")
+        testCase.addCleanup(shutil.rmtree, workdir, True)
         self.process = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            cwd=testCase.mktemp() if hasattr(testCase, "mktemp") else None)
+            cwd=workdir)
         testCase.addCleanup(self.stop)
         self._waitForPorts(games)
 
@@ -109,7 +112,7 @@ class GamehubServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process.stdout:
+        if self.process.stdout and not self.process.stdout.closed:
             rest = self.process.stdout.read()
             self.process.stdout.close()
             if rest:
