@@ -1,0 +1,41 @@
+"""
+The README's set-up and test commands are the ones CI runs.
+"""
+
+import os
+import re
+
+from twisted.trial.unittest import SynchronousTestCase
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read(*path):
+    with open(os.path.join(TOP, *path), encoding="utf-8") as f:
+        return f.read()
+
+
+class ReadmeTests(SynchronousTestCase):
+    """
+    README.md and .ci/run agree.
+    """
+
+    def test_ciRunsTheReadmeTestCommand(self):
+        """
+        The last command of .ci/run is the README's test command.
+        """
+        readme = read("README.md")
+        blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
+        testCommand = blocks[1].strip()
+        ciLines = [line for line in read(".ci", "run").splitlines()
+                   if line.strip() and not line.startswith("#")]
+        self.assertEqual(ciLines[-1].strip(), testCommand)
+
+    def test_setUpCommands(self):
+        """
+        The set-up block installs the extras and starts the server.
+        """
+        blocks = re.findall(r"```sh\n(.*?)```", read("README.md"), re.S)
+        self.assertEqual(blocks[0].split("\n")[:2],
+                         ['pip install -e ".[client,test]"',
+                          "twistd -n gamehub"])
