@@ -6,6 +6,7 @@ hints, and the lobby pilot of C{--bot}.
 
 from dataclasses import dataclass
 
+from twisted.internet.protocol import ProcessProtocol
 from twisted.logger import Logger
 
 from client_pyglet import net
@@ -83,6 +84,8 @@ class ClientSession:
         self._attempts = 0
         self._stopped = False
         self._overSeen = False
+        self._autoJoined = False
+        self.bots = []
         self.state.subscribe(self._event)
 
     def start(self):
@@ -103,9 +106,36 @@ class ClientSession:
         self.autoplay.setEnabled(False)
         if self.pilot is not None:
             self.pilot.stop()
+        for bot in self.bots:
+            bot.stop()
         proto = self.state._protocol
         if proto is not None and proto.transport is not None:
             proto.transport.loseConnection()
+
+    def addBot(self, level=None):
+        """
+        Start a bot client (C{python -m hub.bots}) that joins our room.
+        """
+        import os
+        import sys
+        o = self.options
+        room = getattr(self.state, "roomId", None) or o.room
+        url = "%s://%s:%d" % (o.game, o.host, o.port)
+        args = [sys.executable, "-m", "hub.bots", url, "--count", "1",
+                "--level", str(level or o.level)]
+        if room and o.game != "splendor":
+            args += ["--room", room]
+        try:
+            import hub.bots.__main__  # noqa: F401
+        except ImportError:
+            self.state.error("no bot program (hub.bots) is installed")
+            return None
+        proto = _BotProcess(self.state)
+        self.reactor.spawnProcess(proto, sys.executable, args,
+                                  env=os.environ.copy())
+        self.bots.append(proto)
+        self.state.notify("a bot is joining")
+        return proto
 
     def _connected(self, protocol):
         self._attempts = 0
@@ -142,6 +172,12 @@ class ClientSession:
     def _event(self, event, **details):
         if event == "phase":
             new = details["new"]
+            if (new == S.LOBBY and self.options.game == "checkers"
+                    and not self._autoJoined
+                    and (self.options.room or self.options.bot)):
+                self._autoJoined = True
+                self.clock.callLater(0, self.state.join,
+                                     self.options.room or "gamehub")
             if new == S.OVER and not self._overSeen:
                 self._overSeen = True
                 self.onGameOver()
@@ -153,3 +189,26 @@ class ClientSession:
         elif event == "lost" and self._canReconnect():
             # gomoku keeps its phase while it tries to resume
             self._scheduleReconnect()
+
+
+class _BotProcess(ProcessProtocol):
+    """
+    A bot client started by "add bot"; its exit is reported.
+    """
+
+    def __init__(self, state):
+        self.state = state
+        self.ended = False
+
+    def processEnded(self, reason):
+        self.ended = True
+        code = getattr(reason.value, "exitCode", None)
+        if code:
+            self.state.error("the bot exited with status %s" % (code,))
+
+    def stop(self):
+        if not self.ended and self.transport is not None:
+            try:
+                self.transport.signalProcess("TERM")
+            except Exception:
+                pass

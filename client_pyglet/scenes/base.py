@@ -20,8 +20,20 @@ MUTED = (150, 160, 180)
 GOOD = (96, 190, 120)
 BAD = (226, 96, 96)
 GOLD = (236, 196, 80)
-FONTS = ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC",
-         "Arial"]
+FONTS = ["DejaVu Sans", "Arial"]
+#: Fonts for text with Chinese characters (pyglet does not fall back per
+#: glyph).
+CJK_FONTS = ["WenQuanYi Micro Hei", "Noto Sans CJK SC", "Microsoft YaHei",
+             "PingFang SC", "DejaVu Sans"]
+
+
+def fontsFor(s):
+    """
+    The font list that can show C{s}.
+    """
+    if any(ord(ch) >= 0x2E80 for ch in s):
+        return CJK_FONTS
+    return FONTS
 #: Seconds a message stays in the message line.
 MESSAGE_SECONDS = 6.0
 
@@ -205,7 +217,7 @@ class Scene:
             kw["width"] = width
             kw["multiline"] = multiline
         return self.keep(pyglet.text.Label(
-            s, x=x, y=y, font_name=FONTS, font_size=size,
+            s, x=x, y=y, font_name=fontsFor(s), font_size=size,
             color=rgba(color), anchor_x=anchor_x, anchor_y=anchor_y,
             weight="bold" if bold else "normal", batch=self.batch,
             group=group or self.topGroup, **kw))
@@ -295,8 +307,8 @@ class Scene:
     def onMousePress(self, x, y, button):
         for (hx, hy, w, h, cb, args) in reversed(self._hits):
             if hx <= x <= hx + w and hy <= y <= hy + h:
-                if not (cb == self.setFocus):
-                    self.focus = None if cb != self.setFocus else self.focus
+                if cb != self.setFocus:
+                    self.focus = None
                 cb(*args)
                 self.invalidate()
                 return

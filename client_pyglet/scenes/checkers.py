@@ -1,0 +1,381 @@
+"""
+Chinese checkers screens: join, room, and the star board.
+"""
+
+import math
+
+import pyglet
+from pyglet import shapes
+
+from hub.games import checkers as G
+
+from client_pyglet import state as S
+from client_pyglet.scenes.base import (
+    ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT, FONTS,
+    GameSceneMixin, Scene, rgba)
+from client_pyglet.state_checkers import TURN_SECONDS
+
+#: Region colours (as the official server's client: A yellow, B red,
+#: C purple, D blue, E cyan, F green).
+REGION_COLOURS = {
+    "A": (240, 200, 60), "B": (220, 70, 70), "C": (160, 90, 210),
+    "D": (70, 120, 230), "E": (60, 200, 210), "F": (80, 190, 90),
+}
+HOP_SECONDS = 0.18
+SQRT3_2 = math.sqrt(3) / 2
+
+
+def rotateCW(cell, times):
+    """
+    Rotate C{cell} clockwise by C{times} sixths of a turn (A -> B).
+    """
+    x, y = cell
+    for _ in range(times % 6):
+        x, y = x + y, -x
+    return x, y
+
+
+def tint(c, f):
+    """
+    C{c} mixed with the background by C{f} (0 background .. 1 colour).
+    """
+    bg = (40, 48, 66)
+    return tuple(int(bg[i] + (c[i] - bg[i]) * f) for i in range(3))
+
+
+class CheckersJoinScene(Scene):
+    """
+    Join (or create) a room by id, with a user name.
+    """
+
+    title = "Chinese checkers · join a room"
+
+    def build(self):
+        w, h = self.width, self.height
+        x = w / 2 - 220
+        self.rect(x, h / 2 - 170, 440, 330, PANEL, radius=12)
+        self.text("Join or create a room", w / 2, h / 2 + 120, size=18,
+                  bold=True, anchor_x="center")
+        self.field("room", "room id", x + 30, h / 2 + 30, 380,
+                   value=self.app.options.room or "gamehub")
+        self.field("name", "your name (letters, digits, _)", x + 30,
+                   h / 2 - 50, 380, value=self.state.name)
+        self.button("Join", x + 30, h / 2 - 140, 380, 44, self.join,
+                    size=15)
+
+    def join(self):
+        room = self.fieldValue("room").strip()
+        name = self.fieldValue("name").strip()
+        if not room or not name:
+            self.state.error("room id and name are needed")
+            return
+        self.state.join(room, name)
+
+    def onSubmit(self, name):
+        self.join()
+
+
+class CheckersRoomScene(Scene):
+    """
+    The room: members with ready flags, ready, add bot, leave.
+    """
+
+    title = "Chinese checkers · room"
+
+    def build(self):
+        st = self.state
+        w, h = self.width, self.height
+        self.text("Room “%s”" % (st.roomId or "",), w / 2, h - 110,
+                  size=22, bold=True, anchor_x="center")
+        n = len(st.members)
+        letters = G.PLAYER_REGIONS.get(n, ())
+        x = w / 2 - 260
+        y = h - 170
+        self.rect(x, y - 6 * 52 - 10, 520, 6 * 52 + 20, PANEL, radius=12)
+        for i in range(6):
+            yy = y - (i + 1) * 52
+            if i < n:
+                name, ready = st.members[i]
+                region = letters[i] if i < len(letters) else None
+                c = REGION_COLOURS[region] if region else MUTED
+                self.circle(x + 34, yy + 20, 13, c)
+                if region:
+                    self.text(region, x + 34, yy + 20, size=11,
+                              anchor_x="center", anchor_y="center",
+                              color=(20, 20, 20), bold=True)
+                me = " (you)" if name == st.name else ""
+                self.text(name + me, x + 64, yy + 13, size=15,
+                          bold=bool(me))
+                self.text("READY" if ready else "not ready",
+                          x + 500, yy + 13, size=12, bold=True,
+                          color=GOOD if ready else BAD, anchor_x="right")
+            else:
+                self.text("empty seat", x + 64, yy + 13, size=12,
+                          color=(90, 100, 120))
+        ok = n in G.STANDARD_PLAYER_COUNTS
+        msg = ("starts when everyone is ready" if ok else
+               "a game needs 2, 3 or 6 players (now %d)" % (n,))
+        self.text(msg, w / 2, y - 6 * 52 - 40, size=12,
+                  color=MUTED if ok else GOLD, anchor_x="center")
+        by = y - 6 * 52 - 100
+        meReady = any(m[0] == st.name and m[1] for m in st.members)
+        self.button("Ready", w / 2 - 260, by, 160, 42, st.setReady, True,
+                    active=meReady, enabled=not meReady, size=14)
+        self.button("Add bot", w / 2 - 80, by, 160, 42,
+                    self.session.addBot, enabled=n < 6)
+        self.button("Leave", w / 2 + 100, by, 160, 42, st.leave,
+                    color=(120, 60, 60))
+
+
+class CheckersGameScene(GameSceneMixin, Scene):
+    """
+    The star board in six colours, selection, legal destinations, jump
+    animations, whose turn with a countdown, the ranking at the end.
+    """
+
+    title = "Chinese checkers"
+
+    def setup(self):
+        self.selected = None
+        self.anim = None
+        self.s = min((self.width - 380) / 13.0, (self.height - 90) / 14.6)
+        self.cx = 20 + (self.width - 360) / 2
+        self.cy = (self.height - 44) / 2 + 4
+        self.countdown = None
+        self.dynBatch = pyglet.graphics.Batch()
+        self.dynKeep = []
+        self._rotation()
+
+    def _rotation(self):
+        mine = self.state.myRegion()
+        self.turns = 0
+        if mine:
+            self.turns = ("ABCDEF".index("D") - "ABCDEF".index(mine)) % 6
+
+    def pos(self, cell):
+        """
+        Screen position of C{cell} (rotated so our corner is at the
+        bottom).
+        """
+        x, y = rotateCW(cell, self.turns)
+        return (self.cx + (x + y / 2.0) * self.s,
+                self.cy + y * SQRT3_2 * self.s)
+
+    def cellAt(self, px, py):
+        best, bestD = None, self.s * 0.45
+        for cell in G.CELLS:
+            x, y = self.pos(cell)
+            d = math.hypot(px - x, py - y)
+            if d < bestD:
+                best, bestD = cell, d
+        return best
+
+    def stateEvent(self, event, details):
+        if event == "moved":
+            self.selected = None
+            self.anim = (details["path"], details["seat"],
+                         self._clock.seconds())
+        elif event in ("turn", "rejected", "eliminated"):
+            self.selected = None
+            if event != "turn":
+                self.anim = None
+        if event == "phase":
+            self._rotation()
+        Scene.stateEvent(self, event, details)
+
+    def build(self):
+        st = self.state
+        board = st.board
+        s = self.s
+        self.rect(self.cx - 7.2 * s, self.cy - 7.3 * s, 14.4 * s, 14.6 * s,
+                  (32, 40, 58), radius=16)
+        # the star's shape: two big triangles
+        tips = [self.pos(c) for c in ((-4, 8), (8, -4), (-4, -4))]
+        tips2 = [self.pos(c) for c in ((4, -8), (-8, 4), (4, 4))]
+        for tri in (tips, tips2):
+            cxs = sum(p[0] for p in tri) / 3
+            cys = sum(p[1] for p in tri) / 3
+            grown = [(cxs + (p[0] - cxs) * 1.1, cys + (p[1] - cys) * 1.1)
+                     for p in tri]
+            self.keep(shapes.Triangle(
+                *grown[0], *grown[1], *grown[2], color=rgba((52, 62, 86)),
+                batch=self.batch, group=self.bgGroup))
+        if board is None:
+            return
+        animating = self.anim is not None
+        hidden = self.anim[0][-1] if animating else None
+        dests = {}
+        if self.selected is not None and st.isMyTurn():
+            dests = board.destinations(self.selected)
+        hint = self.session.autoplay.hint
+        hintCells = set(hint) if hint else set()
+        for cell in G.CELLS:
+            px, py = self.pos(cell)
+            region = G.regionOf(*cell)
+            base = tint(REGION_COLOURS[region], 0.35) if region else \
+                (70, 80, 104)
+            self.circle(px, py, s * 0.2, base, group=self.midGroup)
+            seat = board.pieceAt(cell)
+            if seat is not None and cell != hidden:
+                self._piece(px, py, board.regionOfSeat(seat))
+            if cell in dests:
+                self.ring(px, py, s * 0.36, GOOD, 3)
+                self.circle(px, py, s * 0.12, GOOD, group=self.topGroup)
+            if cell in hintCells:
+                self.ring(px, py, s * 0.42, GOLD, 3)
+        if self.selected is not None:
+            px, py = self.pos(self.selected)
+            self.ring(px, py, s * 0.44, TEXT, 3)
+        if st.lastPath and not animating:
+            pts = [self.pos(c) for c in st.lastPath]
+            for a, b in zip(pts, pts[1:]):
+                self.line(a[0], a[1], b[0], b[1], TEXT, 2,
+                          group=self.topGroup, alpha=140)
+        self.hit(self.cx - 7 * s, self.cy - 7.3 * s, 14 * s, 14.6 * s,
+                 self.clickBoard)
+        self.buildSide()
+
+    def _piece(self, px, py, region, batch=None, keep=None):
+        s = self.s
+        c = REGION_COLOURS[region]
+        batch = batch or self.batch
+        keep = keep if keep is not None else self._keep
+        keep.append(shapes.Circle(px, py - 2, s * 0.36,
+                                  color=rgba((10, 10, 10), 120),
+                                  batch=batch, group=self.fgGroup))
+        keep.append(shapes.Circle(px, py, s * 0.36, color=rgba(c),
+                                  batch=batch, group=self.fgGroup))
+        hi = tuple(min(255, v + 60) for v in c)
+        keep.append(shapes.Circle(px - s * 0.1, py + s * 0.1, s * 0.12,
+                                  color=rgba(hi), batch=batch,
+                                  group=self.topGroup))
+
+    def buildSide(self):
+        st = self.state
+        board = st.board
+        x = self.width - 330
+        top = self.height - 64
+        self.rect(x, 56, 312, top - 56, PANEL, radius=12)
+        self.text("Players", x + 18, top - 34, size=14, bold=True)
+        y = top - 72
+        for name, region in sorted(st.regions.items(),
+                                   key=lambda kv: kv[1]):
+            seat = board.seatOfRegion(region)
+            self.circle(x + 30, y + 6, 11, REGION_COLOURS[region])
+            turn = st.currentRegion == region and st.phase == S.GAME
+            me = " (you)" if name == st.name else ""
+            self.text(name + me, x + 50, y, size=13, bold=turn,
+                      color=TEXT if turn or not st.currentRegion else MUTED)
+            if board.hasFinished(seat):
+                status, c = "home #%d" % (board.finished.index(seat) + 1,
+                                          ), GOOD
+            elif board.isEliminated(seat):
+                status, c = "out", BAD
+            elif turn:
+                status, c = "to move", GOLD
+            else:
+                status, c = "%d/10 home" % (board.piecesInTarget(seat),), \
+                    MUTED
+            self.text(status, x + 296, y, size=11, color=c,
+                      anchor_x="right")
+            y -= 34
+        y -= 20
+        if st.phase == S.OVER:
+            self.text("Ranking", x + 18, y, size=16, bold=True, color=GOLD)
+            y -= 34
+            for i, name in enumerate(st.ranking or []):
+                region = st.regions.get(name)
+                if region:
+                    self.circle(x + 30, y + 6, 9, REGION_COLOURS[region])
+                self.text("%d. %s" % (i + 1, name), x + 50, y, size=14,
+                          bold=name == st.name)
+                y -= 30
+            self.button("Play again", x + 18, 80, 276, 40, self.again)
+            return
+        if st.isMyTurn():
+            s, c = "Your turn", ACCENT
+        elif st.finishedMe:
+            s, c = "You finished!", GOOD
+        else:
+            s, c = "Waiting for %s" % (
+                st.nameOfRegion(st.currentRegion) or "...",), MUTED
+        self.text(s, x + 156, y, size=17, bold=True, color=c,
+                  anchor_x="center")
+        self.countdownY = y - 40
+        self.countdownX = x + 156
+        self.buildAssist(x + 25, y - 110)
+        self.text("Click one of your pieces, then a green target.",
+                  x + 18, 90, size=10, color=MUTED, width=280,
+                  multiline=True)
+
+    def again(self):
+        room = self.app.options.room or "gamehub"
+        self.state.join(room)
+
+    def drawDynamic(self):
+        st = self.state
+        self.dynKeep = []
+        self.dynBatch = pyglet.graphics.Batch()
+        if self.anim is not None:
+            path, seat, t0 = self.anim
+            t = (self._clock.seconds() - t0) / HOP_SECONDS
+            hops = len(path) - 1
+            if t >= hops or st.board is None:
+                self.anim = None
+                self.invalidate()
+            else:
+                k = int(t)
+                f = t - k
+                a, b = self.pos(path[k]), self.pos(path[k + 1])
+                lift = math.sin(f * math.pi) * self.s * 0.25 if hops > 1 \
+                    or abs(path[1][0] - path[0][0]) > 1 \
+                    or abs(path[1][1] - path[0][1]) > 1 else 0
+                px = a[0] + (b[0] - a[0]) * f
+                py = a[1] + (b[1] - a[1]) * f + lift
+                self._piece(px, py, st.board.regionOfSeat(seat),
+                            self.dynBatch, self.dynKeep)
+        if st.phase == S.GAME and st.turnStarted and \
+                getattr(self, "countdownY", None):
+            left = TURN_SECONDS - (self._clock.seconds() - st.turnStarted)
+            left = max(0, int(math.ceil(left)))
+            c = BAD if left <= 5 else TEXT
+            self.dynKeep.append(pyglet.text.Label(
+                "%d s" % (left,), x=self.countdownX, y=self.countdownY,
+                font_name=FONTS, font_size=22, weight="bold",
+                color=rgba(c), anchor_x="center", batch=self.dynBatch))
+        self.dynBatch.draw()
+
+    def clickBoard(self):
+        st = self.state
+        cell = self.cellAt(*self.mouse)
+        if cell is None or st.board is None:
+            return
+        if not st.isMyTurn():
+            st.error("wait for your turn")
+            return
+        if self.session.autoplay.enabled:
+            st.notify("AI 托管 is on: turn it off to play yourself")
+            return
+        seat = st.mySeat()
+        if st.board.pieceAt(cell) == seat:
+            self.selected = cell if self.selected != cell else None
+            return
+        if self.selected is not None:
+            dests = st.board.destinations(self.selected)
+            if cell in dests:
+                st.move(dests[cell])
+                self.selected = None
+                return
+        self.selected = None
+
+    def onMousePress(self, x, y, button):
+        self.mouse = (x, y)
+        Scene.onMousePress(self, x, y, button)
+
+
+SCENES = {
+    S.LOBBY: CheckersJoinScene,
+    S.ROOM: CheckersRoomScene,
+    S.GAME: CheckersGameScene,
+    S.OVER: CheckersGameScene,
+}
