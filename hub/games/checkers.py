@@ -37,6 +37,10 @@ PLAYER_REGIONS = {
 # The player counts that start without the four-player option.
 STANDARD_PLAYER_COUNTS = (2, 3, 6)
 
+# The tip (outermost cell) of each region.
+TIPS = {"A": (-4, 8), "B": (4, 4), "C": (8, -4), "D": (4, -8),
+        "E": (-4, -4), "F": (-8, 4)}
+
 TARGET = {"A": "D", "B": "E", "C": "F", "D": "A", "E": "B", "F": "C"}
 
 # The six neighbour vectors (section 3.5); a jump is twice one of them.
@@ -550,7 +554,7 @@ class CheckersGame:
         the steps to its target's tip (0 is not necessarily finished;
         for bots and benchmarks).
         """
-        tip = _TIPS[TARGET[self.regions[seat]]]
+        tip = TIPS[TARGET[self.regions[seat]]]
         return sum(cellDistance(CELLS[i], tip) for i in self._pieces[seat])
 
     def piecesInTarget(self, seat: int) -> int:
@@ -562,10 +566,6 @@ class CheckersGame:
     def __repr__(self) -> str:
         return "<CheckersGame %s seat=%r over=%r>" % (
             "".join(self.regions), self.currentSeat, self.isOver)
-
-
-_TIPS = {"A": (-4, 8), "B": (4, 4), "C": (8, -4), "D": (4, -8),
-         "E": (-4, -4), "F": (-8, 4)}
 
 
 def render(game: CheckersGame) -> str:

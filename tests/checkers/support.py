@@ -1,0 +1,214 @@
+"""
+Shared fakes for the checkers protocol tests: a server over a
+L{Clock}, and clients on L{StringTransport}s that record every write.
+"""
+
+import random
+
+from twisted.internet.address import IPv4Address
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
+
+from hub.games import checkers as rules
+from hub.lobby import Lobby
+from hub.protocols.checkers import CheckersFactory
+from hub.sessions import Sessions
+from hub.wire import checkers as wire
+
+# 2022-06-28 08:00:00 UTC, the timestamp of the spec's example, plus a
+# fraction that the server must drop.
+START_TIME = 1656403200.75
+
+
+class RecordingTransport(StringTransport):
+    """
+    A L{StringTransport} that keeps each C{write} call apart and records
+    C{setTcpNoDelay}.
+    """
+
+    def __init__(self):
+        StringTransport.__init__(self)
+        self.writes = []
+        self.noDelay = False
+
+    def write(self, data):
+        self.writes.append(data)
+        StringTransport.write(self, data)
+
+    def setTcpNoDelay(self, enabled):
+        self.noDelay = enabled
+
+
+class Client:
+    """
+    One fake connection: sends lines, reads what the server wrote.
+    """
+
+    def __init__(self, server, protocol, transport):
+        self.server = server
+        self.protocol = protocol
+        self.transport = transport
+        self._read = 0
+
+    def sendRaw(self, data):
+        """
+        Deliver raw bytes to the server.
+        """
+        self.protocol.dataReceived(data)
+
+    def send(self, op, data1="", data2=""):
+        """
+        Send one well-formed message.
+        """
+        self.sendRaw(wire.encode(op, data1, data2))
+
+    def join(self, room, name):
+        self.send(wire.JOIN_ROOM_OP, room, name)
+
+    def ready(self, name=""):
+        self.send(wire.PLAYER_READY_OP, name)
+
+    def move(self, region, path):
+        self.send(wire.MOVE_OP, region, path)
+
+    def leave(self, room="", name=""):
+        self.send(wire.LEAVE_ROOM_OP, room, name)
+
+    def rawLines(self):
+        """
+        The writes since the last read, each checked to be one whole
+        message line.
+        """
+        writes = self.transport.writes[self._read:]
+        self._read = len(self.transport.writes)
+        for data in writes:
+            assert data.endswith(b"\n") and data.count(b"\n") == 1, data
+        return writes
+
+    def received(self):
+        """
+        The messages since the last read, as L{wire.Message}s.
+        """
+        return [wire.decode(line) for line in self.rawLines()]
+
+    def disconnect(self):
+        """
+        Drop the connection.
+        """
+        self.transport.loseConnection()
+        self.protocol.connectionLost(None)
+
+    @property
+    def closed(self):
+        return self.transport.disconnecting
+
+
+class Server:
+    """
+    A checkers factory over a fresh lobby, sessions and L{Clock}.
+    """
+
+    def __init__(self, **kwargs):
+        self.clock = Clock()
+        self.clock.advance(START_TIME)
+        self.lobby = Lobby()
+        self.sessions = Sessions(self.clock)
+        self.factory = CheckersFactory(self.lobby, self.sessions,
+                                       self.clock, **kwargs)
+        self._port = 40000
+
+    def connect(self):
+        """
+        A new connected L{Client}.
+        """
+        self._port += 1
+        protocol = self.factory.buildProtocol(
+            IPv4Address("TCP", "127.0.0.1", self._port))
+        transport = RecordingTransport()
+        protocol.makeConnection(transport)
+        return Client(self, protocol, transport)
+
+    def room(self, roomId):
+        return self.lobby.room("checkers", roomId)
+
+    def table(self, roomId):
+        return self.factory.tables.get(self.room(roomId))
+
+    def startGame(self, names, roomId="r1"):
+        """
+        Connect, join and ready one client per name; return the clients
+        with their received messages cleared.
+        """
+        clients = []
+        for name in names:
+            client = self.connect()
+            client.join(roomId, name)
+            clients.append(client)
+        for name, client in zip(names, clients):
+            client.ready(name)
+        for client in clients:
+            client.received()
+        return clients
+
+    def setPosition(self, roomId, pieces, currentSeat=0):
+        """
+        Replace the running game of C{roomId} by a constructed position
+        (same regions).
+        """
+        table = self.table(roomId)
+        game = rules.CheckersGame.fromPosition(
+            table.game.regions, pieces, currentSeat)
+        table.game = table.room.game = game
+        return game
+
+
+def message(op, data1="", data2=""):
+    """
+    The L{wire.Message} a test expects.
+    """
+    return wire.Message(op, data1, data2)
+
+
+def errorOf(code):
+    """
+    Whether a message is ERROR_OP with C{code} (reason ignored).
+    """
+    def check(m):
+        return m.op == wire.ERROR_OP and m.data1 == str(code)
+    return check
+
+
+class Mirror:
+    """
+    A client-side copy of the game, kept from the messages one client
+    receives (as a real client would).
+    """
+
+    def __init__(self, names, regions, seed=0):
+        self.random = random.Random(seed)
+        self.names = names
+        self.regions = regions
+        self.game = rules.CheckersGame(regions=regions)
+
+    def seatOfRegion(self, region):
+        return self.regions.index(region)
+
+    def onMove(self, region, data2):
+        seat = self.seatOfRegion(region)
+        assert seat == self.game.currentSeat, (region, self.game)
+        if data2 == wire.TIMEOUT_PATH:
+            self.game.timeout()
+        else:
+            self.game.apply(seat, wire.parsePath(data2))
+
+    def choose(self, seat):
+        """
+        A noisy greedy move for C{seat}, or None if it is blocked.
+        """
+        actions = self.game.legalActions(seat)
+        if not actions:
+            return None
+        tip = rules.TIPS[rules.TARGET[self.regions[seat]]]
+        return min(actions, key=lambda p: (
+            rules.cellDistance(p[-1], tip) - rules.cellDistance(p[0], tip)
+            + 1.5 * self.random.random()))
