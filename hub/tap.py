@@ -72,12 +72,18 @@ def makeFactories(options, lobby, sessions, clock):
 
     @return: a L{dict} mapping the port option name to its factory.
     """
+    from hub.protocols.checkers import CheckersFactory
     from hub.protocols.gomoku import GomokuFactory
     takeover = options["takeover"] if options["takeover"] != "none" else None
     return {
         "gomoku-port": GomokuFactory(
             lobby, sessions, clock,
             maxIllegal=options["gomoku-max-illegal"],
+            takeover=takeover, botLevel=options["bot-level"]),
+        "checkers-port": CheckersFactory(
+            lobby, sessions, clock,
+            turnSeconds=options["checkers-turn-seconds"],
+            fourPlayers=bool(options["checkers-four-players"]),
             takeover=takeover, botLevel=options["bot-level"]),
     }
 
