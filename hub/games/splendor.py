@@ -306,6 +306,7 @@ class SplendorGame:
     @ivar stalled: True if the game ended because no seat could act
         (every pile empty, no reserve possible, nothing affordable); the
         winner is then ranked the same way.
+    @ivar retired: per seat, True once its player left (L{retire}).
     @ivar turns: completed turns (passes included).
     """
 
@@ -339,6 +340,7 @@ class SplendorGame:
         self.pendingNobles = ()
         self.winner = None
         self.stalled = False
+        self.retired = [False] * seatCount
         self.turns = 0
 
     @property
@@ -367,6 +369,7 @@ class SplendorGame:
         other.pendingNobles = self.pendingNobles
         other.winner = self.winner
         other.stalled = self.stalled
+        other.retired = self.retired[:]
         other.turns = self.turns
         return other
 
@@ -747,26 +750,58 @@ class SplendorGame:
 
     def _endTurn(self, seat, events):
         passes = 0
+        retired = self.retired
         while True:
             self.turns += 1
-            if (seat == self.seatCount - 1 and
-                    max(p.points for p in self.players) >= WINNING_POINTS):
+            if seat == self.seatCount - 1 and max(
+                    p.points for s, p in enumerate(self.players)
+                    if not retired[s]) >= WINNING_POINTS:
                 return self._finish(events)
             seat = (seat + 1) % self.seatCount
             self.currentSeat = seat
             self.phase = PHASE_ACT
+            if retired[seat]:
+                continue
             if self._canAct(seat):
                 events.append(NewTurn(seat))
                 return events
             events.append(TurnSkipped(seat))
             passes += 1
-            if passes >= self.seatCount:
+            if passes >= retired.count(False):
                 self.stalled = True
                 return self._finish(events)
 
     def _finish(self, events):
         self.phase = PHASE_OVER
         self.currentSeat = None
-        self.winner = self.ranking()[0]
+        self.pendingDiscard = 0
+        self.pendingNobles = ()
+        self.winner = [s for s in self.ranking() if not self.retired[s]][0]
         events.append(GameOver(self.winner))
+        return events
+
+    # Players leaving.
+
+    def retire(self, seat):
+        """
+        The player of C{seat} left: the seat plays no more.  If it was to
+        act, a pending discard or noble choice is settled with its first
+        legal action (announced like any move) and the turn passes.  With
+        fewer than two seats left the game ends; the winner is always
+        chosen among the seats still playing.  The seat's tokens and cards
+        stay where they are.
+
+        @return: the events caused, in announcement order.
+        """
+        if self.phase == PHASE_OVER or self.retired[seat]:
+            return []
+        self.retired[seat] = True
+        events = []
+        if self.retired.count(False) < 2:
+            return self._finish(events)
+        while (self.currentSeat == seat
+               and self.phase in (PHASE_DISCARD, PHASE_NOBLE)):
+            events.extend(self.apply(seat, self.legalActions(seat)[0]))
+        if self.currentSeat == seat:
+            events = self._endTurn(seat, events)
         return events

@@ -63,7 +63,14 @@ class FrameError(ValueError):
     """
     The stream cannot be framed (a length under 28 or over 64 KiB): the
     connection must be closed.
+
+    @ivar frames: the frames completed before the bad header, to handle
+        before closing.
     """
+
+    def __init__(self, message, frames=()):
+        ValueError.__init__(self, message)
+        self.frames = list(frames)
 
 
 class BodyError(ValueError):
@@ -128,7 +135,8 @@ class FrameReader:
         @return: a list of C{(apiId, playerId, rawBody)}, C{rawBody} being
             L{bytes} (empty for a body-less message).
         @raise FrameError: on a length under 28 or over C{maxLength}; the
-            reader is then unusable.
+            frames before it are in its C{frames}; the reader is then
+            unusable.
         """
         alldata = self._unprocessed + data
         currentOffset = 0
@@ -138,7 +146,7 @@ class FrameReader:
                 alldata, currentOffset)
             if length < HEADER_LENGTH or length > self.maxLength:
                 self._unprocessed = b""
-                raise FrameError("frame length %d" % (length,))
+                raise FrameError("frame length %d" % (length,), frames)
             messageEnd = currentOffset + length
             if len(alldata) < messageEnd:
                 break

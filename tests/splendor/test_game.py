@@ -757,3 +757,76 @@ class StalledTests(SynchronousTestCase):
                                       sp.GameOver(1)])
         self.assertTrue(g.isOver)
         self.assertTrue(g.stalled)
+
+
+class RetireTests(SynchronousTestCase):
+    """
+    L{sp.SplendorGame.retire}: a player who left.
+    """
+
+    take = EndTests.take
+
+    def test_offTurn(self):
+        """
+        A seat retiring while another acts causes nothing now and is
+        skipped later, without a TurnSkipped.
+        """
+        g = game(3)
+        self.assertEqual(g.retire(1), [])
+        self.assertEqual(g.apply(0, self.take)[1:], [sp.NewTurn(2)])
+        self.assertEqual(g.retire(1), [])
+
+    def test_onTurn(self):
+        """
+        The seat to act retiring passes the turn.
+        """
+        g = game(3)
+        self.assertEqual(g.retire(0), [sp.NewTurn(1)])
+        self.assertEqual(g.legalActions(0), [])
+
+    def test_pendingDiscard(self):
+        """
+        A pending discard is settled with the first legal one.
+        """
+        g = game(3)
+        tokens(g.players[0], diamond=3, sapphire=3, emerald=3)
+        g.apply(0, self.take)
+        first = g.legalActions(0)[0]
+        self.assertEqual(g.retire(0), [sp.OperationDone(0, first),
+                                       sp.NewTurn(1)])
+        self.assertEqual(g.players[0].tokenCount(), 10)
+
+    def test_pendingNoble(self):
+        """
+        A pending noble choice is settled with the first noble offered.
+        """
+        g = game(3)
+        g.phase = sp.PHASE_NOBLE
+        g.pendingNobles = tuple(g.nobles[:2])
+        first = g.nobles[0]
+        self.assertEqual(g.retire(0), [sp.NobleAwarded(0, first, True),
+                                       sp.NewTurn(1)])
+
+    def test_lastOneWins(self):
+        """
+        With one seat left the game ends and that seat wins, even behind
+        on points.
+        """
+        g = game(2)
+        g.players[0].points = 14
+        self.assertEqual(g.retire(0), [sp.GameOver(1)])
+        self.assertTrue(g.isOver)
+        self.assertIsNone(g.currentSeat)
+        self.assertEqual(g.retire(1), [])
+
+    def test_retiredNeverWins(self):
+        """
+        At a normal end the winner is chosen among the seats still
+        playing.
+        """
+        g = game(3)
+        g.players[2].points = 20
+        g.players[1].points = 15
+        g.retire(2)
+        g.apply(0, self.take)
+        self.assertEqual(g.apply(1, self.take)[-1], sp.GameOver(1))

@@ -144,6 +144,16 @@ class FrameReaderTests(SynchronousTestCase):
         self.assertRaises(wire.FrameError, reader.feed,
                           wire.HEADER.pack(6, 1, 2 ** 64 - 1, 0))
 
+    def test_framesBeforeBadHeader(self):
+        """
+        The frames before a bad header travel on the error.
+        """
+        reader = wire.FrameReader()
+        good = wire.packFrame(wire.PLAYER_READY, 1)
+        e = self.assertRaises(wire.FrameError, reader.feed,
+                              good + wire.HEADER.pack(6, 1, 5, 0))
+        self.assertEqual(e.frames, [(wire.PLAYER_READY, 1, b"")])
+
     def test_maxAccepted(self):
         """
         A frame of exactly 64 KiB is accepted.
