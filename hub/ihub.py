@@ -101,9 +101,11 @@ class ISessions(Interface):
 
     def resume(kind, name, token, peer):
         """
-        Give a lost session back to a new connection.
+        Give the session of C{name} back to a new connection that proves
+        it with C{token}: a lost one, or a live one whose old connection
+        has not been seen to drop yet.
 
-        @return: the session, or None if no lost session matches.
+        @return: the session, or None if none matches.
         """
 
     def disconnect(session):

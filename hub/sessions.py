@@ -145,15 +145,19 @@ class Sessions(Service):
 
     def resume(self, kind, name, token, peer):
         """
-        Give the lost session of C{name} with C{token} to C{peer}.
+        Give the session of C{name} with C{token} to C{peer}: a lost
+        session within its grace, or a live one whose player reconnected
+        before the server noticed the old connection drop (the caller
+        closes the old peer).
 
-        @return: the session, or None if no lost session matches.
+        @return: the session, or None if no session matches.
         """
         session = self._byName.get((kind, name))
-        if session is None or not session.lost or session.token != token:
+        if session is None or session.token != token:
             return None
-        session._expiry.cancel()
-        session._expiry = None
+        if session._expiry is not None:
+            session._expiry.cancel()
+            session._expiry = None
         session.lost = False
         session.peer = peer
         self.log.info("{kind} player {name!r} resumed", kind=kind, name=name)

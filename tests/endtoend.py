@@ -76,19 +76,25 @@ class GamehubServer:
         wanted = {FACTORIES[kind]: kind for kind in games}
         pattern = re.compile(r"(\w+Factory) starting on (\d+)")
         deadline = time.monotonic() + TIMEOUT
+        fd = self.process.stdout.fileno()
         selector = selectors.DefaultSelector()
-        selector.register(self.process.stdout, selectors.EVENT_READ)
+        selector.register(fd, selectors.EVENT_READ)
+        pending = b""
         while wanted and time.monotonic() < deadline:
             if not selector.select(deadline - time.monotonic()):
                 break
-            line = self.process.stdout.readline()
-            if not line:
+            data = os.read(fd, 65536)
+            if not data:
                 break
-            text = line.decode("utf-8", "replace")
-            self.output.append(text)
-            match = pattern.search(text)
-            if match and match.group(1) in wanted:
-                self.ports[wanted.pop(match.group(1))] = int(match.group(2))
+            pending += data
+            *lines, pending = pending.split(b"\n")
+            for line in lines:
+                text = line.decode("utf-8", "replace")
+                self.output.append(text + "\n")
+                match = pattern.search(text)
+                if match and match.group(1) in wanted:
+                    self.ports[wanted.pop(match.group(1))] = int(
+                        match.group(2))
         selector.close()
         if wanted:
             self.stop()

@@ -16,7 +16,9 @@ Decisions where the spec leaves a choice (see also specs/README.md):
   - reconnect grace applies to a player lost mid-game; a player who drops
     in IDLE or ROOM leaves at once (room exit rules, name freed);
   - a game that ends while a player is lost is queued for them like any
-    other notification.
+    other notification;
+  - after a game both players get C{msg_room(type 3)} with the guest
+    unready, so that clients keeping a local copy of the room re-sync.
 """
 
 from twisted.internet.protocol import Factory, Protocol
@@ -168,6 +170,12 @@ class GomokuPlayer(RoomObserver):
         else:
             ex = wire.GAME_RSLT_ERROR
         self.send(wire.gameMessage(wire.GAME_STATE_END, ex, None, None))
+        if not any(m.session.lost for m in room.members) \
+                and len(room.members) == 2:
+            # The guest is not ready any more: say so to both, so that
+            # icc's local copy of the room (which gates its ready and
+            # start commands) matches the server's (spec section 11.8).
+            self.sendRoom(wire.RI_PLAYER_STATE, room)
 
 
 class GomokuProtocol(Protocol):
@@ -317,11 +325,16 @@ class GomokuProtocol(Protocol):
 
     def resume(self, name, token):
         """
-        Take back the lost session of C{name} if C{token} is its token.
+        Take back the session of C{name} if C{token} is its token: a lost
+        one, or a live one whose old connection is then closed (the player
+        came back before the drop was noticed).
         """
+        oldPeer = getattr(self.sessions.byName(KIND, name), "peer", None)
         session = self.sessions.resume(KIND, name, token, self)
         if session is None:
             return False
+        if oldPeer is not None:
+            oldPeer.transport.loseConnection()
         self.sessions.disconnect(self.session)
         self.session = session
         self.player = self.factory.players[session.id]

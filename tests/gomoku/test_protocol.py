@@ -49,6 +49,13 @@ def move(x, y, session, token):
             '"y":%d}>' % (session, token, x, y)).encode()
 
 
+def resync(session, token):
+    """
+    The room information both players get after a game: guest unready.
+    """
+    return roomInfo(3, session, token, guest="bob")
+
+
 ALICE = 1000
 BOB = 1001
 
@@ -526,16 +533,16 @@ class GameTests(SynchronousTestCase):
     def test_blackWins(self):
         """
         Five in a row for black: result, msg_move, then msg_game(3, 1) to
-        black and (3, 2) to white.  Both stay, guest unready, room FULL.
+        black and (3, 2) to white, each followed by the room information
+        showing the guest unready.  Both stay, room FULL.
         """
         black, white, owner, guest = self.hub.playing()
         self.play(black, white, [(i, 0) for i in range(5)],
                   [(i, 1) for i in range(4)])
-        self.assertEqual(black.raw()[-len(result(0, 8, BOB)
-                                          + game(3, 1, 8, BOB)):],
-                         result(0, 8, BOB) + game(3, 1, 8, BOB))
+        self.assertTrue(black.raw().endswith(
+            result(0, 8, BOB) + game(3, 1, 8, BOB) + resync(8, BOB)))
         self.assertTrue(white.raw().endswith(
-            move(4, 0, 7, ALICE) + game(3, 2, 7, ALICE)))
+            move(4, 0, 7, ALICE) + game(3, 2, 7, ALICE) + resync(7, ALICE)))
         owner.roomList()
         self.assertEqual(owner.raw(), result(6, 8, ALICE))
         c = self.hub.registered("carol")
@@ -553,9 +560,10 @@ class GameTests(SynchronousTestCase):
         self.play(black, white,
                   [(0, 5), (1, 5), (2, 5), (3, 9), (4, 9), (9, 9)],
                   [(0, 0), (1, 0), (2, 0), (4, 0), (5, 0), (3, 0)])
-        self.assertTrue(white.raw().endswith(game(3, 1, 9, ALICE)))
+        self.assertTrue(white.raw().endswith(
+            game(3, 1, 9, ALICE) + resync(9, ALICE)))
         self.assertTrue(black.raw().endswith(
-            move(3, 0, 9, BOB) + game(3, 2, 9, BOB)))
+            move(3, 0, 9, BOB) + game(3, 2, 9, BOB) + resync(9, BOB)))
 
     def test_ownerBlackMovesFirst(self):
         """
@@ -578,10 +586,10 @@ class GameTests(SynchronousTestCase):
         whites = [(x, y) for x, y in cells if ((x // 2) + y) % 2 == 1]
         self.play(black, white, blacks, whites)
         self.assertTrue(black.raw().endswith(
-            result(0, 116, BOB) + game(3, 3, 116, BOB)))
+            result(0, 116, BOB) + game(3, 3, 116, BOB) + resync(116, BOB)))
         self.assertTrue(white.raw().endswith(
             move(blacks[-1][0], blacks[-1][1], 115, ALICE)
-            + game(3, 3, 115, ALICE)))
+            + game(3, 3, 115, ALICE) + resync(115, ALICE)))
 
     def test_sixIllegalMovesEndInError(self):
         """
@@ -592,8 +600,9 @@ class GameTests(SynchronousTestCase):
         for _ in range(6):
             black.move(99, 99)
         self.assertTrue(black.raw().endswith(
-            result(1025, 9, BOB) + game(3, 4, 9, BOB)))
-        self.assertEqual(white.raw(), game(3, 4, 3, ALICE))
+            result(1025, 9, BOB) + game(3, 4, 9, BOB) + resync(9, BOB)))
+        self.assertEqual(white.raw(),
+                         game(3, 4, 3, ALICE) + resync(3, ALICE))
 
 
 class DisconnectTests(SynchronousTestCase):
@@ -724,3 +733,21 @@ class DisconnectTests(SynchronousTestCase):
                          + roomInfo(2, 1, ALICE, state=0))
         self.hub.clock.advance(60)
         self.assertEqual(len(self.hub.sessions), 1)
+
+    def test_reconnectBeforeDropNoticed(self):
+        """
+        A msg_reg with the token of a live player takes the player over:
+        the old connection is closed and the new one carries on in the same
+        room.
+        """
+        owner, guest = self.hub.pair(ready=False)
+        again = self.hub.connect()
+        again.send(wire.regMessage("bob", 1, BOB))
+        self.assertEqual(again.raw(), result(0, 1, BOB))
+        self.assertTrue(guest.closed)
+        guest.drop()
+        self.assertEqual(owner.raw(), b"")
+        again.send(wire.stateMessage(3, 2))
+        self.assertEqual(again.raw(), result(0, 2, BOB))
+        self.assertEqual(owner.raw(),
+                         roomInfo(3, 2, ALICE, guest="bob", gs=3))

@@ -102,15 +102,27 @@ class SessionsTests(SynchronousTestCase):
 
     def test_resumeWrongToken(self):
         """
-        A wrong token, or a session that is not lost, resumes nothing.
+        A wrong token or an unknown name resumes nothing.
         """
         a = self.sessions.connect("gomoku", object())
         self.sessions.claimName(a, "alice")
-        self.assertIsNone(
-            self.sessions.resume("gomoku", "alice", a.token, object()))
         self.sessions.lose(a, lambda s: None)
         self.assertIsNone(
             self.sessions.resume("gomoku", "alice", a.token + 1, object()))
+        self.assertIsNone(
+            self.sessions.resume("gomoku", "bob", a.token, object()))
+
+    def test_resumeLiveSession(self):
+        """
+        A live session can be taken over with its token: the player came
+        back before the old connection was seen to drop.
+        """
+        a = self.sessions.connect("gomoku", object())
+        self.sessions.claimName(a, "alice")
+        peer = object()
+        self.assertIs(
+            self.sessions.resume("gomoku", "alice", a.token, peer), a)
+        self.assertIs(a.peer, peer)
 
     def test_graceExpiry(self):
         """
