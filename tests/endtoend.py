@@ -20,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from hub.wire import gomoku as gomokuWire
@@ -59,6 +60,7 @@ class GamehubServer:
                                                    "splendor")):
         self.ports = {}
         self.output = []
+        self._drain = None
         args = twistdCommand() + ["-n", "--pidfile=", "gamehub"]
         for kind in FACTORIES:
             desc = "tcp:0:interface=127.0.0.1" if kind in games else "none"
@@ -96,10 +98,28 @@ class GamehubServer:
                     self.ports[wanted.pop(match.group(1))] = int(
                         match.group(2))
         selector.close()
+        if pending:
+            self.output.append(pending.decode("utf-8", "replace"))
+        if not wanted:
+            # Keep reading the log so that the server never blocks on a
+            # full pipe.
+            self._drain = threading.Thread(target=self._readLog, args=(fd,),
+                                           daemon=True)
+            self._drain.start()
         if wanted:
             self.stop()
             raise AssertionError("gamehub did not start {}:\n{}".format(
                 sorted(wanted.values()), "".join(self.output)))
+
+    def _readLog(self, fd):
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            self.output.append(data.decode("utf-8", "replace"))
 
     def port(self, kind):
         """
@@ -118,11 +138,14 @@ class GamehubServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        if self.process.stdout and not self.process.stdout.closed:
+        if self._drain is not None:
+            self._drain.join(TIMEOUT)
+        elif self.process.stdout and not self.process.stdout.closed:
             rest = self.process.stdout.read()
-            self.process.stdout.close()
             if rest:
                 self.output.append(rest.decode("utf-8", "replace"))
+        if self.process.stdout:
+            self.process.stdout.close()
 
     @property
     def pid(self):
