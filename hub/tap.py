@@ -74,6 +74,7 @@ def makeFactories(options, lobby, sessions, clock):
     """
     from hub.protocols.checkers import CheckersFactory
     from hub.protocols.gomoku import GomokuFactory
+    from hub.protocols.splendor import SplendorFactory
     takeover = options["takeover"] if options["takeover"] != "none" else None
     return {
         "gomoku-port": GomokuFactory(
@@ -84,6 +85,9 @@ def makeFactories(options, lobby, sessions, clock):
             lobby, sessions, clock,
             turnSeconds=options["checkers-turn-seconds"],
             fourPlayers=bool(options["checkers-four-players"]),
+            takeover=takeover, botLevel=options["bot-level"]),
+        "splendor-port": SplendorFactory(
+            lobby, sessions, clock,
             takeover=takeover, botLevel=options["bot-level"]),
     }
 

@@ -114,16 +114,16 @@ class RandomBot:
         return self.rng.choice(state.legalActions(seat))
 
 
-def makeBot(rng, level):
+def makeBot(level, seed):
     """
-    The Splendor bot of C{hub.bots.splendor} if there is one, else a
-    L{RandomBot}.
+    A takeover bot: C{hub.bots.splendor.SplendorBot(level, seed)} once
+    that module exists, else a L{RandomBot}.
     """
     try:
-        from hub.bots import splendor as bots
-        return bots.makeBot(level, rng)
-    except Exception:
-        return RandomBot(rng)
+        from hub.bots.splendor import SplendorBot
+    except ImportError:
+        return RandomBot(random.Random(seed))
+    return SplendorBot(level, seed)
 
 
 class SplendorProtocol(Protocol, RoomObserver):
@@ -328,13 +328,15 @@ class SplendorFactory(Factory):
     @param botLevel: the level of takeover bots.
     @param botDelay: seconds between a takeover bot's moves (the Unity
         client cannot take two messages of one kind in one frame).
+    @param botFactory: makes a takeover bot from C{(level, seed)};
+        L{makeBot} by default.
     """
 
     protocol = SplendorProtocol
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, takeover=None, rng=None,
-                 botLevel=2, botDelay=1.0):
+                 botLevel=2, botDelay=1.0, botFactory=makeBot):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -342,6 +344,7 @@ class SplendorFactory(Factory):
         self.rng = rng if rng is not None else random.Random()
         self.botLevel = botLevel
         self.botDelay = botDelay
+        self.botFactory = botFactory
         self.policy = SplendorStartPolicy(self.rng)
         self._tableNumbers = itertools.count(1)
         self._botCalls = {}
@@ -385,8 +388,8 @@ class SplendorFactory(Factory):
                 self.lobby.start(room)
             return
         if self.takeover == "bot" and room.members:
-            room.settings["bots"][member.seat] = makeBot(
-                random.Random(self.rng.getrandbits(64)), self.botLevel)
+            room.settings["bots"][member.seat] = self.botFactory(
+                self.botLevel, self.rng.getrandbits(32))
             self.scheduleBot(room)
         elif not room.members:
             self.endTable(room)
