@@ -172,6 +172,56 @@ class EncodeTests(SynchronousTestCase):
                          4294967295)
 
 
+def jsonFrame(obj):
+    """
+    The reference encoding: json.dumps as the spec gives it, brackets
+    escaped.
+    """
+    text = json.dumps(obj, separators=(",", ":"), sort_keys=True,
+                      ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+    return b"<" + text.encode("utf-8") + b">"
+
+
+class FastEncodeTests(SynchronousTestCase):
+    """
+    The direct formatting of move, result and game messages gives the same
+    bytes as JSON for every input, falling back when it cannot.
+    """
+
+    values = (st.integers(-2 ** 70, 2 ** 70) | st.booleans() | st.none()
+              | st.floats(allow_nan=False) | st.text(max_size=3))
+
+    @given(st.sampled_from([w.MSG_MOVE, w.MSG_RESULT, w.MSG_GAME, 1.0,
+                            True, 10]),
+           st.dictionaries(st.sampled_from(
+               ["chess", "x", "y", "ex", "state", "status", "result",
+                "session", "token", "other"]), values, max_size=7),
+           st.booleans())
+    @settings(max_examples=1000, deadline=None)
+    def test_sameAsJson(self, msgType, fields, full):
+        """
+        Any dict of these keys and values encodes like json.dumps.
+        """
+        if full:
+            base = {w.MSG_MOVE: w.moveMessage(1, 2, 3, 4, 5),
+                    w.MSG_GAME: w.gameMessage(3, 1, 4, 5)}.get(
+                        msgType, w.resultMessage(0, 4, 5))
+            fields = dict(base, **fields)
+        obj = dict(fields, msg_type=msgType)
+        self.assertEqual(w.encodeMessage(obj), jsonFrame(obj))
+
+    def test_constructors(self):
+        """
+        The constructors' messages take the fast path and match JSON.
+        """
+        for obj in (w.moveMessage(16, 14, 0, None, 3),
+                    w.resultMessage(1025, 2 ** 64 - 2, 0),
+                    w.gameMessage(3, 4, None, None)):
+            self.assertIsNotNone(w._encodeFlat(obj))
+            self.assertEqual(w.encodeMessage(obj), jsonFrame(obj))
+
+
 class ScannerTests(SynchronousTestCase):
     """
     L{w.FrameScanner} reassembles frames.
@@ -418,6 +468,19 @@ class DecodeTests(SynchronousTestCase):
         ]
         for payload in bad:
             self.assertRaises(w.InvalidMessage, w.decodeMessage, payload)
+
+    def test_whitespace(self):
+        """
+        Whitespace around and inside the JSON is accepted; trailing
+        garbage is not.
+        """
+        msg = w.decodeMessage(b' \t\n{ "msg_type" : 3 , "name":"a" } \r\n')
+        self.assertEqual(msg["name"], "a")
+        self.assertRaises(w.InvalidMessage, w.decodeMessage,
+                          b'{"msg_type":3} x')
+        self.assertRaises(w.InvalidMessage, w.decodeMessage,
+                          b'{"msg_type":3}{"msg_type":3}')
+        self.assertRaises(w.InvalidMessage, w.decodeMessage, b"   ")
 
     def test_allValidTypes(self):
         """
