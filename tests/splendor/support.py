@@ -225,6 +225,9 @@ class Mirror:
         self.me = me
         self.winner = None
         self.turn = None
+        self.pendingDiscard = 0
+        self.pendingNobles = ()
+        self.deckSizes = [36, 26, 16]
 
     def receive(self, apiId, playerId, body):
         handler = getattr(self, "on%d" % (apiId,), None)
@@ -264,12 +267,15 @@ class Mirror:
         elif kind == "discard_gems":
             for colour, n in info.items():
                 self.move(p, colour, -n)
+            if p == self.me:
+                self.pendingDiscard = 0
         elif kind == "fold_card":
             self.takeFromBoard(info[0]["card_number"])
             self.reserved[p].append(info[0]["card_number"])
             self.move(p, "golden", info[1]["golden_number"])
         elif kind == "fold_card_unknown":
             self.reserved[p].append(info[0]["card_number"])
+            self.deckSizes[info[0]["card_level"] - 1] -= 1
             self.move(p, "golden", info[0]["golden_number"])
         elif kind == "buy_card":
             card = info[0]["card_number"]
@@ -294,13 +300,51 @@ class Mirror:
 
     def on10(self, header, body):
         card = body["card_number"]
-        row = self.board[rules.CARDS[card].level - 1]
+        level = rules.CARDS[card].level
+        row = self.board[level - 1]
         row[row.index(0)] = card
+        self.deckSizes[level - 1] -= 1
+
+    def on11(self, header, body):
+        self.pendingDiscard = body["number_to_discard"]
 
     def on9(self, header, body):
         if len(body["noble_number"]) == 1:
             self.nobles.remove(body["noble_number"][0])
             self.points[body["player_id"]] += 3
+            if body["player_id"] == self.me:
+                self.pendingNobles = ()
+        else:
+            self.pendingNobles = tuple(body["noble_number"])
+
+    def toGame(self):
+        """
+        A L{rules.SplendorGame} holding what this client knows, with this
+        client to act: enough to list its legal actions.  Decks hold
+        placeholder cards; other players' hidden reserves are
+        placeholders too.
+        """
+        game = rules.SplendorGame(len(self.sequence), random.Random(0))
+        game.bank = [self.bank[t] for t in rules.TOKENS]
+        game.board = [row[:] for row in self.board]
+        game.nobles = list(self.nobles)
+        game.decks = [[0] * n for n in self.deckSizes]
+        for seat, p in enumerate(self.sequence):
+            player = game.players[seat]
+            player.tokens = [self.tokens[p][t] for t in rules.TOKENS]
+            player.points = self.points[p]
+            player.reserved = list(self.reserved[p])
+            player.purchased = list(self.cards[p])
+            for card in self.cards[p]:
+                player.bonuses[rules.CARDS[card].bonus] += 1
+        game.currentSeat = self.sequence.index(self.me)
+        if self.pendingDiscard:
+            game.phase = rules.PHASE_DISCARD
+            game.pendingDiscard = self.pendingDiscard
+        elif self.pendingNobles:
+            game.phase = rules.PHASE_NOBLE
+            game.pendingNobles = self.pendingNobles
+        return game
 
     def on12(self, header, body):
         self.winner = header

@@ -77,7 +77,9 @@ class ProtocolTestCase(SynchronousTestCase):
             self.assertLess(steps, maxSteps)
             seat = game.currentSeat
             actor = byId[sequence[seat]]
-            actor.act(rng.choice(game.legalActions(seat)), split=split)
+            legal = game.legalActions(seat)
+            self.assertEqual(actor.mirror.toGame().legalActions(seat), legal)
+            actor.act(rng.choice(legal), split=split)
             pumpAll(conns)
             for c in conns:
                 c.mirror.check(self, game, sequence)
