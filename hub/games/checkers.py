@@ -253,13 +253,14 @@ class CheckersGame:
         An independent copy of this game.
         """
         other = CheckersGame.__new__(CheckersGame)
-        other.__dict__.update(self.__dict__)
-        other._board = bytearray(self._board)
-        other._pieces = [list(p) for p in self._pieces]
-        other._inTarget = list(self._inTarget)
-        other.finished = list(self.finished)
-        other.eliminated = list(self.eliminated)
-        other._active = list(self._active)
+        d = self.__dict__.copy()
+        d["_board"] = self._board[:]
+        d["_pieces"] = [p[:] for p in self._pieces]
+        d["_inTarget"] = self._inTarget[:]
+        d["finished"] = self.finished[:]
+        d["eliminated"] = self.eliminated[:]
+        d["_active"] = self._active[:]
+        other.__dict__ = d
         return other
 
     # Queries

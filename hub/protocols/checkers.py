@@ -182,7 +182,7 @@ class CheckersTable:
         self.broadcast(wire.encode(wire.START_TURN_OP, self.region(seat),
                                    stamp))
         if seat in self.departed:
-            if self.factory.takeover == "bot":
+            if self._botPlays():
                 self._schedule(self.factory.botDelay, self.botMove)
             else:
                 self.eliminateCurrent()
@@ -190,9 +190,31 @@ class CheckersTable:
             self._schedule(self.factory.turnSeconds + self.factory.turnGrace,
                            self.timedOut)
 
+    def _botPlays(self):
+        """
+        Whether a bot should play the departed seat to move: only with
+        takeover, and only while someone still connected is playing.
+        """
+        if self.factory.takeover != "bot":
+            return False
+        return any(seat not in self.departed
+                   for seat in self.game.activeSeats())
+
     def _schedule(self, delay, f):
         self._cancel()
-        self._call = self.factory.clock.callLater(delay, f)
+        self._call = self.factory.clock.callLater(delay, self._guarded, f)
+
+    def _guarded(self, f):
+        """
+        Run a timer callback; an error is logged and never reaches the
+        reactor.
+        """
+        self._call = None
+        try:
+            f()
+        except Exception:
+            self.log.failure("checkers {room!r}: {f} failed",
+                             room=self.room.name, f=f.__name__)
 
     def _cancel(self):
         if self._call is not None:
@@ -255,7 +277,6 @@ class CheckersTable:
         """
         The current seat ran out of time.
         """
-        self._call = None
         self.log.info("checkers {room!r}: {region} timed out",
                       room=self.room.name,
                       region=self.region(self.game.currentSeat))
@@ -275,16 +296,22 @@ class CheckersTable:
         """
         A bot plays the current (departed) seat.
         """
-        self._call = None
         seat = self.game.currentSeat
         if not self.game.legalActions(seat):
             self.eliminateCurrent()
             return
-        bot = self.bots.get(seat)
-        if bot is None:
-            bot = self.bots[seat] = self.factory.makeBot(seat)
-        path = bot.chooseAction(self.game.copy(), seat)
-        self.played(self.game.apply(seat, path))
+        try:
+            bot = self.bots.get(seat)
+            if bot is None:
+                bot = self.bots[seat] = self.factory.makeBot(seat)
+            path = bot.chooseAction(self.game.copy(), seat)
+            result = self.game.apply(seat, path)
+        except Exception:
+            self.log.failure("checkers {room!r}: the bot of {region} failed",
+                             room=self.room.name, region=self.region(seat))
+            self.eliminateCurrent()
+            return
+        self.played(result)
 
     def finish(self):
         """
@@ -317,7 +344,7 @@ class CheckersTable:
             self.abort()
             return
         if seat == self.game.currentSeat:
-            if self.factory.takeover == "bot":
+            if self._botPlays():
                 self._schedule(self.factory.botDelay, self.botMove)
             else:
                 self.eliminateCurrent()
@@ -529,7 +556,8 @@ class CheckersFactory(Factory):
         leaves mid-game; None to eliminate them at their turn.
     @param botLevel: the strength asked of takeover bots.
     @param botFactory: C{botFactory(level, seed)} returns an L{IBot} for a
-        checkers seat; L{GreedyTakeoverBot} when None.
+        checkers seat; when None, C{hub.bots.checkers.CheckersBot(level,
+        seed=...)} if that exists, else L{GreedyTakeoverBot}.
     @param turnGrace: seconds allowed past C{turnSeconds} for latency.
     @param botDelay: seconds a takeover bot waits before moving.
 
@@ -569,4 +597,8 @@ class CheckersFactory(Factory):
         """
         if self.botFactory is not None:
             return self.botFactory(self.botLevel, seat)
-        return GreedyTakeoverBot(seed=seat)
+        try:
+            from hub.bots.checkers import CheckersBot
+        except ImportError:
+            return GreedyTakeoverBot(seed=seat)
+        return CheckersBot(self.botLevel, seed=seat)

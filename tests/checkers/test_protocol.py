@@ -952,3 +952,50 @@ class TakeoverTests(SynchronousTestCase):
         tip = rules.TIPS["D"]
         self.assertLess(rules.cellDistance(path[-1], tip),
                         rules.cellDistance(path[0], tip))
+
+    def test_noBotsAmongThemselves(self):
+        """
+        Once nobody connected is still playing, departed seats are
+        eliminated at their turn instead of played by bots.
+        """
+        server = Server(takeover="bot")
+        a, c, e = server.startGame(["a", "c", "e"])
+        target = sorted(rules.REGION_CELLS["D"])
+        server.setPosition("r1", {
+            0: [cell for cell in target if cell != (1, -5)] + [(1, -4)],
+            1: [(5, -1)], 2: [(-4, -1)]})
+        c.disconnect()
+        e.disconnect()
+        a.received()
+        a.move("A", "1 -4 1 -5")
+        self.assertEqual(a.received(), [
+            message(END_TURN_OP),
+            message(START_TURN_OP, "C", STAMP),
+            message(MOVE_OP, "C", "-1"),
+            message(END_GAME_OP, "a e c")])
+        self.assertEqual(server.clock.getDelayedCalls(), [])
+
+    def test_brokenBot(self):
+        """
+        A bot that fails (here: an illegal path) has its seat eliminated;
+        the error is logged, not raised into the reactor.
+        """
+        class Broken:
+            level = 1
+
+            def chooseAction(self, state, seat):
+                return ((0, 0), (5, 5))
+
+        server = Server(takeover="bot", botFactory=lambda level, seed:
+                        Broken())
+        a, c, e = server.startGame(["a", "c", "e"])
+        c.disconnect()
+        a.move("A", "-1 5 -1 4")
+        a.received()
+        server.clock.advance(1.0)
+        self.assertEqual(a.received(),
+                         [message(MOVE_OP, "C", "-1"),
+                          message(START_TURN_OP, "E",
+                                  str(int(START_TIME + 1)))])
+        self.assertEqual(len(self.flushLoggedErrors(rules.IllegalMove)), 1)
+        self.assertTrue(server.table("r1").game.isEliminated(1))
