@@ -32,10 +32,17 @@ class FirstLegalBot:
         return actions[0]
 
 
+CLASS_NAMES = {"gomoku": "GomokuBot", "checkers": "CheckersBot",
+               "splendor": "SplendorBot"}
+
+
 def makeBot(game, level, seed=None):
     """
-    The bot of C{game} at C{level} from L{hub.bots}, or L{FirstLegalBot}.
+    The bot of C{game} at C{level} from L{hub.bots} (its C{makeBot}, or
+    the C{<Game>Bot} class of C{hub.bots.<game>}), else L{FirstLegalBot}.
     """
+    if seed is None:
+        seed = random.randrange(2 ** 31)
     try:
         bots = importlib.import_module("hub.bots")
     except ImportError:
@@ -44,8 +51,11 @@ def makeBot(game, level, seed=None):
     if factory is not None:
         try:
             return factory(game, level, seed=seed)
-        except TypeError:
-            return factory(game, level)
-        except (KeyError, ValueError, LookupError):
-            return FirstLegalBot(level, seed)
-    return FirstLegalBot(level, seed)
+        except (KeyError, ValueError, LookupError, TypeError):
+            pass
+    try:
+        module = importlib.import_module("hub.bots." + game)
+        cls = getattr(module, CLASS_NAMES[game])
+        return cls(level, seed)
+    except (ImportError, AttributeError, KeyError, ValueError, TypeError):
+        return FirstLegalBot(level, seed)

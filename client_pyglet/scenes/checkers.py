@@ -195,7 +195,7 @@ class CheckersGameScene(GameSceneMixin, Scene):
         for tri in (tips, tips2):
             cxs = sum(p[0] for p in tri) / 3
             cys = sum(p[1] for p in tri) / 3
-            grown = [(cxs + (p[0] - cxs) * 1.1, cys + (p[1] - cys) * 1.1)
+            grown = [(cxs + (p[0] - cxs) * 1.04, cys + (p[1] - cys) * 1.04)
                      for p in tri]
             self.keep(shapes.Triangle(
                 *grown[0], *grown[1], *grown[2], color=rgba((52, 62, 86)),
