@@ -41,6 +41,8 @@ TOKEN_INDEX = {name: i for i, name in enumerate(TOKENS)}
 GOLD = TOKEN_INDEX[GOLDEN]
 CLIENT_ORDER = tuple(sorted(GEMS)) + (GOLDEN,)
 CLIENT_GEMS = tuple(sorted(GEMS))
+_CLIENT_GEM_INDEX = tuple(GEMS.index(g) for g in CLIENT_GEMS)
+_GEM_RANGE = range(len(GEMS))
 
 GET_GEMS = "get_gems"
 BUY_CARD = "buy_card"
@@ -352,11 +354,11 @@ class SplendorGame:
 
     def copy(self):
         """
-        An independent copy (its random generator included).
+        An independent copy.  The decks are copied in their order, so a
+        copy draws the same hidden cards as the original would.
         """
         other = SplendorGame.__new__(SplendorGame)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other.rng = self.rng     # only the deal draws from it
         other.seatCount = self.seatCount
         other.bank = self.bank[:]
         other.decks = [d[:] for d in self.decks]
@@ -476,25 +478,40 @@ class SplendorGame:
 
     def _buyActions(self, seat):
         player = self.players[seat]
+        tokens = player.tokens
+        bonuses = player.bonuses
+        gold = tokens[GOLD]
         actions = []
         candidates = [c for row in self.board for c in row if c]
         candidates.extend(player.reserved)
         for card in candidates:
-            for payment in self._payments(player, self.need(seat, card)):
+            need = [c - b if c > b else 0
+                    for c, b in zip(CARDS[card].cost, bonuses)]
+            short = 0
+            for i in _GEM_RANGE:
+                if need[i] > tokens[i]:
+                    short += need[i] - tokens[i]
+            if short > gold:
+                continue
+            if gold == 0 or not any(need):
+                actions.append(Action(BUY_CARD, card, tuple(
+                    (GEMS[i], need[i]) for i in _CLIENT_GEM_INDEX
+                    if need[i])))
+                continue
+            for payment in self._payments(tokens, need):
                 actions.append(Action(BUY_CARD, card, payment))
         return actions
 
-    def _payments(self, player, need):
+    def _payments(self, tokens, need):
         """
-        Every exact payment of C{need} from C{player}'s tokens.
+        Every exact payment of C{need} (five counts) from C{tokens}.
         """
-        tokens = player.tokens
-        order = [TOKEN_INDEX[g] for g in CLIENT_GEMS]
+        order = _CLIENT_GEM_INDEX
         results = []
 
         def walk(k, goldLeft, paid):
             if k == len(order):
-                gold = player.tokens[GOLD] - goldLeft
+                gold = tokens[GOLD] - goldLeft
                 pairs = [(GEMS[i], n) for i, n in paid if n]
                 if gold:
                     pairs.append((GOLDEN, gold))

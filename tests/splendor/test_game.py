@@ -830,3 +830,103 @@ class RetireTests(SynchronousTestCase):
         g.retire(2)
         g.apply(0, self.take)
         self.assertEqual(g.apply(1, self.take)[-1], sp.GameOver(1))
+
+
+def candidateActions(g, seat):
+    """
+    A superset of the legal actions, built without the rules: every
+    get_gems of 1 to 3 kinds (gold included) x 1 or 2, every card and
+    deck number, every payment of up to each card's price (and up to 5
+    gold) for the cards on the board or reserved by anyone, every discard
+    of up to 4 tokens, every noble.
+    """
+    from itertools import combinations, product
+    out = []
+    for size in (1, 2, 3):
+        for kinds in combinations(sp.TOKENS, size):
+            for counts in product((1, 2), repeat=size):
+                out.append(Action("get_gems", 0,
+                                  tuple(zip(kinds, counts))))
+    for card in range(0, 101):
+        out.append(Action("fold_card", card))
+    for card in range(10000, 10005):
+        out.append(Action("fold_card_unknown", card))
+    cards = [c for row in g.board for c in row if c]
+    cards += [c for p in g.players for c in p.reserved]
+    for card in cards:
+        held = g.players[seat].tokens
+        cost = sp.CARDS[card].cost
+        # paying more than held or than the price is refused anyway;
+        # one more than held keeps that check covered
+        ranges = [range(min(c, h + 1) + 1) for c, h in zip(cost, held)]
+        ranges.append(range(min(5, held[sp.GOLD] + 1) + 1))
+        for paid in product(*ranges):
+            out.append(Action("buy_card", card, tuple(
+                (t, n) for t, n in zip(sp.TOKENS, paid) if n)))
+    for paid in product(range(4), repeat=6):
+        if sum(paid) <= 4:
+            out.append(Action("discard_gems", 0, tuple(
+                (t, n) for t, n in zip(sp.TOKENS, paid) if n)))
+    for noble in range(91, 101):
+        out.append(Action("get_noble", noble))
+    return out
+
+
+class CompletenessTests(SynchronousTestCase):
+    """
+    L{sp.SplendorGame.legalActions} lists exactly the actions that
+    C{apply} accepts.
+    """
+
+    def test_exactlyTheAcceptedActions(self):
+        """
+        At sampled points of random games (discards and noble choices
+        included), the legal actions are exactly the candidates that
+        apply on a copy.
+        """
+        checked = set()
+        for seats, seed in ((2, 11), (3, 12), (4, 13)):
+            for i, g in enumerate(playRandom(seats, seed)):
+                if g.isOver:
+                    continue
+                interesting = g.phase != sp.PHASE_ACT
+                if not interesting and i % 25:
+                    continue
+                seat = g.currentSeat
+                accepted = set()
+                for action in candidateActions(g, seat):
+                    try:
+                        g.copy().apply(seat, action)
+                    except sp.IllegalAction:
+                        continue
+                    accepted.add(action.canonical())
+                legal = g.legalActions(seat)
+                self.assertEqual(len(set(legal)), len(legal))
+                self.assertEqual(set(legal), accepted)
+                checked.add(g.phase)
+        self.assertTrue({sp.PHASE_ACT, sp.PHASE_DISCARD} <= checked)
+
+    def assertExact(self, g):
+        seat = g.currentSeat
+        accepted = set()
+        for action in candidateActions(g, seat):
+            try:
+                g.copy().apply(seat, action)
+            except sp.IllegalAction:
+                continue
+            accepted.add(action.canonical())
+        self.assertEqual(set(g.legalActions(seat)), accepted)
+
+    def test_nobleChoiceAndGold(self):
+        """
+        The same holds during a noble choice, and with gold in hand and
+        reserved cards.
+        """
+        g = game(3)
+        g.players[0].reserved = [g.decks[0].pop(), g.decks[1].pop()]
+        tokens(g.players[0], diamond=2, ruby=3, emerald=1, golden=3)
+        g.players[0].bonuses = [1, 2, 0, 1, 0]
+        self.assertExact(g)
+        g.phase = sp.PHASE_NOBLE
+        g.pendingNobles = tuple(g.nobles[1:3])
+        self.assertExact(g)
