@@ -155,15 +155,6 @@ class TurnResult(NamedTuple):
     nextSeat: Optional[int]
 
 
-def _stepChain(path: Sequence[Cell]) -> str:
-    """
-    Describe why the hop from path[0] to path[1] is neither a step nor a
-    jump (a helper for error messages).
-    """
-    (x0, y0), (x1, y1) = path[0], path[1]
-    return "(%d,%d) to (%d,%d) is not a step or a jump" % (x0, y0, x1, y1)
-
-
 @implementer(IGameRules)
 class CheckersGame:
     """
@@ -424,7 +415,8 @@ class CheckersGame:
                 if len(path) > 2 and (dx, dy) in DIRECTIONS:
                     raise IllegalMove(
                         "a step cannot be chained with other moves")
-                raise IllegalMove(_stepChain(path[k - 1:k + 1]))
+                raise IllegalMove("(%d,%d) to (%d,%d) is not a step or a jump"
+                                  % (x0, y0, x1, y1))
             mid = (x0 + dx // 2, y0 + dy // 2)
             if not board[INDEX[mid]]:
                 raise IllegalMove(

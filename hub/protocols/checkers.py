@@ -252,7 +252,7 @@ class CheckersTable:
         """
         self._cancel()
         seat = result.seat
-        self.log.info("checkers {room!r}: {region} moved {path}",
+        self.log.debug("checkers {room!r}: {region} moved {path}",
                       room=self.room.name, region=self.region(seat),
                       path=wire.formatPath(result.path))
         self.broadcast(wire.encode(wire.MOVE_OP, self.region(seat),
