@@ -253,8 +253,8 @@ class CheckersTable:
         self._cancel()
         seat = result.seat
         self.log.debug("checkers {room!r}: {region} moved {path}",
-                      room=self.room.name, region=self.region(seat),
-                      path=wire.formatPath(result.path))
+                       room=self.room.name, region=self.region(seat),
+                       path=wire.formatPath(result.path))
         self.broadcast(wire.encode(wire.MOVE_OP, self.region(seat),
                                    wire.formatPath(result.path)),
                        exclude=moverSession)
