@@ -181,6 +181,8 @@ class SplendorProtocol(Protocol, RoomObserver):
     # Receiving.
 
     def dataReceived(self, data):
+        if self.transport.disconnecting:
+            return
         try:
             frames = self.reader.feed(data)
             bad = None
@@ -210,19 +212,21 @@ class SplendorProtocol(Protocol, RoomObserver):
         if self.state == NEW or playerId != self.playerId:
             self.invalid()
             return
+        if apiId == wire.PLAYER_READY:
+            self.onReady()
+            return
+        if apiId not in (wire.PLAYER_OPERATION, wire.PLAYER_GET_NOBLE):
+            self.invalid()
+            return
         try:
             body = wire.decodeBody(raw)
         except wire.BodyError:
             self.invalid()
             return
-        if apiId == wire.PLAYER_READY:
-            self.onReady()
-        elif apiId == wire.PLAYER_OPERATION:
+        if apiId == wire.PLAYER_OPERATION:
             self.onOperation(body)
-        elif apiId == wire.PLAYER_GET_NOBLE:
-            self.onNobleChoice(body)
         else:
-            self.invalid()
+            self.onNobleChoice(body)
 
     def onInit(self):
         if self.state != NEW:

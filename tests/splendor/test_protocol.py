@@ -686,6 +686,26 @@ class StateTests(ProtocolTestCase):
         c2.sendBytes(wire.HEADER.pack(1, 0, 2 ** 64 - 1, 0))
         self.assertTrue(c2.closed)
 
+    def test_nothingAfterBadFrame(self):
+        """
+        Once a bad length closed the connection, later bytes are ignored.
+        """
+        h = Harness()
+        c = h.table(1, ready=False)[0]
+        c.sendBytes(wire.HEADER.pack(3, c.id, 5, 0))
+        c.sendBytes(clientFrame(wire.PLAYER_READY, c.id))
+        self.assertEqual(c.pump(), [])
+        self.assertFalse(roomOf(h, c).members[0].ready)
+
+    def test_readyBodyIgnored(self):
+        """
+        A body on PLAYER_READY, even garbage, does not matter.
+        """
+        h = Harness()
+        c = h.table(1, ready=False)[0]
+        c.sendBytes(wire.HEADER.pack(3, c.id, 31, 0) + b"{x}")
+        self.assertEqual(c.pump(), [(wire.PLAYER_READY, c.id, None)])
+
     def test_bigButValid(self):
         """
         A 64 KiB frame is read whole (and judged by its content).
