@@ -14,15 +14,15 @@ PLAYER_COUNTS = sorted(PLAYER_REGIONS)
 
 
 @st.composite
-def positions(draw):
+def positions(draw, minPieces=0):
     """
-    A random position: 2 to 6 regions, each seat with up to ten pieces
-    anywhere on the board, and a random seat to move.
+    A random position: 2 to 6 regions, each seat with C{minPieces} to ten
+    pieces anywhere on the board, and a random seat to move.
     """
     n = draw(st.sampled_from(PLAYER_COUNTS))
     regions = PLAYER_REGIONS[n]
     cells = draw(st.permutations(CELLS))
-    counts = [draw(st.integers(0, 10)) for _ in regions]
+    counts = [draw(st.integers(minPieces, 10)) for _ in regions]
     pieces, k = {}, 0
     for seat, count in enumerate(counts):
         pieces[seat] = cells[k:k + count]
@@ -106,7 +106,7 @@ class GeneratorProperties(SynchronousTestCase):
                                  referenceDestinations(game, origin))
 
     @settings(max_examples=300, deadline=None)
-    @given(positions(), st.data())
+    @given(st.one_of(positions(), positions(minPieces=8)), st.data())
     def test_validatingPathsAreGenerated(self, game, data):
         """
         A random path (a step, or a chain of jump-sized hops) that the
