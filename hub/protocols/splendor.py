@@ -50,8 +50,10 @@ import random
 
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from hub.games import splendor as rules
+from hub.ihub import IBot, IStartPolicy
 from hub.lobby import RoomObserver
 from hub.wire import splendor as wire
 
@@ -63,6 +65,7 @@ TABLE = "TABLE"
 GAME = "GAME"
 
 
+@implementer(IStartPolicy)
 class SplendorStartPolicy:
     """
     A Splendor table starts by itself once 2 to 4 players are all ready.
@@ -97,6 +100,7 @@ class SplendorStartPolicy:
             len(members), random.Random(self.rng.getrandbits(64)))
 
 
+@implementer(IBot)
 class RandomBot:
     """
     The fallback takeover: a uniformly random legal action.
@@ -140,7 +144,20 @@ class SplendorProtocol(Protocol, RoomObserver):
     def __init__(self):
         self.reader = wire.FrameReader()
         self.session = None
-        self.state = NEW
+        self._state = NEW
+
+    @property
+    def state(self):
+        """
+        L{NEW}, L{TABLE} or L{GAME}; mirrored in the session's C{state}.
+        """
+        return self._state
+
+    @state.setter
+    def state(self, value):
+        self._state = value
+        if self.session is not None:
+            self.session.state = value
 
     @property
     def playerId(self):
@@ -156,6 +173,7 @@ class SplendorProtocol(Protocol, RoomObserver):
             except Exception:
                 pass
         self.session = self.factory.sessions.connect(KIND, self)
+        self.state = NEW
 
     # Sending.
 

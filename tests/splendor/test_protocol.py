@@ -5,9 +5,11 @@ Tests for L{hub.protocols.splendor} on L{StringTransport}.
 import random
 
 from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
 
 from hub.games import splendor as rules
 from hub.games.splendor import Action
+from hub.ihub import IStartPolicy
 from hub.protocols.splendor import (
     CAPACITY, KIND, SplendorStartPolicy)
 from hub.wire import splendor as wire
@@ -140,6 +142,7 @@ class LobbyTests(ProtocolTestCase):
         game = room.game
         sequence = room.settings["sequence"]
         self.assertEqual(sorted(sequence), [1, 2])
+        self.assertEqual(c1.protocol.session.state, "GAME")
         start = c1.received[-2]
         self.assertEqual(start, (wire.GAME_START, 0, {
             "players_number": 2, "players_sequence": sequence,
@@ -239,6 +242,7 @@ class LobbyTests(ProtocolTestCase):
         h = Harness()
         policy = h.factory.policy
         self.assertIsInstance(policy, SplendorStartPolicy)
+        self.assertTrue(verifyObject(IStartPolicy, policy))
         self.assertTrue(policy.autoStart)
         self.assertEqual(CAPACITY, 4)
         for n in (2, 3, 4):
