@@ -369,9 +369,3 @@ class Mirror:
                 test.assertEqual(len(self.reserved[p]),
                                  len(player.reserved))
 
-
-def drop(conn):
-    """
-    Lose C{conn}'s connection.
-    """
-    conn.protocol.connectionLost(Failure(ConnectionDone()))

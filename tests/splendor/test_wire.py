@@ -258,6 +258,9 @@ class DecodeOperationTests(SynchronousTestCase):
     """
 
     def test_getGems(self):
+        """
+        get_gems entries keep their order.
+        """
         op = wire.decodeOperation(json.loads(
             '{"player_id":1,"operation_type":"get_gems","operation_info":'
             '[{"gems_type":"diamond","gems_number":1},'
@@ -267,6 +270,9 @@ class DecodeOperationTests(SynchronousTestCase):
                                              ("emerald", 1))))
 
     def test_buyCard(self):
+        """
+        buy_card: the card first, then the payment.
+        """
         op = wire.decodeOperation(json.loads(
             '{"player_id":1,"operation_type":"buy_card","operation_info":'
             '[{"card_number":12},{"gems_type":"golden","gems_number":2}]}'))
@@ -274,6 +280,9 @@ class DecodeOperationTests(SynchronousTestCase):
                          ("buy_card", 12, (("golden", 2),)))
 
     def test_fold(self):
+        """
+        fold_card and fold_card_unknown carry a card number.
+        """
         op = wire.decodeOperation(json.loads(
             '{"player_id":1,"operation_type":"fold_card_unknown",'
             '"operation_info":[{"card_level":1,"card_number":10001}]}'))
@@ -284,6 +293,9 @@ class DecodeOperationTests(SynchronousTestCase):
         self.assertEqual((op.kind, op.card), ("fold_card", 3))
 
     def test_discard(self):
+        """
+        discard_gems carries an object of counts.
+        """
         op = wire.decodeOperation(json.loads(
             '{"player_id":1,"operation_type":"discard_gems",'
             '"operation_info":{"ruby":1,"golden":1}}'))
@@ -314,6 +326,9 @@ class DecodeOperationTests(SynchronousTestCase):
             self.assertRaises(wire.BodyError, wire.decodeOperation, body)
 
     def test_nobleChoice(self):
+        """
+        A noble choice is a one-element list.
+        """
         self.assertEqual(
             wire.decodeNobleChoice({"player_id": 2, "noble_number": [93]}),
             (2, 93))
