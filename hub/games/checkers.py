@@ -463,7 +463,7 @@ class CheckersGame:
         target = self._targets[seat]
         self._inTarget[seat] += (dest in target) - (origin in target)
         self.plies += 1
-        finished = self._inTarget[seat] == PIECES_PER_PLAYER
+        finished = self._inTarget[seat] == len(pieces)
         if finished:
             self._active[seat] = False
             self.finished.append(seat)

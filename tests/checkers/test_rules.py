@@ -310,6 +310,18 @@ class GameTests(SynchronousTestCase):
         self.assertRaises(GameOver, game.timeout)
         self.assertEqual(game.legalActions(1), [])
 
+    def test_finishingFewerPieces(self):
+        """
+        In a constructed position a seat finishes when all the pieces it
+        has are in its target.
+        """
+        game = CheckersGame.fromPosition(
+            "ACE", {0: [(4, -8), (1, -4)], 1: [(5, -1)], 2: [(-4, -1)]})
+        self.assertEqual(game.piecesInTarget(0), 1)
+        result = game.apply(0, _path("1 -4 1 -5"))
+        self.assertTrue(result.finished)
+        self.assertEqual(game.finished, [0])
+
     def test_timeout(self):
         """
         A timeout removes the pieces of the seat to move and passes on.
