@@ -13,7 +13,6 @@ Prints, for 2, 3 and 4 players:
     frames, every broadcast written and read back by the fake clients.
 """
 
-import json
 import os
 import random
 import sys
@@ -57,30 +56,19 @@ def simulate(seats, games, seed=0):
 
 
 def clientFrame(apiId, playerId, body=None):
-    raw = b"" if body is None else json.dumps(
-        body, separators=(",", ":")).encode()
-    return wire.HEADER.pack(apiId, playerId, 28 + len(raw), 0) + raw
+    return wire.packClientFrame(apiId, playerId, body)
 
 
 def request(playerId, action):
     """
     The Unity client's frame for C{action}.
     """
-    gems = [{"gems_type": g, "gems_number": n} for g, n in action.gems]
     if action.kind == rules.GET_NOBLE:
-        return clientFrame(wire.PLAYER_GET_NOBLE, playerId, {
-            "player_id": playerId, "noble_number": [action.card]})
-    info = {
-        rules.GET_GEMS: gems,
-        rules.DISCARD_GEMS: {g: n for g, n in action.gems},
-        rules.BUY_CARD: [{"card_number": action.card}] + gems,
-        rules.FOLD_CARD: [{"card_number": action.card}],
-        rules.FOLD_CARD_UNKNOWN: [{"card_level": action.card - 10000,
-                                   "card_number": action.card}],
-    }[action.kind]
-    return clientFrame(wire.PLAYER_OPERATION, playerId, {
-        "player_id": playerId, "operation_type": action.kind,
-        "operation_info": info})
+        return clientFrame(wire.PLAYER_GET_NOBLE, playerId,
+                           wire.nobleChoiceRequest(playerId, action.card))
+    return clientFrame(wire.PLAYER_OPERATION, playerId,
+                       wire.operationRequest(playerId, action.kind,
+                                             action.card, action.gems))
 
 
 def throughProtocol(seats, games, seed=0):

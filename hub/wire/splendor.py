@@ -270,6 +270,49 @@ def discardBody(playerId, gems):
 
 # Client bodies.
 
+def packClientFrame(apiId, playerId, body=None):
+    """
+    One whole frame as the Unity client writes it (compact JSON), for
+    clients and tests.
+    """
+    raw = b"" if body is None else json.dumps(
+        body, separators=(",", ":")).encode("utf-8")
+    return HEADER.pack(apiId, playerId, HEADER_LENGTH + len(raw), 0) + raw
+
+
+def operationRequest(playerId, kind, card=0, gems=()):
+    """
+    A PLAYER_OPERATION request body in the Unity client's shapes.
+
+    @param kind: one of L{OPERATIONS}.
+    @param card: the card number (C{10000 + level} for
+        C{fold_card_unknown}).
+    @param gems: C{(colour, count)} pairs: taken, paid or discarded.
+    """
+    if kind == DISCARD_GEMS_OP:
+        info = {g: n for g, n in gems}
+    elif kind == GET_GEMS:
+        info = _gemEntries(gems)
+    elif kind == BUY_CARD:
+        info = [{"card_number": card}] + _gemEntries(gems)
+    elif kind == FOLD_CARD:
+        info = [{"card_number": card}]
+    elif kind == FOLD_CARD_UNKNOWN:
+        info = [{"card_level": card - UNKNOWN_CARD_BASE,
+                 "card_number": card}]
+    else:
+        raise ValueError("unknown operation %r" % (kind,))
+    return {"player_id": playerId, "operation_type": kind,
+            "operation_info": info}
+
+
+def nobleChoiceRequest(playerId, noble):
+    """
+    A PLAYER_GET_NOBLE choice body.
+    """
+    return {"player_id": playerId, "noble_number": [noble]}
+
+
 class Operation:
     """
     A decoded PLAYER_OPERATION request, shape-checked but not judged.

@@ -6,7 +6,6 @@ that follows the broadcasts the way the Unity client does (deltas only)
 so tests can check them against the server's game.
 """
 
-import json
 import random
 
 from twisted.internet.address import IPv4Address
@@ -37,9 +36,7 @@ def clientFrame(apiId, playerId, body=None):
     """
     A frame as the Unity client writes it (Newtonsoft compact JSON).
     """
-    raw = b"" if body is None else json.dumps(
-        body, separators=(",", ":")).encode("utf-8")
-    return wire.HEADER.pack(apiId, playerId, 28 + len(raw), 0) + raw
+    return wire.packClientFrame(apiId, playerId, body)
 
 
 def operationBody(playerId, action):
@@ -48,24 +45,11 @@ def operationBody(playerId, action):
 
     @return: C{(apiId, body)}.
     """
-    gems = [{"gems_type": g, "gems_number": n} for g, n in action.gems]
     if action.kind == rules.GET_NOBLE:
-        return wire.PLAYER_GET_NOBLE, {"player_id": playerId,
-                                       "noble_number": [action.card]}
-    if action.kind == rules.DISCARD_GEMS:
-        info = {g: n for g, n in action.gems}
-    elif action.kind == rules.GET_GEMS:
-        info = gems
-    elif action.kind == rules.BUY_CARD:
-        info = [{"card_number": action.card}] + gems
-    elif action.kind == rules.FOLD_CARD:
-        info = [{"card_number": action.card}]
-    else:
-        info = [{"card_level": action.card - 10000,
-                 "card_number": action.card}]
-    return wire.PLAYER_OPERATION, {"player_id": playerId,
-                                   "operation_type": action.kind,
-                                   "operation_info": info}
+        return (wire.PLAYER_GET_NOBLE,
+                wire.nobleChoiceRequest(playerId, action.card))
+    return wire.PLAYER_OPERATION, wire.operationRequest(
+        playerId, action.kind, action.card, action.gems)
 
 
 class Harness:

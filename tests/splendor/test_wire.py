@@ -302,6 +302,32 @@ class DecodeOperationTests(SynchronousTestCase):
         self.assertEqual((op.kind, op.gems),
                          ("discard_gems", (("ruby", 1), ("golden", 1))))
 
+    def test_requestsRoundTrip(self):
+        """
+        The client-side builders write what L{wire.decodeOperation} reads,
+        in the Unity client's compact JSON.
+        """
+        cases = [("get_gems", 0, (("diamond", 1), ("ruby", 1))),
+                 ("buy_card", 12, (("emerald", 2), ("golden", 1))),
+                 ("fold_card", 7, ()),
+                 ("fold_card_unknown", 10003, ()),
+                 ("discard_gems", 0, (("ruby", 1), ("golden", 1)))]
+        for kind, card, gems in cases:
+            body = wire.operationRequest(4, kind, card, gems)
+            frame = wire.packClientFrame(wire.PLAYER_OPERATION, 4, body)
+            [(apiId, playerId, raw)] = wire.FrameReader().feed(frame)
+            self.assertNotIn(b" ", raw)
+            op = wire.decodeOperation(wire.decodeBody(raw))
+            self.assertEqual((op.playerId, op.kind, op.card, op.gems),
+                             (4, kind, card, gems))
+        self.assertEqual(
+            wire.operationRequest(1, "fold_card_unknown", 10002),
+            {"player_id": 1, "operation_type": "fold_card_unknown",
+             "operation_info": [{"card_level": 2, "card_number": 10002}]})
+        self.assertEqual(wire.nobleChoiceRequest(2, 95),
+                         {"player_id": 2, "noble_number": [95]})
+        self.assertRaises(ValueError, wire.operationRequest, 1, "x")
+
     def test_malformed(self):
         """
         Wrong types and missing keys raise L{wire.BodyError}.
