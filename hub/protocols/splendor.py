@@ -551,9 +551,10 @@ class SplendorFactory(Factory):
         if bot is None:
             return
         seat = game.currentSeat
-        action = bot.chooseAction(game.copy(), seat)
         try:
-            events = game.apply(seat, action)
-        except rules.IllegalAction:
+            events = game.apply(seat, bot.chooseAction(game.copy(), seat))
+        except Exception:
+            self.log.failure("splendor bot {bot!r} failed; playing the "
+                             "first legal action", bot=bot)
             events = game.apply(seat, game.legalActions(seat)[0])
         self.announce(room, events)

@@ -880,3 +880,29 @@ class DisconnectTests(ProtocolTestCase):
         self.assertTrue(game.isOver)
         self.assertEqual(human.received[-1][0], wire.WINNER)
         self.assertEqual(h.clock.getDelayedCalls(), [])
+
+    def test_brokenBot(self):
+        """
+        A takeover bot that fails is replaced by the first legal action;
+        nothing reaches the reactor.
+        """
+        class Broken:
+            level = 1
+
+            def chooseAction(self, state, seat):
+                raise RuntimeError("boom")
+
+        h = Harness(takeover="bot", botDelay=0.5)
+        h.factory.botFactory = lambda level, seed: Broken()
+        conns = h.table(2)
+        room = roomOf(h, conns[0])
+        game = room.game
+        sequence = room.settings["sequence"]
+        byId = {c.id: c for c in conns}
+        byId[sequence[0]].drop()
+        first = game.legalActions(0)[0]
+        h.clock.advance(0.5)
+        self.assertEqual(game.turns, 1)
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        human = byId[sequence[1]]
+        self.assertEqual(human.pump()[0][2]["operation_type"], first.kind)
