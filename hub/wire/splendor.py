@@ -369,6 +369,9 @@ def decodeOperation(body):
         raise BodyError("player_id is not an integer")
     kind = body.get("operation_type")
     info = body.get("operation_info")
+    if kind == DISCARD_GEMS_OP and isinstance(info, list):
+        # Lenient: the get_gems entry shape is accepted too.
+        return Operation(playerId, kind, 0, [_gemPair(e) for e in info])
     if kind == DISCARD_GEMS_OP:
         if not isinstance(info, dict):
             raise BodyError("discard_gems info is not an object")

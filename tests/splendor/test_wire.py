@@ -301,6 +301,10 @@ class DecodeOperationTests(SynchronousTestCase):
             '"operation_info":{"ruby":1,"golden":1}}'))
         self.assertEqual((op.kind, op.gems),
                          ("discard_gems", (("ruby", 1), ("golden", 1))))
+        op = wire.decodeOperation(json.loads(
+            '{"player_id":1,"operation_type":"discard_gems",'
+            '"operation_info":[{"gems_type":"ruby","gems_number":1}]}'))
+        self.assertEqual(op.gems, (("ruby", 1),))
 
     def test_requestsRoundTrip(self):
         """
@@ -343,7 +347,9 @@ class DecodeOperationTests(SynchronousTestCase):
                {"operation_type": "buy_card", "operation_info": []},
                {"operation_type": "buy_card",
                 "operation_info": [{"card_number": "3"}]},
-               {"operation_type": "discard_gems", "operation_info": []},
+               {"operation_type": "discard_gems", "operation_info": "x"},
+               {"operation_type": "discard_gems",
+                "operation_info": [{"ruby": 1}]},
                {"operation_type": "discard_gems",
                 "operation_info": {"ruby": 1.5}},
                {"player_id": "1", "operation_type": "get_gems",
