@@ -1,0 +1,58 @@
+"""
+Bots for gamehub's three games (AI 托管): one strategy per game behind
+L{hub.ihub.IBot}, pure and deterministic for a seed, at three levels
+(1 random, 2 heuristic, 3 search).
+
+    bot = botFor("checkers", 2, seed=7)
+    path = bot.chooseAction(game, game.currentSeat)
+
+A bot fills an empty seat, plays for a player who left (the server's
+L{hub.bots.pilot.SeatPilot}), suggests moves in the client, and drives
+the bot client C{python -m hub.bots}.
+"""
+
+from hub.bots.base import LEVELS, NoLegalAction
+
+KINDS = ("gomoku", "checkers", "splendor")
+
+
+def botClass(kind):
+    """
+    The bot class of game kind C{kind}.
+
+    @raise KeyError: for an unknown kind.
+    """
+    if kind == "gomoku":
+        from hub.bots.gomoku import GomokuBot
+        return GomokuBot
+    if kind == "checkers":
+        from hub.bots.checkers import CheckersBot
+        return CheckersBot
+    if kind == "splendor":
+        from hub.bots.splendor import SplendorBot
+        return SplendorBot
+    raise KeyError("no bot for game kind %r" % (kind,))
+
+
+def botFor(kind, level, seed=0):
+    """
+    A bot (an L{hub.ihub.IBot}) for game kind C{kind} at C{level}.
+
+    @param kind: C{"gomoku"}, C{"checkers"} or C{"splendor"}.
+    @param level: 1 (random), 2 (heuristic) or 3 (search).
+    @param seed: the seed of the bot's own random generator.
+    @raise KeyError: for an unknown kind.
+    @raise ValueError: for an unknown level.
+    """
+    return botClass(kind)(level, seed=0 if seed is None else seed)
+
+
+def makeBot(kind, level, seed=0):
+    """
+    The same as L{botFor} (the name the pyglet client looks up).
+    """
+    return botFor(kind, level, seed)
+
+
+__all__ = ["KINDS", "LEVELS", "NoLegalAction", "botClass", "botFor",
+           "makeBot"]

@@ -1,0 +1,71 @@
+"""
+What the bots of every game share: the seeded generator, the level check
+and level 1 (a uniformly random legal action).
+"""
+
+import random
+
+from zope.interface import implementer
+
+from hub.ihub import IBot
+
+LEVELS = (1, 2, 3)
+
+
+class NoLegalAction(ValueError):
+    """
+    The seat asked to act has no legal action (not its turn, or over).
+    """
+
+
+@implementer(IBot)
+class Bot:
+    """
+    Base of the game bots: level 1 plays a uniformly random legal action;
+    subclasses override L{heuristic} (level 2) and L{search} (level 3).
+
+    @ivar level: 1, 2 or 3.
+    @ivar random: the bot's own L{random.Random}, seeded at creation, so a
+        bot replays the same game for the same seed and positions.
+    """
+
+    def __init__(self, level, seed=0):
+        if level not in LEVELS:
+            raise ValueError("bot level must be 1, 2 or 3, not %r"
+                             % (level,))
+        self.level = level
+        self.seed = seed
+        self.random = random.Random(seed)
+
+    def __repr__(self):
+        return "<%s level=%d seed=%r>" % (type(self).__name__,
+                                           self.level, self.seed)
+
+    def chooseAction(self, state, seat):
+        """
+        A legal action of C{seat} in C{state}, chosen by this bot's level.
+
+        @raise NoLegalAction: C{seat} has nothing to play.
+        """
+        actions = state.legalActions(seat)
+        if not actions:
+            raise NoLegalAction("seat %r has no legal action" % (seat,))
+        if len(actions) == 1:
+            return actions[0]
+        if self.level == 1:
+            return self.random.choice(actions)
+        if self.level == 2:
+            return self.heuristic(state, seat, actions)
+        return self.search(state, seat, actions)
+
+    def heuristic(self, state, seat, actions):
+        """
+        Level 2: override.
+        """
+        raise NotImplementedError()
+
+    def search(self, state, seat, actions):
+        """
+        Level 3: override (defaults to level 2).
+        """
+        return self.heuristic(state, seat, actions)

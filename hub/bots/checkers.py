@@ -1,0 +1,111 @@
+"""
+Chinese checkers bots.
+
+A seat's position is valued by the distance of each of its pieces to the
+tip of its target corner: C{cost(d) = d + BEHIND * d * d} summed over the
+pieces.  The square term makes a step of a piece far behind worth more
+than the same step of a piece in front, so no piece is left behind.
+
+  - level 2 plays the move (steps and whole jump chains, as
+    L{hub.games.checkers.CheckersGame.movesOf} lists them) that lowers the
+    cost most;
+  - level 3 looks one more own move ahead: each move is valued by its own
+    gain plus the best gain of the seat's next move in the position it
+    leaves (the other seats standing still).
+"""
+
+from hub.bots.base import Bot
+from hub.games.checkers import TARGET, TIPS, cellDistance, regionOf
+
+#: Weight of the square term of a piece's cost (see the module docstring).
+BEHIND = 0.05
+#: The extra cost of a piece standing in a corner that is neither the
+#: seat's home nor its target: pieces parked there can be trapped and
+#: spoil another seat's finish.
+FOREIGN = 4
+#: How much the second own move counts at level 3.
+SECOND = 0.9
+#: Level 3 looks at the second move of this many best first moves.
+BEAM = 40
+
+
+def pieceCost(d):
+    """
+    The cost of a piece at distance C{d} from its target's tip.
+    """
+    return d + BEHIND * d * d
+
+
+class Goal:
+    """
+    Where one seat is going: its target's tip and the corners it should
+    not stop in.
+    """
+
+    def __init__(self, state, seat):
+        home = state.regionOfSeat(seat)
+        self.tip = TIPS[TARGET[home]]
+        self.allowed = (None, home, TARGET[home])
+        self._costs = {}
+
+    def cellCost(self, cell):
+        """
+        The cost of one of the seat's pieces standing on C{cell}.
+        """
+        cost = self._costs.get(cell)
+        if cost is None:
+            cost = pieceCost(cellDistance(cell, self.tip))
+            if regionOf(*cell) not in self.allowed:
+                cost += FOREIGN
+            self._costs[cell] = cost
+        return cost
+
+    def gain(self, path):
+        """
+        How much playing C{path} lowers the seat's cost.
+        """
+        return self.cellCost(path[0]) - self.cellCost(path[-1])
+
+    def positionCost(self, state, seat):
+        """
+        The total cost of C{seat}'s pieces in C{state} (lower is better).
+        """
+        return sum(self.cellCost(c) for c in state.pieces(seat))
+
+
+class CheckersBot(Bot):
+    """
+    A Chinese checkers player for any seat count: level 1 random, level 2
+    greedy progress, level 3 two own moves ahead.
+    """
+
+    def _best(self, scored):
+        """
+        The action of the best C{(score, action)}, ties broken at random.
+        """
+        best = max(s for s, a in scored)
+        ties = [a for s, a in scored if s >= best - 1e-9]
+        return ties[0] if len(ties) == 1 else self.random.choice(ties)
+
+    def heuristic(self, state, seat, actions):
+        goal = Goal(state, seat)
+        return self._best([(goal.gain(a), a) for a in actions])
+
+    def search(self, state, seat, actions):
+        goal = Goal(state, seat)
+        first = sorted(((goal.gain(a), i) for i, a in enumerate(actions)),
+                       reverse=True)
+        if first[0][0] > 0:
+            # Never step back for a promise: that can loop for ever.
+            first = [(g, i) for g, i in first if g >= 0]
+        scored = []
+        for gain, i in first[:BEAM]:
+            path = actions[i]
+            after = state.copy()
+            after.apply(seat, path)
+            if after.hasFinished(seat) or after.isOver:
+                return path
+            follow = after.movesOf(seat)
+            second = max((goal.gain(a) for a in follow), default=0)
+            scored.append((gain + SECOND * max(second, 0), path))
+        return self._best(scored)

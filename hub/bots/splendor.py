@@ -1,0 +1,320 @@
+"""
+Splendor bots.
+
+A card is worth its points plus what its bonus brings: cheaper cards on
+the table (the colours the visible cards still ask of the seat) and
+nobles in view (the colours their requirements still miss).
+
+  - level 2: buy the best affordable card; else reserve a card another
+    seat is about to buy when it is worth a lot to them (blocking); else
+    take gems toward the most reachable card (value per missing token),
+    other visible cards breaking the ties; discards give back the least
+    useful tokens;
+  - level 3: one turn of lookahead: every distinct action is played on a
+    copy (a discard or noble choice that follows is settled by level 2)
+    and the position it leaves is valued: points, bonuses, nobles within
+    reach, tokens toward the best cards, what the seat could buy next
+    turn, and what the next seats could buy.
+
+The hidden top cards of the decks are never looked at: a blind reserve
+is valued the same whatever card it would draw.
+"""
+
+from hub.bots.base import Bot
+from hub.games.splendor import (
+    BUY_CARD, CARDS, DISCARD_GEMS, FOLD_CARD, FOLD_CARD_UNKNOWN, GEMS,
+    GET_GEMS, GET_NOBLE, GOLD, GOLDEN, NOBLES, PHASE_ACT, RESERVE_LIMIT,
+    TOKEN_INDEX, TOKEN_LIMIT, WINNING_POINTS)
+
+COLOURS = range(len(GEMS))
+
+
+def shortfall(player, card):
+    """
+    The tokens C{player} still lacks for C{card}, after bonuses, tokens
+    and gold (0: affordable now).
+    """
+    cost = CARDS[card].cost
+    missing = 0
+    for i in COLOURS:
+        owe = cost[i] - player.bonuses[i] - player.tokens[i]
+        if owe > 0:
+            missing += owe
+    return max(0, missing - player.tokens[GOLD])
+
+
+def deficits(player, card):
+    """
+    Per colour, the gems C{player} lacks for C{card} (gold not counted).
+    """
+    cost = CARDS[card].cost
+    return [max(0, cost[i] - player.bonuses[i] - player.tokens[i])
+            for i in COLOURS]
+
+
+def visibleCards(state, seat):
+    """
+    The cards C{seat} could buy some day: face up, and its reserve.
+    """
+    cards = [c for row in state.board for c in row if c]
+    return cards + list(state.players[seat].reserved)
+
+
+class Appraisal:
+    """
+    What cards and colours are worth to one seat in one position.
+
+    @ivar bonusWorth: per colour, what one more bonus of it is worth.
+    """
+
+    def __init__(self, state, seat):
+        self.state = state
+        self.seat = seat
+        self.player = player = state.players[seat]
+        cards = visibleCards(state, seat)
+        self.cards = cards
+        demand = [0.0] * len(GEMS)
+        for card in cards:
+            cost = CARDS[card].cost
+            for i in COLOURS:
+                if cost[i] > player.bonuses[i]:
+                    demand[i] += 1
+        n = max(1, len(cards))
+        worth = [0.3 + 0.8 * d / n for d in demand]
+        for noble in state.nobles:
+            cost = NOBLES[noble].cost
+            missing = sum(max(0, cost[i] - player.bonuses[i])
+                          for i in COLOURS)
+            for i in COLOURS:
+                if cost[i] > player.bonuses[i]:
+                    worth[i] += 1.5 / missing
+        self.bonusWorth = worth
+        lead = max(p.points for p in state.players)
+        self.pointWorth = 1.0 + lead / 10.0
+
+    def cardValue(self, card):
+        """
+        What owning C{card} is worth to the seat.
+        """
+        info = CARDS[card]
+        value = info.points * self.pointWorth + self.bonusWorth[info.bonus]
+        if self.player.points + info.points >= WINNING_POINTS:
+            value += 10
+        return value
+
+    def targets(self):
+        """
+        The cards to aim at, best first: value per missing token.
+        """
+        scored = []
+        for card in self.cards:
+            missing = shortfall(self.player, card)
+            scored.append((self.cardValue(card) / (1.0 + missing),
+                           -card, card))
+        scored.sort(reverse=True)
+        return [card for _, _, card in scored]
+
+    def gemWeights(self):
+        """
+        Per colour, how much one more token of it is worth now.
+        """
+        targets = self.targets()
+        weights = [0.05] * len(GEMS)
+        for rank, card in enumerate(targets[:4]):
+            factor = (1.0, 0.45, 0.25, 0.15)[rank]
+            for i, d in enumerate(deficits(self.player, card)):
+                if d:
+                    weights[i] += factor
+        return weights, targets
+
+
+def goldUsed(action):
+    """
+    How much gold a payment uses.
+    """
+    return sum(n for g, n in action.gems if g == GOLDEN)
+
+
+def cheapestPayments(actions):
+    """
+    One buy action per card: the payment with the least gold.
+    """
+    best = {}
+    for a in actions:
+        if a.kind == BUY_CARD:
+            kept = best.get(a.card)
+            if kept is None or goldUsed(a) < goldUsed(kept):
+                best[a.card] = a
+    return best
+
+
+class SplendorBot(Bot):
+    """
+    A Splendor player for 2 to 4 seats: level 1 random, level 2 buy /
+    block / gems toward the most reachable card, level 3 one turn of
+    lookahead over every distinct action.
+
+    @ivar horizon: level 3 plays on (by level 2) until the seat has had
+        this many more turns before valuing the position.
+    """
+
+    horizon = 0
+    potential = 0.5
+
+    def heuristic(self, state, seat, actions):
+        kind = actions[0].kind
+        if kind == GET_NOBLE:
+            return max(actions, key=lambda a: (NOBLES[a.card].points,
+                                               -a.card))
+        appraisal = Appraisal(state, seat)
+        if kind == DISCARD_GEMS:
+            return self._discard(appraisal, actions)
+        buys = cheapestPayments(actions)
+        if buys:
+            card = max(buys, key=lambda c: (appraisal.cardValue(c), -c))
+            return buys[card]
+        block = self._block(state, seat, actions)
+        if block is not None:
+            return block
+        gems = [a for a in actions if a.kind == GET_GEMS]
+        if gems:
+            return self._gems(appraisal, gems)
+        return self._reserve(appraisal, actions)
+
+    def _discard(self, appraisal, actions):
+        weights, _ = appraisal.gemWeights()
+        weights = weights + [10.0]
+
+        def loss(action):
+            return sum(n * weights[TOKEN_INDEX[g]] for g, n in action.gems)
+        return min(actions, key=lambda a: (loss(a), a.gems))
+
+    def _gems(self, appraisal, actions):
+        weights, targets = appraisal.gemWeights()
+        player = appraisal.player
+        main = deficits(player, targets[0]) if targets else [0] * 5
+        held = player.tokenCount()
+
+        def value(action):
+            total = 0.0
+            taken = 0
+            for g, n in action.gems:
+                i = TOKEN_INDEX[g]
+                taken += n
+                useful = min(n, main[i]) if main[i] else 0
+                total += useful * 1.0 + n * weights[i] * 0.5
+            over = held + taken - TOKEN_LIMIT
+            if over > 0:
+                total -= 0.6 * over
+            return total
+
+        best = max(value(a) for a in actions)
+        ties = [a for a in actions if value(a) >= best - 1e-9]
+        return ties[0] if len(ties) == 1 else self.random.choice(ties)
+
+    def _block(self, state, seat, actions):
+        """
+        Reserve the face-up card another seat can buy now, when it is
+        worth a lot to them (points near the end, or the winning card).
+        """
+        if len(state.players[seat].reserved) >= RESERVE_LIMIT:
+            return None
+        reservable = {a.card: a for a in actions if a.kind == FOLD_CARD}
+        best, bestValue = None, 0.0
+        for other in range(state.seatCount):
+            if other == seat or state.retired[other]:
+                continue
+            rival = state.players[other]
+            for card in reservable:
+                if shortfall(rival, card):
+                    continue
+                points = CARDS[card].points
+                wins = rival.points + points >= WINNING_POINTS
+                if wins or (points >= 3 and rival.points >= 9):
+                    value = points + (20 if wins else 0)
+                    if value > bestValue:
+                        best, bestValue = reservable[card], value
+        return best
+
+    def _reserve(self, appraisal, actions):
+        folds = [a for a in actions if a.kind == FOLD_CARD]
+        if folds:
+            return max(folds, key=lambda a: (
+                appraisal.cardValue(a.card), -a.card))
+        return actions[0]
+
+    # Level 3.
+
+    def candidates(self, state, seat, actions):
+        """
+        The distinct actions worth a look: every gem take, one payment
+        per card, reserves; discards and noble choices as they are.
+        """
+        if actions[0].kind in (DISCARD_GEMS, GET_NOBLE):
+            return actions
+        out = [a for a in actions if a.kind in (GET_GEMS, FOLD_CARD)]
+        out.extend(cheapestPayments(actions).values())
+        blind = [a for a in actions if a.kind == FOLD_CARD_UNKNOWN]
+        return out + blind[-1:]
+
+    def search(self, state, seat, actions):
+        if actions[0].kind in (DISCARD_GEMS, GET_NOBLE):
+            return self.heuristic(state, seat, actions)
+        scored = []
+        for action in self.candidates(state, seat, actions):
+            after = state.copy()
+            # Nobody may know the hidden cards: shuffle them in the copy.
+            for deck in after.decks:
+                self.random.shuffle(deck)
+            after.apply(seat, action)
+            self._rollout(after, seat)
+            scored.append((self.evaluate(after, seat), action))
+        best = max(s for s, a in scored)
+        ties = [a for s, a in scored if s >= best - 1e-9]
+        return ties[0] if len(ties) == 1 else self.random.choice(ties)
+
+    def _rollout(self, state, seat):
+        """
+        Play on by level 2 until C{seat} has played C{self.horizon} more
+        turns (the others playing theirs in between).
+        """
+        turns = 0
+        while not state.isOver:
+            current = state.currentSeat
+            if current == seat and state.phase == PHASE_ACT:
+                if turns == self.horizon:
+                    return
+                turns += 1
+            actions = state.legalActions(current)
+            state.apply(current, self.heuristic(state, current, actions))
+
+    def worth(self, state, seat):
+        """
+        A plain measure of a seat's standing: points, bonuses, nobles
+        within reach and tokens.
+        """
+        player = state.players[seat]
+        value = float(player.points)
+        value += 0.45 * sum(min(b, 4) for b in player.bonuses)
+        for noble in state.nobles:
+            missing = sum(max(0, need - have) for need, have in
+                          zip(NOBLES[noble].cost, player.bonuses))
+            value += 0.8 / (1 + missing)
+        value += 0.12 * sum(player.tokens[:GOLD])
+        value += 0.2 * player.tokens[GOLD]
+        if self.potential:
+            value += self.potential * max(
+                ((CARDS[c].points + 0.45) / (1.0 + shortfall(player, c))
+                 for c in visibleCards(state, seat)), default=0.0)
+        return value
+
+    def evaluate(self, state, seat):
+        """
+        How good C{state} is for C{seat}: its standing minus the best
+        other seat's (higher is better).
+        """
+        if state.isOver:
+            return 1000.0 if state.winner == seat else -1000.0
+        others = [self.worth(state, s) for s in range(state.seatCount)
+                  if s != seat and not state.retired[s]]
+        return self.worth(state, seat) - max(others, default=0.0)

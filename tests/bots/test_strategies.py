@@ -1,0 +1,171 @@
+"""
+Every bot level returns a legal action on random reachable positions of
+each game, and a bot's choices depend only on its seed and the position.
+"""
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+from twisted.trial.unittest import SynchronousTestCase
+from zope.interface.verify import verifyObject
+
+from hub.bots import KINDS, LEVELS, NoLegalAction, botFor, makeBot
+from hub.bots.checkers import CheckersBot
+from hub.bots.gomoku import GomokuBot
+from hub.bots.splendor import SplendorBot
+from hub.ihub import IBot
+
+from tests.bots.support import newGame, reachable
+
+SETTINGS = dict(deadline=None, derandomize=True,
+                suppress_health_check=[HealthCheck.too_slow])
+
+
+class LegalActionMixin:
+    """
+    For C{kind}: every level plays a legal action of the seat to act.
+    """
+
+    kind = None
+    playerCounts = (2,)
+    maxPlies = 100
+
+    def checkLegal(self, players, seed, plies, level):
+        game = reachable(self.kind, players, seed, plies)
+        if game.isOver:
+            return
+        seat = game.currentSeat
+        before = game.copy()
+        action = botFor(self.kind, level, seed).chooseAction(game, seat)
+        self.assertIn(action, game.legalActions(seat))
+        # The bot does not change the position it is given.
+        self.assertEqual(game.legalActions(seat), before.legalActions(seat))
+        game.apply(seat, action)
+
+
+def _legalTest(level, maxExamples):
+    """
+    A test that level C{level} plays legal actions on C{maxExamples}
+    random reachable positions.
+    """
+    @settings(max_examples=maxExamples, **SETTINGS)
+    @given(data=st.data())
+    def test(self, data):
+        players = data.draw(st.sampled_from(self.playerCounts), "players")
+        seed = data.draw(st.integers(0, 2 ** 32 - 1), "seed")
+        plies = data.draw(st.integers(0, self.maxPlies), "plies")
+        self.checkLegal(players, seed, plies, level)
+    test.__doc__ = ("Level %d returns a legal action on random reachable"
+                    " positions." % (level,))
+    return test
+
+
+class GomokuLegalTests(LegalActionMixin, SynchronousTestCase):
+    kind = "gomoku"
+    maxPlies = 120
+
+    test_level1 = _legalTest(1, 30)
+    test_level2 = _legalTest(2, 30)
+    test_level3 = _legalTest(3, 12)
+
+
+class CheckersLegalTests(LegalActionMixin, SynchronousTestCase):
+    kind = "checkers"
+    playerCounts = (2, 3, 4, 6)
+    maxPlies = 300
+
+    test_level1 = _legalTest(1, 30)
+    test_level2 = _legalTest(2, 30)
+    test_level3 = _legalTest(3, 20)
+
+
+class SplendorLegalTests(LegalActionMixin, SynchronousTestCase):
+    kind = "splendor"
+    playerCounts = (2, 3, 4)
+    maxPlies = 150
+
+    test_level1 = _legalTest(1, 30)
+    test_level2 = _legalTest(2, 40)
+    test_level3 = _legalTest(3, 25)
+
+
+class InterfaceTests(SynchronousTestCase):
+    """
+    L{botFor} and the bot classes.
+    """
+
+    def test_botFor(self):
+        """
+        L{botFor} gives a bot of the kind's class at the level asked, and
+        every one provides L{IBot}.
+        """
+        classes = {"gomoku": GomokuBot, "checkers": CheckersBot,
+                   "splendor": SplendorBot}
+        for kind in KINDS:
+            for level in LEVELS:
+                bot = botFor(kind, level, seed=3)
+                self.assertIsInstance(bot, classes[kind])
+                self.assertEqual(bot.level, level)
+                verifyObject(IBot, bot)
+
+    def test_makeBot(self):
+        """
+        L{makeBot} is L{botFor} under the name the pyglet client uses.
+        """
+        self.assertIsInstance(makeBot("gomoku", 2, seed=1), GomokuBot)
+
+    def test_unknown(self):
+        """
+        An unknown kind is a L{KeyError}, an unknown level a
+        L{ValueError}.
+        """
+        self.assertRaises(KeyError, botFor, "chess", 1)
+        self.assertRaises(ValueError, botFor, "gomoku", 4)
+        self.assertRaises(ValueError, botFor, "gomoku", 0)
+
+    def test_notToAct(self):
+        """
+        Asking for an action of a seat that is not to act raises
+        L{NoLegalAction}.
+        """
+        game = newGame("gomoku")
+        self.assertRaises(NoLegalAction,
+                          botFor("gomoku", 2).chooseAction, game, 1)
+
+
+class DeterminismTests(SynchronousTestCase):
+    """
+    A bot's choices depend only on its seed and the positions it sees.
+    """
+
+    def replay(self, kind, players, levels, seed, plies):
+        game = newGame(kind, players, seed)
+        bots = [botFor(kind, level, seed + k)
+                for k, level in enumerate(levels)]
+        actions = []
+        while not game.isOver and len(actions) < plies:
+            seat = game.currentSeat
+            action = bots[seat].chooseAction(game, seat)
+            actions.append(action)
+            game.apply(seat, action)
+        return actions
+
+    def test_sameSeedSameGame(self):
+        """
+        Two runs with the same seeds play the same actions, at every
+        level, for every game.
+        """
+        cases = [("gomoku", 2, (1, 2), 20), ("gomoku", 2, (3, 2), 12),
+                 ("checkers", 3, (1, 2, 3), 30),
+                 ("splendor", 3, (1, 2, 3), 30)]
+        for kind, players, levels, plies in cases:
+            for seed in (0, 5):
+                self.assertEqual(
+                    self.replay(kind, players, levels, seed, plies),
+                    self.replay(kind, players, levels, seed, plies))
+
+    def test_seedsDiffer(self):
+        """
+        Level 1 plays differently for different seeds.
+        """
+        games = {tuple(self.replay("gomoku", 2, (1, 1), seed, 10))
+                 for seed in range(5)}
+        self.assertGreater(len(games), 1)
