@@ -140,13 +140,28 @@ class Scene:
         self._hits = []
         self.batch = pyglet.graphics.Batch()
         self.bgGroup = pyglet.graphics.Group(order=0)
-        self.midGroup = pyglet.graphics.Group(order=1)
-        self.fgGroup = pyglet.graphics.Group(order=2)
-        self.topGroup = pyglet.graphics.Group(order=3)
+        self._layers = [
+            [pyglet.graphics.Group(order=i) for i in (1, 2, 3)],
+            [pyglet.graphics.Group(order=i) for i in (11, 12, 13)],
+        ]
+        self.modal = False
         self.rect(0, 0, self.width, self.height, BG, group=self.bgGroup)
         self.build()
+        self.modal = False
         self.buildHeader()
         self.buildMessage()
+
+    @property
+    def midGroup(self):
+        return self._layers[self.modal][0]
+
+    @property
+    def fgGroup(self):
+        return self._layers[self.modal][1]
+
+    @property
+    def topGroup(self):
+        return self._layers[self.modal][2]
 
     def build(self):
         """
@@ -299,9 +314,10 @@ class Scene:
         c = BAD if kind == "error" else ACCENT_DARK
         w = min(self.width - 40, 30 + 8 * len(s))
         x = (self.width - w) / 2
-        self.rect(x, 10, w, 30, c, radius=8, group=self.topGroup)
+        self.rect(x, 10, w, 30, c, radius=8,
+                  group=pyglet.graphics.Group(order=19))
         self.text(s, self.width / 2, 25, size=11, anchor_x="center",
-                  anchor_y="center", group=pyglet.graphics.Group(order=4))
+                  anchor_y="center", group=pyglet.graphics.Group(order=20))
 
     # input
     def onMousePress(self, x, y, button):

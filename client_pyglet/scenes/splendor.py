@@ -116,9 +116,12 @@ class SplendorGameScene(GameSceneMixin, Scene):
         if c.points:
             self.text(str(c.points), x + 8, y + h - h * 0.2, size=
                       int(h * 0.13), bold=True, color=gemText(bonus))
+        self.circle(x + w - 14, y + h - h * 0.14, h * 0.08 + 2,
+                    (250, 250, 250))
         self.circle(x + w - 14, y + h - h * 0.14, h * 0.08,
                     GEM_COLOURS[bonus])
-        self.ring(x + w - 14, y + h - h * 0.14, h * 0.08, (30, 30, 30), 1)
+        self.ring(x + w - 14, y + h - h * 0.14, h * 0.08 + 2, (30, 30, 30),
+                  1)
         k = 0
         for i, n in enumerate(c.cost):
             if n:
@@ -189,12 +192,16 @@ class SplendorGameScene(GameSceneMixin, Scene):
         self.buildBank(hint)
         self.buildActions()
         self.buildPlayers(hintCard)
+        self.modal = True
         if st.phase == S.OVER:
-            self.buildResult()
+            pass
         elif st.isMyTurn() and st.discard:
+            self._hits = []
             self.buildDiscard(hint)
         elif st.isMyTurn() and st.nobleChoice:
+            self._hits = []
             self.buildNobleChoice(hint)
+        self.modal = False
 
     def buildBank(self, hint):
         t = self.state.table
@@ -221,6 +228,9 @@ class SplendorGameScene(GameSceneMixin, Scene):
         x = 570
         y = 330
         self.rect(x, 90, 190, y + 86 - 90, PANEL, radius=10)
+        if st.phase == S.OVER:
+            self.buildResult(x, y + 86)
+            return
         mine = st.isMyTurn() and not st.discard and not st.nobleChoice
         if self.picked:
             s = ", ".join("%d %s" % (n, g) for g, n in self.picked.items())
@@ -303,25 +313,34 @@ class SplendorGameScene(GameSceneMixin, Scene):
                     self.card(cx, y + 24, card, 62, 72, highlight=hl)
                     self.hit(cx, y + 24, 62, 72, self.select, card)
 
-    def buildResult(self):
+    def buildResult(self, x, top):
+        """
+        The winner and the ranking, in the action panel.
+        """
         st = self.state
         t = st.table
-        w, h = 520, 260
-        x, y = (self.width - w) / 2, (self.height - h) / 2
-        self.rect(x, y, w, h, (28, 34, 50), radius=14,
-                  group=self.topGroup)
         won = st.winnerId == st.myId
+        self.rect(x + 8, top - 62, 174, 52, GOOD if won else GOLD,
+                  radius=8)
         self.text("You win!" if won else "Player %s wins" % (st.winnerId,),
-                  x + w / 2, y + h - 50, size=24, bold=True,
-                  color=GOOD if won else GOLD, anchor_x="center")
-        yy = y + h - 100
-        for rank, seat in enumerate(t.ranking()):
+                  x + 95, top - 36, size=16 if won else 13, bold=True,
+                  anchor_x="center", anchor_y="center")
+        yy = top - 100
+        self.text("Ranking", x + 12, yy, size=13, bold=True, color=GOLD)
+        ranking = t.ranking()
+        winner = st.seatOf(st.winnerId)
+        if winner in ranking:
+            ranking.remove(winner)
+            ranking.insert(0, winner)
+        for rank, seat in enumerate(ranking):
+            yy -= 40
             pid = st.sequence[seat]
             p = t.players[seat]
-            self.text("%d. %s — %d points, %d cards" % (
-                rank + 1, "you" if pid == st.myId else "player %d" % pid,
-                p.points, len(p.purchased)), x + 40, yy, size=13)
-            yy -= 28
+            self.text("%d. %s" % (rank + 1, "you" if pid == st.myId
+                                   else "player %d" % (pid,)),
+                      x + 12, yy, size=13, bold=pid == st.myId)
+            self.text("%d points, %d cards" % (p.points, len(p.purchased)),
+                      x + 30, yy - 18, size=10, color=MUTED)
 
     def buildDiscard(self, hint):
         st = self.state
