@@ -18,12 +18,18 @@ Decisions where the spec leaves a choice (see also specs/README.md):
   - a game that ends while a player is lost is queued for them like any
     other notification;
   - after a game both players get C{msg_room(type 3)} with the guest
-    unready, so that clients keeping a local copy of the room re-sync.
+    unready, so that clients keeping a local copy of the room re-sync;
+  - with C{takeover="bot"}, a player whose grace runs out mid-game while
+    the opponent is connected is replaced by a bot (L{GomokuBotSeat})
+    instead of forfeiting; the bot's moves reach the opponent as
+    ordinary C{msg_move} frames and the bot leaves when the game ends.
 """
 
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 
+from hub.bots import botFor
+from hub.bots.pilot import SeatPilot
 from hub.games import gomoku as rules
 from hub.lobby import (
     LobbyError, RoomExists, RoomNotFound, RoomObserver, WrongPassword)
@@ -176,6 +182,65 @@ class GomokuPlayer(RoomObserver):
             # icc's local copy of the room (which gates its ready and
             # start commands) matches the server's (spec section 11.8).
             self.sendRoom(wire.RI_PLAYER_STATE, room)
+
+
+class GomokuBotSeat(RoomObserver):
+    """
+    The seat of a player whose reconnect grace ran out mid-game, played
+    by a bot (C{--takeover bot}).  It stands in the member's observer
+    place: the opponent's moves reach it as C{msg_move} frames, which
+    start the bot's turn; other frames are dropped.
+
+    @ivar pilot: the L{SeatPilot} that plays the seat.
+    """
+
+    def __init__(self, factory, room, session, seat, pilot):
+        self.factory = factory
+        self.room = room
+        self.session = session
+        self.seat = seat
+        self.pilot = pilot
+
+    def send(self, message):
+        """
+        A frame for the departed player: a move of the opponent means it
+        is the bot's turn.
+        """
+        if message.get("msg_type") == wire.MSG_MOVE:
+            self.turn()
+
+    def turn(self):
+        """
+        Have the bot play if the seat is to move.
+        """
+        game = self.room.game
+        if game is not None and game.currentSeat == self.seat:
+            self.pilot.turn(game, self.seat, self.play)
+
+    def play(self, action):
+        """
+        Play C{action} = C{(x, y)} exactly as the player's own msg_move
+        would have been played.
+        """
+        room = self.room
+        game = room.game
+        x, y = action
+        game.apply(self.seat, (x, y))
+        for member in room.members:
+            if member.session is not self.session:
+                member.observer.send(
+                    wire.moveMessage(wire.CHESS_BLANK, x, y, None, None))
+        if game.isOver:
+            self.factory.lobby.endGame(room)
+
+    def gameEnded(self, room, game):
+        """
+        The game is over: stop the bot, then leave the room once every
+        member has heard of the end.
+        """
+        self.pilot.stop()
+        self.factory.clock.callLater(0, self.factory.lobby.leave,
+                                     self.session)
 
 
 class GomokuProtocol(Protocol):
@@ -504,13 +569,14 @@ class GomokuFactory(Factory):
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, maxIllegal=3, takeover=None,
-                 botLevel=2):
+                 botLevel=2, botDelay=0.5):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
         self.maxIllegal = maxIllegal
         self.takeover = takeover
         self.botLevel = botLevel
+        self.botDelay = botDelay
         self.policy = GomokuStartPolicy()
         self.players = {}
 
@@ -518,13 +584,38 @@ class GomokuFactory(Factory):
         """
         The grace of C{session}, lost mid-game, ran out: the opponent wins
         by forfeit, then the room exit rules apply and the name is freed.
+        With C{takeover="bot"} and the opponent connected, a bot plays
+        the seat instead (L{takeOver}); the name is freed all the same.
         """
         room = self.lobby.roomOf(session)
         if room is not None:
             if room.running:
+                if self.takeover == "bot" and self.takeOver(room, session):
+                    return
                 member = room.memberOf(session)
                 room.game.forfeit(
                     rules.seatOfColour(colourOf(room, member)))
                 self.lobby.endGame(room)
             self.lobby.leave(session)
         self.players.pop(session.id, None)
+
+    def takeOver(self, room, session):
+        """
+        Put a bot in the seat of C{session}, lost mid-game in C{room},
+        if its opponent is still connected.
+
+        @return: True if a bot now plays the seat.
+        """
+        member = room.memberOf(session)
+        others = [m for m in room.members if m is not member]
+        if not others or others[0].session.lost:
+            return False
+        seat = rules.seatOfColour(colourOf(room, member))
+        bot = botFor(KIND, self.botLevel, seed=session.id)
+        pilot = SeatPilot(self.clock, bot, self.botDelay)
+        member.observer = GomokuBotSeat(self, room, session, seat, pilot)
+        self.players.pop(session.id, None)
+        self.log.info("gomoku {room!r}: a bot plays for {name!r}",
+                      room=room.name, name=session.name)
+        member.observer.turn()
+        return True
