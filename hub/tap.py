@@ -50,6 +50,8 @@ class Options(usage.Options):
          "disconnects mid-game: 'none' or 'bot'."],
         ["bot-level", None, 2, "Strength (1-3) of server-side bots.",
          _positiveInt],
+        ["bot-delay", None, None, "Seconds a server-side bot waits before "
+         "each action (default: each protocol's own).", float],
     ]
 
     optFlags = [
@@ -76,19 +78,18 @@ def makeFactories(options, lobby, sessions, clock):
     from hub.protocols.gomoku import GomokuFactory
     from hub.protocols.splendor import SplendorFactory
     takeover = options["takeover"] if options["takeover"] != "none" else None
+    bots = {"takeover": takeover, "botLevel": options["bot-level"]}
+    if options.get("bot-delay") is not None:
+        bots["botDelay"] = options["bot-delay"]
     return {
         "gomoku-port": GomokuFactory(
             lobby, sessions, clock,
-            maxIllegal=options["gomoku-max-illegal"],
-            takeover=takeover, botLevel=options["bot-level"]),
+            maxIllegal=options["gomoku-max-illegal"], **bots),
         "checkers-port": CheckersFactory(
             lobby, sessions, clock,
             turnSeconds=options["checkers-turn-seconds"],
-            fourPlayers=bool(options["checkers-four-players"]),
-            takeover=takeover, botLevel=options["bot-level"]),
-        "splendor-port": SplendorFactory(
-            lobby, sessions, clock,
-            takeover=takeover, botLevel=options["bot-level"]),
+            fourPlayers=bool(options["checkers-four-players"]), **bots),
+        "splendor-port": SplendorFactory(lobby, sessions, clock, **bots),
     }
 
 

@@ -1,0 +1,227 @@
+"""
+The bot client (C{python -m hub.bots}) against the real C{twistd -n
+gamehub}: whole games over loopback for every game and player count, and
+a dropped player's seat played to the end with C{--takeover bot}.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from hub.wire import gomoku as gomokuWire
+from tests.endtoend import GamehubServer, GomokuClient
+
+TIMEOUT = 120
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def botClient(kind, port, *args):
+    """
+    Start C{python -m hub.bots kind://127.0.0.1:port args...}.
+    """
+    command = [sys.executable, "-m", "hub.bots",
+               "%s://127.0.0.1:%d" % (kind, port), "--delay", "0",
+               "--timeout", str(TIMEOUT)] + list(args)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.Popen(command, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=ROOT, env=env)
+
+
+class BotClientTests(SynchronousTestCase):
+    """
+    Bot teams play complete games through the server.
+    """
+
+    def play(self, kind, *args):
+        """
+        Run the bot client to its end; it must exit 0.
+
+        @return: its result lines.
+        """
+        process = botClient(kind, self.server.port(kind), *args)
+        out, err = process.communicate(timeout=TIMEOUT + 30)
+        self.assertEqual(process.returncode, 0,
+                         "bot client failed: %s" % (err.decode()[-2000:],))
+        return out.decode().splitlines()
+
+    def startServer(self, kind, *extra):
+        self.server = GamehubServer(self, *extra, games=(kind,))
+
+    def test_gomoku(self):
+        """
+        Two level 2 bots play a gomoku game to its end, twice: one wins,
+        the other loses.
+        """
+        self.startServer("gomoku")
+        lines = self.play("gomoku", "--count", "2", "--level", "2",
+                          "--games", "2", "--room", "duel")
+        self.assertEqual(len(lines), 2)
+        for number, line in enumerate(lines, 1):
+            self.assertRegex(line, r"^game %d: gomoku room duel: " % number)
+            self.assertEqual(sorted(re.findall(r" (win|lose)\b", line)),
+                             ["lose", "win"])
+
+    def test_gomokuCountOne(self):
+        """
+        Two bot clients with C{--count 1} meet in the same room (one
+        creates it, the other joins as one more seat) and play; level 3
+        against level 1.
+        """
+        self.startServer("gomoku")
+        port = self.server.port("gomoku")
+        first = botClient("gomoku", port, "--count", "1", "--level", "3",
+                          "--room", "meet", "--name", "alpha")
+        second = botClient("gomoku", port, "--count", "1", "--level", "1",
+                           "--room", "meet", "--name", "beta")
+        outs = [p.communicate(timeout=TIMEOUT + 30) for p in (first,
+                                                              second)]
+        self.assertEqual([first.returncode, second.returncode], [0, 0],
+                         [err.decode()[-1000:] for out, err in outs])
+        self.assertIn("alpha1_1 win", outs[0][0].decode())
+        self.assertIn("beta1_1 lose", outs[1][0].decode())
+
+    def checkCheckers(self, count):
+        self.startServer("checkers")
+        lines = self.play("checkers", "--room", "R", "--count", str(count),
+                          "--level", "2")
+        self.assertEqual(len(lines), 1)
+        ranking = lines[0].split("ranking ")[1].split()
+        self.assertEqual(len(ranking), count)
+        self.assertEqual(len(set(ranking)), count)
+
+    def test_checkersTwo(self):
+        """
+        Two checkers bots play to the end: the ranking names both.
+        """
+        self.checkCheckers(2)
+
+    def test_checkersThree(self):
+        """
+        Three checkers bots play to the end.
+        """
+        self.checkCheckers(3)
+
+    def test_checkersSix(self):
+        """
+        Six checkers bots play to the end.
+        """
+        self.checkCheckers(6)
+
+    def checkSplendor(self, count, level="2"):
+        self.startServer("splendor")
+        lines = self.play("splendor", "--count", str(count), "--level",
+                          level)
+        self.assertEqual(len(lines), 1)
+        match = re.match(r"game 1: splendor: winner (\S+) \(player \d+\) "
+                         r"points (.*)$", lines[0])
+        self.assertIsNotNone(match, lines[0])
+        points = dict(p.split(":") for p in match.group(2).split())
+        self.assertEqual(len(points), count)
+        self.assertGreaterEqual(int(points[match.group(1)]), 15)
+
+    def test_splendorTwo(self):
+        """
+        Two Splendor bots play to 15 points.
+        """
+        self.checkSplendor(2)
+
+    def test_splendorThree(self):
+        """
+        Three Splendor bots (level 3) play at one table to the end.
+        """
+        self.checkSplendor(3, "3")
+
+    def test_splendorFour(self):
+        """
+        Four Splendor bots play at one table to the end.
+        """
+        self.checkSplendor(4)
+
+
+class TakeoverTests(SynchronousTestCase):
+    """
+    C{--takeover bot} keeps a game going after a player disconnects.
+    """
+
+    def test_gomoku(self):
+        """
+        A gomoku player drops mid-game; after the grace a server bot
+        plays the seat, and the bot client on the other seat plays on to
+        the end of the game.
+        """
+        server = GamehubServer(self, "--takeover", "bot", "--bot-delay",
+                               "0.05", "--grace-seconds", "1",
+                               games=("gomoku",))
+        port = server.port("gomoku")
+        human = GomokuClient(port)
+        self.addCleanup(human.close)
+        human.send(gomokuWire.regMessage("quitter", human.nextSession()))
+        human.send(gomokuWire.roomOpMessage(
+            gomokuWire.RO_ROOM_CREATE, "t", "", human.nextSession()))
+        bot = botClient("gomoku", port, "--count", "1", "--level", "2",
+                        "--room", "t", "--name", "stay")
+        # The bot joins as guest (black) and readies; the human starts the
+        # game, then drops.
+        while True:
+            m = human.receive()
+            if (m["msg_type"] == gomokuWire.MSG_ROOM and m["room"]["gs"]
+                    == gomokuWire.PLAYER_STATE_READY):
+                break
+        human.send(gomokuWire.requestMessage(gomokuWire.REQ_GAME_START,
+                                             human.nextSession()))
+        while human.receive()["msg_type"] != gomokuWire.MSG_GAME:
+            pass
+        human.close()
+        out, err = bot.communicate(timeout=TIMEOUT)
+        self.assertEqual(bot.returncode, 0, err.decode()[-2000:])
+        self.assertRegex(out.decode(), r"game 1: gomoku room t: stay1_1 "
+                                       r"(win|lose|draw)")
+
+    def checkTakeover(self, kind, *roomArgs):
+        """
+        Two bot clients with C{--count 1} play C{kind}; one is killed
+        mid-game; the other still plays the game to its end because a
+        server bot plays the killed player's seat.
+        """
+        server = GamehubServer(self, "--takeover", "bot", "--bot-delay",
+                               "0.05", games=(kind,))
+        port = server.port(kind)
+        common = ("--count", "1", "--level", "2") + roomArgs
+        stay = botClient(kind, port, "--name", "stay", "--delay", "0.1",
+                         *common)
+        quitter = botClient(kind, port, "--name", "quit", "--delay", "0.1",
+                            *common)
+        self.addCleanup(lambda: quitter.poll() is None and quitter.kill())
+        self.addCleanup(lambda: stay.poll() is None and stay.kill())
+        try:
+            quitter.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            quitter.kill()
+        quitter.communicate(timeout=TIMEOUT)
+        # Killed mid-game, not finished by itself.
+        self.assertNotEqual(quitter.returncode, 0)
+        out, err = stay.communicate(timeout=TIMEOUT)
+        self.assertEqual(stay.returncode, 0, err.decode()[-2000:])
+        return out.decode()
+
+    def test_checkers(self):
+        """
+        A checkers player is cut off mid-game: the other finishes and the
+        ranking still names both.
+        """
+        out = self.checkTakeover("checkers", "--room", "cut")
+        ranking = out.split("ranking ")[1].split()
+        self.assertEqual(sorted(ranking), ["quit1_1", "stay1_1"])
+
+    def test_splendor(self):
+        """
+        A Splendor player is cut off mid-game: the table plays on to a
+        winner.
+        """
+        out = self.checkTakeover("splendor")
+        self.assertRegex(out, r"game 1: splendor: winner ")
