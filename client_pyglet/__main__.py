@@ -58,6 +58,9 @@ def makeParser():
     p.add_argument("--level", type=int, default=2,
                    help="bot level for the 托管 toggle and hints "
                         "(default 2)")
+    p.add_argument("--players", type=int, default=None, metavar="N",
+                   help="with --bot (checkers, Splendor): ready only once "
+                        "N players are in the room")
     p.add_argument("--exit-after-game", action="store_true",
                    help="quit when the game has ended")
     p.add_argument("--screenshot", default=None, metavar="FILE",
@@ -98,7 +101,7 @@ def main(argv=None):
         game=game, host=host, port=port, name=args.name, room=args.room,
         password=args.password, bot=args.bot,
         level=args.bot if args.bot else args.level,
-        exitAfterGame=args.exit_after_game, screenshot=args.screenshot,
+        exitAfterGame=args.exit_after_game, players=args.players, screenshot=args.screenshot,
         size=(args.width, args.height))
     app = App(reactor, reactor, options)
     reactor.callWhenRunning(app.start)

@@ -203,6 +203,7 @@ class ReadyPilot:
     def __init__(self, state, clock, options):
         self.state = state
         self.clock = clock
+        self.players = options.players
         self._stopped = False
         self._readied = False
         state.subscribe(self._event)
@@ -210,10 +211,20 @@ class ReadyPilot:
     def stop(self):
         self._stopped = True
 
+    def _count(self):
+        st = self.state
+        if st.game == "checkers":
+            return len(st.members)
+        ids = set(p[0] for p in st.players)
+        ids.add(st.myId)
+        return len(ids)
+
     def _event(self, event, **details):
         if self._stopped:
             return
         if self.state.phase == S.ROOM and not self._readied:
+            if self.players and self._count() < self.players:
+                return
             self._readied = True
             self.clock.callLater(0.2, self._ready)
         elif self.state.phase != S.ROOM:

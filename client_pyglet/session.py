@@ -35,6 +35,7 @@ class Options:
     bot: int = None
     level: int = 2
     exitAfterGame: bool = False
+    players: int = None
     screenshot: str = None
     size: tuple = (1100, 760)
 
@@ -186,6 +187,8 @@ class ClientSession:
                     self._scheduleReconnect()
                 elif not self._overSeen:
                     self.onFatal("connection closed")
+        elif event == "joinFailed" and self.options.bot:
+            self.onFatal("could not join the room")
         elif event == "lost" and self._canReconnect():
             # gomoku keeps its phase while it tries to resume
             self._scheduleReconnect()
