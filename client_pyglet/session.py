@@ -126,9 +126,8 @@ class ClientSession:
                 "--level", str(level or o.level)]
         if room and o.game != "splendor":
             args += ["--room", room]
-        try:
-            import hub.bots.__main__  # noqa: F401
-        except ImportError:
+        import importlib.util
+        if importlib.util.find_spec("hub.bots.__main__") is None:
             self.state.error("no bot program (hub.bots) is installed")
             return None
         proto = _BotProcess(self.state)
