@@ -209,7 +209,7 @@ class GomokuBot(Bot):
     widths = (12, 10, 8, 6, 5, 4)
     #: Past this many searched positions, the search evaluates instead
     #: of looking deeper (a bound on time that stays deterministic).
-    maxNodes = 10000
+    maxNodes = 8000
 
     def _board(self, state):
         return Board(state)

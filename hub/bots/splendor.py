@@ -159,7 +159,9 @@ class SplendorBot(Bot):
     """
 
     horizon = 0
-    potential = 0.5
+    #: Weights of L{worth}.
+    weights = {"bonus": 0.45, "noble": 0.8, "gem": 0.12, "gold": 0.2,
+               "reach": 0.5}
 
     def heuristic(self, state, seat, actions):
         kind = actions[0].kind
@@ -291,21 +293,21 @@ class SplendorBot(Bot):
     def worth(self, state, seat):
         """
         A plain measure of a seat's standing: points, bonuses, nobles
-        within reach and tokens.
+        within reach, tokens, and the best card within reach.
         """
+        w = self.weights
         player = state.players[seat]
         value = float(player.points)
-        value += 0.45 * sum(min(b, 4) for b in player.bonuses)
+        value += w["bonus"] * sum(min(b, 4) for b in player.bonuses)
         for noble in state.nobles:
             missing = sum(max(0, need - have) for need, have in
                           zip(NOBLES[noble].cost, player.bonuses))
-            value += 0.8 / (1 + missing)
-        value += 0.12 * sum(player.tokens[:GOLD])
-        value += 0.2 * player.tokens[GOLD]
-        if self.potential:
-            value += self.potential * max(
-                ((CARDS[c].points + 0.45) / (1.0 + shortfall(player, c))
-                 for c in visibleCards(state, seat)), default=0.0)
+            value += w["noble"] / (1 + missing)
+        value += w["gem"] * sum(player.tokens[:GOLD])
+        value += w["gold"] * player.tokens[GOLD]
+        value += w["reach"] * max(
+            ((CARDS[c].points + w["bonus"]) / (1.0 + shortfall(player, c))
+             for c in visibleCards(state, seat)), default=0.0)
         return value
 
     def evaluate(self, state, seat):
