@@ -1,0 +1,71 @@
+"""
+The bot client's command line (L{hub.bots.client}); whole games through
+the server are in L{tests.bots.test_endtoend}.
+"""
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+
+from hub.bots.client import BotPlayer, main, makeParser, parseURL
+
+
+class ParseURLTests(SynchronousTestCase):
+
+    def test_gameHostPort(self):
+        """
+        C{game://host:port} gives the game, the host and the port.
+        """
+        self.assertEqual(parseURL("gomoku://example.org:4000"),
+                         ("gomoku", "example.org", 4000))
+        self.assertEqual(parseURL("CHECKERS://10.0.0.1:1"),
+                         ("checkers", "10.0.0.1", 1))
+
+    def test_defaultPorts(self):
+        """
+        Without a port, each game's default listener is used.
+        """
+        self.assertEqual(parseURL("splendor://h"), ("splendor", "h", 13204))
+        self.assertEqual(parseURL("checkers://h"), ("checkers", "h", 16666))
+        self.assertEqual(parseURL("gomoku://h"), ("gomoku", "h", 11011))
+
+    def test_bad(self):
+        """
+        An unknown game or a bad port is a L{ValueError}.
+        """
+        self.assertRaises(ValueError, parseURL, "chess://h:1")
+        self.assertRaises(ValueError, parseURL, "gomoku://h:port")
+
+
+class OptionsTests(SynchronousTestCase):
+
+    def test_defaults(self):
+        """
+        Two bots, level 2, one game, a short delay.
+        """
+        options = makeParser().parse_args(["gomoku://h:1"])
+        self.assertEqual((options.count, options.level, options.games,
+                          options.room, options.delay),
+                         (2, 2, 1, None, 0.2))
+
+    def test_badArguments(self):
+        """
+        A bad URL, a gomoku team over two, or no bots at all stop the
+        client with a message before anything connects.
+        """
+        for argv in (["chess://h:1"], ["gomoku://h:1", "--count", "3"],
+                     ["splendor://h:1", "--count", "0"]):
+            self.failureResultOf(main(Clock(), *argv), SystemExit)
+
+
+class BotPlayerTests(SynchronousTestCase):
+
+    def test_stateAndBot(self):
+        """
+        A L{BotPlayer} has its game's client state machine and plays
+        with the bot of its level.
+        """
+        for kind in ("gomoku", "checkers", "splendor"):
+            player = BotPlayer(Clock(), kind, "h", 1, "bot_1", 3, seed=4)
+            self.assertEqual(player.state.game, kind)
+            self.assertEqual(player.autoplay.bot.level, 3)
+            self.assertFalse(player.done.called)
