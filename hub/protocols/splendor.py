@@ -26,7 +26,11 @@ Decisions where the spec leaves a choice (see also specs/README.md):
   - a frame length under 28 or over 64 KiB closes the connection (the
     frames before it in the same read are handled first);
   - after WINNER the table is dissolved; the connections stay open (the
-    Unity client closes its own) and may INIT again, keeping their ids.
+    Unity client closes its own) and may INIT again, keeping their ids;
+  - no reply or broadcast the server makes holds two messages of one
+    kind (the Unity client throws on that).  Fast opponents can still
+    cause two within one client frame; C{minGap} (off by default) spaces
+    messages of one kind to a connection by that many seconds.
 
 Disconnects:
   - before the game starts, the player leaves the table and the others
@@ -59,6 +63,9 @@ from hub.wire import splendor as wire
 
 KIND = "splendor"
 CAPACITY = 4
+
+PACING_SLACK = 1e-6
+MAX_PACED = 256
 
 NEW = "NEW"
 TABLE = "TABLE"
@@ -145,6 +152,9 @@ class SplendorProtocol(Protocol, RoomObserver):
         self.reader = wire.FrameReader()
         self.session = None
         self._state = NEW
+        self._paced = []
+        self._pacing = None
+        self._lastSent = {}
 
     @property
     def state(self):
@@ -179,9 +189,41 @@ class SplendorProtocol(Protocol, RoomObserver):
 
     def sendFrame(self, frame):
         """
-        Write one whole frame, in one write.
+        Write one whole frame, in one write.  With the factory's C{minGap}
+        set, a frame whose kind this connection got less than C{minGap}
+        seconds ago waits (and every frame after it, to keep the order);
+        a connection more than L{MAX_PACED} frames behind is closed.
         """
-        if self.transport is not None and not self.transport.disconnecting:
+        if self.transport is None or self.transport.disconnecting:
+            return
+        if not self.factory.minGap:
+            self.transport.write(frame)
+            return
+        self._paced.append(frame)
+        if len(self._paced) > MAX_PACED:
+            self.log.info("splendor player {id} is {n} messages behind; "
+                          "closing", id=self.playerId, n=len(self._paced))
+            self._paced = []
+            self.transport.loseConnection()
+            return
+        if self._pacing is None:
+            self._flushPaced()
+
+    def _flushPaced(self):
+        self._pacing = None
+        clock = self.factory.clock
+        while self._paced and not self.transport.disconnecting:
+            frame = self._paced[0]
+            apiId = wire.HEADER.unpack_from(frame)[0]
+            now = clock.seconds()
+            last = self._lastSent.get(apiId)
+            wait = (last + self.factory.minGap - now
+                    if last is not None else 0)
+            if wait > PACING_SLACK:
+                self._pacing = clock.callLater(wait, self._flushPaced)
+                return
+            self._paced.pop(0)
+            self._lastSent[apiId] = now
             self.transport.write(frame)
 
     def sendMessage(self, apiId, playerId=0, body=None):
@@ -330,6 +372,9 @@ class SplendorProtocol(Protocol, RoomObserver):
     # Connection loss.
 
     def connectionLost(self, reason):
+        if self._pacing is not None:
+            self._pacing.cancel()
+            self._pacing = None
         if self.session is None:
             return
         self.factory.leave(self)
@@ -352,13 +397,20 @@ class SplendorFactory(Factory):
         client cannot take two messages of one kind in one frame).
     @param botFactory: makes a takeover bot from C{(level, seed)};
         L{makeBot} by default.
+    @param minGap: if positive, the least time in seconds between two
+        messages of one kind to one connection (later ones wait, order
+        kept).  The Unity client throws when two messages of one kind
+        arrive within one of its frames; the server never sends such a
+        burst itself, but fast opponents (scripts, bots) can cause one.
+        0 (the default) sends at once.
     """
 
     protocol = SplendorProtocol
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, takeover=None, rng=None,
-                 botLevel=2, botDelay=1.0, botFactory=makeBot):
+                 botLevel=2, botDelay=1.0, botFactory=makeBot,
+                 minGap=0.0):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -367,6 +419,7 @@ class SplendorFactory(Factory):
         self.botLevel = botLevel
         self.botDelay = botDelay
         self.botFactory = botFactory
+        self.minGap = minGap
         self.policy = SplendorStartPolicy(self.rng)
         self._tableNumbers = itertools.count(1)
         self._botCalls = {}

@@ -11,7 +11,7 @@ from hub.games import splendor as rules
 from hub.games.splendor import Action
 from hub.ihub import IStartPolicy
 from hub.protocols.splendor import (
-    CAPACITY, KIND, SplendorStartPolicy)
+    CAPACITY, KIND, MAX_PACED, SplendorStartPolicy)
 from hub.wire import splendor as wire
 
 from .support import Harness, clientFrame, operationBody
@@ -60,7 +60,8 @@ class ProtocolTestCase(SynchronousTestCase):
         for burst in conn.bursts:
             self.assertEqual(len(set(kinds(burst))), len(burst), burst)
 
-    def playRandom(self, h, conns, seed, split=False, maxSteps=4000):
+    def playRandom(self, h, conns, seed, split=False, maxSteps=4000,
+                   gap=None):
         """
         Drive the table with random legal actions through the protocol,
         checking every client's view after each message.
@@ -83,6 +84,9 @@ class ProtocolTestCase(SynchronousTestCase):
             self.assertEqual(actor.mirror.toGame().legalActions(seat), legal)
             actor.act(rng.choice(legal), split=split)
             pumpAll(conns)
+            while gap and h.clock.getDelayedCalls():
+                h.clock.advance(gap)
+                pumpAll(conns)
             for c in conns:
                 c.mirror.check(self, game, sequence)
                 if not game.isOver and game.phase == rules.PHASE_ACT:
@@ -906,3 +910,96 @@ class DisconnectTests(ProtocolTestCase):
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
         human = byId[sequence[1]]
         self.assertEqual(human.pump()[0][2]["operation_type"], first.kind)
+
+
+class PacingTests(ProtocolTestCase):
+    """
+    The optional C{minGap} between two messages of one kind.
+    """
+
+    def test_sameKindWaits(self):
+        """
+        A second NEW_TURN within C{minGap} waits, and so does what
+        follows it; other kinds go at once; order is kept.
+        """
+        h = Harness()
+        h.factory.minGap = 0.05
+        conns = h.table(2)
+        while h.clock.getDelayedCalls():
+            h.clock.advance(0.05)
+            pumpAll(conns)
+        h.clock.advance(1)
+        pumpAll(conns)
+        self.assertEqual(kinds(conns[0].received)[-2:],
+                         [wire.GAME_START, wire.NEW_TURN])
+        actor, game = current(h, conns)
+        other = [c for c in conns if c is not actor][0]
+        actor.act(TAKE)
+        self.assertEqual(kinds(actor.pump()), [wire.PLAYER_OPERATION,
+                                               wire.NEW_TURN])
+        other.act(TAKE)
+        self.assertEqual(actor.pump(), [])
+        actor.act(Action("get_gems", 0, (("diamond", 1), ("sapphire", 1),
+                                         ("emerald", 1))))
+        self.assertEqual(actor.pump(), [])
+        self.assertEqual(game.turns, 3)
+        h.clock.advance(0.05)
+        burst = actor.pump()
+        self.assertEqual(kinds(burst), [wire.PLAYER_OPERATION,
+                                        wire.NEW_TURN])
+        self.assertEqual(burst[0][2]["player_id"], other.id)
+        h.clock.advance(0.05)
+        burst = actor.pump()
+        self.assertEqual(kinds(burst), [wire.PLAYER_OPERATION,
+                                        wire.NEW_TURN])
+        self.assertEqual(burst[0][2]["player_id"], actor.id)
+        self.assertEqual(h.clock.getDelayedCalls(), [])
+        for c in conns:
+            self.assertNoRepeatedKinds(c)
+
+    def test_dropCancels(self):
+        """
+        Frames still waiting when the connection drops are dropped, and
+        no timer is left behind.
+        """
+        h = Harness()
+        h.factory.minGap = 0.05
+        conns = h.table(2)
+        actor, game = current(h, conns)
+        other = [c for c in conns if c is not actor][0]
+        actor.act(TAKE)
+        other.act(TAKE)
+        self.assertIsNotNone(actor.protocol._pacing)
+        actor.drop()
+        self.assertIsNone(actor.protocol._pacing)
+        self.assertEqual([c for c in h.clock.getDelayedCalls()
+                          if c.func.__self__ is actor.protocol], [])
+        h.clock.advance(1)
+        self.assertEqual(actor.pump(), [])
+
+    def test_fullGameWithGap(self):
+        """
+        A whole three-player game with C{minGap}: every read holds at
+        most one message of a kind, and the views still follow the game.
+        """
+        h = Harness(seed=6)
+        h.factory.minGap = 0.02
+        conns = h.table(3)
+        while h.clock.getDelayedCalls():
+            h.clock.advance(0.02)
+            pumpAll(conns)
+        self.playRandom(h, conns, 6, gap=0.02)
+
+    def test_boundedQueue(self):
+        """
+        A connection that makes the server queue more than MAX_PACED
+        frames for it (here by spamming invalid operations) is closed.
+        """
+        h = Harness()
+        h.factory.minGap = 0.05
+        c = h.table(1, ready=False)[0]
+        for _ in range(MAX_PACED + 5):
+            c.act(TAKE)
+            if c.closed:
+                break
+        self.assertTrue(c.closed)
