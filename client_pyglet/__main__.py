@@ -65,6 +65,10 @@ def makeParser():
                    help="quit when the game has ended")
     p.add_argument("--screenshot", default=None, metavar="FILE",
                    help="save the window as PNG when the game ends")
+    p.add_argument("--screenshot-after", type=float, default=None,
+                   metavar="SECONDS",
+                   help="save the window to FILE after SECONDS instead "
+                        "of at the end of the game (for demos)")
     p.add_argument("--width", type=int, default=1100)
     p.add_argument("--height", type=int, default=760)
     return p
@@ -101,7 +105,8 @@ def main(argv=None):
         game=game, host=host, port=port, name=args.name, room=args.room,
         password=args.password, bot=args.bot,
         level=args.bot if args.bot else args.level,
-        exitAfterGame=args.exit_after_game, players=args.players, screenshot=args.screenshot,
+        exitAfterGame=args.exit_after_game, players=args.players,
+        screenshotAfter=args.screenshot_after, screenshot=args.screenshot,
         size=(args.width, args.height))
     app = App(reactor, reactor, options)
     reactor.callWhenRunning(app.start)

@@ -66,6 +66,16 @@ class App:
         self._pump.start(FRAME_SECONDS, now=True).addErrback(self._pumpDied)
         self.showSceneFor(self.session.state.phase)
         self.session.start()
+        o = self.options
+        if o.screenshot and o.screenshotAfter is not None:
+            self.clock.callLater(o.screenshotAfter, self.screenshot,
+                                 o.screenshot)
+
+    def screenshot(self, path):
+        """
+        Save the window to C{path} after the next frame is drawn.
+        """
+        self._screenshotDue = path
 
     def _pumpDied(self, failure):
         self.log.failure("pump failed", failure)
@@ -141,7 +151,7 @@ class App:
             self.clock.callLater(SCREENSHOT_DELAY, self._finish)
 
     def _finish(self):
-        if self.options.screenshot:
+        if self.options.screenshot and self.options.screenshotAfter is None:
             self._screenshotDue = self.options.screenshot
             # the next frame draws and saves; then we may stop
             self.clock.callLater(FRAME_SECONDS * 3, self._afterShot)

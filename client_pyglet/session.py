@@ -37,6 +37,7 @@ class Options:
     exitAfterGame: bool = False
     players: int = None
     screenshot: str = None
+    screenshotAfter: float = None
     size: tuple = (1100, 760)
 
 

@@ -272,10 +272,10 @@ class Scene:
             f = self._fields[name] = Field(value, secret=secret)
         self.text(label, x, y + 38, size=10, color=MUTED)
         focused = self.focus == name
-        self.rect(x, y, w, 30, PANEL_LIGHT if focused else PANEL,
+        self.rect(x, y, w, 30, (20, 25, 38) if focused else (28, 34, 50),
                   radius=5)
-        if focused:
-            self.frame(x, y, w, 30, ACCENT, 2)
+        self.frame(x, y, w, 30, ACCENT if focused else PANEL_LIGHT,
+                   2 if focused else 1)
         shown = "*" * len(f.value) if f.secret else f.value
         self.text(shown + ("|" if focused else ""), x + 8, y + 9, size=12)
         self.hit(x, y, w, 30, self.setFocus, name)

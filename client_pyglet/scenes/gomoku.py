@@ -145,7 +145,8 @@ class GomokuRoomScene(Scene):
             self.text("plays %s" % (COLOUR_NAMES[colour],), x + 62, y + 54,
                       size=12)
             if role == "owner":
-                self.text("owner", x + 200, y + 22, size=11, color=GOLD)
+                self.text("★ owner", x + 280, y + 145, size=11, color=GOLD,
+                          anchor_x="right")
             elif name:
                 self.text("READY" if ready else "not ready", x + 20,
                           y + 20, size=12, bold=True,
@@ -157,7 +158,8 @@ class GomokuRoomScene(Scene):
                         enabled=bool(room.get("guest")))
             guestReady = bool(room.get("guest")) and room.get("gs") == 3
             self.button("Start game", w / 2 - 140, by, 180, 40,
-                        st.startGame, enabled=guestReady, size=14)
+                        st.startGame, enabled=guestReady, size=14,
+                        color=GOOD if guestReady else None)
         else:
             ready = room.get("gs") == 3
             self.button("Unready" if ready else "Ready", w / 2 - 330, by,
