@@ -894,10 +894,14 @@ class CompletenessTests(SynchronousTestCase):
                     continue
                 seat = g.currentSeat
                 accepted = set()
+                before = snapshot(g)
                 for action in candidateActions(g, seat):
+                    trial = g.copy()
                     try:
-                        g.copy().apply(seat, action)
+                        trial.apply(seat, action)
                     except sp.IllegalAction:
+                        # a refused action leaves the state as it was
+                        self.assertEqual(snapshot(trial), before)
                         continue
                     accepted.add(action.canonical())
                 legal = g.legalActions(seat)
