@@ -64,6 +64,7 @@ class GomokuState(ClientState):
         self.result = None
         self.awaitingReply = False
         self.resuming = False
+        self._inflight = []
         self.newBoard()
 
     # helpers
@@ -135,6 +136,8 @@ class GomokuState(ClientState):
 
     def connectionLost(self, reason):
         self.awaitingReply = False
+        self._inflight = [data for kind, data in self.pending.values()
+                          if kind == "move"]
         self.pending.clear()
         if self.token is not None and self.phase in (S.ROOM, S.GAME,
                                                      S.LOBBY):
@@ -312,6 +315,11 @@ class GomokuState(ClientState):
         if self.phase != S.GAME:
             return
         colour = W.CHESS_SUM - self.myColour()
+        if self.toMove() != colour and self._inflight:
+            # our move crossed a dropped connection and the server took it
+            x, y = self._inflight.pop()
+            self._place(x, y, self.myColour())
+        self._inflight = []
         self._place(m.get("x"), m.get("y"), colour)
 
     def _place(self, x, y, colour):

@@ -135,6 +135,20 @@ class SplendorState(ClientState):
         self.send((W.INIT, 0, None))
 
     # user actions
+    def newGame(self):
+        """
+        After WINNER: sit down at a new table (INIT again).
+        """
+        self.players = []
+        self.sequence = []
+        self.table = None
+        self.winnerId = None
+        self.discard = 0
+        self.nobleChoice = ()
+        self.awaitingReply = False
+        self._hidden = {}
+        self.send((W.INIT, 0, None))
+
     def setReady(self, ready=True):
         if self.myId is not None:
             self.send((W.PLAYER_READY, self.myId, None))

@@ -341,6 +341,8 @@ class SplendorGameScene(GameSceneMixin, Scene):
                       x + 12, yy, size=13, bold=pid == st.myId)
             self.text("%d points, %d cards" % (p.points, len(p.purchased)),
                       x + 30, yy - 18, size=10, color=MUTED)
+        if st.connected:
+            self.button("New game", x + 10, 100, 170, 34, st.newGame)
 
     def buildDiscard(self, hint):
         st = self.state

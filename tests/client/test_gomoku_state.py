@@ -307,3 +307,20 @@ class GomokuStateTests(SynchronousTestCase):
         self.assertEqual(self.state.phase, S.LOBBY)
         self.assertEqual(self.state.token, 1234)
         self.assertIsNone(self.state.room)
+
+    def test_moveLostInFlight(self):
+        """
+        A move whose answer was lost with the connection is placed when
+        the server's replay shows the opponent replied to it.
+        """
+        self.startAsWhiteOwner()
+        self.feed(frame(wire.moveMessage(0, 7, 7, TOKEN, 4)))
+        self.state.move(8, 8)
+        self.proto.connectionLost(Failure(ConnectionLost()))
+        self.proto, self.transport = connect("gomoku", self.state)
+        take(self.transport)
+        self.feed(result(0, 6))
+        self.feed(frame(wire.moveMessage(0, 9, 9, TOKEN, 6)))
+        self.assertEqual(self.state.stone(8, 8), WHITE)
+        self.assertEqual(self.state.stone(9, 9), BLACK)
+        self.assertTrue(self.state.isMyTurn())
