@@ -38,6 +38,7 @@ import os
 import random
 import resource
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -187,6 +188,20 @@ def startHub(port, logPath, twistdArgs=(), extra=()):
     return proc
 
 
+def stopProcess(proc):
+    """
+    Stop a server started here (SIGTERM, then SIGKILL after 30 s).
+    """
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def startEcho(port):
     """
     Start this script as the bare echo server on 127.0.0.1:C{port}.
@@ -247,6 +262,7 @@ def makeClientClasses():
             self.role = role
             self.scanner = wire.FrameScanner()
             self.session = 0
+            self.step = 0
             self.closed = False
 
         def connectionMade(self):
@@ -360,6 +376,9 @@ def makeClientClasses():
                 if b'"status":0,' not in payload:
                     self.bench.stats.errors += 1
                     self.bench.log("status", conn.role, payload)
+                    if not self.ready.called:
+                        self.ready.errback(RuntimeError(
+                            "setup refused: %r" % (payload,)))
                     return
                 self.resultOk(conn)
             elif payload.startswith(b'{"ex":'):
@@ -379,7 +398,8 @@ def makeClientClasses():
                 self.bench.log("unexpected", conn.role, payload)
 
         def resultOk(self, conn):
-            step = conn.step = getattr(conn, "step", 0) + 1
+            conn.step += 1
+            step = conn.step
             if step == 1:
                 # Registered.
                 self.registered += 1
@@ -469,6 +489,9 @@ def makeClientClasses():
             else:
                 self.bench.stats.errors += 1
                 self.bench.log("status", "idle", payload)
+                if not self.ready.called:
+                    self.ready.errback(RuntimeError(
+                        "setup refused: %r" % (payload,)))
 
     return Conn, EchoTable, GameTable, IdleTable
 
@@ -672,35 +695,38 @@ def main(argv):
     results = {"mode": args.mode, "count": count, "interval": interval,
                "seconds": args.seconds, "warmup": args.warmup,
                "rounds": [], "cpus": os.cpu_count()}
-    try:
-        servers = []
-        if not args.no_baseline:
-            echoPort = freePort()
-            echo = startEcho(echoPort)
-            procs.append(echo)
-            echoKind = "idle" if kind == "idle" else "echo"
-            echoRoles = roles if kind == "idle" else ("a", "b")
-            servers.append(("baseline", echoPort, echo.pid, echoKind,
-                            echoRoles))
-        if not args.no_hub:
-            if args.port is None:
-                hubPort = freePort()
-                logPath = os.path.join(tempfile.gettempdir(),
-                                       "gomoku_load_hub.log")
-                twistdArgs = []
-                if args.profile:
-                    twistdArgs = ["--profile=" + args.profile,
-                                  "--profiler=cprofile", "--savestats"]
-                hub = startHub(hubPort, logPath, twistdArgs)
-                procs.append(hub)
-                hubPid = hub.pid
-            else:
-                hubPort = args.port
-                hubPid = args.server_pid
-                if hubPid is None:
-                    raise SystemExit("--port needs --server-pid")
-            servers.append(("hub", hubPort, hubPid, kind, roles))
 
+    def startEchoServer():
+        port = freePort()
+        proc = startEcho(port)
+        procs.append(proc)
+        return port, proc.pid, proc
+
+    def startHubServer():
+        if args.port is not None:
+            if args.server_pid is None:
+                raise SystemExit("--port needs --server-pid")
+            return args.port, args.server_pid, None
+        port = freePort()
+        logPath = os.path.join(tempfile.gettempdir(), "gomoku_load_hub.log")
+        twistdArgs = []
+        if args.profile:
+            twistdArgs = ["--profile=" + args.profile,
+                          "--profiler=cprofile", "--savestats"]
+        proc = startHub(port, logPath, twistdArgs)
+        procs.append(proc)
+        return port, proc.pid, proc
+
+    # Each round gets fresh servers, so that nothing left from a round
+    # (players lost mid-game, their grace timers) runs into the next one.
+    servers = []
+    if not args.no_baseline:
+        echoKind = "idle" if kind == "idle" else "echo"
+        echoRoles = roles if kind == "idle" else ("a", "b")
+        servers.append(("baseline", startEchoServer, echoKind, echoRoles))
+    if not args.no_hub:
+        servers.append(("hub", startHubServer, kind, roles))
+    try:
         from twisted.internet import reactor
         from twisted.internet.defer import ensureDeferred
         from twisted.internet.task import deferLater
@@ -709,17 +735,20 @@ def main(argv):
             for r in range(args.rounds):
                 figures = {}
                 results["rounds"].append(figures)
-                for name, port, pid, kind_, roles_ in servers:
+                for name, start, kind_, roles_ in servers:
+                    port, pid, proc = start()
                     bench = Bench(reactor, port, args.mode, interval,
                                   args.warmup, args.seconds,
-                                  tag="%d_" % (r,))
+                                  tag="%d_%d_" % (os.getpid(), r))
                     try:
                         figures[name] = await bench.run(
                             count, kind_, roles_, pid)
                     finally:
                         bench.close()
-                    # Let the closes reach the server.
+                    # Let the closes reach the server, then stop it.
                     await deferLater(reactor, 1.0, lambda: None)
+                    if proc is not None:
+                        stopProcess(proc)
                 if "baseline" in figures and "hub" in figures \
                         and kind != "idle" \
                         and figures["baseline"]["per_second"]:
@@ -753,17 +782,12 @@ def main(argv):
             return 1
     finally:
         for proc in procs:
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stopProcess(proc)
 
     ratios = sorted(f["hub_over_baseline"] for f in results["rounds"]
                     if "hub_over_baseline" in f)
     if ratios:
-        results["median_hub_over_baseline"] = ratios[len(ratios) // 2]
+        results["median_hub_over_baseline"] = statistics.median(ratios)
     if args.json:
         print(json.dumps(results, sort_keys=True))
     else:
