@@ -49,6 +49,7 @@ class _ClientProtocol(Protocol):
         """
         Give one decoded message to the state, logging its failures.
         """
+        self.log.debug("<- {message!r}", message=message)
         try:
             self.state.messageReceived(message)
         except Exception:
@@ -84,6 +85,7 @@ class GomokuClientProtocol(_ClientProtocol):
         """
         Write C{message} (a dict with every field) as one frame.
         """
+        self.log.debug("-> {message!r}", message=message)
         self.transport.write(wireGomoku.encodeMessage(message))
 
 

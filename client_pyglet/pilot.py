@@ -107,7 +107,7 @@ class AutoPlayer:
         self._call = None
         st = self.state
         if (not self.enabled or st.phase != S.GAME or not st.isMyTurn()
-                or st.awaitingReply):
+                or st.awaitingReply or not st.connected):
             return
         rules = st.rules()
         if rules is None:

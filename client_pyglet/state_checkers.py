@@ -145,9 +145,10 @@ class CheckersState(ClientState):
         except G.IllegalMove as e:
             self.error("illegal move: %s" % (e,))
             return
+        if not self.send((W.MOVE_OP, self.myRegion(), W.formatPath(path))):
+            return
         self._beforeMove = self.board.copy()
         self.awaitingReply = True
-        self.send((W.MOVE_OP, self.myRegion(), W.formatPath(path)))
         self.board.apply(seat, path)
         self.lastPath = path
         self.emit("moved", path=path, seat=seat)

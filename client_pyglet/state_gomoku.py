@@ -86,6 +86,9 @@ class GomokuState(ClientState):
         return self.game_.at(x, y)
 
     def _request(self, kind, build, data=None, *args, **kw):
+        if not self.connected:
+            self.error("not connected")
+            return False
         self.session += 1
         self.pending[self.session] = (kind, data)
         return self.send(build(*args, session=self.session, **kw))
@@ -168,8 +171,8 @@ class GomokuState(ClientState):
 
     def setReady(self, ready):
         state = W.PLAYER_STATE_READY if ready else W.PLAYER_STATE_PREPARE
-        self.awaitingReply = True
-        self._request("ready", W.stateMessage, state, state)
+        self.awaitingReply = self._request("ready", W.stateMessage, state,
+                                           state)
 
     def setColour(self, colour):
         self._request("chess", W.chessMessage, colour, colour)
@@ -183,9 +186,8 @@ class GomokuState(ClientState):
             return
         if self.awaitingReply:
             return
-        self.awaitingReply = True
-        self._request("move", W.moveMessage, (x, y), 0, x, y,
-                      token=W.INVALID_U64)
+        self.awaitingReply = self._request(
+            "move", W.moveMessage, (x, y), 0, x, y, token=W.INVALID_U64)
 
     def backToRoom(self):
         """
@@ -213,6 +215,7 @@ class GomokuState(ClientState):
                 token = m.get("token")
                 if kind == "resume" and token == self.token:
                     self.resuming = False
+                    self.awaitingReply = False
                     self.notify("reconnected")
                     self.emit("changed")
                     return

@@ -109,13 +109,12 @@ class SplendorState(ClientState):
         elif kind == G.DISCARD_GEMS:
             body = W.discardBody(me, gems)
         elif kind == G.GET_NOBLE:
-            self.awaitingReply = True
-            self.send((W.PLAYER_GET_NOBLE, me, W.nobleBody(me, [card])))
+            self.awaitingReply = self.send(
+                (W.PLAYER_GET_NOBLE, me, W.nobleBody(me, [card])))
             return
         else:
             raise ValueError(kind)
-        self.awaitingReply = True
-        self.send((W.PLAYER_OPERATION, me, body))
+        self.awaitingReply = self.send((W.PLAYER_OPERATION, me, body))
 
     def check(self, action):
         """

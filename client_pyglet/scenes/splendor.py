@@ -196,10 +196,10 @@ class SplendorGameScene(GameSceneMixin, Scene):
         if st.phase == S.OVER:
             pass
         elif st.isMyTurn() and st.discard:
-            self._hits = []
+            self._hits = self._assistHits()
             self.buildDiscard(hint)
         elif st.isMyTurn() and st.nobleChoice:
-            self._hits = []
+            self._hits = self._assistHits()
             self.buildNobleChoice(hint)
         self.modal = False
 
@@ -269,6 +269,13 @@ class SplendorGameScene(GameSceneMixin, Scene):
                         active=ap.enabled)
             self.button("Suggest", x + 10, y - 244, 170, 32, self.suggest,
                         enabled=st.isMyTurn() and not ap.enabled)
+
+    def _assistHits(self):
+        """
+        The hit areas that stay live under a dialog: AI 托管 and Suggest.
+        """
+        return [h for h in self._hits
+                if h[4] in (self.toggleAuto, self.suggest)]
 
     def buildPlayers(self, hintCard):
         st = self.state

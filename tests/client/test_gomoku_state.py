@@ -324,3 +324,20 @@ class GomokuStateTests(SynchronousTestCase):
         self.assertEqual(self.state.stone(8, 8), WHITE)
         self.assertEqual(self.state.stone(9, 9), BLACK)
         self.assertTrue(self.state.isMyTurn())
+
+    def test_noRequestWhileDisconnected(self):
+        """
+        A move tried while the connection is down is not recorded as
+        pending, so it cannot block the turn after the resume.
+        """
+        self.startAsWhiteOwner()
+        self.feed(frame(wire.moveMessage(0, 7, 7, TOKEN, 4)))
+        self.proto.connectionLost(Failure(ConnectionLost()))
+        self.state.move(8, 8)
+        self.assertFalse(self.state.awaitingReply)
+        self.assertIn("not connected", self.state.messages[-1][1])
+        self.proto, self.transport = connect("gomoku", self.state)
+        take(self.transport)
+        self.feed(result(0, 5))
+        self.state.move(8, 8)
+        self.assertIn(b'"x":8', take(self.transport))
