@@ -4,7 +4,10 @@ Chinese checkers bots.
 A seat's position is valued by the distance of each of its pieces to the
 tip of its target corner: C{cost(d) = d + BEHIND * d * d} summed over the
 pieces.  The square term makes a step of a piece far behind worth more
-than the same step of a piece in front, so no piece is left behind.
+than the same step of a piece in front, so no piece is left behind; a
+piece still at home or parked in a corner that is neither home nor target
+costs a little more, and a move that walls in another seat's piece in our
+target (so that neither seat could ever finish) costs a lot.
 
   - level 2 plays the move (steps and whole jump chains, as
     L{hub.games.checkers.CheckersGame.movesOf} lists them) that lowers the
@@ -15,7 +18,8 @@ than the same step of a piece in front, so no piece is left behind.
 """
 
 from hub.bots.base import Bot
-from hub.games.checkers import TARGET, TIPS, cellDistance, regionOf
+from hub.games.checkers import (
+    DIRECTIONS, TARGET, TIPS, cellDistance, regionOf)
 
 #: Weight of the square term of a piece's cost (see the module docstring).
 BEHIND = 0.05
@@ -23,6 +27,14 @@ BEHIND = 0.05
 #: seat's home nor its target: pieces parked there can be trapped and
 #: spoil another seat's finish.
 FOREIGN = 4
+#: The extra cost of a piece still in its home corner: the last pieces
+#: left at home are the ones that get walled in by the seat whose target
+#: it is.
+HOME = 2
+#: The cost of a move that walls in another seat's piece standing in our
+#: target (it could move before and cannot after): neither seat could
+#: ever finish.
+TRAP = 10
 #: How much the second own move counts at level 3.
 SECOND = 0.9
 #: Level 3 looks at the second move of this many best first moves.
@@ -39,13 +51,17 @@ def pieceCost(d):
 class Goal:
     """
     Where one seat is going: its target's tip and the corners it should
-    not stop in.
+    not stop in, and what its moves into the target do to other seats'
+    pieces there.
     """
 
     def __init__(self, state, seat):
         home = state.regionOfSeat(seat)
-        self.tip = TIPS[TARGET[home]]
-        self.allowed = (None, home, TARGET[home])
+        self.seat = seat
+        self.home = home
+        self.target = TARGET[home]
+        self.tip = TIPS[self.target]
+        self.allowed = (None, home, self.target)
         self._costs = {}
 
     def cellCost(self, cell):
@@ -55,16 +71,44 @@ class Goal:
         cost = self._costs.get(cell)
         if cost is None:
             cost = pieceCost(cellDistance(cell, self.tip))
-            if regionOf(*cell) not in self.allowed:
+            region = regionOf(*cell)
+            if region not in self.allowed:
                 cost += FOREIGN
+            elif region == self.home:
+                cost += HOME
             self._costs[cell] = cost
         return cost
 
-    def gain(self, path):
+    def gain(self, path, state):
         """
-        How much playing C{path} lowers the seat's cost.
+        How much playing C{path} in C{state} lowers the seat's cost.
         """
-        return self.cellCost(path[0]) - self.cellCost(path[-1])
+        gain = self.cellCost(path[0]) - self.cellCost(path[-1])
+        if regionOf(*path[-1]) == self.target and self.walls(path, state):
+            gain -= TRAP
+        return gain
+
+    def walls(self, path, state):
+        """
+        Whether C{path} leaves a piece of another seat standing in our
+        target next to its destination without any move, when it had
+        one before.
+        """
+        x, y = path[-1]
+        trapped = []
+        for dx, dy in DIRECTIONS:
+            cell = (x + dx, y + dy)
+            owner = state.pieceAt(cell)
+            if (owner is not None and owner != self.seat
+                    and regionOf(*cell) == self.target
+                    and state.destinations(cell)):
+                trapped.append(cell)
+        if not trapped:
+            return False
+        after = state.copy()
+        after.currentSeat = self.seat
+        after.apply(self.seat, path)
+        return any(not after.destinations(cell) for cell in trapped)
 
     def positionCost(self, state, seat):
         """
@@ -89,12 +133,12 @@ class CheckersBot(Bot):
 
     def heuristic(self, state, seat, actions):
         goal = Goal(state, seat)
-        return self._best([(goal.gain(a), a) for a in actions])
+        return self._best([(goal.gain(a, state), a) for a in actions])
 
     def search(self, state, seat, actions):
         goal = Goal(state, seat)
-        first = sorted(((goal.gain(a), i) for i, a in enumerate(actions)),
-                       reverse=True)
+        first = sorted(((goal.gain(a, state), i)
+                        for i, a in enumerate(actions)), reverse=True)
         if first[0][0] > 0:
             # Never step back for a promise: that can loop for ever.
             first = [(g, i) for g, i in first if g >= 0]
@@ -106,6 +150,6 @@ class CheckersBot(Bot):
             if after.hasFinished(seat) or after.isOver:
                 return path
             follow = after.movesOf(seat)
-            second = max((goal.gain(a) for a in follow), default=0)
+            second = max((goal.gain(a, after) for a in follow), default=0)
             scored.append((gain + SECOND * max(second, 0), path))
         return self._best(scored)

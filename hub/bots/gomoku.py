@@ -240,14 +240,19 @@ class GomokuBot(Bot):
             moves = sorted(forced)
         else:
             moves = [c for s, c in ranked[:self.widths[0]]]
-        # Iterative deepening by two plies; a search that runs out of
-        # its node budget is dropped for the last complete one.
+        # Iterative deepening by two plies, the last best move searched
+        # first.  A search that runs out of its node budget keeps the
+        # moves it completed: the first of them is the last best move.
         self.nodes = 0
         best = moves[0]
         for depth in range(2, self.depth + 1, 2):
+            moves = [best] + [c for c in moves if c != best]
+            self._partial = None
             try:
                 best = self._root(board, side, moves, depth)
             except _OutOfNodes:
+                if self._partial is not None:
+                    best = self._partial
                 break
         return (best % SIZE, best // SIZE)
 
@@ -267,6 +272,7 @@ class GomokuBot(Bot):
                 best, bestScore = c, score
             if score > alpha:
                 alpha = score
+            self._partial = best
         return best
 
     def _evaluate(self, board, side):

@@ -11,13 +11,14 @@ nobles in view (the colours their requirements still miss).
     other visible cards breaking the ties; discards give back the least
     useful tokens;
   - level 3: one turn of lookahead: every distinct action is played on a
-    copy (a discard or noble choice that follows is settled by level 2)
-    and the position it leaves is valued: points, bonuses, nobles within
-    reach, tokens toward the best cards, what the seat could buy next
-    turn, and what the next seats could buy.
+    copy, then the other seats' replies (and any discard or noble choice)
+    by level 2, until the seat is to act again; the position is valued
+    as the seat's standing (points, bonuses, nobles within reach, tokens,
+    the best card within reach) minus the best other seat's.
 
-The hidden top cards of the decks are never looked at: a blind reserve
-is valued the same whatever card it would draw.
+The hidden cards are never looked at: the copies get the decks shuffled
+by the bot's own generator, a few deals per search, every action tried
+against the same deals.
 """
 
 from hub.bots.base import Bot
@@ -159,6 +160,8 @@ class SplendorBot(Bot):
     """
 
     horizon = 0
+    #: Deals of the hidden cards each action is tried against.
+    samples = 3
     #: Weights of L{worth}.
     weights = {"bonus": 0.45, "noble": 0.8, "gem": 0.12, "gold": 0.2,
                "reach": 0.5}
@@ -262,15 +265,23 @@ class SplendorBot(Bot):
     def search(self, state, seat, actions):
         if actions[0].kind in (DISCARD_GEMS, GET_NOBLE):
             return self.heuristic(state, seat, actions)
+        # Nobody may know the hidden cards: each sample shuffles them, and
+        # every action is tried against the same deals.
+        deals = []
+        for _ in range(self.samples):
+            deal = state.copy()
+            for deck in deal.decks:
+                self.random.shuffle(deck)
+            deals.append(deal)
         scored = []
         for action in self.candidates(state, seat, actions):
-            after = state.copy()
-            # Nobody may know the hidden cards: shuffle them in the copy.
-            for deck in after.decks:
-                self.random.shuffle(deck)
-            after.apply(seat, action)
-            self._rollout(after, seat)
-            scored.append((self.evaluate(after, seat), action))
+            total = 0.0
+            for deal in deals:
+                after = deal.copy()
+                after.apply(seat, action)
+                self._rollout(after, seat)
+                total += self.evaluate(after, seat)
+            scored.append((total / len(deals), action))
         best = max(s for s, a in scored)
         ties = [a for s, a in scored if s >= best - 1e-9]
         return ties[0] if len(ties) == 1 else self.random.choice(ties)
