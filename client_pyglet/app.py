@@ -12,7 +12,6 @@ import pyglet
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from client_pyglet import state as S
 from client_pyglet.session import ClientSession, Options
 
 __all__ = ["App", "Options"]

@@ -11,7 +11,7 @@ from hub.games import checkers as G
 
 from client_pyglet import state as S
 from client_pyglet.scenes.base import (
-    ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT, FONTS,
+    ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, TEXT, FONTS,
     GameSceneMixin, Scene, rgba)
 from client_pyglet.state_checkers import TURN_SECONDS
 
