@@ -226,6 +226,11 @@ class CheckersGameScene(GameSceneMixin, Scene):
         if self.selected is not None:
             px, py = self.pos(self.selected)
             self.ring(px, py, s * 0.44, TEXT, 3)
+        hover = self.cellAt(*self.mouse) if st.isMyTurn() else None
+        if hover is not None and hover != self.selected and (
+                board.pieceAt(hover) == st.mySeat() or hover in dests):
+            px, py = self.pos(hover)
+            self.ring(px, py, s * 0.44, (150, 160, 180), 2)
         if st.lastPath and not animating:
             pts = [self.pos(c) for c in st.lastPath]
             for a, b in zip(pts, pts[1:]):
@@ -371,6 +376,12 @@ class CheckersGameScene(GameSceneMixin, Scene):
     def onMousePress(self, x, y, button):
         self.mouse = (x, y)
         Scene.onMousePress(self, x, y, button)
+
+    def onMouseMotion(self, x, y):
+        old = self.cellAt(*self.mouse)
+        Scene.onMouseMotion(self, x, y)
+        if self.state.isMyTurn() and self.cellAt(x, y) != old:
+            self.invalidate()
 
 
 SCENES = {
