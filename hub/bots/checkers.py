@@ -19,7 +19,7 @@ target (so that neither seat could ever finish) costs a lot.
 
 from hub.bots.base import Bot
 from hub.games.checkers import (
-    DIRECTIONS, TARGET, TIPS, cellDistance, regionOf)
+    REGION_CELLS, TARGET, TIPS, cellDistance, regionOf)
 
 #: Weight of the square term of a piece's cost (see the module docstring).
 BEHIND = 0.05
@@ -61,6 +61,7 @@ class Goal:
         self.home = home
         self.target = TARGET[home]
         self.tip = TIPS[self.target]
+        self.targetCells = REGION_CELLS[self.target]
         self.allowed = (None, home, self.target)
         self._costs = {}
 
@@ -91,24 +92,24 @@ class Goal:
     def walls(self, path, state):
         """
         Whether C{path} leaves a piece of another seat standing in our
-        target next to its destination without any move, when it had
-        one before.
+        target without any move, when it had one before.  Only pieces
+        within two cells of the destination can lose their last step or
+        their last jump's landing.
         """
-        x, y = path[-1]
-        trapped = []
-        for dx, dy in DIRECTIONS:
-            cell = (x + dx, y + dy)
+        dest = path[-1]
+        threatened = []
+        for cell in self.targetCells:
             owner = state.pieceAt(cell)
             if (owner is not None and owner != self.seat
-                    and regionOf(*cell) == self.target
+                    and cellDistance(cell, dest) <= 2
                     and state.destinations(cell)):
-                trapped.append(cell)
-        if not trapped:
+                threatened.append(cell)
+        if not threatened:
             return False
         after = state.copy()
         after.currentSeat = self.seat
         after.apply(self.seat, path)
-        return any(not after.destinations(cell) for cell in trapped)
+        return any(not after.destinations(cell) for cell in threatened)
 
     def positionCost(self, state, seat):
         """
