@@ -309,9 +309,15 @@ class CheckersGameScene(GameSceneMixin, Scene):
         self.countdownY = y - 40
         self.countdownX = x + 156
         self.buildAssist(x + 25, y - 110)
+        self.button("Leave game", x + 25, y - 160, 150, 30, self.leave,
+                    color=(120, 60, 60), size=11)
         self.text("Click one of your pieces, then a green target.",
                   x + 18, 90, size=10, color=MUTED, width=280,
                   multiline=True)
+
+    def leave(self):
+        self.session.autoplay.setEnabled(False)
+        self.state.leave()
 
     def again(self):
         room = self.app.options.room or "gamehub"

@@ -2,6 +2,8 @@
 Gomoku screens: lobby (room list, create, join), room, and the board.
 """
 
+from twisted.internet.task import LoopingCall
+
 from client_pyglet import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT,
@@ -15,6 +17,8 @@ STONE_BLACK = (30, 30, 34)
 STONE_WHITE = (245, 245, 240)
 COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 ROOM_STATES = {0: "open", 1: "full", 2: "playing"}
+#: The lobby asks for the room list this often.
+REFRESH_SECONDS = 5.0
 
 
 class GomokuLobbyScene(Scene):
@@ -28,6 +32,21 @@ class GomokuLobbyScene(Scene):
     def setup(self):
         self.selected = None
         self.colour = WHITE
+        self._refresh = LoopingCall(self._autoRefresh)
+        self._refresh.clock = self.app.clock
+        self._refresh.start(REFRESH_SECONDS, now=False)
+
+    def close(self):
+        if self._refresh.running:
+            self._refresh.stop()
+        Scene.close(self)
+
+    def _autoRefresh(self):
+        st = self.state
+        # never while a create or join is unanswered: in a room, a list
+        # request is an illegal operation
+        if st.phase == S.LOBBY and st.connected and not st.pending:
+            st.refreshRooms()
 
     def build(self):
         st = self.state
