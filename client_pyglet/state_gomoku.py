@@ -283,6 +283,9 @@ class GomokuState(ClientState):
                 self.token = None
 
     def _roomList(self, m):
+        entry = self.pending.get(m.get("session"))
+        if entry is not None and entry[0] == "list":
+            del self.pending[m.get("session")]
         self.rooms = list(m.get("rooms") or [])
         self.emit("rooms")
 

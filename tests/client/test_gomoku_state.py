@@ -92,6 +92,7 @@ class GomokuStateTests(SynchronousTestCase):
         self.feed(frame(wire.roomListMessage([room], TOKEN, 2)))
         self.assertEqual(self.state.rooms, [room])
         self.assertIn("rooms", self.events.names())
+        self.assertEqual(self.state.pending, {})
 
     def test_createWithColourAndPassword(self):
         """
