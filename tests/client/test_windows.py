@@ -8,8 +8,10 @@ fail (they do not skip).
 """
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -42,8 +44,8 @@ class ClientWindowTests(SynchronousTestCase):
     def setUp(self):
         requireDisplay(self)
         self.server = GamehubServer(self)
-        self.dir = os.path.abspath(self.mktemp())
-        os.makedirs(self.dir)
+        self.dir = tempfile.mkdtemp(prefix="client-windows-")
+        self.addCleanup(shutil.rmtree, self.dir, True)
 
     def play(self, game, names, room=None, extra=()):
         """
