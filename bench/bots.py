@@ -7,9 +7,12 @@ alternated), all in one process on one core.
     python bench/bots.py --games 20        # a quicker strength table
     python bench/bots.py --only timing     # or: --only strength
     python bench/bots.py --kinds gomoku checkers
+    python bench/bots.py --only strength --kinds splendor --players 4
 
-Games are two-player.  Game C{i} gives the stronger bot seat C{i % 2}, the
-bots seeds derived from C{i}, and Splendor a deck shuffle seeded by C{i}.
+Game C{i} gives the stronger bot the seats C{k} with C{(k + i) % 2 == 0}
+(seat 0 or 1 in a two-player game), the bots seeds derived from C{i}, and
+Splendor a deck shuffle seeded by C{i}.  Gomoku is always two-player;
+C{--players} sets the seats of checkers (2, 3 or 6) and Splendor (2 to 4).
 A checkers game that reaches C{--max-plies} (a bot can be stuck behind
 pieces a random player never moves out of its target) is adjudicated:
 more pieces home wins, then less distance to go; the table counts these.
@@ -35,12 +38,12 @@ KINDS = ("gomoku", "checkers", "splendor")
 PAIRS = ((2, 1), (3, 2))
 
 
-def newGame(kind, index):
+def newGame(kind, index, players=2):
     if kind == "gomoku":
         return GomokuGame()
     if kind == "checkers":
-        return CheckersGame(2)
-    return SplendorGame(2, random.Random(index))
+        return CheckersGame(players)
+    return SplendorGame(players, random.Random(index))
 
 
 def winnerOf(kind, game):
@@ -53,14 +56,14 @@ def winnerOf(kind, game):
         return game.winner
     if game.isOver:
         return game.ranking()[0]
-    scores = []
-    for seat in (0, 1):
-        goal = Goal(game, seat)
-        scores.append((game.piecesInTarget(seat),
-                       -goal.positionCost(game, seat)))
-    if scores[0] == scores[1]:
+    if game.finished:
+        return game.finished[0]
+    scores = sorted(((game.piecesInTarget(seat),
+                      -Goal(game, seat).positionCost(game, seat), seat)
+                     for seat in game.activeSeats()), reverse=True)
+    if scores[0][:2] == scores[1][:2]:
         return None
-    return 0 if scores[0] > scores[1] else 1
+    return scores[0][2]
 
 
 def playGame(kind, levels, index, maxPlies, times=None):
@@ -71,7 +74,7 @@ def playGame(kind, levels, index, maxPlies, times=None):
         seconds each C{chooseAction} took.
     @return: C{(winner seat or None, plies, capped)}.
     """
-    game = newGame(kind, index)
+    game = newGame(kind, index, len(levels))
     bots = [botFor(kind, level, seed=1000 * index + seat)
             for seat, level in enumerate(levels)]
     plies = 0
@@ -108,38 +111,41 @@ def timing(kinds, games, maxPlies):
             sys.stdout.flush()
 
 
-def strength(kinds, games, maxPlies):
+def strength(kinds, games, maxPlies, players=2):
     """
     Print the strength table: wins of the higher level over C{games}
-    games per pair, seats alternated.
+    games per pair, seats alternated.  With more than two players, the
+    higher level's fair share (its seats over all seats) is shown too.
     """
-    print("## strength: %d two-player games a pair, seats alternated"
-          % (games,))
-    print("| game | pair | higher wins | lower wins | draws | "
-          "higher win rate | adjudicated | mean plies | seconds |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("## strength: %d games a pair, seats alternated" % (games,))
+    print("| game | players | pair | higher wins | lower wins | draws | "
+          "higher win rate | fair share | adjudicated | mean plies | "
+          "seconds |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for kind in kinds:
+        n = 2 if kind == "gomoku" else players
         for high, low in PAIRS:
-            wins = losses = draws = capped = 0
+            wins = losses = draws = capped = seats = 0
             plies = []
             started = time.perf_counter()
             for i in range(games):
-                highSeat = i % 2
-                levels = (high, low) if highSeat == 0 else (low, high)
-                winner, n, cut = playGame(kind, levels, i, maxPlies)
-                plies.append(n)
+                levels = tuple(high if (k + i) % 2 == 0 else low
+                               for k in range(n))
+                seats += levels.count(high)
+                winner, count, cut = playGame(kind, levels, i, maxPlies)
+                plies.append(count)
                 capped += cut
                 if winner is None:
                     draws += 1
-                elif winner == highSeat:
+                elif levels[winner] == high:
                     wins += 1
                 else:
                     losses += 1
-            print("| %s | %d vs %d | %d | %d | %d | %.0f %% | %d | %.0f "
-                  "| %.0f |" % (
-                      kind, high, low, wins, losses, draws,
-                      100.0 * wins / games, capped,
-                      statistics.mean(plies),
+            print("| %s | %d | %d vs %d | %d | %d | %d | %.0f %% | %.0f %% "
+                  "| %d | %.0f | %.0f |" % (
+                      kind, n, high, low, wins, losses, draws,
+                      100.0 * wins / games, 100.0 * seats / (games * n),
+                      capped, statistics.mean(plies),
                       time.perf_counter() - started))
             sys.stdout.flush()
 
@@ -154,12 +160,16 @@ def main(argv=None):
     p.add_argument("--only", choices=("timing", "strength"))
     p.add_argument("--max-plies", type=int, default=2000,
                    help="checkers games are adjudicated past this")
+    p.add_argument("--players", type=int, default=2,
+                   help="seats of checkers (2, 3, 6) and Splendor (2-4) "
+                        "games in the strength table (default 2)")
     options = p.parse_args(argv)
     print("python %s, %s" % (sys.version.split()[0], sys.platform))
     if options.only != "strength":
         timing(options.kinds, options.timing_games, options.max_plies)
     if options.only != "timing":
-        strength(options.kinds, options.games, options.max_plies)
+        strength(options.kinds, options.games, options.max_plies,
+                 options.players)
 
 
 if __name__ == "__main__":
