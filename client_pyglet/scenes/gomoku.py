@@ -164,7 +164,7 @@ class GomokuRoomScene(Scene):
             self.text("plays %s" % (COLOUR_NAMES[colour],), x + 62, y + 54,
                       size=12)
             if role == "owner":
-                self.text("★ owner", x + 280, y + 145, size=11, color=GOLD,
+                self.text("★", x + 280, y + 145, size=14, color=GOLD,
                           anchor_x="right")
             elif name:
                 self.text("READY" if ready else "not ready", x + 20,
