@@ -64,6 +64,7 @@ class GomokuState(ClientState):
         self.result = None
         self.awaitingReply = False
         self.resuming = False
+        self.opponent = None
         self._inflight = []
         self.newBoard()
 
@@ -305,6 +306,9 @@ class GomokuState(ClientState):
         state = m.get("state")
         if state == W.GAME_STATE_RUNNING and self.phase != S.GAME:
             self.newBoard()
+            room = self.room or {}
+            self.opponent = (room.get("guest") if self.isOwner()
+                             else room.get("owner")) or None
             self.result = None
             self.awaitingReply = False
             self.setPhase(S.GAME)

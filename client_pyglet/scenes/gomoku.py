@@ -274,7 +274,8 @@ class GomokuGameScene(GameSceneMixin, Scene):
         top = self.height - 70
         self.rect(x, 60, 290, top - 60, PANEL, radius=12)
         mine = st.myColour()
-        other = room.get("guest") if st.isOwner() else room.get("owner")
+        other = st.opponent or (room.get("guest") if st.isOwner()
+                                else room.get("owner"))
         y = top - 50
         for name, colour in ((st.name + " (you)", mine),
                              (other or "?", 17 - mine if mine else None)):
