@@ -82,6 +82,7 @@ class ClientState:
         """
         Record an error message for the user.
         """
+        self.log.warn("{game}: {text}", game=self.game, text=text)
         self.notify(text, "error")
 
     def attach(self, protocol):
