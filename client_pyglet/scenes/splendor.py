@@ -126,13 +126,35 @@ class SplendorGameScene(GameSceneMixin, Scene):
         for i, n in enumerate(c.cost):
             if n:
                 g = G.GEMS[i]
-                cy = y + 10 + k * (h * 0.15) + h * 0.06
-                self.gem(x + 14, cy, h * 0.065, g, n)
+                if h < 100:
+                    self.gem(x + 11 + (k % 2) * 19, y + 11 + (k // 2) * 17,
+                             7, g, n)
+                else:
+                    cy = y + 10 + k * (h * 0.15) + h * 0.06
+                    self.gem(x + 14, cy, h * 0.065, g, n)
                 k += 1
         self.text("L%d" % (c.level,), x + w - 6, y + 6, size=8,
                   color=(120, 110, 100), anchor_x="right")
         if highlight:
             self.frame(x - 3, y - 3, w + 6, h + 6, highlight, 4)
+
+    def miniCard(self, x, y, number, hidden):
+        """
+        Another player's reserved card: its bonus colour and points, or
+        the back of its level when it was reserved blind.
+        """
+        c = G.CARDS[number]
+        if hidden:
+            self.rect(x, y, 24, 30, LEVEL_COLOURS[c.level], radius=4)
+            self.text("?", x + 12, y + 15, size=11, bold=True,
+                      anchor_x="center", anchor_y="center")
+            return
+        g = G.GEMS[c.bonus]
+        self.rect(x, y, 24, 30, (238, 232, 218), radius=4)
+        self.rect(x, y + 18, 24, 12, GEM_COLOURS[g], radius=4)
+        self.text(str(c.points) if c.points else "·", x + 12, y + 8,
+                  size=9, bold=True, color=(40, 40, 40), anchor_x="center",
+                  anchor_y="center")
 
     def noble(self, x, y, number, size=76):
         c = G.NOBLES[number]
@@ -286,7 +308,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
         for seat, pid in enumerate(st.sequence):
             p = t.players[seat]
             me = pid == st.myId
-            h = 196 if me else 128
+            h = 196 if me else 140
             y -= h + 8
             turn = t.currentSeat == seat and st.phase == S.GAME
             self.rect(x, y, 300, h, PANEL_LIGHT if turn else PANEL,
@@ -309,9 +331,18 @@ class SplendorGameScene(GameSceneMixin, Scene):
                     self.text(str(p.bonuses[i]), cx, y + h - 80, size=11,
                               bold=True, color=gemText(g),
                               anchor_x="center", anchor_y="center")
-            self.text("tokens %d · cards %d · nobles %d · reserved %d" % (
-                p.tokenCount(), len(p.purchased), len(p.nobles),
-                len(p.reserved)), x + 12, y + 8, size=9, color=MUTED)
+            summary = "tokens %d · cards %d · nobles %d" % (
+                p.tokenCount(), len(p.purchased), len(p.nobles))
+            if me:
+                self.text(summary + " · reserved %d" % (len(p.reserved),),
+                          x + 12, y + 8, size=9, color=MUTED)
+            else:
+                self.text(summary, x + 288, y + 12, size=9, color=MUTED,
+                          anchor_x="right")
+                hidden = st._hidden.get(seat, [])
+                for i, card in enumerate(p.reserved):
+                    self.miniCard(x + 12 + i * 30, y + 6, card,
+                                  card in hidden)
             if me:
                 for i, card in enumerate(p.reserved):
                     cx = x + 12 + i * 70
