@@ -118,6 +118,8 @@ _GT = b">"
 _QUOTE = b'"'
 _BACKSLASH = ord("\\")
 _BS = b"\\"
+_LBRACE = ord("{")
+_WHITESPACE = frozenset(b" \t\r\n")
 
 
 class InvalidMessage(ValueError):
@@ -143,12 +145,16 @@ class FrameScanner:
     """
     Reassemble C{<payload>} frames from a byte stream.
 
-    Bytes outside frames (before a C{<}) are dropped.  Inside a frame, a
-    C{>} ends it unless it lies inside a JSON string (double quotes, with
-    backslash escapes), so a client that sends a raw C{>} in a name still
-    gets through; a C{<} inside a frame is plain content.  A pending
-    payload longer than L{MAX_FRAME} bytes raises L{FrameTooLong}, and junk
-    without a C{<} is never kept, so the buffer is bounded.
+    Bytes outside frames (before a C{<}) are dropped.  In a frame whose
+    payload starts with C{{} (after JSON whitespace), a C{>} ends it unless
+    it lies inside a JSON string (double quotes, with backslash escapes),
+    so a client that sends a raw C{>} in a name still gets through.  Any
+    other payload (junk, which cannot be a message anyway) ends at its
+    first C{>}, as in the original server, so a stray quote in junk does
+    not swallow the frames after it.  A C{<} inside a frame is plain
+    content.  A pending payload longer than L{MAX_FRAME} bytes raises
+    L{FrameTooLong}, and junk without a C{<} is never kept, so the buffer
+    is bounded.
 
     @ivar maxFrame: the largest payload accepted, in bytes.
     """
@@ -163,6 +169,9 @@ class FrameScanner:
         # JSON string.
         self._pos = 0
         self._inString = False
+        # Whether the pending payload is JSON-like (starts with '{'), or
+        # None while only whitespace has been seen.
+        self._isJson = None
 
     def feed(self, data):
         """
@@ -185,6 +194,7 @@ class FrameScanner:
         frames = []
         pos = self._pos
         inString = self._inString
+        isJson = self._isJson
         end = len(buf)
         maxFrame = self.maxFrame
         find = buf.find
@@ -197,6 +207,28 @@ class FrameScanner:
                     return frames
                 start = pos = lt + 1
                 inString = False
+                isJson = None
+            if isJson is None:
+                if pos < end and buf[pos] == _LBRACE:
+                    isJson = True
+                else:
+                    while pos < end and buf[pos] in _WHITESPACE:
+                        pos += 1
+                    if pos == end:
+                        break
+                    isJson = buf[pos] == _LBRACE
+            if not isJson:
+                gt = find(_GT, pos)
+                if gt < 0:
+                    pos = end
+                    break
+                if gt - start > maxFrame:
+                    self._reset()
+                    raise FrameTooLong("frame too long", frames)
+                frames.append(bytes(buf[start:gt]))
+                start = -1
+                pos = gt + 1
+                continue
             if not inString:
                 gt = find(_GT, pos)
                 if gt < 0:
@@ -253,6 +285,7 @@ class FrameScanner:
         self._start = start
         self._pos = pos
         self._inString = inString
+        self._isJson = isJson
         return frames
 
     def _reset(self):
@@ -263,6 +296,7 @@ class FrameScanner:
         self._start = -1
         self._pos = 0
         self._inString = False
+        self._isJson = None
 
     def pending(self):
         """

@@ -274,6 +274,28 @@ class ScannerTests(SynchronousTestCase):
             data = b"<" + payload + b">"
             self.assertEqual(scanAll([data[:i], data[i:]]), [payload])
 
+    def test_quoteInJunk(self):
+        """
+        A payload that does not start with C{{} ends at its first C{>}, so
+        a stray quote in junk does not swallow the next frames.
+        """
+        self.assertEqual(
+            w.FrameScanner().feed(b'<abc"def><{"msg_type":3}><"x>'),
+            [b'abc"def', b'{"msg_type":3}', b'"x'])
+        self.assertEqual(scanAll([b'<a"', b'b>', b'<{"a":"<>"}>']),
+                         [b'a"b', b'{"a":"<>"}'])
+
+    def test_leadingWhitespace(self):
+        """
+        JSON whitespace before C{{} keeps the frame JSON-aware, also when
+        the whitespace arrives on its own.
+        """
+        self.assertEqual(w.FrameScanner().feed(b'< \r\n{"a":">"}>'),
+                         [b' \r\n{"a":">"}'])
+        self.assertEqual(scanAll([b"< ", b" ", b'{"a":">"}>']),
+                         [b'  {"a":">"}'])
+        self.assertEqual(scanAll([b"< ", b" ", b'x"y>']), [b'  x"y'])
+
     def test_ltInFrame(self):
         """
         A C{<} inside a frame is plain content.
@@ -369,12 +391,25 @@ def referenceScan(data, maxFrame):
     out = []
     frame = None
     inString = escape = False
+    mode = None
     for byte in data:
         c = bytes([byte])
         if frame is None:
             if c == b"<":
                 frame = b""
                 inString = escape = False
+                mode = None
+            continue
+        if mode is None and c not in (b" ", b"\t", b"\r", b"\n"):
+            mode = "json" if c == b"{" else "plain"
+        if mode != "json":
+            if c == b">":
+                out.append(frame)
+                frame = None
+                continue
+            frame += c
+            if len(frame) > maxFrame:
+                return out, True
             continue
         if inString:
             if escape:
@@ -401,7 +436,8 @@ class ScannerModelTests(SynchronousTestCase):
     """
 
     @given(st.lists(st.sampled_from(
-        [b"<", b">", b'"', b"\\", b"a", b"{", b"xy"]), max_size=60),
+        [b"<", b">", b'"', b"\\", b"a", b"{", b"xy", b" ", b"<{"]),
+        max_size=60),
         st.data())
     @settings(max_examples=500, deadline=None)
     def test_model(self, parts, data):
