@@ -29,6 +29,8 @@ SEAT_COLOURS = (BLACK, WHITE)
 MAX_ILLEGAL_MOVES = 5
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+# Every cell as (x, y), in board index order (row by row).
+_CELLS = tuple((i % SIZE, i // SIZE) for i in range(CELLS))
 
 
 class IllegalMove(ValueError):
@@ -121,9 +123,8 @@ class GomokuGame:
         """
         if self.isOver or seat != len(self.moves) & 1:
             return []
-        board = self.board
-        return [(i % SIZE, i // SIZE) for i in range(CELLS)
-                if board[i] == EMPTY]
+        return [cell for cell, stone in zip(_CELLS, self.board)
+                if stone == EMPTY]
 
     def apply(self, seat, action):
         """
