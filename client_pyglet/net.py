@@ -153,7 +153,8 @@ class SplendorClientProtocol(_ClientProtocol):
         Write C{message} = C{(apiId, playerId, body)} as one frame.
         """
         apiId, playerId, body = message
-        self.transport.write(wireSplendor.packFrame(apiId, playerId, body))
+        self.transport.write(
+            wireSplendor.packClientFrame(apiId, playerId, body))
 
 
 PROTOCOLS = {

@@ -94,26 +94,11 @@ class SplendorState(ClientState):
         """
         kind, card, gems = action
         me = self.myId
-        if kind == G.GET_GEMS:
-            body = W.getGemsBody(me, gems)
-        elif kind == G.BUY_CARD:
-            body = W.buyCardBody(me, card, gems)
-        elif kind == G.FOLD_CARD:
-            body = {"player_id": me, "operation_type": W.FOLD_CARD,
-                    "operation_info": [{"card_number": card}]}
-        elif kind == G.FOLD_CARD_UNKNOWN:
-            body = {"player_id": me, "operation_type": W.FOLD_CARD_UNKNOWN,
-                    "operation_info": [{
-                        "card_level": card - W.UNKNOWN_CARD_BASE,
-                        "card_number": card}]}
-        elif kind == G.DISCARD_GEMS:
-            body = W.discardBody(me, gems)
-        elif kind == G.GET_NOBLE:
+        if kind == G.GET_NOBLE:
             self.awaitingReply = self.send(
-                (W.PLAYER_GET_NOBLE, me, W.nobleBody(me, [card])))
+                (W.PLAYER_GET_NOBLE, me, W.nobleChoiceRequest(me, card)))
             return
-        else:
-            raise ValueError(kind)
+        body = W.operationRequest(me, kind, card, gems)
         self.awaitingReply = self.send((W.PLAYER_OPERATION, me, body))
 
     def check(self, action):

@@ -165,7 +165,7 @@ class SceneTests(SynchronousTestCase):
         take(self.transport)
         self.clickButton(app, "setReady")
         self.assertEqual(take(self.transport),
-                         swire.packFrame(swire.PLAYER_READY, 1))
+                         swire.packClientFrame(swire.PLAYER_READY, 1))
         self.proto.dataReceived(
             swire.packFrame(swire.GAME_START, 0, START)
             + swire.packFrame(swire.NEW_TURN, 0, swire.newTurnBody(1)))
@@ -177,6 +177,6 @@ class SceneTests(SynchronousTestCase):
             self.click(app, x + w / 2, y + h / 2)
         self.clickButton(app, "take")
         self.assertEqual(app.session.state.phase, S.GAME)
-        self.assertEqual(take(self.transport), swire.packFrame(
+        self.assertEqual(take(self.transport), swire.packClientFrame(
             swire.PLAYER_OPERATION, 1, swire.getGemsBody(
                 1, [("diamond", 1), ("emerald", 1), ("sapphire", 1)])))

@@ -22,6 +22,13 @@ def frame(api, pid=0, body=None):
     return wire.packFrame(api, pid, body)
 
 
+def sent(api, pid=0, body=None):
+    """
+    A frame as the client writes it (compact JSON, like Unity).
+    """
+    return wire.packClientFrame(api, pid, body)
+
+
 class SplendorStateTests(SynchronousTestCase):
     """
     Table, game, dialogs and end as the spec's sequences describe.
@@ -56,7 +63,7 @@ class SplendorStateTests(SynchronousTestCase):
         self.assertEqual(self.state.myId, 2)
         self.assertEqual(self.state.players, [[1, True], [2, False]])
         self.state.setReady()
-        self.assertEqual(take(self.transport), frame(wire.PLAYER_READY, 2))
+        self.assertEqual(take(self.transport), sent(wire.PLAYER_READY, 2))
 
     def start(self, me=1):
         take(self.transport)
@@ -105,9 +112,14 @@ class SplendorStateTests(SynchronousTestCase):
         action = G.Action(G.GET_GEMS, 0, (("obsidian", 2),))
         self.assertIsNone(self.state.check(action))
         self.state.playAction(action)
-        self.assertEqual(take(self.transport), frame(
+        data = take(self.transport)
+        self.assertEqual(data, sent(
             wire.PLAYER_OPERATION, 1,
             wire.getGemsBody(1, [("obsidian", 2)])))
+        self.assertEqual(
+            data[28:],
+            b'{"player_id":1,"operation_type":"get_gems","operation_info":'
+            b'[{"gems_type":"obsidian","gems_number":2}]}')
         self.assertTrue(self.state.awaitingReply)
 
     def test_reserveFaceUpAndNewCard(self):
@@ -116,7 +128,7 @@ class SplendorStateTests(SynchronousTestCase):
         """
         self.myTurn()
         self.state.playAction(G.Action(G.FOLD_CARD, 77))
-        self.assertEqual(take(self.transport), frame(
+        self.assertEqual(take(self.transport), sent(
             wire.PLAYER_OPERATION, 1,
             {"player_id": 1, "operation_type": "fold_card",
              "operation_info": [{"card_number": 77}]}))
@@ -135,7 +147,7 @@ class SplendorStateTests(SynchronousTestCase):
         """
         self.myTurn()
         self.state.playAction(G.Action(G.FOLD_CARD_UNKNOWN, 10002))
-        self.assertEqual(take(self.transport), frame(
+        self.assertEqual(take(self.transport), sent(
             wire.PLAYER_OPERATION, 1,
             {"player_id": 1, "operation_type": "fold_card_unknown",
              "operation_info": [{"card_level": 2,
@@ -197,7 +209,7 @@ class SplendorStateTests(SynchronousTestCase):
         action = G.Action(G.DISCARD_GEMS, 0, (("diamond", 1),))
         self.assertIsNone(self.state.check(action))
         self.state.playAction(action)
-        self.assertEqual(take(self.transport), frame(
+        self.assertEqual(take(self.transport), sent(
             wire.PLAYER_OPERATION, 1,
             {"player_id": 1, "operation_type": "discard_gems",
              "operation_info": {"diamond": 1}}))
@@ -222,7 +234,7 @@ class SplendorStateTests(SynchronousTestCase):
         self.assertEqual(self.state.nobleChoice, (91, 94))
         take(self.transport)
         self.state.playAction(G.Action(G.GET_NOBLE, 94))
-        self.assertEqual(take(self.transport), frame(
+        self.assertEqual(take(self.transport), sent(
             wire.PLAYER_GET_NOBLE, 1, wire.nobleBody(1, [94])))
         self.feed(frame(wire.PLAYER_GET_NOBLE, 0, wire.nobleBody(1, [94])))
         self.assertEqual(t.players[1].nobles, [94])
