@@ -120,6 +120,8 @@ class GomokuPlayer(RoomObserver):
         self.session = session
         self.protocol = protocol
         self.pending = []
+        self.room = None
+        self.seat = None
 
     def send(self, message):
         """
@@ -162,6 +164,9 @@ class GomokuPlayer(RoomObserver):
 
     def gameStarted(self, room):
         self.session.state = GAME
+        self.room = room
+        self.seat = rules.seatOfColour(
+            colourOf(room, room.memberOf(self.session)))
         self.send(wire.gameMessage(
             wire.GAME_STATE_RUNNING, wire.GAME_RSLT_NONE, None, None))
 
@@ -222,16 +227,9 @@ class GomokuBotSeat(RoomObserver):
         Play C{action} = C{(x, y)} exactly as the player's own msg_move
         would have been played.
         """
-        room = self.room
-        game = room.game
         x, y = action
-        game.apply(self.seat, (x, y))
-        for member in room.members:
-            if member.session is not self.session:
-                member.observer.send(
-                    wire.moveMessage(wire.CHESS_BLANK, x, y, None, None))
-        if game.isOver:
-            self.factory.lobby.endGame(room)
+        self.room.game.apply(self.seat, (x, y))
+        self.factory.moved(self.room, self.session, x, y)
 
     def gameEnded(self, room, game):
         """
@@ -343,11 +341,10 @@ class GomokuProtocol(Protocol):
             self.result(wire.S_INVALID_MSG)
             return
         self.echo = message["session"]
-        handler = getattr(self, "on{}_{}".format(state, message["msg_type"]),
-                          None)
+        handler = self.HANDLERS.get((state, message["msg_type"]))
         if handler is not None:
             try:
-                handler(message)
+                handler(self, message)
             except wire.InvalidMessage:
                 self.illegal(wire.S_ILLEGAL_OPER)
 
@@ -410,14 +407,14 @@ class GomokuProtocol(Protocol):
 
     # IDLE
 
-    def onIDLE_2(self, message):
+    def listRooms(self, message):
         if wire.uintField(message, "target", 0) != wire.REQ_ROOM_LIST:
             self.illegal(wire.S_ILLEGAL_MSG)
             return
         rooms = [roomObjectOf(room) for room in self.lobby.rooms(KIND)]
         self.send(wire.roomListMessage(rooms or None, None, None))
 
-    def onIDLE_5(self, message):
+    def operateFromIdle(self, message):
         operation = wire.uintField(message, "type", wire.RO_UNKNOWN)
         if operation == wire.RO_ROOM_CREATE:
             self.createRoom(wire.roomField(message))
@@ -463,7 +460,7 @@ class GomokuProtocol(Protocol):
 
     # ROOM
 
-    def onROOM_2(self, message):
+    def requestStart(self, message):
         if wire.uintField(message, "target", 0) != wire.REQ_GAME_START:
             self.illegal(wire.S_ILLEGAL_OPER)
             return
@@ -476,7 +473,7 @@ class GomokuProtocol(Protocol):
             self.result(wire.S_OK)
             self.lobby.start(room)
 
-    def onROOM_5(self, message):
+    def operateFromRoom(self, message):
         if wire.uintField(message, "type", wire.RO_UNKNOWN) \
                 != wire.RO_ROOM_EXIT:
             self.illegal(wire.S_ILLEGAL_OPER)
@@ -492,7 +489,7 @@ class GomokuProtocol(Protocol):
         self.lobby.leave(self.session)
         self.session.state = IDLE
 
-    def onROOM_7(self, message):
+    def changeChess(self, message):
         room = self.lobby.roomOf(self.session)
         colour = wire.uintField(message, "type", 0)
         if (room.owner.session is not self.session
@@ -503,7 +500,7 @@ class GomokuProtocol(Protocol):
         self.lobby.setSeat(self.session, colour)
         self.result(wire.S_OK)
 
-    def onROOM_8(self, message):
+    def changeGuestState(self, message):
         room = self.lobby.roomOf(self.session)
         state = wire.uintField(message, "state", 0)
         if (room.owner.session is self.session or state not in
@@ -515,13 +512,12 @@ class GomokuProtocol(Protocol):
 
     # GAME
 
-    def onGAME_10(self, message):
-        room = self.lobby.roomOf(self.session)
-        game = room.game
+    def move(self, message):
+        player = self.player
+        game = player.room.game
         if game is None:
             return
-        member = room.memberOf(self.session)
-        seat = rules.seatOfColour(colourOf(room, member))
+        seat = player.seat
         if game.currentSeat != seat:
             self.result(wire.S_MATCH_ILLEGAL_MOVE)
             return
@@ -532,14 +528,10 @@ class GomokuProtocol(Protocol):
         except (wire.InvalidMessage, rules.IllegalMove):
             self.result(wire.S_MATCH_ILLEGAL_MOVE)
             if game.refuse(seat):
-                self.lobby.endGame(room)
+                self.lobby.endGame(player.room)
             return
         self.result(wire.S_OK)
-        opponent = guestOf(room) if member is room.owner else room.owner
-        opponent.observer.send(
-            wire.moveMessage(wire.CHESS_BLANK, x, y, None, None))
-        if game.isOver:
-            self.lobby.endGame(room)
+        self.factory.moved(player.room, self.session, x, y)
 
     # Connection loss
 
@@ -556,6 +548,17 @@ class GomokuProtocol(Protocol):
             self.leaveRoom()
         self.sessions.disconnect(session)
         self.factory.players.pop(session.id, None)
+
+
+GomokuProtocol.HANDLERS = {
+    (IDLE, wire.MSG_REQUEST): GomokuProtocol.listRooms,
+    (IDLE, wire.MSG_ROOM): GomokuProtocol.operateFromIdle,
+    (ROOM, wire.MSG_REQUEST): GomokuProtocol.requestStart,
+    (ROOM, wire.MSG_ROOM): GomokuProtocol.operateFromRoom,
+    (ROOM, wire.MSG_CHESS): GomokuProtocol.changeChess,
+    (ROOM, wire.MSG_STATE): GomokuProtocol.changeGuestState,
+    (GAME, wire.MSG_MOVE): GomokuProtocol.move,
+}
 
 
 class GomokuFactory(Factory):
@@ -579,6 +582,18 @@ class GomokuFactory(Factory):
         self.botDelay = botDelay
         self.policy = GomokuStartPolicy()
         self.players = {}
+
+    def moved(self, room, moverSession, x, y):
+        """
+        A stone was played at C{(x, y)} in C{room}: tell the opponent,
+        then end the game if that was the last move.
+        """
+        move = wire.moveMessage(wire.CHESS_BLANK, x, y, None, None)
+        for member in room.members:
+            if member.session is not moverSession:
+                member.observer.send(move)
+        if room.game.isOver:
+            self.lobby.endGame(room)
 
     def forfeit(self, session):
         """
