@@ -40,6 +40,9 @@ class Options(usage.Options):
          "Endpoint for the Chinese checkers protocol."],
         ["splendor-port", None, "tcp:13204",
          "Endpoint for the Splendor protocol."],
+        ["metrics-port", None, DISABLED,
+         "Endpoint for Prometheus metrics over HTTP (e.g. "
+         "tcp:9464:interface=127.0.0.1), or 'none'."],
         ["grace-seconds", None, 30, "Seconds a gomoku player who lost the "
          "connection mid-game has to reconnect.", _positiveInt],
         ["gomoku-max-illegal", None, 3, "Illegal operations (status 6) a "
@@ -95,8 +98,8 @@ def makeFactories(options, lobby, sessions, clock):
 
 def makeService(options, reactor=None):
     """
-    The service tree: the shared services and a listener per enabled
-    protocol.
+    The service tree: the shared services, a listener per enabled
+    protocol, and the metrics listener when asked for.
     """
     if reactor is None:
         from twisted.internet import reactor
@@ -116,5 +119,12 @@ def makeService(options, reactor=None):
                 "--{} is not served yet; use 'none'".format(portOption))
         listener = strports.service(description, factory, reactor=reactor)
         listener.setName(portOption)
+        listener.setServiceParent(top)
+    if options["metrics-port"].strip().lower() != DISABLED:
+        from hub.metrics import metricsSite
+        listener = strports.service(options["metrics-port"],
+                                    metricsSite(lobby, sessions),
+                                    reactor=reactor)
+        listener.setName("metrics-port")
         listener.setServiceParent(top)
     return top

@@ -1,0 +1,83 @@
+"""
+Prometheus metrics of a running gamehub, read at scrape time from the
+shared lobby and sessions (nothing is counted on the hot paths).
+
+    gamehub_sessions{game="gomoku"}         connected or reconnecting players
+    gamehub_rooms{game="checkers"}          rooms (tables) open
+    gamehub_games_running{game="splendor"}  rooms with a game under way
+"""
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST, GC_COLLECTOR, PLATFORM_COLLECTOR, PROCESS_COLLECTOR,
+    CollectorRegistry, generate_latest)
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+from twisted.web.resource import Resource
+from twisted.web.server import Site
+
+GAME_KINDS = ("gomoku", "checkers", "splendor")
+
+
+class HubCollector(Collector):
+    """
+    A Prometheus collector over a L{hub.lobby.Lobby} and a
+    L{hub.sessions.Sessions}.
+    """
+
+    def __init__(self, lobby, sessions):
+        self.lobby = lobby
+        self.sessions = sessions
+
+    def collect(self):
+        """
+        Yield the current gauges, one sample per game kind.
+        """
+        players = GaugeMetricFamily(
+            "gamehub_sessions", "Players connected or within their "
+            "reconnect grace.", labels=["game"])
+        rooms = GaugeMetricFamily(
+            "gamehub_rooms", "Rooms (tables) open.", labels=["game"])
+        running = GaugeMetricFamily(
+            "gamehub_games_running", "Rooms with a game under way.",
+            labels=["game"])
+        counts = dict.fromkeys(GAME_KINDS, 0)
+        for session in self.sessions:
+            counts[session.kind] = counts.get(session.kind, 0) + 1
+        for kind in GAME_KINDS:
+            kindRooms = self.lobby.rooms(kind)
+            players.add_metric([kind], counts[kind])
+            rooms.add_metric([kind], len(kindRooms))
+            running.add_metric([kind], sum(1 for r in kindRooms
+                                           if r.running))
+        yield players
+        yield rooms
+        yield running
+
+
+class MetricsResource(Resource):
+    """
+    Renders a Prometheus registry in the text exposition format, on the
+    reactor thread (scrapes are cheap: the hub's gauges are a few counts).
+    """
+
+    isLeaf = True
+
+    def __init__(self, registry):
+        Resource.__init__(self)
+        self.registry = registry
+
+    def render_GET(self, request):
+        request.setHeader(b"Content-Type", CONTENT_TYPE_LATEST.encode())
+        return generate_latest(self.registry)
+
+
+def metricsSite(lobby, sessions):
+    """
+    A L{twisted.web.server.Site} serving the hub's metrics (and the
+    process metrics of C{prometheus_client}) at every path.
+    """
+    registry = CollectorRegistry()
+    for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
+                      HubCollector(lobby, sessions)):
+        registry.register(collector)
+    return Site(MetricsResource(registry))
