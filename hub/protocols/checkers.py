@@ -28,7 +28,7 @@ Decisions where the spec leaves a choice (see also specs/README.md):
     join again under any name.
 """
 
-import random
+import functools
 import re
 
 from twisted.internet.protocol import Factory
@@ -36,8 +36,10 @@ from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
+from hub.bots import botFor
+from hub.bots.pilot import SeatPilot
 from hub.games import checkers as rules
-from hub.ihub import IBot, IStartPolicy
+from hub.ihub import IStartPolicy
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver,
     RoomRunning)
@@ -89,33 +91,6 @@ class CheckersStartPolicy:
         return rules.CheckersGame(len(room.members))
 
 
-@implementer(IBot)
-class GreedyTakeoverBot:
-    """
-    The bot that plays a departed player's seat when no other is given:
-    it moves the piece that gains the most ground toward its target,
-    ties broken by a seeded generator.
-    """
-
-    level = 2
-
-    def __init__(self, seed=0):
-        self._random = random.Random(seed)
-
-    def chooseAction(self, state, seat):
-        """
-        The legal path bringing C{seat}'s pieces closest to its target.
-        """
-        actions = state.legalActions(seat)
-        tip = rules.TIPS[rules.TARGET[state.regionOfSeat(seat)]]
-
-        def gain(path):
-            return (rules.cellDistance(path[-1], tip)
-                    - rules.cellDistance(path[0], tip),
-                    self._random.random())
-        return min(actions, key=gain)
-
-
 class CheckersTable:
     """
     The running game of one room.
@@ -124,6 +99,7 @@ class CheckersTable:
     @ivar game: the L{rules.CheckersGame}.
     @ivar names: the player name of each seat.
     @ivar departed: seats whose player left or dropped mid-game.
+    @ivar pilots: the L{SeatPilot} of every departed seat a bot plays.
     """
 
     log = Logger()
@@ -135,7 +111,7 @@ class CheckersTable:
         self.names = room.names()
         self.sessions = [member.session for member in room.members]
         self.departed = set()
-        self.bots = {}
+        self.pilots = {}
         self._call = None
 
     # Messages
@@ -182,13 +158,23 @@ class CheckersTable:
         self.broadcast(wire.encode(wire.START_TURN_OP, self.region(seat),
                                    stamp))
         if seat in self.departed:
-            if self._botPlays():
-                self._schedule(self.factory.botDelay, self.botMove)
-            else:
-                self.eliminateCurrent()
+            self.departedTurn(seat)
         else:
             self._schedule(self.factory.turnSeconds + self.factory.turnGrace,
                            self.timedOut)
+
+    def departedTurn(self, seat):
+        """
+        It is the turn of C{seat}, whose player is gone: its bot moves
+        after C{botDelay} (L{SeatPilot}) if L{_botPlays} and it has a
+        legal move, else the seat is eliminated now.
+        """
+        self._cancel()
+        if self._botPlays() and self.game.legalActions(seat):
+            self.pilotOf(seat).turn(self.game, seat,
+                                    functools.partial(self.botPlayed, seat))
+        else:
+            self.eliminateCurrent()
 
     def _botPlays(self):
         """
@@ -199,6 +185,33 @@ class CheckersTable:
             return False
         return any(seat not in self.departed
                    for seat in self.game.activeSeats())
+
+    def pilotOf(self, seat):
+        """
+        The L{SeatPilot} of the departed C{seat}, made on its first turn
+        with the factory's C{botFactory(botLevel, seed=seat)}.
+        """
+        pilot = self.pilots.get(seat)
+        if pilot is None:
+            factory = self.factory
+            bot = factory.botFactory(factory.botLevel, seat)
+            pilot = self.pilots[seat] = SeatPilot(factory.clock, bot,
+                                                  factory.botDelay)
+        return pilot
+
+    def botPlayed(self, seat, path):
+        """
+        The bot of C{seat} chose the legal C{path}: play it as the
+        player's own MOVE_OP would have been.
+        """
+        self.played(self.game.apply(seat, path))
+
+    def stopPilots(self):
+        """
+        The game is over or abandoned: no bot acts any more.
+        """
+        for pilot in self.pilots.values():
+            pilot.stop()
 
     def _schedule(self, delay, f):
         self._cancel()
@@ -292,33 +305,13 @@ class CheckersTable:
                                    wire.TIMEOUT_PATH))
         self.afterTurn(result)
 
-    def botMove(self):
-        """
-        A bot plays the current (departed) seat.
-        """
-        seat = self.game.currentSeat
-        if not self.game.legalActions(seat):
-            self.eliminateCurrent()
-            return
-        try:
-            bot = self.bots.get(seat)
-            if bot is None:
-                bot = self.bots[seat] = self.factory.makeBot(seat)
-            path = bot.chooseAction(self.game.copy(), seat)
-            result = self.game.apply(seat, path)
-        except Exception:
-            self.log.failure("checkers {room!r}: the bot of {region} failed",
-                             room=self.room.name, region=self.region(seat))
-            self.eliminateCurrent()
-            return
-        self.played(result)
-
     def finish(self):
         """
         The game is over: END_GAME_OP with the ranking to everyone, then
         the room is dissolved.
         """
         self._cancel()
+        self.stopPilots()
         ranking = " ".join(self.names[s] for s in self.game.ranking())
         self.log.info("checkers {room!r} over: {ranking}",
                       room=self.room.name, ranking=ranking)
@@ -344,16 +337,14 @@ class CheckersTable:
             self.abort()
             return
         if seat == self.game.currentSeat:
-            if self._botPlays():
-                self._schedule(self.factory.botDelay, self.botMove)
-            else:
-                self.eliminateCurrent()
+            self.departedTurn(seat)
 
     def abort(self):
         """
         Everyone left: drop the game.
         """
         self._cancel()
+        self.stopPilots()
         self.factory.tables.pop(self.room, None)
         self.log.info("checkers {room!r} abandoned", room=self.room.name)
 
@@ -555,9 +546,8 @@ class CheckersFactory(Factory):
     @param takeover: C{"bot"} to have a bot play the seat of a player who
         leaves mid-game; None to eliminate them at their turn.
     @param botLevel: the strength asked of takeover bots.
-    @param botFactory: C{botFactory(level, seed)} returns an L{IBot} for a
-        checkers seat; when None, C{hub.bots.checkers.CheckersBot(level,
-        seed=...)} if that exists, else L{GreedyTakeoverBot}.
+    @param botFactory: C{botFactory(level, seed)} returns the L{IBot} of
+        a departed seat; L{hub.bots.botFor} for checkers by default.
     @param turnGrace: seconds allowed past C{turnSeconds} for latency.
     @param botDelay: seconds a takeover bot waits before moving.
 
@@ -568,7 +558,8 @@ class CheckersFactory(Factory):
 
     def __init__(self, lobby, sessions, clock, turnSeconds=15,
                  fourPlayers=False, takeover=None, botLevel=2,
-                 botFactory=None, turnGrace=0.5, botDelay=1.0):
+                 botFactory=functools.partial(botFor, KIND),
+                 turnGrace=0.5, botDelay=1.0):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -590,15 +581,3 @@ class CheckersFactory(Factory):
         table = self.tables[room] = CheckersTable(self, room)
         table.begin()
         return table
-
-    def makeBot(self, seat):
-        """
-        A bot for a departed player's C{seat}.
-        """
-        if self.botFactory is not None:
-            return self.botFactory(self.botLevel, seat)
-        try:
-            from hub.bots.checkers import CheckersBot
-        except ImportError:
-            return GreedyTakeoverBot(seed=seat)
-        return CheckersBot(self.botLevel, seed=seat)

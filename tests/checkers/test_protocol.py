@@ -6,10 +6,11 @@ specs/checkers.md section 12, on L{StringTransport} with a L{Clock}.
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
+from hub.bots.checkers import CheckersBot
+from hub.bots.pilot import SeatPilot
 from hub.games import checkers as rules
 from hub.ihub import IStartPolicy
-from hub.protocols.checkers import (
-    CheckersStartPolicy, GreedyTakeoverBot, isValidName)
+from hub.protocols.checkers import CheckersStartPolicy, isValidName
 from hub.wire import checkers as wire
 from hub.wire.checkers import (
     END_GAME_OP, END_TURN_OP, ERROR_OP, JOIN_ROOM_OP, JOIN_ROOM_REPLY_OP,
@@ -942,16 +943,49 @@ class TakeoverTests(SynchronousTestCase):
                          [(LEAVE_ROOM_OP, "a"), (MOVE_OP, "A"),
                           (START_TURN_OP, "C")])
 
-    def test_greedyBot(self):
+    def test_defaultBot(self):
         """
-        The fallback bot picks a legal, forward move.
+        By default the seat is played by hub.bots' checkers bot at
+        C{botLevel}, seeded with the seat, in a L{SeatPilot} that waits
+        C{botDelay}; its move is legal and forward.
         """
-        game = rules.CheckersGame(2)
-        path = GreedyTakeoverBot().chooseAction(game, 0)
-        self.assertIn(path, game.legalActions(0))
-        tip = rules.TIPS["D"]
+        server = Server(takeover="bot", botLevel=3, botDelay=0.5)
+        a, d = server.startGame(["alice", "bob"])
+        game = server.table("r1").game
+        d.disconnect()
+        a.move("A", "-1 5 -1 4")
+        pilot = server.table("r1").pilots[1]
+        self.assertIsInstance(pilot, SeatPilot)
+        self.assertIsInstance(pilot.bot, CheckersBot)
+        self.assertEqual((pilot.bot.level, pilot.delay), (3, 0.5))
+        self.assertTrue(pilot.pending)
+        legal = game.legalActions(1)
+        server.clock.advance(0.5)
+        moved = [m for m in a.received() if m.op == MOVE_OP][0]
+        path = wire.parsePath(moved.data2)
+        self.assertIn(path, legal)
+        tip = rules.TIPS["A"]
         self.assertLess(rules.cellDistance(path[-1], tip),
                         rules.cellDistance(path[0], tip))
+
+    def test_noLegalMove(self):
+        """
+        A departed seat without a legal move is eliminated at once, even
+        when a bot would play it.
+        """
+        server = Server(takeover="bot")
+        a, c, e = server.startGame(["a", "c", "e"])
+        server.setPosition("r1", {
+            0: [(7, -3), (7, -4), (6, -2), (-1, 5)],
+            1: [(8, -4)],
+            2: [(6, -4), (-4, -1)]}, currentSeat=1)
+        a.received()
+        c.disconnect()
+        self.assertEqual(a.received(), [
+            message(LEAVE_ROOM_OP, "c"),
+            message(MOVE_OP, "C", "-1"),
+            message(START_TURN_OP, "E", STAMP)])
+        self.assertEqual(server.table("r1").pilots, {})
 
     def test_noBotsAmongThemselves(self):
         """
@@ -975,27 +1009,106 @@ class TakeoverTests(SynchronousTestCase):
             message(END_GAME_OP, "a e c")])
         self.assertEqual(server.clock.getDelayedCalls(), [])
 
-    def test_brokenBot(self):
+    def brokenBotPlays(self, chooseAction):
         """
-        A bot that fails (here: an illegal path) has its seat eliminated;
-        the error is logged, not raised into the reactor.
+        Start a game of three whose second player leaves and is played
+        by a bot choosing with C{chooseAction}; the first player moves.
+
+        @return: what the first player received when the bot moved, the
+            first legal path of the bot's seat, and the game.
         """
         class Broken:
             level = 1
 
-            def chooseAction(self, state, seat):
-                return ((0, 0), (5, 5))
-
+        Broken.chooseAction = chooseAction
         server = Server(takeover="bot", botFactory=lambda level, seed:
                         Broken())
         a, c, e = server.startGame(["a", "c", "e"])
         c.disconnect()
         a.move("A", "-1 5 -1 4")
         a.received()
+        game = server.table("r1").game
+        first = game.legalActions(1)[0]
         server.clock.advance(1.0)
-        self.assertEqual(a.received(),
-                         [message(MOVE_OP, "C", "-1"),
+        return a.received(), first, game
+
+    def test_brokenBot(self):
+        """
+        A bot that raises has the seat's first legal move played
+        instead; the error is logged, not raised into the reactor.
+        """
+        def chooseAction(bot, state, seat):
+            raise RuntimeError("boom")
+
+        received, first, game = self.brokenBotPlays(chooseAction)
+        self.assertEqual(received,
+                         [message(MOVE_OP, "C", wire.formatPath(first)),
                           message(START_TURN_OP, "E",
                                   str(int(START_TIME + 1)))])
-        self.assertEqual(len(self.flushLoggedErrors(rules.IllegalMove)), 1)
-        self.assertTrue(server.table("r1").game.isEliminated(1))
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        self.assertFalse(game.isEliminated(1))
+
+    def test_illegalBotMove(self):
+        """
+        A bot that chooses an illegal path has the seat's first legal
+        move played instead.
+        """
+        def chooseAction(bot, state, seat):
+            return ((0, 0), (5, 5))
+
+        received, first, game = self.brokenBotPlays(chooseAction)
+        self.assertEqual(received[0],
+                         message(MOVE_OP, "C", wire.formatPath(first)))
+        self.assertFalse(game.isEliminated(1))
+
+    def test_nothingAfterAbort(self):
+        """
+        When everyone left while a bot's move is pending, the bot is
+        stopped: no timer stays behind.
+        """
+        server = Server(takeover="bot")
+        a, c, e = server.startGame(["a", "c", "e"])
+        c.disconnect()
+        a.move("A", "-1 5 -1 4")
+        pilot = server.table("r1").pilots[1]
+        self.assertTrue(pilot.pending)
+        a.disconnect()
+        e.disconnect()
+        self.assertFalse(pilot.pending)
+        self.assertEqual(server.clock.getDelayedCalls(), [])
+
+    def test_nothingAfterEndGame(self):
+        """
+        When a bot's move ends the game, every bot is stopped: END_GAME_OP
+        is the last message and no timer stays behind.
+        """
+        home = rules.REGION_CELLS["A"]
+        last = (-1, 5)
+
+        class Finisher:
+            level = 1
+
+            def chooseAction(self, state, seat):
+                return ((-1, 4), last)
+
+        server = Server(takeover="bot", botFactory=lambda level, seed:
+                        Finisher())
+        a, d = server.startGame(["alice", "bob"])
+        server.setPosition("r1", {
+            0: [(1, 1), (2, 1)],
+            1: [cell for cell in sorted(home) if cell != last]
+            + [(-1, 4)]})
+        d.disconnect()
+        a.move("A", "1 1 1 0")
+        table = server.table("r1")
+        pilot = table.pilots[1]
+        self.assertTrue(pilot.pending)
+        server.clock.advance(1.0)
+        received = a.received()
+        self.assertEqual(received[-2:], [
+            message(MOVE_OP, "D", "-1 4 -1 5"),
+            message(END_GAME_OP, "bob alice")])
+        self.assertIsNone(server.table("r1"))
+        self.assertEqual(server.clock.getDelayedCalls(), [])
+        pilot.turn(table.game, 1, self.fail)
+        self.assertFalse(pilot.pending)
