@@ -49,6 +49,7 @@ Disconnects:
     C{botDelay} seconds; the game ends when the last human leaves.
 """
 
+import functools
 import itertools
 import random
 
@@ -56,8 +57,10 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from hub.bots import botFor
+from hub.bots.pilot import SeatPilot
 from hub.games import splendor as rules
-from hub.ihub import IBot, IStartPolicy
+from hub.ihub import IStartPolicy
 from hub.lobby import RoomObserver
 from hub.wire import splendor as wire
 
@@ -95,7 +98,8 @@ class SplendorStartPolicy:
         """
         Shuffle the members into turn order (each member's C{seat} is its
         seat number; C{room.settings["sequence"]} lists the player ids by
-        seat) and deal a new game.
+        seat) and deal a new game.  C{room.settings["bots"]} will hold
+        the L{SeatPilot} of every seat a takeover bot plays.
         """
         members = list(room.members)
         self.rng.shuffle(members)
@@ -105,36 +109,6 @@ class SplendorStartPolicy:
         room.settings["bots"] = {}
         return rules.SplendorGame(
             len(members), random.Random(self.rng.getrandbits(64)))
-
-
-@implementer(IBot)
-class RandomBot:
-    """
-    The fallback takeover: a uniformly random legal action.
-    """
-
-    level = 1
-
-    def __init__(self, rng):
-        self.rng = rng
-
-    def chooseAction(self, state, seat):
-        """
-        Any legal action of C{seat}.
-        """
-        return self.rng.choice(state.legalActions(seat))
-
-
-def makeBot(level, seed):
-    """
-    A takeover bot: C{hub.bots.splendor.SplendorBot(level, seed)} once
-    that module exists, else a L{RandomBot}.
-    """
-    try:
-        from hub.bots.splendor import SplendorBot
-    except ImportError:
-        return RandomBot(random.Random(seed))
-    return SplendorBot(level, seed)
 
 
 class SplendorProtocol(Protocol, RoomObserver):
@@ -396,7 +370,7 @@ class SplendorFactory(Factory):
     @param botDelay: seconds between a takeover bot's moves (the Unity
         client cannot take two messages of one kind in one frame).
     @param botFactory: makes a takeover bot from C{(level, seed)};
-        L{makeBot} by default.
+        L{hub.bots.botFor} for Splendor by default.
     @param minGap: if positive, the least time in seconds between two
         messages of one kind to one connection (later ones wait, order
         kept).  The Unity client throws when two messages of one kind
@@ -409,8 +383,8 @@ class SplendorFactory(Factory):
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, takeover=None, rng=None,
-                 botLevel=2, botDelay=1.0, botFactory=makeBot,
-                 minGap=0.0):
+                 botLevel=2, botDelay=1.0,
+                 botFactory=functools.partial(botFor, KIND), minGap=0.0):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -422,7 +396,6 @@ class SplendorFactory(Factory):
         self.minGap = minGap
         self.policy = SplendorStartPolicy(self.rng)
         self._tableNumbers = itertools.count(1)
-        self._botCalls = {}
 
     def openTable(self):
         """
@@ -463,9 +436,10 @@ class SplendorFactory(Factory):
                 self.lobby.start(room)
             return
         if self.takeover == "bot" and room.members:
-            room.settings["bots"][member.seat] = self.botFactory(
-                self.botLevel, self.rng.getrandbits(32))
-            self.scheduleBot(room)
+            bot = self.botFactory(self.botLevel, self.rng.getrandbits(32))
+            room.settings["bots"][member.seat] = SeatPilot(
+                self.clock, bot, self.botDelay)
+            self.pilotTurn(room)
         elif not room.members:
             self.endTable(room)
         else:
@@ -529,7 +503,7 @@ class SplendorFactory(Factory):
             elif kind is rules.GameOver:
                 self.endTable(room)
                 return
-        self.scheduleBot(room)
+        self.pilotTurn(room)
 
     def announceOperation(self, room, event):
         """
@@ -569,9 +543,8 @@ class SplendorFactory(Factory):
         The game is over: WINNER to everyone (through the lobby's
         C{gameEnded}), then the table is dissolved.
         """
-        call = self._botCalls.pop(id(room), None)
-        if call is not None and call.active():
-            call.cancel()
+        for pilot in room.settings.get("bots", {}).values():
+            pilot.stop()
         if room.game is not None:
             self.lobby.endGame(room)
         for member in room.members:
@@ -580,34 +553,23 @@ class SplendorFactory(Factory):
 
     # Takeover bots.
 
-    def scheduleBot(self, room):
+    def pilotTurn(self, room):
         """
-        If a bot plays the seat to act, let it move after C{botDelay}.
+        If a bot plays the seat to act, its L{SeatPilot} moves after
+        C{botDelay} (unless a move of that seat is already pending).
         """
         game = room.game
-        bots = room.settings.get("bots")
-        if (game is None or game.isOver or not bots
-                or game.currentSeat not in bots
-                or id(room) in self._botCalls):
-            return
-        self._botCalls[id(room)] = self.clock.callLater(
-            self.botDelay, self.botMove, room, game)
-
-    def botMove(self, room, game):
-        """
-        The bot of the seat to act plays one move.
-        """
-        self._botCalls.pop(id(room), None)
-        if room.game is not game or game.isOver:
-            return
-        bot = room.settings["bots"].get(game.currentSeat)
-        if bot is None:
+        if game is None or game.isOver:
             return
         seat = game.currentSeat
-        try:
-            events = game.apply(seat, bot.chooseAction(game.copy(), seat))
-        except Exception:
-            self.log.failure("splendor bot {bot!r} failed; playing the "
-                             "first legal action", bot=bot)
-            events = game.apply(seat, game.legalActions(seat)[0])
-        self.announce(room, events)
+        pilot = room.settings.get("bots", {}).get(seat)
+        if pilot is not None and not pilot.pending:
+            pilot.turn(game, seat,
+                       functools.partial(self.botPlayed, room, seat))
+
+    def botPlayed(self, room, seat, action):
+        """
+        The bot of C{seat} chose the legal C{action}: play it and announce
+        what it caused, like a player's own operation.
+        """
+        self.announce(room, room.game.apply(seat, action))

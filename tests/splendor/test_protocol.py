@@ -7,6 +7,8 @@ import random
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
+from hub.bots.pilot import SeatPilot
+from hub.bots.splendor import SplendorBot
 from hub.games import splendor as rules
 from hub.games.splendor import Action
 from hub.ihub import IStartPolicy
@@ -910,6 +912,42 @@ class DisconnectTests(ProtocolTestCase):
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
         human = byId[sequence[1]]
         self.assertEqual(human.pump()[0][2]["operation_type"], first.kind)
+
+    def test_defaultBot(self):
+        """
+        By default hub.bots' Splendor bot at C{botLevel} plays the seat,
+        in a L{SeatPilot} kept in C{room.settings["bots"]}.
+        """
+        h = Harness(takeover="bot", botDelay=0.5)
+        h.factory.botLevel = 1
+        conns = h.table(3)
+        room = roomOf(h, conns[0])
+        sequence = room.settings["sequence"]
+        byId = {c.id: c for c in conns}
+        byId[sequence[2]].drop()
+        pilot = room.settings["bots"][2]
+        self.assertIsInstance(pilot, SeatPilot)
+        self.assertIsInstance(pilot.bot, SplendorBot)
+        self.assertEqual((pilot.bot.level, pilot.delay), (1, 0.5))
+        self.assertFalse(pilot.pending)
+
+    def test_nothingAfterLastHumanLeaves(self):
+        """
+        When the last human leaves while a bot's move is pending, the
+        table ends and its bots are stopped: no timer stays behind.
+        """
+        h = Harness(takeover="bot", botDelay=0.5)
+        conns = h.table(2)
+        room = roomOf(h, conns[0])
+        sequence = room.settings["sequence"]
+        byId = {c.id: c for c in conns}
+        byId[sequence[0]].drop()
+        pilot = room.settings["bots"][0]
+        self.assertTrue(pilot.pending)
+        byId[sequence[1]].drop()
+        self.assertFalse(pilot.pending)
+        self.assertEqual(h.lobby.rooms(KIND), [])
+        self.assertEqual(h.clock.getDelayedCalls(), [])
 
 
 class PacingTests(ProtocolTestCase):
