@@ -12,6 +12,8 @@ import os
 import sys
 from urllib.parse import urlsplit
 
+from hub.bots import LEVELS
+
 GAMES = ("checkers", "splendor", "gomoku")
 DEFAULT_PORTS = {"checkers": 16666, "splendor": 13204, "gomoku": 11011}
 
@@ -53,9 +55,10 @@ def makeParser():
     p.add_argument("--password", default="",
                    help="room password (gomoku)")
     p.add_argument("--bot", type=int, default=None, metavar="LEVEL",
+                   choices=LEVELS,
                    help="let the local bot of this level play (AI 托管) "
                         "and walk the lobby by itself")
-    p.add_argument("--level", type=int, default=2,
+    p.add_argument("--level", type=int, default=2, choices=LEVELS,
                    help="bot level for the 托管 toggle and hints "
                         "(default 2)")
     p.add_argument("--players", type=int, default=None, metavar="N",

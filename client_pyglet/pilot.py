@@ -12,7 +12,7 @@ import random
 from twisted.logger import Logger
 
 from client_pyglet import state as S
-from client_pyglet.bots import makeBot
+from hub.bots import botFor
 
 #: Seconds the bot waits before acting, so that people can follow.
 BOT_DELAY = 0.25
@@ -47,10 +47,12 @@ class AutoPlayer:
     @property
     def bot(self):
         """
-        The local bot, made on first use.
+        The local bot (L{hub.bots.botFor} of the game at C{level}, with a
+        random seed), made on first use.
         """
         if self._bot is None:
-            self._bot = makeBot(self.state.game, self.level)
+            self._bot = botFor(self.state.game, self.level,
+                               seed=self._random.randrange(2 ** 31))
         return self._bot
 
     def setEnabled(self, enabled):

@@ -5,11 +5,12 @@ AI 托管, hints and the lobby pilot of C{--bot}, on a fake clock.
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from hub.bots import botFor
+from hub.bots.checkers import CheckersBot
 from hub.wire import checkers as cwire
 from hub.wire import gomoku as wire
 
 from client_pyglet import state as S
-from client_pyglet.bots import FirstLegalBot, makeBot
 from client_pyglet.pilot import AutoPlayer, GomokuPilot, ReadyPilot
 from client_pyglet.session import Options
 from client_pyglet.state_checkers import CheckersState
@@ -33,7 +34,7 @@ class AutoPlayerTests(SynchronousTestCase):
         self.state = CheckersState("alice")
         self.proto, self.transport = connect("checkers", self.state)
         self.auto = AutoPlayer(self.state, self.clock, 2,
-                               bot=FirstLegalBot(2))
+                               bot=botFor("checkers", 2, seed=1))
         self.state.join("r1")
         self.proto.dataReceived(
             cwire.encode(cwire.JOIN_ROOM_REPLY_OP, "bob", "1")
@@ -81,11 +82,13 @@ class AutoPlayerTests(SynchronousTestCase):
 
     def test_hubBotsUsed(self):
         """
-        The strategies of hub.bots are used where they exist.
+        Without a bot given, the AutoPlayer uses hub.bots' bot of the game
+        at its level.
         """
-        bot = makeBot("checkers", 2, seed=1)
-        self.assertNotIsInstance(bot, FirstLegalBot)
-        self.assertEqual(bot.level, 2)
+        auto = AutoPlayer(self.state, self.clock, 3)
+        self.assertIsInstance(auto.bot, CheckersBot)
+        self.assertEqual(auto.bot.level, 3)
+        self.assertIs(auto.bot, auto.bot)
 
 
 class GomokuPilotTests(SynchronousTestCase):
