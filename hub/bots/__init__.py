@@ -47,12 +47,4 @@ def botFor(kind, level, seed=0):
     return botClass(kind)(level, seed=0 if seed is None else seed)
 
 
-def makeBot(kind, level, seed=0):
-    """
-    The same as L{botFor} (the name the pyglet client looks up).
-    """
-    return botFor(kind, level, seed)
-
-
-__all__ = ["KINDS", "LEVELS", "NoLegalAction", "botClass", "botFor",
-           "makeBot"]
+__all__ = ["KINDS", "LEVELS", "NoLegalAction", "botClass", "botFor"]

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
-from hub.bots import KINDS, LEVELS, NoLegalAction, botFor, makeBot
+from hub.bots import KINDS, LEVELS, NoLegalAction, botFor
 from hub.bots.checkers import CheckersBot
 from hub.bots.gomoku import GomokuBot
 from hub.bots.splendor import SplendorBot
@@ -105,12 +105,6 @@ class InterfaceTests(SynchronousTestCase):
                 self.assertIsInstance(bot, classes[kind])
                 self.assertEqual(bot.level, level)
                 verifyObject(IBot, bot)
-
-    def test_makeBot(self):
-        """
-        L{makeBot} is L{botFor} under the name the pyglet client uses.
-        """
-        self.assertIsInstance(makeBot("gomoku", 2, seed=1), GomokuBot)
 
     def test_unknown(self):
         """
