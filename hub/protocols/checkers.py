@@ -43,6 +43,7 @@ from hub.ihub import IStartPolicy
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver,
     RoomRunning)
+from hub.protocols import setNoDelay
 from hub.wire import checkers as wire
 
 KIND = "checkers"
@@ -368,11 +369,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver):
 
     def connectionMade(self):
         self.connected = True
-        if hasattr(self.transport, "setTcpNoDelay"):
-            try:
-                self.transport.setTcpNoDelay(True)
-            except Exception:
-                pass
+        setNoDelay(self.transport)
         self.session = self.factory.sessions.connect(KIND, self)
 
     def connectionLost(self, reason):

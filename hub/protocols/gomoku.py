@@ -33,6 +33,7 @@ from hub.bots.pilot import SeatPilot
 from hub.games import gomoku as rules
 from hub.lobby import (
     LobbyError, RoomExists, RoomNotFound, RoomObserver, WrongPassword)
+from hub.protocols import setNoDelay
 from hub.sessions import NameTaken
 from hub.wire import gomoku as wire
 
@@ -267,8 +268,7 @@ class GomokuProtocol(Protocol):
         return self.factory.sessions
 
     def connectionMade(self):
-        if hasattr(self.transport, "setTcpNoDelay"):
-            self.transport.setTcpNoDelay(True)
+        setNoDelay(self.transport)
         self.session = self.sessions.connect(KIND, self)
         self.session.state = INIT
 

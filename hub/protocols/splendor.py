@@ -62,6 +62,7 @@ from hub.bots.pilot import SeatPilot
 from hub.games import splendor as rules
 from hub.ihub import IStartPolicy
 from hub.lobby import RoomObserver
+from hub.protocols import setNoDelay
 from hub.wire import splendor as wire
 
 KIND = "splendor"
@@ -151,11 +152,7 @@ class SplendorProtocol(Protocol, RoomObserver):
         return self.session.id
 
     def connectionMade(self):
-        if hasattr(self.transport, "setTcpNoDelay"):
-            try:
-                self.transport.setTcpNoDelay(True)
-            except Exception:
-                pass
+        setNoDelay(self.transport)
         self.session = self.factory.sessions.connect(KIND, self)
         self.state = NEW
 
