@@ -410,8 +410,23 @@ class WaitScene(Scene):
 
 class GameSceneMixin:
     """
-    The AI 托管 and Suggest buttons of the game screens.
+    The AI 托管 and Suggest buttons of the game screens, and when a click
+    on the board may play.
     """
+
+    def mayPlay(self):
+        """
+        Whether a click on the board may play now: it is our turn and
+        AI 托管 is off.  If not, the user is told why.
+        """
+        st = self.state
+        if not st.isMyTurn():
+            st.error("wait for your turn")
+            return False
+        if self.session.autoplay.enabled:
+            st.notify("AI 托管 is on: turn it off to play yourself")
+            return False
+        return True
 
     def buildAssist(self, x, y):
         ap = self.session.autoplay

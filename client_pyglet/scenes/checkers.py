@@ -359,13 +359,7 @@ class CheckersGameScene(GameSceneMixin, Scene):
     def clickBoard(self):
         st = self.state
         cell = self.cellAt(*self.mouse)
-        if cell is None or st.board is None:
-            return
-        if not st.isMyTurn():
-            st.error("wait for your turn")
-            return
-        if self.session.autoplay.enabled:
-            st.notify("AI 托管 is on: turn it off to play yourself")
+        if cell is None or st.board is None or not self.mayPlay():
             return
         seat = st.mySeat()
         if st.board.pieceAt(cell) == seat:

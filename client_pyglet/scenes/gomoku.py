@@ -314,13 +314,7 @@ class GomokuGameScene(GameSceneMixin, Scene):
     def clickBoard(self):
         cell = self.cellAt(*self.mouse)
         st = self.state
-        if cell is None or st.phase != S.GAME:
-            return
-        if not st.isMyTurn():
-            st.error("wait for your turn")
-            return
-        if self.session.autoplay.enabled:
-            st.notify("AI 托管 is on: turn it off to play yourself")
+        if cell is None or st.phase != S.GAME or not self.mayPlay():
             return
         st.move(*cell)
 

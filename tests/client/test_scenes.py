@@ -112,6 +112,29 @@ class SceneTests(SynchronousTestCase):
         self.assertEqual((sent["msg_type"], sent["x"], sent["y"]),
                          (gwire.MSG_MOVE, 3, 4))
 
+    def test_clickWhenNotAllowed(self):
+        """
+        Board: with AI 托管 on, or on the other player's turn, a click
+        sends nothing and the user is told why.
+        """
+        app = self.gomokuGame()
+        s = app.session.state
+        app.session.autoplay.enabled = True
+        self.click(app, *app.scene.pos(3, 4))
+        self.assertEqual(take(self.transport), b"")
+        self.assertEqual(s.messages[-1],
+                         ("info", "AI 托管 is on: turn it off to play "
+                          "yourself"))
+        app.session.autoplay.enabled = False
+        self.click(app, *app.scene.pos(3, 4))
+        take(self.transport)
+        self.proto.dataReceived(gwire.encodeMessage(
+            gwire.resultMessage(0, 9, s.session)))
+        self.assertFalse(s.isMyTurn())
+        self.click(app, *app.scene.pos(5, 5))
+        self.assertEqual(take(self.transport), b"")
+        self.assertEqual(s.messages[-1], ("error", "wait for your turn"))
+
     def test_autoAndSuggestButtons(self):
         """
         The AI 托管 button turns the local bot on; Suggest sets a hint.
