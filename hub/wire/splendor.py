@@ -355,6 +355,22 @@ def _cardNumber(entry):
     return entry["card_number"]
 
 
+def _requestPlayerId(body, what):
+    """
+    The C{player_id} of the request C{body}, or None when it has none.
+
+    @param what: the request's name, for the error.
+    @raise BodyError: unless C{body} is an object whose C{player_id}, if
+        any, is an integer.
+    """
+    if not isinstance(body, dict):
+        raise BodyError("%s body is not an object" % (what,))
+    playerId = body.get("player_id")
+    if playerId is not None and not _isInt(playerId):
+        raise BodyError("player_id is not an integer")
+    return playerId
+
+
 def decodeOperation(body):
     """
     Shape-check a PLAYER_OPERATION request body.
@@ -362,11 +378,7 @@ def decodeOperation(body):
     @rtype: L{Operation}
     @raise BodyError: when keys are missing or of the wrong type.
     """
-    if not isinstance(body, dict):
-        raise BodyError("operation body is not an object")
-    playerId = body.get("player_id")
-    if playerId is not None and not _isInt(playerId):
-        raise BodyError("player_id is not an integer")
+    playerId = _requestPlayerId(body, "operation")
     kind = body.get("operation_type")
     info = body.get("operation_info")
     if kind == DISCARD_GEMS_OP and isinstance(info, list):
@@ -402,11 +414,7 @@ def decodeNobleChoice(body):
 
     @raise BodyError: unless C{noble_number} is a list of one integer.
     """
-    if not isinstance(body, dict):
-        raise BodyError("noble body is not an object")
-    playerId = body.get("player_id")
-    if playerId is not None and not _isInt(playerId):
-        raise BodyError("player_id is not an integer")
+    playerId = _requestPlayerId(body, "noble")
     nobles = body.get("noble_number")
     if (not isinstance(nobles, list) or len(nobles) != 1
             or not _isInt(nobles[0])):

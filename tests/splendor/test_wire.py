@@ -364,6 +364,9 @@ class DecodeOperationTests(SynchronousTestCase):
         self.assertEqual(
             wire.decodeNobleChoice({"player_id": 2, "noble_number": [93]}),
             (2, 93))
+        self.assertEqual(wire.decodeNobleChoice({"noble_number": [91]}),
+                         (None, 91))
         for body in [None, {"noble_number": []},
-                     {"noble_number": [91, 92]}, {"noble_number": ["91"]}]:
+                     {"noble_number": [91, 92]}, {"noble_number": ["91"]},
+                     {"player_id": "2", "noble_number": [93]}]:
             self.assertRaises(wire.BodyError, wire.decodeNobleChoice, body)
