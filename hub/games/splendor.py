@@ -669,11 +669,7 @@ class SplendorGame:
                 raise IllegalAction("overpaid %s" % (GEMS[i],))
         if paid[GOLD] != sum(need) - sum(paid[:GOLD]):
             raise IllegalAction("wrong payment")
-        if any(paid[i] > player.tokens[i] for i in range(len(TOKENS))):
-            raise IllegalAction("paying tokens not held")
-        for i, n in enumerate(paid):
-            player.tokens[i] -= n
-            self.bank[i] += n
+        self._returnTokens(player, paid, "paying tokens not held")
         info = CARDS[card]
         player.bonuses[info.bonus] += 1
         player.points += info.points
@@ -685,16 +681,27 @@ class SplendorGame:
             events.extend(self._refill(seat, level, slot))
         return self._afterTurnAction(seat, events)
 
+    def _returnTokens(self, player, counts, refusal):
+        """
+        Move C{counts} (one count per token kind) from C{player} to the
+        bank.
+
+        @raise IllegalAction: with the reason C{refusal}, and nothing
+            moved, if the player holds fewer of some kind.
+        """
+        tokens = player.tokens
+        if any(counts[i] > tokens[i] for i in range(len(TOKENS))):
+            raise IllegalAction(refusal)
+        for i, n in enumerate(counts):
+            tokens[i] -= n
+            self.bank[i] += n
+
     def _discard(self, seat, gems):
         player = self.players[seat]
         counts, gems = _pairs(gems, TOKENS)
         if sum(counts) != self.pendingDiscard:
             raise IllegalAction("must discard down to exactly 10")
-        if any(counts[i] > player.tokens[i] for i in range(len(TOKENS))):
-            raise IllegalAction("discarding tokens not held")
-        for i, n in enumerate(counts):
-            player.tokens[i] -= n
-            self.bank[i] += n
+        self._returnTokens(player, counts, "discarding tokens not held")
         self.pendingDiscard = 0
         self.phase = PHASE_ACT
         events = [OperationDone(seat, Action(DISCARD_GEMS, 0, gems))]
