@@ -441,3 +441,21 @@ class GameSceneMixin:
     def suggest(self):
         if self.session.autoplay.suggest() is None:
             self.state.notify("no suggestion now")
+
+
+class BoardSceneMixin(GameSceneMixin):
+    """
+    A game screen with a board of cells (C{cellAt(x, y)}, None off the
+    board): a click remembers where it was, and on our turn the screen
+    is redrawn when the pointer moves to another cell (hover marks).
+    """
+
+    def onMousePress(self, x, y, button):
+        self.mouse = (x, y)
+        Scene.onMousePress(self, x, y, button)
+
+    def onMouseMotion(self, x, y):
+        old = self.cellAt(*self.mouse)
+        Scene.onMouseMotion(self, x, y)
+        if self.state.isMyTurn() and self.cellAt(x, y) != old:
+            self.invalidate()

@@ -12,7 +12,7 @@ from hub.games import checkers as G
 from client_pyglet import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, TEXT, FONTS,
-    GameSceneMixin, Scene, rgba)
+    BoardSceneMixin, Scene, rgba)
 from client_pyglet.state_checkers import TURN_SECONDS
 
 #: Region colours (as the official server's client: A yellow, B red,
@@ -127,7 +127,7 @@ class CheckersRoomScene(Scene):
                     color=(120, 60, 60))
 
 
-class CheckersGameScene(GameSceneMixin, Scene):
+class CheckersGameScene(BoardSceneMixin, Scene):
     """
     The star board in six colours, selection, legal destinations, jump
     animations, whose turn with a countdown, the ranking at the end.
@@ -372,16 +372,6 @@ class CheckersGameScene(GameSceneMixin, Scene):
                 self.selected = None
                 return
         self.selected = None
-
-    def onMousePress(self, x, y, button):
-        self.mouse = (x, y)
-        Scene.onMousePress(self, x, y, button)
-
-    def onMouseMotion(self, x, y):
-        old = self.cellAt(*self.mouse)
-        Scene.onMouseMotion(self, x, y)
-        if self.state.isMyTurn() and self.cellAt(x, y) != old:
-            self.invalidate()
 
 
 SCENES = {

@@ -7,7 +7,7 @@ from twisted.internet.task import LoopingCall
 from client_pyglet import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT,
-    GameSceneMixin, Scene)
+    BoardSceneMixin, Scene)
 from client_pyglet.state_gomoku import BLACK, SIZE, WHITE
 
 WOOD = (222, 184, 112)
@@ -198,7 +198,7 @@ class GomokuRoomScene(Scene):
                       anchor_x="center")
 
 
-class GomokuGameScene(GameSceneMixin, Scene):
+class GomokuGameScene(BoardSceneMixin, Scene):
     """
     The 15x15 board with the last-move marker, whose turn, the result.
     """
@@ -317,16 +317,6 @@ class GomokuGameScene(GameSceneMixin, Scene):
         if cell is None or st.phase != S.GAME or not self.mayPlay():
             return
         st.move(*cell)
-
-    def onMousePress(self, x, y, button):
-        self.mouse = (x, y)
-        Scene.onMousePress(self, x, y, button)
-
-    def onMouseMotion(self, x, y):
-        old = self.cellAt(*self.mouse)
-        Scene.onMouseMotion(self, x, y)
-        if self.cellAt(x, y) != old and self.state.isMyTurn():
-            self.invalidate()
 
 
 SCENES = {

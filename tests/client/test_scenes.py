@@ -135,6 +135,30 @@ class SceneTests(SynchronousTestCase):
         self.assertEqual(take(self.transport), b"")
         self.assertEqual(s.messages[-1], ("error", "wait for your turn"))
 
+    def test_hoverRedraws(self):
+        """
+        Board: on our turn, moving the pointer to another cell redraws
+        the screen (hover marks); within a cell, or on the other
+        player's turn, it does not.
+        """
+        app = self.gomokuGame()
+        scene = app.scene
+        x, y = scene.pos(3, 4)
+        app.on_mouse_motion(x, y, 0, 0)
+        self.frame(app)
+        app.on_mouse_motion(x + 1, y, 0, 0)
+        self.assertFalse(scene.dirty)
+        app.on_mouse_motion(*scene.pos(5, 5), 0, 0)
+        self.assertTrue(scene.dirty)
+        self.click(app, *scene.pos(5, 5))
+        s = app.session.state
+        self.proto.dataReceived(gwire.encodeMessage(
+            gwire.resultMessage(0, 9, s.session)))
+        self.assertFalse(s.isMyTurn())
+        self.frame(app)
+        app.on_mouse_motion(x, y, 0, 0)
+        self.assertFalse(scene.dirty)
+
     def test_autoAndSuggestButtons(self):
         """
         The AI 托管 button turns the local bot on; Suggest sets a hint.
