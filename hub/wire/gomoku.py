@@ -161,17 +161,7 @@ class FrameScanner:
 
     def __init__(self, maxFrame=MAX_FRAME):
         self.maxFrame = maxFrame
-        self._buf = bytearray()
-        # Position just after the current frame's '<', or -1 when outside
-        # a frame (then the buffer is empty).
-        self._start = -1
-        # Where to resume scanning, and whether that point is inside a
-        # JSON string.
-        self._pos = 0
-        self._inString = False
-        # Whether the pending payload is JSON-like (starts with '{'), or
-        # None while only whitespace has been seen.
-        self._isJson = None
+        self._reset()
 
     def feed(self, data):
         """
@@ -293,9 +283,15 @@ class FrameScanner:
         Forget any pending bytes.
         """
         self._buf = bytearray()
+        # Position just after the current frame's '<', or -1 when outside
+        # a frame (then the buffer is empty).
         self._start = -1
+        # Where to resume scanning, and whether that point is inside a
+        # JSON string.
         self._pos = 0
         self._inString = False
+        # Whether the pending payload is JSON-like (starts with '{'), or
+        # None while only whitespace has been seen.
         self._isJson = None
 
     def pending(self):
