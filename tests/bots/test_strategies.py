@@ -163,3 +163,43 @@ class DeterminismTests(SynchronousTestCase):
         games = {tuple(self.replay("gomoku", 2, (1, 1), seed, 10))
                  for seed in range(5)}
         self.assertGreater(len(games), 1)
+
+
+@st.composite
+def crowdedCheckers(draw):
+    """
+    A checkers position with pieces anywhere (in other seats' targets
+    too), as C{CheckersGame.fromPosition} allows, and a seat to move.
+    """
+    from hub.games.checkers import CELLS, PLAYER_REGIONS, CheckersGame
+    n = draw(st.sampled_from((2, 3, 6)))
+    cells = draw(st.permutations(CELLS))
+    pieces, k = {}, 0
+    for seat in range(n):
+        count = draw(st.integers(1, 10))
+        pieces[seat] = cells[k:k + count]
+        k += count
+    return CheckersGame.fromPosition(PLAYER_REGIONS[n], pieces,
+                                     draw(st.integers(0, n - 1)))
+
+
+class CheckersAnyPositionTests(SynchronousTestCase):
+    """
+    The checkers bots on arbitrary positions (pieces parked in targets,
+    walled-in pieces), not only reachable ones.
+    """
+
+    @settings(max_examples=40, **SETTINGS)
+    @given(game=crowdedCheckers(), level=st.sampled_from(LEVELS),
+           seed=st.integers(0, 1000))
+    def test_legal(self, game, level, seed):
+        """
+        Every level returns one of the legal moves, if there is any.
+        """
+        seat = game.currentSeat
+        legal = game.legalActions(seat)
+        bot = botFor("checkers", level, seed)
+        if not legal:
+            self.assertRaises(NoLegalAction, bot.chooseAction, game, seat)
+            return
+        self.assertIn(bot.chooseAction(game, seat), legal)
