@@ -190,7 +190,7 @@ class CheckersTable:
     def pilotOf(self, seat):
         """
         The L{SeatPilot} of the departed C{seat}, made on its first turn
-        with the factory's C{botFactory(botLevel, seed=seat)}.
+        with the bot C{botFactory(botLevel, seat)} (the seat is the seed).
         """
         pilot = self.pilots.get(seat)
         if pilot is None:
