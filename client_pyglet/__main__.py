@@ -10,33 +10,9 @@ hands the reactor (and its clock) to everything below.
 import argparse
 import os
 import sys
-from urllib.parse import urlsplit
 
+from client_pyglet.net import parseURL
 from hub.bots import LEVELS
-
-GAMES = ("checkers", "splendor", "gomoku")
-DEFAULT_PORTS = {"checkers": 16666, "splendor": 13204, "gomoku": 11011}
-
-
-def parseURL(url):
-    """
-    Split C{game://host:port} into C{(game, host, port)}.
-
-    @raise ValueError: for an unknown scheme or a malformed URL.
-    """
-    parts = urlsplit(url)
-    game = parts.scheme.lower()
-    if game not in GAMES:
-        raise ValueError(
-            "unknown game %r: use checkers://, splendor:// or gomoku://"
-            % (parts.scheme,))
-    host = parts.hostname or "127.0.0.1"
-    try:
-        port = parts.port or DEFAULT_PORTS[game]
-    except ValueError:
-        raise ValueError("bad port in %r" % (url,))
-    return game, host, port
-
 
 def makeParser():
     """

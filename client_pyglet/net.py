@@ -12,6 +12,8 @@ messages come back through L{sendMessage}.  No pyglet here.
     L{hub.wire.splendor.FrameReader}.
 """
 
+from urllib.parse import urlsplit
+
 from twisted.internet.endpoints import HostnameEndpoint
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
@@ -19,6 +21,29 @@ from twisted.logger import Logger
 from hub.wire import checkers as wireCheckers
 from hub.wire import gomoku as wireGomoku
 from hub.wire import splendor as wireSplendor
+
+GAME_KINDS = ("checkers", "splendor", "gomoku")
+DEFAULT_PORTS = {"checkers": 16666, "splendor": 13204, "gomoku": 11011}
+
+
+def parseURL(url):
+    """
+    Split C{game://host:port} into C{(game, host, port)}; the host
+    defaults to 127.0.0.1 and the port to the game's usual one.
+
+    @raise ValueError: for an unknown game or a malformed URL.
+    """
+    parts = urlsplit(url)
+    game = parts.scheme.lower()
+    if game not in GAME_KINDS:
+        raise ValueError(
+            "unknown game %r: use checkers://, splendor:// or gomoku://"
+            % (parts.scheme,))
+    try:
+        port = parts.port or DEFAULT_PORTS[game]
+    except ValueError:
+        raise ValueError("bad port in %r" % (url,))
+    return game, parts.hostname or "127.0.0.1", port
 
 
 class _ClientProtocol(Protocol):

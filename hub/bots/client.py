@@ -17,43 +17,22 @@ start), the games loop and the result lines.
 import argparse
 import os
 import sys
-from urllib.parse import urlsplit
 
 from twisted.internet import defer, task
 from twisted.logger import Logger
 
 from client_pyglet import net
 from client_pyglet import state as S
+from client_pyglet.net import parseURL
 from client_pyglet.pilot import AutoPlayer
 from client_pyglet.session import Options, makeState
-from hub.bots import KINDS, botFor
+from hub.bots import botFor
 from hub.wire import gomoku as gomokuWire
-
-DEFAULT_PORTS = {"checkers": 16666, "splendor": 13204, "gomoku": 11011}
-
 
 class BotFailed(Exception):
     """
     A bot could not play its game to the end.
     """
-
-
-def parseURL(url):
-    """
-    Split C{game://host:port} into C{(game, host, port)}.
-
-    @raise ValueError: an unknown game or a malformed URL.
-    """
-    parts = urlsplit(url)
-    kind = parts.scheme.lower()
-    if kind not in KINDS:
-        raise ValueError("unknown game %r: use gomoku://, checkers:// or "
-                         "splendor://" % (parts.scheme,))
-    try:
-        port = parts.port or DEFAULT_PORTS[kind]
-    except ValueError:
-        raise ValueError("bad port in %r" % (url,))
-    return kind, parts.hostname or "127.0.0.1", port
 
 
 class BotPlayer:
