@@ -259,8 +259,8 @@ class Lobby:
             raise RoomExists(name)
         room = Room(kind, name, policy, capacity, password)
         self._rooms[(kind, name)] = room
-        self.log.info("{kind} room {room!r} created by {player!r}",
-                      kind=kind, room=name, player=session.name)
+        self.log.info("{kind} room {room!r} created by {player}",
+                      kind=kind, room=name, player=session.label)
         self._add(room, session, observer, seat)
         return room
 
@@ -312,8 +312,8 @@ class Lobby:
         previousOwner = room.owner
         if room.owner is member:
             room.owner = room.members[0] if room.members else None
-        self.log.info("{player!r} left {kind} room {room!r}",
-                      player=session.name, kind=room.kind, room=room.name)
+        self.log.info("{player} left {kind} room {room!r}",
+                      player=session.label, kind=room.kind, room=room.name)
         if not room.members:
             self._close(room)
         else:
@@ -380,7 +380,8 @@ class Lobby:
             raise CannotStart(room.name)
         room.game = room.policy.newGame(room)
         self.log.info("{kind} game started in {room!r}: {players}",
-                      kind=room.kind, room=room.name, players=room.names())
+                      kind=room.kind, room=room.name,
+                      players=[m.session.label for m in room.members])
         self._notify(room, "gameStarted")
 
     def endGame(self, room):

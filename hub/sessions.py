@@ -45,6 +45,14 @@ class Session:
     def __repr__(self):
         return "<Session {} {} {!r}>".format(self.id, self.kind, self.name)
 
+    @property
+    def label(self):
+        """
+        How logs name the player: the name, or C{#id} before one is known
+        (Splendor players have no names).
+        """
+        return self.name if self.name is not None else "#{}".format(self.id)
+
 
 @implementer(ISessions)
 class Sessions(Service):

@@ -150,3 +150,12 @@ class SessionsTests(SynchronousTestCase):
         self.assertEqual(self.clock.getDelayedCalls(), [])
         self.clock.advance(60)
         self.assertEqual(expired, [])
+
+    def test_label(self):
+        """
+        Logs name a player by name, or by id before it has one.
+        """
+        a = self.sessions.connect("splendor", object())
+        self.assertEqual(a.label, "#1")
+        self.sessions.claimName(a, "alice")
+        self.assertEqual(a.label, "alice")
