@@ -294,6 +294,8 @@ class Lobby:
         if room.owner is None:
             room.owner = member
         self._roomOf[session] = room
+        self.log.info("{player} joined {kind} room {room!r}",
+                      player=session.label, kind=room.kind, room=room.name)
         self._notify(room, "memberJoined", member)
 
     def leave(self, session):

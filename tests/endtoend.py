@@ -61,6 +61,7 @@ class GamehubServer:
         self.ports = {}
         self.output = []
         self._drain = None
+        self._logged = threading.Condition()
         args = twistdCommand() + ["-n", "--pidfile=", "gamehub"]
         for kind in FACTORIES:
             desc = "tcp:0:interface=127.0.0.1" if kind in games else "none"
@@ -117,9 +118,34 @@ class GamehubServer:
                 data = os.read(fd, 65536)
             except OSError:
                 return
+            with self._logged:
+                if data:
+                    self.output.append(data.decode("utf-8", "replace"))
+                self._logged.notify_all()
             if not data:
                 return
-            self.output.append(data.decode("utf-8", "replace"))
+
+    def waitForLog(self, pattern, count=1, timeout=TIMEOUT):
+        """
+        Block until the server has logged C{count} lines matching the
+        regular expression C{pattern} (the log is read by a thread as it
+        comes; nothing polls).
+
+        @raise AssertionError: when that does not happen within C{timeout}
+            seconds or the server exits first.
+        """
+        regex = re.compile(pattern)
+
+        def seen():
+            return len(regex.findall("".join(self.output))) >= count
+
+        with self._logged:
+            if not self._logged.wait_for(
+                    lambda: seen() or self.process.poll() is not None,
+                    timeout) or not seen():
+                raise AssertionError(
+                    "gamehub did not log {} x {!r}:\n{}".format(
+                        count, pattern, "".join(self.output)))
 
     def port(self, kind):
         """

@@ -75,7 +75,10 @@ class ClientWindowTests(SynchronousTestCase):
             self.addCleanup(self._kill, p)
             procs.append((name, p))
             shots.append(shot)
-            time.sleep(0.3)
+            # The next client starts once this one is seated, so that
+            # seats follow the order of names.
+            self.server.waitForLog(r"joined {} room".format(game),
+                                   count=len(procs))
         deadline = time.monotonic() + GAME_TIMEOUT
         for name, p in procs:
             try:
