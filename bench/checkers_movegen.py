@@ -1,7 +1,7 @@
 """
 Chinese checkers benchmark: legal-move generation and simulated games.
 
-    /work/venv/bin/python bench/checkers_movegen.py [--quick]
+    python bench/checkers_movegen.py [--quick]
 
 Prints, all measured in the same run:
   - microseconds to generate every legal move (one path per origin and

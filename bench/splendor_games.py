@@ -1,7 +1,7 @@
 """
 Splendor benchmark: whole random games, pure and through the protocol.
 
-    /work/venv/bin/python bench/splendor_games.py [--quick]
+    python bench/splendor_games.py [--quick]
 
 Prints, for 2, 3 and 4 players:
   - simulated games per second: L{SplendorGame} alone, every action chosen
