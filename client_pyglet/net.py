@@ -17,7 +17,9 @@ from urllib.parse import urlsplit
 from twisted.internet.endpoints import HostnameEndpoint
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
+from twisted.protocols.basic import LineOnlyReceiver
 
+from hub.protocols import setNoDelay
 from hub.wire import checkers as wireCheckers
 from hub.wire import gomoku as wireGomoku
 from hub.wire import splendor as wireSplendor
@@ -60,10 +62,7 @@ class _ClientProtocol(Protocol):
         self.state = state
 
     def connectionMade(self):
-        try:
-            self.transport.setTcpNoDelay(True)
-        except Exception:
-            pass
+        setNoDelay(self.transport)
         self.state.attach(self)
 
     def connectionLost(self, reason):
@@ -114,32 +113,27 @@ class GomokuClientProtocol(_ClientProtocol):
         self.transport.write(wireGomoku.encodeMessage(message))
 
 
-class CheckersClientProtocol(_ClientProtocol):
+class CheckersClientProtocol(LineOnlyReceiver, _ClientProtocol):
     """
     The Chinese checkers protocol, client side (JSON lines).
     """
 
-    def connectionMade(self):
-        self._buffer = b""
-        _ClientProtocol.connectionMade(self)
+    delimiter = wireCheckers.DELIMITER
+    MAX_LENGTH = wireCheckers.MAX_LINE_LENGTH
 
-    def dataReceived(self, data):
-        self._buffer += data
-        lines = self._buffer.split(wireCheckers.DELIMITER)
-        self._buffer = lines.pop()
-        if len(self._buffer) > wireCheckers.MAX_LINE_LENGTH:
-            self.state.error("the server sent an oversized line")
-            self.transport.loseConnection()
+    def lineReceived(self, line):
+        if not line.strip():
             return
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                message = wireCheckers.decode(line)
-            except wireCheckers.DecodeError as e:
-                self.log.warn("bad line from server: {e}", e=e)
-                continue
-            self.deliver(message)
+        try:
+            message = wireCheckers.decode(line)
+        except wireCheckers.DecodeError as e:
+            self.log.warn("bad line from server: {e}", e=e)
+            return
+        self.deliver(message)
+
+    def lineLengthExceeded(self, line):
+        self.state.error("the server sent an oversized line")
+        self.transport.loseConnection()
 
     def sendMessage(self, message):
         """
