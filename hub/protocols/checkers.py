@@ -44,6 +44,7 @@ from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver,
     RoomRunning)
 from hub.protocols import setNoDelay
+from hub.protocols.immediate import ImmediateWriter
 from hub.wire import checkers as wire
 
 KIND = "checkers"
@@ -370,6 +371,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver):
     def connectionMade(self):
         self.connected = True
         setNoDelay(self.transport)
+        self.writer = ImmediateWriter(self.transport)
         self.session = self.factory.sessions.connect(KIND, self)
 
     def connectionLost(self, reason):
@@ -386,7 +388,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver):
         Write one encoded message (one write per message).
         """
         if self.connected and not self.transport.disconnecting:
-            self.transport.write(data)
+            self.writer.write(data)
 
     def send(self, op, data1="", data2=""):
         """

@@ -34,6 +34,7 @@ from hub.games import gomoku as rules
 from hub.lobby import (
     LobbyError, RoomExists, RoomNotFound, RoomObserver, WrongPassword)
 from hub.protocols import setNoDelay
+from hub.protocols.immediate import ImmediateWriter
 from hub.sessions import NameTaken
 from hub.wire import gomoku as wire
 
@@ -269,6 +270,7 @@ class GomokuProtocol(Protocol):
 
     def connectionMade(self):
         setNoDelay(self.transport)
+        self.writer = ImmediateWriter(self.transport)
         self.session = self.sessions.connect(KIND, self)
         self.session.state = INIT
 
@@ -282,7 +284,7 @@ class GomokuProtocol(Protocol):
         else:
             message["token"] = wire.INVALID_TOKEN
         message["session"] = self.echo
-        self.transport.write(wire.encodeMessage(message))
+        self.writer.write(wire.encodeMessage(message))
 
     def result(self, status):
         """

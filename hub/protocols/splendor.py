@@ -63,6 +63,7 @@ from hub.games import splendor as rules
 from hub.ihub import IStartPolicy
 from hub.lobby import RoomObserver
 from hub.protocols import setNoDelay
+from hub.protocols.immediate import ImmediateWriter
 from hub.wire import splendor as wire
 
 KIND = "splendor"
@@ -153,6 +154,7 @@ class SplendorProtocol(Protocol, RoomObserver):
 
     def connectionMade(self):
         setNoDelay(self.transport)
+        self.writer = ImmediateWriter(self.transport)
         self.session = self.factory.sessions.connect(KIND, self)
         self.state = NEW
 
@@ -168,7 +170,7 @@ class SplendorProtocol(Protocol, RoomObserver):
         if self.transport is None or self.transport.disconnecting:
             return
         if not self.factory.minGap:
-            self.transport.write(frame)
+            self.writer.write(frame)
             return
         self._paced.append(frame)
         if len(self._paced) > MAX_PACED:
@@ -195,7 +197,7 @@ class SplendorProtocol(Protocol, RoomObserver):
                 return
             self._paced.pop(0)
             self._lastSent[apiId] = now
-            self.transport.write(frame)
+            self.writer.write(frame)
 
     def sendMessage(self, apiId, playerId=0, body=None):
         """

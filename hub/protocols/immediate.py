@@ -1,0 +1,98 @@
+"""
+Sending a server's small messages to its TCP socket at once.
+
+C{transport.write} on a Twisted TCP transport only buffers: the bytes go
+out when the reactor next finds the socket writable.  For each message
+that costs a registration for write events, one more event through the
+reactor and a deregistration.  A game server writes one small frame per
+message, nearly always in answer to a read, to sockets that nearly always
+have room, so that cost buys nothing; in gomoku, where a move is answered
+on two connections, it is most of the server's time per move.
+
+L{ImmediateWriter} sends to the socket at once while the transport has
+nothing buffered, and leaves everything else to the transport.
+"""
+
+from zope.interface import implementer
+
+from twisted.internet import tcp
+from twisted.internet.interfaces import IPullProducer, ISSLTransport
+
+
+def sendsDirectly(transport):
+    """
+    Whether L{ImmediateWriter} may send to C{transport}'s socket: only a
+    plain TCP connection of the posix reactors.  TLS (a wrapper that
+    would hand out the raw socket, or C{startTLS}), UNIX sockets and the
+    in-memory transports of tests are written through C{write} alone.
+    """
+    return (isinstance(transport, tcp.Connection)
+            and not ISSLTransport.providedBy(transport))
+
+
+@implementer(IPullProducer)
+class ImmediateWriter:
+    """
+    Writes to a transport, sending straight to its TCP socket while the
+    transport has nothing buffered.
+
+    What the socket does not take at once goes to C{transport.write}.
+    From then on every write is buffered behind it, so bytes keep their
+    order, until the transport has sent all it holds.  The transport says
+    so by calling C{resumeProducing} on its registered pull producer,
+    which is this writer for that time.
+
+    Every write to the transport must go through its writer.
+
+    @ivar transport: the transport written to.
+    @ivar socket: its socket while sending directly is allowed, else
+        L{None}.
+    @ivar buffered: whether the transport may hold bytes not yet sent.
+    """
+
+    def __init__(self, transport):
+        self.transport = transport
+        self.socket = transport.getHandle() if sendsDirectly(
+            transport) else None
+        self.buffered = False
+
+    def write(self, data):
+        """
+        Send C{data} now if the socket takes it, else buffer (the rest of)
+        it in the transport.
+        """
+        transport = self.transport
+        if (self.socket is None or self.buffered
+                or transport.disconnecting or not transport.connected):
+            transport.write(data)
+            return
+        try:
+            sent = self.socket.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            # The connection is failing: let the transport find out and
+            # report it the usual way.
+            self.socket = None
+            transport.write(data)
+            return
+        if sent < len(data):
+            # Registering a pull producer asks it for data at once; that
+            # call finds nothing buffered yet and does nothing.
+            transport.registerProducer(self, False)
+            self.buffered = True
+            transport.write(data[sent:])
+
+    def resumeProducing(self):
+        """
+        The transport has sent everything it held: send directly again.
+        """
+        if self.buffered:
+            self.buffered = False
+            self.transport.unregisterProducer()
+
+    def stopProducing(self):
+        """
+        The connection is gone: never send directly again.
+        """
+        self.socket = None

@@ -1,0 +1,228 @@
+"""
+Tests for L{hub.protocols.immediate}, over real loopback TCP connections.
+"""
+
+import socket
+import struct
+
+from zope.interface import directlyProvides
+
+from twisted.internet import defer, reactor
+from twisted.internet.interfaces import ITCPTransport
+from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.testing import StringTransport
+from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+
+from hub.protocols.immediate import ImmediateWriter, sendsDirectly
+
+BIG = 32 * 1024 * 1024
+
+
+class ServerSide(Protocol):
+    """
+    The accepted end of a connection, with an L{ImmediateWriter}.
+    """
+
+    def connectionMade(self):
+        self.writer = ImmediateWriter(self.transport)
+        self.lost = defer.Deferred()
+        self.factory.accepted.callback(self)
+
+    def connectionLost(self, reason):
+        self.lost.callback(None)
+
+
+class ClientSide(Protocol):
+    """
+    The connecting end: collects what arrives, and can wait for a count.
+    """
+
+    def __init__(self):
+        self.received = []
+        self.size = 0
+        self.waiting = None
+        self.lost = defer.Deferred()
+
+    def dataReceived(self, data):
+        self.received.append(data)
+        self.size += len(data)
+        if self.waiting is not None and self.size >= self.waiting[0]:
+            d = self.waiting[1]
+            self.waiting = None
+            d.callback(b"".join(self.received))
+
+    def receive(self, size):
+        """
+        A Deferred firing with all bytes received once there are C{size}.
+        """
+        d = defer.Deferred()
+        self.waiting = (size, d)
+        self.dataReceived(b"")
+        return d
+
+    def connectionLost(self, reason):
+        self.lost.callback(b"".join(self.received))
+
+
+class RecordingSocket:
+    """
+    A socket's stand-in that records what is sent through it.
+    """
+
+    def __init__(self, socket):
+        self.socket = socket
+        self.sent = []
+
+    def send(self, data):
+        self.sent.append(data)
+        return self.socket.send(data)
+
+
+class ImmediateWriterTests(TestCase):
+    """
+    L{ImmediateWriter} sends at once, buffers behind a backlog, keeps the
+    order of bytes and leaves failures and closes to the transport.
+    """
+
+    @defer.inlineCallbacks
+    def connect(self):
+        """
+        A connected (server, client) pair on 127.0.0.1.
+        """
+        factory = Factory.forProtocol(ServerSide)
+        factory.accepted = defer.Deferred()
+        port = reactor.listenTCP(0, factory, interface="127.0.0.1")
+        self.addCleanup(port.stopListening)
+        client = ClientSide()
+        yield connectProtocol(TCP4ClientEndpoint(
+            reactor, "127.0.0.1", port.getHost().port), client)
+        server = yield factory.accepted
+
+        def close():
+            client.transport.abortConnection()
+            server.transport.abortConnection()
+            return defer.DeferredList([client.lost, server.lost])
+        self.addCleanup(close)
+        return server, client
+
+    def fillBacklog(self, server, client):
+        """
+        Stop the client reading and write more than the sockets hold, so
+        the server's transport is left holding the rest.
+        """
+        client.transport.pauseProducing()
+        payload = bytes(range(256)) * (BIG // 256)
+        server.writer.write(payload)
+        return payload
+
+    @defer.inlineCallbacks
+    def test_sendsAtOnce(self):
+        """
+        With nothing buffered, a write goes to the socket in the call: the
+        reactor is not asked to watch the connection for writing.
+        """
+        server, client = yield self.connect()
+        self.assertTrue(sendsDirectly(server.transport))
+        server.writer.write(b"<hello>")
+        self.assertNotIn(server.transport, reactor.getWriters())
+        self.assertFalse(server.writer.buffered)
+        received = yield client.receive(7)
+        self.assertEqual(received, b"<hello>")
+
+    @defer.inlineCallbacks
+    def test_backlogKeepsOrder(self):
+        """
+        What the socket does not take is buffered in the transport, and
+        later writes queue behind it until it has been sent.
+        """
+        server, client = yield self.connect()
+        payload = self.fillBacklog(server, client)
+        self.assertTrue(server.writer.buffered)
+        self.assertIn(server.transport, reactor.getWriters())
+        server.writer.socket = RecordingSocket(server.writer.socket)
+        server.writer.write(b"<tail>")
+        self.assertEqual(server.writer.socket.sent, [])
+        client.transport.resumeProducing()
+        received = yield client.receive(len(payload) + 6)
+        self.assertEqual(received, payload + b"<tail>")
+
+    @defer.inlineCallbacks
+    def test_sendsAtOnceAgainAfterBacklog(self):
+        """
+        Once the transport has sent its backlog, writes go to the socket
+        at once again and the writer is no longer its producer.
+        """
+        server, client = yield self.connect()
+        payload = self.fillBacklog(server, client)
+        client.transport.resumeProducing()
+        yield client.receive(len(payload))
+        self.assertFalse(server.writer.buffered)
+        self.assertIsNone(server.transport.producer)
+        server.writer.write(b"<again>")
+        self.assertNotIn(server.transport, reactor.getWriters())
+        received = yield client.receive(len(payload) + 7)
+        self.assertEqual(received[len(payload):], b"<again>")
+
+    @defer.inlineCallbacks
+    def test_loseConnectionAfterBacklog(self):
+        """
+        Losing the connection with a backlog sends all of it first, then
+        closes.
+        """
+        server, client = yield self.connect()
+        payload = self.fillBacklog(server, client)
+        server.writer.write(b"<bye>")
+        server.transport.loseConnection()
+        client.transport.resumeProducing()
+        received = yield client.lost
+        self.assertEqual(received, payload + b"<bye>")
+        yield server.lost
+
+    @defer.inlineCallbacks
+    def test_resetConnection(self):
+        """
+        A write to a connection the peer has reset stops the direct sends
+        and leaves the failure to the transport, which reports the loss.
+        """
+        server, client = yield self.connect()
+        # The server does not read, so only its writes can find the reset.
+        server.transport.pauseProducing()
+        client.transport.getHandle().setsockopt(
+            socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.transport.abortConnection()
+        yield client.lost
+        server.writer.write(b"<one>")
+        self.assertIsNone(server.writer.socket)
+        self.assertTrue(server.transport.connected)
+        yield server.lost
+
+
+class SendsDirectlyTests(SynchronousTestCase):
+    """
+    Only plain TCP connections are sent to directly.
+    """
+
+    def test_memoryTransport(self):
+        """
+        An in-memory transport gets every byte through C{write}.
+        """
+        transport = StringTransport()
+        writer = ImmediateWriter(transport)
+        self.assertIsNone(writer.socket)
+        writer.write(b"<a>")
+        writer.write(b"<b>")
+        self.assertEqual(transport.value(), b"<a><b>")
+
+    def test_wrapper(self):
+        """
+        A protocol wrapper (as TLS is) that passes on the interfaces of a
+        TCP transport is not a TCP connection.
+        """
+        transport = StringTransport()
+        directlyProvides(transport, ITCPTransport)
+        wrapper = ProtocolWrapper(WrappingFactory(Factory()), Protocol())
+        wrapper.makeConnection(transport)
+        self.assertTrue(ITCPTransport.providedBy(wrapper))
+        self.assertFalse(sendsDirectly(wrapper))
