@@ -76,8 +76,14 @@ class ISession(Interface):
 
 class ISessions(Interface):
     """
-    Who is connected: identities, names, tokens and reconnect grace.
+    Who is connected: identities, names, tokens, reconnect grace and the
+    idle timeout of connections.
     """
+
+    clock = Attribute("The IReactorTime of grace and idle timers.")
+    idleSeconds = Attribute(
+        "Seconds a connection may send nothing before it is closed; 0 for "
+        "never.")
 
     def connect(kind, peer):
         """

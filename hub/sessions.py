@@ -1,6 +1,7 @@
 """
 Who is connected: one L{Session} per player, with identity, name, token,
-state and reconnect grace.  Shared by every protocol; knows no wire format.
+state, reconnect grace and the idle timeout of connections.  Shared by
+every protocol; knows no wire format.
 """
 
 import itertools
@@ -60,17 +61,23 @@ class Sessions(Service):
     The registry of sessions, a service of the gamehub service tree: when
     it stops, pending reconnect grace timers are cancelled.
 
-    @param clock: an L{IReactorTime} for the reconnect grace timers.
+    @param clock: an L{IReactorTime} for the reconnect grace timers and
+        the idle timeouts.
     @param graceSeconds: how long a lost session waits for its player.
+    @param idleSeconds: how long a connection may send nothing before it
+        is closed, or 0 for never (none of the three protocols has a
+        heartbeat, so a quiet player is not a dead one).
     @param randomBits: a function returning a random integer of the given
         number of bits (L{secrets.randbits} unless a test gives another).
     """
 
     log = Logger()
 
-    def __init__(self, clock, graceSeconds=30, randomBits=secrets.randbits):
+    def __init__(self, clock, graceSeconds=30, randomBits=secrets.randbits,
+                 idleSeconds=0):
         self.clock = clock
         self.graceSeconds = graceSeconds
+        self.idleSeconds = idleSeconds
         self._randomBits = randomBits
         self._ids = itertools.count(1)
         self._live = {}

@@ -45,6 +45,9 @@ class Options(usage.Options):
          "tcp:9464:interface=127.0.0.1), or 'none'."],
         ["grace-seconds", None, 30, "Seconds a gomoku player who lost the "
          "connection mid-game has to reconnect.", _positiveInt],
+        ["idle-seconds", None, 0, "Seconds a connection may send nothing "
+         "before it is closed; 0 for never (no protocol has a heartbeat).",
+         _positiveInt],
         ["gomoku-max-illegal", None, 3, "Illegal operations (status 6) a "
          "gomoku connection may make before it is closed.", _positiveInt],
         ["checkers-turn-seconds", None, 15, "Time limit of a checkers turn.",
@@ -104,7 +107,8 @@ def makeService(options, reactor=None):
     if reactor is None:
         from twisted.internet import reactor
     top = service.MultiService()
-    sessions = Sessions(reactor, graceSeconds=options["grace-seconds"])
+    sessions = Sessions(reactor, graceSeconds=options["grace-seconds"],
+                        idleSeconds=options["idle-seconds"])
     sessions.setName("sessions")
     sessions.setServiceParent(top)
     lobby = Lobby()

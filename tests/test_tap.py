@@ -32,6 +32,7 @@ class OptionsTests(SynchronousTestCase):
              options["splendor-port"], options["metrics-port"]),
             ("tcp:11011", "tcp:16666", "tcp:13204", "none"))
         self.assertEqual(options["grace-seconds"], 30)
+        self.assertEqual(options["idle-seconds"], 0)
         self.assertEqual(options["gomoku-max-illegal"], 3)
         self.assertEqual(options["checkers-turn-seconds"], 15)
         self.assertFalse(options["checkers-four-players"])
@@ -45,6 +46,7 @@ class OptionsTests(SynchronousTestCase):
         self.assertRaises(usage.UsageError, parse, "--takeover", "human")
         self.assertRaises(usage.UsageError, parse, "--bot-level", "4")
         self.assertRaises(usage.UsageError, parse, "--grace-seconds", "-1")
+        self.assertRaises(usage.UsageError, parse, "--idle-seconds", "-1")
 
 
 class ServiceTests(SynchronousTestCase):
@@ -79,6 +81,15 @@ class ServiceTests(SynchronousTestCase):
         self.assertEqual(len({id(f.lobby) for f in factories}), 1)
         self.assertEqual({id(f.sessions) for f in factories},
                          {id(services["sessions"])})
+
+    def test_timers(self):
+        """
+        The sessions get the grace and idle timeouts given.
+        """
+        sessions = self.services(
+            "--grace-seconds", "5", "--idle-seconds", "600")["sessions"]
+        self.assertEqual((sessions.graceSeconds, sessions.idleSeconds),
+                         (5, 600))
 
     def test_none(self):
         """

@@ -43,8 +43,7 @@ from hub.ihub import IStartPolicy
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver,
     RoomRunning)
-from hub.protocols import setNoDelay
-from hub.protocols.immediate import ImmediateWriter
+from hub.protocols import ServerConnection
 from hub.wire import checkers as wire
 
 KIND = "checkers"
@@ -351,7 +350,7 @@ class CheckersTable:
         self.log.info("checkers {room!r} abandoned", room=self.room.name)
 
 
-class CheckersProtocol(LineOnlyReceiver, RoomObserver):
+class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     """
     One checkers connection, and the observer of its room.
     """
@@ -370,12 +369,12 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver):
 
     def connectionMade(self):
         self.connected = True
-        setNoDelay(self.transport)
-        self.writer = ImmediateWriter(self.transport)
+        self.startConnection()
         self.session = self.factory.sessions.connect(KIND, self)
 
     def connectionLost(self, reason):
         self.connected = False
+        self.endConnection()
         session = self.session
         if session is None:
             return
@@ -401,6 +400,10 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver):
         Send ERROR_OP with the decimal C{code}.
         """
         self.sendBytes(wire.error(code, reason))
+
+    def dataReceived(self, data):
+        self.resetTimeout()
+        LineOnlyReceiver.dataReceived(self, data)
 
     def lineLengthExceeded(self, line):
         self.log.info("checkers line over {max} bytes; closing",

@@ -33,8 +33,7 @@ from hub.bots.pilot import SeatPilot
 from hub.games import gomoku as rules
 from hub.lobby import (
     LobbyError, RoomExists, RoomNotFound, RoomObserver, WrongPassword)
-from hub.protocols import setNoDelay
-from hub.protocols.immediate import ImmediateWriter
+from hub.protocols import ServerConnection
 from hub.sessions import NameTaken
 from hub.wire import gomoku as wire
 
@@ -243,7 +242,7 @@ class GomokuBotSeat(RoomObserver):
                                      self.session)
 
 
-class GomokuProtocol(Protocol):
+class GomokuProtocol(Protocol, ServerConnection):
     """
     One gomoku connection.
 
@@ -269,8 +268,7 @@ class GomokuProtocol(Protocol):
         return self.factory.sessions
 
     def connectionMade(self):
-        setNoDelay(self.transport)
-        self.writer = ImmediateWriter(self.transport)
+        self.startConnection()
         self.session = self.sessions.connect(KIND, self)
         self.session.state = INIT
 
@@ -293,6 +291,7 @@ class GomokuProtocol(Protocol):
         self.send(wire.resultMessage(status, None, None))
 
     def dataReceived(self, data):
+        self.resetTimeout()
         try:
             frames = self.scanner.feed(data)
         except wire.FrameTooLong as e:
@@ -538,6 +537,7 @@ class GomokuProtocol(Protocol):
     # Connection loss
 
     def connectionLost(self, reason):
+        self.endConnection()
         session = self.session
         if session is None or session.peer is not self:
             return

@@ -62,8 +62,7 @@ from hub.bots.pilot import SeatPilot
 from hub.games import splendor as rules
 from hub.ihub import IStartPolicy
 from hub.lobby import RoomObserver
-from hub.protocols import setNoDelay
-from hub.protocols.immediate import ImmediateWriter
+from hub.protocols import ServerConnection
 from hub.wire import splendor as wire
 
 KIND = "splendor"
@@ -113,7 +112,7 @@ class SplendorStartPolicy:
             len(members), random.Random(self.rng.getrandbits(64)))
 
 
-class SplendorProtocol(Protocol, RoomObserver):
+class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
     """
     One Splendor connection, and the observer of its table.
 
@@ -153,8 +152,7 @@ class SplendorProtocol(Protocol, RoomObserver):
         return self.session.id
 
     def connectionMade(self):
-        setNoDelay(self.transport)
-        self.writer = ImmediateWriter(self.transport)
+        self.startConnection()
         self.session = self.factory.sessions.connect(KIND, self)
         self.state = NEW
 
@@ -214,6 +212,7 @@ class SplendorProtocol(Protocol, RoomObserver):
     # Receiving.
 
     def dataReceived(self, data):
+        self.resetTimeout()
         if self.transport.disconnecting:
             return
         try:
@@ -345,6 +344,7 @@ class SplendorProtocol(Protocol, RoomObserver):
     # Connection loss.
 
     def connectionLost(self, reason):
+        self.endConnection()
         if self._pacing is not None:
             self._pacing.cancel()
             self._pacing = None

@@ -1112,3 +1112,45 @@ class TakeoverTests(SynchronousTestCase):
         self.assertEqual(server.clock.getDelayedCalls(), [])
         pilot.turn(table.game, 1, self.fail)
         self.assertFalse(pilot.pending)
+
+
+class IdleTimeoutTests(SynchronousTestCase):
+    """
+    With the sessions' C{idleSeconds} set, a connection that sends nothing
+    for that long is closed; by default none is.
+    """
+
+    def test_offByDefault(self):
+        """
+        With C{idleSeconds} 0 a quiet connection stays open.
+        """
+        server = Server()
+        client = server.connect()
+        client.join("r1", "alice")
+        server.clock.advance(10 ** 6)
+        self.assertFalse(client.closed)
+
+    def test_quietConnectionClosed(self):
+        """
+        A connection that sends nothing for C{idleSeconds} is closed; a
+        read starts the count again.
+        """
+        server = Server()
+        server.sessions.idleSeconds = 60
+        client = server.connect()
+        server.clock.advance(50)
+        client.join("r1", "alice")
+        server.clock.advance(59)
+        self.assertFalse(client.closed)
+        server.clock.advance(1)
+        self.assertTrue(client.closed)
+
+    def test_noTimerAfterLoss(self):
+        """
+        A lost connection leaves no idle timer behind.
+        """
+        server = Server()
+        server.sessions.idleSeconds = 60
+        client = server.connect()
+        client.disconnect()
+        self.assertEqual(server.clock.getDelayedCalls(), [])

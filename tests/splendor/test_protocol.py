@@ -1041,3 +1041,45 @@ class PacingTests(ProtocolTestCase):
             if c.closed:
                 break
         self.assertTrue(c.closed)
+
+
+class IdleTimeoutTests(SynchronousTestCase):
+    """
+    With the sessions' C{idleSeconds} set, a connection that sends nothing
+    for that long is closed; by default none is.
+    """
+
+    def test_offByDefault(self):
+        """
+        With C{idleSeconds} 0 a quiet connection stays open.
+        """
+        harness = Harness()
+        connection = harness.connect()
+        connection.init()
+        harness.clock.advance(10 ** 6)
+        self.assertFalse(connection.closed)
+
+    def test_quietConnectionClosed(self):
+        """
+        A connection that sends nothing for C{idleSeconds} is closed; a
+        read starts the count again.
+        """
+        harness = Harness()
+        harness.sessions.idleSeconds = 60
+        connection = harness.connect()
+        harness.clock.advance(50)
+        connection.init()
+        harness.clock.advance(59)
+        self.assertFalse(connection.closed)
+        harness.clock.advance(1)
+        self.assertTrue(connection.closed)
+
+    def test_noTimerAfterLoss(self):
+        """
+        A lost connection leaves no idle timer behind.
+        """
+        harness = Harness()
+        harness.sessions.idleSeconds = 60
+        connection = harness.connect()
+        connection.drop()
+        self.assertEqual(harness.clock.getDelayedCalls(), [])
