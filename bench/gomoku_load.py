@@ -202,32 +202,41 @@ def stopProcess(proc):
         proc.wait()
 
 
-def startEcho(port):
+def startEcho(port, immediate=False):
     """
-    Start this script as the bare echo server on 127.0.0.1:C{port}.
+    Start this script as the bare echo server on 127.0.0.1:C{port}; with
+    C{immediate}, writing through the hub's L{ImmediateWriter}.
     """
-    proc = subprocess.Popen(
-        [sys.executable, os.path.abspath(__file__), "--echo-server",
-         str(port)], stdin=subprocess.DEVNULL)
+    args = [sys.executable, os.path.abspath(__file__), "--echo-server",
+            str(port)]
+    if immediate:
+        args.append("--echo-immediate")
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL)
     waitForPort(port, proc)
     return proc
 
 
-def runEchoServer(port):
+def runEchoServer(port, immediate=False):
     """
     The baseline: reassemble C{<json>} frames and write each one back in
-    one write, as the hub writes each message.
+    one write, as the hub writes each message: with Twisted's own
+    C{transport.write}, or with C{immediate} through the hub's
+    L{ImmediateWriter}.
     """
     from twisted.internet import reactor
     from twisted.internet.protocol import Factory, Protocol
+
+    from hub.protocols.immediate import ImmediateWriter
 
     class Echo(Protocol):
         def connectionMade(self):
             self.transport.setTcpNoDelay(True)
             self.scanner = wire.FrameScanner()
+            self.writer = ImmediateWriter(self.transport)
 
         def dataReceived(self, data):
-            write = self.transport.write
+            write = (self.writer.write if immediate
+                     else self.transport.write)
             try:
                 frames = self.scanner.feed(data)
             except wire.FrameTooLong:
@@ -251,6 +260,8 @@ def makeClientClasses():
     from twisted.internet import defer
     from twisted.internet.protocol import Protocol
 
+    from hub.protocols.immediate import ImmediateWriter
+
     class Conn(Protocol):
         """
         One client connection: frames in, bytes out.
@@ -267,6 +278,9 @@ def makeClientClasses():
 
         def connectionMade(self):
             self.transport.setTcpNoDelay(True)
+            # The hub's own way of writing: the load generator's cost per
+            # message stays small, so what is measured is the server.
+            self.writer = ImmediateWriter(self.transport)
 
         def connectionLost(self, reason):
             self.closed = True
@@ -280,7 +294,7 @@ def makeClientClasses():
         def send(self, message):
             self.session += 1
             message["session"] = self.session
-            self.transport.write(wire.encodeMessage(message))
+            self.writer.write(wire.encodeMessage(message))
 
     class EchoTable:
         """
@@ -655,8 +669,14 @@ def parseArgs(argv):
                    help="alternate baseline and hub this many times")
     p.add_argument("--profile", default=None,
                    help="run the hub under cProfile, saving stats here")
+    p.add_argument("--no-pin", action="store_true",
+                   help="do not pin the server to the first CPU and this "
+                   "load generator to the second")
     p.add_argument("--json", action="store_true",
                    help="print the figures as one JSON object")
+    p.add_argument("--echo-immediate", action="store_true",
+                   help="the echo baseline writes through the hub's "
+                   "ImmediateWriter instead of transport.write")
     p.add_argument("--echo-server", type=int, default=None,
                    help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -675,10 +695,24 @@ def raiseFileLimit(needed):
     return hard
 
 
+def cpusToPin():
+    """
+    A CPU for the server and one for the load generator, from those this
+    process may use, or None when it cannot pin (one CPU, or no
+    C{sched_setaffinity}).
+    """
+    if not hasattr(os, "sched_setaffinity"):
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        return None
+    return cpus[0], cpus[1]
+
+
 def main(argv):
     args = parseArgs(argv)
     if args.echo_server is not None:
-        runEchoServer(args.echo_server)
+        runEchoServer(args.echo_server, args.echo_immediate)
         return 0
     if args.mode == "idle":
         count, roles, kind = args.connections, ("solo",), "idle"
@@ -690,22 +724,30 @@ def main(argv):
         kind = "game"
         interval = args.interval if args.mode == "paced" else 0.0
     raiseFileLimit(count * len(roles) + 100)
+    # Servers on one CPU, this process on another: the two sides never
+    # share a CPU, in every run alike.
+    pinned = None if args.no_pin else cpusToPin()
 
     procs = []
     results = {"mode": args.mode, "count": count, "interval": interval,
+               "echo_immediate": args.echo_immediate,
                "seconds": args.seconds, "warmup": args.warmup,
                "rounds": [], "cpus": os.cpu_count()}
 
     def startEchoServer():
         port = freePort()
-        proc = startEcho(port)
+        proc = startEcho(port, args.echo_immediate)
         procs.append(proc)
+        if pinned:
+            os.sched_setaffinity(proc.pid, {pinned[0]})
         return port, proc.pid, proc
 
     def startHubServer():
         if args.port is not None:
             if args.server_pid is None:
                 raise SystemExit("--port needs --server-pid")
+            if pinned:
+                os.sched_setaffinity(args.server_pid, {pinned[0]})
             return args.port, args.server_pid, None
         port = freePort()
         logPath = os.path.join(tempfile.gettempdir(), "gomoku_load_hub.log")
@@ -715,10 +757,15 @@ def main(argv):
                           "--profiler=cprofile", "--savestats"]
         proc = startHub(port, logPath, twistdArgs)
         procs.append(proc)
+        if pinned:
+            os.sched_setaffinity(proc.pid, {pinned[0]})
         return port, proc.pid, proc
 
     # Each round gets fresh servers, so that nothing left from a round
     # (players lost mid-game, their grace timers) runs into the next one.
+    results["pinned"] = pinned
+    if pinned:
+        os.sched_setaffinity(0, {pinned[1]})
     servers = []
     if not args.no_baseline:
         echoKind = "idle" if kind == "idle" else "echo"
@@ -801,8 +848,12 @@ def report(results):
     """
     idle = results["mode"] == "idle"
     print("mode %(mode)s, %(count)d %(what)s, window %(seconds)ss after "
-          "%(warmup)ss warm-up, %(cpus)s CPUs" % dict(
-              results, what="connections" if idle else "games"))
+          "%(warmup)ss warm-up, %(cpus)s CPUs%(pin)s" % dict(
+              results, what="connections" if idle else "games",
+              pin=" (server on CPU %d, load generator on CPU %d)"
+              % tuple(results["pinned"]) if results["pinned"] else ""))
+    if results["echo_immediate"]:
+        print("baseline: the echo writes through ImmediateWriter")
     for i, figures in enumerate(results["rounds"]):
         if len(results["rounds"]) > 1:
             print(" round %d" % (i + 1,))
