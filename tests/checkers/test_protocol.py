@@ -16,6 +16,7 @@ from hub.wire.checkers import (
     END_GAME_OP, END_TURN_OP, ERROR_OP, JOIN_ROOM_OP, JOIN_ROOM_REPLY_OP,
     LEAVE_ROOM_OP, MOVE_OP, PLAYER_READY_OP, START_GAME_OP, START_TURN_OP)
 
+from tests.idletimeout import IdleTimeoutTestsMixin
 from .support import START_TIME, Server, message
 
 STAMP = str(int(START_TIME))
@@ -1114,43 +1115,16 @@ class TakeoverTests(SynchronousTestCase):
         self.assertFalse(pilot.pending)
 
 
-class IdleTimeoutTests(SynchronousTestCase):
+class IdleTimeoutTests(IdleTimeoutTestsMixin, SynchronousTestCase):
     """
-    With the sessions' C{idleSeconds} set, a connection that sends nothing
-    for that long is closed; by default none is.
+    The idle timeout on checkers connections.
     """
 
-    def test_offByDefault(self):
-        """
-        With C{idleSeconds} 0 a quiet connection stays open.
-        """
-        server = Server()
-        client = server.connect()
-        client.join("r1", "alice")
-        server.clock.advance(10 ** 6)
-        self.assertFalse(client.closed)
+    def harness(self):
+        return Server()
 
-    def test_quietConnectionClosed(self):
-        """
-        A connection that sends nothing for C{idleSeconds} is closed; a
-        read starts the count again.
-        """
-        server = Server()
-        server.sessions.idleSeconds = 60
-        client = server.connect()
-        server.clock.advance(50)
-        client.join("r1", "alice")
-        server.clock.advance(59)
-        self.assertFalse(client.closed)
-        server.clock.advance(1)
-        self.assertTrue(client.closed)
+    def speak(self, connection):
+        connection.join("r1", "alice")
 
-    def test_noTimerAfterLoss(self):
-        """
-        A lost connection leaves no idle timer behind.
-        """
-        server = Server()
-        server.sessions.idleSeconds = 60
-        client = server.connect()
-        client.disconnect()
-        self.assertEqual(server.clock.getDelayedCalls(), [])
+    def drop(self, connection):
+        connection.disconnect()

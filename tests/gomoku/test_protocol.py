@@ -9,6 +9,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import gomoku as wire
 from tests.gomoku.support import GomokuHarness
+from tests.idletimeout import IdleTimeoutTestsMixin
 
 NONE = wire.INVALID_U64
 
@@ -753,53 +754,16 @@ class DisconnectTests(SynchronousTestCase):
                          roomInfo(3, 2, ALICE, guest="bob", gs=3))
 
 
-class IdleTimeoutTests(SynchronousTestCase):
+class IdleTimeoutTests(IdleTimeoutTestsMixin, SynchronousTestCase):
     """
-    With the sessions' C{idleSeconds} set, a connection that sends nothing
-    for that long is closed; by default none is.
+    The idle timeout on gomoku connections.
     """
 
-    def test_offByDefault(self):
-        """
-        With C{idleSeconds} 0 a quiet connection stays open.
-        """
-        harness = GomokuHarness()
-        connection = harness.registered("alice")
-        harness.clock.advance(10 ** 6)
-        self.assertFalse(connection.closed)
+    def harness(self):
+        return GomokuHarness()
 
-    def test_quietConnectionClosed(self):
-        """
-        A connection that sends nothing for C{idleSeconds} is closed.
-        """
-        harness = GomokuHarness()
-        harness.sessions.idleSeconds = 60
-        connection = harness.connect()
-        harness.clock.advance(59)
-        self.assertFalse(connection.closed)
-        harness.clock.advance(1)
-        self.assertTrue(connection.closed)
+    def speak(self, connection):
+        connection.register("alice")
 
-    def test_trafficRestartsCount(self):
-        """
-        Every read starts the count again.
-        """
-        harness = GomokuHarness()
-        harness.sessions.idleSeconds = 60
-        connection = harness.registered("alice")
-        harness.clock.advance(50)
-        connection.roomList()
-        harness.clock.advance(50)
-        self.assertFalse(connection.closed)
-        harness.clock.advance(10)
-        self.assertTrue(connection.closed)
-
-    def test_noTimerAfterLoss(self):
-        """
-        A lost connection leaves no idle timer behind.
-        """
-        harness = GomokuHarness()
-        harness.sessions.idleSeconds = 60
-        connection = harness.connect()
+    def drop(self, connection):
         connection.drop()
-        self.assertEqual(harness.clock.getDelayedCalls(), [])

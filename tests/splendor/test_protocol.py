@@ -16,6 +16,7 @@ from hub.protocols.splendor import (
     CAPACITY, KIND, MAX_PACED, SplendorStartPolicy)
 from hub.wire import splendor as wire
 
+from tests.idletimeout import IdleTimeoutTestsMixin
 from .support import Harness, clientFrame, operationBody
 
 TAKE = Action("get_gems", 0, (("emerald", 1), ("obsidian", 1), ("ruby", 1)))
@@ -1043,43 +1044,16 @@ class PacingTests(ProtocolTestCase):
         self.assertTrue(c.closed)
 
 
-class IdleTimeoutTests(SynchronousTestCase):
+class IdleTimeoutTests(IdleTimeoutTestsMixin, SynchronousTestCase):
     """
-    With the sessions' C{idleSeconds} set, a connection that sends nothing
-    for that long is closed; by default none is.
+    The idle timeout on Splendor connections.
     """
 
-    def test_offByDefault(self):
-        """
-        With C{idleSeconds} 0 a quiet connection stays open.
-        """
-        harness = Harness()
-        connection = harness.connect()
-        connection.init()
-        harness.clock.advance(10 ** 6)
-        self.assertFalse(connection.closed)
+    def harness(self):
+        return Harness()
 
-    def test_quietConnectionClosed(self):
-        """
-        A connection that sends nothing for C{idleSeconds} is closed; a
-        read starts the count again.
-        """
-        harness = Harness()
-        harness.sessions.idleSeconds = 60
-        connection = harness.connect()
-        harness.clock.advance(50)
+    def speak(self, connection):
         connection.init()
-        harness.clock.advance(59)
-        self.assertFalse(connection.closed)
-        harness.clock.advance(1)
-        self.assertTrue(connection.closed)
 
-    def test_noTimerAfterLoss(self):
-        """
-        A lost connection leaves no idle timer behind.
-        """
-        harness = Harness()
-        harness.sessions.idleSeconds = 60
-        connection = harness.connect()
+    def drop(self, connection):
         connection.drop()
-        self.assertEqual(harness.clock.getDelayedCalls(), [])
