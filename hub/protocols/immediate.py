@@ -7,7 +7,8 @@ that costs a registration for write events, one more event through the
 reactor and a deregistration.  A game server writes one small frame per
 message, nearly always in answer to a read, to sockets that nearly always
 have room, so that cost buys nothing; in gomoku, where a move is answered
-on two connections, it is most of the server's time per move.
+on two connections, it was about 40 % of the server's time per move
+(docs/benchmarks.md).
 
 L{ImmediateWriter} sends to the socket at once while the transport has
 nothing buffered, and leaves everything else to the transport.
