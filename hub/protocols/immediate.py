@@ -17,18 +17,21 @@ nothing buffered, and leaves everything else to the transport.
 from zope.interface import implementer
 
 from twisted.internet import tcp
-from twisted.internet.interfaces import IPullProducer, ISSLTransport
+from twisted.internet.interfaces import (
+    IPullProducer, ISSLTransport, IUNIXTransport)
 
 
 def sendsDirectly(transport):
     """
     Whether L{ImmediateWriter} may send to C{transport}'s socket: only a
     plain TCP connection of the posix reactors.  TLS (a wrapper that
-    would hand out the raw socket, or C{startTLS}), UNIX sockets and the
+    would hand out the raw socket, or C{startTLS}), UNIX sockets (whose
+    transport may queue file descriptors to go with the bytes) and the
     in-memory transports of tests are written through C{write} alone.
     """
     return (isinstance(transport, tcp.Connection)
-            and not ISSLTransport.providedBy(transport))
+            and not ISSLTransport.providedBy(transport)
+            and not IUNIXTransport.providedBy(transport))
 
 
 @implementer(IPullProducer)

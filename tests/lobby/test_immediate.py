@@ -9,7 +9,8 @@ from zope.interface import directlyProvides
 
 from twisted.internet import defer, reactor
 from twisted.internet.interfaces import ITCPTransport
-from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
+from twisted.internet.endpoints import (
+    TCP4ClientEndpoint, UNIXClientEndpoint, connectProtocol)
 from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.testing import StringTransport
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
@@ -116,6 +117,29 @@ class ImmediateWriterTests(TestCase):
         payload = bytes(range(256)) * (BIG // 256)
         server.writer.write(payload)
         return payload
+
+    @defer.inlineCallbacks
+    def test_unixSocket(self):
+        """
+        A UNIX socket connection is written through its transport alone.
+        """
+        factory = Factory.forProtocol(ServerSide)
+        factory.accepted = defer.Deferred()
+        path = self.mktemp()
+        port = reactor.listenUNIX(path, factory)
+        self.addCleanup(port.stopListening)
+        client = ClientSide()
+        yield connectProtocol(UNIXClientEndpoint(reactor, path), client)
+        server = yield factory.accepted
+        self.addCleanup(lambda: defer.DeferredList(
+            [client.lost, server.lost]))
+        self.addCleanup(client.transport.abortConnection)
+        self.assertFalse(sendsDirectly(server.transport))
+        self.assertIsNone(server.writer.socket)
+        server.writer.write(b"<unix>")
+        self.assertIn(server.transport, reactor.getWriters())
+        received = yield client.receive(6)
+        self.assertEqual(received, b"<unix>")
 
     @defer.inlineCallbacks
     def test_sendsAtOnce(self):
