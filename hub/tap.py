@@ -63,6 +63,12 @@ class Options(usage.Options):
     optFlags = [
         ["checkers-four-players", None,
          "Also start checkers games of four players (regions A B D E)."],
+        ["checkers-error-names", None,
+         "Checkers ERROR_OP carries the code's name (INVALID_MOVE), as the "
+         "official Team 4 server sent it, instead of its number."],
+        ["checkers-join-seats", None,
+         "Checkers JOIN_ROOM_OP to the other members carries the joiner's "
+         "1-based seat in data2 (the Team 1 client needs it)."],
     ]
 
     def postOptions(self):
@@ -94,7 +100,9 @@ def makeFactories(options, lobby, sessions, clock):
         "checkers-port": CheckersFactory(
             lobby, sessions, clock,
             turnSeconds=options["checkers-turn-seconds"],
-            fourPlayers=bool(options["checkers-four-players"]), **bots),
+            fourPlayers=bool(options["checkers-four-players"]),
+            errorNames=bool(options["checkers-error-names"]),
+            joinSeats=bool(options["checkers-join-seats"]), **bots),
         "splendor-port": SplendorFactory(lobby, sessions, clock, **bots),
     }
 

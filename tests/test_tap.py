@@ -82,6 +82,20 @@ class ServiceTests(SynchronousTestCase):
         self.assertEqual({id(f.sessions) for f in factories},
                          {id(services["sessions"])})
 
+    def test_checkersCompatibility(self):
+        """
+        The checkers compatibility flags reach the checkers factory; both
+        are off by default.
+        """
+        factory = self.services()["checkers-port"].factory
+        self.assertEqual((factory.errorNames, factory.joinSeats),
+                         (False, False))
+        factory = self.services(
+            "--checkers-error-names",
+            "--checkers-join-seats")["checkers-port"].factory
+        self.assertEqual((factory.errorNames, factory.joinSeats),
+                         (True, True))
+
     def test_timers(self):
         """
         The sessions get the grace and idle timeouts given.

@@ -11,7 +11,10 @@ L{hub.games.checkers}.
 
 Decisions where the spec leaves a choice (see also specs/README.md):
   - names are unique within a room, not across the server;
-  - JOIN_ROOM_OP to the other members carries an empty data2;
+  - ERROR_OP data1 is the decimal code, or with C{errorNames} the code's
+    name (for the clients written against the official Team 4 server);
+  - JOIN_ROOM_OP to the other members carries an empty data2, or with
+    C{joinSeats} the joiner's 1-based seat (the Team 1 client needs it);
   - JOIN while in a room is OTHER_ERROR; READY while the game runs is
     ROOM_IS_RUNNING; LEAVE from outside a room is ignored;
   - MOVE_OP data1 may be the mover's region or empty, anything else is
@@ -399,7 +402,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         """
         Send ERROR_OP with the decimal C{code}.
         """
-        self.sendBytes(wire.error(code, reason))
+        self.sendBytes(wire.error(code, reason, self.factory.errorNames))
 
     def dataReceived(self, data):
         self.resetTimeout()
@@ -523,7 +526,10 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def memberJoined(self, room, actor):
         if actor.session is not self.session:
-            self.send(wire.JOIN_ROOM_OP, actor.name)
+            seat = ""
+            if self.factory.joinSeats:
+                seat = str(room.members.index(actor) + 1)
+            self.send(wire.JOIN_ROOM_OP, actor.name, seat)
 
     def memberLeft(self, room, actor, previousOwner):
         self.send(wire.LEAVE_ROOM_OP, actor.name)
@@ -552,6 +558,9 @@ class CheckersFactory(Factory):
         a departed seat; L{hub.bots.botFor} for checkers by default.
     @param turnGrace: seconds allowed past C{turnSeconds} for latency.
     @param botDelay: seconds a takeover bot waits before moving.
+    @param errorNames: ERROR_OP data1 is the code's name, not its number.
+    @param joinSeats: JOIN_ROOM_OP to the other members carries the
+        joiner's 1-based seat in data2.
 
     @ivar tables: the L{CheckersTable} of every running room.
     """
@@ -561,7 +570,8 @@ class CheckersFactory(Factory):
     def __init__(self, lobby, sessions, clock, turnSeconds=15,
                  fourPlayers=False, takeover=None, botLevel=2,
                  botFactory=functools.partial(botFor, KIND),
-                 turnGrace=0.5, botDelay=1.0):
+                 turnGrace=0.5, botDelay=1.0, errorNames=False,
+                 joinSeats=False):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -572,6 +582,8 @@ class CheckersFactory(Factory):
         self.botLevel = botLevel
         self.botFactory = botFactory
         self.botDelay = botDelay
+        self.errorNames = errorNames
+        self.joinSeats = joinSeats
         self.policy = CheckersStartPolicy(fourPlayers)
         self.tables = {}
 

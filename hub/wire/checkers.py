@@ -118,16 +118,20 @@ def encode(op: int, data1: str = "", data2: str = "") -> bytes:
     return text.encode("utf-8") + DELIMITER
 
 
-def error(code: int, reason: str = "") -> bytes:
+def error(code: int, reason: str = "", symbolic: bool = False) -> bytes:
     """
-    Encode C{ERROR_OP} with the decimal C{code} and a readable reason.
+    Encode C{ERROR_OP} with the decimal C{code} (the protocol's intent and
+    what most clients parse) or, when C{symbolic}, its name (the official
+    Team 4 server's form, which the Team 2, 3, 4 and 8 clients read), and
+    a readable reason.
 
     @param code: one of the ERRCODE constants, e.g. L{INVALID_MOVE}.
     @param reason: free text for data2; prefixed with the code's name.
+    @param symbolic: put the name (C{"INVALID_MOVE"}) in data1.
     """
     name = ERRCODE_NAMES.get(code, "ERROR")
     text = "%s: %s" % (name, reason) if reason else name
-    return encode(ERROR_OP, str(int(code)), text)
+    return encode(ERROR_OP, name if symbolic else str(int(code)), text)
 
 
 def decode(line: bytes) -> Message:

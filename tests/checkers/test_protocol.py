@@ -186,6 +186,27 @@ class JoinTests(SynchronousTestCase):
         self.assertEqual(bob.rawLines(),
                          [b'{"data1":"alice","data2":"0","op":200001}\n'])
 
+    def test_joinSeats(self):
+        """
+        With C{joinSeats} the other members hear the joiner's 1-based seat
+        in data2; the joiner's own reply is unchanged.
+        """
+        server = Server(joinSeats=True)
+        alice, bob, carol = [server.connect() for _ in range(3)]
+        alice.join("r1", "alice")
+        bob.join("r1", "bob")
+        self.assertEqual(alice.rawLines(), [
+            b'{"data1":"","data2":"","op":200001}\n',
+            b'{"data1":"bob","data2":"2","op":200000}\n'])
+        carol.join("r1", "carol")
+        self.assertEqual(alice.rawLines(),
+                         [b'{"data1":"carol","data2":"3","op":200000}\n'])
+        self.assertEqual(bob.rawLines(), [
+            b'{"data1":"alice","data2":"0","op":200001}\n',
+            b'{"data1":"carol","data2":"3","op":200000}\n'])
+        self.assertEqual(carol.rawLines(), [
+            b'{"data1":"alice bob","data2":"00","op":200001}\n'])
+
     def test_readyStatus(self):
         """
         A ready member shows as 1 in the status string.
@@ -537,6 +558,21 @@ class TurnTests(SynchronousTestCase):
         self.assertEqual(a.rawLines(), [
             b'{"data1":"400005","data2":"INVALID_MOVE: no piece to jump'
             b' over at (-1,4)","op":200010}\n'])
+
+    def test_errorNames(self):
+        """
+        With C{errorNames} the code's name is data1, byte for byte.
+        """
+        server = Server(errorNames=True)
+        a, d = server.startGame(["alice", "bob"])
+        d.move("D", "4 -5 4 -4")
+        self.assertEqual(d.rawLines(), [
+            b'{"data1":"OUTTURN_MOVE","data2":"OUTTURN_MOVE: it is A\'s'
+            b' turn","op":200010}\n'])
+        other = server.connect()
+        other.join("r2", "bad name")
+        self.assertEqual(other.rawLines()[0][:40],
+                         b'{"data1":"INVALID_JOIN","data2":"INVALID')
 
     def test_illegalKeepsTimer(self):
         """

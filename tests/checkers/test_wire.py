@@ -105,6 +105,22 @@ class EncodeTests(SynchronousTestCase):
             wire.error(wire.INVALID_REQ),
             b'{"data1":"400006","data2":"INVALID_REQ","op":200010}\n')
 
+    def test_errorSymbolic(self):
+        """
+        With C{symbolic}, data1 is the code's name, as the official Team 4
+        server sent it.
+        """
+        self.assertEqual(
+            wire.error(wire.OUTTURN_MOVE, "it is A's turn", symbolic=True),
+            b'{"data1":"OUTTURN_MOVE","data2":"OUTTURN_MOVE: it is A\'s'
+            b' turn","op":200010}\n')
+        self.assertEqual(
+            [wire.decode(wire.error(code, symbolic=True)).data1
+             for code in sorted(wire.ERRCODE_NAMES)],
+            ["NOT_IN_ROOM", "ROOM_IS_RUNNING", "ROOM_NOT_RUNNING",
+             "INVALID_JOIN", "OUTTURN_MOVE", "INVALID_MOVE", "INVALID_REQ",
+             "OTHER_ERROR"])
+
     @given(st.sampled_from(sorted(wire.OP_NAMES)), st.text(), st.text())
     def test_roundTrip(self, op, data1, data2):
         """
