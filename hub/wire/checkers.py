@@ -118,6 +118,11 @@ def encode(op: int, data1: str = "", data2: str = "") -> bytes:
     return text.encode("utf-8") + DELIMITER
 
 
+#: ERROR_OP data1 in the symbolic form, as the official Team 4 server
+#: wrote it (its C{"OTHER_OP"} included).
+SYMBOLIC_NAMES = {**ERRCODE_NAMES, OTHER_ERROR: "OTHER_OP"}
+
+
 def error(code: int, reason: str = "", symbolic: bool = False) -> bytes:
     """
     Encode C{ERROR_OP} with the decimal C{code} (the protocol's intent and
@@ -131,7 +136,9 @@ def error(code: int, reason: str = "", symbolic: bool = False) -> bytes:
     """
     name = ERRCODE_NAMES.get(code, "ERROR")
     text = "%s: %s" % (name, reason) if reason else name
-    return encode(ERROR_OP, name if symbolic else str(int(code)), text)
+    if symbolic:
+        return encode(ERROR_OP, SYMBOLIC_NAMES.get(code, name), text)
+    return encode(ERROR_OP, str(int(code)), text)
 
 
 def decode(line: bytes) -> Message:

@@ -108,7 +108,7 @@ class EncodeTests(SynchronousTestCase):
     def test_errorSymbolic(self):
         """
         With C{symbolic}, data1 is the code's name, as the official Team 4
-        server sent it.
+        server sent it (with its C{OTHER_OP} for C{OTHER_ERROR}).
         """
         self.assertEqual(
             wire.error(wire.OUTTURN_MOVE, "it is A's turn", symbolic=True),
@@ -119,7 +119,7 @@ class EncodeTests(SynchronousTestCase):
              for code in sorted(wire.ERRCODE_NAMES)],
             ["NOT_IN_ROOM", "ROOM_IS_RUNNING", "ROOM_NOT_RUNNING",
              "INVALID_JOIN", "OUTTURN_MOVE", "INVALID_MOVE", "INVALID_REQ",
-             "OTHER_ERROR"])
+             "OTHER_OP"])
 
     @given(st.sampled_from(sorted(wire.OP_NAMES)), st.text(), st.text())
     def test_roundTrip(self, op, data1, data2):
