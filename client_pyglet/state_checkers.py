@@ -32,11 +32,7 @@ def errorText(data1, data2):
     """
     A readable text for ERROR_OP C{(data1, data2)}.
     """
-    try:
-        code = int(data1)
-    except ValueError:
-        code = None
-    base = ERROR_TEXTS.get(code, data1 or "error")
+    base = ERROR_TEXTS.get(W.errorCode(data1), data1 or "error")
     if data2:
         return "%s — %s" % (base, data2)
     return base
@@ -275,10 +271,7 @@ class CheckersState(ClientState):
 
     def _error(self, data1, data2):
         text = errorText(data1, data2)
-        try:
-            code = int(data1)
-        except ValueError:
-            code = None
+        code = W.errorCode(data1)
         if code in (W.OUTTURN_MOVE, W.INVALID_MOVE, W.ROOM_NOT_RUNNING) \
                 and self._beforeMove is not None:
             self.board = self._beforeMove

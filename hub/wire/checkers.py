@@ -121,6 +121,8 @@ def encode(op: int, data1: str = "", data2: str = "") -> bytes:
 #: ERROR_OP data1 in the symbolic form, as the official Team 4 server
 #: wrote it (its C{"OTHER_OP"} included).
 SYMBOLIC_NAMES = {**ERRCODE_NAMES, OTHER_ERROR: "OTHER_OP"}
+_CODES_BY_NAME = {name: code for names in (ERRCODE_NAMES, SYMBOLIC_NAMES)
+                  for code, name in names.items()}
 
 
 def error(code: int, reason: str = "", symbolic: bool = False) -> bytes:
@@ -139,6 +141,21 @@ def error(code: int, reason: str = "", symbolic: bool = False) -> bytes:
     if symbolic:
         return encode(ERROR_OP, SYMBOLIC_NAMES.get(code, name), text)
     return encode(ERROR_OP, str(int(code)), text)
+
+
+def errorCode(data1: str):
+    """
+    The ERRCODE of an C{ERROR_OP}'s data1 in either form a server may
+    use: decimal (C{"400005"}) or symbolic (C{"INVALID_MOVE"}, and the
+    official Team 4 server's C{"OTHER_OP"}).
+
+    @return: the code, or None when data1 is neither.
+    """
+    try:
+        code = int(data1)
+    except ValueError:
+        return _CODES_BY_NAME.get(data1.strip())
+    return code if code in ERRCODE_NAMES else None
 
 
 def decode(line: bytes) -> Message:

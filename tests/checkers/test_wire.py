@@ -105,6 +105,19 @@ class EncodeTests(SynchronousTestCase):
             wire.error(wire.INVALID_REQ),
             b'{"data1":"400006","data2":"INVALID_REQ","op":200010}\n')
 
+    def test_errorCode(self):
+        """
+        L{wire.errorCode} reads data1 in both forms; anything else is
+        None.
+        """
+        for code in wire.ERRCODE_NAMES:
+            for symbolic in (False, True):
+                data1 = wire.decode(wire.error(code, "", symbolic)).data1
+                self.assertEqual(wire.errorCode(data1), code, data1)
+        self.assertEqual(wire.errorCode("OTHER_ERROR"), wire.OTHER_ERROR)
+        for junk in ("", "12", "invalid_move", "400008", "x1"):
+            self.assertIsNone(wire.errorCode(junk), junk)
+
     def test_errorSymbolic(self):
         """
         With C{symbolic}, data1 is the code's name, as the official Team 4

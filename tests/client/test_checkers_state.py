@@ -136,6 +136,19 @@ class CheckersStateTests(SynchronousTestCase):
         self.assertTrue(self.state.isMyTurn())
         self.assertIn("move refused", self.state.messages[-1][1])
 
+    def test_refusedMoveUndoneSymbolic(self):
+        """
+        The symbolic form of a server run with C{--checkers-error-names},
+        C{"OUTTURN_MOVE"}, puts the piece back as well.
+        """
+        self.start()
+        self.state.move(((-2, 6), (0, 4)))
+        self.feed(line(wire.ERROR_OP, "OUTTURN_MOVE", "OUTTURN_MOVE: no"))
+        self.assertEqual(self.state.board.pieceAt((-2, 6)), 0)
+        self.assertIsNone(self.state.board.pieceAt((0, 4)))
+        self.assertIn("move refused: not your turn",
+                      self.state.messages[-1][1])
+
     def test_othersMove(self):
         """
         MOVE_OP from the server moves the other player's piece.
