@@ -9,6 +9,7 @@ copy of the position), C{mySeat()} and C{playAction(action)}.
 
 import random
 
+from twisted.internet import defer
 from twisted.logger import Logger
 
 from client_pyglet import state as S
@@ -20,10 +21,23 @@ BOT_DELAY = 0.25
 MAX_REJECTED = 2
 
 
+def thinkNow(f, *args):
+    """
+    Run C{f(*args)} at once; a L{Deferred} of its result.
+    """
+    return defer.maybeDeferred(f, *args)
+
+
 class AutoPlayer:
     """
     Plays the user's turns with the local bot while enabled, and computes
     hints on request.
+
+    The bot thinks through C{think(f, *args)}, which returns a Deferred of
+    C{f(*args)}: at once by default (L{thinkNow}), or in a thread pool so
+    that a slow level does not freeze the window.  One bot thinks at a
+    time, on its own copy of the position; an answer that comes after the
+    position changed is dropped.
 
     @ivar enabled: AI 托管 is on.
     @ivar hint: the last suggested action, or None.
@@ -31,7 +45,8 @@ class AutoPlayer:
 
     log = Logger()
 
-    def __init__(self, state, clock, level, bot=None, delay=BOT_DELAY):
+    def __init__(self, state, clock, level, bot=None, delay=BOT_DELAY,
+                 think=thinkNow):
         self.state = state
         self.clock = clock
         self.level = level
@@ -39,6 +54,9 @@ class AutoPlayer:
         self.enabled = False
         self.hint = None
         self._bot = bot
+        self._think = think
+        self._thinking = defer.DeferredLock()
+        self._position = 0
         self._call = None
         self._rejected = 0
         self._random = random.Random()
@@ -75,17 +93,34 @@ class AutoPlayer:
 
     def suggest(self):
         """
-        Ask the bot for the user's move now and remember it as C{hint}.
+        Ask the bot for the user's move and remember it as C{hint} (and
+        emit C{"hint"}) when it comes.
 
-        @return: the action, or None when it is not the user's turn.
+        @return: a L{Deferred} firing with the action, or None when it is
+            not the user's turn or the position changed meanwhile.
         """
         self.hint = None
-        if self.state.isMyTurn():
-            rules = self.state.rules()
-            if rules is not None:
-                self.hint = self.bot.chooseAction(rules, self.state.mySeat())
-        self.state.emit("hint", action=self.hint)
-        return self.hint
+        rules = self.state.rules() if self.state.isMyTurn() else None
+        if rules is None:
+            self.state.emit("hint", action=None)
+            return defer.succeed(None)
+        position = self._position
+
+        def thought(action):
+            if position != self._position:
+                return None
+            self.hint = action
+            self.state.emit("hint", action=action)
+            return action
+        return self._choose(rules).addCallback(thought)
+
+    def _choose(self, rules):
+        """
+        The bot's action for the user's seat in C{rules} (a copy of the
+        position), one bot thinking at a time.
+        """
+        return self._thinking.run(self._think, self.bot.chooseAction,
+                                  rules, self.state.mySeat())
 
     def _event(self, event, **details):
         if event in ("hint", "autoplay"):
@@ -96,6 +131,7 @@ class AutoPlayer:
             self._rejected = 0
         if event in ("turn", "phase", "moved", "rejected", "changed"):
             self.hint = None
+            self._position += 1
         self._schedule()
 
     def _schedule(self):
@@ -105,28 +141,39 @@ class AutoPlayer:
             return
         self._call = self.clock.callLater(self.delay, self._act)
 
+    def _mayAct(self):
+        st = self.state
+        return (self.enabled and st.phase == S.GAME and st.isMyTurn()
+                and not st.awaitingReply and st.connected)
+
     def _act(self):
         self._call = None
-        st = self.state
-        if (not self.enabled or st.phase != S.GAME or not st.isMyTurn()
-                or st.awaitingReply or not st.connected):
+        if not self._mayAct():
             return
-        rules = st.rules()
+        rules = self.state.rules()
         if rules is None:
             return
-        seat = st.mySeat()
-        action = None
         if self._rejected < MAX_REJECTED:
-            try:
-                action = self.bot.chooseAction(rules, seat)
-            except Exception:
-                self.log.failure("bot failed")
+            d = self._choose(rules).addErrback(self._botFailed)
+        else:
+            d = defer.succeed(None)
+        d.addCallback(self._play, rules, self._position)
+
+    def _botFailed(self, failure):
+        self.log.failure("bot failed", failure)
+        return None
+
+    def _play(self, action, rules, position):
+        # The position may have changed while the bot thought; then the
+        # event that changed it has scheduled another turn.
+        if position != self._position or not self._mayAct():
+            return
         if action is None:
-            actions = rules.legalActions(seat)
+            actions = rules.legalActions(self.state.mySeat())
             if not actions:
                 return
             action = self._random.choice(actions)
-        st.playAction(action)
+        self.state.playAction(action)
 
 
 class GomokuPilot:

@@ -4,14 +4,17 @@ connection (and gomoku's reconnection), the local bot for AI 托管 and
 hints, and the lobby pilot of C{--bot}.
 """
 
+import functools
 from dataclasses import dataclass
 
+from twisted.internet.interfaces import IReactorThreads
 from twisted.internet.protocol import ProcessProtocol
+from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 
 from client_pyglet import net
 from client_pyglet import state as S
-from client_pyglet.pilot import AutoPlayer, makePilot
+from client_pyglet.pilot import AutoPlayer, makePilot, thinkNow
 
 #: Seconds between reconnection attempts after a dropped gomoku connection.
 RECONNECT_DELAY = 1.0
@@ -57,6 +60,18 @@ def makeState(game, options):
     raise ValueError(game)
 
 
+def threadedThinking(reactor):
+    """
+    How the local bot thinks: in C{reactor}'s thread pool when it has one,
+    so that the window stays live while a strong level searches; at once
+    otherwise.
+    """
+    if IReactorThreads.providedBy(reactor):
+        return functools.partial(deferToThreadPool, reactor,
+                                 reactor.getThreadPool())
+    return thinkNow
+
+
 class ClientSession:
     """
     Connects a game's state machine to the server and to the local bot.
@@ -75,7 +90,8 @@ class ClientSession:
         self.clock = clock
         self.options = options
         self.state = makeState(options.game, options)
-        self.autoplay = AutoPlayer(self.state, clock, options.level)
+        self.autoplay = AutoPlayer(self.state, clock, options.level,
+                                   think=threadedThinking(reactor))
         self.pilot = None
         if options.bot:
             self.autoplay.setEnabled(True)

@@ -439,8 +439,10 @@ class GameSceneMixin:
         self.session.autoplay.toggle()
 
     def suggest(self):
-        if self.session.autoplay.suggest() is None:
-            self.state.notify("no suggestion now")
+        def shown(hint):
+            if hint is None:
+                self.state.notify("no suggestion now")
+        self.session.autoplay.suggest().addCallback(shown)
 
 
 class BoardSceneMixin(GameSceneMixin):

@@ -2,8 +2,11 @@
 AI 托管, hints and the lobby pilot of C{--bot}, on a fake clock.
 """
 
+import threading
+
+from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
-from twisted.trial.unittest import SynchronousTestCase
+from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.bots import botFor
 from hub.bots.checkers import CheckersBot
@@ -12,7 +15,7 @@ from hub.wire import gomoku as wire
 
 from client_pyglet import state as S
 from client_pyglet.pilot import AutoPlayer, GomokuPilot, ReadyPilot
-from client_pyglet.session import Options
+from client_pyglet.session import Options, threadedThinking
 from client_pyglet.state_checkers import CheckersState
 from client_pyglet.state_gomoku import BLACK, GomokuState
 from tests.client.support import connect, take
@@ -71,14 +74,114 @@ class AutoPlayerTests(SynchronousTestCase):
         """
         suggest() gives the bot's legal move on our turn, None otherwise.
         """
-        self.assertIsNone(self.auto.suggest())
+        self.assertIsNone(self.successResultOf(self.auto.suggest()))
+        self.ourTurn()
+        hint = self.successResultOf(self.auto.suggest())
+        self.assertIn(hint, self.state.board.legalActions(
+            self.state.mySeat()))
+        self.assertEqual(self.auto.hint, hint)
+        self.assertEqual(take(self.transport), b"")
+
+    def ourTurn(self):
+        """
+        bob (A) moves; it is alice's (D) turn.
+        """
         self.proto.dataReceived(
             cwire.encode(cwire.MOVE_OP, "A", "-2 6 0 4")
             + cwire.encode(cwire.START_TURN_OP, "D", "1656403207"))
-        hint = self.auto.suggest()
-        self.assertIn(hint, self.state.board.legalActions(
-            self.state.mySeat()))
+
+    def slowBot(self):
+        """
+        An AutoPlayer whose bot thinks until the test says: the list of
+        (Deferred, f, args) of each request.
+        """
+        pending = []
+
+        def think(f, *args):
+            d = defer.Deferred()
+            pending.append((d, f, args))
+            return d
+        auto = AutoPlayer(self.state, self.clock, 2, think=think,
+                          bot=botFor("checkers", 2, seed=1))
+        return auto, pending
+
+    def test_suggestWaitsForBot(self):
+        """
+        The hint is set, and C{"hint"} emitted, when the bot answers.
+        """
+        auto, pending = self.slowBot()
+        hints = []
+        self.state.subscribe(
+            lambda event, **d: event == "hint" and hints.append(d))
+        self.ourTurn()
+        result = auto.suggest()
+        self.assertNoResult(result)
+        self.assertIsNone(auto.hint)
+        d, f, args = pending.pop()
+        d.callback(f(*args))
+        self.assertEqual(self.successResultOf(result), auto.hint)
+        self.assertIsNotNone(auto.hint)
+        self.assertEqual(hints, [{"action": auto.hint}])
+
+    def test_staleSuggestionDropped(self):
+        """
+        An answer that comes after the position changed is no hint.
+        """
+        auto, pending = self.slowBot()
+        self.ourTurn()
+        result = auto.suggest()
+        self.proto.dataReceived(
+            cwire.encode(cwire.START_TURN_OP, "A", "1656403222"))
+        d, f, args = pending.pop()
+        d.callback(f(*args))
+        self.assertIsNone(self.successResultOf(result))
+        self.assertIsNone(auto.hint)
+
+    def test_oneBotThinksAtATime(self):
+        """
+        A second request waits until the bot has answered the first.
+        """
+        auto, pending = self.slowBot()
+        self.ourTurn()
+        auto.suggest()
+        auto.suggest()
+        self.assertEqual(len(pending), 1)
+        d, f, args = pending.pop()
+        d.callback(f(*args))
+        self.assertEqual(len(pending), 1)
+
+    def test_playsWhenBotAnswers(self):
+        """
+        AI 托管 plays the bot's move when it comes, still on our turn.
+        """
+        auto, pending = self.slowBot()
+        auto.setEnabled(True)
+        self.ourTurn()
+        self.clock.advance(1)
         self.assertEqual(take(self.transport), b"")
+        d, f, args = pending.pop()
+        d.callback(f(*args))
+        sent = cwire.decode(take(self.transport))
+        self.assertEqual((sent.op, sent.data1), (cwire.MOVE_OP, "D"))
+
+    def test_staleMoveNotPlayed(self):
+        """
+        A move the bot found for a position that has changed since is not
+        sent; the bot thinks again about the new one.
+        """
+        auto, pending = self.slowBot()
+        auto.setEnabled(True)
+        self.ourTurn()
+        self.clock.advance(1)
+        self.state.emit("changed")
+        d, f, args = pending.pop()
+        d.callback(f(*args))
+        self.assertEqual(take(self.transport), b"")
+        self.clock.advance(1)
+        d, f, args = pending.pop()
+        d.callback(f(*args))
+        sent = cwire.decode(take(self.transport))
+        self.assertEqual((sent.op, sent.data1), (cwire.MOVE_OP, "D"))
 
     def test_hubBotsUsed(self):
         """
@@ -89,6 +192,42 @@ class AutoPlayerTests(SynchronousTestCase):
         self.assertIsInstance(auto.bot, CheckersBot)
         self.assertEqual(auto.bot.level, 3)
         self.assertIs(auto.bot, auto.bot)
+
+
+
+class ThreadedThinkingTests(TestCase):
+    """
+    With a real reactor the bot thinks in its thread pool.
+    """
+
+    def test_suggestInThread(self):
+        """
+        The hint is computed off the reactor thread and arrives on it.
+        """
+        threads = []
+        state = CheckersState("alice")
+        proto, transport = connect("checkers", state)
+        state.join("r1")
+        proto.dataReceived(
+            cwire.encode(cwire.JOIN_ROOM_REPLY_OP, "", "")
+            + cwire.encode(cwire.START_GAME_OP, "alice bob", "A D")
+            + cwire.encode(cwire.START_TURN_OP, "A", "1656403200"))
+        think = threadedThinking(reactor)
+
+        def recordingThink(f, *args):
+            def run(*args):
+                threads.append(threading.current_thread())
+                return f(*args)
+            return think(run, *args)
+        auto = AutoPlayer(state, Clock(), 2, think=recordingThink,
+                          bot=botFor("checkers", 2, seed=1))
+
+        def check(hint):
+            self.assertIn(hint, state.board.legalActions(state.mySeat()))
+            self.assertIs(threading.current_thread(),
+                          threading.main_thread())
+            self.assertIsNot(threads[0], threading.main_thread())
+        return auto.suggest().addCallback(check)
 
 
 class GomokuPilotTests(SynchronousTestCase):
