@@ -40,6 +40,11 @@ def makeParser():
     p.add_argument("--players", type=int, default=None, metavar="N",
                    help="with --bot (checkers, Splendor): ready only once "
                         "N players are in the room")
+    p.add_argument("--turn-seconds", type=float, default=15,
+                   metavar="SECONDS",
+                   help="checkers: the server's turn limit, for the "
+                        "countdown (the protocol does not carry it; "
+                        "default 15)")
     p.add_argument("--exit-after-game", action="store_true",
                    help="quit when the game has ended")
     p.add_argument("--screenshot", default=None, metavar="FILE",
@@ -85,6 +90,7 @@ def main(argv=None):
         password=args.password, bot=args.bot,
         level=args.bot if args.bot else args.level,
         exitAfterGame=args.exit_after_game, players=args.players,
+        turnSeconds=args.turn_seconds,
         screenshotAfter=args.screenshot_after, screenshot=args.screenshot,
         size=(args.width, args.height))
     app = App(reactor, reactor, options)

@@ -39,6 +39,7 @@ class Options:
     level: int = 2
     exitAfterGame: bool = False
     players: int = None
+    turnSeconds: float = 15
     screenshot: str = None
     screenshotAfter: float = None
     size: tuple = (1100, 760)
@@ -53,7 +54,7 @@ def makeState(game, options):
         return GomokuState(options.name)
     if game == "checkers":
         from client_pyglet.state_checkers import CheckersState
-        return CheckersState(options.name)
+        return CheckersState(options.name, options.turnSeconds)
     if game == "splendor":
         from client_pyglet.state_splendor import SplendorState
         return SplendorState(options.name)

@@ -48,15 +48,18 @@ class CheckersState(ClientState):
     @ivar board: the L{hub.games.checkers.CheckersGame}, or None.
     @ivar currentRegion: the region whose turn it is.
     @ivar turnStarted: the server's Unix time of the turn's start.
+    @ivar turnSeconds: the server's turn limit, which the protocol does
+        not carry (C{--turn-seconds}; the protocol's 15 by default).
     @ivar ranking: the final ranking (names), or None.
     @ivar lastPath: the last move's path, or None.
     """
 
     game = "checkers"
 
-    def __init__(self, name):
+    def __init__(self, name, turnSeconds=TURN_SECONDS):
         ClientState.__init__(self)
         self.name = name
+        self.turnSeconds = turnSeconds
         self.roomId = None
         self.members = []
         self.regions = {}

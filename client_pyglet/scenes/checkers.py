@@ -13,7 +13,6 @@ from client_pyglet import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, TEXT, FONTS,
     BoardSceneMixin, Scene, rgba)
-from client_pyglet.state_checkers import TURN_SECONDS
 
 #: Region colours (as the official server's client: A yellow, B red,
 #: C purple, D blue, E cyan, F green).
@@ -347,7 +346,8 @@ class CheckersGameScene(BoardSceneMixin, Scene):
                             self.dynBatch, self.dynKeep)
         if st.phase == S.GAME and st.turnStarted and \
                 getattr(self, "countdownY", None):
-            left = TURN_SECONDS - (self._clock.seconds() - st.turnStarted)
+            left = st.turnSeconds - (self._clock.seconds()
+                                     - st.turnStarted)
             left = max(0, int(math.ceil(left)))
             c = BAD if left <= 5 else TEXT
             self.dynKeep.append(pyglet.text.Label(

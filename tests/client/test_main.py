@@ -8,11 +8,13 @@ import io
 from twisted.trial.unittest import SynchronousTestCase
 
 from client_pyglet.__main__ import makeParser
+from client_pyglet.session import Options, makeState
 
 
 class ParserTests(SynchronousTestCase):
     """
-    Bot levels are checked where they are given.
+    Bot levels are checked where they are given; options reach the
+    session.
     """
 
     def parse(self, *args):
@@ -35,3 +37,14 @@ class ParserTests(SynchronousTestCase):
             with contextlib.redirect_stderr(io.StringIO()) as err:
                 self.assertRaises(SystemExit, self.parse, option, "4")
             self.assertIn("invalid choice", err.getvalue())
+
+    def test_turnSeconds(self):
+        """
+        --turn-seconds (default the protocol's 15) reaches the checkers
+        state, for its countdown.
+        """
+        self.assertEqual(self.parse().turn_seconds, 15)
+        seconds = self.parse("--turn-seconds", "30").turn_seconds
+        state = makeState("checkers", Options(game="checkers",
+                                              turnSeconds=seconds))
+        self.assertEqual(state.turnSeconds, 30)
