@@ -50,6 +50,14 @@ CAPTURED = [
 ]
 
 
+def cutAt(stream, cuts):
+    """
+    C{stream} cut at the sorted offsets C{cuts}, in order.
+    """
+    edges = [0] + cuts + [len(stream)]
+    return [stream[a:b] for a, b in zip(edges, edges[1:])]
+
+
 def scanAll(chunks, scanner=None):
     """
     Feed every chunk to a scanner and collect the payloads.
@@ -375,11 +383,7 @@ class ScannerTests(SynchronousTestCase):
         stream = b"".join(b"junk<" + p + b">" for p in payloads)
         cuts = sorted(data.draw(st.lists(
             st.integers(0, len(stream)), max_size=10)))
-        chunks = []
-        prev = 0
-        for c in cuts + [len(stream)]:
-            chunks.append(stream[prev:c])
-            prev = c
+        chunks = cutAt(stream, cuts)
         self.assertEqual(scanAll(chunks), payloads)
 
 
@@ -450,11 +454,7 @@ class ScannerModelTests(SynchronousTestCase):
         maxFrame = data.draw(st.integers(1, 40))
         cuts = sorted(data.draw(st.lists(
             st.integers(0, len(stream)), max_size=10)))
-        chunks = []
-        prev = 0
-        for c in cuts + [len(stream)]:
-            chunks.append(stream[prev:c])
-            prev = c
+        chunks = cutAt(stream, cuts)
         expected, tooLong = referenceScan(stream, maxFrame)
         scanner = w.FrameScanner(maxFrame)
         out = []
@@ -633,11 +633,7 @@ class RoundTripTests(SynchronousTestCase):
         stream = b"".join(w.encodeMessage(m) for m in msgs)
         cuts = sorted(data.draw(st.lists(
             st.integers(0, len(stream)), max_size=8)))
-        chunks = []
-        prev = 0
-        for c in cuts + [len(stream)]:
-            chunks.append(stream[prev:c])
-            prev = c
+        chunks = cutAt(stream, cuts)
         self.assertEqual([w.decodeMessage(p) for p in scanAll(chunks)],
                          msgs)
 

@@ -135,9 +135,10 @@ class LobbyTests(SynchronousTestCase):
         self.assertRaises(L.RoomFull, self.lobby.join, "checkers", "r", c,
                           oc, password="pw")
 
-    def test_joinRunning(self):
+    def runningRoom(self):
         """
-        A running room refuses joins before anything else.
+        Room "r" of players a and b, whose auto-starting game is
+        running.
         """
         a, oa = self.player("a")
         b, ob = self.player("b")
@@ -146,6 +147,13 @@ class LobbyTests(SynchronousTestCase):
         self.lobby.join("checkers", "r", b, ob)
         self.lobby.setReady(a, True)
         self.lobby.setReady(b, True)
+        return room
+
+    def test_joinRunning(self):
+        """
+        A running room refuses joins before anything else.
+        """
+        room = self.runningRoom()
         self.assertTrue(room.running)
         c, oc = self.player("c")
         self.assertRaises(L.RoomRunning, self.lobby.join,
@@ -193,13 +201,7 @@ class LobbyTests(SynchronousTestCase):
         """
         Ending a game detaches it and makes everyone unready; members stay.
         """
-        a, oa = self.player("a")
-        b, ob = self.player("b")
-        room = self.lobby.createRoom("checkers", "r", a, oa,
-                                     CountPolicy(2, True), 6)
-        self.lobby.join("checkers", "r", b, ob)
-        self.lobby.setReady(a, True)
-        self.lobby.setReady(b, True)
+        room = self.runningRoom()
         game = room.game
         del self.events[:]
         self.lobby.endGame(room)
