@@ -232,11 +232,11 @@ def runEchoServer(port, immediate=False):
         def connectionMade(self):
             self.transport.setTcpNoDelay(True)
             self.scanner = wire.FrameScanner()
-            self.writer = ImmediateWriter(self.transport)
+            self.write = (ImmediateWriter(self.transport).write
+                          if immediate else self.transport.write)
 
         def dataReceived(self, data):
-            write = (self.writer.write if immediate
-                     else self.transport.write)
+            write = self.write
             try:
                 frames = self.scanner.feed(data)
             except wire.FrameTooLong:
@@ -728,6 +728,10 @@ def main(argv):
     # share a CPU, in every run alike.
     pinned = None if args.no_pin else cpusToPin()
 
+    def pinServer(pid):
+        if pinned:
+            os.sched_setaffinity(pid, {pinned[0]})
+
     procs = []
     results = {"mode": args.mode, "count": count, "interval": interval,
                "echo_immediate": args.echo_immediate,
@@ -738,16 +742,14 @@ def main(argv):
         port = freePort()
         proc = startEcho(port, args.echo_immediate)
         procs.append(proc)
-        if pinned:
-            os.sched_setaffinity(proc.pid, {pinned[0]})
+        pinServer(proc.pid)
         return port, proc.pid, proc
 
     def startHubServer():
         if args.port is not None:
             if args.server_pid is None:
                 raise SystemExit("--port needs --server-pid")
-            if pinned:
-                os.sched_setaffinity(args.server_pid, {pinned[0]})
+            pinServer(args.server_pid)
             return args.port, args.server_pid, None
         port = freePort()
         logPath = os.path.join(tempfile.gettempdir(), "gomoku_load_hub.log")
@@ -757,8 +759,7 @@ def main(argv):
                           "--profiler=cprofile", "--savestats"]
         proc = startHub(port, logPath, twistdArgs)
         procs.append(proc)
-        if pinned:
-            os.sched_setaffinity(proc.pid, {pinned[0]})
+        pinServer(proc.pid)
         return port, proc.pid, proc
 
     # Each round gets fresh servers, so that nothing left from a round
