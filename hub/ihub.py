@@ -142,9 +142,9 @@ class IRoomObserver(Interface):
         The ready flag of C{actor} changed (or was set again).
         """
 
-    def seatChanged(room, actor):
+    def roleChanged(room, actor):
         """
-        The seat data of C{actor} changed.
+        The role data of C{actor} (a gomoku colour) changed.
         """
 
     def gameStarted(room):
@@ -171,9 +171,11 @@ class IStartPolicy(Interface):
         Whether C{room} may start now (counts, ready flags).
         """
 
-    def newGame(room):
+    def newTable(room):
         """
-        Make the game for C{room}'s members (called once canStart is true).
+        Make the table (an L{ITable}, not started) for C{room}'s members,
+        with the adapter's own listener attached, and set each member's
+        C{seat}; called once canStart is true.
         """
 
 
@@ -184,14 +186,14 @@ class ILobby(Interface):
     """
 
     def createRoom(kind, name, session, observer, policy, capacity,
-                   password="", seat=None):
+                   password="", role=None):
         """
         Make a room with C{session} as its owner and first member.
 
         @raise RoomExists: a room of that kind and name exists.
         """
 
-    def join(kind, name, session, observer, password=None, seat=None):
+    def join(kind, name, session, observer, password=None, role=None):
         """
         Add C{session} to the room.
 
@@ -227,4 +229,59 @@ class ILobby(Interface):
     def rooms(kind):
         """
         Every room of game kind C{kind}, oldest first.
+        """
+
+
+class ITableListener(Interface):
+    """
+    Hears what happens at a table (L{hub.tables}): the protocol adapter of
+    the table's players, the records, the spectators' feed, a test.
+    """
+
+    def tableEvent(table, event):
+        """
+        C{event} (one of L{hub.tables.events}) happened at C{table}.  A
+        listener that raises is logged and the table goes on.
+        """
+
+
+class ITable(Interface):
+    """
+    The running game of one room, without transports: seats, turn clock,
+    timeouts, eliminations, forfeits, the illegal-action limit, ranking
+    and takeover.  Events go to its L{ITableListener}s.
+    """
+
+    kind = Attribute("The game kind.")
+    name = Attribute("The table's (room's) name.")
+    seats = Attribute("The L{hub.tables.events.Seat}s in seat order.")
+    game = Attribute("The L{IGameRules} state.")
+    over = Attribute("True once the game has ended.")
+
+    def addListener(listener):
+        """
+        Tell C{listener} (an L{ITableListener}) of every later event.
+        """
+
+    def start():
+        """
+        Announce the game and its first turn.
+        """
+
+    def act(seat, action):
+        """
+        C{seat} plays the canonical C{action}.
+
+        @raise hub.tables.base.TableError: a subclass saying why not.
+        """
+
+    def drop(seat):
+        """
+        The player of C{seat} is gone for good: forfeit, eliminate, retire
+        or take over the seat, as the game's rules and options say.
+        """
+
+    def stop():
+        """
+        The server is stopping: cancel every timer, tell nobody.
         """

@@ -26,6 +26,7 @@ How an adapter is wired (the convention every protocol follows)::
     lobby.leave(self.session)            # closes the room when empty
 """
 
+import attr
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -108,7 +109,7 @@ class RoomObserver:
     def readyChanged(self, room, actor):
         pass
 
-    def seatChanged(self, room, actor):
+    def roleChanged(self, room, actor):
         pass
 
     def gameStarted(self, room):
@@ -118,6 +119,7 @@ class RoomObserver:
         pass
 
 
+@attr.s(eq=False, repr=False)
 class Member:
     """
     A session's place in a room.
@@ -125,14 +127,16 @@ class Member:
     @ivar session: the L{hub.sessions.Session}.
     @ivar observer: the L{IRoomObserver} told of the room's events.
     @ivar ready: the ready flag.
-    @ivar seat: seat data the adapter keeps per member (colour, region...).
+    @ivar seat: the member's seat number at the running table, or None;
+        set by the table's start policy.
+    @ivar role: what the adapter keeps per member (a gomoku colour...).
     """
 
-    def __init__(self, session, observer, seat=None):
-        self.session = session
-        self.observer = observer
-        self.ready = False
-        self.seat = seat
+    session = attr.ib()
+    observer = attr.ib()
+    ready = attr.ib(default=False)
+    seat = attr.ib(default=None)
+    role = attr.ib(default=None)
 
     @property
     def name(self):
@@ -145,38 +149,45 @@ class Member:
         return "<Member {!r} ready={}>".format(self.name, self.ready)
 
 
+@attr.s(eq=False, repr=False)
 class Room:
     """
     A room of one game kind.
 
-    @ivar game: the running game, or None.
+    @ivar table: the running table (L{hub.ihub.ITable}), or None.
     @ivar settings: room-wide data the adapter keeps (gomoku's owner
         colour, for instance).
     @ivar owner: the L{Member} owning the room (the first one to join, then
         the longest-present member after the owner leaves), None when empty.
     """
 
-    def __init__(self, kind, name, policy, capacity, password=""):
-        self.kind = kind
-        self.name = name
-        self.policy = policy
-        self.capacity = capacity
-        self.password = password
-        self.members = []
-        self.owner = None
-        self.game = None
-        self.settings = {}
+    kind = attr.ib()
+    name = attr.ib()
+    policy = attr.ib()
+    capacity = attr.ib()
+    password = attr.ib(default="")
+    members = attr.ib(factory=list)
+    owner = attr.ib(default=None)
+    table = attr.ib(default=None)
+    settings = attr.ib(factory=dict)
 
     def __repr__(self):
         return "<Room {} {!r} {}>".format(
             self.kind, self.name, [m.name for m in self.members])
 
     @property
+    def game(self):
+        """
+        The rules object of the running table, or None.
+        """
+        return self.table.game if self.table is not None else None
+
+    @property
     def running(self):
         """
         True while a game is under way.
         """
-        return self.game is not None
+        return self.table is not None
 
     @property
     def full(self):
@@ -201,11 +212,29 @@ class Room:
                 return member
         return None
 
+    def memberAt(self, seat):
+        """
+        The L{Member} playing C{seat}, or None once they left.
+        """
+        for member in self.members:
+            if member.seat == seat:
+                return member
+        return None
+
     def names(self):
         """
         The members' names in join order.
         """
         return [member.name for member in self.members]
+
+
+class _BareTable:
+    """
+    A game whose policy has no table yet (C{newGame}).
+    """
+
+    def __init__(self, game):
+        self.game = game
 
 
 @implementer(ILobby)
@@ -219,6 +248,14 @@ class Lobby:
     def __init__(self):
         self._rooms = {}
         self._roomOf = {}
+        self.tableListeners = []
+
+    def addTableListener(self, listener):
+        """
+        Give C{listener} (an L{hub.ihub.ITableListener}) to every table
+        started from now on: the records, the spectators' feed.
+        """
+        self.tableListeners.append(listener)
 
     def rooms(self, kind):
         """
@@ -246,7 +283,7 @@ class Lobby:
         return room.memberOf(session) if room is not None else None
 
     def createRoom(self, kind, name, session, observer, policy, capacity,
-                   password="", seat=None):
+                   password="", role=None):
         """
         Make a room with C{session} as its owner and first member.
 
@@ -259,12 +296,12 @@ class Lobby:
             raise RoomExists(name)
         room = Room(kind, name, policy, capacity, password)
         self._rooms[(kind, name)] = room
-        self.log.info("{kind} room {room!r} created by {player}",
+        self.log.info("{kind} room {room!r} created by {player!r}",
                       kind=kind, room=name, player=session.label)
-        self._add(room, session, observer, seat)
+        self._add(room, session, observer, role)
         return room
 
-    def join(self, kind, name, session, observer, password=None, seat=None):
+    def join(self, kind, name, session, observer, password=None, role=None):
         """
         Add C{session} to an existing room.  The checks run in this order:
         already in a room, no such room, game running, name taken in the
@@ -285,16 +322,16 @@ class Lobby:
             raise RoomFull(name)
         if password is not None and password != room.password:
             raise WrongPassword(name)
-        self._add(room, session, observer, seat)
+        self._add(room, session, observer, role)
         return room
 
-    def _add(self, room, session, observer, seat):
-        member = Member(session, observer, seat)
+    def _add(self, room, session, observer, role):
+        member = Member(session, observer, role=role)
         room.members.append(member)
         if room.owner is None:
             room.owner = member
         self._roomOf[session] = room
-        self.log.info("{player} joined {kind} room {room!r}",
+        self.log.info("{player!r} joined {kind} room {room!r}",
                       player=session.label, kind=room.kind, room=room.name)
         self._notify(room, "memberJoined", member)
 
@@ -314,7 +351,7 @@ class Lobby:
         previousOwner = room.owner
         if room.owner is member:
             room.owner = room.members[0] if room.members else None
-        self.log.info("{player} left {kind} room {room!r}",
+        self.log.info("{player!r} left {kind} room {room!r}",
                       player=session.label, kind=room.kind, room=room.name)
         if not room.members:
             self._close(room)
@@ -357,21 +394,24 @@ class Lobby:
         if room.policy.autoStart and room.policy.canStart(room):
             self.start(room)
 
-    def setSeat(self, session, seat):
+    def setRole(self, session, role):
         """
-        Replace the seat data of C{session} and tell the room.
+        Replace the role data of C{session} (a gomoku colour...) and tell
+        the room.
 
         @raise NotInRoom: C{session} is in no room.
         """
         member = self.memberOf(session)
         if member is None:
             raise NotInRoom()
-        member.seat = seat
-        self._notify(self._roomOf[session], "seatChanged", member)
+        member.role = role
+        self._notify(self._roomOf[session], "roleChanged", member)
 
     def start(self, room):
         """
-        Make and start C{room}'s game.
+        Make C{room}'s table (the start policy's C{newTable}), give it the
+        lobby's table listeners, tell the members (C{gameStarted}), then
+        start the table: its first events follow the members' news.
 
         @raise RoomRunning: a game is already under way.
         @raise CannotStart: the start policy refuses.
@@ -380,22 +420,39 @@ class Lobby:
             raise RoomRunning(room.name)
         if not room.policy.canStart(room):
             raise CannotStart(room.name)
-        room.game = room.policy.newGame(room)
-        self.log.info("{kind} game started in {room!r}: {players}",
-                      kind=room.kind, room=room.name,
-                      players=[m.session.label for m in room.members])
+        newTable = getattr(room.policy, "newTable", None)
+        if newTable is None:
+            room.table = _BareTable(room.policy.newGame(room))
+        else:
+            room.table = newTable(room)
+            for listener in self.tableListeners:
+                room.table.addListener(listener)
+        self.log.debug("{kind} game started in {room!r}: {players!r}",
+                       kind=room.kind, room=room.name, players=room.names())
         self._notify(room, "gameStarted")
+        if newTable is not None:
+            room.table.start()
 
     def endGame(self, room):
         """
         Detach the finished game from C{room}; members stay, unready.
         """
-        game, room.game = room.game, None
+        table, room.table = room.table, None
         for member in room.members:
             member.ready = False
-        self.log.info("{kind} game ended in {room!r}",
-                      kind=room.kind, room=room.name)
-        self._notify(room, "gameEnded", game)
+            member.seat = None
+        self.log.debug("{kind} game ended in {room!r}",
+                       kind=room.kind, room=room.name)
+        self._notify(room, "gameEnded", table.game)
+
+    def stopTables(self):
+        """
+        The hub is stopping: every running table stops its clocks.
+        """
+        for room in self._rooms.values():
+            stop = getattr(room.table, "stop", None)
+            if stop is not None:
+                stop()
 
     def _notify(self, room, event, *args):
         for member in list(room.members):

@@ -6,11 +6,10 @@ endpoint per enabled protocol (C{--<game>-port}, an endpoint string, or
 C{none}).
 """
 
-from twisted.application import service, strports
+from twisted.application import strports
 from twisted.python import usage
 
-from hub.lobby import Lobby
-from hub.sessions import Sessions
+from hub.service import Hub
 
 DISABLED = "none"
 TAKEOVER_CHOICES = ("none", "bot")
@@ -114,13 +113,10 @@ def makeService(options, reactor=None):
     """
     if reactor is None:
         from twisted.internet import reactor
-    top = service.MultiService()
-    sessions = Sessions(reactor, graceSeconds=options["grace-seconds"],
-                        idleSeconds=options["idle-seconds"])
-    sessions.setName("sessions")
-    sessions.setServiceParent(top)
-    lobby = Lobby()
-    factories = makeFactories(options, lobby, sessions, reactor)
+    top = Hub(reactor, graceSeconds=options["grace-seconds"],
+              idleSeconds=options["idle-seconds"])
+    lobby, sessions = top.lobby, top.sessions
+    factories = makeFactories(options, lobby, sessions, top.clock)
     for portOption in ("gomoku-port", "checkers-port", "splendor-port"):
         description = options[portOption]
         if description.strip().lower() == DISABLED:

@@ -159,7 +159,7 @@ class GomokuPlayer(RoomObserver):
         if actor.session is not self.session:
             self.sendRoom(wire.RI_PLAYER_STATE, room)
 
-    def seatChanged(self, room, actor):
+    def roleChanged(self, room, actor):
         if actor.session is not self.session:
             self.sendRoom(wire.RI_PLAYER_CHESS, room)
 
@@ -498,7 +498,7 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.result(wire.S_ROOM_ILLEGAL_OPER)
             return
         room.settings["oct"] = colour
-        self.lobby.setSeat(self.session, colour)
+        self.lobby.setRole(self.session, colour)
         self.result(wire.S_OK)
 
     def changeGuestState(self, message):

@@ -158,7 +158,7 @@ class Server:
         table = self.table(roomId)
         game = rules.CheckersGame.fromPosition(
             table.game.regions, pieces, currentSeat)
-        table.game = table.room.game = game
+        table.game = table.room.table.game = game
         return game
 
 

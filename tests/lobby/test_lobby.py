@@ -47,8 +47,8 @@ class RecordingObserver(L.RoomObserver):
     def readyChanged(self, room, actor):
         self.log.append((self.name, "ready", actor.name, actor.ready))
 
-    def seatChanged(self, room, actor):
-        self.log.append((self.name, "seat", actor.name, actor.seat))
+    def roleChanged(self, room, actor):
+        self.log.append((self.name, "role", actor.name, actor.role))
 
     def gameStarted(self, room):
         self.log.append((self.name, "started", room.game))
@@ -253,17 +253,17 @@ class LobbyTests(SynchronousTestCase):
         self.assertIsNone(self.lobby.roomOf(b))
         self.assertEqual(self.lobby.rooms("checkers"), [])
 
-    def test_setSeat(self):
+    def test_setRole(self):
         """
-        Seat data is per member and announced.
+        Role data is per member and announced.
         """
         a, oa = self.player("a")
-        self.lobby.createRoom("gomoku", "r", a, oa, None, 2, seat=16)
-        self.assertEqual(self.lobby.memberOf(a).seat, 16)
-        self.lobby.setSeat(a, 1)
-        self.assertEqual(self.events[-1], ("a", "seat", "a", 1))
+        self.lobby.createRoom("gomoku", "r", a, oa, None, 2, role=16)
+        self.assertEqual(self.lobby.memberOf(a).role, 16)
+        self.lobby.setRole(a, 1)
+        self.assertEqual(self.events[-1], ("a", "role", "a", 1))
         b, _ = self.player("b")
-        self.assertRaises(L.NotInRoom, self.lobby.setSeat, b, 1)
+        self.assertRaises(L.NotInRoom, self.lobby.setRole, b, 1)
         self.assertRaises(L.NotInRoom, self.lobby.setReady, b, True)
 
     def test_brokenObserverDoesNotStopOthers(self):

@@ -1,0 +1,46 @@
+"""
+The hub: one service that owns the shared lobby, the sessions and the
+clock every table, pilot and timer of the hub runs on.
+"""
+
+import secrets
+
+from twisted.application.service import MultiService
+
+from hub.clock import TrackedClock
+from hub.lobby import Lobby
+from hub.sessions import Sessions
+
+
+class Hub(MultiService):
+    """
+    The shared services of one gamehub process.  Stopping it stops every
+    listener under it, every running table, and cancels every timer that
+    was started on L{clock}: nothing is left on the reactor.
+
+    @ivar clock: the L{TrackedClock} over the reactor that the sessions,
+        the tables, the seat pilots and the adapters' timers use.
+    @ivar sessions: the shared L{Sessions} (a child service).
+    @ivar lobby: the shared L{Lobby}.
+    """
+
+    def __init__(self, reactor, graceSeconds=30, idleSeconds=0,
+                 randomBits=secrets.randbits):
+        MultiService.__init__(self)
+        self.clock = TrackedClock(reactor)
+        self.sessions = Sessions(self.clock, graceSeconds=graceSeconds,
+                                 idleSeconds=idleSeconds,
+                                 randomBits=randomBits)
+        self.sessions.setName("sessions")
+        self.sessions.setServiceParent(self)
+        self.lobby = Lobby()
+
+    def stopService(self):
+        """
+        Stop the listeners and the sessions, then every table and every
+        timer left.
+        """
+        stopped = MultiService.stopService(self)
+        self.lobby.stopTables()
+        self.clock.cancelAll()
+        return stopped

@@ -1,0 +1,182 @@
+"""
+What a table tells its listeners (L{hub.ihub.ITableListener}): one typed,
+immutable event per thing that happened, with the same names for every
+game kind wherever the meaning is the same.
+
+Seats are numbered from 0 in turn order, as in L{hub.games}; actions are
+the canonical actions of L{hub.games} (a gomoku C{(x, y)}, a checkers path
+of cells, a Splendor L{hub.games.splendor.Action}).  Every event but
+L{GameStarted} carries the clock time it happened at (C{at}), in the
+table clock's seconds.
+"""
+
+import attr
+
+# Why a game ended (GameEnded.reason).
+NORMAL = "normal"
+TIMEOUT = "timeout"
+FORFEIT = "forfeit"
+ILLEGAL = "illegal"
+ABANDONED = "abandoned"
+END_REASONS = (NORMAL, TIMEOUT, FORFEIT, ILLEGAL, ABANDONED)
+
+
+@attr.s(frozen=True, slots=True)
+class Seat:
+    """
+    One seat of a table, fixed for the whole game.
+
+    @ivar index: the seat number, from 0 in turn order.
+    @ivar name: the player's name (Splendor: C{"player <id>"}).
+    @ivar playerId: the player's session id.
+    @ivar role: the seat's colour (gomoku), region letter (checkers), or
+        None (Splendor).
+    @ivar bot: True if the player is a bot client, where the hub can tell.
+    """
+
+    index = attr.ib()
+    name = attr.ib()
+    playerId = attr.ib()
+    role = attr.ib(default=None)
+    bot = attr.ib(default=False)
+
+
+@attr.s(frozen=True, slots=True)
+class GameStarted:
+    """
+    The game started.
+
+    @ivar kind: the game kind (C{"gomoku"}, C{"checkers"}, C{"splendor"}).
+    @ivar table: the table's name (the room's name).
+    @ivar seats: the L{Seat}s in seat order.
+    @ivar position: the initial position, JSON-able, from which the
+        table module's C{restore} rebuilds the rules object (Splendor:
+        the whole deal, decks in order).
+    @ivar at: the clock time.
+    """
+
+    kind = attr.ib()
+    table = attr.ib()
+    seats = attr.ib()
+    position = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class TurnStarted:
+    """
+    C{seat} is to act, until C{deadline} (clock seconds) or without a
+    clock (None).
+    """
+
+    seat = attr.ib()
+    deadline = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class ActionPlayed:
+    """
+    C{seat} played the canonical C{action}.
+
+    @ivar byBot: True when a server-side bot (takeover) played it.
+    @ivar detail: what the rules returned that the players must hear
+        (checkers: the L{hub.games.checkers.TurnResult}; Splendor: the
+        L{hub.games.splendor.OperationDone}; gomoku: None).
+    """
+
+    seat = attr.ib()
+    action = attr.ib()
+    byBot = attr.ib()
+    detail = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class SeatTimedOut:
+    """
+    C{seat} ran out of time on its turn.
+    """
+
+    seat = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class SeatEliminated:
+    """
+    C{seat} is out of the game (its pieces stay), for C{reason}
+    (L{TIMEOUT}, L{FORFEIT}).
+    """
+
+    seat = attr.ib()
+    reason = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class SeatDropped:
+    """
+    The player of C{seat} left or lost the connection for good.
+    """
+
+    seat = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class SeatTakenOver:
+    """
+    A server-side bot of C{level} plays C{seat} from now on.
+    """
+
+    seat = attr.ib()
+    level = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class SeatReturned:
+    """
+    The player of C{seat} is back (gomoku's token resume).
+    """
+
+    seat = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class CardDealt:
+    """
+    A new card was dealt face up (Splendor): C{card} (an id) at C{level},
+    or C{card} None when the deck of C{level} is empty.
+    """
+
+    level = attr.ib()
+    card = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class GameEnded:
+    """
+    The game is over.
+
+    @ivar reason: one of L{END_REASONS}.
+    @ivar ranking: seats from first to last (may be partial: Splendor
+        ranks only the players present), or an empty tuple.
+    @ivar winner: the winning seat, or None (a draw, an abandoned game).
+    """
+
+    reason = attr.ib()
+    ranking = attr.ib()
+    winner = attr.ib()
+    at = attr.ib()
+
+
+def eventName(event):
+    """
+    The name of C{event}'s type (C{"ActionPlayed"}), for logs and for
+    serialising records.
+    """
+    return type(event).__name__
