@@ -9,7 +9,7 @@ room: seats, the turn timer, and the messages of a turn (START_TURN_OP,
 forwarded MOVE_OPs, timeouts, END_TURN_OP, END_GAME_OP).  The rules are in
 L{hub.games.checkers}.
 
-Decisions where the spec leaves a choice (see also specs/README.md):
+Decisions where the spec leaves a choice (see also docs/protocols/checkers.md):
   - names are unique within a room, not across the server;
   - ERROR_OP data1 is the decimal code, or with C{errorNames} the code's
     name (for the clients written against the official Team 4 server);

@@ -8,7 +8,7 @@ L{GomokuPlayer} is one registered player: it outlives a dropped connection
 for the reconnect grace, observes the player's room and turns lobby
 events into frames, queueing them while the player is lost.
 
-Decisions where the spec leaves a choice (see also specs/README.md):
+Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
   - passwords never appear in room information (C{psw} is C{""});
   - C{msg_move} to the opponent carries C{chess} 0, as the original;
   - the start request is answered with C{result(0)} before both players

@@ -9,7 +9,7 @@ L{SplendorFactory} seats players, starts games through
 L{SplendorStartPolicy} and turns the game's events
 (L{hub.games.splendor}) into broadcasts.
 
-Decisions where the spec leaves a choice (see also specs/README.md):
+Decisions where the spec leaves a choice (see also docs/protocols/splendor.md):
   - player ids are the session ids of L{hub.sessions} (unique, from 1);
     INIT_RESP, NEW_PLAYER, PLAYER_READY, DISCARD_GEMS, the noble prompt
     and an auto-awarded noble carry the player's id in the header;
