@@ -1,6 +1,6 @@
 """
 Splendor (璀璨宝石) rules: the official base game as
-C{shared/specs/splendor.md} section 5 lays it out.  Pure: no Twisted, no
+C{docs/protocols/splendor.md} lays it out.  Pure: no Twisted, no
 I/O, no wire format; randomness comes from an injected L{random.Random}.
 
 Seats are numbered 0..n-1 in turn order (seat 0 plays first); which player

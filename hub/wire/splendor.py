@@ -8,7 +8,7 @@ the spec's "None").  Server bodies are written the way the reference
 server writes them (C{json.dumps} with its default separators) and stay
 below 1024 bytes, the Unity client's receive buffer.
 
-Pure: no Twisted, no game rules.  See C{shared/specs/splendor.md}.
+Pure: no Twisted, no game rules.  See C{docs/protocols/splendor.md}.
 """
 
 import json
