@@ -288,9 +288,9 @@ class SplendorGameScene(GameSceneMixin, Scene):
             self.button("AI 托管: %s" % ("on" if ap.enabled else "off"),
                         bx, y, bw, 32, self.toggleAuto, active=ap.enabled)
             y += 48
-            s, c = ("Your turn", ACCENT) if st.isMyTurn() else (
-                "Player %s's turn" % (st.currentId,), MUTED)
-            self.text(s, x + w / 2, y, size=14, bold=True, color=c,
+            s, c, size = ("Your turn", ACCENT, 14) if st.isMyTurn() else (
+                "player %s's turn" % (st.currentId,), MUTED, 12)
+            self.text(s, x + w / 2, y, size=size, bold=True, color=c,
                       anchor_x="center")
             y += 28
         self.button("Clear", bx, y, bw, 30, self.clear,
