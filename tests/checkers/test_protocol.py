@@ -822,7 +822,7 @@ class FinishTests(SynchronousTestCase):
                          [error(wire.NOT_IN_ROOM), error(wire.NOT_IN_ROOM)])
         a.join("r1", "alice")
         self.assertEqual(a.received(), [message(JOIN_ROOM_REPLY_OP)])
-        self.assertEqual(server.factory.tables, {})
+        self.assertIsNone(server.table("r1"))
 
 
 class DisconnectTests(SynchronousTestCase):
@@ -903,7 +903,6 @@ class DisconnectTests(SynchronousTestCase):
         e.disconnect()
         a.disconnect()
         self.assertIsNone(server.room("r1"))
-        self.assertEqual(server.factory.tables, {})
         self.assertEqual(server.clock.getDelayedCalls(), [])
 
     def test_eliminatedStays(self):
@@ -991,7 +990,7 @@ class TakeoverTests(SynchronousTestCase):
         game = server.table("r1").game
         d.disconnect()
         a.move("A", "-1 5 -1 4")
-        pilot = server.table("r1").pilots[1]
+        pilot = server.table("r1").takeover.pilots[1]
         self.assertIsInstance(pilot, SeatPilot)
         self.assertIsInstance(pilot.bot, CheckersBot)
         self.assertEqual((pilot.bot.level, pilot.delay), (3, 0.5))
@@ -1022,7 +1021,7 @@ class TakeoverTests(SynchronousTestCase):
             message(LEAVE_ROOM_OP, "c"),
             message(MOVE_OP, "C", "-1"),
             message(START_TURN_OP, "E", STAMP)])
-        self.assertEqual(server.table("r1").pilots, {})
+        self.assertEqual(server.table("r1").takeover.pilots, {})
 
     def test_noBotsAmongThemselves(self):
         """
@@ -1107,7 +1106,7 @@ class TakeoverTests(SynchronousTestCase):
         a, c, e = server.startGame(["a", "c", "e"])
         c.disconnect()
         a.move("A", "-1 5 -1 4")
-        pilot = server.table("r1").pilots[1]
+        pilot = server.table("r1").takeover.pilots[1]
         self.assertTrue(pilot.pending)
         a.disconnect()
         e.disconnect()
@@ -1138,7 +1137,7 @@ class TakeoverTests(SynchronousTestCase):
         d.disconnect()
         a.move("A", "1 1 1 0")
         table = server.table("r1")
-        pilot = table.pilots[1]
+        pilot = table.takeover.pilots[1]
         self.assertTrue(pilot.pending)
         server.clock.advance(1.0)
         received = a.received()
