@@ -448,6 +448,65 @@ class StartTests(SynchronousTestCase):
         a.ready()
         self.assertIsNone(server.room("r1").game)
 
+    def unreadyThird(self):
+        """
+        A room of three where the first two are ready and the third is
+        not; every message so far is read.
+        """
+        server = Server()
+        a, b, c = [server.connect() for _ in range(3)]
+        for name, client in zip("abc", (a, b, c)):
+            client.join("r1", name)
+        a.ready()
+        b.ready()
+        for client in (a, b, c):
+            client.received()
+        return server, a, b, c
+
+    def test_startAfterUnreadyLeaves(self):
+        """
+        When the only unready member leaves, the ready members left start
+        at once: LEAVE, then START_GAME and START_TURN.
+        """
+        server, a, b, c = self.unreadyThird()
+        c.leave()
+        for client in (a, b):
+            self.assertEqual(client.received(), [
+                message(LEAVE_ROOM_OP, "c"),
+                message(START_GAME_OP, "a b", "A D"),
+                message(START_TURN_OP, "A", STAMP)])
+        self.assertEqual(c.received(), [])
+        self.assertTrue(server.room("r1").running)
+
+    def test_startAfterUnreadyDrops(self):
+        """
+        The same when the unready member's connection drops.
+        """
+        server, a, b, c = self.unreadyThird()
+        c.disconnect()
+        self.assertEqual(b.received(), [
+            message(LEAVE_ROOM_OP, "c"),
+            message(START_GAME_OP, "a b", "A D"),
+            message(START_TURN_OP, "A", STAMP)])
+
+    def test_noStartAfterReadyLeaves(self):
+        """
+        When a ready member leaves and the others are not all ready, or
+        their count is not allowed, nothing starts.
+        """
+        server, a, b, c = self.unreadyThird()
+        a.leave()
+        self.assertEqual(b.received(), [message(LEAVE_ROOM_OP, "a")])
+        self.assertFalse(server.room("r1").running)
+        server, names, clients = self._start(4)
+        late = server.connect()
+        late.join("r1", "late")
+        clients[0].received()
+        late.leave()
+        self.assertEqual(clients[0].received(),
+                         [message(LEAVE_ROOM_OP, "late")])
+        self.assertFalse(server.room("r1").running)
+
     def test_policy(self):
         """
         The start policy provides L{IStartPolicy} and starts by itself.
