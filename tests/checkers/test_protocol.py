@@ -10,7 +10,8 @@ from hub.bots.checkers import CheckersBot
 from hub.bots.pilot import SeatPilot
 from hub.games import checkers as rules
 from hub.ihub import IStartPolicy
-from hub.protocols.checkers import CheckersStartPolicy, isValidName
+from hub.protocols.checkers import (
+    WIRE_REGIONS, CheckersStartPolicy, isValidName)
 from hub.wire import checkers as wire
 from hub.wire.checkers import (
     END_GAME_OP, END_TURN_OP, ERROR_OP, JOIN_ROOM_OP, JOIN_ROOM_REPLY_OP,
@@ -506,6 +507,17 @@ class StartTests(SynchronousTestCase):
         self.assertEqual(clients[0].received(),
                          [message(LEAVE_ROOM_OP, "late")])
         self.assertFalse(server.room("r1").running)
+
+    def test_wireRegions(self):
+        """
+        The wire's region letters are the rules' regions, one for one,
+        and every seat's role has one.
+        """
+        self.assertEqual(sorted(WIRE_REGIONS), list(rules.REGION_LETTERS))
+        self.assertEqual(sorted(WIRE_REGIONS.values()),
+                         list(rules.REGION_LETTERS))
+        self.assertEqual(WIRE_REGIONS,
+                         {letter: letter for letter in "ABCDEF"})
 
     def test_policy(self):
         """
