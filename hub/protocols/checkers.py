@@ -21,14 +21,10 @@ Decisions where the spec leaves a choice (see also specs/README.md):
     INVALID_MOVE; the region forwarded is always the server's;
   - client END_TURN_OP and unknown ops (CHECK_OP...) are ignored; ops only
     the server sends are INVALID_REQ;
-  - a game starts when every member is ready and their count is allowed:
-    when the last member readies, or when the only unready member
-    leaves;
-  - the turn timer runs C{turnSeconds} plus a grace of C{turnGrace}
-    seconds from START_TURN_OP; illegal moves do not reset it;
-  - a player who leaves or drops mid-game keeps their seat and pieces and
-    is eliminated (MOVE_OP(region, "-1")) when their turn comes, at once
-    if it is their turn; with C{takeover="bot"} a bot plays the seat;
+  - a game starts when every member is ready and their count is allowed
+    (when the last member readies, or the only unready one leaves);
+  - an elimination (timeout, departure) is MOVE_OP(region, "-1"); the
+    turn clock and departures are the table's (L{hub.tables.checkers});
   - END_GAME_OP dissolves the room: its members are in no room and may
     join again under any name.
 """
@@ -42,12 +38,12 @@ from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
 from hub.ihub import ITableListener
-from hub.lobby import LobbyError, NameInRoom, RoomFull, RoomObserver
-from hub.lobby import RoomRunning
+from hub.lobby import (
+    LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.protocols import ServerConnection
 from hub.tables import events
 from hub.tables.base import (
-    GameIsOver, IllegalAction, NotSeated, NotYourTurn, TableOptions)
+    GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
 from hub.tables.checkers import KIND, CheckersStartPolicy
 from hub.wire import checkers as wire
 
@@ -60,6 +56,13 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9_]{1,20}")
 # (START_GAME_OP data2, START_TURN_OP and MOVE_OP data1) of each region of
 # hub.games.checkers (a seat's role).  They are the same six letters.
 WIRE_REGIONS = {"A": "A", "B": "B", "C": "C", "D": "D", "E": "E", "F": "F"}
+
+# How a refused join is told (ERROR_OP code and reason), by lobby error.
+JOIN_REFUSALS = {
+    RoomRunning: (wire.ROOM_IS_RUNNING, "the game is running"),
+    NameInRoom: (wire.INVALID_JOIN, "the name is taken"),
+    RoomFull: (wire.INVALID_JOIN, "the room is full"),
+}
 
 # Ops only the server sends; a client sending one gets INVALID_REQ.
 SERVER_ONLY_OPS = frozenset([
@@ -263,22 +266,14 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
                 room = lobby.join(KIND, roomId, self.session, self)
         except LobbyError as e:
             sessions.clearName(self.session)
-            self.sendError(*self._joinRefusal(e))
+            code, reason = JOIN_REFUSALS.get(
+                type(e), (wire.INVALID_JOIN, "cannot join"))
+            self.sendError(code, reason)
             return
         before = room.members[:-1]
         self.send(wire.JOIN_ROOM_REPLY_OP,
                   " ".join(m.name for m in before),
                   "".join("1" if m.ready else "0" for m in before))
-
-    @staticmethod
-    def _joinRefusal(e):
-        if isinstance(e, RoomRunning):
-            return (wire.ROOM_IS_RUNNING, "the game is running")
-        if isinstance(e, NameInRoom):
-            return (wire.INVALID_JOIN, "the name is taken")
-        if isinstance(e, RoomFull):
-            return (wire.INVALID_JOIN, "the room is full")
-        return (wire.INVALID_JOIN, "cannot join")
 
     def leaveRoomRequest(self, message):
         if self.lobby.roomOf(self.session) is not None:
@@ -318,17 +313,21 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         table, seat = room.table, room.memberOf(self.session).seat
         try:
             table.checkTurn(seat)
-            region = wireRegion(table, seat)
-            if message.data1 not in ("", region):
-                raise IllegalAction("you play region %s, not %r"
-                                    % (region, message.data1[:20]))
-            table.act(seat, wire.parsePath(message.data2))
+        except GameIsOver:
+            self.sendError(wire.ROOM_NOT_RUNNING, "the game is over")
+            return
         except (NotYourTurn, NotSeated):
             self.sendError(wire.OUTTURN_MOVE, "it is %s's turn" % (
                 wireRegion(table, table.game.currentSeat),))
-        except GameIsOver:
-            self.sendError(wire.ROOM_NOT_RUNNING, "the game is over")
-        except (wire.PathError, IllegalAction) as e:
+            return
+        region = wireRegion(table, seat)
+        if message.data1 not in ("", region):
+            self.sendError(wire.INVALID_MOVE, "you play region %s, not %r"
+                           % (region, message.data1[:20]))
+            return
+        try:
+            table.act(seat, wire.parsePath(message.data2))
+        except (wire.PathError, TableError) as e:
             self.sendError(wire.INVALID_MOVE, str(e))
 
     _handlers = {
@@ -367,7 +366,7 @@ class CheckersFactory(Factory):
         leaves mid-game; None to eliminate them at their turn.
     @param botLevel: the strength asked of takeover bots.
     @param botFactory: C{botFactory(level, seed)} returns the L{IBot} of
-        a departed seat; L{hub.bots.botFor} for checkers by default.
+        a departed seat; the L{hub.bots} checkers bot by default.
     @param turnGrace: seconds allowed past C{turnSeconds} for latency.
     @param botDelay: seconds a takeover bot waits before moving.
     @param errorNames: ERROR_OP data1 is the code's name, not its number.

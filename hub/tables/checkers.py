@@ -108,8 +108,9 @@ class CheckersTable(Table):
 
     def startTurn(self):
         """
-        Announce the turn of the seat to move: its clock starts, or if
-        its player is gone it is eliminated now or played by a bot.
+        Announce the turn of the seat to move: its clock starts (and its
+        bot acts, if L{takeOver} gave it one), or if its player is gone
+        it is eliminated now or played by a bot.
         """
         seat = self.game.currentSeat
         options = self.options
@@ -122,8 +123,10 @@ class CheckersTable(Table):
             seat, None if delay is None else now + delay, now))
         if departed:
             self.departedTurn(seat)
-        elif delay is not None:
+            return
+        if delay is not None:
             self.startClock(delay, self.timedOut)
+        self.takeover.turn()
 
     def departedTurn(self, seat):
         """

@@ -24,7 +24,7 @@ from hub.tables.base import (
 from hub.tables.checkers import (
     CheckersStartPolicy, CheckersTable, positionOf, replay, restore)
 from hub.tables.events import (
-    ActionPlayed, GameEnded, GameStarted, SeatDropped, SeatEliminated,
+    GameEnded, GameStarted, SeatDropped, SeatEliminated,
     SeatTakenOver, SeatTimedOut, TurnStarted)
 
 from .support import Server
@@ -329,6 +329,20 @@ class TakeoverTests(SynchronousTestCase):
         table.drop(2)
         table.drop(0)
         self.assertEqual(made, [("checkers", 3, 0)])
+
+    def test_takeOverSeated(self):
+        """
+        L{CheckersTable.takeOver} has a bot play a seat whose player is
+        still there, on its turns, within the turn clock.
+        """
+        table, clock, recorder = makeTable(botDelay=2.0)
+        table.takeOver(1)
+        table.act(0, A_STEP)
+        self.assertEqual(len(clock.getDelayedCalls()), 2)
+        clock.advance(2)
+        played = recorder.ofType(events.ActionPlayed)[-1]
+        self.assertEqual((played.seat, played.byBot), (1, True))
+        self.assertEqual(recorder.events[-1].seat, 0)
 
     def test_noBotsAmongThemselves(self):
         """
