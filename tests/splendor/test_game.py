@@ -102,7 +102,7 @@ class SetupTests(SynchronousTestCase):
         """
         g = game(3)
         g.apply(0, g.legalActions(0)[0])
-        g.extra = [1, 2]
+        g.extra = "carried"
         other = g.copy()
         self.assertEqual(sorted(vars(other)), sorted(vars(g)))
         for name, value in vars(g).items():
