@@ -391,13 +391,10 @@ class SplendorFactory(Factory):
     @param botDelay: seconds between a takeover bot's moves (the Unity
         client cannot take two messages of one kind in one frame).
     @param botFactory: C{botFactory(kind, level, seed)} makes a takeover
-        bot (L{hub.bots.botFor} by default).
+        bot (the level's Splendor bot of L{hub.bots} by default).
     @param minGap: if positive, the least time in seconds between two
-        messages of one kind to one connection (later ones wait, order
-        kept).  The Unity client throws when two messages of one kind
-        arrive within one of its frames; the server never sends such a
-        burst itself, but fast opponents (scripts, bots) can cause one.
-        0 (the default) sends at once.
+        messages of one kind to one connection (L{PacedWriter}); 0 (the
+        default) sends at once.
     """
 
     protocol = SplendorProtocol

@@ -120,10 +120,11 @@ def decodeBody(raw):
 class FrameReader:
     """
     Incremental frame reassembly, in the loop shape of Twisted's
-    C{IntNStringReceiver.dataReceived}, over one growing L{bytearray}:
-    received bytes are appended once and the frames taken out are cut
-    from its front, so a frame that arrives one byte at a time costs
-    work linear in its size.
+    C{IntNStringReceiver.dataReceived}.  Frames are cut straight from the
+    received bytes; what is left of a partial frame waits in one
+    L{bytearray}, where later bytes are appended once and whole frames
+    are cut from its front, so a frame that arrives one byte at a time
+    costs work linear in its size.
 
     @ivar maxLength: the largest acceptable frame (header included).
     """
@@ -142,8 +143,12 @@ class FrameReader:
             frames before it are in its C{frames}; the reader is then
             unusable.
         """
-        alldata = self._buffer
-        alldata.extend(data)
+        buffer = self._buffer
+        if buffer:
+            buffer.extend(data)
+            alldata = buffer
+        else:
+            alldata = data
         currentOffset = 0
         frames = []
         while len(alldata) >= currentOffset + HEADER_LENGTH:
@@ -158,8 +163,10 @@ class FrameReader:
             frames.append((apiId, playerId, bytes(
                 alldata[currentOffset + HEADER_LENGTH:messageEnd])))
             currentOffset = messageEnd
-        if currentOffset:
-            del alldata[:currentOffset]
+        if alldata is buffer:
+            del buffer[:currentOffset]
+        elif currentOffset < len(data):
+            buffer.extend(memoryview(data)[currentOffset:])
         return frames
 
     def pending(self):
