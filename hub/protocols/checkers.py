@@ -415,6 +415,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         self.transport.loseConnection()
 
     def lineReceived(self, line):
+        self.countRequest()
         if not line.strip():
             return
         try:
@@ -540,6 +541,9 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     def gameStarted(self, room):
         self.send(wire.START_GAME_OP, " ".join(room.names()),
                   " ".join(room.game.regions))
+
+    def partialFrameBytes(self):
+        return len(self._buffer)
 
 
 class CheckersFactory(Factory):

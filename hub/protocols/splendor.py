@@ -222,6 +222,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             frames = e.frames
             bad = e
         for apiId, playerId, raw in frames:
+            self.countRequest()
             if self.transport.disconnecting:
                 return
             try:
@@ -352,6 +353,9 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             return
         self.factory.leave(self)
         self.factory.sessions.disconnect(self.session)
+
+    def partialFrameBytes(self):
+        return self.reader.pending()
 
 
 class SplendorFactory(Factory):
