@@ -18,7 +18,8 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from hub.limits import LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS
-from twisted.web.resource import NoResource, Resource
+from twisted.web.pages import notFound
+from twisted.web.resource import Resource
 from twisted.web.server import Site
 
 GAME_KINDS = ("gomoku", "checkers", "splendor")
@@ -74,7 +75,7 @@ class MetricsResource(Resource):
 
     def render_GET(self, request):
         if request.postpath not in ([], [b""]):
-            return NoResource().render(request)
+            return notFound().render(request)
         request.setHeader(b"Content-Type", CONTENT_TYPE_LATEST.encode())
         return generate_latest(self.registry)
 
@@ -88,8 +89,11 @@ class MetricsRoot(Resource):
         Resource.__init__(self)
         self.putChild(b"metrics", MetricsResource(registry))
 
+    def getChild(self, path, request):
+        return notFound()
+
     def render(self, request):
-        return NoResource().render(request)
+        return notFound().render(request)
 
 
 def metricsSite(lobby, sessions):
