@@ -9,7 +9,7 @@ from twisted.protocols.policies import TimeoutMixin
 from hub.limits import (
     FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS, Limits,
     RequestBucket)
-from hub.protocols.immediate import ImmediateWriter
+from hub.protocols.immediate import ImmediateWriter, dropUnsent
 
 NO_LIMITS = Limits()
 
@@ -145,6 +145,7 @@ class ServerConnection(TimeoutMixin):
         abort = getattr(transport, "abortConnection", None)
         if abort is not None:
             abort()
+            dropUnsent(transport)
 
     def _sendBufferOverflowed(self):
         self.cutConnection(

@@ -57,6 +57,25 @@ def unsentBytes(transport):
     return 0
 
 
+def dropUnsent(transport):
+    """
+    Free what an aborted C{transport} (a Twisted file descriptor, or one
+    wrapped) still holds for its peer; the bytes would never be sent.
+    Without this they stay until the transport reports its loss, on the
+    reactor's next turn, and one turn may abort many connections.
+    """
+    for _ in range(4):
+        if isinstance(transport, abstract.FileDescriptor):
+            transport.dataBuffer = b""
+            transport.offset = 0
+            transport._tempDataBuffer = []
+            transport._tempDataLen = 0
+            return
+        transport = getattr(transport, "transport", None)
+        if transport is None:
+            return
+
+
 @implementer(IPullProducer)
 class ImmediateWriter:
     """
