@@ -2,6 +2,10 @@
 Tests for L{hub.tap}: options and the service tree.
 """
 
+import os
+import shutil
+import tempfile
+
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.error import CannotListenError
 from twisted.internet.testing import MemoryReactorClock
@@ -275,7 +279,9 @@ class LogLevelTests(SynchronousTestCase):
         from twisted.scripts.twistd import ServerOptions
         handler = signal.getsignal(signal.SIGUSR1)
         self.addCleanup(signal.signal, signal.SIGUSR1, handler)
-        path = self.mktemp()
+        workdir = tempfile.mkdtemp(prefix="gamehub-log-")
+        self.addCleanup(shutil.rmtree, workdir, True)
+        path = os.path.join(workdir, "twistd.log")
         config = ServerOptions()
         config.parseOptions(["-n", "--pidfile=", "--logfile", path,
                              "gamehub", "--log-level", "warn"])

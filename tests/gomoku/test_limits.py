@@ -7,7 +7,6 @@ from twisted.internet.error import ConnectionAborted
 from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase
 
-from hub.wire import gomoku as wire
 from tests.gomoku.support import GomokuHarness
 from tests.gomoku.test_protocol import BOB, game, roomInfo
 from tests.lobby.test_limits import imposeLimits
@@ -50,3 +49,35 @@ class NonReadingPlayerTests(SynchronousTestCase):
                                     state=0))
         self.assertIsNone(self.hub.sessions.byName("gomoku", "alice"))
         self.assertEqual(self.hub.sessions.gate.connections, 1)
+
+
+class ForgedLogLineTests(SynchronousTestCase):
+    """
+    A player string with control characters stays one escaped log line.
+    """
+
+    def test_escaped(self):
+        """
+        A name carrying a newline, ESC and BEL is logged escaped, by the
+        sessions and by the lobby.
+        """
+        from twisted.logger import formatEvent, globalLogPublisher
+        events = []
+        globalLogPublisher.addObserver(events.append)
+        self.addCleanup(globalLogPublisher.removeObserver, events.append)
+        hub = GomokuHarness()
+        forger = hub.connect()
+        forger.register("x\nFAKE [admin] pw\x1b[2J\x07")
+        forger.create("r")
+        other = hub.connect()
+        other.register("y")
+        other.join("r")
+        forger.drop()
+        lines = [formatEvent(e) for e in events]
+        forged = [line for line in lines if "FAKE" in line]
+        self.assertGreaterEqual(len(forged), 3)
+        for line in lines:
+            self.assertNotIn("\n", line)
+            self.assertNotIn("\x1b", line)
+            self.assertNotIn("\x07", line)
+        self.assertIn("'x\\nFAKE [admin] pw\\x1b[2J\\x07'", forged[0])

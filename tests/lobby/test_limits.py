@@ -24,7 +24,6 @@ from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory
 from hub.sessions import Sessions
-from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
 from hub.wire import splendor as splendorWire
 from tests.harness import RecordingTransport, ServerHarness
