@@ -71,13 +71,14 @@ class MetricsResource(Resource):
         return generate_latest(self.registry)
 
 
-def metricsSite(lobby, sessions):
+def metricsSite(lobby, sessions, collectors=()):
     """
     A L{twisted.web.server.Site} serving the hub's metrics (and the
-    process metrics of C{prometheus_client}) at every path.
+    process metrics of C{prometheus_client}, and those of C{collectors},
+    e.g. the records') at every path.
     """
     registry = CollectorRegistry()
     for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
-                      HubCollector(lobby, sessions)):
+                      HubCollector(lobby, sessions), *collectors):
         registry.register(collector)
     return Site(MetricsResource(registry))

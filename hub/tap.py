@@ -57,6 +57,11 @@ class Options(usage.Options):
          _positiveInt],
         ["bot-delay", None, None, "Seconds a server-side bot waits before "
          "each action (default: each protocol's own).", float],
+        ["db", None, "sqlite:gamehub.sqlite", "Where game records and "
+         "ratings are kept: sqlite:PATH, postgresql://user@host/dbname, or "
+         "'none'."],
+        ["leaderboard-min-games", None, 5, "Rated games a player needs to "
+         "appear on a leaderboard.", _positiveInt],
     ]
 
     optFlags = [
@@ -76,6 +81,11 @@ class Options(usage.Options):
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
         if not 1 <= self["bot-level"] <= 3:
             raise usage.UsageError("--bot-level must be 1, 2 or 3")
+        from hub.records.db import BadURL, parseURL
+        try:
+            parseURL(self["db"])
+        except BadURL as e:
+            raise usage.UsageError(str(e))
 
 
 def makeFactories(options, lobby, sessions, clock):
@@ -116,6 +126,11 @@ def makeService(options, reactor=None):
     top = Hub(reactor, graceSeconds=options["grace-seconds"],
               idleSeconds=options["idle-seconds"])
     lobby, sessions = top.lobby, top.sessions
+    from hub.records.service import fromOptions
+    records = fromOptions(options, reactor)
+    if records is not None:
+        records.setServiceParent(top)
+        lobby.addTableListener(records.recorder)
     factories = makeFactories(options, lobby, sessions, top.clock)
     for portOption in ("gomoku-port", "checkers-port", "splendor-port"):
         description = options[portOption]
@@ -130,8 +145,9 @@ def makeService(options, reactor=None):
         listener.setServiceParent(top)
     if options["metrics-port"].strip().lower() != DISABLED:
         from hub.metrics import metricsSite
+        collectors = [records.collector()] if records is not None else []
         listener = strports.service(options["metrics-port"],
-                                    metricsSite(lobby, sessions),
+                                    metricsSite(lobby, sessions, collectors),
                                     reactor=reactor)
         listener.setName("metrics-port")
         listener.setServiceParent(top)
