@@ -328,7 +328,23 @@ class Database:
                 transaction.execute("BEGIN")
             return interaction(Cursor(transaction, dialect), *args, **kwargs)
 
-        return self.pool.runInteraction(transact)
+        d = self.pool.runInteraction(transact)
+        if not write and dialect is POSTGRESQL:
+            d.addErrback(self._readAgain, transact, self.pool.max)
+        return d
+
+    def _readAgain(self, failure, transact, tries):
+        """
+        A read on a connection that died while idle (the server restarted)
+        fails, and the pool drops that connection: read again, at most
+        once per pooled connection.
+        """
+        import psycopg
+        failure.trap(psycopg.OperationalError, psycopg.InterfaceError)
+        if tries <= 0:
+            return failure
+        d = self.pool.runInteraction(transact)
+        return d.addErrback(self._readAgain, transact, tries - 1)
 
     def close(self):
         """

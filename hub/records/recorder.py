@@ -87,6 +87,7 @@ class Recorder:
         self._writing = False
         self._retryCall = None
         self._schemaChecked = False
+        self._gaveUp = False
         self._idleWaiters = []
         self._failureWaiters = []
 
@@ -138,7 +139,7 @@ class Recorder:
 
     def nextFailure(self):
         """
-        A Deferred that fires with the next failed write's failure.
+        A Deferred that fires with the next failed write's exception.
         """
         d = defer.Deferred()
         self._failureWaiters.append(d)
@@ -154,7 +155,7 @@ class Recorder:
         self._kick()
 
     def _kick(self):
-        if self._writing or self._retryCall is not None:
+        if self._writing or self._retryCall is not None or self._gaveUp:
             return
         if not self.pending:
             waiters, self._idleWaiters = self._idleWaiters, []
@@ -193,13 +194,18 @@ class Recorder:
                 table=record.table, reason=record.reason,
                 rated=", rated" if record.rated else "")
         self.written += len(stored)
+        if self._gaveUp:
+            # Counted as lost when the stopping hub gave up waiting.
+            self.dropped -= len(stored)
         self._kick()
 
     def _writeFailed(self, failure, batch):
         self._writing = False
         self.failed += 1
         waiters, self._failureWaiters = self._failureWaiters, []
-        if failure.check(*self._transient):
+        if self._gaveUp:
+            pass
+        elif failure.check(*self._transient):
             delay = self._delay
             if self.stopping:
                 delay = min(delay, STOP_RETRY_DELAY)
@@ -224,7 +230,7 @@ class Recorder:
                 players=[s.name for s in record.seats])
             self._kick()
         for d in waiters:
-            d.callback(failure)
+            d.callback(failure.value)
 
     def _retry(self):
         self._retryCall = None
@@ -263,13 +269,13 @@ class Recorder:
         if self._retryCall is not None and self._retryCall.active():
             self._retryCall.cancel()
         self._retryCall = None
-        lost = len(self.pending) - (1 if self._writing else 0)
-        if lost > 0:
+        self._gaveUp = True
+        lost = len(self.pending)
+        if lost:
             self.dropped += lost
-            self.log.error("records: {count} game(s) not written before "
-                           "the hub stopped: lost", count=lost)
+            self.log.error("records: {count} game(s) not confirmed written "
+                           "when the hub stopped: lost", count=lost)
         self.pending.clear()
-        self._writing = False
         waiters, self._idleWaiters = self._idleWaiters, []
         for d in waiters:
             d.callback(None)

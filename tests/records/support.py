@@ -7,6 +7,8 @@ one set of storage test classes.
 
 import os
 import random
+import shutil
+import tempfile
 import uuid
 
 from twisted.internet import reactor
@@ -256,7 +258,9 @@ class SQLiteMixin:
         """
         A fresh database's C{--db} URL.
         """
-        return "sqlite:" + os.path.abspath(self.mktemp() + ".sqlite")
+        folder = tempfile.mkdtemp(prefix="gamehub-records-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        return "sqlite:" + os.path.join(folder, "gamehub.sqlite")
 
 
 class PostgreSQLMixin:
