@@ -31,6 +31,7 @@ class RecordsService(Service):
 
     def __init__(self, url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
                  flushSeconds=FLUSH_SECONDS, **recorderOptions):
+        self.reactor = reactor
         self.database = db.Database(url, reactor)
         self.recorder = Recorder(self.database, reactor, **recorderOptions)
         self.records = Records(self.database, leaderboardMinGames)
@@ -43,9 +44,13 @@ class RecordsService(Service):
         return RecordsCollector(self.recorder)
 
     def startService(self):
+        """
+        Say where the games go, once the reactor runs.
+        """
         Service.startService(self)
-        self.log.info("recording games in {db}",
-                      db=self.database.url.describe())
+        self.reactor.callWhenRunning(
+            self.log.info, "recording games in {db}",
+            db=self.database.url.describe())
 
     def stopService(self):
         Service.stopService(self)
