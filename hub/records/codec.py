@@ -3,10 +3,11 @@ The one JSON form of a game's actions and events, per game kind, and back.
 
 Actions (the canonical actions of L{hub.games}):
 
-    gomoku     [x, y]                                  -> (x, y)
-    checkers   [[x, y], [x, y], ...]  (the path)       -> ((x, y), ...)
+    gomoku     [x, y]                               -> (x, y)
+    checkers   [[x, y], [x, y], ...]  (the path)    -> ((x, y), ...)
     splendor   {"op": "buy_card", "card": 12,
-                "gems": {"diamond": 1, "golden": 1}}   -> Action(...).canonical()
+                "gems": {"diamond": 1, "golden": 1}}
+                                        -> Action(...).canonical()
 
 Events are JSON objects with their type's name in C{"type"}, the seconds
 since the game started in C{"t"}, and the event's own fields:
