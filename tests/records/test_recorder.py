@@ -36,6 +36,21 @@ class OutageTests:
                                  retryDelay=1.0, maxPending=3)
         self.records = query.Records(self.database, leaderboardMinGames=1)
 
+    @defer.inlineCallbacks
+    def retryUntilIdle(self):
+        """
+        Let the recorder retry (each pooled connection that died in the
+        outage fails once more) until its queue is empty.
+        """
+        idle = self.recorder.whenIdle()
+        for attempt in range(10):
+            if idle.called:
+                break
+            failed = self.recorder.nextFailure()
+            self.retries.advance(self.recorder.maxRetryDelay)
+            yield defer.DeferredList([idle, failed], fireOnOneCallback=True)
+        yield idle
+
     def play(self, seed):
         return support.playRandomGame("gomoku", [self.recorder],
                                       random.Random(seed),
@@ -63,8 +78,7 @@ class OutageTests:
         self.assertGreaterEqual(metrics["gamehub_records_failed"], 1)
         self.assertEqual(self.retries.getDelayedCalls()[0].getTime(), 1.0)
         yield self.comeBack()
-        self.retries.advance(1.0)
-        yield self.recorder.whenIdle()
+        yield self.retryUntilIdle()
         self.assertEqual(self.recorder.written, 3)
         ids = yield self.records.gameIdsSince(0)
         self.assertEqual(len(ids), 3)
@@ -83,8 +97,7 @@ class OutageTests:
         self.assertEqual(len(self.recorder.pending), 3)
         self.assertEqual(self.recorder.dropped, 1)
         yield self.comeBack()
-        self.recorder.retryNow()
-        yield self.recorder.whenIdle()
+        yield self.retryUntilIdle()
         self.assertEqual(self.recorder.written, 3)
         self.flushLoggedErrors()
 
