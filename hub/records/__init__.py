@@ -13,5 +13,6 @@ their players (openskill's Plackett-Luce model).
     query       Records: the Deferred-returning query API
     service     the records as a service of the hub
     notation    moves in a readable notation
+    export      the JSON lines form of a record
     cli         python -m hub.records
 """

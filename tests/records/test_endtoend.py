@@ -6,6 +6,7 @@ rated, SIGTERM writing what is queued, and kill -9 under load.
 
 import importlib.util
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -99,3 +100,36 @@ class RecordsServerTests(SynchronousTestCase):
         self.assertEqual(games, (3, 3))
         self.assertEqual(len(names), 2)
         self.assertEqual([n for _, n in names], [3, 3])
+
+    def test_killedUnderLoad(self):
+        """
+        kill -9 while bot clients play: the database opens cleanly and
+        holds every game the hub had logged as recorded.
+        """
+        needTable("gomoku")
+        server = GamehubServer(self, "--db", self.url, games=("gomoku",))
+        bots = [botClient("gomoku", server.port("gomoku"), "--games", "50",
+                          "--name", "load{}".format(i), "--level", "1")
+                for i in range(4)]
+        try:
+            server.waitForLog(r"recorded gomoku game \d+", count=20,
+                              timeout=TIMEOUT * 6)
+        finally:
+            server.process.kill()
+            server.process.wait()
+            for bot in bots:
+                bot.kill()
+                bot.communicate()
+        server.stop()
+        confirmed = {int(n) for n in re.findall(
+            r"recorded gomoku game (\d+)", "".join(server.output))}
+        self.assertGreaterEqual(len(confirmed), 20)
+        connection = sqlite3.connect(self.path)
+        try:
+            self.assertEqual(connection.execute(
+                "PRAGMA integrity_check").fetchall(), [("ok",)])
+            stored = {row[0] for row in connection.execute(
+                "SELECT id FROM games")}
+        finally:
+            connection.close()
+        self.assertEqual(confirmed - stored, set())
