@@ -96,14 +96,15 @@ class MetricsRoot(Resource):
         return notFound().render(request)
 
 
-def metricsSite(lobby, sessions):
+def metricsSite(lobby, sessions, collectors=()):
     """
     A L{twisted.web.server.Site} serving the hub's metrics (and the
-    process metrics of C{prometheus_client}) at C{/metrics}.
+    process metrics of C{prometheus_client}, and those of C{collectors},
+    e.g. the records') at C{/metrics}.
     """
     registry = CollectorRegistry()
     for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
                       HubCollector(lobby, sessions), LIMITED_CONNECTIONS,
-                      THROTTLED_CONNECTIONS):
+                      THROTTLED_CONNECTIONS, *collectors):
         registry.register(collector)
     return Site(MetricsRoot(registry))

@@ -171,6 +171,11 @@ class Options(usage.Options):
          "slow it.", _positiveInt],
         ["log-level", None, "info", "Least level logged: " +
          ", ".join(LOG_LEVELS) + "."],
+        ["db", None, "sqlite:gamehub.sqlite", "Where game records and "
+         "ratings are kept: sqlite:PATH, postgresql://user@host/dbname, or "
+         "'none'."],
+        ["leaderboard-min-games", None, 5, "Rated games a player needs to "
+         "appear on a leaderboard.", _positiveInt],
     ]
 
     optFlags = [
@@ -193,6 +198,11 @@ class Options(usage.Options):
         if self["log-level"] not in LOG_LEVELS:
             raise usage.UsageError(
                 "--log-level must be one of: " + ", ".join(LOG_LEVELS))
+        from hub.records.db import BadURL, parseURL
+        try:
+            parseURL(self["db"])
+        except BadURL as e:
+            raise usage.UsageError(str(e))
 
     def limits(self):
         """
@@ -246,6 +256,11 @@ def makeService(options, reactor=None):
     top = Hub(reactor, graceSeconds=options["grace-seconds"],
               idleSeconds=options["idle-seconds"], limits=options.limits())
     lobby, sessions = top.lobby, top.sessions
+    from hub.records.service import fromOptions
+    records = fromOptions(options, reactor)
+    if records is not None:
+        records.setServiceParent(top)
+        lobby.addTableListener(records.recorder)
     factories = makeFactories(options, lobby, sessions, top.clock)
     served = [option for option in GAME_PORTS
               if options[option].strip().lower() != DISABLED]
@@ -261,8 +276,10 @@ def makeService(options, reactor=None):
                  reactor).setServiceParent(top)
     if options["metrics-port"].strip().lower() != DISABLED:
         from hub.metrics import metricsSite
+        collectors = [records.collector()] if records is not None else []
         listener("metrics-port", options["metrics-port"],
-                 metricsSite(lobby, sessions), reactor).setServiceParent(top)
+                 metricsSite(lobby, sessions, collectors),
+                 reactor).setServiceParent(top)
     twistdOptions = getattr(options, "parent", None)
     if twistdOptions is not None and not twistdOptions.get("logger"):
         top.logObserver = levelFilter(twistdObserver(twistdOptions),

@@ -91,7 +91,8 @@ class ServiceTests(SynchronousTestCase):
     """
 
     def services(self, *argv):
-        top = tap.makeService(parse(*argv), MemoryReactorClock())
+        top = tap.makeService(parse("--db", "none", *argv),
+                              MemoryReactorClock())
         return {s.name: s for s in top}
 
     def test_allProtocols(self):
@@ -153,7 +154,8 @@ class ServiceTests(SynchronousTestCase):
         Starting the tree listens on each endpoint.
         """
         reactor = MemoryReactorClock()
-        top = tap.makeService(parse("--gomoku-port", "tcp:1234",
+        top = tap.makeService(parse("--db", "none",
+                                    "--gomoku-port", "tcp:1234",
                                     "--checkers-port", "none",
                                     "--splendor-port", "none"), reactor)
         top.startService()

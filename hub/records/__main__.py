@@ -1,0 +1,7 @@
+"""
+C{python -m hub.records}: see L{hub.records.cli}.
+"""
+
+from hub.records.cli import main
+
+main()
