@@ -96,8 +96,10 @@ class RecordsOptionsTests(SynchronousTestCase):
         top, services = self.services("--db", "sqlite:" + self.path,
                                       "--metrics-port", "tcp:9464")
         from twisted.web.test.requesthelper import DummyRequest
-        body = services["metrics-port"].factory.resource.render_GET(
-            DummyRequest([b""]))
+        root = services["metrics-port"].factory.resource
+        request = DummyRequest([b"metrics"])
+        body = root.getChildWithDefault(b"metrics", request).render_GET(
+            request)
         self.assertIn(b"gamehub_records_pending 0.0", body)
         self.assertIn(b"gamehub_records_failed_total 0.0", body)
 
