@@ -12,7 +12,7 @@ import pyglet
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from client_pyglet.session import ClientSession, Options
+from hub.client.session import ClientSession, Options
 
 __all__ = ["App", "Options"]
 

@@ -6,10 +6,10 @@ protocols, one connection per bot.
     python -m hub.bots checkers://HOST:PORT --room R --count 3 --level 2
     python -m hub.bots splendor://HOST:PORT --count 4 --level 2
 
-The client-side protocol logic is the desktop client's, which imports no
-pyglet: L{client_pyglet.net} frames and decodes with L{hub.wire}, the
-C{client_pyglet.state_*} machines follow the lobby and the game, and
-L{client_pyglet.pilot.AutoPlayer} plays the bot's turns.  This module
+The client-side protocol logic is L{hub.client}, which the desktop client
+shares: L{hub.client.net} frames and decodes with L{hub.wire}, the
+C{hub.client.state_*} machines follow the lobby and the game, and
+L{hub.client.pilot.AutoPlayer} plays the bot's turns.  This module
 only adds the lobby steps of a team of bots (create or join, ready,
 start), the games loop and the result lines.
 """
@@ -21,11 +21,11 @@ import sys
 from twisted.internet import defer, task
 from twisted.logger import Logger
 
-from client_pyglet import net
-from client_pyglet import state as S
-from client_pyglet.net import parseURL
-from client_pyglet.pilot import AutoPlayer
-from client_pyglet.session import Options, makeState
+from hub.client import net
+from hub.client import state as S
+from hub.client.net import parseURL
+from hub.client.pilot import AutoPlayer
+from hub.client.session import Options, makeState
 from hub.bots import botFor
 from hub.wire import gomoku as gomokuWire
 
@@ -41,7 +41,7 @@ class BotPlayer:
     L{AutoPlayer} with the bot's strategy, and the lobby steps.
 
     @ivar name: the player name (gomoku and checkers).
-    @ivar state: the L{client_pyglet.state.ClientState}.
+    @ivar state: the L{hub.client.state.ClientState}.
     @ivar done: a Deferred firing with the state once the game is over,
         or failing with L{BotFailed}.
     """

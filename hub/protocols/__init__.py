@@ -6,22 +6,8 @@ gomoku), and what they share.
 from twisted.logger import Logger
 from twisted.protocols.policies import TimeoutMixin
 
+from hub.net import setNoDelay
 from hub.protocols.immediate import ImmediateWriter
-
-
-def setNoDelay(transport):
-    """
-    Send each small message at once: turn off Nagle's algorithm on
-    C{transport}.  Transports without TCP (in-memory ones in tests, UNIX
-    sockets) and sockets that refuse are left as they are.
-    """
-    setTcpNoDelay = getattr(transport, "setTcpNoDelay", None)
-    if setTcpNoDelay is None:
-        return
-    try:
-        setTcpNoDelay(True)
-    except Exception:
-        pass
 
 
 class ServerConnection(TimeoutMixin):

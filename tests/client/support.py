@@ -5,7 +5,7 @@ L{StringTransport}, and a recorder of state events.
 
 from twisted.internet.testing import StringTransport
 
-from client_pyglet import net
+from hub.client import net
 
 
 class Recorder:

@@ -13,11 +13,11 @@ from hub.bots.checkers import CheckersBot
 from hub.wire import checkers as cwire
 from hub.wire import gomoku as wire
 
-from client_pyglet import state as S
-from client_pyglet.pilot import AutoPlayer, GomokuPilot, ReadyPilot
-from client_pyglet.session import Options, threadedThinking
-from client_pyglet.state_checkers import CheckersState
-from client_pyglet.state_gomoku import BLACK, GomokuState
+from hub.client import state as S
+from hub.client.pilot import AutoPlayer, GomokuPilot, ReadyPilot
+from hub.client.session import Options, threadedThinking
+from hub.client.state_checkers import CheckersState
+from hub.client.state_gomoku import BLACK, GomokuState
 from tests.client.support import connect, take
 
 TOKEN = 42

@@ -7,8 +7,8 @@ mid-game and the client resumes with its token.
 from twisted.internet import defer, reactor
 from twisted.trial.unittest import TestCase
 
-from client_pyglet import state as S
-from client_pyglet.session import ClientSession, Options
+from hub.client import state as S
+from hub.client.session import ClientSession, Options
 from tests.endtoend import GamehubServer
 
 RESULTS = {("win", "lose"), ("lose", "win"), ("draw", "draw")}

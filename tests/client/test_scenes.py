@@ -12,8 +12,8 @@ from hub.wire import checkers as cwire
 from hub.wire import gomoku as gwire
 from hub.wire import splendor as swire
 
-from client_pyglet import state as S
-from client_pyglet.session import Options
+from hub.client import state as S
+from hub.client.session import Options
 from tests.client.support import connect, take
 from tests.client.test_splendor_state import START
 from tests.client.test_windows import requireDisplay

@@ -7,8 +7,8 @@ from twisted.trial.unittest import SynchronousTestCase
 from hub.games import splendor as G
 from hub.wire import splendor as wire
 
-from client_pyglet import state as S
-from client_pyglet.state_splendor import SplendorState
+from hub.client import state as S
+from hub.client.state_splendor import SplendorState
 from tests.client.support import Recorder, connect, take
 
 START = {"players_number": 2, "players_sequence": [2, 1],

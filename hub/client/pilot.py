@@ -12,7 +12,7 @@ import random
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from client_pyglet import state as S
+from hub.client import state as S
 from hub.bots import botFor
 
 #: Seconds the bot waits before acting, so that people can follow.

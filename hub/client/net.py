@@ -2,7 +2,7 @@
 Client-side Twisted protocols of the three games, built on L{hub.wire}.
 
 Each protocol only frames and decodes: decoded messages go to a client
-state machine (L{client_pyglet.state.ClientState}) and the state machine's
+state machine (L{hub.client.state.ClientState}) and the state machine's
 messages come back through L{sendMessage}.  No pyglet here.
 
   - gomoku: dicts, framed by L{hub.wire.gomoku.FrameScanner};
@@ -19,7 +19,7 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 
-from hub.protocols import setNoDelay
+from hub.net import setNoDelay
 from hub.wire import checkers as wireCheckers
 from hub.wire import gomoku as wireGomoku
 from hub.wire import splendor as wireSplendor
@@ -52,7 +52,7 @@ class _ClientProtocol(Protocol):
     """
     Shared plumbing: attach to the state on connect, detach on loss.
 
-    @ivar state: the L{client_pyglet.state.ClientState} fed by this
+    @ivar state: the L{hub.client.state.ClientState} fed by this
         connection.
     """
 

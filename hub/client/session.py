@@ -12,9 +12,9 @@ from twisted.internet.protocol import ProcessProtocol
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 
-from client_pyglet import net
-from client_pyglet import state as S
-from client_pyglet.pilot import AutoPlayer, makePilot, thinkNow
+from hub.client import net
+from hub.client import state as S
+from hub.client.pilot import AutoPlayer, makePilot, thinkNow
 
 #: Seconds between reconnection attempts after a dropped gomoku connection.
 RECONNECT_DELAY = 1.0
@@ -50,13 +50,13 @@ def makeState(game, options):
     The client state machine for C{game}.
     """
     if game == "gomoku":
-        from client_pyglet.state_gomoku import GomokuState
+        from hub.client.state_gomoku import GomokuState
         return GomokuState(options.name)
     if game == "checkers":
-        from client_pyglet.state_checkers import CheckersState
+        from hub.client.state_checkers import CheckersState
         return CheckersState(options.name, options.turnSeconds)
     if game == "splendor":
-        from client_pyglet.state_splendor import SplendorState
+        from hub.client.state_splendor import SplendorState
         return SplendorState(options.name)
     raise ValueError(game)
 
@@ -77,7 +77,7 @@ class ClientSession:
     """
     Connects a game's state machine to the server and to the local bot.
 
-    @ivar state: the game's L{client_pyglet.state.ClientState}.
+    @ivar state: the game's L{hub.client.state.ClientState}.
     @ivar autoplay: the L{AutoPlayer} (AI 托管 and hints).
     @ivar pilot: the lobby pilot when C{--bot} was given, else None.
     @ivar onGameOver: called once when a game has ended.

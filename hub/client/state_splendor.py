@@ -12,8 +12,8 @@ NEW_CARD or revealed reserve puts the real card in place.
 from hub.games import splendor as G
 from hub.wire import splendor as W
 
-from client_pyglet import state as S
-from client_pyglet.state import ClientState
+from hub.client import state as S
+from hub.client.state import ClientState
 
 LEVEL_KEYS = ("levelOneCards_info", "levelTwoCards_info",
               "levelThreeCards_info")
