@@ -1,26 +1,40 @@
 """
 One client session without any pyglet: the game's state machine, the
-connection (and gomoku's reconnection), the local bot for AI 托管 and
+connection (kept by a L{ClientService} that retries with a backoff, and
+resumes a gomoku game with its token), the local bot for AI 托管 and
 hints, and the lobby pilot of C{--bot}.
 """
 
 import functools
 from dataclasses import dataclass
 
+from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.interfaces import IReactorThreads
+from twisted.internet.interfaces import IStreamClientEndpoint
 from twisted.internet.protocol import ProcessProtocol
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from hub.client import net
 from hub.client import state as S
-from hub.client.pilot import AutoPlayer, makePilot, thinkNow
+from hub.client.pilot import DEFAULT_ROOM, AutoPlayer, makePilot, thinkNow
 
-#: Seconds between reconnection attempts after a dropped gomoku connection.
-RECONNECT_DELAY = 1.0
-#: Give up reconnecting after this many attempts (the server's grace is
-#: 30 s by default).
-RECONNECT_ATTEMPTS = 25
+#: The backoff between connection attempts: the first retry after
+#: about this many seconds...
+RETRY_INITIAL = 0.5
+#: ... each next one this many times later ...
+RETRY_FACTOR = 1.5
+#: ... and never more than this many seconds apart (a gomoku server
+#: keeps a dropped player's game for 30 s by default).
+RETRY_MAX = 8.0
+
+
+def defaultRetryPolicy():
+    """
+    The backoff of L{ClientSession}'s connection attempts.
+    """
+    return backoffPolicy(RETRY_INITIAL, RETRY_MAX, RETRY_FACTOR)
 
 
 @dataclass
@@ -73,20 +87,50 @@ def threadedThinking(reactor):
     return thinkNow
 
 
+@implementer(IStreamClientEndpoint)
+class _ReportingEndpoint:
+    """
+    An endpoint that tells C{onFailure} why each connection attempt
+    failed.
+    """
+
+    def __init__(self, endpoint, onFailure):
+        self._endpoint = endpoint
+        self._onFailure = onFailure
+
+    def connect(self, factory):
+        def failed(failure):
+            self._onFailure(failure)
+            return failure
+        return self._endpoint.connect(factory).addErrback(failed)
+
+
 class ClientSession:
     """
     Connects a game's state machine to the server and to the local bot.
 
+    A L{ClientService} keeps the connection: it tries again with a
+    backoff while the server cannot be reached (the attempts are shown
+    as messages of the state), and after a dropped gomoku connection it
+    reconnects, the state resuming the player with its token.  Any other
+    drop ends the session, and so does a peer that turns out not to be a
+    server of the game.
+
     @ivar state: the game's L{hub.client.state.ClientState}.
     @ivar autoplay: the L{AutoPlayer} (AI 托管 and hints).
     @ivar pilot: the lobby pilot when C{--bot} was given, else None.
+    @ivar endpoint: where to connect; by default the options' host and
+        port.
+    @ivar service: the L{ClientService}, once started.
+    @ivar attempts: connection attempts that failed in a row.
     @ivar onGameOver: called once when a game has ended.
     @ivar onFatal: called with a text when the session cannot go on.
     """
 
     log = Logger()
 
-    def __init__(self, reactor, clock, options, connector=None):
+    def __init__(self, reactor, clock, options, endpoint=None,
+                 retryPolicy=None):
         self.reactor = reactor
         self.clock = clock
         self.options = options
@@ -99,27 +143,44 @@ class ClientSession:
             self.pilot = makePilot(self.state, clock, options)
         self.onGameOver = lambda: None
         self.onFatal = lambda text: None
-        self._connector = connector or net.connect
-        self._attempts = 0
+        self.endpoint = endpoint
+        self.retryPolicy = retryPolicy or defaultRetryPolicy()
+        self.service = None
+        self.attempts = 0
+        self._lastFailure = None
         self._stopped = False
+        self._ended = False
         self._overSeen = False
         self._autoJoined = False
         self.bots = []
         self.state.subscribe(self._event)
 
+    @property
+    def address(self):
+        """
+        C{HOST:PORT} of the server, for messages.
+        """
+        return "%s:%d" % (self.options.host, self.options.port)
+
     def start(self):
         """
-        Connect to the server.
+        Start connecting (and retrying) to the server.
         """
-        d = self._connector(self.reactor, self.options.game,
-                            self.options.host, self.options.port,
-                            self.state)
-        d.addCallbacks(self._connected, self._connectFailed)
-        return d
+        endpoint = self.endpoint
+        if endpoint is None:
+            endpoint = net.endpointFor(self.reactor, self.options.host,
+                                       self.options.port)
+        factory = net.ClientFactory(self.options.game, self.state,
+                                    self.clock)
+        self.service = ClientService(
+            _ReportingEndpoint(endpoint, self._attemptFailed), factory,
+            retryPolicy=self._retryDelay, clock=self.clock,
+            prepareConnection=self._connected)
+        self.service.startService()
 
     def stop(self):
         """
-        Close the connection and stop every timer.
+        Close the connection, stop retrying and stop every timer.
         """
         self._stopped = True
         self.autoplay.setEnabled(False)
@@ -127,9 +188,11 @@ class ClientSession:
             self.pilot.stop()
         for bot in self.bots:
             bot.stop()
-        proto = self.state._protocol
-        if proto is not None and proto.transport is not None:
-            proto.transport.loseConnection()
+        self._stopService()
+
+    def _stopService(self):
+        if self.service is not None and self.service.running:
+            self.service.stopService()
 
     def addBot(self, level=None):
         """
@@ -155,37 +218,72 @@ class ClientSession:
         self.state.notify("a bot is joining")
         return proto
 
+    # the connection
     def _connected(self, protocol):
-        self._attempts = 0
-        return protocol
+        if self.attempts and not self._stopped:
+            self.state.notify("connected to %s" % (self.address,))
+        self.attempts = 0
+        self._lastFailure = None
 
-    def _connectFailed(self, failure):
-        text = "cannot connect to %s:%d: %s" % (
-            self.options.host, self.options.port,
-            failure.getErrorMessage())
-        if self._canReconnect() and self._attempts:
-            self._scheduleReconnect()
-            return None
+    def _attemptFailed(self, failure):
+        self._lastFailure = failure.getErrorMessage()
+
+    def _retryDelay(self, failedAttempts):
+        """
+        The L{ClientService}'s retry policy: the backoff's delay, and a
+        message for the user saying which attempt comes when.
+        """
+        delay = self.retryPolicy(failedAttempts)
+        self.attempts = failedAttempts
+        if self._stopped:
+            return delay
+        if self._lastFailure is None:
+            text = "connection lost: reconnecting (attempt %d in %.1f s)" \
+                % (failedAttempts, delay)
+        else:
+            text = ("cannot connect to %s (attempt %d: %s); trying again "
+                    "in %.1f s (Esc quits)" % (
+                        self.address, failedAttempts, self._lastFailure,
+                        delay))
+        self._lastFailure = None
+        self.state.notify(text)
+        self.state.emit("retrying", attempt=failedAttempts, delay=delay)
+        return delay
+
+    def _mayResume(self):
+        """
+        Whether a dropped connection is taken up again: a gomoku player
+        with a token, whose game is not over, resumes.
+        """
+        st = self.state
+        return (self.options.game == "gomoku"
+                and getattr(st, "token", None) is not None
+                and st.phase not in (S.OVER, S.CLOSED)
+                and st.notServer is None)
+
+    def _end(self, text):
+        """
+        The session cannot go on: stop connecting, tell C{onFatal} once
+        (unless the game had ended).
+        """
+        if self._stopped or self._ended:
+            return
+        self._ended = True
+        self._stopService()
+        if not self._overSeen:
+            self.onFatal(text)
+
+    def _notAServer(self, reason):
+        text = "no %s server at %s: it %s" % (self.options.game,
+                                              self.address, reason)
         self.state.error(text)
-        self.onFatal(text)
-        return None
+        self._end(text)
+        self.state.setPhase(S.CLOSED)
 
-    def _canReconnect(self):
-        return (not self._stopped and self.options.game == "gomoku"
-                and getattr(self.state, "token", None) is not None
-                and self.state.phase != S.OVER
-                and self._attempts < RECONNECT_ATTEMPTS)
-
-    def _scheduleReconnect(self):
-        self._attempts += 1
-        self.state.notify("connection lost: reconnecting (%d)"
-                          % (self._attempts,))
-        self.clock.callLater(RECONNECT_DELAY * min(self._attempts, 3),
-                             self._reconnect)
-
-    def _reconnect(self):
-        if not self._stopped:
-            self.start()
+    def _disconnected(self):
+        if not self._mayResume():
+            self._end("connection closed")
+        # else the service reconnects and the state resumes
 
     def _event(self, event, **details):
         if event == "phase":
@@ -195,20 +293,19 @@ class ClientSession:
                     and (self.options.room or self.options.bot)):
                 self._autoJoined = True
                 self.clock.callLater(0, self.state.join,
-                                     self.options.room or "gamehub")
+                                     self.options.room or DEFAULT_ROOM)
             if new == S.OVER and not self._overSeen:
                 self._overSeen = True
                 self.onGameOver()
-            elif new == S.CLOSED and not self._stopped:
-                if self._canReconnect():
-                    self._scheduleReconnect()
-                elif not self._overSeen:
-                    self.onFatal("connection closed")
+            elif new == S.CLOSED and self.state.connected:
+                # the server refused to resume us
+                self._end("connection closed")
+        elif event == "disconnected":
+            self._disconnected()
+        elif event == "wrongServer":
+            self._notAServer(details["reason"])
         elif event == "joinFailed" and self.options.bot:
             self.onFatal("could not join the room")
-        elif event == "lost" and self._canReconnect():
-            # gomoku keeps its phase while it tries to resume
-            self._scheduleReconnect()
 
 
 class _BotProcess(ProcessProtocol):

@@ -14,7 +14,8 @@ from hub.wire import checkers as cwire
 from hub.wire import gomoku as wire
 
 from hub.client import state as S
-from hub.client.pilot import AutoPlayer, GomokuPilot, ReadyPilot
+from hub.client.pilot import (
+    DEFAULT_ROOM, AutoPlayer, GomokuPilot, ReadyPilot)
 from hub.client.session import Options, threadedThinking
 from hub.client.state_checkers import CheckersState
 from hub.client.state_gomoku import BLACK, GomokuState
@@ -262,6 +263,29 @@ class GomokuPilotTests(SynchronousTestCase):
         sent = wire.decodeMessage(take(transport)[1:-1])
         self.assertEqual((sent["type"], sent["room"]["name"]),
                          (wire.RO_ROOM_CREATE, "r1"))
+
+    def test_defaultRoom(self):
+        """
+        Without --room, every --bot client walks to the same room,
+        L{DEFAULT_ROOM}: joined when it exists, else created.
+        """
+        for name in ("alice", "bob"):
+            state = GomokuState(name)
+            GomokuPilot(state, self.clock,
+                        Options(game="gomoku", name=name, bot=2))
+            proto, transport = connect("gomoku", state)
+            take(transport)
+            proto.dataReceived(result(0, 1))
+            take(transport)
+            self.clock.advance(1)
+            sent = wire.decodeMessage(take(transport)[1:-1])
+            self.assertEqual((sent["type"], sent["room"]["name"]),
+                             (wire.RO_ROOM_JOIN, DEFAULT_ROOM))
+            proto.dataReceived(result(wire.S_ROOM_NOT_EXISTS, 3))
+            self.clock.advance(1)
+            sent = wire.decodeMessage(take(transport)[1:-1])
+            self.assertEqual((sent["type"], sent["room"]["name"]),
+                             (wire.RO_ROOM_CREATE, DEFAULT_ROOM))
 
     def test_ownerStartsWhenGuestReady(self):
         """
