@@ -21,6 +21,7 @@ L{ClientState.wrongServer<hub.client.state.ClientState.wrongServer>}.
 
 from urllib.parse import urlsplit
 
+from twisted.internet import error
 from twisted.internet.endpoints import HostnameEndpoint
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
@@ -277,6 +278,19 @@ class ClientFactory(Factory):
         p = self.protocolClass(self.state, self.clock)
         p.factory = self
         return p
+
+
+def connectError(failure):
+    """
+    A short reason why a connection attempt failed, for messages.
+    """
+    if failure.check(error.ConnectionRefusedError):
+        return "connection refused"
+    if failure.check(error.TimeoutError):
+        return "no reply (timed out)"
+    if failure.check(error.DNSLookupError):
+        return "unknown host"
+    return failure.getErrorMessage()
 
 
 def endpointFor(reactor, host, port):

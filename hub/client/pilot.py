@@ -105,7 +105,7 @@ class AutoPlayer:
         """
         self.hint = None
         rules = self.state.rules() if self.state.isMyTurn() else None
-        if rules is None:
+        if rules is None or rules.isOver:
             self.state.emit("hint", action=None)
             return defer.succeed(None)
         position = self._position
@@ -155,7 +155,9 @@ class AutoPlayer:
         if not self._mayAct():
             return
         rules = self.state.rules()
-        if rules is None:
+        if rules is None or rules.isOver:
+            # e.g. the opponent's winning move came before the server's
+            # end of game: nothing to play
             return
         if self._rejected < MAX_REJECTED:
             d = self._choose(rules).addErrback(self._botFailed)

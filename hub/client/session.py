@@ -226,7 +226,7 @@ class ClientSession:
         self._lastFailure = None
 
     def _attemptFailed(self, failure):
-        self._lastFailure = failure.getErrorMessage()
+        self._lastFailure = net.connectError(failure)
 
     def _retryDelay(self, failedAttempts):
         """

@@ -3,10 +3,12 @@ The bot client's command line (L{hub.bots.client}); whole games through
 the server are in L{tests.bots.test_endtoend}.
 """
 
+import random
+
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from hub.bots.client import BotPlayer, main, makeParser, parseURL
+from hub.bots.client import BotPlayer, gameSeeds, main, makeParser, parseURL
 
 
 class ParseURLTests(SynchronousTestCase):
@@ -46,6 +48,17 @@ class OptionsTests(SynchronousTestCase):
         self.assertEqual((options.count, options.level, options.games,
                           options.room, options.delay),
                          (2, 2, 1, None, 0.2))
+
+    def test_seeds(self):
+        """
+        Without C{--seed} every game has its own random seed; with it,
+        every game plays with that seed (a run can be replayed).
+        """
+        self.assertIsNone(makeParser().parse_args(["gomoku://h:1"]).seed)
+        seeds = gameSeeds(None, 3, random.Random(4))
+        self.assertEqual(len(set(seeds)), 3)
+        self.assertNotEqual(gameSeeds(None, 3), gameSeeds(None, 3))
+        self.assertEqual(gameSeeds(7, 3), [7, 7, 7])
 
     def test_badArguments(self):
         """

@@ -195,6 +195,33 @@ class AutoPlayerTests(SynchronousTestCase):
         self.assertIs(auto.bot, auto.bot)
 
 
+    def test_gameOverBeforeServerSaysSo(self):
+        """
+        When the opponent's winning move has come but the server's end of
+        game not yet, AI 托管 plays nothing (and no bot fails).
+        """
+        state = GomokuState("bob")
+        proto, transport = connect("gomoku", state)
+        proto.dataReceived(result(0, 1))
+        room = wire.roomObject("r1", "alice", "bob", 16, 3, 1)
+        proto.dataReceived(
+            wire.encodeMessage(wire.roomMessage(wire.RI_PLAYER_JOIN, room,
+                                                TOKEN, 2))
+            + wire.encodeMessage(wire.gameMessage(2, 0, TOKEN, 3)))
+        for i in range(5):
+            state.game_.apply(0, (0, 2 * i))     # black (bob), no five
+            state.game_.apply(1, (7, i))         # white: five in a row
+        self.assertTrue(state.game_.isOver)
+        self.assertTrue(state.isMyTurn())
+        take(transport)
+        auto = AutoPlayer(state, self.clock, 2,
+                          bot=botFor("gomoku", 2, seed=1))
+        auto.setEnabled(True)
+        state.emit("moved")
+        self.clock.advance(1)
+        self.assertEqual(take(transport), b"")
+        self.assertIsNone(self.successResultOf(auto.suggest()))
+
 
 class ThreadedThinkingTests(TestCase):
     """

@@ -75,7 +75,8 @@ class RetryTests(SessionTests):
         session = self.session(refuse=True)
         self.assertEqual(self.endpoint.attempts, 1)
         self.assertEqual(session.state.phase, S.CONNECTING)
-        self.assertIn("attempt 1: Connection was refused",
+        self.assertIn("(attempt 1: connection refused); trying again in "
+                      "1.0 s",
                       session.state.messages[-1][1])
         self.clock.advance(0.9)
         self.assertEqual(self.endpoint.attempts, 1)
