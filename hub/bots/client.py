@@ -255,7 +255,8 @@ class BotPlayer:
         if self.kind == "checkers":
             present = len(st.members)
         else:
-            present = len(st.players) + 1
+            # NEW_PLAYER announces us too: count ids, not entries
+            present = len(set(p[0] for p in st.players) | {st.myId})
         if present >= self.team:
             self._readied = True
             self.reactor.callLater(0, st.setReady, True)

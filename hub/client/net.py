@@ -135,7 +135,7 @@ class _ClientProtocol(Protocol, TimeoutMixin):
             self.state.error("the server sent %s" % (what,))
             self.transport.loseConnection()
         else:
-            self.log.warn("bad message from server: {what}", what=what)
+            self.log.warn("bad message from server: {what!r}", what=what)
 
     def deliver(self, message):
         """

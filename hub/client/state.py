@@ -93,7 +93,7 @@ class ClientState:
         C{"wrongServer"}; the protocol closes the connection.
         """
         self.notServer = reason
-        self.log.warn("{game}: the server {reason}", game=self.game,
+        self.log.warn("{game}: the server {reason!r}", game=self.game,
                       reason=reason)
         self.emit("wrongServer", reason=reason)
 

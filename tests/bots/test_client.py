@@ -9,6 +9,8 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.bots.client import BotPlayer, gameSeeds, main, makeParser, parseURL
+from hub.wire import splendor as wire
+from tests.client.support import connect, take
 
 
 class ParseURLTests(SynchronousTestCase):
@@ -82,3 +84,24 @@ class BotPlayerTests(SynchronousTestCase):
             self.assertEqual(player.state.game, kind)
             self.assertEqual(player.autoplay.bot.level, 3)
             self.assertFalse(player.done.called)
+
+    def test_splendorReadiesWhenTeamIsIn(self):
+        """
+        A Splendor bot of a team of 3 readies once 3 players are at the
+        table; the NEW_PLAYER that announces the bot itself is not
+        another player.
+        """
+        clock = Clock()
+        player = BotPlayer(clock, "splendor", "h", 1, "bot_1", 1, team=3)
+        proto, transport = connect("splendor", player.state)
+        take(transport)
+        proto.dataReceived(
+            wire.packFrame(wire.INIT_RESP, 1, wire.initRespBody(1, []))
+            + wire.packFrame(wire.NEW_PLAYER, 1)
+            + wire.packFrame(wire.NEW_PLAYER, 2))
+        clock.advance(0)
+        self.assertEqual(take(transport), b"")
+        proto.dataReceived(wire.packFrame(wire.NEW_PLAYER, 3))
+        clock.advance(0)
+        self.assertEqual(take(transport),
+                         wire.packClientFrame(wire.PLAYER_READY, 1, None))
