@@ -9,24 +9,10 @@ from twisted.protocols.policies import TimeoutMixin
 from hub.limits import (
     FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS, Limits,
     RequestBucket)
+from hub.net import setNoDelay
 from hub.protocols.immediate import ImmediateWriter, dropUnsent
 
 NO_LIMITS = Limits()
-
-
-def setNoDelay(transport):
-    """
-    Send each small message at once: turn off Nagle's algorithm on
-    C{transport}.  Transports without TCP (in-memory ones in tests, UNIX
-    sockets) and sockets that refuse are left as they are.
-    """
-    setTcpNoDelay = getattr(transport, "setTcpNoDelay", None)
-    if setTcpNoDelay is None:
-        return
-    try:
-        setTcpNoDelay(True)
-    except Exception:
-        pass
 
 
 class ServerConnection(TimeoutMixin):
