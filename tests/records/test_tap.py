@@ -97,7 +97,7 @@ class RecordsOptionsTests(SynchronousTestCase):
                                       "--metrics-port", "tcp:9464")
         from twisted.web.test.requesthelper import DummyRequest
         root = services["metrics-port"].factory.resource
-        request = DummyRequest([b"metrics"])
+        request = DummyRequest([])
         body = root.getChildWithDefault(b"metrics", request).render_GET(
             request)
         self.assertIn(b"gamehub_records_pending 0.0", body)
