@@ -57,6 +57,13 @@ class Options(usage.Options):
          _positiveInt],
         ["bot-delay", None, None, "Seconds a server-side bot waits before "
          "each action (default: each protocol's own).", float],
+        ["cluster", None, None, "Run as a node of a cluster sharing names, "
+         "rooms and tables through Redis at redis://HOST:PORT/DB (see "
+         "docs/scaling.md); alone without it."],
+        ["node-id", None, None, "This node's name, unique in the cluster "
+         "(default: HOSTNAME-PID)."],
+        ["node-link", None, "tcp:0:interface=127.0.0.1", "Endpoint on "
+         "which the other nodes of the cluster reach this one."],
     ]
 
     optFlags = [
@@ -76,6 +83,17 @@ class Options(usage.Options):
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
         if not 1 <= self["bot-level"] <= 3:
             raise usage.UsageError("--bot-level must be 1, 2 or 3")
+        if self["cluster"] is not None:
+            from hub.cluster.directory import parseRedisURL
+            try:
+                parseRedisURL(self["cluster"])
+            except ValueError as e:
+                raise usage.UsageError("--cluster: {}".format(e))
+            if self["node-id"] is None:
+                import os
+                import socket
+                self["node-id"] = "{}-{}".format(socket.gethostname(),
+                                                 os.getpid())
 
 
 def makeFactories(options, lobby, sessions, clock):
@@ -117,6 +135,14 @@ def makeService(options, reactor=None):
               idleSeconds=options["idle-seconds"])
     lobby, sessions = top.lobby, top.sessions
     factories = makeFactories(options, lobby, sessions, top.clock)
+    if options.get("cluster") is not None:
+        from hub.cluster.service import makeCluster
+        cluster = makeCluster(reactor, top, options["cluster"],
+                              options["node-id"], options["node-link"])
+        cluster.setName("cluster")
+        cluster.setServiceParent(top)
+        factories = {port: cluster.gate(port[:-len("-port")], factory)
+                     for port, factory in factories.items()}
     for portOption in ("gomoku-port", "checkers-port", "splendor-port"):
         description = options[portOption]
         if description.strip().lower() == DISABLED:
