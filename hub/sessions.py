@@ -12,6 +12,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.ihub import ISession, ISessions
+from hub.limits import ConnectionGate, Limits
 
 INVALID_TOKEN = 2 ** 64 - 1
 
@@ -69,15 +70,22 @@ class Sessions(Service):
         heartbeat, so a quiet player is not a dead one).
     @param randomBits: a function returning a random integer of the given
         number of bits (L{secrets.randbits} unless a test gives another).
+    @param limits: the L{Limits} every connection is held to (none unless
+        given).
+
+    @ivar gate: the L{ConnectionGate} counting connections against
+        C{limits}.
     """
 
     log = Logger()
 
     def __init__(self, clock, graceSeconds=30, randomBits=secrets.randbits,
-                 idleSeconds=0):
+                 idleSeconds=0, limits=None):
         self.clock = clock
         self.graceSeconds = graceSeconds
         self.idleSeconds = idleSeconds
+        self.limits = limits if limits is not None else Limits()
+        self.gate = ConnectionGate(self.limits, clock)
         self._randomBits = randomBits
         self.ids = itertools.count(1)
         self.watchers = []

@@ -145,7 +145,8 @@ class Gate(Protocol):
         C{raw} (the message) and everything after it.
         """
         self.waiting = True
-        preface = dict(decision.preface)
+        preface = dict(decision.preface,
+                       peer=getattr(self.transport.getPeer(), "host", None))
         d = self.cluster.connectLink(decision.node, self)
 
         def connected(relay):

@@ -87,6 +87,7 @@ class LinkServer(LineReceiver):
             return
         self.factory.cluster.served += 1
         gate = factory.buildProtocol(self.transport.getPeer())
+        gate.inner.forwardedFor = preface.get("peer")
         gate.makeConnection(self.transport)
         if not adopt(self.factory.cluster, kind, gate.inner, preface):
             self.log.warn("cluster: cannot take {kind} player {name!r}",

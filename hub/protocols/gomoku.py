@@ -300,6 +300,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         else:
             tooLong = False
         for payload in frames:
+            self.countRequest()
             if self.transport.disconnecting:
                 return
             try:
@@ -550,6 +551,9 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.leaveRoom()
         self.sessions.disconnect(session)
         self.factory.players.pop(session.id, None)
+
+    def partialFrameBytes(self):
+        return self.scanner.pending()
 
 
 GomokuProtocol.HANDLERS = {

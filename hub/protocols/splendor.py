@@ -175,6 +175,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             frames = e.frames
             bad = e
         for apiId, playerId, raw in frames:
+            self.countRequest()
             if self.transport.disconnecting:
                 return
             try:
@@ -275,6 +276,9 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         self.factory.seats.leave(self.session)
         self.state = NEW
         self.factory.sessions.disconnect(self.session)
+
+    def partialFrameBytes(self):
+        return self.reader.pending()
 
 
 @implementer(ITableListener)
