@@ -44,18 +44,24 @@ class DirectoryUnavailable(Exception):
 
 def parseRedisURL(url):
     """
-    Split C{redis://HOST:PORT/DB?prefix=P} into its parts.
+    Split C{redis://HOST:PORT/DB?prefix=P&ttl=SECONDS} into its parts.
 
-    @return: C{(host, port, db, prefix)}; the prefix of every key is
-        C{"gamehub:"} unless the URL says otherwise.
-    @raise ValueError: for another scheme.
+    @return: C{(host, port, db, prefix, ttl)}; the prefix of every key is
+        C{"gamehub:"} and the time to live L{TTL} unless the URL says
+        otherwise.
+    @raise ValueError: for another scheme or a bad number.
     """
     parts = urlsplit(url)
     if parts.scheme != "redis":
         raise ValueError("a cluster URL is redis://HOST:PORT/DB")
     db = int(parts.path.strip("/") or 0)
-    prefix = parse_qs(parts.query).get("prefix", ["gamehub:"])[0]
-    return parts.hostname or "localhost", parts.port or 6379, db, prefix
+    query = parse_qs(parts.query)
+    prefix = query.get("prefix", ["gamehub:"])[0]
+    ttl = float(query.get("ttl", [TTL])[0])
+    if ttl <= 0:
+        raise ValueError("ttl must be positive")
+    return (parts.hostname or "localhost", parts.port or 6379, db, prefix,
+            ttl)
 
 
 def ownerOf(value):

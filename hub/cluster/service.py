@@ -144,11 +144,11 @@ def makeCluster(reactor, hub, url, node, linkEndpoint):
     (C{redis://HOST:PORT/DB[?prefix=P]}).
     """
     import txredisapi
-    host, port, db, prefix = parseRedisURL(url)
+    host, port, db, prefix, ttl = parseRedisURL(url)
     redis = txredisapi.lazyConnection(host, port, dbid=db, reconnect=True,
                                       connectTimeout=2, replyTimeout=2)
     return ClusterService(reactor, hub, redis, node, linkEndpoint,
-                          prefix=prefix)
+                          prefix=prefix, ttl=ttl, refreshSeconds=ttl / 3)
 
 
 __all__ = ["ClusterService", "makeCluster"]
