@@ -249,6 +249,16 @@ class Lobby:
         self._rooms = {}
         self._roomOf = {}
         self.tableListeners = []
+        self.watchers = []
+
+    def addWatcher(self, watcher):
+        """
+        Tell C{watcher} of every room made, changed or closed, of every
+        kind: C{watcher.roomChanged(room)} after each event told to the
+        members, C{watcher.roomClosed(room)} when a room closes (the
+        cluster's room directory, L{hub.cluster}).
+        """
+        self.watchers.append(watcher)
 
     def addTableListener(self, listener):
         """
@@ -374,6 +384,8 @@ class Lobby:
             del self._rooms[(room.kind, room.name)]
             self.log.debug("{kind} room {room!r} closed",
                           kind=room.kind, room=room.name)
+            for watcher in self.watchers:
+                watcher.roomClosed(room)
 
     def setReady(self, session, ready):
         """
@@ -461,3 +473,5 @@ class Lobby:
             except Exception:
                 self.log.failure("observer {observer!r} failed on {event}",
                                  observer=member.observer, event=event)
+        for watcher in self.watchers:
+            watcher.roomChanged(room)

@@ -176,6 +176,13 @@ class Options(usage.Options):
          "'none'."],
         ["leaderboard-min-games", None, 5, "Rated games a player needs to "
          "appear on a leaderboard.", _positiveInt],
+        ["cluster", None, None, "Run as a node of a cluster sharing names, "
+         "rooms and tables through Redis at redis://HOST:PORT/DB (see "
+         "docs/scaling.md); alone without it."],
+        ["node-id", None, None, "This node's name, unique in the cluster "
+         "(default: HOSTNAME-PID)."],
+        ["node-link", None, "tcp:0:interface=127.0.0.1", "Endpoint on "
+         "which the other nodes of the cluster reach this one."],
     ]
 
     optFlags = [
@@ -203,6 +210,17 @@ class Options(usage.Options):
             parseURL(self["db"])
         except BadURL as e:
             raise usage.UsageError(str(e))
+        if self["cluster"] is not None:
+            from hub.cluster.directory import parseRedisURL
+            try:
+                parseRedisURL(self["cluster"])
+            except ValueError as e:
+                raise usage.UsageError("--cluster: {}".format(e))
+            if self["node-id"] is None:
+                import os
+                import socket
+                self["node-id"] = "{}-{}".format(socket.gethostname(),
+                                                 os.getpid())
 
     def limits(self):
         """
@@ -262,6 +280,14 @@ def makeService(options, reactor=None):
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)
     factories = makeFactories(options, lobby, sessions, top.clock)
+    if options.get("cluster") is not None:
+        from hub.cluster.service import makeCluster
+        cluster = makeCluster(reactor, top, options["cluster"],
+                              options["node-id"], options["node-link"])
+        cluster.setName("cluster")
+        cluster.setServiceParent(top)
+        factories = {port: cluster.gate(port[:-len("-port")], factory)
+                     for port, factory in factories.items()}
     served = [option for option in GAME_PORTS
               if options[option].strip().lower() != DISABLED]
     if not served:

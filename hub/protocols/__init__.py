@@ -46,6 +46,9 @@ class ServerConnection(TimeoutMixin):
 
     connectionLog = Logger()
 
+    # The client's address when another node of a cluster relays the
+    # connection (the connection limits count the client, not the node).
+    forwardedFor = None
     _limits = NO_LIMITS
     _gate = None
     _admitted = False
@@ -68,7 +71,8 @@ class ServerConnection(TimeoutMixin):
             self._sendBufferOverflowed)
         gate = self._gate = getattr(sessions, "gate", None)
         if gate is not None:
-            host = getattr(self.transport.getPeer(), "host", None)
+            host = self.forwardedFor or getattr(
+                self.transport.getPeer(), "host", None)
             refused = gate.admit(host)
             if refused is not None:
                 self.writer.close()

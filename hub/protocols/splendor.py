@@ -99,6 +99,8 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
     """
 
     log = Logger()
+    # The room the next INIT seats at if it is open (set by the cluster).
+    preferredTable = None
 
     def __init__(self):
         self.reader = wire.FrameReader()
@@ -226,7 +228,8 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             self.invalid()
             return
         self.state = TABLE
-        self.factory.seats.seat(self.session, self)
+        preferred, self.preferredTable = self.preferredTable, None
+        self.factory.seats.seat(self.session, self, preferred)
 
     def play(self, action):
         """
