@@ -4,4 +4,5 @@ C{python -m hub.records}: see L{hub.records.cli}.
 
 from hub.records.cli import main
 
-main()
+if __name__ == "__main__":
+    main()

@@ -195,7 +195,7 @@ class SplendorGamesTests(SynchronousTestCase):
         table = Table(players, seed)
         room = table.room()
         game = room.game
-        sequence = room.settings["sequence"]
+        sequence = [seat.playerId for seat in room.table.seats]
         checkers = [MirrorChecker(self, st) for st in table.states]
         for st in table.states:
             self.assertEqual(st.phase, S.GAME)
