@@ -96,9 +96,11 @@ class GomokuTable(Table):
 
         @raise hub.tables.base.TableError: a subclass saying why not.
         """
-        self.checkTurn(seat)
+        game = self.game
+        if self.over or seat is None or seat != game.currentSeat:
+            self.checkTurn(seat)
         try:
-            self.game.apply(seat, action)
+            game.apply(seat, action)
         except rules.IllegalMove:
             self.refuse()
             raise IllegalAction(action)
