@@ -13,7 +13,7 @@ from zope.interface.verify import verifyObject
 from hub.games import gomoku as rules
 from hub.ihub import IStartPolicy, ITable, ITableListener
 from hub.lobby import Lobby, RoomObserver
-from hub.protocols.gomoku import COLOUR_OF_SEAT, SEAT_OF_COLOUR
+from hub.protocols.gomoku_players import COLOUR_OF_SEAT, SEAT_OF_COLOUR
 from hub.sessions import Sessions
 from hub.tables import events
 from hub.tables.base import (
