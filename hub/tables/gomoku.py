@@ -20,6 +20,7 @@ from hub.games import gomoku as rules
 from hub.ihub import IStartPolicy, ITable
 from hub.tables import events
 from hub.tables.base import IllegalAction, Table, TableOptions
+from hub.tables.events import ActionPlayed
 
 KIND = "gomoku"
 
@@ -117,8 +118,8 @@ class GomokuTable(Table):
         Tell of the stone, then end the game or let a bot answer.
         """
         self.illegalStreak = 0
-        self.emit(events.ActionPlayed(seat, action, byBot, None,
-                                      self.clock.seconds()))
+        self.emit(ActionPlayed(seat, action, byBot, None,
+                               self.clock.seconds()))
         game = self.game
         if game.isOver:
             winner = game.winnerSeat
