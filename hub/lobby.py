@@ -228,15 +228,6 @@ class Room:
         return [member.name for member in self.members]
 
 
-class _BareTable:
-    """
-    A game whose policy has no table yet (C{newGame}).
-    """
-
-    def __init__(self, game):
-        self.game = game
-
-
 @implementer(ILobby)
 class Lobby:
     """
@@ -432,18 +423,13 @@ class Lobby:
             raise RoomRunning(room.name)
         if not room.policy.canStart(room):
             raise CannotStart(room.name)
-        newTable = getattr(room.policy, "newTable", None)
-        if newTable is None:
-            room.table = _BareTable(room.policy.newGame(room))
-        else:
-            room.table = newTable(room)
-            for listener in self.tableListeners:
-                room.table.addListener(listener)
+        room.table = room.policy.newTable(room)
+        for listener in self.tableListeners:
+            room.table.addListener(listener)
         self.log.debug("{kind} game started in {room!r}: {players!r}",
                        kind=room.kind, room=room.name, players=room.names())
         self._notify(room, "gameStarted")
-        if newTable is not None:
-            room.table.start()
+        room.table.start()
 
     def endGame(self, room):
         """
