@@ -2,6 +2,8 @@
 Command line entry point of the desktop client::
 
     python -m client_pyglet gomoku://127.0.0.1:11011 --name alice
+    python -m client_pyglet                      (the start screen)
+    python -m client_pyglet --offline checkers   (no server needed)
 
 This is the only module of the client that touches the global reactor; it
 hands the reactor (and its clock) to everything below.
@@ -11,7 +13,7 @@ import argparse
 import os
 import sys
 
-from hub.client.net import parseURL
+from hub.client.net import GAME_KINDS, parseURL
 from hub.bots import LEVELS
 
 def makeParser():
@@ -22,10 +24,36 @@ def makeParser():
         prog="python -m client_pyglet",
         description="Desktop client for gamehub: checkers, Splendor, "
                     "gomoku.")
-    p.add_argument("url", help="checkers://host:port, splendor://host:port "
-                               "or gomoku://host:port")
+    p.add_argument("url", nargs="?", default=None,
+                   help="checkers://host:port, splendor://host:port "
+                        "or gomoku://host:port; without it (and without "
+                        "--offline) the start screen opens")
+    p.add_argument("--offline", default=None, choices=GAME_KINDS,
+                   metavar="GAME",
+                   help="play GAME (checkers, splendor, gomoku) without a "
+                        "server: a hub runs inside the client on "
+                        "127.0.0.1; with --bot the game starts at once")
+    p.add_argument("--seat", default=None, metavar="REGION",
+                   help="offline checkers: your region (A-F; default A)")
+    p.add_argument("--humans", type=int, default=1, metavar="N",
+                   help="offline checkers, Splendor: people at this "
+                        "screen (hot seat when more than 1)")
+    p.add_argument("--opponent-level", type=int, default=2,
+                   choices=LEVELS,
+                   help="offline: level of the bots in the other seats "
+                        "(default 2)")
+    p.add_argument("--colour", default="black", choices=("black", "white"),
+                   help="offline gomoku: your colour (default black)")
+    p.add_argument("--bot-delay", type=float, default=None,
+                   metavar="SECONDS",
+                   help="seconds the bots wait before each action")
+    p.add_argument("--records", default=None, metavar="DB",
+                   help="offline: where games are recorded (sqlite:PATH "
+                        "or none; default a file in the user's data "
+                        "directory)")
     p.add_argument("--name", default=None,
-                   help="player name (checkers, gomoku)")
+                   help="player name (checkers, gomoku; default the one "
+                        "remembered by the start screen)")
     p.add_argument("--room", default=None,
                    help="room to create or join (checkers, gomoku)")
     p.add_argument("--password", default="",
@@ -39,7 +67,8 @@ def makeParser():
                         "(default 2)")
     p.add_argument("--players", type=int, default=None, metavar="N",
                    help="with --bot (checkers, Splendor): ready only once "
-                        "N players are in the room")
+                        "N players are in the room; offline: the player "
+                        "count")
     p.add_argument("--turn-seconds", type=float, default=15,
                    metavar="SECONDS",
                    help="checkers: the server's turn limit, for the "
@@ -65,18 +94,29 @@ def main(argv=None):
     @return: the process exit status.
     """
     args = makeParser().parse_args(argv)
-    try:
-        game, host, port = parseURL(args.url)
-    except ValueError as e:
-        sys.stderr.write("client_pyglet: %s\n" % (e,))
-        return 2
+    game, host, port = None, "127.0.0.1", 0
+    if args.url is not None:
+        if args.offline:
+            sys.stderr.write("client_pyglet: give a URL or --offline, "
+                             "not both\n")
+            return 2
+        try:
+            game, host, port = parseURL(args.url)
+        except ValueError as e:
+            sys.stderr.write("client_pyglet: %s\n" % (e,))
+            return 2
+    elif args.offline:
+        game = args.offline
     if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
         sys.stderr.write(
             "client_pyglet: no display (DISPLAY is not set); run it under "
             "a desktop session or `xvfb-run -a`\n")
         return 3
+    from hub.client.userdirs import UserConfig
+    config = UserConfig().load()
     if args.name is None:
-        args.name = "player%d" % (os.getpid() % 10000,)
+        args.name = config.get("name") or "player%d" % (
+            os.getpid() % 10000,)
 
     from twisted.internet import reactor
     from twisted.logger import globalLogBeginner, textFileLogObserver
@@ -92,8 +132,11 @@ def main(argv=None):
         exitAfterGame=args.exit_after_game, players=args.players,
         turnSeconds=args.turn_seconds,
         screenshotAfter=args.screenshot_after, screenshot=args.screenshot,
-        size=(args.width, args.height))
-    app = App(reactor, reactor, options)
+        size=(args.width, args.height), offline=args.offline,
+        seat=args.seat, humans=args.humans,
+        opponentLevel=args.opponent_level, colour=args.colour,
+        botDelay=args.bot_delay, records=args.records)
+    app = App(reactor, reactor, options, config=config)
     reactor.callWhenRunning(app.start)
     reactor.run()
     return app.exitCode

@@ -6,6 +6,7 @@ ticks pyglet's clock and, for each window, switches to it, dispatches its
 events, draws it (C{on_draw}) and flips it, about 60 times a second.
 """
 
+import dataclasses
 import sys
 
 import pyglet
@@ -15,6 +16,7 @@ from twisted.logger import Logger
 
 from hub.client import state as S
 from hub.client.session import ClientSession, Options
+from hub.client.userdirs import UserConfig
 
 __all__ = ["App", "Options"]
 
@@ -34,21 +36,51 @@ class App:
 
     log = Logger()
 
-    def __init__(self, reactor, clock, options, windowFactory=None):
+    def __init__(self, reactor, clock, options, windowFactory=None,
+                 config=None, hubBrowserFactory=None):
         self.reactor = reactor
         self.clock = clock
         self.options = options
         self.exitCode = 0
         self.window = None
         self.scene = None
+        self.config = config if config is not None else UserConfig()
         self._windowFactory = windowFactory or self._makeWindow
+        self._hubBrowserFactory = hubBrowserFactory
+        self.hubBrowser = None
         self._pump = None
         self._screenshotDue = None
         self._stopping = False
-        self.session = ClientSession(reactor, clock, options)
-        self.session.onGameOver = self._gameOver
-        self.session.onFatal = self._fatal
-        self.session.state.subscribe(self._stateEvent)
+        self._overShown = False
+        self.session = None
+        self.sessions = []
+        self.offlineHub = None
+        self.offlineBots = None
+        self.offlinePlan = None
+        if options.game and not options.offline:
+            self.addSession(options)
+
+    def addSession(self, options):
+        """
+        A new L{ClientSession} for C{options}, shown if it is the first.
+        """
+        session = ClientSession(self.reactor, self.clock, options)
+        session.onGameOver = self._gameOver
+        session.onFatal = self._fatal
+        session.state.subscribe(
+            lambda event, **details: self._stateEvent(session, event,
+                                                      **details))
+        self.sessions.append(session)
+        if self.session is None:
+            self.session = session
+        return session
+
+    @property
+    def hotSeat(self):
+        """
+        Whether several people play at this screen.
+        """
+        return len(self.sessions) > 1
 
     def _makeWindow(self):
         o = self.options
@@ -65,9 +97,16 @@ class App:
         self._pump = LoopingCall(self.pumpOnce)
         self._pump.clock = self.clock
         self._pump.start(FRAME_SECONDS, now=True).addErrback(self._pumpDied)
-        self.showSceneFor(self.session.state.phase)
-        self.session.start()
         o = self.options
+        if self.session is not None:
+            self.showSceneFor(self.session.state.phase)
+            self.session.start()
+        elif o.offline:
+            self.showOfflineSetup(o.offline)
+            if o.bot:
+                self.scene.play()
+        else:
+            self.showStart()
         if o.screenshot and o.screenshotAfter is not None:
             self.clock.callLater(o.screenshotAfter, self.screenshot,
                                  o.screenshot)
@@ -119,8 +158,9 @@ class App:
             handled = self.scene.onKeyPress(symbol, modifiers)
             if handled:
                 return handled
-        if symbol == key.ESCAPE and \
-                self.session.state.phase in (S.CONNECTING, S.CLOSED):
+        if symbol == key.ESCAPE and (
+                self.session is None
+                or self.session.state.phase in (S.CONNECTING, S.CLOSED)):
             # there is no start screen to go back to: Escape quits while
             # connecting (the attempts go on until then) or once closed
             self.stop(0)
@@ -136,27 +176,179 @@ class App:
         return pyglet.event.EVENT_HANDLED
 
     # scenes
-    def _stateEvent(self, event, **details):
+    def _stateEvent(self, session, event, **details):
+        if session is not self.session:
+            if self._shouldShow(session):
+                self.showSession(session)
+            return
         if event == "phase":
             self.showSceneFor(details["new"])
         elif self.scene is not None:
             self.scene.stateEvent(event, details)
+        if self.hotSeat and not self.session.state.isMyTurn():
+            for other in self.sessions:
+                if self._shouldShow(other):
+                    self.showSession(other)
+                    break
+
+    def _shouldShow(self, session):
+        """
+        On a hot seat, whether to switch to C{session}: it is its turn
+        and not the shown one's.
+        """
+        return (self.hotSeat and session is not self.session
+                and session.state.phase == S.GAME
+                and session.state.isMyTurn()
+                and not self.session.state.isMyTurn())
+
+    def showSession(self, session):
+        """
+        Show the screens of C{session} (hot seat: the player to move).
+        """
+        self.session = session
+        if self.scene is not None:
+            self.scene.close()
+            self.scene = None
+        self.showSceneFor(session.state.phase)
 
     def showSceneFor(self, phase):
         """
         Show the scene that fits C{phase} of the session's game.
         """
         from client_pyglet.scenes import sceneFor
-        cls = sceneFor(self.options.game, phase)
-        if self.scene is not None and type(self.scene) is cls:
+        cls = sceneFor(self.session.options.game, phase)
+        self.showScene(cls)
+
+    def showScene(self, cls, *args):
+        """
+        Show a scene of class C{cls} (kept if it is shown already).
+        """
+        if self.scene is not None and type(self.scene) is cls \
+                and not args:
             self.scene.invalidate()
             return
         if self.scene is not None:
             self.scene.close()
-        self.scene = cls(self)
+        self.scene = cls(self, *args)
+
+    def showStart(self):
+        """
+        The start screen: games, name, hubs, Play offline.
+        """
+        from client_pyglet.scenes.start import StartScene
+        if self.hubBrowser is None:
+            self.hubBrowser = self._startHubBrowser()
+        self.showScene(StartScene)
+
+    def _startHubBrowser(self):
+        factory = self._hubBrowserFactory
+        if factory is None:
+            from client_pyglet.lan import defaultHubBrowser as factory
+        try:
+            return factory(self.reactor, self._hubsChanged)
+        except Exception:
+            self.log.failure("LAN discovery failed")
+            return None
+
+    def _hubsChanged(self, *args):
+        if self.scene is not None:
+            self.scene.invalidate()
+
+    def showOfflineSetup(self, game):
+        """
+        The screen where an offline game is set up.
+        """
+        from client_pyglet.scenes.offline import OfflineSetupScene
+        self.options.game = game
+        self.showScene(OfflineSetupScene, game)
+
+    def connect(self, game, host, port, name):
+        """
+        Leave the start screen for the lobby of C{game} at C{host:port}.
+        """
+        self._stopHubBrowser()
+        self.options = dataclasses.replace(
+            self.options, game=game, host=host, port=port, name=name,
+            offline=None)
+        session = self.addSession(self.options)
+        self.showSession(session)
+        session.start()
+
+    def _stopHubBrowser(self):
+        if self.hubBrowser is not None:
+            stop = getattr(self.hubBrowser, "stop", None)
+            if stop is not None:
+                stop()
+            self.hubBrowser = None
+
+    # offline
+    def startOffline(self, plan):
+        """
+        Start the hub in our reactor and seat the players of C{plan}.
+
+        @return: a Deferred firing once everyone is seated.
+        """
+        from hub.client.offline import OfflineHub
+        from hub.client.userdirs import recordsURL
+        from client_pyglet.scenes.base import NoticeScene
+        self._stopHubBrowser()
+        self.offlinePlan = plan
+        o = self.options
+        self.showScene(NoticeScene, "Starting the offline hub ...")
+        dbURL = o.records or recordsURL()
+        if dbURL.strip().lower() == "none":
+            dbURL = None
+        self.offlineHub = OfflineHub(self.reactor, dbURL=dbURL,
+                                     turnSeconds=o.turnSeconds)
+        d = self.offlineHub.start()
+        d.addCallback(self._seatOffline, plan)
+        d.addErrback(self._offlineFailed)
+        return d
+
+    def _seatOffline(self, ports, plan):
+        from hub.client.botseats import BOT_SEAT_DELAY, BotSeats, whenInRoom
+        from hub.client.offline import LOOPBACK, seatPlayers
+        o = self.options
+        room = "offline"
+        port = ports[plan.game]
+        delay = BOT_SEAT_DELAY if o.botDelay is None else o.botDelay
+        self.offlineBots = BotSeats(self.reactor, plan.game, LOOPBACK, port,
+                                    delay=delay)
+        humans = []
+
+        def seatHuman(index, seat):
+            number = len(humans) + 1
+            name = seat.name or (o.name if number == 1 else
+                                 "%s%d" % (o.name, number))
+            options = dataclasses.replace(
+                o, game=plan.game, host=LOOPBACK, port=port, name=name,
+                room=room, ready=True, players=plan.count,
+                bot=o.bot if number == 1 else None,
+                colour=plan.colour)
+            if number == 1:
+                self.options = options
+            session = self.addSession(options)
+            humans.append(session)
+            if session is self.session:
+                self.showSession(session)
+            session.start()
+            return whenInRoom(session.state)
+        return seatPlayers(plan, self.offlineBots, seatHuman, room)
+
+    def _offlineFailed(self, failure):
+        self.log.failure("offline game failed", failure)
+        self._fatal("offline game failed: %s" % (
+            failure.getErrorMessage(),))
 
     # the end
     def _gameOver(self):
+        if self._overShown:
+            return
+        self._overShown = True
+        line = resultLine(self.session.state)
+        if line and self.options.exitAfterGame:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
         if self.options.screenshot or self.options.exitAfterGame:
             self.clock.callLater(SCREENSHOT_DELAY, self._finish)
 
@@ -197,8 +389,32 @@ class App:
             self.exitCode = code
         if self._pump is not None and self._pump.running:
             self._pump.stop()
-        self.session.stop()
+        self._stopHubBrowser()
+        for session in self.sessions:
+            session.stop()
+        if self.offlineBots is not None:
+            self.offlineBots.stop()
         if self.window is not None:
             self.window.close()
+        stopped = None
+        if self.offlineHub is not None:
+            stopped = self.offlineHub.stop()
         if self.reactor.running:
-            self.reactor.stop()
+            if stopped is not None and not stopped.called:
+                stopped.addBoth(lambda _: self.reactor.stop())
+            else:
+                self.reactor.stop()
+
+
+def resultLine(state):
+    """
+    One line saying how the game of C{state} ended.
+    """
+    ranking = getattr(state, "ranking", None)
+    if state.game == "checkers":
+        return "ranking: %s" % (" ".join(ranking or []),)
+    if state.game == "gomoku":
+        return "result: %s" % (getattr(state, "result", None),)
+    if state.game == "splendor":
+        return "winner: %s" % (getattr(state, "winnerId", None),)
+    return None

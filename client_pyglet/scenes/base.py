@@ -119,7 +119,7 @@ class Scene:
     def __init__(self, app):
         self.app = app
         self.session = app.session
-        self.state = app.session.state
+        self.state = app.session.state if app.session is not None else None
         self.width, self.height = app.options.size
         self.batch = None
         self.dirty = True
@@ -352,10 +352,26 @@ class Scene:
         self.rect(0, y, self.width, h, PANEL, group=self.midGroup)
         self.text(self.title, 16, y + 14, size=15, bold=True)
         o = self.app.options
-        conn = "connected" if self.state.connected else "offline"
-        self.text("%s  ·  %s:%d  ·  %s" % (o.name, o.host, o.port, conn),
+        if self.state is None:
+            self.text(o.name, self.width - 16, y + 15, size=11,
+                      color=MUTED, anchor_x="right")
+            return
+        if o.offline:
+            where = "offline"
+        else:
+            where = "%s:%d  ·  %s" % (
+                o.host, o.port,
+                "connected" if self.state.connected else "offline")
+        self.text("%s  ·  %s" % (self.state.name, where),
                   self.width - 16, y + 15, size=11, color=MUTED,
                   anchor_x="right")
+        if self.app.hotSeat and self.state.phase == S.GAME:
+            self.rect(self.width / 2 - 170, y + 6, 340, 32, GOLD,
+                      radius=8)
+            self.text("Hot seat: %s to move" % (self.state.name,),
+                      self.width / 2, y + 22, size=13, bold=True,
+                      color=(30, 30, 30), anchor_x="center",
+                      anchor_y="center")
 
     def buildMessage(self):
         """
@@ -460,6 +476,25 @@ class WaitScene(Scene):
         if st.phase == S.CLOSED:
             self.button("Quit", self.width / 2 - 60, self.height / 2 - 120,
                         120, 36, self.app.stop, 0)
+
+
+class NoticeScene(Scene):
+    """
+    A line of text while something starts (the offline hub).
+    """
+
+    def __init__(self, app, text):
+        self.notice = text
+        Scene.__init__(self, app)
+
+    def build(self):
+        self.text(self.notice, self.width / 2, self.height / 2, size=20,
+                  anchor_x="center", anchor_y="center")
+        if self.state is not None and self.state.messages:
+            kind, m = self.state.messages[-1]
+            self.text(m, self.width / 2, self.height / 2 - 40, size=12,
+                      color=BAD if kind == "error" else MUTED,
+                      anchor_x="center", anchor_y="center")
 
 
 class GameSceneMixin:

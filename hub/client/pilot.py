@@ -194,6 +194,7 @@ class GomokuPilot:
         self.clock = clock
         self.room = options.room or DEFAULT_ROOM
         self.password = options.password or ""
+        self.colour = getattr(options, "colour", "white")
         self._stopped = False
         self._tries = 0
         self._call = None
@@ -222,7 +223,9 @@ class GomokuPilot:
             status = details.get("status")
             # not there: create it; exists: join it
             if status == 515:
-                self._later(st.createRoom, self.room, self.password)
+                from hub.client.state_gomoku import BLACK, WHITE
+                colour = BLACK if self.colour == "black" else WHITE
+                self._later(st.createRoom, self.room, self.password, colour)
             elif status == 514:
                 self._later(st.joinRoom, self.room, self.password)
             else:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from twisted.application.internet import ClientService, backoffPolicy
 from twisted.internet.interfaces import IReactorThreads
 from twisted.internet.interfaces import IStreamClientEndpoint
-from twisted.internet.protocol import ProcessProtocol
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -57,6 +56,25 @@ class Options:
     screenshot: str = None
     screenshotAfter: float = None
     size: tuple = (1100, 760)
+    #: ready by itself once C{players} are present (offline seats)
+    ready: bool = False
+    #: gomoku: the colour asked for when creating a room ("black" or
+    #: "white")
+    colour: str = "white"
+    #: seconds the local bot (and in-process bots) wait before acting;
+    #: None for the default
+    botDelay: float = None
+    #: the game to play offline (a hub in our own reactor), or None
+    offline: str = None
+    #: offline checkers: our region; None for A
+    seat: str = None
+    #: offline: people at this screen (hot seat when more than one)
+    humans: int = 1
+    #: offline: the level of the bots in the other seats
+    opponentLevel: int = 2
+    #: offline: where games are recorded (C{--db} syntax, C{"none"});
+    #: None for a file in the user's data directory
+    records: str = None
 
 
 def makeState(game, options):
@@ -135,11 +153,14 @@ class ClientSession:
         self.clock = clock
         self.options = options
         self.state = makeState(options.game, options)
+        delay = {} if options.botDelay is None else {
+            "delay": options.botDelay}
         self.autoplay = AutoPlayer(self.state, clock, options.level,
-                                   think=threadedThinking(reactor))
+                                   think=threadedThinking(reactor), **delay)
         self.pilot = None
         if options.bot:
             self.autoplay.setEnabled(True)
+        if options.bot or options.ready:
             self.pilot = makePilot(self.state, clock, options)
         self.onGameOver = lambda: None
         self.onFatal = lambda text: None
@@ -152,7 +173,7 @@ class ClientSession:
         self._ended = False
         self._overSeen = False
         self._autoJoined = False
-        self.bots = []
+        self._botSeats = None
         self.state.subscribe(self._event)
 
     @property
@@ -186,37 +207,61 @@ class ClientSession:
         self.autoplay.setEnabled(False)
         if self.pilot is not None:
             self.pilot.stop()
-        for bot in self.bots:
-            bot.stop()
+        if self._botSeats is not None:
+            self._botSeats.stop()
         self._stopService()
 
     def _stopService(self):
         if self.service is not None and self.service.running:
             self.service.stopService()
 
-    def addBot(self, level=None):
+    @property
+    def botSeats(self):
         """
-        Start a bot client (C{python -m hub.bots}) that joins our room.
+        The in-process bots that joined our room or table
+        (L{hub.client.botseats.BotSeats}), made on first use.
         """
-        import os
-        import sys
+        if self._botSeats is None:
+            from hub.client.botseats import BOT_SEAT_DELAY, BotSeats
+            o = self.options
+            delay = BOT_SEAT_DELAY if o.botDelay is None else o.botDelay
+            self._botSeats = BotSeats(self.reactor, o.game, o.host, o.port,
+                                      delay=delay)
+        return self._botSeats
+
+    @property
+    def bots(self):
+        """
+        The in-process bots started so far.
+        """
+        return self.botSeats.bots if self._botSeats is not None else []
+
+    def addBot(self, level=None, team=1):
+        """
+        Start a bot of C{level} in our reactor, as a connection of its
+        own to the server, that joins our room (gomoku, checkers) or
+        table (Splendor) and readies once C{team} players are present.
+
+        @return: the L{hub.bots.client.BotPlayer}.
+        """
         o = self.options
         room = getattr(self.state, "roomId", None) or o.room
-        url = "%s://%s:%d" % (o.game, o.host, o.port)
-        args = [sys.executable, "-m", "hub.bots", url, "--count", "1",
-                "--level", str(level or o.level)]
-        if room and o.game != "splendor":
-            args += ["--room", room]
-        import importlib.util
-        if importlib.util.find_spec("hub.bots.__main__") is None:
-            self.state.error("no bot program (hub.bots) is installed")
-            return None
-        proto = _BotProcess(self.state)
-        self.reactor.spawnProcess(proto, sys.executable, args,
-                                  env=os.environ.copy())
-        self.bots.append(proto)
-        self.state.notify("a bot is joining")
-        return proto
+        if o.game == "gomoku":
+            room = (self.state.room or {}).get("name", room)
+        bot = self.botSeats.add(level or o.level, room=room, team=team)
+        self.state.notify("bot %s (level %d) is joining"
+                          % (bot.name, level or o.level))
+        return bot
+
+    def fillWithBots(self, count, level=None):
+        """
+        Checkers: add bots until the room holds C{count} players; each
+        readies once all C{count} are there.
+
+        @return: the bots added.
+        """
+        missing = count - len(getattr(self.state, "members", ()))
+        return [self.addBot(level, team=count) for _ in range(missing)]
 
     # the connection
     def _connected(self, protocol):
@@ -306,26 +351,3 @@ class ClientSession:
             self._notAServer(details["reason"])
         elif event == "joinFailed" and self.options.bot:
             self.onFatal("could not join the room")
-
-
-class _BotProcess(ProcessProtocol):
-    """
-    A bot client started by "add bot"; its exit is reported.
-    """
-
-    def __init__(self, state):
-        self.state = state
-        self.ended = False
-
-    def processEnded(self, reason):
-        self.ended = True
-        code = getattr(reason.value, "exitCode", None)
-        if code:
-            self.state.error("the bot exited with status %s" % (code,))
-
-    def stop(self):
-        if not self.ended and self.transport is not None:
-            try:
-                self.transport.signalProcess("TERM")
-            except Exception:
-                pass

@@ -1,0 +1,71 @@
+"""
+The hubs found on the LAN, for the start screen.
+
+The browser is L{hub.client.discovery.HubBrowser} (DNS-SD, pyglet-free)
+when this gamehub has it; the start screen only needs
+L{defaultHubBrowser} and L{hubEntries}.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict
+
+
+@dataclass
+class HubEntry:
+    """
+    One hub on the LAN: a name, an address and a port per game.
+    """
+
+    name: str
+    host: str
+    ports: Dict[str, int] = field(default_factory=dict)
+
+
+def defaultHubBrowser(reactor, onChange):
+    """
+    Start browsing the LAN for hubs; C{onChange()} is called when the
+    list changes.
+
+    @return: the browser, or None when LAN discovery is not available.
+    """
+    try:
+        from hub.client.discovery import HubBrowser
+    except ImportError:
+        return None
+    browser = HubBrowser(reactor, onChange)
+    start = getattr(browser, "start", None)
+    if start is not None:
+        start()
+    return browser
+
+
+def _field(obj, name, default=None):
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+def hubEntries(browser):
+    """
+    The hubs C{browser} knows now, as L{HubEntry}s sorted by name.
+    """
+    if browser is None:
+        return []
+    hubs = _field(browser, "hubs", None)
+    if hubs is None:
+        return []
+    if callable(hubs):
+        hubs = hubs()
+    if isinstance(hubs, dict):
+        hubs = hubs.values()
+    entries = []
+    for h in hubs:
+        if isinstance(h, HubEntry):
+            entries.append(h)
+            continue
+        host = (_field(h, "host") or _field(h, "address")
+                or (_field(h, "addresses") or [None])[0])
+        ports = dict(_field(h, "ports", None) or {})
+        entries.append(HubEntry(str(_field(h, "name", host)), str(host),
+                                {k: int(v) for k, v in ports.items()}))
+    return sorted(entries, key=lambda e: (e.name, e.host))

@@ -1,0 +1,248 @@
+"""
+Play without a server: the hub inside the client's own reactor.
+
+L{OfflineHub} starts the same L{hub.service.Hub}, protocol factories
+(L{hub.tap.makeFactories}) and records as C{twistd gamehub}, each game on
+a loopback port the OS picks (127.0.0.1 only).  An L{OfflinePlan} says
+who sits where; L{seatPlayers} seats them in join order (which decides a
+checkers region), bots as in-process connections (L{BotSeats}).
+"""
+
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from twisted.internet import defer
+from twisted.internet.endpoints import TCP4ServerEndpoint
+from twisted.logger import Logger
+
+from hub.games import checkers as G
+
+#: The checkers player counts offline play offers.
+CHECKERS_COUNTS = (1, 2, 3, 4, 6)
+#: The regions of each checkers player count, in join order.
+CHECKERS_REGIONS = dict(G.PLAYER_REGIONS)
+CHECKERS_REGIONS.setdefault(1, ("A",))
+#: Splendor seats.
+SPLENDOR_COUNTS = (2, 3, 4)
+GAMES = ("checkers", "splendor", "gomoku")
+LOOPBACK = "127.0.0.1"
+
+
+def autoCount(humans, counts=CHECKERS_COUNTS):
+    """
+    The least count of C{counts} at or above C{humans} (at least 1).
+
+    @raise ValueError: when no count is that large.
+    """
+    for n in sorted(counts):
+        if n >= max(1, humans):
+            return n
+    raise ValueError("no game for %d players" % (humans,))
+
+
+def hubOptions(dbURL=None, turnSeconds=15, extra=()):
+    """
+    The parsed L{hub.tap.Options} of an offline hub: records in
+    C{dbURL} (or none), every checkers count allowed.
+    """
+    from hub.tap import Options
+    options = Options()
+    args = ["--db", dbURL or "none",
+            "--checkers-turn-seconds", str(int(turnSeconds))]
+    if checkersSizesOption(options):
+        args += ["--checkers-sizes", ",".join(map(str, CHECKERS_COUNTS))]
+    else:
+        args += ["--checkers-four-players"]
+    options.parseOptions(args + list(extra))
+    return options
+
+
+def checkersSizesOption(options):
+    """
+    Whether this hub's options know C{--checkers-sizes} (then a 1-player
+    game can start).
+    """
+    return any(p[0] == "checkers-sizes" for p in options.optParameters)
+
+
+def supportedCheckersCounts():
+    """
+    The checkers counts an offline hub starts.
+    """
+    from hub.tap import Options
+    if checkersSizesOption(Options()):
+        return CHECKERS_COUNTS
+    return (2, 3, 4, 6)
+
+
+class OfflineHub:
+    """
+    A hub in the client's reactor.
+
+    @ivar ports: C{{game: port number}} once started.
+    @ivar service: the L{hub.service.Hub}.
+    """
+
+    log = Logger()
+
+    def __init__(self, reactor, dbURL=None, turnSeconds=15, games=GAMES):
+        self.reactor = reactor
+        self.dbURL = dbURL
+        self.turnSeconds = turnSeconds
+        self.games = games
+        self.ports = {}
+        self.service = None
+        self._listening = []
+
+    @defer.inlineCallbacks
+    def start(self):
+        """
+        Start the hub and listen on loopback ports.
+
+        @return: a Deferred firing with L{ports}.
+        """
+        from hub.records.service import fromOptions
+        from hub.service import Hub
+        from hub.tap import makeFactories
+        options = hubOptions(self.dbURL, self.turnSeconds)
+        hub = self.service = Hub(self.reactor)
+        records = None
+        if self.dbURL:
+            import os
+            path = self.dbURL.partition(":")[2]
+            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+            try:
+                records = fromOptions(options, self.reactor)
+            except (Exception, SystemExit) as e:
+                self.log.warn("offline games are not recorded: {error}",
+                              error=str(e))
+        if records is not None:
+            records.setServiceParent(hub)
+            hub.lobby.addTableListener(records.recorder)
+        hub.startService()
+        factories = makeFactories(options, hub.lobby, hub.sessions,
+                                  hub.clock)
+        for game in self.games:
+            endpoint = TCP4ServerEndpoint(self.reactor, 0,
+                                          interface=LOOPBACK)
+            port = yield endpoint.listen(factories[game + "-port"])
+            self._listening.append(port)
+            self.ports[game] = port.getHost().port
+        self.log.info("offline hub on {ports!r}", ports=self.ports)
+        return self.ports
+
+    def stop(self):
+        """
+        Stop listening and stop the hub.
+        """
+        ds = [defer.maybeDeferred(p.stopListening) for p in self._listening]
+        self._listening = []
+        if self.service is not None and self.service.running:
+            ds.append(defer.maybeDeferred(self.service.stopService))
+        return defer.gatherResults(ds, consumeErrors=True)
+
+
+@dataclass
+class PlanSeat:
+    """
+    One seat of an offline game: a human at this screen, or a bot.
+    """
+
+    human: bool
+    level: int = 2
+    name: Optional[str] = None
+
+
+@dataclass
+class OfflinePlan:
+    """
+    Who plays an offline game, in join order.
+
+    @ivar colour: gomoku: the first human's colour (C{"black"} or
+        C{"white"}).
+    """
+
+    game: str
+    seats: List[PlanSeat] = field(default_factory=list)
+    colour: str = "black"
+
+    @property
+    def count(self):
+        return len(self.seats)
+
+    @property
+    def humans(self):
+        return [s for s in self.seats if s.human]
+
+    def regions(self):
+        """
+        Checkers: the region of each seat.
+        """
+        return CHECKERS_REGIONS[self.count]
+
+
+def checkersPlan(count=None, mySeat=0, levels=None, humans=1,
+                 counts=CHECKERS_COUNTS):
+    """
+    An offline checkers plan: C{count} players (None: auto, the least
+    count for C{humans}), the first human at seat C{mySeat} (its index in
+    the count's regions), further humans after it, bots elsewhere at
+    C{levels} (one level, or one per seat).
+    """
+    if count is None:
+        count = autoCount(humans, counts)
+    if count not in CHECKERS_REGIONS or humans > count:
+        raise ValueError("no %r-player game for %d people" % (count, humans))
+    mySeat = mySeat % count
+    humanSeats = [(mySeat + i) % count for i in range(humans)]
+    return OfflinePlan("checkers", _seats(count, humanSeats, levels))
+
+
+def splendorPlan(count=2, levels=None, humans=1):
+    """
+    An offline Splendor plan of C{count} (2 to 4) players.
+    """
+    if count not in SPLENDOR_COUNTS or humans > count:
+        raise ValueError("Splendor seats 2 to 4 players")
+    return OfflinePlan("splendor", _seats(count, range(humans), levels))
+
+
+def gomokuPlan(colour="black", level=2):
+    """
+    An offline gomoku game: the user (who owns the room) at C{colour}
+    against a bot.
+    """
+    return OfflinePlan("gomoku", [PlanSeat(True), PlanSeat(False, level)],
+                       colour=colour)
+
+
+def _seats(count, humanSeats, levels):
+    if levels is None or isinstance(levels, int):
+        levels = [levels or 2] * count
+    return [PlanSeat(i in humanSeats, levels[i]) for i in range(count)]
+
+
+@defer.inlineCallbacks
+def seatPlayers(plan, botSeats, seatHuman, room):
+    """
+    Bring the players of C{plan} to the table one after the other, each
+    once the one before is in: bots through C{botSeats} (ready once
+    everyone is there), humans through C{seatHuman(index, seat)}, which
+    returns a Deferred firing once that human is in the room.
+
+    @return: a Deferred firing with the bots once everyone is seated.
+    """
+    bots = []
+    regions = plan.regions() if plan.game == "checkers" else None
+    for index, seat in enumerate(plan.seats):
+        if seat.human:
+            yield seatHuman(index, seat)
+            continue
+        hint = regions[index] if regions else None
+        bot = botSeats.add(seat.level, room=room, team=plan.count,
+                           name=seat.name or botSeats.newName(hint))
+        bots.append(bot)
+        entered = yield bot.entered
+        if not entered:
+            raise RuntimeError("bot %r could not sit down" % (bot.name,))
+    return bots
