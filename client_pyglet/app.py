@@ -65,7 +65,7 @@ class App:
         A new L{ClientSession} for C{options}, shown if it is the first.
         """
         session = ClientSession(self.reactor, self.clock, options)
-        session.onGameOver = self._gameOver
+        session.onGameOver = lambda: self._gameOver(session)
         session.onFatal = self._fatal
         session.state.subscribe(
             lambda event, **details: self._stateEvent(session, event,
@@ -323,7 +323,7 @@ class App:
             options = dataclasses.replace(
                 o, game=plan.game, host=LOOPBACK, port=port, name=name,
                 room=room, ready=True, players=plan.count,
-                bot=o.bot if number == 1 else None,
+                bot=o.bot,
                 colour=plan.colour)
             if number == 1:
                 self.options = options
@@ -341,11 +341,11 @@ class App:
             failure.getErrorMessage(),))
 
     # the end
-    def _gameOver(self):
+    def _gameOver(self, session=None):
         if self._overShown:
             return
         self._overShown = True
-        line = resultLine(self.session.state)
+        line = resultLine((session or self.session).state)
         if line and self.options.exitAfterGame:
             sys.stdout.write(line + "\n")
             sys.stdout.flush()

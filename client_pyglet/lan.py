@@ -9,6 +9,8 @@ L{defaultHubBrowser} and L{hubEntries}.
 from dataclasses import dataclass, field
 from typing import Dict
 
+from hub.client.net import parseURL
+
 
 @dataclass
 class HubEntry:
@@ -69,3 +71,19 @@ def hubEntries(browser):
         entries.append(HubEntry(str(_field(h, "name", host)), str(host),
                                 {k: int(v) for k, v in ports.items()}))
     return sorted(entries, key=lambda e: (e.name, e.host))
+
+
+def parseAddress(text, game):
+    """
+    C{HOST:PORT}, C{HOST} or C{GAME://HOST:PORT} as C{(host, port)}, the
+    port defaulting to C{game}'s usual one.
+
+    @raise ValueError: for a malformed address.
+    """
+    text = text.strip()
+    if not text:
+        raise ValueError("type a server address, HOST:PORT")
+    if "://" not in text:
+        text = "%s://%s" % (game, text)
+    _, host, port = parseURL(text)
+    return host, port

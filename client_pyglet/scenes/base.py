@@ -368,7 +368,12 @@ class Scene:
         if self.app.hotSeat and self.state.phase == S.GAME:
             self.rect(self.width / 2 - 170, y + 6, 340, 32, GOLD,
                       radius=8)
-            self.text("Hot seat: %s to move" % (self.state.name,),
+            if self.state.isMyTurn():
+                banner = "Hot seat: %s to move" % (self.state.name,)
+            else:
+                banner = "Hot seat: %s's view, others moving" % (
+                    self.state.name,)
+            self.text(banner,
                       self.width / 2, y + 22, size=13, bold=True,
                       color=(30, 30, 30), anchor_x="center",
                       anchor_y="center")

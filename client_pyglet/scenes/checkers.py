@@ -26,6 +26,10 @@ SQRT3_2 = math.sqrt(3) / 2
 BOARD_W, BOARD_H = 14.4, 14.6
 #: Room left free below the header bar.
 HEADER_SPACE = 52
+#: The player counts of the room's chooser (the server decides which
+#: of them start).
+ROOM_COUNTS = (1, 2, 3, 4, 6)
+AUTO = "auto"
 
 
 def rotateCW(cell, times):
@@ -80,54 +84,125 @@ class CheckersJoinScene(Scene):
 
 class CheckersRoomScene(Scene):
     """
-    The room: members with ready flags, ready, add bot, leave.
+    The room: members with ready flags and regions; the player count
+    (1/2/3/4/6 or auto), Fill with bots at a level, Add bot (with its
+    level) at each empty position; ready, leave.
+
+    @ivar target: the player count chosen, or L{AUTO}.
+    @ivar fillLevel: the level of the bots Fill adds.
+    @ivar seatLevels: the level of the bot each empty position would get.
     """
 
     title = "Chinese checkers · room"
 
+    def setup(self):
+        o = self.app.options
+        self.target = o.players if o.players in ROOM_COUNTS else AUTO
+        self.fillLevel = o.level or 2
+        self.seatLevels = [self.fillLevel] * 6
+
+    def playerCount(self):
+        """
+        The count chosen, auto resolved (the least count at or above the
+        members, 6 at most).
+        """
+        n = len(self.state.members)
+        if self.target == AUTO:
+            return min(c for c in ROOM_COUNTS if c >= max(1, min(n, 6)))
+        return self.target
+
+    def setTarget(self, target):
+        self.target = target
+
+    def cycleSeatLevel(self, index):
+        self.seatLevels[index] = self.seatLevels[index] % 3 + 1
+
+    def cycleFillLevel(self):
+        self.fillLevel = self.fillLevel % 3 + 1
+
+    def fill(self):
+        bots = self.session.fillWithBots(self.playerCount(), self.fillLevel)
+        if not bots:
+            self.state.notify("the room already has %d players"
+                              % (self.playerCount(),))
+
+    def addBotAt(self, index):
+        self.session.addBot(self.seatLevels[index],
+                            team=max(self.playerCount(), 1))
+
     def build(self):
         st = self.state
         w, h = self.width, self.height
-        self.text("Room “%s”" % (st.roomId or "",), w / 2, h - 110,
+        self.text("Room “%s”" % (st.roomId or "",), w / 2, h - 96,
                   size=22, bold=True, anchor_x="center")
         n = len(st.members)
-        letters = G.PLAYER_REGIONS.get(n, ())
-        x = w / 2 - 260
-        y = h - 170
-        self.rect(x, y - 6 * 52 - 10, 520, 6 * 52 + 20, PANEL, radius=12)
+        count = self.playerCount()
+        letters = G.PLAYER_REGIONS.get(max(n, count), ()) \
+            if max(n, count) in G.PLAYER_REGIONS else ()
+        x = w / 2 - 300
+        top = h - 120
+        # the player count
+        self.text("Players", x, top - 34, size=13, bold=True)
+        bx = x + 90
+        for c in ROOM_COUNTS + (AUTO,):
+            bw = 44 if c != AUTO else 64
+            self.button(str(c), bx, top - 46, bw, 34, self.setTarget, c,
+                        active=c == self.target, size=12)
+            bx += bw + 8
+        if self.target == AUTO:
+            self.text("auto: %d" % (count,), bx + 4, top - 34, size=12,
+                      color=GOLD)
+        rowH = 46
+        y = top - 66
+        panelH = 6 * rowH + 16
+        self.rect(x, y - panelH, 600, panelH, PANEL, radius=12)
         for i in range(6):
-            yy = y - (i + 1) * 52
+            yy = y - (i + 1) * rowH
+            region = letters[i] if i < len(letters) else None
             if i < n:
                 name, ready = st.members[i]
-                region = letters[i] if i < len(letters) else None
                 c = REGION_COLOURS[region] if region else MUTED
-                self.circle(x + 34, yy + 20, 13, c)
+                self.circle(x + 34, yy + 18, 13, c)
                 if region:
-                    self.text(region, x + 34, yy + 20, size=11,
+                    self.text(region, x + 34, yy + 18, size=11,
                               anchor_x="center", anchor_y="center",
                               color=(20, 20, 20), bold=True)
                 me = " (you)" if name == st.name else ""
-                self.text(name + me, x + 64, yy + 13, size=15,
+                self.text(name + me, x + 64, yy + 11, size=15,
                           bold=bool(me))
                 self.text("READY" if ready else "not ready",
-                          x + 500, yy + 13, size=12, bold=True,
+                          x + 580, yy + 11, size=12, bold=True,
                           color=GOOD if ready else BAD, anchor_x="right")
+            elif i < count:
+                if region:
+                    self.circle(x + 34, yy + 18, 11,
+                                tint(REGION_COLOURS[region], 0.4))
+                self.text("empty position", x + 64, yy + 11, size=12,
+                          color=MUTED)
+                self.button("level %d" % (self.seatLevels[i],),
+                            x + 330, yy + 4, 100, 30,
+                            self.cycleSeatLevel, i, size=11)
+                self.button("Add bot", x + 440, yy + 4, 140, 30,
+                            self.addBotAt, i, size=11)
             else:
-                self.text("empty seat", x + 64, yy + 13, size=12,
+                self.text("-", x + 64, yy + 11, size=12,
                           color=(90, 100, 120))
-        ok = n in G.STANDARD_PLAYER_COUNTS
-        msg = ("starts when everyone is ready" if ok else
-               "a game needs 2, 3 or 6 players (now %d)" % (n,))
-        self.text(msg, w / 2, y - 6 * 52 - 40, size=12,
-                  color=MUTED if ok else GOLD, anchor_x="center")
-        by = y - 6 * 52 - 100
+        by = y - panelH - 50
+        self.button("Fill with bots", x, by, 180, 38, self.fill,
+                    enabled=n < count, size=12)
+        self.button("at level %d" % (self.fillLevel,), x + 190, by, 110,
+                    38, self.cycleFillLevel, size=12)
         meReady = any(m[0] == st.name and m[1] for m in st.members)
-        self.button("Ready", w / 2 - 260, by, 160, 42, st.setReady, True,
-                    active=meReady, enabled=not meReady)
-        self.button("Add bot", w / 2 - 80, by, 160, 42,
-                    self.session.addBot, enabled=n < 6)
-        self.button("Leave", w / 2 + 100, by, 160, 42, st.leave,
-                    color=(120, 60, 60))
+        self.button("Ready", x + 320, by, 130, 38, st.setReady, True,
+                    active=meReady, enabled=not meReady, size=12)
+        self.button("Leave", x + 460, by, 140, 38, st.leave,
+                    color=(120, 60, 60), size=12)
+        self.text("The game starts when everyone is ready and the server "
+                  "allows %d players." % (max(n, 1),), w / 2, by - 30,
+                  size=11, color=MUTED, anchor_x="center")
+        self.text("Against a server, regions go by join order: the seat "
+                  "is chosen in offline play only.", w / 2, by - 52,
+                  size=11, color=GOLD, anchor_x="center")
 
 
 class CheckersGameScene(BoardSceneMixin, Scene):

@@ -3,8 +3,8 @@ The start screen: pick a game, a name, and a hub (found on the LAN or
 typed as host:port), or play offline.
 """
 
-from hub.client.net import DEFAULT_PORTS, GAME_KINDS, parseURL
-from client_pyglet.lan import hubEntries
+from hub.client.net import DEFAULT_PORTS, GAME_KINDS
+from client_pyglet.lan import hubEntries, parseAddress
 from client_pyglet.scenes.base import (
     ACCENT, GOLD, MUTED, PANEL, PANEL_LIGHT, TEXT, Scene)
 
@@ -16,22 +16,6 @@ GAME_NOTES = {"checkers": "1, 2, 3, 4 or 6 players",
               "gomoku": "five in a row, 2 players"}
 #: The config key of the remembered name.
 NAME_KEY = "name"
-
-
-def parseAddress(text, game):
-    """
-    C{HOST:PORT}, C{HOST} or C{GAME://HOST:PORT} as C{(host, port)}, the
-    port defaulting to C{game}'s usual one.
-
-    @raise ValueError: for a malformed address.
-    """
-    text = text.strip()
-    if not text:
-        raise ValueError("type a server address, HOST:PORT")
-    if "://" not in text:
-        text = "%s://%s" % (game, text)
-    _, host, port = parseURL(text)
-    return host, port
 
 
 class StartScene(Scene):

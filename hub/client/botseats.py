@@ -65,7 +65,8 @@ class BotSeats:
         return bot
 
     def _finished(self, state, bot):
-        return bot.leave()
+        bot.leave()
+        return state
 
     def _failed(self, failure, bot):
         self.log.warn("bot {name!r}: {why}", name=bot.name,
