@@ -11,6 +11,7 @@ import sys
 
 import pyglet
 from pyglet.window import key
+from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
@@ -45,11 +46,14 @@ class App:
         self.window = None
         self.scene = None
         self.config = config if config is not None else UserConfig()
+        if not options.name:
+            options.name = self.config.get("name") or "player"
         self._windowFactory = windowFactory or self._makeWindow
         self._hubBrowserFactory = hubBrowserFactory
         self.hubBrowser = None
         self._pump = None
         self._screenshotDue = None
+        self._screenshotWaiting = []
         self._stopping = False
         self._overShown = False
         self.session = None
@@ -114,8 +118,13 @@ class App:
     def screenshot(self, path):
         """
         Save the window to C{path} after the next frame is drawn.
+
+        @return: a Deferred firing once it is saved.
         """
         self._screenshotDue = path
+        saved = defer.Deferred()
+        self._screenshotWaiting.append(saved)
+        return saved
 
     def _pumpDied(self, failure):
         self.log.failure("pump failed", failure)
@@ -144,6 +153,9 @@ class App:
         if self._screenshotDue is not None:
             path, self._screenshotDue = self._screenshotDue, None
             self._saveScreenshot(path)
+            waiting, self._screenshotWaiting = self._screenshotWaiting, []
+            for saved in waiting:
+                saved.callback(path)
 
     def on_mouse_press(self, x, y, button, modifiers):
         if self.scene is not None:

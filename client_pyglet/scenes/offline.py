@@ -140,8 +140,9 @@ class OfflineSetupScene(Scene):
                       size=12, color=GOLD)
         n = self.playerCount()
         y -= 60
-        self.choiceRow("People here", x, y, range(1, n + 1), self.humans,
-                       self.setHumans)
+        most = max(self.counts) if self.count == AUTO else n
+        self.choiceRow("People here", x, y, range(1, most + 1),
+                       self.humans, self.setHumans)
         if self.humans > 1:
             self.text("hot seat: the board turns to whoever moves", x + 200,
                       y - 20, size=10, color=MUTED)
