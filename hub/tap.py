@@ -40,6 +40,25 @@ def _positiveFloat(value):
     return number
 
 
+def checkersSizes(value):
+    """
+    The player counts of C{--checkers-sizes}: a comma-separated list of
+    some of 1, 2, 3, 4 and 6.
+
+    @return: a sorted L{tuple} of L{int}s without repeats.
+    @raise ValueError: an empty list, or a count no game has.
+    """
+    from hub.games.checkers import PLAYER_COUNTS
+    counts = set()
+    for part in value.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) not in PLAYER_COUNTS:
+            raise ValueError("{!r} is not one of {}".format(
+                part, ",".join(str(n) for n in PLAYER_COUNTS)))
+        counts.add(int(part))
+    return tuple(sorted(counts))
+
+
 def endpointProblem(description):
     """
     What is wrong with a TCP or TLS endpoint string's port, if anything.
@@ -143,6 +162,9 @@ class Options(usage.Options):
          "gomoku connection may make before it is closed.", _positiveInt],
         ["checkers-turn-seconds", None, 15, "Time limit of a checkers turn.",
          _positiveInt],
+        ["checkers-sizes", None, "2,3,6", "The player counts a checkers "
+         "room starts with, comma-separated: some of 1 (the solitaire "
+         "race), 2, 3, 4 and 6."],
         ["takeover", None, "none", "What plays the seat of a player who "
          "disconnects mid-game: 'none' or 'bot'."],
         ["bot-level", None, 2, "Strength (1-3) of server-side bots.",
@@ -187,7 +209,8 @@ class Options(usage.Options):
 
     optFlags = [
         ["checkers-four-players", None,
-         "Also start checkers games of four players (regions A B D E)."],
+         "Also start checkers games of four players (regions A B D E); "
+         "the same as adding 4 to --checkers-sizes."],
         ["checkers-error-names", None,
          "Checkers ERROR_OP carries the code's name (INVALID_MOVE), as the "
          "official Team 4 server sent it, instead of its number."],
@@ -197,6 +220,13 @@ class Options(usage.Options):
     ]
 
     def postOptions(self):
+        try:
+            sizes = checkersSizes(self["checkers-sizes"])
+        except ValueError as e:
+            raise usage.UsageError("--checkers-sizes: {}".format(e))
+        if self["checkers-four-players"]:
+            sizes = tuple(sorted(set(sizes) | {4}))
+        self["checkers-sizes"] = sizes
         if self["takeover"] not in TAKEOVER_CHOICES:
             raise usage.UsageError(
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
@@ -250,6 +280,10 @@ def makeFactories(options, lobby, sessions, clock):
     bots = {"takeover": takeover, "botLevel": options["bot-level"]}
     if options.get("bot-delay") is not None:
         bots["botDelay"] = options["bot-delay"]
+    sizes = options["checkers-sizes"]
+    if isinstance(sizes, str):
+        # Options made but never parsed: the default string.
+        sizes = checkersSizes(sizes)
     return {
         "gomoku-port": GomokuFactory(
             lobby, sessions, clock,
@@ -257,7 +291,7 @@ def makeFactories(options, lobby, sessions, clock):
         "checkers-port": CheckersFactory(
             lobby, sessions, clock,
             turnSeconds=options["checkers-turn-seconds"],
-            fourPlayers=bool(options["checkers-four-players"]),
+            sizes=sizes,
             errorNames=bool(options["checkers-error-names"]),
             joinSeats=bool(options["checkers-join-seats"]), **bots),
         "splendor-port": SplendorFactory(lobby, sessions, clock, **bots),

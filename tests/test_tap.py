@@ -56,7 +56,26 @@ class OptionsTests(SynchronousTestCase):
         self.assertEqual(options["gomoku-max-illegal"], 3)
         self.assertEqual(options["checkers-turn-seconds"], 15)
         self.assertFalse(options["checkers-four-players"])
+        self.assertEqual(options["checkers-sizes"], (2, 3, 6))
         self.assertEqual(options["takeover"], "none")
+
+    def test_checkersSizes(self):
+        """
+        --checkers-sizes takes a comma-separated list of player counts,
+        sorted and without repeats; --checkers-four-players adds 4.
+        """
+        self.assertEqual(parse("--checkers-sizes", "6,1, 2,4,3,2")[
+            "checkers-sizes"], (1, 2, 3, 4, 6))
+        self.assertEqual(parse("--checkers-sizes", "1")["checkers-sizes"],
+                         (1,))
+        self.assertEqual(parse("--checkers-four-players")["checkers-sizes"],
+                         (2, 3, 4, 6))
+        self.assertEqual(parse("--checkers-four-players",
+                               "--checkers-sizes", "1,4")["checkers-sizes"],
+                         (1, 4))
+        for bad in ("", "5", "2,7", "two", "0", "2,,3"):
+            self.assertRaises(usage.UsageError, parse, "--checkers-sizes",
+                              bad)
 
     def test_badValues(self):
         """
@@ -131,6 +150,18 @@ class ServiceTests(SynchronousTestCase):
             "--checkers-join-seats")["checkers-port"].factory
         self.assertEqual((factory.errorNames, factory.joinSeats),
                          (True, True))
+
+    def test_checkersSizesReachThePolicy(self):
+        """
+        The checkers rooms start with the counts of --checkers-sizes, or
+        the default's with 4 added by --checkers-four-players.
+        """
+        def counts(*argv):
+            return self.services(*argv)["checkers-port"].factory.policy.counts
+        self.assertEqual(counts(), {2, 3, 6})
+        self.assertEqual(counts("--checkers-sizes", "1,2,3,4,6"),
+                         {1, 2, 3, 4, 6})
+        self.assertEqual(counts("--checkers-four-players"), {2, 3, 4, 6})
 
     def test_timers(self):
         """
