@@ -116,11 +116,13 @@ class ServiceTests(SynchronousTestCase):
 
     def test_allProtocols(self):
         """
-        By default the sessions service and the three listeners.
+        By default the sessions service, the three listeners and the
+        LAN announcer.
         """
         services = self.services()
-        self.assertEqual(sorted(services), ["checkers-port", "gomoku-port",
-                                            "sessions", "splendor-port"])
+        self.assertEqual(sorted(services), ["announce", "checkers-port",
+                                            "gomoku-port", "sessions",
+                                            "splendor-port"])
         self.assertIsInstance(services["sessions"], Sessions)
         for name in ("checkers-port", "gomoku-port", "splendor-port"):
             self.assertIsInstance(services[name],
@@ -163,6 +165,22 @@ class ServiceTests(SynchronousTestCase):
                          {1, 2, 3, 4, 6})
         self.assertEqual(counts("--checkers-four-players"), {2, 3, 4, 6})
 
+    def test_announce(self):
+        """
+        The announcer watches the game listeners; --announce no leaves
+        it out, and anything but yes or no is a usage error.
+        """
+        services = self.services("--gomoku-port", "none")
+        announcer = services["announce"]
+        self.assertEqual(announcer.listeners, {
+            "checkers": services["checkers-port"],
+            "splendor": services["splendor-port"]})
+        self.assertIsNone(announcer.webListener)
+        self.assertNotIn("announce", self.services("--announce", "no"))
+        self.assertIs(parse("--announce", "No")["announce"], False)
+        self.assertIs(parse()["announce"], True)
+        self.assertRaises(usage.UsageError, parse, "--announce", "maybe")
+
     def test_timers(self):
         """
         The sessions get the grace and idle timeouts given.
@@ -178,7 +196,8 @@ class ServiceTests(SynchronousTestCase):
         """
         services = self.services("--gomoku-port", "none",
                                  "--splendor-port", "NONE")
-        self.assertEqual(sorted(services), ["checkers-port", "sessions"])
+        self.assertEqual(sorted(services), ["announce", "checkers-port",
+                                            "sessions"])
 
     def test_listens(self):
         """
