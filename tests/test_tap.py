@@ -8,6 +8,7 @@ import tempfile
 
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.error import CannotListenError
+from twisted.internet.protocol import Factory
 from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
 from twisted.trial.unittest import SynchronousTestCase
@@ -211,6 +212,39 @@ class ServiceTests(SynchronousTestCase):
         top.startService()
         self.addCleanup(top.stopService)
         self.assertEqual([port[0] for port in reactor.tcpServers], [1234])
+
+    def test_whenListening(self):
+        """
+        A listener tells its listening port once it listens, to those who
+        asked before and after.
+        """
+        reactor = MemoryReactorClock()
+        service = tap.listener("gomoku-port", "tcp:1234", Factory(),
+                               reactor)
+        early = service.whenListening()
+        self.assertNoResult(early)
+        service.startService()
+        self.addCleanup(service.stopService)
+        port = self.successResultOf(early)
+        self.assertEqual(port.getHost().port, 1234)
+        self.assertIs(self.successResultOf(service.whenListening()), port)
+
+    def test_announceWebPort(self):
+        """
+        When the options have a --web-port and the tree a listener of
+        that name, the announcer announces its port too.
+        """
+        reactor = MemoryReactorClock()
+        options = parse("--db", "none")
+        options["web-port"] = "tcp:8080"
+        top = tap.makeService(options, reactor)
+        web = tap.listener("web-port", "tcp:8080", Factory(), reactor)
+        web.setServiceParent(top)
+        self.assertIs(tap.makeAnnouncer(options, top, reactor).webListener,
+                      web)
+        del options["web-port"]
+        self.assertIsNone(
+            tap.makeAnnouncer(options, top, reactor).webListener)
 
     def test_metrics(self):
         """

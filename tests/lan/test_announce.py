@@ -240,3 +240,106 @@ class LanTests(TestCase):
                               "the announced hub")
         self.assertFalse(hubWithPort("checkers", silent.port("checkers"))(
             watcher.hubs))
+
+
+class HeldThreadPool:
+    """
+    A thread pool that holds each call until L{release}.
+    """
+
+    def __init__(self):
+        self.held = []
+
+    def callInThreadWithCallback(self, onResult, function, *args, **kw):
+        self.held.append((onResult, function, args, kw))
+
+    def release(self):
+        onResult, function, args, kw = self.held.pop(0)
+        onResult(True, function(*args, **kw))
+
+
+class ThreadReactor:
+    """
+    A reactor whose thread pool is a L{HeldThreadPool} and whose
+    C{callFromThread} calls at once.
+    """
+
+    def __init__(self):
+        self.pool = HeldThreadPool()
+
+    def getThreadPool(self):
+        return self.pool
+
+    def callFromThread(self, f, *args, **kw):
+        f(*args, **kw)
+
+
+class FakeZeroconf:
+    closed = False
+
+    def close(self):
+        self.closed = True
+
+
+class FakeListener:
+    def __init__(self):
+        self.waiting = Deferred()
+
+    def whenListening(self):
+        return self.waiting
+
+
+class StopTests(SynchronousTestCase):
+    """
+    L{Announcer.stopService} at each stage leaves no zeroconf open.
+    """
+
+    def setUp(self):
+        self.reactor = ThreadReactor()
+        self.made = []
+        self.listener = FakeListener()
+        self.announcer = Announcer(
+            self.reactor, {"checkers": self.listener}, name="t",
+            newZeroconf=self.newZeroconf, lanAddresses=lambda: ["192.0.2.7"])
+
+    def newZeroconf(self):
+        zeroconf = FakeZeroconf()
+        self.made.append(zeroconf)
+        return zeroconf
+
+    def test_beforeListening(self):
+        """
+        Stopped before the listeners listen: nothing is made.
+        """
+        self.announcer.startService()
+        stopped = self.announcer.stopService()
+        self.assertIsNone(self.successResultOf(stopped))
+        self.listener.waiting.callback(FakePort("0.0.0.0", 1))
+        self.assertEqual((self.made, self.reactor.pool.held), ([], []))
+
+    def test_whileMaking(self):
+        """
+        Stopped while zeroconf is being made: it is closed once made,
+        never registered, and the stop waits for that.
+        """
+        self.announcer.startService()
+        self.listener.waiting.callback(FakePort("0.0.0.0", 1))
+        stopped = self.announcer.stopService()
+        self.assertNoResult(stopped)
+        self.reactor.pool.release()
+        self.assertNoResult(stopped)
+        self.reactor.pool.release()
+        self.successResultOf(stopped)
+        self.assertEqual(len(self.made), 1)
+        self.assertTrue(self.made[0].closed)
+        self.assertIsNone(self.announcer.zeroconf)
+
+    def test_loopbackOnly(self):
+        """
+        With every game on loopback, nothing is made and stopping is
+        immediate.
+        """
+        self.announcer.startService()
+        self.listener.waiting.callback(FakePort("127.0.0.1", 1))
+        self.assertEqual(self.reactor.pool.held, [])
+        self.successResultOf(self.announcer.stopService())
