@@ -8,6 +8,7 @@ C{none}).
 
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import endpoints
+from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
 
 from hub.limits import Limits
@@ -15,6 +16,7 @@ from hub.logs import LOG_LEVELS, levelFilter, twistdObserver
 from hub.service import Hub
 
 DISABLED = "none"
+YES_NO = {"yes": True, "no": False}
 TAKEOVER_CHOICES = ("none", "bot")
 GAME_PORTS = ("gomoku-port", "checkers-port", "splendor-port")
 
@@ -38,6 +40,25 @@ def _positiveFloat(value):
     if not number >= 0:
         raise ValueError("must not be negative")
     return number
+
+
+def checkersSizes(value):
+    """
+    The player counts of C{--checkers-sizes}: a comma-separated list of
+    some of 1, 2, 3, 4 and 6.
+
+    @return: a sorted L{tuple} of L{int}s without repeats.
+    @raise ValueError: an empty list, or a count no game has.
+    """
+    from hub.games.checkers import PLAYER_COUNTS
+    counts = set()
+    for part in value.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) not in PLAYER_COUNTS:
+            raise ValueError("{!r} is not one of {}".format(
+                part, ",".join(str(n) for n in PLAYER_COUNTS)))
+        counts.add(int(part))
+    return tuple(sorted(counts))
 
 
 def endpointProblem(description):
@@ -105,6 +126,8 @@ class Listener(StreamServerEndpointService):
         StreamServerEndpointService.__init__(self, endpoint, factory)
         self.option = option
         self.description = description
+        self.port = None
+        self._portWaiters = []
 
     def privilegedStartService(self):
         try:
@@ -112,6 +135,28 @@ class Listener(StreamServerEndpointService):
         except Exception as e:
             raise SystemExit("gamehub: --{} {!r}: cannot listen: {}".format(
                 self.option, self.description, e))
+        self._waitingForPort.addCallback(self._listening)
+
+    def _listening(self, port):
+        self.port = port
+        waiters, self._portWaiters = self._portWaiters, []
+        for waiter in waiters:
+            waiter.callback(port)
+        return port
+
+    def whenListening(self):
+        """
+        The listening port, once there is one.
+
+        @return: a L{Deferred} that fires with the L{IListeningPort} (at
+            once if this service listens already), or with None if
+            listening failed.
+        """
+        if self.port is not None:
+            return succeed(self.port)
+        waiter = Deferred()
+        self._portWaiters.append(waiter)
+        return waiter
 
 
 class Options(usage.Options):
@@ -143,6 +188,9 @@ class Options(usage.Options):
          "gomoku connection may make before it is closed.", _positiveInt],
         ["checkers-turn-seconds", None, 15, "Time limit of a checkers turn.",
          _positiveInt],
+        ["checkers-sizes", None, "2,3,6", "The player counts a checkers "
+         "room starts with, comma-separated: some of 1 (the solitaire "
+         "race), 2, 3, 4 and 6."],
         ["takeover", None, "none", "What plays the seat of a player who "
          "disconnects mid-game: 'none' or 'bot'."],
         ["bot-level", None, 2, "Strength (1-3) of server-side bots.",
@@ -183,11 +231,15 @@ class Options(usage.Options):
          "(default: HOSTNAME-PID)."],
         ["node-link", None, "tcp:0:interface=127.0.0.1", "Endpoint on "
          "which the other nodes of the cluster reach this one."],
+        ["announce", None, "yes", "Announce this hub on the LAN with "
+         "DNS-SD (_gamehub._tcp, its games' ports and web port in TXT): "
+         "yes or no."],
     ]
 
     optFlags = [
         ["checkers-four-players", None,
-         "Also start checkers games of four players (regions A B D E)."],
+         "Also start checkers games of four players (regions A B D E); "
+         "the same as adding 4 to --checkers-sizes."],
         ["checkers-error-names", None,
          "Checkers ERROR_OP carries the code's name (INVALID_MOVE), as the "
          "official Team 4 server sent it, instead of its number."],
@@ -197,6 +249,17 @@ class Options(usage.Options):
     ]
 
     def postOptions(self):
+        try:
+            sizes = checkersSizes(self["checkers-sizes"])
+        except ValueError as e:
+            raise usage.UsageError("--checkers-sizes: {}".format(e))
+        if self["checkers-four-players"]:
+            sizes = tuple(sorted(set(sizes) | {4}))
+        self["checkers-sizes"] = sizes
+        if isinstance(self["announce"], str):
+            if self["announce"].strip().lower() not in YES_NO:
+                raise usage.UsageError("--announce must be yes or no")
+            self["announce"] = YES_NO[self["announce"].strip().lower()]
         if self["takeover"] not in TAKEOVER_CHOICES:
             raise usage.UsageError(
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
@@ -250,6 +313,10 @@ def makeFactories(options, lobby, sessions, clock):
     bots = {"takeover": takeover, "botLevel": options["bot-level"]}
     if options.get("bot-delay") is not None:
         bots["botDelay"] = options["bot-delay"]
+    sizes = options["checkers-sizes"]
+    if isinstance(sizes, str):
+        # Options made but never parsed: the default string.
+        sizes = checkersSizes(sizes)
     return {
         "gomoku-port": GomokuFactory(
             lobby, sessions, clock,
@@ -257,11 +324,48 @@ def makeFactories(options, lobby, sessions, clock):
         "checkers-port": CheckersFactory(
             lobby, sessions, clock,
             turnSeconds=options["checkers-turn-seconds"],
-            fourPlayers=bool(options["checkers-four-players"]),
+            sizes=sizes,
             errorNames=bool(options["checkers-error-names"]),
             joinSeats=bool(options["checkers-join-seats"]), **bots),
         "splendor-port": SplendorFactory(lobby, sessions, clock, **bots),
     }
+
+
+def makeAnnouncer(options, top, reactor):
+    """
+    The service announcing the listeners of C{top} on the LAN (the games'
+    and, if there is a C{--web-port}, the web pages'), or None with
+    C{--announce no}.
+    """
+    announce = options.get("announce", True)
+    if isinstance(announce, str):
+        announce = YES_NO.get(announce.strip().lower(), True)
+    if not announce:
+        return None
+    from hub.announce import Announcer
+    listeners = {}
+    for portOption in GAME_PORTS:
+        service = _namedListener(top, portOption)
+        if service is not None:
+            listeners[portOption[:-len("-port")]] = service
+    web = None
+    if options.get("web-port") is not None:
+        web = _namedListener(top, "web-port")
+    announcer = Announcer(reactor, listeners, web)
+    announcer.setName("announce")
+    return announcer
+
+
+def _namedListener(top, name):
+    """
+    The listener service C{name} of C{top} that can tell its port, or
+    None.
+    """
+    try:
+        service = top.getServiceNamed(name)
+    except KeyError:
+        return None
+    return service if hasattr(service, "whenListening") else None
 
 
 def makeService(options, reactor=None):
@@ -306,6 +410,9 @@ def makeService(options, reactor=None):
         listener("metrics-port", options["metrics-port"],
                  metricsSite(lobby, sessions, collectors),
                  reactor).setServiceParent(top)
+    announcer = makeAnnouncer(options, top, reactor)
+    if announcer is not None:
+        announcer.setServiceParent(top)
     twistdOptions = getattr(options, "parent", None)
     if twistdOptions is not None and not twistdOptions.get("logger"):
         top.logObserver = levelFilter(twistdObserver(twistdOptions),

@@ -8,6 +8,7 @@ import tempfile
 
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet.error import CannotListenError
+from twisted.internet.protocol import Factory
 from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
 from twisted.trial.unittest import SynchronousTestCase
@@ -56,7 +57,26 @@ class OptionsTests(SynchronousTestCase):
         self.assertEqual(options["gomoku-max-illegal"], 3)
         self.assertEqual(options["checkers-turn-seconds"], 15)
         self.assertFalse(options["checkers-four-players"])
+        self.assertEqual(options["checkers-sizes"], (2, 3, 6))
         self.assertEqual(options["takeover"], "none")
+
+    def test_checkersSizes(self):
+        """
+        --checkers-sizes takes a comma-separated list of player counts,
+        sorted and without repeats; --checkers-four-players adds 4.
+        """
+        self.assertEqual(parse("--checkers-sizes", "6,1, 2,4,3,2")[
+            "checkers-sizes"], (1, 2, 3, 4, 6))
+        self.assertEqual(parse("--checkers-sizes", "1")["checkers-sizes"],
+                         (1,))
+        self.assertEqual(parse("--checkers-four-players")["checkers-sizes"],
+                         (2, 3, 4, 6))
+        self.assertEqual(parse("--checkers-four-players",
+                               "--checkers-sizes", "1,4")["checkers-sizes"],
+                         (1, 4))
+        for bad in ("", "5", "2,7", "two", "0", "2,,3"):
+            self.assertRaises(usage.UsageError, parse, "--checkers-sizes",
+                              bad)
 
     def test_badValues(self):
         """
@@ -97,11 +117,13 @@ class ServiceTests(SynchronousTestCase):
 
     def test_allProtocols(self):
         """
-        By default the sessions service and the three listeners.
+        By default the sessions service, the three listeners and the
+        LAN announcer.
         """
         services = self.services()
-        self.assertEqual(sorted(services), ["checkers-port", "gomoku-port",
-                                            "sessions", "splendor-port"])
+        self.assertEqual(sorted(services), ["announce", "checkers-port",
+                                            "gomoku-port", "sessions",
+                                            "splendor-port"])
         self.assertIsInstance(services["sessions"], Sessions)
         for name in ("checkers-port", "gomoku-port", "splendor-port"):
             self.assertIsInstance(services[name],
@@ -132,6 +154,34 @@ class ServiceTests(SynchronousTestCase):
         self.assertEqual((factory.errorNames, factory.joinSeats),
                          (True, True))
 
+    def test_checkersSizesReachThePolicy(self):
+        """
+        The checkers rooms start with the counts of --checkers-sizes, or
+        the default's with 4 added by --checkers-four-players.
+        """
+        def counts(*argv):
+            return self.services(*argv)["checkers-port"].factory.policy.counts
+        self.assertEqual(counts(), {2, 3, 6})
+        self.assertEqual(counts("--checkers-sizes", "1,2,3,4,6"),
+                         {1, 2, 3, 4, 6})
+        self.assertEqual(counts("--checkers-four-players"), {2, 3, 4, 6})
+
+    def test_announce(self):
+        """
+        The announcer watches the game listeners; --announce no leaves
+        it out, and anything but yes or no is a usage error.
+        """
+        services = self.services("--gomoku-port", "none")
+        announcer = services["announce"]
+        self.assertEqual(announcer.listeners, {
+            "checkers": services["checkers-port"],
+            "splendor": services["splendor-port"]})
+        self.assertIsNone(announcer.webListener)
+        self.assertNotIn("announce", self.services("--announce", "no"))
+        self.assertIs(parse("--announce", "No")["announce"], False)
+        self.assertIs(parse()["announce"], True)
+        self.assertRaises(usage.UsageError, parse, "--announce", "maybe")
+
     def test_timers(self):
         """
         The sessions get the grace and idle timeouts given.
@@ -147,7 +197,8 @@ class ServiceTests(SynchronousTestCase):
         """
         services = self.services("--gomoku-port", "none",
                                  "--splendor-port", "NONE")
-        self.assertEqual(sorted(services), ["checkers-port", "sessions"])
+        self.assertEqual(sorted(services), ["announce", "checkers-port",
+                                            "sessions"])
 
     def test_listens(self):
         """
@@ -161,6 +212,39 @@ class ServiceTests(SynchronousTestCase):
         top.startService()
         self.addCleanup(top.stopService)
         self.assertEqual([port[0] for port in reactor.tcpServers], [1234])
+
+    def test_whenListening(self):
+        """
+        A listener tells its listening port once it listens, to those who
+        asked before and after.
+        """
+        reactor = MemoryReactorClock()
+        service = tap.listener("gomoku-port", "tcp:1234", Factory(),
+                               reactor)
+        early = service.whenListening()
+        self.assertNoResult(early)
+        service.startService()
+        self.addCleanup(service.stopService)
+        port = self.successResultOf(early)
+        self.assertEqual(port.getHost().port, 1234)
+        self.assertIs(self.successResultOf(service.whenListening()), port)
+
+    def test_announceWebPort(self):
+        """
+        When the options have a --web-port and the tree a listener of
+        that name, the announcer announces its port too.
+        """
+        reactor = MemoryReactorClock()
+        options = parse("--db", "none")
+        options["web-port"] = "tcp:8080"
+        top = tap.makeService(options, reactor)
+        web = tap.listener("web-port", "tcp:8080", Factory(), reactor)
+        web.setServiceParent(top)
+        self.assertIs(tap.makeAnnouncer(options, top, reactor).webListener,
+                      web)
+        del options["web-port"]
+        self.assertIsNone(
+            tap.makeAnnouncer(options, top, reactor).webListener)
 
     def test_metrics(self):
         """

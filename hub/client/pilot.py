@@ -179,6 +179,7 @@ class AutoPlayer:
             if not actions:
                 return
             action = self._random.choice(actions)
+        self.log.debug("auto-play: {action!r}", action=action)
         self.state.playAction(action)
 
 

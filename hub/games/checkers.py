@@ -19,6 +19,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from zope.interface import implementer
 
+from hub.games.state import copyState
 from hub.ihub import IGameRules
 
 Cell = Tuple[int, int]
@@ -26,8 +27,10 @@ Path = Tuple[Cell, ...]
 
 REGION_LETTERS = "ABCDEF"
 
-# Which regions play, by number of players (section 4.1).
+# Which regions play, by number of players (section 4.1); one player
+# alone is the solitaire race from A.
 PLAYER_REGIONS = {
+    1: ("A",),
     2: ("A", "D"),
     3: ("A", "C", "E"),
     4: ("A", "B", "D", "E"),
@@ -36,6 +39,9 @@ PLAYER_REGIONS = {
 
 # The player counts that start without the four-player option.
 STANDARD_PLAYER_COUNTS = (2, 3, 6)
+
+# Every player count a game can have.
+PLAYER_COUNTS = tuple(sorted(PLAYER_REGIONS))
 
 # The tip (outermost cell) of each region.
 TIPS = {"A": (-4, 8), "B": (4, 4), "C": (8, -4), "D": (4, -8),
@@ -158,12 +164,16 @@ class TurnResult(NamedTuple):
 @implementer(IGameRules)
 class CheckersGame:
     """
-    One game of Chinese checkers for 2, 3, 4 or 6 players.
+    One game of Chinese checkers for 1, 2, 3, 4 or 6 players.
+
+    A game of several players ends when at most one of them is still
+    playing; a game of one (the solitaire race) ends when its player
+    brings all ten pieces home or is eliminated.
 
     @ivar regions: the region letter of each seat, in seat order.
     @ivar seatCount: the number of seats.
     @ivar currentSeat: the seat to move, or None once the game is over.
-    @ivar isOver: True once at most one player is still active.
+    @ivar isOver: True once the game has ended (see above).
     @ivar finished: seats that finished, in finishing order.
     @ivar eliminated: seats eliminated (timed out), in order.
     """
@@ -173,7 +183,8 @@ class CheckersGame:
         """
         Set up the starting position.
 
-        @param playerCount: 2, 3, 4 or 6 (ignored when C{regions} given).
+        @param playerCount: 1, 2, 3, 4 or 6 (ignored when C{regions}
+            given).
         @param regions: the regions in play, e.g. C{"ACE"}; seats follow
             alphabetical region order.
         @raise ValueError: for an unknown player count or bad regions.
@@ -183,7 +194,7 @@ class CheckersGame:
                 raise ValueError("no game for %r players" % (playerCount,))
             regions = PLAYER_REGIONS[playerCount]
         regions = tuple(sorted(regions))
-        if (len(regions) < 2 or len(set(regions)) != len(regions)
+        if (not regions or len(set(regions)) != len(regions)
                 or not set(regions) <= set(REGION_LETTERS)):
             raise ValueError("bad regions %r" % (regions,))
         self.regions = regions
@@ -243,16 +254,7 @@ class CheckersGame:
         """
         An independent copy of this game.
         """
-        other = CheckersGame.__new__(CheckersGame)
-        d = self.__dict__.copy()
-        d["_board"] = self._board[:]
-        d["_pieces"] = [p[:] for p in self._pieces]
-        d["_inTarget"] = self._inTarget[:]
-        d["finished"] = self.finished[:]
-        d["eliminated"] = self.eliminated[:]
-        d["_active"] = self._active[:]
-        other.__dict__ = d
-        return other
+        return copyState(self)
 
     # Queries
 
@@ -521,10 +523,11 @@ class CheckersGame:
 
     def _checkOver(self) -> bool:
         """
-        End the game if at most one player is active.
+        End the game if at most one player is active (none, in a game
+        of one player).
         """
         active = [s for s in range(self.seatCount) if self._active[s]]
-        if len(active) > 1:
+        if len(active) > 1 or (active and self.seatCount == 1):
             return False
         self._lastActive = active[0] if active else None
         if active:

@@ -37,6 +37,7 @@ from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
+from hub.games import checkers as rules
 from hub.ihub import ITableListener
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
@@ -365,7 +366,8 @@ class CheckersFactory(Factory):
     @param sessions: the shared L{hub.sessions.Sessions}.
     @param clock: an L{IReactorTime} for turn timers and timestamps.
     @param turnSeconds: the time limit of a turn.
-    @param fourPlayers: also start games of four (regions A B D E).
+    @param fourPlayers: also start games of four (regions A B D E); the
+        same as adding 4 to C{sizes}.
     @param takeover: C{"bot"} to have a bot play the seat of a player who
         leaves mid-game; None to eliminate them at their turn.
     @param botLevel: the strength asked of takeover bots.
@@ -376,6 +378,8 @@ class CheckersFactory(Factory):
     @param errorNames: ERROR_OP data1 is the code's name, not its number.
     @param joinSeats: JOIN_ROOM_OP to the other members carries the
         joiner's 1-based seat in data2.
+    @param sizes: the player counts whose rooms start (some of 1, 2, 3,
+        4 and 6).
 
     @ivar policy: the rooms' L{CheckersStartPolicy}, which makes tables.
     """
@@ -385,7 +389,8 @@ class CheckersFactory(Factory):
     def __init__(self, lobby, sessions, clock, turnSeconds=15,
                  fourPlayers=False, takeover=None, botLevel=2,
                  botFactory=None, turnGrace=0.5, botDelay=1.0,
-                 errorNames=False, joinSeats=False):
+                 errorNames=False, joinSeats=False,
+                 sizes=rules.STANDARD_PLAYER_COUNTS):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -398,7 +403,7 @@ class CheckersFactory(Factory):
             options = attr.evolve(options, botFactory=(
                 lambda kind, level, seed: botFactory(level, seed)))
         self.policy = CheckersStartPolicy(fourPlayers, clock, options,
-                                          self.tableMessages)
+                                          self.tableMessages, sizes)
 
     def tableMessages(self, room):
         """

@@ -27,8 +27,8 @@ KIND = "checkers"
 @implementer(IStartPolicy)
 class CheckersStartPolicy:
     """
-    A checkers room starts by itself when every member is ready and there
-    are 2, 3 or 6 of them (or 4 with C{fourPlayers}), be it because the
+    A checkers room starts by itself when every member is ready and their
+    number is one of L{counts} (2, 3 or 6 by default), be it because the
     last one readied or because the only unready member left.
 
     @ivar counts: the member counts that start.
@@ -41,9 +41,21 @@ class CheckersStartPolicy:
     autoStart = True
 
     def __init__(self, fourPlayers=False, clock=None, options=None,
-                 listenerFor=None):
-        self.counts = frozenset(rules.STANDARD_PLAYER_COUNTS) | (
+                 listenerFor=None, sizes=rules.STANDARD_PLAYER_COUNTS):
+        """
+        @param fourPlayers: also start games of four (the same as adding
+            4 to C{sizes}).
+        @param sizes: the player counts that start, among
+            L{rules.PLAYER_COUNTS}.
+        @raise ValueError: a count no game has.
+        """
+        counts = frozenset(sizes) | (
             frozenset([4]) if fourPlayers else frozenset())
+        unknown = counts - frozenset(rules.PLAYER_COUNTS)
+        if unknown:
+            raise ValueError("no checkers game for %s players" % (
+                ", ".join(str(n) for n in sorted(unknown)),))
+        self.counts = counts
         self.clock = clock
         self.options = options if options is not None else TableOptions()
         self.listenerFor = listenerFor

@@ -86,8 +86,8 @@ class BotClientTests(SynchronousTestCase):
         self.assertIn("alpha1_1 win", outs[0][0].decode())
         self.assertIn("beta1_1 lose", outs[1][0].decode())
 
-    def checkCheckers(self, count):
-        self.startServer("checkers")
+    def checkCheckers(self, count, *extra):
+        self.startServer("checkers", *extra)
         lines = self.play("checkers", "--room", "R", "--count", str(count),
                           "--level", "2")
         self.assertEqual(len(lines), 1)
@@ -112,6 +112,19 @@ class BotClientTests(SynchronousTestCase):
         Six checkers bots play to the end.
         """
         self.checkCheckers(6)
+
+    def test_checkersOne(self):
+        """
+        With --checkers-sizes 1,2,3,4,6, one bot plays the solitaire race
+        home: the ranking names it alone.
+        """
+        self.checkCheckers(1, "--checkers-sizes", "1,2,3,4,6")
+
+    def test_checkersFour(self):
+        """
+        With --checkers-four-players, four checkers bots play to the end.
+        """
+        self.checkCheckers(4, "--checkers-four-players")
 
     def checkSplendor(self, count, level="2"):
         self.startServer("splendor")

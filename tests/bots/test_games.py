@@ -95,6 +95,22 @@ class CheckersGameTests(CompleteGameMixin, SynchronousTestCase):
         """
         self.checkRanking(self.play((3, 2), seed=3), 2)
 
+    def test_fourPlayers(self):
+        """
+        Four level 2 bots finish a four-player game.
+        """
+        self.checkRanking(self.play((2, 2, 2, 2), seed=4), 4)
+
+    def test_solitaire(self):
+        """
+        A bot alone (levels 2 and 3) brings all ten pieces home.
+        """
+        for level in (2, 3):
+            game = self.play((level,), seed=5)
+            self.assertEqual(game.finished, [0])
+            self.assertEqual(game.ranking(), [0])
+            self.assertEqual(game.piecesInTarget(0), 10)
+
 
 class SplendorGameTests(CompleteGameMixin, SynchronousTestCase):
     kind = "splendor"

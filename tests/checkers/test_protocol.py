@@ -438,6 +438,54 @@ class StartTests(SynchronousTestCase):
                          [message(START_GAME_OP, "p0 p1 p2 p3", "A B D E"),
                           message(START_TURN_OP, "A", STAMP)])
 
+    def test_everySize(self):
+        """
+        With sizes 1, 2, 3, 4 and 6 a player alone starts on READY, as
+        region A; four start as A B D E; five do not start.
+        """
+        sizes = (1, 2, 3, 4, 6)
+        server, names, clients = self._start(1, sizes=sizes)
+        self.assertEqual(clients[0].received()[-2:],
+                         [message(START_GAME_OP, "p0", "A"),
+                          message(START_TURN_OP, "A", STAMP)])
+        server, names, clients = self._start(4, sizes=sizes)
+        self.assertEqual(clients[0].received()[-2:],
+                         [message(START_GAME_OP, "p0 p1 p2 p3", "A B D E"),
+                          message(START_TURN_OP, "A", STAMP)])
+        server, names, clients = self._start(5, sizes=sizes)
+        self.assertIsNone(server.room("r1").game)
+
+    def test_solitaireEnds(self):
+        """
+        A game of one ends when its ten pieces are home: END_GAME_OP
+        ranks the one name, and the room is gone.
+        """
+        server, names, clients = self._start(1, sizes=(1, 2, 3, 6))
+        client = clients[0]
+        client.received()
+        table = server.table("r1")
+        target = sorted(rules.REGION_CELLS["D"])
+        table.game = rules.CheckersGame.fromPosition(
+            "A", {0: [c for c in target if c != (1, -5)] + [(1, -4)]})
+        client.move("A", "1 -4 1 -5")
+        self.assertEqual(client.received(),
+                         [message(END_TURN_OP),
+                          message(END_GAME_OP, "p0")])
+        self.assertIsNone(server.room("r1"))
+
+    def test_solitaireTimesOut(self):
+        """
+        The turn limit holds for a player alone: out of time, they are
+        out and END_GAME_OP ranks them alone.
+        """
+        server, names, clients = self._start(1, sizes=(1,))
+        client = clients[0]
+        client.received()
+        server.clock.advance(16)
+        self.assertEqual(client.received(),
+                         [message(MOVE_OP, "A", wire.TIMEOUT_PATH),
+                          message(END_GAME_OP, "p0")])
+
     def test_notAllReady(self):
         """
         No start until everyone is ready.
@@ -528,6 +576,10 @@ class StartTests(SynchronousTestCase):
         self.assertTrue(policy.autoStart)
         self.assertEqual(policy.counts, {2, 3, 6})
         self.assertEqual(CheckersStartPolicy(True).counts, {2, 3, 4, 6})
+        self.assertEqual(CheckersStartPolicy(sizes=(1, 4)).counts, {1, 4})
+        self.assertEqual(CheckersStartPolicy(True, sizes=(1,)).counts,
+                         {1, 4})
+        self.assertRaises(ValueError, CheckersStartPolicy, sizes=(2, 5))
 
     def test_readyWrongState(self):
         """

@@ -207,10 +207,10 @@ class GameTests(SynchronousTestCase):
 
     def test_setups(self):
         """
-        2, 3, 4 and 6 players get regions AD, ACE, ABDE and ABCDEF, with
-        ten pieces each on their region.
+        1, 2, 3, 4 and 6 players get regions A, AD, ACE, ABDE and ABCDEF,
+        with ten pieces each on their region.
         """
-        for n, regions in [(2, "AD"), (3, "ACE"), (4, "ABDE"),
+        for n, regions in [(1, "A"), (2, "AD"), (3, "ACE"), (4, "ABDE"),
                            (6, "ABCDEF")]:
             game = CheckersGame(n)
             self.assertEqual("".join(game.regions), regions)
@@ -219,8 +219,9 @@ class GameTests(SynchronousTestCase):
             for seat, letter in enumerate(regions):
                 self.assertEqual(frozenset(game.pieces(seat)),
                                  REGION_CELLS[letter])
-        for bad in (0, 1, 5, 7):
+        for bad in (0, 5, 7):
             self.assertRaises(ValueError, CheckersGame, bad)
+        self.assertRaises(ValueError, CheckersGame, regions="")
         self.assertRaises(ValueError, CheckersGame, regions="AA")
         self.assertRaises(ValueError, CheckersGame, regions="AZ")
 
@@ -275,6 +276,8 @@ class GameTests(SynchronousTestCase):
                   1: [(5, -1)], 2: [(-4, -1)]}
         if len(regions) == 2:
             pieces = {0: pieces[0], 1: [(0, 4)]}
+        elif len(regions) == 1:
+            pieces = {0: pieces[0]}
         return CheckersGame.fromPosition(regions, pieces, current)
 
     def test_finishing(self):
@@ -309,6 +312,62 @@ class GameTests(SynchronousTestCase):
         self.assertRaises(GameOver, game.apply, 1, _path("0 4 0 3"))
         self.assertRaises(GameOver, game.timeout)
         self.assertEqual(game.legalActions(1), [])
+
+    def test_fourPlayerTurns(self):
+        """
+        A four-player game plays A, B, D, E in turn, each towards the
+        opposite corner.
+        """
+        game = CheckersGame(4)
+        seen = []
+        for _ in range(5):
+            seat = game.currentSeat
+            seen.append(game.regions[seat])
+            game.apply(seat, game.legalActions(seat)[0])
+        self.assertEqual(seen, list("ABDEA"))
+        self.assertEqual([checkers.TARGET[r] for r in game.regions],
+                         list("DEAB"))
+
+    def test_solitaireGoesOn(self):
+        """
+        A player alone keeps the turn after every move; the game does not
+        end for being down to one active player.
+        """
+        game = CheckersGame(1)
+        self.assertEqual(game.activeSeats(), [0])
+        for _ in range(3):
+            result = game.apply(0, game.legalActions(0)[0])
+            self.assertEqual(result.nextSeat, 0)
+            self.assertFalse(result.over)
+        self.assertFalse(game.isOver)
+        self.assertEqual(game.ranking(), [0])
+
+    def test_solitaireEndsHome(self):
+        """
+        A game of one player ends when all ten pieces are home; the
+        ranking is that player.
+        """
+        game = self._nearlyDone("A")
+        self.assertEqual(game.piecesInTarget(0), 9)
+        result = game.apply(0, _path("1 -4 1 -5"))
+        self.assertEqual(result, checkers.TurnResult(
+            0, ((1, -4), (1, -5)), True, True, None))
+        self.assertTrue(game.isOver)
+        self.assertIsNone(game.currentSeat)
+        self.assertEqual(game.finished, [0])
+        self.assertEqual(game.ranking(), [0])
+        self.assertRaises(GameOver, game.timeout)
+
+    def test_solitaireTimeout(self):
+        """
+        A player alone who runs out of time ends the game, ranked alone.
+        """
+        game = CheckersGame(1)
+        result = game.timeout()
+        self.assertEqual(result, checkers.TurnResult(0, None, False, True,
+                                                     None))
+        self.assertTrue(game.isOver)
+        self.assertEqual(game.ranking(), [0])
 
     def test_finishingFewerPieces(self):
         """

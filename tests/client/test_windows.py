@@ -20,7 +20,10 @@ from tests.client.png import colourCounts, near
 from tests.endtoend import GamehubServer
 
 #: Seconds a whole game may take.
-GAME_TIMEOUT = 300
+GAME_TIMEOUT = 240
+#: Seconds without a new line from any client or the server after which
+#: a game counts as stuck: the test fails then, with every log.
+STALL_TIMEOUT = 45
 BACKGROUND = (24, 30, 44)
 WINDOW = (1100, 760)
 
@@ -60,6 +63,7 @@ class ClientWindowTests(SynchronousTestCase):
         root = os.path.dirname(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))))
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+        env["PYTHONUNBUFFERED"] = "1"
         for name in names:
             shot = os.path.join(self.dir, "%s-%s.png" % (game, name))
             args = [sys.executable, "-m", "client_pyglet", url, "--name",
@@ -79,16 +83,60 @@ class ClientWindowTests(SynchronousTestCase):
             # seats follow the order of names.
             self.server.waitForLog(r"joined {} room".format(game),
                                    count=len(procs))
-        deadline = time.monotonic() + GAME_TIMEOUT
-        for name, p in procs:
-            try:
-                code = p.wait(max(1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                self.fail("%s's client did not finish its game in %d s:\n%s"
-                          % (name, GAME_TIMEOUT, self._log(name)))
-            self.assertEqual(code, 0, "%s's client exited with %s:\n%s"
-                             % (name, code, self._log(name)))
+        self.waitForClients(procs)
         return shots
+
+    def waitForClients(self, procs):
+        """
+        Wait until every client exits, failing with every log as soon as
+        one exits with an error, nothing is logged for L{STALL_TIMEOUT}
+        seconds, or the game passes L{GAME_TIMEOUT}.
+        """
+        start = lastChange = time.monotonic()
+        seen = None
+        while True:
+            codes = [(name, p.poll()) for name, p in procs]
+            for name, code in codes:
+                if code not in (None, 0):
+                    self.fail("%s's client exited with %s\n%s"
+                              % (name, code, self.logs(procs)))
+            if all(code == 0 for _, code in codes):
+                return
+            now = time.monotonic()
+            progress = self.progress(procs)
+            if progress != seen:
+                seen, lastChange = progress, now
+            if now - lastChange > STALL_TIMEOUT:
+                self.fail("no client or server output for %d s\n%s"
+                          % (STALL_TIMEOUT, self.logs(procs)))
+            if now - start > GAME_TIMEOUT:
+                self.fail("the game did not end in %d s\n%s"
+                          % (GAME_TIMEOUT, self.logs(procs)))
+            # A bounded wait on the first client still running.
+            for _, p in procs:
+                if p.poll() is None:
+                    try:
+                        p.wait(1)
+                    except subprocess.TimeoutExpired:
+                        pass
+                    break
+
+    def progress(self, procs):
+        """
+        How much every client and the server have logged so far.
+        """
+        sizes = [os.path.getsize(os.path.join(self.dir, name + ".log"))
+                 for name, _ in procs]
+        return sizes + [len(self.server.output)]
+
+    def logs(self, procs):
+        """
+        The end of every client's log and of the server's.
+        """
+        parts = ["--- %s's client:\n%s" % (name, self._log(name))
+                 for name, _ in procs]
+        parts.append("--- server:\n" + "".join(self.server.output)[-4000:])
+        return "\n".join(parts)
 
     def _log(self, name):
         with open(os.path.join(self.dir, name + ".log"), "rb") as f:
