@@ -21,7 +21,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from hub.client import state as S
 from hub.client.session import Options
 from hub.client.userdirs import UserConfig
-from client_pyglet.lan import HubEntry
+from hub.client.discovery import FoundHub
 from tests.client.png import colourCounts, near
 from tests.client.test_windows import requireDisplay
 from tests.endtoend import GamehubServer
@@ -44,13 +44,14 @@ class FakeReactor:
 
 class FakeBrowser:
     """
-    A LAN browser that has found one hub.
+    A LAN browser (as L{hub.client.discovery.HubBrowser}) that has found
+    one hub.
     """
 
     def __init__(self, reactor, onChange):
-        self.hubs = [HubEntry("lab-hub", "192.168.1.20",
+        self.hubs = [FoundHub("gamehub on lab", "192.168.1.20",
                               {"checkers": 16666, "splendor": 13204,
-                               "gomoku": 11011})]
+                               "gomoku": 11011}, None, "lab.local.")]
         self.onChange = onChange
         self.stopped = False
 
@@ -129,7 +130,8 @@ class StartScreenTests(SynchronousTestCase):
         app = self.app()
         self.assertEqual(type(app.scene).__name__, "StartScene")
         texts = labelTexts(app.scene)
-        for text in ("Chinese checkers", "Splendor", "Gomoku", "lab-hub",
+        for text in ("Chinese checkers", "Splendor", "Gomoku",
+                     "gamehub on lab",
                      "192.168.1.20", "remembered"):
             self.assertIn(text, texts)
         labels = [b.label for b in app.scene.buttons]
@@ -242,6 +244,17 @@ class OfflineGameTests(SynchronousTestCase):
             self.dir, "data", "gamehub", "offline.sqlite")))
         keepShot(shot, "client-offline-checkers6.png")
         assertPNG(self, shot, REGION_COLOURS)
+
+    def test_checkersSolitaire(self):
+        """
+        One player alone (--checkers-sizes has 1 offline): the race ends
+        when the ten pieces are home, with a ranking of one.
+        """
+        shot, out = self.runClient("--offline", "checkers", "--players",
+                                   "1", "--records", "none")
+        self.assertIn("ranking: me\n", out)
+        keepShot(shot, "client-offline-checkers1.png")
+        assertPNG(self, shot, {"region A": REGION_COLOURS["A"]})
 
     def test_splendorFour(self):
         """
