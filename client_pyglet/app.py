@@ -189,6 +189,8 @@ class App:
 
     # scenes
     def _stateEvent(self, session, event, **details):
+        if session not in self.sessions:
+            return
         if session is not self.session:
             if self._shouldShow(session):
                 self.showSession(session)
@@ -346,6 +348,27 @@ class App:
             session.start()
             return whenInRoom(session.state)
         return seatPlayers(plan, self.offlineBots, seatHuman, room)
+
+    def endOffline(self):
+        """
+        Close the offline game (its sessions, bots and hub) and go back
+        to its setup screen, for another game.
+        """
+        game = self.offlinePlan.game
+        for session in self.sessions:
+            session.stop()
+        self.sessions = []
+        self.session = None
+        if self.offlineBots is not None:
+            self.offlineBots.stop()
+            self.offlineBots = None
+        if self.offlineHub is not None:
+            self.offlineHub.stop()
+            self.offlineHub = None
+        self.offlinePlan = None
+        self._overShown = False
+        self.options.offline = game
+        self.showOfflineSetup(game)
 
     def _offlineFailed(self, failure):
         self.log.failure("offline game failed", failure)

@@ -406,6 +406,9 @@ class CheckersGameScene(BoardSceneMixin, Scene):
         self.state.leave()
 
     def again(self):
+        if self.app.offlinePlan is not None:
+            self.app.endOffline()
+            return
         room = self.app.options.room or "gamehub"
         self.state.join(room)
 

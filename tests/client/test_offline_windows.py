@@ -348,3 +348,34 @@ class CheckersRoomTests(TestCase):
         st.setReady(True)
         yield when(st, lambda: st.phase == S.GAME)
         self.assertEqual(sorted(st.regions.values()), ["A", "B", "D", "E"])
+
+
+class OfflineAgainTests(TestCase):
+    """
+    Play again after an offline game goes back to its setup, and a new
+    game can start from there.
+    """
+
+    timeout = 120
+
+    @defer.inlineCallbacks
+    def test_again(self):
+        from client_pyglet.app import App
+        requireDisplay(self)
+        d = tempfile.mkdtemp(prefix="client-again-")
+        self.addCleanup(shutil.rmtree, d, True)
+        app = App(NoStop(), reactor, Options(
+            game=None, name="solo", offline="checkers", players=1, bot=2,
+            botDelay=0.01, records="none"),
+            config=UserConfig(os.path.join(d, "c.json")))
+        app.start()
+        self.addCleanup(app.stop, 0)
+        st = app.session.state
+        yield when(st, lambda: st.phase == S.OVER, 60)
+        self.assertEqual(st.ranking, ["solo"])
+        app.scene.again()
+        self.assertEqual(type(app.scene).__name__, "OfflineSetupScene")
+        self.assertIsNone(app.offlineHub)
+        app.scene.play()
+        yield when(app.session.state,
+                   lambda: app.session.state.phase == S.GAME, 30)
