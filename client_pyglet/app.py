@@ -155,7 +155,8 @@ class App:
             self._saveScreenshot(path)
             waiting, self._screenshotWaiting = self._screenshotWaiting, []
             for saved in waiting:
-                saved.callback(path)
+                # after this frame: the waiter may close the window
+                self.clock.callLater(0, saved.callback, path)
 
     def on_mouse_press(self, x, y, button, modifiers):
         if self.scene is not None:

@@ -299,6 +299,54 @@ def when(state, condition, timeout=30):
     return d.addTimeout(timeout, reactor)
 
 
+class LanStartScreenTests(TestCase):
+    """
+    The start screen lists a hub announced on the LAN (the machine's own
+    interfaces), found by the real browser.
+    """
+
+    timeout = 60
+
+    @defer.inlineCallbacks
+    def test_hubFound(self):
+        from client_pyglet.app import App
+        from client_pyglet.lan import hubEntries
+        from hub import tap
+        requireDisplay(self)
+        d = tempfile.mkdtemp(prefix="client-lan-")
+        self.addCleanup(shutil.rmtree, d, True)
+        options = tap.Options()
+        options.parseOptions(["--db", "none", "--checkers-port", "tcp:0",
+                              "--gomoku-port", "tcp:0",
+                              "--splendor-port", "none"])
+        top = tap.makeService(options, reactor)
+        top.startService()
+        self.addCleanup(top.stopService)
+        port = top.getServiceNamed("checkers-port").port.getHost().port
+        app = App(NoStop(), reactor, Options(game=None, name="lan"),
+                  config=UserConfig(os.path.join(d, "c.json")))
+        found = defer.Deferred()
+
+        def changed(*args):
+            if not found.called and any(
+                    e.ports.get("checkers") == port
+                    for e in hubEntries(app.hubBrowser)):
+                found.callback(None)
+            if app.scene is not None:
+                app.scene.invalidate()
+        app._hubsChanged = changed
+        app.start()
+        self.addCleanup(app.stop, 0)
+        yield found.addTimeout(5, reactor)
+        app.scene.invalidate()
+        shot = os.path.join(d, "start.png")
+        yield app.screenshot(shot).addTimeout(10, reactor)
+        self.assertIn("Join checkers",
+                      [b.label for b in app.scene.buttons])
+        keepShot(shot, "client-start-lan.png")
+        assertPNG(self, shot, {"accent": (58, 110, 160)})
+
+
 class CheckersRoomTests(TestCase):
     """
     The checkers room against C{twistd -n gamehub}: the count chooser and
