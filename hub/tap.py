@@ -42,6 +42,9 @@ class Options(usage.Options):
         ["metrics-port", None, DISABLED,
          "Endpoint for Prometheus metrics over HTTP (e.g. "
          "tcp:9464:interface=127.0.0.1), or 'none'."],
+        ["web-port", None, "tcp:8080",
+         "Endpoint for the web face (live lobby, spectating, replays, "
+         "leaderboards, JSON API, /metrics), or 'none'."],
         ["grace-seconds", None, 30, "Seconds a gomoku player who lost the "
          "connection mid-game has to reconnect.", _positiveInt],
         ["idle-seconds", None, 0, "Seconds a connection may send nothing "
@@ -134,5 +137,13 @@ def makeService(options, reactor=None):
                                     metricsSite(lobby, sessions),
                                     reactor=reactor)
         listener.setName("metrics-port")
+        listener.setServiceParent(top)
+    if options["web-port"].strip().lower() != DISABLED:
+        from hub.web.site import webSite
+        site, web = webSite(top)
+        web.setServiceParent(top)
+        listener = strports.service(options["web-port"], site,
+                                    reactor=reactor)
+        listener.setName("web-port")
         listener.setServiceParent(top)
     return top
