@@ -61,11 +61,13 @@ class ServiceTests(SynchronousTestCase):
 
     def test_allProtocols(self):
         """
-        By default the sessions service and the three listeners.
+        By default the sessions service, the three listeners and the web
+        face.
         """
         services = self.services()
         self.assertEqual(sorted(services), ["checkers-port", "gomoku-port",
-                                            "sessions", "splendor-port"])
+                                            "sessions", "splendor-port",
+                                            "web", "web-port"])
         self.assertIsInstance(services["sessions"], Sessions)
         for name in ("checkers-port", "gomoku-port", "splendor-port"):
             self.assertIsInstance(services[name],
@@ -110,7 +112,8 @@ class ServiceTests(SynchronousTestCase):
         'none' disables a protocol.
         """
         services = self.services("--gomoku-port", "none",
-                                 "--splendor-port", "NONE")
+                                 "--splendor-port", "NONE",
+                                 "--web-port", "none")
         self.assertEqual(sorted(services), ["checkers-port", "sessions"])
 
     def test_listens(self):
@@ -120,7 +123,8 @@ class ServiceTests(SynchronousTestCase):
         reactor = MemoryReactorClock()
         top = tap.makeService(parse("--gomoku-port", "tcp:1234",
                                     "--checkers-port", "none",
-                                    "--splendor-port", "none"), reactor)
+                                    "--splendor-port", "none",
+                                    "--web-port", "none"), reactor)
         top.startService()
         self.addCleanup(top.stopService)
         self.assertEqual([port[0] for port in reactor.tcpServers], [1234])
@@ -136,3 +140,18 @@ class ServiceTests(SynchronousTestCase):
         body = site.resource.render_GET(request)
         self.assertIn(b'gamehub_sessions{game="gomoku"} 0.0', body)
         self.assertIn(b'gamehub_rooms{game="checkers"} 0.0', body)
+
+    def test_web(self):
+        """
+        --web-port (tcp:8080 by default) serves the web face: the lobby,
+        the API and the metrics, over the hub's own lobby.
+        """
+        self.assertEqual(parse()["web-port"], "tcp:8080")
+        services = self.services("--web-port", "tcp:8181")
+        site = services["web-port"].factory
+        from twisted.web.test.requesthelper import DummyRequest
+        request = DummyRequest([b"metrics"])
+        resource = site.getResourceFor(request)
+        self.assertIn(b'gamehub_rooms{game="checkers"} 0.0',
+                      resource.render(request))
+        self.assertIs(site.web.lobby, services["gomoku-port"].factory.lobby)

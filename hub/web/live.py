@@ -69,6 +69,7 @@ class LiveGame:
         self.fanout = Fanout(clock)
         self._countCall = None
         self._countSent = 0
+        self.stopped = False
 
     @property
     def over(self):
@@ -154,7 +155,7 @@ class LiveGame:
         Tell the spectators how many they are, at most once per
         L{COUNT_INTERVAL}.
         """
-        if self._countCall is None and not self.over:
+        if self._countCall is None and not (self.over or self.stopped):
             self._countCall = self.clock.callLater(COUNT_INTERVAL,
                                                    self._sendCount)
 
@@ -169,6 +170,7 @@ class LiveGame:
         """
         Cancel the timers and forget the streams' pending writes.
         """
+        self.stopped = True
         if self._countCall is not None and self._countCall.active():
             self._countCall.cancel()
         self._countCall = None

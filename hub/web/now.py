@@ -86,6 +86,7 @@ class LobbyFeed:
         self.fanout = Fanout(clock)
         self._last = None
         self._call = None
+        self.stopped = False
 
     def now(self):
         """
@@ -99,7 +100,7 @@ class LobbyFeed:
         """
         stream.write(sseFrame("hub", self.now()))
         self.fanout.add(stream)
-        if self._call is None:
+        if self._call is None and not self.stopped:
             self._last = json.dumps(self.now(), sort_keys=True)
             self._call = self.clock.callLater(self.interval, self._look)
 
@@ -124,6 +125,7 @@ class LobbyFeed:
         """
         Stop looking.
         """
+        self.stopped = True
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None

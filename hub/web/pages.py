@@ -9,7 +9,8 @@ them too.
 import datetime
 
 from twisted.web import resource, server
-from twisted.web.template import Element, TagLoader, renderElement, tags
+from twisted.web.template import (
+    Element, Tag, TagLoader, renderElement, tags)
 
 from hub.web.now import GAME_KINDS
 
@@ -38,7 +39,7 @@ class Page(Element):
             tags.a(TITLE, href="/", class_="brand"),
             *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
               for kind in GAME_KINDS])
-        body = tags.body(nav, tags.main(tags.h1(title), content),
+        body = tags.body(nav, Tag("main")(tags.h1(title), content),
                          **bodyAttributes)
         return tags.html(head, body, lang="en")
 

@@ -153,6 +153,7 @@ class Fanout:
         self.streams = set()
         self._queue = collections.deque()
         self._call = None
+        self.stopped = False
 
     def __len__(self):
         return len(self.streams)
@@ -173,7 +174,7 @@ class Fanout:
         """
         Queue C{data} for every stream listening now.
         """
-        if not self.streams:
+        if not self.streams or self.stopped:
             return
         targets = list(self.streams)
         self._queue.append((data, targets, 0))
@@ -223,6 +224,7 @@ class Fanout:
         """
         Forget what is queued and cancel the pending write.
         """
+        self.stopped = True
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None
