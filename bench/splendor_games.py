@@ -100,7 +100,7 @@ def throughProtocol(seats, games, seed=0):
         room = lobby.roomOf(conns[0][0].session)
         game = room.game
         byId = {p.session.id: p for p, _, _ in conns}
-        sequence = room.settings["sequence"]
+        sequence = [seat.playerId for seat in room.table.seats]
         while not game.isOver:
             seat = game.currentSeat
             action = rng.choice(game.legalActions(seat))

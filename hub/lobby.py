@@ -296,7 +296,7 @@ class Lobby:
             raise RoomExists(name)
         room = Room(kind, name, policy, capacity, password)
         self._rooms[(kind, name)] = room
-        self.log.info("{kind} room {room!r} created by {player!r}",
+        self.log.debug("{kind} room {room!r} created by {player!r}",
                       kind=kind, room=name, player=session.label)
         self._add(room, session, observer, role)
         return room
@@ -351,7 +351,7 @@ class Lobby:
         previousOwner = room.owner
         if room.owner is member:
             room.owner = room.members[0] if room.members else None
-        self.log.info("{player!r} left {kind} room {room!r}",
+        self.log.debug("{player!r} left {kind} room {room!r}",
                       player=session.label, kind=room.kind, room=room.name)
         if not room.members:
             self._close(room)
@@ -372,7 +372,7 @@ class Lobby:
     def _close(self, room):
         if self._rooms.get((room.kind, room.name)) is room:
             del self._rooms[(room.kind, room.name)]
-            self.log.info("{kind} room {room!r} closed",
+            self.log.debug("{kind} room {room!r} closed",
                           kind=room.kind, room=room.name)
 
     def setReady(self, session, ready):

@@ -130,6 +130,21 @@ class Sessions(Service):
         self.log.info("{kind} player {name!r} registered (session {id})",
                       kind=session.kind, name=name, id=session.id)
 
+    def setRoomName(self, session, name):
+        """
+        Give C{session} the name C{name}, unique within its room only
+        (the lobby checks that): it is not registered, and other sessions
+        of the kind may hold it too (checkers).
+        """
+        session.name = name
+
+    def clearName(self, session):
+        """
+        C{session} has no name any more; a registered name is freed.
+        """
+        self._forgetName(session)
+        session.name = None
+
     def _newToken(self):
         while True:
             token = self._randomBits(64)

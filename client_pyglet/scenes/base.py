@@ -36,6 +36,9 @@ def fontsFor(s):
     return FONTS
 #: Seconds a message stays in the message line.
 MESSAGE_SECONDS = 6.0
+#: The message line lies below this height: panels that start above it
+#: are never covered by a message.
+MESSAGE_BAND = 48
 
 
 def rgba(c, a=255):
@@ -43,6 +46,48 @@ def rgba(c, a=255):
     C{c} as an RGBA tuple with alpha C{a}.
     """
     return (c[0], c[1], c[2], a)
+
+
+class ButtonView:
+    """
+    Where a button was drawn, and how (for tests and layout checks).
+
+    @ivar label: the text on the button.
+    @ivar rect: C{(x, y, width, height)}.
+    @ivar size: the label's font size.
+    @ivar enabled: whether it can be clicked.
+    """
+
+    def __init__(self, label, rect, size, enabled):
+        self.label = label
+        self.rect = rect
+        self.size = size
+        self.enabled = enabled
+
+    def __repr__(self):
+        return "<ButtonView %r at %r size %r>" % (self.label, self.rect,
+                                                 self.size)
+
+
+def contains(outer, inner):
+    """
+    Whether rectangle C{inner} lies within rectangle C{outer} (both
+    C{(x, y, width, height)}).
+    """
+    ox, oy, ow, oh = outer
+    ix, iy, iw, ih = inner
+    return (ox <= ix and oy <= iy and ix + iw <= ox + ow
+            and iy + ih <= oy + oh)
+
+
+def overlaps(a, b):
+    """
+    Whether rectangles C{a} and C{b} (C{(x, y, width, height)}) share an
+    area.
+    """
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    return ax < bx + bw and bx < ax + aw and ay < by + bh and by < ay + ah
 
 
 class Field:
@@ -64,6 +109,9 @@ class Scene:
 
     @ivar app: the L{client_pyglet.app.App}.
     @ivar state: the session's state machine.
+    @ivar buttons: the L{ButtonView}s of the last build, in drawing order.
+    @ivar messageRect: the message line's C{(x, y, width, height)} in the
+        last build, or None when no message is shown.
     """
 
     title = "gamehub"
@@ -77,6 +125,8 @@ class Scene:
         self.dirty = True
         self._keep = []
         self._hits = []
+        self.buttons = []
+        self.messageRect = None
         self._fields = {}
         self.focus = None
         self.mouse = (0, 0)
@@ -138,6 +188,8 @@ class Scene:
         self.dirty = False
         self._keep = []
         self._hits = []
+        self.buttons = []
+        self.messageRect = None
         self.batch = pyglet.graphics.Batch()
         self.bgGroup = pyglet.graphics.Group(order=0)
         self._layers = [
@@ -256,6 +308,7 @@ class Scene:
             c = GOOD
         else:
             c = color or (ACCENT if hover else ACCENT_DARK)
+        self.buttons.append(ButtonView(s, (x, y, w, h), size, enabled))
         self.rect(x, y, w, h, c, radius=min(8, h // 3))
         self.text(s, x + w / 2, y + h / 2, size=size,
                   color=TEXT if enabled else MUTED, anchor_x="center",
@@ -314,6 +367,7 @@ class Scene:
         c = BAD if kind == "error" else ACCENT_DARK
         w = min(self.width - 40, 30 + 8 * len(s))
         x = (self.width - w) / 2
+        self.messageRect = (x, 10, w, 30)
         self.rect(x, 10, w, 30, c, radius=8,
                   group=pyglet.graphics.Group(order=19))
         self.text(s, self.width / 2, 25, size=11, anchor_x="center",

@@ -11,7 +11,7 @@ from hub.games import checkers as G
 
 from client_pyglet import state as S
 from client_pyglet.scenes.base import (
-    ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, TEXT, FONTS,
+    ACCENT, BAD, GOLD, GOOD, MESSAGE_BAND, MUTED, PANEL, TEXT, FONTS,
     BoardSceneMixin, Scene, rgba)
 
 #: Region colours (as the official server's client: A yellow, B red,
@@ -22,6 +22,10 @@ REGION_COLOURS = {
 }
 HOP_SECONDS = 0.18
 SQRT3_2 = math.sqrt(3) / 2
+#: The board's panel, in cells: 14.4 wide, 14.6 high.
+BOARD_W, BOARD_H = 14.4, 14.6
+#: Room left free below the header bar.
+HEADER_SPACE = 52
 
 
 def rotateCW(cell, times):
@@ -119,7 +123,7 @@ class CheckersRoomScene(Scene):
         by = y - 6 * 52 - 100
         meReady = any(m[0] == st.name and m[1] for m in st.members)
         self.button("Ready", w / 2 - 260, by, 160, 42, st.setReady, True,
-                    active=meReady, enabled=not meReady, size=14)
+                    active=meReady, enabled=not meReady)
         self.button("Add bot", w / 2 - 80, by, 160, 42,
                     self.session.addBot, enabled=n < 6)
         self.button("Leave", w / 2 + 100, by, 160, 42, st.leave,
@@ -137,9 +141,17 @@ class CheckersGameScene(BoardSceneMixin, Scene):
     def setup(self):
         self.selected = None
         self.anim = None
-        self.s = min((self.width - 380) / 13.0, (self.height - 90) / 14.6)
+        # the board and the side panel stand between the header bar and
+        # the message line
+        bottom, top = MESSAGE_BAND, self.height - HEADER_SPACE
+        self.s = min((self.width - 380) / 13.0, (top - bottom) / BOARD_H)
         self.cx = 20 + (self.width - 360) / 2
-        self.cy = (self.height - 44) / 2 + 4
+        self.cy = (bottom + top) / 2
+        s = self.s
+        self.boardRect = (self.cx - BOARD_W / 2 * s,
+                          self.cy - BOARD_H / 2 * s, BOARD_W * s,
+                          BOARD_H * s)
+        self.sideRect = (self.width - 330, bottom, 312, top - bottom)
         self.countdown = None
         self.dynBatch = pyglet.graphics.Batch()
         self.dynKeep = []
@@ -186,8 +198,7 @@ class CheckersGameScene(BoardSceneMixin, Scene):
         st = self.state
         board = st.board
         s = self.s
-        self.rect(self.cx - 7.2 * s, self.cy - 7.3 * s, 14.4 * s, 14.6 * s,
-                  (32, 40, 58), radius=16)
+        self.rect(*self.boardRect, (32, 40, 58), radius=16)
         # the star's shape: two big triangles
         tips = [self.pos(c) for c in ((-4, 8), (8, -4), (-4, -4))]
         tips2 = [self.pos(c) for c in ((4, -8), (-8, 4), (4, 4))]
@@ -257,9 +268,9 @@ class CheckersGameScene(BoardSceneMixin, Scene):
     def buildSide(self):
         st = self.state
         board = st.board
-        x = self.width - 330
-        top = self.height - 64
-        self.rect(x, 56, 312, top - 56, PANEL, radius=12)
+        x, bottom, w, h = self.sideRect
+        top = bottom + h
+        self.rect(x, bottom, w, h, PANEL, radius=12)
         self.text("Players", x + 18, top - 34, size=14, bold=True)
         y = top - 72
         for name, region in sorted(st.regions.items(),
@@ -310,9 +321,10 @@ class CheckersGameScene(BoardSceneMixin, Scene):
         self.buildAssist(x + 25, y - 110)
         self.button("Leave game", x + 25, y - 160, 150, 30, self.leave,
                     color=(120, 60, 60), size=11)
-        self.text("Click one of your pieces, then a green target.",
-                  x + 18, 90, size=10, color=MUTED, width=280,
-                  multiline=True)
+        if not self.session.autoplay.enabled:
+            self.text("Click one of your pieces, then a green target.",
+                      x + 18, 90, size=10, color=MUTED, width=280,
+                      multiline=True)
 
     def leave(self):
         self.session.autoplay.setEnabled(False)

@@ -19,6 +19,45 @@ COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
 ROOM_STATES = {0: "open", 1: "full", 2: "playing"}
 #: The lobby asks for the room list this often.
 REFRESH_SECONDS = 5.0
+#: A row this long wins (as in L{hub.games.gomoku}).
+FIVE = 5
+#: The mark on the winning row.
+WIN_MARK = (214, 40, 40)
+DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def winningRows(stone, lastMove):
+    """
+    The rows of five or more through the last move, as in
+    L{hub.games.gomoku.GomokuGame}'s rule: the stone just played wins
+    when it makes five or more of its colour in a line.
+
+    @param stone: C{stone(x, y)} gives the stone at a cell (0 for none).
+    @param lastMove: the C{(x, y)} played last, or None.
+    @return: a list of rows, each a list of C{(x, y)} from one end to
+        the other; empty when the last move made no five.
+    """
+    if lastMove is None:
+        return []
+    x, y = lastMove
+    colour = stone(x, y)
+    if not colour:
+        return []
+
+    def run(dx, dy):
+        cells = []
+        cx, cy = x + dx, y + dy
+        while 0 <= cx < SIZE and 0 <= cy < SIZE and \
+                stone(cx, cy) == colour:
+            cells.append((cx, cy))
+            cx, cy = cx + dx, cy + dy
+        return cells
+    rows = []
+    for dx, dy in DIRECTIONS:
+        row = run(-dx, -dy)[::-1] + [(x, y)] + run(dx, dy)
+        if len(row) >= FIVE:
+            rows.append(row)
+    return rows
 
 
 class GomokuLobbyScene(Scene):
@@ -177,13 +216,12 @@ class GomokuRoomScene(Scene):
                         enabled=bool(room.get("guest")))
             guestReady = bool(room.get("guest")) and room.get("gs") == 3
             self.button("Start game", w / 2 - 140, by, 180, 40,
-                        st.startGame, enabled=guestReady, size=14,
+                        st.startGame, enabled=guestReady,
                         color=GOOD if guestReady else None)
         else:
             ready = room.get("gs") == 3
             self.button("Unready" if ready else "Ready", w / 2 - 330, by,
-                        180, 40, st.setReady, not ready, active=ready,
-                        size=14)
+                        180, 40, st.setReady, not ready, active=ready)
         self.button("Leave room", w / 2 + 150, by, 180, 40, st.exitRoom,
                     color=(120, 60, 60))
         if st.isOwner() and not room.get("guest"):
@@ -200,12 +238,17 @@ class GomokuRoomScene(Scene):
 
 class GomokuGameScene(BoardSceneMixin, Scene):
     """
-    The 15x15 board with the last-move marker, whose turn, the result.
+    The 15x15 board with the last-move marker, whose turn, the result
+    and, at the end, the winning row.
+
+    @ivar winningCells: the cells of the winning row(s) marked in the
+        last build (empty while the game runs or when no five ended it).
     """
 
     title = "Gomoku"
 
     def setup(self):
+        self.winningCells = []
         self.cell = min(self.width - 360, self.height - 100) / (SIZE + 0.6)
         self.ox = 30 + self.cell * 0.8
         self.oy = 40 + self.cell * 0.8
@@ -251,6 +294,7 @@ class GomokuGameScene(BoardSceneMixin, Scene):
         if st.lastMove:
             px, py = self.pos(*st.lastMove)
             self.circle(px, py, r * 0.3, BAD, group=self.topGroup)
+        self.buildWinningRows(r)
         hint = self.session.autoplay.hint
         if hint is not None:
             hx, hy = hint
@@ -266,6 +310,25 @@ class GomokuGameScene(BoardSceneMixin, Scene):
                             group=self.topGroup)
         self.hit(x0 - c / 2, y0 - c / 2, size + c, size + c, self.clickBoard)
         self.buildSide()
+
+    def buildWinningRows(self, r):
+        """
+        At the end of a game won by five in a row, a ring on each stone
+        of the row and a line through it.
+        """
+        st = self.state
+        self.winningCells = []
+        if st.phase != S.OVER:
+            return
+        for row in winningRows(st.stone, st.lastMove):
+            (ax, ay), (bx, by) = self.pos(*row[0]), self.pos(*row[-1])
+            self.line(ax, ay, bx, by, WIN_MARK, 4, group=self.topGroup,
+                      alpha=200)
+            for cell in row:
+                if cell not in self.winningCells:
+                    self.winningCells.append(cell)
+                px, py = self.pos(*cell)
+                self.ring(px, py, r + 2, WIN_MARK, 4)
 
     def buildSide(self):
         st = self.state

@@ -18,6 +18,8 @@ GEM_COLOURS = {
 }
 GEM_TEXT = {"diamond": (30, 30, 30), "golden": (30, 30, 30)}
 CARD_W, CARD_H = 92, 120
+#: The action panel (buttons, or the result at the end): x, y, w, h.
+ACTIONS_RECT = (570, 90, 190, 350)
 LEVEL_COLOURS = {1: (70, 130, 80), 2: (190, 150, 60), 3: (70, 100, 170)}
 
 
@@ -68,7 +70,7 @@ class SplendorTableScene(Scene):
         meReady = any(p[0] == st.myId and p[1] for p in st.players)
         by = y - 4 * 60 - 100
         self.button("Ready", w / 2 - 240, by, 230, 42, st.setReady, True,
-                    active=meReady, enabled=not meReady, size=14)
+                    active=meReady, enabled=not meReady)
         self.button("Add bot", w / 2 + 10, by, 230, 42,
                     self.session.addBot, enabled=n < 4)
 
@@ -84,6 +86,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
         self.picked = {}
         self.selected = None
         self.discardPick = {}
+        self.actionsRect = ACTIONS_RECT
 
     def stateEvent(self, event, details):
         if event in ("turn", "operation", "rejected"):
@@ -182,7 +185,8 @@ class SplendorGameScene(GameSceneMixin, Scene):
         hintCard = hint.card if hint is not None else None
         # nobles
         top = self.height - 60
-        self.text("Nobles", 30, top - 16, size=11, color=MUTED)
+        self.text("Nobles" if t.nobles else "no nobles left", 30,
+                  top - 16, size=11, color=MUTED)
         for i, n in enumerate(t.nobles):
             self.noble(100 + i * 88, top - 84, n)
         # rows of cards, level 3 on top
@@ -247,50 +251,58 @@ class SplendorGameScene(GameSceneMixin, Scene):
 
     def buildActions(self):
         st = self.state
-        x = 570
-        y = 330
-        self.rect(x, 90, 190, y + 86 - 90, PANEL, radius=10)
+        x, bottom, w, h = self.actionsRect
+        top = bottom + h
+        self.rect(x, bottom, w, h, PANEL, radius=10)
         if st.phase == S.OVER:
-            self.buildResult(x, y + 86)
+            self.buildResult(x, top)
             return
         mine = st.isMyTurn() and not st.discard and not st.nobleChoice
         if self.picked:
             s = ", ".join("%d %s" % (n, g) for g, n in self.picked.items())
-            self.text("take: " + s, x + 10, y + 60, size=10, width=170,
-                      multiline=True)
+            self.text("take: " + s, x + 10, top - 12, size=10, width=170,
+                      multiline=True, anchor_y="top")
         elif self.selected:
             s = ("deck level %d" % (self.selected - G.UNKNOWN_CARD_BASE,)
                  if self.selected > G.UNKNOWN_CARD_BASE else
                  "card #%d" % (self.selected,))
-            self.text("selected: " + s, x + 10, y + 60, size=11)
+            self.text("selected: " + s, x + 10, top - 12, size=11,
+                      anchor_y="top")
         else:
-            self.text("pick gems or a card", x + 10, y + 60, size=11,
-                      color=MUTED)
+            self.text("pick gems or a card", x + 10, top - 12, size=11,
+                      color=MUTED, anchor_y="top")
         buy = reserve = take = False
         if mine and self.selected:
             buy = self.buyAction() is not None
             reserve = st.check(self.reserveAction()) is None
         if mine and self.picked:
             take = st.check(self.takeAction()) is None
-        self.button("Take gems", x + 10, y + 10, 170, 34, self.take,
-                    enabled=take)
-        self.button("Buy", x + 10, y - 34, 170, 34, self.buy, enabled=buy)
-        self.button("Reserve", x + 10, y - 78, 170, 34, self.reserve,
-                    enabled=reserve)
-        self.button("Clear", x + 10, y - 122, 170, 30, self.clear,
+        # from the bottom up, 10 px inside the panel
+        bx, bw = x + 10, w - 20
+        y = bottom + 10
+        if st.phase == S.GAME:
+            ap = self.session.autoplay
+            self.button("Suggest", bx, y, bw, 32, self.suggest,
+                        enabled=st.isMyTurn() and not ap.enabled)
+            y += 40
+            self.button("AI 托管: %s" % ("on" if ap.enabled else "off"),
+                        bx, y, bw, 32, self.toggleAuto, active=ap.enabled)
+            y += 48
+            s, c, size = ("Your turn", ACCENT, 14) if st.isMyTurn() else (
+                "player %s's turn" % (st.currentId,), MUTED, 12)
+            self.text(s, x + w / 2, y, size=size, bold=True, color=c,
+                      anchor_x="center")
+            y += 28
+        self.button("Clear", bx, y, bw, 30, self.clear,
                     enabled=bool(self.picked or self.selected),
                     color=(90, 90, 110))
-        if st.phase == S.GAME:
-            s, c = ("Your turn", ACCENT) if st.isMyTurn() else (
-                "Player %s's turn" % (st.currentId,), MUTED)
-            self.text(s, x + 95, y - 160, size=14, bold=True, color=c,
-                      anchor_x="center")
-            ap = self.session.autoplay
-            self.button("AI 托管: %s" % ("on" if ap.enabled else "off"),
-                        x + 10, y - 206, 170, 32, self.toggleAuto,
-                        active=ap.enabled)
-            self.button("Suggest", x + 10, y - 244, 170, 32, self.suggest,
-                        enabled=st.isMyTurn() and not ap.enabled)
+        y += 40
+        self.button("Reserve", bx, y, bw, 34, self.reserve,
+                    enabled=reserve)
+        y += 44
+        self.button("Buy", bx, y, bw, 34, self.buy, enabled=buy)
+        y += 44
+        self.button("Take gems", bx, y, bw, 34, self.take, enabled=take)
 
     def _assistHits(self):
         """

@@ -227,7 +227,8 @@ class PlayerState:
 
     def copy(self):
         """
-        An independent copy.
+        An independent copy.  The attributes are the fixed C{__slots__};
+        C{tests/splendor/test_game.py} checks that each one is copied.
         """
         other = PlayerState.__new__(PlayerState)
         other.tokens = self.tokens[:]
@@ -323,18 +324,26 @@ class SplendorGame:
         if rng is None:
             rng = random.Random()
         self.rng = rng
-        self.seatCount = seatCount
-        self.bank = [PILE_SIZE[seatCount]] * len(GEMS) + [GOLD_PILE]
-        self.decks = []
-        self.board = []
+        decks = []
+        board = []
         for level in (1, 2, 3):
             deck = sorted(n for n, c in CARDS.items() if c.level == level)
             rng.shuffle(deck)
-            self.board.append([deck.pop() for _ in range(FACE_UP)])
-            self.decks.append(deck)
+            board.append([deck.pop() for _ in range(FACE_UP)])
+            decks.append(deck)
         nobles = sorted(NOBLES)
         rng.shuffle(nobles)
-        self.nobles = nobles[:seatCount + 1]
+        self._setUp(seatCount, nobles[:seatCount + 1], board, decks)
+
+    def _setUp(self, seatCount, nobles, board, decks):
+        """
+        The state before the first move, for a deal.
+        """
+        self.seatCount = seatCount
+        self.bank = [PILE_SIZE[seatCount]] * len(GEMS) + [GOLD_PILE]
+        self.decks = decks
+        self.board = board
+        self.nobles = nobles
         self.players = [PlayerState() for _ in range(seatCount)]
         self.currentSeat = 0
         self.phase = PHASE_ACT
@@ -345,6 +354,42 @@ class SplendorGame:
         self.retired = [False] * seatCount
         self.turns = 0
 
+    def deal(self):
+        """
+        What the shuffle dealt, as JSON-able data: C{{"seats": n,
+        "nobles": [...], "board": [[...] x 3], "decks": [[...] x 3]}}
+        (decks bottom first, the top card last).  Taken before the first
+        move, it is enough for L{fromDeal} to rebuild the game exactly.
+        """
+        return {"seats": self.seatCount,
+                "nobles": list(self.nobles),
+                "board": [list(row) for row in self.board],
+                "decks": [list(deck) for deck in self.decks]}
+
+    @classmethod
+    def fromDeal(cls, deal):
+        """
+        The game, before its first move, that L{deal} described.
+
+        @raise ValueError: if C{deal} does not have the shape of a deal.
+        """
+        try:
+            seatCount = deal["seats"]
+            nobles = [int(n) for n in deal["nobles"]]
+            board = [[int(c) for c in row] for row in deal["board"]]
+            decks = [[int(c) for c in deck] for deck in deal["decks"]]
+        except (KeyError, TypeError) as e:
+            raise ValueError("not a Splendor deal: %s" % (e,))
+        if seatCount not in PILE_SIZE:
+            raise ValueError("Splendor needs 2 to 4 players")
+        if len(board) != 3 or len(decks) != 3 or any(
+                len(row) != FACE_UP for row in board):
+            raise ValueError("a deal has three rows of four cards")
+        game = cls.__new__(cls)
+        game.rng = None
+        game._setUp(seatCount, nobles, board, decks)
+        return game
+
     @property
     def isOver(self):
         """
@@ -354,25 +399,20 @@ class SplendorGame:
 
     def copy(self):
         """
-        An independent copy.  The decks are copied in their order, so a
-        copy draws the same hidden cards as the original would.
+        An independent copy: every attribute is carried over (a new one
+        cannot be missed; C{tests/splendor/test_game.py} checks that
+        every list is copied too).  The decks are copied in their order,
+        so a copy draws the same hidden cards as the original would.  The
+        C{rng} is shared: only the deal draws from it.
         """
-        other = SplendorGame.__new__(SplendorGame)
-        other.rng = self.rng     # only the deal draws from it
-        other.seatCount = self.seatCount
+        other = object.__new__(SplendorGame)
+        other.__dict__.update(self.__dict__)
         other.bank = self.bank[:]
-        other.decks = [d[:] for d in self.decks]
-        other.board = [b[:] for b in self.board]
+        other.decks = [deck[:] for deck in self.decks]
+        other.board = [row[:] for row in self.board]
         other.nobles = self.nobles[:]
-        other.players = [p.copy() for p in self.players]
-        other.currentSeat = self.currentSeat
-        other.phase = self.phase
-        other.pendingDiscard = self.pendingDiscard
-        other.pendingNobles = self.pendingNobles
-        other.winner = self.winner
-        other.stalled = self.stalled
+        other.players = [player.copy() for player in self.players]
         other.retired = self.retired[:]
-        other.turns = self.turns
         return other
 
     # Queries.
@@ -775,6 +815,8 @@ class SplendorGame:
     def _endTurn(self, seat, events):
         passes = 0
         retired = self.retired
+        if retired.count(False) < 2:
+            return self._finish(events)
         while True:
             self.turns += 1
             if seat == self.seatCount - 1 and max(
@@ -811,9 +853,9 @@ class SplendorGame:
         The player of C{seat} left: the seat plays no more.  If it was to
         act, a pending discard or noble choice is settled with its first
         legal action (announced like any move) and the turn passes.  With
-        fewer than two seats left the game ends; the winner is always
-        chosen among the seats still playing.  The seat's tokens and cards
-        stay where they are.
+        fewer than two seats left the game ends, after that settling; the
+        winner is always chosen among the seats still playing.  The
+        seat's tokens and cards stay where they are.
 
         @return: the events caused, in announcement order.
         """
@@ -821,11 +863,13 @@ class SplendorGame:
             return []
         self.retired[seat] = True
         events = []
-        if self.retired.count(False) < 2:
-            return self._finish(events)
         while (self.currentSeat == seat
                and self.phase in (PHASE_DISCARD, PHASE_NOBLE)):
             events.extend(self.apply(seat, self.legalActions(seat)[0]))
+        if self.phase == PHASE_OVER:
+            return events
+        if self.retired.count(False) < 2:
+            return self._finish(events)
         if self.currentSeat == seat:
             events = self._endTurn(seat, events)
         return events

@@ -1,13 +1,13 @@
 """
 The Chinese checkers protocol (specs/checkers.md section 7) over the
-shared lobby.
+shared lobby and L{hub.tables.checkers}.
 
 A L{CheckersProtocol} is one connection: it reads lines, decodes them with
-L{hub.wire.checkers}, calls the lobby, and as the room's observer turns
-lobby events into messages.  A L{CheckersTable} is the running game of one
-room: seats, the turn timer, and the messages of a turn (START_TURN_OP,
-forwarded MOVE_OPs, timeouts, END_TURN_OP, END_GAME_OP).  The rules are in
-L{hub.games.checkers}.
+L{hub.wire.checkers}, calls the lobby or the room's table, and as the
+room's observer turns lobby events into messages.  A L{TableMessages}
+turns the events of one table into START_GAME_OP, START_TURN_OP, MOVE_OP,
+END_TURN_OP and END_GAME_OP.  The game's flow (turn clock, eliminations,
+takeover, ranking, seating) is the table's: L{hub.tables.checkers}.
 
 Decisions where the spec leaves a choice (see also docs/protocols/checkers.md):
   - names are unique within a room, not across the server;
@@ -21,45 +21,56 @@ Decisions where the spec leaves a choice (see also docs/protocols/checkers.md):
     INVALID_MOVE; the region forwarded is always the server's;
   - client END_TURN_OP and unknown ops (CHECK_OP...) are ignored; ops only
     the server sends are INVALID_REQ;
-  - games start only when the last member readies (not after a LEAVE);
-  - the turn timer runs C{turnSeconds} plus a grace of C{turnGrace}
-    seconds from START_TURN_OP; illegal moves do not reset it;
-  - a player who leaves or drops mid-game keeps their seat and pieces and
-    is eliminated (MOVE_OP(region, "-1")) when their turn comes, at once
-    if it is their turn; with C{takeover="bot"} a bot plays the seat;
+  - a game starts when every member is ready and their count is allowed
+    (when the last member readies, or the only unready one leaves);
+  - an elimination (timeout, departure) is MOVE_OP(region, "-1"); the
+    turn clock and departures are the table's (L{hub.tables.checkers});
   - END_GAME_OP dissolves the room: its members are in no room and may
     join again under any name.
 """
 
-import functools
 import re
 
+import attr
 from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
-from hub.bots import botFor
-from hub.bots.pilot import SeatPilot
-from hub.games import checkers as rules
-from hub.ihub import IStartPolicy
+from hub.ihub import ITableListener
 from hub.lobby import (
-    LobbyError, NameInRoom, RoomFull, RoomObserver,
-    RoomRunning)
+    LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.protocols import ServerConnection
+from hub.tables import events
+from hub.tables.base import (
+    GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
+from hub.tables.checkers import KIND, CheckersStartPolicy
 from hub.wire import checkers as wire
-
-KIND = "checkers"
 
 # The most members a room holds (section 7.1).
 CAPACITY = 6
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_]{1,20}")
 
+# Where wire values meet rule values: the region letter on the wire
+# (START_GAME_OP data2, START_TURN_OP and MOVE_OP data1) of each region of
+# hub.games.checkers (a seat's role).  They are the same six letters.
+WIRE_REGIONS = {"A": "A", "B": "B", "C": "C", "D": "D", "E": "E", "F": "F"}
+
+# How a refused join is told (ERROR_OP code and reason), by lobby error.
+JOIN_REFUSALS = {
+    RoomRunning: (wire.ROOM_IS_RUNNING, "the game is running"),
+    NameInRoom: (wire.INVALID_JOIN, "the name is taken"),
+    RoomFull: (wire.INVALID_JOIN, "the room is full"),
+}
+
 # Ops only the server sends; a client sending one gets INVALID_REQ.
 SERVER_ONLY_OPS = frozenset([
     wire.JOIN_ROOM_REPLY_OP, wire.CLOSE_ROOM_OP, wire.START_GAME_OP,
     wire.START_TURN_OP, wire.END_GAME_OP, wire.ERROR_OP])
+
+__all__ = ["CheckersFactory", "CheckersProtocol", "CheckersStartPolicy",
+           "TableMessages", "WIRE_REGIONS", "isValidName"]
 
 
 def isValidName(name):
@@ -69,41 +80,17 @@ def isValidName(name):
     return NAME_PATTERN.fullmatch(name) is not None
 
 
-@implementer(IStartPolicy)
-class CheckersStartPolicy:
+def wireRegion(table, seat):
     """
-    A checkers room starts by itself when every member is ready and there
-    are 2, 3 or 6 of them (or 4 with C{fourPlayers}).
+    The wire's region letter of C{seat} at C{table}.
     """
-
-    autoStart = True
-
-    def __init__(self, fourPlayers=False):
-        self.counts = frozenset(rules.STANDARD_PLAYER_COUNTS) | (
-            frozenset([4]) if fourPlayers else frozenset())
-
-    def canStart(self, room):
-        """
-        Everyone is ready and the member count is allowed.
-        """
-        return room.allReady and len(room.members) in self.counts
-
-    def newGame(self, room):
-        """
-        A new game with one seat per member, regions by join order.
-        """
-        return rules.CheckersGame(len(room.members))
+    return WIRE_REGIONS[table.seats[seat].role]
 
 
-class CheckersTable:
+@implementer(ITableListener)
+class TableMessages:
     """
-    The running game of one room.
-
-    @ivar room: the lobby's L{hub.lobby.Room}.
-    @ivar game: the L{rules.CheckersGame}.
-    @ivar names: the player name of each seat.
-    @ivar departed: seats whose player left or dropped mid-game.
-    @ivar pilots: the L{SeatPilot} of every departed seat a bot plays.
+    The events of one room's table as messages to the room's members.
     """
 
     log = Logger()
@@ -111,246 +98,65 @@ class CheckersTable:
     def __init__(self, factory, room):
         self.factory = factory
         self.room = room
-        self.game = room.game
-        self.names = room.names()
-        self.sessions = [member.session for member in room.members]
-        self.departed = set()
-        self.pilots = {}
-        self._call = None
 
-    # Messages
+    def tableEvent(self, table, event):
+        handler = getattr(self, "on" + events.eventName(event), None)
+        if handler is not None:
+            handler(table, event)
 
     def broadcast(self, data, exclude=None):
         """
-        Write C{data} to every member now in the room but C{exclude} (a
-        session).
+        Write C{data} to every member now in the room but C{exclude}.
         """
         for member in list(self.room.members):
-            if member.session is not exclude:
+            if member is not exclude:
                 member.observer.sendBytes(data)
 
-    def region(self, seat):
-        """
-        The region letter of C{seat}.
-        """
-        return self.game.regions[seat]
+    def onGameStarted(self, table, event):
+        self.broadcast(wire.encode(
+            wire.START_GAME_OP, " ".join(seat.name for seat in event.seats),
+            " ".join(WIRE_REGIONS[seat.role] for seat in event.seats)))
 
-    def seatOf(self, session):
-        """
-        The seat of C{session}, or None.
-        """
-        for seat, s in enumerate(self.sessions):
-            if s is session:
-                return seat
-        return None
+    def onTurnStarted(self, table, event):
+        self.broadcast(wire.encode(wire.START_TURN_OP,
+                                   wireRegion(table, event.seat),
+                                   str(int(event.at))))
 
-    # Turns
+    def onActionPlayed(self, table, event):
+        mover = None if event.byBot else self.room.memberAt(event.seat)
+        self.broadcast(wire.encode(wire.MOVE_OP,
+                                   wireRegion(table, event.seat),
+                                   wire.formatPath(event.action)),
+                       exclude=mover)
+        if event.detail.finished and mover is not None:
+            mover.observer.sendBytes(wire.encode(wire.END_TURN_OP))
 
-    def begin(self):
-        """
-        The game has started: announce the first turn.
-        """
-        self.startTurn()
-
-    def startTurn(self):
-        """
-        Announce the turn of the current seat and start its clock; a
-        departed seat is eliminated at once (or played by a bot).
-        """
-        seat = self.game.currentSeat
-        stamp = str(int(self.factory.clock.seconds()))
-        self.broadcast(wire.encode(wire.START_TURN_OP, self.region(seat),
-                                   stamp))
-        if seat in self.departed:
-            self.departedTurn(seat)
-        else:
-            self._schedule(self.factory.turnSeconds + self.factory.turnGrace,
-                           self.timedOut)
-
-    def departedTurn(self, seat):
-        """
-        It is the turn of C{seat}, whose player is gone: its bot moves
-        after C{botDelay} (L{SeatPilot}) if L{_botPlays} and it has a
-        legal move, else the seat is eliminated now.
-        """
-        self._cancel()
-        if self._botPlays() and self.game.legalActions(seat):
-            self.pilotOf(seat).turn(self.game, seat,
-                                    functools.partial(self.botPlayed, seat))
-        else:
-            self.eliminateCurrent()
-
-    def _botPlays(self):
-        """
-        Whether a bot should play the departed seat to move: only with
-        takeover, and only while someone still connected is playing.
-        """
-        if self.factory.takeover != "bot":
-            return False
-        return any(seat not in self.departed
-                   for seat in self.game.activeSeats())
-
-    def pilotOf(self, seat):
-        """
-        The L{SeatPilot} of the departed C{seat}, made on its first turn
-        with the bot C{botFactory(botLevel, seat)} (the seat is the seed).
-        """
-        pilot = self.pilots.get(seat)
-        if pilot is None:
-            factory = self.factory
-            bot = factory.botFactory(factory.botLevel, seat)
-            pilot = self.pilots[seat] = SeatPilot(factory.clock, bot,
-                                                  factory.botDelay)
-        return pilot
-
-    def botPlayed(self, seat, path):
-        """
-        The bot of C{seat} chose the legal C{path}: play it as the
-        player's own MOVE_OP would have been.
-        """
-        self.played(self.game.apply(seat, path))
-
-    def stopPilots(self):
-        """
-        The game is over or abandoned: no bot acts any more.
-        """
-        for pilot in self.pilots.values():
-            pilot.stop()
-
-    def _schedule(self, delay, f):
-        self._cancel()
-        self._call = self.factory.clock.callLater(delay, self._guarded, f)
-
-    def _guarded(self, f):
-        """
-        Run a timer callback; an error is logged and never reaches the
-        reactor.
-        """
-        self._call = None
-        try:
-            f()
-        except Exception:
-            self.log.failure("checkers {room!r}: {f} failed",
-                             room=self.room.name, f=f.__name__)
-
-    def _cancel(self):
-        if self._call is not None:
-            if self._call.active():
-                self._call.cancel()
-            self._call = None
-
-    def move(self, session, data1, data2):
-        """
-        C{session} sent MOVE_OP(data1, data2).
-
-        @return: None when played, else C{(errcode, reason)}.
-        """
-        seat = self.seatOf(session)
-        game = self.game
-        if seat is None or seat != game.currentSeat:
-            current = game.currentSeat
-            return (wire.OUTTURN_MOVE,
-                    "it is %s's turn" % (self.region(current),))
-        region = self.region(seat)
-        if data1 not in ("", region):
-            return (wire.INVALID_MOVE,
-                    "you play region %s, not %r" % (region, data1[:20]))
-        try:
-            path = wire.parsePath(data2)
-            result = game.apply(seat, path)
-        except (wire.PathError, rules.IllegalMove) as e:
-            return (wire.INVALID_MOVE, str(e))
-        self.played(result, session)
-        return None
-
-    def played(self, result, moverSession=None):
-        """
-        A legal move was applied: forward it and end the turn.
-        """
-        self._cancel()
-        seat = result.seat
-        self.log.debug("checkers {room!r}: {region} moved {path}",
-                       room=self.room.name, region=self.region(seat),
-                       path=wire.formatPath(result.path))
-        self.broadcast(wire.encode(wire.MOVE_OP, self.region(seat),
-                                   wire.formatPath(result.path)),
-                       exclude=moverSession)
-        if result.finished and moverSession is not None:
-            member = self.room.memberOf(moverSession)
-            if member is not None:
-                member.observer.sendBytes(wire.encode(wire.END_TURN_OP))
-        self.afterTurn(result)
-
-    def afterTurn(self, result):
-        """
-        End the game, or start the next turn.
-        """
-        if result.over:
-            self.finish()
-        else:
-            self.startTurn()
-
-    def timedOut(self):
-        """
-        The current seat ran out of time.
-        """
-        self.log.info("checkers {room!r}: {region} timed out",
-                      room=self.room.name,
-                      region=self.region(self.game.currentSeat))
-        self.eliminateCurrent()
-
-    def eliminateCurrent(self):
-        """
-        Eliminate the seat to move: MOVE_OP(region, "-1") to everyone.
-        """
-        self._cancel()
-        result = self.game.timeout()
-        self.broadcast(wire.encode(wire.MOVE_OP, self.region(result.seat),
+    def onSeatEliminated(self, table, event):
+        self.log.debug("checkers {room!r}: seat {seat} out ({reason})",
+                       room=self.room.name, seat=event.seat,
+                       reason=event.reason)
+        self.broadcast(wire.encode(wire.MOVE_OP,
+                                   wireRegion(table, event.seat),
                                    wire.TIMEOUT_PATH))
-        self.afterTurn(result)
 
-    def finish(self):
+    def onGameEnded(self, table, event):
         """
-        The game is over: END_GAME_OP with the ranking to everyone, then
-        the room is dissolved.
+        END_GAME_OP with the ranking to everyone, then the room is
+        dissolved; an abandoned game has nobody left to tell.
         """
-        self._cancel()
-        self.stopPilots()
-        ranking = " ".join(self.names[s] for s in self.game.ranking())
-        self.log.info("checkers {room!r} over: {ranking}",
-                      room=self.room.name, ranking=ranking)
-        self.broadcast(wire.encode(wire.END_GAME_OP, ranking))
-        self.factory.tables.pop(self.room, None)
-        lobby = self.factory.lobby
-        members = list(self.room.members)
-        lobby.endGame(self.room)
-        lobby.dissolve(self.room)
+        room, lobby = self.room, self.factory.lobby
+        if event.reason == events.ABANDONED:
+            self.log.info("checkers {room!r} abandoned", room=room.name)
+        else:
+            ranking = " ".join(table.seats[s].name for s in event.ranking)
+            self.log.info("checkers {room!r} over: {ranking!r}",
+                          room=room.name, ranking=ranking)
+            self.broadcast(wire.encode(wire.END_GAME_OP, ranking))
+        members = list(room.members)
+        lobby.endGame(room)
+        lobby.dissolve(room)
         for member in members:
-            member.session.name = None
-
-    def memberLeft(self, session):
-        """
-        The player of C{session} left the room or dropped: keep the seat
-        for its turn, or eliminate it now if it is its turn.
-        """
-        seat = self.seatOf(session)
-        if seat is None:
-            return
-        self.departed.add(seat)
-        if not self.room.members:
-            self.abort()
-            return
-        if seat == self.game.currentSeat:
-            self.departedTurn(seat)
-
-    def abort(self):
-        """
-        Everyone left: drop the game.
-        """
-        self._cancel()
-        self.stopPilots()
-        self.factory.tables.pop(self.room, None)
-        self.log.info("checkers {room!r} abandoned", room=self.room.name)
+            self.factory.sessions.clearName(member.session)
 
 
 class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
@@ -440,7 +246,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def joinRoom(self, message):
         roomId, name = message.data1, message.data2
-        lobby = self.lobby
+        lobby, sessions = self.lobby, self.factory.sessions
         if lobby.roomOf(self.session) is not None:
             self.sendError(wire.OTHER_ERROR, "already in a room")
             return
@@ -451,7 +257,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         if not roomId:
             self.sendError(wire.INVALID_JOIN, "empty room id")
             return
-        self.session.name = name
+        sessions.setRoomName(self.session, name)
         try:
             if lobby.room(KIND, roomId) is None:
                 room = lobby.createRoom(KIND, roomId, self.session, self,
@@ -459,15 +265,10 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
             else:
                 room = lobby.join(KIND, roomId, self.session, self)
         except LobbyError as e:
-            self.session.name = None
-            if isinstance(e, RoomRunning):
-                self.sendError(wire.ROOM_IS_RUNNING, "the game is running")
-            elif isinstance(e, NameInRoom):
-                self.sendError(wire.INVALID_JOIN, "the name is taken")
-            elif isinstance(e, RoomFull):
-                self.sendError(wire.INVALID_JOIN, "the room is full")
-            else:
-                self.sendError(wire.INVALID_JOIN, "cannot join")
+            sessions.clearName(self.session)
+            code, reason = JOIN_REFUSALS.get(
+                type(e), (wire.INVALID_JOIN, "cannot join"))
+            self.sendError(code, reason)
             return
         before = room.members[:-1]
         self.send(wire.JOIN_ROOM_REPLY_OP,
@@ -480,40 +281,54 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def leaveRoom(self):
         """
-        Leave the room (the others hear LEAVE_ROOM_OP); mid-game the seat
-        stays until its turn.
+        Leave the room (the others hear LEAVE_ROOM_OP); mid-game the
+        table keeps the seat, before it the game may start without us.
         """
         room = self.lobby.roomOf(self.session)
-        table = self.factory.tables.get(room)
+        table, seat = room.table, room.memberOf(self.session).seat
         self.lobby.leave(self.session)
-        self.session.name = None
+        self.factory.sessions.clearName(self.session)
         if table is not None:
-            table.memberLeft(self.session)
+            table.drop(seat)
+        else:
+            room.policy.memberLeft(self.lobby, room)
 
     def playerReady(self, message):
         room = self.lobby.roomOf(self.session)
         if room is None:
             self.sendError(wire.NOT_IN_ROOM, "join a room first")
-            return
-        if room.running:
+        elif room.running:
             self.sendError(wire.ROOM_IS_RUNNING, "the game is running")
-            return
-        self.lobby.setReady(self.session, True)
-        if room.running and room not in self.factory.tables:
-            self.factory.beginTable(room)
+        else:
+            self.lobby.setReady(self.session, True)
 
     def move(self, message):
         room = self.lobby.roomOf(self.session)
         if room is None:
             self.sendError(wire.NOT_IN_ROOM, "join a room first")
             return
-        table = self.factory.tables.get(room)
-        if table is None:
+        if not room.running:
             self.sendError(wire.ROOM_NOT_RUNNING, "no game is running")
             return
-        refusal = table.move(self.session, message.data1, message.data2)
-        if refusal is not None:
-            self.sendError(*refusal)
+        table, seat = room.table, room.memberOf(self.session).seat
+        try:
+            table.checkTurn(seat)
+        except GameIsOver:
+            self.sendError(wire.ROOM_NOT_RUNNING, "the game is over")
+            return
+        except (NotYourTurn, NotSeated):
+            self.sendError(wire.OUTTURN_MOVE, "it is %s's turn" % (
+                wireRegion(table, table.game.currentSeat),))
+            return
+        region = wireRegion(table, seat)
+        if message.data1 not in ("", region):
+            self.sendError(wire.INVALID_MOVE, "you play region %s, not %r"
+                           % (region, message.data1[:20]))
+            return
+        try:
+            table.act(seat, wire.parsePath(message.data2))
+        except (wire.PathError, TableError) as e:
+            self.sendError(wire.INVALID_MOVE, str(e))
 
     _handlers = {
         wire.JOIN_ROOM_OP: joinRoom,
@@ -537,10 +352,6 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     def readyChanged(self, room, actor):
         self.send(wire.PLAYER_READY_OP, actor.name)
 
-    def gameStarted(self, room):
-        self.send(wire.START_GAME_OP, " ".join(room.names()),
-                  " ".join(room.game.regions))
-
 
 class CheckersFactory(Factory):
     """
@@ -555,43 +366,39 @@ class CheckersFactory(Factory):
         leaves mid-game; None to eliminate them at their turn.
     @param botLevel: the strength asked of takeover bots.
     @param botFactory: C{botFactory(level, seed)} returns the L{IBot} of
-        a departed seat; L{hub.bots.botFor} for checkers by default.
+        a departed seat; the L{hub.bots} checkers bot by default.
     @param turnGrace: seconds allowed past C{turnSeconds} for latency.
     @param botDelay: seconds a takeover bot waits before moving.
     @param errorNames: ERROR_OP data1 is the code's name, not its number.
     @param joinSeats: JOIN_ROOM_OP to the other members carries the
         joiner's 1-based seat in data2.
 
-    @ivar tables: the L{CheckersTable} of every running room.
+    @ivar policy: the rooms' L{CheckersStartPolicy}, which makes tables.
     """
 
     protocol = CheckersProtocol
 
     def __init__(self, lobby, sessions, clock, turnSeconds=15,
                  fourPlayers=False, takeover=None, botLevel=2,
-                 botFactory=functools.partial(botFor, KIND),
-                 turnGrace=0.5, botDelay=1.0, errorNames=False,
-                 joinSeats=False):
+                 botFactory=None, turnGrace=0.5, botDelay=1.0,
+                 errorNames=False, joinSeats=False):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
-        self.turnSeconds = turnSeconds
-        self.turnGrace = turnGrace
-        self.fourPlayers = fourPlayers
-        self.takeover = takeover
-        self.botLevel = botLevel
-        self.botFactory = botFactory
-        self.botDelay = botDelay
         self.errorNames = errorNames
         self.joinSeats = joinSeats
-        self.policy = CheckersStartPolicy(fourPlayers)
-        self.tables = {}
+        options = TableOptions(turnSeconds=turnSeconds, turnGrace=turnGrace,
+                               takeover=takeover, botLevel=botLevel,
+                               botDelay=botDelay)
+        if botFactory is not None:
+            options = attr.evolve(options, botFactory=(
+                lambda kind, level, seed: botFactory(level, seed)))
+        self.policy = CheckersStartPolicy(fourPlayers, clock, options,
+                                          self.tableMessages)
 
-    def beginTable(self, room):
+    def tableMessages(self, room):
         """
-        C{room}'s game has started: make its table and start the first
-        turn.
+        The listener that turns the events of C{room}'s table into
+        messages.
         """
-        table = self.tables[room] = CheckersTable(self, room)
-        table.begin()
-        return table
+        return TableMessages(self, room)

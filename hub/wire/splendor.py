@@ -106,27 +106,32 @@ def decodeBody(raw):
     """
     Parse a received body: L{None} when empty, else the JSON value.
 
-    @raise BodyError: if it is not UTF-8 JSON.
+    @raise BodyError: if it is not UTF-8 JSON, or nested too deep to
+        parse.
     """
     if not raw:
         return None
     try:
         return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise BodyError(str(e))
 
 
 class FrameReader:
     """
     Incremental frame reassembly, in the loop shape of Twisted's
-    C{IntNStringReceiver.dataReceived}.
+    C{IntNStringReceiver.dataReceived}.  Frames are cut straight from the
+    received bytes; what is left of a partial frame waits in one
+    L{bytearray}, where later bytes are appended once and whole frames
+    are cut from its front, so a frame that arrives one byte at a time
+    costs work linear in its size.
 
     @ivar maxLength: the largest acceptable frame (header included).
     """
 
     def __init__(self, maxLength=MAX_FRAME_LENGTH):
         self.maxLength = maxLength
-        self._unprocessed = b""
+        self._buffer = bytearray()
 
     def feed(self, data):
         """
@@ -138,29 +143,37 @@ class FrameReader:
             frames before it are in its C{frames}; the reader is then
             unusable.
         """
-        alldata = self._unprocessed + data
+        buffer = self._buffer
+        if buffer:
+            buffer.extend(data)
+            alldata = buffer
+        else:
+            alldata = data
         currentOffset = 0
         frames = []
         while len(alldata) >= currentOffset + HEADER_LENGTH:
             apiId, playerId, length, _ = HEADER.unpack_from(
                 alldata, currentOffset)
             if length < HEADER_LENGTH or length > self.maxLength:
-                self._unprocessed = b""
+                self._buffer = bytearray()
                 raise FrameError("frame length %d" % (length,), frames)
             messageEnd = currentOffset + length
             if len(alldata) < messageEnd:
                 break
-            frames.append((apiId, playerId,
-                           alldata[currentOffset + HEADER_LENGTH:messageEnd]))
+            frames.append((apiId, playerId, bytes(
+                alldata[currentOffset + HEADER_LENGTH:messageEnd])))
             currentOffset = messageEnd
-        self._unprocessed = alldata[currentOffset:]
+        if alldata is buffer:
+            del buffer[:currentOffset]
+        elif currentOffset < len(data):
+            buffer.extend(memoryview(data)[currentOffset:])
         return frames
 
     def pending(self):
         """
         How many received bytes wait for the rest of their frame.
         """
-        return len(self._unprocessed)
+        return len(self._buffer)
 
 
 # Server bodies, with the key names and order of the reference server.

@@ -1,42 +1,18 @@
 """
-Shared fakes for the checkers protocol tests: a server over a
-L{Clock}, and clients on L{StringTransport}s that record every write.
+Shared fakes for the checkers protocol tests: the shared server harness
+with the checkers factory, and clients on its recording transports.
 """
 
 import random
 
-from twisted.internet.address import IPv4Address
-from twisted.internet.task import Clock
-from twisted.internet.testing import StringTransport
-
 from hub.games import checkers as rules
-from hub.lobby import Lobby
 from hub.protocols.checkers import CheckersFactory
-from hub.sessions import Sessions
 from hub.wire import checkers as wire
+from tests.harness import ServerHarness
 
 # 2022-06-28 08:00:00 UTC, the timestamp of the spec's example, plus a
 # fraction that the server must drop.
 START_TIME = 1656403200.75
-
-
-class RecordingTransport(StringTransport):
-    """
-    A L{StringTransport} that keeps each C{write} call apart and records
-    C{setTcpNoDelay}.
-    """
-
-    def __init__(self):
-        StringTransport.__init__(self)
-        self.writes = []
-        self.noDelay = False
-
-    def write(self, data):
-        self.writes.append(data)
-        StringTransport.write(self, data)
-
-    def setTcpNoDelay(self, enabled):
-        self.noDelay = enabled
 
 
 class Client:
@@ -103,36 +79,31 @@ class Client:
         return self.transport.disconnecting
 
 
-class Server:
+class Server(ServerHarness):
     """
-    A checkers factory over a fresh lobby, sessions and L{Clock}.
+    A checkers factory on the shared L{ServerHarness}, from L{START_TIME}.
     """
 
     def __init__(self, **kwargs):
-        self.clock = Clock()
-        self.clock.advance(START_TIME)
-        self.lobby = Lobby()
-        self.sessions = Sessions(self.clock)
-        self.factory = CheckersFactory(self.lobby, self.sessions,
-                                       self.clock, **kwargs)
-        self._port = 40000
+        ServerHarness.__init__(self, CheckersFactory, startTime=START_TIME,
+                               **kwargs)
 
     def connect(self):
         """
         A new connected L{Client}.
         """
-        self._port += 1
-        protocol = self.factory.buildProtocol(
-            IPv4Address("TCP", "127.0.0.1", self._port))
-        transport = RecordingTransport()
-        protocol.makeConnection(transport)
+        protocol, transport = ServerHarness.connect(self)
         return Client(self, protocol, transport)
 
     def room(self, roomId):
         return self.lobby.room("checkers", roomId)
 
     def table(self, roomId):
-        return self.factory.tables.get(self.room(roomId))
+        """
+        The running table of C{roomId}, or None.
+        """
+        room = self.room(roomId)
+        return room.table if room is not None else None
 
     def startGame(self, names, roomId="r1"):
         """
@@ -152,14 +123,13 @@ class Server:
 
     def setPosition(self, roomId, pieces, currentSeat=0):
         """
-        Replace the running game of C{roomId} by a constructed position
-        (same regions).
+        Replace the game at the running table of C{roomId} by a
+        constructed position (same regions).
         """
         table = self.table(roomId)
-        game = rules.CheckersGame.fromPosition(
+        table.game = rules.CheckersGame.fromPosition(
             table.game.regions, pieces, currentSeat)
-        table.game = table.room.table.game = game
-        return game
+        return table.game
 
 
 def message(op, data1="", data2=""):

@@ -56,13 +56,16 @@ class FuzzTests(SynchronousTestCase):
             for member in room.members:
                 self.assertIs(lobby.roomOf(member.session), room)
                 self.assertIsNotNone(member.name)
-            self.assertEqual(room.running, room in server.factory.tables)
-        for room, table in server.factory.tables.items():
-            self.assertIn(room, rooms)
+                self.assertEqual(member.seat is not None, room.running)
+            if not room.running:
+                self.assertFalse(room.policy.canStart(room))
+        tables = [room.table for room in rooms if room.running]
+        for table in tables:
+            self.assertFalse(table.over)
             self.assertFalse(table.game.isOver)
             self.assertIsNotNone(table.game.currentSeat)
         calls = len(server.clock.getDelayedCalls())
-        self.assertEqual(calls, len(server.factory.tables))
+        self.assertEqual(calls, len(tables))
 
     @settings(max_examples=150, deadline=None)
     @given(st.integers(0, CLIENTS), st.lists(actions, max_size=60))
@@ -105,7 +108,8 @@ class FuzzTests(SynchronousTestCase):
                     client.disconnect()
                     clients[args[0]] = server.connect()
             self.check(server, clients)
-            started.update(server.factory.tables.values())
+            started.update(room.table for room in
+                           server.lobby.rooms("checkers") if room.running)
         event("%d games started" % (min(len(started), 2),))
         self.assertEqual(self.flushLoggedErrors(), [])
 
@@ -114,11 +118,10 @@ class FuzzTests(SynchronousTestCase):
         If C{client} is to move in a running game, send a legal move.
         """
         room = server.lobby.roomOf(client.protocol.session)
-        table = server.factory.tables.get(room)
-        if table is None:
+        if room is None or not room.running:
             return
-        seat = table.seatOf(client.protocol.session)
-        actions = table.game.legalActions(seat)
+        seat = room.memberOf(client.protocol.session).seat
+        actions = room.table.game.legalActions(seat)
         if actions:
             path = actions[choice % len(actions)]
-            client.move(table.region(seat), wire.formatPath(path))
+            client.move(room.table.seats[seat].role, wire.formatPath(path))

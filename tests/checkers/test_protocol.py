@@ -10,7 +10,8 @@ from hub.bots.checkers import CheckersBot
 from hub.bots.pilot import SeatPilot
 from hub.games import checkers as rules
 from hub.ihub import IStartPolicy
-from hub.protocols.checkers import CheckersStartPolicy, isValidName
+from hub.protocols.checkers import (
+    WIRE_REGIONS, CheckersStartPolicy, isValidName)
 from hub.wire import checkers as wire
 from hub.wire.checkers import (
     END_GAME_OP, END_TURN_OP, ERROR_OP, JOIN_ROOM_OP, JOIN_ROOM_REPLY_OP,
@@ -448,6 +449,76 @@ class StartTests(SynchronousTestCase):
         a.ready()
         self.assertIsNone(server.room("r1").game)
 
+    def unreadyThird(self):
+        """
+        A room of three where the first two are ready and the third is
+        not; every message so far is read.
+        """
+        server = Server()
+        a, b, c = [server.connect() for _ in range(3)]
+        for name, client in zip("abc", (a, b, c)):
+            client.join("r1", name)
+        a.ready()
+        b.ready()
+        for client in (a, b, c):
+            client.received()
+        return server, a, b, c
+
+    def test_startAfterUnreadyLeaves(self):
+        """
+        When the only unready member leaves, the ready members left start
+        at once: LEAVE, then START_GAME and START_TURN.
+        """
+        server, a, b, c = self.unreadyThird()
+        c.leave()
+        for client in (a, b):
+            self.assertEqual(client.received(), [
+                message(LEAVE_ROOM_OP, "c"),
+                message(START_GAME_OP, "a b", "A D"),
+                message(START_TURN_OP, "A", STAMP)])
+        self.assertEqual(c.received(), [])
+        self.assertTrue(server.room("r1").running)
+
+    def test_startAfterUnreadyDrops(self):
+        """
+        The same when the unready member's connection drops.
+        """
+        server, a, b, c = self.unreadyThird()
+        c.disconnect()
+        self.assertEqual(b.received(), [
+            message(LEAVE_ROOM_OP, "c"),
+            message(START_GAME_OP, "a b", "A D"),
+            message(START_TURN_OP, "A", STAMP)])
+
+    def test_noStartAfterReadyLeaves(self):
+        """
+        When a ready member leaves and the others are not all ready, or
+        their count is not allowed, nothing starts.
+        """
+        server, a, b, c = self.unreadyThird()
+        a.leave()
+        self.assertEqual(b.received(), [message(LEAVE_ROOM_OP, "a")])
+        self.assertFalse(server.room("r1").running)
+        server, names, clients = self._start(4)
+        late = server.connect()
+        late.join("r1", "late")
+        clients[0].received()
+        late.leave()
+        self.assertEqual(clients[0].received(),
+                         [message(LEAVE_ROOM_OP, "late")])
+        self.assertFalse(server.room("r1").running)
+
+    def test_wireRegions(self):
+        """
+        The wire's region letters are the rules' regions, one for one,
+        and every seat's role has one.
+        """
+        self.assertEqual(sorted(WIRE_REGIONS), list(rules.REGION_LETTERS))
+        self.assertEqual(sorted(WIRE_REGIONS.values()),
+                         list(rules.REGION_LETTERS))
+        self.assertEqual(WIRE_REGIONS,
+                         {letter: letter for letter in "ABCDEF"})
+
     def test_policy(self):
         """
         The start policy provides L{IStartPolicy} and starts by itself.
@@ -822,7 +893,7 @@ class FinishTests(SynchronousTestCase):
                          [error(wire.NOT_IN_ROOM), error(wire.NOT_IN_ROOM)])
         a.join("r1", "alice")
         self.assertEqual(a.received(), [message(JOIN_ROOM_REPLY_OP)])
-        self.assertEqual(server.factory.tables, {})
+        self.assertIsNone(server.table("r1"))
 
 
 class DisconnectTests(SynchronousTestCase):
@@ -903,7 +974,6 @@ class DisconnectTests(SynchronousTestCase):
         e.disconnect()
         a.disconnect()
         self.assertIsNone(server.room("r1"))
-        self.assertEqual(server.factory.tables, {})
         self.assertEqual(server.clock.getDelayedCalls(), [])
 
     def test_eliminatedStays(self):
@@ -991,7 +1061,7 @@ class TakeoverTests(SynchronousTestCase):
         game = server.table("r1").game
         d.disconnect()
         a.move("A", "-1 5 -1 4")
-        pilot = server.table("r1").pilots[1]
+        pilot = server.table("r1").takeover.pilots[1]
         self.assertIsInstance(pilot, SeatPilot)
         self.assertIsInstance(pilot.bot, CheckersBot)
         self.assertEqual((pilot.bot.level, pilot.delay), (3, 0.5))
@@ -1022,7 +1092,7 @@ class TakeoverTests(SynchronousTestCase):
             message(LEAVE_ROOM_OP, "c"),
             message(MOVE_OP, "C", "-1"),
             message(START_TURN_OP, "E", STAMP)])
-        self.assertEqual(server.table("r1").pilots, {})
+        self.assertEqual(server.table("r1").takeover.pilots, {})
 
     def test_noBotsAmongThemselves(self):
         """
@@ -1107,7 +1177,7 @@ class TakeoverTests(SynchronousTestCase):
         a, c, e = server.startGame(["a", "c", "e"])
         c.disconnect()
         a.move("A", "-1 5 -1 4")
-        pilot = server.table("r1").pilots[1]
+        pilot = server.table("r1").takeover.pilots[1]
         self.assertTrue(pilot.pending)
         a.disconnect()
         e.disconnect()
@@ -1138,7 +1208,7 @@ class TakeoverTests(SynchronousTestCase):
         d.disconnect()
         a.move("A", "1 1 1 0")
         table = server.table("r1")
-        pilot = table.pilots[1]
+        pilot = table.takeover.pilots[1]
         self.assertTrue(pilot.pending)
         server.clock.advance(1.0)
         received = a.received()

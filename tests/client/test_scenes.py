@@ -4,6 +4,8 @@ messages.  A real pyglet window on a fake clock and a StringTransport;
 they need a display (run under C{xvfb-run -a}) and fail without one.
 """
 
+import pyglet
+
 from twisted.internet.defer import succeed
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
@@ -13,10 +15,20 @@ from hub.wire import gomoku as gwire
 from hub.wire import splendor as swire
 
 from client_pyglet import state as S
+from client_pyglet.scenes.base import contains, overlaps
+from client_pyglet.scenes.gomoku import winningRows
 from client_pyglet.session import Options
 from tests.client.support import connect, take
 from tests.client.test_splendor_state import START
 from tests.client.test_windows import requireDisplay
+
+
+def labelTexts(scene):
+    """
+    The texts of the labels in C{scene}'s last build.
+    """
+    return [obj.text for obj in scene._keep
+            if isinstance(obj, pyglet.text.Label)]
 
 
 class FakeReactor:
@@ -86,7 +98,10 @@ class SceneTests(SynchronousTestCase):
         self.assertEqual((sent["type"], sent["room"]["name"]),
                          (gwire.RO_ROOM_CREATE, "alice-room"))
 
-    def gomokuGame(self):
+    def gomokuGuestRoom(self):
+        """
+        bob is ready in alice's room r1; he plays black.
+        """
         app = self.app("gomoku", "bob")
         s = app.session.state
         self.proto.dataReceived(gwire.encodeMessage(
@@ -94,10 +109,16 @@ class SceneTests(SynchronousTestCase):
         s.joinRoom("r1")
         feed = [gwire.resultMessage(0, 9, 3),
                 gwire.roomMessage(1, gwire.roomObject(
-                    "r1", "alice", "bob", 16, 3, 1), 9, 3),
-                gwire.gameMessage(2, 0, 9, 3)]
+                    "r1", "alice", "bob", 16, 3, 1), 9, 3)]
         self.proto.dataReceived(b"".join(map(gwire.encodeMessage, feed)))
         take(self.transport)
+        self.frame(app)
+        return app
+
+    def gomokuGame(self):
+        app = self.gomokuGuestRoom()
+        self.proto.dataReceived(gwire.encodeMessage(
+            gwire.gameMessage(2, 0, 9, 3)))
         self.frame(app)
         return app
 
@@ -172,27 +193,38 @@ class SceneTests(SynchronousTestCase):
         sent = gwire.decodeMessage(take(self.transport)[1:-1])
         self.assertEqual(sent["msg_type"], gwire.MSG_MOVE)
 
-    def test_checkersReadyAndMove(self):
-        """
-        Room: Ready sends PLAYER_READY_OP.  Board: a click on our piece
-        then on a lit destination sends the path.
-        """
+    def checkersRoom(self):
         app = self.app("checkers")
-        s = app.session.state
-        s.join("r1")
+        app.session.state.join("r1")
         self.proto.dataReceived(cwire.encode(cwire.JOIN_ROOM_REPLY_OP,
                                              "bob", "1"))
         take(self.transport)
-        self.assertEqual(type(app.scene).__name__, "CheckersRoomScene")
-        self.clickButton(app, "setReady")
-        self.assertEqual(take(self.transport),
-                         cwire.encode(cwire.PLAYER_READY_OP, "alice"))
+        return app
+
+    def checkersGame(self, app=None):
+        """
+        A two-player checkers game (bob A, alice D), alice to move.
+        """
+        app = app or self.checkersRoom()
         self.proto.dataReceived(
             cwire.encode(cwire.START_GAME_OP, "bob alice", "A D")
             + cwire.encode(cwire.START_TURN_OP, "A", "1656403200")
             + cwire.encode(cwire.MOVE_OP, "A", "-2 6 0 4")
             + cwire.encode(cwire.START_TURN_OP, "D", "1656403207"))
         self.frame(app)
+        return app
+
+    def test_checkersReadyAndMove(self):
+        """
+        Room: Ready sends PLAYER_READY_OP.  Board: a click on our piece
+        then on a lit destination sends the path.
+        """
+        app = self.checkersRoom()
+        self.assertEqual(type(app.scene).__name__, "CheckersRoomScene")
+        self.clickButton(app, "setReady")
+        self.assertEqual(take(self.transport),
+                         cwire.encode(cwire.PLAYER_READY_OP, "alice"))
+        self.checkersGame(app)
         scene = app.scene
         self.assertEqual(type(scene).__name__, "CheckersGameScene")
         self.click(app, *scene.pos((3, -6)))
@@ -201,15 +233,187 @@ class SceneTests(SynchronousTestCase):
         self.assertEqual(take(self.transport),
                          cwire.encode(cwire.MOVE_OP, "D", "3 -6 3 -4"))
 
+    def test_checkersMessageClearOfPanels(self):
+        """
+        The message line (e.g. "All your pieces are home!") lies below
+        the board's panel and the side panel, not across their edges.
+        """
+        app = self.checkersGame()
+        app.session.state.notify("All your pieces are home!")
+        self.frame(app)
+        scene = app.scene
+        self.assertIsNotNone(scene.messageRect)
+        self.assertFalse(overlaps(scene.messageRect, scene.boardRect))
+        self.assertFalse(overlaps(scene.messageRect, scene.sideRect))
+        w, h = scene.width, scene.height
+        self.assertTrue(contains((0, 0, w, h - 44), scene.boardRect))
+        self.assertTrue(contains((0, 0, w, h - 44), scene.sideRect))
+
+    def test_checkersHintHiddenWhileAutoPlay(self):
+        """
+        "Click one of your pieces..." is shown while we play ourselves,
+        not while AI 托管 plays for us.
+        """
+        hint = "Click one of your pieces, then a green target."
+        app = self.checkersGame()
+        self.assertIn(hint, labelTexts(app.scene))
+        self.clickButton(app, "toggleAuto")
+        self.assertTrue(app.session.autoplay.enabled)
+        self.frame(app)
+        self.assertNotIn(hint, labelTexts(app.scene))
+        self.clickButton(app, "toggleAuto")
+        self.frame(app)
+        self.assertIn(hint, labelTexts(app.scene))
+
+    def test_roomButtonsOneFontSize(self):
+        """
+        The buttons in a row of a room screen (gomoku owner and guest,
+        checkers, Splendor) share one font size.
+        """
+        def sizesByRow(app):
+            self.frame(app)
+            rows = {}
+            for b in app.scene.buttons:
+                rows.setdefault(b.rect[1], set()).add(b.size)
+            return rows
+        owner = self.gomokuOwnerRoom()
+        self.assertEqual(type(owner.scene).__name__, "GomokuRoomScene")
+        labels = [b.label for b in owner.scene.buttons]
+        self.assertIn("Start game", labels)
+        self.assertIn("Switch colour", labels)
+        guest = self.gomokuGuestRoom()
+        self.assertEqual(type(guest.scene).__name__, "GomokuRoomScene")
+        checkers = self.checkersRoom()
+        splendor = self.splendorTable()
+        for app in (owner, guest, checkers, splendor):
+            for y, sizes in sizesByRow(app).items():
+                self.assertEqual(len(sizes), 1, "%r: %r" % (
+                    app.scene, app.scene.buttons))
+
+    def gomokuOwnerRoom(self):
+        """
+        alice owns room r1; her guest bob is ready.
+        """
+        app = self.app("gomoku", "alice")
+        self.proto.dataReceived(gwire.encodeMessage(
+            gwire.resultMessage(0, 9, 1)))
+        self.proto.dataReceived(gwire.encodeMessage(gwire.roomMessage(
+            gwire.RI_PLAYER_JOIN, gwire.roomObject(
+                "r1", "alice", "bob", 16, 3, 1), 9, 2)))
+        take(self.transport)
+        self.frame(app)
+        return app
+
+    def test_gomokuWinningFiveMarked(self):
+        """
+        A game won by five in a row ends with the five marked: a ring on
+        each of its stones.  While the game runs nothing is marked.
+        """
+        app = self.gomokuGame()
+        s = app.session.state
+        for i in range(5):
+            s.move(3 + i, 7)
+            self.proto.dataReceived(gwire.encodeMessage(
+                gwire.resultMessage(0, 9, s.session)))
+            if i < 4:
+                self.proto.dataReceived(gwire.encodeMessage(
+                    gwire.moveMessage(0, 3 + i, 9, 9, 0)))
+            self.frame(app)
+            self.assertEqual(app.scene.winningCells, [])
+        take(self.transport)
+        self.proto.dataReceived(gwire.encodeMessage(
+            gwire.gameMessage(gwire.GAME_STATE_END, 1, 9, 0)))
+        self.frame(app)
+        scene = app.scene
+        self.assertEqual(s.phase, S.OVER)
+        five = [(x, 7) for x in range(3, 8)]
+        self.assertEqual(scene.winningCells, five)
+        rings = {(round(a.x), round(a.y)) for a in scene._keep
+                 if isinstance(a, pyglet.shapes.Arc)}
+        for cell in five:
+            x, y = scene.pos(*cell)
+            self.assertIn((round(x), round(y)), rings)
+        self.assertNotIn(tuple(map(round, scene.pos(3, 9))), rings)
+
+    def test_gomokuEndWithoutFive(self):
+        """
+        A game that ends without five in a row (a timeout, a forfeit)
+        marks nothing.
+        """
+        app = self.gomokuGame()
+        s = app.session.state
+        s.move(7, 7)
+        self.proto.dataReceived(gwire.encodeMessage(
+            gwire.resultMessage(0, 9, s.session)))
+        self.proto.dataReceived(gwire.encodeMessage(
+            gwire.gameMessage(gwire.GAME_STATE_END, 1, 9, 0)))
+        self.frame(app)
+        self.assertEqual(s.phase, S.OVER)
+        self.assertEqual(app.scene.winningCells, [])
+
+    def splendorTable(self):
+        app = self.app("splendor")
+        self.proto.dataReceived(
+            swire.packFrame(swire.INIT_RESP, 1, swire.initRespBody(1, [2])))
+        take(self.transport)
+        self.frame(app)
+        return app
+
+    def splendorGame(self, start=START):
+        """
+        A Splendor game of players 2 and 1 (us), our turn.
+        """
+        app = self.splendorTable()
+        self.proto.dataReceived(
+            swire.packFrame(swire.GAME_START, 0, start)
+            + swire.packFrame(swire.NEW_TURN, 0, swire.newTurnBody(1)))
+        self.frame(app)
+        return app
+
+    def test_splendorButtonsInsidePanel(self):
+        """
+        Every button of the action panel (Suggest and AI 托管 included)
+        lies inside the panel, on our turn, on the other's turn, and at
+        the end (New game).
+        """
+        app = self.splendorGame()
+
+        def check():
+            self.frame(app)
+            scene = app.scene
+            self.assertTrue(scene.buttons)
+            for b in scene.buttons:
+                self.assertTrue(contains(scene.actionsRect, b.rect),
+                                "%r sticks out of the panel %r" % (
+                                    b, scene.actionsRect))
+            return [b.label for b in scene.buttons]
+        self.assertIn("Suggest", check())
+        self.proto.dataReceived(
+            swire.packFrame(swire.NEW_TURN, 0, swire.newTurnBody(2)))
+        self.assertIn("Suggest", check())
+        self.proto.dataReceived(swire.packFrame(swire.WINNER, 2))
+        self.assertEqual(app.session.state.phase, S.OVER)
+        self.assertEqual(check(), ["New game"])
+
+    def test_splendorNoblesLabel(self):
+        """
+        "Nobles" labels the nobles; once none are left the label says
+        so instead of heading an empty area.
+        """
+        app = self.splendorGame()
+        self.assertIn("Nobles", labelTexts(app.scene))
+        self.assertNotIn("no nobles left", labelTexts(app.scene))
+        app = self.splendorGame(dict(START, nobles_info=[]))
+        self.assertEqual(app.session.state.table.nobles, [])
+        self.assertNotIn("Nobles", labelTexts(app.scene))
+        self.assertIn("no nobles left", labelTexts(app.scene))
+
     def test_splendorTakeGems(self):
         """
         Table: Ready.  Game: three gems clicked, then Take gems, sends
         get_gems.
         """
-        app = self.app("splendor")
-        self.proto.dataReceived(
-            swire.packFrame(swire.INIT_RESP, 1, swire.initRespBody(1, [2])))
-        take(self.transport)
+        app = self.splendorTable()
         self.clickButton(app, "setReady")
         self.assertEqual(take(self.transport),
                          swire.packClientFrame(swire.PLAYER_READY, 1))
@@ -227,3 +431,52 @@ class SceneTests(SynchronousTestCase):
         self.assertEqual(take(self.transport), swire.packClientFrame(
             swire.PLAYER_OPERATION, 1, swire.getGemsBody(
                 1, [("diamond", 1), ("emerald", 1), ("sapphire", 1)])))
+
+
+class WinningRowsTests(SynchronousTestCase):
+    """
+    L{winningRows} finds the five the last move made, as the rules do.
+    """
+
+    def stones(self, cells, colour=1):
+        board = dict.fromkeys(cells, colour)
+        return lambda x, y: board.get((x, y), 0)
+
+    def test_directions(self):
+        """
+        Rows across, down and along both diagonals, from end to end,
+        whichever stone of the row was played last.
+        """
+        for row in ([(x, 2) for x in range(4, 9)],
+                    [(0, y) for y in range(10, 15)],
+                    [(i, i) for i in range(10, 15)],
+                    [(4 + i, 8 - i) for i in range(5)]):
+            for last in row:
+                self.assertEqual(winningRows(self.stones(row), last), [row])
+
+    def test_longRowAndCross(self):
+        """
+        Six in a row is one row of six; a stone that closes two fives
+        at once gives both.
+        """
+        six = [(x, 7) for x in range(6)]
+        self.assertEqual(winningRows(self.stones(six), (2, 7)), [six])
+        down = [(2, y) for y in range(3, 8)]
+        stone = self.stones(six[:5] + down)
+        self.assertEqual(winningRows(stone, (2, 7)), [six[:5], down])
+
+    def test_noFive(self):
+        """
+        Four in a row, a broken row, a row of mixed colours, an empty or
+        missing last move: no row.
+        """
+        four = [(x, 0) for x in range(4)]
+        self.assertEqual(winningRows(self.stones(four), (3, 0)), [])
+        broken = four + [(5, 0)]
+        self.assertEqual(winningRows(self.stones(broken), (5, 0)), [])
+        board = {(x, 0): 1 for x in range(4)}
+        board[(4, 0)] = 16
+        self.assertEqual(
+            winningRows(lambda x, y: board.get((x, y), 0), (4, 0)), [])
+        self.assertEqual(winningRows(self.stones(four), None), [])
+        self.assertEqual(winningRows(self.stones(four), (9, 9)), [])

@@ -1,35 +1,21 @@
 """
-Fakes for Splendor protocol tests: a factory over a real lobby and
-sessions with a L{Clock}, connections on L{StringTransport} speaking like
-the Unity client (compact JSON, the client's gem order), and a L{Mirror}
-that follows the broadcasts the way the Unity client does (deltas only)
-so tests can check them against the server's game.
+Fakes for Splendor protocol tests: the shared L{ServerHarness} with a
+Splendor factory, connections speaking like the Unity client (compact
+JSON, the client's gem order), and a L{Mirror} that follows the
+broadcasts the way the Unity client does (deltas only) so tests can check
+them against the server's game.
 """
 
 import random
 
-from twisted.internet.address import IPv4Address
 from twisted.internet.error import ConnectionDone
-from twisted.internet.task import Clock
-from twisted.internet.testing import StringTransport
 from twisted.python.failure import Failure
 
 from hub.games import splendor as rules
-from hub.lobby import Lobby
 from hub.protocols.splendor import SplendorFactory
-from hub.sessions import Sessions
 from hub.wire import splendor as wire
 
-
-class NoDelayTransport(StringTransport):
-    """
-    A L{StringTransport} that remembers C{setTcpNoDelay}.
-    """
-
-    noDelay = False
-
-    def setTcpNoDelay(self, enabled):
-        self.noDelay = enabled
+from tests.harness import ServerHarness
 
 
 def clientFrame(apiId, playerId, body=None):
@@ -52,28 +38,55 @@ def operationBody(playerId, action):
         playerId, action.kind, action.card, action.gems)
 
 
+def sequenceOf(room):
+    """
+    The player ids of C{room}'s running table, in seat order.
+    """
+    return [seat.playerId for seat in room.table.seats]
+
+
 class Harness:
     """
-    A Splendor factory over a fresh lobby and sessions.
+    A Splendor factory over the shared L{ServerHarness}.
+
+    @param seed: seeds the factory's L{random.Random}.
+    @param factoryOptions: more L{SplendorFactory} options (C{botDelay}
+        is 1 by default).
+
+    @ivar server: the L{ServerHarness}; C{clock}, C{hub}, C{lobby},
+        C{sessions} and C{factory} are its own.
     """
 
-    def __init__(self, seed=0, takeover=None, botDelay=1.0):
-        self.clock = Clock()
-        self.lobby = Lobby()
-        self.sessions = Sessions(self.clock)
-        self.factory = SplendorFactory(
-            self.lobby, self.sessions, self.clock, takeover=takeover,
-            rng=random.Random(seed), botDelay=botDelay)
-        self.ports = iter(range(40000, 50000))
+    def __init__(self, seed=0, **factoryOptions):
+        factoryOptions.setdefault("botDelay", 1.0)
+        self.server = ServerHarness(SplendorFactory, rng=random.Random(seed),
+                                    **factoryOptions)
+        self.clock = self.server.clock
+        self.hub = self.server.hub
+        self.lobby = self.server.lobby
+        self.sessions = self.server.sessions
+        self.factory = self.server.factory
         self.connections = []
 
     def connect(self):
         """
         A new L{FakeConnection}.
         """
-        conn = FakeConnection(self.factory, next(self.ports))
+        conn = FakeConnection(*self.server.connect())
         self.connections.append(conn)
         return conn
+
+    def stop(self):
+        """
+        Stop the hub.
+        """
+        return self.server.stop()
+
+    def pendingCalls(self):
+        """
+        The delayed calls still on the clock.
+        """
+        return self.server.pendingCalls()
 
     def table(self, n, ready=True):
         """
@@ -101,11 +114,9 @@ class FakeConnection:
     @ivar bursts: the messages received per read, in order.
     """
 
-    def __init__(self, factory, port):
-        self.protocol = factory.buildProtocol(
-            IPv4Address("TCP", "127.0.0.1", port))
-        self.transport = NoDelayTransport()
-        self.protocol.makeConnection(self.transport)
+    def __init__(self, protocol, transport):
+        self.protocol = protocol
+        self.transport = transport
         self.reader = wire.FrameReader()
         self.id = None
         self.received = []

@@ -95,6 +95,31 @@ class SetupTests(SynchronousTestCase):
         self.assertEqual(a, snapshot(game(3, seed=9)))
         self.assertNotEqual(a, snapshot(game(3, seed=10)))
 
+    def test_copyEveryAttribute(self):
+        """
+        A copy has every attribute of the original, equal and
+        independent: a new attribute cannot be missed.
+        """
+        g = game(3)
+        g.apply(0, g.legalActions(0)[0])
+        g.extra = "carried"
+        other = g.copy()
+        self.assertEqual(sorted(vars(other)), sorted(vars(g)))
+        for name, value in vars(g).items():
+            if name != "players":
+                self.assertEqual(getattr(other, name), value, name)
+            if isinstance(value, list) and name != "rng":
+                self.assertIsNot(getattr(other, name), value, name)
+        self.assertIs(other.rng, g.rng)
+        for mine, theirs in zip(g.players, other.players):
+            for name in sp.PlayerState.__slots__:
+                value = getattr(mine, name)
+                self.assertEqual(getattr(theirs, name), value)
+                if isinstance(value, list):
+                    self.assertIsNot(getattr(theirs, name), value)
+        other.board[0][0] = -1
+        self.assertNotEqual(g.board[0][0], -1)
+
     def test_copy(self):
         """
         A copy plays on without touching the original.
@@ -105,6 +130,47 @@ class SetupTests(SynchronousTestCase):
         other.apply(0, other.legalActions(0)[0])
         self.assertEqual(snapshot(g), before)
         self.assertNotEqual(snapshot(other), before)
+
+
+class DealTests(SynchronousTestCase):
+    """
+    L{sp.SplendorGame.deal} and L{sp.SplendorGame.fromDeal}: the deal as
+    JSON-able data, and back.
+    """
+
+    def test_roundTrip(self):
+        """
+        A game rebuilt from its deal (through JSON) is the same game and
+        plays the same: the same hidden cards come off the decks.
+        """
+        import json
+        for seats in (2, 3, 4):
+            g = game(seats, seed=seats)
+            deal = json.loads(json.dumps(g.deal()))
+            other = sp.SplendorGame.fromDeal(deal)
+            self.assertEqual(snapshot(other), snapshot(g))
+            self.assertEqual(other.seatCount, seats)
+            rng = random.Random(seats)
+            while not g.isOver:
+                action = rng.choice(g.legalActions(g.currentSeat))
+                self.assertEqual(other.apply(g.currentSeat, action),
+                                 g.apply(g.currentSeat, action))
+            self.assertEqual(snapshot(other), snapshot(g))
+
+    def test_fresh(self):
+        """
+        The deal is taken from a game that has not started; a deal of
+        the wrong shape is refused.
+        """
+        deal = game(2).deal()
+        self.assertEqual(sorted(deal), ["board", "decks", "nobles",
+                                        "seats"])
+        self.assertEqual([len(row) for row in deal["board"]], [4, 4, 4])
+        self.assertEqual(len(deal["nobles"]), 3)
+        bad = dict(deal, seats=5)
+        self.assertRaises(ValueError, sp.SplendorGame.fromDeal, bad)
+        bad = dict(deal, board=deal["board"][:2])
+        self.assertRaises(ValueError, sp.SplendorGame.fromDeal, bad)
 
 
 class IllegalMixin:
@@ -818,6 +884,34 @@ class RetireTests(SynchronousTestCase):
         self.assertTrue(g.isOver)
         self.assertIsNone(g.currentSeat)
         self.assertEqual(g.retire(1), [])
+
+    def test_lastOneWinsAfterDiscard(self):
+        """
+        In a two-seat game the seat that retires with a discard pending
+        has it settled (and announced) before the game ends, as in a
+        larger game; no NewTurn comes between them.
+        """
+        g = game(2)
+        tokens(g.players[0], diamond=3, sapphire=3, emerald=3)
+        g.apply(0, self.take)
+        first = g.legalActions(0)[0]
+        total = g.tokenTotal()
+        self.assertEqual(g.retire(0), [sp.OperationDone(0, first),
+                                       sp.GameOver(1)])
+        self.assertEqual(g.players[0].tokenCount(), 10)
+        self.assertEqual(g.tokenTotal(), total)
+        self.assertEqual(g.winner, 1)
+
+    def test_lastOneWinsAfterNoble(self):
+        """
+        The same for a pending noble choice.
+        """
+        g = game(2)
+        g.phase = sp.PHASE_NOBLE
+        g.pendingNobles = tuple(g.nobles[:2])
+        first = g.nobles[0]
+        self.assertEqual(g.retire(0), [sp.NobleAwarded(0, first, True),
+                                       sp.GameOver(1)])
 
     def test_retiredNeverWins(self):
         """

@@ -12,12 +12,13 @@ from hub.bots.splendor import SplendorBot
 from hub.games import splendor as rules
 from hub.games.splendor import Action
 from hub.ihub import IStartPolicy
-from hub.protocols.splendor import (
-    CAPACITY, KIND, MAX_PACED, SplendorStartPolicy)
+from hub.protocols.pacing import MAX_PACED
+from hub.protocols.splendor import KIND, RULE_OPERATIONS, WIRE_OPERATIONS
+from hub.tables.splendor import CAPACITY, SplendorStartPolicy
 from hub.wire import splendor as wire
 
 from tests.idletimeout import IdleTimeoutTestsMixin
-from .support import Harness, clientFrame, operationBody
+from .support import Harness, clientFrame, operationBody, sequenceOf
 
 TAKE = Action("get_gems", 0, (("emerald", 1), ("obsidian", 1), ("ruby", 1)))
 
@@ -36,7 +37,7 @@ def current(h, conns):
     """
     room = roomOf(h, conns[0])
     game = room.game
-    pid = room.settings["sequence"][game.currentSeat]
+    pid = sequenceOf(room)[game.currentSeat]
     return [c for c in conns if c.id == pid][0], game
 
 
@@ -74,7 +75,7 @@ class ProtocolTestCase(SynchronousTestCase):
         rng = random.Random(seed)
         room = roomOf(h, conns[0])
         game = room.game
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         byId = {c.id: c for c in conns}
         for c in conns:
             c.mirror.check(self, game, sequence)
@@ -147,7 +148,7 @@ class LobbyTests(ProtocolTestCase):
             self.assertEqual(burst[0][1], 2)
         room = roomOf(h, c1)
         game = room.game
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         self.assertEqual(sorted(sequence), [1, 2])
         self.assertEqual(c1.protocol.session.state, "GAME")
         start = c1.received[-2]
@@ -411,7 +412,7 @@ class GameTests(ProtocolTestCase):
         conns = h.table(2)
         actor, game = current(h, conns)
         actor.act(TAKE)
-        nextId = roomOf(h, actor).settings["sequence"][1]
+        nextId = sequenceOf(roomOf(h, actor))[1]
         for c in conns:
             self.assertEqual(c.pump(), [
                 (wire.PLAYER_OPERATION, 0, {
@@ -606,7 +607,7 @@ class GameTests(ProtocolTestCase):
         room = roomOf(h, conns[0])
         game = room.game
         detach(h)
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         byId = {c.id: c for c in conns}
         game.players[1].points = 15
         byId[sequence[0]].act(TAKE)
@@ -628,6 +629,32 @@ class GameTests(ProtocolTestCase):
 
 def clientInvalid(playerId):
     return wire.packFrame(wire.PLAYER_OPERATION_INVALID, playerId)
+
+
+class ValueMappingTests(SynchronousTestCase):
+    """
+    Wire values and rule values meet in the adapter's tables.
+    """
+
+    def test_operationKinds(self):
+        """
+        Every wire operation maps to a rules kind and back; the one rules
+        kind without a PLAYER_OPERATION is the noble choice.
+        """
+        self.assertEqual(sorted(RULE_OPERATIONS), sorted(wire.OPERATIONS))
+        self.assertEqual(
+            set(RULE_OPERATIONS.values()) | {rules.GET_NOBLE},
+            {rules.GET_GEMS, rules.BUY_CARD, rules.FOLD_CARD,
+             rules.FOLD_CARD_UNKNOWN, rules.DISCARD_GEMS, rules.GET_NOBLE})
+        for wireKind, ruleKind in RULE_OPERATIONS.items():
+            self.assertEqual(WIRE_OPERATIONS[ruleKind], wireKind)
+
+    def test_unknownCardBase(self):
+        """
+        A fold_card_unknown names its deck as C{base + level} with the
+        same base on both sides.
+        """
+        self.assertEqual(wire.UNKNOWN_CARD_BASE, rules.UNKNOWN_CARD_BASE)
 
 
 class StateTests(ProtocolTestCase):
@@ -707,6 +734,23 @@ class StateTests(ProtocolTestCase):
         c.sendBytes(clientFrame(wire.PLAYER_READY, c.id))
         self.assertEqual(c.pump(), [])
         self.assertFalse(roomOf(h, c).members[0].ready)
+
+    def test_deeplyNestedBody(self):
+        """
+        A body of 1,000 nested arrays is a malformed body like any other:
+        PLAYER_OPERATION_INVALID, and nothing is logged as a failure.
+        """
+        h = Harness()
+        conns = h.table(2)
+        actor, game = current(h, conns)
+        body = b"[" * 1000 + b"]" * 1000
+        actor.sendBytes(wire.HEADER.pack(6, actor.id, 28 + len(body), 0)
+                        + body)
+        self.assertEqual(actor.pump(), [(wire.PLAYER_OPERATION_INVALID,
+                                         actor.id, None)])
+        self.assertEqual(self.flushLoggedErrors(), [])
+        self.assertFalse(actor.closed)
+        self.assertEqual(game.turns, 0)
 
     def test_readyBodyIgnored(self):
         """
@@ -793,7 +837,7 @@ class DisconnectTests(ProtocolTestCase):
         conns = h.table(3)
         actor, game = current(h, conns)
         rest = [c for c in conns if c is not actor]
-        sequence = roomOf(h, actor).settings["sequence"]
+        sequence = sequenceOf(roomOf(h, actor))
         actor.drop()
         for c in rest:
             self.assertEqual(c.pump(), [(wire.NEW_TURN, 0, {
@@ -812,7 +856,7 @@ class DisconnectTests(ProtocolTestCase):
         h = Harness(seed=2)
         conns = h.table(3)
         room = roomOf(h, conns[0])
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         byId = {c.id: c for c in conns}
         leaver = byId[sequence[1]]
         leaver.drop()
@@ -837,7 +881,7 @@ class DisconnectTests(ProtocolTestCase):
         actor.act(TAKE)
         pumpAll(conns)
         actor.drop()
-        sequence = roomOf(h, rest[0]).settings["sequence"]
+        sequence = sequenceOf(roomOf(h, rest[0]))
         for c in rest:
             burst = c.pump()
             self.assertEqual(kinds(burst), [wire.PLAYER_OPERATION,
@@ -845,6 +889,28 @@ class DisconnectTests(ProtocolTestCase):
             self.assertEqual(burst[0][2]["operation_type"], "discard_gems")
             self.assertEqual(burst[1][2]["new_turn_player"], sequence[1])
         self.assertEqual(game.players[0].tokenCount(), 10)
+
+    def test_twoPlayerDropDuringDiscard(self):
+        """
+        In a two-player game too, a player who drops with a discard
+        pending has it settled and broadcast, then the one left wins.
+        """
+        h = Harness()
+        conns = h.table(2)
+        actor, game = current(h, conns)
+        detach(h)
+        other = [c for c in conns if c is not actor][0]
+        game.players[0].tokens = [3, 3, 3, 0, 0, 0]
+        actor.act(TAKE)
+        pumpAll(conns)
+        actor.drop()
+        burst = other.pump()
+        self.assertEqual(kinds(burst), [wire.PLAYER_OPERATION, wire.WINNER])
+        self.assertEqual(burst[0][2]["operation_type"], "discard_gems")
+        self.assertEqual(burst[0][2]["player_id"], actor.id)
+        self.assertEqual(burst[1], (wire.WINNER, other.id, None))
+        self.assertEqual(game.players[0].tokenCount(), 10)
+        self.assertEqual(h.lobby.rooms(KIND), [])
 
     def test_everyoneDrops(self):
         """
@@ -866,7 +932,7 @@ class DisconnectTests(ProtocolTestCase):
         conns = h.table(2)
         room = roomOf(h, conns[0])
         game = room.game
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         byId = {c.id: c for c in conns}
         leaver = byId[sequence[0]]
         human = byId[sequence[1]]
@@ -899,12 +965,12 @@ class DisconnectTests(ProtocolTestCase):
             def chooseAction(self, state, seat):
                 raise RuntimeError("boom")
 
-        h = Harness(takeover="bot", botDelay=0.5)
-        h.factory.botFactory = lambda level, seed: Broken()
+        h = Harness(takeover="bot", botDelay=0.5,
+                    botFactory=lambda kind, level, seed: Broken())
         conns = h.table(2)
         room = roomOf(h, conns[0])
         game = room.game
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         byId = {c.id: c for c in conns}
         byId[sequence[0]].drop()
         first = game.legalActions(0)[0]
@@ -917,16 +983,15 @@ class DisconnectTests(ProtocolTestCase):
     def test_defaultBot(self):
         """
         By default hub.bots' Splendor bot at C{botLevel} plays the seat,
-        in a L{SeatPilot} kept in C{room.settings["bots"]}.
+        in a L{SeatPilot} kept by the table's takeover.
         """
-        h = Harness(takeover="bot", botDelay=0.5)
-        h.factory.botLevel = 1
+        h = Harness(takeover="bot", botDelay=0.5, botLevel=1)
         conns = h.table(3)
         room = roomOf(h, conns[0])
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         byId = {c.id: c for c in conns}
         byId[sequence[2]].drop()
-        pilot = room.settings["bots"][2]
+        pilot = room.table.takeover.pilots[2]
         self.assertIsInstance(pilot, SeatPilot)
         self.assertIsInstance(pilot.bot, SplendorBot)
         self.assertEqual((pilot.bot.level, pilot.delay), (1, 0.5))
@@ -940,10 +1005,10 @@ class DisconnectTests(ProtocolTestCase):
         h = Harness(takeover="bot", botDelay=0.5)
         conns = h.table(2)
         room = roomOf(h, conns[0])
-        sequence = room.settings["sequence"]
+        sequence = sequenceOf(room)
         byId = {c.id: c for c in conns}
         byId[sequence[0]].drop()
-        pilot = room.settings["bots"][0]
+        pilot = room.table.takeover.pilots[0]
         self.assertTrue(pilot.pending)
         byId[sequence[1]].drop()
         self.assertFalse(pilot.pending)
@@ -961,8 +1026,7 @@ class PacingTests(ProtocolTestCase):
         A second NEW_TURN within C{minGap} waits, and so does what
         follows it; other kinds go at once; order is kept.
         """
-        h = Harness()
-        h.factory.minGap = 0.05
+        h = Harness(minGap=0.05)
         conns = h.table(2)
         while h.clock.getDelayedCalls():
             h.clock.advance(0.05)
@@ -1001,18 +1065,17 @@ class PacingTests(ProtocolTestCase):
         Frames still waiting when the connection drops are dropped, and
         no timer is left behind.
         """
-        h = Harness()
-        h.factory.minGap = 0.05
+        h = Harness(minGap=0.05)
         conns = h.table(2)
         actor, game = current(h, conns)
         other = [c for c in conns if c is not actor][0]
         actor.act(TAKE)
         other.act(TAKE)
-        self.assertIsNotNone(actor.protocol._pacing)
+        self.assertTrue(actor.protocol.pacer.pending)
+        waiting = len(h.clock.getDelayedCalls())
         actor.drop()
-        self.assertIsNone(actor.protocol._pacing)
-        self.assertEqual([c for c in h.clock.getDelayedCalls()
-                          if c.func.__self__ is actor.protocol], [])
+        self.assertFalse(actor.protocol.pacer.pending)
+        self.assertEqual(len(h.clock.getDelayedCalls()), waiting - 1)
         h.clock.advance(1)
         self.assertEqual(actor.pump(), [])
 
@@ -1021,8 +1084,7 @@ class PacingTests(ProtocolTestCase):
         A whole three-player game with C{minGap}: every read holds at
         most one message of a kind, and the views still follow the game.
         """
-        h = Harness(seed=6)
-        h.factory.minGap = 0.02
+        h = Harness(seed=6, minGap=0.02)
         conns = h.table(3)
         while h.clock.getDelayedCalls():
             h.clock.advance(0.02)
@@ -1034,8 +1096,7 @@ class PacingTests(ProtocolTestCase):
         A connection that makes the server queue more than MAX_PACED
         frames for it (here by spamming invalid operations) is closed.
         """
-        h = Harness()
-        h.factory.minGap = 0.05
+        h = Harness(minGap=0.05)
         c = h.table(1, ready=False)[0]
         for _ in range(MAX_PACED + 5):
             c.act(TAKE)

@@ -181,6 +181,62 @@ class FrameReaderTests(SynchronousTestCase):
         self.assertEqual(out, messages)
 
 
+class CountingBytes(bytes):
+    """
+    Bytes that count what a reader copies when it concatenates its
+    pending buffer with them (C{pending + data} calls C{__radd__} first,
+    C{data} being of a subclass of the buffer's type).
+
+    @ivar copied: a one-element list holding the bytes copied so far.
+    """
+
+    copied = None
+
+    def __radd__(self, other):
+        self.copied[0] += len(other) + len(self)
+        return bytes(other) + bytes(self)
+
+
+class DripTests(SynchronousTestCase):
+    """
+    A large frame dripped one byte at a time costs linear work.
+    """
+
+    def drip(self, size):
+        """
+        Feed a frame of C{size} bytes one byte at a time.
+
+        @return: the bytes the reader copied by concatenation.
+        """
+        body = b" " * (size - wire.HEADER_LENGTH)
+        data = wire.HEADER.pack(6, 1, size, 0) + body
+        reader = wire.FrameReader()
+        copied = [0]
+        out = []
+        for i in range(len(data)):
+            chunk = CountingBytes(data[i:i + 1])
+            chunk.copied = copied
+            out.extend(reader.feed(chunk))
+        self.assertEqual(out, [(6, 1, body)])
+        self.assertEqual(reader.pending(), 0)
+        return copied[0]
+
+    def test_pendingNotRecopied(self):
+        """
+        The pending bytes are not copied again on every read: a 64 KiB
+        frame fed byte by byte copies at most its own size.
+        """
+        self.assertLessEqual(self.drip(64 * 1024), 64 * 1024)
+
+    def test_linear(self):
+        """
+        Four times the frame, at most four times the copying.
+        """
+        small = self.drip(16 * 1024)
+        large = self.drip(64 * 1024)
+        self.assertLessEqual(large, 4 * max(small, 16 * 1024))
+
+
 class BodyTests(SynchronousTestCase):
     """
     Server bodies have the reference key names and order.
@@ -250,6 +306,15 @@ class BodyTests(SynchronousTestCase):
         self.assertEqual(wire.decodeBody(b'{"a":1}'), {"a": 1})
         self.assertRaises(wire.BodyError, wire.decodeBody, b"{nope")
         self.assertRaises(wire.BodyError, wire.decodeBody, b"\xff\xfe")
+
+    def test_deepNesting(self):
+        """
+        A body nested deeper than the parser's recursion allows raises
+        L{wire.BodyError}, not L{RecursionError}.
+        """
+        for opener, closer in ((b"[", b"]"), (b'{"a":', b"}")):
+            raw = opener * 1000 + b"1" + closer * 1000
+            self.assertRaises(wire.BodyError, wire.decodeBody, raw)
 
 
 class DecodeOperationTests(SynchronousTestCase):

@@ -1,0 +1,280 @@
+"""
+The table of a Chinese checkers room (L{hub.games.checkers}), without
+transports.
+
+A L{CheckersTable} runs one game: the turn clock (C{turnSeconds} plus
+C{turnGrace} from each L{events.TurnStarted}; illegal moves do not reset
+it), the elimination of a seat that runs out of time, the departed seats
+and the ranking.  A player who leaves or drops mid-game keeps the seat
+and its pieces and is eliminated when their turn comes (at once if it is
+their turn); with C{takeover="bot"} a bot plays the seat instead, as long
+as someone still connected plays.
+
+L{CheckersStartPolicy} seats a room's members (regions by join order)
+and makes its table; L{replay} rebuilds a game from a table's events.
+"""
+
+from zope.interface import implementer
+
+from hub.games import checkers as rules
+from hub.ihub import IStartPolicy
+from hub.tables import events
+from hub.tables.base import IllegalAction, NotSeated, Table, TableOptions
+
+KIND = "checkers"
+
+
+@implementer(IStartPolicy)
+class CheckersStartPolicy:
+    """
+    A checkers room starts by itself when every member is ready and there
+    are 2, 3 or 6 of them (or 4 with C{fourPlayers}), be it because the
+    last one readied or because the only unready member left.
+
+    @ivar counts: the member counts that start.
+    @ivar clock: the L{IReactorTime} of the tables.
+    @ivar options: the tables' L{TableOptions}.
+    @ivar listenerFor: C{listenerFor(room)} returns the adapter's
+        L{hub.ihub.ITableListener} for the table of C{room}, or None.
+    """
+
+    autoStart = True
+
+    def __init__(self, fourPlayers=False, clock=None, options=None,
+                 listenerFor=None):
+        self.counts = frozenset(rules.STANDARD_PLAYER_COUNTS) | (
+            frozenset([4]) if fourPlayers else frozenset())
+        self.clock = clock
+        self.options = options if options is not None else TableOptions()
+        self.listenerFor = listenerFor
+
+    def canStart(self, room):
+        """
+        Everyone is ready and the member count is allowed.
+        """
+        return room.allReady and len(room.members) in self.counts
+
+    def newTable(self, room):
+        """
+        A new table with one seat per member, regions by join order; each
+        member's C{seat} is set, and the adapter's listener attached.
+        """
+        game = rules.CheckersGame(len(room.members))
+        seats = []
+        for index, member in enumerate(room.members):
+            member.seat = index
+            seats.append(events.Seat(index, member.name, member.session.id,
+                                     game.regionOfSeat(index)))
+        table = CheckersTable(room.name, seats, game, self.clock,
+                              self.options)
+        if self.listenerFor is not None:
+            listener = self.listenerFor(room)
+            if listener is not None:
+                table.addListener(listener)
+        return table
+
+    def memberLeft(self, lobby, room):
+        """
+        A member left C{room} while no game runs: start the game if the
+        members left are all ready and their count is allowed.
+        """
+        if (room.members and not room.running
+                and lobby.room(room.kind, room.name) is room
+                and self.canStart(room)):
+            lobby.start(room)
+
+
+class CheckersTable(Table):
+    """
+    The running game of one checkers room.
+
+    @ivar departed: the seats whose player left or dropped.
+    """
+
+    kind = KIND
+
+    def __init__(self, name, seats, game, clock, options=None):
+        Table.__init__(self, name, seats, game, clock, options)
+        self.departed = set()
+
+    def position(self):
+        """
+        The game as it stands: regions, each seat's pieces and the seat
+        to move (JSON-able; L{restore} rebuilds it).
+        """
+        return positionOf(self.game)
+
+    # Turns
+
+    def startTurn(self):
+        """
+        Announce the turn of the seat to move: its clock starts (and its
+        bot acts, if L{takeOver} gave it one), or if its player is gone
+        it is eliminated now or played by a bot.
+        """
+        seat = self.game.currentSeat
+        options = self.options
+        now = self.now()
+        departed = seat in self.departed
+        delay = None
+        if not departed and options.turnSeconds is not None:
+            delay = options.turnSeconds + options.turnGrace
+        self.emit(events.TurnStarted(
+            seat, None if delay is None else now + delay, now))
+        if departed:
+            self.departedTurn(seat)
+            return
+        if delay is not None:
+            self.startClock(delay, self.timedOut)
+        self.takeover.turn()
+
+    def departedTurn(self, seat):
+        """
+        It is the turn of C{seat}, whose player is gone: its bot moves
+        after C{botDelay} if L{botPlays} and it has a legal move, else the
+        seat is eliminated now.
+        """
+        self.stopClock()
+        if self.botPlays() and self.game.legalActions(seat):
+            if seat not in self.takeover:
+                self.takeover.take(seat, seat)
+            self.takeover.turn()
+        else:
+            self.eliminate(seat, events.FORFEIT)
+
+    def botPlays(self):
+        """
+        Whether a bot plays a departed seat to move: only with takeover,
+        and only while someone still connected is playing.
+        """
+        if self.options.takeover != "bot":
+            return False
+        return any(seat not in self.departed
+                   for seat in self.game.activeSeats())
+
+    def timedOut(self):
+        """
+        The seat to move ran out of time: it is eliminated.
+        """
+        seat = self.game.currentSeat
+        self.emit(events.SeatTimedOut(seat, self.now()))
+        self.eliminate(seat, events.TIMEOUT)
+
+    def eliminate(self, seat, reason):
+        """
+        Eliminate C{seat} (its pieces leave the board), then go on.
+        """
+        self.stopClock()
+        self.takeover.release(seat)
+        result = self.game.eliminate(seat)
+        self.emit(events.SeatEliminated(seat, reason, self.now()))
+        self.afterTurn(result, reason)
+
+    # Actions
+
+    def act(self, seat, action):
+        """
+        C{seat} moves along the path C{action}.
+
+        @raise hub.tables.base.GameIsOver: the game has ended.
+        @raise NotSeated: C{seat} has no seat, or its player left.
+        @raise hub.tables.base.NotYourTurn: another seat is to move.
+        @raise IllegalAction: the rules refuse the path (the message is
+            the rules' reason).
+        """
+        self.checkTurn(seat)
+        if seat in self.departed:
+            raise NotSeated(seat)
+        try:
+            result = self.game.apply(seat, action)
+        except rules.IllegalMove as e:
+            raise IllegalAction(e.reason)
+        self.played(result, False)
+
+    def botAct(self, seat, action):
+        """
+        The bot of C{seat} chose the legal path C{action}.
+        """
+        self.played(self.game.apply(seat, action), True)
+
+    def played(self, result, byBot):
+        """
+        A legal move was applied: tell it, then end the turn.
+        """
+        self.stopClock()
+        self.emit(events.ActionPlayed(result.seat, result.path, byBot,
+                                      result, self.now()))
+        self.afterTurn(result, events.NORMAL)
+
+    def afterTurn(self, result, reason):
+        """
+        End the game, or start the next turn.
+        """
+        if result.over:
+            ranking = tuple(self.game.ranking())
+            self.end(reason, ranking, ranking[0] if ranking else None)
+        else:
+            self.startTurn()
+
+    # Departures
+
+    def drop(self, seat):
+        """
+        The player of C{seat} left or dropped: the seat stays until its
+        turn (at once if it is its turn); when every player is gone the
+        game is abandoned.
+        """
+        if self.over or seat in self.departed:
+            return
+        self.departed.add(seat)
+        self.emit(events.SeatDropped(seat, self.now()))
+        if len(self.departed) == len(self.seats):
+            self.abandon()
+        elif seat == self.game.currentSeat:
+            self.departedTurn(seat)
+
+
+def positionOf(game):
+    """
+    The JSON-able position of C{game} (a L{rules.CheckersGame}): its
+    regions, each seat's pieces and the seat to move.
+    """
+    return {
+        "regions": list(game.regions),
+        "pieces": [[list(cell) for cell in game.pieces(seat)]
+                   for seat in range(game.seatCount)],
+        "currentSeat": game.currentSeat,
+    }
+
+
+def restore(position):
+    """
+    The L{rules.CheckersGame} of a position from L{positionOf}.
+    """
+    pieces = {seat: [tuple(cell) for cell in cells]
+              for seat, cells in enumerate(position["pieces"])}
+    return rules.CheckersGame.fromPosition(
+        position["regions"], pieces, position["currentSeat"])
+
+
+def replay(tableEvents):
+    """
+    Rebuild the game a table played from its events alone: the position
+    of L{events.GameStarted}, then every move and elimination.
+
+    @return: the final L{rules.CheckersGame}, or None without a
+        L{events.GameStarted}.
+    """
+    game = None
+    for event in tableEvents:
+        if isinstance(event, events.GameStarted):
+            game = restore(event.position)
+        elif isinstance(event, events.ActionPlayed):
+            game.apply(event.seat, event.action)
+        elif isinstance(event, events.SeatEliminated):
+            game.eliminate(event.seat)
+    return game
+
+
+__all__ = ["KIND", "CheckersStartPolicy", "CheckersTable", "positionOf",
+           "restore", "replay"]

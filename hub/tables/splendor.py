@@ -1,0 +1,389 @@
+"""
+The Splendor table: the flow of one game of L{hub.games.splendor},
+without transports, and the seating of Splendor players in the lobby.
+
+  - L{SplendorSeats} seats a player at the newest table that has not
+    started and has room (else at a new one), and handles departures:
+    before the start the player just leaves, and the game starts if
+    everyone left is ready; during a game the table drops the seat.
+  - L{SplendorStartPolicy} starts a table of 2 to 4 ready players: it
+    shuffles them into turn order and deals.
+  - L{SplendorTable} plays the game: actions from seats, the retirement
+    of a departed seat (L{hub.games.splendor.SplendorGame.retire}: a
+    pending discard or noble choice is settled with the first legal
+    action, the seat's later turns are skipped, and the game ends when
+    fewer than two seats still play), or its takeover by a bot (with
+    C{takeover="bot"}; the game is abandoned when the last human
+    leaves).  Splendor has no turn clock.
+
+What happens goes out as events: the shared ones of L{hub.tables.events}
+(L{events.GameStarted} whose C{position} is the whole deal,
+L{events.TurnStarted}, L{events.ActionPlayed} whose C{detail} is the
+L{hub.games.splendor.OperationDone} (None for a noble choice),
+L{events.CardDealt}, ...) and the Splendor ones defined here
+(L{DiscardRequired}, L{NobleOffered}, L{NobleAwarded}, L{TurnSkipped}).
+L{replay} rebuilds the game from the events alone.
+"""
+
+import itertools
+import random
+
+import attr
+from zope.interface import implementer
+
+from hub.games import splendor as rules
+from hub.ihub import IStartPolicy, ITableListener
+from hub.tables import events
+from hub.tables.base import IllegalAction, Table, TableOptions
+
+KIND = "splendor"
+CAPACITY = 4
+MIN_PLAYERS = 2
+
+
+@attr.s(frozen=True, slots=True)
+class DiscardRequired:
+    """
+    C{seat} holds more than 10 tokens and must give back C{count} (only
+    that seat's player is told).
+    """
+
+    seat = attr.ib()
+    count = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class NobleOffered:
+    """
+    C{seat} qualifies for several C{nobles} and must choose one (only that
+    seat's player is told).
+    """
+
+    seat = attr.ib()
+    nobles = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class NobleAwarded:
+    """
+    C{seat} got C{noble}: C{chosen} from an offer (after the
+    L{events.ActionPlayed} of the choice), or by itself.
+    """
+
+    seat = attr.ib()
+    noble = attr.ib()
+    chosen = attr.ib()
+    at = attr.ib()
+
+
+@attr.s(frozen=True, slots=True)
+class TurnSkipped:
+    """
+    C{seat} had no legal action and passed (nobody is told).
+    """
+
+    seat = attr.ib()
+    at = attr.ib()
+
+
+def seatName(playerId):
+    """
+    The name of a Splendor player (the protocol has no names).
+    """
+    return "player {}".format(playerId)
+
+
+def playedActions(ruled):
+    """
+    The actions the rules events C{ruled} report as played, in order: one
+    C{(seat, action, detail)} per L{rules.OperationDone} and per chosen
+    L{rules.NobleAwarded} (detail None).
+    """
+    played = []
+    for event in ruled:
+        if type(event) is rules.OperationDone:
+            played.append((event.seat, event.action, event))
+        elif type(event) is rules.NobleAwarded and event.chosen:
+            played.append((event.seat,
+                           rules.Action(rules.GET_NOBLE, event.noble), None))
+    return played
+
+
+class SplendorTable(Table):
+    """
+    One running Splendor game.
+
+    @ivar rng: draws the seeds of takeover bots.
+    @ivar departed: the seats whose players left.
+    """
+
+    kind = KIND
+
+    def __init__(self, name, seats, game, clock, options=None, rng=None):
+        Table.__init__(self, name, seats, game, clock, options)
+        self.rng = rng if rng is not None else random.Random()
+        self.departed = set()
+        self._deal = game.deal()
+
+    def position(self):
+        """
+        The deal (L{rules.SplendorGame.deal}): nobles, face-up cards and
+        the decks in order.
+        """
+        return self._deal
+
+    def act(self, seat, action):
+        """
+        The player of C{seat} plays C{action} (an L{rules.Action}).
+
+        @raise hub.tables.base.TableError: a subclass saying why not.
+        """
+        self.checkTurn(seat)
+        self.play(seat, action, False)
+
+    def botAct(self, seat, action):
+        if not self.over and seat == self.game.currentSeat:
+            self.play(seat, action, True)
+
+    def play(self, seat, action, byBot):
+        """
+        Apply C{action} and announce what it caused.
+
+        @raise IllegalAction: the rules refuse it.
+        """
+        try:
+            ruled = self.game.apply(seat, action)
+        except rules.IllegalAction as e:
+            raise IllegalAction(str(e))
+        self.announce(ruled, byBot)
+
+    def announce(self, ruled, byBot):
+        """
+        Turn the rules events C{ruled} into table events, in order; a new
+        turn is a L{Table.startTurn}, the game's end a L{Table.end}.
+        """
+        now = self.now()
+        played = iter(playedActions(ruled))
+        for event in ruled:
+            kind = type(event)
+            if kind is rules.OperationDone:
+                seat, action, detail = next(played)
+                self.emit(events.ActionPlayed(seat, action, byBot, detail,
+                                              now))
+            elif kind is rules.NewCard:
+                self.emit(events.CardDealt(event.level, event.card, now))
+            elif kind is rules.DiscardRequired:
+                self.emit(DiscardRequired(event.seat, event.count, now))
+            elif kind is rules.NobleOffered:
+                self.emit(NobleOffered(event.seat, event.nobles, now))
+            elif kind is rules.NobleAwarded:
+                if event.chosen:
+                    seat, action, detail = next(played)
+                    self.emit(events.ActionPlayed(seat, action, byBot,
+                                                  detail, now))
+                self.emit(NobleAwarded(event.seat, event.noble,
+                                       event.chosen, now))
+            elif kind is rules.TurnSkipped:
+                self.emit(TurnSkipped(event.seat, now))
+            elif kind is rules.NewTurn:
+                self.startTurn()
+            elif kind is rules.GameOver:
+                self.finish()
+        if not self.over:
+            self.takeover.turn()
+
+    def finish(self):
+        """
+        The rules ended the game: rank the seats still playing.  The
+        reason is L{events.FORFEIT} when the others all left.
+        """
+        game = self.game
+        playing = game.retired.count(False)
+        ranking = [s for s in game.ranking() if not game.retired[s]]
+        self.end(events.FORFEIT if playing < MIN_PLAYERS else events.NORMAL,
+                 ranking, game.winner)
+
+    def drop(self, seat):
+        """
+        The player of C{seat} left (L{events.SeatDropped}).  The last one
+        leaving abandons the game; otherwise a bot takes the seat over
+        (C{takeover="bot"}), or the seat retires
+        (L{events.SeatEliminated} with L{events.FORFEIT}, then what the
+        retirement caused).
+        """
+        if self.over or seat in self.departed:
+            return
+        self.departed.add(seat)
+        self.emit(events.SeatDropped(seat, self.now()))
+        if len(self.departed) == len(self.seats):
+            self.abandon()
+        elif self.options.takeover == "bot":
+            self.takeOver(seat, self.rng.getrandbits(32))
+        else:
+            self.emit(events.SeatEliminated(seat, events.FORFEIT,
+                                            self.now()))
+            self.announce(self.game.retire(seat), True)
+
+
+def restore(position):
+    """
+    The game before its first move, from L{events.GameStarted}'s
+    C{position}.
+    """
+    return rules.SplendorGame.fromDeal(position)
+
+
+def replay(tableEvents):
+    """
+    Rebuild the final game from a table's events alone: restore the deal,
+    apply every L{events.ActionPlayed}, retire every seat eliminated.
+
+    @raise ValueError: if the events contradict each other.
+    """
+    game = None
+    settling = []
+    for event in tableEvents:
+        if isinstance(event, events.GameStarted):
+            game = restore(event.position)
+            settling = []
+        elif isinstance(event, events.SeatEliminated):
+            # The retirement settles a pending discard or noble choice by
+            # itself; the ActionPlayed events that follow report it.
+            settling.extend((seat, action) for seat, action, _ in
+                            playedActions(game.retire(event.seat)))
+        elif isinstance(event, events.ActionPlayed):
+            if settling:
+                if settling.pop(0) != (event.seat, event.action):
+                    raise ValueError("a retirement settled otherwise")
+            else:
+                game.apply(event.seat, event.action)
+    if game is None:
+        raise ValueError("no GameStarted event")
+    return game
+
+
+@implementer(IStartPolicy)
+class SplendorStartPolicy:
+    """
+    A Splendor table starts by itself once 2 to 4 players are all ready.
+
+    @param lobby: the L{hub.lobby.Lobby} of the rooms.
+    @param clock: the tables' clock (the hub's tracked clock).
+    @param rng: a L{random.Random} for the seating order, the deal and
+        the takeover bots' seeds.
+    @param options: the tables' L{TableOptions}.
+    @param listenerFor: C{listenerFor(room, table)} returns the adapter's
+        L{ITableListener} of a new table, or None.
+    """
+
+    autoStart = True
+
+    def __init__(self, lobby, clock, rng, options=None, listenerFor=None):
+        self.lobby = lobby
+        self.clock = clock
+        self.rng = rng
+        self.options = options if options is not None else TableOptions()
+        self.listenerFor = listenerFor
+
+    def canStart(self, room):
+        """
+        2 to 4 members, every one ready.
+        """
+        return (MIN_PLAYERS <= len(room.members) <= CAPACITY
+                and room.allReady)
+
+    def newTable(self, room):
+        """
+        Shuffle the members into turn order (each member's C{seat} is its
+        seat number), deal, and make the table with the adapter's
+        listener, then the L{RoomCloser} of C{room}.
+        """
+        members = list(room.members)
+        self.rng.shuffle(members)
+        seats = []
+        for index, member in enumerate(members):
+            member.seat = index
+            playerId = member.session.id
+            seats.append(events.Seat(index, seatName(playerId), playerId))
+        game = rules.SplendorGame(
+            len(members), random.Random(self.rng.getrandbits(64)))
+        table = SplendorTable(room.name, seats, game, self.clock,
+                              self.options, self.rng)
+        if self.listenerFor is not None:
+            table.addListener(self.listenerFor(room, table))
+        table.addListener(RoomCloser(self.lobby, room))
+        return table
+
+
+@implementer(ITableListener)
+class RoomCloser:
+    """
+    Dissolves a Splendor room when its game ends (after the adapter told
+    the players): the members may INIT again.
+    """
+
+    def __init__(self, lobby, room):
+        self.lobby = lobby
+        self.room = room
+
+    def tableEvent(self, table, event):
+        if isinstance(event, events.GameEnded):
+            if self.room.table is table:
+                self.lobby.endGame(self.room)
+            self.lobby.dissolve(self.room)
+
+
+class SplendorSeats:
+    """
+    Where Splendor players sit in the lobby, and what their departure
+    does.
+
+    @param lobby: the shared L{hub.lobby.Lobby}.
+    @param policy: the L{SplendorStartPolicy} of every Splendor room.
+    """
+
+    def __init__(self, lobby, policy):
+        self.lobby = lobby
+        self.policy = policy
+        self._tableNumbers = itertools.count(1)
+
+    def openRoom(self):
+        """
+        The newest room that has not started and has room, or None.
+        """
+        for room in reversed(self.lobby.rooms(KIND)):
+            if not room.running and len(room.members) < CAPACITY:
+                return room
+        return None
+
+    def seat(self, session, observer):
+        """
+        Seat C{session} (told through C{observer}) at the open room, or at
+        a new one.
+        """
+        room = self.openRoom()
+        if room is None:
+            name = "table-{}".format(next(self._tableNumbers))
+            self.lobby.createRoom(KIND, name, session, observer,
+                                  self.policy, CAPACITY)
+        else:
+            self.lobby.join(KIND, room.name, session, observer)
+
+    def leave(self, session):
+        """
+        C{session} is gone: it leaves its room (the others are told
+        nothing).  Before the game the rest may now start; during it the
+        table drops the seat.
+        """
+        room = self.lobby.roomOf(session)
+        if room is None:
+            return
+        member = room.memberOf(session)
+        table = room.table
+        self.lobby.leave(session)
+        if table is not None:
+            table.drop(member.seat)
+        elif room.members and self.policy.canStart(room):
+            self.lobby.start(room)
