@@ -81,7 +81,7 @@ class GamehubServer:
     def _waitForPorts(self, games):
         factories = dict(FACTORIES, **{WEB: WEB_SITE})
         wanted = {factories[kind]: kind for kind in games}
-        pattern = re.compile(r"(\w+Factory) starting on (\d+)")
+        pattern = re.compile(r"(\w+Factory|HubSite) starting on (\d+)")
         deadline = time.monotonic() + TIMEOUT
         fd = self.process.stdout.fileno()
         selector = selectors.DefaultSelector()

@@ -28,7 +28,8 @@ def roomJSON(room, spectating):
     members = []
     for member in room.members:
         seat = bySeat.get(member.seat, {})
-        members.append({"name": member.name, "ready": bool(member.ready),
+        members.append({"name": member.name or seat.get("name"),
+                        "ready": bool(member.ready),
                         "seat": member.seat,
                         "bot": bool(seat.get("bot") or seat.get("takenOver"))})
     return {

@@ -33,6 +33,7 @@ class Page(Element):
             tags.meta(name="viewport",
                       content="width=device-width, initial-scale=1"),
             tags.title(title + " - " + TITLE),
+            tags.link(rel="icon", href="data:,"),
             tags.link(rel="stylesheet", href="/static/hub.css"),
             *[tags.script(src="/static/" + s, type="module") for s in scripts])
         nav = tags.nav(

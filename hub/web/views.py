@@ -139,7 +139,8 @@ def describeAction(kind, action):
     if kind == "gomoku":
         return gomokuCell(*action)
     if kind == "checkers":
-        return "-".join("{},{}".format(x, y) for x, y in action)
+        return " \N{RIGHTWARDS ARROW} ".join(
+            "{},{}".format(x, y) for x, y in action)
     if kind == "splendor":
         what, card, gems = action[0], action[1], action[2]
         gemText = " ".join(

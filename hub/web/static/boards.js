@@ -185,7 +185,7 @@ function noble(x, y, data) {
 export function drawSplendor(view, seats) {
   const width = 1000;
   const players = view.players.length;
-  const height = Math.max(620, 30 + players * 150);
+  const height = Math.max(480, 10 + players * 150);
   const root = svg("svg", {viewBox: `0 0 ${width} ${height}`,
                            class: "splendor", role: "img",
                            "aria-label": "Splendor table"});
