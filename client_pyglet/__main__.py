@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 
-from client_pyglet.net import parseURL
+from hub.client.net import parseURL
 from hub.bots import LEVELS
 
 def makeParser():

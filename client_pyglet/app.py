@@ -9,10 +9,12 @@ events, draws it (C{on_draw}) and flips it, about 60 times a second.
 import sys
 
 import pyglet
+from pyglet.window import key
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from client_pyglet.session import ClientSession, Options
+from hub.client import state as S
+from hub.client.session import ClientSession, Options
 
 __all__ = ["App", "Options"]
 
@@ -114,7 +116,16 @@ class App:
 
     def on_key_press(self, symbol, modifiers):
         if self.scene is not None:
-            return self.scene.onKeyPress(symbol, modifiers)
+            handled = self.scene.onKeyPress(symbol, modifiers)
+            if handled:
+                return handled
+        if symbol == key.ESCAPE and \
+                self.session.state.phase in (S.CONNECTING, S.CLOSED):
+            # there is no start screen to go back to: Escape quits while
+            # connecting (the attempts go on until then) or once closed
+            self.stop(0)
+            return pyglet.event.EVENT_HANDLED
+        return None
 
     def on_text(self, text):
         if self.scene is not None:

@@ -228,15 +228,6 @@ class Room:
         return [member.name for member in self.members]
 
 
-class _BareTable:
-    """
-    A game whose policy has no table yet (C{newGame}).
-    """
-
-    def __init__(self, game):
-        self.game = game
-
-
 @implementer(ILobby)
 class Lobby:
     """
@@ -249,6 +240,16 @@ class Lobby:
         self._rooms = {}
         self._roomOf = {}
         self.tableListeners = []
+        self.watchers = []
+
+    def addWatcher(self, watcher):
+        """
+        Tell C{watcher} of every room made, changed or closed, of every
+        kind: C{watcher.roomChanged(room)} after each event told to the
+        members, C{watcher.roomClosed(room)} when a room closes (the
+        cluster's room directory, L{hub.cluster}).
+        """
+        self.watchers.append(watcher)
 
     def addTableListener(self, listener):
         """
@@ -374,6 +375,8 @@ class Lobby:
             del self._rooms[(room.kind, room.name)]
             self.log.debug("{kind} room {room!r} closed",
                           kind=room.kind, room=room.name)
+            for watcher in self.watchers:
+                watcher.roomClosed(room)
 
     def setReady(self, session, ready):
         """
@@ -420,18 +423,13 @@ class Lobby:
             raise RoomRunning(room.name)
         if not room.policy.canStart(room):
             raise CannotStart(room.name)
-        newTable = getattr(room.policy, "newTable", None)
-        if newTable is None:
-            room.table = _BareTable(room.policy.newGame(room))
-        else:
-            room.table = newTable(room)
-            for listener in self.tableListeners:
-                room.table.addListener(listener)
+        room.table = room.policy.newTable(room)
+        for listener in self.tableListeners:
+            room.table.addListener(listener)
         self.log.debug("{kind} game started in {room!r}: {players!r}",
                        kind=room.kind, room=room.name, players=room.names())
         self._notify(room, "gameStarted")
-        if newTable is not None:
-            room.table.start()
+        room.table.start()
 
     def endGame(self, room):
         """
@@ -461,3 +459,5 @@ class Lobby:
             except Exception:
                 self.log.failure("observer {observer!r} failed on {event}",
                                  observer=member.observer, event=event)
+        for watcher in self.watchers:
+            watcher.roomChanged(room)

@@ -5,6 +5,10 @@ shared lobby and sessions (nothing is counted on the hot paths).
     gamehub_sessions{game="gomoku"}         connected or reconnecting players
     gamehub_rooms{game="checkers"}          rooms (tables) open
     gamehub_games_running{game="splendor"}  rooms with a game under way
+
+and the counters of L{hub.limits} (connections closed or refused by a
+limit, connections slowed for their request rate).  Served at C{/metrics}
+only.
 """
 
 from prometheus_client import (
@@ -12,6 +16,9 @@ from prometheus_client import (
     CollectorRegistry, generate_latest)
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
+
+from hub.limits import LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS
+from twisted.web.pages import notFound
 from twisted.web.resource import Resource
 from twisted.web.server import Site
 
@@ -67,17 +74,46 @@ class MetricsResource(Resource):
         self.registry = registry
 
     def render_GET(self, request):
+        if request.postpath not in ([], [b""]):
+            return notFound().render(request)
         request.setHeader(b"Content-Type", CONTENT_TYPE_LATEST.encode())
         return generate_latest(self.registry)
 
 
-def metricsSite(lobby, sessions):
+class MetricsRoot(Resource):
+    """
+    The metrics site's root: C{/metrics}, and 404 everywhere else.
+    """
+
+    def __init__(self, registry):
+        Resource.__init__(self)
+        self.putChild(b"metrics", MetricsResource(registry))
+
+    def getChild(self, path, request):
+        return notFound()
+
+    def render(self, request):
+        return notFound().render(request)
+
+
+def metricsSite(lobby, sessions, collectors=()):
     """
     A L{twisted.web.server.Site} serving the hub's metrics (and the
-    process metrics of C{prometheus_client}) at every path.
+    process metrics of C{prometheus_client}, and those of C{collectors},
+    e.g. the records') at C{/metrics}.
+    """
+    return Site(MetricsRoot(metricsRegistry(lobby, sessions, collectors)))
+
+
+def metricsRegistry(lobby, sessions, collectors=()):
+    """
+    The registry of the hub's metrics, the process metrics of
+    C{prometheus_client} and those of C{collectors}: what C{/metrics}
+    serves at C{--metrics-port} and at C{--web-port}.
     """
     registry = CollectorRegistry()
     for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
-                      HubCollector(lobby, sessions)):
+                      HubCollector(lobby, sessions), LIMITED_CONNECTIONS,
+                      THROTTLED_CONNECTIONS, *collectors):
         registry.register(collector)
-    return Site(MetricsResource(registry))
+    return registry

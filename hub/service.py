@@ -6,6 +6,8 @@ clock every table, pilot and timer of the hub runs on.
 import secrets
 
 from twisted.application.service import MultiService
+from twisted.logger import ILogObserver
+from twisted.python.components import Componentized
 
 from hub.clock import TrackedClock
 from hub.lobby import Lobby
@@ -22,15 +24,19 @@ class Hub(MultiService):
         the tables, the seat pilots and the adapters' timers use.
     @ivar sessions: the shared L{Sessions} (a child service).
     @ivar lobby: the shared L{Lobby}.
+    @ivar logObserver: if set, the L{ILogObserver} that C{twistd} should
+        log to: it is given to the application this service joins.
     """
 
+    logObserver = None
+
     def __init__(self, reactor, graceSeconds=30, idleSeconds=0,
-                 randomBits=secrets.randbits):
+                 randomBits=secrets.randbits, limits=None):
         MultiService.__init__(self)
         self.clock = TrackedClock(reactor)
         self.sessions = Sessions(self.clock, graceSeconds=graceSeconds,
                                  idleSeconds=idleSeconds,
-                                 randomBits=randomBits)
+                                 randomBits=randomBits, limits=limits)
         self.sessions.setName("sessions")
         self.sessions.setServiceParent(self)
         self.lobby = Lobby()
@@ -44,3 +50,13 @@ class Hub(MultiService):
         self.lobby.stopTables()
         self.clock.cancelAll()
         return stopped
+
+    def setServiceParent(self, parent):
+        """
+        Join C{parent}; if it is an application (as C{twistd} makes), have
+        it log through L{logObserver}.
+        """
+        if self.logObserver is not None and isinstance(parent,
+                                                       Componentized):
+            parent.setComponent(ILogObserver, self.logObserver)
+        return MultiService.setServiceParent(self, parent)

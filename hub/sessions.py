@@ -12,6 +12,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.ihub import ISession, ISessions
+from hub.limits import ConnectionGate, Limits
 
 INVALID_TOKEN = 2 ** 64 - 1
 
@@ -69,17 +70,25 @@ class Sessions(Service):
         heartbeat, so a quiet player is not a dead one).
     @param randomBits: a function returning a random integer of the given
         number of bits (L{secrets.randbits} unless a test gives another).
+    @param limits: the L{Limits} every connection is held to (none unless
+        given).
+
+    @ivar gate: the L{ConnectionGate} counting connections against
+        C{limits}.
     """
 
     log = Logger()
 
     def __init__(self, clock, graceSeconds=30, randomBits=secrets.randbits,
-                 idleSeconds=0):
+                 idleSeconds=0, limits=None):
         self.clock = clock
         self.graceSeconds = graceSeconds
         self.idleSeconds = idleSeconds
+        self.limits = limits if limits is not None else Limits()
+        self.gate = ConnectionGate(self.limits, clock)
         self._randomBits = randomBits
-        self._ids = itertools.count(1)
+        self.ids = itertools.count(1)
+        self.watchers = []
         self._live = {}
         self._byName = {}
         self._tokens = set()
@@ -104,9 +113,19 @@ class Sessions(Service):
         """
         Open a session for a new connection.
         """
-        session = Session(next(self._ids), kind, peer)
+        session = Session(next(self.ids), kind, peer)
         self._live[session.id] = session
         return session
+
+    def addWatcher(self, watcher):
+        """
+        Tell C{watcher} of every registered name taken
+        (C{watcher.nameClaimed(kind, name)}) and freed
+        (C{watcher.nameReleased(kind, name)}): the cluster's name
+        directory, L{hub.cluster}.  (Session ids come from C{ids}, an
+        iterator the cluster may replace.)
+        """
+        self.watchers.append(watcher)
 
     def byName(self, kind, name):
         """
@@ -127,8 +146,29 @@ class Sessions(Service):
         self._byName[(session.kind, name)] = session
         session.name = name
         session.token = self._newToken()
+        for watcher in self.watchers:
+            watcher.nameClaimed(session.kind, name)
         self.log.info("{kind} player {name!r} registered (session {id})",
                       kind=session.kind, name=name, id=session.id)
+
+    def adoptName(self, session, name, token):
+        """
+        Give C{session} the registered name C{name} with the token
+        C{token} it already had on another node of the cluster (its
+        connection was handed over here, L{hub.cluster.link}).
+
+        @raise NameTaken: a session here holds C{name}.
+        """
+        holder = self._byName.get((session.kind, name))
+        if holder is not None and holder is not session:
+            raise NameTaken(name)
+        self._forgetName(session)
+        self._byName[(session.kind, name)] = session
+        session.name = name
+        session.token = token
+        self._tokens.add(token)
+        for watcher in self.watchers:
+            watcher.nameClaimed(session.kind, name)
 
     def setRoomName(self, session, name):
         """
@@ -211,5 +251,7 @@ class Sessions(Service):
         if session.name is not None:
             if self._byName.get((session.kind, session.name)) is session:
                 del self._byName[(session.kind, session.name)]
+                for watcher in self.watchers:
+                    watcher.nameReleased(session.kind, session.name)
         if session.token is not None:
             self._tokens.discard(session.token)

@@ -6,13 +6,24 @@ endpoint per enabled protocol (C{--<game>-port}, an endpoint string, or
 C{none}).
 """
 
-from twisted.application import strports
+from twisted.application.internet import StreamServerEndpointService
+from twisted.internet import endpoints
 from twisted.python import usage
 
+from hub.limits import Limits
+from hub.logs import LOG_LEVELS, levelFilter, twistdObserver
 from hub.service import Hub
 
 DISABLED = "none"
 TAKEOVER_CHOICES = ("none", "bot")
+GAME_PORTS = ("gomoku-port", "checkers-port", "splendor-port")
+
+#: The listen backlog of an endpoint string that names none: a burst of
+#: thousands of connects is queued instead of dropped and retried.
+LISTEN_BACKLOG = 1024
+
+#: Endpoint types whose strings take a port number and a backlog.
+PORT_TYPES = ("tcp", "tcp6", "ssl")
 
 
 def _positiveInt(value):
@@ -20,6 +31,87 @@ def _positiveInt(value):
     if number < 0:
         raise ValueError("must not be negative")
     return number
+
+
+def _positiveFloat(value):
+    number = float(value)
+    if not number >= 0:
+        raise ValueError("must not be negative")
+    return number
+
+
+def endpointProblem(description):
+    """
+    What is wrong with a TCP or TLS endpoint string's port, if anything.
+
+    @return: a short phrase, or None.
+    """
+    kind, _, rest = description.partition(":")
+    if kind.strip().lower() not in PORT_TYPES:
+        return None
+    positional = [a for a in rest.split(":") if "=" not in a]
+    keywords = dict(a.split("=", 1) for a in rest.split(":") if "=" in a)
+    port = positional[0] if positional else keywords.get("port")
+    if port is None:
+        return "no port number"
+    if not port.strip().isdigit() or int(port) > 65535:
+        return "port {!r} is not a number from 0 to 65535".format(port)
+    return None
+
+
+def withBacklog(description, backlog=LISTEN_BACKLOG):
+    """
+    C{description} with C{backlog=} added if it is a TCP or TLS endpoint
+    string that names none.
+    """
+    kind = description.partition(":")[0].strip().lower()
+    if kind in PORT_TYPES and "backlog=" not in description:
+        return "{}:backlog={}".format(description, backlog)
+    return description
+
+
+def listener(option, description, factory, reactor):
+    """
+    The service listening on C{description} (the value of C{--option}).
+
+    @raise SystemExit: with one line naming the option and the problem,
+        if the string is not a valid endpoint.
+    """
+    problem = endpointProblem(description)
+    if problem is None:
+        try:
+            endpoint = endpoints.serverFromString(
+                reactor, withBacklog(description))
+        except Exception as e:
+            problem = str(e) or type(e).__name__
+    if problem is not None:
+        raise SystemExit("gamehub: --{} {!r}: {}".format(
+            option, description, problem))
+    service = Listener(option, description, endpoint, factory)
+    service.setName(option)
+    return service
+
+
+class Listener(StreamServerEndpointService):
+    """
+    A listening endpoint service that fails to start with one line naming
+    its option and the problem (an address in use, say) instead of a
+    traceback.
+    """
+
+    _raiseSynchronously = True
+
+    def __init__(self, option, description, endpoint, factory):
+        StreamServerEndpointService.__init__(self, endpoint, factory)
+        self.option = option
+        self.description = description
+
+    def privilegedStartService(self):
+        try:
+            StreamServerEndpointService.privilegedStartService(self)
+        except Exception as e:
+            raise SystemExit("gamehub: --{} {!r}: cannot listen: {}".format(
+                self.option, self.description, e))
 
 
 class Options(usage.Options):
@@ -60,6 +152,40 @@ class Options(usage.Options):
          _positiveInt],
         ["bot-delay", None, None, "Seconds a server-side bot waits before "
          "each action (default: each protocol's own).", float],
+        ["max-send-buffer", None, 256 * 1024, "Bytes a connection may be "
+         "owed (sent to it, not yet taken by its socket) before it is "
+         "closed as a drop; 0 for no limit.", _positiveInt],
+        ["frame-seconds", None, 20.0, "Seconds a connection may hold a "
+         "frame begun but not finished before it is closed; 0 for no "
+         "limit.", _positiveFloat],
+        ["max-connections", None, 10000, "Connections in all protocols; "
+         "more are closed as soon as they are made.  0 for no limit.",
+         _positiveInt],
+        ["max-connections-per-ip", None, 100, "Connections from one source "
+         "address; more are closed as soon as they are made.  0 for no "
+         "limit.", _positiveInt],
+        ["request-rate", None, 100.0, "Frames per second a connection may "
+         "send in the long run; a faster one is read more slowly.  0 for "
+         "no limit.", _positiveFloat],
+        ["request-burst", None, 200, "Frames a connection may send at once "
+         "before --request-rate applies.", _positiveInt],
+        ["request-overdraft", None, 200, "Frames a connection may send past "
+         "its --request-rate allowance before it is closed; 0 to only "
+         "slow it.", _positiveInt],
+        ["log-level", None, "info", "Least level logged: " +
+         ", ".join(LOG_LEVELS) + "."],
+        ["db", None, "sqlite:gamehub.sqlite", "Where game records and "
+         "ratings are kept: sqlite:PATH, postgresql://user@host/dbname, or "
+         "'none'."],
+        ["leaderboard-min-games", None, 5, "Rated games a player needs to "
+         "appear on a leaderboard.", _positiveInt],
+        ["cluster", None, None, "Run as a node of a cluster sharing names, "
+         "rooms and tables through Redis at redis://HOST:PORT/DB (see "
+         "docs/scaling.md); alone without it."],
+        ["node-id", None, None, "This node's name, unique in the cluster "
+         "(default: HOSTNAME-PID)."],
+        ["node-link", None, "tcp:0:interface=127.0.0.1", "Endpoint on "
+         "which the other nodes of the cluster reach this one."],
     ]
 
     optFlags = [
@@ -79,6 +205,38 @@ class Options(usage.Options):
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
         if not 1 <= self["bot-level"] <= 3:
             raise usage.UsageError("--bot-level must be 1, 2 or 3")
+        if self["log-level"] not in LOG_LEVELS:
+            raise usage.UsageError(
+                "--log-level must be one of: " + ", ".join(LOG_LEVELS))
+        from hub.records.db import BadURL, parseURL
+        try:
+            parseURL(self["db"])
+        except BadURL as e:
+            raise usage.UsageError(str(e))
+        if self["cluster"] is not None:
+            from hub.cluster.directory import parseRedisURL
+            try:
+                parseRedisURL(self["cluster"])
+            except ValueError as e:
+                raise usage.UsageError("--cluster: {}".format(e))
+            if self["node-id"] is None:
+                import os
+                import socket
+                self["node-id"] = "{}-{}".format(socket.gethostname(),
+                                                 os.getpid())
+
+    def limits(self):
+        """
+        The L{Limits} these options ask for.
+        """
+        return Limits(
+            maxSendBuffer=self["max-send-buffer"],
+            frameSeconds=self["frame-seconds"],
+            maxConnections=self["max-connections"],
+            maxConnectionsPerIP=self["max-connections-per-ip"],
+            requestRate=self["request-rate"],
+            requestBurst=self["request-burst"],
+            requestOverdraft=self["request-overdraft"])
 
 
 def makeFactories(options, lobby, sessions, clock):
@@ -117,33 +275,49 @@ def makeService(options, reactor=None):
     if reactor is None:
         from twisted.internet import reactor
     top = Hub(reactor, graceSeconds=options["grace-seconds"],
-              idleSeconds=options["idle-seconds"])
+              idleSeconds=options["idle-seconds"], limits=options.limits())
     lobby, sessions = top.lobby, top.sessions
+    from hub.records.service import fromOptions
+    records = fromOptions(options, reactor)
+    if records is not None:
+        records.setServiceParent(top)
+        lobby.addTableListener(records.recorder)
     factories = makeFactories(options, lobby, sessions, top.clock)
-    for portOption in ("gomoku-port", "checkers-port", "splendor-port"):
-        description = options[portOption]
-        if description.strip().lower() == DISABLED:
-            continue
+    if options.get("cluster") is not None:
+        from hub.cluster.service import makeCluster
+        cluster = makeCluster(reactor, top, options["cluster"],
+                              options["node-id"], options["node-link"])
+        cluster.setName("cluster")
+        cluster.setServiceParent(top)
+        factories = {port: cluster.gate(port[:-len("-port")], factory)
+                     for port, factory in factories.items()}
+    served = [option for option in GAME_PORTS
+              if options[option].strip().lower() != DISABLED]
+    if not served:
+        raise SystemExit("gamehub: every --<game>-port is 'none': nothing "
+                         "would be served")
+    for portOption in served:
         factory = factories.get(portOption)
         if factory is None:
             raise usage.UsageError(
                 "--{} is not served yet; use 'none'".format(portOption))
-        listener = strports.service(description, factory, reactor=reactor)
-        listener.setName(portOption)
-        listener.setServiceParent(top)
+        listener(portOption, options[portOption], factory,
+                 reactor).setServiceParent(top)
+    collectors = [records.collector()] if records is not None else []
     if options["metrics-port"].strip().lower() != DISABLED:
         from hub.metrics import metricsSite
-        listener = strports.service(options["metrics-port"],
-                                    metricsSite(lobby, sessions),
-                                    reactor=reactor)
-        listener.setName("metrics-port")
-        listener.setServiceParent(top)
+        listener("metrics-port", options["metrics-port"],
+                 metricsSite(lobby, sessions, collectors),
+                 reactor).setServiceParent(top)
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
-        site, web = webSite(top)
+        site, web = webSite(top, records.records if records else None,
+                            collectors)
         web.setServiceParent(top)
-        listener = strports.service(options["web-port"], site,
-                                    reactor=reactor)
-        listener.setName("web-port")
-        listener.setServiceParent(top)
+        listener("web-port", options["web-port"], site,
+                 reactor).setServiceParent(top)
+    twistdOptions = getattr(options, "parent", None)
+    if twistdOptions is not None and not twistdOptions.get("logger"):
+        top.logObserver = levelFilter(twistdObserver(twistdOptions),
+                                      LOG_LEVELS[options["log-level"]])
     return top

@@ -85,6 +85,18 @@ class ServerHarness:
         protocol.makeConnection(transport)
         return protocol, transport
 
+    def connectTo(self, factory):
+        """
+        A new connection to another C{factory} on the same hub.
+
+        @return: C{(protocol, transport)}.
+        """
+        protocol = factory.buildProtocol(
+            IPv4Address("TCP", "127.0.0.1", next(self._ports)))
+        transport = RecordingTransport()
+        protocol.makeConnection(transport)
+        return protocol, transport
+
     def stop(self):
         """
         Stop the hub, as C{twistd} does on shutdown.

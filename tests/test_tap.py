@@ -2,13 +2,33 @@
 Tests for L{hub.tap}: options and the service tree.
 """
 
+import os
+import shutil
+import tempfile
+
 from twisted.application.internet import StreamServerEndpointService
+from twisted.internet.error import CannotListenError
 from twisted.internet.testing import MemoryReactorClock
 from twisted.python import usage
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub import tap
+from hub.limits import Limits
 from hub.sessions import Sessions
+
+
+def render(site, path):
+    """
+    Render C{path} on C{site}: C{(request, body)}.
+    """
+    from twisted.web.resource import getChildForRequest
+    from twisted.web.test.requesthelper import DummyRequest
+    request = DummyRequest(path.lstrip(b"/").split(b"/"))
+    resource = getChildForRequest(site.resource, request)
+    body = resource.render(request)
+    if body is not None and not isinstance(body, int):
+        request.write(body)
+    return request, b"".join(request.written)
 
 
 def parse(*argv):
@@ -47,6 +67,21 @@ class OptionsTests(SynchronousTestCase):
         self.assertRaises(usage.UsageError, parse, "--bot-level", "4")
         self.assertRaises(usage.UsageError, parse, "--grace-seconds", "-1")
         self.assertRaises(usage.UsageError, parse, "--idle-seconds", "-1")
+        self.assertRaises(usage.UsageError, parse, "--log-level", "loud")
+        self.assertRaises(usage.UsageError, parse, "--frame-seconds", "-1")
+        self.assertRaises(usage.UsageError, parse, "--max-send-buffer",
+                          "lots")
+
+    def test_limitDefaults(self):
+        """
+        The limits' defaults (README, "Limits").
+        """
+        options = parse()
+        self.assertEqual(options.limits(), Limits(
+            maxSendBuffer=256 * 1024, frameSeconds=20,
+            maxConnections=10000, maxConnectionsPerIP=100,
+            requestRate=100, requestBurst=200, requestOverdraft=200))
+        self.assertEqual(options["log-level"], "info")
 
 
 class ServiceTests(SynchronousTestCase):
@@ -56,7 +91,8 @@ class ServiceTests(SynchronousTestCase):
     """
 
     def services(self, *argv):
-        top = tap.makeService(parse(*argv), MemoryReactorClock())
+        top = tap.makeService(parse("--db", "none", *argv),
+                              MemoryReactorClock())
         return {s.name: s for s in top}
 
     def test_allProtocols(self):
@@ -121,7 +157,8 @@ class ServiceTests(SynchronousTestCase):
         Starting the tree listens on each endpoint.
         """
         reactor = MemoryReactorClock()
-        top = tap.makeService(parse("--gomoku-port", "tcp:1234",
+        top = tap.makeService(parse("--db", "none",
+                                    "--gomoku-port", "tcp:1234",
                                     "--checkers-port", "none",
                                     "--splendor-port", "none",
                                     "--web-port", "none"), reactor)
@@ -135,11 +172,11 @@ class ServiceTests(SynchronousTestCase):
         """
         services = self.services("--metrics-port", "tcp:9464")
         site = services["metrics-port"].factory
-        from twisted.web.test.requesthelper import DummyRequest
-        request = DummyRequest([b""])
-        body = site.resource.render_GET(request)
+        request, body = render(site, b"/metrics")
+        self.assertIn(request.responseCode, (None, 200))
         self.assertIn(b'gamehub_sessions{game="gomoku"} 0.0', body)
         self.assertIn(b'gamehub_rooms{game="checkers"} 0.0', body)
+        self.assertIn(b"gamehub_limited_connections_total", body)
 
     def test_web(self):
         """
@@ -149,9 +186,144 @@ class ServiceTests(SynchronousTestCase):
         self.assertEqual(parse()["web-port"], "tcp:8080")
         services = self.services("--web-port", "tcp:8181")
         site = services["web-port"].factory
-        from twisted.web.test.requesthelper import DummyRequest
-        request = DummyRequest([b"metrics"])
-        resource = site.getResourceFor(request)
-        self.assertIn(b'gamehub_rooms{game="checkers"} 0.0',
-                      resource.render(request))
+        request, body = render(site, b"/metrics")
+        self.assertIn(b'gamehub_rooms{game="checkers"} 0.0', body)
+        self.assertIn(b"gamehub_limited_connections_total", body)
         self.assertIs(site.web.lobby, services["gomoku-port"].factory.lobby)
+
+    def test_metricsOnly(self):
+        """
+        The metrics listener answers /metrics only: 404 elsewhere.
+        """
+        site = self.services("--metrics-port", "tcp:9464")[
+            "metrics-port"].factory
+        for path in (b"/", b"/foo", b"/metrics/foo", b"/metricsx"):
+            request, body = render(site, path)
+            self.assertEqual(request.responseCode, 404, path)
+            self.assertNotIn(b"gamehub_sessions", body)
+
+    def test_limits(self):
+        """
+        The limit options reach the sessions every connection reads them
+        from.
+        """
+        sessions = self.services(
+            "--max-send-buffer", "1000", "--frame-seconds", "5",
+            "--max-connections", "7", "--max-connections-per-ip", "3",
+            "--request-rate", "9", "--request-burst", "11",
+            "--request-overdraft", "13")["sessions"]
+        self.assertEqual(sessions.limits, Limits(
+            maxSendBuffer=1000, frameSeconds=5, maxConnections=7,
+            maxConnectionsPerIP=3, requestRate=9, requestBurst=11,
+            requestOverdraft=13))
+        self.assertIs(sessions.gate.limits, sessions.limits)
+
+    def test_backlog(self):
+        """
+        Every TCP listener gets a backlog of 1,024 unless its endpoint
+        string names one.
+        """
+        reactor = MemoryReactorClock()
+        top = tap.makeService(parse(
+            "--gomoku-port", "tcp:1234", "--checkers-port",
+            "tcp:1235:backlog=10", "--splendor-port", "none",
+            "--metrics-port", "tcp:1236:interface=127.0.0.1"), reactor)
+        top.startService()
+        self.addCleanup(top.stopService)
+        self.assertEqual(
+            sorted((port[0], port[2]) for port in reactor.tcpServers),
+            [(1234, 1024), (1235, 10), (1236, 1024), (8080, 1024)])
+
+    def test_badEndpoints(self):
+        """
+        A bad endpoint string is one line naming the option and the
+        problem, as a L{SystemExit} (status 1).
+        """
+        for option, value, problem in [
+                ("gomoku-port", "tcp:notaport", "not a number"),
+                ("checkers-port", "tcp:99999", "not a number"),
+                ("metrics-port", "foo", "Unknown endpoint type")]:
+            with self.assertRaises(SystemExit) as caught:
+                self.services("--" + option, value)
+            message = str(caught.exception.code)
+            self.assertIn("--{} {!r}".format(option, value), message)
+            self.assertIn(problem, message)
+            self.assertNotIn("\n", message)
+
+    def test_nothingServed(self):
+        """
+        With every game port 'none' there is nothing to serve.
+        """
+        with self.assertRaises(SystemExit) as caught:
+            self.services("--gomoku-port", "none", "--checkers-port",
+                          "none", "--splendor-port", "none",
+                          "--metrics-port", "tcp:9464")
+        self.assertIn("nothing would be served",
+                      str(caught.exception.code))
+
+    def test_cannotListen(self):
+        """
+        A port that cannot be listened on stops the start with one line
+        naming the option and the reason.
+        """
+        class BusyReactor(MemoryReactorClock):
+            def listenTCP(self, port, factory, backlog=50, interface=""):
+                raise CannotListenError(interface, port,
+                                        OSError(98, "Address in use"))
+        top = tap.makeService(parse("--gomoku-port", "tcp:1234",
+                                    "--checkers-port", "none",
+                                    "--splendor-port", "none"),
+                              BusyReactor())
+        with self.assertRaises(SystemExit) as caught:
+            top.privilegedStartService()
+        message = str(caught.exception.code)
+        self.assertIn("--gomoku-port 'tcp:1234': cannot listen", message)
+        self.assertIn("Address in use", message)
+
+
+class LogLevelTests(SynchronousTestCase):
+    """
+    Under C{twistd}, C{--log-level} filters the log twistd writes.
+    """
+
+    def test_filtered(self):
+        """
+        The hub gives its application the observer twistd would use
+        (here a --logfile), behind a filter at --log-level.
+        """
+        import signal
+
+        from twisted.application.service import Application
+        from twisted.logger import ILogObserver, LogLevel
+        from twisted.scripts.twistd import ServerOptions
+        handler = signal.getsignal(signal.SIGUSR1)
+        self.addCleanup(signal.signal, signal.SIGUSR1, handler)
+        workdir = tempfile.mkdtemp(prefix="gamehub-log-")
+        self.addCleanup(shutil.rmtree, workdir, True)
+        path = os.path.join(workdir, "twistd.log")
+        config = ServerOptions()
+        config.parseOptions(["-n", "--pidfile=", "--logfile", path,
+                             "gamehub", "--log-level", "warn"])
+        top = tap.makeService(config.subOptions, MemoryReactorClock())
+        application = Application("gamehub")
+        top.setServiceParent(application)
+        observer = application.getComponent(ILogObserver)
+        for level, text in [(LogLevel.debug, "chatty"),
+                            (LogLevel.info, "routine"),
+                            (LogLevel.warn, "worrying"),
+                            (LogLevel.error, "broken")]:
+            observer({"log_level": level, "log_format": text,
+                      "log_namespace": "test", "log_time": 0})
+        with open(path) as f:
+            written = f.read()
+        self.assertNotIn("chatty", written)
+        self.assertNotIn("routine", written)
+        self.assertIn("worrying", written)
+        self.assertIn("broken", written)
+
+    def test_notUnderTwistd(self):
+        """
+        Options parsed alone (not by twistd) leave logging alone.
+        """
+        self.assertIsNone(tap.makeService(
+            parse("--log-level", "error"), MemoryReactorClock()).logObserver)

@@ -2,7 +2,7 @@
 The client's screens: lobby and game scene of each protocol.
 """
 
-from client_pyglet import state as S
+from hub.client import state as S
 
 
 def sceneFor(game, phase):

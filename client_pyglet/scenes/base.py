@@ -7,7 +7,7 @@ import pyglet
 from pyglet import shapes
 from pyglet.window import key
 
-from client_pyglet import state as S
+from hub.client import state as S
 
 #: The palette.
 BG = (24, 30, 44)

@@ -9,7 +9,7 @@ from pyglet import shapes
 
 from hub.games import checkers as G
 
-from client_pyglet import state as S
+from hub.client import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MESSAGE_BAND, MUTED, PANEL, TEXT, FONTS,
     BoardSceneMixin, Scene, rgba)

@@ -4,11 +4,11 @@ Gomoku screens: lobby (room list, create, join), room, and the board.
 
 from twisted.internet.task import LoopingCall
 
-from client_pyglet import state as S
+from hub.client import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT,
     BoardSceneMixin, Scene)
-from client_pyglet.state_gomoku import BLACK, SIZE, WHITE
+from hub.client.state_gomoku import BLACK, SIZE, WHITE
 
 WOOD = (222, 184, 112)
 WOOD_DARK = (190, 150, 80)

@@ -6,7 +6,7 @@ clicking, the discard dialog and the noble choice.
 
 from hub.games import splendor as G
 
-from client_pyglet import state as S
+from hub.client import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT,
     GameSceneMixin, Scene)

@@ -181,9 +181,17 @@ class GomokuGame:
             return False
         self.illegalStreak += 1
         if self.illegalStreak > MAX_ILLEGAL_MOVES:
-            self.isError = True
-            self.isOver = True
+            self.endInError()
         return self.isOver
+
+    def endInError(self):
+        """
+        The game ends in error, with no winner (too many illegal moves).
+        """
+        if self.isOver:
+            return
+        self.isError = True
+        self.isOver = True
 
     def forfeit(self, seat):
         """
@@ -220,16 +228,11 @@ class GomokuGame:
 
     def copy(self):
         """
-        An independent copy of this game.
+        An independent copy of this game: every field is copied, the
+        lists (the only mutable ones) as new lists.
         """
         other = GomokuGame.__new__(GomokuGame)
+        other.__dict__.update(self.__dict__)
         other.board = self.board[:]
         other.moves = self.moves[:]
-        other.lastMove = self.lastMove
-        other.winner = self.winner
-        other.winnerSeat = self.winnerSeat
-        other.isDraw = self.isDraw
-        other.isOver = self.isOver
-        other.isError = self.isError
-        other.illegalStreak = self.illegalStreak
         return other

@@ -221,6 +221,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         self.transport.loseConnection()
 
     def lineReceived(self, line):
+        self.countRequest()
         if not line.strip():
             return
         try:
@@ -351,6 +352,9 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def readyChanged(self, room, actor):
         self.send(wire.PLAYER_READY_OP, actor.name)
+
+    def partialFrameBytes(self):
+        return len(self._buffer)
 
 
 class CheckersFactory(Factory):

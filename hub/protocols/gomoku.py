@@ -1,12 +1,12 @@
 """
-The gomoku-battle protocol (spec gomoku.md) over the shared lobby.
+The gomoku-battle protocol (spec gomoku.md) over the shared lobby and the
+gomoku table (L{hub.tables.gomoku}).
 
 A L{GomokuProtocol} is one connection: it reassembles frames, keeps the
 connection's session echo and illegal-operation count, and dispatches by
-the player's state (INIT, IDLE, ROOM, GAME; spec section 6).  A
-L{GomokuPlayer} is one registered player: it outlives a dropped connection
-for the reconnect grace, observes the player's room and turns lobby
-events into frames, queueing them while the player is lost.
+the player's state (INIT, IDLE, ROOM, GAME; spec section 6).  What the
+players hear, lobby and table events as frames, is in
+L{hub.protocols.gomoku_players}.
 
 Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
   - passwords never appear in room information (C{psw} is C{""});
@@ -20,227 +20,25 @@ Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
   - after a game both players get C{msg_room(type 3)} with the guest
     unready, so that clients keeping a local copy of the room re-sync;
   - with C{takeover="bot"}, a player whose grace runs out mid-game while
-    the opponent is connected is replaced by a bot (L{GomokuBotSeat})
-    instead of forfeiting; the bot's moves reach the opponent as
-    ordinary C{msg_move} frames and the bot leaves when the game ends.
+    the opponent is connected is replaced by a bot (the table's
+    takeover) instead of forfeiting; the bot's moves reach the opponent
+    as ordinary C{msg_move} frames and the seat leaves when the game
+    ends.
 """
 
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 
-from hub.bots import botFor
-from hub.bots.pilot import SeatPilot
 from hub.games import gomoku as rules
-from hub.lobby import (
-    LobbyError, RoomExists, RoomNotFound, RoomObserver, WrongPassword)
+from hub.lobby import LobbyError, RoomExists, RoomNotFound, WrongPassword
 from hub.protocols import ServerConnection
+from hub.protocols.gomoku_players import (
+    GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
+    GomokuTableListener, roomObjectOf)
 from hub.sessions import NameTaken
+from hub.tables.base import TableError, TableOptions
+from hub.tables.gomoku import KIND, OWNER_SEAT, GomokuStartPolicy
 from hub.wire import gomoku as wire
-
-KIND = "gomoku"
-
-INIT = "INIT"
-IDLE = "IDLE"
-ROOM = "ROOM"
-GAME = "GAME"
-
-
-class GomokuStartPolicy:
-    """
-    The owner starts a gomoku game once a guest is present and ready.
-    """
-
-    autoStart = False
-
-    def canStart(self, room):
-        """
-        A guest is present and ready.
-        """
-        return len(room.members) == 2 and room.members[1].ready
-
-    def newGame(self, room):
-        """
-        A fresh board (the original forgot to clear it; spec section 10).
-        """
-        return rules.GomokuGame()
-
-
-def ownerColour(room):
-    """
-    The colour the owner of C{room} plays.
-    """
-    return room.settings["oct"]
-
-
-def colourOf(room, member):
-    """
-    The colour C{member} plays in C{room}.
-    """
-    oct = ownerColour(room)
-    return oct if member is room.owner else wire.CHESS_SUM - oct
-
-
-def guestOf(room):
-    """
-    The guest L{Member} of C{room}, or None.
-    """
-    for member in room.members:
-        if member is not room.owner:
-            return member
-    return None
-
-
-def roomObjectOf(room):
-    """
-    The wire C{Room} object for C{room} (passwords are never shown).
-    """
-    guest = guestOf(room)
-    if room.running:
-        state = wire.ROOM_STATE_MATCH
-    elif guest is not None:
-        state = wire.ROOM_STATE_FULL
-    else:
-        state = wire.ROOM_STATE_OPEN
-    gs = (wire.PLAYER_STATE_READY if guest is not None and guest.ready
-          else wire.PLAYER_STATE_PREPARE)
-    return wire.roomObject(
-        room.name, room.owner.name, guest.name if guest else "",
-        ownerColour(room), gs, state)
-
-
-class GomokuPlayer(RoomObserver):
-    """
-    A registered player, with or without a live connection.
-
-    @ivar protocol: the live L{GomokuProtocol}, or None while lost.
-    @ivar pending: frames (as dicts without token and session) waiting for
-        the player to come back.
-    """
-
-    def __init__(self, session, protocol):
-        self.session = session
-        self.protocol = protocol
-        self.pending = []
-        self.room = None
-        self.seat = None
-
-    def send(self, message):
-        """
-        Send C{message} (a dict), stamped with token and session, now or
-        when the player comes back.
-        """
-        if self.protocol is None:
-            self.pending.append(message)
-        else:
-            self.protocol.send(message)
-
-    def replay(self):
-        """
-        Send what queued up while the player was lost.
-        """
-        pending, self.pending = self.pending, []
-        for message in pending:
-            self.send(message)
-
-    def sendRoom(self, infoType, room):
-        """
-        Send room information of type C{infoType} (C{RI_*}).
-        """
-        self.send(wire.roomMessage(infoType, roomObjectOf(room), None, None))
-
-    def memberJoined(self, room, actor):
-        if actor.session is not self.session:
-            self.sendRoom(wire.RI_PLAYER_JOIN, room)
-
-    def memberLeft(self, room, actor, previousOwner):
-        self.sendRoom(wire.RI_PLAYER_EXIT, room)
-
-    def readyChanged(self, room, actor):
-        if actor.session is not self.session:
-            self.sendRoom(wire.RI_PLAYER_STATE, room)
-
-    def roleChanged(self, room, actor):
-        if actor.session is not self.session:
-            self.sendRoom(wire.RI_PLAYER_CHESS, room)
-
-    def gameStarted(self, room):
-        self.session.state = GAME
-        self.room = room
-        self.seat = rules.seatOfColour(
-            colourOf(room, room.memberOf(self.session)))
-        self.send(wire.gameMessage(
-            wire.GAME_STATE_RUNNING, wire.GAME_RSLT_NONE, None, None))
-
-    def gameEnded(self, room, game):
-        self.session.state = ROOM
-        member = room.memberOf(self.session)
-        if game.winner is not None:
-            won = game.winner == colourOf(room, member)
-            ex = wire.GAME_RSLT_WIN if won else wire.GAME_RSLT_LOSE
-        elif game.isDraw:
-            ex = wire.GAME_RSLT_DRAW
-        else:
-            ex = wire.GAME_RSLT_ERROR
-        self.send(wire.gameMessage(wire.GAME_STATE_END, ex, None, None))
-        if not any(m.session.lost for m in room.members) \
-                and len(room.members) == 2:
-            # The guest is not ready any more: say so to both, so that
-            # icc's local copy of the room (which gates its ready and
-            # start commands) matches the server's (spec section 11.8).
-            self.sendRoom(wire.RI_PLAYER_STATE, room)
-
-
-class GomokuBotSeat(RoomObserver):
-    """
-    The seat of a player whose reconnect grace ran out mid-game, played
-    by a bot (C{--takeover bot}).  It stands in the member's observer
-    place: the opponent's moves reach it as C{msg_move} frames, which
-    start the bot's turn; other frames are dropped.
-
-    @ivar pilot: the L{SeatPilot} that plays the seat.
-    """
-
-    def __init__(self, factory, room, session, seat, pilot):
-        self.factory = factory
-        self.room = room
-        self.session = session
-        self.seat = seat
-        self.pilot = pilot
-
-    def send(self, message):
-        """
-        A frame for the departed player: a move of the opponent means it
-        is the bot's turn.
-        """
-        if message.get("msg_type") == wire.MSG_MOVE:
-            self.turn()
-
-    def turn(self):
-        """
-        Have the bot play if the seat is to move.
-        """
-        game = self.room.game
-        if game is not None and game.currentSeat == self.seat:
-            self.pilot.turn(game, self.seat, self.play)
-
-    def play(self, action):
-        """
-        Play C{action} = C{(x, y)} exactly as the player's own msg_move
-        would have been played.
-        """
-        x, y = action
-        self.room.game.apply(self.seat, (x, y))
-        self.factory.moved(self.room, self.session, x, y)
-
-    def gameEnded(self, room, game):
-        """
-        The game is over: stop the bot, then leave the room once every
-        member has heard of the end.
-        """
-        self.pilot.stop()
-        self.factory.clock.callLater(0, self.factory.lobby.leave,
-                                     self.session)
-
 
 class GomokuProtocol(Protocol, ServerConnection):
     """
@@ -248,6 +46,9 @@ class GomokuProtocol(Protocol, ServerConnection):
 
     @ivar echo: the session of the last valid frame (spec section 5.2).
     @ivar failures: illegal operations so far (spec section 6.3).
+    @ivar holding: True while a move is handled: frames to this
+        connection (the end of the game) wait in C{held} until the
+        move's own result is written.
     """
 
     log = Logger()
@@ -258,6 +59,8 @@ class GomokuProtocol(Protocol, ServerConnection):
         self.failures = 0
         self.session = None
         self.player = None
+        self.holding = False
+        self.held = []
 
     @property
     def lobby(self):
@@ -277,6 +80,9 @@ class GomokuProtocol(Protocol, ServerConnection):
         Write C{message} stamped with this connection's token and session
         echo, in one write.
         """
+        if self.holding:
+            self.held.append(message)
+            return
         if self.session.token is not None:
             message["token"] = self.session.token
         else:
@@ -300,6 +106,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         else:
             tooLong = False
         for payload in frames:
+            self.countRequest()
             if self.transport.disconnecting:
                 return
             try:
@@ -404,6 +211,8 @@ class GomokuProtocol(Protocol, ServerConnection):
         self.player.protocol = self
         self.result(wire.S_OK)
         self.player.replay()
+        if session.state == GAME:
+            self.player.room.table.seatResumed(self.player.seat)
         return True
 
     # IDLE
@@ -430,9 +239,7 @@ class GomokuProtocol(Protocol, ServerConnection):
                 and len(password.encode("utf-8")) <= wire.MAX_PSW_BYTES):
             self.result(wire.S_ROOM_INVALID_META)
             return
-        oct = fields["oct"]
-        if oct not in (wire.CHESS_BLACK, wire.CHESS_WHITE):
-            oct = wire.CHESS_WHITE
+        ownerSeat = SEAT_OF_COLOUR.get(fields["oct"], rules.SEAT_WHITE)
         try:
             room = self.lobby.createRoom(
                 KIND, name, self.session, self.player, self.factory.policy,
@@ -440,7 +247,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         except RoomExists:
             self.result(wire.S_ROOM_EXISTS)
             return
-        room.settings["oct"] = oct
+        room.settings[OWNER_SEAT] = ownerSeat
         self.session.state = ROOM
         self.result(wire.S_OK)
 
@@ -485,7 +292,7 @@ class GomokuProtocol(Protocol, ServerConnection):
     def leaveRoom(self):
         """
         Leave the room; a guest who becomes owner keeps the owner's colour
-        (the room's C{oct} is unchanged, spec section 7.7).
+        (the room's owner seat is unchanged, spec section 7.7).
         """
         self.lobby.leave(self.session)
         self.session.state = IDLE
@@ -494,10 +301,10 @@ class GomokuProtocol(Protocol, ServerConnection):
         room = self.lobby.roomOf(self.session)
         colour = wire.uintField(message, "type", 0)
         if (room.owner.session is not self.session
-                or colour not in (wire.CHESS_BLACK, wire.CHESS_WHITE)):
+                or colour not in SEAT_OF_COLOUR):
             self.result(wire.S_ROOM_ILLEGAL_OPER)
             return
-        room.settings["oct"] = colour
+        room.settings[OWNER_SEAT] = SEAT_OF_COLOUR[colour]
         self.lobby.setRole(self.session, colour)
         self.result(wire.S_OK)
 
@@ -514,25 +321,33 @@ class GomokuProtocol(Protocol, ServerConnection):
     # GAME
 
     def move(self, message):
+        """
+        Play a stone: result(0) to the mover, then the opponent's
+        msg_move, then the end of the game if it ended; an illegal move
+        gets 1025 before the end that the illegal-move limit may cause.
+        """
         player = self.player
-        game = player.room.game
-        if game is None:
-            return
-        seat = player.seat
-        if game.currentSeat != seat:
-            self.result(wire.S_MATCH_ILLEGAL_MOVE)
+        table = player.room.table
+        if table is None:
             return
         try:
-            x = wire.uintField(message, "x")
-            y = wire.uintField(message, "y")
-            game.apply(seat, (x, y))
-        except (wire.InvalidMessage, rules.IllegalMove):
-            self.result(wire.S_MATCH_ILLEGAL_MOVE)
-            if game.refuse(seat):
-                self.lobby.endGame(player.room)
-            return
-        self.result(wire.S_OK)
-        self.factory.moved(player.room, self.session, x, y)
+            action = (wire.uintField(message, "x"),
+                      wire.uintField(message, "y"))
+        except wire.InvalidMessage:
+            action = None
+        self.holding = True
+        try:
+            table.act(player.seat, action)
+            status = wire.S_OK
+        except TableError:
+            status = wire.S_MATCH_ILLEGAL_MOVE
+        finally:
+            self.holding = False
+        self.result(status)
+        if self.held:
+            for held in self.held:
+                self.send(held)
+            del self.held[:]
 
     # Connection loss
 
@@ -544,12 +359,16 @@ class GomokuProtocol(Protocol, ServerConnection):
         state = session.state
         if state == GAME:
             self.player.protocol = None
-            self.sessions.lose(session, self.factory.forfeit)
+            self.player.room.table.seatLost(self.player.seat)
+            self.sessions.lose(session, self.factory.graceExpired)
             return
         if state == ROOM:
             self.leaveRoom()
         self.sessions.disconnect(session)
         self.factory.players.pop(session.id, None)
+
+    def partialFrameBytes(self):
+        return self.scanner.pending()
 
 
 GomokuProtocol.HANDLERS = {
@@ -567,11 +386,14 @@ class GomokuFactory(Factory):
     """
     Makes L{GomokuProtocol}s over the shared lobby and sessions.
 
+    @ivar maxIllegal: status-6 operations a connection may make before it
+        is closed (spec section 6.3).
+    @ivar policy: the rooms' L{GomokuStartPolicy}, which makes each
+        table with its L{GomokuTableListener}.
     @ivar players: the L{GomokuPlayer} of every registered session id.
     """
 
     protocol = GomokuProtocol
-    log = Logger()
 
     def __init__(self, lobby, sessions, clock, maxIllegal=3, takeover=None,
                  botLevel=2, botDelay=0.5):
@@ -579,60 +401,30 @@ class GomokuFactory(Factory):
         self.sessions = sessions
         self.clock = clock
         self.maxIllegal = maxIllegal
-        self.takeover = takeover
-        self.botLevel = botLevel
-        self.botDelay = botDelay
-        self.policy = GomokuStartPolicy()
+        options = TableOptions(takeover=takeover, botLevel=botLevel,
+                               botDelay=botDelay,
+                               maxIllegal=rules.MAX_ILLEGAL_MOVES)
+        self.policy = GomokuStartPolicy(clock, options, self.tableListener)
         self.players = {}
 
-    def moved(self, room, moverSession, x, y):
+    def tableListener(self, room, table):
         """
-        A stone was played at C{(x, y)} in C{room}: tell the opponent,
-        then end the game if that was the last move.
+        The listener that turns C{table}'s events into frames.
         """
-        move = wire.moveMessage(wire.CHESS_BLANK, x, y, None, None)
-        for member in room.members:
-            if member.session is not moverSession:
-                member.observer.send(move)
-        if room.game.isOver:
-            self.lobby.endGame(room)
+        return GomokuTableListener(self.lobby, room)
 
-    def forfeit(self, session):
+    def graceExpired(self, session):
         """
-        The grace of C{session}, lost mid-game, ran out: the opponent wins
-        by forfeit, then the room exit rules apply and the name is freed.
-        With C{takeover="bot"} and the opponent connected, a bot plays
-        the seat instead (L{takeOver}); the name is freed all the same.
+        The grace of C{session}, lost mid-game, ran out: its seat is
+        dropped (the table forfeits it or has a bot play it), then, unless
+        a bot plays on, the room exit rules apply.  The name is freed.
         """
+        self.players.pop(session.id, None)
         room = self.lobby.roomOf(session)
-        if room is not None:
+        if room is None:
+            return
+        if room.running:
+            room.table.drop(room.memberOf(session).seat)
             if room.running:
-                if self.takeover == "bot" and self.takeOver(room, session):
-                    return
-                member = room.memberOf(session)
-                room.game.forfeit(
-                    rules.seatOfColour(colourOf(room, member)))
-                self.lobby.endGame(room)
-            self.lobby.leave(session)
-        self.players.pop(session.id, None)
-
-    def takeOver(self, room, session):
-        """
-        Put a bot in the seat of C{session}, lost mid-game in C{room},
-        if its opponent is still connected.
-
-        @return: True if a bot now plays the seat.
-        """
-        member = room.memberOf(session)
-        others = [m for m in room.members if m is not member]
-        if not others or others[0].session.lost:
-            return False
-        seat = rules.seatOfColour(colourOf(room, member))
-        bot = botFor(KIND, self.botLevel, seed=session.id)
-        pilot = SeatPilot(self.clock, bot, self.botDelay)
-        member.observer = GomokuBotSeat(self, room, session, seat, pilot)
-        self.players.pop(session.id, None)
-        self.log.info("gomoku {room!r}: a bot plays for {name!r}",
-                      room=room.name, name=session.name)
-        member.observer.turn()
-        return True
+                return
+        self.lobby.leave(session)

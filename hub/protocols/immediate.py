@@ -11,12 +11,14 @@ on two connections, it was about 40 % of the server's time per move
 (docs/benchmarks.md).
 
 L{ImmediateWriter} sends to the socket at once while the transport has
-nothing buffered, and leaves everything else to the transport.
+nothing buffered, and leaves everything else to the transport.  It also
+bounds what the transport may hold: a peer that stops reading would
+otherwise make the hub buffer everything sent to it.
 """
 
 from zope.interface import implementer
 
-from twisted.internet import tcp
+from twisted.internet import abstract, tcp
 from twisted.internet.interfaces import (
     IPullProducer, ISSLTransport, IUNIXTransport)
 
@@ -34,6 +36,46 @@ def sendsDirectly(transport):
             and not IUNIXTransport.providedBy(transport))
 
 
+def unsentBytes(transport):
+    """
+    How many bytes written to C{transport} it still holds, not yet taken
+    by its socket: what a Twisted file descriptor (a TCP connection, or
+    the one under a TLS or other wrapping transport) buffers.  A
+    transport may also say so itself with an C{unsentBytes()} method (test
+    fakes do); other transports hold nothing as far as this knows.
+    """
+    for _ in range(4):
+        report = getattr(transport, "unsentBytes", None)
+        if report is not None:
+            return report()
+        if isinstance(transport, abstract.FileDescriptor):
+            return (len(transport.dataBuffer) - transport.offset
+                    + transport._tempDataLen)
+        transport = getattr(transport, "transport", None)
+        if transport is None:
+            break
+    return 0
+
+
+def dropUnsent(transport):
+    """
+    Free what an aborted C{transport} (a Twisted file descriptor, or one
+    wrapped) still holds for its peer; the bytes would never be sent.
+    Without this they stay until the transport reports its loss, on the
+    reactor's next turn, and one turn may abort many connections.
+    """
+    for _ in range(4):
+        if isinstance(transport, abstract.FileDescriptor):
+            transport.dataBuffer = b""
+            transport.offset = 0
+            transport._tempDataBuffer = []
+            transport._tempDataLen = 0
+            return
+        transport = getattr(transport, "transport", None)
+        if transport is None:
+            return
+
+
 @implementer(IPullProducer)
 class ImmediateWriter:
     """
@@ -48,27 +90,37 @@ class ImmediateWriter:
 
     Every write to the transport must go through its writer.
 
+    With C{maxUnsent}, a write that leaves the transport holding more
+    than C{maxUnsent} bytes calls C{overflowed()} (which should close the
+    connection); from then on, and after L{close}, writes are dropped.
+
     @ivar transport: the transport written to.
     @ivar socket: its socket while sending directly is allowed, else
         L{None}.
     @ivar buffered: whether the transport may hold bytes not yet sent.
+    @ivar closed: whether writes are dropped.
     """
 
-    def __init__(self, transport):
+    def __init__(self, transport, maxUnsent=None, overflowed=None):
         self.transport = transport
         self.socket = transport.getHandle() if sendsDirectly(
             transport) else None
         self.buffered = False
+        self.closed = False
+        self.maxUnsent = maxUnsent
+        self.overflowed = overflowed
 
     def write(self, data):
         """
         Send C{data} now if the socket takes it, else buffer (the rest of)
         it in the transport.
         """
+        if self.closed:
+            return
         transport = self.transport
         if (self.socket is None or self.buffered
                 or transport.disconnecting or not transport.connected):
-            transport.write(data)
+            self._buffer(data)
             return
         try:
             sent = self.socket.send(data)
@@ -78,14 +130,32 @@ class ImmediateWriter:
             # The connection is failing: let the transport find out and
             # report it the usual way.
             self.socket = None
-            transport.write(data)
+            self._buffer(data)
             return
         if sent < len(data):
             # Registering a pull producer asks it for data at once; that
             # call finds nothing buffered yet and does nothing.
             transport.registerProducer(self, False)
             self.buffered = True
-            transport.write(data[sent:])
+            self._buffer(data[sent:])
+
+    def _buffer(self, data):
+        """
+        Leave C{data} to the transport, and call C{overflowed} if it now
+        holds more than C{maxUnsent} bytes.
+        """
+        self.transport.write(data)
+        if (self.maxUnsent is not None
+                and unsentBytes(self.transport) > self.maxUnsent):
+            self.close()
+            if self.overflowed is not None:
+                self.overflowed()
+
+    def close(self):
+        """
+        Drop every write from now on.
+        """
+        self.closed = True
 
     def resumeProducing(self):
         """

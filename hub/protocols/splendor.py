@@ -99,6 +99,8 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
     """
 
     log = Logger()
+    # The room the next INIT seats at if it is open (set by the cluster).
+    preferredTable = None
 
     def __init__(self):
         self.reader = wire.FrameReader()
@@ -173,6 +175,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             frames = e.frames
             bad = e
         for apiId, playerId, raw in frames:
+            self.countRequest()
             if self.transport.disconnecting:
                 return
             try:
@@ -225,7 +228,8 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             self.invalid()
             return
         self.state = TABLE
-        self.factory.seats.seat(self.session, self)
+        preferred, self.preferredTable = self.preferredTable, None
+        self.factory.seats.seat(self.session, self, preferred)
 
     def play(self, action):
         """
@@ -272,6 +276,9 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         self.factory.seats.leave(self.session)
         self.state = NEW
         self.factory.sessions.disconnect(self.session)
+
+    def partialFrameBytes(self):
+        return self.reader.pending()
 
 
 @implementer(ITableListener)

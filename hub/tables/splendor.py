@@ -344,6 +344,10 @@ class SplendorSeats:
     @param policy: the L{SplendorStartPolicy} of every Splendor room.
     """
 
+    # What new tables are called, before their number (the cluster makes
+    # it unique across nodes).
+    tablePrefix = "table-"
+
     def __init__(self, lobby, policy):
         self.lobby = lobby
         self.policy = policy
@@ -358,14 +362,19 @@ class SplendorSeats:
                 return room
         return None
 
-    def seat(self, session, observer):
+    def seat(self, session, observer, preferred=None):
         """
         Seat C{session} (told through C{observer}) at the open room, or at
         a new one.
+
+        @param preferred: the name of the room to seat at if it is still
+            open (the cluster chose it), else the open room is used.
         """
-        room = self.openRoom()
+        room = self.lobby.room(KIND, preferred) if preferred else None
+        if room is None or room.running or len(room.members) >= CAPACITY:
+            room = self.openRoom()
         if room is None:
-            name = "table-{}".format(next(self._tableNumbers))
+            name = "{}{}".format(self.tablePrefix, next(self._tableNumbers))
             self.lobby.createRoom(KIND, name, session, observer,
                                   self.policy, CAPACITY)
         else:

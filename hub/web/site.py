@@ -12,12 +12,10 @@ The web face's resource tree and site:
 
 import os
 
-from prometheus_client import (
-    GC_COLLECTOR, PLATFORM_COLLECTOR, PROCESS_COLLECTOR, CollectorRegistry)
 from twisted.application.service import Service
 from twisted.web import resource, server, static
 
-from hub.metrics import HubCollector, MetricsResource
+from hub.metrics import MetricsResource, metricsRegistry
 from hub.web import api, pages
 from hub.web.live import Spectating
 from hub.web.now import LobbyFeed
@@ -103,11 +101,7 @@ def metricsResource(lobby, sessions, collectors=()):
     """
     The Prometheus metrics of the hub, as at C{--metrics-port}.
     """
-    registry = CollectorRegistry()
-    for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
-                      HubCollector(lobby, sessions)) + tuple(collectors):
-        registry.register(collector)
-    return MetricsResource(registry)
+    return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
 def webSite(hub, records=None, collectors=()):

@@ -3,10 +3,14 @@ The bot client's command line (L{hub.bots.client}); whole games through
 the server are in L{tests.bots.test_endtoend}.
 """
 
+import random
+
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from hub.bots.client import BotPlayer, main, makeParser, parseURL
+from hub.bots.client import BotPlayer, gameSeeds, main, makeParser, parseURL
+from hub.wire import splendor as wire
+from tests.client.support import connect, take
 
 
 class ParseURLTests(SynchronousTestCase):
@@ -47,6 +51,17 @@ class OptionsTests(SynchronousTestCase):
                           options.room, options.delay),
                          (2, 2, 1, None, 0.2))
 
+    def test_seeds(self):
+        """
+        Without C{--seed} every game has its own random seed; with it,
+        every game plays with that seed (a run can be replayed).
+        """
+        self.assertIsNone(makeParser().parse_args(["gomoku://h:1"]).seed)
+        seeds = gameSeeds(None, 3, random.Random(4))
+        self.assertEqual(len(set(seeds)), 3)
+        self.assertNotEqual(gameSeeds(None, 3), gameSeeds(None, 3))
+        self.assertEqual(gameSeeds(7, 3), [7, 7, 7])
+
     def test_badArguments(self):
         """
         A bad URL, a gomoku team over two, or no bots at all stop the
@@ -69,3 +84,24 @@ class BotPlayerTests(SynchronousTestCase):
             self.assertEqual(player.state.game, kind)
             self.assertEqual(player.autoplay.bot.level, 3)
             self.assertFalse(player.done.called)
+
+    def test_splendorReadiesWhenTeamIsIn(self):
+        """
+        A Splendor bot of a team of 3 readies once 3 players are at the
+        table; the NEW_PLAYER that announces the bot itself is not
+        another player.
+        """
+        clock = Clock()
+        player = BotPlayer(clock, "splendor", "h", 1, "bot_1", 1, team=3)
+        proto, transport = connect("splendor", player.state)
+        take(transport)
+        proto.dataReceived(
+            wire.packFrame(wire.INIT_RESP, 1, wire.initRespBody(1, []))
+            + wire.packFrame(wire.NEW_PLAYER, 1)
+            + wire.packFrame(wire.NEW_PLAYER, 2))
+        clock.advance(0)
+        self.assertEqual(take(transport), b"")
+        proto.dataReceived(wire.packFrame(wire.NEW_PLAYER, 3))
+        clock.advance(0)
+        self.assertEqual(take(transport),
+                         wire.packClientFrame(wire.PLAYER_READY, 1, None))

@@ -6,6 +6,7 @@ a dropped player's seat played to the end with C{--takeover bot}.
 
 import os
 import re
+import socket
 import subprocess
 import sys
 
@@ -225,3 +226,88 @@ class TakeoverTests(SynchronousTestCase):
         """
         out = self.checkTakeover("splendor")
         self.assertRegex(out, r"game 1: splendor: winner ")
+
+
+class FailureTests(SynchronousTestCase):
+    """
+    Each way the bot client can fail ends it with one line on standard
+    error saying why, exit status 1, and no traceback.  The cases of a
+    test run at the same time.
+    """
+
+    def checkFailures(self, cases):
+        """
+        Run C{python -m hub.bots} for each C{(kind, port, args, pattern)}
+        at once; each must fail with one line matching C{pattern}.
+        """
+        processes = [(botClient(kind, port, *args), pattern)
+                     for kind, port, args, pattern in cases]
+        for process, pattern in processes:
+            self.addCleanup(lambda p=process: p.poll() is None and p.kill())
+        problems = []
+        for process, pattern in processes:
+            out, err = process.communicate(timeout=60)
+            lines = err.decode().splitlines()
+            if (process.returncode != 1 or len(lines) != 1
+                    or not re.match(pattern, lines[0]) or out):
+                problems.append((process.args[3:], process.returncode,
+                                 out.decode(), err.decode()))
+        self.assertEqual(problems, [])
+
+    def test_wrongPorts(self):
+        """
+        A bot client pointed at another game's port says within a few
+        seconds that the server does not answer as its game does.
+        """
+        server = GamehubServer(self)
+        port = server.port
+        prefix = r"^python -m hub\.bots: game 1 failed: 127\.0\.0\.1:%d "
+        self.checkFailures([
+            ("gomoku", port("checkers"), (),
+             prefix % port("checkers") + r"gave no answer in 5 s: is it a "
+                                         r"gomoku port\?$"),
+            ("gomoku", port("splendor"), (),
+             prefix % port("splendor") + r"closed the connection without "
+                                         r"an answer: is it a gomoku "
+                                         r"port\?$"),
+            ("checkers", port("gomoku"), (),
+             prefix % port("gomoku") + r"gave no answer in 5 s: is it a "
+                                       r"checkers port\?$"),
+            ("splendor", port("checkers"), (),
+             prefix % port("checkers") + r"gave no answer in 5 s: is it a "
+                                         r"splendor port\?$"),
+            ("splendor", port("gomoku"), (),
+             prefix % port("gomoku") + r".*: is it a splendor port\?$"),
+        ])
+
+    def test_waitingAlone(self):
+        """
+        With C{--count 1} and nobody else, each game's bot gives up after
+        C{--timeout} seconds, saying that it waited for players.
+        """
+        server = GamehubServer(self)
+        prefix = r"^python -m hub\.bots: game 1 failed: no game started "
+        self.checkFailures([
+            ("gomoku", server.port("gomoku"),
+             ("--count", "1", "--room", "alone", "--timeout", "2"),
+             prefix + r"in room 'alone' within 2 s: waiting for players$"),
+            ("checkers", server.port("checkers"),
+             ("--count", "1", "--room", "alone", "--timeout", "2"),
+             prefix + r"in room 'alone' within 2 s: waiting for players$"),
+            ("splendor", server.port("splendor"),
+             ("--count", "1", "--timeout", "2"),
+             prefix + r"at the table within 2 s: waiting for players$"),
+        ])
+
+    def test_noServer(self):
+        """
+        Nothing listening: the connection is refused, said in one line.
+        """
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        self.checkFailures([
+            ("gomoku", port, (),
+             r"^python -m hub\.bots: game 1 failed: cannot connect to "
+             r"127\.0\.0\.1:%d: connection refused$" % (port,)),
+        ])

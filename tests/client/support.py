@@ -3,9 +3,14 @@ Helpers of the client tests: a state machine on a protocol on a
 L{StringTransport}, and a recorder of state events.
 """
 
+from twisted.internet.address import IPv4Address
+from twisted.internet.defer import fail, succeed
+from twisted.internet.error import ConnectionRefusedError
+from twisted.internet.interfaces import IStreamClientEndpoint
 from twisted.internet.testing import StringTransport
+from zope.interface import implementer
 
-from client_pyglet import net
+from hub.client import net
 
 
 class Recorder:
@@ -47,3 +52,29 @@ def take(transport):
     data = transport.value()
     transport.clear()
     return data
+
+
+@implementer(IStreamClientEndpoint)
+class FakeEndpoint:
+    """
+    A client endpoint whose connections are L{StringTransport}s, made at
+    once, or refused while C{refuse} is set.
+
+    @ivar attempts: how many times C{connect} was called.
+    @ivar links: C{(protocol, transport)} of every connection made.
+    """
+
+    def __init__(self, refuse=False):
+        self.refuse = refuse
+        self.attempts = 0
+        self.links = []
+
+    def connect(self, factory):
+        self.attempts += 1
+        if self.refuse:
+            return fail(ConnectionRefusedError("Connection refused"))
+        proto = factory.buildProtocol(IPv4Address("TCP", "127.0.0.1", 1))
+        transport = StringTransport()
+        proto.makeConnection(transport)
+        self.links.append((proto, transport))
+        return succeed(proto)

@@ -6,8 +6,8 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import checkers as wire
 
-from client_pyglet import state as S
-from client_pyglet.state_checkers import CheckersState
+from hub.client import state as S
+from hub.client.state_checkers import CheckersState
 from tests.client.support import Recorder, connect, take
 
 

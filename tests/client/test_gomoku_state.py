@@ -8,8 +8,8 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import gomoku as wire
 
-from client_pyglet import state as S
-from client_pyglet.state_gomoku import BLACK, WHITE, GomokuState
+from hub.client import state as S
+from hub.client.state_gomoku import BLACK, WHITE, GomokuState
 from tests.client.support import Recorder, connect, take
 
 TOKEN = 5866427716917013316

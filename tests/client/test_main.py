@@ -8,7 +8,7 @@ import io
 from twisted.trial.unittest import SynchronousTestCase
 
 from client_pyglet.__main__ import makeParser
-from client_pyglet.session import Options, makeState
+from hub.client.session import Options, makeState
 
 
 class ParserTests(SynchronousTestCase):

@@ -13,11 +13,12 @@ from hub.bots.checkers import CheckersBot
 from hub.wire import checkers as cwire
 from hub.wire import gomoku as wire
 
-from client_pyglet import state as S
-from client_pyglet.pilot import AutoPlayer, GomokuPilot, ReadyPilot
-from client_pyglet.session import Options, threadedThinking
-from client_pyglet.state_checkers import CheckersState
-from client_pyglet.state_gomoku import BLACK, GomokuState
+from hub.client import state as S
+from hub.client.pilot import (
+    DEFAULT_ROOM, AutoPlayer, GomokuPilot, ReadyPilot)
+from hub.client.session import Options, threadedThinking
+from hub.client.state_checkers import CheckersState
+from hub.client.state_gomoku import BLACK, GomokuState
 from tests.client.support import connect, take
 
 TOKEN = 42
@@ -194,6 +195,33 @@ class AutoPlayerTests(SynchronousTestCase):
         self.assertIs(auto.bot, auto.bot)
 
 
+    def test_gameOverBeforeServerSaysSo(self):
+        """
+        When the opponent's winning move has come but the server's end of
+        game not yet, AI 托管 plays nothing (and no bot fails).
+        """
+        state = GomokuState("bob")
+        proto, transport = connect("gomoku", state)
+        proto.dataReceived(result(0, 1))
+        room = wire.roomObject("r1", "alice", "bob", 16, 3, 1)
+        proto.dataReceived(
+            wire.encodeMessage(wire.roomMessage(wire.RI_PLAYER_JOIN, room,
+                                                TOKEN, 2))
+            + wire.encodeMessage(wire.gameMessage(2, 0, TOKEN, 3)))
+        for i in range(5):
+            state.game_.apply(0, (0, 2 * i))     # black (bob), no five
+            state.game_.apply(1, (7, i))         # white: five in a row
+        self.assertTrue(state.game_.isOver)
+        self.assertTrue(state.isMyTurn())
+        take(transport)
+        auto = AutoPlayer(state, self.clock, 2,
+                          bot=botFor("gomoku", 2, seed=1))
+        auto.setEnabled(True)
+        state.emit("moved")
+        self.clock.advance(1)
+        self.assertEqual(take(transport), b"")
+        self.assertIsNone(self.successResultOf(auto.suggest()))
+
 
 class ThreadedThinkingTests(TestCase):
     """
@@ -262,6 +290,29 @@ class GomokuPilotTests(SynchronousTestCase):
         sent = wire.decodeMessage(take(transport)[1:-1])
         self.assertEqual((sent["type"], sent["room"]["name"]),
                          (wire.RO_ROOM_CREATE, "r1"))
+
+    def test_defaultRoom(self):
+        """
+        Without --room, every --bot client walks to the same room,
+        L{DEFAULT_ROOM}: joined when it exists, else created.
+        """
+        for name in ("alice", "bob"):
+            state = GomokuState(name)
+            GomokuPilot(state, self.clock,
+                        Options(game="gomoku", name=name, bot=2))
+            proto, transport = connect("gomoku", state)
+            take(transport)
+            proto.dataReceived(result(0, 1))
+            take(transport)
+            self.clock.advance(1)
+            sent = wire.decodeMessage(take(transport)[1:-1])
+            self.assertEqual((sent["type"], sent["room"]["name"]),
+                             (wire.RO_ROOM_JOIN, DEFAULT_ROOM))
+            proto.dataReceived(result(wire.S_ROOM_NOT_EXISTS, 3))
+            self.clock.advance(1)
+            sent = wire.decodeMessage(take(transport)[1:-1])
+            self.assertEqual((sent["type"], sent["room"]["name"]),
+                             (wire.RO_ROOM_CREATE, DEFAULT_ROOM))
 
     def test_ownerStartsWhenGuestReady(self):
         """

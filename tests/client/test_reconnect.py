@@ -7,8 +7,8 @@ mid-game and the client resumes with its token.
 from twisted.internet import defer, reactor
 from twisted.trial.unittest import TestCase
 
-from client_pyglet import state as S
-from client_pyglet.session import ClientSession, Options
+from hub.client import state as S
+from hub.client.session import ClientSession, Options
 from tests.endtoend import GamehubServer
 
 RESULTS = {("win", "lose"), ("lose", "win"), ("draw", "draw")}
@@ -57,10 +57,15 @@ class GomokuReconnectTests(TestCase):
                 reactor.callLater(
                     0, st._protocol.transport.abortConnection)
         alice.state.subscribe(watch)
+        inRoom = defer.Deferred()
+
+        def entered(event, **details):
+            if alice.state.phase == S.ROOM and not inRoom.called:
+                inRoom.callback(None)
+        alice.state.subscribe(entered)
         alice.start()
-        d = defer.Deferred()
-        reactor.callLater(0.5, d.callback, None)
-        yield d
+        # bob comes once alice has made the room (no fixed wait)
+        yield inRoom
         bob.start()
         yield cut
         yield defer.gatherResults([aliceOver, bobOver])

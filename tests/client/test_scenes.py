@@ -6,7 +6,6 @@ they need a display (run under C{xvfb-run -a}) and fail without one.
 
 import pyglet
 
-from twisted.internet.defer import succeed
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -14,11 +13,11 @@ from hub.wire import checkers as cwire
 from hub.wire import gomoku as gwire
 from hub.wire import splendor as swire
 
-from client_pyglet import state as S
 from client_pyglet.scenes.base import contains, overlaps
 from client_pyglet.scenes.gomoku import winningRows
-from client_pyglet.session import Options
-from tests.client.support import connect, take
+from hub.client import state as S
+from hub.client.session import Options
+from tests.client.support import FakeEndpoint, take
 from tests.client.test_splendor_state import START
 from tests.client.test_windows import requireDisplay
 
@@ -51,16 +50,10 @@ class SceneTests(SynchronousTestCase):
         self.clock = Clock()
         app = App(FakeReactor(), self.clock,
                   Options(game=game, name=name, host="127.0.0.1", port=1))
-        self.links = []
-
-        def connector(reactor, kind, host, port, state):
-            proto, transport = connect(kind, state)
-            self.links.append((proto, transport))
-            return succeed(proto)
-        app.session._connector = connector
+        self.endpoint = app.session.endpoint = FakeEndpoint()
         app.start()
         self.addCleanup(app.stop, 0)
-        self.proto, self.transport = self.links[-1]
+        self.proto, self.transport = self.endpoint.links[-1]
         return app
 
     def frame(self, app):
@@ -480,3 +473,43 @@ class WinningRowsTests(SynchronousTestCase):
             winningRows(lambda x, y: board.get((x, y), 0), (4, 0)), [])
         self.assertEqual(winningRows(self.stones(four), None), [])
         self.assertEqual(winningRows(self.stones(four), (9, 9)), [])
+
+
+class ConnectingTests(SynchronousTestCase):
+    """
+    The waiting screen while no server answers.
+    """
+
+    def setUp(self):
+        requireDisplay(self)
+
+    def test_attemptsShownAndEscapeQuits(self):
+        """
+        With no server the session keeps trying; the waiting screen shows
+        the attempt count, and Escape stops the client cleanly.
+        """
+        from pyglet.window import key
+
+        from client_pyglet.app import App
+        clock = Clock()
+        app = App(FakeReactor(), clock,
+                  Options(game="gomoku", name="alice", host="127.0.0.1",
+                          port=1))
+        endpoint = app.session.endpoint = FakeEndpoint(refuse=True)
+        app.start()
+        self.addCleanup(app.stop, 0)
+        for _ in range(20):
+            clock.advance(0.5)
+            app.pumpOnce()
+        self.assertGreater(endpoint.attempts, 3)
+        self.assertEqual(type(app.scene).__name__, "WaitScene")
+        labels = [getattr(item, "text", "") for item in app.scene._keep]
+        self.assertTrue(
+            [t for t in labels if "(attempt %d:" % (app.session.attempts,)
+             in t], labels)
+        app.on_key_press(key.ESCAPE, 0)
+        self.assertEqual(app.exitCode, 0)
+        self.assertFalse(app.session.service.running)
+        attempts = endpoint.attempts
+        clock.advance(60)
+        self.assertEqual(endpoint.attempts, attempts)

@@ -7,8 +7,8 @@ from twisted.trial.unittest import SynchronousTestCase
 from hub.games import splendor as G
 from hub.wire import splendor as wire
 
-from client_pyglet import state as S
-from client_pyglet.state_splendor import SplendorState
+from hub.client import state as S
+from hub.client.state_splendor import SplendorState
 from tests.client.support import Recorder, connect, take
 
 START = {"players_number": 2, "players_sequence": [2, 1],
@@ -180,6 +180,47 @@ class SplendorStateTests(SynchronousTestCase):
         self.assertEqual(t.players[0].purchased, [real])
         self.assertEqual(t.players[0].reserved, [])
         self.assertNotIn(real, t.decks[0])
+
+    def test_guessedCardDealtFaceUp(self):
+        """
+        When the card we guessed for another player's blind reserve is
+        dealt face up, the guess becomes the card the refill took from
+        our deck: every card stays in one place.
+        """
+        self.start()
+        self.feed(frame(wire.PLAYER_OPERATION, 0,
+                        wire.foldUnknownBody(2, 1, 10001, 1)),
+                  frame(wire.NEW_TURN, 0, wire.newTurnBody(1)))
+        t = self.state.table
+        guess = t.players[0].reserved[0]
+        # we buy card 5 (4 diamonds, face up in slot 0 of level 1)
+        t.players[1].tokens[G.TOKEN_INDEX["diamond"]] = 4
+        self.feed(frame(wire.PLAYER_OPERATION, 0,
+                        wire.buyCardBody(1, 5, [("diamond", 4)])),
+                  frame(wire.NEW_CARD, 0, wire.newCardBody(guess)))
+        self.assertEqual(self.state.messages, [])
+        self.assertEqual(t.board[0][0], guess)
+        self.assertNotIn(guess, t.players[0].reserved)
+        cards = [c for row in t.board for c in row if c]
+        for deck in t.decks:
+            cards.extend(deck)
+        for player in t.players:
+            cards.extend(player.reserved + player.purchased)
+        self.assertEqual(sorted(cards), sorted(G.CARDS))
+
+    def test_stalledGuessRevived(self):
+        """
+        If our guesses made the mirror end the game as stalled while the
+        server goes on, NEW_TURN brings the game back.
+        """
+        self.start()
+        t = self.state.table
+        t.phase, t.stalled, t.winner, t.currentSeat = (
+            G.PHASE_OVER, True, 0, None)
+        self.feed(frame(wire.NEW_TURN, 0, wire.newTurnBody(1)))
+        self.assertFalse(t.isOver)
+        self.assertEqual(t.currentSeat, 1)
+        self.assertTrue(self.state.isMyTurn())
 
     def test_invalid(self):
         """

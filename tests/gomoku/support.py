@@ -1,20 +1,16 @@
 """
-Fakes for gomoku protocol tests: a factory over a real lobby and sessions
-with a L{Clock}, connections on L{StringTransport}, deterministic tokens.
+Fakes for gomoku protocol tests: the shared L{ServerHarness} with the
+gomoku factory and deterministic tokens, and client connections on it.
 """
 
 import itertools
 
-from twisted.internet.address import IPv4Address
 from twisted.internet.error import ConnectionDone
-from twisted.internet.task import Clock
-from twisted.internet.testing import StringTransport
 from twisted.python.failure import Failure
 
-from hub.lobby import Lobby
 from hub.protocols.gomoku import GomokuFactory
-from hub.sessions import Sessions
 from hub.wire import gomoku as wire
+from tests.harness import ServerHarness
 
 FIRST_TOKEN = 1000
 
@@ -24,11 +20,9 @@ class FakeConnection:
     One client connection to the protocol under test.
     """
 
-    def __init__(self, factory, port):
-        self.protocol = factory.buildProtocol(
-            IPv4Address("TCP", "127.0.0.1", port))
-        self.transport = StringTransport()
-        self.protocol.makeConnection(self.transport)
+    def __init__(self, protocol, transport):
+        self.protocol = protocol
+        self.transport = transport
         self.scanner = wire.FrameScanner()
         self.session = 0
 
@@ -115,26 +109,23 @@ class FakeConnection:
                                    self.nextSession()))
 
 
-class GomokuHarness:
+class GomokuHarness(ServerHarness):
     """
-    A factory with its own lobby, sessions and clock.
+    The shared harness over a L{GomokuFactory}, with tokens counted from
+    L{FIRST_TOKEN}; L{connect} gives L{FakeConnection}s.
     """
 
-    def __init__(self, graceSeconds=30, maxIllegal=3):
-        self.clock = Clock()
+    def __init__(self, graceSeconds=30, **factoryOptions):
         tokens = itertools.count(FIRST_TOKEN)
-        self.sessions = Sessions(self.clock, graceSeconds,
-                                 randomBits=lambda bits: next(tokens))
-        self.lobby = Lobby()
-        self.factory = GomokuFactory(self.lobby, self.sessions, self.clock,
-                                     maxIllegal=maxIllegal)
-        self.ports = itertools.count(40000)
+        ServerHarness.__init__(self, GomokuFactory, graceSeconds=graceSeconds,
+                               randomBits=lambda bits: next(tokens),
+                               **factoryOptions)
 
     def connect(self):
         """
         A new client connection.
         """
-        return FakeConnection(self.factory, next(self.ports))
+        return FakeConnection(*ServerHarness.connect(self))
 
     def registered(self, name):
         """

@@ -8,7 +8,8 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from hub.bots import botFor
 from hub.games.gomoku import GomokuGame
-from hub.protocols.gomoku import GomokuBotSeat
+from hub.tables.base import EventRecorder
+from hub.tables.events import SeatTakenOver
 from hub.wire import gomoku as wire
 
 from tests.gomoku.support import GomokuHarness
@@ -19,9 +20,10 @@ DELAY = 0.5
 class TakeoverTests(SynchronousTestCase):
 
     def setUp(self):
-        self.hub = GomokuHarness(graceSeconds=30)
-        self.hub.factory.takeover = "bot"
-        self.hub.factory.botDelay = DELAY
+        self.hub = GomokuHarness(graceSeconds=30, takeover="bot",
+                                 botDelay=DELAY)
+        self.recorder = EventRecorder()
+        self.hub.lobby.addTableListener(self.recorder)
 
     def ofType(self, messages, msgType):
         return [m for m in messages if m["msg_type"] == msgType]
@@ -119,8 +121,7 @@ class TakeoverTests(SynchronousTestCase):
         room = self.hub.lobby.roomOf(self.hub.sessions.byName("gomoku",
                                                               "alice"))
         self.assertFalse(room.running)
-        self.assertFalse(any(isinstance(m.observer, GomokuBotSeat)
-                             for m in room.members))
+        self.assertEqual(self.recorder.ofType(SeatTakenOver), [])
 
     def test_opponentForfeitsAgainstBot(self):
         """
@@ -141,7 +142,7 @@ class TakeoverTests(SynchronousTestCase):
         """
         Without C{takeover="bot"} the lost player forfeits.
         """
-        self.hub.factory.takeover = None
+        self.hub = GomokuHarness(graceSeconds=30)
         black, white, owner, guest = self.hub.playing()
         white.drop()
         self.hub.clock.advance(30)

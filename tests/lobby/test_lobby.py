@@ -25,8 +25,29 @@ class CountPolicy:
     def canStart(self, room):
         return len(room.members) == self.count and room.allReady
 
-    def newGame(self, room):
-        return ("game", tuple(room.names()))
+    def newTable(self, room):
+        return StubTable(("game", tuple(room.names())))
+
+
+class StubTable:
+    """
+    A table that only remembers what the lobby did with it.
+    """
+
+    def __init__(self, game):
+        self.game = game
+        self.listeners = []
+        self.started = False
+        self.stopped = False
+
+    def addListener(self, listener):
+        self.listeners.append(listener)
+
+    def start(self):
+        self.started = True
+
+    def stop(self):
+        self.stopped = True
 
 
 class RecordingObserver(L.RoomObserver):
@@ -51,7 +72,8 @@ class RecordingObserver(L.RoomObserver):
         self.log.append((self.name, "role", actor.name, actor.role))
 
     def gameStarted(self, room):
-        self.log.append((self.name, "started", room.game))
+        self.log.append((self.name, "started", room.game,
+                         room.table.started))
 
     def gameEnded(self, room, game):
         self.log.append((self.name, "ended", game))
@@ -177,8 +199,26 @@ class LobbyTests(SynchronousTestCase):
         self.assertEqual(self.events, [
             ("a", "ready", "a", True), ("b", "ready", "a", True),
             ("a", "ready", "b", True), ("b", "ready", "b", True),
-            ("a", "started", room.game), ("b", "started", room.game)])
+            ("a", "started", room.game, False),
+            ("b", "started", room.game, False)])
+        self.assertTrue(room.table.started)
         self.assertRaises(L.RoomRunning, self.lobby.setReady, a, False)
+
+    def test_tableListeners(self):
+        """
+        Every table started after L{Lobby.addTableListener} has the
+        listener before it starts; L{Lobby.stopTables} stops the running
+        tables.
+        """
+        listener = object()
+        self.lobby.addTableListener(listener)
+        a, oa = self.player("a")
+        room = self.lobby.createRoom("checkers", "r", a, oa,
+                                     CountPolicy(1, True), 6)
+        self.lobby.setReady(a, True)
+        self.assertEqual(room.table.listeners, [listener])
+        self.lobby.stopTables()
+        self.assertTrue(room.table.stopped)
 
     def test_manualStart(self):
         """

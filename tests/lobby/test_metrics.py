@@ -8,6 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from hub.lobby import Lobby, RoomObserver
 from hub.metrics import HubCollector
 from hub.sessions import Sessions
+from tests.lobby.test_lobby import StubTable
 
 
 class AlwaysStarts:
@@ -16,8 +17,8 @@ class AlwaysStarts:
     def canStart(self, room):
         return True
 
-    def newGame(self, room):
-        return object()
+    def newTable(self, room):
+        return StubTable(object())
 
 
 class HubCollectorTests(SynchronousTestCase):

@@ -39,6 +39,7 @@ class ClientState:
         self.phase = CONNECTING
         self.messages = []
         self.connected = False
+        self.notServer = None
         self._protocol = None
         self._observers = []
 
@@ -85,6 +86,17 @@ class ClientState:
         self.log.warn("{game}: {text}", game=self.game, text=text)
         self.notify(text, "error")
 
+    def wrongServer(self, reason):
+        """
+        The peer does not speak this game: C{reason} says why (a phrase
+        such as C{"gave no answer in 5 s"}).  Observers get
+        C{"wrongServer"}; the protocol closes the connection.
+        """
+        self.notServer = reason
+        self.log.warn("{game}: the server {reason!r}", game=self.game,
+                      reason=reason)
+        self.emit("wrongServer", reason=reason)
+
     def attach(self, protocol):
         """
         The protocol C{protocol} is connected and carries our messages.
@@ -100,6 +112,7 @@ class ClientState:
         self._protocol = None
         self.connected = False
         self.connectionLost(reason)
+        self.emit("disconnected")
 
     def send(self, message):
         """
@@ -111,6 +124,9 @@ class ClientState:
             self.error("not connected")
             return False
         self._protocol.sendMessage(message)
+        awaitAnswer = getattr(self._protocol, "awaitAnswer", None)
+        if awaitAnswer is not None:
+            awaitAnswer()
         return True
 
     def connectionMade(self):

@@ -2,8 +2,15 @@
 Client-side Twisted protocols of the three games, built on L{hub.wire}.
 
 Each protocol only frames and decodes: decoded messages go to a client
-state machine (L{client_pyglet.state.ClientState}) and the state machine's
+state machine (L{hub.client.state.ClientState}) and the state machine's
 messages come back through L{sendMessage}.  No pyglet here.
+
+A protocol also tells whether the peer speaks the game at all: bytes it
+cannot decode before the first valid message, no answer to our first
+request (gomoku's registration, Splendor's INIT, a checkers JOIN) within
+L{ANSWER_SECONDS}, or a close after a request and before any answer are
+reported to the state as
+L{ClientState.wrongServer<hub.client.state.ClientState.wrongServer>}.
 
   - gomoku: dicts, framed by L{hub.wire.gomoku.FrameScanner};
   - checkers: L{hub.wire.checkers.Message} C{(op, data1, data2)}, one JSON
@@ -14,18 +21,23 @@ messages come back through L{sendMessage}.  No pyglet here.
 
 from urllib.parse import urlsplit
 
+from twisted.internet import error
 from twisted.internet.endpoints import HostnameEndpoint
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
+from twisted.protocols.policies import TimeoutMixin
 
-from hub.protocols import setNoDelay
+from hub.net import setNoDelay
 from hub.wire import checkers as wireCheckers
 from hub.wire import gomoku as wireGomoku
 from hub.wire import splendor as wireSplendor
 
 GAME_KINDS = ("checkers", "splendor", "gomoku")
 DEFAULT_PORTS = {"checkers": 16666, "splendor": 13204, "gomoku": 11011}
+#: Seconds a server has to answer our first request before we say it is
+#: not a server of the game.
+ANSWER_SECONDS = 5
 
 
 def parseURL(url):
@@ -48,31 +60,90 @@ def parseURL(url):
     return game, parts.hostname or "127.0.0.1", port
 
 
-class _ClientProtocol(Protocol):
+class _ClientProtocol(Protocol, TimeoutMixin):
     """
-    Shared plumbing: attach to the state on connect, detach on loss.
+    Shared plumbing: attach to the state on connect, detach on loss, and
+    find out whether the peer is a server of the game.
 
-    @ivar state: the L{client_pyglet.state.ClientState} fed by this
+    @ivar state: the L{hub.client.state.ClientState} fed by this
         connection.
+    @ivar clock: the L{IReactorTime} that times the answer to our first
+        request, or None not to time it.
+    @ivar answered: a valid message came from the server.
     """
 
     log = Logger()
 
-    def __init__(self, state):
+    def __init__(self, state, clock=None):
         self.state = state
+        self.clock = clock
+        self.answered = False
+        self._asked = False
+        self._wrong = False
+
+    def callLater(self, period, func):
+        # TimeoutMixin's timer, on the injected clock
+        return self.clock.callLater(period, func)
 
     def connectionMade(self):
         setNoDelay(self.transport)
         self.state.attach(self)
 
+    def awaitAnswer(self):
+        """
+        A request went out (the state calls this on every send); a server
+        of the game answers the first one at once.
+        """
+        self._asked = True
+        if (self.clock is not None and not self.answered
+                and self.timeOut is None and not self._wrong):
+            self.setTimeout(ANSWER_SECONDS)
+
     def connectionLost(self, reason):
+        self.setTimeout(None)
+        closedByUs = getattr(self.transport, "disconnecting", False)
+        if self._asked and not self.answered and not closedByUs:
+            self.wrongServer("closed the connection without an answer")
         if self.state._protocol is self:
             self.state.detach(reason)
+
+    def timeoutConnection(self):
+        self.wrongServer("gave no answer in %d s" % (ANSWER_SECONDS,))
+        self.transport.loseConnection()
+
+    def wrongServer(self, reason):
+        """
+        Tell the state, once, that the peer does not speak the game.
+        """
+        if not self._wrong:
+            self._wrong = True
+            self.setTimeout(None)
+            self.state.wrongServer(reason)
+
+    def garbled(self, what, fatal=False):
+        """
+        The server sent C{what} (a readable description) that we cannot
+        decode.  Before any valid message it is not a server of the game:
+        report it and close.  After, log it, and close if C{fatal}.
+        """
+        if not self.answered:
+            self.wrongServer("sent bytes that are not %s (%s)"
+                             % (self.state.game, what))
+            self.transport.loseConnection()
+            return
+        if fatal:
+            self.state.error("the server sent %s" % (what,))
+            self.transport.loseConnection()
+        else:
+            self.log.warn("bad message from server: {what!r}", what=what)
 
     def deliver(self, message):
         """
         Give one decoded message to the state, logging its failures.
         """
+        if not self.answered:
+            self.answered = True
+            self.setTimeout(None)
         self.log.debug("<- {message!r}", message=message)
         try:
             self.state.messageReceived(message)
@@ -91,17 +162,24 @@ class GomokuClientProtocol(_ClientProtocol):
         _ClientProtocol.connectionMade(self)
 
     def dataReceived(self, data):
+        if not self.answered and not self._scanner.pending() and \
+                not data.lstrip().startswith(b"<"):
+            # the scanner drops bytes outside frames: a gomoku server
+            # never sends any
+            self.garbled("%d bytes outside <...> frames" % (len(data),))
+            return
         try:
             payloads = self._scanner.feed(data)
         except wireGomoku.FrameTooLong:
-            self.state.error("the server sent an oversized frame")
-            self.transport.loseConnection()
+            self.garbled("an oversized frame", fatal=True)
             return
         for payload in payloads:
             try:
                 message = wireGomoku.decodeMessage(payload)
             except wireGomoku.InvalidMessage as e:
-                self.log.warn("bad frame from server: {e}", e=e)
+                self.garbled("a bad frame: %s" % (e,))
+                if self._wrong:
+                    return
                 continue
             self.deliver(message)
 
@@ -127,13 +205,12 @@ class CheckersClientProtocol(LineOnlyReceiver, _ClientProtocol):
         try:
             message = wireCheckers.decode(line)
         except wireCheckers.DecodeError as e:
-            self.log.warn("bad line from server: {e}", e=e)
+            self.garbled("a bad line: %s" % (e,))
             return
         self.deliver(message)
 
     def lineLengthExceeded(self, line):
-        self.state.error("the server sent an oversized line")
-        self.transport.loseConnection()
+        self.garbled("an oversized line", fatal=True)
 
     def sendMessage(self, message):
         """
@@ -156,14 +233,15 @@ class SplendorClientProtocol(_ClientProtocol):
         try:
             frames = self._reader.feed(data)
         except wireSplendor.FrameError as e:
-            self.state.error("bad frame from the server: %s" % (e,))
-            self.transport.loseConnection()
+            self.garbled("a bad frame: %s" % (e,), fatal=True)
             return
         for apiId, playerId, raw in frames:
             try:
                 body = wireSplendor.decodeBody(raw)
             except wireSplendor.BodyError as e:
-                self.log.warn("bad body from server: {e}", e=e)
+                self.garbled("a bad body: %s" % (e,))
+                if self._wrong:
+                    return
                 continue
             self.deliver((apiId, playerId, body))
 
@@ -186,23 +264,48 @@ PROTOCOLS = {
 class ClientFactory(Factory):
     """
     Builds the protocol of one game for one state machine.
+
+    @ivar clock: handed to each protocol, to time the server's answer
+        (None: not timed).
     """
 
-    def __init__(self, game, state):
+    def __init__(self, game, state, clock=None):
         self.protocolClass = PROTOCOLS[game]
         self.state = state
+        self.clock = clock
 
     def buildProtocol(self, addr):
-        p = self.protocolClass(self.state)
+        p = self.protocolClass(self.state, self.clock)
         p.factory = self
         return p
 
 
-def connect(reactor, game, host, port, state):
+def connectError(failure):
     """
-    Connect C{state} to C{host:port} with C{game}'s protocol.
+    A short reason why a connection attempt failed, for messages.
+    """
+    if failure.check(error.ConnectionRefusedError):
+        return "connection refused"
+    if failure.check(error.TimeoutError):
+        return "no reply (timed out)"
+    if failure.check(error.DNSLookupError):
+        return "unknown host"
+    return failure.getErrorMessage()
 
+
+def endpointFor(reactor, host, port):
+    """
+    The client endpoint of C{host:port}.
+    """
+    return HostnameEndpoint(reactor, host, port, timeout=10)
+
+
+def connect(reactor, game, host, port, state, clock=None):
+    """
+    Connect C{state} to C{host:port} with C{game}'s protocol, once.
+
+    @param clock: times the server's answer (see L{ANSWER_SECONDS}).
     @return: a Deferred firing with the connected protocol.
     """
-    endpoint = HostnameEndpoint(reactor, host, port, timeout=10)
-    return endpoint.connect(ClientFactory(game, state))
+    return endpointFor(reactor, host, port).connect(
+        ClientFactory(game, state, clock))

@@ -12,8 +12,8 @@ NEW_CARD or revealed reserve puts the real card in place.
 from hub.games import splendor as G
 from hub.wire import splendor as W
 
-from client_pyglet import state as S
-from client_pyglet.state import ClientState
+from hub.client import state as S
+from hub.client.state import ClientState
 
 LEVEL_KEYS = ("levelOneCards_info", "levelTwoCards_info",
               "levelThreeCards_info")
@@ -186,6 +186,12 @@ class SplendorState(ClientState):
         self.currentId = pid
         seat = self.seatOf(pid)
         t = self.table
+        if t is not None and seat is not None and t.isOver and t.stalled:
+            # Our guesses for blind reserves made it look as if nobody
+            # could act; the server, which sees the cards, goes on.
+            t.stalled = False
+            t.winner = None
+            t.phase = G.PHASE_ACT
         if t is not None and seat is not None and not t.isOver:
             t.currentSeat = seat
             t.phase = G.PHASE_ACT
@@ -238,8 +244,8 @@ class SplendorState(ClientState):
         if op.kind == G.FOLD_CARD_UNKNOWN:
             drawn = t.players[seat].reserved[-1]
             if real:
-                self._swapDeck(G.CARDS[real].level, drawn, real)
                 t.players[seat].reserved[-1] = real
+                self._unguess(drawn, real)
             else:
                 self._hidden.setdefault(seat, []).append(drawn)
         if any(isinstance(e, G.DiscardRequired) for e in events) and \
@@ -256,34 +262,43 @@ class SplendorState(ClientState):
         put the real card in its place.
         """
         player = self.table.players[seat]
+        hidden = self._hidden.get(seat, [])
         if card in player.reserved:
+            # our guess was right: the card is known from now on
+            if card in hidden:
+                hidden.remove(card)
             return
         if any(card in row for row in self.table.board):
             return
-        hidden = self._hidden.get(seat, [])
         level = G.CARDS[card].level if card in G.CARDS else None
         for guess in hidden:
-            if level and G.CARDS[guess].level == level and \
-                    guess in player.reserved:
+            if level and G.CARDS[guess].level == level:
                 hidden.remove(guess)
                 player.reserved[player.reserved.index(guess)] = card
-                self._swapDeck(level, guess, card)
+                self._unguess(guess, card)
                 return
 
-    def _swapDeck(self, level, guess, real):
+    def _unguess(self, guess, real):
         """
-        The deck of C{level} gave us C{guess} where the server dealt
-        C{real}: put C{guess} back in the deck and take C{real} out.
+        The server dealt C{real} where we had guessed C{guess} (a card of
+        the same level that we cannot see).  C{real} was among the cards
+        we cannot see too, where C{guess} takes its place: in its deck,
+        or as our guess for another player's blind reserve.
         """
         if guess == real:
             return
-        deck = self.table.decks[level - 1]
+        deck = self.table.decks[G.CARDS[real].level - 1]
         if real in deck:
             deck[deck.index(real)] = guess
-        else:
-            for row in self.table.board:
-                if real in row:
-                    row[row.index(real)] = guess
+            return
+        for seat, guesses in self._hidden.items():
+            if real in guesses:
+                guesses[guesses.index(real)] = guess
+                reserved = self.table.players[seat].reserved
+                reserved[reserved.index(real)] = guess
+                return
+        self.error("out of sync with the server: card %d is not hidden"
+                   % (real,))
 
     def _newCard(self, playerId, body):
         n = body.get("card_number", 0)
@@ -301,8 +316,8 @@ class SplendorState(ClientState):
             return
         old = row[slot]
         if old and old != n:
-            self._swapDeck(level, old, n)
             row[slot] = n
+            self._unguess(old, n)
         elif not old:
             deck = t.decks[level - 1]
             if n in deck:

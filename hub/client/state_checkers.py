@@ -10,8 +10,8 @@ local bot all come from the shared rules.
 from hub.games import checkers as G
 from hub.wire import checkers as W
 
-from client_pyglet import state as S
-from client_pyglet.state import ClientState
+from hub.client import state as S
+from hub.client.state import ClientState
 
 #: The turn limit the countdown assumes (the spec's default).
 TURN_SECONDS = 15

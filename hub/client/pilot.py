@@ -12,13 +12,17 @@ import random
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from client_pyglet import state as S
+from hub.client import state as S
 from hub.bots import botFor
 
 #: Seconds the bot waits before acting, so that people can follow.
 BOT_DELAY = 0.25
 #: After this many rejected bot actions in a row, play a random legal one.
 MAX_REJECTED = 2
+#: The room C{--bot} walks to when no C{--room} is given, so that two
+#: bot-driven clients meet (gomoku: joined if it exists, else created;
+#: checkers: joined or created by the first JOIN).
+DEFAULT_ROOM = "gamehub"
 
 
 def thinkNow(f, *args):
@@ -101,7 +105,7 @@ class AutoPlayer:
         """
         self.hint = None
         rules = self.state.rules() if self.state.isMyTurn() else None
-        if rules is None:
+        if rules is None or rules.isOver:
             self.state.emit("hint", action=None)
             return defer.succeed(None)
         position = self._position
@@ -151,7 +155,9 @@ class AutoPlayer:
         if not self._mayAct():
             return
         rules = self.state.rules()
-        if rules is None:
+        if rules is None or rules.isOver:
+            # e.g. the opponent's winning move came before the server's
+            # end of game: nothing to play
             return
         if self._rejected < MAX_REJECTED:
             d = self._choose(rules).addErrback(self._botFailed)
@@ -178,16 +184,16 @@ class AutoPlayer:
 
 class GomokuPilot:
     """
-    Walks the gomoku lobby: join C{room} (or create it), ready as guest,
-    start as owner once the guest is ready.
+    Walks the gomoku lobby: join C{room} (L{DEFAULT_ROOM} when none was
+    given) or create it when there is none, ready as guest, start as
+    owner once the guest is ready.
     """
 
     def __init__(self, state, clock, options):
         self.state = state
         self.clock = clock
-        self.room = options.room or "room-%s" % (options.name,)
+        self.room = options.room or DEFAULT_ROOM
         self.password = options.password or ""
-        self.joinFirst = bool(options.room)
         self._stopped = False
         self._tries = 0
         self._call = None
@@ -226,12 +232,8 @@ class GomokuPilot:
 
     def _enter(self):
         st = self.state
-        if st.phase != S.LOBBY:
-            return
-        if self.joinFirst:
+        if st.phase == S.LOBBY:
             st.joinRoom(self.room, self.password)
-        else:
-            st.createRoom(self.room, self.password)
 
     def _inRoom(self):
         st = self.state

@@ -10,8 +10,8 @@ L{hub.games.gomoku} game so that the local bot can play it.
 from hub.games import gomoku as G
 from hub.wire import gomoku as W
 
-from client_pyglet import state as S
-from client_pyglet.state import ClientState
+from hub.client import state as S
+from hub.client.state import ClientState
 
 BLACK = G.BLACK
 WHITE = G.WHITE

@@ -1,0 +1,331 @@
+"""
+One client session without any pyglet: the game's state machine, the
+connection (kept by a L{ClientService} that retries with a backoff, and
+resumes a gomoku game with its token), the local bot for AI 托管 and
+hints, and the lobby pilot of C{--bot}.
+"""
+
+import functools
+from dataclasses import dataclass
+
+from twisted.application.internet import ClientService, backoffPolicy
+from twisted.internet.interfaces import IReactorThreads
+from twisted.internet.interfaces import IStreamClientEndpoint
+from twisted.internet.protocol import ProcessProtocol
+from twisted.internet.threads import deferToThreadPool
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from hub.client import net
+from hub.client import state as S
+from hub.client.pilot import DEFAULT_ROOM, AutoPlayer, makePilot, thinkNow
+
+#: The backoff between connection attempts: the first retry after
+#: about this many seconds...
+RETRY_INITIAL = 0.5
+#: ... each next one this many times later ...
+RETRY_FACTOR = 1.5
+#: ... and never more than this many seconds apart (a gomoku server
+#: keeps a dropped player's game for 30 s by default).
+RETRY_MAX = 8.0
+
+
+def defaultRetryPolicy():
+    """
+    The backoff of L{ClientSession}'s connection attempts.
+    """
+    return backoffPolicy(RETRY_INITIAL, RETRY_MAX, RETRY_FACTOR)
+
+
+@dataclass
+class Options:
+    """
+    What the command line asked for.
+    """
+
+    game: str
+    host: str = "127.0.0.1"
+    port: int = 0
+    name: str = "player"
+    room: str = None
+    password: str = ""
+    bot: int = None
+    level: int = 2
+    exitAfterGame: bool = False
+    players: int = None
+    turnSeconds: float = 15
+    screenshot: str = None
+    screenshotAfter: float = None
+    size: tuple = (1100, 760)
+
+
+def makeState(game, options):
+    """
+    The client state machine for C{game}.
+    """
+    if game == "gomoku":
+        from hub.client.state_gomoku import GomokuState
+        return GomokuState(options.name)
+    if game == "checkers":
+        from hub.client.state_checkers import CheckersState
+        return CheckersState(options.name, options.turnSeconds)
+    if game == "splendor":
+        from hub.client.state_splendor import SplendorState
+        return SplendorState(options.name)
+    raise ValueError(game)
+
+
+def threadedThinking(reactor):
+    """
+    How the local bot thinks: in C{reactor}'s thread pool when it has one,
+    so that the window stays live while a strong level searches; at once
+    otherwise.
+    """
+    if IReactorThreads.providedBy(reactor):
+        return functools.partial(deferToThreadPool, reactor,
+                                 reactor.getThreadPool())
+    return thinkNow
+
+
+@implementer(IStreamClientEndpoint)
+class _ReportingEndpoint:
+    """
+    An endpoint that tells C{onFailure} why each connection attempt
+    failed.
+    """
+
+    def __init__(self, endpoint, onFailure):
+        self._endpoint = endpoint
+        self._onFailure = onFailure
+
+    def connect(self, factory):
+        def failed(failure):
+            self._onFailure(failure)
+            return failure
+        return self._endpoint.connect(factory).addErrback(failed)
+
+
+class ClientSession:
+    """
+    Connects a game's state machine to the server and to the local bot.
+
+    A L{ClientService} keeps the connection: it tries again with a
+    backoff while the server cannot be reached (the attempts are shown
+    as messages of the state), and after a dropped gomoku connection it
+    reconnects, the state resuming the player with its token.  Any other
+    drop ends the session, and so does a peer that turns out not to be a
+    server of the game.
+
+    @ivar state: the game's L{hub.client.state.ClientState}.
+    @ivar autoplay: the L{AutoPlayer} (AI 托管 and hints).
+    @ivar pilot: the lobby pilot when C{--bot} was given, else None.
+    @ivar endpoint: where to connect; by default the options' host and
+        port.
+    @ivar service: the L{ClientService}, once started.
+    @ivar attempts: connection attempts that failed in a row.
+    @ivar onGameOver: called once when a game has ended.
+    @ivar onFatal: called with a text when the session cannot go on.
+    """
+
+    log = Logger()
+
+    def __init__(self, reactor, clock, options, endpoint=None,
+                 retryPolicy=None):
+        self.reactor = reactor
+        self.clock = clock
+        self.options = options
+        self.state = makeState(options.game, options)
+        self.autoplay = AutoPlayer(self.state, clock, options.level,
+                                   think=threadedThinking(reactor))
+        self.pilot = None
+        if options.bot:
+            self.autoplay.setEnabled(True)
+            self.pilot = makePilot(self.state, clock, options)
+        self.onGameOver = lambda: None
+        self.onFatal = lambda text: None
+        self.endpoint = endpoint
+        self.retryPolicy = retryPolicy or defaultRetryPolicy()
+        self.service = None
+        self.attempts = 0
+        self._lastFailure = None
+        self._stopped = False
+        self._ended = False
+        self._overSeen = False
+        self._autoJoined = False
+        self.bots = []
+        self.state.subscribe(self._event)
+
+    @property
+    def address(self):
+        """
+        C{HOST:PORT} of the server, for messages.
+        """
+        return "%s:%d" % (self.options.host, self.options.port)
+
+    def start(self):
+        """
+        Start connecting (and retrying) to the server.
+        """
+        endpoint = self.endpoint
+        if endpoint is None:
+            endpoint = net.endpointFor(self.reactor, self.options.host,
+                                       self.options.port)
+        factory = net.ClientFactory(self.options.game, self.state,
+                                    self.clock)
+        self.service = ClientService(
+            _ReportingEndpoint(endpoint, self._attemptFailed), factory,
+            retryPolicy=self._retryDelay, clock=self.clock,
+            prepareConnection=self._connected)
+        self.service.startService()
+
+    def stop(self):
+        """
+        Close the connection, stop retrying and stop every timer.
+        """
+        self._stopped = True
+        self.autoplay.setEnabled(False)
+        if self.pilot is not None:
+            self.pilot.stop()
+        for bot in self.bots:
+            bot.stop()
+        self._stopService()
+
+    def _stopService(self):
+        if self.service is not None and self.service.running:
+            self.service.stopService()
+
+    def addBot(self, level=None):
+        """
+        Start a bot client (C{python -m hub.bots}) that joins our room.
+        """
+        import os
+        import sys
+        o = self.options
+        room = getattr(self.state, "roomId", None) or o.room
+        url = "%s://%s:%d" % (o.game, o.host, o.port)
+        args = [sys.executable, "-m", "hub.bots", url, "--count", "1",
+                "--level", str(level or o.level)]
+        if room and o.game != "splendor":
+            args += ["--room", room]
+        import importlib.util
+        if importlib.util.find_spec("hub.bots.__main__") is None:
+            self.state.error("no bot program (hub.bots) is installed")
+            return None
+        proto = _BotProcess(self.state)
+        self.reactor.spawnProcess(proto, sys.executable, args,
+                                  env=os.environ.copy())
+        self.bots.append(proto)
+        self.state.notify("a bot is joining")
+        return proto
+
+    # the connection
+    def _connected(self, protocol):
+        if self.attempts and not self._stopped:
+            self.state.notify("connected to %s" % (self.address,))
+        self.attempts = 0
+        self._lastFailure = None
+
+    def _attemptFailed(self, failure):
+        self._lastFailure = net.connectError(failure)
+
+    def _retryDelay(self, failedAttempts):
+        """
+        The L{ClientService}'s retry policy: the backoff's delay, and a
+        message for the user saying which attempt comes when.
+        """
+        delay = self.retryPolicy(failedAttempts)
+        self.attempts = failedAttempts
+        if self._stopped:
+            return delay
+        if self._lastFailure is None:
+            text = "connection lost: reconnecting (attempt %d in %.1f s)" \
+                % (failedAttempts, delay)
+        else:
+            text = ("cannot connect to %s (attempt %d: %s); trying again "
+                    "in %.1f s (Esc quits)" % (
+                        self.address, failedAttempts, self._lastFailure,
+                        delay))
+        self._lastFailure = None
+        self.state.notify(text)
+        self.state.emit("retrying", attempt=failedAttempts, delay=delay)
+        return delay
+
+    def _mayResume(self):
+        """
+        Whether a dropped connection is taken up again: a gomoku player
+        with a token, whose game is not over, resumes.
+        """
+        st = self.state
+        return (self.options.game == "gomoku"
+                and getattr(st, "token", None) is not None
+                and st.phase not in (S.OVER, S.CLOSED)
+                and st.notServer is None)
+
+    def _end(self, text):
+        """
+        The session cannot go on: stop connecting, tell C{onFatal} once
+        (unless the game had ended).
+        """
+        if self._stopped or self._ended:
+            return
+        self._ended = True
+        self._stopService()
+        if not self._overSeen:
+            self.onFatal(text)
+
+    def _notAServer(self, reason):
+        text = "no %s server at %s: it %s" % (self.options.game,
+                                              self.address, reason)
+        self.state.error(text)
+        self._end(text)
+        self.state.setPhase(S.CLOSED)
+
+    def _disconnected(self):
+        if not self._mayResume():
+            self._end("connection closed")
+        # else the service reconnects and the state resumes
+
+    def _event(self, event, **details):
+        if event == "phase":
+            new = details["new"]
+            if (new == S.LOBBY and self.options.game == "checkers"
+                    and not self._autoJoined
+                    and (self.options.room or self.options.bot)):
+                self._autoJoined = True
+                self.clock.callLater(0, self.state.join,
+                                     self.options.room or DEFAULT_ROOM)
+            if new == S.OVER and not self._overSeen:
+                self._overSeen = True
+                self.onGameOver()
+            elif new == S.CLOSED and self.state.connected:
+                # the server refused to resume us
+                self._end("connection closed")
+        elif event == "disconnected":
+            self._disconnected()
+        elif event == "wrongServer":
+            self._notAServer(details["reason"])
+        elif event == "joinFailed" and self.options.bot:
+            self.onFatal("could not join the room")
+
+
+class _BotProcess(ProcessProtocol):
+    """
+    A bot client started by "add bot"; its exit is reported.
+    """
+
+    def __init__(self, state):
+        self.state = state
+        self.ended = False
+
+    def processEnded(self, reason):
+        self.ended = True
+        code = getattr(reason.value, "exitCode", None)
+        if code:
+            self.state.error("the bot exited with status %s" % (code,))
+
+    def stop(self):
+        if not self.ended and self.transport is not None:
+            try:
+                self.transport.signalProcess("TERM")
+            except Exception:
+                pass

@@ -1,0 +1,474 @@
+"""
+What the nodes of a cluster share, kept in Redis: which nodes are alive,
+the names held, the room directory of each kind, Splendor's open table and
+blocks of player ids.
+
+Every key a node owns carries a short time to live that the node renews
+(L{ClusterDirectory.refresh}, on the hub's clock), so a node that dies
+leaves nothing behind for longer than L{TTL}.  Each renewal writes the
+whole of what the node holds, so a Redis that restarted empty is refilled
+within one period.
+
+Every call returns a L{Deferred}; one that Redis does not answer within
+C{timeout} seconds fails with L{DirectoryUnavailable}, is logged and
+counted in C{failures}.
+"""
+
+import itertools
+import json
+import zlib
+from urllib.parse import parse_qs, urlsplit
+
+from twisted.internet import defer
+from twisted.internet.task import LoopingCall
+from twisted.logger import Logger
+
+from hub.cluster import scripts
+
+# Seconds a node's keys live without renewal, and between renewals.
+TTL = 6.0
+REFRESH_SECONDS = 2.0
+# Seconds a Redis request may take before the directory counts it failed.
+TIMEOUT = 2.0
+# Player ids taken from Redis at a time.
+ID_BLOCK = 1000
+# How many entries one renewal script writes.
+BATCH = 500
+
+
+class DirectoryUnavailable(Exception):
+    """
+    Redis did not answer, or answered with an error.
+    """
+
+
+def parseRedisURL(url):
+    """
+    Split C{redis://HOST:PORT/DB?prefix=P&ttl=SECONDS} into its parts.
+
+    @return: C{(host, port, db, prefix, ttl)}; the prefix of every key is
+        C{"gamehub:"} and the time to live L{TTL} unless the URL says
+        otherwise.
+    @raise ValueError: for another scheme or a bad number.
+    """
+    parts = urlsplit(url)
+    if parts.scheme != "redis":
+        raise ValueError("a cluster URL is redis://HOST:PORT/DB")
+    db = int(parts.path.strip("/") or 0)
+    query = parse_qs(parts.query)
+    prefix = query.get("prefix", ["gamehub:"])[0]
+    ttl = float(query.get("ttl", [TTL])[0])
+    if ttl <= 0:
+        raise ValueError("ttl must be positive")
+    return (parts.hostname or "localhost", parts.port or 6379, db, prefix,
+            ttl)
+
+
+def ownerOf(value):
+    """
+    The node that owns a stored C{value}.
+    """
+    return value.split("\n", 1)[0]
+
+
+def dataOf(value):
+    """
+    The JSON data stored after the owner in C{value} (C{{}} if none).
+    """
+    _, _, data = value.partition("\n")
+    return json.loads(data) if data else {}
+
+
+class BlockIds:
+    """
+    Player ids unique across the cluster, from blocks of L{ID_BLOCK} that
+    Redis hands out (C{INCRBY}); the next block is fetched while half the
+    current one is left.  Until the first block comes, and if Redis cannot
+    give one in time, ids come from a range of this node's own (its name
+    hashed into the top bits), so they stay unique in practice.
+
+    An iterator, as L{hub.sessions.Sessions} wants its C{ids}.
+    """
+
+    log = Logger()
+
+    def __init__(self, directory):
+        self.directory = directory
+        self._blocks = []
+        self._fetching = False
+        base = (1 + zlib.crc32(directory.node.encode()) % 4095) << 40
+        self._fallback = itertools.count(base)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        blocks = self._blocks
+        while blocks and blocks[0][0] > blocks[0][1]:
+            blocks.pop(0)
+        if sum(hi - lo + 1 for lo, hi in blocks) < ID_BLOCK // 2:
+            self.fetch()
+        if not blocks:
+            return next(self._fallback)
+        block = blocks[0]
+        value = block[0]
+        block[0] += 1
+        return value
+
+    def fetch(self):
+        """
+        Ask Redis for one more block, unless a request is under way.
+        """
+        if self._fetching:
+            return
+        self._fetching = True
+
+        def got(high):
+            self._blocks.append([high - ID_BLOCK + 1, high])
+
+        def done(result):
+            self._fetching = False
+            return result
+
+        d = self.directory.call("incrby", self.directory.key("ids"),
+                                ID_BLOCK)
+        d.addCallback(got)
+        d.addErrback(lambda f: None)
+        d.addBoth(done)
+
+
+class ClusterDirectory:
+    """
+    One node's view of the shared directory.
+
+    @param redis: a C{txredisapi} connection handler (lazy, reconnecting).
+    @param clock: the hub's clock, for timeouts and renewals.
+    @param node: this node's name.
+    @param address: the client endpoint string on which other nodes reach
+        this node's link listener (set once it listens).
+    @param prefix: the prefix of every key.
+    @param summaries: C{{kind: summary(room) -> dict}}, what the room
+        directory keeps of a room besides its member count and state.
+
+    @ivar failures: how many Redis requests failed or timed out.
+    @ivar names: C{{(kind, name): True}} of the names this node holds.
+    @ivar rooms: C{{(kind, name): (room, score)}} of the rooms it homes.
+    """
+
+    log = Logger()
+
+    def __init__(self, redis, clock, node, address=None, prefix="gamehub:",
+                 summaries=None, ttl=TTL, refreshSeconds=REFRESH_SECONDS,
+                 timeout=TIMEOUT):
+        self.redis = redis
+        self.clock = clock
+        self.node = node
+        self.address = address
+        self.prefix = prefix
+        self.summaries = summaries or {}
+        self.ttl = ttl
+        self.refreshSeconds = refreshSeconds
+        self.timeout = timeout
+        self.failures = 0
+        self.available = True
+        self.names = {}
+        self.rooms = {}
+        self._expected = set()
+        self._dirty = set()
+        self._flush = None
+        self._loop = None
+
+    # Keys.
+
+    def key(self, *parts):
+        """
+        The Redis key of C{parts}, joined with C{:} after the prefix.
+        """
+        return self.prefix + ":".join(str(p) for p in parts)
+
+    def nameKey(self, kind, name):
+        return self.key("name", kind, name)
+
+    def roomIndex(self, kind):
+        return self.key("rooms", kind)
+
+    def roomKey(self, kind, name):
+        return self.roomIndex(kind) + ":" + name
+
+    # Calls.
+
+    def call(self, method, *args, **kwargs):
+        """
+        Run the C{txredisapi} command C{method}; the result, or a failure
+        with L{DirectoryUnavailable} (logged and counted) when Redis fails
+        or takes longer than C{timeout}.
+        """
+        try:
+            d = getattr(self.redis, method)(*args, **kwargs)
+        except Exception as e:
+            d = defer.fail(e)
+        d.addTimeout(self.timeout, self.clock)
+        d.addCallbacks(self._answered, self._failed,
+                       errbackArgs=(method,))
+        return d
+
+    def _answered(self, result):
+        if not self.available:
+            self.available = True
+            self.log.info("cluster: Redis answers again")
+        return result
+
+    def _failed(self, failure, method):
+        self.failures += 1
+        if self.available:
+            self.available = False
+            self.log.warn("cluster: Redis unavailable ({method}: {error})",
+                          method=method, error=failure.getErrorMessage())
+        else:
+            self.log.debug("cluster: Redis still unavailable ({method})",
+                           method=method)
+        raise DirectoryUnavailable(failure.getErrorMessage())
+
+    def eval(self, script, keys=(), args=()):
+        """
+        Run one of L{hub.cluster.scripts}.
+        """
+        return self.call("eval", script, list(keys),
+                         [str(a) for a in args])
+
+    # Life.
+
+    def start(self):
+        """
+        Announce this node and renew its keys every C{refreshSeconds}.
+        """
+        self._loop = LoopingCall(self.refresh)
+        self._loop.clock = self.clock
+        self._loop.start(self.refreshSeconds, now=True)
+
+    def stop(self):
+        """
+        Stop renewing and remove this node's keys (best effort).
+        """
+        if self._loop is not None and self._loop.running:
+            self._loop.stop()
+        releases = [self.eval(scripts.RELEASE, [self.key("node", self.node)],
+                              [self.node, ""])]
+        for kind, name in list(self.names):
+            releases.append(self._releaseName(kind, name))
+        for kind, name in list(self.rooms):
+            releases.append(self._releaseRoom(kind, name))
+        self.names.clear()
+        self.rooms.clear()
+        return defer.DeferredList(releases, consumeErrors=True)
+
+    def refresh(self):
+        """
+        Renew (or write again) the node's presence, its names and rooms.
+        """
+        ttl = int(self.ttl * 1000)
+        entries = [(self.key("node", self.node),
+                    self.node + "\n" + json.dumps(
+                        {"address": self.address}), "", "", "")]
+        for kind, name in self.names:
+            entries.append((self.nameKey(kind, name), self.node, "", "", ""))
+        for (kind, name), (room, score) in self.rooms.items():
+            entries.append(self._roomEntry(kind, name, room, score))
+        calls = []
+        for start in range(0, len(entries), BATCH):
+            calls.append(self._publish(entries[start:start + BATCH], ttl))
+        d = defer.DeferredList(calls, consumeErrors=True)
+        d.addCallback(lambda _: None)
+        return d
+
+    def _publish(self, entries, ttl=None):
+        if ttl is None:
+            ttl = int(self.ttl * 1000)
+        args = [self.node, ttl]
+        for entry in entries:
+            args.extend(entry)
+        d = self.eval(scripts.PUBLISH, [], args)
+
+        def conflicts(keys):
+            for key in keys or ():
+                self.log.warn("cluster: {key!r} is held by another node",
+                              key=key)
+        d.addCallback(conflicts)
+        d.addErrback(lambda f: None)
+        return d
+
+    # Nodes.
+
+    def nodeAddress(self, node):
+        """
+        The link address of C{node}, or None if it is not alive.
+        """
+        d = self.call("get", self.key("node", node))
+        d.addCallback(lambda v: dataOf(v).get("address") if v else None)
+        return d
+
+    # Names.
+
+    def claimName(self, kind, name):
+        """
+        Hold C{name} of C{kind} for this node if nobody does.
+
+        @return: a L{Deferred} firing with the owner's node name (this
+            node's when the claim succeeded or the name was already ours).
+        """
+        d = self.eval(scripts.CLAIM, [self.nameKey(kind, name)],
+                      [self.node, self.node, int(self.ttl * 1000)])
+        d.addCallback(ownerOf)
+        return d
+
+    def nameClaimed(self, kind, name):
+        """
+        A local session took C{name}: keep it alive.
+        """
+        self.names[(kind, name)] = True
+        if (kind, name) in self._expected:
+            self._expected.discard((kind, name))
+            d = self.call("set", self.nameKey(kind, name), self.node,
+                          pexpire=int(self.ttl * 1000))
+            d.addErrback(lambda f: None)
+        else:
+            self._publish([(self.nameKey(kind, name), self.node, "", "",
+                            "")])
+
+    def expectName(self, kind, name):
+        """
+        C{name} comes here with its player from another node: the next
+        claim of it takes it over.
+        """
+        self._expected.add((kind, name))
+
+    def nameReleased(self, kind, name):
+        """
+        A local session let C{name} go (a name handed to another node was
+        forgotten first, see L{handOverName}).
+        """
+        if self.names.pop((kind, name), None):
+            self._releaseName(kind, name)
+
+    def handOverName(self, kind, name):
+        """
+        C{name} moves to another node with its player: stop renewing it
+        without releasing it.
+        """
+        self.names.pop((kind, name), None)
+
+    def _releaseName(self, kind, name):
+        d = self.eval(scripts.RELEASE, [self.nameKey(kind, name)],
+                      [self.node, ""])
+        d.addErrback(lambda f: None)
+        return d
+
+    # Rooms.
+
+    def _roomEntry(self, kind, name, room, score):
+        summary = self.summaries.get(kind)
+        data = {"n": len(room.members), "running": room.running}
+        if summary is not None and room.members:
+            data["info"] = summary(room)
+        opened = ""
+        if kind == "splendor":
+            opened = "0" if room.running or room.full else "1"
+        return (self.roomKey(kind, name),
+                self.node + "\n" + json.dumps(data, sort_keys=True),
+                self.roomIndex(kind), score, opened)
+
+    def claimRoom(self, kind, name):
+        """
+        Reserve the room C{name} of C{kind} for this node if no node homes
+        it.
+
+        @return: a L{Deferred} firing with the home node's name.
+        """
+        value = self.node + "\n" + json.dumps({"n": 0, "running": False})
+        d = self.eval(scripts.CLAIM, [self.roomKey(kind, name)],
+                      [self.node, value, int(self.ttl * 1000)])
+        d.addCallback(ownerOf)
+        return d
+
+    def lookupRoom(self, kind, name):
+        """
+        The home node of the room C{name} of C{kind}, or None.
+        """
+        d = self.call("get", self.roomKey(kind, name))
+        d.addCallback(lambda v: ownerOf(v) if v else None)
+        return d
+
+    def releaseRoom(self, kind, name):
+        """
+        Drop a reservation made by L{claimRoom} for a room that was not
+        made after all.
+        """
+        if (kind, name) not in self.rooms:
+            self._releaseRoom(kind, name)
+
+    def _releaseRoom(self, kind, name):
+        d = self.eval(scripts.RELEASE, [self.roomKey(kind, name)],
+                      [self.node, self.roomIndex(kind)])
+        d.addErrback(lambda f: None)
+        return d
+
+    def roomChanged(self, room):
+        """
+        A room of this node was made or changed: publish it once the
+        current events are over (several changes in one go are published
+        together, when the adapter has set the room up).
+        """
+        key = (room.kind, room.name)
+        known = self.rooms.get(key)
+        if known is None or known[0] is not room:
+            known = (room, int(self.clock.seconds() * 1000))
+            self.rooms[key] = known
+        self._dirty.add(key)
+        if self._flush is None:
+            self._flush = self.clock.callLater(0, self.flush)
+
+    def flush(self):
+        """
+        Publish the rooms changed since the last flush.
+        """
+        self._flush = None
+        dirty, self._dirty = self._dirty, set()
+        entries = []
+        for kind, name in dirty:
+            known = self.rooms.get((kind, name))
+            if known is not None:
+                entries.append(self._roomEntry(kind, name, *known))
+        for start in range(0, len(entries), BATCH):
+            self._publish(entries[start:start + BATCH])
+
+    def roomClosed(self, room):
+        """
+        A room of this node closed: remove it from the directory.
+        """
+        known = self.rooms.get((room.kind, room.name))
+        if known is not None and known[0] is room:
+            del self.rooms[(room.kind, room.name)]
+            self._dirty.discard((room.kind, room.name))
+            self._releaseRoom(room.kind, room.name)
+
+    def listRooms(self, kind):
+        """
+        The summaries (C{info}) of every room of C{kind} in the cluster,
+        oldest first.
+        """
+        d = self.eval(scripts.LIST, [self.roomIndex(kind)],
+                      [self.roomIndex(kind) + ":"])
+        d.addCallback(lambda values: [dataOf(v) for v in values or ()])
+        return d
+
+    def seat(self, kind, capacity):
+        """
+        Take a seat at the newest open room of C{kind} in the cluster.
+
+        @return: a L{Deferred} firing with C{(name, homeNode)} or None.
+        """
+        d = self.eval(scripts.SEAT, [self.roomIndex(kind) + ":open"],
+                      [self.roomIndex(kind) + ":", self.key("node") + ":",
+                       capacity])
+        d.addCallback(lambda found: tuple(found) if found else None)
+        return d

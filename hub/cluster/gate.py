@@ -1,0 +1,226 @@
+"""
+The front of every client connection of a cluster node.
+
+A L{Gate} is the protocol the transport talks to; the game's own adapter
+protocol (C{inner}) shares the same transport, so its writes go straight
+to the socket as without a cluster.  While the connection may still send
+a request that needs the cluster (a route's C{watching()}), the gate cuts
+the received bytes into messages and asks the route about each one; at
+any other time it hands the bytes to the adapter as they come.
+
+A route's C{decide(message)} returns None (the adapter handles the
+message now) or a L{Deferred} firing with a L{Decision}.  While it is
+pending the transport is paused and later bytes wait in the gate, so the
+adapter sees every byte in order.  A decision to forward hands the
+connection over to the room's home node (L{hub.cluster.link}): the gate
+relays bytes both ways from then on.
+"""
+
+import json
+
+import attr
+from twisted.internet.error import ConnectionDone
+from twisted.internet.protocol import Factory, Protocol
+from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+# What a decision does.
+PASS = "pass"
+REPLY = "reply"
+FORWARD = "forward"
+
+
+@attr.s(frozen=True)
+class Decision:
+    """
+    What to do with a message: L{PASS} it to the adapter (then run
+    C{after}, if given), L{REPLY} (the route answered; the message is
+    dropped), or L{FORWARD} it with the rest of the stream to C{node},
+    opening the link with C{preface}.
+    """
+
+    action = attr.ib()
+    node = attr.ib(default=None)
+    preface = attr.ib(default=None)
+    after = attr.ib(default=None)
+
+
+def passOn(after=None):
+    return Decision(PASS, after=after)
+
+
+def replied():
+    return Decision(REPLY)
+
+
+def forward(node, preface):
+    return Decision(FORWARD, node, preface)
+
+
+class Gate(Protocol):
+    """
+    One client connection of a cluster node: routes requests that need
+    the cluster, otherwise feeds the adapter protocol C{inner}.
+
+    @ivar relay: the link connection to the home node once the connection
+        was handed over, else None.
+    """
+
+    log = Logger()
+
+    def __init__(self, cluster, inner, route):
+        self.cluster = cluster
+        self.inner = inner
+        self.route = route
+        self.pending = b""
+        self.waiting = False
+        self.relay = None
+        self.lost = False
+
+    def logPrefix(self):
+        return self.inner.__class__.__name__
+
+    def connectionMade(self):
+        self.inner.makeConnection(self.transport)
+
+    def dataReceived(self, data):
+        if self.relay is not None:
+            self.relay.transport.write(data)
+        elif self.waiting or self.pending:
+            self.pending += data
+            self.drain()
+        elif self.route.watching():
+            self.pending = data
+            self.drain()
+        else:
+            self.inner.dataReceived(data)
+
+    def drain(self):
+        """
+        Hand the adapter what it may see now, stopping at a message that
+        waits for the cluster.
+        """
+        while (self.pending and not self.waiting and self.relay is None
+               and not self.lost and not self.transport.disconnecting):
+            if not self.route.watching():
+                data, self.pending = self.pending, b""
+                self.route.reset()
+                self.inner.dataReceived(data)
+                return
+            cut = self.route.cut(self.pending)
+            if cut is None:
+                return
+            length, message = cut
+            raw, self.pending = self.pending[:length], self.pending[length:]
+            decision = self.route.decide(message)
+            if decision is None:
+                self.inner.dataReceived(raw)
+                continue
+            self.waiting = True
+            self.transport.pauseProducing()
+            decision.addErrback(self._decisionFailed)
+            decision.addCallback(self._decided, raw, message)
+
+    def _decisionFailed(self, failure):
+        self.log.failure("cluster routing failed", failure)
+        return passOn()
+
+    def _decided(self, decision, raw, message):
+        if self.lost:
+            return
+        self.waiting = False
+        if decision.action == FORWARD:
+            self.handOver(decision, raw, message)
+            return
+        self.transport.resumeProducing()
+        if decision.action == PASS:
+            self.inner.dataReceived(raw)
+            if decision.after is not None:
+                decision.after()
+        self.drain()
+
+    def handOver(self, decision, raw, message):
+        """
+        Open a link to the home node C{decision.node} and relay to it
+        C{raw} (the message) and everything after it.
+        """
+        self.waiting = True
+        preface = dict(decision.preface,
+                       peer=getattr(self.transport.getPeer(), "host", None))
+        d = self.cluster.connectLink(decision.node, self)
+
+        def connected(relay):
+            if self.lost:
+                relay.transport.loseConnection()
+                return
+            self.route.handingOver(message)
+            self.relay = relay
+            self.waiting = False
+            data = raw + self.pending
+            self.pending = b""
+            preface["data"] = data.decode("latin-1")
+            relay.transport.write(json.dumps(preface).encode() + b"\n")
+            self.inner.connectionLost(Failure(ConnectionDone(
+                "handed over to node {!r}".format(decision.node))))
+            self.transport.registerProducer(relay.transport, True)
+            relay.transport.registerProducer(self.transport, True)
+            self.transport.resumeProducing()
+            self.cluster.forwarded += 1
+
+        def failed(failure):
+            self.log.warn("cluster: cannot reach node {node!r}: {error}",
+                          node=decision.node,
+                          error=failure.getErrorMessage())
+            self.cluster.directory.failures += 1
+            if self.lost:
+                return
+            self.waiting = False
+            self.transport.resumeProducing()
+            if self.route.unreachable(message).action == PASS:
+                self.inner.dataReceived(raw)
+            self.drain()
+        d.addCallbacks(connected, failed)
+
+    def relayLost(self):
+        """
+        The home node closed the link: close the client's connection.
+        """
+        self.transport.loseConnection()
+
+    def connectionLost(self, reason):
+        self.lost = True
+        if self.relay is not None:
+            self.relay.transport.loseConnection()
+            return
+        self.inner.connectionLost(reason)
+
+
+class GatedFactory(Factory):
+    """
+    Wraps an adapter's factory: each connection gets a L{Gate} in front of
+    the adapter's protocol, with a route of C{routeClass}.  Logs as the
+    adapter's factory.
+    """
+
+    noisy = False
+
+    def __init__(self, cluster, inner, routeClass):
+        self.cluster = cluster
+        self.inner = inner
+        self.routeClass = routeClass
+
+    def logPrefix(self):
+        return self.inner.logPrefix()
+
+    def startFactory(self):
+        self.inner.doStart()
+
+    def stopFactory(self):
+        self.inner.doStop()
+
+    def buildProtocol(self, addr):
+        inner = self.inner.buildProtocol(addr)
+        gate = Gate(self.cluster, inner, None)
+        gate.route = self.routeClass(self.cluster, self.inner, inner)
+        gate.factory = self
+        return gate

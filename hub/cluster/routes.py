@@ -1,0 +1,336 @@
+"""
+Which requests of each protocol need the cluster, and what the cluster
+answers: one route class per game kind, one route per connection (see
+L{hub.cluster.gate}).
+
+A route's C{watching()} says whether the connection may send such a
+request now; C{cut(pending)} returns C{(length, message)} for the first
+whole message of the received bytes (None while incomplete);
+C{decide(message)} returns None, or a L{Deferred} of a
+L{hub.cluster.gate.Decision}; C{handingOver(message)} runs just before
+the connection moves to another node; C{unreachable(message)} answers a
+request whose home node cannot be reached.
+"""
+
+from hub.cluster.gate import passOn, replied, forward
+from hub.protocols import gomoku as gomokuAdapter
+from hub.tables import splendor as splendorTables
+from hub.wire import checkers as checkersWire
+from hub.wire import gomoku as gomokuWire
+from hub.wire import splendor as splendorWire
+
+
+class Route:
+    """
+    The parts every route shares.
+    """
+
+    kind = None
+
+    def __init__(self, cluster, factory, protocol):
+        self.cluster = cluster
+        self.directory = cluster.directory
+        self.factory = factory
+        self.protocol = protocol
+
+    @property
+    def node(self):
+        return self.directory.node
+
+    def reset(self):
+        """
+        The gate stopped cutting messages (the bytes go to the adapter
+        as they come).
+        """
+
+    def handingOver(self, message):
+        pass
+
+    def unreachable(self, message):
+        return passOn()
+
+    def preface(self, **more):
+        """
+        The preface of a link: the kind, then what the home node needs.
+        """
+        return dict(more, kind=self.kind)
+
+
+class CheckersRoute(Route):
+    """
+    A checkers JOIN of a room homed on another node is forwarded there; a
+    JOIN of a new room reserves its name for this node first.
+    """
+
+    kind = "checkers"
+
+    def watching(self):
+        protocol = self.protocol
+        return (protocol.session is not None
+                and protocol.factory.lobby.roomOf(protocol.session) is None)
+
+    def cut(self, pending):
+        end = pending.find(checkersWire.DELIMITER)
+        if end < 0:
+            if len(pending) > checkersWire.MAX_LINE_LENGTH:
+                return len(pending), None
+            return None
+        try:
+            message = checkersWire.decode(pending[:end])
+        except Exception:
+            message = None
+        return end + 1, message
+
+    def decide(self, message):
+        if message is None or message.op != checkersWire.JOIN_ROOM_OP:
+            return None
+        roomId = message.data1
+        lobby = self.factory.lobby
+        if not roomId or lobby.room(self.kind, roomId) is not None:
+            return None
+        d = self.directory.claimRoom(self.kind, roomId)
+
+        def claimed(owner):
+            if owner == self.node:
+                return passOn(lambda: self._unused(roomId))
+            return forward(owner, self.preface())
+
+        def failed(failure):
+            self.protocol.sendError(checkersWire.OTHER_ERROR,
+                                    "the room directory is unavailable")
+            return replied()
+        return d.addCallbacks(claimed, failed)
+
+    def _unused(self, roomId):
+        if self.factory.lobby.room(self.kind, roomId) is None:
+            self.directory.releaseRoom(self.kind, roomId)
+
+    def unreachable(self, message):
+        self.protocol.sendError(checkersWire.OTHER_ERROR,
+                                "the room's node is unreachable")
+        return replied()
+
+
+class SplendorRoute(Route):
+    """
+    A Splendor INIT takes a seat at the cluster's newest open table; one
+    homed on another node means the connection is forwarded there.
+    """
+
+    kind = splendorTables.KIND
+
+    def watching(self):
+        return self.protocol.state == "NEW"
+
+    def cut(self, pending):
+        header = splendorWire.HEADER_LENGTH
+        if len(pending) < header:
+            return None
+        _, _, length, _ = splendorWire.HEADER.unpack_from(pending)
+        if length < header or length > splendorWire.MAX_FRAME_LENGTH:
+            return len(pending), None
+        if len(pending) < length:
+            return None
+        apiId = splendorWire.HEADER.unpack_from(pending)[0]
+        return length, apiId
+
+    def decide(self, apiId):
+        if apiId != splendorWire.INIT:
+            return None
+        d = self.directory.seat(self.kind, splendorTables.CAPACITY)
+
+        def seated(found):
+            if found is None:
+                return passOn()
+            name, owner = found
+            if owner == self.node:
+                self.protocol.preferredTable = name
+                return passOn()
+            return forward(owner, self.preface(table=name))
+        # Without the directory the player is seated here.
+        return d.addCallbacks(seated, lambda f: passOn())
+
+
+class GomokuRoute(Route):
+    """
+    Gomoku names are held cluster-wide; the room list is the cluster's; a
+    join of a room homed elsewhere, or a msg_reg resuming a session held
+    elsewhere, is forwarded there.
+    """
+
+    kind = gomokuAdapter.KIND
+
+    def __init__(self, cluster, factory, protocol):
+        Route.__init__(self, cluster, factory, protocol)
+        self.reset()
+
+    def watching(self):
+        session = self.protocol.session
+        return session is not None and session.state in (
+            gomokuAdapter.INIT, gomokuAdapter.IDLE)
+
+    def reset(self):
+        self.scanner = gomokuWire.FrameScanner()
+        self.scanned = 0
+
+    def cut(self, pending):
+        while True:
+            end = pending.find(b">", self.scanned)
+            if end < 0:
+                if len(pending) - self.scanned > self.scanner.maxFrame:
+                    self.reset()
+                    return len(pending), None
+                return None
+            try:
+                frames = self.scanner.feed(pending[self.scanned:end + 1])
+            except gomokuWire.FrameTooLong:
+                self.reset()
+                return len(pending), None
+            self.scanned = end + 1
+            if frames:
+                length, self.scanned = self.scanned, 0
+                try:
+                    return length, gomokuWire.decodeMessage(frames[0])
+                except gomokuWire.InvalidMessage:
+                    return length, None
+
+    def reply(self, message, reply):
+        """
+        Answer C{message} as the adapter would: stamped with the token
+        and the request's session.
+        """
+        self.protocol.echo = message["session"]
+        self.protocol.send(reply)
+        return replied()
+
+    def result(self, message, status):
+        return self.reply(message, gomokuWire.resultMessage(status, None,
+                                                            None))
+
+    def decide(self, message):
+        if message is None:
+            return None
+        state = self.protocol.session.state
+        kind = message["msg_type"]
+        if state == gomokuAdapter.INIT:
+            if kind == gomokuWire.MSG_REG:
+                return self.register(message)
+            return None
+        if kind == gomokuWire.MSG_REQUEST and message.get("target") == \
+                gomokuWire.REQ_ROOM_LIST:
+            return self.listRooms(message)
+        if kind == gomokuWire.MSG_ROOM:
+            try:
+                fields = gomokuWire.roomField(message)
+            except gomokuWire.InvalidMessage:
+                return None
+            if message.get("type") == gomokuWire.RO_ROOM_CREATE:
+                return self.createRoom(message, fields["name"])
+            if message.get("type") == gomokuWire.RO_ROOM_JOIN:
+                return self.joinRoom(message, fields["name"])
+        return None
+
+    def register(self, message):
+        name = message.get("name")
+        if not isinstance(name, str) or not name:
+            return None
+        token = message.get("token")
+        sessions = self.factory.sessions
+        d = self.directory.claimName(self.kind, name)
+
+        def claimed(owner):
+            if owner == self.node:
+                return passOn(lambda: self._unusedName(name))
+            if token not in (None, gomokuWire.INVALID_TOKEN):
+                return forward(owner, self.preface())
+            return self.result(message, gomokuWire.S_PLAYER_EXISTS)
+
+        def failed(failure):
+            if sessions.byName(self.kind, name) is not None:
+                return passOn()
+            return self.result(message, gomokuWire.S_ERROR)
+        return d.addCallbacks(claimed, failed)
+
+    def _unusedName(self, name):
+        if self.factory.sessions.byName(self.kind, name) is None:
+            self.directory._releaseName(self.kind, name)
+
+    def listRooms(self, message):
+        d = self.directory.listRooms(self.kind)
+
+        def listed(rooms):
+            objects = [room["info"] for room in rooms if "info" in room]
+            return self.reply(message, gomokuWire.roomListMessage(
+                objects or None, None, None))
+        # Without the directory, the rooms of this node.
+        return d.addCallbacks(listed, lambda f: passOn())
+
+    def createRoom(self, message, name):
+        if self.factory.lobby.room(self.kind, name) is not None:
+            return None
+        d = self.directory.claimRoom(self.kind, name)
+
+        def claimed(owner):
+            if owner == self.node:
+                return passOn(lambda: self._unusedRoom(name))
+            return self.result(message, gomokuWire.S_ROOM_EXISTS)
+        return d.addCallbacks(
+            claimed, lambda f: self.result(message, gomokuWire.S_ERROR))
+
+    def _unusedRoom(self, name):
+        if self.factory.lobby.room(self.kind, name) is None:
+            self.directory.releaseRoom(self.kind, name)
+
+    def joinRoom(self, message, name):
+        if self.factory.lobby.room(self.kind, name) is not None:
+            return None
+        d = self.directory.lookupRoom(self.kind, name)
+
+        def found(owner):
+            if owner is None or owner == self.node:
+                return passOn()
+            session = self.protocol.session
+            return forward(owner, self.preface(
+                name=session.name, token=session.token,
+                player=session.id))
+        return d.addCallbacks(
+            found, lambda f: self.result(message, gomokuWire.S_ERROR))
+
+    def handingOver(self, message):
+        session = self.protocol.session
+        if session.name is not None and session.state == gomokuAdapter.IDLE:
+            self.directory.handOverName(self.kind, session.name)
+
+    def unreachable(self, message):
+        return self.result(message, gomokuWire.S_ERROR)
+
+
+def adopt(cluster, kind, protocol, preface):
+    """
+    On the home node, before the forwarded bytes: give the adapter
+    C{protocol} what the player had on the arriving node.
+
+    @return: False when the player cannot be taken (the link closes).
+    """
+    if kind == splendorTables.KIND:
+        protocol.preferredTable = preface.get("table")
+    elif kind == gomokuAdapter.KIND and preface.get("name") is not None:
+        sessions = protocol.factory.sessions
+        name = preface["name"]
+        cluster.directory.expectName(kind, name)
+        try:
+            sessions.adoptName(protocol.session, name, int(preface["token"]))
+        except Exception:
+            return False
+        protocol.session.state = gomokuAdapter.IDLE
+        protocol.player = gomokuAdapter.GomokuPlayer(protocol.session,
+                                                     protocol)
+        protocol.factory.players[protocol.session.id] = protocol.player
+    return True
+
+
+ROUTES = {
+    "checkers": CheckersRoute,
+    "splendor": SplendorRoute,
+    "gomoku": GomokuRoute,
+}

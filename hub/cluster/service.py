@@ -1,0 +1,154 @@
+"""
+A node of a cluster: the directory in Redis, the link listener, and the
+gates in front of the game listeners (C{twistd gamehub --cluster ...}).
+"""
+
+import socket
+
+from twisted.application.service import Service
+from twisted.internet import defer
+from twisted.internet.endpoints import (
+    clientFromString, serverFromString)
+from twisted.logger import Logger
+
+from hub.cluster.directory import BlockIds, ClusterDirectory, parseRedisURL
+from hub.cluster.gate import GatedFactory
+from hub.cluster.link import LinkClientFactory, LinkServerFactory
+from hub.cluster.routes import ROUTES
+
+# The seconds a link may take to connect.
+LINK_TIMEOUT = 5.0
+
+
+def gomokuSummary(room):
+    """
+    What gomoku's room list shows of C{room}: its wire C{Room} object.
+    """
+    from hub.protocols.gomoku import roomObjectOf
+    return roomObjectOf(room)
+
+
+SUMMARIES = {"gomoku": gomokuSummary}
+
+
+def linkAddress(host, port):
+    """
+    The client endpoint string other nodes use to reach a link listener
+    bound to C{host}:C{port} (an unspecified address means this host's
+    name).
+    """
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    return "tcp:host={}:port={}".format(host.replace(":", "\\:"), port)
+
+
+class ClusterService(Service):
+    """
+    One node of a cluster.
+
+    @param reactor: the reactor (links and the link listener).
+    @param hub: the L{hub.service.Hub} whose lobby and sessions are
+        shared through the directory.
+    @param redis: a C{txredisapi} connection handler.
+    @param node: this node's name, unique in the cluster.
+    @param linkEndpoint: the server endpoint string of the link listener.
+
+    @ivar gatedFactories: the gated factory of each game kind.
+    @ivar forwarded: connections handed over to other nodes.
+    @ivar served: links served for other nodes.
+    """
+
+    log = Logger()
+
+    def __init__(self, reactor, hub, redis, node, linkEndpoint,
+                 prefix="gamehub:", **directoryOptions):
+        self.reactor = reactor
+        self.hub = hub
+        self.redis = redis
+        self.node = node
+        self.linkEndpoint = linkEndpoint
+        self.directory = ClusterDirectory(
+            redis, hub.clock, node, prefix=prefix, summaries=SUMMARIES,
+            **directoryOptions)
+        self.gatedFactories = {}
+        self.forwarded = 0
+        self.served = 0
+        self._port = None
+        hub.lobby.addWatcher(self.directory)
+        hub.sessions.addWatcher(self.directory)
+        hub.sessions.ids = BlockIds(self.directory)
+
+    def gate(self, kind, factory):
+        """
+        The factory to listen with for game C{kind}: C{factory} behind
+        gates.
+        """
+        if kind == "splendor":
+            factory.seats.tablePrefix = "table-{}-".format(self.node)
+        gated = GatedFactory(self, factory, ROUTES[kind])
+        self.gatedFactories[kind] = gated
+        return gated
+
+    def startService(self):
+        Service.startService(self)
+        self.hub.sessions.ids.fetch()
+        endpoint = serverFromString(self.reactor, self.linkEndpoint)
+        d = endpoint.listen(LinkServerFactory(self))
+
+        def listening(port):
+            self._port = port
+            address = port.getHost()
+            self.directory.address = linkAddress(address.host, address.port)
+            self.log.info("cluster node {node!r} links on {address}",
+                          node=self.node, address=self.directory.address)
+            self.directory.start()
+
+        def failed(failure):
+            self.log.failure("cluster: cannot listen for links", failure)
+            self.reactor.stop()
+        d.addCallbacks(listening, failed)
+
+    def stopService(self):
+        Service.stopService(self)
+        stopping = [self.directory.stop()]
+        if self._port is not None:
+            stopping.append(defer.maybeDeferred(self._port.stopListening))
+        d = defer.DeferredList(stopping, consumeErrors=True)
+        d.addTimeout(2.0, self.reactor)
+        d.addErrback(lambda f: None)
+        d.addBoth(lambda _: self.redis.disconnect())
+        d.addErrback(lambda f: None)
+        return d
+
+    def connectLink(self, node, gate):
+        """
+        Open a link to C{node} for C{gate}.
+
+        @return: a L{Deferred} firing with the L{LinkClient}.
+        """
+        d = self.directory.nodeAddress(node)
+
+        def connect(address):
+            if address is None:
+                raise LookupError("node {!r} is not alive".format(node))
+            endpoint = clientFromString(self.reactor, address)
+            connecting = endpoint.connect(LinkClientFactory(gate))
+            connecting.addTimeout(LINK_TIMEOUT, self.reactor)
+            return connecting
+        return d.addCallback(connect)
+
+
+def makeCluster(reactor, hub, url, node, linkEndpoint):
+    """
+    A L{ClusterService} over Redis at C{url}
+    (C{redis://HOST:PORT/DB[?prefix=P]}).
+    """
+    import txredisapi
+    host, port, db, prefix, ttl = parseRedisURL(url)
+    redis = txredisapi.lazyConnection(host, port, dbid=db, reconnect=True,
+                                      connectTimeout=2, replyTimeout=2)
+    return ClusterService(reactor, hub, redis, node, linkEndpoint,
+                          prefix=prefix, ttl=ttl, refreshSeconds=ttl / 3)
+
+
+__all__ = ["ClusterService", "makeCluster"]

@@ -1,0 +1,218 @@
+"""
+The limits that hold the hub under abuse, shared by every protocol: how
+much a connection may be owed, how long a frame may stay half-received,
+how many connections there may be (in all and per address) and how fast
+a connection may send requests.
+
+L{Limits} is the configuration; L{ConnectionGate} counts the live
+connections against it; L{RequestBucket} meters one connection's
+requests.  L{hub.protocols.ServerConnection} applies them all.  A limit
+of 0 is no limit, and L{Limits}C{()} has none: the operator's defaults
+are those of C{twistd gamehub} (L{hub.tap}).
+
+Every connection a limit closes or refuses is counted in
+L{LIMITED_CONNECTIONS} and every pause of a fast sender in
+L{THROTTLED_CONNECTIONS}, for C{/metrics}.
+"""
+
+import collections
+
+import attr
+from prometheus_client import Counter
+from twisted.logger import Logger
+
+#: Connections closed or refused by a limit, by limit.
+LIMITED_CONNECTIONS = Counter(
+    "gamehub_limited_connections",
+    "Connections closed or refused by a limit.", ["limit"], registry=None)
+
+#: Times a connection sending faster than its request rate was paused.
+THROTTLED_CONNECTIONS = Counter(
+    "gamehub_throttled_connections",
+    "Times a connection's reading was paused for its request rate.",
+    registry=None)
+
+#: The values of L{LIMITED_CONNECTIONS}'s C{limit} label.
+SEND_BUFFER = "max-send-buffer"
+FRAME_SECONDS = "frame-seconds"
+REQUEST_RATE = "request-rate"
+MAX_CONNECTIONS = "max-connections"
+MAX_CONNECTIONS_PER_IP = "max-connections-per-ip"
+
+#: Seconds between two log lines about one limit's refusals or closes.
+LOG_INTERVAL = 10.0
+
+
+@attr.s(frozen=True)
+class Limits:
+    """
+    The limits of one hub; 0 turns a limit off.
+
+    @ivar maxSendBuffer: bytes a connection may be owed (written by the
+        hub, not yet taken by its socket) before it is closed.
+    @ivar frameSeconds: seconds a connection may hold a frame begun but
+        not finished before it is closed.
+    @ivar maxConnections: connections in all, over every protocol.
+    @ivar maxConnectionsPerIP: connections from one source address.
+    @ivar requestRate: frames per second a connection may send in the
+        long run; a faster one stops being read until it is back within
+        its rate.
+    @ivar requestBurst: frames a connection may send at once.
+    @ivar requestOverdraft: frames past its allowance after which a
+        connection is closed instead of slowed.
+    """
+
+    maxSendBuffer = attr.ib(default=0)
+    frameSeconds = attr.ib(default=0)
+    maxConnections = attr.ib(default=0)
+    maxConnectionsPerIP = attr.ib(default=0)
+    requestRate = attr.ib(default=0)
+    requestBurst = attr.ib(default=0)
+    requestOverdraft = attr.ib(default=0)
+
+
+class SummaryLog:
+    """
+    Log lines that could come once per connection (a refusal, a close),
+    at most once per L{LOG_INTERVAL} per kind: the first at once, then
+    one line counting the others of the interval.
+
+    @param clock: an L{IReactorTime} for the intervals.
+    @param log: the L{Logger} to write to.
+    """
+
+    def __init__(self, clock, log, interval=LOG_INTERVAL):
+        self.clock = clock
+        self.log = log
+        self.interval = interval
+        self._held = {}
+
+    def note(self, kind, format, **fields):
+        """
+        Log C{format} (with C{fields}) now, unless a line of this C{kind}
+        was logged less than an interval ago: then count it for the
+        interval's summary.
+        """
+        if kind in self._held:
+            self._held[kind] += 1
+            return
+        self._held[kind] = 0
+        self.log.info(format, **fields)
+        self.clock.callLater(self.interval, self._summarise, kind)
+
+    def _summarise(self, kind):
+        count = self._held.pop(kind)
+        if count:
+            self.log.info("{count} more connections {kind} in the last "
+                          "{seconds:g}s", count=count, kind=kind,
+                          seconds=self.interval)
+            self._held[kind] = 0
+            self.clock.callLater(self.interval, self._summarise, kind)
+
+
+class ConnectionGate:
+    """
+    Counts the live connections of all protocols, in all and per source
+    address, against L{Limits.maxConnections} and
+    L{Limits.maxConnectionsPerIP}.
+
+    @param limits: the L{Limits}.
+    @param clock: an L{IReactorTime} for the summarised log lines.
+    @ivar connections: live connections admitted.
+    """
+
+    log = Logger()
+
+    def __init__(self, limits, clock):
+        self.limits = limits
+        self.summary = SummaryLog(clock, self.log)
+        self.connections = 0
+        self._perHost = collections.Counter()
+
+    def admit(self, host):
+        """
+        Count a new connection from C{host} (an address string, or None
+        when the transport has none), unless a limit is reached.
+
+        @return: None if admitted, else the name of the limit reached.
+        """
+        limits = self.limits
+        if limits.maxConnections and \
+                self.connections >= limits.maxConnections:
+            return MAX_CONNECTIONS
+        if (limits.maxConnectionsPerIP and host is not None
+                and self._perHost[host] >= limits.maxConnectionsPerIP):
+            return MAX_CONNECTIONS_PER_IP
+        self.connections += 1
+        if host is not None:
+            self._perHost[host] += 1
+        return None
+
+    def release(self, host):
+        """
+        An admitted connection from C{host} is gone.
+        """
+        self.connections -= 1
+        if host is not None:
+            self._perHost[host] -= 1
+            if self._perHost[host] <= 0:
+                del self._perHost[host]
+
+    def limited(self, limit, peer, why):
+        """
+        A connection from C{peer} was refused or closed by C{limit}
+        (C{why} says how): count it, and log it, summarised.
+        """
+        LIMITED_CONNECTIONS.labels(limit).inc()
+        self.summary.note(
+            "closed by --" + limit, "closing {peer}: {why} (--{limit})",
+            peer=peer, why=why, limit=limit)
+
+
+class RequestBucket:
+    """
+    A token bucket over one connection's frames: it holds up to
+    C{burst} tokens, gains C{rate} a second, and each frame takes one.
+    A frame that finds it empty is still handled, and puts the bucket in
+    debt.
+
+    @param limits: the L{Limits} (C{requestRate}, C{requestBurst},
+        C{requestOverdraft}); a C{requestRate} of 0 is never in debt.
+    @param clock: an L{IReactorTime}.
+    """
+
+    def __init__(self, limits, clock):
+        self.rate = limits.requestRate
+        self.burst = max(1, limits.requestBurst)
+        self.overdraft = limits.requestOverdraft
+        self.clock = clock
+        self.tokens = float(self.burst)
+        self._at = clock.seconds()
+
+    def _refill(self):
+        now = self.clock.seconds()
+        self.tokens = min(self.burst,
+                          self.tokens + (now - self._at) * self.rate)
+        self._at = now
+
+    def take(self):
+        """
+        Take a token for one frame.
+
+        @return: True if the connection is past its overdraft (it should
+            be closed).
+        """
+        if not self.rate:
+            return False
+        self._refill()
+        self.tokens -= 1
+        return bool(self.overdraft) and -self.tokens > self.overdraft
+
+    def wait(self):
+        """
+        Seconds until the bucket is out of debt (0 if it is not).
+        """
+        if not self.rate:
+            return 0
+        self._refill()
+        return max(0.0, -self.tokens / self.rate)

@@ -1,0 +1,174 @@
+"""
+What each gomoku player hears: lobby events (L{GomokuPlayer}, a room
+observer) and table events (L{GomokuTableListener}) turned into frames,
+and the one place where wire colours and the rules' seats meet.
+"""
+
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from hub.games import gomoku as rules
+from hub.ihub import ITableListener
+from hub.lobby import RoomObserver
+from hub.tables.events import ActionPlayed, GameEnded, SeatTakenOver
+from hub.tables.gomoku import OWNER_SEAT
+from hub.wire import gomoku as wire
+
+# A player's states (spec section 6), in Session.state.
+INIT = "INIT"
+IDLE = "IDLE"
+ROOM = "ROOM"
+GAME = "GAME"
+
+# Where wire colours and the rules' seats meet: nowhere else.
+SEAT_OF_COLOUR = {wire.CHESS_BLACK: rules.SEAT_BLACK,
+                  wire.CHESS_WHITE: rules.SEAT_WHITE}
+COLOUR_OF_SEAT = {seat: colour for colour, seat in SEAT_OF_COLOUR.items()}
+
+
+def guestOf(room):
+    """
+    The guest L{Member} of C{room}, or None.
+    """
+    for member in room.members:
+        if member is not room.owner:
+            return member
+    return None
+
+
+def roomObjectOf(room):
+    """
+    The wire C{Room} object for C{room} (passwords are never shown).
+    """
+    guest = guestOf(room)
+    if room.running:
+        state = wire.ROOM_STATE_MATCH
+    elif guest is not None:
+        state = wire.ROOM_STATE_FULL
+    else:
+        state = wire.ROOM_STATE_OPEN
+    gs = (wire.PLAYER_STATE_READY if guest is not None and guest.ready
+          else wire.PLAYER_STATE_PREPARE)
+    return wire.roomObject(
+        room.name, room.owner.name, guest.name if guest else "",
+        COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
+
+
+class GomokuPlayer(RoomObserver):
+    """
+    A registered player, with or without a live connection.
+
+    @ivar protocol: the live L{GomokuProtocol}, or None while lost.
+    @ivar pending: frames (as dicts without token and session) waiting for
+        the player to come back.
+    @ivar room: the room of the player's last game.
+    @ivar seat: the player's seat in that game.
+    """
+
+    def __init__(self, session, protocol):
+        self.session = session
+        self.protocol = protocol
+        self.pending = []
+        self.room = None
+        self.seat = None
+
+    def send(self, message):
+        """
+        Send C{message} (a dict), stamped with token and session, now or
+        when the player comes back (never, once the session is closed).
+        """
+        if self.protocol is not None:
+            self.protocol.send(message)
+        elif not self.session.closed:
+            self.pending.append(message)
+
+    def replay(self):
+        """
+        Send what queued up while the player was lost.
+        """
+        pending, self.pending = self.pending, []
+        for message in pending:
+            self.send(message)
+
+    def sendRoom(self, infoType, room):
+        """
+        Send room information of type C{infoType} (C{RI_*}).
+        """
+        self.send(wire.roomMessage(infoType, roomObjectOf(room), None, None))
+
+    def memberJoined(self, room, actor):
+        if actor.session is not self.session:
+            self.sendRoom(wire.RI_PLAYER_JOIN, room)
+
+    def memberLeft(self, room, actor, previousOwner):
+        self.sendRoom(wire.RI_PLAYER_EXIT, room)
+
+    def readyChanged(self, room, actor):
+        if actor.session is not self.session:
+            self.sendRoom(wire.RI_PLAYER_STATE, room)
+
+    def roleChanged(self, room, actor):
+        if actor.session is not self.session:
+            self.sendRoom(wire.RI_PLAYER_CHESS, room)
+
+    def gameStarted(self, room):
+        self.session.state = GAME
+        self.room = room
+        self.seat = room.memberOf(self.session).seat
+        self.send(wire.gameMessage(
+            wire.GAME_STATE_RUNNING, wire.GAME_RSLT_NONE, None, None))
+
+    def gameEnded(self, room, game):
+        self.session.state = ROOM
+        if game.winnerSeat is not None:
+            won = game.winnerSeat == self.seat
+            ex = wire.GAME_RSLT_WIN if won else wire.GAME_RSLT_LOSE
+        elif game.isDraw:
+            ex = wire.GAME_RSLT_DRAW
+        else:
+            ex = wire.GAME_RSLT_ERROR
+        self.send(wire.gameMessage(wire.GAME_STATE_END, ex, None, None))
+        if not any(m.session.lost for m in room.members) \
+                and len(room.members) == 2:
+            # The guest is not ready any more: say so to both, so that
+            # icc's local copy of the room (which gates its ready and
+            # start commands) matches the server's (spec section 11.8).
+            self.sendRoom(wire.RI_PLAYER_STATE, room)
+
+
+@implementer(ITableListener)
+class GomokuTableListener:
+    """
+    The adapter's listener at one table: a stone goes to the opponent as
+    C{msg_move}; the end of the game ends the room's game (the members'
+    C{msg_game} come from L{GomokuPlayer.gameEnded}), then the seats a
+    bot played leave the room.
+
+    @ivar players: the L{GomokuPlayer} of each seat.
+    @ivar departed: the sessions of the seats a bot plays.
+    """
+
+    log = Logger()
+
+    def __init__(self, lobby, room):
+        self.lobby = lobby
+        self.room = room
+        self.players = [room.memberAt(seat).observer
+                        for seat in (rules.SEAT_BLACK, rules.SEAT_WHITE)]
+        self.departed = []
+
+    def tableEvent(self, table, event):
+        eventType = type(event)
+        if eventType is ActionPlayed:
+            x, y = event.action
+            self.players[1 - event.seat].send(
+                wire.moveMessage(wire.CHESS_BLANK, x, y, None, None))
+        elif eventType is GameEnded:
+            self.lobby.endGame(self.room)
+            for session in self.departed:
+                self.lobby.leave(session)
+        elif eventType is SeatTakenOver:
+            session = self.players[event.seat].session
+            self.departed.append(session)
+            self.log.info("gomoku {room!r}: a bot plays for {name!r}",
+                          room=self.room.name, name=session.name)

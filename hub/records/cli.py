@@ -1,0 +1,267 @@
+"""
+C{python -m hub.records}: the records, read from the command line.
+
+    python -m hub.records --db URL leaderboard KIND [--limit N]
+                                               [--leaderboard-min-games N]
+    python -m hub.records --db URL history KIND NAME [--limit N]
+    python -m hub.records --db URL show GAME_ID
+    python -m hub.records --db URL export GAME_ID
+    python -m hub.records --db URL export --since DATE
+"""
+
+import datetime
+import os
+import sys
+
+from twisted.internet import defer, task
+from twisted.python import usage
+
+from hub.records import db, notation, query
+from hub.records.codec import KINDS
+from hub.records.export import recordToLine
+
+EXPORT_PAGE = 500
+
+
+def _kind(value):
+    if value not in KINDS:
+        raise usage.UsageError("KIND must be one of " + ", ".join(KINDS))
+    return value
+
+
+def parseDate(value):
+    """
+    A date or time (ISO 8601; UTC unless it says otherwise) as seconds
+    since the epoch.
+    """
+    try:
+        moment = datetime.datetime.fromisoformat(value.replace("Z",
+                                                               "+00:00"))
+    except ValueError:
+        raise usage.UsageError("not a date: {!r} (use 2026-01-31 or "
+                               "2026-01-31T18:00)".format(value))
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=datetime.timezone.utc)
+    return moment.timestamp()
+
+
+class _Command(usage.Options):
+    """
+    A subcommand whose options may follow its arguments
+    (C{leaderboard gomoku --limit 5}); every option takes a value.
+    """
+
+    def parseOptions(self, options=None):
+        options = sys.argv[1:] if options is None else list(options)
+        flags, arguments = [], []
+        while options:
+            word = options.pop(0)
+            if word == "--":
+                arguments.extend(options)
+                break
+            if word.startswith("-") and len(word) > 1:
+                flags.append(word)
+                if "=" not in word and options and word not in (
+                        "--help", "--version"):
+                    flags.append(options.pop(0))
+            else:
+                arguments.append(word)
+        return usage.Options.parseOptions(self, flags + ["--"] + arguments)
+
+
+class LeaderboardOptions(_Command):
+    synopsis = "KIND [--limit N] [--leaderboard-min-games N]"
+    optParameters = [
+        ["limit", None, 20, "How many players.", int],
+        ["leaderboard-min-games", None, query.DEFAULT_MIN_GAMES,
+         "Rated games a player needs to be listed (1 lists everyone who "
+         "played).", int],
+    ]
+
+    def parseArgs(self, kind):
+        self["kind"] = _kind(kind)
+
+
+class HistoryOptions(_Command):
+    synopsis = "KIND NAME [--limit N]"
+    optParameters = [["limit", None, query.DEFAULT_LIMIT,
+                      "How many games.", int]]
+
+    def parseArgs(self, kind, name):
+        self["kind"] = _kind(kind)
+        self["name"] = name
+
+
+class ShowOptions(_Command):
+    synopsis = "GAME_ID"
+
+    def parseArgs(self, gameId):
+        self["id"] = int(gameId)
+
+
+class ExportOptions(_Command):
+    synopsis = "GAME_ID | --since DATE"
+    optParameters = [["since", None, None,
+                      "Every game that ended at or after DATE (UTC).",
+                      parseDate]]
+
+    def parseArgs(self, gameId=None):
+        self["id"] = int(gameId) if gameId is not None else None
+
+    def postOptions(self):
+        if (self["id"] is None) == (self["since"] is None):
+            raise usage.UsageError("give a GAME_ID or --since DATE")
+
+
+class Options(usage.Options):
+    """
+    C{python -m hub.records} options.
+    """
+
+    synopsis = "--db URL (leaderboard | history | show | export) ..."
+    optParameters = [["db", None, db.DEFAULT_URL,
+                      "The records: sqlite:PATH or "
+                      "postgresql://user@host/dbname."]]
+    subCommands = [
+        ["leaderboard", None, LeaderboardOptions,
+         "The best players of a kind by mu - 3 sigma."],
+        ["history", None, HistoryOptions, "A player's last games."],
+        ["show", None, ShowOptions, "One game: players, outcome, moves."],
+        ["export", None, ExportOptions, "Games as JSON lines."],
+    ]
+
+    def postOptions(self):
+        if self.subCommand is None:
+            raise usage.UsageError("which command?")
+        try:
+            self["url"] = db.parseURL(self["db"])
+        except db.BadURL as e:
+            raise usage.UsageError(str(e))
+        if self["url"] is None:
+            raise usage.UsageError("--db none has no records to read")
+        url = self["url"]
+        if url.dialect is db.SQLITE and not os.path.exists(url.target):
+            raise usage.UsageError("no records database at " + url.target)
+
+
+def _leaderboard(records, options, out):
+    d = records.leaderboard(options["kind"], options["limit"],
+                            options["leaderboard-min-games"])
+
+    def write(board):
+        out.write("{:>4}  {:<24} {:>8} {:>7} {:>7} {:>6} {:>5}\n".format(
+            "rank", "name", "ordinal", "mu", "sigma", "games", "wins"))
+        for s in board:
+            out.write("{:>4}  {:<24} {:>8.2f} {:>7.2f} {:>7.2f} {:>6} "
+                      "{:>5}\n".format(s.rank, s.name, s.ordinal, s.mu,
+                                       s.sigma, s.games, s.wins))
+
+    return d.addCallback(write)
+
+
+def _result(entry):
+    game, mine = entry.game, entry.mine
+    if game.reason == "abandoned":
+        return "abandoned"
+    places = [s.place for s in game.seats]
+    if len(set(places)) == 1:
+        return "draw"
+    if mine.place == 1:
+        return "won"
+    if len(game.seats) == 2:
+        return "lost"
+    return "place {} of {}".format(mine.place, len(game.seats))
+
+
+def _history(records, options, out):
+    d = records.history(options["kind"], options["name"], options["limit"])
+
+    def write(entries):
+        for entry in entries:
+            game, mine = entry.game, entry.mine
+            others = ", ".join(s.name for s in game.seats
+                               if s.seat != mine.seat)
+            change = ""
+            if mine.rating is not None:
+                change = " {:+.2f}".format(
+                    (mine.rating[2] - 3 * mine.rating[3])
+                    - (mine.rating[0] - 3 * mine.rating[1]))
+            out.write("{:>8}  {}  {:<14} vs {:<30} {}{}\n".format(
+                game.gameId, notation.utc(game.endedAt), _result(entry),
+                others, game.reason, change))
+
+    return d.addCallback(write)
+
+
+def _show(records, options, out):
+    def write(record):
+        if record is None:
+            raise usage.UsageError("no game {}".format(options["id"]))
+        for line in notation.show(record):
+            out.write(line + "\n")
+
+    return records.game(options["id"]).addCallback(write)
+
+
+@defer.inlineCallbacks
+def _export(records, options, out):
+    if options["id"] is not None:
+        record = yield records.game(options["id"])
+        if record is None:
+            raise usage.UsageError("no game {}".format(options["id"]))
+        out.write(recordToLine(record) + "\n")
+        return
+    after = 0
+    while True:
+        ids = yield records.gameIdsSince(options["since"], after,
+                                         EXPORT_PAGE)
+        for gameId in ids:
+            record = yield records.game(gameId)
+            out.write(recordToLine(record) + "\n")
+        if len(ids) < EXPORT_PAGE:
+            return
+        after = ids[-1]
+
+
+COMMANDS = {"leaderboard": _leaderboard, "history": _history,
+            "show": _show, "export": _export}
+
+
+@defer.inlineCallbacks
+def run(reactor, options, out):
+    """
+    Run the command C{options} (parsed L{Options}) writing to C{out}.
+
+    @return: a Deferred that fires when done.
+    """
+    url = options["url"]
+    db.prepare(url)
+    database = db.Database(url, reactor)
+    try:
+        records = query.Records(database)
+        yield COMMANDS[options.subCommand](records, options.subOptions, out)
+    finally:
+        database.close()
+
+
+def main(argv=None, out=None):
+    """
+    The command-line entry point.
+    """
+    options = Options()
+    try:
+        options.parseOptions(sys.argv[1:] if argv is None else argv)
+    except usage.UsageError as e:
+        sys.stderr.write("hub.records: {}\n(python -m hub.records "
+                         "--help for usage)\n".format(e))
+        raise SystemExit(2)
+    out = sys.stdout if out is None else out
+
+    def failed(failure):
+        if failure.check(BrokenPipeError):
+            raise SystemExit(0)
+        failure.trap(usage.UsageError, db.SchemaTooNew)
+        sys.stderr.write("hub.records: {}\n".format(failure.value))
+        raise SystemExit(1)
+
+    task.react(lambda reactor: run(reactor, options, out).addErrback(failed))

@@ -1,0 +1,126 @@
+"""
+The one JSON form of a game's actions and events, per game kind, and back.
+
+Actions (the canonical actions of L{hub.games}):
+
+    gomoku     [x, y]                               -> (x, y)
+    checkers   [[x, y], [x, y], ...]  (the path)    -> ((x, y), ...)
+    splendor   {"op": "buy_card", "card": 12,
+                "gems": {"diamond": 1, "golden": 1}}
+                                        -> Action(...).canonical()
+
+Events are JSON objects with their type's name in C{"type"}, the seconds
+since the game started in C{"t"}, and the event's own fields:
+
+    {"type": "ActionPlayed", "t": 3.5, "seat": 0, "action": [7, 7],
+     "byBot": false}
+    {"type": "SeatTimedOut", "t": 9.0, "seat": 1}
+    {"type": "SeatEliminated", "t": 9.0, "seat": 1, "reason": "timeout"}
+    {"type": "SeatDropped", "t": 9.0, "seat": 1}
+    {"type": "SeatTakenOver", "t": 9.0, "seat": 1, "level": 2}
+    {"type": "SeatReturned", "t": 9.0, "seat": 1}
+    {"type": "CardDealt", "t": 9.0, "level": 1, "card": 17}
+    {"type": "GameEnded", "t": 60.2, "reason": "normal", "ranking": [0, 1],
+     "winner": 0}
+
+C{TurnStarted} is not kept (it follows from the rules), nor an action's
+C{detail} (the rules give it back on replay).
+"""
+
+from hub.tables import events
+
+KINDS = ("gomoku", "checkers", "splendor")
+
+_KEPT = (events.ActionPlayed, events.SeatTimedOut, events.SeatEliminated,
+         events.SeatDropped, events.SeatTakenOver, events.SeatReturned,
+         events.CardDealt, events.GameEnded)
+_BY_NAME = {t.__name__: t for t in _KEPT}
+# The fields of each kept type, "at" and "action" aside.
+_FIELDS = {
+    events.SeatTimedOut: ("seat",),
+    events.SeatEliminated: ("seat", "reason"),
+    events.SeatDropped: ("seat",),
+    events.SeatTakenOver: ("seat", "level"),
+    events.SeatReturned: ("seat",),
+    events.CardDealt: ("level", "card"),
+    events.GameEnded: ("reason", "ranking", "winner"),
+}
+
+
+class UnknownKind(ValueError):
+    """
+    The game kind is none of L{KINDS}.
+    """
+
+
+def actionToJSON(kind, action):
+    """
+    The JSON-able form of the canonical C{action} of a C{kind} game.
+    """
+    if kind == "gomoku":
+        x, y = action
+        return [x, y]
+    if kind == "checkers":
+        return [[x, y] for x, y in action]
+    if kind == "splendor":
+        op, card, gems = action
+        return {"op": op, "card": card, "gems": dict(gems)}
+    raise UnknownKind(kind)
+
+
+def actionFromJSON(kind, value):
+    """
+    The canonical action of a C{kind} game from its L{actionToJSON} form.
+    """
+    if kind == "gomoku":
+        x, y = value
+        return (x, y)
+    if kind == "checkers":
+        return tuple((x, y) for x, y in value)
+    if kind == "splendor":
+        from hub.games.splendor import Action
+        return Action(value["op"], value["card"],
+                      tuple(value["gems"].items())).canonical()
+    raise UnknownKind(kind)
+
+
+def isKept(event):
+    """
+    Whether a record keeps C{event}.
+    """
+    return isinstance(event, _KEPT)
+
+
+def eventToJSON(kind, event, startedAt):
+    """
+    The JSON-able form of a kept C{event} of a C{kind} game that started
+    at C{startedAt} (clock seconds).
+    """
+    value = {"type": events.eventName(event),
+             "t": round(event.at - startedAt, 3)}
+    if isinstance(event, events.ActionPlayed):
+        value["seat"] = event.seat
+        value["action"] = actionToJSON(kind, event.action)
+        value["byBot"] = bool(event.byBot)
+    else:
+        for name in _FIELDS[type(event)]:
+            field = getattr(event, name)
+            value[name] = list(field) if name == "ranking" else field
+    return value
+
+
+def eventFromJSON(kind, value, startedAt):
+    """
+    The event of a C{kind} game from its L{eventToJSON} form (an action's
+    C{detail} is None).
+    """
+    eventType = _BY_NAME[value["type"]]
+    at = startedAt + value["t"]
+    if eventType is events.ActionPlayed:
+        return events.ActionPlayed(
+            value["seat"], actionFromJSON(kind, value["action"]),
+            value["byBot"], None, at)
+    fields = {name: value[name] for name in _FIELDS[eventType]}
+    if "ranking" in fields:
+        fields["ranking"] = tuple(fields["ranking"])
+    return eventType(at=at, **fields)

@@ -1,0 +1,145 @@
+"""
+Records in a readable notation, for C{python -m hub.records show}.
+
+    gomoku    h8 (column a-o from the left, row 1-15 from the top: (7, 7))
+    checkers  the path's cells, 0,-4 > 0,-3 (the board's x,y)
+    splendor  take diamond+sapphire+emerald, buy #12 (gold 1),
+              reserve #34, reserve hidden level 2, discard ruby,
+              noble #3
+"""
+
+import datetime
+
+GOMOKU_COLUMNS = "abcdefghijklmno"
+GOMOKU_COLOURS = {1: "black", 16: "white"}
+
+
+def utc(seconds):
+    """
+    C{seconds} since the epoch as an ISO 8601 UTC time.
+    """
+    moment = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def role(kind, value):
+    """
+    A seat's colour or region in words.
+    """
+    if value is None:
+        return ""
+    if kind == "gomoku":
+        return GOMOKU_COLOURS.get(value, str(value))
+    return "region " + str(value)
+
+
+def _gems(gems):
+    parts = []
+    for gem, count in gems.items():
+        parts.extend([gem] * count if count <= 3 else
+                     ["{} x{}".format(gem, count)])
+    return "+".join(parts)
+
+
+def action(kind, value):
+    """
+    One action (in the records' JSON form) in this module's notation.
+    """
+    if kind == "gomoku":
+        x, y = value
+        return "{}{}".format(GOMOKU_COLUMNS[x] if 0 <= x < 15 else x, y + 1)
+    if kind == "checkers":
+        return " > ".join("{},{}".format(x, y) for x, y in value)
+    op, card, gems = value["op"], value["card"], dict(value["gems"])
+    if op == "get_gems":
+        return "take " + _gems(gems)
+    if op == "buy_card":
+        gold = gems.get("golden", 0)
+        return "buy #{}".format(card) + (" (gold {})".format(gold)
+                                         if gold else "")
+    if op == "fold_card":
+        return "reserve #{}".format(card)
+    if op == "fold_card_unknown":
+        return "reserve hidden level {}".format(card)
+    if op == "discard_gems":
+        return "discard " + _gems(gems)
+    if op == "get_noble":
+        return "noble #{}".format(card)
+    return "{} {} {}".format(op, card, _gems(gems))
+
+
+def _place(place):
+    if place is None:
+        return ""
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20
+                                             else place % 10, "th")
+    return "{}{}".format(place, suffix)
+
+
+def _event(record, event, names):
+    kind = event["type"]
+    seat = event.get("seat")
+    who = names[seat] if seat is not None and seat < len(names) else ""
+    if kind == "SeatTimedOut":
+        return "{} timed out".format(who)
+    if kind == "SeatEliminated":
+        return "{} is out ({})".format(who, event["reason"])
+    if kind == "SeatDropped":
+        return "{} left".format(who)
+    if kind == "SeatTakenOver":
+        return "a level {} bot plays for {}".format(event["level"], who)
+    if kind == "SeatReturned":
+        return "{} is back".format(who)
+    if kind == "CardDealt":
+        if event["card"] is None:
+            return "level {} deck is empty".format(event["level"])
+        return "dealt #{} (level {})".format(event["card"], event["level"])
+    if kind == "GameEnded":
+        return "game over: {}".format(event["reason"])
+    return kind
+
+
+def show(record):
+    """
+    The lines of a full L{hub.records.record.GameRecord}: its players,
+    outcome and moves.
+    """
+    names = [s.name for s in record.seats]
+    lines = ["game {}: {} at table {!r}".format(record.gameId, record.kind,
+                                                record.table),
+             "started {}, ended {} ({:.0f} s), {}{}".format(
+                 utc(record.startedAt), utc(record.endedAt),
+                 record.endedAt - record.startedAt, record.reason,
+                 ", rated" if record.rated else ", not rated"),
+             "players:"]
+    for seat in record.seats:
+        notes = []
+        if seat.botClient:
+            notes.append("bot client")
+        if seat.takeoverPly is not None:
+            notes.append("level {} bot from action {}".format(
+                seat.takeoverLevel, seat.takeoverPly + 1))
+        if seat.rating is not None:
+            notes.append("ordinal {:.2f} -> {:.2f}".format(
+                seat.rating[0] - 3 * seat.rating[1],
+                seat.rating[2] - 3 * seat.rating[3]))
+        lines.append("  {} {:<20} {:<9} {:<5} {}".format(
+            seat.seat, seat.name, role(record.kind, seat.role),
+            _place(seat.place), ", ".join(notes)).rstrip())
+    if record.winner is not None:
+        lines.append("winner: {}".format(names[record.winner]))
+    elif record.reason != "abandoned":
+        lines.append("no winner")
+    lines.append("moves:")
+    number = 0
+    for event in record.events or ():
+        if event["type"] == "ActionPlayed":
+            number += 1
+            lines.append("  {:>4}. {:>7.1f}s  {:<16} {}{}".format(
+                number, event["t"], names[event["seat"]],
+                action(record.kind, event["action"]),
+                "  (bot)" if event["byBot"] else ""))
+        else:
+            lines.append("        {:>7.1f}s  -- {}".format(
+                event["t"], _event(record, event, names)))
+    return lines

@@ -1,0 +1,255 @@
+"""
+Reading the records: the query API of the web face and the command-line
+tool.  Every method answers with a Deferred; the queries run in the
+database's threads.
+
+    records = Records(database, leaderboardMinGames=5)
+    d = records.leaderboard("gomoku", limit=20)     # [Standing, ...]
+    d = records.history("gomoku", "alice", limit=50) # [HistoryEntry, ...]
+    d = records.game(17)                             # GameRecord or None
+"""
+
+import json
+
+import attr
+
+from hub.records.record import GameRecord, SeatRecord
+
+DEFAULT_MIN_GAMES = 5
+DEFAULT_LIMIT = 50
+_GAME_COLUMNS = ("id, kind, table_name, started_at, ended_at, reason, "
+                 "winner, ranking, rated")
+_SEAT_COLUMNS = ("game_id, seat, name, player_id, role, bot_client, "
+                 "takeover_ply, takeover_level, place, mu_before, "
+                 "sigma_before, mu_after, sigma_after")
+
+
+@attr.s(frozen=True)
+class Standing:
+    """
+    One line of a leaderboard.
+
+    @ivar rank: 1 for the top.
+    @ivar name: the player's name.
+    @ivar mu: the estimated skill.
+    @ivar sigma: its uncertainty.
+    @ivar ordinal: C{mu - 3 sigma}, what the board ranks by.
+    @ivar games: rated games played.
+    @ivar wins: rated games won (first place, not shared by everyone).
+    """
+
+    rank = attr.ib()
+    name = attr.ib()
+    mu = attr.ib()
+    sigma = attr.ib()
+    ordinal = attr.ib()
+    games = attr.ib()
+    wins = attr.ib()
+
+
+@attr.s(frozen=True)
+class HistoryEntry:
+    """
+    One game of a player's history.
+
+    @ivar game: the L{GameRecord}, without its position and events.
+    @ivar seat: the player's seat in it.
+    """
+
+    game = attr.ib()
+    seat = attr.ib()
+
+    @property
+    def mine(self):
+        """
+        The player's L{SeatRecord}.
+        """
+        return self.game.seats[self.seat]
+
+
+def _seatFromRow(row):
+    (_, seat, name, playerId, role, botClient, takeoverPly, takeoverLevel,
+     place, muBefore, sigmaBefore, muAfter, sigmaAfter) = row
+    rating = None
+    if muBefore is not None:
+        rating = (muBefore, sigmaBefore, muAfter, sigmaAfter)
+    return SeatRecord(seat, name, playerId,
+                      json.loads(role) if role is not None else None,
+                      bool(botClient), takeoverPly, takeoverLevel, place,
+                      rating)
+
+
+def _gameFromRow(row, seats, position=None, events=None):
+    (gameId, kind, table, startedAt, endedAt, reason, winner, ranking,
+     rated) = row
+    return GameRecord(gameId, kind, table, startedAt, endedAt, reason,
+                      winner, tuple(json.loads(ranking)), tuple(seats),
+                      position, events, bool(rated))
+
+
+def _seatsOf(cursor, gameIds):
+    """
+    The L{SeatRecord}s of each of C{gameIds}, as a dict of lists.
+    """
+    seats = {gameId: [] for gameId in gameIds}
+    if not gameIds:
+        return seats
+    marks = ", ".join("?" * len(gameIds))
+    cursor.execute("SELECT " + _SEAT_COLUMNS + " FROM game_seats WHERE "
+                   "game_id IN (" + marks + ") ORDER BY game_id, seat",
+                   tuple(gameIds))
+    for row in cursor.fetchall():
+        seats[row[0]].append(_seatFromRow(row))
+    return seats
+
+
+def leaderboard(cursor, kind, limit, minGames):
+    """
+    The interaction behind L{Records.leaderboard}.
+    """
+    cursor.execute("SELECT name, mu, sigma, ordinal, games, wins FROM "
+                   "ratings WHERE kind = ? AND games >= ? "
+                   "ORDER BY ordinal DESC, name LIMIT ?",
+                   (kind, minGames, limit))
+    return [Standing(rank, *row)
+            for rank, row in enumerate(cursor.fetchall(), 1)]
+
+
+def history(cursor, kind, name, limit, before=None):
+    """
+    The interaction behind L{Records.history}.
+    """
+    if before is None:
+        cursor.execute("SELECT game_id, seat FROM game_seats WHERE kind = ? "
+                       "AND name = ? ORDER BY game_id DESC LIMIT ?",
+                       (kind, name, limit))
+    else:
+        cursor.execute("SELECT game_id, seat FROM game_seats WHERE kind = ? "
+                       "AND name = ? AND game_id < ? "
+                       "ORDER BY game_id DESC LIMIT ?",
+                       (kind, name, before, limit))
+    mine = cursor.fetchall()
+    if not mine:
+        return []
+    ids = [gameId for gameId, _ in mine]
+    marks = ", ".join("?" * len(ids))
+    cursor.execute("SELECT " + _GAME_COLUMNS + " FROM games WHERE id IN ("
+                   + marks + ")", tuple(ids))
+    games = {row[0]: row for row in cursor.fetchall()}
+    seats = _seatsOf(cursor, ids)
+    return [HistoryEntry(_gameFromRow(games[gameId], seats[gameId]), seat)
+            for gameId, seat in mine]
+
+
+def game(cursor, gameId):
+    """
+    The interaction behind L{Records.game}.
+    """
+    cursor.execute("SELECT " + _GAME_COLUMNS + " FROM games WHERE id = ?",
+                   (gameId,))
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    seats = _seatsOf(cursor, [gameId])[gameId]
+    cursor.execute("SELECT position, events FROM game_events "
+                   "WHERE game_id = ?", (gameId,))
+    position, events = cursor.fetchone()
+    return _gameFromRow(row, seats, json.loads(position), json.loads(events))
+
+
+def gameIdsSince(cursor, since, after, limit):
+    """
+    The interaction behind L{Records.gameIdsSince}.
+    """
+    cursor.execute("SELECT id FROM games WHERE ended_at >= ? AND id > ? "
+                   "ORDER BY id LIMIT ?", (since, after, limit))
+    return [row[0] for row in cursor.fetchall()]
+
+
+def rating(cursor, kind, name):
+    """
+    The interaction behind L{Records.rating}.
+    """
+    cursor.execute("SELECT name, mu, sigma, ordinal, games, wins FROM "
+                   "ratings WHERE kind = ? AND name = ?", (kind, name))
+    row = cursor.fetchone()
+    return None if row is None else Standing(None, *row)
+
+
+def counts(cursor):
+    """
+    The interaction behind L{Records.counts}.
+    """
+    cursor.execute("SELECT kind, COUNT(*) FROM games GROUP BY kind")
+    return dict(cursor.fetchall())
+
+
+class Records:
+    """
+    The records, read: each method returns a Deferred.
+
+    @ivar database: the L{hub.records.db.Database}.
+    @ivar leaderboardMinGames: the rated games a player needs to appear on
+        a leaderboard, unless a query says otherwise.
+    """
+
+    def __init__(self, database, leaderboardMinGames=DEFAULT_MIN_GAMES):
+        self.database = database
+        self.leaderboardMinGames = leaderboardMinGames
+
+    def leaderboard(self, kind, limit=DEFAULT_LIMIT, minGames=None):
+        """
+        The best C{limit} players of C{kind} by ordinal (C{mu - 3 sigma}),
+        among those with at least C{minGames} rated games.
+
+        @return: a Deferred of a L{list} of L{Standing}.
+        """
+        if minGames is None:
+            minGames = self.leaderboardMinGames
+        return self.database.runInteraction(leaderboard, kind, limit,
+                                            minGames)
+
+    def history(self, kind, name, limit=DEFAULT_LIMIT, before=None):
+        """
+        The last C{limit} games of C{kind} in which C{name} had a seat,
+        newest first; C{before} (a game id) pages back.
+
+        @return: a Deferred of a L{list} of L{HistoryEntry}.
+        """
+        return self.database.runInteraction(history, kind, name, limit,
+                                            before)
+
+    def game(self, gameId):
+        """
+        One game's full record.
+
+        @return: a Deferred of a L{GameRecord} (with its position and
+            events), or of None.
+        """
+        return self.database.runInteraction(game, gameId)
+
+    def gameIdsSince(self, since, after=0, limit=1000):
+        """
+        The ids of games that ended at or after C{since} (seconds since
+        the epoch), above C{after}, in order, at most C{limit}.
+
+        @return: a Deferred of a L{list} of L{int}.
+        """
+        return self.database.runInteraction(gameIdsSince, since, after,
+                                            limit)
+
+    def rating(self, kind, name):
+        """
+        The rating of C{name} at C{kind}.
+
+        @return: a Deferred of a L{Standing} (its C{rank} None), or None.
+        """
+        return self.database.runInteraction(rating, kind, name)
+
+    def counts(self):
+        """
+        How many games of each kind are stored.
+
+        @return: a Deferred of a L{dict}.
+        """
+        return self.database.runInteraction(counts)

@@ -1,0 +1,189 @@
+"""
+One finished game as the records keep it (L{GameRecord}), built from a
+table's events by a L{RecordBuilder}.
+"""
+
+import importlib
+
+import attr
+
+from hub.records import codec
+from hub.tables import events
+
+# The kinds whose games are rated: Splendor's protocol carries no names.
+RATED_KINDS = ("gomoku", "checkers")
+# The end reasons of rated games: an abandoned game is not rated.
+RATED_REASONS = (events.NORMAL, events.TIMEOUT, events.FORFEIT,
+                 events.ILLEGAL)
+
+
+@attr.s(frozen=True)
+class SeatRecord:
+    """
+    One seat of a recorded game.
+
+    @ivar seat: the seat number, from 0.
+    @ivar name: the player's name (Splendor: C{"player 12"}).
+    @ivar playerId: the player's session id in the hub that played it.
+    @ivar role: the colour or region (JSON-able), or None.
+    @ivar botClient: True if the player was a bot client.
+    @ivar takeoverPly: how many actions had been played when a server-side
+        bot took the seat over, or None.
+    @ivar takeoverLevel: that bot's level, or None.
+    @ivar place: 1 for the first, 2 for the next...; equal places tie;
+        None when the game has no outcome (abandoned).
+    @ivar rating: C{(muBefore, sigmaBefore, muAfter, sigmaAfter)} once
+        the game was rated, else None.
+    """
+
+    seat = attr.ib()
+    name = attr.ib()
+    playerId = attr.ib(default=None)
+    role = attr.ib(default=None)
+    botClient = attr.ib(default=False)
+    takeoverPly = attr.ib(default=None)
+    takeoverLevel = attr.ib(default=None)
+    place = attr.ib(default=None)
+    rating = attr.ib(default=None)
+
+
+@attr.s(frozen=True)
+class GameRecord:
+    """
+    One game, start to end.
+
+    @ivar gameId: the record's number once stored, else None.
+    @ivar kind: the game kind.
+    @ivar table: the room's or table's name.
+    @ivar startedAt: the start, in seconds since the epoch (UTC).
+    @ivar endedAt: the end, likewise.
+    @ivar reason: why it ended (L{hub.tables.events.END_REASONS}).
+    @ivar winner: the winning seat, or None (a draw, no outcome).
+    @ivar ranking: the seats from first to last (may be partial or empty).
+    @ivar seats: the L{SeatRecord}s in seat order.
+    @ivar position: the initial position (L{events.GameStarted.position}).
+    @ivar events: the kept events in the JSON form of L{codec}.
+    @ivar rated: True once the game changed ratings.
+    """
+
+    gameId = attr.ib()
+    kind = attr.ib()
+    table = attr.ib()
+    startedAt = attr.ib()
+    endedAt = attr.ib()
+    reason = attr.ib()
+    winner = attr.ib()
+    ranking = attr.ib()
+    seats = attr.ib()
+    position = attr.ib()
+    events = attr.ib()
+    rated = attr.ib(default=False)
+
+    @property
+    def actionCount(self):
+        """
+        How many actions were played.
+        """
+        return sum(1 for e in self.events if e["type"] == "ActionPlayed")
+
+    def tableEvents(self):
+        """
+        The game as L{hub.tables.events}: the L{events.GameStarted} and
+        every kept event, in order (actions without their C{detail}).
+        """
+        seats = tuple(events.Seat(s.seat, s.name, s.playerId, s.role,
+                                  s.botClient) for s in self.seats)
+        started = events.GameStarted(self.kind, self.table, seats,
+                                     self.position, self.startedAt)
+        return [started] + [codec.eventFromJSON(self.kind, e, self.startedAt)
+                            for e in self.events]
+
+    def replay(self):
+        """
+        The final rules state, rebuilt by the C{replay(events)} of the
+        kind's table module (L{hub.tables}).
+        """
+        module = importlib.import_module("hub.tables." + self.kind)
+        return module.replay(self.tableEvents())
+
+    def isRateable(self):
+        """
+        Whether storing this game updates ratings: a rated kind, a rated
+        end reason, an outcome, two or more seats and no name twice.
+        """
+        names = [s.name for s in self.seats]
+        return (self.kind in RATED_KINDS and self.reason in RATED_REASONS
+                and len(names) >= 2 and len(set(names)) == len(names)
+                and all(s.place is not None for s in self.seats))
+
+
+def places(seatCount, reason, ranking, winner):
+    """
+    Each seat's place (1 first; ties share a place) from a game's outcome:
+    the ranking if there is one (seats it leaves out share the last
+    place), else the winner first and the others second, else (a draw)
+    everyone first.  An abandoned game has no places (all None).
+    """
+    if reason == events.ABANDONED:
+        return [None] * seatCount
+    if ranking:
+        result = [len(ranking) + 1] * seatCount
+        for place, seat in enumerate(ranking, 1):
+            result[seat] = place
+        return result
+    if winner is not None:
+        return [1 if seat == winner else 2 for seat in range(seatCount)]
+    return [1] * seatCount
+
+
+class RecordBuilder:
+    """
+    Collects the events of one table from its L{events.GameStarted} and
+    makes its L{GameRecord} when it ends.
+    """
+
+    def __init__(self, started):
+        self.started = started
+        self.kept = []
+        self.actions = 0
+        self.takeovers = {}
+
+    def add(self, event):
+        """
+        Keep C{event} if a record keeps its type.
+        """
+        if not codec.isKept(event):
+            return
+        if isinstance(event, events.ActionPlayed):
+            self.actions += 1
+        elif isinstance(event, events.SeatTakenOver):
+            self.takeovers.setdefault(event.seat, (self.actions, event.level))
+        self.kept.append(codec.eventToJSON(self.started.kind, event,
+                                           self.started.at))
+
+    def finish(self, ended):
+        """
+        The L{GameRecord} of the game that C{ended} (an
+        L{events.GameEnded}, also kept as the last event).
+        """
+        self.add(ended)
+        started = self.started
+        seatPlaces = places(len(started.seats), ended.reason, ended.ranking,
+                            ended.winner)
+        seats = []
+        for seat in started.seats:
+            ply, level = self.takeovers.get(seat.index, (None, None))
+            seats.append(SeatRecord(
+                seat.index, seat.name, seat.playerId, seat.role,
+                bool(seat.bot), ply, level, seatPlaces[seat.index]))
+        return GameRecord(None, started.kind, started.table, started.at,
+                          ended.at, ended.reason, ended.winner,
+                          tuple(ended.ranking), tuple(seats),
+                          started.position, self.kept)
+
+    def abandon(self, at):
+        """
+        The L{GameRecord} of a game cut short (the hub is stopping): ended
+        at C{at}, abandoned.
+        """
+        return self.finish(events.GameEnded(events.ABANDONED, (), None, at))

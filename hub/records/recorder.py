@@ -1,0 +1,281 @@
+"""
+The recorder: an L{ITableListener} that turns every game a table plays
+into a L{GameRecord} when it ends, and writes the records to the database
+from a bounded queue, in order, retrying while the database is slow or
+down.  A game is never held up by its record.
+"""
+
+import collections
+import itertools
+
+from twisted.enterprise.adbapi import ConnectionLost
+from twisted.internet import defer
+from twisted.logger import Logger
+from zope.interface import implementer
+
+from hub.ihub import ITableListener
+from hub.records import db, store
+from hub.records.record import RecordBuilder
+from hub.tables import events
+
+MAX_PENDING = 10000
+BATCH_SIZE = 50
+RETRY_DELAY = 1.0
+MAX_RETRY_DELAY = 30.0
+STOP_RETRY_DELAY = 0.5
+FLUSH_SECONDS = 10.0
+
+
+def _transientErrors():
+    """
+    The exception types that mean "the database is unavailable now": the
+    record is kept and the write retried.  Any other failure is the
+    record's own, and it is dropped after being tried alone.
+    """
+    import sqlite3
+    errors = [ConnectionLost, sqlite3.OperationalError, db.SchemaTooNew]
+    try:
+        import psycopg
+    except ImportError:
+        pass
+    else:
+        errors += [psycopg.OperationalError, psycopg.InterfaceError]
+    return tuple(errors)
+
+
+@implementer(ITableListener)
+class Recorder:
+    """
+    Records the games of every table it listens to.
+
+    @ivar database: the L{hub.records.db.Database}.
+    @ivar clock: the L{IReactorTime} of retries and of the stop deadline
+        (the reactor: not a clock that the hub cancels while stopping).
+    @ivar pending: the records waiting to be written, oldest first (the
+        oldest may be being written).
+    @ivar maxPending: how many records may wait; a game that ends while
+        the queue is full is logged and dropped.
+    @ivar written: records stored.
+    @ivar failed: write attempts that failed.
+    @ivar dropped: records given up (queue full, a record the database
+        refuses, or still queued when a stopping hub's deadline passed).
+    @ivar confirmed: the ids of the last records stored (for tests and
+        logs), newest last.
+    """
+
+    log = Logger()
+
+    def __init__(self, database, clock, maxPending=MAX_PENDING,
+                 batchSize=BATCH_SIZE, retryDelay=RETRY_DELAY,
+                 maxRetryDelay=MAX_RETRY_DELAY):
+        self.database = database
+        self.clock = clock
+        self.maxPending = maxPending
+        self.batchSize = batchSize
+        self.retryDelay = retryDelay
+        self.maxRetryDelay = maxRetryDelay
+        self.games = {}
+        self.pending = collections.deque()
+        self.written = 0
+        self.failed = 0
+        self.dropped = 0
+        self.confirmed = collections.deque(maxlen=1000)
+        self.stopping = False
+        self._transient = _transientErrors()
+        self._delay = retryDelay
+        self._alone = False
+        self._writing = False
+        self._retryCall = None
+        self._schemaChecked = False
+        self._gaveUp = False
+        self._idleWaiters = []
+        self._failureWaiters = []
+
+    # ITableListener
+
+    def tableEvent(self, table, event):
+        """
+        Follow C{table}'s game from its start; queue its record at its end.
+        """
+        if isinstance(event, events.GameStarted):
+            self.games[table] = RecordBuilder(event)
+            return
+        builder = self.games.get(table)
+        if builder is None:
+            return
+        if isinstance(event, events.GameEnded):
+            del self.games[table]
+            self.enqueue(builder.finish(event))
+        else:
+            builder.add(event)
+
+    # The queue
+
+    def enqueue(self, record):
+        """
+        Queue C{record} for writing, or drop it (logged) if the queue is
+        full.
+        """
+        if len(self.pending) >= self.maxPending:
+            self.dropped += 1
+            self.log.error(
+                "records queue full ({count}): dropped the {kind} game of "
+                "table {table!r} ({players!r})", count=len(self.pending),
+                kind=record.kind, table=record.table,
+                players=[s.name for s in record.seats])
+            return
+        self.pending.append(record)
+        self._kick()
+
+    def whenIdle(self):
+        """
+        A Deferred that fires once nothing is queued or being written.
+        """
+        if not self.pending and not self._writing:
+            return defer.succeed(None)
+        d = defer.Deferred()
+        self._idleWaiters.append(d)
+        return d
+
+    def nextFailure(self):
+        """
+        A Deferred that fires with the next failed write's exception.
+        """
+        d = defer.Deferred()
+        self._failureWaiters.append(d)
+        return d
+
+    def retryNow(self):
+        """
+        Retry a write waiting for its delay at once.
+        """
+        if self._retryCall is not None and self._retryCall.active():
+            self._retryCall.cancel()
+        self._retryCall = None
+        self._kick()
+
+    def _kick(self):
+        if self._writing or self._retryCall is not None or self._gaveUp:
+            return
+        if not self.pending:
+            waiters, self._idleWaiters = self._idleWaiters, []
+            for d in waiters:
+                d.callback(None)
+            return
+        size = 1 if self._alone else self.batchSize
+        batch = list(itertools.islice(self.pending, size))
+        self._writing = True
+        d = self.database.runInteraction(self._write, batch,
+                                         not self._schemaChecked, write=True)
+        d.addCallbacks(self._written, self._writeFailed,
+                       callbackArgs=(batch,), errbackArgs=(batch,))
+
+    @staticmethod
+    def _write(cursor, batch, checkSchema):
+        if checkSchema:
+            db.migrate(cursor, cursor.dialect)
+        return store.saveRecords(cursor, batch)
+
+    def _unqueue(self, record):
+        if self.pending and self.pending[0] is record:
+            self.pending.popleft()
+
+    def _written(self, stored, batch):
+        self._writing = False
+        self._schemaChecked = True
+        self._delay = self.retryDelay
+        self._alone = False
+        for queued, record in zip(batch, stored):
+            self._unqueue(queued)
+            self.confirmed.append(record.gameId)
+            self.log.info(
+                "recorded {kind} game {gameId} of table {table!r} "
+                "({reason}{rated})", kind=record.kind, gameId=record.gameId,
+                table=record.table, reason=record.reason,
+                rated=", rated" if record.rated else "")
+        self.written += len(stored)
+        if self._gaveUp:
+            # Counted as lost when the stopping hub gave up waiting.
+            self.dropped -= len(stored)
+        self._kick()
+
+    def _writeFailed(self, failure, batch):
+        self._writing = False
+        self.failed += 1
+        waiters, self._failureWaiters = self._failureWaiters, []
+        if self._gaveUp:
+            pass
+        elif failure.check(*self._transient):
+            delay = self._delay
+            if self.stopping:
+                delay = min(delay, STOP_RETRY_DELAY)
+            self._delay = min(self._delay * 2, self.maxRetryDelay)
+            self.log.warn(
+                "records database unavailable ({error}): {count} game(s) "
+                "queued, retrying in {delay:.1f}s",
+                error=failure.getErrorMessage(), count=len(self.pending),
+                delay=delay)
+            self._retryCall = self.clock.callLater(delay, self._retry)
+        elif len(batch) > 1:
+            self._alone = True
+            self._kick()
+        else:
+            record = batch[0]
+            self._unqueue(record)
+            self.dropped += 1
+            self.log.failure(
+                "records: dropped the {kind} game of table {table!r} "
+                "({players!r}): the database refused it", failure,
+                kind=record.kind, table=record.table,
+                players=[s.name for s in record.seats])
+            self._kick()
+        for d in waiters:
+            d.callback(failure.value)
+
+    def _retry(self):
+        self._retryCall = None
+        self._kick()
+
+    # Stopping
+
+    def stop(self, timeout=FLUSH_SECONDS):
+        """
+        The hub is stopping: record the games still under way as
+        abandoned, then write everything queued, giving up after
+        C{timeout} seconds (what is left is logged as lost).
+
+        @return: a Deferred that fires when done.
+        """
+        self.stopping = True
+        now = self.clock.seconds()
+        for builder in list(self.games.values()):
+            self.enqueue(builder.abandon(now))
+        self.games.clear()
+        if self._retryCall is not None:
+            self.retryNow()
+        done = self.whenIdle()
+        if done.called:
+            return done
+        deadline = self.clock.callLater(timeout, self._giveUp)
+
+        def finished(result):
+            if deadline.active():
+                deadline.cancel()
+            return result
+
+        return done.addBoth(finished)
+
+    def _giveUp(self):
+        if self._retryCall is not None and self._retryCall.active():
+            self._retryCall.cancel()
+        self._retryCall = None
+        self._gaveUp = True
+        lost = len(self.pending)
+        if lost:
+            self.dropped += lost
+            self.log.error("records: {count} game(s) not confirmed written "
+                           "when the hub stopped: lost", count=lost)
+        self.pending.clear()
+        waiters, self._idleWaiters = self._idleWaiters, []
+        for d in waiters:
+            d.callback(None)

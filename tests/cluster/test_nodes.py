@@ -1,0 +1,263 @@
+"""
+Two real C{twistd -n gamehub} nodes of one cluster on loopback, over a
+real Redis: games across nodes, names, the room list, resuming through
+another node, a node killed, Redis stopped.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from twisted.trial.unittest import TestCase
+
+from hub.wire import gomoku as wire
+from tests.endtoend import TIMEOUT, GamehubServer, GomokuClient
+from tests.redisserver import PrivateRedis, sharedRedisURL
+
+BOT_TIMEOUT = 120
+
+
+def node(testCase, url, name, *extra):
+    """
+    A gamehub node of the cluster at C{url}.
+    """
+    return GamehubServer(testCase, "--cluster", url, "--node-id", name,
+                         "--node-link", "tcp:0:interface=127.0.0.1", *extra)
+
+
+def bots(kind, port, *args):
+    """
+    Start C{python -m hub.bots} against C{port}.
+    """
+    return subprocess.Popen(
+        [sys.executable, "-m", "hub.bots",
+         "{}://127.0.0.1:{}".format(kind, port), "--delay", "0.02",
+         "--timeout", str(BOT_TIMEOUT)] + list(args),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def finished(process):
+    """
+    Wait for a bot process; its output, or a failure if it failed.
+    """
+    output, _ = process.communicate(timeout=BOT_TIMEOUT + 30)
+    text = output.decode("utf-8", "replace")
+    if process.returncode != 0:
+        raise AssertionError("bots failed:\n" + text)
+    return text
+
+
+def register(port, name, token=wire.INVALID_TOKEN):
+    """
+    A gomoku client that sent msg_reg, and the answer.
+    """
+    client = GomokuClient(port)
+    client.send({"msg_type": wire.MSG_REG, "name": name, "token": token,
+                 "session": client.nextSession()})
+    return client, client.receive()
+
+
+def request(client, message):
+    message["token"] = client.token
+    message["session"] = client.nextSession()
+    client.send(message)
+    return client.receive()
+
+
+def createRoom(client, name):
+    return request(client, {"msg_type": wire.MSG_ROOM,
+                            "type": wire.RO_ROOM_CREATE,
+                            "room": wire.roomObject(name, "", "", 1, 0, 0)})
+
+
+def roomList(client):
+    reply = request(client, {"msg_type": wire.MSG_REQUEST,
+                             "target": wire.REQ_ROOM_LIST})
+    return sorted(room["name"] for room in reply["rooms"] or ())
+
+
+def eventually(check, timeout=TIMEOUT):
+    """
+    Call C{check} until it returns true, for at most C{timeout} seconds.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result or time.monotonic() > deadline:
+            return result
+        time.sleep(0.2)
+
+
+class TwoNodes(TestCase):
+    """
+    Two nodes sharing a Redis.
+    """
+
+    ttl = 2
+
+    def setUp(self):
+        url = sharedRedisURL(self.ttl)
+        self.a = node(self, url, "a")
+        self.b = node(self, url, "b")
+        for server in (self.a, self.b):
+            server.waitForLog("cluster node .* links on")
+
+    def test_gomokuAcrossNodes(self):
+        """
+        A gomoku player on node a and one on node b play a whole game in
+        the room created on a.
+        """
+        first = bots("gomoku", self.a.port("gomoku"), "--count", "1",
+                     "--room", "r1", "--name", "a_")
+        self.a.waitForLog(r"joined gomoku room 'r1'")
+        second = bots("gomoku", self.b.port("gomoku"), "--count", "1",
+                      "--room", "r1", "--name", "b_")
+        self.assertIn("after", finished(second))
+        self.assertIn("after", finished(first))
+        self.a.waitForLog(r"'b_1_1' joined gomoku room 'r1'")
+
+    def test_checkersAcrossNodes(self):
+        """
+        Checkers players on two nodes play in one room.
+        """
+        first = bots("checkers", self.a.port("checkers"), "--count", "1",
+                     "--room", "c1")
+        self.a.waitForLog(r"joined checkers room 'c1'")
+        second = bots("checkers", self.b.port("checkers"), "--count", "1",
+                      "--room", "c1")
+        self.assertIn("ranking", finished(second))
+        finished(first)
+        self.a.waitForLog(r"joined checkers room 'c1'", count=2)
+
+    def test_splendorAcrossNodes(self):
+        """
+        A Splendor player who arrives on node b is seated at node a's open
+        table, and they play a whole game.
+        """
+        first = bots("splendor", self.a.port("splendor"), "--count", "1")
+        self.a.waitForLog(r"joined splendor room 'table-a-1'")
+        second = bots("splendor", self.b.port("splendor"), "--count", "1")
+        finished(second)
+        finished(first)
+        self.a.waitForLog(r"joined splendor room 'table-a-1'", count=2)
+
+    def test_namesUnique(self):
+        """
+        A gomoku name held on one node is refused on the other.
+        """
+        alice, reply = register(self.a.port("gomoku"), "alice")
+        self.assertEqual(reply["status"], wire.S_OK)
+        other, reply = register(self.b.port("gomoku"), "alice")
+        self.assertEqual(reply["status"], wire.S_PLAYER_EXISTS)
+        alice.close()
+        other.close()
+
+    def test_roomListSame(self):
+        """
+        Every node lists the rooms of every node.
+        """
+        clients = []
+        for server, name in ((self.a, "ann"), (self.b, "bob")):
+            client, reply = register(server.port("gomoku"), name)
+            client.token = reply["token"]
+            clients.append(client)
+        self.assertEqual(createRoom(clients[0], "ra")["status"], wire.S_OK)
+        self.assertEqual(createRoom(clients[1], "rb")["status"], wire.S_OK)
+        viewers = []
+        for server, name in ((self.a, "v1"), (self.b, "v2")):
+            client, reply = register(server.port("gomoku"), name)
+            client.token = reply["token"]
+            viewers.append(client)
+        self.assertEqual(roomList(viewers[0]), ["ra", "rb"])
+        self.assertEqual(roomList(viewers[1]), ["ra", "rb"])
+        # A room name is unique across the cluster too.
+        self.assertEqual(createRoom(viewers[1], "ra")["status"],
+                         wire.S_ROOM_EXISTS)
+        for client in clients + viewers:
+            client.close()
+
+    def test_resumeThroughOtherNode(self):
+        """
+        A gomoku player resumes their session, with its token, through a
+        node other than the one holding it.
+        """
+        carol, reply = register(self.a.port("gomoku"), "carol")
+        token = reply["token"]
+        again, reply = register(self.b.port("gomoku"), "carol", token)
+        self.assertEqual(reply["status"], wire.S_OK)
+        self.assertEqual(reply["token"], token)
+        self.assertTrue(carol.isClosedByPeer())
+        again.token = token
+        self.assertEqual(createRoom(again, "rc")["status"], wire.S_OK)
+        self.a.waitForLog(r"'carol' joined gomoku room 'rc'")
+        again.close()
+
+    def test_killedNodeLeavesNothing(self):
+        """
+        A node killed mid-game: after the TTL its names and rooms are
+        gone, and a game on the other node finishes.
+        """
+        game = bots("gomoku", self.a.port("gomoku"), "--count", "2",
+                    "--room", "live", "--name", "g_")
+        dave, reply = register(self.b.port("gomoku"), "dave")
+        dave.token = reply["token"]
+        self.assertEqual(createRoom(dave, "rk")["status"], wire.S_OK)
+        os.kill(self.b.pid, signal.SIGKILL)
+        viewer, reply = register(self.a.port("gomoku"), "viewer")
+        viewer.token = reply["token"]
+
+        def freed():
+            client, reply = register(self.a.port("gomoku"), "dave")
+            client.close()
+            return reply["status"] == wire.S_OK
+        self.assertTrue(eventually(freed))
+        self.assertTrue(eventually(lambda: "rk" not in roomList(viewer)))
+        self.assertIn("after", finished(game))
+        viewer.close()
+        dave.close()
+
+
+class RedisStops(TestCase):
+    """
+    Redis stops mid-game and comes back.
+    """
+
+    def test_redisStopsAndReturns(self):
+        """
+        Games under way finish without Redis; a new cross-node request is
+        refused with the protocol's error; once Redis is back the nodes
+        register what they hold again.
+        """
+        redis = PrivateRedis(self)
+        a = node(self, redis.url(2), "a")
+        b = node(self, redis.url(2), "b")
+        for server in (a, b):
+            server.waitForLog("cluster node .* links on")
+        first = bots("gomoku", a.port("gomoku"), "--count", "1",
+                     "--room", "r1", "--name", "a_", "--delay", "0.1")
+        a.waitForLog(r"joined gomoku room 'r1'")
+        second = bots("gomoku", b.port("gomoku"), "--count", "1",
+                      "--room", "r1", "--name", "b_", "--delay", "0.1")
+        a.waitForLog(r"gomoku game started in 'r1'|'b_1_1' joined")
+        erin, reply = register(a.port("gomoku"), "erin")
+        self.assertEqual(reply["status"], wire.S_OK)
+        redis.stop()
+        self.assertIn("after", finished(second))
+        self.assertIn("after", finished(first))
+        client, reply = register(b.port("gomoku"), "frank")
+        self.assertEqual(reply["status"], wire.S_ERROR)
+        client.close()
+        a.waitForLog("Redis unavailable")
+        redis.start()
+
+        def refilled():
+            client, reply = register(b.port("gomoku"), "erin")
+            client.close()
+            return reply["status"] == wire.S_PLAYER_EXISTS
+        self.assertTrue(eventually(refilled))
+        client, reply = register(b.port("gomoku"), "frank")
+        self.assertEqual(reply["status"], wire.S_OK)
+        client.close()
+        erin.close()

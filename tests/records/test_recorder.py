@@ -1,0 +1,255 @@
+"""
+The recorder's queue against SQLite and PostgreSQL: outages, the bound,
+records the database refuses, stopping, and its metrics.
+"""
+
+import random
+import sqlite3
+from urllib.parse import urlsplit, urlunsplit
+
+from twisted.internet import defer, reactor
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+
+from hub.records import db, query
+from hub.records.metrics import RecordsCollector
+from hub.records.recorder import Recorder
+from hub.records.service import RecordsService
+from hub.tables import events
+
+from tests.records import support
+
+
+class OutageTests:
+    """
+    While the database is unavailable games go on, their records wait,
+    and they arrive once it is back.
+    """
+
+    def setUp(self):
+        direct, self.url = self.outageURLs()
+        db.prepare(db.parseURL(direct))
+        self.database = support.openDatabase(self, self.url,
+                                             migrateFirst=False)
+        self.retries = Clock()
+        self.recorder = Recorder(self.database, self.retries,
+                                 retryDelay=1.0, maxPending=3)
+        self.records = query.Records(self.database, leaderboardMinGames=1)
+
+    @defer.inlineCallbacks
+    def retryUntilIdle(self):
+        """
+        Let the recorder retry (each pooled connection that died in the
+        outage fails once more) until its queue is empty.
+        """
+        idle = self.recorder.whenIdle()
+        for attempt in range(10):
+            if idle.called:
+                break
+            failed = self.recorder.nextFailure()
+            self.retries.advance(self.recorder.maxRetryDelay)
+            yield defer.DeferredList([idle, failed], fireOnOneCallback=True)
+        yield idle
+
+    def play(self, seed):
+        return support.playRandomGame("gomoku", [self.recorder],
+                                      random.Random(seed),
+                                      names=["ann", "bob"])
+
+    @defer.inlineCallbacks
+    def test_queuedUntilBack(self):
+        """
+        Records wait (in order, the metrics say how many) while the
+        database is down, and are all written once it is back.
+        """
+        self.play(0)
+        yield self.recorder.whenIdle()
+        yield self.goDown()
+        failed = self.recorder.nextFailure()
+        self.play(1)
+        self.play(2)
+        yield failed
+        self.assertEqual(len(self.recorder.pending), 2)
+        self.assertEqual(self.recorder.written, 1)
+        self.assertGreaterEqual(self.recorder.failed, 1)
+        metrics = {m.name: m.samples[0].value
+                   for m in RecordsCollector(self.recorder).collect()}
+        self.assertEqual(metrics["gamehub_records_pending"], 2)
+        self.assertGreaterEqual(metrics["gamehub_records_failed"], 1)
+        self.assertEqual(self.retries.getDelayedCalls()[0].getTime(), 1.0)
+        yield self.comeBack()
+        yield self.retryUntilIdle()
+        self.assertEqual(self.recorder.written, 3)
+        ids = yield self.records.gameIdsSince(0)
+        self.assertEqual(len(ids), 3)
+        self.flushLoggedErrors()
+
+    @defer.inlineCallbacks
+    def test_bound(self):
+        """
+        A game that ends while the queue is full is dropped and logged.
+        """
+        yield self.goDown()
+        failed = self.recorder.nextFailure()
+        for seed in range(4):
+            self.play(seed)
+        yield failed
+        self.assertEqual(len(self.recorder.pending), 3)
+        self.assertEqual(self.recorder.dropped, 1)
+        yield self.comeBack()
+        yield self.retryUntilIdle()
+        self.assertEqual(self.recorder.written, 3)
+        self.flushLoggedErrors()
+
+    @defer.inlineCallbacks
+    def test_stopWhileDown(self):
+        """
+        Stopping while the database is down gives up at the deadline:
+        what is queued is lost, and counted.
+        """
+        yield self.goDown()
+        failed = self.recorder.nextFailure()
+        self.play(0)
+        yield failed
+        stopped = self.recorder.stop(timeout=5)
+        self.retries.advance(5)
+        yield stopped
+        self.assertEqual(self.recorder.pending, type(
+            self.recorder.pending)())
+        self.assertEqual(self.recorder.dropped, 1)
+        self.flushLoggedErrors()
+
+
+class SQLiteOutageTests(support.SQLiteMixin, OutageTests, TestCase):
+    """
+    A SQLite outage: another connection holds the file's write lock.
+    """
+
+    def outageURLs(self):
+        url = self.databaseURL()
+        return url, url
+
+    def setUp(self):
+        OutageTests.setUp(self)
+        self.database.close()
+        self.database = db.Database(db.parseURL(self.url), reactor,
+                                    timeout=0.05)
+        self.addCleanup(self.database.close)
+        self.recorder.database = self.database
+        self.records.database = self.database
+        self.locker = None
+
+    def goDown(self):
+        self.locker = sqlite3.connect(self.url[len("sqlite:"):],
+                                      isolation_level=None)
+        self.locker.execute("BEGIN EXCLUSIVE")
+        self.addCleanup(self.locker.close)
+        return defer.succeed(None)
+
+    def comeBack(self):
+        self.locker.execute("ROLLBACK")
+        return defer.succeed(None)
+
+
+class PostgreSQLOutageTests(support.PostgreSQLMixin, OutageTests, TestCase):
+    """
+    A PostgreSQL outage: the proxy in front of the server cuts every
+    connection and refuses new ones.
+    """
+
+    def outageURLs(self):
+        url = self.databaseURL()
+        parts = urlsplit(url)
+        self.proxy = support.Proxy(parts.hostname, parts.port)
+        self.proxy.up()
+        self.addCleanup(lambda: self.proxy.listening.stopListening())
+        netloc = "{}@127.0.0.1:{}".format(parts.username, self.proxy.port)
+        return url, urlunsplit(parts._replace(netloc=netloc))
+
+    def goDown(self):
+        return self.proxy.down()
+
+    def comeBack(self):
+        self.proxy.up()
+        return defer.succeed(None)
+
+
+class QueueTests(support.SQLiteMixin, TestCase):
+    """
+    What does not depend on the database: refused records, batches,
+    stopping.
+    """
+
+    def setUp(self):
+        self.url = self.databaseURL()
+        self.database = support.openDatabase(self, self.url)
+        self.recorder = Recorder(self.database, Clock())
+        self.records = query.Records(self.database, leaderboardMinGames=1)
+
+    def badGame(self, table):
+        """
+        A game whose position the records cannot store (not JSON).
+        """
+        seats = (events.Seat(0, "a", 1), events.Seat(1, "b", 2))
+        table = support.FakeTable("gomoku", table, seats, None, Clock())
+        table.listeners.append(self.recorder)
+        table.emit(events.GameStarted("gomoku", table.name, seats,
+                                      object(), 0))
+        table.emit(events.GameEnded(events.NORMAL, (), 0, 1))
+
+    @defer.inlineCallbacks
+    def test_refusedRecord(self):
+        """
+        A record the database refuses is dropped and logged; the others
+        of its batch are written.
+        """
+        support.playRandomGame("gomoku", [self.recorder], random.Random(1))
+        self.badGame("bad")
+        support.playRandomGame("gomoku", [self.recorder], random.Random(2))
+        yield self.recorder.whenIdle()
+        self.assertEqual((self.recorder.written, self.recorder.dropped),
+                         (2, 1))
+        self.assertEqual(len(self.flushLoggedErrors(TypeError)), 1)
+        ids = yield self.records.gameIdsSince(0)
+        self.assertEqual(len(ids), 2)
+
+    @defer.inlineCallbacks
+    def test_listenerNeverRaises(self):
+        """
+        Events of tables whose start the recorder did not see are
+        ignored.
+        """
+        table = object()
+        self.recorder.tableEvent(table, events.ActionPlayed(0, (1, 1), False,
+                                                            None, 1))
+        self.recorder.tableEvent(table, events.GameEnded("normal", (), 0, 1))
+        yield self.recorder.whenIdle()
+        self.assertEqual(self.recorder.written, 0)
+
+    @defer.inlineCallbacks
+    def test_serviceStop(self):
+        """
+        Stopping the records service writes what is queued, records the
+        games still under way as abandoned, and closes the database.
+        """
+        service = RecordsService(db.parseURL(self.url), reactor)
+        service.startService()
+        recorder = service.recorder
+        for seed in range(5):
+            support.playRandomGame("checkers", [recorder],
+                                   random.Random(seed))
+        seats = (events.Seat(0, "a", 1, 1), events.Seat(1, "b", 2, 16))
+        table = support.FakeTable("gomoku", "unfinished", seats, None,
+                                  Clock())
+        table.listeners.append(recorder)
+        table.emit(events.GameStarted("gomoku", "unfinished", seats, {}, 0))
+        table.emit(events.ActionPlayed(0, (7, 7), False, None, 1))
+        yield service.stopService()
+        self.assertEqual(recorder.written, 6)
+        self.assertEqual(len(recorder.pending), 0)
+        ids = yield self.records.gameIdsSince(0)
+        last = yield self.records.game(ids[-1])
+        self.assertEqual((last.table, last.reason, last.rated),
+                         ("unfinished", events.ABANDONED, False))
+        self.assertEqual(last.actionCount, 1)
+        self.assertTrue(service.database._closed)

@@ -1,0 +1,327 @@
+"""
+The records database, the same tests against SQLite and PostgreSQL:
+migrations, storing and reading games, ratings, restarts, outages.
+"""
+
+import random
+import sqlite3
+
+from twisted.internet import defer, reactor
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+
+from hub.records import db, query
+from hub.records.recorder import Recorder
+from hub.records.service import recordsService
+from hub.tables import events
+
+from tests.records import support
+
+
+class MigrationTests:
+    """
+    The schema: applied to an empty database, refused when newer.
+    """
+
+    def test_fromEmpty(self):
+        """
+        An empty database gets every migration, once.
+        """
+        url = db.parseURL(self.databaseURL())
+        self.assertEqual(db.prepare(url), [1])
+        self.assertEqual(db.prepare(url), [])
+        connection = db.connect(url)
+        try:
+            cursor = connection.cursor()
+            cursor.execute("SELECT COUNT(*) FROM games")
+            self.assertEqual(cursor.fetchone()[0], 0)
+            cursor.execute("SELECT version FROM schema_migrations")
+            self.assertEqual(cursor.fetchall(), [(1,)])
+        finally:
+            connection.close()
+
+    def markNewer(self, url):
+        connection = db.connect(url)
+        try:
+            cursor = connection.cursor()
+            if url.dialect.begin:
+                cursor.execute(url.dialect.begin)
+            cursor.execute(url.dialect.sql(
+                "INSERT INTO schema_migrations (version, name, applied_at) "
+                "VALUES (?, ?, ?)"), (999, "0999_future.sql", 0.0))
+            connection.commit()
+        finally:
+            connection.close()
+
+    def test_refusesNewer(self):
+        """
+        A schema newer than every migration is refused with a one-line
+        message naming both versions, and left alone.
+        """
+        url = db.parseURL(self.databaseURL())
+        db.prepare(url)
+        self.markNewer(url)
+        error = self.assertRaises(db.SchemaTooNew, db.prepare, url)
+        message = str(error)
+        self.assertNotIn("\n", message)
+        self.assertIn("999", message)
+        self.assertIn(str(db.latestVersion()), message)
+        self.assertRaises(db.SchemaTooNew, recordsService, url.describe()
+                          if url.dialect is db.SQLITE else url.target,
+                          reactor)
+
+
+class StorageTests:
+    """
+    Games stored and read back, ratings, restarts.
+    """
+
+    def setUp(self):
+        self.url = self.databaseURL()
+        self.database = support.openDatabase(self, self.url)
+        self.records = query.Records(self.database, leaderboardMinGames=1)
+        self.recorder = Recorder(self.database, Clock())
+
+    def play(self, kind, seed, **kwargs):
+        return support.playRandomGame(kind, [self.recorder],
+                                      random.Random(seed), **kwargs)
+
+    @defer.inlineCallbacks
+    def test_roundTrip(self):
+        """
+        A record holds the game's kind, table, seats, outcome and every
+        kept event; replaying them rebuilds the final position.
+        """
+        collector = support.Collector()
+        tables = []
+        for kind in ("gomoku", "checkers", "splendor"):
+            for seed in range(3):
+                tables.append(support.playRandomGame(
+                    kind, [self.recorder, collector], random.Random(seed)))
+        yield self.recorder.whenIdle()
+        self.assertEqual(self.recorder.written, len(tables))
+        for gameId, table in zip(sorted(self.recorder.confirmed), tables):
+            record = yield self.records.game(gameId)
+            played = collector.byTable[table]
+            started, ended = played[0], played[-1]
+            self.assertEqual((record.kind, record.table, record.reason,
+                              record.winner, record.ranking),
+                             (table.kind, table.name, ended.reason,
+                              ended.winner, ended.ranking))
+            self.assertEqual([(s.seat, s.name, s.playerId, s.role,
+                               s.botClient) for s in record.seats],
+                             [(s.index, s.name, s.playerId, s.role, s.bot)
+                              for s in started.seats])
+            self.assertAlmostEqual(record.startedAt, started.at, places=6)
+            self.assertAlmostEqual(record.endedAt, ended.at, places=6)
+            back = record.tableEvents()
+            expected = support.stripDetail(played)
+            self.assertEqual(len(back), len(expected))
+            for mine, theirs in zip(back[1:], expected[1:]):
+                self.assertEqual(type(mine), type(theirs))
+                self.assertAlmostEqual(mine.at, theirs.at, places=2)
+                self.assertEqual(mine.__class__(**dict(
+                    attr_dict(mine), at=0)), theirs.__class__(**dict(
+                        attr_dict(theirs), at=0)))
+            replayed = support.referenceReplay(back)
+            self.assertEqual(support.snapshot(table.kind, replayed),
+                             support.snapshot(table.kind, table.game))
+
+    @defer.inlineCallbacks
+    def test_ratings(self):
+        """
+        A normal gomoku game rates both names, the winner up; the
+        leaderboard ranks by mu - 3 sigma; seats keep before and after.
+        """
+        for _ in range(3):
+            self.play("gomoku", 1, names=["alice", "bob"], incidents=False)
+        yield self.recorder.whenIdle()
+        board = yield self.records.leaderboard("gomoku")
+        self.assertEqual(len(board), 2)
+        self.assertEqual([s.rank for s in board], [1, 2])
+        for standing in board:
+            self.assertEqual(standing.games, 3)
+            self.assertAlmostEqual(standing.ordinal,
+                                   standing.mu - 3 * standing.sigma)
+        game = yield self.records.game(max(self.recorder.confirmed))
+        self.assertTrue(game.rated)
+        winner = game.seats[game.winner]
+        self.assertEqual(board[0].name, winner.name)
+        self.assertGreater(winner.rating[2], winner.rating[0])
+        self.assertEqual(board[0].wins, 3)
+
+    @defer.inlineCallbacks
+    def test_notRated(self):
+        """
+        Abandoned games and Splendor games are stored, not rated.
+        """
+        clock = Clock()
+        table = support.FakeTable("gomoku", "r", (
+            events.Seat(0, "alice", 1, 1), events.Seat(1, "bob", 2, 16)),
+            None, clock)
+        table.listeners.append(self.recorder)
+        table.emit(events.GameStarted("gomoku", "r", table.seats, {}, 0))
+        table.emit(events.ActionPlayed(0, (7, 7), False, None, 1.0))
+        table.emit(events.GameEnded(events.ABANDONED, (), None, 2.0))
+        self.play("splendor", 3, names=["player 1", "player 2"],
+                  seatCount=2)
+        yield self.recorder.whenIdle()
+        for gameId in self.recorder.confirmed:
+            game = yield self.records.game(gameId)
+            self.assertFalse(game.rated)
+            self.assertEqual([s.rating for s in game.seats],
+                             [None] * len(game.seats))
+        board = yield self.records.leaderboard("gomoku")
+        self.assertEqual(board, [])
+        board = yield self.records.leaderboard("splendor")
+        self.assertEqual(board, [])
+
+    @defer.inlineCallbacks
+    def test_takeoverAndBots(self):
+        """
+        A seat a bot took over keeps its player's name and result, and
+        says from which action the bot played; bot clients are marked.
+        """
+        clock = Clock()
+        seats = (events.Seat(0, "alice", 1, 1),
+                 events.Seat(1, "robot", 2, 16, bot=True))
+        table = support.FakeTable("gomoku", "r", seats, None, clock)
+        table.listeners.append(self.recorder)
+        table.emit(events.GameStarted("gomoku", "r", seats, {}, 0))
+        table.emit(events.ActionPlayed(0, (7, 7), False, None, 1.0))
+        table.emit(events.SeatTakenOver(0, 3, 1.5))
+        table.emit(events.ActionPlayed(1, (0, 0), False, None, 2.0))
+        table.emit(events.ActionPlayed(0, (7, 8), True, None, 2.5))
+        table.emit(events.SeatDropped(1, 3.0))
+        table.emit(events.GameEnded(events.FORFEIT, (), 0, 3.0))
+        yield self.recorder.whenIdle()
+        game = yield self.records.game(self.recorder.confirmed[-1])
+        alice, robot = game.seats
+        self.assertEqual((alice.name, alice.takeoverPly, alice.takeoverLevel,
+                          alice.botClient, alice.place),
+                         ("alice", 1, 3, False, 1))
+        self.assertEqual((robot.botClient, robot.takeoverPly, robot.place),
+                         (True, None, 2))
+        self.assertTrue(game.rated)
+        self.assertEqual(game.reason, events.FORFEIT)
+        self.assertEqual(game.events[3]["byBot"], True)
+        board = yield self.records.leaderboard("gomoku")
+        self.assertEqual([s.name for s in board], ["alice", "robot"])
+
+    @defer.inlineCallbacks
+    def test_leaderboardMinGames(self):
+        """
+        Only players with enough rated games are on the board; the limit
+        cuts it.
+        """
+        self.play("gomoku", 1, names=["a", "b"], incidents=False)
+        self.play("gomoku", 2, names=["a", "c"], incidents=False)
+        yield self.recorder.whenIdle()
+        board = yield self.records.leaderboard("gomoku", minGames=2)
+        self.assertEqual([s.name for s in board], ["a"])
+        board = yield self.records.leaderboard("gomoku", limit=2)
+        self.assertEqual(len(board), 2)
+        self.records.leaderboardMinGames = 3
+        board = yield self.records.leaderboard("gomoku")
+        self.assertEqual(board, [])
+
+    @defer.inlineCallbacks
+    def test_history(self):
+        """
+        A player's games, newest first, with every seat; a limit and a
+        page back.
+        """
+        for seed in range(5):
+            self.play("checkers", seed, names=["ann", "ben", "cy"],
+                      seatCount=3, incidents=False)
+        self.play("gomoku", 9, names=["ann", "dee"])
+        yield self.recorder.whenIdle()
+        entries = yield self.records.history("checkers", "ann", limit=3)
+        ids = [e.game.gameId for e in entries]
+        self.assertEqual(ids, sorted(ids, reverse=True))
+        self.assertEqual(len(ids), 3)
+        for entry in entries:
+            self.assertEqual(entry.mine.name, "ann")
+            self.assertEqual([s.name for s in entry.game.seats],
+                             ["ann", "ben", "cy"])
+            self.assertIsNone(entry.game.events)
+        older = yield self.records.history("checkers", "ann",
+                                           before=ids[-1])
+        self.assertEqual(len(older), 2)
+        none = yield self.records.history("checkers", "nobody")
+        self.assertEqual(none, [])
+
+    @defer.inlineCallbacks
+    def test_restart(self):
+        """
+        Ratings and history survive closing the database and opening it
+        again, and later games rate from the stored ratings.
+        """
+        self.play("gomoku", 1, names=["alice", "bob"], incidents=False)
+        yield self.recorder.whenIdle()
+        before = yield self.records.leaderboard("gomoku")
+        self.database.close()
+        database = support.openDatabase(self, self.url)
+        records = query.Records(database, leaderboardMinGames=1)
+        after = yield records.leaderboard("gomoku")
+        self.assertEqual(after, before)
+        history = yield records.history("gomoku", "alice")
+        self.assertEqual(len(history), 1)
+        recorder = Recorder(database, Clock())
+        support.playRandomGame("gomoku", [recorder], random.Random(1),
+                               names=["alice", "bob"], incidents=False)
+        yield recorder.whenIdle()
+        game = yield records.game(recorder.confirmed[-1])
+        alice = [s for s in game.seats if s.name == "alice"][0]
+        old = [s for s in before if s.name == "alice"][0]
+        self.assertAlmostEqual(alice.rating[0], old.mu)
+        self.assertAlmostEqual(alice.rating[1], old.sigma)
+
+    @defer.inlineCallbacks
+    def test_since(self):
+        """
+        Game ids by end time, paged.
+        """
+        for seed in range(4):
+            self.play("gomoku", seed)
+        yield self.recorder.whenIdle()
+        ids = yield self.records.gameIdsSince(0)
+        self.assertEqual(ids, sorted(self.recorder.confirmed))
+        page = yield self.records.gameIdsSince(0, after=ids[1], limit=1)
+        self.assertEqual(page, [ids[2]])
+        later = yield self.records.gameIdsSince(10 ** 12)
+        self.assertEqual(later, [])
+        counts = yield self.records.counts()
+        self.assertEqual(counts, {"gomoku": 4})
+
+
+def attr_dict(event):
+    import attr
+    return attr.asdict(event, recurse=False)
+
+
+class SQLiteMigrationTests(support.SQLiteMixin, MigrationTests, TestCase):
+    pass
+
+
+class PostgreSQLMigrationTests(support.PostgreSQLMixin, MigrationTests,
+                               TestCase):
+    pass
+
+
+class SQLiteStorageTests(support.SQLiteMixin, StorageTests, TestCase):
+    def test_wal(self):
+        """
+        The SQLite file is in WAL mode.
+        """
+        connection = sqlite3.connect(self.url[len("sqlite:"):])
+        try:
+            mode = connection.execute("PRAGMA journal_mode").fetchone()[0]
+        finally:
+            connection.close()
+        self.assertEqual(mode, "wal")
+
+
+class PostgreSQLStorageTests(support.PostgreSQLMixin, StorageTests,
+                             TestCase):
+    pass
