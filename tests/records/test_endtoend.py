@@ -98,8 +98,10 @@ class RecordsServerTests(SynchronousTestCase):
             "SELECT name, games FROM ratings ORDER BY name").fetchall()
         connection.close()
         self.assertEqual(games, (3, 3))
-        self.assertEqual(len(names), 2)
-        self.assertEqual([n for _, n in names], [3, 3])
+        # The bot client names each game's pair afresh: recbot1_a...
+        self.assertEqual(len(names), 6)
+        self.assertTrue(all(name.startswith("recbot") for name, _ in names))
+        self.assertEqual([n for _, n in names], [1] * 6)
 
     def test_killedUnderLoad(self):
         """
