@@ -70,8 +70,8 @@ class BrowserTests(SynchronousTestCase):
         self.addCleanup(self.driver.quit)
 
     def startServer(self, *kinds, extra=()):
-        self.server = GamehubServer(self, *extra,
-                                    games=tuple(kinds) + ("web",))
+        self.server = GamehubServer(self, "--leaderboard-min-games", "1",
+                                    *extra, games=tuple(kinds) + ("web",))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 
     def startBots(self, kind, *args):
@@ -165,12 +165,32 @@ class BrowserTests(SynchronousTestCase):
     def initial(kind):
         return {"gomoku": "0", "checkers": "20", "splendor": "0"}[kind]
 
+    def checkLeaderboard(self, kind):
+        """
+        The leaderboard lists both bots; a bot's page lists the game.
+        """
+        self.driver.get(self.base + "/leaderboard/" + kind)
+        self.wait(lambda: len(self.find("#leaderboard tbody tr")) == 2,
+                  "the leaderboard does not list the bots")
+        names = [e.text for e in self.find("#leaderboard tbody a")]
+        self.assertTrue(all(n.startswith("web%s" % kind) for n in names),
+                        names)
+        self.find("#leaderboard tbody a")[0].click()
+        self.wait(lambda: self.find("table.recent tbody tr"),
+                  "the player page lists no game")
+        self.find("table.recent tbody a")[0].click()
+        self.wait(lambda: self.find("#controls #slider"),
+                  "the stored game has no replay")
+
     def playAndWatch(self, kind, count):
         self.startServer(kind)
-        self.startBots(kind)
+        self.startBots(kind, "--name", "web" + kind)
         self.watchFromLobby(kind)
         self.followGame(kind, count)
         self.checkReplay(kind, count)
+        if kind != "splendor":
+            self.server.waitForLog(r"recorded %s game" % (kind,))
+            self.checkLeaderboard(kind)
 
     def test_gomoku(self):
         """
@@ -186,7 +206,8 @@ class BrowserTests(SynchronousTestCase):
 
     def test_splendor(self):
         """
-        A Splendor game of two bots.
+        A Splendor game of two bots (Splendor games are not rated: its
+        protocol carries no names).
         """
         self.playAndWatch("splendor", "cards")
 

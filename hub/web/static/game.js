@@ -33,7 +33,9 @@ function drawSeats(toMove) {
     class: "seat" + (toMove === i ? " to-move" : "") +
            (seat.out ? " out" : ""),
     "data-seat": i},
-    seatLabel(i),
+    kind === "splendor" ? seatLabel(i) : el("a", {
+      href: `/players/${kind}/${encodeURIComponent(seat.name)}`},
+      seatLabel(i)),
     seat.bot || seat.takenOver ? el("span", {class: "tag"}, "bot") : null,
     seat.out ? el("span", {class: "tag"}, seat.out) : null,
     seat.place ? el("span", {class: "tag"}, `#${seat.place}`) : null)));
@@ -165,11 +167,11 @@ function replayFrom(data) {
   const counter = el("span", {id: "step", class: "step"});
   const button = (id, label, title) => el("button", {id, type: "button",
                                                      title}, label);
-  const first = button("first", "\u23ee", "first position");
+  const first = button("first", "\u00ab first", "first position");
   const back = button("back", "\u25c0", "one move back");
   const play = button("play", "\u25b6 play", "play");
   const forward = button("forward", "\u25b6", "one move forward");
-  const end = button("last", "\u23ed", "last position");
+  const end = button("last", "last \u00bb", "last position");
   function show(n) {
     step = Math.max(0, Math.min(last, n));
     slider.value = String(step);
