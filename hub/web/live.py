@@ -136,11 +136,12 @@ class LiveGame:
         """
         Stream the game to C{stream}: the snapshot now, then every event.
         """
+        if not self.over:
+            self.fanout.add(stream)
         stream.write(sseFrame("snapshot", self.snapshot()))
         if self.over:
             stream.finish()
             return
-        self.fanout.add(stream)
         self.countChanged()
 
     def removeStream(self, stream):
@@ -206,8 +207,14 @@ class LiveGame:
         self.keep(event)
         move = replay.moveJSON(self.kind, event, len(self.moves) + 1)
         self.moves.append(move)
-        self.view = views.viewOf(self.kind, self.table.game)
-        return "action", {"move": move, "view": self.view}
+        game = self.table.game
+        self.view = views.viewOf(self.kind, game)
+        if not game.isOver and (self.turn is None
+                                or self.turn[0] != game.currentSeat):
+            # Gomoku announces only the first turn: the next is implied.
+            self.turn = (game.currentSeat, None)
+        return "action", {"move": move, "view": self.view,
+                          "turn": self.turnJSON()}
 
     def onCardDealt(self, event):
         self.view = views.viewOf(self.kind, self.table.game)

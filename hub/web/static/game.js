@@ -117,6 +117,12 @@ function live() {
     drawView(state.view, data.move.action, state.moves.length);
     moveList.append(moveItem(data.move));
     moveList.scrollTop = moveList.scrollHeight;
+    if (data.turn) {
+      state.turn = data.turn;
+      state.turnReceived = Date.now();
+      drawSeats(state.turn.seat);
+      drawStatus();
+    }
   });
   source.addEventListener("view", message => {
     state.view = JSON.parse(message.data).view;
