@@ -7,6 +7,7 @@ every protocol; knows no wire format.
 import itertools
 import secrets
 
+import attr
 from twisted.application.service import Service
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -24,25 +25,26 @@ class NameTaken(Exception):
 
 
 @implementer(ISession)
+@attr.s(eq=False, repr=False)
 class Session:
     """
     One player: a live connection, or a lost one within its grace period.
+    Only L{Sessions} writes its C{name} and C{token}.
 
     @ivar peer: the adapter speaking for the player (a protocol instance),
         or None while the connection is lost.
     @ivar state: free for the adapter (e.g. gomoku's INIT/IDLE/ROOM/GAME).
     """
 
-    def __init__(self, sessionId, kind, peer):
-        self.id = sessionId
-        self.kind = kind
-        self.peer = peer
-        self.name = None
-        self.token = None
-        self.state = None
-        self.lost = False
-        self.closed = False
-        self._expiry = None
+    id = attr.ib()
+    kind = attr.ib()
+    peer = attr.ib()
+    name = attr.ib(default=None)
+    token = attr.ib(default=None)
+    state = attr.ib(default=None)
+    lost = attr.ib(default=False)
+    closed = attr.ib(default=False)
+    _expiry = attr.ib(default=None)
 
     def __repr__(self):
         return "<Session {} {} {!r}>".format(self.id, self.kind, self.name)

@@ -39,3 +39,29 @@ class ReadmeTests(SynchronousTestCase):
         self.assertEqual(blocks[0].split("\n")[:2],
                          ['pip install -e ".[client,test]"',
                           "twistd -n gamehub"])
+
+
+class SelfContainedTests(SynchronousTestCase):
+    """
+    The documents stand on their own.
+    """
+
+    def test_noPathsOutside(self):
+        """
+        Neither README.md nor docs/ points outside the repository.
+        """
+        for folder, _, files in os.walk(os.path.join(TOP, "docs")):
+            for name in files:
+                if name.endswith(".md"):
+                    text = read(os.path.relpath(
+                        os.path.join(folder, name), TOP))
+                    self.assertNotIn("../shared", text, name)
+        self.assertNotIn("../shared", read("README.md"))
+
+    def test_linksExist(self):
+        """
+        Every relative link of README.md names a file of the repository.
+        """
+        for target in re.findall(r"\]\(([^)#:]+)\)", read("README.md")):
+            self.assertTrue(os.path.exists(os.path.join(TOP, target)),
+                            target)

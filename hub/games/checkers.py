@@ -19,6 +19,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from zope.interface import implementer
 
+from hub.games.state import copyState
 from hub.ihub import IGameRules
 
 Cell = Tuple[int, int]
@@ -243,16 +244,7 @@ class CheckersGame:
         """
         An independent copy of this game.
         """
-        other = CheckersGame.__new__(CheckersGame)
-        d = self.__dict__.copy()
-        d["_board"] = self._board[:]
-        d["_pieces"] = [p[:] for p in self._pieces]
-        d["_inTarget"] = self._inTarget[:]
-        d["finished"] = self.finished[:]
-        d["eliminated"] = self.eliminated[:]
-        d["_active"] = self._active[:]
-        other.__dict__ = d
-        return other
+        return copyState(self)
 
     # Queries
 

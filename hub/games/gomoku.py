@@ -12,6 +12,7 @@ Pure: no I/O, no Twisted, no wire format.
 
 from zope.interface import implementer
 
+from hub.games.state import copyState
 from hub.ihub import IGameRules
 
 SIZE = 15
@@ -231,8 +232,4 @@ class GomokuGame:
         An independent copy of this game: every field is copied, the
         lists (the only mutable ones) as new lists.
         """
-        other = GomokuGame.__new__(GomokuGame)
-        other.__dict__.update(self.__dict__)
-        other.board = self.board[:]
-        other.moves = self.moves[:]
-        return other
+        return copyState(self)

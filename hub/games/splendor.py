@@ -31,6 +31,7 @@ from typing import NamedTuple, Tuple
 
 from zope.interface import implementer
 
+from hub.games.state import copyState
 from hub.ihub import IGameRules
 
 
@@ -230,14 +231,7 @@ class PlayerState:
         An independent copy.  The attributes are the fixed C{__slots__};
         C{tests/splendor/test_game.py} checks that each one is copied.
         """
-        other = PlayerState.__new__(PlayerState)
-        other.tokens = self.tokens[:]
-        other.bonuses = self.bonuses[:]
-        other.points = self.points
-        other.reserved = self.reserved[:]
-        other.purchased = self.purchased[:]
-        other.nobles = self.nobles[:]
-        return other
+        return copyState(self)
 
     def tokenCount(self):
         """
@@ -405,15 +399,7 @@ class SplendorGame:
         so a copy draws the same hidden cards as the original would.  The
         C{rng} is shared: only the deal draws from it.
         """
-        other = object.__new__(SplendorGame)
-        other.__dict__.update(self.__dict__)
-        other.bank = self.bank[:]
-        other.decks = [deck[:] for deck in self.decks]
-        other.board = [row[:] for row in self.board]
-        other.nobles = self.nobles[:]
-        other.players = [player.copy() for player in self.players]
-        other.retired = self.retired[:]
-        return other
+        return copyState(self)
 
     # Queries.
 

@@ -279,3 +279,33 @@ class TableTests(unittest.TestCase):
         table.stop()
         self.assertEqual(self.clock.getDelayedCalls(), [])
         self.assertEqual(len(recorder.events), before)
+
+
+class CopyStateTests(unittest.TestCase):
+    """
+    L{hub.games.state.copyState} copies every field, present and future.
+    """
+
+    def test_newFieldsAreCopied(self):
+        from hub.games.gomoku import GomokuGame
+        from hub.games.state import copyState
+        game = GomokuGame()
+        game.addedLater = [[1, 2], [3]]
+        game.alsoLater = {"a": [1]}
+        other = copyState(game)
+        other.addedLater[0].append(9)
+        other.alsoLater["a"].append(9)
+        other.board[0] = 7
+        self.assertEqual(game.addedLater, [[1, 2], [3]])
+        self.assertEqual(game.alsoLater, {"a": [1]})
+        self.assertEqual(game.board[0], 0)
+
+    def test_slots(self):
+        from hub.games.splendor import PlayerState
+        player = PlayerState()
+        player.tokens[0] = 3
+        other = player.copy()
+        other.tokens[0] = 5
+        other.reserved.append(1)
+        self.assertEqual(player.tokens[0], 3)
+        self.assertEqual(player.reserved, [])
