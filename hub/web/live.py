@@ -62,7 +62,7 @@ class LiveGame:
         self.initial = table.game.copy()
         self.events = []
         self.complete = True
-        self.view = views.viewOf(self.kind, table.game)
+        self.finalView = None
         self.moves = []
         self.turn = None
         self.result = None
@@ -70,6 +70,23 @@ class LiveGame:
         self._countCall = None
         self._countSent = 0
         self.stopped = False
+
+    @property
+    def view(self):
+        """
+        The position now (computed when asked: most games have nobody
+        watching them).
+        """
+        if self.table is not None:
+            return views.viewOf(self.kind, self.table.game)
+        return self.finalView
+
+    @property
+    def watched(self):
+        """
+        True while some stream follows the game.
+        """
+        return bool(self.fanout.streams)
 
     @property
     def over(self):
@@ -191,40 +208,41 @@ class LiveGame:
 
     def heard(self, event):
         """
-        Follow C{event} and stream it.
+        Follow C{event} and, when someone watches, stream it.
         """
         handler = getattr(self, "on" + events.eventName(event), None)
         if handler is not None:
             message = handler(event)
-            if message is not None:
-                self.fanout.send(sseFrame(*message))
+            if message is not None and self.watched:
+                self.fanout.send(sseFrame(*message()))
 
     def onTurnStarted(self, event):
         self.turn = (event.seat, event.deadline)
-        return "turn", self.turnJSON()
+        return lambda: ("turn", self.turnJSON())
 
     def onActionPlayed(self, event):
         self.keep(event)
         move = replay.moveJSON(self.kind, event, len(self.moves) + 1)
         self.moves.append(move)
         game = self.table.game
-        self.view = views.viewOf(self.kind, game)
         if not game.isOver and (self.turn is None
                                 or self.turn[0] != game.currentSeat):
             # Gomoku announces only the first turn: the next is implied.
             self.turn = (game.currentSeat, None)
-        return "action", {"move": move, "view": self.view,
-                          "turn": self.turnJSON()}
+        if self.kind == "splendor":
+            # Too many rules to replay in the page: send the position.
+            return lambda: ("action", {"move": move, "view": self.view,
+                                       "turn": self.turnJSON()})
+        # The page applies a stone or a path itself.
+        return lambda: ("action", {"move": move, "turn": self.turnJSON()})
 
     def onCardDealt(self, event):
-        self.view = views.viewOf(self.kind, self.table.game)
-        return "view", {"view": self.view}
+        return lambda: ("view", {"view": self.view})
 
     def _seatNews(self, seat, note, **changes):
         self.seats[seat].update(changes)
-        self.view = views.viewOf(self.kind, self.table.game)
-        return "seats", {"seats": self.seats, "view": self.view,
-                         "note": {"seat": seat, "what": note}}
+        return lambda: ("seats", {"seats": self.seats, "view": self.view,
+                                  "note": {"seat": seat, "what": note}})
 
     def onSeatTimedOut(self, event):
         return self._seatNews(event.seat, "timed out")
@@ -245,14 +263,14 @@ class LiveGame:
                               takenOver=False)
 
     def onGameEnded(self, event):
-        self.view = views.viewOf(self.kind, self.table.game)
+        self.finalView = views.viewOf(self.kind, self.table.game)
         self.result = {
             "reason": event.reason, "winner": event.winner,
             "ranking": list(event.ranking),
             "winnerName": (self.seats[event.winner]["name"]
                            if event.winner is not None else None)}
         self.table = None
-        return "end", {"result": self.result, "view": self.view}
+        return lambda: ("end", {"result": self.result, "view": self.view})
 
 
 @implementer(ITableListener)

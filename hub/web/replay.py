@@ -27,7 +27,7 @@ def moveJSON(kind, event, ply):
     return {"ply": ply, "seat": event.seat,
             "action": views.actionJSON(kind, event.action),
             "text": views.describeAction(kind, event.action),
-            "byBot": bool(event.byBot)}
+            "byBot": bool(event.byBot), "at": event.at}
 
 
 def replaySteps(kind, game, tableEvents):

@@ -93,6 +93,24 @@ function drawSpectators(count) {
   spectators.textContent = `${count} watching`;
 }
 
+// Gomoku and checkers actions come without the position: play them here.
+function applyMove(view, move) {
+  if (kind === "gomoku") {
+    const [x, y] = move.action;
+    const index = y * view.size + x;
+    const board = view.board.slice(0, index) + (move.seat === 0 ? "b" : "w") +
+                  view.board.slice(index + 1);
+    return Object.assign({}, view, {board, last: [x, y],
+                                    toMove: 1 - move.seat});
+  }
+  const path = move.action;
+  const [fx, fy] = path[0];
+  const [tx, ty] = path[path.length - 1];
+  const pieces = view.pieces.map((cells, seat) => seat !== move.seat ? cells :
+    cells.map(([x, y]) => (x === fx && y === fy) ? [tx, ty] : [x, y]));
+  return Object.assign({}, view, {pieces});
+}
+
 function live() {
   const source = new EventSource(apiPath + "/events");
   source.addEventListener("snapshot", message => {
@@ -113,7 +131,7 @@ function live() {
   source.addEventListener("action", message => {
     const data = JSON.parse(message.data);
     state.moves.push(data.move);
-    state.view = data.view;
+    state.view = data.view || applyMove(state.view, data.move);
     drawView(state.view, data.move.action, state.moves.length);
     moveList.append(moveItem(data.move));
     moveList.scrollTop = moveList.scrollHeight;
