@@ -20,11 +20,11 @@ from twisted.internet.interfaces import IPushProducer
 # Bytes a paused (slow) stream may have waiting before it is cut.
 MAX_BUFFERED = 256 * 1024
 # Streams written per reactor turn by a Fanout.
-FANOUT_SLICE = 200
+FANOUT_SLICE = 100
 # Seconds between two writes of a Fanout: what comes faster is joined
 # into one write per stream (a game moving 200 times a second costs its
-# spectators 40 writes, not 200).
-MIN_INTERVAL = 0.025
+# spectators 10 writes, not 200).
+MIN_INTERVAL = 0.1
 
 
 def sseFrame(event, data):
