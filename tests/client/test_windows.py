@@ -64,6 +64,7 @@ class ClientWindowTests(SynchronousTestCase):
             os.path.abspath(__file__))))
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         env["PYTHONUNBUFFERED"] = "1"
+        env["CLIENT_PYGLET_LOG"] = "1"
         for name in names:
             shot = os.path.join(self.dir, "%s-%s.png" % (game, name))
             args = [sys.executable, "-m", "client_pyglet", url, "--name",
