@@ -105,10 +105,21 @@ class ServerConnection(TimeoutMixin):
         return self.factory.sessions.clock.callLater(period, func)
 
     def timeoutConnection(self):
-        self.connectionLog.info(
-            "closing {peer}: nothing received for {seconds}s",
-            peer=self.transport.getPeer(), seconds=self.timeOut)
+        self.logClosing("idle connections closed",
+                        "closing {peer}: nothing received for {seconds}s",
+                        peer=self.transport.getPeer(), seconds=self.timeOut)
         self.transport.loseConnection()
+
+    def logClosing(self, kind, format, /, **fields):
+        """
+        Log at info why the hub closes this connection, summarised with
+        the others of C{kind} under a flood (L{hub.limits.SummaryLog}).
+        """
+        gate = getattr(self.factory.sessions, "gate", None)
+        if gate is None:
+            self.connectionLog.info(format, **fields)
+        else:
+            gate.summary.note(kind, format, **fields)
 
     def resetTimeout(self):
         """

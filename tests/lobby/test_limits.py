@@ -145,7 +145,7 @@ class SummaryLogTests(SynchronousTestCase):
         clock, events = Clock(), EventLog()
         summary = SummaryLog(clock, events.log, interval=10)
         for n in range(1000):
-            summary.note("refused", "refused {n}", n=n)
+            summary.note("connections refused", "refused {n}", n=n)
         summary.note("cut", "cut")
         self.assertEqual(events.lines(), ["refused 0", "cut"])
         clock.advance(10)
@@ -154,8 +154,39 @@ class SummaryLogTests(SynchronousTestCase):
         clock.advance(10)
         self.assertEqual(len(events.lines()), 3)
         self.assertEqual(clock.getDelayedCalls(), [])
-        summary.note("refused", "refused {n}", n="again")
+        summary.note("connections refused", "refused {n}", n="again")
         self.assertEqual(events.lines()[3:], ["refused again"])
+
+    def test_burst(self):
+        """
+        With a burst of 3, three lines an interval are written and the
+        rest counted; a field may be called C{kind}.
+        """
+        clock, events = Clock(), EventLog()
+        summary = SummaryLog(clock, events.log, interval=10, burst=3)
+        for n in range(50):
+            summary.note("joins", "{kind} x", kind=n)
+            clock.advance(0.1)
+        self.assertEqual(events.lines(), ["0 x", "1 x", "2 x"])
+        clock.advance(5.5)
+        self.assertEqual(events.lines()[3:],
+                         ["47 more joins in the last 10s"])
+        summary.note("joins", "again")
+        self.assertEqual(events.lines()[4:], ["again"])
+        self.assertEqual(clock.getDelayedCalls(), [])
+
+    def test_flush(self):
+        """
+        L{SummaryLog.flush} writes the summaries under way at once.
+        """
+        clock, events = Clock(), EventLog()
+        summary = SummaryLog(clock, events.log, interval=10)
+        for n in range(5):
+            summary.note("joins", "join")
+        summary.flush()
+        self.assertEqual(events.lines(),
+                         ["join", "4 more joins in the last 10s"])
+        self.assertEqual(clock.getDelayedCalls(), [])
 
 
 # The three protocols: a harmless whole frame and the start of one.
