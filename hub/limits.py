@@ -42,6 +42,10 @@ MAX_CONNECTIONS_PER_IP = "max-connections-per-ip"
 #: Seconds between two log lines about one limit's refusals or closes.
 LOG_INTERVAL = 10.0
 
+#: Addresses whose flooding debt is remembered at most (the oldest is
+#: forgotten first).
+MAX_DEBTORS = 10000
+
 #: Lines about joins, registrations and drops of one kind written per
 #: L{LOG_INTERVAL} before the rest are only counted: a line each is worth
 #: having while they are few, and past two a second a count says as
@@ -152,9 +156,11 @@ class ConnectionGate:
 
     def __init__(self, limits, clock):
         self.limits = limits
+        self.clock = clock
         self.summary = SummaryLog(clock, self.log)
         self.connections = 0
         self._perHost = collections.Counter()
+        self._debts = {}
 
     def admit(self, host):
         """
@@ -184,6 +190,38 @@ class ConnectionGate:
             self._perHost[host] -= 1
             if self._perHost[host] <= 0:
                 del self._perHost[host]
+
+    def bucketFor(self, host):
+        """
+        The L{RequestBucket} of a new connection from C{host}: a full one,
+        unless a connection from C{host} was closed for flooding and its
+        debt is not yet paid back (at C{requestRate}); then the new
+        connection inherits the debt, so that connecting again does not
+        buy a flooder a new burst (and while the debt is past the
+        overdraft, the connection is closed at once: L{RequestBucket.
+        overdrawn}).
+        """
+        bucket = RequestBucket(self.limits, self.clock)
+        debt = self._debts.pop(host, None)
+        if debt is not None:
+            debt._refill()
+            if debt.tokens < 0:
+                bucket.tokens = debt.tokens
+                self._debts[host] = debt
+        return bucket
+
+    def flooded(self, host, bucket):
+        """
+        A connection from C{host} is being closed for flooding, with
+        C{bucket} in debt: remember the debt for the next connections
+        from C{host} (for at most L{MAX_DEBTORS} addresses).
+        """
+        if host is None:
+            return
+        self._debts.pop(host, None)
+        self._debts[host] = bucket
+        while len(self._debts) > MAX_DEBTORS:
+            del self._debts[next(iter(self._debts))]
 
     def limited(self, limit, peer, why):
         """
@@ -235,6 +273,16 @@ class RequestBucket:
         self._refill()
         self.tokens -= 1
         return bool(self.overdraft) and -self.tokens > self.overdraft
+
+    def overdrawn(self):
+        """
+        Whether the bucket is past its overdraft now (one more frame, and
+        L{take} would say so too).
+        """
+        if not (self.rate and self.overdraft):
+            return False
+        self._refill()
+        return -self.tokens > self.overdraft
 
     def wait(self):
         """

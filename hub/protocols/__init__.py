@@ -82,9 +82,18 @@ class ServerConnection(TimeoutMixin):
                 return
             self._admitted, self._host = True, host
         self.setTimeout(sessions.idleSeconds or None)
-        if limits.requestRate:
-            self._bucket = RequestBucket(limits, sessions.clock)
         self._frameClean = sessions.clock.seconds()
+        if limits.requestRate:
+            if gate is None:
+                self._bucket = RequestBucket(limits, sessions.clock)
+                return
+            self._bucket = gate.bucketFor(self._host)
+            if self._bucket.overdrawn():
+                # Its address flooded and is still past its overdraft:
+                # closed before a byte is read.
+                self.cutConnection(REQUEST_RATE, "its address is over {:g} "
+                                   "frames a second".format(
+                                       self._bucket.rate))
 
     def endConnection(self):
         """
@@ -207,9 +216,11 @@ class ServerConnection(TimeoutMixin):
         closed (and the rest of what it sent is not handled).
         """
         bucket = self._bucket
-        if bucket is None:
+        if bucket is None or self.transport.disconnecting:
             return
         if bucket.take():
+            if self._gate is not None:
+                self._gate.flooded(self._host, bucket)
             self.cutConnection(REQUEST_RATE, "over {:g} frames a second"
                                .format(bucket.rate))
         elif bucket.tokens < 0 and self._resume is None:

@@ -302,6 +302,44 @@ class LimitsTestsMixin:
         self.assertEqual(len(handled), 71)
         self.assertEqual(limited(limits.REQUEST_RATE), before + 1)
 
+    def test_reconnectingFlooder(self):
+        """
+        Connecting again does not buy a flooder a new burst: until its
+        debt is back within the overdraft, a new connection from its
+        address is closed before anything is read; then it gets what the
+        rate gave back.  Other addresses, and the
+        same one once the debt is paid, start with a full bucket.
+        """
+        imposeLimits(self.harness.sessions, requestRate=10,
+                     requestBurst=20, requestOverdraft=50)
+
+        def flood(host):
+            transport = RecordingTransport(
+                peerAddress=IPv4Address("TCP", host, 5000))
+            protocol, _ = self.harness.connect(transport)
+            handled = []
+            original = protocol.countRequest
+
+            def countRequest():
+                if not transport.disconnecting:
+                    handled.append(1)
+                original()
+            protocol.countRequest = countRequest
+            protocol.dataReceived(self.frame * 100)
+            protocol.connectionLost(Failure(ConnectionAborted()))
+            return len(handled)
+        before = limited(limits.REQUEST_RATE)
+        self.assertEqual(flood("10.0.0.1"), 71)
+        self.assertEqual(flood("10.0.0.1"), 0)
+        self.assertEqual(limited(limits.REQUEST_RATE), before + 2)
+        # A second later, what the rate gave back: 10 frames, the last of
+        # which crosses the overdraft again.
+        self.harness.clock.advance(1)
+        self.assertEqual(flood("10.0.0.1"), 10)
+        self.assertEqual(flood("10.0.0.2"), 71)
+        self.harness.clock.advance(5.2)
+        self.assertEqual(flood("10.0.0.1"), 71)
+
     def test_sendBufferBound(self):
         """
         A connection owed more than C{maxSendBuffer} bytes is closed at
