@@ -170,6 +170,10 @@ class RecordBuilder:
         started = self.started
         seatPlaces = places(len(started.seats), ended.reason, ended.ranking,
                             ended.winner)
+        offender = self.illegalOffender(ended)
+        if offender is not None:
+            seatPlaces = [2 if seat == offender else 1
+                          for seat in range(len(started.seats))]
         seats = []
         for seat in started.seats:
             ply, level = self.takeovers.get(seat.index, (None, None))
@@ -180,6 +184,19 @@ class RecordBuilder:
                           ended.at, ended.reason, ended.winner,
                           tuple(ended.ranking), tuple(seats),
                           started.position, self.kept)
+
+    def illegalOffender(self, ended):
+        """
+        The seat whose illegal moves ended the game (a gomoku game that
+        C{ended} on the illegal-move limit, which has no winner), or None.
+        Its rating counts the game as lost, the other seat's as won.
+        """
+        if (self.started.kind == "gomoku" and ended.reason == events.ILLEGAL
+                and ended.winner is None and not ended.ranking):
+            # Gomoku's seats alternate, black (seat 0) first: the seat to
+            # move, which played the illegal moves, follows from the count.
+            return self.actions & 1
+        return None
 
     def abandon(self, at):
         """
