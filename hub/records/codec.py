@@ -126,6 +126,30 @@ def eventToJSON(kind, event, startedAt):
     return value
 
 
+def eventsToJSON(kind, kept, startedAt):
+    """
+    The JSON-able forms of the kept events C{kept} of a C{kind} game that
+    started at C{startedAt}, in order (L{eventToJSON}, with a short path
+    for the actions, which are most of a game).
+    """
+    result = []
+    append = result.append
+    if kind == "gomoku":
+        for event in kept:
+            if type(event) is events.ActionPlayed:
+                x, y = event.action
+                append({"type": "ActionPlayed",
+                        "t": round(event.at - startedAt, 3),
+                        "seat": event.seat, "action": [x, y],
+                        "byBot": bool(event.byBot)})
+            else:
+                append(eventToJSON(kind, event, startedAt))
+        return result
+    for event in kept:
+        append(eventToJSON(kind, event, startedAt))
+    return result
+
+
 def eventFromJSON(kind, value, startedAt):
     """
     The event of a C{kind} game from its L{eventToJSON} form (an action's
