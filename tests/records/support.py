@@ -39,7 +39,7 @@ LOST_AND_BACK = 0.003
 # The chance that a Splendor seat with a discard or a noble choice to make
 # leaves instead.
 DROP_PENDING = 0.03
-MAX_ACTIONS = 1000
+MAX_ACTIONS = 500
 
 
 def newTable(kind, name, seats, clock, options, rng):
