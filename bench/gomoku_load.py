@@ -27,6 +27,7 @@ Examples::
     python bench/gomoku_load.py --mode saturate --games 100 --seconds 10
     python bench/gomoku_load.py --mode paced --games 1000 --seconds 20
     python bench/gomoku_load.py --mode idle --connections 10000
+    python bench/gomoku_load.py --no-baseline --hub-args "--db none"
 
 Not a test: it prints figures.
 """
@@ -37,6 +38,7 @@ import json
 import os
 import random
 import resource
+import shlex
 import socket
 import statistics
 import subprocess
@@ -671,6 +673,9 @@ def parseArgs(argv):
                    help="seconds allowed to connect and pair everyone")
     p.add_argument("--rounds", type=int, default=1,
                    help="alternate baseline and hub this many times")
+    p.add_argument("--hub-args", default="",
+                   help="more arguments for the hub this script starts, "
+                   "one shell-quoted string (e.g. \"--db none\")")
     p.add_argument("--profile", default=None,
                    help="run the hub under cProfile, saving stats here")
     p.add_argument("--no-pin", action="store_true",
@@ -739,6 +744,7 @@ def main(argv):
     procs = []
     results = {"mode": args.mode, "count": count, "interval": interval,
                "echo_immediate": args.echo_immediate,
+               "hub_args": args.hub_args,
                "seconds": args.seconds, "warmup": args.warmup,
                "rounds": [], "cpus": os.cpu_count()}
 
@@ -761,7 +767,8 @@ def main(argv):
         if args.profile:
             twistdArgs = ["--profile=" + args.profile,
                           "--profiler=cprofile", "--savestats"]
-        proc = startHub(port, logPath, twistdArgs)
+        proc = startHub(port, logPath, twistdArgs,
+                        shlex.split(args.hub_args))
         procs.append(proc)
         pinServer(proc.pid)
         return port, proc.pid, proc

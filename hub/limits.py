@@ -42,6 +42,16 @@ MAX_CONNECTIONS_PER_IP = "max-connections-per-ip"
 #: Seconds between two log lines about one limit's refusals or closes.
 LOG_INTERVAL = 10.0
 
+#: Addresses whose flooding debt is remembered at most (the oldest is
+#: forgotten first).
+MAX_DEBTORS = 10000
+
+#: Lines about joins, registrations and drops of one kind written per
+#: L{LOG_INTERVAL} before the rest are only counted: a line each is worth
+#: having while they are few, and past two a second a count says as
+#: much at no cost.
+LOG_BURST = 20
+
 
 @attr.s(frozen=True)
 class Limits:
@@ -73,41 +83,62 @@ class Limits:
 
 class SummaryLog:
     """
-    Log lines that could come once per connection (a refusal, a close),
-    at most once per L{LOG_INTERVAL} per kind: the first at once, then
-    one line counting the others of the interval.
+    Log lines that could come once per connection or per request (a
+    refusal, a close, a join), at most C{burst} per L{LOG_INTERVAL} per
+    kind: the first C{burst} at once, then one line at the end of the
+    interval counting the others.  Below that rate it costs no timer.
 
     @param clock: an L{IReactorTime} for the intervals.
     @param log: the L{Logger} to write to.
+    @param interval: seconds of one interval.
+    @param burst: lines of one kind written in an interval.
     """
 
-    def __init__(self, clock, log, interval=LOG_INTERVAL):
+    def __init__(self, clock, log, interval=LOG_INTERVAL, burst=1):
         self.clock = clock
         self.log = log
         self.interval = interval
-        self._held = {}
+        self.burst = burst
+        self._windows = {}
 
-    def note(self, kind, format, **fields):
+    def note(self, kind, format, /, **fields):
         """
-        Log C{format} (with C{fields}) now, unless a line of this C{kind}
-        was logged less than an interval ago: then count it for the
-        interval's summary.
+        Log C{format} (with C{fields}) at info level now, unless C{burst}
+        lines of this C{kind} were logged in the current interval: then
+        count it for the interval's summary, "C{N} more C{kind} in the
+        last ...".  (C{kind} is positional only, so that a field may
+        have that name too.)
         """
-        if kind in self._held:
-            self._held[kind] += 1
+        now = self.clock.seconds()
+        window = self._windows.get(kind)
+        if window is None or (window[3] is None
+                              and now - window[0] >= self.interval):
+            # [start, lines written, lines held, summary call]
+            window = self._windows[kind] = [now, 0, 0, None]
+        if window[1] < self.burst:
+            window[1] += 1
+            self.log.info(format, **fields)
             return
-        self._held[kind] = 0
-        self.log.info(format, **fields)
-        self.clock.callLater(self.interval, self._summarise, kind)
+        window[2] += 1
+        if window[3] is None:
+            window[3] = self.clock.callLater(
+                max(0, window[0] + self.interval - now),
+                self._summarise, kind)
+
+    def flush(self):
+        """
+        Write the summaries of the intervals under way now and cancel
+        their timers (the hub is stopping).
+        """
+        for kind, window in list(self._windows.items()):
+            if window[3] is not None:
+                window[3].cancel()
+                self._summarise(kind)
 
     def _summarise(self, kind):
-        count = self._held.pop(kind)
-        if count:
-            self.log.info("{count} more connections {kind} in the last "
-                          "{seconds:g}s", count=count, kind=kind,
-                          seconds=self.interval)
-            self._held[kind] = 0
-            self.clock.callLater(self.interval, self._summarise, kind)
+        window = self._windows.pop(kind)
+        self.log.info("{count} more {kind} in the last {seconds:g}s",
+                      count=window[2], kind=kind, seconds=self.interval)
 
 
 class ConnectionGate:
@@ -125,9 +156,11 @@ class ConnectionGate:
 
     def __init__(self, limits, clock):
         self.limits = limits
+        self.clock = clock
         self.summary = SummaryLog(clock, self.log)
         self.connections = 0
         self._perHost = collections.Counter()
+        self._debts = {}
 
     def admit(self, host):
         """
@@ -158,6 +191,38 @@ class ConnectionGate:
             if self._perHost[host] <= 0:
                 del self._perHost[host]
 
+    def bucketFor(self, host):
+        """
+        The L{RequestBucket} of a new connection from C{host}: a full one,
+        unless a connection from C{host} was closed for flooding and its
+        debt is not yet paid back (at C{requestRate}); then the new
+        connection inherits the debt, so that connecting again does not
+        buy a flooder a new burst (and while the debt is past the
+        overdraft, the connection is closed at once: L{RequestBucket.
+        overdrawn}).
+        """
+        bucket = RequestBucket(self.limits, self.clock)
+        debt = self._debts.pop(host, None)
+        if debt is not None:
+            debt._refill()
+            if debt.tokens < 0:
+                bucket.tokens = debt.tokens
+                self._debts[host] = debt
+        return bucket
+
+    def flooded(self, host, bucket):
+        """
+        A connection from C{host} is being closed for flooding, with
+        C{bucket} in debt: remember the debt for the next connections
+        from C{host} (for at most L{MAX_DEBTORS} addresses).
+        """
+        if host is None:
+            return
+        self._debts.pop(host, None)
+        self._debts[host] = bucket
+        while len(self._debts) > MAX_DEBTORS:
+            del self._debts[next(iter(self._debts))]
+
     def limited(self, limit, peer, why):
         """
         A connection from C{peer} was refused or closed by C{limit}
@@ -165,8 +230,9 @@ class ConnectionGate:
         """
         LIMITED_CONNECTIONS.labels(limit).inc()
         self.summary.note(
-            "closed by --" + limit, "closing {peer}: {why} (--{limit})",
-            peer=peer, why=why, limit=limit)
+            "connections closed by --" + limit,
+            "closing {peer}: {why} (--{limit})", peer=peer, why=why,
+            limit=limit)
 
 
 class RequestBucket:
@@ -207,6 +273,16 @@ class RequestBucket:
         self._refill()
         self.tokens -= 1
         return bool(self.overdraft) and -self.tokens > self.overdraft
+
+    def overdrawn(self):
+        """
+        Whether the bucket is past its overdraft now (one more frame, and
+        L{take} would say so too).
+        """
+        if not (self.rate and self.overdraft):
+            return False
+        self._refill()
+        return -self.tokens > self.overdraft
 
     def wait(self):
         """

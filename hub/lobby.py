@@ -31,6 +31,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.ihub import ILobby, IRoomObserver
+from hub.limits import LOG_BURST, SummaryLog
 
 
 class LobbyError(Exception):
@@ -236,8 +237,15 @@ class Lobby:
 
     log = Logger()
 
-    def __init__(self):
+    def __init__(self, clock=None):
         self._rooms = {}
+        # Joins are logged at info, at most LOG_BURST of a kind per
+        # interval (then one line counts the rest) when there is a clock
+        # to time the intervals.
+        self._joinLog = None
+        if clock is not None:
+            self._joinLog = SummaryLog(clock, self.log,
+                                       burst=LOG_BURST)
         self._roomOf = {}
         self.tableListeners = []
         self.watchers = []
@@ -332,8 +340,15 @@ class Lobby:
         if room.owner is None:
             room.owner = member
         self._roomOf[session] = room
-        self.log.info("{player!r} joined {kind} room {room!r}",
-                      player=session.label, kind=room.kind, room=room.name)
+        if self._joinLog is not None:
+            self._joinLog.note(
+                "players joined {} rooms".format(room.kind),
+                "{player!r} joined {kind} room {room!r}",
+                player=session.label, kind=room.kind, room=room.name)
+        else:
+            self.log.info("{player!r} joined {kind} room {room!r}",
+                          player=session.label, kind=room.kind,
+                          room=room.name)
         self._notify(room, "memberJoined", member)
 
     def leave(self, session):
@@ -447,6 +462,8 @@ class Lobby:
         """
         The hub is stopping: every running table stops its clocks.
         """
+        if self._joinLog is not None:
+            self._joinLog.flush()
         for room in self._rooms.values():
             stop = getattr(room.table, "stop", None)
             if stop is not None:

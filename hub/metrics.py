@@ -102,9 +102,18 @@ def metricsSite(lobby, sessions, collectors=()):
     process metrics of C{prometheus_client}, and those of C{collectors},
     e.g. the records') at C{/metrics}.
     """
+    return Site(MetricsRoot(metricsRegistry(lobby, sessions, collectors)))
+
+
+def metricsRegistry(lobby, sessions, collectors=()):
+    """
+    The registry of the hub's metrics, the process metrics of
+    C{prometheus_client} and those of C{collectors}: what C{/metrics}
+    serves at C{--metrics-port} and at C{--web-port}.
+    """
     registry = CollectorRegistry()
     for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
                       HubCollector(lobby, sessions), LIMITED_CONNECTIONS,
                       THROTTLED_CONNECTIONS, *collectors):
         registry.register(collector)
-    return Site(MetricsRoot(registry))
+    return registry

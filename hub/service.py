@@ -39,7 +39,7 @@ class Hub(MultiService):
                                  randomBits=randomBits, limits=limits)
         self.sessions.setName("sessions")
         self.sessions.setServiceParent(self)
-        self.lobby = Lobby()
+        self.lobby = Lobby(self.clock)
 
     def stopService(self):
         """

@@ -13,7 +13,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.ihub import ISession, ISessions
-from hub.limits import ConnectionGate, Limits
+from hub.limits import LOG_BURST, ConnectionGate, Limits, SummaryLog
 
 INVALID_TOKEN = 2 ** 64 - 1
 
@@ -88,6 +88,7 @@ class Sessions(Service):
         self.idleSeconds = idleSeconds
         self.limits = limits if limits is not None else Limits()
         self.gate = ConnectionGate(self.limits, clock)
+        self.summary = SummaryLog(clock, self.log, burst=LOG_BURST)
         self._randomBits = randomBits
         self.ids = itertools.count(1)
         self.watchers = []
@@ -97,8 +98,11 @@ class Sessions(Service):
 
     def stopService(self):
         """
-        Cancel every pending reconnect grace timer.
+        Cancel every pending reconnect grace timer; write the log
+        summaries under way.
         """
+        self.summary.flush()
+        self.gate.summary.flush()
         for session in list(self._live.values()):
             if session._expiry is not None:
                 session._expiry.cancel()
@@ -150,8 +154,10 @@ class Sessions(Service):
         session.token = self._newToken()
         for watcher in self.watchers:
             watcher.nameClaimed(session.kind, name)
-        self.log.info("{kind} player {name!r} registered (session {id})",
-                      kind=session.kind, name=name, id=session.id)
+        self.summary.note(
+            "{} players registered".format(session.kind),
+            "{kind} player {name!r} registered (session {id})",
+            kind=session.kind, name=name, id=session.id)
 
     def adoptName(self, session, name, token):
         """
@@ -204,9 +210,10 @@ class Sessions(Service):
         session.peer = None
         session._expiry = self.clock.callLater(
             self.graceSeconds, self._expire, session, onExpiry)
-        self.log.info("{kind} player {name!r} lost; {grace}s grace",
-                      kind=session.kind, name=session.name,
-                      grace=self.graceSeconds)
+        self.summary.note(
+            "{} players lost".format(session.kind),
+            "{kind} player {name!r} lost; {grace}s grace",
+            kind=session.kind, name=session.name, grace=self.graceSeconds)
 
     def _expire(self, session, onExpiry):
         session._expiry = None
@@ -232,7 +239,9 @@ class Sessions(Service):
             session._expiry = None
         session.lost = False
         session.peer = peer
-        self.log.info("{kind} player {name!r} resumed", kind=kind, name=name)
+        self.summary.note("{} players resumed".format(kind),
+                          "{kind} player {name!r} resumed", kind=kind,
+                          name=name)
         return session
 
     def disconnect(self, session):

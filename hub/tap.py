@@ -179,6 +179,9 @@ class Options(usage.Options):
         ["metrics-port", None, DISABLED,
          "Endpoint for Prometheus metrics over HTTP (e.g. "
          "tcp:9464:interface=127.0.0.1), or 'none'."],
+        ["web-port", None, "tcp:8080",
+         "Endpoint for the web face (live lobby, spectating, replays, "
+         "leaderboards, JSON API, /metrics), or 'none'."],
         ["grace-seconds", None, 30, "Seconds a gomoku player who lost the "
          "connection mid-game has to reconnect.", _positiveInt],
         ["idle-seconds", None, 0, "Seconds a connection may send nothing "
@@ -404,11 +407,18 @@ def makeService(options, reactor=None):
                 "--{} is not served yet; use 'none'".format(portOption))
         listener(portOption, options[portOption], factory,
                  reactor).setServiceParent(top)
+    collectors = [records.collector()] if records is not None else []
     if options["metrics-port"].strip().lower() != DISABLED:
         from hub.metrics import metricsSite
-        collectors = [records.collector()] if records is not None else []
         listener("metrics-port", options["metrics-port"],
                  metricsSite(lobby, sessions, collectors),
+                 reactor).setServiceParent(top)
+    if options["web-port"].strip().lower() != DISABLED:
+        from hub.web.site import webSite
+        site, web = webSite(top, records.records if records else None,
+                            collectors)
+        web.setServiceParent(top)
+        listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)
     announcer = makeAnnouncer(options, top, reactor)
     if announcer is not None:

@@ -31,6 +31,9 @@ FACTORIES = {
     "checkers": "CheckersFactory",
     "splendor": "SplendorFactory",
 }
+# The web face listens too when "web" is among the games asked for.
+WEB = "web"
+WEB_SITE = "HubSite"
 
 
 def twistdCommand():
@@ -63,7 +66,7 @@ class GamehubServer:
         self._drain = None
         self._logged = threading.Condition()
         args = twistdCommand() + ["-n", "--pidfile=", "gamehub"]
-        for kind in FACTORIES:
+        for kind in tuple(FACTORIES) + (WEB,):
             desc = "tcp:0:interface=127.0.0.1" if kind in games else "none"
             args.append("--{}-port={}".format(kind, desc))
         args.extend(extra)
@@ -76,8 +79,9 @@ class GamehubServer:
         self._waitForPorts(games)
 
     def _waitForPorts(self, games):
-        wanted = {FACTORIES[kind]: kind for kind in games}
-        pattern = re.compile(r"(\w+Factory) starting on (\d+)")
+        factories = dict(FACTORIES, **{WEB: WEB_SITE})
+        wanted = {factories[kind]: kind for kind in games}
+        pattern = re.compile(r"(\w+Factory|HubSite) starting on (\d+)")
         deadline = time.monotonic() + TIMEOUT
         fd = self.process.stdout.fileno()
         selector = selectors.DefaultSelector()

@@ -117,13 +117,14 @@ class ServiceTests(SynchronousTestCase):
 
     def test_allProtocols(self):
         """
-        By default the sessions service, the three listeners and the
-        LAN announcer.
+        By default the sessions service, the three listeners, the web
+        face and the LAN announcer.
         """
         services = self.services()
         self.assertEqual(sorted(services), ["announce", "checkers-port",
                                             "gomoku-port", "sessions",
-                                            "splendor-port"])
+                                            "splendor-port", "web",
+                                            "web-port"])
         self.assertIsInstance(services["sessions"], Sessions)
         for name in ("checkers-port", "gomoku-port", "splendor-port"):
             self.assertIsInstance(services[name],
@@ -176,7 +177,7 @@ class ServiceTests(SynchronousTestCase):
         self.assertEqual(announcer.listeners, {
             "checkers": services["checkers-port"],
             "splendor": services["splendor-port"]})
-        self.assertIsNone(announcer.webListener)
+        self.assertIs(announcer.webListener, services["web-port"])
         self.assertNotIn("announce", self.services("--announce", "no"))
         self.assertIs(parse("--announce", "No")["announce"], False)
         self.assertIs(parse()["announce"], True)
@@ -196,7 +197,8 @@ class ServiceTests(SynchronousTestCase):
         'none' disables a protocol.
         """
         services = self.services("--gomoku-port", "none",
-                                 "--splendor-port", "NONE")
+                                 "--splendor-port", "NONE",
+                                 "--web-port", "none")
         self.assertEqual(sorted(services), ["announce", "checkers-port",
                                             "sessions"])
 
@@ -208,7 +210,8 @@ class ServiceTests(SynchronousTestCase):
         top = tap.makeService(parse("--db", "none",
                                     "--gomoku-port", "tcp:1234",
                                     "--checkers-port", "none",
-                                    "--splendor-port", "none"), reactor)
+                                    "--splendor-port", "none",
+                                    "--web-port", "none"), reactor)
         top.startService()
         self.addCleanup(top.stopService)
         self.assertEqual([port[0] for port in reactor.tcpServers], [1234])
@@ -236,13 +239,11 @@ class ServiceTests(SynchronousTestCase):
         """
         reactor = MemoryReactorClock()
         options = parse("--db", "none")
-        options["web-port"] = "tcp:8080"
         top = tap.makeService(options, reactor)
-        web = tap.listener("web-port", "tcp:8080", Factory(), reactor)
-        web.setServiceParent(top)
         self.assertIs(tap.makeAnnouncer(options, top, reactor).webListener,
-                      web)
-        del options["web-port"]
+                      top.getServiceNamed("web-port"))
+        options = parse("--db", "none", "--web-port", "none")
+        top = tap.makeService(options, reactor)
         self.assertIsNone(
             tap.makeAnnouncer(options, top, reactor).webListener)
 
@@ -257,6 +258,19 @@ class ServiceTests(SynchronousTestCase):
         self.assertIn(b'gamehub_sessions{game="gomoku"} 0.0', body)
         self.assertIn(b'gamehub_rooms{game="checkers"} 0.0', body)
         self.assertIn(b"gamehub_limited_connections_total", body)
+
+    def test_web(self):
+        """
+        --web-port (tcp:8080 by default) serves the web face: the lobby,
+        the API and the metrics, over the hub's own lobby.
+        """
+        self.assertEqual(parse()["web-port"], "tcp:8080")
+        services = self.services("--web-port", "tcp:8181")
+        site = services["web-port"].factory
+        request, body = render(site, b"/metrics")
+        self.assertIn(b'gamehub_rooms{game="checkers"} 0.0', body)
+        self.assertIn(b"gamehub_limited_connections_total", body)
+        self.assertIs(site.web.lobby, services["gomoku-port"].factory.lobby)
 
     def test_metricsOnly(self):
         """
@@ -299,7 +313,7 @@ class ServiceTests(SynchronousTestCase):
         self.addCleanup(top.stopService)
         self.assertEqual(
             sorted((port[0], port[2]) for port in reactor.tcpServers),
-            [(1234, 1024), (1235, 10), (1236, 1024)])
+            [(1234, 1024), (1235, 10), (1236, 1024), (8080, 1024)])
 
     def test_badEndpoints(self):
         """

@@ -222,7 +222,7 @@ class ClusterDirectory:
         self.failures += 1
         if self.available:
             self.available = False
-            self.log.warn("cluster: Redis unavailable ({method}: {error})",
+            self.log.warn("cluster: Redis unavailable ({method}: {error!r})",
                           method=method, error=failure.getErrorMessage())
         else:
             self.log.debug("cluster: Redis still unavailable ({method})",

@@ -168,7 +168,7 @@ class Gate(Protocol):
             self.cluster.forwarded += 1
 
         def failed(failure):
-            self.log.warn("cluster: cannot reach node {node!r}: {error}",
+            self.log.warn("cluster: cannot reach node {node!r}: {error!r}",
                           node=decision.node,
                           error=failure.getErrorMessage())
             self.cluster.directory.failures += 1

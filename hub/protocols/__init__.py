@@ -82,9 +82,18 @@ class ServerConnection(TimeoutMixin):
                 return
             self._admitted, self._host = True, host
         self.setTimeout(sessions.idleSeconds or None)
-        if limits.requestRate:
-            self._bucket = RequestBucket(limits, sessions.clock)
         self._frameClean = sessions.clock.seconds()
+        if limits.requestRate:
+            if gate is None:
+                self._bucket = RequestBucket(limits, sessions.clock)
+                return
+            self._bucket = gate.bucketFor(self._host)
+            if self._bucket.overdrawn():
+                # Its address flooded and is still past its overdraft:
+                # closed before a byte is read.
+                self.cutConnection(REQUEST_RATE, "its address is over {:g} "
+                                   "frames a second".format(
+                                       self._bucket.rate))
 
     def endConnection(self):
         """
@@ -105,10 +114,21 @@ class ServerConnection(TimeoutMixin):
         return self.factory.sessions.clock.callLater(period, func)
 
     def timeoutConnection(self):
-        self.connectionLog.info(
-            "closing {peer}: nothing received for {seconds}s",
-            peer=self.transport.getPeer(), seconds=self.timeOut)
+        self.logClosing("idle connections closed",
+                        "closing {peer}: nothing received for {seconds}s",
+                        peer=self.transport.getPeer(), seconds=self.timeOut)
         self.transport.loseConnection()
+
+    def logClosing(self, kind, format, /, **fields):
+        """
+        Log at info why the hub closes this connection, summarised with
+        the others of C{kind} under a flood (L{hub.limits.SummaryLog}).
+        """
+        gate = getattr(self.factory.sessions, "gate", None)
+        if gate is None:
+            self.connectionLog.info(format, **fields)
+        else:
+            gate.summary.note(kind, format, **fields)
 
     def resetTimeout(self):
         """
@@ -196,9 +216,11 @@ class ServerConnection(TimeoutMixin):
         closed (and the rest of what it sent is not handled).
         """
         bucket = self._bucket
-        if bucket is None:
+        if bucket is None or self.transport.disconnecting:
             return
         if bucket.take():
+            if self._gate is not None:
+                self._gate.flooded(self._host, bucket)
             self.cutConnection(REQUEST_RATE, "over {:g} frames a second"
                                .format(bucket.rate))
         elif bucket.tokens < 0 and self._resume is None:

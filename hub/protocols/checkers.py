@@ -216,8 +216,9 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         LineOnlyReceiver.dataReceived(self, data)
 
     def lineLengthExceeded(self, line):
-        self.log.info("checkers line over {max} bytes; closing",
-                      max=self.MAX_LENGTH)
+        self.logClosing("checkers connections sent too long a line",
+                        "checkers line over {max} bytes; closing",
+                        max=self.MAX_LENGTH)
         self.sendError(wire.INVALID_REQ, "line too long")
         self.transport.loseConnection()
 

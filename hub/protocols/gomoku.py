@@ -117,8 +117,9 @@ class GomokuProtocol(Protocol, ServerConnection):
                 self.transport.loseConnection()
                 return
         if tooLong and not self.transport.disconnecting:
-            self.log.info("gomoku frame over {max} bytes; closing",
-                          max=self.scanner.maxFrame)
+            self.logClosing("gomoku connections sent too long a frame",
+                            "gomoku frame over {max} bytes; closing",
+                            max=self.scanner.maxFrame)
             if self.session.state != INIT:
                 self.echo = wire.INVALID_SESSION
                 self.result(wire.S_INVALID_MSG)

@@ -146,8 +146,9 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         if self.transport is None or self.transport.disconnecting:
             return
         if not self.pacer.write(frame):
-            self.log.info("splendor player {id} is too many messages "
-                          "behind; closing", id=self.playerId)
+            self.logClosing("splendor connections too far behind",
+                            "splendor player {id} is too many messages "
+                            "behind; closing", id=self.playerId)
             self.transport.loseConnection()
 
     def sendMessage(self, apiId, playerId=0, body=None):
@@ -184,8 +185,9 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
                 self.log.failure("splendor frame {api} failed", api=apiId)
                 self.invalid()
         if bad is not None and not self.transport.disconnecting:
-            self.log.info("splendor player {id}: {error}; closing",
-                          id=self.playerId, error=str(bad))
+            self.logClosing("splendor connections sent a bad frame",
+                            "splendor player {id}: {error}; closing",
+                            id=self.playerId, error=str(bad))
             self.transport.loseConnection()
 
     def frameReceived(self, apiId, playerId, raw):

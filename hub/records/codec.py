@@ -20,20 +20,31 @@ since the game started in C{"t"}, and the event's own fields:
     {"type": "SeatTakenOver", "t": 9.0, "seat": 1, "level": 2}
     {"type": "SeatReturned", "t": 9.0, "seat": 1}
     {"type": "CardDealt", "t": 9.0, "level": 1, "card": 17}
+    {"type": "DiscardRequired", "t": 9.0, "seat": 1, "count": 2}
+    {"type": "NobleOffered", "t": 9.0, "seat": 1, "nobles": [3, 5]}
+    {"type": "NobleAwarded", "t": 9.0, "seat": 1, "noble": 3,
+     "chosen": false}
+    {"type": "TurnSkipped", "t": 9.0, "seat": 1}
     {"type": "GameEnded", "t": 60.2, "reason": "normal", "ranking": [0, 1],
      "winner": 0}
 
+The last four are Splendor's own (L{hub.tables.splendor}); a replay does
+not need them (the rules give them back), but they tell the game as its
+players saw it: a noble that came by itself is no action.
 C{TurnStarted} is not kept (it follows from the rules), nor an action's
 C{detail} (the rules give it back on replay).
 """
 
 from hub.tables import events
+from hub.tables import splendor as splendorTable
 
 KINDS = ("gomoku", "checkers", "splendor")
 
 _KEPT = (events.ActionPlayed, events.SeatTimedOut, events.SeatEliminated,
          events.SeatDropped, events.SeatTakenOver, events.SeatReturned,
-         events.CardDealt, events.GameEnded)
+         events.CardDealt, events.GameEnded,
+         splendorTable.DiscardRequired, splendorTable.NobleOffered,
+         splendorTable.NobleAwarded, splendorTable.TurnSkipped)
 _BY_NAME = {t.__name__: t for t in _KEPT}
 # The fields of each kept type, "at" and "action" aside.
 _FIELDS = {
@@ -44,7 +55,13 @@ _FIELDS = {
     events.SeatReturned: ("seat",),
     events.CardDealt: ("level", "card"),
     events.GameEnded: ("reason", "ranking", "winner"),
+    splendorTable.DiscardRequired: ("seat", "count"),
+    splendorTable.NobleOffered: ("seat", "nobles"),
+    splendorTable.NobleAwarded: ("seat", "noble", "chosen"),
+    splendorTable.TurnSkipped: ("seat",),
 }
+# The fields that are tuples in events and lists in JSON.
+_SEQUENCES = ("ranking", "nobles")
 
 
 class UnknownKind(ValueError):
@@ -105,8 +122,32 @@ def eventToJSON(kind, event, startedAt):
     else:
         for name in _FIELDS[type(event)]:
             field = getattr(event, name)
-            value[name] = list(field) if name == "ranking" else field
+            value[name] = list(field) if name in _SEQUENCES else field
     return value
+
+
+def eventsToJSON(kind, kept, startedAt):
+    """
+    The JSON-able forms of the kept events C{kept} of a C{kind} game that
+    started at C{startedAt}, in order (L{eventToJSON}, with a short path
+    for the actions, which are most of a game).
+    """
+    result = []
+    append = result.append
+    if kind == "gomoku":
+        for event in kept:
+            if type(event) is events.ActionPlayed:
+                x, y = event.action
+                append({"type": "ActionPlayed",
+                        "t": round(event.at - startedAt, 3),
+                        "seat": event.seat, "action": [x, y],
+                        "byBot": bool(event.byBot)})
+            else:
+                append(eventToJSON(kind, event, startedAt))
+        return result
+    for event in kept:
+        append(eventToJSON(kind, event, startedAt))
+    return result
 
 
 def eventFromJSON(kind, value, startedAt):
@@ -121,6 +162,7 @@ def eventFromJSON(kind, value, startedAt):
             value["seat"], actionFromJSON(kind, value["action"]),
             value["byBot"], None, at)
     fields = {name: value[name] for name in _FIELDS[eventType]}
-    if "ranking" in fields:
-        fields["ranking"] = tuple(fields["ranking"])
+    for name in _SEQUENCES:
+        if name in fields:
+            fields[name] = tuple(fields[name])
     return eventType(at=at, **fields)

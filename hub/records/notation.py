@@ -6,12 +6,18 @@ Records in a readable notation, for C{python -m hub.records show}.
     splendor  take diamond+sapphire+emerald, buy #12 (gold 1),
               reserve #34, reserve hidden level 2, discard ruby,
               noble #3
+
+Between the actions, what else happened (a seat left, timed out, was
+taken over; Splendor's dealt cards, discards and nobles), and last the
+outcome.
 """
 
 import datetime
 
 GOMOKU_COLUMNS = "abcdefghijklmno"
 GOMOKU_COLOURS = {1: "black", 16: "white"}
+# A Splendor fold_card_unknown action's card is this plus the deck level.
+UNKNOWN_CARD_BASE = 10000
 
 
 def utc(seconds):
@@ -60,7 +66,8 @@ def action(kind, value):
     if op == "fold_card":
         return "reserve #{}".format(card)
     if op == "fold_card_unknown":
-        return "reserve hidden level {}".format(card)
+        return "reserve hidden level {}".format(
+            card - UNKNOWN_CARD_BASE if card > UNKNOWN_CARD_BASE else card)
     if op == "discard_gems":
         return "discard " + _gems(gems)
     if op == "get_noble":
@@ -77,6 +84,9 @@ def _place(place):
 
 
 def _event(record, event, names):
+    """
+    The line of a kept event other than an action, or None for none.
+    """
     kind = event["type"]
     seat = event.get("seat")
     who = names[seat] if seat is not None and seat < len(names) else ""
@@ -94,9 +104,34 @@ def _event(record, event, names):
         if event["card"] is None:
             return "level {} deck is empty".format(event["level"])
         return "dealt #{} (level {})".format(event["card"], event["level"])
+    if kind == "DiscardRequired":
+        return "{} must give back {} token{}".format(
+            who, event["count"], "" if event["count"] == 1 else "s")
+    if kind == "NobleOffered":
+        return "{} may choose a noble: {}".format(
+            who, " or ".join("#{}".format(n) for n in event["nobles"]))
+    if kind == "NobleAwarded":
+        if event["chosen"]:
+            # The choice is the action just above.
+            return None
+        return "{} gets noble #{}".format(who, event["noble"])
+    if kind == "TurnSkipped":
+        return "{} passes (no legal action)".format(who)
     if kind == "GameEnded":
-        return "game over: {}".format(event["reason"])
+        return "game over ({}): {}".format(event["reason"],
+                                           _outcome(record, event, names))
     return kind
+
+
+def _outcome(record, event, names):
+    winner = event["winner"]
+    if winner is not None:
+        return "{} wins".format(names[winner])
+    if event["reason"] == "abandoned":
+        return "no result"
+    if event["reason"] == "illegal":
+        return "no winner (too many illegal actions)"
+    return "draw"
 
 
 def show(record):
@@ -132,14 +167,24 @@ def show(record):
         lines.append("no winner")
     lines.append("moves:")
     number = 0
+    takenOver = set()
     for event in record.events or ():
         if event["type"] == "ActionPlayed":
             number += 1
+            note = ""
+            if event["byBot"]:
+                # A bot's, or the first legal action that settled what a
+                # departed player left pending (Splendor).
+                note = ("  (bot)" if event["seat"] in takenOver
+                        else "  (settled: the player left)")
             lines.append("  {:>4}. {:>7.1f}s  {:<16} {}{}".format(
                 number, event["t"], names[event["seat"]],
-                action(record.kind, event["action"]),
-                "  (bot)" if event["byBot"] else ""))
-        else:
-            lines.append("        {:>7.1f}s  -- {}".format(
-                event["t"], _event(record, event, names)))
+                action(record.kind, event["action"]), note))
+            continue
+        if event["type"] == "SeatTakenOver":
+            takenOver.add(event["seat"])
+        line = _event(record, event, names)
+        if line is not None:
+            lines.append("        {:>7.1f}s  -- {}".format(event["t"],
+                                                          line))
     return lines

@@ -9,6 +9,7 @@ import attr
 
 from hub.records import codec
 from hub.tables import events
+from hub.tables.events import ActionPlayed
 
 # The kinds whose games are rated: Splendor's protocol carries no names.
 RATED_KINDS = ("gomoku", "checkers")
@@ -64,6 +65,8 @@ class GameRecord:
     @ivar position: the initial position (L{events.GameStarted.position}).
     @ivar events: the kept events in the JSON form of L{codec}.
     @ivar rated: True once the game changed ratings.
+    @ivar actions: how many actions were played, when known (else
+        L{actionCount} counts them).
     """
 
     gameId = attr.ib()
@@ -78,12 +81,15 @@ class GameRecord:
     position = attr.ib()
     events = attr.ib()
     rated = attr.ib(default=False)
+    actions = attr.ib(default=None, repr=False, eq=False)
 
     @property
     def actionCount(self):
         """
         How many actions were played.
         """
+        if self.actions is not None:
+            return self.actions
         return sum(1 for e in self.events if e["type"] == "ActionPlayed")
 
     def tableEvents(self):
@@ -150,16 +156,19 @@ class RecordBuilder:
 
     def add(self, event):
         """
-        Keep C{event} if a record keeps its type.
+        Keep C{event} if a record keeps its type.  Events are kept as they
+        are, and put in their JSON form at the end (L{finish}): the move
+        path of a game only appends.
         """
+        if type(event) is ActionPlayed:
+            self.actions += 1
+            self.kept.append(event)
+            return
         if not codec.isKept(event):
             return
-        if isinstance(event, events.ActionPlayed):
-            self.actions += 1
-        elif isinstance(event, events.SeatTakenOver):
+        if isinstance(event, events.SeatTakenOver):
             self.takeovers.setdefault(event.seat, (self.actions, event.level))
-        self.kept.append(codec.eventToJSON(self.started.kind, event,
-                                           self.started.at))
+        self.kept.append(event)
 
     def finish(self, ended):
         """
@@ -170,6 +179,10 @@ class RecordBuilder:
         started = self.started
         seatPlaces = places(len(started.seats), ended.reason, ended.ranking,
                             ended.winner)
+        offender = self.illegalOffender(ended)
+        if offender is not None:
+            seatPlaces = [2 if seat == offender else 1
+                          for seat in range(len(started.seats))]
         seats = []
         for seat in started.seats:
             ply, level = self.takeovers.get(seat.index, (None, None))
@@ -179,7 +192,23 @@ class RecordBuilder:
         return GameRecord(None, started.kind, started.table, started.at,
                           ended.at, ended.reason, ended.winner,
                           tuple(ended.ranking), tuple(seats),
-                          started.position, self.kept)
+                          started.position,
+                          codec.eventsToJSON(started.kind, self.kept,
+                                             started.at),
+                          actions=self.actions)
+
+    def illegalOffender(self, ended):
+        """
+        The seat whose illegal moves ended the game (a gomoku game that
+        C{ended} on the illegal-move limit, which has no winner), or None.
+        Its rating counts the game as lost, the other seat's as won.
+        """
+        if (self.started.kind == "gomoku" and ended.reason == events.ILLEGAL
+                and ended.winner is None and not ended.ranking):
+            # Gomoku's seats alternate, black (seat 0) first: the seat to
+            # move, which played the illegal moves, follows from the count.
+            return self.actions & 1
+        return None
 
     def abandon(self, at):
         """

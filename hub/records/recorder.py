@@ -211,7 +211,7 @@ class Recorder:
                 delay = min(delay, STOP_RETRY_DELAY)
             self._delay = min(self._delay * 2, self.maxRetryDelay)
             self.log.warn(
-                "records database unavailable ({error}): {count} game(s) "
+                "records database unavailable ({error!r}): {count} game(s) "
                 "queued, retrying in {delay:.1f}s",
                 error=failure.getErrorMessage(), count=len(self.pending),
                 delay=delay)

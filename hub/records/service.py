@@ -80,7 +80,7 @@ def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
         if parsed.dialect is db.SQLITE:
             raise
         RecordsService.log.warn(
-            "records database {db} unavailable at start ({error}); games "
+            "records database {db} unavailable at start ({error!r}); games "
             "are queued until it is reachable", db=parsed.describe(),
             error=str(e).strip())
     return RecordsService(parsed, reactor, leaderboardMinGames, **options)

@@ -83,8 +83,9 @@ def saveRecord(cursor, record):
     rows = []
     for seat in seats:
         rating = seat.rating or (None, None, None, None)
-        rows.append((gameId, seat.seat, record.kind, seat.name, seat.playerId,
-                     json.dumps(seat.role, default=str), int(seat.botClient), seat.takeoverPly,
+        rows.append((gameId, seat.seat, record.kind, seat.name,
+                     seat.playerId, json.dumps(seat.role, default=str),
+                     int(seat.botClient), seat.takeoverPly,
                      seat.takeoverLevel, seat.place) + tuple(rating))
     cursor.executemany(
         "INSERT INTO game_seats (game_id, seat, kind, name, player_id, role, "

@@ -64,8 +64,6 @@ class ClientWindowTests(SynchronousTestCase):
             os.path.abspath(__file__))))
         env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
         env["PYTHONUNBUFFERED"] = "1"
-        # the clients log (the auto-player each action): the stall
-        # detector below sees them progress
         env["CLIENT_PYGLET_LOG"] = "1"
         for name in names:
             shot = os.path.join(self.dir, "%s-%s.png" % (game, name))

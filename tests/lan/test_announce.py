@@ -176,7 +176,7 @@ class LanTests(TestCase):
         options.parseOptions([
             "--db", "none", "--checkers-port", "tcp:0",
             "--gomoku-port", "tcp:0:interface=127.0.0.1",
-            "--splendor-port", "none"])
+            "--splendor-port", "none", "--web-port", "none"])
         top = tap.makeService(options, reactor)
         watcher = HubWatcher(self)
         yield watcher.browser.start()

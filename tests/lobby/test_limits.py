@@ -145,7 +145,7 @@ class SummaryLogTests(SynchronousTestCase):
         clock, events = Clock(), EventLog()
         summary = SummaryLog(clock, events.log, interval=10)
         for n in range(1000):
-            summary.note("refused", "refused {n}", n=n)
+            summary.note("connections refused", "refused {n}", n=n)
         summary.note("cut", "cut")
         self.assertEqual(events.lines(), ["refused 0", "cut"])
         clock.advance(10)
@@ -154,8 +154,39 @@ class SummaryLogTests(SynchronousTestCase):
         clock.advance(10)
         self.assertEqual(len(events.lines()), 3)
         self.assertEqual(clock.getDelayedCalls(), [])
-        summary.note("refused", "refused {n}", n="again")
+        summary.note("connections refused", "refused {n}", n="again")
         self.assertEqual(events.lines()[3:], ["refused again"])
+
+    def test_burst(self):
+        """
+        With a burst of 3, three lines an interval are written and the
+        rest counted; a field may be called C{kind}.
+        """
+        clock, events = Clock(), EventLog()
+        summary = SummaryLog(clock, events.log, interval=10, burst=3)
+        for n in range(50):
+            summary.note("joins", "{kind} x", kind=n)
+            clock.advance(0.1)
+        self.assertEqual(events.lines(), ["0 x", "1 x", "2 x"])
+        clock.advance(5.5)
+        self.assertEqual(events.lines()[3:],
+                         ["47 more joins in the last 10s"])
+        summary.note("joins", "again")
+        self.assertEqual(events.lines()[4:], ["again"])
+        self.assertEqual(clock.getDelayedCalls(), [])
+
+    def test_flush(self):
+        """
+        L{SummaryLog.flush} writes the summaries under way at once.
+        """
+        clock, events = Clock(), EventLog()
+        summary = SummaryLog(clock, events.log, interval=10)
+        for n in range(5):
+            summary.note("joins", "join")
+        summary.flush()
+        self.assertEqual(events.lines(),
+                         ["join", "4 more joins in the last 10s"])
+        self.assertEqual(clock.getDelayedCalls(), [])
 
 
 # The three protocols: a harmless whole frame and the start of one.
@@ -270,6 +301,44 @@ class LimitsTestsMixin:
         self.assertTrue(transport.disconnecting)
         self.assertEqual(len(handled), 71)
         self.assertEqual(limited(limits.REQUEST_RATE), before + 1)
+
+    def test_reconnectingFlooder(self):
+        """
+        Connecting again does not buy a flooder a new burst: until its
+        debt is back within the overdraft, a new connection from its
+        address is closed before anything is read; then it gets what the
+        rate gave back.  Other addresses, and the
+        same one once the debt is paid, start with a full bucket.
+        """
+        imposeLimits(self.harness.sessions, requestRate=10,
+                     requestBurst=20, requestOverdraft=50)
+
+        def flood(host):
+            transport = RecordingTransport(
+                peerAddress=IPv4Address("TCP", host, 5000))
+            protocol, _ = self.harness.connect(transport)
+            handled = []
+            original = protocol.countRequest
+
+            def countRequest():
+                if not transport.disconnecting:
+                    handled.append(1)
+                original()
+            protocol.countRequest = countRequest
+            protocol.dataReceived(self.frame * 100)
+            protocol.connectionLost(Failure(ConnectionAborted()))
+            return len(handled)
+        before = limited(limits.REQUEST_RATE)
+        self.assertEqual(flood("10.0.0.1"), 71)
+        self.assertEqual(flood("10.0.0.1"), 0)
+        self.assertEqual(limited(limits.REQUEST_RATE), before + 2)
+        # A second later, what the rate gave back: 10 frames, the last of
+        # which crosses the overdraft again.
+        self.harness.clock.advance(1)
+        self.assertEqual(flood("10.0.0.1"), 10)
+        self.assertEqual(flood("10.0.0.2"), 71)
+        self.harness.clock.advance(5.2)
+        self.assertEqual(flood("10.0.0.1"), 71)
 
     def test_sendBufferBound(self):
         """

@@ -15,86 +15,201 @@ from twisted.internet import reactor
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SkipTest
 
+from hub.bots import botFor
 from hub.games import checkers, gomoku, splendor
 from hub.records import db
+from hub.tables import checkers as checkersTable
 from hub.tables import events
+from hub.tables import gomoku as gomokuTable
+from hub.tables import splendor as splendorTable
+from hub.tables.base import IllegalAction, TableOptions
 
 POSTGRES_ENV = "GAMEHUB_TEST_POSTGRES"
 
 
-class FakeTable:
+TURN_SECONDS = 30.0
+TURN_GRACE = 1.0
+BOT_DELAY = 0.5
+# The chance, per turn, of each incident (when incidents are on).
+DROP = 0.003
+TAKEOVER = 0.003
+TIMEOUT = 0.004
+ILLEGAL_BURST = 0.003
+LOST_AND_BACK = 0.003
+# The chance that a Splendor seat with a discard or a noble choice to make
+# leaves instead.
+DROP_PENDING = 0.03
+MAX_ACTIONS = 500
+
+
+def newTable(kind, name, seats, clock, options, rng):
     """
-    Just enough of a table to emit events to listeners.
+    A real table of C{kind} (L{hub.tables}) for C{seats}, not started.
+    """
+    if kind == "gomoku":
+        return gomokuTable.GomokuTable(name, seats, clock, options)
+    if kind == "checkers":
+        return checkersTable.CheckersTable(
+            name, seats, checkers.CheckersGame(len(seats)), clock, options)
+    game = splendor.SplendorGame(len(seats),
+                                 random.Random(rng.getrandbits(64)))
+    return splendorTable.SplendorTable(name, seats, game, clock, options,
+                                       random.Random(rng.getrandbits(32)))
+
+
+def newSeats(kind, rng, names=None, seatCount=None):
+    """
+    The L{events.Seat}s of a random game of C{kind}: one in five a bot
+    client.
+    """
+    if seatCount is None:
+        seatCount = {"gomoku": 2, "checkers": rng.choice((2, 3, 6)),
+                     "splendor": rng.choice((2, 3, 4))}[kind]
+    if kind == "splendor":
+        ids = rng.sample(range(1, 1000), seatCount)
+        if names is None:
+            names = [splendorTable.seatName(i) for i in ids]
+    else:
+        ids = [100 + seat for seat in range(seatCount)]
+        if names is None:
+            names = ["p{}".format(rng.randrange(50))
+                     for _ in range(seatCount)]
+    if kind == "gomoku":
+        roles = [gomoku.colourOfSeat(seat) for seat in range(seatCount)]
+    elif kind == "checkers":
+        roles = list(checkers.CheckersGame(seatCount).regions)
+    else:
+        roles = [None] * seatCount
+    return tuple(events.Seat(seat, names[seat], ids[seat], roles[seat],
+                             bot=rng.random() < 0.2)
+                 for seat in range(seatCount))
+
+
+def tableOptions(kind, takeover):
+    """
+    The options of the tables of random games: level-1 takeover bots,
+    checkers' turn clock, gomoku's illegal-move limit.
+    """
+    return TableOptions(
+        turnSeconds=TURN_SECONDS if kind == "checkers" else None,
+        turnGrace=TURN_GRACE, takeover=takeover, botLevel=1,
+        botDelay=BOT_DELAY,
+        maxIllegal=gomoku.MAX_ILLEGAL_MOVES if kind == "gomoku" else None)
+
+
+class RandomPlayers:
+    """
+    The players of one random game: a level-1 bot's choices, except that
+    checkers players mostly step forward and Splendor players mostly buy,
+    so that games end.
     """
 
-    def __init__(self, kind, name, seats, game, clock):
+    def __init__(self, kind, rng):
         self.kind = kind
-        self.name = name
-        self.seats = seats
-        self.game = game
-        self.clock = clock
-        self.listeners = []
+        self.rng = rng
+        self.bot = botFor(kind, 1, seed=rng.getrandbits(32))
 
-    def emit(self, event):
-        for listener in self.listeners:
-            listener.tableEvent(self, event)
+    def choose(self, game, seat):
+        """
+        The action of C{seat}, or None if it has none.
+        """
+        actions = game.legalActions(seat)
+        if not actions:
+            return None
+        rng = self.rng
+        if self.kind == "checkers" and rng.random() < 0.8:
+            tip = checkers.TIPS[checkers.TARGET[game.regions[seat]]]
+            return min(actions, key=lambda path: (
+                checkers.cellDistance(path[-1], tip)
+                - checkers.cellDistance(path[0], tip), rng.random()))
+        if self.kind == "splendor" and rng.random() < 0.7:
+            buys = [a for a in actions if a.kind == splendor.BUY_CARD]
+            if buys:
+                return rng.choice(buys)
+        return self.bot.chooseAction(game, seat)
 
 
-def newGame(kind, rng, seatCount=None):
+def playRandomGame(kind, listeners, rng, clock=None, names=None,
+                   seatCount=None, table=None, maxActions=MAX_ACTIONS,
+                   incidents=True, takeover=None):
     """
-    A fresh rules object of C{kind} and its JSON-able initial position.
-    """
-    if kind == "gomoku":
-        return gomoku.GomokuGame(), {"size": gomoku.SIZE}
-    if kind == "checkers":
-        count = seatCount or rng.choice((2, 3, 6))
-        game = checkers.CheckersGame(count)
-        return game, {"regions": "".join(game.regions)}
-    game = splendor.SplendorGame(seatCount or rng.choice((2, 3, 4)),
-                                 random.Random(rng.random()))
-    return game, {"bank": list(game.bank), "board": [list(r) for r
-                                                      in game.board],
-                  "decks": [list(d) for d in game.decks],
-                  "nobles": list(game.nobles)}
+    Play one random game of C{kind} at a real table (L{hub.tables}) whose
+    C{listeners} hear it all.  With C{incidents}, now and then a seat
+    drops, is taken over by a level-1 bot, times out (checkers), is lost
+    and comes back, or plays illegal moves (gomoku).
 
-
-def restore(kind, position, seatCount):
+    @param takeover: the tables' C{takeover} option; by default C{"bot"}
+        for half of the games with incidents.
+    @param maxActions: how many actions before the game is abandoned (the
+        checkers bots of level 1 may never end a game).
+    @return: the table (its C{game} is the final state).
     """
-    The rules object of C{kind} at the initial C{position}.
-    """
-    if kind == "gomoku":
-        return gomoku.GomokuGame()
-    if kind == "checkers":
-        return checkers.CheckersGame(regions=position["regions"])
-    game = splendor.SplendorGame(seatCount, random.Random(0))
-    game.bank = list(position["bank"])
-    game.board = [list(r) for r in position["board"]]
-    game.decks = [list(d) for d in position["decks"]]
-    game.nobles = list(position["nobles"])
-    return game
-
-
-def referenceReplay(tableEvents):
-    """
-    The final rules state of the events of a fake-table game: what the
-    tables' own C{replay} does for real tables.
-    """
-    started = tableEvents[0]
-    game = restore(started.kind, started.position, len(started.seats))
-    for event in tableEvents[1:]:
-        if isinstance(event, events.ActionPlayed):
-            game.apply(event.seat, event.action)
-        elif isinstance(event, events.SeatTimedOut):
-            if started.kind == "checkers":
-                game.timeout()
-        elif isinstance(event, events.SeatDropped):
-            if started.kind == "gomoku":
-                game.forfeit(event.seat)
-            elif started.kind == "checkers":
-                game.eliminate(event.seat)
-            else:
-                game.retire(event.seat)
-    return game
+    clock = clock if clock is not None else Clock()
+    seats = newSeats(kind, rng, names, seatCount)
+    if takeover is None and incidents and rng.random() < 0.5:
+        takeover = "bot"
+    name = table or "t{}".format(rng.randrange(10 ** 6))
+    playing = newTable(kind, name, seats, clock,
+                       tableOptions(kind, takeover), rng)
+    for listener in listeners:
+        playing.addListener(listener)
+    players = RandomPlayers(kind, rng)
+    game = playing.game
+    dropped = set()
+    played = 0
+    playing.start()
+    while True:
+        if playing.over:
+            return playing
+        if played >= maxActions:
+            playing.abandon()
+            return playing
+        seat = game.currentSeat
+        if seat in playing.takeover:
+            clock.advance(BOT_DELAY)
+            played += 1
+            continue
+        roll = rng.random() if incidents else 1.0
+        if roll < DROP or (roll < DROP_PENDING and kind == "splendor"
+                           and game.phase != splendor.PHASE_ACT):
+            # Any seat, or the seat to act (the one with a pending
+            # discard or noble choice, which its retirement settles).
+            gone = rng.choice((seat, rng.randrange(len(seats))))
+            if gone not in dropped:
+                dropped.add(gone)
+                playing.drop(gone)
+            continue
+        roll -= DROP
+        if roll < TAKEOVER:
+            playing.takeOver(seat, rng.getrandbits(32))
+            continue
+        roll -= TAKEOVER
+        if roll < TIMEOUT and kind == "checkers":
+            clock.advance(TURN_SECONDS + TURN_GRACE)
+            continue
+        roll -= TIMEOUT
+        if roll < ILLEGAL_BURST and kind == "gomoku":
+            for _ in range(rng.randint(1, gomoku.MAX_ILLEGAL_MOVES + 1)):
+                if playing.over:
+                    break
+                try:
+                    playing.act(seat, (gomoku.SIZE, 0))
+                except IllegalAction:
+                    pass
+            continue
+        roll -= ILLEGAL_BURST
+        if roll < LOST_AND_BACK and kind == "gomoku":
+            playing.seatLost(seat)
+            playing.seatResumed(seat)
+            continue
+        action = players.choose(game, seat)
+        if action is None:
+            # No legal move (checkers): the turn clock runs out.
+            clock.advance(TURN_SECONDS + TURN_GRACE)
+            continue
+        clock.advance(rng.random() * 3)
+        playing.act(seat, action)
+        played += 1
 
 
 def snapshot(kind, game):
@@ -103,127 +218,28 @@ def snapshot(kind, game):
     """
     if kind == "gomoku":
         return (list(game.board), list(game.moves), game.winnerSeat,
-                game.isOver)
+                game.isOver, game.isError)
     if kind == "checkers":
         return (bytes(game._board), list(game.finished),
-                list(game.eliminated), game.currentSeat, game.isOver)
+                list(game.eliminated), game.currentSeat, game.isOver,
+                game.ranking())
     return (list(game.bank), [list(r) for r in game.board],
             [list(d) for d in game.decks], list(game.nobles),
             [(p.tokens[:], p.bonuses[:], p.points, p.purchased[:],
               p.reserved[:], p.nobles[:]) for p in game.players],
-            game.currentSeat, game.phase, game.winner, game.retired[:])
+            game.currentSeat, game.phase, game.pendingDiscard,
+            tuple(game.pendingNobles), game.winner, game.retired[:],
+            game.turns)
 
 
-def _choose(kind, game, seat, rng):
-    actions = game.legalActions(seat)
-    if kind == "checkers" and rng.random() < 0.8:
-        # Mostly forward, so that random games end.
-        return min(actions, key=lambda path: (
-            _progressAfter(game, seat, path), rng.random()))
-    if kind == "splendor" and rng.random() < 0.7:
-        buys = [a for a in actions if a.kind == splendor.BUY_CARD]
-        if buys:
-            return rng.choice(buys)
-    return rng.choice(actions)
-
-
-def _progressAfter(game, seat, path):
-    tip = checkers.TIPS[checkers.TARGET[game.regions[seat]]]
-    return (checkers.cellDistance(path[-1], tip)
-            - checkers.cellDistance(path[0], tip))
-
-
-def _outcome(kind, game):
-    if kind == "gomoku":
-        if game.winnerSeat is None:
-            return events.NORMAL, (), None
-        return events.NORMAL, (), game.winnerSeat
-    if kind == "checkers":
-        ranking = game.ranking()
-        return events.NORMAL, tuple(ranking), ranking[0]
-    ranking = [s for s in game.ranking() if not game.retired[s]]
-    return events.NORMAL, tuple(ranking), game.winner
-
-
-def playRandomGame(kind, listeners, rng, clock=None, names=None,
-                   seatCount=None, table=None, maxActions=2000,
-                   incidents=True):
+def replayed(tableEvents):
     """
-    Play one random game of C{kind} at a fake table whose C{listeners}
-    hear it all; now and then a seat drops, is taken over, times out.
-
-    @return: the fake table (its C{game} is the final state).
+    The rules object that the table module of the game's kind rebuilds
+    from C{tableEvents} (its C{replay}).
     """
-    clock = clock if clock is not None else Clock()
-    game, position = newGame(kind, rng, seatCount)
-    count = game.seatCount
-    if names is None:
-        names = ["p{}".format(rng.randrange(50)) for _ in range(count)]
-        if kind == "splendor":
-            names = ["player {}".format(rng.randrange(1000))
-                     for _ in range(count)]
-    roles = (list(game.regions) if kind == "checkers" else
-             [gomoku.BLACK, gomoku.WHITE] if kind == "gomoku" else
-             [None] * count)
-    seats = tuple(events.Seat(i, names[i], 100 + i, roles[i],
-                              bot=rng.random() < 0.2)
-                  for i in range(count))
-    fake = FakeTable(kind, table or "t{}".format(rng.randrange(10 ** 6)),
-                     seats, game, clock)
-    fake.listeners.extend(listeners)
-    fake.emit(events.GameStarted(kind, fake.name, seats, position,
-                                 clock.seconds()))
-    taken = set()
-    reason = None
-    for _ in range(maxActions):
-        if game.isOver:
-            break
-        seat = game.currentSeat
-        clock.advance(rng.random() * 3)
-        roll = rng.random() if incidents else 1.0
-        if roll < 0.002:
-            fake.emit(events.SeatDropped(seat, clock.seconds()))
-            if kind == "gomoku":
-                game.forfeit(seat)
-                reason = events.FORFEIT
-            elif kind == "checkers":
-                game.eliminate(seat)
-                fake.emit(events.SeatEliminated(seat, events.FORFEIT,
-                                                clock.seconds()))
-            else:
-                for event in game.retire(seat):
-                    _dealt(fake, event, clock)
-            continue
-        if roll < 0.004 and kind == "checkers":
-            fake.emit(events.SeatTimedOut(seat, clock.seconds()))
-            game.timeout()
-            fake.emit(events.SeatEliminated(seat, events.TIMEOUT,
-                                            clock.seconds()))
-            continue
-        if roll < 0.01 and seat not in taken:
-            taken.add(seat)
-            fake.emit(events.SeatTakenOver(seat, 2, clock.seconds()))
-        action = _choose(kind, game, seat, rng)
-        detail = game.apply(seat, action)
-        fake.emit(events.ActionPlayed(seat, action, seat in taken, detail,
-                                      clock.seconds()))
-        if kind == "splendor":
-            for event in detail:
-                _dealt(fake, event, clock)
-    if not game.isOver:
-        fake.emit(events.GameEnded(events.ABANDONED, (), None,
-                                   clock.seconds()))
-        return fake
-    outcome = _outcome(kind, game)
-    if reason is not None:
-        outcome = (reason,) + outcome[1:]
-    fake.emit(events.GameEnded(*outcome, at=clock.seconds()))
-    return fake
-
-
-def _dealt(fake, event, clock):
-    if isinstance(event, splendor.NewCard):
-        fake.emit(events.CardDealt(event.level, event.card, clock.seconds()))
+    module = {"gomoku": gomokuTable, "checkers": checkersTable,
+              "splendor": splendorTable}[tableEvents[0].kind]
+    return module.replay(tableEvents)
 
 
 def postgresURL():

@@ -67,7 +67,8 @@ class RecordsServerTests(SynchronousTestCase):
             twistdCommand() + ["-n", "--pidfile=", "gamehub", "--db",
                                self.url, "--gomoku-port", "none",
                                "--checkers-port", "none",
-                               "--splendor-port", "none"],
+                               "--splendor-port", "none",
+                               "--web-port", "none", "--announce", "no"],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             timeout=TIMEOUT, cwd=os.path.dirname(self.path))
         self.assertNotEqual(process.returncode, 0)

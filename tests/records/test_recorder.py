@@ -11,11 +11,13 @@ from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
+from hub.games import gomoku
 from hub.records import db, query
 from hub.records.metrics import RecordsCollector
 from hub.records.recorder import Recorder
 from hub.records.service import RecordsService
 from hub.tables import events
+from hub.tables.gomoku import GomokuTable
 
 from tests.records import support
 
@@ -186,16 +188,27 @@ class QueueTests(support.SQLiteMixin, TestCase):
         self.recorder = Recorder(self.database, Clock())
         self.records = query.Records(self.database, leaderboardMinGames=1)
 
+    def gomokuTable(self, name, recorder=None, position=None):
+        """
+        A real gomoku table that C{recorder} (by default the test's)
+        listens to, started; C{position}, if given, replaces what it
+        announces as its initial position.
+        """
+        seats = (events.Seat(0, "a", 1, gomoku.BLACK),
+                 events.Seat(1, "b", 2, gomoku.WHITE))
+        table = GomokuTable(name, seats, Clock())
+        if position is not None:
+            table.position = lambda: position
+        table.addListener(recorder or self.recorder)
+        table.start()
+        return table
+
     def badGame(self, table):
         """
         A game whose position the records cannot store (not JSON).
         """
-        seats = (events.Seat(0, "a", 1), events.Seat(1, "b", 2))
-        table = support.FakeTable("gomoku", table, seats, None, Clock())
-        table.listeners.append(self.recorder)
-        table.emit(events.GameStarted("gomoku", table.name, seats,
-                                      object(), 0))
-        table.emit(events.GameEnded(events.NORMAL, (), 0, 1))
+        table = self.gomokuTable(table, position=object())
+        table.drop(1)
 
     @defer.inlineCallbacks
     def test_refusedRecord(self):
@@ -238,12 +251,8 @@ class QueueTests(support.SQLiteMixin, TestCase):
         for seed in range(5):
             support.playRandomGame("checkers", [recorder],
                                    random.Random(seed))
-        seats = (events.Seat(0, "a", 1, 1), events.Seat(1, "b", 2, 16))
-        table = support.FakeTable("gomoku", "unfinished", seats, None,
-                                  Clock())
-        table.listeners.append(recorder)
-        table.emit(events.GameStarted("gomoku", "unfinished", seats, {}, 0))
-        table.emit(events.ActionPlayed(0, (7, 7), False, None, 1))
+        table = self.gomokuTable("unfinished", recorder)
+        table.act(0, (7, 7))
         yield service.stopService()
         self.assertEqual(recorder.written, 6)
         self.assertEqual(len(recorder.pending), 0)

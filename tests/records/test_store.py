@@ -10,10 +10,14 @@ from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
+from hub.games import checkers, gomoku
 from hub.records import db, query
 from hub.records.recorder import Recorder
 from hub.records.service import recordsService
+from hub.tables import checkers as checkersTable
 from hub.tables import events
+from hub.tables import gomoku as gomokuTable
+from hub.tables.base import IllegalAction
 
 from tests.records import support
 
@@ -123,8 +127,7 @@ class StorageTests:
                 self.assertEqual(mine.__class__(**dict(
                     attr_dict(mine), at=0)), theirs.__class__(**dict(
                         attr_dict(theirs), at=0)))
-            replayed = support.referenceReplay(back)
-            self.assertEqual(support.snapshot(table.kind, replayed),
+            self.assertEqual(support.snapshot(table.kind, record.replay()),
                              support.snapshot(table.kind, table.game))
 
     @defer.inlineCallbacks
@@ -150,22 +153,33 @@ class StorageTests:
         self.assertGreater(winner.rating[2], winner.rating[0])
         self.assertEqual(board[0].wins, 3)
 
+    def gomokuTable(self, names, takeover=None, bots=(False, False)):
+        """
+        A real gomoku table of C{names} (black first) that the recorder
+        listens to, started.
+        """
+        self.clock = Clock()
+        seats = tuple(events.Seat(seat, name, seat + 1,
+                                  gomoku.colourOfSeat(seat), bot)
+                      for seat, (name, bot) in enumerate(zip(names, bots)))
+        table = gomokuTable.GomokuTable(
+            "r", seats, self.clock, support.tableOptions("gomoku", takeover))
+        table.addListener(self.recorder)
+        table.start()
+        return table
+
     @defer.inlineCallbacks
     def test_notRated(self):
         """
         Abandoned games and Splendor games are stored, not rated.
         """
-        clock = Clock()
-        table = support.FakeTable("gomoku", "r", (
-            events.Seat(0, "alice", 1, 1), events.Seat(1, "bob", 2, 16)),
-            None, clock)
-        table.listeners.append(self.recorder)
-        table.emit(events.GameStarted("gomoku", "r", table.seats, {}, 0))
-        table.emit(events.ActionPlayed(0, (7, 7), False, None, 1.0))
-        table.emit(events.GameEnded(events.ABANDONED, (), None, 2.0))
+        table = self.gomokuTable(["alice", "bob"])
+        table.act(0, (7, 7))
+        table.abandon()
         self.play("splendor", 3, names=["player 1", "player 2"],
                   seatCount=2)
         yield self.recorder.whenIdle()
+        self.assertEqual(len(self.recorder.confirmed), 2)
         for gameId in self.recorder.confirmed:
             game = yield self.records.game(gameId)
             self.assertFalse(game.rated)
@@ -180,33 +194,103 @@ class StorageTests:
     def test_takeoverAndBots(self):
         """
         A seat a bot took over keeps its player's name and result, and
-        says from which action the bot played; bot clients are marked.
+        says from which action the bot played; bot clients are marked and
+        rate under their own names.
         """
-        clock = Clock()
-        seats = (events.Seat(0, "alice", 1, 1),
-                 events.Seat(1, "robot", 2, 16, bot=True))
-        table = support.FakeTable("gomoku", "r", seats, None, clock)
-        table.listeners.append(self.recorder)
-        table.emit(events.GameStarted("gomoku", "r", seats, {}, 0))
-        table.emit(events.ActionPlayed(0, (7, 7), False, None, 1.0))
-        table.emit(events.SeatTakenOver(0, 3, 1.5))
-        table.emit(events.ActionPlayed(1, (0, 0), False, None, 2.0))
-        table.emit(events.ActionPlayed(0, (7, 8), True, None, 2.5))
-        table.emit(events.SeatDropped(1, 3.0))
-        table.emit(events.GameEnded(events.FORFEIT, (), 0, 3.0))
+        table = self.gomokuTable(["alice", "robot"], takeover="bot",
+                                 bots=(False, True))
+        table.act(0, (7, 7))
+        table.drop(0)
+        table.act(1, (0, 0))
+        self.clock.advance(support.BOT_DELAY)
+        self.assertEqual(len(table.game.moves), 3)
+        table.drop(1)
+        self.assertTrue(table.over)
         yield self.recorder.whenIdle()
         game = yield self.records.game(self.recorder.confirmed[-1])
         alice, robot = game.seats
         self.assertEqual((alice.name, alice.takeoverPly, alice.takeoverLevel,
                           alice.botClient, alice.place),
-                         ("alice", 1, 3, False, 1))
+                         ("alice", 1, 1, False, 1))
         self.assertEqual((robot.botClient, robot.takeoverPly, robot.place),
                          (True, None, 2))
         self.assertTrue(game.rated)
-        self.assertEqual(game.reason, events.FORFEIT)
-        self.assertEqual(game.events[3]["byBot"], True)
+        self.assertEqual((game.reason, game.winner),
+                         (events.FORFEIT, 0))
+        self.assertEqual(
+            [(e["type"], e.get("byBot")) for e in game.events],
+            [("ActionPlayed", False), ("SeatDropped", None),
+             ("SeatTakenOver", None), ("ActionPlayed", False),
+             ("ActionPlayed", True), ("SeatDropped", None),
+             ("GameEnded", None)])
+        self.assertEqual(support.snapshot("gomoku", game.replay()),
+                         support.snapshot("gomoku", table.game))
         board = yield self.records.leaderboard("gomoku")
-        self.assertEqual([s.name for s in board], ["alice", "robot"])
+        self.assertEqual([(s.name, s.games, s.wins) for s in board],
+                         [("alice", 1, 1), ("robot", 1, 0)])
+
+    @defer.inlineCallbacks
+    def test_checkersTakeover(self):
+        """
+        A checkers seat that a bot played to the end after its player
+        left is ranked and rated as that player; nobody else is rated.
+        """
+        clock = Clock()
+        names = ["ann", "ben", "cy"]
+        seats = tuple(events.Seat(seat, name, seat + 1, region)
+                      for seat, (name, region) in enumerate(zip(
+                          names, checkers.CheckersGame(3).regions)))
+        table = checkersTable.CheckersTable(
+            "c", seats, checkers.CheckersGame(3), clock,
+            support.tableOptions("checkers", "bot"))
+        table.addListener(self.recorder)
+        table.start()
+        table.drop(1)
+        players = support.RandomPlayers("checkers", random.Random(5))
+        while not table.over:
+            seat = table.game.currentSeat
+            if seat in table.takeover:
+                clock.advance(support.BOT_DELAY)
+            else:
+                table.act(seat, players.choose(table.game, seat))
+        yield self.recorder.whenIdle()
+        game = yield self.records.game(self.recorder.confirmed[-1])
+        ben = game.seats[1]
+        self.assertEqual((ben.name, ben.takeoverPly, ben.takeoverLevel),
+                         ("ben", 1, 1))
+        self.assertTrue(game.rated)
+        self.assertEqual(game.ranking, tuple(table.game.ranking()))
+        self.assertEqual([s.place for s in game.seats],
+                         [game.ranking.index(seat) + 1
+                          for seat in range(3)])
+        self.assertEqual(support.snapshot("checkers", game.replay()),
+                         support.snapshot("checkers", table.game))
+        board = yield self.records.leaderboard("checkers")
+        self.assertEqual(sorted(s.name for s in board), names)
+        self.assertEqual(
+            [s.name for s in board if s.wins],
+            [names[game.ranking[0]]])
+
+    @defer.inlineCallbacks
+    def test_illegalLimit(self):
+        """
+        A gomoku game ended by the illegal-move limit has no winner, and
+        rates the seat that made the illegal moves as the loser.
+        """
+        table = self.gomokuTable(["alice", "bob"])
+        table.act(0, (7, 7))
+        for _ in range(gomoku.MAX_ILLEGAL_MOVES + 1):
+            self.assertRaises(IllegalAction, table.act, 1, (7, 7))
+        self.assertTrue(table.over)
+        yield self.recorder.whenIdle()
+        game = yield self.records.game(self.recorder.confirmed[-1])
+        self.assertEqual((game.reason, game.winner, game.rated),
+                         (events.ILLEGAL, None, True))
+        self.assertEqual([s.place for s in game.seats], [1, 2])
+        alice, bob = game.seats
+        self.assertGreater(alice.rating[2], alice.rating[0])
+        self.assertLess(bob.rating[2], bob.rating[0])
+        self.assertTrue(game.replay().isError)
 
     @defer.inlineCallbacks
     def test_leaderboardMinGames(self):

@@ -85,7 +85,7 @@ class RecordsOptionsTests(SynchronousTestCase):
         """
         --db none records nothing.
         """
-        top, services = self.services("--db", "none")
+        top, services = self.services("--db", "none", "--web-port", "none")
         self.assertNotIn("records", services)
         self.assertEqual(top.lobby.tableListeners, [])
 

@@ -1,0 +1,13 @@
+"""
+The hub on the web (C{--web-port}): the live lobby, spectating every game
+through Server-Sent Events, replays, players, leaderboards, a JSON API and
+C{/metrics}.  Read-only: nothing here writes the game.
+
+    views.py    JSON views of the rules objects and of actions (pure)
+    stream.py   one Server-Sent Events stream, bounded, as a push producer
+    live.py     the spectators' feed: a table listener keeping live games
+    api.py      the JSON resources
+    pages.py    the HTML pages (twisted.web.template)
+    site.py     the resource tree and the L{twisted.web.server.Site}
+    static/     the pages' JavaScript and CSS, plain files
+"""

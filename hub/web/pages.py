@@ -1,0 +1,306 @@
+"""
+The HTML pages, with L{twisted.web.template}: every string from a player
+is a text node or an attribute value, escaped by the flattener.  The
+boards are drawn by the page's scripts (C{/static/}) from the JSON API and
+the event streams; the lobby and the records' pages are complete without
+them too.
+"""
+
+import datetime
+
+from twisted.web import resource, server
+from twisted.web.template import (
+    Element, Tag, TagLoader, renderElement, tags)
+
+from hub.web.now import GAME_KINDS
+
+TITLE = "gamehub"
+
+
+class Page(Element):
+    """
+    One page: the common header and C{content}.
+    """
+
+    def __init__(self, title, content, scripts=(), bodyAttributes=None):
+        Element.__init__(self, TagLoader(self.layout(
+            title, content, scripts, bodyAttributes or {})))
+
+    @staticmethod
+    def layout(title, content, scripts, bodyAttributes):
+        head = tags.head(
+            tags.meta(charset="utf-8"),
+            tags.meta(name="viewport",
+                      content="width=device-width, initial-scale=1"),
+            tags.title(title + " - " + TITLE),
+            tags.link(rel="icon", href="data:,"),
+            tags.link(rel="stylesheet", href="/static/hub.css"),
+            *[tags.script(src="/static/" + s, type="module") for s in scripts])
+        nav = tags.nav(
+            tags.a(TITLE, href="/", class_="brand"),
+            *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
+              for kind in GAME_KINDS])
+        body = tags.body(nav, Tag("main")(tags.h1(title), content),
+                         **bodyAttributes)
+        return tags.html(head, body, lang="en")
+
+
+def render(request, title, content, scripts=(), bodyAttributes=None,
+           code=200):
+    """
+    Render a L{Page} to C{request}.
+
+    @return: L{server.NOT_DONE_YET}.
+    """
+    request.setResponseCode(code)
+    return renderElement(request, Page(title, content, scripts,
+                                       bodyAttributes))
+
+
+def when(seconds):
+    """
+    A UTC time for people.
+    """
+    if seconds is None:
+        return ""
+    moment = datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def roomRow(room):
+    """
+    One room of the lobby as a list item.
+    """
+    members = []
+    for member in room["members"]:
+        classes = "member" + (" ready" if member["ready"] else "")
+        label = [member["name"] or "?"]
+        if member["ready"]:
+            label.append(" \N{CHECK MARK}")
+        if member["bot"]:
+            label.append(" (bot)")
+        members.append(tags.li(*label, class_=classes))
+    parts = [tags.span(room["name"], class_="room-name"),
+             tags.span(room["state"], class_="state " + room["state"]),
+             tags.span("%d/%d" % (len(room["members"]), room["capacity"]),
+                       class_="count")]
+    if room["locked"]:
+        parts.append(tags.span("locked", class_="locked"))
+    if room["game"] is not None:
+        parts.append(tags.a("watch", href="/games/" + room["game"],
+                            class_="watch"))
+    return tags.li(tags.div(*parts), tags.ul(*members, class_="members"),
+                   class_="room")
+
+
+def gameRow(game):
+    """
+    One running game of the lobby.
+    """
+    return tags.li(tags.a(" vs ".join(game["players"]) or game["table"],
+                          href=game["url"], class_="watch"),
+                   " ", tags.span(game["table"], class_="room-name"),
+                   " ", tags.span("%d moves" % game["plies"], class_="count"),
+                   class_="game")
+
+
+def lobbyContent(now):
+    """
+    The lobby: one section per game kind.
+    """
+    sections = []
+    for kind in GAME_KINDS:
+        data = now["kinds"][kind]
+        sections.append(tags.section(
+            tags.h2(kind),
+            tags.p(tags.span(str(data["online"]), class_="online"),
+                   " players online"),
+            tags.h3("Games running"),
+            tags.ul(*[gameRow(g) for g in data["games"]], class_="games"),
+            tags.h3("Rooms"),
+            tags.ul(*[roomRow(r) for r in data["rooms"]], class_="rooms"),
+            class_="kind", id="kind-" + kind, **{"data-kind": kind}))
+    return tags.div(*sections, id="lobby")
+
+
+class LobbyPage(resource.Resource):
+    """
+    C{/}: the hub now, kept up to date by C{lobby.js}.
+    """
+
+    isLeaf = True
+
+    def __init__(self, web):
+        resource.Resource.__init__(self)
+        self.web = web
+
+    def render_GET(self, request):
+        if request.postpath not in ([], [b""]):
+            return notFound(request)
+        return render(request, "The hub now",
+                      lobbyContent(self.web.lobbyFeed.now()),
+                      ["lobby.js"])
+
+
+def notFound(request, what="Nothing here"):
+    """
+    A 404 page.
+    """
+    return render(request, "Not found", tags.p(what), code=404)
+
+
+class GamePage(resource.Resource):
+    """
+    C{/games/ID}: a live game, or a finished one's replay; drawn by
+    C{game.js}.
+    """
+
+    isLeaf = True
+
+    def __init__(self, web):
+        resource.Resource.__init__(self)
+        self.web = web
+
+    def render_GET(self, request):
+        if len(request.postpath) != 1 or not request.postpath[0]:
+            return notFound(request)
+        gameId = request.postpath[0].decode("utf-8", "replace")
+        d = self.web.gameData(gameId)
+        d.addCallback(self._rendered, request, gameId)
+        d.addErrback(self._failed, request)
+        return server.NOT_DONE_YET
+
+    def _rendered(self, data, request, gameId):
+        if data is None:
+            return notFound(request, "No game " + gameId)
+        players = " vs ".join(s["name"] for s in data["seats"])
+        title = "{}: {}".format(data["kind"], players)
+        content = tags.div(
+            tags.p(tags.span("table ", tags.b(data["table"]),
+                             class_="table-name"),
+                   " ", tags.span("", id="status", class_="status"),
+                   " ", tags.span("", id="spectators")),
+            tags.div(
+                tags.div(tags.div("", id="board", class_="board"),
+                         tags.div("", id="controls", class_="controls"),
+                         class_="board-column"),
+                tags.aside(tags.h2("Players"),
+                           tags.ol("", id="seats", class_="seats"),
+                           tags.h2("Moves"),
+                           tags.ol("", id="moves", class_="moves"),
+                           class_="side"),
+                class_="game-layout"),
+            id="game")
+        render(request, title, content, ["game.js"],
+               {"data-game": gameId, "data-kind": data["kind"],
+                "data-live": "1" if data["live"] else "0"})
+
+    def _failed(self, failure, request):
+        request.setResponseCode(503)
+        render(request, "Unavailable",
+               tags.p("The records cannot be read now."), code=503)
+
+
+def _deferredPage(request, d, title, build):
+    def done(data):
+        if data is None:
+            return notFound(request)
+        return render(request, title, build(data))
+
+    def failed(failure):
+        render(request, "Unavailable",
+               tags.p("The records cannot be read now."), code=503)
+
+    d.addCallbacks(done, failed)
+    return server.NOT_DONE_YET
+
+
+def playerContent(data):
+    """
+    A player's rating, games, wins and recent games.
+    """
+    rating = data["rating"]
+    facts = tags.dl(
+        tags.dt("rating"),
+        tags.dd("%.2f" % rating["rating"] if rating else "not rated yet",
+                class_="rating"),
+        tags.dt("games"), tags.dd(str(data["games"]), class_="games"),
+        tags.dt("wins"), tags.dd(str(data["wins"]), class_="wins"),
+        class_="facts")
+    rows = [tags.tr(tags.td(tags.a("#" + g["id"], href=g["url"])),
+                    tags.td(when(g["endedAt"])),
+                    tags.td(g["table"]),
+                    tags.td(", ".join(g["players"])),
+                    tags.td("won" if g["won"] else
+                            ("place %s" % g["place"]
+                             if g["place"] is not None else g["reason"])))
+            for g in data["recent"]]
+    return tags.div(facts, tags.h2("Recent games"), tags.table(
+        tags.thead(tags.tr(tags.th("game"), tags.th("ended"),
+                           tags.th("table"), tags.th("players"),
+                           tags.th("result"))),
+        tags.tbody(*rows), class_="recent"))
+
+
+def leaderboardContent(data):
+    """
+    The leaderboard's table.
+    """
+    kind = data["kind"]
+    rows = [tags.tr(tags.td(str(s["rank"])),
+                    tags.td(tags.a(s["name"], href="/players/%s/%s" % (
+                        kind, _quote(s["name"])))),
+                    tags.td("%.2f" % s["rating"]), tags.td(str(s["games"])),
+                    tags.td(str(s["wins"])))
+            for s in data["standings"]]
+    return tags.div(
+        tags.p("Players with at least %d rated games, by rating "
+               "(mu - 3 sigma)." % data["minGames"]),
+        tags.table(tags.thead(tags.tr(
+            tags.th("#"), tags.th("player"), tags.th("rating"),
+            tags.th("games"), tags.th("wins"))),
+            tags.tbody(*rows), class_="leaderboard", id="leaderboard"))
+
+
+def _quote(name):
+    from urllib.parse import quote
+    return quote(name, safe="")
+
+
+class PlayerPage(resource.Resource):
+    """
+    C{/players/KIND/NAME}.
+    """
+
+    isLeaf = True
+
+    def __init__(self, web):
+        resource.Resource.__init__(self)
+        self.web = web
+
+    def render_GET(self, request):
+        parts = [p.decode("utf-8", "replace") for p in request.postpath]
+        if len(parts) != 2 or not all(parts):
+            return notFound(request)
+        kind, name = parts
+        return _deferredPage(request, self.web.playerData(kind, name),
+                             "{} at {}".format(name, kind), playerContent)
+
+
+class LeaderboardPage(resource.Resource):
+    """
+    C{/leaderboard/KIND}.
+    """
+
+    isLeaf = True
+
+    def __init__(self, web):
+        resource.Resource.__init__(self)
+        self.web = web
+
+    def render_GET(self, request):
+        parts = [p.decode("utf-8", "replace") for p in request.postpath]
+        if len(parts) != 1 or parts[0] not in GAME_KINDS:
+            return notFound(request)
+        return _deferredPage(request, self.web.leaderboardData(parts[0]),
+                             "Leaderboard: " + parts[0], leaderboardContent)

@@ -1,0 +1,247 @@
+// One game's page: a live game streamed from /api/games/ID/events, or a
+// finished game's replay from /api/games/ID.
+import { el, replaceChildren } from "./dom.js";
+import { drawBoard } from "./boards.js";
+
+const body = document.body;
+const gameId = body.dataset.game;
+const kind = body.dataset.kind;
+const board = document.getElementById("board");
+const statusLine = document.getElementById("status");
+const seatList = document.getElementById("seats");
+const moveList = document.getElementById("moves");
+const spectators = document.getElementById("spectators");
+const controls = document.getElementById("controls");
+const apiPath = "/api/games/" + encodeURIComponent(gameId);
+
+const state = {seats: [], view: null, moves: [], turn: null, result: null,
+               turnReceived: 0};
+
+function seatLabel(seat) {
+  const data = state.seats[seat];
+  if (!data) return `seat ${seat}`;
+  return data.role ? `${data.name} (${data.role})` : data.name;
+}
+
+function lastAction() {
+  const last = state.moves[state.moves.length - 1];
+  return last ? last.action : null;
+}
+
+function drawSeats(toMove) {
+  replaceChildren(seatList, state.seats.map((seat, i) => el("li", {
+    class: "seat" + (toMove === i ? " to-move" : "") +
+           (seat.out ? " out" : ""),
+    "data-seat": i},
+    kind === "splendor" ? seatLabel(i) : el("a", {
+      href: `/players/${kind}/${encodeURIComponent(seat.name)}`},
+      seatLabel(i)),
+    seat.bot || seat.takenOver ? el("span", {class: "tag"}, "bot") : null,
+    seat.out ? el("span", {class: "tag"}, seat.out) : null,
+    seat.place ? el("span", {class: "tag"}, `#${seat.place}`) : null)));
+}
+
+function moveItem(move) {
+  return el("li", {"data-ply": move.ply},
+            `${seatLabel(move.seat)}: ${move.text}`,
+            move.byBot ? el("span", {class: "tag"}, "bot") : null);
+}
+
+function drawMoves(moves, current) {
+  replaceChildren(moveList, moves.map(moveItem));
+  if (current !== undefined) {
+    for (const item of moveList.children) {
+      item.classList.toggle("current", Number(item.dataset.ply) === current);
+    }
+  }
+  moveList.scrollTop = moveList.scrollHeight;
+}
+
+function drawView(view, last, ply) {
+  replaceChildren(board, drawBoard(kind, view, state.seats, last));
+  board.dataset.ply = String(ply);
+}
+
+function resultText(result) {
+  if (result.winner !== null && result.winner !== undefined) {
+    return `Game over: ${seatLabel(result.winner)} won (${result.reason})`;
+  }
+  return result.reason === "normal" ? "Game over: a draw"
+                                    : `Game over (${result.reason})`;
+}
+
+function drawStatus() {
+  statusLine.classList.toggle("over", Boolean(state.result));
+  if (state.result) {
+    statusLine.textContent = resultText(state.result);
+    return;
+  }
+  if (!state.turn) {
+    statusLine.textContent = "Starting";
+    return;
+  }
+  let text = `To move: ${seatLabel(state.turn.seat)}`;
+  if (state.turn.remaining !== null && state.turn.remaining !== undefined) {
+    const left = Math.max(0, state.turn.remaining -
+                          (Date.now() - state.turnReceived) / 1000);
+    text += ` (${left.toFixed(0)} s)`;
+  }
+  statusLine.textContent = text;
+}
+
+function drawSpectators(count) {
+  spectators.textContent = `${count} watching`;
+}
+
+// Gomoku and checkers actions come without the position: play them here.
+function applyMove(view, move) {
+  if (kind === "gomoku") {
+    const [x, y] = move.action;
+    const index = y * view.size + x;
+    const board = view.board.slice(0, index) + (move.seat === 0 ? "b" : "w") +
+                  view.board.slice(index + 1);
+    return Object.assign({}, view, {board, last: [x, y],
+                                    toMove: 1 - move.seat});
+  }
+  const path = move.action;
+  const [fx, fy] = path[0];
+  const [tx, ty] = path[path.length - 1];
+  const pieces = view.pieces.map((cells, seat) => seat !== move.seat ? cells :
+    cells.map(([x, y]) => (x === fx && y === fy) ? [tx, ty] : [x, y]));
+  return Object.assign({}, view, {pieces});
+}
+
+function live() {
+  const source = new EventSource(apiPath + "/events");
+  source.addEventListener("snapshot", message => {
+    const data = JSON.parse(message.data);
+    Object.assign(state, {seats: data.seats, view: data.view,
+                          moves: data.moves, turn: data.turn,
+                          result: data.result, turnReceived: Date.now()});
+    drawView(state.view, lastAction(), state.moves.length);
+    drawSeats(state.turn ? state.turn.seat : null);
+    drawMoves(state.moves);
+    drawSpectators(data.spectators);
+    drawStatus();
+    if (data.result) {
+      source.close();
+      fetch(apiPath).then(r => r.json()).then(replayFrom);
+    }
+  });
+  source.addEventListener("action", message => {
+    const data = JSON.parse(message.data);
+    state.moves.push(data.move);
+    state.view = data.view || applyMove(state.view, data.move);
+    drawView(state.view, data.move.action, state.moves.length);
+    moveList.append(moveItem(data.move));
+    moveList.scrollTop = moveList.scrollHeight;
+    if (data.turn) {
+      state.turn = data.turn;
+      state.turnReceived = Date.now();
+      drawSeats(state.turn.seat);
+      drawStatus();
+    }
+  });
+  source.addEventListener("view", message => {
+    state.view = JSON.parse(message.data).view;
+    drawView(state.view, lastAction(), state.moves.length);
+  });
+  source.addEventListener("turn", message => {
+    state.turn = JSON.parse(message.data);
+    state.turnReceived = Date.now();
+    drawSeats(state.turn ? state.turn.seat : null);
+    drawStatus();
+  });
+  source.addEventListener("seats", message => {
+    const data = JSON.parse(message.data);
+    state.seats = data.seats;
+    state.view = data.view;
+    drawView(state.view, lastAction(), state.moves.length);
+    drawSeats(state.turn ? state.turn.seat : null);
+  });
+  source.addEventListener("spectators", message => {
+    drawSpectators(JSON.parse(message.data).count);
+  });
+  source.addEventListener("end", message => {
+    const data = JSON.parse(message.data);
+    state.result = data.result;
+    state.view = data.view;
+    source.close();
+    drawView(state.view, lastAction(), state.moves.length);
+    drawSeats(null);
+    drawStatus();
+    fetch(apiPath).then(r => r.json()).then(replayFrom);
+  });
+  setInterval(drawStatus, 500);
+}
+
+// A finished game: step back and forth, play, and a slider.
+function replayFrom(data) {
+  if (!data.replay) {
+    return;
+  }
+  Object.assign(state, {seats: data.seats, result: data.result});
+  const steps = data.replay.steps;
+  const moves = data.replay.moves;
+  const last = steps.length - 1;
+  let step = last;
+  let timer = null;
+  const slider = el("input", {type: "range", min: 0, max: last, value: last,
+                              id: "slider", "aria-label": "move"});
+  const counter = el("span", {id: "step", class: "step"});
+  const button = (id, label, title) => el("button", {id, type: "button",
+                                                     title}, label);
+  const first = button("first", "\u00ab first", "first position");
+  const back = button("back", "\u25c0", "one move back");
+  const play = button("play", "\u25b6 play", "play");
+  const forward = button("forward", "\u25b6", "one move forward");
+  const end = button("last", "last \u00bb", "last position");
+  function show(n) {
+    step = Math.max(0, Math.min(last, n));
+    slider.value = String(step);
+    counter.textContent = `move ${step} / ${last}`;
+    const lastMove = step > 0 ? moves[step - 1].action : null;
+    drawView(steps[step], lastMove, step);
+    board.dataset.step = String(step);
+    for (const item of moveList.children) {
+      item.classList.toggle("current", Number(item.dataset.ply) === step);
+    }
+  }
+  function stop() {
+    if (timer !== null) clearInterval(timer);
+    timer = null;
+    play.textContent = "\u25b6 play";
+  }
+  first.addEventListener("click", () => { stop(); show(0); });
+  back.addEventListener("click", () => { stop(); show(step - 1); });
+  forward.addEventListener("click", () => { stop(); show(step + 1); });
+  end.addEventListener("click", () => { stop(); show(last); });
+  slider.addEventListener("input", () => { stop(); show(Number(slider.value)); });
+  play.addEventListener("click", () => {
+    if (timer !== null) { stop(); return; }
+    if (step === last) show(0);
+    play.textContent = "\u23f8 pause";
+    timer = setInterval(() => {
+      if (step >= last) { stop(); return; }
+      show(step + 1);
+    }, 700);
+  });
+  replaceChildren(controls, first, back, play, forward, end, slider,
+                  counter);
+  drawSeats(null);
+  drawMoves(moves);
+  for (const item of moveList.children) {
+    item.addEventListener("click", () => {
+      stop(); show(Number(item.dataset.ply));
+    });
+  }
+  drawStatus();
+  spectators.textContent = "";
+  show(last);
+}
+
+if (body.dataset.live === "1") {
+  live();
+} else {
+  fetch(apiPath).then(r => r.json()).then(replayFrom);
+}

@@ -1,0 +1,44 @@
+// The lobby page: the hub now, redrawn from /api/hub/events on change.
+import { el, replaceChildren } from "./dom.js";
+
+function member(data) {
+  return el("li", {class: "member" + (data.ready ? " ready" : "")},
+            data.name || "?", data.ready ? " \u2713" : "",
+            data.bot ? " (bot)" : "");
+}
+
+function room(data) {
+  return el("li", {class: "room"},
+    el("div", {},
+       el("span", {class: "room-name"}, data.name),
+       el("span", {class: "state " + data.state}, data.state),
+       el("span", {class: "count"},
+          `${data.members.length}/${data.capacity}`),
+       data.locked ? el("span", {class: "locked"}, "locked") : null,
+       data.game ? el("a", {class: "watch",
+                            href: "/games/" + encodeURIComponent(data.game)},
+                      "watch") : null),
+    el("ul", {class: "members"}, data.members.map(member)));
+}
+
+function game(data) {
+  return el("li", {class: "game"},
+    el("a", {class: "watch", href: data.url},
+       data.players.join(" vs ") || data.table),
+    " ", el("span", {class: "room-name"}, data.table),
+    " ", el("span", {class: "count"}, `${data.plies} moves`));
+}
+
+function draw(now) {
+  for (const [kind, data] of Object.entries(now.kinds)) {
+    const section = document.getElementById("kind-" + kind);
+    if (!section) continue;
+    section.querySelector(".online").textContent = String(data.online);
+    replaceChildren(section.querySelector(".games"), data.games.map(game));
+    replaceChildren(section.querySelector(".rooms"), data.rooms.map(room));
+  }
+  document.getElementById("lobby").dataset.updated = String(Date.now());
+}
+
+const source = new EventSource("/api/hub/events");
+source.addEventListener("hub", message => draw(JSON.parse(message.data)));

@@ -1,0 +1,261 @@
+"""
+One Server-Sent Events stream to one browser, and the fan-out that feeds
+many of them without holding the reactor.
+
+A stream registers itself as the request's push producer: the transport
+pauses it once its send buffer fills (the browser reads slower than the
+hub writes).  While paused, the bytes still written are counted; past
+C{maxBuffered} the connection is cut, so a stalled browser never makes
+the hub's memory grow and never slows the players.
+"""
+
+import collections
+import json
+import sys
+
+from twisted.logger import Logger
+from zope.interface import implementer
+from twisted.internet.interfaces import IPushProducer
+
+# Bytes a paused (slow) stream may have waiting before it is cut.
+MAX_BUFFERED = 256 * 1024
+# Streams written per reactor turn by a Fanout.
+FANOUT_SLICE = 100
+# Seconds between two writes of a Fanout: what comes faster is joined
+# into one write per stream (a game moving 200 times a second costs its
+# spectators 10 writes, not 200).
+MIN_INTERVAL = 0.1
+
+
+def sseFrame(event, data):
+    """
+    One Server-Sent Events message: C{event} names it, C{data} is
+    JSON-encoded (one line, so no field splitting is needed).
+
+    @rtype: L{bytes}
+    """
+    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
+    return ("event: {}\ndata: {}\n\n".format(event, payload)).encode("ascii")
+
+
+@implementer(IPushProducer)
+class EventStream:
+    """
+    The Server-Sent Events response to one request.
+
+    @ivar request: the L{twisted.web.server.Request}.
+    @ivar paused: True while the transport asked us to stop producing.
+    @ivar waiting: bytes written since the transport paused us.
+    @ivar closed: True once the stream ended (the browser left, or it was
+        cut).
+    @ivar cut: True if the hub cut it for being too slow.
+    """
+
+    log = Logger()
+
+    def __init__(self, request, onClose=None, maxBuffered=MAX_BUFFERED):
+        self.request = request
+        self.maxBuffered = maxBuffered
+        self.onClose = onClose
+        self.paused = False
+        self.waiting = 0
+        self.closed = False
+        self.cut = False
+
+    def start(self):
+        """
+        Send the response's headers and register as its producer.
+        """
+        request = self.request
+        request.setHeader(b"Content-Type",
+                          b"text/event-stream; charset=utf-8")
+        request.setHeader(b"Cache-Control", b"no-cache")
+        request.setHeader(b"X-Accel-Buffering", b"no")
+        request.registerProducer(self, True)
+        request.notifyFinish().addBoth(self._finished)
+        request.write(b"retry: 3000\n\n")
+
+    def write(self, data):
+        """
+        Send C{data} (one or more whole frames), unless closed; cut the
+        stream if it is paused and more than C{maxBuffered} bytes wait.
+        """
+        if self.closed:
+            return
+        if self.paused:
+            self.waiting += len(data)
+            if self.waiting > self.maxBuffered:
+                self.abort()
+                return
+        self.request.write(data)
+
+    def finish(self):
+        """
+        End the response normally (the game is over).
+        """
+        if self.closed:
+            return
+        self._close()
+        self.request.unregisterProducer()
+        self.request.finish()
+
+    def abort(self):
+        """
+        Cut the connection now, dropping whatever it has buffered.
+        """
+        if self.closed:
+            return
+        self.cut = True
+        self.log.info("cut a slow event stream ({waiting} bytes waiting)",
+                      waiting=self.waiting)
+        self._close()
+        transport = getattr(self.request.channel, "transport", None)
+        if transport is None:
+            return
+        abort = getattr(transport, "abortConnection", None)
+        if abort is not None:
+            abort()
+        else:
+            transport.loseConnection()
+
+    def _finished(self, reason):
+        self._close()
+
+    def _close(self):
+        if self.closed:
+            return
+        self.closed = True
+        onClose, self.onClose = self.onClose, None
+        if onClose is not None:
+            onClose(self)
+
+    # IPushProducer
+
+    def pauseProducing(self):
+        self.paused = True
+
+    def resumeProducing(self):
+        self.paused = False
+        self.waiting = 0
+
+    def stopProducing(self):
+        self._close()
+
+
+class Fanout:
+    """
+    Writes each message to a set of streams, later in the reactor turn
+    that follows and C{FANOUT_SLICE} streams per turn, so that a thousand spectators never hold the reactor
+    between two players' moves.  Messages keep their order per stream.
+
+    @ivar streams: the L{EventStream}s listening.
+    """
+
+    def __init__(self, clock, sliceSize=FANOUT_SLICE,
+                 minInterval=MIN_INTERVAL):
+        self.clock = clock
+        self.sliceSize = sliceSize
+        self.minInterval = minInterval
+        self.streams = set()
+        self._queue = collections.deque()
+        self._call = None
+        self._targets = None
+        self._lastWrite = None
+        self.stopped = False
+
+    def __len__(self):
+        return len(self.streams)
+
+    def add(self, stream):
+        """
+        Send later messages to C{stream} too.
+        """
+        self.streams.add(stream)
+        self._targets = None
+
+    def discard(self, stream):
+        """
+        Send nothing more to C{stream}.
+        """
+        self.streams.discard(stream)
+        self._targets = None
+
+    def send(self, data):
+        """
+        Queue C{data} for every stream listening now.
+        """
+        if not self.streams or self.stopped:
+            return
+        if self._targets is None:
+            self._targets = list(self.streams)
+        self._queue.append((data, self._targets, 0))
+        if self._call is None:
+            delay = 0
+            if self._lastWrite is not None:
+                delay = max(0, self._lastWrite + self.minInterval
+                            - self.clock.seconds())
+            self._call = self.clock.callLater(delay, self._writeSome)
+
+    def finish(self):
+        """
+        After what is queued, end every stream listening now.
+        """
+        self.send(None)
+
+    def _join(self):
+        """
+        Join the messages waiting for the same streams into one write.
+        """
+        queue = self._queue
+        while len(queue) > 1:
+            (data, targets, start), (more, others, _) = queue[0], queue[1]
+            if (start or targets is not others or data is None
+                    or more is None):
+                return
+            queue.popleft()
+            queue[0] = (data + more, targets, 0)
+
+    def _writeSome(self):
+        self._call = None
+        self._lastWrite = self.clock.seconds()
+        self._join()
+        budget = self.sliceSize
+        while self._queue and budget > 0:
+            data, targets, start = self._queue[0]
+            end = min(len(targets), start + budget)
+            for stream in targets[start:end]:
+                if data is None:
+                    stream.finish()
+                else:
+                    stream.write(data)
+            budget -= end - start
+            if end == len(targets):
+                self._queue.popleft()
+            else:
+                self._queue[0] = (data, targets, end)
+        if self._queue and self._call is None:
+            self._call = self.clock.callLater(0, self._writeSome)
+
+    def flush(self):
+        """
+        Write everything queued now (for tests and shutdown).
+        """
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+        self._call = None
+        while self._queue:
+            self.sliceSize, size = sys.maxsize, self.sliceSize
+            try:
+                self._writeSome()
+            finally:
+                self.sliceSize = size
+
+    def stop(self):
+        """
+        Forget what is queued and cancel the pending write.
+        """
+        self.stopped = True
+        if self._call is not None and self._call.active():
+            self._call.cancel()
+        self._call = None
+        self._queue.clear()

@@ -1,0 +1,178 @@
+"""
+JSON views of the rules objects (L{hub.games}) and of their actions, for
+the spectators' pages and the API.  Pure: no Twisted, no I/O.
+
+A view is what a spectator sees of a position: every stone, piece, card
+and token on the table, but not the hidden cards (Splendor's decks, and
+the reserved cards, which stay face down as at a real table).
+"""
+
+from hub.games import checkers, gomoku, splendor
+
+GOMOKU_COLOURS = ("black", "white")
+
+
+def gomokuView(game):
+    """
+    The board as a string of L{gomoku.SIZE}^2 characters, row by row
+    (C{.} empty, C{b} black, C{w} white), and the last move.
+    """
+    marks = {gomoku.EMPTY: ".", gomoku.BLACK: "b", gomoku.WHITE: "w"}
+    return {
+        "size": gomoku.SIZE,
+        "board": "".join(marks[stone] for stone in game.board),
+        "last": list(game.lastMove) if game.lastMove else None,
+        "toMove": game.currentSeat,
+    }
+
+
+def checkersView(game):
+    """
+    The pieces of every seat, with their regions, finishers and
+    eliminated seats.
+    """
+    return {
+        "regions": list(game.regions),
+        "pieces": [[list(cell) for cell in game.pieces(seat)]
+                   for seat in range(game.seatCount)],
+        "finished": list(game.finished),
+        "eliminated": list(game.eliminated),
+        "toMove": game.currentSeat,
+    }
+
+
+def splendorCard(number):
+    """
+    One face-up card as JSON, or None for an empty slot.
+    """
+    card = splendor.CARDS.get(number)
+    if card is None:
+        return None
+    return {"id": card.number, "level": card.level, "points": card.points,
+            "bonus": splendor.GEMS[card.bonus],
+            "cost": _gems(card.cost)}
+
+
+def splendorNoble(number):
+    """
+    One noble as JSON.
+    """
+    noble = splendor.NOBLES[number]
+    return {"id": noble.number, "points": noble.points,
+            "cost": _gems(noble.cost)}
+
+
+def _gems(counts):
+    return {gem: n for gem, n in zip(splendor.GEMS, counts) if n}
+
+
+def splendorView(game):
+    """
+    Nobles, the three rows (level 1 first), the size of each deck, the
+    bank, and each seat's tokens, bonuses, points, purchased count,
+    nobles and reserved cards (their level only: face down).
+    """
+    players = []
+    for seat, player in enumerate(game.players):
+        players.append({
+            "tokens": dict(zip(splendor.TOKENS, player.tokens)),
+            "bonuses": dict(zip(splendor.GEMS, player.bonuses)),
+            "points": player.points,
+            "purchased": len(player.purchased),
+            "nobles": [splendorNoble(n) for n in player.nobles],
+            "reserved": [{"level": _levelOf(n)} for n in player.reserved],
+            "retired": bool(game.retired[seat]),
+        })
+    return {
+        "nobles": [splendorNoble(n) for n in game.nobles],
+        "rows": [[splendorCard(n) for n in row] for row in game.board],
+        "decks": [len(deck) for deck in game.decks],
+        "bank": dict(zip(splendor.TOKENS, game.bank)),
+        "players": players,
+        "phase": game.phase,
+        "toMove": game.currentSeat,
+    }
+
+
+def _levelOf(number):
+    card = splendor.CARDS.get(number)
+    return card.level if card is not None else None
+
+
+VIEWS = {"gomoku": gomokuView, "checkers": checkersView,
+         "splendor": splendorView}
+
+
+def viewOf(kind, game):
+    """
+    The view of C{game}, a rules object of game kind C{kind}.
+    """
+    return VIEWS[kind](game)
+
+
+def actionJSON(kind, action):
+    """
+    The canonical C{action} of game kind C{kind} as JSON.
+    """
+    if kind == "gomoku":
+        return list(action)
+    if kind == "checkers":
+        return [list(cell) for cell in action]
+    if kind == "splendor":
+        return {"kind": action[0], "card": action[1],
+                "gems": {gem: n for gem, n in action[2]}}
+    return repr(action)
+
+
+def gomokuCell(x, y):
+    """
+    A cell's name on the board: a column letter (I skipped) and a row
+    number from the bottom, as gomoku boards are labelled (C{H8}).
+    """
+    return "ABCDEFGHJKLMNOP"[x] + str(gomoku.SIZE - y)
+
+
+def describeAction(kind, action):
+    """
+    A short text for the move list.
+    """
+    if kind == "gomoku":
+        return gomokuCell(*action)
+    if kind == "checkers":
+        return " \N{RIGHTWARDS ARROW} ".join(
+            "{},{}".format(x, y) for x, y in action)
+    if kind == "splendor":
+        what, card, gems = action[0], action[1], action[2]
+        gemText = " ".join(
+            "{}{}".format(n if n > 1 else "", gem) for gem, n in gems)
+        if what == splendor.GET_GEMS:
+            return "take " + gemText
+        if what == splendor.BUY_CARD:
+            return "buy #{}".format(card)
+        if what == splendor.FOLD_CARD:
+            return "reserve #{}".format(card)
+        if what == splendor.FOLD_CARD_UNKNOWN:
+            return "reserve from deck {}".format(_deckLevel(card))
+        if what == splendor.DISCARD_GEMS:
+            return "discard " + gemText
+        if what == splendor.GET_NOBLE:
+            return "noble #{}".format(card)
+        return str(what)
+    return repr(action)
+
+
+def _deckLevel(card):
+    if card >= splendor.UNKNOWN_CARD_BASE:
+        return card - splendor.UNKNOWN_CARD_BASE
+    return card
+
+
+def roleText(kind, seat, role):
+    """
+    What to call a seat's side: a colour, a region letter, or nothing.
+    """
+    if kind == "gomoku":
+        return GOMOKU_COLOURS[seat] if seat < 2 else None
+    if kind == "checkers" and role is not None:
+        return str(role)
+    return None

@@ -1,0 +1,146 @@
+"""
+C{show}'s notation of records of real tables' games.
+"""
+
+import random
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import TestCase
+
+from hub.games import splendor
+from hub.records import notation
+from hub.records.record import RecordBuilder
+from hub.tables import events
+from hub.tables.base import TableError
+
+from tests.records import support
+
+
+class Builder:
+    """
+    A table listener that keeps the record of the last game it heard.
+    """
+
+    record = None
+
+    def tableEvent(self, table, event):
+        if isinstance(event, events.GameStarted):
+            self.builder = RecordBuilder(event)
+        elif isinstance(event, events.GameEnded):
+            self.record = self.builder.finish(event)
+        else:
+            self.builder.add(event)
+
+
+class ActionTests(TestCase):
+    """
+    One action of each kind.
+    """
+
+    def test_gomoku(self):
+        """
+        Column a-o, row 1-15.
+        """
+        self.assertEqual(notation.action("gomoku", [7, 7]), "h8")
+        self.assertEqual(notation.action("gomoku", [0, 14]), "a15")
+
+    def test_checkers(self):
+        """
+        The path's cells.
+        """
+        self.assertEqual(notation.action("checkers", [[0, -4], [0, -3]]),
+                         "0,-4 > 0,-3")
+
+    def test_splendor(self):
+        """
+        Takes, buys with gold, reserves (a hidden one by its level),
+        discards, nobles.
+        """
+        cases = [
+            ({"op": "get_gems", "card": 0,
+              "gems": {"diamond": 1, "ruby": 1, "emerald": 1}},
+             "take diamond+ruby+emerald"),
+            ({"op": "buy_card", "card": 12,
+              "gems": {"diamond": 1, "golden": 1}}, "buy #12 (gold 1)"),
+            ({"op": "fold_card", "card": 34, "gems": {}}, "reserve #34"),
+            ({"op": "fold_card_unknown", "card": 10002, "gems": {}},
+             "reserve hidden level 2"),
+            ({"op": "discard_gems", "card": 0, "gems": {"ruby": 2}},
+             "discard ruby+ruby"),
+            ({"op": "get_noble", "card": 93, "gems": {}}, "noble #93"),
+        ]
+        for value, text in cases:
+            self.assertEqual(notation.action("splendor", value), text)
+
+
+class ShowTests(TestCase):
+    """
+    Whole games of real tables.
+    """
+
+    def test_splendorEvents(self):
+        """
+        A Splendor game shows its dealt cards, discards, nobles, the bot
+        that took a seat over, and how it ended.
+        """
+        builder = Builder()
+        rng = random.Random(4)
+        while True:
+            support.playRandomGame("splendor", [builder], rng)
+            text = "\n".join(notation.show(builder.record))
+            if "a level 1 bot plays for" in text:
+                break
+        for words in ("dealt #", "must give back", "gets noble #",
+                      "  (bot)", "game over (normal): player "):
+            self.assertIn(words, text)
+        self.assertNotIn("DiscardRequired", text)
+
+    def test_settled(self):
+        """
+        A pending discard that a retirement settled is marked so, not as
+        a bot's.
+        """
+        builder = Builder()
+        seats = support.newSeats("splendor", random.Random(1), seatCount=3)
+        clock = Clock()
+        table = support.newTable("splendor", "s", seats, clock,
+                                 support.tableOptions("splendor", None),
+                                 random.Random(1))
+        table.addListener(builder)
+        table.start()
+        players = support.RandomPlayers("splendor", random.Random(2))
+        game = table.game
+        while game.phase == splendor.PHASE_ACT:
+            seat = game.currentSeat
+            table.act(seat, players.choose(game, seat))
+        table.drop(game.currentSeat)
+        table.drop(game.currentSeat)
+        self.assertTrue(table.over)
+        lines = notation.show(builder.record)
+        settled = [line for line in lines if "(settled: the player left)"
+                   in line]
+        self.assertTrue(settled)
+        self.assertIn("game over (forfeit): player ", lines[-1])
+
+    def test_gomokuOutcomes(self):
+        """
+        A gomoku game ended on the illegal-move limit has no winner.
+        """
+        builder = Builder()
+        support.playRandomGame("gomoku", [builder], random.Random(0),
+                               incidents=False, maxActions=4)
+        self.assertEqual(notation.show(builder.record)[-1].split("-- ")[1],
+                         "game over (abandoned): no result")
+        table = support.newTable(
+            "gomoku", "g", support.newSeats("gomoku", random.Random(0)),
+            Clock(), support.tableOptions("gomoku", None), None)
+        table.addListener(builder)
+        table.start()
+        for _ in range(7):
+            try:
+                table.act(0, (15, 0))
+            except TableError:
+                pass
+        self.assertEqual(notation.show(builder.record)[-1].split("-- ")[1],
+                         "game over (illegal): no winner (too many illegal "
+                         "actions)")

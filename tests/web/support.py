@@ -1,0 +1,179 @@
+"""
+What the web's tests share: a hub with its web face on a loopback port,
+rooms whose tables are L{FakeTable}s, and HTTP helpers that read bounded.
+"""
+
+import json
+
+from twisted.internet import defer, protocol, reactor
+from twisted.internet.endpoints import TCP4ClientEndpoint
+from twisted.web.client import Agent, readBody
+
+from hub.lobby import RoomObserver
+from hub.service import Hub
+from hub.web.site import webSite
+from tests.web.fakes import FakeTable
+
+TIMEOUT = 10
+
+
+class FakePolicy:
+    """
+    A start policy that starts when asked, on a L{FakeTable}.
+    """
+
+    autoStart = False
+
+    def __init__(self, clock, seed=1):
+        self.clock = clock
+        self.seed = seed
+
+    def canStart(self, room):
+        return len(room.members) >= 2
+
+    def newTable(self, room):
+        for index, member in enumerate(room.members):
+            member.seat = index
+        return FakeTable(room.kind, room.name, room.names(), self.clock,
+                         self.seed)
+
+
+class Peer:
+    """
+    The adapter side of a fake session.
+    """
+
+
+def openRoom(hub, kind, name, players, password="", ready=True):
+    """
+    A room of C{kind} with C{players} in it (ready unless asked not).
+    """
+    sessions = []
+    room = None
+    for player in players:
+        session = hub.sessions.connect(kind, Peer())
+        hub.sessions.claimName(session, player)
+        sessions.append(session)
+        if room is None:
+            room = hub.lobby.createRoom(kind, name, session, RoomObserver(),
+                                        FakePolicy(hub.clock), 6, password)
+        else:
+            hub.lobby.join(kind, name, session, RoomObserver(),
+                           password=password)
+        if ready:
+            hub.lobby.setReady(session, True)
+    return room, sessions
+
+
+class WebHub:
+    """
+    A hub and its web face listening on a loopback port, stopped at the
+    test's cleanup.
+    """
+
+    def __init__(self, testCase, records=None):
+        self.hub = Hub(reactor)
+        self.site, self.service = webSite(self.hub, records)
+        self.web = self.site.web
+        self.hub.startService()
+        self.service.startService()
+        self.port = reactor.listenTCP(0, self.site, interface="127.0.0.1")
+        testCase.addCleanup(self.stop)
+        self.agent = Agent(reactor)
+
+    def stop(self):
+        self.service.stopService()
+        d = defer.maybeDeferred(self.port.stopListening)
+        d.addCallback(lambda _: self.hub.stopService())
+        return d
+
+    def url(self, path):
+        return "http://127.0.0.1:%d%s" % (self.port.getHost().port, path)
+
+    @defer.inlineCallbacks
+    def get(self, path):
+        """
+        GET C{path}: C{(code, headers, body)}.
+        """
+        response = yield self.agent.request(b"GET", self.url(path).encode())
+        body = yield readBody(response)
+        return (response.code, response.headers, body)
+
+    @defer.inlineCallbacks
+    def getJSON(self, path):
+        code, headers, body = yield self.get(path)
+        return (code, json.loads(body))
+
+    def stream(self, path, testCase):
+        """
+        Open a raw event stream: a L{StreamClient} once connected.
+        """
+        endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1",
+                                      self.port.getHost().port)
+        d = endpoint.connect(StreamFactory(path))
+
+        def connected(client):
+            testCase.addCleanup(client.transport.abortConnection)
+            return client
+        return d.addCallback(connected)
+
+
+class StreamClient(protocol.Protocol):
+    """
+    Reads a Server-Sent Events response, raw; tells waiters of each
+    message.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self.buffer = b""
+        self.messages = []
+        self.waiters = []
+        self.closed = defer.Deferred()
+
+    def connectionMade(self):
+        self.transport.write(
+            b"GET " + self.path.encode() + b" HTTP/1.0\r\n"
+            b"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+
+    def dataReceived(self, data):
+        self.buffer += data
+        while b"\n\n" in self.buffer:
+            block, self.buffer = self.buffer.split(b"\n\n", 1)
+            fields = {}
+            for line in block.split(b"\n"):
+                if line.startswith(b"event: "):
+                    fields["event"] = line[7:].decode()
+                elif line.startswith(b"data: "):
+                    fields["data"] = json.loads(line[6:])
+            if "event" in fields:
+                self.messages.append((fields["event"], fields.get("data")))
+                self._check()
+
+    def _check(self):
+        for waiter in list(self.waiters):
+            event, count, d = waiter
+            seen = [m for m in self.messages if m[0] == event]
+            if len(seen) >= count:
+                self.waiters.remove(waiter)
+                d.callback(seen[count - 1][1])
+
+    def waitFor(self, event, count=1):
+        """
+        A Deferred of the data of the C{count}th message C{event}.
+        """
+        d = defer.Deferred()
+        self.waiters.append((event, count, d))
+        self._check()
+        return d.addTimeout(TIMEOUT, reactor)
+
+    def connectionLost(self, reason):
+        self.closed.callback(None)
+
+
+class StreamFactory(protocol.Factory):
+    def __init__(self, path):
+        self.path = path
+
+    def buildProtocol(self, addr):
+        return StreamClient(self.path)

@@ -1,0 +1,232 @@
+"""
+The web face in a real browser: Debian's C{chromium} through
+C{chromium-driver} and C{selenium}, headless, against the real C{twistd
+-n gamehub} with bots playing a game of each kind.
+
+Set C{GAMEHUB_SCREENSHOTS} to a folder to save the pages' screenshots
+there (C{docs/} holds the ones the README shows).
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+
+from twisted.trial.unittest import SkipTest, SynchronousTestCase
+
+from tests.endtoend import GamehubServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu",
+                  "--no-first-run", "--disable-background-networking")
+WAIT = 90
+BOT_DELAY = "0.15"
+SEATS = {"gomoku": 2, "checkers": 2, "splendor": 2}
+
+
+def browser():
+    """
+    A headless Chromium driven by selenium.
+    """
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        raise SkipTest("selenium is not installed (the test extras)")
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        raise SkipTest("Debian's chromium and chromium-driver are needed")
+    options = webdriver.ChromeOptions()
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument("--window-size=1400,1000")
+    options.binary_location = CHROMIUM
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+def bots(kind, port, *args):
+    """
+    Start C{python -m hub.bots} against the server.
+    """
+    command = [sys.executable, "-m", "hub.bots",
+               "%s://127.0.0.1:%d" % (kind, port), "--delay", BOT_DELAY,
+               "--count", str(SEATS[kind]), "--seed", "7"] + list(args)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+
+
+class BrowserTests(SynchronousTestCase):
+    """
+    A spectator's browser follows a bots' game of each kind from the
+    lobby to the replay.
+    """
+
+    def setUp(self):
+        self.driver = browser()
+        self.addCleanup(self.driver.quit)
+
+    def startServer(self, *kinds, extra=()):
+        self.server = GamehubServer(self, "--leaderboard-min-games", "1",
+                                    *extra, games=tuple(kinds) + ("web",))
+        self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
+
+    def startBots(self, kind, *args):
+        process = bots(kind, self.server.port(kind), *args)
+
+        def stop():
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+        self.addCleanup(stop)
+        return process
+
+    def wait(self, condition, message):
+        from selenium.webdriver.support.ui import WebDriverWait
+        return WebDriverWait(self.driver, WAIT, poll_frequency=0.1).until(
+            lambda driver: condition(), message)
+
+    def find(self, selector):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def screenshot(self, name):
+        folder = os.environ.get("GAMEHUB_SCREENSHOTS")
+        if folder:
+            self.driver.save_screenshot(os.path.join(folder, name))
+
+    def boardData(self, name):
+        [board] = self.find("#board")
+        return board.get_attribute("data-" + name)
+
+    def svgData(self, name):
+        boards = self.find("#board svg")
+        return boards[0].get_attribute("data-" + name) if boards else None
+
+    def watchFromLobby(self, kind):
+        """
+        Open the lobby, wait for the kind's game to be listed (the page
+        updates by itself), and follow its link.
+        """
+        self.driver.get(self.base + "/")
+        links = "#kind-%s .games a.watch" % (kind,)
+        self.wait(lambda: self.find(links), "the lobby lists no game")
+        self.assertIn("vs", self.find(links)[0].text)
+        href = self.find(links)[0].get_attribute("href")
+        self.driver.get(href)
+        return href
+
+    def followGame(self, kind, count):
+        """
+        The board shows and changes as moves arrive; the result shows at
+        the end.
+        """
+        self.wait(lambda: self.find("#board svg"), "no board")
+        first = int(self.boardData("ply"))
+        self.wait(lambda: int(self.boardData("ply")) > first + 2,
+                  "the board did not change")
+        self.assertTrue(self.find("#moves li"))
+        self.assertIn("watching", self.find("#spectators")[0].text)
+        self.screenshot("web-%s.png" % (kind,))
+        self.wait(lambda: self.find("#status.over"), "no result shown")
+        self.assertIn("Game over", self.find("#status")[0].text)
+
+    def checkReplay(self, kind, count):
+        """
+        The replay steps back to the first position and forward again, and
+        each step draws the position after that many moves.
+        """
+        self.wait(lambda: self.find("#controls #slider"), "no replay")
+        last = int(self.find("#slider")[0].get_attribute("max"))
+        self.assertGreater(last, 2)
+        self.find("#first")[0].click()
+        self.wait(lambda: self.boardData("step") == "0", "no first step")
+        self.assertEqual(self.svgData(count), self.initial(kind))
+        self.find("#forward")[0].click()
+        self.wait(lambda: self.boardData("step") == "1", "no step forward")
+        self.find("#forward")[0].click()
+        self.wait(lambda: self.boardData("step") == "2", "no step forward")
+        if kind == "gomoku":
+            self.assertEqual(self.svgData(count), "2")
+        self.find("#back")[0].click()
+        self.wait(lambda: self.boardData("step") == "1", "no step back")
+        if kind == "gomoku":
+            self.assertEqual(self.svgData(count), "1")
+        self.find("#last")[0].click()
+        self.wait(lambda: self.boardData("step") == str(last),
+                  "no last step")
+        self.assertIn("move %d / %d" % (last, last),
+                      self.find("#step")[0].text)
+
+    @staticmethod
+    def initial(kind):
+        return {"gomoku": "0", "checkers": "20", "splendor": "0"}[kind]
+
+    def checkLeaderboard(self, kind):
+        """
+        The leaderboard lists both bots; a bot's page lists the game.
+        """
+        self.driver.get(self.base + "/leaderboard/" + kind)
+        self.wait(lambda: len(self.find("#leaderboard tbody tr")) == 2,
+                  "the leaderboard does not list the bots")
+        names = [e.text for e in self.find("#leaderboard tbody a")]
+        self.assertTrue(all(n.startswith("web%s" % kind) for n in names),
+                        names)
+        self.find("#leaderboard tbody a")[0].click()
+        self.wait(lambda: self.find("table.recent tbody tr"),
+                  "the player page lists no game")
+        self.find("table.recent tbody a")[0].click()
+        self.wait(lambda: self.find("#controls #slider"),
+                  "the stored game has no replay")
+
+    def playAndWatch(self, kind, count):
+        self.startServer(kind)
+        self.startBots(kind, "--name", "web" + kind)
+        self.watchFromLobby(kind)
+        self.followGame(kind, count)
+        self.checkReplay(kind, count)
+        if kind != "splendor":
+            self.server.waitForLog(r"recorded %s game" % (kind,))
+            self.checkLeaderboard(kind)
+
+    def test_gomoku(self):
+        """
+        A gomoku game: stones appear, the result shows, the replay steps.
+        """
+        self.playAndWatch("gomoku", "stones")
+
+    def test_checkers(self):
+        """
+        A checkers game of two bots.
+        """
+        self.playAndWatch("checkers", "pieces")
+
+    def test_splendor(self):
+        """
+        A Splendor game of two bots (Splendor games are not rated: its
+        protocol carries no names).
+        """
+        self.playAndWatch("splendor", "cards")
+
+    def test_lobby(self):
+        """
+        The lobby lists the games of every kind and a waiting room, and
+        updates itself as they come.
+        """
+        self.startServer("gomoku", "checkers", "splendor")
+        self.driver.get(self.base + "/")
+        for kind in ("gomoku", "checkers", "splendor"):
+            self.startBots(kind, "--games", "3")
+        waiting = bots("gomoku", self.server.port("gomoku"), "--count", "1",
+                       "--room", "<b>waiting</b>", "--name", "early")
+        self.addCleanup(lambda: (waiting.kill(), waiting.wait()))
+        for kind in ("gomoku", "checkers", "splendor"):
+            selector = "#kind-%s .games a.watch" % (kind,)
+            self.wait(lambda: self.find(selector), "%s not listed" % kind)
+        self.wait(lambda: any(
+            "<b>waiting</b>" == e.text for e in self.find(".room-name")),
+            "the waiting room is not listed as text")
+        self.screenshot("web-lobby.png")

@@ -1,0 +1,118 @@
+"""
+L{hub.web.live} and L{hub.web.views}: the spectators' feed over fake
+tables of every kind, with a L{Clock}.
+"""
+
+import random
+
+from twisted.internet.task import Clock
+from twisted.trial.unittest import SynchronousTestCase
+
+from hub.web import views
+from hub.web.live import Spectating
+from tests.web.fakes import FakeTable
+
+
+def play(kind, names, spectating, clock, seed=3, limit=400):
+    table = FakeTable(kind, "t-" + kind, names, clock, seed)
+    table.addListener(spectating)
+    table.start()
+    rng = random.Random(seed)
+    plies = 0
+    while not table.over and plies < limit:
+        table.playOne(rng)
+        plies += 1
+    return table, plies
+
+
+class SpectatingTests(SynchronousTestCase):
+    """
+    The feed keeps each game's view, moves, turn and result.
+    """
+
+    def test_everyKindReplays(self):
+        """
+        The replay of a game ends on the position the table ended on, and
+        has one step per action plus the first position.
+        """
+        clock = Clock()
+        spectating = Spectating(clock)
+        for kind, names in (("gomoku", ["a", "b"]),
+                            ("checkers", ["a", "b", "c"]),
+                            ("splendor", ["a", "b", "c", "d"])):
+            table, plies = play(kind, names, spectating, clock)
+            [game] = [g for g in spectating.games.values()
+                      if g.kind == kind]
+            self.assertEqual(len(game.moves), plies)
+            self.assertEqual(game.view, views.viewOf(kind, table.game))
+            replay = game.replay()
+            self.assertEqual(len(replay["steps"]), plies + 1)
+            self.assertEqual(replay["steps"][-1], game.view)
+            self.assertEqual(replay["moves"], game.moves)
+
+    def test_result(self):
+        """
+        A finished game has its result and no table any more; it leaves
+        the running games.
+        """
+        clock = Clock()
+        spectating = Spectating(clock)
+        table, _ = play("gomoku", ["ann", "bob"], spectating, clock)
+        [game] = spectating.games.values()
+        self.assertTrue(game.over)
+        self.assertIsNone(game.table)
+        self.assertEqual(spectating.running(), [])
+        self.assertEqual(game.result["winner"], table.ended.winner)
+        self.assertEqual(game.result["winnerName"],
+                         ["ann", "bob"][table.ended.winner])
+
+    def test_finishedBounded(self):
+        """
+        Only the last C{maxFinished} finished games are kept.
+        """
+        clock = Clock()
+        spectating = Spectating(clock, maxFinished=2)
+        for seed in range(5):
+            play("gomoku", ["a", "b"], spectating, clock, seed)
+        self.assertEqual(list(spectating.games), ["live-4", "live-5"])
+
+    def test_turnClock(self):
+        """
+        The turn carries the seconds left on its clock.
+        """
+        clock = Clock()
+        spectating = Spectating(clock)
+        from hub.tables.base import TableOptions
+        table = FakeTable("checkers", "t", ["a", "b"], clock,
+                          options=TableOptions(turnSeconds=15))
+        table.addListener(spectating)
+        table.start()
+        [game] = spectating.games.values()
+        clock.advance(5)
+        self.assertEqual(game.turnJSON(), {"seat": 0, "remaining": 10.0})
+
+
+class ViewTests(SynchronousTestCase):
+    """
+    What spectators see of each game.
+    """
+
+    def test_gomokuCells(self):
+        self.assertEqual(views.gomokuCell(7, 7), "H8")
+        self.assertEqual(views.gomokuCell(0, 0), "A15")
+        self.assertEqual(views.gomokuCell(14, 14), "P1")
+
+    def test_splendorHidesDecks(self):
+        """
+        A Splendor view has the decks' sizes, not their cards, and the
+        reserved cards' levels only.
+        """
+        from tests.web.fakes import newGame
+        game = newGame("splendor", 2)
+        game.apply(0, ("fold_card_unknown", 10002, ()))
+        view = views.splendorView(game)
+        self.assertEqual(view["decks"], [len(d) for d in game.decks])
+        self.assertEqual(view["players"][0]["reserved"], [{"level": 2}])
+        self.assertEqual(views.describeAction(
+            "splendor", ("fold_card_unknown", 10002, ())),
+            "reserve from deck 2")
