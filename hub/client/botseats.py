@@ -34,6 +34,7 @@ class BotSeats:
         self.bots = []
         self._random = rng or random.Random()
         self._serial = 0
+        self._given = set()
 
     def newName(self, hint=None):
         """
@@ -41,10 +42,15 @@ class BotSeats:
         is not one of ours yet.
         """
         self._serial += 1
-        tag = self._random.randrange(1000)
-        if hint:
-            return "bot_%s_%d" % (hint, tag)
-        return "bot%d_%d" % (self._serial, tag)
+        while True:
+            tag = self._random.randrange(1000)
+            if hint:
+                name = "bot_%s_%d" % (hint, tag)
+            else:
+                name = "bot%d_%d" % (self._serial, tag)
+            if name not in self._given:
+                self._given.add(name)
+                return name
 
     def add(self, level, room=None, team=1, name=None):
         """

@@ -213,10 +213,12 @@ class RoomBotsTests(SynchronousTestCase):
         """
         Bot names are valid checkers names and differ.
         """
-        seats = BotSeats(None, "checkers", "h", 1)
-        names = {seats.newName("F") for _ in range(5)} | {
-            seats.newName() for _ in range(5)}
-        self.assertEqual(len(names), 10)
+        import random
+        seats = BotSeats(None, "checkers", "h", 1,
+                         rng=random.Random(0))
+        names = [seats.newName("F") for _ in range(200)] + [
+            seats.newName() for _ in range(5)]
+        self.assertEqual(len(set(names)), 205)
         from hub.protocols.checkers import isValidName
         self.assertTrue(all(isValidName(n) for n in names))
 
