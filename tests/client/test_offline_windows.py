@@ -318,7 +318,8 @@ class LanStartScreenTests(TestCase):
         options = tap.Options()
         options.parseOptions(["--db", "none", "--checkers-port", "tcp:0",
                               "--gomoku-port", "tcp:0",
-                              "--splendor-port", "none"])
+                              "--splendor-port", "none",
+                              "--web-port", "tcp:0"])
         top = tap.makeService(options, reactor)
         top.startService()
         self.addCleanup(top.stopService)
