@@ -207,17 +207,18 @@ async def landedConnections(bench, port, pids, need, timeout=60.0):
                  for _ in range(short + short // 4 + 2)]
         await defer.gatherResults([connect(conn) for conn in batch],
                                   consumeErrors=True)
+        # A connection the nodes have not accepted within a few seconds
+        # (a busy machine) is left spare.
+        settled = min(deadline, time.time() + 5.0)
         while True:
             landed = acceptedPorts(pids, port)
             where = [landed.get(conn.transport.getHost().port)
                      for conn in batch]
-            if None not in where:
+            if None not in where or time.time() > settled:
                 break
-            if time.time() > deadline:
-                raise RuntimeError("connections never accepted")
             await task.deferLater(bench.reactor, 0.05, lambda: None)
         for conn, pid in zip(batch, where):
-            if len(pools[pid]) < need[pid]:
+            if pid is not None and len(pools[pid]) < need[pid]:
                 pools[pid].append(conn)
                 bench.spares.remove(conn)
             else:
@@ -450,7 +451,7 @@ def main(argv):
             timer.cancel()
         if hasattr(result, "printTraceback"):
             failures.append(result)
-            result.printTraceback()
+            result.printTraceback(file=sys.stderr)
         reactor.stop()
 
     def overtime():
