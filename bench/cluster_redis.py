@@ -69,13 +69,12 @@ async def measure(reactor, directory, redisPid, name, count, concurrency,
 
 async def run(reactor, args, url, redisPid):
     import txredisapi
-    from twisted.internet import defer
-    from twisted.internet.task import Clock
     from hub.cluster.directory import ClusterDirectory, parseRedisURL
     host, port, db, prefix, _ = parseRedisURL(url)
     redis = await txredisapi.Connection(host, port, dbid=db,
                                         reconnect=False)
-    clock = Clock()
+    # The reactor times the requests out, as on a node.
+    clock = reactor
     directory = ClusterDirectory(redis, clock, "n1", address="tcp:x:1",
                                  prefix=prefix,
                                  summaries={"gomoku": summary})
@@ -89,11 +88,13 @@ async def run(reactor, args, url, redisPid):
         return d
 
     def room(i):
-        d = directory.claimRoom("gomoku", "r%d" % (i,))
+        name = "r%d" % (i,)
+        d = directory.claimRoom("gomoku", name)
 
         def made(_):
-            directory.roomChanged(Room("gomoku", "r%d" % (i,)))
-            directory.flush()
+            # What the flush after the room's first event writes.
+            return directory._publish([directory._roomEntry(
+                "gomoku", name, Room("gomoku", name), i)])
         return d.addCallback(made)
 
     def seat(i):
@@ -107,9 +108,10 @@ async def run(reactor, args, url, redisPid):
     results.append(await measure(
         reactor, directory, redisPid, "room lookup (join elsewhere)", n, c,
         lambda i: directory.lookupRoom("gomoku", "r%d" % (i,))))
-    for i in range(n // 4 + 1):
-        directory.roomChanged(Room("splendor", "t%d" % (i,)))
-    directory.flush()
+    await directory._publish([
+        directory._roomEntry("splendor", "t%d" % (i,),
+                             Room("splendor", "t%d" % (i,)), i)
+        for i in range(n // 4 + 1)])
     await directory.refresh()
     results.append(await measure(reactor, directory, redisPid,
                                  "Splendor seat (INIT)", n, c, seat))
@@ -118,8 +120,8 @@ async def run(reactor, args, url, redisPid):
                                prefix=prefix + "list:",
                                summaries={"gomoku": summary})
     for i in range(args.rooms):
-        listing.roomChanged(Room("gomoku", "l%d" % (i,)))
-    listing.flush()
+        listing.rooms[("gomoku", "l%d" % (i,))] = (
+            Room("gomoku", "l%d" % (i,)), i)
     await listing.refresh()
     results.append(await measure(
         reactor, listing, redisPid, "room list (%d rooms)" % (args.rooms,),
@@ -133,7 +135,6 @@ async def run(reactor, args, url, redisPid):
         reactor, held, redisPid, "renewal of %d keys" % (args.held + 1,),
         10, 1, lambda i: held.refresh()))
     await redis.disconnect()
-    await defer.succeed(None)
     return results
 
 
