@@ -30,6 +30,8 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from hub.protocols.immediate import relayWriter
+
 # What a decision does.
 PASS = "pass"
 REPLY = "reply"
@@ -92,7 +94,7 @@ class Gate(Protocol):
 
     def dataReceived(self, data):
         if self.relay is not None:
-            self.relay.transport.write(data)
+            self.toHome(data)
         elif self.waiting or self.pending:
             self.pending += data
             self.drain()
@@ -161,6 +163,7 @@ class Gate(Protocol):
                 relay.transport.loseConnection()
                 return
             self.route.handingOver(message)
+            self.toHome = relayWriter(relay.transport)
             self.relay = relay
             self.waiting = False
             data = raw + self.pending
