@@ -13,7 +13,7 @@ from twisted.trial.unittest import TestCase
 
 from hub.cluster.directory import DirectoryUnavailable
 from hub.cluster.gate import GatedFactory, GateKeeper
-from hub.cluster.link import LinkClient
+from hub.cluster.link import LinkClient, LinkServerFactory
 from hub.cluster.routes import CheckersRoute, GomokuRoute, SplendorRoute
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
@@ -88,6 +88,8 @@ class FakeCluster:
         self.directory = FakeDirectory()
         self.links = []
         self.forwarded = 0
+        self.served = 0
+        self.gatedFactories = {}
 
     def connectLink(self, node, gate):
         d = defer.Deferred()
@@ -109,6 +111,7 @@ class GateHarness:
         self.directory = self.cluster.directory
         self.factory = GatedFactory(self.cluster, self.server.factory,
                                     routeClass)
+        self.cluster.gatedFactories[routeClass.kind] = self.factory
         self.port = 41000
 
     def connect(self):
@@ -124,6 +127,22 @@ class GateHarness:
         transport.protocol = gate
         gate.makeConnection(transport)
         return gate, transport
+
+    def linkIn(self, preface):
+        """
+        A link from another node, as the home node's link listener
+        serves it, sent C{preface}.
+
+        @return: C{(linkServer, transport)}.
+        """
+        self.port += 1
+        server = LinkServerFactory(self.cluster).buildProtocol(
+            IPv4Address("TCP", "127.0.0.1", self.port))
+        transport = RecordingTransport()
+        transport.protocol = server
+        server.makeConnection(transport)
+        server.dataReceived(json.dumps(preface).encode() + b"\n")
+        return server, transport
 
     def link(self, index=-1):
         """
@@ -311,6 +330,38 @@ class GomokuRouteTests(TestCase):
         self.assertIs(guestT.protocol, guest)
         ended = [m for m in frames(guestT) if "ex" in m]
         self.assertEqual(len(ended), 2)
+
+    def test_linkStepsOutWhilePlaying(self):
+        """
+        On the home node, a player relayed by another node's link has the
+        link's transport read straight into the adapter while the room
+        plays, and into the link server again once the game ends.
+        """
+        owner, ownerT, [ownerReply] = self.register("ned")
+        link, linkT = self.harness.linkIn({
+            "kind": "gomoku",
+            "data": wire.encodeMessage(wire.regMessage("oli", 1)).decode(
+                "latin-1")})
+        guest = link.gate
+        [guestReply] = frames(linkT)
+        self.assertEqual(guestReply["status"], wire.S_OK)
+        receive(ownerT, wire.roomOpMessage(wire.RO_ROOM_CREATE, "rk", "", 2,
+                                           token=ownerReply["token"]))
+        receive(linkT, wire.roomOpMessage(wire.RO_ROOM_JOIN, "rk", "", 2,
+                                          token=guestReply["token"]))
+        receive(linkT, wire.stateMessage(wire.PLAYER_STATE_READY, 3,
+                                         guestReply["token"]))
+        receive(ownerT, wire.requestMessage(wire.REQ_GAME_START, 3,
+                                            token=ownerReply["token"]))
+        self.assertIs(linkT.protocol, guest.inner)
+        for i in range(5):
+            receive(linkT, wire.moveMessage(
+                wire.CHESS_BLANK, i, 0, guestReply["token"], 10 + i))
+            if i < 4:
+                receive(ownerT, wire.moveMessage(
+                    wire.CHESS_BLANK, i, 1, ownerReply["token"], 10 + i))
+        self.assertIs(linkT.protocol, link)
+        self.assertEqual(len([m for m in frames(linkT) if "ex" in m]), 2)
 
     def test_leaverStepsIn(self):
         """
