@@ -171,9 +171,11 @@ def waitForPort(port, proc, timeout=20.0):
     raise RuntimeError("port %d never opened" % (port,))
 
 
-def startHub(port, logPath, twistdArgs=(), extra=()):
+def startHub(port, logPath, twistdArgs=(), extra=(), cpu=None):
     """
-    Start C{twistd -n gamehub} serving gomoku only on 127.0.0.1:C{port}.
+    Start C{twistd -n gamehub} serving gomoku only on 127.0.0.1:C{port}
+    (C{extra} options come last, so they may override that); with
+    C{cpu}, pinned to that CPU from its start (as C{taskset -c} would).
     """
     twistd = os.path.join(os.path.dirname(sys.executable), "twistd")
     if not os.path.exists(twistd):
@@ -188,8 +190,12 @@ def startHub(port, logPath, twistdArgs=(), extra=()):
     args += ["--max-connections", "0", "--max-connections-per-ip", "0",
              "--request-rate", "0"]
     args.extend(extra)
+    pin = None
+    if cpu is not None:
+        def pin():
+            os.sched_setaffinity(0, {cpu})
     proc = subprocess.Popen(args, cwd=tempfile.gettempdir(),
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, preexec_fn=pin)
     waitForPort(port, proc)
     return proc
 
@@ -601,18 +607,29 @@ class Bench:
                 "errors": self.stats.errors})
             self.stopping = True
             return result
+        return await self.measure([serverPid], result)
+
+    async def measure(self, serverPids, result=None):
+        """
+        Start the games of the tables set up, warm up, measure the window
+        and return the figures (added to C{result}); the server's CPU and
+        memory are those of the processes C{serverPids}, summed.
+        """
+        from twisted.internet import task
+
+        def serverCpu():
+            return sum(cpuSeconds(pid) for pid in serverPids)
+        result = {} if result is None else result
         for table in self.tables:
             table.begin()
         await task.deferLater(self.reactor, self.warmup, lambda: None)
-        cpu0 = (cpuSeconds(serverPid), cpuSeconds(os.getpid()),
-                busySeconds())
+        cpu0 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds())
         self.stats.measuring = True
         t0 = now()
         await task.deferLater(self.reactor, self.seconds, lambda: None)
         self.stats.measuring = False
         elapsed = now() - t0
-        cpu1 = (cpuSeconds(serverPid), cpuSeconds(os.getpid()),
-                busySeconds())
+        cpu1 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds())
         self.stopping = True
         for table in self.tables:
             if table.pending is not None and table.pending.active():
@@ -630,7 +647,7 @@ class Bench:
             "other_cpu_pct": round(100 * (
                 (cpu1[2] - cpu0[2]) - (cpu1[0] - cpu0[0])
                 - (cpu1[1] - cpu0[1])) / elapsed),
-            "server_rss_kib": rssKiB(serverPid)})
+            "server_rss_kib": sum(rssKiB(pid) for pid in serverPids)})
         return result
 
     def close(self):

@@ -34,6 +34,10 @@ TIMEOUT = 2.0
 ID_BLOCK = 1000
 # How many entries one renewal script writes.
 BATCH = 500
+# Seconds the changes of a room already published may wait, to be
+# published together with the others (a new room, and every change of a
+# Splendor table, whose seat count INIT reads, go out at once).
+ROOM_UPDATE_SECONDS = 0.25
 
 
 class DirectoryUnavailable(Exception):
@@ -159,7 +163,7 @@ class ClusterDirectory:
 
     def __init__(self, redis, clock, node, address=None, prefix="gamehub:",
                  summaries=None, ttl=TTL, refreshSeconds=REFRESH_SECONDS,
-                 timeout=TIMEOUT):
+                 timeout=TIMEOUT, roomUpdateSeconds=ROOM_UPDATE_SECONDS):
         self.redis = redis
         self.clock = clock
         self.node = node
@@ -169,6 +173,7 @@ class ClusterDirectory:
         self.ttl = ttl
         self.refreshSeconds = refreshSeconds
         self.timeout = timeout
+        self.roomUpdateSeconds = roomUpdateSeconds
         self.failures = 0
         self.available = True
         self.names = {}
@@ -252,6 +257,9 @@ class ClusterDirectory:
         """
         if self._loop is not None and self._loop.running:
             self._loop.stop()
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
         releases = [self.eval(scripts.RELEASE, [self.key("node", self.node)],
                               [self.node, ""])]
         for kind, name in list(self.names):
@@ -416,16 +424,23 @@ class ClusterDirectory:
         """
         A room of this node was made or changed: publish it once the
         current events are over (several changes in one go are published
-        together, when the adapter has set the room up).
+        together, when the adapter has set the room up).  The changes of
+        a room already published wait up to C{roomUpdateSeconds}, so that
+        the rooms changed meanwhile go out in one script.
         """
         key = (room.kind, room.name)
         known = self.rooms.get(key)
+        urgent = room.kind == "splendor"
         if known is None or known[0] is not room:
             known = (room, int(self.clock.seconds() * 1000))
             self.rooms[key] = known
+            urgent = True
         self._dirty.add(key)
+        delay = 0 if urgent else self.roomUpdateSeconds
         if self._flush is None:
-            self._flush = self.clock.callLater(0, self.flush)
+            self._flush = self.clock.callLater(delay, self.flush)
+        elif urgent and self._flush.getTime() > self.clock.seconds():
+            self._flush.reset(0)
 
     def flush(self):
         """

@@ -14,6 +14,12 @@ pending the transport is paused and later bytes wait in the gate, so the
 adapter sees every byte in order.  A decision to forward hands the
 connection over to the room's home node (L{hub.cluster.link}): the gate
 relays bytes both ways from then on.
+
+While its room plays a game, a connection served here needs no routing:
+the L{GateKeeper} steps its gate out of the data path (the transport's
+protocol becomes the adapter itself) and back in when the game ends, the
+player leaves or the room closes, so that a game on a cluster node reads
+its moves as a node alone would.
 """
 
 import json
@@ -23,6 +29,8 @@ from twisted.internet.error import ConnectionDone
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
+
+from hub.protocols.immediate import relayWriter
 
 # What a decision does.
 PASS = "pass"
@@ -76,6 +84,7 @@ class Gate(Protocol):
         self.waiting = False
         self.relay = None
         self.lost = False
+        self.front = None
 
     def logPrefix(self):
         return self.inner.__class__.__name__
@@ -85,7 +94,7 @@ class Gate(Protocol):
 
     def dataReceived(self, data):
         if self.relay is not None:
-            self.relay.transport.write(data)
+            self.toHome(data)
         elif self.waiting or self.pending:
             self.pending += data
             self.drain()
@@ -154,6 +163,7 @@ class Gate(Protocol):
                 relay.transport.loseConnection()
                 return
             self.route.handingOver(message)
+            self.toHome = relayWriter(relay.transport)
             self.relay = relay
             self.waiting = False
             data = raw + self.pending
@@ -181,6 +191,38 @@ class Gate(Protocol):
             self.drain()
         d.addCallbacks(connected, failed)
 
+    def stepOut(self):
+        """
+        Leave the data path: the transport hands its reads (and its loss)
+        straight to the adapter, until L{stepIn}.  Only while nothing
+        waits in the gate, nothing is relayed and the route watches
+        nothing.
+
+        @return: True if the gate stepped out.
+        """
+        if (self.front is not None or self.relay is not None
+                or self.waiting or self.pending or self.lost
+                or self.route.watching()):
+            return False
+        transport = self.transport
+        front = getattr(transport, "protocol", None)
+        # The transport reads into this gate, or into the link server
+        # that feeds it.
+        if front is not self and getattr(front, "gate", None) is not self:
+            return False
+        self.front = front
+        transport.protocol = self.inner
+        return True
+
+    def stepIn(self):
+        """
+        Take the data path back (the route may need to see what comes).
+        """
+        front, self.front = self.front, None
+        if front is not None and getattr(self.transport, "protocol",
+                                         None) is self.inner:
+            self.transport.protocol = front
+
     def relayLost(self):
         """
         The home node closed the link: close the client's connection.
@@ -193,6 +235,46 @@ class Gate(Protocol):
             self.relay.transport.loseConnection()
             return
         self.inner.connectionLost(reason)
+
+
+class GateKeeper:
+    """
+    A lobby watcher that steps the gates of a running room's members out
+    of the data path, and back in when the game ends, a member leaves or
+    the room closes.
+
+    @ivar out: C{{room: set of gates stepped out}}.
+    """
+
+    def __init__(self):
+        self.out = {}
+
+    def roomChanged(self, room):
+        out = self.out.pop(room, ())
+        if not room.running:
+            for gate in out:
+                gate.stepIn()
+            return
+        peers = {}
+        for member in room.members:
+            gate = getattr(member.session.peer, "clusterGate", None)
+            if gate is not None:
+                peers[gate.inner] = gate
+        kept = set()
+        for gate in out:
+            if peers.get(gate.inner) is gate and not gate.route.watching():
+                kept.add(gate)
+            else:
+                gate.stepIn()
+        for gate in peers.values():
+            if gate not in kept and gate.stepOut():
+                kept.add(gate)
+        if kept:
+            self.out[room] = kept
+
+    def roomClosed(self, room):
+        for gate in self.out.pop(room, ()):
+            gate.stepIn()
 
 
 class GatedFactory(Factory):
@@ -222,5 +304,6 @@ class GatedFactory(Factory):
         inner = self.inner.buildProtocol(addr)
         gate = Gate(self.cluster, inner, None)
         gate.route = self.routeClass(self.cluster, self.inner, inner)
+        inner.clusterGate = gate
         gate.factory = self
         return gate

@@ -19,6 +19,7 @@ from twisted.protocols.basic import LineReceiver
 
 from hub.cluster.routes import adopt
 from hub.protocols import setNoDelay
+from hub.protocols.immediate import relayWriter
 
 # The longest preface accepted (the bytes still to see are small).
 MAX_PREFACE = 256 * 1024
@@ -32,12 +33,14 @@ class LinkClient(Protocol):
 
     def __init__(self, gate):
         self.gate = gate
+        self.toPlayer = None
 
     def connectionMade(self):
         setNoDelay(self.transport)
+        self.toPlayer = relayWriter(self.gate.transport)
 
     def dataReceived(self, data):
-        self.gate.transport.write(data)
+        self.toPlayer(data)
 
     def connectionLost(self, reason):
         self.gate.relayLost()

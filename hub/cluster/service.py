@@ -12,7 +12,7 @@ from twisted.internet.endpoints import (
 from twisted.logger import Logger
 
 from hub.cluster.directory import BlockIds, ClusterDirectory, parseRedisURL
-from hub.cluster.gate import GatedFactory
+from hub.cluster.gate import GatedFactory, GateKeeper
 from hub.cluster.link import LinkClientFactory, LinkServerFactory
 from hub.cluster.routes import ROUTES
 
@@ -75,6 +75,7 @@ class ClusterService(Service):
         self.served = 0
         self._port = None
         hub.lobby.addWatcher(self.directory)
+        hub.lobby.addWatcher(GateKeeper())
         hub.sessions.addWatcher(self.directory)
         hub.sessions.ids = BlockIds(self.directory)
 

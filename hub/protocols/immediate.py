@@ -170,3 +170,36 @@ class ImmediateWriter:
         The connection is gone: never send directly again.
         """
         self.socket = None
+
+
+def relayWriter(transport):
+    """
+    A C{write} for relayed bytes: sent to C{transport}'s socket at once
+    while it holds nothing unsent, else left to C{transport.write}, so
+    that bytes keep their order and the transport's buffer still pauses
+    its producer (the other end of the relay) when it fills.  Unlike
+    L{ImmediateWriter} it registers no producer: a relay's transports
+    (a cluster's node links, L{hub.cluster.link}) are each other's
+    streaming producers.
+    """
+    if not sendsDirectly(transport):
+        return transport.write
+    sock = transport.getHandle()
+    write = transport.write
+
+    def relay(data):
+        if (unsentBytes(transport) or transport.disconnecting
+                or not transport.connected):
+            write(data)
+            return
+        try:
+            sent = sock.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            # Failing: let the transport find out and report it.
+            write(data)
+            return
+        if sent < len(data):
+            write(data[sent:])
+    return relay

@@ -16,7 +16,8 @@ from twisted.internet.testing import StringTransport
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from hub.protocols.immediate import ImmediateWriter, sendsDirectly
+from hub.protocols.immediate import (
+    ImmediateWriter, relayWriter, sendsDirectly)
 
 BIG = 32 * 1024 * 1024
 
@@ -81,10 +82,9 @@ class RecordingSocket:
         return self.socket.send(data)
 
 
-class ImmediateWriterTests(TestCase):
+class LoopbackMixin:
     """
-    L{ImmediateWriter} sends at once, buffers behind a backlog, keeps the
-    order of bytes and leaves failures and closes to the transport.
+    Connected pairs of a L{ServerSide} and a L{ClientSide} on loopback.
     """
 
     @defer.inlineCallbacks
@@ -107,6 +107,13 @@ class ImmediateWriterTests(TestCase):
             return defer.DeferredList([client.lost, server.lost])
         self.addCleanup(close)
         return server, client
+
+
+class ImmediateWriterTests(LoopbackMixin, TestCase):
+    """
+    L{ImmediateWriter} sends at once, buffers behind a backlog, keeps the
+    order of bytes and leaves failures and closes to the transport.
+    """
 
     def fillBacklog(self, server, client):
         """
@@ -221,6 +228,57 @@ class ImmediateWriterTests(TestCase):
         self.assertIsNone(server.writer.socket)
         self.assertTrue(server.transport.connected)
         yield server.lost
+
+
+class RelayWriterTests(LoopbackMixin, TestCase):
+    """
+    L{relayWriter} sends at once while nothing is buffered, leaves the
+    rest to the transport (whose buffer pauses a streaming producer) and
+    keeps the order of bytes, without registering a producer itself.
+    """
+
+    @defer.inlineCallbacks
+    def test_relaySendsAtOnce(self):
+        """
+        With nothing buffered, a write goes to the socket in the call.
+        """
+        server, client = yield self.connect()
+        write = relayWriter(server.transport)
+        write(b"<hello>")
+        self.assertNotIn(server.transport, reactor.getWriters())
+        received = yield client.receive(7)
+        self.assertEqual(received, b"<hello>")
+
+    @defer.inlineCallbacks
+    def test_relayBacklogKeepsOrderAndPauses(self):
+        """
+        What the socket does not take goes to the transport; later writes
+        queue behind it; a streaming producer registered on the transport
+        (the relay's other end) is paused while the buffer is full and
+        resumed once it drains.
+        """
+        server, client = yield self.connect()
+        producer = StringTransport()
+        server.transport.registerProducer(producer, True)
+        write = relayWriter(server.transport)
+        client.transport.pauseProducing()
+        payload = bytes(range(256)) * (BIG // 256)
+        write(payload)
+        write(b"<tail>")
+        self.assertIn(server.transport, reactor.getWriters())
+        self.assertEqual(producer.producerState, "paused")
+        client.transport.resumeProducing()
+        received = yield client.receive(len(payload) + 6)
+        self.assertEqual(received, payload + b"<tail>")
+        self.assertEqual(producer.producerState, "producing")
+        server.transport.unregisterProducer()
+
+    def test_relayMemoryTransport(self):
+        """
+        An in-memory transport is written through C{write}.
+        """
+        transport = StringTransport()
+        self.assertEqual(relayWriter(transport), transport.write)
 
 
 class SendsDirectlyTests(SynchronousTestCase):
