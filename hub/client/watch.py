@@ -41,6 +41,7 @@ class WatchedGame:
     @ivar moves: the move list (the API's move objects).
     @ivar live: True while the game runs.
     @ivar turn: the API's turn (C{{"seat", "remaining"}}), or None.
+    @ivar turnAt: when (on C{clock}) the turn was last heard of.
     @ivar result: the API's result once over, else None.
     @ivar spectators: how many watch (as the hub last said).
     @ivar steps: the replay's views once loaded, else None.
@@ -59,6 +60,7 @@ class WatchedGame:
         self.moves = []
         self.live = False
         self.turn = None
+        self.turnAt = None
         self.result = None
         self.spectators = 0
         self.view = None
@@ -112,7 +114,7 @@ class WatchedGame:
         """
         self._header(data)
         self.moves = list(data.get("moves") or [])
-        self.turn = data.get("turn")
+        self.setTurn(data.get("turn"))
         self.result = data.get("result")
         self.live = self.result is None
         self.spectators = data.get("spectators", self.spectators)
@@ -138,8 +140,8 @@ class WatchedGame:
             self.steps = None
             self.moves = list(data.get("moves") or [])
             self._setView(data.get("view"))
-        self.emit("replay")
         self._changed()
+        self.emit("replay")
 
     def _header(self, data):
         kind = data.get("kind")
@@ -185,14 +187,14 @@ class WatchedGame:
         move = data["move"]
         self.moves.append(move)
         if "turn" in data:
-            self.turn = data["turn"]
+            self.setTurn(data["turn"])
         if data.get("view") is not None:
             self._setView(data["view"])
         elif self._game is not None:
             self._play(move)
+        self._changed()
         self.emit("moved", kind=self.kind, seat=move["seat"],
                   action=move["action"])
-        self._changed()
 
     def _play(self, move):
         """
@@ -216,8 +218,15 @@ class WatchedGame:
         self._changed()
 
     def _on_turn(self, data):
-        self.turn = data or None
+        self.setTurn(data or None)
         self._changed()
+
+    def setTurn(self, turn):
+        """
+        The turn under way is C{turn} (the API's), heard of now.
+        """
+        self.turn = turn
+        self.turnAt = self.clock.seconds()
 
     def _on_seats(self, data):
         self.seats = list(data["seats"])
@@ -235,8 +244,8 @@ class WatchedGame:
         self.turn = None
         if data.get("view") is not None:
             self._setView(data["view"])
-        self.emit("ended")
         self._changed()
+        self.emit("ended")
 
     # the replay's cursor
     @property
@@ -270,11 +279,11 @@ class WatchedGame:
             return
         forward = step == self.step + 1
         self.step = step
+        self._changed()
         if forward and self.moves and step <= len(self.moves):
             move = self.moves[step - 1]
             self.emit("moved", kind=self.kind, seat=move["seat"],
                       action=move["action"])
-        self._changed()
 
     def stepBy(self, delta):
         """
@@ -404,7 +413,7 @@ class WatchedGame:
             game = W.checkersGame(view) if game is None else game.copy()
             return W.checkersMirror(
                 game, self.seats, self.turn if self.live else None,
-                self.lastAction(), result, self.clock)
+                self.lastAction(), result, self.turnAt)
         game, hidden = W.splendorGame(view)
         return W.splendorMirror(game, hidden, self.seats, result)
 
@@ -465,6 +474,8 @@ class GameWatcher:
                 return
             self._reader = reader
             reader.done.addCallback(self._streamEnded)
+            self.log.info("watch: following {game!r} live",
+                          game=self.game.gameId)
             self.game.emit("following")
         d.addCallbacks(reading, self._streamFailed)
 

@@ -127,7 +127,7 @@ def seatNames(seats):
 
 
 def checkersMirror(game, seats, turn=None, lastAction=None, result=None,
-                   clock=None):
+                   turnAt=None):
     """
     A read-only L{CheckersState} showing C{game}.
 
@@ -135,6 +135,7 @@ def checkersMirror(game, seats, turn=None, lastAction=None, result=None,
         countdown, or None.
     @param lastAction: the last move's path (cells), or None.
     @param result: the API's result when the position is the final one.
+    @param turnAt: when the turn was heard of (the countdown's start).
     """
     st = WatchedCheckers(SPECTATOR)
     st.regions = {seat["name"]: seat["role"] or game.regionOfSeat(i)
@@ -143,9 +144,9 @@ def checkersMirror(game, seats, turn=None, lastAction=None, result=None,
     seat = turn["seat"] if turn else game.currentSeat
     if result is None and seat is not None and not game.isOver:
         st.currentRegion = game.regionOfSeat(seat)
-    if turn and turn.get("remaining") is not None and clock is not None:
+    if turn and turn.get("remaining") is not None and turnAt is not None:
         st.turnSeconds = turn["remaining"]
-        st.turnStarted = clock.seconds()
+        st.turnStarted = turnAt
     if lastAction:
         st.lastPath = tuple(tuple(cell) for cell in lastAction)
     st.phase = S.GAME
