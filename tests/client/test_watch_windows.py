@@ -218,3 +218,45 @@ class WatchSceneTests(TestCase):
         self.click(app, "leave")
         self.assertEqual(type(app.scene).__name__, "WatchListScene")
         self.assertIsNone(app.watcher)
+
+    @defer.inlineCallbacks
+    def test_startScreenWatch(self):
+        """
+        A hub on the LAN with a web port has a Watch button: it lists the
+        games running there.  A typed host is looked at on port 8080.
+        """
+        from client_pyglet.app import App
+        from hub.client.discovery import FoundHub
+        room, _ = openRoom(self.web.hub, "checkers", "c", ["ann", "bob"])
+        self.web.hub.lobby.start(room)
+        webPort = self.web.port.getHost().port
+
+        class Browser:
+            hubs = [FoundHub("gamehub on lab", "127.0.0.1",
+                             {"checkers": 1}, webPort, "lab.local.")]
+
+            def __init__(self, reactor, onChange):
+                pass
+
+            def stop(self):
+                pass
+        app = App(NoStop(), reactor, Options(game=None, name="eve"),
+                  config=self.config, hubBrowserFactory=Browser)
+        app.start()
+        self.addCleanup(app.stop, 0)
+        self.click(app, "watchAt", "127.0.0.1", webPort)
+        scene = app.scene
+        self.assertEqual(type(scene).__name__, "WatchListScene")
+        self.assertEqual(scene.root, "http://127.0.0.1:%d" % (webPort,))
+        yield scene._pending
+        self.frame(app)
+        self.assertIn("ann, bob", labelTexts(app.scene))
+        self.assertIn("Watch", [b.label for b in app.scene.buttons])
+        self.click(app, "showStart")
+        app.scene._fields["address"].value = "localhost:16666"
+        self.click(app, "watchTyped")
+        self.assertEqual(app.scene.root, "http://localhost:8080")
+        app.scene._fields["web"].value = "127.0.0.1:%d" % (webPort,)
+        self.click(app, "lookAt")
+        self.assertEqual(app.scene.root, "http://127.0.0.1:%d" % (webPort,))
+        yield app.scene._pending
