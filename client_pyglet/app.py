@@ -15,6 +15,7 @@ from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
+from hub.client import hotseat
 from hub.client import state as S
 from hub.client.session import ClientSession, Options
 from hub.client.userdirs import UserConfig
@@ -87,7 +88,7 @@ class App:
         """
         Whether several people play at this screen.
         """
-        return len(self.sessions) > 1
+        return hotseat.isHotSeat(self.sessions)
 
     def _makeWindow(self):
         o = self.options
@@ -197,29 +198,15 @@ class App:
     def _stateEvent(self, session, event, **details):
         if session not in self.sessions:
             return
-        if session is not self.session:
-            if self._shouldShow(session):
-                self.showSession(session)
-            return
-        if event == "phase":
-            self.showSceneFor(details["new"])
-        elif self.scene is not None:
-            self.scene.stateEvent(event, details)
-        if self.hotSeat and not self.session.state.isMyTurn():
-            for other in self.sessions:
-                if self._shouldShow(other):
-                    self.showSession(other)
-                    break
-
-    def _shouldShow(self, session):
-        """
-        On a hot seat, whether to switch to C{session}: it is its turn
-        and not the shown one's.
-        """
-        return (self.hotSeat and session is not self.session
-                and session.state.phase == S.GAME
-                and session.state.isMyTurn()
-                and not self.session.state.isMyTurn())
+        if session is self.session:
+            if event == "phase":
+                self.showSceneFor(details["new"])
+            elif self.scene is not None:
+                self.scene.stateEvent(event, details)
+        # a hot seat shows the seat to move
+        shown = hotseat.sessionToShow(self.session, self.sessions)
+        if shown is not self.session:
+            self.showSession(shown)
 
     def showSession(self, session):
         """
