@@ -182,7 +182,8 @@ class WatcherTests(TestCase):
                        if event == "moved" else None)
         yield until(game, lambda: watcher._reader is not None)
         table.act(0, (8, 7))
-        yield until(game, lambda: len(game.moves) == 3)
+        yield until(game, lambda: moved)
+        self.assertEqual(len(game.moves), 3)
         self.assertEqual(game.mirror().stone(8, 7), BLACK)
         self.assertEqual(moved[-1]["action"], [8, 7])
         for x in (9, 10, 11):
