@@ -27,8 +27,6 @@ from hub.client.state_gomoku import BLACK, WHITE
 
 #: Seconds between two looks at a hub's list of games.
 LIST_SECONDS = 3.0
-#: The height of the replay controls.
-CONTROLS_H = 96
 
 
 class NoAutoPlay:
@@ -129,7 +127,7 @@ class WatchMixin:
     def buildControls(self, x, y, w):
         """
         First, back, play, forward, last, the slider and where we are,
-        in a box C{w} wide whose bottom is at C{y} (L{CONTROLS_H} high);
+        in a box C{w} wide whose bottom is at C{y} (96 px high);
         while the game runs, a note instead.
         """
         g = self.game

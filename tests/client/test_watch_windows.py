@@ -18,7 +18,6 @@ import tempfile
 import time
 
 from twisted.internet import defer, reactor
-from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.client.session import Options
