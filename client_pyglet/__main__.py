@@ -4,6 +4,7 @@ Command line entry point of the desktop client::
     python -m client_pyglet gomoku://127.0.0.1:11011 --name alice
     python -m client_pyglet                      (the start screen)
     python -m client_pyglet --offline checkers   (no server needed)
+    python -m client_pyglet --watch http://127.0.0.1:8080/games/live-1
 
 This is the only module of the client that touches the global reactor; it
 hands the reactor (and its clock) to everything below.
@@ -33,6 +34,10 @@ def makeParser():
                    help="play GAME (checkers, splendor, gomoku) without a "
                         "server: a hub runs inside the client on "
                         "127.0.0.1; with --bot the game starts at once")
+    p.add_argument("--watch", default=None, metavar="URL",
+                   help="watch a game from a hub's web face, read-only: "
+                        "live while it runs, then its replay "
+                        "(http://HOST:PORT/games/ID, the game's page)")
     p.add_argument("--seat", default=None, metavar="REGION",
                    help="offline checkers: your region (A-F; default A)")
     p.add_argument("--humans", type=int, default=1, metavar="N",
@@ -107,6 +112,17 @@ def main(argv=None):
             return 2
     elif args.offline:
         game = args.offline
+    if args.watch is not None:
+        if args.url is not None or args.offline:
+            sys.stderr.write("client_pyglet: --watch goes alone (no URL, "
+                             "no --offline)\n")
+            return 2
+        from hub.client.webapi import parseWatchURL
+        try:
+            parseWatchURL(args.watch)
+        except ValueError as e:
+            sys.stderr.write("client_pyglet: %s\n" % (e,))
+            return 2
     if not os.environ.get("DISPLAY") and sys.platform.startswith("linux"):
         sys.stderr.write(
             "client_pyglet: no display (DISPLAY is not set); run it under "
@@ -135,7 +151,7 @@ def main(argv=None):
         size=(args.width, args.height), offline=args.offline,
         seat=args.seat, humans=args.humans,
         opponentLevel=args.opponent_level, colour=args.colour,
-        botDelay=args.bot_delay, records=args.records)
+        botDelay=args.bot_delay, records=args.records, watch=args.watch)
     app = App(reactor, reactor, options, config=config)
     reactor.callWhenRunning(app.start)
     reactor.run()

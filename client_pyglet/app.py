@@ -15,6 +15,7 @@ from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
+from hub.client import hotseat
 from hub.client import state as S
 from hub.client.session import ClientSession, Options
 from hub.client.userdirs import UserConfig
@@ -61,7 +62,10 @@ class App:
         self.offlineHub = None
         self.offlineBots = None
         self.offlinePlan = None
-        if options.game and not options.offline:
+        self.watcher = None
+        self.watchRoot = None
+        self.watchBack = None
+        if options.game and not options.offline and not options.watch:
             self.addSession(options)
 
     def addSession(self, options):
@@ -84,7 +88,7 @@ class App:
         """
         Whether several people play at this screen.
         """
-        return len(self.sessions) > 1
+        return hotseat.isHotSeat(self.sessions)
 
     def _makeWindow(self):
         o = self.options
@@ -105,6 +109,8 @@ class App:
         if self.session is not None:
             self.showSceneFor(self.session.state.phase)
             self.session.start()
+        elif o.watch:
+            self.watchURL(o.watch)
         elif o.offline:
             self.showOfflineSetup(o.offline)
             if o.bot:
@@ -192,29 +198,15 @@ class App:
     def _stateEvent(self, session, event, **details):
         if session not in self.sessions:
             return
-        if session is not self.session:
-            if self._shouldShow(session):
-                self.showSession(session)
-            return
-        if event == "phase":
-            self.showSceneFor(details["new"])
-        elif self.scene is not None:
-            self.scene.stateEvent(event, details)
-        if self.hotSeat and not self.session.state.isMyTurn():
-            for other in self.sessions:
-                if self._shouldShow(other):
-                    self.showSession(other)
-                    break
-
-    def _shouldShow(self, session):
-        """
-        On a hot seat, whether to switch to C{session}: it is its turn
-        and not the shown one's.
-        """
-        return (self.hotSeat and session is not self.session
-                and session.state.phase == S.GAME
-                and session.state.isMyTurn()
-                and not self.session.state.isMyTurn())
+        if session is self.session:
+            if event == "phase":
+                self.showSceneFor(details["new"])
+            elif self.scene is not None:
+                self.scene.stateEvent(event, details)
+        # a hot seat shows the seat to move
+        shown = hotseat.sessionToShow(self.session, self.sessions)
+        if shown is not self.session:
+            self.showSession(shown)
 
     def showSession(self, session):
         """
@@ -295,6 +287,83 @@ class App:
             if stop is not None:
                 stop()
             self.hubBrowser = None
+
+    # watching
+    def showWatchList(self, root):
+        """
+        The games of the hub whose web face is at C{root}, to watch.
+        """
+        from client_pyglet.scenes.watch import WatchListScene
+        self._stopHubBrowser()
+        self._stopWatcher()
+        self.watchRoot = root
+        self.showScene(WatchListScene, root)
+
+    def watchURL(self, url):
+        """
+        Watch the game at C{url} (C{http://HOST:PORT/games/ID}).
+        """
+        from hub.client.webapi import parseWatchURL
+        root, gameId = parseWatchURL(url)
+        self.watchGame(root, gameId)
+
+    def watchGame(self, root, gameId, back=None):
+        """
+        Watch game C{gameId} of the hub whose web face is at C{root}: live
+        while it runs, then its replay.
+
+        @param back: the web root whose games list to go back to, or None
+            to quit when the user leaves.
+        """
+        from hub.client.watch import GameWatcher
+        from client_pyglet.scenes.watch import WatchWaitScene
+        self._stopHubBrowser()
+        self._stopWatcher()
+        self.watchRoot = root
+        self.watchBack = back
+        self._overShown = False
+        self.watcher = GameWatcher(self.reactor, self.clock, root, gameId)
+        self.watcher.game.subscribe(self._watchEvent)
+        self.showScene(WatchWaitScene, self.watcher.game)
+        return self.watcher.start()
+
+    def _watchEvent(self, event, **details):
+        from client_pyglet.scenes.watch import WATCH_SCENES
+        game = self.watcher.game if self.watcher is not None else None
+        if game is None or not game.loaded:
+            return
+        cls = WATCH_SCENES[game.kind]
+        if type(self.scene) is not cls:
+            self.showScene(cls, game)
+        if event == "replay":
+            self._watchOver(game)
+
+    def _watchOver(self, game):
+        if self._overShown:
+            return
+        self._overShown = True
+        if self.options.exitAfterGame:
+            sys.stdout.write("watched: %s\n" % (game.resultText(),))
+            sys.stdout.flush()
+        if self.options.screenshot or self.options.exitAfterGame:
+            self.clock.callLater(SCREENSHOT_DELAY, self._finish)
+
+    def stopWatching(self):
+        """
+        Leave the game watched: back to the hub's games, or quit.
+        """
+        back = self.watchBack
+        self._stopWatcher()
+        if back is not None:
+            self.showWatchList(back)
+        else:
+            self.stop(0)
+
+    def _stopWatcher(self):
+        if self.watcher is not None:
+            self.watcher.game.unsubscribe(self._watchEvent)
+            self.watcher.stop()
+            self.watcher = None
 
     # offline
     def startOffline(self, plan):
@@ -426,6 +495,9 @@ class App:
         if self._pump is not None and self._pump.running:
             self._pump.stop()
         self._stopHubBrowser()
+        self._stopWatcher()
+        if self.scene is not None:
+            self.scene.close()
         for session in self.sessions:
             session.stop()
         if self.offlineBots is not None:

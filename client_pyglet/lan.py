@@ -7,7 +7,7 @@ L{defaultHubBrowser} and L{hubEntries}.
 """
 
 from dataclasses import dataclass, field
-from typing import Dict
+from typing import Dict, Optional
 
 from hub.client.net import parseURL
 
@@ -15,12 +15,14 @@ from hub.client.net import parseURL
 @dataclass
 class HubEntry:
     """
-    One hub on the LAN: a name, an address and a port per game.
+    One hub on the LAN: a name, an address, a port per game and the
+    port of its web face (None without one).
     """
 
     name: str
     host: str
     ports: Dict[str, int] = field(default_factory=dict)
+    webPort: Optional[int] = None
 
 
 def defaultHubBrowser(reactor, onChange):
@@ -68,8 +70,10 @@ def hubEntries(browser):
         host = (_field(h, "host") or _field(h, "address")
                 or (_field(h, "addresses") or [None])[0])
         ports = dict(_field(h, "ports", None) or {})
+        webPort = _field(h, "webPort")
         entries.append(HubEntry(str(_field(h, "name", host)), str(host),
-                                {k: int(v) for k, v in ports.items()}))
+                                {k: int(v) for k, v in ports.items()},
+                                int(webPort) if webPort else None))
     return sorted(entries, key=lambda e: (e.name, e.host))
 
 

@@ -7,6 +7,7 @@ import pyglet
 from pyglet import shapes
 from pyglet.window import key
 
+from hub.client import hotseat
 from hub.client import state as S
 
 #: The palette.
@@ -368,12 +369,7 @@ class Scene:
         if self.app.hotSeat and self.state.phase == S.GAME:
             self.rect(self.width / 2 - 170, y + 6, 340, 32, GOLD,
                       radius=8)
-            if self.state.isMyTurn():
-                banner = "Hot seat: %s to move" % (self.state.name,)
-            else:
-                banner = "Hot seat: %s's view, others moving" % (
-                    self.state.name,)
-            self.text(banner,
+            self.text(hotseat.bannerText(self.state),
                       self.width / 2, y + 22, size=13, bold=True,
                       color=(30, 30, 30), anchor_x="center",
                       anchor_y="center")

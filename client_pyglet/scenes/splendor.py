@@ -81,6 +81,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
     """
 
     title = "Splendor"
+    bankTitle = "Bank (click to pick gems)"
 
     def setup(self):
         self.picked = {}
@@ -232,8 +233,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
     def buildBank(self, hint):
         t = self.state.table
         y = 100
-        self.text("Bank (click to pick gems)", 30, y + 62, size=11,
-                  color=MUTED)
+        self.text(self.bankTitle, 30, y + 62, size=11, color=MUTED)
         hintGems = dict(hint.gems) if hint is not None and \
             hint.kind == G.GET_GEMS else {}
         for i, g in enumerate(G.TOKENS):
@@ -327,7 +327,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
                       radius=10)
             if turn:
                 self.frame(x, y, 300, h, GOLD, 2)
-            name = "you (%s)" % (st.name,) if me else "player %d" % (pid,)
+            name = self.playerName(seat, pid)
             if st.winnerId == pid:
                 name += "  ★ winner"
             self.text(name, x + 12, y + h - 24, size=13, bold=me)
@@ -362,6 +362,14 @@ class SplendorGameScene(GameSceneMixin, Scene):
                         GOLD if card == hintCard else None)
                     self.card(cx, y + 24, card, 62, 72, highlight=hl)
                     self.hit(cx, y + 24, 62, 72, self.select, card)
+
+    def playerName(self, seat, pid):
+        """
+        What the hand of player C{pid} (at C{seat}) is called.
+        """
+        if pid == self.state.myId:
+            return "you (%s)" % (self.state.name,)
+        return "player %d" % (pid,)
 
     def buildResult(self, x, top):
         """

@@ -4,6 +4,7 @@ typed as host:port), or play offline.
 """
 
 from hub.client.net import DEFAULT_PORTS, GAME_KINDS
+from hub.client.webapi import DEFAULT_WEB_PORT
 from client_pyglet.lan import hubEntries, parseAddress
 from client_pyglet.scenes.base import (
     ACCENT, GOLD, MUTED, PANEL, PANEL_LIGHT, TEXT, Scene)
@@ -81,9 +82,11 @@ class StartScene(Scene):
         self.field("address", "or a server, HOST:PORT (%s port %d by "
                    "default)" % (GAME_TITLES[self.game],
                                  DEFAULT_PORTS[self.game]),
-                   rx, y - 370, rw - 130, value="127.0.0.1")
-        self.button("Connect", rx + rw - 118, y - 370, 118, 30,
+                   rx, y - 370, rw - 236, value="127.0.0.1")
+        self.button("Connect", rx + rw - 224, y - 370, 106, 30,
                     self.connectTyped, size=12)
+        self.button("Watch games", rx + rw - 110, y - 370, 110, 30,
+                    self.watchTyped, size=11)
         if self.problem:
             self.text(self.problem, rx, y - 400, size=11, color=GOLD)
 
@@ -101,7 +104,11 @@ class StartScene(Scene):
         for entry in entries[:5]:
             y -= 50
             self.text(entry.name, x + 20, y + 22, size=13, bold=True,
-                      width=w - 180)
+                      width=w - 280)
+            if entry.webPort:
+                self.button("Watch", x + w - 246, y + 4, 88, 34,
+                            self.watchAt, entry.host, entry.webPort,
+                            size=11)
             self.text(entry.host, x + 20, y + 4, size=10, color=MUTED)
             port = entry.ports.get(self.game)
             if port:
@@ -131,6 +138,25 @@ class StartScene(Scene):
             self.problem = str(e)
             return
         self.connect(host, port)
+
+    def watchAt(self, host, webPort):
+        """
+        The games running on the hub whose web face is C{host:webPort}.
+        """
+        self.rememberName()
+        self.app.showWatchList("http://%s:%d" % (host, webPort))
+
+    def watchTyped(self):
+        """
+        The games running on the host typed, from its web face (port
+        L{DEFAULT_WEB_PORT}; the list screen lets the user type another).
+        """
+        try:
+            host, _ = parseAddress(self.fieldValue("address"), self.game)
+        except ValueError as e:
+            self.problem = str(e)
+            return
+        self.watchAt(host, DEFAULT_WEB_PORT)
 
     def onSubmit(self, name):
         if name == "address":

@@ -75,6 +75,9 @@ class Options:
     #: offline: where games are recorded (C{--db} syntax, C{"none"});
     #: None for a file in the user's data directory
     records: str = None
+    #: the address of a game to watch from a hub's web face
+    #: (C{http://HOST:PORT/games/ID}), or None
+    watch: str = None
 
 
 def makeState(game, options):

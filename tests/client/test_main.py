@@ -48,3 +48,39 @@ class ParserTests(SynchronousTestCase):
         state = makeState("checkers", Options(game="checkers",
                                               turnSeconds=seconds))
         self.assertEqual(state.turnSeconds, 30)
+
+
+class WatchOptionTests(SynchronousTestCase):
+    """
+    --watch takes a game page's address and goes alone.
+    """
+
+    def run_main(self, *argv):
+        from client_pyglet.__main__ import main
+        with contextlib.redirect_stderr(io.StringIO()) as err:
+            code = main(list(argv))
+        return code, err.getvalue()
+
+    def test_parsed(self):
+        args = makeParser().parse_args(
+            ["--watch", "http://h:8080/games/live-1"])
+        self.assertEqual(args.watch, "http://h:8080/games/live-1")
+        self.assertIsNone(args.url)
+
+    def test_badAddress(self):
+        """
+        An address that is not a game page is a usage error (2).
+        """
+        code, err = self.run_main("--watch", "gomoku://h:1")
+        self.assertEqual(code, 2)
+        self.assertIn("not a game address", err)
+
+    def test_alone(self):
+        """
+        --watch with a URL or --offline is a usage error.
+        """
+        for extra in (["gomoku://h:1"], ["--offline", "gomoku"]):
+            code, err = self.run_main(
+                "--watch", "http://h/games/1", *extra)
+            self.assertEqual(code, 2)
+            self.assertIn("--watch goes alone", err)

@@ -1,0 +1,44 @@
+"""
+A hot seat: several people playing at one screen (offline checkers and
+Splendor), each with a session of their own.  The screen shows the
+session of the seat to move, and says whose turn it is.  No pyglet: the
+desktop client asks these after every state event.
+"""
+
+from hub.client import state as S
+
+
+def isHotSeat(sessions):
+    """
+    Whether several people play at this screen.
+    """
+    return len(sessions) > 1
+
+
+def sessionToShow(shown, sessions):
+    """
+    The session whose screens to show now: C{shown} while it is to move
+    (or nobody at this screen is), else the session whose turn it is.
+
+    @param shown: the session shown now, or None.
+    @param sessions: every session at this screen.
+    """
+    if not isHotSeat(sessions) or shown is None:
+        return shown
+    if shown.state.phase == S.GAME and shown.state.isMyTurn():
+        return shown
+    for session in sessions:
+        state = session.state
+        if session is not shown and state.phase == S.GAME and \
+                state.isMyTurn():
+            return session
+    return shown
+
+
+def bannerText(state):
+    """
+    What the banner of a hot seat says over the view of C{state}.
+    """
+    if state.isMyTurn():
+        return "Hot seat: %s to move" % (state.name,)
+    return "Hot seat: %s's view, others moving" % (state.name,)
