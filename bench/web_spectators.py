@@ -48,13 +48,18 @@ def rssKiB(pid):
     return 0
 
 
-def startHub():
+def startHub(profile=None):
     """
-    The hub with gomoku and the web face on free loopback ports.
+    The hub with gomoku and the web face on free loopback ports (under
+    cProfile, its statistics saved to C{profile}, if given).
     """
     port, webPort = gomoku_load.freePort(), gomoku_load.freePort()
     log = os.path.join(tempfile.gettempdir(), "web_spectators_hub.log")
-    proc = gomoku_load.startHub(port, log, extra=[
+    twistdArgs = []
+    if profile:
+        twistdArgs = ["--profile=" + profile, "--profiler=cprofile",
+                      "--savestats"]
+    proc = gomoku_load.startHub(port, log, twistdArgs, extra=[
         "--web-port", "tcp:%d:interface=127.0.0.1" % (webPort,),
         "--db", "none", "--grace-seconds", "0"])
     gomoku_load.waitForPort(webPort, proc)
@@ -215,7 +220,7 @@ def runPaced(args):
 
 def runSaturate(args):
     from twisted.internet import defer, reactor, task
-    proc, port, webPort = startHub()
+    proc, port, webPort = startHub(args.profile)
     results = {"mode": "saturate", "games": args.games,
                "spectators": args.spectators, "seconds": args.seconds}
     try:
@@ -266,6 +271,9 @@ def main(argv):
     p.add_argument("--warmup", type=float, default=6.0,
                    help="seconds before the players' window opens (the "
                         "spectators connect in it)")
+    p.add_argument("--profile", default=None,
+                   help="saturate: run the hub under cProfile and save its "
+                        "statistics to this file")
     args = p.parse_args(argv)
     if args.spectators is None:
         args.spectators = 1000 if args.mode == "paced" else 100

@@ -27,6 +27,13 @@ FANOUT_SLICE = 100
 MIN_INTERVAL = 0.1
 
 
+#: The JSON of a frame's data: compact, ASCII only, so one line (one
+#: encoder for every frame: json.dumps with options makes a new one each
+#: call).
+encodeJSON = json.JSONEncoder(separators=(",", ":"),
+                              ensure_ascii=True).encode
+
+
 def sseFrame(event, data):
     """
     One Server-Sent Events message: C{event} names it, C{data} is
@@ -34,8 +41,18 @@ def sseFrame(event, data):
 
     @rtype: L{bytes}
     """
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
-    return ("event: {}\ndata: {}\n\n".format(event, payload)).encode("ascii")
+    return sseEncoded(event, encodeJSON(data))
+
+
+def sseEncoded(event, payload):
+    """
+    One Server-Sent Events message whose data is C{payload}, JSON text
+    already encoded by L{encodeJSON} (or spliced from such texts).
+
+    @rtype: L{bytes}
+    """
+    return b"event: %s\ndata: %s\n\n" % (event.encode("ascii"),
+                                          payload.encode("ascii"))
 
 
 @implementer(IPushProducer)
@@ -145,8 +162,12 @@ class EventStream:
 class Fanout:
     """
     Writes each message to a set of streams, later in the reactor turn
-    that follows and C{FANOUT_SLICE} streams per turn, so that a thousand spectators never hold the reactor
-    between two players' moves.  Messages keep their order per stream.
+    that follows and C{FANOUT_SLICE} streams per turn, so that a thousand
+    spectators never hold the reactor between two players' moves.
+    Messages keep their order per stream.  Messages sent within
+    C{minInterval} of the last write are joined into one write per
+    stream: sending costs an append, and the bytes are joined once for
+    all the streams.
 
     @ivar streams: the L{EventStream}s listening.
     """
@@ -186,9 +207,19 @@ class Fanout:
         """
         if not self.streams or self.stopped:
             return
-        if self._targets is None:
-            self._targets = list(self.streams)
-        self._queue.append((data, self._targets, 0))
+        targets = self._targets
+        if targets is None:
+            targets = self._targets = list(self.streams)
+        queue = self._queue
+        if queue:
+            # [frames, targets, streams written]: join data to the last
+            # message if it goes to the same streams and none has it yet.
+            last = queue[-1]
+            if (last[1] is targets and not last[2] and data is not None
+                    and type(last[0]) is list):
+                last[0].append(data)
+                return
+        queue.append([data if data is None else [data], targets, 0])
         if self._call is None:
             delay = 0
             if self._lastWrite is not None:
@@ -202,26 +233,16 @@ class Fanout:
         """
         self.send(None)
 
-    def _join(self):
-        """
-        Join the messages waiting for the same streams into one write.
-        """
-        queue = self._queue
-        while len(queue) > 1:
-            (data, targets, start), (more, others, _) = queue[0], queue[1]
-            if (start or targets is not others or data is None
-                    or more is None):
-                return
-            queue.popleft()
-            queue[0] = (data + more, targets, 0)
-
     def _writeSome(self):
         self._call = None
         self._lastWrite = self.clock.seconds()
-        self._join()
         budget = self.sliceSize
-        while self._queue and budget > 0:
-            data, targets, start = self._queue[0]
+        queue = self._queue
+        while queue and budget > 0:
+            entry = queue[0]
+            data, targets, start = entry
+            if type(data) is list:
+                data = entry[0] = b"".join(data)
             end = min(len(targets), start + budget)
             for stream in targets[start:end]:
                 if data is None:
@@ -230,10 +251,10 @@ class Fanout:
                     stream.write(data)
             budget -= end - start
             if end == len(targets):
-                self._queue.popleft()
+                queue.popleft()
             else:
-                self._queue[0] = (data, targets, end)
-        if self._queue and self._call is None:
+                entry[2] = end
+        if queue and self._call is None:
             self._call = self.clock.callLater(0, self._writeSome)
 
     def flush(self):
