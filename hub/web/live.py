@@ -13,6 +13,7 @@ are made only when someone asks.
 
 import collections
 import itertools
+import math
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -29,6 +30,27 @@ MAX_FINISHED = 64
 MAX_EVENTS = 5000
 # Seconds between two spectator counts sent to a game's spectators.
 COUNT_INTERVAL = 1.0
+
+
+# A gomoku move's JSON text (L{replay.moveJSON}, encoded), without the
+# dict: a game's spectators get one per move.
+GOMOKU_MOVE = ('{"ply":%d,"seat":%d,"action":[%d,%d],"text":"%s",'
+               '"byBot":%s,"at":%s}')
+
+
+def moveText(kind, event, ply):
+    """
+    The JSON text of C{replay.moveJSON(kind, event, ply)}, as
+    L{encodeJSON} writes it (a gomoku move from a template).
+    """
+    if kind == "gomoku":
+        (x, y), at = event.action, event.at
+        if (type(x) is int and type(y) is int and type(at) is float
+                and type(event.seat) is int and math.isfinite(at)):
+            return GOMOKU_MOVE % (
+                ply, event.seat, x, y, views.gomokuCell(x, y),
+                "true" if event.byBot else "false", repr(at))
+    return encodeJSON(replay.moveJSON(kind, event, ply))
 
 
 def seatJSON(kind, seat):
@@ -97,11 +119,20 @@ class LiveGame:
         The move list so far, each move as JSON text: encoded when first
         asked for, and kept as text (no dicts to keep for the collector).
         """
-        texts, played = self._moveTexts, self._played
+        texts, played, kind = self._moveTexts, self._played, self.kind
         for ply in range(len(texts), len(played)):
-            texts.append(encodeJSON(replay.moveJSON(self.kind, played[ply],
-                                                    ply + 1)))
+            texts.append(moveText(kind, played[ply], ply + 1))
         return texts
+
+    def turnText(self):
+        """
+        L{turnJSON} as JSON text.
+        """
+        turn = self.turn
+        if (turn is not None and turn[1] is None and type(turn[0]) is int
+                and self.result is None):
+            return '{"seat":%d,"remaining":null}' % (turn[0],)
+        return encodeJSON(self.turnJSON())
 
     @property
     def watched(self):
@@ -278,7 +309,7 @@ class LiveGame:
             # The page applies a stone or a path itself.
             view = ""
         self.fanout.send(sseEncoded("action", '{"move":%s%s,"turn":%s}' % (
-            move, view, encodeJSON(self.turnJSON()))))
+            move, view, self.turnText())))
         return None
 
     def onCardDealt(self, event):

@@ -169,6 +169,30 @@ class FramesTests(SynchronousTestCase):
                     ("event: %s\ndata: %s\n\n" % (event, payload)).encode())
 
 
+class MoveTextTests(SynchronousTestCase):
+    """
+    L{live.moveText} is the encoded L{replay.moveJSON}.
+    """
+
+    def test_gomokuTemplate(self):
+        """
+        A gomoku move from its template is the text L{encodeJSON} makes
+        of the move's JSON, whoever played it; other actions and times
+        take the encoder's path.
+        """
+        from hub.tables.events import ActionPlayed
+        from hub.web import live, replay
+        from hub.web.stream import encodeJSON
+        for action, byBot, at in (((7, 7), False, 1796109898.675463),
+                                  ((0, 14), True, 0.1), ((14, 0), 0, 12.0),
+                                  ((3, 4), False, 5)):
+            event = ActionPlayed(seat=1, action=action, byBot=byBot,
+                                 detail=None, at=at)
+            self.assertEqual(
+                live.moveText("gomoku", event, 9),
+                encodeJSON(replay.moveJSON("gomoku", event, 9)))
+
+
 class ViewTests(SynchronousTestCase):
     """
     What spectators see of each game.
