@@ -89,7 +89,8 @@ class LiveGame:
         self.finalView = None
         self._played = []
         self._moveTexts = []
-        self.turn = None
+        self._announced = None
+        self._announcedAt = 0
         self.result = None
         self.fanout = Fanout(clock)
         self._countCall = None
@@ -123,6 +124,23 @@ class LiveGame:
         for ply in range(len(texts), len(played)):
             texts.append(moveText(kind, played[ply], ply + 1))
         return texts
+
+    @property
+    def turn(self):
+        """
+        C{(seat, deadline)} of the turn under way, or None: the last
+        L{events.TurnStarted}, unless the seat to play changed since
+        (gomoku announces only the first turn: the next are implied).
+        Worked out when asked, not on every action.
+        """
+        turn = self._announced
+        if self.table is not None and len(self._played) > self._announcedAt:
+            game = self.table.game
+            if not game.isOver:
+                seat = game.currentSeat
+                if turn is None or turn[0] != seat:
+                    turn = (seat, None)
+        return turn
 
     def turnText(self):
         """
@@ -287,18 +305,18 @@ class LiveGame:
                 self.fanout.send(sseFrame(*message()))
 
     def onTurnStarted(self, event):
-        self.turn = (event.seat, event.deadline)
+        self._announced = (event.seat, event.deadline)
+        self._announcedAt = len(self._played)
         return lambda: ("turn", self.turnJSON())
 
     def onActionPlayed(self, event):
-        if self.complete:
-            self.keep(event)
+        # All a game nobody watches costs: two appends.
         self._played.append(event)
-        game = self.table.game
-        if not game.isOver and (self.turn is None
-                                or self.turn[0] != game.currentSeat):
-            # Gomoku announces only the first turn: the next is implied.
-            self.turn = (game.currentSeat, None)
+        events = self.events
+        if self.complete and len(events) < MAX_EVENTS:
+            events.append(event)
+        else:
+            self.keep(event)
         if not self.fanout.streams:
             return None
         move = self.moveTexts()[-1]
