@@ -7,6 +7,12 @@ pauses it once its send buffer fills (the browser reads slower than the
 hub writes).  While paused, the bytes still written are counted; past
 C{maxBuffered} the connection is cut, so a stalled browser never makes
 the hub's memory grow and never slows the players.
+
+Once its headers are out, a stream over plain TCP sends its frames to the
+socket at once while the transport holds nothing (as the game
+connections' L{hub.protocols.immediate.ImmediateWriter} does): a fan-out
+slice then costs its own sends, instead of leaving a thousand sockets to
+be written in one later reactor turn, between two players' moves.
 """
 
 import collections
@@ -16,6 +22,8 @@ import sys
 from twisted.logger import Logger
 from zope.interface import implementer
 from twisted.internet.interfaces import IPushProducer
+
+from hub.protocols.immediate import sendsDirectly, unsentBytes
 
 # Bytes a paused (slow) stream may have waiting before it is cut.
 MAX_BUFFERED = 256 * 1024
@@ -78,6 +86,9 @@ class EventStream:
         self.waiting = 0
         self.closed = False
         self.cut = False
+        self._transport = None
+        self._socket = None
+        self._chunked = False
 
     def start(self):
         """
@@ -91,6 +102,17 @@ class EventStream:
         request.registerProducer(self, True)
         request.notifyFinish().addBoth(self._finished)
         request.write(b"retry: 3000\n\n")
+        transport = getattr(getattr(request, "channel", None), "transport",
+                            None)
+        if (transport is not None and sendsDirectly(transport)
+                and request.startedWriting and request.method != b"HEAD"
+                and not getattr(request, "_encoder", None)
+                and "write" not in vars(request)):
+            # The headers are out; the body goes as the request would
+            # write it (in chunks for HTTP/1.1), straight to the socket.
+            self._transport = transport
+            self._socket = transport.getHandle()
+            self._chunked = bool(request.chunked)
 
     def write(self, data):
         """
@@ -104,7 +126,27 @@ class EventStream:
             if self.waiting > self.maxBuffered:
                 self.abort()
                 return
-        self.request.write(data)
+        if self._socket is None:
+            self.request.write(data)
+            return
+        if self._chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
+        transport = self._transport
+        if (transport.disconnecting or not transport.connected
+                or unsentBytes(transport)):
+            # Behind what the transport holds (or for it to drop).
+            transport.write(data)
+            return
+        try:
+            sent = self._socket.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            # Failing: the transport finds out and reports it.
+            self._socket = None
+            sent = 0
+        if sent < len(data):
+            transport.write(data[sent:])
 
     def finish(self):
         """
