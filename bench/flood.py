@@ -127,7 +127,8 @@ def startHub(extra=(), kinds=KINDS):
     workdir = tempfile.mkdtemp(prefix="gamehub-flood-")
     twistd = os.path.join(os.path.dirname(sys.executable), "twistd")
     args = [twistd, "-n", "--pidfile=", "--logfile=twistd.log", "gamehub",
-            "--metrics-port", "tcp:0:interface=127.0.0.1"]
+            "--metrics-port", "tcp:0:interface=127.0.0.1", "--web-port",
+            "none"]
     for kind in KINDS:
         args += ["--{}-port".format(kind),
                  "tcp:0:interface=127.0.0.1" if kind in kinds else "none"]

@@ -48,13 +48,18 @@ def rssKiB(pid):
     return 0
 
 
-def startHub():
+def startHub(profile=None):
     """
-    The hub with gomoku and the web face on free loopback ports.
+    The hub with gomoku and the web face on free loopback ports (under
+    cProfile, its statistics saved to C{profile}, if given).
     """
     port, webPort = gomoku_load.freePort(), gomoku_load.freePort()
     log = os.path.join(tempfile.gettempdir(), "web_spectators_hub.log")
-    proc = gomoku_load.startHub(port, log, extra=[
+    twistdArgs = []
+    if profile:
+        twistdArgs = ["--profile=" + profile, "--profiler=cprofile",
+                      "--savestats"]
+    proc = gomoku_load.startHub(port, log, twistdArgs, extra=[
         "--web-port", "tcp:%d:interface=127.0.0.1" % (webPort,),
         "--db", "none", "--grace-seconds", "0"])
     gomoku_load.waitForPort(webPort, proc)
@@ -95,6 +100,11 @@ class Spectators:
         self.games = []
         self.measuring = False
         self.follow = True
+        # Saturate mode only counts bytes: a stream's frames need not be
+        # split (the spectators share the 2 CPUs with the hub and the
+        # players; browsers would be on other machines).
+        self.parse = True
+        self.received = 0
         bench = self
 
         class Stream(protocol.Protocol):
@@ -109,6 +119,9 @@ class Spectators:
                     % (self.gameId.encode(),))
 
             def dataReceived(self, data):
+                if not bench.parse:
+                    bench.received += len(data)
+                    return
                 received = time.time()
                 self.buffer += data
                 while b"\n\n" in self.buffer:
@@ -215,7 +228,7 @@ def runPaced(args):
 
 def runSaturate(args):
     from twisted.internet import defer, reactor, task
-    proc, port, webPort = startHub()
+    proc, port, webPort = startHub(args.profile)
     results = {"mode": "saturate", "games": args.games,
                "spectators": args.spectators, "seconds": args.seconds}
     try:
@@ -227,6 +240,7 @@ def runSaturate(args):
             load = players(port, proc.pid, "saturate", args.games,
                            args.seconds, args.warmup)
             spectators = Spectators(reactor, webPort)
+            spectators.parse = args.parse
             games = []
             while not games:
                 yield task.deferLater(reactor, 0.2, lambda: None)
@@ -243,6 +257,7 @@ def runSaturate(args):
             spectators.follow = False
             results["watched"] = figures(load)
             results["streams_mean"] = round(statistics.mean(counts), 1)
+            results["stream_bytes"] = spectators.received
         d = watched()
         d.addErrback(lambda f: f.printTraceback())
         d.addBoth(lambda _: reactor.stop())
@@ -266,6 +281,12 @@ def main(argv):
     p.add_argument("--warmup", type=float, default=6.0,
                    help="seconds before the players' window opens (the "
                         "spectators connect in it)")
+    p.add_argument("--profile", default=None,
+                   help="saturate: run the hub under cProfile and save its "
+                        "statistics to this file")
+    p.add_argument("--parse", action="store_true",
+                   help="saturate: split every stream's frames, as paced "
+                        "mode does (by default only bytes are counted)")
     args = p.parse_args(argv)
     if args.spectators is None:
         args.spectators = 1000 if args.mode == "paced" else 100

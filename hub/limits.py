@@ -32,6 +32,13 @@ THROTTLED_CONNECTIONS = Counter(
     "Times a connection's reading was paused for its request rate.",
     registry=None)
 
+#: Times a listening port stopped accepting under a flood of refused
+#: connections (L{AcceptPause}).
+ACCEPT_PAUSES = Counter(
+    "gamehub_accept_pauses",
+    "Times a listening port paused accepting under a connection flood.",
+    registry=None)
+
 #: The values of L{LIMITED_CONNECTIONS}'s C{limit} label.
 SEND_BUFFER = "max-send-buffer"
 FRAME_SECONDS = "frame-seconds"
@@ -41,6 +48,18 @@ MAX_CONNECTIONS_PER_IP = "max-connections-per-ip"
 
 #: Seconds between two log lines about one limit's refusals or closes.
 LOG_INTERVAL = 10.0
+
+#: Connections from addresses in flooding debt refused on one listening
+#: port within L{ACCEPT_PAUSE} seconds past which the port stops accepting
+#: for L{ACCEPT_PAUSE} seconds (L{AcceptPause}): a flooder that connects
+#: again as soon as it is refused then waits in the listen backlog instead
+#: of costing the hub an accept, and the other players a reactor turn,
+#: each time.  Players connecting in that time are answered after it.
+REFUSALS_BEFORE_PAUSE = 20
+
+#: Seconds of one L{AcceptPause} (and of the window its refusals are
+#: counted in).
+ACCEPT_PAUSE = 0.25
 
 #: Addresses whose flooding debt is remembered at most (the oldest is
 #: forgotten first).
@@ -210,6 +229,24 @@ class ConnectionGate:
                 self._debts[host] = debt
         return bucket
 
+    def refuses(self, host, peer=None):
+        """
+        Whether a new connection from C{host} is to be refused before it
+        has a protocol: its address flooded, and its debt is still past
+        the overdraft (so L{bucketFor} would give it an overdrawn bucket).
+        A refusal is counted and logged, summarised, as the close of such
+        a connection is.
+
+        @param peer: the connection's address, for the log line.
+        """
+        debt = self._debts.get(host)
+        if debt is None or not debt.overdrawn():
+            return False
+        self.limited(REQUEST_RATE, peer if peer is not None else host,
+                     "its address is over {:g} frames a second".format(
+                         debt.rate))
+        return True
+
     def flooded(self, host, bucket):
         """
         A connection from C{host} is being closed for flooding, with
@@ -292,3 +329,73 @@ class RequestBucket:
             return 0
         self._refill()
         return max(0.0, -self.tokens / self.rate)
+
+
+class AcceptPause:
+    """
+    Stops the listening ports of one factory from accepting for
+    C{seconds} once C{threshold} connections were refused within
+    C{seconds}: a connection flood from addresses the hub refuses anyway
+    then waits in the kernel's listen backlog instead of being accepted
+    and closed, one reactor turn after another, between the players'
+    messages.
+
+    @param clock: an L{IReactorTime} for the pauses (the hub's tracked
+        clock, so that stopping the hub cancels them).
+    @param threshold: refusals within C{seconds} that pause the ports;
+        0 never pauses.
+    @param seconds: how long a pause lasts.
+    @ivar ports: the L{IListeningPort}s paused together (with
+        C{stopReading} and C{startReading}, as L{twisted.internet.tcp.
+        Port} has).
+    @ivar pauses: how many pauses there were.
+    """
+
+    def __init__(self, clock, threshold=REFUSALS_BEFORE_PAUSE,
+                 seconds=ACCEPT_PAUSE):
+        self.clock = clock
+        self.threshold = threshold
+        self.seconds = seconds
+        self.ports = []
+        self.pauses = 0
+        self._windowStart = None
+        self._refused = 0
+        self._resume = None
+
+    @property
+    def paused(self):
+        """
+        True while the ports do not accept.
+        """
+        return self._resume is not None
+
+    def refused(self):
+        """
+        A connection was refused: count it, and pause the ports if it is
+        one refusal too many for the window.
+        """
+        if not (self.threshold and self.ports) or self.paused:
+            return
+        now = self.clock.seconds()
+        if self._windowStart is None or \
+                now - self._windowStart >= self.seconds:
+            self._windowStart, self._refused = now, 0
+        self._refused += 1
+        if self._refused < self.threshold:
+            return
+        self._windowStart = None
+        self.pauses += 1
+        ACCEPT_PAUSES.inc()
+        for port in self.ports:
+            stop = getattr(port, "stopReading", None)
+            if stop is not None:
+                stop()
+        self._resume = self.clock.callLater(self.seconds, self._resumePorts)
+
+    def _resumePorts(self):
+        self._resume = None
+        for port in self.ports:
+            # A port that stopped listening meanwhile stays closed.
+            if getattr(port, "connected", False) and \
+                    not getattr(port, "disconnecting", False):
+                port.startReading()

@@ -17,7 +17,8 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from hub.limits import LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS
+from hub.limits import (
+    ACCEPT_PAUSES, LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS)
 from twisted.web.pages import notFound
 from twisted.web.resource import Resource
 from twisted.web.server import Site
@@ -114,6 +115,6 @@ def metricsRegistry(lobby, sessions, collectors=()):
     registry = CollectorRegistry()
     for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
                       HubCollector(lobby, sessions), LIMITED_CONNECTIONS,
-                      THROTTLED_CONNECTIONS, *collectors):
+                      THROTTLED_CONNECTIONS, ACCEPT_PAUSES, *collectors):
         registry.register(collector)
     return registry

@@ -139,6 +139,9 @@ class Listener(StreamServerEndpointService):
 
     def _listening(self, port):
         self.port = port
+        listeningOn = getattr(self.factory, "listeningOn", None)
+        if listeningOn is not None:
+            listeningOn(port)
         waiters, self._portWaiters = self._portWaiters, []
         for waiter in waiters:
             waiter.callback(port)

@@ -300,8 +300,20 @@ class GatedFactory(Factory):
     def stopFactory(self):
         self.inner.doStop()
 
+    def listeningOn(self, port):
+        """
+        C{port} listens with this factory: so it does with the adapter's
+        (which pauses it under a connection flood).
+        """
+        listeningOn = getattr(self.inner, "listeningOn", None)
+        if listeningOn is not None:
+            listeningOn(port)
+
     def buildProtocol(self, addr):
         inner = self.inner.buildProtocol(addr)
+        if inner is None:
+            # The adapter refuses the connection.
+            return None
         gate = Gate(self.cluster, inner, None)
         gate.route = self.routeClass(self.cluster, self.inner, inner)
         inner.clusterGate = gate

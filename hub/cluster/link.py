@@ -13,6 +13,7 @@ the link as a client connection of that kind, behind its own gate.
 
 import json
 
+from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.protocols.basic import LineReceiver
@@ -89,8 +90,17 @@ class LinkServer(LineReceiver):
             self.transport.loseConnection()
             return
         self.factory.cluster.served += 1
-        gate = factory.buildProtocol(self.transport.getPeer())
-        gate.inner.forwardedFor = preface.get("peer")
+        peer, forwarded = self.transport.getPeer(), preface.get("peer")
+        if forwarded is not None:
+            # The client's address, which the connection limits count.
+            peer = (IPv6Address if ":" in forwarded else IPv4Address)(
+                "TCP", forwarded, 0)
+        gate = factory.buildProtocol(peer)
+        if gate is None:
+            # Refused (the client's address flooded).
+            self.transport.loseConnection()
+            return
+        gate.inner.forwardedFor = forwarded
         gate.makeConnection(self.transport)
         if not adopt(self.factory.cluster, kind, gate.inner, preface):
             self.log.warn("cluster: cannot take {kind} player {name!r}",

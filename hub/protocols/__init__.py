@@ -3,16 +3,54 @@ One Twisted protocol and factory per wire protocol (checkers, Splendor,
 gomoku), and what they share.
 """
 
+from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 from twisted.protocols.policies import TimeoutMixin
 
 from hub.limits import (
-    FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS, Limits,
-    RequestBucket)
+    FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS,
+    AcceptPause, Limits, RequestBucket)
 from hub.net import setNoDelay
 from hub.protocols.immediate import ImmediateWriter, dropUnsent
 
 NO_LIMITS = Limits()
+
+
+class ServerFactory(Factory):
+    """
+    What the factories of every protocol share: a connection from an
+    address in flooding debt (L{hub.limits.ConnectionGate.refuses}) gets
+    no protocol at all (C{buildProtocol} returns None, and Twisted closes
+    the socket at once), and a flood of such connections pauses the
+    factory's listening ports for a moment (L{AcceptPause}).  Needs
+    C{self.sessions} (its C{gate} and C{clock}).
+
+    @ivar acceptPause: the L{AcceptPause} of the ports listening with this
+        factory (given by L{listeningOn}).
+    """
+
+    acceptPause = None
+
+    def buildProtocol(self, addr):
+        """
+        A protocol for a connection from C{addr}, or None to refuse it.
+        """
+        gate = getattr(self.sessions, "gate", None)
+        if gate is not None and gate.refuses(getattr(addr, "host", None),
+                                             addr):
+            if self.acceptPause is not None:
+                self.acceptPause.refused()
+            return None
+        return Factory.buildProtocol(self, addr)
+
+    def listeningOn(self, port):
+        """
+        C{port} listens with this factory: pause it under a connection
+        flood.
+        """
+        if self.acceptPause is None:
+            self.acceptPause = AcceptPause(self.sessions.clock)
+        self.acceptPause.ports.append(port)
 
 
 class ServerConnection(TimeoutMixin):

@@ -32,7 +32,6 @@ Decisions where the spec leaves a choice (see also docs/protocols/checkers.md):
 import re
 
 import attr
-from twisted.internet.protocol import Factory
 from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
@@ -41,7 +40,7 @@ from hub.games import checkers as rules
 from hub.ihub import ITableListener
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
-from hub.protocols import ServerConnection
+from hub.protocols import ServerConnection, ServerFactory
 from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
@@ -359,7 +358,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         return len(self._buffer)
 
 
-class CheckersFactory(Factory):
+class CheckersFactory(ServerFactory):
     """
     Makes L{CheckersProtocol}s over the shared lobby and sessions.
 

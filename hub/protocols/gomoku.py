@@ -26,12 +26,12 @@ Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
     ends.
 """
 
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 
 from hub.games import gomoku as rules
 from hub.lobby import LobbyError, RoomExists, RoomNotFound, WrongPassword
-from hub.protocols import ServerConnection
+from hub.protocols import ServerConnection, ServerFactory
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
     GomokuTableListener, roomObjectOf)
@@ -383,7 +383,7 @@ GomokuProtocol.HANDLERS = {
 }
 
 
-class GomokuFactory(Factory):
+class GomokuFactory(ServerFactory):
     """
     Makes L{GomokuProtocol}s over the shared lobby and sessions.
 

@@ -49,14 +49,14 @@ Disconnects (the table decides; these are the messages):
 
 import random
 
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.games import splendor as rules
 from hub.ihub import ITableListener
 from hub.lobby import RoomObserver
-from hub.protocols import ServerConnection
+from hub.protocols import ServerConnection, ServerFactory
 from hub.protocols.pacing import PacedWriter
 from hub.tables import splendor as tables
 from hub.tables.base import TableError, TableOptions
@@ -385,7 +385,7 @@ class SplendorFeed:
             playerId, level, done.drawn, done.golden))
 
 
-class SplendorFactory(Factory):
+class SplendorFactory(ServerFactory):
     """
     Makes L{SplendorProtocol}s over the shared lobby and sessions.
 

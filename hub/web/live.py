@@ -6,11 +6,14 @@ for a while (the last L{MAX_FINISHED}) so that a page opened on a game
 that just ended shows its replay at the same address.
 
 Each event is encoded once, however many spectators there are, and the
-fan-out runs after the table's own listeners, in slices.
+fan-out runs after the table's own listeners, in slices.  A game nobody
+watches costs an append per action: its move list, position and messages
+are made only when someone asks.
 """
 
 import collections
 import itertools
+import math
 
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -18,7 +21,7 @@ from zope.interface import implementer
 from hub.ihub import ITableListener
 from hub.tables import events
 from hub.web import replay, views
-from hub.web.stream import Fanout, sseFrame
+from hub.web.stream import Fanout, encodeJSON, sseEncoded, sseFrame
 
 # Finished games kept in memory for their replay.
 MAX_FINISHED = 64
@@ -27,6 +30,27 @@ MAX_FINISHED = 64
 MAX_EVENTS = 5000
 # Seconds between two spectator counts sent to a game's spectators.
 COUNT_INTERVAL = 1.0
+
+
+# A gomoku move's JSON text (L{replay.moveJSON}, encoded), without the
+# dict: a game's spectators get one per move.
+GOMOKU_MOVE = ('{"ply":%d,"seat":%d,"action":[%d,%d],"text":"%s",'
+               '"byBot":%s,"at":%s}')
+
+
+def moveText(kind, event, ply):
+    """
+    The JSON text of C{replay.moveJSON(kind, event, ply)}, as
+    L{encodeJSON} writes it (a gomoku move from a template).
+    """
+    if kind == "gomoku":
+        (x, y), at = event.action, event.at
+        if (type(x) is int and type(y) is int and type(at) is float
+                and type(event.seat) is int and math.isfinite(at)):
+            return GOMOKU_MOVE % (
+                ply, event.seat, x, y, views.gomokuCell(x, y),
+                "true" if event.byBot else "false", repr(at))
+    return encodeJSON(replay.moveJSON(kind, event, ply))
 
 
 def seatJSON(kind, seat):
@@ -63,8 +87,10 @@ class LiveGame:
         self.events = []
         self.complete = True
         self.finalView = None
-        self.moves = []
-        self.turn = None
+        self._played = []
+        self._moveTexts = []
+        self._announced = None
+        self._announcedAt = 0
         self.result = None
         self.fanout = Fanout(clock)
         self._countCall = None
@@ -80,6 +106,51 @@ class LiveGame:
         if self.table is not None:
             return views.viewOf(self.kind, self.table.game)
         return self.finalView
+
+    @property
+    def moves(self):
+        """
+        The move list so far (L{replay.moveJSON} of each action).
+        """
+        return [replay.moveJSON(self.kind, event, ply)
+                for ply, event in enumerate(self._played, 1)]
+
+    def moveTexts(self):
+        """
+        The move list so far, each move as JSON text: encoded when first
+        asked for, and kept as text (no dicts to keep for the collector).
+        """
+        texts, played, kind = self._moveTexts, self._played, self.kind
+        for ply in range(len(texts), len(played)):
+            texts.append(moveText(kind, played[ply], ply + 1))
+        return texts
+
+    @property
+    def turn(self):
+        """
+        C{(seat, deadline)} of the turn under way, or None: the last
+        L{events.TurnStarted}, unless the seat to play changed since
+        (gomoku announces only the first turn: the next are implied).
+        Worked out when asked, not on every action.
+        """
+        turn = self._announced
+        if self.table is not None and len(self._played) > self._announcedAt:
+            game = self.table.game
+            if not game.isOver:
+                seat = game.currentSeat
+                if turn is None or turn[0] != seat:
+                    turn = (seat, None)
+        return turn
+
+    def turnText(self):
+        """
+        L{turnJSON} as JSON text.
+        """
+        turn = self.turn
+        if (turn is not None and turn[1] is None and type(turn[0]) is int
+                and self.result is None):
+            return '{"seat":%d,"remaining":null}' % (turn[0],)
+        return encodeJSON(self.turnJSON())
 
     @property
     def watched(self):
@@ -121,20 +192,37 @@ class LiveGame:
         """
         return {"id": self.id, "kind": self.kind, "table": self.tableName,
                 "players": [s["name"] for s in self.seats],
-                "plies": len(self.moves), "over": self.over,
+                "plies": len(self._played), "over": self.over,
                 "spectators": self.spectators,
                 "url": "/games/" + self.id}
+
+    def _snapshotParts(self):
+        return ({"id": self.id, "kind": self.kind, "live": not self.over,
+                 "table": self.tableName, "seats": self.seats,
+                 "startedAt": self.startedAt, "view": self.view},
+                {"turn": self.turnJSON(), "spectators": self.spectators,
+                 "result": self.result})
 
     def snapshot(self):
         """
         Everything a spectator needs at once: the position now, the move
         list, the turn, the seats, the spectators and the result.
         """
-        return {"id": self.id, "kind": self.kind, "live": not self.over,
-                "table": self.tableName, "seats": self.seats,
-                "startedAt": self.startedAt, "view": self.view,
-                "moves": self.moves, "turn": self.turnJSON(),
-                "spectators": self.spectators, "result": self.result}
+        head, tail = self._snapshotParts()
+        head["moves"] = self.moves
+        head.update(tail)
+        return head
+
+    def snapshotFrame(self):
+        """
+        The L{snapshot} as a C{snapshot} frame, the same bytes as
+        C{sseFrame("snapshot", self.snapshot())}, spliced from the move
+        texts (L{moveTexts}).
+        """
+        head, tail = self._snapshotParts()
+        return sseEncoded("snapshot", "%s,\"moves\":[%s],%s" % (
+            encodeJSON(head)[:-1], ",".join(self.moveTexts()),
+            encodeJSON(tail)[1:]))
 
     def replay(self):
         """
@@ -155,7 +243,7 @@ class LiveGame:
         """
         if not self.over:
             self.fanout.add(stream)
-        stream.write(sseFrame("snapshot", self.snapshot()))
+        stream.write(self.snapshotFrame())
         if self.over:
             stream.finish()
             return
@@ -210,31 +298,37 @@ class LiveGame:
         """
         Follow C{event} and, when someone watches, stream it.
         """
-        handler = getattr(self, "on" + events.eventName(event), None)
+        handler = HANDLERS.get(type(event))
         if handler is not None:
-            message = handler(event)
-            if message is not None and self.watched:
+            message = handler(self, event)
+            if message is not None and self.fanout.streams:
                 self.fanout.send(sseFrame(*message()))
 
     def onTurnStarted(self, event):
-        self.turn = (event.seat, event.deadline)
+        self._announced = (event.seat, event.deadline)
+        self._announcedAt = len(self._played)
         return lambda: ("turn", self.turnJSON())
 
     def onActionPlayed(self, event):
-        self.keep(event)
-        move = replay.moveJSON(self.kind, event, len(self.moves) + 1)
-        self.moves.append(move)
-        game = self.table.game
-        if not game.isOver and (self.turn is None
-                                or self.turn[0] != game.currentSeat):
-            # Gomoku announces only the first turn: the next is implied.
-            self.turn = (game.currentSeat, None)
+        # All a game nobody watches costs: two appends.
+        self._played.append(event)
+        events = self.events
+        if self.complete and len(events) < MAX_EVENTS:
+            events.append(event)
+        else:
+            self.keep(event)
+        if not self.fanout.streams:
+            return None
+        move = self.moveTexts()[-1]
         if self.kind == "splendor":
             # Too many rules to replay in the page: send the position.
-            return lambda: ("action", {"move": move, "view": self.view,
-                                       "turn": self.turnJSON()})
-        # The page applies a stone or a path itself.
-        return lambda: ("action", {"move": move, "turn": self.turnJSON()})
+            view = ',"view":' + encodeJSON(self.view)
+        else:
+            # The page applies a stone or a path itself.
+            view = ""
+        self.fanout.send(sseEncoded("action", '{"move":%s%s,"turn":%s}' % (
+            move, view, self.turnText())))
+        return None
 
     def onCardDealt(self, event):
         return lambda: ("view", {"view": self.view})
@@ -273,6 +367,13 @@ class LiveGame:
         return lambda: ("end", {"result": self.result, "view": self.view})
 
 
+# The handler of each kind of event a LiveGame follows.
+HANDLERS = {
+    getattr(events, name[len("on"):]): function
+    for name, function in vars(LiveGame).items()
+    if name.startswith("on") and hasattr(events, name[len("on"):])}
+
+
 @implementer(ITableListener)
 class Spectating:
     """
@@ -297,7 +398,7 @@ class Spectating:
         """
         Follow C{table}'s game from its start, and stream what happens.
         """
-        if isinstance(event, events.GameStarted):
+        if type(event) is events.GameStarted:
             game = LiveGame("live-%d" % next(self._ids), table, event,
                             self.clock)
             self.games[game.id] = game
@@ -307,7 +408,7 @@ class Spectating:
         if game is None:
             return
         game.heard(event)
-        if isinstance(event, events.GameEnded):
+        if type(event) is events.GameEnded:
             del self._byTable[table]
             game.fanout.finish()
             self._finished.append(game.id)

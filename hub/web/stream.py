@@ -7,6 +7,12 @@ pauses it once its send buffer fills (the browser reads slower than the
 hub writes).  While paused, the bytes still written are counted; past
 C{maxBuffered} the connection is cut, so a stalled browser never makes
 the hub's memory grow and never slows the players.
+
+Once its headers are out, a stream over plain TCP sends its frames to the
+socket at once while the transport holds nothing (as the game
+connections' L{hub.protocols.immediate.ImmediateWriter} does): a fan-out
+slice then costs its own sends, instead of leaving a thousand sockets to
+be written in one later reactor turn, between two players' moves.
 """
 
 import collections
@@ -16,6 +22,8 @@ import sys
 from twisted.logger import Logger
 from zope.interface import implementer
 from twisted.internet.interfaces import IPushProducer
+
+from hub.protocols.immediate import sendsDirectly, unsentBytes
 
 # Bytes a paused (slow) stream may have waiting before it is cut.
 MAX_BUFFERED = 256 * 1024
@@ -27,6 +35,13 @@ FANOUT_SLICE = 100
 MIN_INTERVAL = 0.1
 
 
+#: The JSON of a frame's data: compact, ASCII only, so one line (one
+#: encoder for every frame: json.dumps with options makes a new one each
+#: call).
+encodeJSON = json.JSONEncoder(separators=(",", ":"),
+                              ensure_ascii=True).encode
+
+
 def sseFrame(event, data):
     """
     One Server-Sent Events message: C{event} names it, C{data} is
@@ -34,8 +49,18 @@ def sseFrame(event, data):
 
     @rtype: L{bytes}
     """
-    payload = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
-    return ("event: {}\ndata: {}\n\n".format(event, payload)).encode("ascii")
+    return sseEncoded(event, encodeJSON(data))
+
+
+def sseEncoded(event, payload):
+    """
+    One Server-Sent Events message whose data is C{payload}, JSON text
+    already encoded by L{encodeJSON} (or spliced from such texts).
+
+    @rtype: L{bytes}
+    """
+    return b"event: %s\ndata: %s\n\n" % (event.encode("ascii"),
+                                          payload.encode("ascii"))
 
 
 @implementer(IPushProducer)
@@ -61,6 +86,9 @@ class EventStream:
         self.waiting = 0
         self.closed = False
         self.cut = False
+        self._transport = None
+        self._socket = None
+        self._chunked = False
 
     def start(self):
         """
@@ -74,6 +102,17 @@ class EventStream:
         request.registerProducer(self, True)
         request.notifyFinish().addBoth(self._finished)
         request.write(b"retry: 3000\n\n")
+        transport = getattr(getattr(request, "channel", None), "transport",
+                            None)
+        if (transport is not None and sendsDirectly(transport)
+                and request.startedWriting and request.method != b"HEAD"
+                and not getattr(request, "_encoder", None)
+                and "write" not in vars(request)):
+            # The headers are out; the body goes as the request would
+            # write it (in chunks for HTTP/1.1), straight to the socket.
+            self._transport = transport
+            self._socket = transport.getHandle()
+            self._chunked = bool(request.chunked)
 
     def write(self, data):
         """
@@ -87,7 +126,27 @@ class EventStream:
             if self.waiting > self.maxBuffered:
                 self.abort()
                 return
-        self.request.write(data)
+        if self._socket is None:
+            self.request.write(data)
+            return
+        if self._chunked:
+            data = b"%x\r\n%s\r\n" % (len(data), data)
+        transport = self._transport
+        if (transport.disconnecting or not transport.connected
+                or unsentBytes(transport)):
+            # Behind what the transport holds (or for it to drop).
+            transport.write(data)
+            return
+        try:
+            sent = self._socket.send(data)
+        except BlockingIOError:
+            sent = 0
+        except OSError:
+            # Failing: the transport finds out and reports it.
+            self._socket = None
+            sent = 0
+        if sent < len(data):
+            transport.write(data[sent:])
 
     def finish(self):
         """
@@ -145,8 +204,12 @@ class EventStream:
 class Fanout:
     """
     Writes each message to a set of streams, later in the reactor turn
-    that follows and C{FANOUT_SLICE} streams per turn, so that a thousand spectators never hold the reactor
-    between two players' moves.  Messages keep their order per stream.
+    that follows and C{FANOUT_SLICE} streams per turn, so that a thousand
+    spectators never hold the reactor between two players' moves.
+    Messages keep their order per stream.  Messages sent within
+    C{minInterval} of the last write are joined into one write per
+    stream: sending costs an append, and the bytes are joined once for
+    all the streams.
 
     @ivar streams: the L{EventStream}s listening.
     """
@@ -186,9 +249,19 @@ class Fanout:
         """
         if not self.streams or self.stopped:
             return
-        if self._targets is None:
-            self._targets = list(self.streams)
-        self._queue.append((data, self._targets, 0))
+        targets = self._targets
+        if targets is None:
+            targets = self._targets = list(self.streams)
+        queue = self._queue
+        if queue:
+            # [frames, targets, streams written]: join data to the last
+            # message if it goes to the same streams and none has it yet.
+            last = queue[-1]
+            if (last[1] is targets and not last[2] and data is not None
+                    and type(last[0]) is list):
+                last[0].append(data)
+                return
+        queue.append([data if data is None else [data], targets, 0])
         if self._call is None:
             delay = 0
             if self._lastWrite is not None:
@@ -202,26 +275,16 @@ class Fanout:
         """
         self.send(None)
 
-    def _join(self):
-        """
-        Join the messages waiting for the same streams into one write.
-        """
-        queue = self._queue
-        while len(queue) > 1:
-            (data, targets, start), (more, others, _) = queue[0], queue[1]
-            if (start or targets is not others or data is None
-                    or more is None):
-                return
-            queue.popleft()
-            queue[0] = (data + more, targets, 0)
-
     def _writeSome(self):
         self._call = None
         self._lastWrite = self.clock.seconds()
-        self._join()
         budget = self.sliceSize
-        while self._queue and budget > 0:
-            data, targets, start = self._queue[0]
+        queue = self._queue
+        while queue and budget > 0:
+            entry = queue[0]
+            data, targets, start = entry
+            if type(data) is list:
+                data = entry[0] = b"".join(data)
             end = min(len(targets), start + budget)
             for stream in targets[start:end]:
                 if data is None:
@@ -230,10 +293,10 @@ class Fanout:
                     stream.write(data)
             budget -= end - start
             if end == len(targets):
-                self._queue.popleft()
+                queue.popleft()
             else:
-                self._queue[0] = (data, targets, end)
-        if self._queue and self._call is None:
+                entry[2] = end
+        if queue and self._call is None:
             self._call = self.clock.callLater(0, self._writeSome)
 
     def flush(self):

@@ -132,6 +132,81 @@ class ConnectionGateTests(SynchronousTestCase):
         self.assertEqual(gate.connections, 1001)
 
 
+class FakePort:
+    """
+    A listening port that only says whether it is reading.
+    """
+
+    connected = True
+    disconnecting = False
+
+    def __init__(self):
+        self.reading = True
+
+    def stopReading(self):
+        self.reading = False
+
+    def startReading(self):
+        self.reading = True
+
+
+class AcceptPauseTests(SynchronousTestCase):
+    """
+    L{limits.AcceptPause} stops a factory's ports from accepting under a
+    flood of refused connections.
+    """
+
+    def test_pause(self):
+        """
+        C{threshold} refusals within C{seconds} stop the ports for
+        C{seconds}; fewer do not.
+        """
+        clock = Clock()
+        pause = limits.AcceptPause(clock, threshold=3, seconds=0.25)
+        ports = pause.ports[:] = [FakePort(), FakePort()]
+        before = limits.ACCEPT_PAUSES._value.get()
+        pause.refused()
+        pause.refused()
+        clock.advance(0.3)
+        pause.refused()
+        pause.refused()
+        self.assertEqual([p.reading for p in ports], [True, True])
+        pause.refused()
+        self.assertEqual([p.reading for p in ports], [False, False])
+        self.assertTrue(pause.paused)
+        self.assertEqual(limits.ACCEPT_PAUSES._value.get(), before + 1)
+        clock.advance(0.24)
+        self.assertFalse(ports[0].reading)
+        clock.advance(0.01)
+        self.assertEqual([p.reading for p in ports], [True, True])
+        self.assertFalse(pause.paused)
+
+    def test_closedPort(self):
+        """
+        A port that stopped listening during a pause is not read again.
+        """
+        clock = Clock()
+        pause = limits.AcceptPause(clock, threshold=1, seconds=0.25)
+        port = FakePort()
+        pause.ports.append(port)
+        pause.refused()
+        port.connected = False
+        clock.advance(1)
+        self.assertFalse(port.reading)
+        self.assertEqual(clock.getDelayedCalls(), [])
+
+    def test_noThreshold(self):
+        """
+        A threshold of 0 never pauses.
+        """
+        pause = limits.AcceptPause(Clock(), threshold=0)
+        port = FakePort()
+        pause.ports.append(port)
+        for _ in range(1000):
+            pause.refused()
+        self.assertTrue(port.reading)
+
+
 class SummaryLogTests(SynchronousTestCase):
     """
     L{SummaryLog} writes one line per kind and interval.
@@ -339,6 +414,37 @@ class LimitsTestsMixin:
         self.assertEqual(flood("10.0.0.2"), 71)
         self.harness.clock.advance(5.2)
         self.assertEqual(flood("10.0.0.1"), 71)
+
+    def test_refusedWithoutProtocol(self):
+        """
+        While its debt is past the overdraft, a new connection from a
+        flooder's address gets no protocol from the factory (Twisted
+        closes it at once), and is counted; other addresses, and the same
+        one once its debt is paid, get one.  A flood of such refusals
+        pauses the factory's listening ports.
+        """
+        imposeLimits(self.harness.sessions, requestRate=10,
+                     requestBurst=20, requestOverdraft=50)
+        factory = self.harness.factory
+        port = FakePort()
+        factory.listeningOn(port)
+        address = IPv4Address("TCP", "10.0.0.1", 5000)
+        protocol = factory.buildProtocol(address)
+        protocol.makeConnection(RecordingTransport(peerAddress=address))
+        protocol.dataReceived(self.frame * 100)
+        protocol.connectionLost(Failure(ConnectionAborted()))
+        before = limited(limits.REQUEST_RATE)
+        self.assertIsNone(factory.buildProtocol(address))
+        self.assertEqual(limited(limits.REQUEST_RATE), before + 1)
+        self.assertIsNotNone(factory.buildProtocol(
+            IPv4Address("TCP", "10.0.0.2", 5000)))
+        for _ in range(limits.REFUSALS_BEFORE_PAUSE - 1):
+            self.assertIsNone(factory.buildProtocol(address))
+        self.assertFalse(port.reading)
+        self.harness.clock.advance(limits.ACCEPT_PAUSE)
+        self.assertTrue(port.reading)
+        self.harness.clock.advance(6)
+        self.assertIsNotNone(factory.buildProtocol(address))
 
     def test_sendBufferBound(self):
         """

@@ -92,6 +92,107 @@ class SpectatingTests(SynchronousTestCase):
         self.assertEqual(game.turnJSON(), {"seat": 0, "remaining": 10.0})
 
 
+class Recording:
+    """
+    A stream that keeps what is written to it.
+    """
+
+    def __init__(self):
+        self.data = []
+        self.finished = False
+
+    def write(self, data):
+        self.data.append(data)
+
+    def finish(self):
+        self.finished = True
+
+
+def frames(data):
+    """
+    The C{(event, data)} pairs of the SSE frames in C{data}, each with
+    its payload as text.
+    """
+    found = []
+    for frame in data.split(b"\n\n")[:-1]:
+        event, payload = frame.split(b"\n")
+        found.append((event[len(b"event: "):].decode(),
+                      payload[len(b"data: "):].decode()))
+    return found
+
+
+class FramesTests(SynchronousTestCase):
+    """
+    The frames spliced from encoded move texts are what encoding the whole
+    message would give.
+    """
+
+    def test_spliced(self):
+        """
+        A spectator who joins mid-game gets the snapshot, then every
+        action with its move, byte for byte as L{sseFrame} of the same
+        data; games nobody watches make no frames.
+        """
+        import json
+        from hub.web.stream import sseFrame
+        for kind, names in (("gomoku", ["a", "b"]),
+                            ("checkers", ["a", "b", "c"]),
+                            ("splendor", ["a", "b", "c", "d"])):
+            clock = Clock()
+            spectating = Spectating(clock)
+            table = FakeTable(kind, "t-" + kind, names, clock, 5)
+            table.addListener(spectating)
+            table.start()
+            [game] = spectating.games.values()
+            rng = random.Random(5)
+            for _ in range(6):
+                table.playOne(rng)
+            self.assertEqual(game._moveTexts, [])
+            self.assertEqual(game.snapshotFrame(),
+                             sseFrame("snapshot", game.snapshot()))
+            stream = Recording()
+            game.addStream(stream)
+            plies = 6
+            while not table.over and plies < 40:
+                table.playOne(rng)
+                plies += 1
+            game.fanout.flush()
+            sent = frames(b"".join(stream.data))
+            self.assertEqual(sent[0][0], "snapshot")
+            actions = [json.loads(payload) for event, payload in sent
+                       if event == "action"]
+            self.assertEqual([a["move"] for a in actions],
+                             game.moves[6:plies])
+            for event, payload in sent:
+                self.assertEqual(
+                    sseFrame(event, json.loads(payload)),
+                    ("event: %s\ndata: %s\n\n" % (event, payload)).encode())
+
+
+class MoveTextTests(SynchronousTestCase):
+    """
+    L{live.moveText} is the encoded L{replay.moveJSON}.
+    """
+
+    def test_gomokuTemplate(self):
+        """
+        A gomoku move from its template is the text L{encodeJSON} makes
+        of the move's JSON, whoever played it; other actions and times
+        take the encoder's path.
+        """
+        from hub.tables.events import ActionPlayed
+        from hub.web import live, replay
+        from hub.web.stream import encodeJSON
+        for action, byBot, at in (((7, 7), False, 1796109898.675463),
+                                  ((0, 14), True, 0.1), ((14, 0), 0, 12.0),
+                                  ((3, 4), False, 5)):
+            event = ActionPlayed(seat=1, action=action, byBot=byBot,
+                                 detail=None, at=at)
+            self.assertEqual(
+                live.moveText("gomoku", event, 9),
+                encodeJSON(replay.moveJSON("gomoku", event, 9)))
+
+
 class ViewTests(SynchronousTestCase):
     """
     What spectators see of each game.

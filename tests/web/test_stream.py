@@ -234,3 +234,53 @@ class SlowSpectatorTests(TestCase):
         room.table.act(0, (7, 7))
         action = yield reader.waitFor("action")
         self.assertEqual(action["move"]["text"], "H8")
+
+
+class DirectSendTests(TestCase):
+    """
+    Over loopback, a stream sends its frames straight to the socket, in
+    chunks for HTTP/1.1.
+    """
+
+    @defer.inlineCallbacks
+    def test_chunked(self):
+        """
+        An HTTP/1.1 client (L{Agent}, which decodes the chunks) reads the
+        snapshot, then every frame the fan-out sends, whole and in order,
+        then the end of the response.
+        """
+        from twisted.internet.protocol import Protocol
+        web = WebHub(self)
+        room, _ = openRoom(web.hub, "gomoku", "room", ["ann", "bob"])
+        web.hub.lobby.start(room)
+        game = web.web.spectating.gameOf(room.table)
+        response = yield web.agent.request(
+            b"GET", web.url("/api/games/%s/events" % (game.id,)).encode())
+        received, done = [], defer.Deferred()
+
+        class Body(Protocol):
+            def dataReceived(self, data):
+                received.append(data)
+
+            def connectionLost(self, reason):
+                done.callback(None)
+        response.deliverBody(Body())
+        for _ in range(200):
+            if b"event: snapshot" in b"".join(received):
+                break
+            d = defer.Deferred()
+            reactor.callLater(0.01, d.callback, None)
+            yield d
+        [stream] = game.fanout.streams
+        self.assertTrue(stream._chunked)
+        self.assertIsNotNone(stream._socket)
+        frames = [sseFrame("view", {"n": n, "pad": "x" * (n * 1000)})
+                  for n in range(20)]
+        for frame in frames:
+            game.fanout.send(frame)
+            game.fanout.flush()
+        game.fanout.finish()
+        game.fanout.flush()
+        yield done.addTimeout(10, reactor)
+        body = b"".join(received)
+        self.assertTrue(body.endswith(b"".join(frames)))
