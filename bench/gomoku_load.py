@@ -238,7 +238,7 @@ def runEchoServer(port, immediate=False):
     from twisted.internet import reactor
     from twisted.internet.protocol import Factory, Protocol
 
-    from hub.protocols.immediate import ImmediateWriter
+    from hub.connection.immediate import ImmediateWriter
 
     class Echo(Protocol):
         def connectionMade(self):
@@ -272,7 +272,7 @@ def makeClientClasses():
     from twisted.internet import defer
     from twisted.internet.protocol import Protocol
 
-    from hub.protocols.immediate import ImmediateWriter
+    from hub.connection.immediate import ImmediateWriter
 
     class Conn(Protocol):
         """

@@ -6,7 +6,7 @@ a connection may send requests.
 
 L{Limits} is the configuration; L{ConnectionGate} counts the live
 connections against it; L{RequestBucket} meters one connection's
-requests.  L{hub.protocols.ServerConnection} applies them all.  A limit
+requests.  L{hub.connection.ServerConnection} applies them all.  A limit
 of 0 is no limit, and L{Limits}C{()} has none: the operator's defaults
 are those of C{twistd gamehub} (L{hub.tap}).
 

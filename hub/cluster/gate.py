@@ -30,7 +30,7 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
-from hub.protocols.immediate import relayWriter
+from hub.connection.immediate import relayWriter
 
 # What a decision does.
 PASS = "pass"

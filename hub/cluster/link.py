@@ -19,8 +19,8 @@ from twisted.logger import Logger
 from twisted.protocols.basic import LineReceiver
 
 from hub.cluster.routes import adopt
-from hub.protocols import setNoDelay
-from hub.protocols.immediate import relayWriter
+from hub.net import setNoDelay
+from hub.connection.immediate import relayWriter
 
 # The longest preface accepted (the bytes still to see are small).
 MAX_PREFACE = 256 * 1024

@@ -40,7 +40,7 @@ from hub.games import checkers as rules
 from hub.ihub import ITableListener
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
-from hub.protocols import ServerConnection, ServerFactory
+from hub.connection import ServerConnection, ServerFactory
 from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)

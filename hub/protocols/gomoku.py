@@ -31,7 +31,7 @@ from twisted.logger import Logger
 
 from hub.games import gomoku as rules
 from hub.lobby import LobbyError, RoomExists, RoomNotFound, WrongPassword
-from hub.protocols import ServerConnection, ServerFactory
+from hub.connection import ServerConnection, ServerFactory
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
     GomokuTableListener, roomObjectOf)

@@ -56,8 +56,8 @@ from zope.interface import implementer
 from hub.games import splendor as rules
 from hub.ihub import ITableListener
 from hub.lobby import RoomObserver
-from hub.protocols import ServerConnection, ServerFactory
-from hub.protocols.pacing import PacedWriter
+from hub.connection import ServerConnection, ServerFactory
+from hub.connection.pacing import PacedWriter
 from hub.tables import splendor as tables
 from hub.tables.base import TableError, TableOptions
 from hub.wire import splendor as wire

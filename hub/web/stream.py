@@ -10,7 +10,7 @@ the hub's memory grow and never slows the players.
 
 Once its headers are out, a stream over plain TCP sends its frames to the
 socket at once while the transport holds nothing (as the game
-connections' L{hub.protocols.immediate.ImmediateWriter} does): a fan-out
+connections' L{hub.connection.immediate.ImmediateWriter} does): a fan-out
 slice then costs its own sends, instead of leaving a thousand sockets to
 be written in one later reactor turn, between two players' moves.
 """
@@ -23,7 +23,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 from twisted.internet.interfaces import IPushProducer
 
-from hub.protocols.immediate import sendsDirectly, unsentBytes
+from hub.connection.immediate import sendsDirectly, unsentBytes
 
 # Bytes a paused (slow) stream may have waiting before it is cut.
 MAX_BUFFERED = 256 * 1024

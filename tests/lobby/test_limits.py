@@ -1,6 +1,6 @@
 """
 Tests for L{hub.limits} and the limits every server connection is held
-to (L{hub.protocols.ServerConnection}): the send buffer bound, the time a
+to (L{hub.connection.ServerConnection}): the send buffer bound, the time a
 frame may stay half-received, the connection caps and the request rate,
 on each of the three protocols.
 """
@@ -18,8 +18,8 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from hub import limits
 from hub.clock import TrackedClock
 from hub.limits import ConnectionGate, Limits, RequestBucket, SummaryLog
-from hub.protocols import ServerConnection
-from hub.protocols.immediate import unsentBytes
+from hub.connection import ServerConnection
+from hub.connection.immediate import unsentBytes
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory

@@ -12,7 +12,7 @@ from hub.bots.splendor import SplendorBot
 from hub.games import splendor as rules
 from hub.games.splendor import Action
 from hub.ihub import IStartPolicy
-from hub.protocols.pacing import MAX_PACED
+from hub.connection.pacing import MAX_PACED
 from hub.protocols.splendor import KIND, RULE_OPERATIONS, WIRE_OPERATIONS
 from hub.tables.splendor import CAPACITY, SplendorStartPolicy
 from hub.wire import splendor as wire

@@ -1,5 +1,5 @@
 """
-Tests for L{hub.protocols.immediate}, over real loopback TCP connections.
+Tests for L{hub.connection.immediate}, over real loopback TCP connections.
 """
 
 import socket
@@ -16,7 +16,7 @@ from twisted.internet.testing import StringTransport
 from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
-from hub.protocols.immediate import (
+from hub.connection.immediate import (
     ImmediateWriter, relayWriter, sendsDirectly)
 
 BIG = 32 * 1024 * 1024

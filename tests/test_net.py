@@ -1,11 +1,11 @@
 """
-Tests for what the protocol adapters share (L{hub.protocols}).
+Tests for L{hub.net.setNoDelay}, which the server and the client share.
 """
 
 from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import SynchronousTestCase
 
-from hub.protocols import setNoDelay
+from hub.net import setNoDelay
 
 
 class NoDelayTransport(StringTransport):
@@ -40,9 +40,14 @@ class SetNoDelayTests(SynchronousTestCase):
 
     def test_notTcp(self):
         """
-        A transport without TCP options is left alone.
+        A transport without TCP options is left alone: nothing is called
+        on it, and nothing is written.
         """
-        setNoDelay(StringTransport())
+        transport = StringTransport()
+        setNoDelay(transport)
+        self.assertFalse(hasattr(transport, "setTcpNoDelay"))
+        self.assertEqual(transport.value(), b"")
+        self.assertFalse(transport.disconnecting)
 
     def test_refused(self):
         """

@@ -1,0 +1,287 @@
+"""
+What every server connection shares, whatever its protocol: Nagle off,
+writes at once (L{hub.connection.immediate}), the idle timeout, the limits
+of L{hub.limits} (connection caps, request rate, bytes owed, unfinished
+frames) and the factory base that refuses flooders.  The protocol
+adapters of L{hub.protocols} build on it.
+"""
+
+from twisted.internet.protocol import Factory
+from twisted.logger import Logger
+from twisted.protocols.policies import TimeoutMixin
+
+from hub.limits import (
+    FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS,
+    AcceptPause, Limits, RequestBucket)
+from hub.connection.immediate import ImmediateWriter, dropUnsent
+from hub.net import setNoDelay
+
+NO_LIMITS = Limits()
+
+
+class ServerFactory(Factory):
+    """
+    What the factories of every protocol share: a connection from an
+    address in flooding debt (L{hub.limits.ConnectionGate.refuses}) gets
+    no protocol at all (C{buildProtocol} returns None, and Twisted closes
+    the socket at once), and a flood of such connections pauses the
+    factory's listening ports for a moment (L{AcceptPause}).  Needs
+    C{self.sessions} (its C{gate} and C{clock}).
+
+    @ivar acceptPause: the L{AcceptPause} of the ports listening with this
+        factory (given by L{listeningOn}).
+    """
+
+    acceptPause = None
+
+    def buildProtocol(self, addr):
+        """
+        A protocol for a connection from C{addr}, or None to refuse it.
+        """
+        gate = getattr(self.sessions, "gate", None)
+        if gate is not None and gate.refuses(getattr(addr, "host", None),
+                                             addr):
+            if self.acceptPause is not None:
+                self.acceptPause.refused()
+            return None
+        return Factory.buildProtocol(self, addr)
+
+    def listeningOn(self, port):
+        """
+        C{port} listens with this factory: pause it under a connection
+        flood.
+        """
+        if self.acceptPause is None:
+            self.acceptPause = AcceptPause(self.sessions.clock)
+        self.acceptPause.ports.append(port)
+
+
+class ServerConnection(TimeoutMixin):
+    """
+    What every server connection does, whatever its protocol: Nagle off,
+    writes through an L{ImmediateWriter} (C{self.writer}), closing when
+    the peer has sent nothing for the sessions' C{idleSeconds} (never when
+    that is 0), and the limits of the sessions' L{Limits}, all timed on
+    their clock:
+
+      - a connection above C{maxConnections} or C{maxConnectionsPerIP}
+        is closed as soon as it is made;
+      - a connection owed more than C{maxSendBuffer} bytes is closed;
+      - a connection holding a frame begun but unfinished for
+        C{frameSeconds} is closed;
+      - a connection sending frames faster than C{requestRate} stops
+        being read until it is back within its rate, and is closed past
+        its C{requestOverdraft}.
+
+    Limits close a connection at once (C{abortConnection}): a peer that
+    does not read would keep a gentle close, and the bytes it is owed,
+    waiting forever.  The protocol's C{connectionLost} follows as for
+    any other drop.
+
+    A protocol calls L{startConnection} from C{connectionMade},
+    C{resetTimeout} at the start of every read, L{countRequest} for every
+    frame and L{endConnection} from C{connectionLost}, and says in
+    L{partialFrameBytes} how much of an unfinished frame it holds.  It
+    needs C{factory.sessions} and C{transport}.
+    """
+
+    connectionLog = Logger()
+
+    # The client's address when another node of a cluster relays the
+    # connection (the connection limits count the client, not the node).
+    forwardedFor = None
+    _limits = NO_LIMITS
+    _gate = None
+    _admitted = False
+    _host = None
+    _bucket = None
+    _resume = None
+    _frameCheck = None
+    _frameClean = 0
+
+    def startConnection(self):
+        """
+        Set the connection up, or close it at once when a connection limit
+        is reached.
+        """
+        setNoDelay(self.transport)
+        sessions = self.factory.sessions
+        limits = self._limits = getattr(sessions, "limits", NO_LIMITS)
+        self.writer = ImmediateWriter(
+            self.transport, limits.maxSendBuffer or None,
+            self._sendBufferOverflowed)
+        gate = self._gate = getattr(sessions, "gate", None)
+        if gate is not None:
+            host = self.forwardedFor or getattr(
+                self.transport.getPeer(), "host", None)
+            refused = gate.admit(host)
+            if refused is not None:
+                self.writer.close()
+                gate.limited(refused, self.transport.getPeer(),
+                             "too many connections")
+                self.transport.loseConnection()
+                return
+            self._admitted, self._host = True, host
+        self.setTimeout(sessions.idleSeconds or None)
+        self._frameClean = sessions.clock.seconds()
+        if limits.requestRate:
+            if gate is None:
+                self._bucket = RequestBucket(limits, sessions.clock)
+                return
+            self._bucket = gate.bucketFor(self._host)
+            if self._bucket.overdrawn():
+                # Its address flooded and is still past its overdraft:
+                # closed before a byte is read.
+                self.cutConnection(REQUEST_RATE, "its address is over {:g} "
+                                   "frames a second".format(
+                                       self._bucket.rate))
+
+    def endConnection(self):
+        """
+        The connection is gone: stop its timers and free its place.
+        """
+        self.setTimeout(None)
+        for name in ("_resume", "_frameCheck"):
+            call = getattr(self, name)
+            if call is not None:
+                if call.active():
+                    call.cancel()
+                setattr(self, name, None)
+        if self._admitted:
+            self._admitted = False
+            self._gate.release(self._host)
+
+    def callLater(self, period, func):
+        return self.factory.sessions.clock.callLater(period, func)
+
+    def timeoutConnection(self):
+        self.logClosing("idle connections closed",
+                        "closing {peer}: nothing received for {seconds}s",
+                        peer=self.transport.getPeer(), seconds=self.timeOut)
+        self.transport.loseConnection()
+
+    def logClosing(self, kind, format, /, **fields):
+        """
+        Log at info why the hub closes this connection, summarised with
+        the others of C{kind} under a flood (L{hub.limits.SummaryLog}).
+        """
+        gate = getattr(self.factory.sessions, "gate", None)
+        if gate is None:
+            self.connectionLog.info(format, **fields)
+        else:
+            gate.summary.note(kind, format, **fields)
+
+    def resetTimeout(self):
+        """
+        A read begins: restart the idle count, and note whether the reads
+        before it left an unfinished frame.
+        """
+        TimeoutMixin.resetTimeout(self)
+        if self._limits.frameSeconds:
+            self._readStarted()
+
+    def cutConnection(self, limit, why):
+        """
+        Close the connection at once for C{limit} (C{why} says how): drop
+        what it is owed, handle no more of what it sent, count and log it.
+        """
+        self.writer.close()
+        if self._gate is not None:
+            self._gate.limited(limit, self.transport.getPeer(), why)
+        transport = self.transport
+        # loseConnection marks the transport as disconnecting, which stops
+        # the protocols' frame loops; abortConnection drops the buffers and
+        # reports the loss without waiting for the peer.
+        transport.loseConnection()
+        abort = getattr(transport, "abortConnection", None)
+        if abort is not None:
+            abort()
+            dropUnsent(transport)
+
+    def _sendBufferOverflowed(self):
+        self.cutConnection(
+            SEND_BUFFER, "more than {} bytes unsent".format(
+                self._limits.maxSendBuffer))
+
+    # Frames left unfinished.
+
+    def partialFrameBytes(self):
+        """
+        How many bytes of a frame begun but not finished the protocol
+        holds.  Each protocol says it; this default holds none.
+        """
+        return 0
+
+    def framePending(self):
+        """
+        Whether the protocol holds a frame begun but not finished.
+        """
+        return self.partialFrameBytes() > 0
+
+    def _readStarted(self):
+        # What the previous reads left is what this one starts from: if
+        # nothing, no frame has been unfinished since now.
+        clock = self.factory.sessions.clock
+        now = clock.seconds()
+        if not self.framePending():
+            self._frameClean = now
+        if self._frameCheck is None:
+            self._frameCheck = clock.callLater(
+                max(0, self._frameClean + self._limits.frameSeconds - now),
+                self._checkFrame)
+
+    def _checkFrame(self):
+        self._frameCheck = None
+        if self.transport.disconnecting or self._resume is not None:
+            # Closing, or not being read (resuming rearms the check).
+            return
+        clock = self.factory.sessions.clock
+        now = clock.seconds()
+        if not self.framePending():
+            self._frameClean = now
+            return
+        seconds = self._limits.frameSeconds
+        if now - self._frameClean >= seconds:
+            self.cutConnection(FRAME_SECONDS, "a frame unfinished for "
+                               "{:g}s".format(seconds))
+        else:
+            self._frameCheck = clock.callLater(
+                self._frameClean + seconds - now, self._checkFrame)
+
+    # Request rate.
+
+    def countRequest(self):
+        """
+        One frame received: take its token.  A connection out of tokens
+        stops being read until it has them back; one past its overdraft is
+        closed (and the rest of what it sent is not handled).
+        """
+        bucket = self._bucket
+        if bucket is None or self.transport.disconnecting:
+            return
+        if bucket.take():
+            if self._gate is not None:
+                self._gate.flooded(self._host, bucket)
+            self.cutConnection(REQUEST_RATE, "over {:g} frames a second"
+                               .format(bucket.rate))
+        elif bucket.tokens < 0 and self._resume is None:
+            THROTTLED_CONNECTIONS.inc()
+            self.transport.pauseProducing()
+            self._resume = self.factory.sessions.clock.callLater(
+                bucket.wait(), self._resumeReading)
+
+    def _resumeReading(self):
+        self._resume = None
+        if self.transport.disconnecting:
+            return
+        clock = self.factory.sessions.clock
+        wait = self._bucket.wait()
+        if wait > 0:
+            self._resume = clock.callLater(wait, self._resumeReading)
+            return
+        self.transport.resumeProducing()
+        # The time spent unread is not the peer's.
+        self._frameClean = clock.seconds()
+        if self._limits.frameSeconds and self._frameCheck is None:
+            self._frameCheck = clock.callLater(self._limits.frameSeconds,
+                                               self._checkFrame)
