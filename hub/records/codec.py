@@ -35,6 +35,8 @@ C{TurnStarted} is not kept (it follows from the rules), nor an action's
 C{detail} (the rules give it back on replay).
 """
 
+import json
+
 from hub.tables import events
 from hub.tables import splendor as splendorTable
 
@@ -126,28 +128,81 @@ def eventToJSON(kind, event, startedAt):
     return value
 
 
+def keptEvent(item):
+    """
+    The event that C{item} of a kept list (L{eventsText}) stands for.
+    """
+    if type(item) is tuple:
+        at, seat, action, byBot = item
+        return events.ActionPlayed(seat, action, byBot, None, at)
+    return item
+
+
 def eventsToJSON(kind, kept, startedAt):
     """
-    The JSON-able forms of the kept events C{kept} of a C{kind} game that
-    started at C{startedAt}, in order (L{eventToJSON}, with a short path
-    for the actions, which are most of a game).
+    The JSON-able forms of the kept events C{kept} (as for L{eventsText})
+    of a C{kind} game that started at C{startedAt}, in order
+    (L{eventToJSON}).
     """
-    result = []
-    append = result.append
+    return [eventToJSON(kind, keptEvent(item), startedAt) for item in kept]
+
+
+# The text of a gomoku action and of a checkers action of one cell
+# (L{eventsText}), the time as seconds and milliseconds.
+_GOMOKU_ACTION = ('{"type":"ActionPlayed","t":%d.%03d,"seat":%d,'
+                  '"action":[%d,%d],"byBot":%s}')
+_CHECKERS_ACTION = ('{"type":"ActionPlayed","t":%d.%03d,"seat":%d,'
+                    '"action":[%s],"byBot":%s}')
+_CELL = "[%d,%d]"
+_BOOLEAN = ("false", "true")
+
+
+def eventsText(kind, kept, startedAt):
+    """
+    The JSON text of L{eventsToJSON}'s list, written straight from the
+    kept events: each gomoku or checkers action is one C{%} format (its
+    time in whole milliseconds, as the JSON form rounds it), the few other
+    events go through L{json.dumps}.  Decoding it gives L{eventsToJSON}'s
+    list back (each C{"t"} equal to within the rounding of a half
+    millisecond).
+
+    @param kept: the kept events in order, each an event of
+        L{hub.tables.events} or, for an L{events.ActionPlayed}, the tuple
+        C{(at, seat, action, byBot)}.
+    """
     if kind == "gomoku":
-        for event in kept:
-            if type(event) is events.ActionPlayed:
-                x, y = event.action
-                append({"type": "ActionPlayed",
-                        "t": round(event.at - startedAt, 3),
-                        "seat": event.seat, "action": [x, y],
-                        "byBot": bool(event.byBot)})
-            else:
-                append(eventToJSON(kind, event, startedAt))
-        return result
-    for event in kept:
-        append(eventToJSON(kind, event, startedAt))
-    return result
+        template = _GOMOKU_ACTION
+    elif kind == "checkers":
+        template = _CHECKERS_ACTION
+    else:
+        template = None
+    # Whole milliseconds by int(x + 0.5): round() and a float's repr per
+    # action would cost more than the rest of the record.
+    origin = startedAt * 1000 - 0.5
+    parts = []
+    append = parts.append
+    for item in kept:
+        if template is None or type(item) is not tuple:
+            append(json.dumps(eventToJSON(kind, keptEvent(item), startedAt),
+                              separators=(",", ":")))
+            continue
+        at, seat, action, byBot = item
+        ms = int(at * 1000 - origin)
+        if ms < 0:
+            # A clock set back: the general form writes a negative time.
+            append(json.dumps(eventToJSON(kind, keptEvent(item), startedAt),
+                              separators=(",", ":")))
+            continue
+        seconds, ms = divmod(ms, 1000)
+        if template is _GOMOKU_ACTION:
+            x, y = action
+            append(template % (seconds, ms, seat, x, y,
+                               _BOOLEAN[bool(byBot)]))
+        else:
+            path = ",".join([_CELL % cell for cell in action])
+            append(template % (seconds, ms, seat, path,
+                               _BOOLEAN[bool(byBot)]))
+    return "[" + ",".join(parts) + "]"
 
 
 def eventFromJSON(kind, value, startedAt):
