@@ -42,6 +42,7 @@ from hub.ihub import ITableListener
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.protocols import ServerConnection
+from hub.protocols.immediate import WriteBatch
 from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
@@ -234,7 +235,17 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def dataReceived(self, data):
         self.resetTimeout()
-        LineOnlyReceiver.dataReceived(self, data)
+        # What the lines ask to send to each connection leaves in one send
+        # (a move's MOVE_OP and START_TURN_OP to the opponent).
+        batch = self.writer.batch
+        if batch is None:
+            LineOnlyReceiver.dataReceived(self, data)
+            return
+        batch.hold()
+        try:
+            LineOnlyReceiver.dataReceived(self, data)
+        finally:
+            batch.release()
 
     def lineLengthExceeded(self, line):
         self.logClosing("checkers connections sent too long a line",
@@ -404,6 +415,8 @@ class CheckersFactory(Factory):
         4 and 6).
 
     @ivar policy: the rooms' L{CheckersStartPolicy}, which makes tables.
+    @ivar writeBatch: the L{WriteBatch} that joins what one read sends to
+        each connection.
     """
 
     protocol = CheckersProtocol
@@ -416,6 +429,7 @@ class CheckersFactory(Factory):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
+        self.writeBatch = WriteBatch()
         self.errorNames = errorNames
         self.joinSeats = joinSeats
         options = TableOptions(turnSeconds=turnSeconds, turnGrace=turnGrace,
