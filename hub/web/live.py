@@ -45,7 +45,7 @@ class LiveGame:
     @ivar id: the game's id on the web (C{"live-<n>"}).
     @ivar table: the running table, or None once over.
     @ivar view: the latest view (L{hub.web.views}).
-    @ivar moves: the move list so far.
+    @ivar played: the L{events.ActionPlayed} events so far.
     @ivar turn: C{(seat, deadline)} of the turn under way, or None.
     @ivar result: the result once over, else None.
     @ivar fanout: the spectators' streams.
@@ -63,7 +63,8 @@ class LiveGame:
         self.events = []
         self.complete = True
         self.finalView = None
-        self.moves = []
+        self.played = []
+        self._moves = []
         self.turn = None
         self.result = None
         self.fanout = Fanout(clock)
@@ -80,6 +81,18 @@ class LiveGame:
         if self.table is not None:
             return views.viewOf(self.kind, self.table.game)
         return self.finalView
+
+    @property
+    def moves(self):
+        """
+        The move list so far (each entry made when first asked for: most
+        games have nobody watching them).
+        """
+        moves = self._moves
+        kind = self.kind
+        for event in self.played[len(moves):]:
+            moves.append(replay.moveJSON(kind, event, len(moves) + 1))
+        return moves
 
     @property
     def watched(self):
@@ -121,7 +134,7 @@ class LiveGame:
         """
         return {"id": self.id, "kind": self.kind, "table": self.tableName,
                 "players": [s["name"] for s in self.seats],
-                "plies": len(self.moves), "over": self.over,
+                "plies": len(self.played), "over": self.over,
                 "spectators": self.spectators,
                 "url": "/games/" + self.id}
 
@@ -222,8 +235,8 @@ class LiveGame:
 
     def onActionPlayed(self, event):
         self.keep(event)
-        move = replay.moveJSON(self.kind, event, len(self.moves) + 1)
-        self.moves.append(move)
+        self.played.append(event)
+        ply = len(self.played)
         game = self.table.game
         if not game.isOver and (self.turn is None
                                 or self.turn[0] != game.currentSeat):
@@ -231,10 +244,12 @@ class LiveGame:
             self.turn = (game.currentSeat, None)
         if self.kind == "splendor":
             # Too many rules to replay in the page: send the position.
-            return lambda: ("action", {"move": move, "view": self.view,
+            return lambda: ("action", {"move": self.moves[ply - 1],
+                                       "view": self.view,
                                        "turn": self.turnJSON()})
         # The page applies a stone or a path itself.
-        return lambda: ("action", {"move": move, "turn": self.turnJSON()})
+        return lambda: ("action", {"move": self.moves[ply - 1],
+                                   "turn": self.turnJSON()})
 
     def onCardDealt(self, event):
         return lambda: ("view", {"view": self.view})
