@@ -24,13 +24,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
+from twisted.internet import reactor  # noqa: E402
 from twisted.internet.address import IPv4Address  # noqa: E402
-from twisted.internet.task import Clock  # noqa: E402
 from twisted.internet.testing import StringTransport  # noqa: E402
 
+from hub import tap  # noqa: E402
 from hub.games import checkers as rules  # noqa: E402
-from hub.protocols.checkers import CheckersFactory  # noqa: E402
 from hub.service import Hub  # noqa: E402
+from hub.web.live import Spectating  # noqa: E402
 from hub.wire import checkers as wire  # noqa: E402
 
 REGIONS = ("A", "D")
@@ -82,11 +83,19 @@ def play(played, tables=20):
 
     @return: C{(cpuSeconds, moves)}.
     """
-    clock = Clock()
-    clock.advance(1.7e9)
-    hub = Hub(clock, graceSeconds=30, idleSeconds=0)
+    # The hub as twistd makes it by default (limits, idle timeout, turn
+    # clock), on the reactor's clock (not run: the timers never fire).
+    options = tap.Options()
+    # A request rate no player here reaches (the bucket still counts).
+    options.parseOptions(["--db", "none", "--request-rate", "1000000"])
+    hub = Hub(reactor, graceSeconds=options["grace-seconds"],
+              idleSeconds=options["idle-seconds"], limits=options.limits())
     hub.startService()
-    factory = CheckersFactory(hub.lobby, hub.sessions, hub.clock)
+    factory = tap.makeFactories(options, hub.lobby, hub.sessions,
+                                hub.clock)["checkers-port"]
+    # The spectators' feed, which the web site (or the metrics port)
+    # gives every table.
+    hub.lobby.addTableListener(Spectating(hub.clock))
     rooms = [(Player(factory, 40000 + 2 * i), Player(factory, 40001 + 2 * i))
              for i in range(tables)]
     moves = 0
@@ -100,7 +109,6 @@ def play(played, tables=20):
             one.send(wire.PLAYER_READY_OP, "alice")
             two.send(wire.PLAYER_READY_OP, "bob")
         for ply in range(max(len(lines) for _, lines in batch)):
-            clock.advance(0.001)
             for players, lines in batch:
                 if ply < len(lines):
                     seat, line = lines[ply]

@@ -38,6 +38,15 @@ def seatJSON(kind, seat):
             "bot": bool(seat.bot), "takenOver": False, "out": None}
 
 
+def _actionPlayed(played):
+    """
+    The L{events.ActionPlayed} (without its detail) of an entry of
+    L{LiveGame.played}.
+    """
+    seat, action, byBot, at = played
+    return events.ActionPlayed(seat, action, byBot, None, at)
+
+
 class LiveGame:
     """
     One game followed by the feed.
@@ -45,11 +54,18 @@ class LiveGame:
     @ivar id: the game's id on the web (C{"live-<n>"}).
     @ivar table: the running table, or None once over.
     @ivar view: the latest view (L{hub.web.views}).
-    @ivar played: the L{events.ActionPlayed} events so far.
+    @ivar played: the actions so far, each as the tuple C{(seat, action,
+        byBot, at)} of its L{events.ActionPlayed}.
+    @ivar events: the events kept for the replay, actions as in
+        L{played}.
     @ivar turn: C{(seat, deadline)} of the turn under way, or None.
     @ivar result: the result once over, else None.
     @ivar fanout: the spectators' streams.
     """
+
+    # The handler of each event type, found by its name once (None: the
+    # type is not followed).
+    _handlers = {}
 
     def __init__(self, gameId, table, started, clock):
         self.id = gameId
@@ -90,8 +106,9 @@ class LiveGame:
         """
         moves = self._moves
         kind = self.kind
-        for event in self.played[len(moves):]:
-            moves.append(replay.moveJSON(kind, event, len(moves) + 1))
+        for played in self.played[len(moves):]:
+            moves.append(replay.moveJSON(kind, _actionPlayed(played),
+                                         len(moves) + 1))
         return moves
 
     @property
@@ -156,8 +173,10 @@ class LiveGame:
         """
         if not self.complete or self.initial is None:
             return None
+        tableEvents = [_actionPlayed(e) if type(e) is tuple else e
+                       for e in self.events]
         steps, moves = replay.replaySteps(self.kind, self.initial.copy(),
-                                          self.events)
+                                          tableEvents)
         return {"steps": steps, "moves": moves}
 
     # Spectators
@@ -223,9 +242,13 @@ class LiveGame:
         """
         Follow C{event} and, when someone watches, stream it.
         """
-        handler = getattr(self, "on" + events.eventName(event), None)
+        handlers = LiveGame._handlers
+        handler = handlers.get(type(event), False)
+        if handler is False:
+            handler = handlers[type(event)] = getattr(
+                LiveGame, "on" + events.eventName(event), None)
         if handler is not None:
-            message = handler(event)
+            message = handler(self, event)
             if message is not None and self.watched:
                 self.fanout.send(sseFrame(*message()))
 
@@ -234,8 +257,12 @@ class LiveGame:
         return lambda: ("turn", self.turnJSON())
 
     def onActionPlayed(self, event):
-        self.keep(event)
-        self.played.append(event)
+        # A tuple of plain values, which the garbage collector soon leaves
+        # alone, rather than the event (and its detail) for the game's
+        # length: see L{played}.
+        played = (event.seat, event.action, event.byBot, event.at)
+        self.keep(played)
+        self.played.append(played)
         ply = len(self.played)
         game = self.table.game
         if not game.isOver and (self.turn is None
