@@ -40,8 +40,10 @@ from gomoku_load import SEQUENCE  # noqa: E402
 
 class InlineDatabase:
     """
-    A L{db.Database} that runs each interaction at once, in the caller's
-    thread, on one SQLite connection: its CPU is the process's.
+    A L{db.Database} that runs the interactions in the caller's thread, on
+    one SQLite connection, when told to (L{runPending}: after each round
+    of moves, as the hub's one database thread would take the next batch
+    while the games go on): its CPU is the process's.
     """
 
     def __init__(self, path):
@@ -49,8 +51,22 @@ class InlineDatabase:
         db.prepare(url)
         self.dialect = db.SQLITE
         self.connection = db.connect(url)
+        self.pending = []
 
     def runInteraction(self, interaction, *args, write=False, **kwargs):
+        d = defer.Deferred()
+        self.pending.append((d, interaction, args, write, kwargs))
+        return d
+
+    def runPending(self):
+        """
+        Run the interactions asked for so far.
+        """
+        while self.pending:
+            d, interaction, args, write, kwargs = self.pending.pop(0)
+            self._run(interaction, args, write, kwargs).chainDeferred(d)
+
+    def _run(self, interaction, args, write, kwargs):
         raw = self.connection.cursor()
         raw.execute("BEGIN IMMEDIATE" if write else "BEGIN")
         try:
@@ -122,8 +138,12 @@ def play(games, database, tables=10):
                 mover = guest if i % 2 == 0 else owner
                 mover.send(wire.moveMessage(wire.CHESS_BLANK, x, y, None,
                                             None))
+            if database is not None:
+                database.runPending()
+        if database is not None:
+            database.runPending()
     cpu = time.process_time() - start
-    if recorder is not None:
+    if recorder is not None and not getattr(database, "threaded", False):
         assert recorder.written == rounds * tables, recorder.written
     hub.stopService()
     return cpu, rounds * tables * len(moves)

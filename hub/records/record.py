@@ -188,15 +188,20 @@ class RecordBuilder:
         would make it run longer and more often.
         """
         if type(event) is ActionPlayed:
-            self.actions += 1
-            self.kept.append((event.at, event.seat, event.action,
-                              event.byBot))
+            self.addAction(event)
             return
         if not codec.isKept(event):
             return
         if isinstance(event, events.SeatTakenOver):
             self.takeovers.setdefault(event.seat, (self.actions, event.level))
         self.kept.append(event)
+
+    def addAction(self, event):
+        """
+        Keep the L{ActionPlayed} C{event} (L{add}).
+        """
+        self.actions += 1
+        self.kept.append((event.at, event.seat, event.action, event.byBot))
 
     def finish(self, ended):
         """
