@@ -168,7 +168,6 @@ class Table:
         self.ended = None
         self.takeover = Takeover(self)
         self._turnCall = None
-        self._turnRings = None
 
     def __repr__(self):
         return "<{} {!r}>".format(type(self).__name__, self.name)
@@ -243,21 +242,13 @@ class Table:
     def startClock(self, delay, f):
         """
         Run C{f} in C{delay} seconds, replacing the running turn clock;
-        an error in C{f} is logged and never reaches the reactor.  A clock
-        still running for the same C{f} is reset rather than replaced
-        (one turn after another: cheaper than a cancel and a new call).
+        an error in C{f} is logged and never reaches the reactor.
         """
-        call = self._turnCall
-        if call is not None and call.active() and self._turnRings == f:
-            call.reset(delay)
-            return
         self.stopClock()
-        self._turnRings = f
         self._turnCall = self.clock.callLater(delay, self._ring, f)
 
     def _ring(self, f):
         self._turnCall = None
-        self._turnRings = None
         try:
             f()
         except Exception:
@@ -273,7 +264,6 @@ class Table:
             if self._turnCall.active():
                 self._turnCall.cancel()
             self._turnCall = None
-            self._turnRings = None
 
     def timedOut(self):
         """

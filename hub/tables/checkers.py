@@ -211,9 +211,9 @@ class CheckersTable(Table):
 
     def played(self, result, byBot):
         """
-        A legal move was applied: tell it, then end the turn.  The turn
-        clock runs on: the next turn resets it, the game's end stops it.
+        A legal move was applied: tell it, then end the turn.
         """
+        self.stopClock()
         self.emit(events.ActionPlayed(result.seat, result.path, byBot,
                                       result, self.now()))
         self.afterTurn(result, events.NORMAL)
