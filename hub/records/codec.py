@@ -33,9 +33,13 @@ not need them (the rules give them back), but they tell the game as its
 players saw it: a noble that came by itself is no action.
 C{TurnStarted} is not kept (it follows from the rules), nor an action's
 C{detail} (the rules give it back on replay).
+
+The database keeps them in a compact form by columns (L{eventsText}),
+read back into this one (L{eventsFromText}).
 """
 
 import json
+import math
 
 from hub.tables import events
 from hub.tables import splendor as splendorTable
@@ -147,62 +151,78 @@ def eventsToJSON(kind, kept, startedAt):
     return [eventToJSON(kind, keptEvent(item), startedAt) for item in kept]
 
 
-# The text of a gomoku action and of a checkers action of one cell
-# (L{eventsText}), the time as seconds and milliseconds.
-_GOMOKU_ACTION = ('{"type":"ActionPlayed","t":%d.%03d,"seat":%d,'
-                  '"action":[%d,%d],"byBot":%s}')
-_CHECKERS_ACTION = ('{"type":"ActionPlayed","t":%d.%03d,"seat":%d,'
-                    '"action":[%s],"byBot":%s}')
-_CELL = "[%d,%d]"
-_BOOLEAN = ("false", "true")
-
-
 def eventsText(kind, kept, startedAt):
     """
-    The JSON text of L{eventsToJSON}'s list, written straight from the
-    kept events: each gomoku or checkers action is one C{%} format (its
-    time in whole milliseconds, as the JSON form rounds it), the few other
-    events go through L{json.dumps}.  Decoding it gives L{eventsToJSON}'s
-    list back (each C{"t"} equal to within the rounding of a half
-    millisecond).
+    The stored text of the kept events of a C{kind} game that started at
+    C{startedAt}: a compact JSON object, by columns, that
+    L{eventsFromText} turns back into L{eventsToJSON}'s list (each
+    C{"t"} to the millisecond).  A game is mostly actions; their columns
+    are lists of plain values, made by comprehensions and written by the
+    JSON encoder's C code, where an object per action cost more than the
+    rest of the record::
+
+        {"t": [0, 1403, ...],          each action's time, in ms
+         "seat": [0, 1, ...],          its seat
+         "action": [[7, 7], ...],      its L{actionToJSON} form
+         "bot": [12, 13],              the actions a server-side bot played
+         "events": [[3, {...}], ...]}  every other event (L{eventToJSON}),
+                                       after that many actions
 
     @param kept: the kept events in order, each an event of
         L{hub.tables.events} or, for an L{events.ActionPlayed}, the tuple
         C{(at, seat, action, byBot)}.
     """
-    if kind == "gomoku":
-        template = _GOMOKU_ACTION
-    elif kind == "checkers":
-        template = _CHECKERS_ACTION
-    else:
-        template = None
-    # Whole milliseconds by int(x + 0.5): round() and a float's repr per
-    # action would cost more than the rest of the record.
+    actions = [item for item in kept if type(item) is tuple]
+    others = []
+    if len(actions) != len(kept):
+        count = 0
+        for item in kept:
+            if type(item) is tuple:
+                count += 1
+            else:
+                others.append([count, eventToJSON(kind, item, startedAt)])
+    # Whole milliseconds by int(x + 0.5), which rounds halves up from 0.
     origin = startedAt * 1000 - 0.5
-    parts = []
-    append = parts.append
-    for item in kept:
-        if template is None or type(item) is not tuple:
-            append(json.dumps(eventToJSON(kind, keptEvent(item), startedAt),
-                              separators=(",", ":")))
-            continue
-        at, seat, action, byBot = item
-        ms = int(at * 1000 - origin)
-        if ms < 0:
-            # A clock set back: the general form writes a negative time.
-            append(json.dumps(eventToJSON(kind, keptEvent(item), startedAt),
-                              separators=(",", ":")))
-            continue
-        seconds, ms = divmod(ms, 1000)
-        if template is _GOMOKU_ACTION:
-            x, y = action
-            append(template % (seconds, ms, seat, x, y,
-                               _BOOLEAN[bool(byBot)]))
-        else:
-            path = ",".join([_CELL % cell for cell in action])
-            append(template % (seconds, ms, seat, path,
-                               _BOOLEAN[bool(byBot)]))
-    return "[" + ",".join(parts) + "]"
+    times = [int(at * 1000 - origin) for at, _, _, _ in actions]
+    if times and min(times) <= 0:
+        # A time before the start (a clock set back): rounded alike.
+        times = [math.floor(at * 1000 - origin)
+                 for at, _, _, _ in actions]
+    if kind in ("gomoku", "checkers"):
+        # Tuples, which the encoder writes as arrays.
+        moves = [action for _, _, action, _ in actions]
+    else:
+        moves = [actionToJSON(kind, action) for _, _, action, _ in actions]
+    return json.dumps(
+        {"t": times, "seat": [seat for _, seat, _, _ in actions],
+         "action": moves,
+         "bot": [i for i, item in enumerate(actions) if item[3]],
+         "events": others}, separators=(",", ":"))
+
+
+def eventsFromText(text):
+    """
+    The L{eventsToJSON} list of events stored as C{text} (L{eventsText};
+    a JSON list of them is taken as it is).
+    """
+    value = json.loads(text)
+    if isinstance(value, list):
+        return value
+    bots = set(value["bot"])
+    actions = [{"type": "ActionPlayed", "t": ms / 1000, "seat": seat,
+                "action": action, "byBot": i in bots}
+               for i, (ms, seat, action) in enumerate(
+                   zip(value["t"], value["seat"], value["action"]))]
+    if not value["events"]:
+        return actions
+    result = []
+    done = 0
+    for count, event in value["events"]:
+        result.extend(actions[done:count])
+        done = max(done, count)
+        result.append(event)
+    result.extend(actions[done:])
+    return result
 
 
 def eventFromJSON(kind, value, startedAt):

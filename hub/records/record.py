@@ -70,8 +70,9 @@ class GameRecord:
     @ivar rated: True once the game changed ratings.
     @ivar actions: how many actions were played, when known (else
         L{actionCount} counts them).
-    @ivar eventsText: L{events} as JSON text, when the record was made
-        with it (what is stored), else None.
+    @ivar eventsText: L{events} in their stored form
+        (L{codec.eventsText}), when the record was made with it, else
+        None.
     """
 
     gameId = attr.ib()
@@ -96,12 +97,15 @@ class GameRecord:
         """
         if self._events is None and self.eventsText is not None:
             # Frozen, but this only caches what eventsText says.
-            object.__setattr__(self, "_events", json.loads(self.eventsText))
+            object.__setattr__(self, "_events",
+                               codec.eventsFromText(self.eventsText))
         return self._events
 
     def storedEvents(self):
         """
-        L{events} as the JSON text the database keeps.
+        L{events} as the text the database keeps: L{codec.eventsText},
+        or for a record made with L{events} only, their JSON list (which
+        L{codec.eventsFromText} reads as well).
         """
         if self.eventsText is not None:
             return self.eventsText
