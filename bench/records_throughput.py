@@ -80,10 +80,13 @@ def main(argv):
                                  / figures["none"]["moves_per_second"], 3)
         rounds.append(figures)
         if not args.json:
-            print("round %d: none %.0f moves/s, sqlite %.0f moves/s "
-                  "(%d games stored), ratio %.3f, load %.1f/%.1f" % (
+            print("round %d: none %.0f moves/s %.1f us/move, sqlite %.0f "
+                  "moves/s %.1f us/move (%d games stored), ratio %.3f, "
+                  "load %.1f/%.1f" % (
                       r + 1, figures["none"]["moves_per_second"],
+                      figures["none"]["server_cpu_us_per_op"],
                       figures["sqlite"]["moves_per_second"],
+                      figures["sqlite"]["server_cpu_us_per_op"],
                       figures["sqlite"]["games_stored"], figures["ratio"],
                       figures["none"]["load_before"],
                       figures["sqlite"]["load_before"]), flush=True)
@@ -93,6 +96,10 @@ def main(argv):
         "sqlite_median": statistics.median(
             f["sqlite"]["moves_per_second"] for f in rounds),
         "ratio_median": statistics.median(f["ratio"] for f in rounds),
+        "none_cpu_us_median": statistics.median(
+            f["none"]["server_cpu_us_per_op"] for f in rounds),
+        "sqlite_cpu_us_median": statistics.median(
+            f["sqlite"]["server_cpu_us_per_op"] for f in rounds),
         "load_median": statistics.median(
             f[db]["load_before"] for f in rounds for db in ("none",
                                                            "sqlite")),
@@ -106,8 +113,10 @@ def main(argv):
         print("median: none %(none_median).0f moves/s, sqlite "
               "%(sqlite_median).0f moves/s; ratio of medians "
               "%(ratio_of_medians).3f, median of round ratios "
-              "%(ratio_median).3f; load average %(load_median).1f"
-              % summary)
+              "%(ratio_median).3f; hub CPU per move: none "
+              "%(none_cpu_us_median).1f us, sqlite "
+              "%(sqlite_cpu_us_median).1f us; load average "
+              "%(load_median).1f" % summary)
     return 0
 
 

@@ -109,7 +109,8 @@ class ServerConnection(TimeoutMixin):
         limits = self._limits = getattr(sessions, "limits", NO_LIMITS)
         self.writer = ImmediateWriter(
             self.transport, limits.maxSendBuffer or None,
-            self._sendBufferOverflowed)
+            self._sendBufferOverflowed,
+            getattr(self.factory, "writeBatch", None))
         gate = self._gate = getattr(sessions, "gate", None)
         if gate is not None:
             host = self.forwardedFor or getattr(

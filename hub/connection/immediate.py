@@ -76,6 +76,49 @@ def dropUnsent(transport):
             return
 
 
+class WriteBatch:
+    """
+    Joins the direct sends of many L{ImmediateWriter}s while a request
+    is handled: between L{hold} and the matching L{release}, what a writer
+    would send to its socket at once is kept, and on the last release
+    each writer sends what it kept in one call.  A move answered with two
+    messages to one player then costs one send, not two; the bytes, and
+    their order on each connection, are the same.
+
+    Writers that would not send directly (a transport with a backlog, or
+    one that is not a plain TCP connection, as in tests) write as ever.
+
+    @ivar depth: how many L{hold}s are not yet released.
+    """
+
+    def __init__(self):
+        self.depth = 0
+        self._writers = []
+
+    def hold(self):
+        """
+        Keep direct sends until the matching L{release}.
+        """
+        self.depth += 1
+
+    def release(self):
+        """
+        End one L{hold}; the last one sends what every writer kept.
+        """
+        self.depth -= 1
+        if self.depth:
+            return
+        writers, self._writers = self._writers, []
+        for writer in writers:
+            writer.flush()
+
+    def add(self, writer):
+        """
+        C{writer} keeps bytes for the last L{release}.
+        """
+        self._writers.append(writer)
+
+
 @implementer(IPullProducer)
 class ImmediateWriter:
     """
@@ -94,6 +137,9 @@ class ImmediateWriter:
     than C{maxUnsent} bytes calls C{overflowed()} (which should close the
     connection); from then on, and after L{close}, writes are dropped.
 
+    With a C{batch} (a L{WriteBatch}), the direct sends made while it is
+    held are kept and sent in one call when it is released.
+
     @ivar transport: the transport written to.
     @ivar socket: its socket while sending directly is allowed, else
         L{None}.
@@ -101,7 +147,8 @@ class ImmediateWriter:
     @ivar closed: whether writes are dropped.
     """
 
-    def __init__(self, transport, maxUnsent=None, overflowed=None):
+    def __init__(self, transport, maxUnsent=None, overflowed=None,
+                 batch=None):
         self.transport = transport
         self.socket = transport.getHandle() if sendsDirectly(
             transport) else None
@@ -109,14 +156,38 @@ class ImmediateWriter:
         self.closed = False
         self.maxUnsent = maxUnsent
         self.overflowed = overflowed
+        self.batch = batch
+        self._kept = None
 
     def write(self, data):
         """
         Send C{data} now if the socket takes it, else buffer (the rest of)
-        it in the transport.
+        it in the transport; while the batch is held, keep it for its
+        release.
         """
         if self.closed:
             return
+        if self._kept is not None:
+            # Behind bytes already kept, whatever the state now.
+            self._kept.append(data)
+            return
+        batch = self.batch
+        if (batch is not None and batch.depth and self.socket is not None
+                and not self.buffered):
+            self._kept = [data]
+            batch.add(self)
+            return
+        self._send(data)
+
+    def flush(self):
+        """
+        Send what was kept while the batch was held.
+        """
+        kept, self._kept = self._kept, None
+        if kept and not self.closed:
+            self._send(b"".join(kept))
+
+    def _send(self, data):
         transport = self.transport
         if (self.socket is None or self.buffered
                 or transport.disconnecting or not transport.connected):

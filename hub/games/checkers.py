@@ -389,7 +389,7 @@ class CheckersGame:
         @raise IllegalMove: with the reason.
         """
         try:
-            path = tuple((int(x), int(y)) for x, y in path)
+            path = tuple([(int(x), int(y)) for x, y in path])
         except (TypeError, ValueError):
             raise IllegalMove("a path is a sequence of (x, y) cells")
         if len(path) < 2:

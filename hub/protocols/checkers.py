@@ -41,6 +41,7 @@ from hub.ihub import ITableListener
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.connection import ServerConnection, ServerFactory
+from hub.connection.immediate import WriteBatch
 from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
@@ -87,6 +88,12 @@ def wireRegion(table, seat):
     return WIRE_REGIONS[table.seats[seat].role]
 
 
+def _ignore(messages, table, event):
+    """
+    The handler of the table events that send nothing.
+    """
+
+
 @implementer(ITableListener)
 class TableMessages:
     """
@@ -94,15 +101,22 @@ class TableMessages:
     """
 
     log = Logger()
+    # The handler of each event type, found by its name once.
+    _handlers = {}
 
     def __init__(self, factory, room):
         self.factory = factory
         self.room = room
+        self._turnLines = {}
+        self._turnSecond = None
 
     def tableEvent(self, table, event):
-        handler = getattr(self, "on" + events.eventName(event), None)
-        if handler is not None:
-            handler(table, event)
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            name = "on" + events.eventName(event)
+            handler = getattr(type(self), name, None)
+            self._handlers[type(event)] = handler = handler or _ignore
+        handler(self, table, event)
 
     def broadcast(self, data, exclude=None):
         """
@@ -118,9 +132,17 @@ class TableMessages:
             " ".join(WIRE_REGIONS[seat.role] for seat in event.seats)))
 
     def onTurnStarted(self, table, event):
-        self.broadcast(wire.encode(wire.START_TURN_OP,
-                                   wireRegion(table, event.seat),
-                                   str(int(event.at))))
+        # The same line for a seat all through one second: kept.
+        second = int(event.at)
+        if second != self._turnSecond:
+            self._turnSecond = second
+            self._turnLines = {}
+        line = self._turnLines.get(event.seat)
+        if line is None:
+            line = self._turnLines[event.seat] = wire.encode(
+                wire.START_TURN_OP, wireRegion(table, event.seat),
+                str(second))
+        self.broadcast(line)
 
     def onActionPlayed(self, table, event):
         mover = None if event.byBot else self.room.memberAt(event.seat)
@@ -212,7 +234,17 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def dataReceived(self, data):
         self.resetTimeout()
-        LineOnlyReceiver.dataReceived(self, data)
+        # What the lines ask to send to each connection leaves in one send
+        # (a move's MOVE_OP and START_TURN_OP to the opponent).
+        batch = self.writer.batch
+        if batch is None:
+            LineOnlyReceiver.dataReceived(self, data)
+            return
+        batch.hold()
+        try:
+            LineOnlyReceiver.dataReceived(self, data)
+        finally:
+            batch.release()
 
     def lineLengthExceeded(self, line):
         self.logClosing("checkers connections sent too long a line",
@@ -382,6 +414,8 @@ class CheckersFactory(ServerFactory):
         4 and 6).
 
     @ivar policy: the rooms' L{CheckersStartPolicy}, which makes tables.
+    @ivar writeBatch: the L{WriteBatch} that joins what one read sends to
+        each connection.
     """
 
     protocol = CheckersProtocol
@@ -394,6 +428,7 @@ class CheckersFactory(ServerFactory):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
+        self.writeBatch = WriteBatch()
         self.errorNames = errorNames
         self.joinSeats = joinSeats
         options = TableOptions(turnSeconds=turnSeconds, turnGrace=turnGrace,

@@ -33,7 +33,13 @@ not need them (the rules give them back), but they tell the game as its
 players saw it: a noble that came by itself is no action.
 C{TurnStarted} is not kept (it follows from the rules), nor an action's
 C{detail} (the rules give it back on replay).
+
+The database keeps them in a compact form by columns (L{eventsText}),
+read back into this one (L{eventsFromText}).
 """
+
+import json
+import math
 
 from hub.tables import events
 from hub.tables import splendor as splendorTable
@@ -126,27 +132,96 @@ def eventToJSON(kind, event, startedAt):
     return value
 
 
+def keptEvent(item):
+    """
+    The event that C{item} of a kept list (L{eventsText}) stands for.
+    """
+    if type(item) is tuple:
+        at, seat, action, byBot = item
+        return events.ActionPlayed(seat, action, byBot, None, at)
+    return item
+
+
 def eventsToJSON(kind, kept, startedAt):
     """
-    The JSON-able forms of the kept events C{kept} of a C{kind} game that
-    started at C{startedAt}, in order (L{eventToJSON}, with a short path
-    for the actions, which are most of a game).
+    The JSON-able forms of the kept events C{kept} (as for L{eventsText})
+    of a C{kind} game that started at C{startedAt}, in order
+    (L{eventToJSON}).
     """
-    result = []
-    append = result.append
-    if kind == "gomoku":
-        for event in kept:
-            if type(event) is events.ActionPlayed:
-                x, y = event.action
-                append({"type": "ActionPlayed",
-                        "t": round(event.at - startedAt, 3),
-                        "seat": event.seat, "action": [x, y],
-                        "byBot": bool(event.byBot)})
+    return [eventToJSON(kind, keptEvent(item), startedAt) for item in kept]
+
+
+def eventsText(kind, kept, startedAt):
+    """
+    The stored text of the kept events of a C{kind} game that started at
+    C{startedAt}: a compact JSON object, by columns, that
+    L{eventsFromText} turns back into L{eventsToJSON}'s list (each
+    C{"t"} to the millisecond).  A game is mostly actions; their columns
+    are lists of plain values, made by comprehensions and written by the
+    JSON encoder's C code, where an object per action cost more than the
+    rest of the record::
+
+        {"t": [0, 1403, ...],          each action's time, in ms
+         "seat": [0, 1, ...],          its seat
+         "action": [[7, 7], ...],      its L{actionToJSON} form
+         "bot": [12, 13],              the actions a server-side bot played
+         "events": [[3, {...}], ...]}  every other event (L{eventToJSON}),
+                                       after that many actions
+
+    @param kept: the kept events in order, each an event of
+        L{hub.tables.events} or, for an L{events.ActionPlayed}, the tuple
+        C{(at, seat, action, byBot)}.
+    """
+    actions = [item for item in kept if type(item) is tuple]
+    others = []
+    if len(actions) != len(kept):
+        count = 0
+        for item in kept:
+            if type(item) is tuple:
+                count += 1
             else:
-                append(eventToJSON(kind, event, startedAt))
-        return result
-    for event in kept:
-        append(eventToJSON(kind, event, startedAt))
+                others.append([count, eventToJSON(kind, item, startedAt)])
+    # Whole milliseconds by int(x + 0.5), which rounds halves up from 0.
+    origin = startedAt * 1000 - 0.5
+    times = [int(at * 1000 - origin) for at, _, _, _ in actions]
+    if times and min(times) <= 0:
+        # A time before the start (a clock set back): rounded alike.
+        times = [math.floor(at * 1000 - origin)
+                 for at, _, _, _ in actions]
+    if kind in ("gomoku", "checkers"):
+        # Tuples, which the encoder writes as arrays.
+        moves = [action for _, _, action, _ in actions]
+    else:
+        moves = [actionToJSON(kind, action) for _, _, action, _ in actions]
+    return json.dumps(
+        {"t": times, "seat": [seat for _, seat, _, _ in actions],
+         "action": moves,
+         "bot": [i for i, item in enumerate(actions) if item[3]],
+         "events": others}, separators=(",", ":"))
+
+
+def eventsFromText(text):
+    """
+    The L{eventsToJSON} list of events stored as C{text} (L{eventsText};
+    a JSON list of them is taken as it is).
+    """
+    value = json.loads(text)
+    if isinstance(value, list):
+        return value
+    bots = set(value["bot"])
+    actions = [{"type": "ActionPlayed", "t": ms / 1000, "seat": seat,
+                "action": action, "byBot": i in bots}
+               for i, (ms, seat, action) in enumerate(
+                   zip(value["t"], value["seat"], value["action"]))]
+    if not value["events"]:
+        return actions
+    result = []
+    done = 0
+    for count, event in value["events"]:
+        result.extend(actions[done:count])
+        done = max(done, count)
+        result.append(event)
+    result.extend(actions[done:])
     return result
 
 

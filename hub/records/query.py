@@ -79,12 +79,12 @@ def _seatFromRow(row):
                       rating)
 
 
-def _gameFromRow(row, seats, position=None, events=None):
+def _gameFromRow(row, seats, position=None, eventsText=None):
     (gameId, kind, table, startedAt, endedAt, reason, winner, ranking,
      rated) = row
     return GameRecord(gameId, kind, table, startedAt, endedAt, reason,
                       winner, tuple(json.loads(ranking)), tuple(seats),
-                      position, events, bool(rated))
+                      position, None, bool(rated), eventsText=eventsText)
 
 
 def _seatsOf(cursor, gameIds):
@@ -154,7 +154,7 @@ def game(cursor, gameId):
     cursor.execute("SELECT position, events FROM game_events "
                    "WHERE game_id = ?", (gameId,))
     position, events = cursor.fetchone()
-    return _gameFromRow(row, seats, json.loads(position), json.loads(events))
+    return _gameFromRow(row, seats, json.loads(position), events)
 
 
 def gameIdsSince(cursor, since, after, limit):

@@ -4,6 +4,7 @@ table's events by a L{RecordBuilder}.
 """
 
 import importlib
+import json
 
 import attr
 
@@ -63,10 +64,15 @@ class GameRecord:
     @ivar ranking: the seats from first to last (may be partial or empty).
     @ivar seats: the L{SeatRecord}s in seat order.
     @ivar position: the initial position (L{events.GameStarted.position}).
-    @ivar events: the kept events in the JSON form of L{codec}.
+    @ivar events: the kept events in the JSON form of L{codec} (decoded
+        from L{eventsText} when first read, if the record was made with
+        that only).
     @ivar rated: True once the game changed ratings.
     @ivar actions: how many actions were played, when known (else
         L{actionCount} counts them).
+    @ivar eventsText: L{events} in their stored form
+        (L{codec.eventsText}), when the record was made with it, else
+        None.
     """
 
     gameId = attr.ib()
@@ -79,9 +85,31 @@ class GameRecord:
     ranking = attr.ib()
     seats = attr.ib()
     position = attr.ib()
-    events = attr.ib()
+    _events = attr.ib(repr=False)
     rated = attr.ib(default=False)
     actions = attr.ib(default=None, repr=False, eq=False)
+    eventsText = attr.ib(default=None, repr=False, eq=False)
+
+    @property
+    def events(self):
+        """
+        The kept events in the JSON form of L{codec}.
+        """
+        if self._events is None and self.eventsText is not None:
+            # Frozen, but this only caches what eventsText says.
+            object.__setattr__(self, "_events",
+                               codec.eventsFromText(self.eventsText))
+        return self._events
+
+    def storedEvents(self):
+        """
+        L{events} as the text the database keeps: L{codec.eventsText},
+        or for a record made with L{events} only, their JSON list (which
+        L{codec.eventsFromText} reads as well).
+        """
+        if self.eventsText is not None:
+            return self.eventsText
+        return json.dumps(self._events, separators=(",", ":"))
 
     @property
     def actionCount(self):
@@ -156,19 +184,28 @@ class RecordBuilder:
 
     def add(self, event):
         """
-        Keep C{event} if a record keeps its type.  Events are kept as they
-        are, and put in their JSON form at the end (L{finish}): the move
-        path of a game only appends.
+        Keep C{event} if a record keeps its type, as it is, or an action
+        as the tuple C{(at, seat, action, byBot)} of L{codec.eventsText};
+        they are put in their JSON form at the end (L{finish}).  A tuple
+        of plain values is soon left alone by the garbage collector, where
+        the event objects of a hundred running games, kept to their end,
+        would make it run longer and more often.
         """
         if type(event) is ActionPlayed:
-            self.actions += 1
-            self.kept.append(event)
+            self.addAction(event)
             return
         if not codec.isKept(event):
             return
         if isinstance(event, events.SeatTakenOver):
             self.takeovers.setdefault(event.seat, (self.actions, event.level))
         self.kept.append(event)
+
+    def addAction(self, event):
+        """
+        Keep the L{ActionPlayed} C{event} (L{add}).
+        """
+        self.actions += 1
+        self.kept.append((event.at, event.seat, event.action, event.byBot))
 
     def finish(self, ended):
         """
@@ -192,10 +229,9 @@ class RecordBuilder:
         return GameRecord(None, started.kind, started.table, started.at,
                           ended.at, ended.reason, ended.winner,
                           tuple(ended.ranking), tuple(seats),
-                          started.position,
-                          codec.eventsToJSON(started.kind, self.kept,
-                                             started.at),
-                          actions=self.actions)
+                          started.position, None, actions=self.actions,
+                          eventsText=codec.eventsText(
+                              started.kind, self.kept, started.at))
 
     def illegalOffender(self, ended):
         """

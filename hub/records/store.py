@@ -94,7 +94,7 @@ def saveRecord(cursor, record):
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     cursor.execute(
         "INSERT INTO game_events (game_id, position, events) VALUES (?, ?, ?)",
-        (gameId, _dumps(record.position), _dumps(record.events)))
+        (gameId, _dumps(record.position), record.storedEvents()))
     return attr.evolve(record, gameId=gameId, seats=seats, rated=rated)
 
 

@@ -14,6 +14,7 @@ Pure: no Twisted, no game rules.
 """
 
 import json
+import re
 from typing import NamedTuple, Sequence, Tuple
 
 JOIN_ROOM_OP = 200000
@@ -112,10 +113,28 @@ def encode(op: int, data1: str = "", data2: str = "") -> bytes:
     @param data2: second data field.
     @return: C{{"data1":...,"data2":...,"op":N}\\n} as UTF-8 bytes.
     """
+    data1, data2 = str(data1), str(data2)
+    if _PLAIN.fullmatch(data1) and _PLAIN.fullmatch(data2):
+        # What json.dumps writes for strings it has nothing to escape in.
+        text = '{"data1":"%s","data2":"%s","op":%d}\n' % (
+            data1, data2, int(op))
+        return text.encode("utf-8")
     text = json.dumps(
-        {"data1": str(data1), "data2": str(data2), "op": int(op)},
+        {"data1": data1, "data2": data2, "op": int(op)},
         separators=(",", ":"), ensure_ascii=False, sort_keys=True)
     return text.encode("utf-8") + DELIMITER
+
+
+# A string that JSON writes as it is (ensure_ascii off): no quote, no
+# backslash, no control character.  Lone surrogates, which cannot be
+# UTF-8, are left to json.dumps and the encoder's error.
+_PLAIN = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff]*')
+# A line in the exact form that Qt peers and L{encode} write, with no
+# escape in its strings: decoded without the JSON parser, to the same
+# L{Message} (an op of up to 15 digits, JSON's integer syntax).
+_CANONICAL = re.compile(
+    r'\{"data1":"([^"\\\x00-\x1f]*)","data2":"([^"\\\x00-\x1f]*)",'
+    r'"op":(0|-?[1-9][0-9]{0,14})\}')
 
 
 #: ERROR_OP data1 in the symbolic form, as the official Team 4 server
@@ -172,7 +191,15 @@ def decode(line: bytes) -> Message:
     if len(line) > MAX_LINE_LENGTH:
         raise DecodeError("line too long")
     try:
-        obj = json.loads(line.decode("utf-8"))
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DecodeError("not JSON: %s" % (e.__class__.__name__,))
+    match = _CANONICAL.fullmatch(text)
+    if match is not None:
+        data1, data2, op = match.groups()
+        return Message(int(op), data1, data2)
+    try:
+        obj = json.loads(text)
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise DecodeError("not JSON: %s" % (e.__class__.__name__,))
     if not isinstance(obj, dict):
@@ -214,6 +241,10 @@ def parsePath(text: str) -> Tuple[Tuple[int, int], ...]:
 
     @raise PathError: when the shape is wrong.
     """
+    if _PATH.fullmatch(text):
+        numbers = [int(token) for token in text.split(" ")]
+        if len(numbers) % 2 == 0:
+            return tuple(zip(numbers[0::2], numbers[1::2]))
     tokens = text.split()
     if len(tokens) < 4:
         raise PathError("a path needs at least two positions")
@@ -229,6 +260,11 @@ def parsePath(text: str) -> Tuple[Tuple[int, int], ...]:
             raise PathError("%r is not a small integer" % (token[:20],))
         numbers.append(int(token))
     return tuple(zip(numbers[0::2], numbers[1::2]))
+
+
+# A path in the canonical form, 2 to 128 cells of small integers joined
+# by single spaces (the count's parity is checked after).
+_PATH = re.compile(r"-?[0-9]{1,3}(?: -?[0-9]{1,3}){3,255}")
 
 
 def formatPath(path: Sequence[Tuple[int, int]]) -> str:

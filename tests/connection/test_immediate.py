@@ -17,7 +17,7 @@ from twisted.protocols.policies import ProtocolWrapper, WrappingFactory
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.connection.immediate import (
-    ImmediateWriter, relayWriter, sendsDirectly)
+    ImmediateWriter, WriteBatch, relayWriter, sendsDirectly)
 
 BIG = 32 * 1024 * 1024
 
@@ -180,6 +180,30 @@ class ImmediateWriterTests(LoopbackMixin, TestCase):
         self.assertEqual(received, payload + b"<tail>")
 
     @defer.inlineCallbacks
+    def test_batchJoinsSends(self):
+        """
+        While its batch is held, a writer keeps what it would send; the
+        last release sends it in one call, in order.
+        """
+        server, client = yield self.connect()
+        batch = server.writer.batch = WriteBatch()
+        server.writer.socket = RecordingSocket(server.writer.socket)
+        batch.hold()
+        server.writer.write(b"<one>")
+        batch.hold()
+        server.writer.write(b"<two>")
+        batch.release()
+        server.writer.write(b"<three>")
+        self.assertEqual(server.writer.socket.sent, [])
+        batch.release()
+        self.assertEqual(server.writer.socket.sent,
+                         [b"<one><two><three>"])
+        server.writer.write(b"<four>")
+        self.assertEqual(server.writer.socket.sent[1:], [b"<four>"])
+        received = yield client.receive(22)
+        self.assertEqual(received, b"<one><two><three><four>")
+
+    @defer.inlineCallbacks
     def test_sendsAtOnceAgainAfterBacklog(self):
         """
         Once the transport has sent its backlog, writes go to the socket
@@ -296,6 +320,20 @@ class SendsDirectlyTests(SynchronousTestCase):
         writer.write(b"<a>")
         writer.write(b"<b>")
         self.assertEqual(transport.value(), b"<a><b>")
+
+    def test_memoryTransportBatch(self):
+        """
+        A held batch does not keep what goes through C{write}: an
+        in-memory transport sees each write as it is made.
+        """
+        transport = StringTransport()
+        batch = WriteBatch()
+        writer = ImmediateWriter(transport, batch=batch)
+        batch.hold()
+        writer.write(b"<a>")
+        self.assertEqual(transport.value(), b"<a>")
+        batch.release()
+        self.assertEqual(transport.value(), b"<a>")
 
     def test_wrapper(self):
         """
