@@ -152,6 +152,7 @@ class Table:
     @ivar over: True once L{end} was called.
     @ivar ended: the L{events.GameEnded} once over.
     @ivar takeover: the L{Takeover} of departed seats.
+    @ivar departed: the seats whose players left for good (L{depart}).
     """
 
     kind = None
@@ -167,6 +168,7 @@ class Table:
         self.over = False
         self.ended = None
         self.takeover = Takeover(self)
+        self.departed = set()
         self._turnCall = None
 
     def __repr__(self):
@@ -307,6 +309,25 @@ class Table:
         The player of C{seat} is gone for good.
         """
         raise NotImplementedError()
+
+    def depart(self, seat):
+        """
+        The player of C{seat} left for good: note it and tell the
+        listeners (L{events.SeatDropped}); the game is abandoned once
+        every seat has left.
+
+        @return: True when the game goes on without that player, False
+            when there is nothing more to do (the game is over, or the
+            seat had left already).
+        """
+        if self.over or seat in self.departed:
+            return False
+        self.departed.add(seat)
+        self.emit(events.SeatDropped(seat, self.now()))
+        if len(self.departed) == len(self.seats):
+            self.abandon()
+            return False
+        return True
 
     def takeOver(self, seat, seed=None):
         """

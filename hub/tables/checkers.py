@@ -99,15 +99,12 @@ class CheckersStartPolicy:
 class CheckersTable(Table):
     """
     The running game of one checkers room.
-
-    @ivar departed: the seats whose player left or dropped.
     """
 
     kind = KIND
 
     def __init__(self, name, seats, game, clock, options=None):
         Table.__init__(self, name, seats, game, clock, options)
-        self.departed = set()
 
     def position(self):
         """
@@ -236,13 +233,7 @@ class CheckersTable(Table):
         turn (at once if it is its turn); when every player is gone the
         game is abandoned.
         """
-        if self.over or seat in self.departed:
-            return
-        self.departed.add(seat)
-        self.emit(events.SeatDropped(seat, self.now()))
-        if len(self.departed) == len(self.seats):
-            self.abandon()
-        elif seat == self.game.currentSeat:
+        if self.depart(seat) and seat == self.game.currentSeat:
             self.departedTurn(seat)
 
 

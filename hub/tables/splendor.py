@@ -116,7 +116,6 @@ class SplendorTable(Table):
     One running Splendor game.
 
     @ivar rng: draws the seeds of takeover bots.
-    @ivar departed: the seats whose players left.
     """
 
     kind = KIND
@@ -124,7 +123,6 @@ class SplendorTable(Table):
     def __init__(self, name, seats, game, clock, options=None, rng=None):
         Table.__init__(self, name, seats, game, clock, options)
         self.rng = rng if rng is not None else random.Random()
-        self.departed = set()
         self._deal = game.deal()
 
     def position(self):
@@ -213,13 +211,9 @@ class SplendorTable(Table):
         (L{events.SeatEliminated} with L{events.FORFEIT}, then what the
         retirement caused).
         """
-        if self.over or seat in self.departed:
+        if not self.depart(seat):
             return
-        self.departed.add(seat)
-        self.emit(events.SeatDropped(seat, self.now()))
-        if len(self.departed) == len(self.seats):
-            self.abandon()
-        elif self.options.takeover == "bot":
+        if self.options.takeover == "bot":
             self.takeOver(seat, self.rng.getrandbits(32))
         else:
             self.emit(events.SeatEliminated(seat, events.FORFEIT,
