@@ -18,7 +18,34 @@ OVER = "over"
 CLOSED = "closed"
 
 
-class ClientState:
+class Observable:
+    """
+    Tells its observers of its events: C{observer(event, **details)}.
+    A subclass sets C{self._observers = []} in its C{__init__}.
+    """
+
+    def subscribe(self, observer):
+        """
+        Call C{observer(event, **details)} on every event.
+        """
+        self._observers.append(observer)
+
+    def unsubscribe(self, observer):
+        """
+        Stop calling C{observer}.
+        """
+        if observer in self._observers:
+            self._observers.remove(observer)
+
+    def emit(self, event, **details):
+        """
+        Tell every observer of C{event}.
+        """
+        for observer in list(self._observers):
+            observer(event, **details)
+
+
+class ClientState(Observable):
     """
     Base of the per-game client state machines.
 
@@ -42,26 +69,6 @@ class ClientState:
         self.notServer = None
         self._protocol = None
         self._observers = []
-
-    def subscribe(self, observer):
-        """
-        Call C{observer(event, **details)} on every event.
-        """
-        self._observers.append(observer)
-
-    def unsubscribe(self, observer):
-        """
-        Stop calling C{observer}.
-        """
-        if observer in self._observers:
-            self._observers.remove(observer)
-
-    def emit(self, event, **details):
-        """
-        Tell every observer of C{event}.
-        """
-        for observer in list(self._observers):
-            observer(event, **details)
 
     def setPhase(self, phase):
         """

@@ -21,6 +21,7 @@ from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
 from hub.client import watchstate as W
+from hub.client.state import Observable
 from hub.client.webapi import WebAPI, WebAPIError, gamePath
 
 #: Seconds between two steps of a replay played (as the web page).
@@ -31,7 +32,7 @@ RETRY_SECONDS = 3.0
 KINDS = ("checkers", "gomoku", "splendor")
 
 
-class WatchedGame:
+class WatchedGame(Observable):
     """
     One game as a spectator sees it.
 
@@ -71,27 +72,6 @@ class WatchedGame:
         self._mirror = None
         self._observers = []
         self._player = None
-
-    # observers
-    def subscribe(self, observer):
-        """
-        Call C{observer(event, **details)} on every event.
-        """
-        self._observers.append(observer)
-
-    def unsubscribe(self, observer):
-        """
-        Stop calling C{observer}.
-        """
-        if observer in self._observers:
-            self._observers.remove(observer)
-
-    def emit(self, event, **details):
-        """
-        Tell every observer of C{event}.
-        """
-        for observer in list(self._observers):
-            observer(event, **details)
 
     def _changed(self):
         self._mirror = None
