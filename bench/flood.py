@@ -49,8 +49,10 @@ import time
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
+from gomoku_load import cpuSeconds  # noqa: E402
 from hub.games import checkers as rules  # noqa: E402
 from hub.wire import checkers as checkersWire  # noqa: E402
 from hub.wire import gomoku as gomokuWire  # noqa: E402
@@ -65,15 +67,6 @@ def loadAverage():
     return "{:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def cpuSeconds(pid):
-    """
-    User plus system CPU seconds of process C{pid} so far.
-    """
-    with open("/proc/{}/stat".format(pid)) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class Server:
     """
     A server subprocess whose ports are read from its log.
@@ -81,7 +74,7 @@ class Server:
 
     def __init__(self, args, patterns, cwd, logName="server.log"):
         self.logPath = os.path.join(cwd, logName)
-        self.log = open(os.path.join(cwd, "server.log"), "wb")
+        self.log = open(self.logPath, "wb")
         self.process = subprocess.Popen(
             args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=self.log,
             stderr=subprocess.STDOUT)
