@@ -260,20 +260,24 @@ def restore(position):
         position["regions"], pieces, position["currentSeat"])
 
 
-def replay(tableEvents):
+def replay(tableEvents, game=None, onAction=None):
     """
     Rebuild the game a table played from its events alone: the position
-    of L{events.GameStarted}, then every move and elimination.
+    of L{events.GameStarted} (or C{game}, the position before the
+    events), then every move and elimination.
 
+    @param onAction: called as C{onAction(game, event)} after each
+        L{events.ActionPlayed} (a replay's steps).
     @return: the final L{rules.CheckersGame}, or None without a
         L{events.GameStarted}.
     """
-    game = None
     for event in tableEvents:
         if isinstance(event, events.GameStarted):
             game = restore(event.position)
         elif isinstance(event, events.ActionPlayed):
             game.apply(event.seat, event.action)
+            if onAction is not None:
+                onAction(game, event)
         elif isinstance(event, events.SeatEliminated):
             game.eliminate(event.seat)
     return game

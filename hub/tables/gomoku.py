@@ -241,20 +241,24 @@ def restore(position):
     return game
 
 
-def replay(tableEvents):
+def replay(tableEvents, game=None, onAction=None):
     """
     The final rules object of a game, rebuilt from its events alone: the
-    position of L{events.GameStarted}, every stone, and how it ended.
+    position of L{events.GameStarted} (or C{game}, the position before
+    the events), every stone, and how it ended.
 
+    @param onAction: called as C{onAction(game, event)} after each
+        L{events.ActionPlayed} (a replay's steps).
     @return: a L{rules.GomokuGame}, or None without a L{GameStarted}.
     """
-    game = None
     for event in tableEvents:
         eventType = type(event)
         if eventType is events.GameStarted:
             game = restore(event.position)
         elif eventType is events.ActionPlayed:
             game.apply(event.seat, tuple(event.action))
+            if onAction is not None:
+                onAction(game, event)
         elif eventType is events.GameEnded:
             if event.reason == events.FORFEIT:
                 game.forfeit(1 - event.winner)

@@ -229,14 +229,16 @@ def restore(position):
     return rules.SplendorGame.fromDeal(position)
 
 
-def replay(tableEvents):
+def replay(tableEvents, game=None, onAction=None):
     """
-    Rebuild the final game from a table's events alone: restore the deal,
-    apply every L{events.ActionPlayed}, retire every seat eliminated.
+    Rebuild the final game from a table's events alone: restore the deal
+    (or start from C{game}, the position before the events), apply every
+    L{events.ActionPlayed}, retire every seat eliminated.
 
+    @param onAction: called as C{onAction(game, event)} after each
+        L{events.ActionPlayed}, played or settled (a replay's steps).
     @raise ValueError: if the events contradict each other.
     """
-    game = None
     settling = []
     for event in tableEvents:
         if isinstance(event, events.GameStarted):
@@ -253,6 +255,8 @@ def replay(tableEvents):
                     raise ValueError("a retirement settled otherwise")
             else:
                 game.apply(event.seat, event.action)
+            if onAction is not None:
+                onAction(game, event)
     if game is None:
         raise ValueError("no GameStarted event")
     return game

@@ -6,8 +6,14 @@ step, play and slider controls of a finished game's page.
 
 import importlib
 
-from hub.tables import events
 from hub.web import views
+
+
+def tableModule(kind):
+    """
+    The table module of game kind C{kind} (L{hub.tables.gomoku}...).
+    """
+    return importlib.import_module("hub.tables." + kind)
 
 
 def restore(kind, position):
@@ -15,8 +21,7 @@ def restore(kind, position):
     The rules object of C{position} (a L{events.GameStarted} position),
     by the C{restore} of the kind's table module.
     """
-    module = importlib.import_module("hub.tables." + kind)
-    return module.restore(position)
+    return tableModule(kind).restore(position)
 
 
 def moveJSON(kind, event, ply):
@@ -32,7 +37,8 @@ def moveJSON(kind, event, ply):
 
 def replaySteps(kind, game, tableEvents):
     """
-    The views of a game, step by step.
+    The views of a game, step by step, through the C{replay} of the
+    kind's table module.
 
     @param game: the rules object before the first action (consumed).
     @param tableEvents: the events after L{events.GameStarted}.
@@ -41,32 +47,10 @@ def replaySteps(kind, game, tableEvents):
     """
     steps = [views.viewOf(kind, game)]
     moves = []
-    settling = []
-    for event in tableEvents:
-        if isinstance(event, events.ActionPlayed):
-            if settling and settling[0] == (event.seat,
-                                            tuple(event.action)):
-                settling.pop(0)
-            else:
-                action = event.action
-                if kind != "splendor":
-                    action = tuple(tuple(a) if isinstance(a, list) else a
-                                   for a in action)
-                game.apply(event.seat, action)
-            moves.append(moveJSON(kind, event, len(moves) + 1))
-            steps.append(views.viewOf(kind, game))
-        elif isinstance(event, events.SeatEliminated):
-            if kind == "checkers":
-                game.eliminate(event.seat)
-            elif kind == "splendor":
-                settling.extend(_settled(game.retire(event.seat)))
+
+    def step(game, event):
+        moves.append(moveJSON(kind, event, len(moves) + 1))
+        steps.append(views.viewOf(kind, game))
+
+    tableModule(kind).replay(tableEvents, game, step)
     return steps, moves
-
-
-def _settled(ruled):
-    """
-    The C{(seat, action)} pairs a Splendor retirement played by itself.
-    """
-    from hub.games import splendor
-    return [(e.seat, tuple(e.action)) for e in ruled
-            if isinstance(e, splendor.OperationDone)]
