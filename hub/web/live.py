@@ -36,6 +36,10 @@ COUNT_INTERVAL = 1.0
 # dict: a game's spectators get one per move.
 GOMOKU_MOVE = ('{"ply":%d,"seat":%d,"action":[%d,%d],"text":"%s",'
                '"byBot":%s,"at":%s}')
+# A gomoku move's C{action} frame, from its move text and the turn after
+# it: the other seat's, or none once the move ended the game.
+GOMOKU_ACTION = 'event: action\ndata: {"move":%s,"turn":%s}\n\n'
+GOMOKU_TURNS = ('{"seat":1,"remaining":null}', '{"seat":0,"remaining":null}')
 
 
 def moveText(kind, event, ply):
@@ -92,7 +96,9 @@ class LiveGame:
         self._announced = None
         self._announcedAt = 0
         self.result = None
-        self.fanout = Fanout(clock)
+        self.fanout = Fanout(clock, pending=self._actionFrames)
+        self._framed = 0
+        self._finalSnapshot = None
         self._countCall = None
         self._countSent = 0
         self.stopped = False
@@ -217,12 +223,19 @@ class LiveGame:
         """
         The L{snapshot} as a C{snapshot} frame, the same bytes as
         C{sseFrame("snapshot", self.snapshot())}, spliced from the move
-        texts (L{moveTexts}).
+        texts (L{moveTexts}).  A finished game's is made once (for as
+        long as its number of spectators stays the same).
         """
+        final = self._finalSnapshot
+        if final is not None and final[0] == self.spectators:
+            return final[1]
         head, tail = self._snapshotParts()
-        return sseEncoded("snapshot", "%s,\"moves\":[%s],%s" % (
+        frame = sseEncoded("snapshot", "%s,\"moves\":[%s],%s" % (
             encodeJSON(head)[:-1], ",".join(self.moveTexts()),
             encodeJSON(tail)[1:]))
+        if self.over:
+            self._finalSnapshot = (self.spectators, frame)
+        return frame
 
     def replay(self):
         """
@@ -242,6 +255,9 @@ class LiveGame:
         Stream the game to C{stream}: the snapshot now, then every event.
         """
         if not self.over:
+            # The moves held back go to the streams already here; the
+            # newcomer has them in its snapshot.
+            self._send(None)
             self.fanout.add(stream)
         stream.write(self.snapshotFrame())
         if self.over:
@@ -269,8 +285,7 @@ class LiveGame:
         self._countCall = None
         if self.spectators != self._countSent:
             self._countSent = self.spectators
-            self.fanout.send(sseFrame("spectators",
-                                      {"count": self.spectators}))
+            self._send(sseFrame("spectators", {"count": self.spectators}))
 
     def stop(self):
         """
@@ -281,6 +296,54 @@ class LiveGame:
             self._countCall.cancel()
         self._countCall = None
         self.fanout.stop()
+        # The fan-out's hook is a bound method of this game: drop the
+        # cycle, so that the game is freed as soon as it is forgotten.
+        self.fanout.pending = None
+
+    def forget(self):
+        """
+        The game leaves the feed: stop it, and let go of its events and
+        texts now, whatever may still hold the game itself (a closed
+        request, until the collector finds the cycle).
+        """
+        self.stop()
+        self.events, self._played, self._moveTexts = [], [], []
+        self.initial = self.finalView = self._finalSnapshot = None
+
+    # Frames
+
+    def _send(self, frame):
+        """
+        Send C{frame} to the spectators after the action frames held
+        back (only those, with C{frame} None).
+        """
+        held = self._actionFrames()
+        if held is not None:
+            self.fanout.send(held)
+        if frame is not None:
+            self.fanout.send(frame)
+
+    def _actionFrames(self):
+        """
+        The C{action} frames of the gomoku moves played since the last
+        frames sent, as one L{bytes}, or None: a watched gomoku game
+        frames its moves once per write of its fan-out, not once each
+        (the other kinds send each action as it comes).
+        """
+        played, start = self._played, self._framed
+        end = len(played)
+        if start == end:
+            return None
+        self._framed = end
+        if not self.fanout.streams or self.kind != "gomoku":
+            return None
+        texts = self.moveTexts()
+        frames = [GOMOKU_ACTION % (texts[ply], GOMOKU_TURNS[played[ply].seat])
+                  for ply in range(start, end)]
+        if self.table is None or self.table.game.isOver:
+            # The last move ended the game: nobody's turn.
+            frames[-1] = GOMOKU_ACTION % (texts[end - 1], "null")
+        return "".join(frames).encode("ascii")
 
     # Events
 
@@ -302,7 +365,7 @@ class LiveGame:
         if handler is not None:
             message = handler(self, event)
             if message is not None and self.fanout.streams:
-                self.fanout.send(sseFrame(*message()))
+                self._send(sseFrame(*message()))
 
     def onTurnStarted(self, event):
         self._announced = (event.seat, event.deadline)
@@ -319,6 +382,11 @@ class LiveGame:
             self.keep(event)
         if not self.fanout.streams:
             return None
+        if self.kind == "gomoku":
+            # Framed at the fan-out's next write (L{_actionFrames}).
+            self.fanout.wake()
+            return None
+        self._framed = len(self._played)
         move = self.moveTexts()[-1]
         if self.kind == "splendor":
             # Too many rules to replay in the page: send the position.
@@ -415,7 +483,7 @@ class Spectating:
             while len(self._finished) > self.maxFinished:
                 old = self.games.pop(self._finished.popleft(), None)
                 if old is not None:
-                    old.stop()
+                    old.forget()
 
     def gameOf(self, table):
         """

@@ -31,8 +31,9 @@ MAX_BUFFERED = 256 * 1024
 FANOUT_SLICE = 100
 # Seconds between two writes of a Fanout: what comes faster is joined
 # into one write per stream (a game moving 200 times a second costs its
-# spectators 10 writes, not 200).
-MIN_INTERVAL = 0.1
+# spectators 4 writes a second, not 200; a move after a quiet quarter of
+# a second goes at once, so a game played by people is not delayed).
+MIN_INTERVAL = 0.25
 
 
 #: The JSON of a frame's data: compact, ASCII only, so one line (one
@@ -211,12 +212,20 @@ class Fanout:
     stream: sending costs an append, and the bytes are joined once for
     all the streams.
 
+    A source that makes many small messages (a game moving 200 times a
+    second) may hold them back: it calls L{wake} instead of L{send}, and
+    C{pending}, called before each write, returns the bytes it held back
+    (or None), so they are made once per write instead of once each.
+
     @ivar streams: the L{EventStream}s listening.
+    @ivar pending: None, or a callable returning the bytes held back for
+        the streams listening now, or None.
     """
 
     def __init__(self, clock, sliceSize=FANOUT_SLICE,
-                 minInterval=MIN_INTERVAL):
+                 minInterval=MIN_INTERVAL, pending=None):
         self.clock = clock
+        self.pending = pending
         self.sliceSize = sliceSize
         self.minInterval = minInterval
         self.streams = set()
@@ -247,8 +256,20 @@ class Fanout:
         """
         Queue C{data} for every stream listening now.
         """
+        if self._enqueue(data):
+            self._schedule()
+
+    def wake(self):
+        """
+        Write soon what C{pending} holds back (at the next write, no
+        sooner than C{minInterval} after the last one).
+        """
+        if self.streams and not self.stopped:
+            self._schedule()
+
+    def _enqueue(self, data):
         if not self.streams or self.stopped:
-            return
+            return False
         targets = self._targets
         if targets is None:
             targets = self._targets = list(self.streams)
@@ -260,8 +281,11 @@ class Fanout:
             if (last[1] is targets and not last[2] and data is not None
                     and type(last[0]) is list):
                 last[0].append(data)
-                return
+                return True
         queue.append([data if data is None else [data], targets, 0])
+        return True
+
+    def _schedule(self):
         if self._call is None:
             delay = 0
             if self._lastWrite is not None:
@@ -269,15 +293,25 @@ class Fanout:
                             - self.clock.seconds())
             self._call = self.clock.callLater(delay, self._writeSome)
 
+    def _pull(self):
+        # What the source held back goes behind what is queued.
+        if self.pending is not None:
+            data = self.pending()
+            if data is not None:
+                self._enqueue(data)
+
     def finish(self):
         """
-        After what is queued, end every stream listening now.
+        After what is queued (and what C{pending} holds back), end every
+        stream listening now.
         """
+        self._pull()
         self.send(None)
 
     def _writeSome(self):
         self._call = None
         self._lastWrite = self.clock.seconds()
+        self._pull()
         budget = self.sliceSize
         queue = self._queue
         while queue and budget > 0:
@@ -306,6 +340,7 @@ class Fanout:
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None
+        self._pull()
         while self._queue:
             self.sliceSize, size = sys.maxsize, self.sliceSize
             try:

@@ -217,3 +217,143 @@ class ViewTests(SynchronousTestCase):
         self.assertEqual(views.describeAction(
             "splendor", ("fold_card_unknown", 10002, ())),
             "reserve from deck 2")
+
+
+def gomokuTable(clock, spectating, name="g"):
+    """
+    A real L{hub.tables.gomoku.GomokuTable} followed by C{spectating}: it
+    announces the first turn only, as the hub's tables do.
+    """
+    from hub.tables.events import Seat
+    from hub.tables.gomoku import GomokuTable
+    seats = [Seat(0, "ann", 1, "black", False),
+             Seat(1, "bob", 2, "white", False)]
+    table = GomokuTable(name, seats, clock)
+    table.addListener(spectating)
+    table.start()
+    return table
+
+
+# Nine moves after which black has five in a row.
+BLACK_WINS = [(x, row) for x in range(5) for row in (0, 1)][:9]
+
+
+def playGomoku(table, moves):
+    """
+    Play C{moves} (cells) in turn.
+    """
+    for cell in moves:
+        table.act(table.game.currentSeat, cell)
+
+
+class HeldBackMovesTests(SynchronousTestCase):
+    """
+    A watched gomoku game frames its moves once per write of its fan-out:
+    the frames are those of encoding each action whole, in order, never
+    twice, and before what follows them.
+    """
+
+    def watched(self):
+        """
+        A gomoku game with one spectator: C{(clock, table, game,
+        stream)}.
+        """
+        clock = Clock()
+        spectating = Spectating(clock)
+        table = gomokuTable(clock, spectating)
+        game = spectating.gameOf(table)
+        stream = Recording()
+        game.addStream(stream)
+        return clock, table, game, stream
+
+    def actions(self, stream):
+        import json
+        return [json.loads(payload) for event, payload
+                in frames(b"".join(stream.data)) if event == "action"]
+
+    def test_framedAtTheWrite(self):
+        """
+        Moves make no frame when played; the next write carries one
+        C{action} frame per move, each the bytes L{sseFrame} makes of
+        its move and the turn after it.
+        """
+        from hub.web.stream import sseFrame
+        clock, table, game, stream = self.watched()
+        playGomoku(table, [(7, 7), (0, 0), (7, 8)])
+        self.assertEqual(len(stream.data), 1)
+        clock.advance(0)
+        self.assertEqual(len(stream.data), 2)
+        expected = b"".join(
+            sseFrame("action", {"move": move,
+                                "turn": {"seat": 1 - move["seat"],
+                                         "remaining": None}})
+            for move in game.moves)
+        self.assertEqual(stream.data[1], expected)
+
+    def test_lastMoveNoTurn(self):
+        """
+        The move that ends the game says it is nobody's turn, and comes
+        before the C{end} frame.
+        """
+        clock, table, game, stream = self.watched()
+        playGomoku(table, BLACK_WINS)
+        self.assertTrue(table.over)
+        game.fanout.flush()
+        sent = frames(b"".join(stream.data))
+        self.assertEqual([event for event, _ in sent],
+                         ["snapshot"] + ["action"] * 9 + ["end"])
+        actions = self.actions(stream)
+        self.assertIsNone(actions[-1]["turn"])
+        self.assertEqual([a["move"]["ply"] for a in actions],
+                         list(range(1, 10)))
+        self.assertTrue(stream.finished)
+
+    def test_joinerGetsNoMoveTwice(self):
+        """
+        Moves held back when a spectator joins go to those already
+        watching; the newcomer has them in its snapshot, and both get the
+        moves after.
+        """
+        import json
+        clock, table, game, first = self.watched()
+        playGomoku(table, [(7, 7), (0, 0)])
+        second = Recording()
+        game.addStream(second)
+        playGomoku(table, [(7, 8), (0, 1)])
+        game.fanout.flush()
+        self.assertEqual([a["move"]["ply"] for a in self.actions(first)],
+                         [1, 2, 3, 4])
+        event, payload = frames(second.data[0])[0]
+        self.assertEqual(event, "snapshot")
+        self.assertEqual(len(json.loads(payload)["moves"]), 2)
+        self.assertEqual([a["move"]["ply"] for a in self.actions(second)],
+                         [3, 4])
+
+    def test_nobodyWatching(self):
+        """
+        Moves of a game nobody watches wake no fan-out.
+        """
+        clock = Clock()
+        spectating = Spectating(clock)
+        table = gomokuTable(clock, spectating)
+        playGomoku(table, [(7, 7), (0, 0)])
+        self.assertFalse(clock.getDelayedCalls())
+
+    def test_forgotten(self):
+        """
+        A finished game pushed out of the feed lets go of its events and
+        texts, and of its fan-out's hook.
+        """
+        clock = Clock()
+        spectating = Spectating(clock, maxFinished=1)
+        games = []
+        for name in ("one", "two"):
+            table = gomokuTable(clock, spectating, name)
+            games.append(spectating.gameOf(table))
+            games[-1].addStream(Recording())
+            playGomoku(table, BLACK_WINS)
+        old = games[0]
+        self.assertNotIn(old.id, spectating.games)
+        self.assertEqual((old.events, old._played, old._moveTexts),
+                         ([], [], []))
+        self.assertIsNone(old.fanout.pending)

@@ -200,6 +200,61 @@ class FanoutTests(SynchronousTestCase):
         self.assertEqual(stream.data, [b"1"])
 
 
+    def test_pending(self):
+        """
+        A source that holds its messages back calls C{wake}: what
+        C{pending} returns goes out at the next write, behind what was
+        queued, joined within C{minInterval} like any message; C{flush}
+        and C{finish} take it first.
+        """
+        clock = Clock()
+        held = []
+
+        def pending():
+            data = b"".join(held) or None
+            del held[:]
+            return data
+        fanout = Fanout(clock, minInterval=1, pending=pending)
+        stream = Recording()
+        fanout.add(stream)
+        fanout.send(b"a")
+        held.append(b"b")
+        fanout.wake()
+        clock.advance(0)
+        self.assertEqual(stream.data, [b"ab"])
+        held.append(b"c")
+        fanout.wake()
+        held.append(b"d")
+        fanout.wake()
+        clock.advance(0.5)
+        self.assertEqual(stream.data, [b"ab"])
+        clock.advance(0.5)
+        self.assertEqual(stream.data, [b"ab", b"cd"])
+        held.append(b"e")
+        fanout.flush()
+        self.assertEqual(stream.data, [b"ab", b"cd", b"e"])
+        held.append(b"f")
+        fanout.finish()
+        fanout.flush()
+        self.assertEqual((stream.data, stream.finished),
+                         ([b"ab", b"cd", b"e", b"f"], True))
+        self.assertFalse(clock.getDelayedCalls())
+
+    def test_wakeWithoutStreams(self):
+        """
+        With nobody listening, or once stopped, C{wake} schedules
+        nothing.
+        """
+        clock = Clock()
+        fanout = Fanout(clock, pending=lambda: b"x")
+        fanout.wake()
+        self.assertFalse(clock.getDelayedCalls())
+        fanout.add(Recording())
+        fanout.stop()
+        fanout.wake()
+        self.assertFalse(clock.getDelayedCalls())
+
+
 class SlowSpectatorTests(TestCase):
     """
     Over loopback: a spectator that stops reading is cut, the others and
