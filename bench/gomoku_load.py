@@ -127,9 +127,17 @@ def cpuSeconds(pid):
     """
     User + system CPU seconds used so far by process C{pid}.
     """
+    return sum(userSystemSeconds(pid))
+
+
+def userSystemSeconds(pid):
+    """
+    User and system CPU seconds used so far by process C{pid}, a pair.
+    """
     with open("/proc/%d/stat" % (pid,)) as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def busySeconds():
@@ -619,17 +627,22 @@ class Bench:
 
         def serverCpu():
             return sum(cpuSeconds(pid) for pid in serverPids)
+
+        def serverSystem():
+            return sum(userSystemSeconds(pid)[1] for pid in serverPids)
         result = {} if result is None else result
         for table in self.tables:
             table.begin()
         await task.deferLater(self.reactor, self.warmup, lambda: None)
-        cpu0 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds())
+        cpu0 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds(),
+                serverSystem())
         self.stats.measuring = True
         t0 = now()
         await task.deferLater(self.reactor, self.seconds, lambda: None)
         self.stats.measuring = False
         elapsed = now() - t0
-        cpu1 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds())
+        cpu1 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds(),
+                serverSystem())
         self.stopping = True
         for table in self.tables:
             if table.pending is not None and table.pending.active():
@@ -639,6 +652,8 @@ class Bench:
         result.update({
             "server_cpu_us_per_op": round(
                 1e6 * (cpu1[0] - cpu0[0]) / ops, 1),
+            "server_system_us_per_op": round(
+                1e6 * (cpu1[3] - cpu0[3]) / ops, 1),
             "client_cpu_us_per_op": round(
                 1e6 * (cpu1[1] - cpu0[1]) / ops, 1)})
         result.update({

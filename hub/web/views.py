@@ -7,7 +7,7 @@ and token on the table, but not the hidden cards (Splendor's decks, and
 the reserved cards, which stay face down as at a real table).
 """
 
-from hub.games import checkers, gomoku, splendor
+from hub.games import gomoku, splendor
 
 GOMOKU_COLOURS = ("black", "white")
 

@@ -8,7 +8,6 @@ there (C{docs/} holds the ones the README shows).
 """
 
 import os
-import shutil
 import subprocess
 import sys
 
