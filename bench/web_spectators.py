@@ -125,10 +125,9 @@ class Spectators:
         self.games = []
         self.measuring = False
         self.follow = True
-        # Saturate mode only counts bytes: a stream's frames need not be
-        # split (the spectators share the 2 CPUs with the hub and the
-        # players; browsers would be on other machines).
-        self.parse = True
+        # Bytes received by the saturated streams (which only count them:
+        # the spectators share the 2 CPUs with the hub and the players,
+        # where browsers would be on other machines).
         self.received = 0
         # Streams opened, and those whose game was already over (the list
         # of running games is refreshed every 0.5 s).
@@ -167,9 +166,6 @@ class Spectators:
                     self.first = False
                     self.late = b'"live":false' in data
                     bench.late += self.late
-                if not bench.parse:
-                    bench.received += len(data)
-                    return
                 received = time.time()
                 self.buffer += data
                 while b"\n\n" in self.buffer:
@@ -375,8 +371,7 @@ def runRounds(args, results, watched):
     cpus = pinned(args)
     results["pinned"] = cpus
     results["rounds"] = []
-    hub = startHub(getattr(args, "profile", None),
-                   cpus[0] if cpus else None)
+    hub = startHub(None, cpus[0] if cpus else None)
     proc, port, webPort = hub
     mode = args.mode
 
@@ -483,7 +478,6 @@ def runSaturate(args):
     def watched(hub, load):
         proc, port, webPort = hub
         spectators = Spectators(reactor, webPort)
-        spectators.parse = args.parse
         games = []
         while not games:
             yield task.deferLater(reactor, 0.2, lambda: None)
@@ -584,9 +578,6 @@ def main(argv):
     p.add_argument("--no-pin", action="store_true",
                    help="leave scheduling to the kernel and the "
                         "spectators at normal priority")
-    p.add_argument("--parse", action="store_true",
-                   help="saturate: split every stream's frames, as paced "
-                        "mode does (by default only bytes are counted)")
     args = p.parse_args(argv)
     if args.spectators is None:
         args.spectators = 1000 if args.mode == "paced" else 100

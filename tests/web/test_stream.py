@@ -199,7 +199,6 @@ class FanoutTests(SynchronousTestCase):
         fanout.send(b"3")
         self.assertEqual(stream.data, [b"1"])
 
-
     def test_pending(self):
         """
         A source that holds its messages back calls C{wake}: what
