@@ -8,7 +8,17 @@ C{games} and C{wire} know nothing of Twisted; C{lobby} and C{sessions} know
 nothing of any wire format; protocol adapters are thin translators.
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Sequence
+
 from zope.interface import Attribute, Interface
+
+#: A room of L{ILobby} (a L{hub.lobby.Room}; this layer does not import
+#: the lobby, so to the type checker it is any object).
+Room = Any
+#: A member of a room (a L{hub.lobby.Member}), by the same token.
+Member = Any
 
 
 class IGameRules(Interface):
@@ -25,14 +35,14 @@ class IGameRules(Interface):
         "The seat that must act now, or None once the game is over.")
     isOver = Attribute("True once the game has ended.")
 
-    def legalActions(seat):
+    def legalActions(seat: int) -> list[Any]:
         """
         Every legal action of C{seat} now (empty when it is not to act).
 
         @rtype: L{list}
         """
 
-    def apply(seat, action):
+    def apply(seat: int, action: Any) -> object:
         """
         Play C{action} for C{seat}.
 
@@ -40,7 +50,7 @@ class IGameRules(Interface):
             state is then unchanged.
         """
 
-    def copy():
+    def copy() -> IGameRules:
         """
         An independent copy of this state, for search.
         """
@@ -53,7 +63,7 @@ class IBot(Interface):
 
     level = Attribute("1 (random), 2 (heuristic) or 3 (search).")
 
-    def chooseAction(state, seat):
+    def chooseAction(state: IGameRules, seat: int) -> Any:
         """
         Choose a legal action for C{seat} in C{state} (an L{IGameRules}).
         """
@@ -85,27 +95,29 @@ class ISessions(Interface):
         "Seconds a connection may send nothing before it is closed; 0 for "
         "never.")
 
-    def connect(kind, peer):
+    def connect(kind: str, peer: object) -> ISession:
         """
         Open a session for a new connection of game kind C{kind}.
 
         @rtype: L{ISession}
         """
 
-    def claimName(session, name):
+    def claimName(session: ISession, name: str) -> None:
         """
         Give C{session} the unique (per game kind) C{name} and a new token.
 
         @raise NameTaken: when another session of that kind holds it.
         """
 
-    def lose(session, onExpiry):
+    def lose(session: ISession,
+             onExpiry: Callable[[ISession], object]) -> None:
         """
         The connection of C{session} dropped: keep it for the grace period,
         then call C{onExpiry(session)} and close it.
         """
 
-    def resume(kind, name, token, peer):
+    def resume(kind: str, name: str, token: int,
+               peer: object) -> Optional[ISession]:
         """
         Give the session of C{name} back to a new connection that proves
         it with C{token}: a lost one, or a live one whose old connection
@@ -114,7 +126,7 @@ class ISessions(Interface):
         @return: the session, or None if none matches.
         """
 
-    def disconnect(session):
+    def disconnect(session: ISession) -> None:
         """
         Forget C{session} now, freeing its name.
         """
@@ -127,34 +139,36 @@ class IRoomObserver(Interface):
     that caused the event is passed as C{actor}.
     """
 
-    def memberJoined(room, actor):
+    def memberJoined(room: Room, actor: Member) -> None:
         """
         C{actor} joined C{room}.
         """
 
-    def memberLeft(room, actor, previousOwner):
+    def memberLeft(room: Room, actor: Member,
+                   previousOwner: Optional[Member]) -> None:
         """
         C{actor} left C{room}; C{previousOwner} is who owned it before.
         """
 
-    def readyChanged(room, actor):
+    def readyChanged(room: Room, actor: Member) -> None:
         """
         The ready flag of C{actor} changed (or was set again).
         """
 
-    def roleChanged(room, actor):
+    def roleChanged(room: Room, actor: Member) -> None:
         """
         The role data of C{actor} (a gomoku colour) changed.
         """
 
-    def gameStarted(room):
+    def gameStarted(room: Room) -> None:
         """
         C{room.game} is now running.
         """
 
-    def gameEnded(room, game):
+    def gameEnded(room: Room, game: IGameRules) -> None:
         """
-        The game C{game} of C{room} is over and detached from the room.
+        The game C{game} (the table's L{IGameRules} state) of C{room} is
+        over and detached from the room.
         """
 
 
@@ -166,12 +180,12 @@ class IStartPolicy(Interface):
     autoStart = Attribute(
         "True if the game starts by itself as soon as canStart allows.")
 
-    def canStart(room):
+    def canStart(room: Room) -> bool:
         """
         Whether C{room} may start now (counts, ready flags).
         """
 
-    def newTable(room):
+    def newTable(room: Room) -> ITable:
         """
         Make the table (an L{ITable}, not started) for C{room}'s members,
         with the adapter's own listener attached, and set each member's
@@ -185,48 +199,52 @@ class ILobby(Interface):
     seats, passwords, capacity, start policy and the running game.
     """
 
-    def createRoom(kind, name, session, observer, policy, capacity,
-                   password="", role=None):
+    def createRoom(kind: str, name: str, session: ISession,
+                   observer: IRoomObserver, policy: IStartPolicy,
+                   capacity: int, password: str = "",
+                   role: object = None) -> Room:
         """
         Make a room with C{session} as its owner and first member.
 
         @raise RoomExists: a room of that kind and name exists.
         """
 
-    def join(kind, name, session, observer, password=None, role=None):
+    def join(kind: str, name: str, session: ISession,
+             observer: IRoomObserver, password: Optional[str] = None,
+             role: object = None) -> Room:
         """
         Add C{session} to the room.
 
         @raise LobbyError: a subclass saying why not.
         """
 
-    def leave(session):
+    def leave(session: ISession) -> None:
         """
         Take C{session} out of its room; the room closes when empty.
         """
 
-    def setReady(session, ready):
+    def setReady(session: ISession, ready: bool) -> None:
         """
         Set the ready flag of C{session}, then start the game if the
         room's policy starts it by itself.
         """
 
-    def start(room):
+    def start(room: Room) -> None:
         """
         Start C{room}'s game now (the policy must allow it).
         """
 
-    def endGame(room):
+    def endGame(room: Room) -> None:
         """
         Detach the finished game from C{room}; members stay.
         """
 
-    def roomOf(session):
+    def roomOf(session: ISession) -> Optional[Room]:
         """
         The room C{session} is in, or None.
         """
 
-    def rooms(kind):
+    def rooms(kind: str) -> Sequence[Room]:
         """
         Every room of game kind C{kind}, oldest first.
         """
@@ -238,7 +256,7 @@ class ITableListener(Interface):
     the table's players, the records, the spectators' feed, a test.
     """
 
-    def tableEvent(table, event):
+    def tableEvent(table: ITable, event: object) -> None:
         """
         C{event} (one of L{hub.tables.events}) happened at C{table}.  A
         listener that raises is logged and the table goes on.
@@ -258,30 +276,30 @@ class ITable(Interface):
     game = Attribute("The L{IGameRules} state.")
     over = Attribute("True once the game has ended.")
 
-    def addListener(listener):
+    def addListener(listener: ITableListener) -> None:
         """
         Tell C{listener} (an L{ITableListener}) of every later event.
         """
 
-    def start():
+    def start() -> None:
         """
         Announce the game and its first turn.
         """
 
-    def act(seat, action):
+    def act(seat: Optional[int], action: Any) -> None:
         """
         C{seat} plays the canonical C{action}.
 
         @raise hub.tables.base.TableError: a subclass saying why not.
         """
 
-    def drop(seat):
+    def drop(seat: int) -> None:
         """
         The player of C{seat} is gone for good: forfeit, eliminate, retire
         or take over the seat, as the game's rules and options say.
         """
 
-    def stop():
+    def stop() -> None:
         """
         The server is stopping: cancel every timer, tell nobody.
         """

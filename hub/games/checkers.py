@@ -15,7 +15,10 @@ region A, seat 1 is C and seat 2 is E.
 Pure: no Twisted, no wire format.
 """
 
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from __future__ import annotations
+
+from typing import (
+    Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple)
 
 from zope.interface import implementer
 
@@ -86,10 +89,12 @@ def regionOf(x: int, y: int) -> Optional[str]:
 CELLS: Tuple[Cell, ...] = tuple(
     (x, y) for y in range(8, -9, -1) for x in range(-8, 9)
     if isValidCell(x, y))
-INDEX: Dict[Cell, int] = {cell: i for i, cell in enumerate(CELLS)}
+# Keyed by any tuple of ints, so that a cell given as a list can be
+# looked up as C{tuple(cell)} (a tuple of another length is not found).
+INDEX: Dict[Tuple[int, ...], int] = {cell: i for i, cell in enumerate(CELLS)}
 CELL_COUNT = len(CELLS)
 
-REGION_CELLS: Dict[str, frozenset] = {
+REGION_CELLS: Dict[str, FrozenSet[Cell]] = {
     letter: frozenset(c for c in CELLS if regionOf(*c) == letter)
     for letter in REGION_LETTERS}
 
@@ -104,7 +109,7 @@ _JUMPS: Tuple[Tuple[Tuple[int, int], ...], ...] = tuple(
           for dx, dy in DIRECTIONS
           if (x + 2 * dx, y + 2 * dy) in INDEX)
     for x, y in CELLS)
-_REGION_INDEXES: Dict[str, frozenset] = {
+_REGION_INDEXES: Dict[str, FrozenSet[int]] = {
     letter: frozenset(INDEX[c] for c in cells)
     for letter, cells in REGION_CELLS.items()}
 
@@ -358,7 +363,7 @@ class CheckersGame:
             # cell of the chain has the origin's parity) and a chain may
             # not land back on it.
             seen = {origin}
-            frontier = [(origin, (start,))]
+            frontier: List[Tuple[int, Path]] = [(origin, (start,))]
             for cell, path in frontier:
                 for over, land in jumps[cell]:
                     if board[over] and not board[land] and land not in seen:
@@ -437,6 +442,8 @@ class CheckersGame:
         if self.isOver:
             raise GameOver("the game is over")
         if seat != self.currentSeat:
+            # A game that is not over always has a seat to move.
+            assert self.currentSeat is not None
             raise OutOfTurn("it is %s's turn"
                             % (self.regions[self.currentSeat],))
         return self.checkPath(seat, path)
@@ -502,6 +509,7 @@ class CheckersGame:
         """
         if self.isOver:
             raise GameOver("the game is over")
+        assert self.currentSeat is not None
         return self.eliminate(self.currentSeat)
 
     def _advance(self, seat: int, path: Optional[Path],

@@ -10,6 +10,10 @@ changes nothing.
 Pure: no I/O, no Twisted, no wire format.
 """
 
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
 from zope.interface import implementer
 
 from hub.games.state import copyState
@@ -29,6 +33,9 @@ SEAT_COLOURS = (BLACK, WHITE)
 # the game in error (MAX_ILLEGAL_MOVE of gomoku-battle's match.cpp).
 MAX_ILLEGAL_MOVES = 5
 
+#: A cell, C{(x, y)}: the action of L{GomokuGame}.
+Cell = Tuple[int, int]
+
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
 # Every cell as (x, y), in board index order (row by row).
 _CELLS = tuple((i % SIZE, i // SIZE) for i in range(CELLS))
@@ -40,14 +47,14 @@ class IllegalMove(ValueError):
     """
 
 
-def colourOfSeat(seat):
+def colourOfSeat(seat: int) -> int:
     """
     The colour seat C{seat} plays: seat 0 is black, seat 1 white.
     """
     return SEAT_COLOURS[seat]
 
 
-def seatOfColour(colour):
+def seatOfColour(colour: int) -> int:
     """
     The seat that plays C{colour} (L{BLACK} or L{WHITE}).
     """
@@ -73,19 +80,19 @@ class GomokuGame:
 
     seatCount = 2
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.board = [EMPTY] * CELLS
-        self.moves = []
-        self.lastMove = None
-        self.winner = None
-        self.winnerSeat = None
+        self.moves: List[Cell] = []
+        self.lastMove: Optional[Cell] = None
+        self.winner: Optional[int] = None
+        self.winnerSeat: Optional[int] = None
         self.isDraw = False
         self.isOver = False
         self.isError = False
         self.illegalStreak = 0
 
     @property
-    def currentSeat(self):
+    def currentSeat(self) -> Optional[int]:
         """
         The seat to move (0 black, 1 white), or None once over.
         """
@@ -94,7 +101,7 @@ class GomokuGame:
         return len(self.moves) & 1
 
     @property
-    def currentColour(self):
+    def currentColour(self) -> Optional[int]:
         """
         The colour to move, or None once over.
         """
@@ -102,13 +109,13 @@ class GomokuGame:
             return None
         return SEAT_COLOURS[len(self.moves) & 1]
 
-    def at(self, x, y):
+    def at(self, x: int, y: int) -> int:
         """
         The stone at C{(x, y)}: L{EMPTY}, L{BLACK} or L{WHITE}.
         """
         return self.board[y * SIZE + x]
 
-    def isLegal(self, x, y):
+    def isLegal(self, x: int, y: int) -> bool:
         """
         Whether the player to move may put a stone at C{(x, y)}.
         """
@@ -117,7 +124,7 @@ class GomokuGame:
                 and 0 <= x < SIZE and 0 <= y < SIZE
                 and self.board[y * SIZE + x] == EMPTY)
 
-    def legalActions(self, seat):
+    def legalActions(self, seat: int) -> List[Cell]:
         """
         Every empty cell as C{(x, y)}, row by row, when C{seat} is to
         move; otherwise an empty list.
@@ -127,12 +134,13 @@ class GomokuGame:
         return [cell for cell, stone in zip(_CELLS, self.board)
                 if stone == EMPTY]
 
-    def apply(self, seat, action):
+    def apply(self, seat: int, action: Cell) -> None:
         """
         Put a stone of C{seat}'s colour at C{action} = C{(x, y)}.
 
         @raise IllegalMove: when the game is over, it is not C{seat}'s
-            turn, or the cell is off the board or occupied.
+            turn, or the cell is off the board or occupied (or, from a
+            careless caller, not a pair of ints).
         """
         if self.isOver:
             raise IllegalMove("the game is over")
@@ -157,7 +165,7 @@ class GomokuGame:
             self.isDraw = True
             self.isOver = True
 
-    def place(self, x, y):
+    def place(self, x: int, y: int) -> int:
         """
         Put a stone for whoever is to move at C{(x, y)}.
 
@@ -170,7 +178,7 @@ class GomokuGame:
         self.apply(seat, (x, y))
         return SEAT_COLOURS[seat]
 
-    def refuse(self, seat):
+    def refuse(self, seat: int) -> bool:
         """
         Count an illegal move by C{seat}, the player to move.  One more
         than L{MAX_ILLEGAL_MOVES} in a row ends the game in error, with no
@@ -185,7 +193,7 @@ class GomokuGame:
             self.endInError()
         return self.isOver
 
-    def endInError(self):
+    def endInError(self) -> None:
         """
         The game ends in error, with no winner (too many illegal moves).
         """
@@ -194,7 +202,7 @@ class GomokuGame:
         self.isError = True
         self.isOver = True
 
-    def forfeit(self, seat):
+    def forfeit(self, seat: int) -> None:
         """
         C{seat} gives up (or is gone for good): the other seat wins.
         """
@@ -204,7 +212,7 @@ class GomokuGame:
         self.winner = SEAT_COLOURS[1 - seat]
         self.isOver = True
 
-    def _fiveThrough(self, x, y, colour):
+    def _fiveThrough(self, x: int, y: int, colour: int) -> bool:
         """
         Whether the stone at C{(x, y)} makes five or more in a row.
         """
@@ -227,7 +235,7 @@ class GomokuGame:
                 return True
         return False
 
-    def copy(self):
+    def copy(self) -> GomokuGame:
         """
         An independent copy of this game: every field is copied, the
         lists (the only mutable ones) as new lists.

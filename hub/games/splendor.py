@@ -23,11 +23,15 @@ L{NobleOffered}, L{NobleAwarded}, L{TurnSkipped}, L{NewTurn},
 L{GameOver}) in the order the protocol must announce them.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import random
 from itertools import combinations
-from typing import NamedTuple, Tuple
+from typing import (
+    Any, Container, Dict, Iterable, List, Mapping, NamedTuple, Optional,
+    Tuple, Union)
 
 from zope.interface import implementer
 
@@ -66,6 +70,9 @@ PHASE_DISCARD = "discard"
 PHASE_NOBLE = "noble"
 PHASE_OVER = "over"
 
+#: C{(colour, count)} pairs: gems taken, paid or discarded.
+Gems = Tuple[Tuple[str, int], ...]
+
 
 class Card(NamedTuple):
     """
@@ -80,7 +87,9 @@ class Card(NamedTuple):
     cost: Tuple[int, ...]
 
 
-def loadCards(path=None):
+def loadCards(
+        path: Optional[str] = None,
+) -> Tuple[Dict[int, Card], Dict[int, Card]]:
     """
     Read C{splendor_cards.json} (the reference C{card_configuration.json}
     format).
@@ -92,7 +101,8 @@ def loadCards(path=None):
                             "splendor_cards.json")
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
-    cards, nobles = {}, {}
+    cards: Dict[int, Card] = {}
+    nobles: Dict[int, Card] = {}
     for entry in data:
         cost = tuple(entry["chips"][g] for g in GEMS)
         if entry["card_type"] == "noble":
@@ -114,9 +124,9 @@ class Action(NamedTuple):
     """
     kind: str
     card: int = 0
-    gems: Tuple[Tuple[str, int], ...] = ()
+    gems: Gems = ()
 
-    def canonical(self):
+    def canonical(self) -> Action:
         """
         The same action with C{gems} in the order L{legalActions} uses
         (alphabetical, golden last), zero counts dropped.
@@ -156,7 +166,8 @@ class DiscardRequired(NamedTuple):
     C{seat} holds more than 10 tokens and must give back C{count}.
     """
     seat: int
-    count: int
+    # The field shadows tuple.count(), which nobody calls on an event.
+    count: int  # type: ignore[assignment]
 
 
 class NobleOffered(NamedTuple):
@@ -197,6 +208,11 @@ class GameOver(NamedTuple):
     winner: int
 
 
+#: What L{SplendorGame.apply} and L{SplendorGame.retire} return a list of.
+RulesEvent = Union[OperationDone, NewCard, DiscardRequired, NobleOffered,
+                   NobleAwarded, TurnSkipped, NewTurn, GameOver]
+
+
 class IllegalAction(ValueError):
     """
     The action is not legal now; the state is unchanged.
@@ -218,35 +234,36 @@ class PlayerState:
     __slots__ = ("tokens", "bonuses", "points", "reserved", "purchased",
                  "nobles")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.tokens = [0] * len(TOKENS)
         self.bonuses = [0] * len(GEMS)
         self.points = 0
-        self.reserved = []
-        self.purchased = []
-        self.nobles = []
+        self.reserved: List[int] = []
+        self.purchased: List[int] = []
+        self.nobles: List[int] = []
 
-    def copy(self):
+    def copy(self) -> PlayerState:
         """
         An independent copy.  The attributes are the fixed C{__slots__};
         C{tests/splendor/test_game.py} checks that each one is copied.
         """
         return copyState(self)
 
-    def tokenCount(self):
+    def tokenCount(self) -> int:
         """
         Tokens held, gold included.
         """
         return sum(self.tokens)
 
-    def tokenDict(self):
+    def tokenDict(self) -> Dict[str, int]:
         """
         Tokens held as C{{colour: count}} (every colour, gold included).
         """
         return dict(zip(TOKENS, self.tokens))
 
 
-def _pairs(gems, allowed):
+def _pairs(gems: Iterable[Tuple[str, int]],
+           allowed: Container[str]) -> Tuple[List[int], Gems]:
     """
     Validate C{(colour, count)} pairs: known colours from C{allowed},
     integer counts >= 0, no colour twice.
@@ -255,7 +272,7 @@ def _pairs(gems, allowed):
         positive count as a tuple in the order given.
     """
     counts = [0] * len(TOKENS)
-    seen = set()
+    seen: set[str] = set()
     try:
         items = list(gems)
     except TypeError:
@@ -277,7 +294,7 @@ def _pairs(gems, allowed):
     return counts, tuple((c, n) for c, n in items if n)
 
 
-def _isInt(value):
+def _isInt(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -307,7 +324,8 @@ class SplendorGame:
     @ivar turns: completed turns (passes included).
     """
 
-    def __init__(self, seatCount, rng=None):
+    def __init__(self, seatCount: int,
+                 rng: Optional[random.Random] = None) -> None:
         """
         Shuffle and deal.
 
@@ -317,7 +335,7 @@ class SplendorGame:
             raise ValueError("Splendor needs 2 to 4 players")
         if rng is None:
             rng = random.Random()
-        self.rng = rng
+        self.rng: Optional[random.Random] = rng
         decks = []
         board = []
         for level in (1, 2, 3):
@@ -329,7 +347,8 @@ class SplendorGame:
         rng.shuffle(nobles)
         self._setUp(seatCount, nobles[:seatCount + 1], board, decks)
 
-    def _setUp(self, seatCount, nobles, board, decks):
+    def _setUp(self, seatCount: int, nobles: List[int],
+               board: List[List[int]], decks: List[List[int]]) -> None:
         """
         The state before the first move, for a deal.
         """
@@ -339,16 +358,16 @@ class SplendorGame:
         self.board = board
         self.nobles = nobles
         self.players = [PlayerState() for _ in range(seatCount)]
-        self.currentSeat = 0
+        self.currentSeat: Optional[int] = 0
         self.phase = PHASE_ACT
         self.pendingDiscard = 0
-        self.pendingNobles = ()
-        self.winner = None
+        self.pendingNobles: Tuple[int, ...] = ()
+        self.winner: Optional[int] = None
         self.stalled = False
         self.retired = [False] * seatCount
         self.turns = 0
 
-    def deal(self):
+    def deal(self) -> Dict[str, Any]:
         """
         What the shuffle dealt, as JSON-able data: C{{"seats": n,
         "nobles": [...], "board": [[...] x 3], "decks": [[...] x 3]}}
@@ -361,7 +380,7 @@ class SplendorGame:
                 "decks": [list(deck) for deck in self.decks]}
 
     @classmethod
-    def fromDeal(cls, deal):
+    def fromDeal(cls, deal: Mapping[str, Any]) -> SplendorGame:
         """
         The game, before its first move, that L{deal} described.
 
@@ -385,13 +404,13 @@ class SplendorGame:
         return game
 
     @property
-    def isOver(self):
+    def isOver(self) -> bool:
         """
         True once the game has ended.
         """
         return self.phase == PHASE_OVER
 
-    def copy(self):
+    def copy(self) -> SplendorGame:
         """
         An independent copy: every attribute is carried over (a new one
         cannot be missed; C{tests/splendor/test_game.py} checks that
@@ -403,19 +422,19 @@ class SplendorGame:
 
     # Queries.
 
-    def points(self, seat):
+    def points(self, seat: int) -> int:
         """
         The points of C{seat}.
         """
         return self.players[seat].points
 
-    def faceUp(self, level):
+    def faceUp(self, level: int) -> List[int]:
         """
         The four slots of C{level} (1..3), 0 for an empty slot.
         """
         return list(self.board[level - 1])
 
-    def tokenTotal(self):
+    def tokenTotal(self) -> Tuple[int, int]:
         """
         Every token in the game, bank and hands: C{(gems, gold)}.
         """
@@ -423,7 +442,7 @@ class SplendorGame:
                 for i in range(len(TOKENS))]
         return sum(held[:GOLD]), held[GOLD]
 
-    def need(self, seat, card):
+    def need(self, seat: int, card: int) -> List[int]:
         """
         What C{seat} still owes for C{card} after bonuses, in L{GEMS}
         order.
@@ -432,7 +451,7 @@ class SplendorGame:
         cost = CARDS[card].cost
         return [max(0, cost[i] - bonuses[i]) for i in range(len(GEMS))]
 
-    def payment(self, seat, card):
+    def payment(self, seat: int, card: int) -> Optional[Gems]:
         """
         The payment using the least gold, or L{None} if C{seat} cannot
         afford C{card}.
@@ -450,7 +469,7 @@ class SplendorGame:
         return tuple((g, paid[TOKEN_INDEX[g]]) for g in CLIENT_ORDER
                      if paid[TOKEN_INDEX[g]])
 
-    def ranking(self):
+    def ranking(self) -> List[int]:
         """
         Seats best first: most points, then fewest purchased cards, then
         latest in turn order.
@@ -461,7 +480,7 @@ class SplendorGame:
 
     # Legal actions.
 
-    def legalActions(self, seat):
+    def legalActions(self, seat: int) -> List[Action]:
         """
         Every legal action of C{seat} now; empty unless C{seat} is to act.
 
@@ -476,7 +495,7 @@ class SplendorGame:
         return (self._takeActions(seat) + self._reserveActions(seat)
                 + self._buyActions(seat))
 
-    def _takeActions(self, seat):
+    def _takeActions(self, seat: int) -> List[Action]:
         bank = self.bank
         available = [g for g in CLIENT_GEMS if bank[TOKEN_INDEX[g]] > 0]
         held = self.players[seat].tokenCount()
@@ -493,7 +512,7 @@ class SplendorGame:
                            for g in available)
         return actions
 
-    def _reserveActions(self, seat):
+    def _reserveActions(self, seat: int) -> List[Action]:
         if len(self.players[seat].reserved) >= RESERVE_LIMIT:
             return []
         actions = [Action(FOLD_CARD, card)
@@ -502,12 +521,12 @@ class SplendorGame:
                        for level in (1, 2, 3) if self.decks[level - 1])
         return actions
 
-    def _buyActions(self, seat):
+    def _buyActions(self, seat: int) -> List[Action]:
         player = self.players[seat]
         tokens = player.tokens
         bonuses = player.bonuses
         gold = tokens[GOLD]
-        actions = []
+        actions: List[Action] = []
         candidates = [c for row in self.board for c in row if c]
         candidates.extend(player.reserved)
         for card in candidates:
@@ -528,14 +547,14 @@ class SplendorGame:
                 actions.append(Action(BUY_CARD, card, payment))
         return actions
 
-    def _payments(self, tokens, need):
+    def _payments(self, tokens: List[int], need: List[int]) -> List[Gems]:
         """
         Every exact payment of C{need} (five counts) from C{tokens}.
         """
         order = _CLIENT_GEM_INDEX
-        results = []
+        results: List[Gems] = []
 
-        def walk(k, goldLeft, paid):
+        def walk(k: int, goldLeft: int, paid: List[Tuple[int, int]]) -> None:
             if k == len(order):
                 gold = tokens[GOLD] - goldLeft
                 pairs = [(GEMS[i], n) for i, n in paid if n]
@@ -555,12 +574,12 @@ class SplendorGame:
         walk(0, tokens[GOLD], [])
         return results
 
-    def _discardActions(self, seat):
+    def _discardActions(self, seat: int) -> List[Action]:
         tokens = self.players[seat].tokens
         order = [TOKEN_INDEX[g] for g in CLIENT_ORDER]
-        results = []
+        results: List[Action] = []
 
-        def walk(k, left, chosen):
+        def walk(k: int, left: int, chosen: List[Tuple[str, int]]) -> None:
             if left == 0:
                 results.append(Action(DISCARD_GEMS, 0, tuple(chosen)))
                 return
@@ -574,7 +593,7 @@ class SplendorGame:
         walk(0, self.pendingDiscard, [])
         return results
 
-    def _canAct(self, seat):
+    def _canAct(self, seat: int) -> bool:
         if any(self.bank[i] for i in range(len(GEMS))):
             return True
         player = self.players[seat]
@@ -587,7 +606,7 @@ class SplendorGame:
 
     # Playing.
 
-    def apply(self, seat, action):
+    def apply(self, seat: int, action: Action) -> List[RulesEvent]:
         """
         Play C{action} for C{seat}.
 
@@ -620,7 +639,7 @@ class SplendorGame:
             return self._reserveHidden(seat, card, gems)
         raise IllegalAction("%r is not allowed now" % (kind,))
 
-    def _takeGems(self, seat, gems):
+    def _takeGems(self, seat: int, gems: Gems) -> List[RulesEvent]:
         counts, gems = _pairs(gems, GEMS)
         taken = [i for i in range(len(GEMS)) if counts[i]]
         total = sum(counts)
@@ -644,25 +663,29 @@ class SplendorGame:
         for i in taken:
             bank[i] -= counts[i]
             player.tokens[i] += counts[i]
-        events = [OperationDone(seat, Action(GET_GEMS, 0, gems))]
+        events: List[RulesEvent] = [
+            OperationDone(seat, Action(GET_GEMS, 0, gems))]
         return self._afterTokens(seat, events)
 
-    def _reserve(self, seat, card, gems):
+    def _reserve(self, seat: int, card: int,
+                 gems: Gems) -> List[RulesEvent]:
         player = self.players[seat]
         if gems:
             raise IllegalAction("fold_card takes no gems")
         if len(player.reserved) >= RESERVE_LIMIT:
             raise IllegalAction("three cards are reserved already")
-        level, slot = self._findFaceUp(card)
-        if level is None:
+        found = self._findFaceUp(card)
+        if found is None:
             raise IllegalAction("card %r is not face up" % (card,))
         golden = self._takeGold(player)
         player.reserved.append(card)
-        events = [OperationDone(seat, Action(FOLD_CARD, card), golden)]
-        events.extend(self._refill(seat, level, slot))
+        events: List[RulesEvent] = [
+            OperationDone(seat, Action(FOLD_CARD, card), golden)]
+        events.extend(self._refill(seat, *found))
         return self._afterTokens(seat, events)
 
-    def _reserveHidden(self, seat, card, gems):
+    def _reserveHidden(self, seat: int, card: int,
+                       gems: Gems) -> List[RulesEvent]:
         player = self.players[seat]
         if gems:
             raise IllegalAction("fold_card_unknown takes no gems")
@@ -676,18 +699,19 @@ class SplendorGame:
         drawn = deck.pop()
         golden = self._takeGold(player)
         player.reserved.append(drawn)
-        events = [OperationDone(seat, Action(FOLD_CARD_UNKNOWN, card),
-                                golden, drawn)]
+        events: List[RulesEvent] = [
+            OperationDone(seat, Action(FOLD_CARD_UNKNOWN, card), golden,
+                          drawn)]
         return self._afterTokens(seat, events)
 
-    def _buy(self, seat, card, gems):
+    def _buy(self, seat: int, card: int, gems: Gems) -> List[RulesEvent]:
         player = self.players[seat]
         paid, gems = _pairs(gems, TOKENS)
         if _isInt(card) and card in player.reserved:
-            level, slot = None, None
+            found = None
         else:
-            level, slot = self._findFaceUp(card)
-            if level is None:
+            found = self._findFaceUp(card)
+            if found is None:
                 raise IllegalAction("card %r cannot be bought" % (card,))
         need = self.need(seat, card)
         for i, owed in enumerate(need):
@@ -700,14 +724,16 @@ class SplendorGame:
         player.bonuses[info.bonus] += 1
         player.points += info.points
         player.purchased.append(card)
-        events = [OperationDone(seat, Action(BUY_CARD, card, gems))]
-        if level is None:
+        events: List[RulesEvent] = [
+            OperationDone(seat, Action(BUY_CARD, card, gems))]
+        if found is None:
             player.reserved.remove(card)
         else:
-            events.extend(self._refill(seat, level, slot))
+            events.extend(self._refill(seat, *found))
         return self._afterTurnAction(seat, events)
 
-    def _returnTokens(self, player, counts, refusal):
+    def _returnTokens(self, player: PlayerState, counts: List[int],
+                      refusal: str) -> None:
         """
         Move C{counts} (one count per token kind) from C{player} to the
         bank.
@@ -722,7 +748,7 @@ class SplendorGame:
             tokens[i] -= n
             self.bank[i] += n
 
-    def _discard(self, seat, gems):
+    def _discard(self, seat: int, gems: Gems) -> List[RulesEvent]:
         player = self.players[seat]
         counts, gems = _pairs(gems, TOKENS)
         if sum(counts) != self.pendingDiscard:
@@ -730,36 +756,40 @@ class SplendorGame:
         self._returnTokens(player, counts, "discarding tokens not held")
         self.pendingDiscard = 0
         self.phase = PHASE_ACT
-        events = [OperationDone(seat, Action(DISCARD_GEMS, 0, gems))]
+        events: List[RulesEvent] = [
+            OperationDone(seat, Action(DISCARD_GEMS, 0, gems))]
         return self._afterTurnAction(seat, events)
 
-    def _chooseNoble(self, seat, noble):
+    def _chooseNoble(self, seat: int, noble: int) -> List[RulesEvent]:
         if not _isInt(noble) or noble not in self.pendingNobles:
             raise IllegalAction("noble %r is not offered" % (noble,))
         self.pendingNobles = ()
         self.phase = PHASE_ACT
-        events = [self._award(seat, noble, True)]
+        events: List[RulesEvent] = [self._award(seat, noble, True)]
         return self._endTurn(seat, events)
 
     # Turn flow.
 
-    def _findFaceUp(self, card):
+    def _findFaceUp(self, card: int) -> Optional[Tuple[int, int]]:
+        """
+        The C{(level, slot)} of C{card} if it lies face up, else None.
+        """
         if not _isInt(card) or card not in CARDS:
-            return None, None
+            return None
         level = CARDS[card].level
         row = self.board[level - 1]
         if card in row:
             return level, row.index(card)
-        return None, None
+        return None
 
-    def _takeGold(self, player):
+    def _takeGold(self, player: PlayerState) -> int:
         if self.bank[GOLD]:
             self.bank[GOLD] -= 1
             player.tokens[GOLD] += 1
             return 1
         return 0
 
-    def _refill(self, seat, level, slot):
+    def _refill(self, seat: int, level: int, slot: int) -> List[NewCard]:
         row = self.board[level - 1]
         deck = self.decks[level - 1]
         if deck:
@@ -768,7 +798,8 @@ class SplendorGame:
         row[slot] = 0
         return []
 
-    def _afterTokens(self, seat, events):
+    def _afterTokens(self, seat: int,
+                     events: List[RulesEvent]) -> List[RulesEvent]:
         held = self.players[seat].tokenCount()
         if held > TOKEN_LIMIT:
             self.phase = PHASE_DISCARD
@@ -777,7 +808,8 @@ class SplendorGame:
             return events
         return self._afterTurnAction(seat, events)
 
-    def _afterTurnAction(self, seat, events):
+    def _afterTurnAction(self, seat: int,
+                         events: List[RulesEvent]) -> List[RulesEvent]:
         bonuses = self.players[seat].bonuses
         earned = tuple(
             n for n in self.nobles
@@ -791,14 +823,15 @@ class SplendorGame:
             return events
         return self._endTurn(seat, events)
 
-    def _award(self, seat, noble, chosen):
+    def _award(self, seat: int, noble: int, chosen: bool) -> NobleAwarded:
         player = self.players[seat]
         self.nobles.remove(noble)
         player.nobles.append(noble)
         player.points += NOBLES[noble].points
         return NobleAwarded(seat, noble, chosen)
 
-    def _endTurn(self, seat, events):
+    def _endTurn(self, seat: int,
+                 events: List[RulesEvent]) -> List[RulesEvent]:
         passes = 0
         retired = self.retired
         if retired.count(False) < 2:
@@ -823,7 +856,7 @@ class SplendorGame:
                 self.stalled = True
                 return self._finish(events)
 
-    def _finish(self, events):
+    def _finish(self, events: List[RulesEvent]) -> List[RulesEvent]:
         self.phase = PHASE_OVER
         self.currentSeat = None
         self.pendingDiscard = 0
@@ -834,7 +867,7 @@ class SplendorGame:
 
     # Players leaving.
 
-    def retire(self, seat):
+    def retire(self, seat: int) -> List[RulesEvent]:
         """
         The player of C{seat} left: the seat plays no more.  If it was to
         act, a pending discard or noble choice is settled with its first
@@ -848,7 +881,7 @@ class SplendorGame:
         if self.phase == PHASE_OVER or self.retired[seat]:
             return []
         self.retired[seat] = True
-        events = []
+        events: List[RulesEvent] = []
         while (self.currentSeat == seat
                and self.phase in (PHASE_DISCARD, PHASE_NOBLE)):
             events.extend(self.apply(seat, self.legalActions(seat)[0]))

@@ -9,6 +9,12 @@ is copied without anyone remembering to.  A field holding anything else
 (the deal's C{random.Random}, say) is shared by the copy.
 """
 
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+
 _IMMUTABLE = frozenset([int, float, bool, str, bytes, tuple, frozenset,
                         type(None)])
 
@@ -16,7 +22,7 @@ _IMMUTABLE = frozenset([int, float, bool, str, bytes, tuple, frozenset,
 _MISSING = object()
 
 
-def copyValue(value):
+def copyValue(value: Any) -> Any:
     """
     An independent copy of C{value}, by the convention above.  A list is
     taken to hold one kind of element: it is copied element by element
@@ -45,7 +51,7 @@ def copyValue(value):
     return value
 
 
-def copyState(state):
+def copyState(state: _T) -> _T:
     """
     An independent copy of the rules object C{state}: a new instance of
     its class, without calling C{__init__}, with every field (of its
