@@ -13,9 +13,11 @@ non-string data fields read as C{""} (Qt's C{toString()} semantics).
 Pure: no Twisted, no game rules.
 """
 
+from __future__ import annotations
+
 import json
 import re
-from typing import NamedTuple, Sequence, Tuple
+from typing import NamedTuple, Optional, Sequence, Tuple
 
 JOIN_ROOM_OP = 200000
 JOIN_ROOM_REPLY_OP = 200001
@@ -162,7 +164,7 @@ def error(code: int, reason: str = "", symbolic: bool = False) -> bytes:
     return encode(ERROR_OP, str(int(code)), text)
 
 
-def errorCode(data1: str):
+def errorCode(data1: str) -> Optional[int]:
     """
     The ERRCODE of an C{ERROR_OP}'s data1 in either form a server may
     use: decimal (C{"400005"}) or symbolic (C{"INVALID_MOVE"}, and the
@@ -217,7 +219,7 @@ def decode(line: bytes) -> Message:
     return Message(op, data1, data2)
 
 
-def _text(value) -> str:
+def _text(value: object) -> str:
     """
     Qt C{toString()}: a string stays, anything else is C{""}.  Strings
     with lone surrogates (C{"\\ud800"}) cannot be UTF-8 and are refused.

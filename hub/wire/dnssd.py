@@ -10,7 +10,9 @@ when the hub serves its web pages.
 Pure: no Twisted, no zeroconf.
 """
 
-from typing import Dict, Mapping, NamedTuple, Optional, Tuple, Union
+from __future__ import annotations
+
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple, Union
 
 #: The DNS-SD service type of a hub, fully qualified.
 SERVICE_TYPE = "_gamehub._tcp.local."
@@ -78,7 +80,8 @@ def _port(value: Optional[str]) -> Optional[int]:
     return port if 0 < port < 65536 else None
 
 
-def decodeProperties(properties: Mapping) -> HubRecord:
+def decodeProperties(
+        properties: Mapping[Any, Union[bytes, str, None]]) -> HubRecord:
     """
     The L{HubRecord} of TXT C{properties} (keys and values as bytes or
     str, as zeroconf gives them).  Unknown keys, games without a valid

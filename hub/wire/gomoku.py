@@ -12,7 +12,15 @@ original server's nlohmann::json C{dump()} does (compact, keys sorted,
 raw UTF-8), with C{<} and C{>} escaped inside strings.
 """
 
+from __future__ import annotations
+
 import json
+from typing import (
+    Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple,
+    TypedDict, Union)
+
+#: A message: a decoded JSON object, or one that L{encodeMessage} writes.
+Message = Dict[str, Any]
 
 # Message types (section 3).
 MSG_UNKNOWN = 0
@@ -136,7 +144,7 @@ class FrameTooLong(ValueError):
         L{FrameScanner.feed} call, which the caller may still handle.
     """
 
-    def __init__(self, message, frames=()):
+    def __init__(self, message: str, frames: Iterable[bytes] = ()) -> None:
         ValueError.__init__(self, message)
         self.frames = list(frames)
 
@@ -159,11 +167,18 @@ class FrameScanner:
     @ivar maxFrame: the largest payload accepted, in bytes.
     """
 
-    def __init__(self, maxFrame=MAX_FRAME):
+    # The scanner's state, set by _reset and kept by feed.
+    _buf: bytearray
+    _start: int
+    _pos: int
+    _inString: bool
+    _isJson: Optional[bool]
+
+    def __init__(self, maxFrame: int = MAX_FRAME) -> None:
         self.maxFrame = maxFrame
         self._reset()
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> List[bytes]:
         """
         Add C{data}, return the payloads of every frame it completes.
 
@@ -173,6 +188,7 @@ class FrameScanner:
         @raise FrameTooLong: when the pending frame exceeds C{maxFrame}.
             The scanner is then reset (the rest of the data is dropped).
         """
+        buf: Union[bytes, bytearray]
         if self._start < 0 and not self._buf:
             # Fast path: nothing pending, scan the chunk itself.
             buf = data
@@ -181,7 +197,7 @@ class FrameScanner:
             self._buf += data
             buf = self._buf
             start = self._start
-        frames = []
+        frames: List[bytes] = []
         pos = self._pos
         inString = self._inString
         isJson = self._isJson
@@ -278,7 +294,7 @@ class FrameScanner:
         self._isJson = isJson
         return frames
 
-    def _reset(self):
+    def _reset(self) -> None:
         """
         Forget any pending bytes.
         """
@@ -294,7 +310,7 @@ class FrameScanner:
         # None while only whitespace has been seen.
         self._isJson = None
 
-    def pending(self):
+    def pending(self) -> int:
         """
         How many bytes are buffered (of an unfinished frame).
 
@@ -303,7 +319,7 @@ class FrameScanner:
         return len(self._buf)
 
 
-def decodeMessage(payload):
+def decodeMessage(payload: bytes) -> Message:
     """
     Parse one frame payload into a message dict.
 
@@ -341,11 +357,17 @@ def decodeMessage(payload):
     return msg
 
 
-_REQUIRED = object()
-_scanOnce = json.JSONDecoder().scan_once
+# The default of a field that must be present (Any, to stand for the
+# default of any field's type).
+_REQUIRED: Any = object()
+# The decoder's scanner: C{_scanOnce(text, index)} is the value at index
+# and the index after it (typeshed does not declare the attribute).
+_scanOnce: Callable[[str, int], Tuple[Any, int]] = (
+    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
 
 
-def uintField(msg, key, default=_REQUIRED, bits=32):
+def uintField(msg: object, key: str, default: int = _REQUIRED,
+              bits: int = 32) -> int:
     """
     Read an unsigned integer field.
 
@@ -369,7 +391,8 @@ def uintField(msg, key, default=_REQUIRED, bits=32):
     return value
 
 
-def strField(msg, key, default=_REQUIRED, maxBytes=None):
+def strField(msg: object, key: str, default: str = _REQUIRED,
+             maxBytes: Optional[int] = None) -> str:
     """
     Read a string field.
 
@@ -399,7 +422,19 @@ def strField(msg, key, default=_REQUIRED, maxBytes=None):
     return value
 
 
-def roomField(msg, key="room"):
+class RoomFields(TypedDict):
+    """
+    The fields of a client's C{room} object, as L{roomField} reads them.
+    """
+
+    name: str
+    psw: str
+    oct: int
+    gs: int
+    state: int
+
+
+def roomField(msg: object, key: str = "room") -> RoomFields:
     """
     Read the C{room} object of a C{msg_room} from a client.
 
@@ -431,13 +466,14 @@ _RESULT_FRAME = (b'<{"msg_type":1,"result":"","session":%d,"status":%d,'
 _GAME_FRAME = b'<{"ex":%d,"msg_type":9,"session":%d,"state":%d,"token":%d}>'
 
 
-def _encodeFlat(obj):
+def _encodeFlat(obj: Mapping[str, Any]) -> Optional[bytes]:
     """
     The frame of a C{msg_move}, C{msg_result} (with an empty C{result})
     or C{msg_game} holding exactly its fields as plain ints, formatted
     directly; None for anything else.  Byte-identical to the JSON path.
     """
     msgType = obj.get("msg_type")
+    values: Tuple[Any, ...]
     try:
         if msgType == MSG_MOVE and len(obj) == 6:
             values = (obj["chess"], obj["session"], obj["token"], obj["x"],
@@ -462,7 +498,7 @@ def _encodeFlat(obj):
     return frame % values
 
 
-def encodeMessage(obj):
+def encodeMessage(obj: Mapping[str, Any]) -> bytes:
     """
     Write one message as a frame.
 
@@ -488,14 +524,15 @@ def encodeMessage(obj):
     return b"<" + data + b">"
 
 
-def _u64(value):
+def _u64(value: Optional[int]) -> int:
     """
     C{value}, or L{INVALID_U64} for None.
     """
     return INVALID_U64 if value is None else value
 
 
-def roomObject(name, owner, guest, oct, gs, state, psw=""):
+def roomObject(name: str, owner: str, guest: str, oct: int, gs: int,
+               state: int, psw: str = "") -> Message:
     """
     A C{Room} object with every field (its C{id} is always L{INVALID_ID}).
 
@@ -505,7 +542,8 @@ def roomObject(name, owner, guest, oct, gs, state, psw=""):
             "oct": oct, "owner": owner, "psw": psw, "state": state}
 
 
-def resultMessage(status, token, session):
+def resultMessage(status: int, token: Optional[int],
+                  session: Optional[int]) -> Message:
     """
     C{msg_result}: the answer to a request (C{result} is always C{""}).
 
@@ -515,7 +553,8 @@ def resultMessage(status, token, session):
             "status": status, "token": _u64(token)}
 
 
-def roomListMessage(rooms, token, session):
+def roomListMessage(rooms: Optional[List[Message]], token: Optional[int],
+                    session: Optional[int]) -> Message:
     """
     C{msg_roomlist}; C{rooms} is a list of L{roomObject}s or None (null).
 
@@ -525,7 +564,8 @@ def roomListMessage(rooms, token, session):
             "session": _u64(session), "token": _u64(token)}
 
 
-def roomMessage(roomType, room, token, session):
+def roomMessage(roomType: int, room: Message, token: Optional[int],
+                session: Optional[int]) -> Message:
     """
     C{msg_room}: room information (server, C{RI_*}) or a room operation
     (client, C{RO_*}) about C{room} (a L{roomObject}).
@@ -536,7 +576,8 @@ def roomMessage(roomType, room, token, session):
             "token": _u64(token), "type": roomType}
 
 
-def gameMessage(state, ex, token, session):
+def gameMessage(state: int, ex: int, token: Optional[int],
+                session: Optional[int]) -> Message:
     """
     C{msg_game}: a game started (C{GAME_STATE_RUNNING}, ex 0) or ended
     (C{GAME_STATE_END}, ex a C{GAME_RSLT_*}).
@@ -547,7 +588,8 @@ def gameMessage(state, ex, token, session):
             "state": state, "token": _u64(token)}
 
 
-def moveMessage(chess, x, y, token, session):
+def moveMessage(chess: int, x: int, y: int, token: Optional[int],
+                session: Optional[int]) -> Message:
     """
     C{msg_move}: a stone at column C{x}, row C{y}.
 
@@ -557,7 +599,8 @@ def moveMessage(chess, x, y, token, session):
             "token": _u64(token), "x": x, "y": y}
 
 
-def regMessage(name, session, token=INVALID_U64):
+def regMessage(name: str, session: Optional[int],
+               token: Optional[int] = INVALID_U64) -> Message:
     """
     C{msg_reg} (client): register C{name}, or resume with C{token}.
 
@@ -567,7 +610,8 @@ def regMessage(name, session, token=INVALID_U64):
             "token": _u64(token)}
 
 
-def requestMessage(target, session, oper=0, token=INVALID_U64):
+def requestMessage(target: int, session: Optional[int], oper: int = 0,
+                   token: Optional[int] = INVALID_U64) -> Message:
     """
     C{msg_request} (client): C{REQ_ROOM_LIST} or C{REQ_GAME_START}.
 
@@ -578,8 +622,9 @@ def requestMessage(target, session, oper=0, token=INVALID_U64):
             "token": _u64(token)}
 
 
-def roomOpMessage(opType, name, psw, session, oct=CHESS_WHITE,
-                  token=INVALID_U64):
+def roomOpMessage(opType: int, name: str, psw: str,
+                  session: Optional[int], oct: int = CHESS_WHITE,
+                  token: Optional[int] = INVALID_U64) -> Message:
     """
     C{msg_room} (client): a room operation C{RO_*} on room C{name}, with
     the room object the original client sends.
@@ -591,7 +636,8 @@ def roomOpMessage(opType, name, psw, session, oct=CHESS_WHITE,
     return roomMessage(opType, room, token, session)
 
 
-def chessMessage(chessType, session, token=INVALID_U64):
+def chessMessage(chessType: int, session: Optional[int],
+                 token: Optional[int] = INVALID_U64) -> Message:
     """
     C{msg_chess} (client): the owner picks C{CHESS_BLACK} or
     C{CHESS_WHITE}.
@@ -602,7 +648,8 @@ def chessMessage(chessType, session, token=INVALID_U64):
             "token": _u64(token), "type": chessType}
 
 
-def stateMessage(state, session, token=INVALID_U64):
+def stateMessage(state: int, session: Optional[int],
+                 token: Optional[int] = INVALID_U64) -> Message:
     """
     C{msg_state} (client): the guest becomes C{PLAYER_STATE_READY} or
     C{PLAYER_STATE_PREPARE}.

@@ -11,8 +11,16 @@ below 1024 bytes, the Unity client's receive buffer.
 Pure: no Twisted, no game rules.  See C{docs/protocols/splendor.md}.
 """
 
+from __future__ import annotations
+
 import json
 import struct
+from typing import (
+    TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple,
+    Union)
+
+if TYPE_CHECKING:
+    from typing import TypeGuard
 
 
 HEADER = struct.Struct("!IQQQ")
@@ -58,6 +66,13 @@ OPERATIONS = (GET_GEMS, BUY_CARD, FOLD_CARD, FOLD_CARD_UNKNOWN,
 
 UNKNOWN_CARD_BASE = 10000
 
+#: A message body as the server builds it: a JSON object.
+Body = Dict[str, Any]
+#: C{(colour, count)} pairs: gems taken, paid or discarded.
+GemPairs = Iterable[Tuple[str, int]]
+#: A received frame: C{(apiId, playerId, rawBody)}.
+Frame = Tuple[int, int, bytes]
+
 
 class FrameError(ValueError):
     """
@@ -68,7 +83,7 @@ class FrameError(ValueError):
         before closing.
     """
 
-    def __init__(self, message, frames=()):
+    def __init__(self, message: str, frames: Iterable[Frame] = ()) -> None:
         ValueError.__init__(self, message)
         self.frames = list(frames)
 
@@ -79,7 +94,7 @@ class BodyError(ValueError):
     """
 
 
-def packFrame(apiId, playerId, body=None):
+def packFrame(apiId: int, playerId: int, body: object = None) -> bytes:
     """
     One whole frame.
 
@@ -90,7 +105,7 @@ def packFrame(apiId, playerId, body=None):
     return HEADER.pack(apiId, playerId, HEADER_LENGTH + len(raw), 0) + raw
 
 
-def encodeBody(body):
+def encodeBody(body: object) -> bytes:
     """
     The body bytes as the reference server writes them.
 
@@ -102,7 +117,7 @@ def encodeBody(body):
     return raw
 
 
-def decodeBody(raw):
+def decodeBody(raw: bytes) -> Any:
     """
     Parse a received body: L{None} when empty, else the JSON value.
 
@@ -129,11 +144,11 @@ class FrameReader:
     @ivar maxLength: the largest acceptable frame (header included).
     """
 
-    def __init__(self, maxLength=MAX_FRAME_LENGTH):
+    def __init__(self, maxLength: int = MAX_FRAME_LENGTH) -> None:
         self.maxLength = maxLength
         self._buffer = bytearray()
 
-    def feed(self, data):
+    def feed(self, data: bytes) -> List[Frame]:
         """
         Add received bytes and return every frame now complete.
 
@@ -144,13 +159,14 @@ class FrameReader:
             unusable.
         """
         buffer = self._buffer
+        alldata: Union[bytes, bytearray]
         if buffer:
             buffer.extend(data)
             alldata = buffer
         else:
             alldata = data
         currentOffset = 0
-        frames = []
+        frames: List[Frame] = []
         while len(alldata) >= currentOffset + HEADER_LENGTH:
             apiId, playerId, length, _ = HEADER.unpack_from(
                 alldata, currentOffset)
@@ -169,7 +185,7 @@ class FrameReader:
             buffer.extend(memoryview(data)[currentOffset:])
         return frames
 
-    def pending(self):
+    def pending(self) -> int:
         """
         How many received bytes wait for the rest of their frame.
         """
@@ -178,7 +194,7 @@ class FrameReader:
 
 # Server bodies, with the key names and order of the reference server.
 
-def initRespBody(allocatedId, otherIds):
+def initRespBody(allocatedId: int, otherIds: Iterable[int]) -> Body:
     """
     INIT_RESP: C{{"allocated_player_id": id, "other_player_id": [...]}}.
     """
@@ -186,7 +202,9 @@ def initRespBody(allocatedId, otherIds):
             "other_player_id": list(otherIds)}
 
 
-def gameStartBody(sequence, nobles, levelOne, levelTwo, levelThree):
+def gameStartBody(sequence: Sequence[int], nobles: Iterable[int],
+                  levelOne: Iterable[int], levelTwo: Iterable[int],
+                  levelThree: Iterable[int]) -> Body:
     """
     GAME_START: player count and order, nobles and the 3 x 4 face-up
     cards.
@@ -199,39 +217,39 @@ def gameStartBody(sequence, nobles, levelOne, levelTwo, levelThree):
             "levelThreeCards_info": list(levelThree)}
 
 
-def newTurnBody(playerId):
+def newTurnBody(playerId: int) -> Body:
     """
     NEW_TURN: C{{"new_turn_player": id}}.
     """
     return {"new_turn_player": playerId}
 
 
-def newCardBody(cardNumber):
+def newCardBody(cardNumber: int) -> Body:
     """
     NEW_CARD: C{{"card_number": n}}.
     """
     return {"card_number": cardNumber}
 
 
-def discardGemsBody(count):
+def discardGemsBody(count: int) -> Body:
     """
     DISCARD_GEMS: C{{"number_to_discard": k}}.
     """
     return {"number_to_discard": count}
 
 
-def nobleBody(playerId, nobles):
+def nobleBody(playerId: int, nobles: Iterable[int]) -> Body:
     """
     PLAYER_GET_NOBLE: C{{"player_id": p, "noble_number": [...]}}.
     """
     return {"player_id": playerId, "noble_number": list(nobles)}
 
 
-def _gemEntries(gems):
+def _gemEntries(gems: GemPairs) -> List[Dict[str, Union[str, int]]]:
     return [{"gems_type": g, "gems_number": n} for g, n in gems]
 
 
-def getGemsBody(playerId, gems):
+def getGemsBody(playerId: int, gems: GemPairs) -> Body:
     """
     PLAYER_OPERATION get_gems broadcast.
 
@@ -241,7 +259,7 @@ def getGemsBody(playerId, gems):
             "operation_info": _gemEntries(gems)}
 
 
-def buyCardBody(playerId, cardNumber, payment):
+def buyCardBody(playerId: int, cardNumber: int, payment: GemPairs) -> Body:
     """
     PLAYER_OPERATION buy_card broadcast: the card, then the tokens paid.
     """
@@ -250,7 +268,7 @@ def buyCardBody(playerId, cardNumber, payment):
                                + _gemEntries(payment))}
 
 
-def foldCardBody(playerId, cardNumber, golden):
+def foldCardBody(playerId: int, cardNumber: int, golden: int) -> Body:
     """
     PLAYER_OPERATION fold_card broadcast: C{golden_number} is a separate
     second element.
@@ -260,7 +278,8 @@ def foldCardBody(playerId, cardNumber, golden):
                                {"golden_number": golden}]}
 
 
-def foldUnknownBody(playerId, level, cardNumber, golden):
+def foldUnknownBody(playerId: int, level: int, cardNumber: int,
+                    golden: int) -> Body:
     """
     PLAYER_OPERATION fold_card_unknown broadcast: one element holding
     C{card_level}, C{card_number} (C{10000 + level} for the others, the
@@ -272,7 +291,7 @@ def foldUnknownBody(playerId, level, cardNumber, golden):
                                 "golden_number": golden}]}
 
 
-def discardBody(playerId, gems):
+def discardBody(playerId: int, gems: GemPairs) -> Body:
     """
     PLAYER_OPERATION discard_gems broadcast: C{operation_info} is an
     object of colour to count.
@@ -283,7 +302,8 @@ def discardBody(playerId, gems):
 
 # Client bodies.
 
-def packClientFrame(apiId, playerId, body=None):
+def packClientFrame(apiId: int, playerId: int,
+                    body: object = None) -> bytes:
     """
     One whole frame as the Unity client writes it (compact JSON), for
     clients and tests.
@@ -293,7 +313,8 @@ def packClientFrame(apiId, playerId, body=None):
     return HEADER.pack(apiId, playerId, HEADER_LENGTH + len(raw), 0) + raw
 
 
-def operationRequest(playerId, kind, card=0, gems=()):
+def operationRequest(playerId: int, kind: str, card: int = 0,
+                     gems: GemPairs = ()) -> Body:
     """
     A PLAYER_OPERATION request body in the Unity client's shapes.
 
@@ -302,6 +323,7 @@ def operationRequest(playerId, kind, card=0, gems=()):
         C{fold_card_unknown}).
     @param gems: C{(colour, count)} pairs: taken, paid or discarded.
     """
+    info: object
     if kind == DISCARD_GEMS_OP:
         info = {g: n for g, n in gems}
     elif kind == GET_GEMS:
@@ -319,7 +341,7 @@ def operationRequest(playerId, kind, card=0, gems=()):
             "operation_info": info}
 
 
-def nobleChoiceRequest(playerId, noble):
+def nobleChoiceRequest(playerId: int, noble: int) -> Body:
     """
     A PLAYER_GET_NOBLE choice body.
     """
@@ -337,22 +359,23 @@ class Operation:
         kept (the rules reject them).
     """
 
-    def __init__(self, playerId, kind, card=0, gems=()):
+    def __init__(self, playerId: Optional[int], kind: str, card: int = 0,
+                 gems: GemPairs = ()) -> None:
         self.playerId = playerId
         self.kind = kind
         self.card = card
         self.gems = tuple(gems)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Operation(%r, %r, %r, %r)" % (
             self.playerId, self.kind, self.card, self.gems)
 
 
-def _isInt(value):
+def _isInt(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _gemPair(entry):
+def _gemPair(entry: object) -> Tuple[str, int]:
     if not isinstance(entry, dict):
         raise BodyError("gem entry is not an object")
     colour = entry.get("gems_type")
@@ -362,13 +385,14 @@ def _gemPair(entry):
     return (colour, count)
 
 
-def _cardNumber(entry):
+def _cardNumber(entry: object) -> int:
     if not isinstance(entry, dict) or not _isInt(entry.get("card_number")):
         raise BodyError("missing card_number")
-    return entry["card_number"]
+    number: int = entry["card_number"]
+    return number
 
 
-def _requestPlayerId(body, what):
+def _requestPlayerId(body: object, what: str) -> Optional[int]:
     """
     The C{player_id} of the request C{body}, or None when it has none.
 
@@ -384,7 +408,7 @@ def _requestPlayerId(body, what):
     return playerId
 
 
-def decodeOperation(body):
+def decodeOperation(body: Any) -> Operation:
     """
     Shape-check a PLAYER_OPERATION request body.
 
@@ -400,7 +424,7 @@ def decodeOperation(body):
     if kind == DISCARD_GEMS_OP:
         if not isinstance(info, dict):
             raise BodyError("discard_gems info is not an object")
-        gems = []
+        gems: List[Tuple[str, int]] = []
         for colour, count in info.items():
             if not _isInt(count):
                 raise BodyError("bad discard count")
@@ -421,7 +445,7 @@ def decodeOperation(body):
     return Operation(playerId, kind, card)
 
 
-def decodeNobleChoice(body):
+def decodeNobleChoice(body: Any) -> Tuple[Optional[int], int]:
     """
     Shape-check a PLAYER_GET_NOBLE choice: C{(playerId or None, noble)}.
 
