@@ -244,6 +244,16 @@ class ILobby(Interface):
         The room C{session} is in, or None.
         """
 
+    def room(kind: str, name: str) -> Optional[Room]:
+        """
+        The room of kind C{kind} called C{name}, or None.
+        """
+
+    def dissolve(room: Room) -> None:
+        """
+        Close C{room}, taking every member out without telling them.
+        """
+
     def rooms(kind: str) -> Sequence[Room]:
         """
         Every room of game kind C{kind}, oldest first.

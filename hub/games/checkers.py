@@ -18,7 +18,7 @@ Pure: no Twisted, no wire format.
 from __future__ import annotations
 
 from typing import (
-    Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple)
+    Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple)
 
 from zope.interface import implementer
 
@@ -226,7 +226,7 @@ class CheckersGame:
 
     @classmethod
     def fromPosition(cls, regions: Sequence[str],
-                     pieces: Dict[int, Sequence[Cell]],
+                     pieces: Mapping[int, Sequence[Sequence[int]]],
                      currentSeat: int = 0) -> "CheckersGame":
         """
         Build a game with the given pieces instead of the start position

@@ -9,15 +9,26 @@ out as L{hub.tables.events} to the table's L{ITableListener}s.  Nothing
 here knows a wire format or a transport.
 """
 
+from __future__ import annotations
+
 import functools
+from typing import (
+    Any, Callable, Dict, Iterable, List, Optional, Set, Type, TypeVar)
 
 import attr
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.bots.pilot import SeatPilot
-from hub.ihub import ITable, ITableListener
+from hub.ihub import IBot, IGameRules, ITable, ITableListener
 from hub.tables import events
+
+_E = TypeVar("_E")
+_G = TypeVar("_G")
+
+#: C{botFactory(kind, level, seed)}: the bot of a takeover.
+BotFactory = Callable[[str, int, int], IBot]
 
 
 class TableError(Exception):
@@ -51,9 +62,10 @@ class IllegalAction(TableError):
     """
 
 
-def _defaultBots(kind, level, seed):
+def _defaultBots(kind: str, level: int, seed: int) -> IBot:
     from hub.bots import botFor
-    return botFor(kind, level, seed=seed)
+    bot: IBot = botFor(kind, level, seed=seed)
+    return bot
 
 
 @attr.s(frozen=True)
@@ -72,13 +84,13 @@ class TableOptions:
         (where the game has such a limit), or None.
     """
 
-    turnSeconds = attr.ib(default=None)
-    turnGrace = attr.ib(default=0.0)
-    takeover = attr.ib(default=None)
-    botLevel = attr.ib(default=2)
-    botDelay = attr.ib(default=0.5)
-    botFactory = attr.ib(default=_defaultBots, repr=False)
-    maxIllegal = attr.ib(default=None)
+    turnSeconds: Optional[float] = attr.ib(default=None)
+    turnGrace: float = attr.ib(default=0.0)
+    takeover: Optional[str] = attr.ib(default=None)
+    botLevel: int = attr.ib(default=2)
+    botDelay: float = attr.ib(default=0.5)
+    botFactory: BotFactory = attr.ib(default=_defaultBots, repr=False)
+    maxIllegal: Optional[int] = attr.ib(default=None)
 
 
 class Takeover:
@@ -89,14 +101,14 @@ class Takeover:
     @ivar pilots: the pilot of each seat a bot plays.
     """
 
-    def __init__(self, table):
+    def __init__(self, table: Table) -> None:
         self.table = table
-        self.pilots = {}
+        self.pilots: Dict[int, SeatPilot] = {}
 
-    def __contains__(self, seat):
+    def __contains__(self, seat: int) -> bool:
         return seat in self.pilots
 
-    def take(self, seat, seed):
+    def take(self, seat: int, seed: int) -> None:
         """
         From now on a bot plays C{seat}; C{seed} makes it deterministic.
         """
@@ -107,7 +119,7 @@ class Takeover:
         table.emit(events.SeatTakenOver(seat, options.botLevel,
                                         table.clock.seconds()))
 
-    def release(self, seat):
+    def release(self, seat: int) -> None:
         """
         C{seat} is back in human hands.
         """
@@ -115,7 +127,7 @@ class Takeover:
         if pilot is not None:
             pilot.stop()
 
-    def turn(self):
+    def turn(self) -> None:
         """
         If a bot plays the seat to act, have it act after its delay
         (unless an action of that seat is already scheduled).
@@ -129,7 +141,7 @@ class Takeover:
         if pilot is not None and not pilot.pending:
             pilot.turn(game, seat, functools.partial(table.botAct, seat))
 
-    def stopAll(self):
+    def stopAll(self) -> None:
         """
         The game is over: no bot acts any more.
         """
@@ -155,41 +167,44 @@ class Table:
     @ivar departed: the seats whose players left for good (L{depart}).
     """
 
-    kind = None
+    # Every subclass names its game kind.
+    kind: str = None  # type: ignore[assignment]
     log = Logger()
 
-    def __init__(self, name, seats, game, clock, options=None):
+    def __init__(self, name: str, seats: Iterable[events.Seat],
+                 game: IGameRules, clock: IReactorTime,
+                 options: Optional[TableOptions] = None) -> None:
         self.name = name
         self.seats = tuple(seats)
         self.game = game
         self.clock = clock
         self.options = options if options is not None else TableOptions()
-        self.listeners = []
+        self.listeners: List[ITableListener] = []
         self.over = False
-        self.ended = None
+        self.ended: Optional[events.GameEnded] = None
         self.takeover = Takeover(self)
-        self.departed = set()
-        self._turnCall = None
+        self.departed: Set[int] = set()
+        self._turnCall: Optional[IDelayedCall] = None
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<{} {!r}>".format(type(self).__name__, self.name)
 
     # Listeners
 
-    def addListener(self, listener):
+    def addListener(self, listener: ITableListener) -> None:
         """
         Tell C{listener} of every later event.
         """
         self.listeners.append(listener)
 
-    def removeListener(self, listener):
+    def removeListener(self, listener: ITableListener) -> None:
         """
         Tell C{listener} nothing more.
         """
         if listener in self.listeners:
             self.listeners.remove(listener)
 
-    def emit(self, event):
+    def emit(self, event: object) -> None:
         """
         Tell every listener of C{event}; a failing listener is logged and
         the others still hear it.
@@ -203,7 +218,7 @@ class Table:
                     "on {event}", kind=self.kind, table=self.name,
                     listener=listener, event=events.eventName(event))
 
-    def now(self):
+    def now(self) -> float:
         """
         The clock's time.
         """
@@ -211,13 +226,13 @@ class Table:
 
     # The game
 
-    def position(self):
+    def position(self) -> Dict[str, Any]:
         """
         The initial position for L{events.GameStarted}, JSON-able.
         """
         raise NotImplementedError()
 
-    def start(self):
+    def start(self) -> None:
         """
         Announce the game, then its first turn.
         """
@@ -225,7 +240,7 @@ class Table:
                                      self.position(), self.now()))
         self.startTurn()
 
-    def startTurn(self):
+    def startTurn(self) -> None:
         """
         Announce the turn of the seat to act (L{events.TurnStarted}),
         start its clock when the game has one, and let its bot act if a
@@ -241,7 +256,7 @@ class Table:
             self.startClock(deadline - self.now(), self.timedOut)
         self.takeover.turn()
 
-    def startClock(self, delay, f):
+    def startClock(self, delay: float, f: Callable[[], object]) -> None:
         """
         Run C{f} in C{delay} seconds, replacing the running turn clock;
         an error in C{f} is logged and never reaches the reactor.
@@ -249,7 +264,7 @@ class Table:
         self.stopClock()
         self._turnCall = self.clock.callLater(delay, self._ring, f)
 
-    def _ring(self, f):
+    def _ring(self, f: Callable[[], object]) -> None:
         self._turnCall = None
         try:
             f()
@@ -258,7 +273,7 @@ class Table:
                              kind=self.kind, table=self.name,
                              f=getattr(f, "__name__", f))
 
-    def stopClock(self):
+    def stopClock(self) -> None:
         """
         Cancel the turn clock, if running.
         """
@@ -267,13 +282,13 @@ class Table:
                 self._turnCall.cancel()
             self._turnCall = None
 
-    def timedOut(self):
+    def timedOut(self) -> None:
         """
         The seat to act ran out of time (games with a turn clock
         override this).
         """
 
-    def checkTurn(self, seat):
+    def checkTurn(self, seat: Optional[int]) -> int:
         """
         Refuse an action of C{seat} unless the game runs and C{seat} is to
         act.
@@ -281,6 +296,7 @@ class Table:
         @raise GameIsOver: the game has ended.
         @raise NotSeated: C{seat} is not a seat of this table.
         @raise NotYourTurn: another seat is to act.
+        @return: C{seat}, which is then an L{int}.
         """
         if self.over or self.game.isOver:
             raise GameIsOver()
@@ -288,8 +304,9 @@ class Table:
             raise NotSeated(seat)
         if seat != self.game.currentSeat:
             raise NotYourTurn(self.game.currentSeat)
+        return seat
 
-    def act(self, seat, action):
+    def act(self, seat: Optional[int], action: Any) -> None:
         """
         C{seat} plays C{action}.
 
@@ -297,20 +314,20 @@ class Table:
         """
         raise NotImplementedError()
 
-    def botAct(self, seat, action):
+    def botAct(self, seat: int, action: Any) -> None:
         """
         The bot of C{seat} chose the legal C{action}: play it as the
         player's own would have been.
         """
         raise NotImplementedError()
 
-    def drop(self, seat):
+    def drop(self, seat: int) -> None:
         """
         The player of C{seat} is gone for good.
         """
         raise NotImplementedError()
 
-    def depart(self, seat):
+    def depart(self, seat: int) -> bool:
         """
         The player of C{seat} left for good: note it and tell the
         listeners (L{events.SeatDropped}); the game is abandoned once
@@ -329,7 +346,7 @@ class Table:
             return False
         return True
 
-    def takeOver(self, seat, seed=None):
+    def takeOver(self, seat: int, seed: Optional[int] = None) -> None:
         """
         Have a bot play C{seat} from now on (L{events.SeatTakenOver}),
         acting at once if it is that seat's turn.
@@ -337,7 +354,8 @@ class Table:
         self.takeover.take(seat, seat if seed is None else seed)
         self.takeover.turn()
 
-    def end(self, reason, ranking=(), winner=None):
+    def end(self, reason: str, ranking: Iterable[int] = (),
+            winner: Optional[int] = None) -> None:
         """
         The game is over: stop the clock and the bots, and tell the
         listeners (L{events.GameEnded}).  Only the first call counts.
@@ -351,19 +369,32 @@ class Table:
                                       self.now())
         self.emit(self.ended)
 
-    def abandon(self):
+    def abandon(self) -> None:
         """
         Everyone left: the game ends unfinished.
         """
         self.end(events.ABANDONED)
 
-    def stop(self):
+    def stop(self) -> None:
         """
         The server is stopping: cancel the turn clock and the bots; tell
         nobody.
         """
         self.stopClock()
         self.takeover.stopAll()
+
+
+def replayed(game: Optional[_G]) -> _G:
+    """
+    The rules object a replay (the C{replay} of each table module) plays
+    the next event on.
+
+    @raise ValueError: when C{game} is None: no L{events.GameStarted} came
+        first, and no position was given.
+    """
+    if game is None:
+        raise ValueError("an event before the game's position")
+    return game
 
 
 @implementer(ITableListener)
@@ -375,13 +406,13 @@ class EventRecorder:
     @ivar events: the events, in order.
     """
 
-    def __init__(self):
-        self.events = []
+    def __init__(self) -> None:
+        self.events: List[object] = []
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: ITable, event: object) -> None:
         self.events.append(event)
 
-    def ofType(self, eventType):
+    def ofType(self, eventType: Type[_E]) -> List[_E]:
         """
         The events of type C{eventType}, in order.
         """

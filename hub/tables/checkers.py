@@ -14,12 +14,18 @@ L{CheckersStartPolicy} seats a room's members (regions by join order)
 and makes its table; L{replay} rebuilds a game from a table's events.
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+
+from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from hub.games import checkers as rules
-from hub.ihub import IStartPolicy
+from hub.ihub import ILobby, IStartPolicy, ITableListener, Room
 from hub.tables import events
-from hub.tables.base import IllegalAction, NotSeated, Table, TableOptions
+from hub.tables.base import (
+    IllegalAction, NotSeated, Table, TableOptions, replayed)
 
 KIND = "checkers"
 
@@ -40,8 +46,13 @@ class CheckersStartPolicy:
 
     autoStart = True
 
-    def __init__(self, fourPlayers=False, clock=None, options=None,
-                 listenerFor=None, sizes=rules.STANDARD_PLAYER_COUNTS):
+    def __init__(
+            self, fourPlayers: bool = False,
+            clock: Optional[IReactorTime] = None,
+            options: Optional[TableOptions] = None,
+            listenerFor: Optional[
+                Callable[[Room], Optional[ITableListener]]] = None,
+            sizes: Iterable[int] = rules.STANDARD_PLAYER_COUNTS) -> None:
         """
         @param fourPlayers: also start games of four (the same as adding
             4 to C{sizes}).
@@ -60,19 +71,21 @@ class CheckersStartPolicy:
         self.options = options if options is not None else TableOptions()
         self.listenerFor = listenerFor
 
-    def canStart(self, room):
+    def canStart(self, room: Room) -> bool:
         """
         Everyone is ready and the member count is allowed.
         """
         return room.allReady and len(room.members) in self.counts
 
-    def newTable(self, room):
+    def newTable(self, room: Room) -> CheckersTable:
         """
         A new table with one seat per member, regions by join order; each
         member's C{seat} is set, and the adapter's listener attached.
         """
+        if self.clock is None:
+            raise ValueError("a policy without a clock makes no table")
         game = rules.CheckersGame(len(room.members))
-        seats = []
+        seats: List[events.Seat] = []
         for index, member in enumerate(room.members):
             member.seat = index
             seats.append(events.Seat(index, member.name, member.session.id,
@@ -85,7 +98,7 @@ class CheckersStartPolicy:
                 table.addListener(listener)
         return table
 
-    def memberLeft(self, lobby, room):
+    def memberLeft(self, lobby: ILobby, room: Room) -> None:
         """
         A member left C{room} while no game runs: start the game if the
         members left are all ready and their count is allowed.
@@ -102,11 +115,14 @@ class CheckersTable(Table):
     """
 
     kind = KIND
+    game: rules.CheckersGame
 
-    def __init__(self, name, seats, game, clock, options=None):
+    def __init__(self, name: str, seats: Iterable[events.Seat],
+                 game: rules.CheckersGame, clock: IReactorTime,
+                 options: Optional[TableOptions] = None) -> None:
         Table.__init__(self, name, seats, game, clock, options)
 
-    def position(self):
+    def position(self) -> Dict[str, Any]:
         """
         The game as it stands: regions, each seat's pieces and the seat
         to move (JSON-able; L{restore} rebuilds it).
@@ -115,13 +131,15 @@ class CheckersTable(Table):
 
     # Turns
 
-    def startTurn(self):
+    def startTurn(self) -> None:
         """
         Announce the turn of the seat to move: its clock starts (and its
         bot acts, if L{takeOver} gave it one), or if its player is gone
         it is eliminated now or played by a bot.
         """
         seat = self.game.currentSeat
+        # A turn starts only in a game that is not over.
+        assert seat is not None
         options = self.options
         now = self.now()
         departed = seat in self.departed
@@ -137,7 +155,7 @@ class CheckersTable(Table):
             self.startClock(delay, self.timedOut)
         self.takeover.turn()
 
-    def departedTurn(self, seat):
+    def departedTurn(self, seat: int) -> None:
         """
         It is the turn of C{seat}, whose player is gone: its bot moves
         after C{botDelay} if L{botPlays} and it has a legal move, else the
@@ -151,7 +169,7 @@ class CheckersTable(Table):
         else:
             self.eliminate(seat, events.FORFEIT)
 
-    def botPlays(self):
+    def botPlays(self) -> bool:
         """
         Whether a bot plays a departed seat to move: only with takeover,
         and only while someone still connected is playing.
@@ -161,15 +179,16 @@ class CheckersTable(Table):
         return any(seat not in self.departed
                    for seat in self.game.activeSeats())
 
-    def timedOut(self):
+    def timedOut(self) -> None:
         """
         The seat to move ran out of time: it is eliminated.
         """
         seat = self.game.currentSeat
+        assert seat is not None
         self.emit(events.SeatTimedOut(seat, self.now()))
         self.eliminate(seat, events.TIMEOUT)
 
-    def eliminate(self, seat, reason):
+    def eliminate(self, seat: int, reason: str) -> None:
         """
         Eliminate C{seat} (its pieces leave the board), then go on.
         """
@@ -181,7 +200,7 @@ class CheckersTable(Table):
 
     # Actions
 
-    def act(self, seat, action):
+    def act(self, seat: Optional[int], action: Any) -> None:
         """
         C{seat} moves along the path C{action}.
 
@@ -191,7 +210,7 @@ class CheckersTable(Table):
         @raise IllegalAction: the rules refuse the path (the message is
             the rules' reason).
         """
-        self.checkTurn(seat)
+        seat = self.checkTurn(seat)
         if seat in self.departed:
             raise NotSeated(seat)
         try:
@@ -200,13 +219,13 @@ class CheckersTable(Table):
             raise IllegalAction(e.reason)
         self.played(result, False)
 
-    def botAct(self, seat, action):
+    def botAct(self, seat: int, action: rules.Path) -> None:
         """
         The bot of C{seat} chose the legal path C{action}.
         """
         self.played(self.game.apply(seat, action), True)
 
-    def played(self, result, byBot):
+    def played(self, result: rules.TurnResult, byBot: bool) -> None:
         """
         A legal move was applied: tell it, then end the turn.
         """
@@ -215,7 +234,7 @@ class CheckersTable(Table):
                                       result, self.now()))
         self.afterTurn(result, events.NORMAL)
 
-    def afterTurn(self, result, reason):
+    def afterTurn(self, result: rules.TurnResult, reason: str) -> None:
         """
         End the game, or start the next turn.
         """
@@ -227,7 +246,7 @@ class CheckersTable(Table):
 
     # Departures
 
-    def drop(self, seat):
+    def drop(self, seat: int) -> None:
         """
         The player of C{seat} left or dropped: the seat stays until its
         turn (at once if it is its turn); when every player is gone the
@@ -237,7 +256,7 @@ class CheckersTable(Table):
             self.departedTurn(seat)
 
 
-def positionOf(game):
+def positionOf(game: rules.CheckersGame) -> Dict[str, Any]:
     """
     The JSON-able position of C{game} (a L{rules.CheckersGame}): its
     regions, each seat's pieces and the seat to move.
@@ -250,7 +269,7 @@ def positionOf(game):
     }
 
 
-def restore(position):
+def restore(position: Mapping[str, Any]) -> rules.CheckersGame:
     """
     The L{rules.CheckersGame} of a position from L{positionOf}.
     """
@@ -260,7 +279,13 @@ def restore(position):
         position["regions"], pieces, position["currentSeat"])
 
 
-def replay(tableEvents, game=None, onAction=None):
+def replay(
+        tableEvents: Iterable[object],
+        game: Optional[rules.CheckersGame] = None,
+        onAction: Optional[
+            Callable[[rules.CheckersGame, events.ActionPlayed], object]
+        ] = None,
+) -> Optional[rules.CheckersGame]:
     """
     Rebuild the game a table played from its events alone: the position
     of L{events.GameStarted} (or C{game}, the position before the
@@ -270,16 +295,18 @@ def replay(tableEvents, game=None, onAction=None):
         L{events.ActionPlayed} (a replay's steps).
     @return: the final L{rules.CheckersGame}, or None without a
         L{events.GameStarted}.
+    @raise ValueError: a move or an elimination before any position.
     """
     for event in tableEvents:
         if isinstance(event, events.GameStarted):
             game = restore(event.position)
         elif isinstance(event, events.ActionPlayed):
+            game = replayed(game)
             game.apply(event.seat, event.action)
             if onAction is not None:
                 onAction(game, event)
         elif isinstance(event, events.SeatEliminated):
-            game.eliminate(event.seat)
+            replayed(game).eliminate(event.seat)
     return game
 
 

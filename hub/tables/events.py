@@ -10,6 +10,10 @@ L{GameStarted} carries the clock time it happened at (C{at}), in the
 table clock's seconds.
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Tuple, Union
+
 import attr
 
 # Why a game ended (GameEnded.reason).
@@ -34,11 +38,11 @@ class Seat:
     @ivar bot: True if the player is a bot client, where the hub can tell.
     """
 
-    index = attr.ib()
-    name = attr.ib()
-    playerId = attr.ib()
-    role = attr.ib(default=None)
-    bot = attr.ib(default=False)
+    index: int = attr.ib()
+    name: str = attr.ib()
+    playerId: int = attr.ib()
+    role: Union[int, str, None] = attr.ib(default=None)
+    bot: bool = attr.ib(default=False)
 
 
 @attr.s(frozen=True, slots=True)
@@ -55,11 +59,11 @@ class GameStarted:
     @ivar at: the clock time.
     """
 
-    kind = attr.ib()
-    table = attr.ib()
-    seats = attr.ib()
-    position = attr.ib()
-    at = attr.ib()
+    kind: str = attr.ib()
+    table: str = attr.ib()
+    seats: Tuple[Seat, ...] = attr.ib()
+    position: Dict[str, Any] = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -69,9 +73,9 @@ class TurnStarted:
     clock (None).
     """
 
-    seat = attr.ib()
-    deadline = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    deadline: Optional[float] = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -85,11 +89,11 @@ class ActionPlayed:
         L{hub.games.splendor.OperationDone}; gomoku: None).
     """
 
-    seat = attr.ib()
-    action = attr.ib()
-    byBot = attr.ib()
-    detail = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    action: Any = attr.ib()
+    byBot: bool = attr.ib()
+    detail: object = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -98,8 +102,8 @@ class SeatTimedOut:
     C{seat} ran out of time on its turn.
     """
 
-    seat = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -109,9 +113,9 @@ class SeatEliminated:
     (L{TIMEOUT}, L{FORFEIT}).
     """
 
-    seat = attr.ib()
-    reason = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    reason: str = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -120,8 +124,8 @@ class SeatDropped:
     The player of C{seat} left or lost the connection for good.
     """
 
-    seat = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -130,9 +134,9 @@ class SeatTakenOver:
     A server-side bot of C{level} plays C{seat} from now on.
     """
 
-    seat = attr.ib()
-    level = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    level: int = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -141,8 +145,8 @@ class SeatReturned:
     The player of C{seat} is back (gomoku's token resume).
     """
 
-    seat = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -152,9 +156,9 @@ class CardDealt:
     or C{card} None when the deck of C{level} is empty.
     """
 
-    level = attr.ib()
-    card = attr.ib()
-    at = attr.ib()
+    level: int = attr.ib()
+    card: Optional[int] = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -168,13 +172,13 @@ class GameEnded:
     @ivar winner: the winning seat, or None (a draw, an abandoned game).
     """
 
-    reason = attr.ib()
-    ranking = attr.ib()
-    winner = attr.ib()
-    at = attr.ib()
+    reason: str = attr.ib()
+    ranking: Tuple[int, ...] = attr.ib()
+    winner: Optional[int] = attr.ib()
+    at: float = attr.ib()
 
 
-def eventName(event):
+def eventName(event: object) -> str:
     """
     The name of C{event}'s type (C{"ActionPlayed"}), for logs and for
     serialising records.

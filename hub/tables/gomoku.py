@@ -14,12 +14,18 @@ L{events.SeatDropped}, then either L{events.SeatTakenOver} or the end
 (L{events.FORFEIT}).
 """
 
+from __future__ import annotations
+
+from typing import (
+    Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple)
+
+from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from hub.games import gomoku as rules
-from hub.ihub import IStartPolicy, ITable
+from hub.ihub import IStartPolicy, ITable, ITableListener, Room
 from hub.tables import events
-from hub.tables.base import IllegalAction, Table, TableOptions
+from hub.tables.base import IllegalAction, Table, TableOptions, replayed
 from hub.tables.events import ActionPlayed
 
 KIND = "gomoku"
@@ -47,8 +53,11 @@ class GomokuTable(Table):
     """
 
     kind = KIND
+    game: rules.GomokuGame
 
-    def __init__(self, name, seats, clock, options=None, game=None):
+    def __init__(self, name: str, seats: Iterable[events.Seat],
+                 clock: IReactorTime, options: Optional[TableOptions] = None,
+                 game: Optional[rules.GomokuGame] = None) -> None:
         if options is None:
             options = DEFAULT_OPTIONS
         if game is None:
@@ -56,20 +65,20 @@ class GomokuTable(Table):
         Table.__init__(self, name, seats, game, clock, options)
         self.maxIllegal = options.maxIllegal
         self.illegalStreak = 0
-        self.away = set()
-        self._fanout = ()
+        self.away: Set[int] = set()
+        self._fanout: Tuple[ITableListener, ...] = ()
 
     # Listeners: a tuple, so that each event is told without a copy.
 
-    def addListener(self, listener):
+    def addListener(self, listener: ITableListener) -> None:
         Table.addListener(self, listener)
         self._fanout = tuple(self.listeners)
 
-    def removeListener(self, listener):
+    def removeListener(self, listener: ITableListener) -> None:
         Table.removeListener(self, listener)
         self._fanout = tuple(self.listeners)
 
-    def emit(self, event):
+    def emit(self, event: object) -> None:
         for listener in self._fanout:
             try:
                 listener.tableEvent(self, event)
@@ -81,7 +90,7 @@ class GomokuTable(Table):
 
     # The game
 
-    def position(self):
+    def position(self) -> Dict[str, Any]:
         """
         The board as a list of the C{[x, y]} of its stones, black first
         (empty at the start).
@@ -89,7 +98,7 @@ class GomokuTable(Table):
         return {"size": rules.SIZE,
                 "moves": [[x, y] for x, y in self.game.moves]}
 
-    def act(self, seat, action):
+    def act(self, seat: Optional[int], action: Any) -> None:
         """
         C{seat} puts a stone at C{action} = C{(x, y)}.  An illegal move
         counts toward the limit, and the move past the limit ends the
@@ -99,7 +108,7 @@ class GomokuTable(Table):
         """
         game = self.game
         if self.over or seat is None or seat != game.currentSeat:
-            self.checkTurn(seat)
+            seat = self.checkTurn(seat)
         try:
             game.apply(seat, action)
         except rules.IllegalMove:
@@ -107,13 +116,13 @@ class GomokuTable(Table):
             raise IllegalAction(action)
         self.played(seat, action, False)
 
-    def botAct(self, seat, action):
+    def botAct(self, seat: int, action: rules.Cell) -> None:
         if self.over or self.game.currentSeat != seat:
             return
         self.game.apply(seat, action)
         self.played(seat, action, True)
 
-    def played(self, seat, action, byBot):
+    def played(self, seat: int, action: rules.Cell, byBot: bool) -> None:
         """
         Tell of the stone, then end the game or let a bot answer.
         """
@@ -130,7 +139,7 @@ class GomokuTable(Table):
         elif self.takeover.pilots:
             self.takeover.turn()
 
-    def refuse(self):
+    def refuse(self) -> None:
         """
         Count an illegal move of the seat to move; past the limit the game
         ends in error, with no winner.
@@ -144,13 +153,13 @@ class GomokuTable(Table):
 
     # Players coming and going
 
-    def seatLost(self, seat):
+    def seatLost(self, seat: int) -> None:
         """
         The player of C{seat} lost the connection and may come back.
         """
         self.away.add(seat)
 
-    def seatResumed(self, seat):
+    def seatResumed(self, seat: int) -> None:
         """
         The lost player of C{seat} is back (L{events.SeatReturned}).
         """
@@ -158,7 +167,7 @@ class GomokuTable(Table):
             self.away.discard(seat)
             self.emit(events.SeatReturned(seat, self.now()))
 
-    def drop(self, seat):
+    def drop(self, seat: int) -> None:
         """
         The player of C{seat} is gone for good (L{events.SeatDropped}).
         With C{takeover="bot"} a bot plays the seat while the other seat's
@@ -174,7 +183,7 @@ class GomokuTable(Table):
         else:
             self.forfeit(seat)
 
-    def forfeit(self, seat):
+    def forfeit(self, seat: int) -> None:
         """
         C{seat} loses by forfeit (L{events.FORFEIT}).
         """
@@ -200,24 +209,30 @@ class GomokuStartPolicy:
 
     autoStart = False
 
-    def __init__(self, clock, options=DEFAULT_OPTIONS, listenerFor=None):
+    def __init__(
+            self, clock: IReactorTime,
+            options: TableOptions = DEFAULT_OPTIONS,
+            listenerFor: Optional[
+                Callable[[Room, GomokuTable], ITableListener]] = None,
+    ) -> None:
         self.clock = clock
         self.options = options
         self.listenerFor = listenerFor
 
-    def canStart(self, room):
+    def canStart(self, room: Room) -> bool:
         """
         A guest is present and ready.
         """
         return len(room.members) == 2 and room.members[1].ready
 
-    def newTable(self, room):
+    def newTable(self, room: Room) -> GomokuTable:
         """
         Seat the members and make the table on a fresh board (the original
         forgot to clear it; spec section 10).
         """
         ownerSeat = room.settings.get(OWNER_SEAT, rules.SEAT_WHITE)
-        seats = [None, None]
+        # Filled by seat number below: a guest and the owner.
+        seats: List[Any] = [None, None]
         for member in room.members:
             seat = ownerSeat if member is room.owner else 1 - ownerSeat
             member.seat = seat
@@ -229,7 +244,7 @@ class GomokuStartPolicy:
         return table
 
 
-def restore(position):
+def restore(position: Mapping[str, Any]) -> rules.GomokuGame:
     """
     The rules object of C{position} (L{GomokuTable.position}).
     """
@@ -241,7 +256,11 @@ def restore(position):
     return game
 
 
-def replay(tableEvents, game=None, onAction=None):
+def replay(
+        tableEvents: Iterable[Any], game: Optional[rules.GomokuGame] = None,
+        onAction: Optional[
+            Callable[[rules.GomokuGame, events.ActionPlayed], object]] = None,
+) -> Optional[rules.GomokuGame]:
     """
     The final rules object of a game, rebuilt from its events alone: the
     position of L{events.GameStarted} (or C{game}, the position before
@@ -250,18 +269,20 @@ def replay(tableEvents, game=None, onAction=None):
     @param onAction: called as C{onAction(game, event)} after each
         L{events.ActionPlayed} (a replay's steps).
     @return: a L{rules.GomokuGame}, or None without a L{GameStarted}.
+    @raise ValueError: a stone or a forfeit before any position.
     """
     for event in tableEvents:
         eventType = type(event)
         if eventType is events.GameStarted:
             game = restore(event.position)
         elif eventType is events.ActionPlayed:
+            game = replayed(game)
             game.apply(event.seat, tuple(event.action))
             if onAction is not None:
                 onAction(game, event)
         elif eventType is events.GameEnded:
             if event.reason == events.FORFEIT:
-                game.forfeit(1 - event.winner)
+                replayed(game).forfeit(1 - event.winner)
             elif event.reason == events.ILLEGAL:
-                game.endInError()
+                replayed(game).endInError()
     return game

@@ -25,16 +25,24 @@ L{events.CardDealt}, ...) and the Splendor ones defined here
 L{replay} rebuilds the game from the events alone.
 """
 
+from __future__ import annotations
+
 import itertools
 import random
+from typing import (
+    Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple)
 
 import attr
+from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from hub.games import splendor as rules
-from hub.ihub import IStartPolicy, ITableListener
+from hub.ihub import (
+    ILobby, IRoomObserver, ISession, IStartPolicy, ITable, ITableListener,
+    Room)
 from hub.tables import events
-from hub.tables.base import IllegalAction, Table, TableOptions
+from hub.tables.base import (
+    IllegalAction, Table, TableOptions, replayed)
 
 KIND = "splendor"
 CAPACITY = 4
@@ -48,9 +56,9 @@ class DiscardRequired:
     that seat's player is told).
     """
 
-    seat = attr.ib()
-    count = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    count: int = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -60,9 +68,9 @@ class NobleOffered:
     seat's player is told).
     """
 
-    seat = attr.ib()
-    nobles = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    nobles: Tuple[int, ...] = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -72,10 +80,10 @@ class NobleAwarded:
     L{events.ActionPlayed} of the choice), or by itself.
     """
 
-    seat = attr.ib()
-    noble = attr.ib()
-    chosen = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    noble: int = attr.ib()
+    chosen: bool = attr.ib()
+    at: float = attr.ib()
 
 
 @attr.s(frozen=True, slots=True)
@@ -84,24 +92,28 @@ class TurnSkipped:
     C{seat} had no legal action and passed (nobody is told).
     """
 
-    seat = attr.ib()
-    at = attr.ib()
+    seat: int = attr.ib()
+    at: float = attr.ib()
 
 
-def seatName(playerId):
+#: What L{playedActions} lists: C{(seat, action, detail)}.
+Played = Tuple[int, rules.Action, Optional[rules.OperationDone]]
+
+
+def seatName(playerId: int) -> str:
     """
     The name of a Splendor player (the protocol has no names).
     """
     return "player {}".format(playerId)
 
 
-def playedActions(ruled):
+def playedActions(ruled: Iterable[rules.RulesEvent]) -> List[Played]:
     """
     The actions the rules events C{ruled} report as played, in order: one
     C{(seat, action, detail)} per L{rules.OperationDone} and per chosen
     L{rules.NobleAwarded} (detail None).
     """
-    played = []
+    played: List[Played] = []
     for event in ruled:
         if type(event) is rules.OperationDone:
             played.append((event.seat, event.action, event))
@@ -119,33 +131,36 @@ class SplendorTable(Table):
     """
 
     kind = KIND
+    game: rules.SplendorGame
 
-    def __init__(self, name, seats, game, clock, options=None, rng=None):
+    def __init__(self, name: str, seats: Iterable[events.Seat],
+                 game: rules.SplendorGame, clock: IReactorTime,
+                 options: Optional[TableOptions] = None,
+                 rng: Optional[random.Random] = None) -> None:
         Table.__init__(self, name, seats, game, clock, options)
         self.rng = rng if rng is not None else random.Random()
         self._deal = game.deal()
 
-    def position(self):
+    def position(self) -> Dict[str, Any]:
         """
         The deal (L{rules.SplendorGame.deal}): nobles, face-up cards and
         the decks in order.
         """
         return self._deal
 
-    def act(self, seat, action):
+    def act(self, seat: Optional[int], action: Any) -> None:
         """
         The player of C{seat} plays C{action} (an L{rules.Action}).
 
         @raise hub.tables.base.TableError: a subclass saying why not.
         """
-        self.checkTurn(seat)
-        self.play(seat, action, False)
+        self.play(self.checkTurn(seat), action, False)
 
-    def botAct(self, seat, action):
+    def botAct(self, seat: int, action: rules.Action) -> None:
         if not self.over and seat == self.game.currentSeat:
             self.play(seat, action, True)
 
-    def play(self, seat, action, byBot):
+    def play(self, seat: int, action: rules.Action, byBot: bool) -> None:
         """
         Apply C{action} and announce what it caused.
 
@@ -157,13 +172,15 @@ class SplendorTable(Table):
             raise IllegalAction(str(e))
         self.announce(ruled, byBot)
 
-    def announce(self, ruled, byBot):
+    def announce(self, ruled: List[rules.RulesEvent], byBot: bool) -> None:
         """
         Turn the rules events C{ruled} into table events, in order; a new
         turn is a L{Table.startTurn}, the game's end a L{Table.end}.
         """
         now = self.now()
         played = iter(playedActions(ruled))
+        # Tested with type(event) is ..., which mypy does not narrow on.
+        event: Any
         for event in ruled:
             kind = type(event)
             if kind is rules.OperationDone:
@@ -192,7 +209,7 @@ class SplendorTable(Table):
         if not self.over:
             self.takeover.turn()
 
-    def finish(self):
+    def finish(self) -> None:
         """
         The rules ended the game: rank the seats still playing.  The
         reason is L{events.FORFEIT} when the others all left.
@@ -203,7 +220,7 @@ class SplendorTable(Table):
         self.end(events.FORFEIT if playing < MIN_PLAYERS else events.NORMAL,
                  ranking, game.winner)
 
-    def drop(self, seat):
+    def drop(self, seat: int) -> None:
         """
         The player of C{seat} left (L{events.SeatDropped}).  The last one
         leaving abandons the game; otherwise a bot takes the seat over
@@ -221,7 +238,7 @@ class SplendorTable(Table):
             self.announce(self.game.retire(seat), True)
 
 
-def restore(position):
+def restore(position: Mapping[str, Any]) -> rules.SplendorGame:
     """
     The game before its first move, from L{events.GameStarted}'s
     C{position}.
@@ -229,7 +246,13 @@ def restore(position):
     return rules.SplendorGame.fromDeal(position)
 
 
-def replay(tableEvents, game=None, onAction=None):
+def replay(
+        tableEvents: Iterable[object],
+        game: Optional[rules.SplendorGame] = None,
+        onAction: Optional[
+            Callable[[rules.SplendorGame, events.ActionPlayed], object]
+        ] = None,
+) -> rules.SplendorGame:
     """
     Rebuild the final game from a table's events alone: restore the deal
     (or start from C{game}, the position before the events), apply every
@@ -237,9 +260,10 @@ def replay(tableEvents, game=None, onAction=None):
 
     @param onAction: called as C{onAction(game, event)} after each
         L{events.ActionPlayed}, played or settled (a replay's steps).
-    @raise ValueError: if the events contradict each other.
+    @raise ValueError: if the events contradict each other (an action
+        before any position included).
     """
-    settling = []
+    settling: List[Tuple[int, rules.Action]] = []
     for event in tableEvents:
         if isinstance(event, events.GameStarted):
             game = restore(event.position)
@@ -248,8 +272,9 @@ def replay(tableEvents, game=None, onAction=None):
             # The retirement settles a pending discard or noble choice by
             # itself; the ActionPlayed events that follow report it.
             settling.extend((seat, action) for seat, action, _ in
-                            playedActions(game.retire(event.seat)))
+                            playedActions(replayed(game).retire(event.seat)))
         elif isinstance(event, events.ActionPlayed):
+            game = replayed(game)
             if settling:
                 if settling.pop(0) != (event.seat, event.action):
                     raise ValueError("a retirement settled otherwise")
@@ -278,21 +303,26 @@ class SplendorStartPolicy:
 
     autoStart = True
 
-    def __init__(self, lobby, clock, rng, options=None, listenerFor=None):
+    def __init__(
+            self, lobby: ILobby, clock: IReactorTime, rng: random.Random,
+            options: Optional[TableOptions] = None,
+            listenerFor: Optional[
+                Callable[[Room, SplendorTable], ITableListener]] = None,
+    ) -> None:
         self.lobby = lobby
         self.clock = clock
         self.rng = rng
         self.options = options if options is not None else TableOptions()
         self.listenerFor = listenerFor
 
-    def canStart(self, room):
+    def canStart(self, room: Room) -> bool:
         """
         2 to 4 members, every one ready.
         """
         return (MIN_PLAYERS <= len(room.members) <= CAPACITY
                 and room.allReady)
 
-    def newTable(self, room):
+    def newTable(self, room: Room) -> SplendorTable:
         """
         Shuffle the members into turn order (each member's C{seat} is its
         seat number), deal, and make the table with the adapter's
@@ -300,7 +330,7 @@ class SplendorStartPolicy:
         """
         members = list(room.members)
         self.rng.shuffle(members)
-        seats = []
+        seats: List[events.Seat] = []
         for index, member in enumerate(members):
             member.seat = index
             playerId = member.session.id
@@ -322,11 +352,11 @@ class RoomCloser:
     the players): the members may INIT again.
     """
 
-    def __init__(self, lobby, room):
+    def __init__(self, lobby: ILobby, room: Room) -> None:
         self.lobby = lobby
         self.room = room
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: ITable, event: object) -> None:
         if isinstance(event, events.GameEnded):
             if self.room.table is table:
                 self.lobby.endGame(self.room)
@@ -346,12 +376,12 @@ class SplendorSeats:
     # it unique across nodes).
     tablePrefix = "table-"
 
-    def __init__(self, lobby, policy):
+    def __init__(self, lobby: ILobby, policy: SplendorStartPolicy) -> None:
         self.lobby = lobby
         self.policy = policy
         self._tableNumbers = itertools.count(1)
 
-    def openRoom(self):
+    def openRoom(self) -> Optional[Room]:
         """
         The newest room that has not started and has room, or None.
         """
@@ -360,7 +390,8 @@ class SplendorSeats:
                 return room
         return None
 
-    def seat(self, session, observer, preferred=None):
+    def seat(self, session: ISession, observer: IRoomObserver,
+             preferred: Optional[str] = None) -> None:
         """
         Seat C{session} (told through C{observer}) at the open room, or at
         a new one.
@@ -378,7 +409,7 @@ class SplendorSeats:
         else:
             self.lobby.join(KIND, room.name, session, observer)
 
-    def leave(self, session):
+    def leave(self, session: ISession) -> None:
         """
         C{session} is gone: it leaves its room (the others are told
         nothing).  Before the game the rest may now start; during it the
