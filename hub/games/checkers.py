@@ -1,7 +1,9 @@
 """
-Chinese checkers (specs/checkers.md sections 3 to 6): the 121-cell star
+Chinese checkers (docs/protocols/checkers.md: The board, Who plays which
+region, A legal move, and the end of a game in Flows): the 121-cell star
 board in the protocol's oblique coordinates, the six corner regions, the
-move rule, finishing, elimination, turn order and ranking.
+move rule, finishing, elimination, turn order and ranking.  The sections
+named below are those of docs/protocols/checkers.md.
 
 A cell is an C{(x, y)} tuple of ints.  A path (the action of
 L{CheckersGame}) is a tuple of at least two cells: the piece's origin,
@@ -30,8 +32,8 @@ Path = Tuple[Cell, ...]
 
 REGION_LETTERS = "ABCDEF"
 
-# Which regions play, by number of players (section 4.1); one player
-# alone is the solitaire race from A.
+# Which regions play, by number of players (Who plays which region); one
+# player alone is the solitaire race from A.
 PLAYER_REGIONS = {
     1: ("A",),
     2: ("A", "D"),
@@ -52,7 +54,7 @@ TIPS = {"A": (-4, 8), "B": (4, 4), "C": (8, -4), "D": (4, -8),
 
 TARGET = {"A": "D", "B": "E", "C": "F", "D": "A", "E": "B", "F": "C"}
 
-# The six neighbour vectors (section 3.5); a jump is twice one of them.
+# The six neighbour vectors (The board); a jump is twice one of them.
 DIRECTIONS = ((1, 0), (0, 1), (-1, 1), (-1, 0), (0, -1), (1, -1))
 
 PIECES_PER_PLAYER = 10
@@ -60,7 +62,7 @@ PIECES_PER_PLAYER = 10
 
 def isValidCell(x: int, y: int) -> bool:
     """
-    Whether C{(x, y)} is one of the 121 cells of the star (section 3.2).
+    Whether C{(x, y)} is one of the 121 cells of the star (The board).
     """
     return ((x >= -4 and y >= -4 and x + y <= 4)
             or (x <= 4 and y <= 4 and x + y >= -4))
@@ -321,7 +323,7 @@ class CheckersGame:
 
     def ranking(self) -> List[int]:
         """
-        Seats best first (section 6): finishers in finishing order, the
+        Seats best first (End, in Flows): finishers in finishing order, the
         last active player, then eliminated players, most recent first.
         While the game runs, active players come after the finishers in
         seat order.
@@ -387,7 +389,7 @@ class CheckersGame:
 
     def checkPath(self, seat: int, path: Sequence[Cell]) -> Path:
         """
-        Check C{path} for C{seat}'s piece by the rules of section 5.2,
+        Check C{path} for C{seat}'s piece by the rules of A legal move,
         whoever is to move.
 
         @return: the path as a tuple of cell tuples.
@@ -574,7 +576,7 @@ class CheckersGame:
 
 def render(game: CheckersGame) -> str:
     """
-    A text picture of the board like the one in section 3.2: a region
+    A text picture of the board like the one in The board: a region
     letter for each piece, C{.} for an empty cell.
     """
     lines = []

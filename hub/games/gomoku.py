@@ -1,5 +1,6 @@
 """
-Gomoku rules as gomoku-battle plays them (spec gomoku.md, section 8).
+Gomoku rules as gomoku-battle plays them (docs/protocols/gomoku.md, Game
+rules).
 
 A 15x15 board, 0-based C{x} (column) and C{y} (row).  Black moves first,
 players alternate, five or more stones in a row (horizontally, vertically

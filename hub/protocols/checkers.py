@@ -1,5 +1,5 @@
 """
-The Chinese checkers protocol (specs/checkers.md section 7) over the
+The Chinese checkers protocol (docs/protocols/checkers.md, Flows) over the
 shared lobby and L{hub.tables.checkers}.
 
 A L{CheckersProtocol} is one connection: it reads lines, decodes them with
@@ -48,7 +48,7 @@ from hub.tables.base import (
 from hub.tables.checkers import KIND, CheckersStartPolicy
 from hub.wire import checkers as wire
 
-# The most members a room holds (section 7.1).
+# The most members a room holds (docs/protocols/checkers.md, Flows: Join).
 CAPACITY = 6
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_]{1,20}")

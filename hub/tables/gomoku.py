@@ -228,7 +228,7 @@ class GomokuStartPolicy:
     def newTable(self, room: Room) -> GomokuTable:
         """
         Seat the members and make the table on a fresh board (the original
-        forgot to clear it; spec section 10).
+        forgot to clear it).
         """
         ownerSeat = room.settings.get(OWNER_SEAT, rules.SEAT_WHITE)
         # Filled by seat number below: a guest and the owner.

@@ -1,5 +1,6 @@
 """
-The Chinese checkers wire format (specs/checkers.md section 1 and 2).
+The Chinese checkers wire format (docs/protocols/checkers.md: Framing,
+Messages and Error codes).
 
 A message is one compact JSON object on one line::
 

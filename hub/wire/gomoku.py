@@ -1,6 +1,6 @@
 """
-The gomoku-battle wire format: C{<json>} frames (spec gomoku.md, sections
-1 to 4).
+The gomoku-battle wire format: C{<json>} frames (docs/protocols/gomoku.md:
+Framing, The envelope, Messages and Status codes).
 
 Pure codec: bytes in, dicts out and back.  No Twisted, no game rules.
 
@@ -22,7 +22,7 @@ from typing import (
 #: A message: a decoded JSON object, or one that L{encodeMessage} writes.
 Message = Dict[str, Any]
 
-# Message types (section 3).
+# Message types (Messages).
 MSG_UNKNOWN = 0
 MSG_RESULT = 1
 MSG_REQUEST = 2
@@ -39,7 +39,7 @@ VALID_TYPES = frozenset([
     MSG_RESULT, MSG_REQUEST, MSG_REG, MSG_ROOMLIST, MSG_ROOM, MSG_CHESS,
     MSG_STATE, MSG_GAME, MSG_MOVE])
 
-# msg_result.status (section 4.2).
+# msg_result.status (Status codes).
 S_OK = 0x0
 S_NOCHANGE = 0x1
 S_ERROR = 0x2
@@ -65,7 +65,7 @@ S_GAME_NOT_PREPARE = 0x303
 S_MATCH_ILLEGAL_MOVE = 0x401
 S_MATCH_OPER_TIMEOUT = 0x402
 
-# msg_request.target (section 4.1).
+# msg_request.target (Messages).
 REQ_ROOM_LIST = 1
 REQ_GAME_START = 2
 

@@ -10,8 +10,8 @@ from hub.protocols.checkers import CheckersFactory
 from hub.wire import checkers as wire
 from tests.harness import ServerHarness
 
-# 2022-06-28 08:00:00 UTC, the timestamp of the spec's example, plus a
-# fraction that the server must drop.
+# 2022-06-28 08:00:00 UTC, the timestamp of the examples of
+# docs/protocols/checkers.md, plus a fraction that the server must drop.
 START_TIME = 1656403200.75
 
 

@@ -1,6 +1,6 @@
 """
-Tests for L{hub.protocols.checkers}: the conformance checklist of
-specs/checkers.md section 12, on L{StringTransport} with a L{Clock}.
+Tests for L{hub.protocols.checkers}: the flows, errors and decisions of
+docs/protocols/checkers.md, on L{StringTransport} with a L{Clock}.
 """
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -647,7 +647,7 @@ class TurnTests(SynchronousTestCase):
 
     def test_workedExamples(self):
         """
-        The illegal examples of section 5.3 get INVALID_MOVE, change
+        The illegal worked examples of test_rules get INVALID_MOVE, change
         nothing and forward nothing; the legal ones are forwarded.
         """
         from .test_rules import WORKED_EXAMPLES
@@ -669,7 +669,8 @@ class TurnTests(SynchronousTestCase):
 
     def test_errorBytes(self):
         """
-        The errors of the spec's example, byte for byte.
+        The errors of the first example of docs/protocols/checkers.md,
+        byte for byte.
         """
         server = Server()
         a, d = server.startGame(["alice", "bob"])

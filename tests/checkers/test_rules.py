@@ -1,6 +1,7 @@
 """
-Tests for L{hub.games.checkers}: geometry, the move rule (the worked
-examples of section 5.3), turns, finishing, elimination and ranking.
+Tests for L{hub.games.checkers}: geometry, the move rule (worked
+examples, those of docs/protocols/checkers.md among them), turns,
+finishing, elimination and ranking.
 """
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -22,7 +23,7 @@ def _path(text):
 
 class GeometryTests(SynchronousTestCase):
     """
-    The board of section 3.
+    The board (The board, in docs/protocols/checkers.md).
     """
 
     def test_cellCount(self):
@@ -44,7 +45,7 @@ class GeometryTests(SynchronousTestCase):
 
     def test_regions(self):
         """
-        The six regions hold the cells listed in section 3.3.
+        The six regions hold the cells of the picture of the board.
         """
         expected = {
             "A": "-4 8 -4 7 -3 7 -4 6 -3 6 -2 6 -4 5 -3 5 -2 5 -1 5",
@@ -121,7 +122,7 @@ CHAIN_EXAMPLES = [
 
 class WorkedExampleTests(SynchronousTestCase):
     """
-    The table of section 5.3, one subtest per row.
+    The worked examples, one subtest per row.
     """
 
     def test_initialPosition(self):
@@ -155,7 +156,7 @@ class WorkedExampleTests(SynchronousTestCase):
 
     def test_constructedChains(self):
         """
-        The chains in constructed positions of section 5.3.
+        The chains in constructed positions.
         """
         for mover, others, text, legal in CHAIN_EXAMPLES:
             game = CheckersGame.fromPosition(
@@ -487,7 +488,8 @@ class GameTests(SynchronousTestCase):
 
     def test_render(self):
         """
-        render() draws the start position like section 3.2.
+        render() draws the start position like the picture of the
+        board in docs/protocols/checkers.md.
         """
         lines = checkers.render(CheckersGame(6)).splitlines()
         self.assertEqual(len(lines), 17)

@@ -11,7 +11,7 @@ from hub.wire import checkers as wire
 
 class ConstantsTests(SynchronousTestCase):
     """
-    The opcode and error code values of section 2.
+    The opcode and error code values of docs/protocols/checkers.md.
     """
 
     def test_opcodes(self):
@@ -51,7 +51,8 @@ class EncodeTests(SynchronousTestCase):
 
     def test_qtExample(self):
         """
-        The example of section 1.2, byte for byte.
+        A message in the form of Framing (docs/protocols/checkers.md),
+        byte for byte.
         """
         self.assertEqual(
             wire.encode(wire.MOVE_OP, "A", "0 0 -1 0"),
@@ -153,7 +154,8 @@ class EncodeTests(SynchronousTestCase):
 
 class DecodeTests(SynchronousTestCase):
     """
-    L{wire.decode} is lenient in what it accepts (section 1.4).
+    L{wire.decode} is lenient in what it accepts (Framing, in
+    docs/protocols/checkers.md).
     """
 
     def test_plain(self):
