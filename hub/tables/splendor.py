@@ -41,8 +41,7 @@ from hub.ihub import (
     ILobby, IRoomObserver, ISession, IStartPolicy, ITable, ITableListener,
     Room)
 from hub.tables import events
-from hub.tables.base import (
-    IllegalAction, Table, TableOptions, replayed)
+from hub.tables.base import IllegalAction, Table, TableOptions, replayed
 
 KIND = "splendor"
 CAPACITY = 4
