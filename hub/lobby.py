@@ -373,11 +373,12 @@ class Lobby:
             self._joinLog.note(
                 "players joined {} rooms".format(room.kind),
                 "{player!r} joined {kind} room {room!r}",
-                player=session.label, kind=room.kind, room=room.name)
+                player=session.label, kind=room.kind, room=room.name,
+                event="join")
         else:
             self.log.info("{player!r} joined {kind} room {room!r}",
                           player=session.label, kind=room.kind,
-                          room=room.name)
+                          room=room.name, event="join")
         self._notify(room, "memberJoined", member)
 
     def leave(self, session):

@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
 
 from hub.limits import Limits
-from hub.logs import LOG_LEVELS, levelFilter, twistdObserver
+from hub.logs import LOG_FORMATS, LOG_LEVELS, hubObserver, levelFilter
 from hub.service import Hub
 
 DISABLED = "none"
@@ -249,6 +249,10 @@ class Options(usage.Options):
          "slow it.", _positiveInt],
         ["log-level", None, "info", "Least level logged: " +
          ", ".join(LOG_LEVELS) + "."],
+        ["log-format", None, "text", "How each log event is written: "
+         "text (twistd's lines) or json (one JSON object per line, with "
+         "game, room, player and event fields), to twistd's --logfile "
+         "(rotated at 1 MB and on SIGUSR1) or standard output."],
         ["db", None, "sqlite:gamehub.sqlite", "Where game records and "
          "ratings are kept: sqlite:PATH, postgresql://user@host/dbname, or "
          "'none'."],
@@ -298,6 +302,9 @@ class Options(usage.Options):
         if self["log-level"] not in LOG_LEVELS:
             raise usage.UsageError(
                 "--log-level must be one of: " + ", ".join(LOG_LEVELS))
+        if self["log-format"] not in LOG_FORMATS:
+            raise usage.UsageError(
+                "--log-format must be one of: " + ", ".join(LOG_FORMATS))
         from hub.records.db import BadURL, parseURL
         try:
             parseURL(self["db"])
@@ -459,8 +466,9 @@ def makeService(options, reactor=None):
         top.onDrain(announcer.stopService)
     twistdOptions = getattr(options, "parent", None)
     if twistdOptions is not None and not twistdOptions.get("logger"):
-        top.logObserver = levelFilter(twistdObserver(twistdOptions),
-                                      LOG_LEVELS[options["log-level"]])
+        top.logObserver = levelFilter(
+            hubObserver(twistdOptions, options.get("log-format", "text")),
+            LOG_LEVELS[options["log-level"]])
     if twistdOptions is not None:
         reactor.callWhenRunning(freezeHeap)
     return top

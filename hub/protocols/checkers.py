@@ -169,11 +169,13 @@ class TableMessages:
         """
         room, lobby = self.room, self.factory.lobby
         if event.reason == events.ABANDONED:
-            self.log.info("checkers {room!r} abandoned", room=room.name)
+            self.log.info("checkers {room!r} abandoned", room=room.name,
+                          kind=KIND, event="abandoned")
         else:
             ranking = " ".join(table.seats[s].name for s in event.ranking)
             self.log.info("checkers {room!r} over: {ranking!r}",
-                          room=room.name, ranking=ranking)
+                          room=room.name, ranking=ranking, kind=KIND,
+                          event="over")
             self.broadcast(wire.encode(wire.END_GAME_OP, ranking))
         members = list(room.members)
         lobby.endGame(room)
