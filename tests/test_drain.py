@@ -187,3 +187,54 @@ class DrainTests(unittest.TestCase):
         self.clock.advance(30)
         self.successResultOf(stopped)
         self.assertEqual(called, ["listener"])
+
+
+class TapDrainTests(unittest.SynchronousTestCase):
+    """
+    C{twistd gamehub --drain-seconds N}: what a drain stops.
+    """
+
+    def test_option(self):
+        """
+        --drain-seconds is 0 by default (no drain) and reaches the hub.
+        """
+        from twisted.internet.testing import MemoryReactorClock
+
+        from hub import tap
+        options = tap.Options()
+        options.parseOptions([])
+        self.assertEqual(options["drain-seconds"], 0)
+        options = tap.Options()
+        options.parseOptions(["--db", "none", "--drain-seconds", "45"])
+        top = tap.makeService(options, MemoryReactorClock())
+        self.assertEqual(top.drainSeconds, 45)
+
+    def test_stopsGamePortsOnly(self):
+        """
+        A drain closes the game ports (and the LAN announcement), and
+        keeps the web and metrics ports, which answer /readyz; the stop
+        that follows closes them without closing the game ports again.
+        """
+        from twisted.internet.testing import MemoryReactorClock
+
+        from hub import tap
+        reactor = MemoryReactorClock()
+        options = tap.Options()
+        options.parseOptions(["--db", "none", "--announce", "no",
+                              "--drain-seconds", "5",
+                              "--metrics-port", "tcp:9464"])
+        top = tap.makeService(options, reactor)
+        top.startService()
+        services = {s.name: s for s in top}
+        stops = []
+        for name in ("gomoku-port", "checkers-port", "splendor-port",
+                     "web-port", "metrics-port"):
+            services[name].port.stopListening = (
+                lambda name=name: stops.append(name))
+        self.successResultOf(top.drain(5))
+        self.assertEqual(sorted(stops), sorted(tap.GAME_PORTS))
+        for name in ("web-port", "metrics-port"):
+            self.assertTrue(services[name].running, name)
+        self.successResultOf(top.stopService())
+        self.assertEqual(sorted(stops), sorted(
+            tap.GAME_PORTS + ("web-port", "metrics-port")))

@@ -203,3 +203,25 @@ class PortsTests(TestCase):
                              "the hub is draining")
             code, kind, body = yield hub.get(port, "/healthz")
             self.assertEqual(code, 200)
+
+
+class ClusterReadinessTests(SynchronousTestCase):
+    """
+    The readiness check of a cluster node.
+    """
+
+    def test_registration(self):
+        """
+        Not ready until the node's presence is written; not ready while
+        Redis does not answer.
+        """
+        from hub.cluster.service import ClusterService
+        from hub.service import Hub
+        clock = Clock()
+        node = ClusterService(clock, Hub(clock), object(), "n1", "tcp:0")
+        self.assertEqual(node.registrationProblem(),
+                         "node 'n1' not registered yet")
+        node.directory.registered = True
+        self.assertIsNone(node.registrationProblem())
+        node.directory.available = False
+        self.assertEqual(node.registrationProblem(), "Redis does not answer")
