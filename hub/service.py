@@ -43,6 +43,7 @@ class Hub(MultiService):
         MultiService.__init__(self)
         self.drainSeconds = drainSeconds
         self._drainHooks = []
+        self._drain = None
         self.clock = TrackedClock(reactor)
         self.health = Health(self.clock)
         self.health.addCheck("draining", self.drainingProblem)
@@ -111,7 +112,18 @@ class Hub(MultiService):
             "draining: {count} game(s) running; taking no new ones, "
             "waiting up to {seconds}s for them to end",
             count=len(running), seconds=seconds, event="drain")
-        return _GamesEnded(self, seconds).wait()
+        self._drain = _GamesEnded(self, seconds)
+        return self._drain.wait()
+
+    def endDrain(self):
+        """
+        Stop waiting for the games under way now (a second SIGTERM): the
+        stop goes on, and they are recorded as abandoned.
+        """
+        drain = self._drain
+        if drain is not None and not drain.done.called:
+            self.log.info("drain cut short: stopping now", event="drain")
+            drain.end()
 
     def stopService(self):
         """
@@ -172,7 +184,7 @@ class _GamesEnded:
             self.done.callback(0)
             return self.done
         self.hub.lobby.addWatcher(self)
-        self._deadline = self.hub.clock.callLater(self.seconds, self._end)
+        self._deadline = self.hub.clock.callLater(self.seconds, self.end)
         return self.done
 
     def roomChanged(self, room):
@@ -191,9 +203,12 @@ class _GamesEnded:
     def _look(self):
         self._check = None
         if not self.hub.runningRooms():
-            self._end()
+            self.end()
 
-    def _end(self):
+    def end(self):
+        """
+        Stop waiting: fire with the games still running.
+        """
         if self.done.called:
             return
         self.hub.lobby.removeWatcher(self)

@@ -471,7 +471,22 @@ def makeService(options, reactor=None):
             LOG_LEVELS[options["log-level"]])
     if twistdOptions is not None:
         reactor.callWhenRunning(freezeHeap)
+        top.onDrain(lambda: stopAgainEndsDrain(top, reactor))
     return top
+
+
+def stopAgainEndsDrain(hub, reactor):
+    """
+    While C{hub} drains, a second SIGTERM or SIGINT ends the drain at once
+    (the reactor is stopping already: twistd's own handler would only
+    report that).  For C{twistd}, not for tests.
+    """
+    import signal
+
+    def again(signum, frame):
+        reactor.callFromThread(hub.endDrain)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, again)
 
 
 def freezeHeap():

@@ -165,6 +165,18 @@ class DrainTests(unittest.TestCase):
         self.successResultOf(stopped)
         self.assertEqual(self.games.harness.pendingCalls(), [])
 
+    def test_endDrain(self):
+        """
+        L{Hub.endDrain} (a second SIGTERM) ends the wait at once: the
+        stop goes on with the games still running.
+        """
+        stopped = self.hub.stopService()
+        self.clock.advance(1)
+        self.assertNoResult(stopped)
+        self.hub.endDrain()
+        self.successResultOf(stopped)
+        self.assertEqual(self.games.harness.pendingCalls(), [])
+
     def test_noDrain(self):
         """
         With C{drainSeconds} 0 (the default) the hub stops at once, as it

@@ -98,3 +98,29 @@ class DrainEndToEndTests(SynchronousTestCase):
         self.assertEqual(games, [("checkers", "abandoned"),
                                  ("gomoku", "normal"),
                                  ("splendor", "abandoned")])
+
+    def test_secondSIGTERM(self):
+        """
+        A second SIGTERM during a drain ends it at once: the game still
+        running is recorded as abandoned and the hub exits, without a
+        traceback.
+        """
+        folder = tempfile.mkdtemp(prefix="gamehub-drain-e2e-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "records.sqlite")
+        server = GamehubServer(
+            self, "--db", "sqlite:" + path, "--drain-seconds", "600",
+            "--checkers-turn-seconds", "100", "--log-level", "debug",
+            "--announce", "no", games=("checkers",))
+        stalled(self, "checkers", server.port("checkers"), "--room", "c1")
+        server.waitForLog(r"checkers game started in 'c1'")
+        server.process.send_signal(signal.SIGTERM)
+        server.waitForLog(r"draining: 1 game\(s\) running")
+        server.process.send_signal(signal.SIGTERM)
+        server.process.wait(TIMEOUT)
+        server.stop()
+        log = "".join(server.output)
+        self.assertIn("drain cut short", log)
+        self.assertIn("recorded checkers game 1 of table 'c1' (abandoned",
+                      log)
+        self.assertNotIn("Traceback", log)
