@@ -157,7 +157,8 @@ class SummaryLog:
     def _summarise(self, kind):
         window = self._windows.pop(kind)
         self.log.info("{count} more {kind} in the last {seconds:g}s",
-                      count=window[2], kind=kind, seconds=self.interval)
+                      count=window[2], kind=kind, seconds=self.interval,
+                      event="summary")
 
 
 class ConnectionGate:
@@ -269,7 +270,7 @@ class ConnectionGate:
         self.summary.note(
             "connections closed by --" + limit,
             "closing {peer}: {why} (--{limit})", peer=peer, why=why,
-            limit=limit)
+            limit=limit, event="closed")
 
 
 class RequestBucket:

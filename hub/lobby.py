@@ -94,6 +94,12 @@ class CannotStart(LobbyError):
     """
 
 
+class Draining(LobbyError):
+    """
+    The hub is draining before it stops: no new room, member or game.
+    """
+
+
 @implementer(IRoomObserver)
 class RoomObserver:
     """
@@ -237,6 +243,11 @@ class Lobby:
 
     log = Logger()
 
+    #: True while the hub drains (L{hub.service.Hub.drain}): rooms,
+    #: joins and game starts are refused with L{Draining}, and a ready
+    #: flag starts nothing.
+    draining = False
+
     def __init__(self, clock=None):
         self._rooms = {}
         # Joins are logged at info, at most LOG_BURST of a kind per
@@ -259,6 +270,12 @@ class Lobby:
         """
         self.watchers.append(watcher)
 
+    def removeWatcher(self, watcher):
+        """
+        Tell C{watcher} nothing more.
+        """
+        self.watchers.remove(watcher)
+
     def addTableListener(self, listener):
         """
         Give C{listener} (an L{hub.ihub.ITableListener}) to every table
@@ -271,6 +288,12 @@ class Lobby:
         Every room of kind C{kind}, oldest first.
         """
         return [room for (k, _), room in self._rooms.items() if k == kind]
+
+    def allRooms(self):
+        """
+        Every room of every kind, oldest first.
+        """
+        return list(self._rooms.values())
 
     def room(self, kind, name):
         """
@@ -298,7 +321,10 @@ class Lobby:
 
         @raise AlreadyInRoom: C{session} is in a room.
         @raise RoomExists: a room of that kind and name exists.
+        @raise Draining: the hub drains.
         """
+        if self.draining:
+            raise Draining(name)
         if session in self._roomOf:
             raise AlreadyInRoom()
         if (kind, name) in self._rooms:
@@ -316,8 +342,11 @@ class Lobby:
         already in a room, no such room, game running, name taken in the
         room, room full, wrong password (C{None} skips the password check).
 
-        @raise LobbyError: a subclass saying why not.
+        @raise LobbyError: a subclass saying why not (L{Draining} first,
+            while the hub drains).
         """
+        if self.draining:
+            raise Draining(name)
         if session in self._roomOf:
             raise AlreadyInRoom()
         room = self._rooms.get((kind, name))
@@ -344,11 +373,12 @@ class Lobby:
             self._joinLog.note(
                 "players joined {} rooms".format(room.kind),
                 "{player!r} joined {kind} room {room!r}",
-                player=session.label, kind=room.kind, room=room.name)
+                player=session.label, kind=room.kind, room=room.name,
+                event="join")
         else:
             self.log.info("{player!r} joined {kind} room {room!r}",
                           player=session.label, kind=room.kind,
-                          room=room.name)
+                          room=room.name, event="join")
         self._notify(room, "memberJoined", member)
 
     def leave(self, session):
@@ -409,7 +439,8 @@ class Lobby:
         member = room.memberOf(session)
         member.ready = ready
         self._notify(room, "readyChanged", member)
-        if room.policy.autoStart and room.policy.canStart(room):
+        if (room.policy.autoStart and not self.draining
+                and room.policy.canStart(room)):
             self.start(room)
 
     def setRole(self, session, role):
@@ -433,7 +464,10 @@ class Lobby:
 
         @raise RoomRunning: a game is already under way.
         @raise CannotStart: the start policy refuses.
+        @raise Draining: the hub drains.
         """
+        if self.draining:
+            raise Draining(room.name)
         if room.running:
             raise RoomRunning(room.name)
         if not room.policy.canStart(room):

@@ -1,10 +1,33 @@
 """
-The level of C{twistd gamehub}'s log: the observer C{twistd} would use,
-behind a filter that drops events below C{--log-level}.
+The log of C{twistd gamehub}: the observer C{twistd} would use (or, with
+C{--log-format json}, one JSON event per line to the same place), behind a
+filter that drops events below C{--log-level}.
+
+With C{--log-format json} each line is one event as
+L{twisted.logger.eventAsJSON} writes it, with these fields added for a
+log shipper to index (when the event has them):
+
+    time      the event's time, ISO 8601 in UTC
+    level     debug, info, warn, error or critical
+    text      the line the text format writes (player text escaped)
+    game      the game kind (gomoku, checkers, splendor)
+    room      the room (a Splendor table)
+    player    the player's name
+    event     what happened: join, register, lost, resume, closed,
+              recorded, over, abandoned, drain, summary...
+    traceback the traceback of a failure
+
+C{--logfile} works as for twistd's own text log, in both formats: a
+L{LogFile} rotated every megabyte and on C{SIGUSR1}; C{-n} without
+C{--logfile} (or C{--logfile -}) writes to standard output.
 """
 
+import datetime
+import sys
+
 from twisted.logger import (
-    FilteringLogObserver, LogLevel, LogLevelFilterPredicate)
+    FileLogObserver, FilteringLogObserver, LogLevel, LogLevelFilterPredicate,
+    eventAsJSON, formatEvent)
 
 #: C{--log-level} choices.
 LOG_LEVELS = {
@@ -13,6 +36,12 @@ LOG_LEVELS = {
     "warn": LogLevel.warn,
     "error": LogLevel.error,
 }
+
+#: C{--log-format} choices.
+LOG_FORMATS = ("text", "json")
+
+#: The game kinds, the values of a C{kind} field that name a game.
+GAME_KINDS = ("gomoku", "checkers", "splendor")
 
 
 def levelFilter(observer, level):
@@ -38,3 +67,117 @@ def twistdObserver(twistdOptions):
     from twisted.scripts.twistd import _SomeApplicationRunner
     logger = _SomeApplicationRunner.loggerFactory(twistdOptions)
     return logger._getLogObserver()
+
+
+def logFile(twistdOptions):
+    """
+    The file C{twistd} logs to for its options, as its own text log does:
+    standard output with C{--nodaemon} and no C{--logfile} (or
+    C{--logfile -}), else a L{LogFile} (C{twistd.log} by default) rotated
+    at 1 MB and on C{SIGUSR1}.
+
+    @raise SystemExit: C{--syslog}, or a daemon asked to log to standard
+        output.
+    """
+    if twistdOptions.get("syslog"):
+        raise SystemExit("gamehub: --log-format json writes to --logfile "
+                         "or standard output, not --syslog")
+    path = twistdOptions.get("logfile")
+    nodaemon = twistdOptions.get("nodaemon")
+    if path == "-":
+        if not nodaemon:
+            raise SystemExit("Daemons cannot log to stdout, exiting!")
+        return sys.stdout
+    if nodaemon and not path:
+        return sys.stdout
+    from twisted.python.logfile import LogFile
+    opened = LogFile.fromFullPath(path or "twistd.log")
+    _rotateOnSIGUSR1(opened)
+    return opened
+
+
+def _rotateOnSIGUSR1(opened):
+    """
+    Rotate C{opened} on C{SIGUSR1}, as twistd does, unless a handler is
+    set already.
+    """
+    import signal
+    if signal.getsignal(signal.SIGUSR1):
+        return
+
+    def rotate(signum, frame):
+        from twisted.internet import reactor
+        reactor.callFromThread(opened.rotate)
+    signal.signal(signal.SIGUSR1, rotate)
+
+
+# Field values written as they are; others (an address...) as their str.
+_JSON_TYPES = (str, int, float, bool, type(None), list, tuple, dict)
+
+
+def _first(event, keys):
+    for key in keys:
+        value = event.get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def indexedEvent(event):
+    """
+    A copy of C{event} with the fields of the JSON log added (see the
+    module's docstring).
+    """
+    indexed = {key: value if key.startswith("log_")
+               or isinstance(value, _JSON_TYPES) else str(value)
+               for key, value in event.items()}
+    game = event.get("game")
+    if game is None and event.get("kind") in GAME_KINDS:
+        game = event["kind"]
+    if game is not None:
+        indexed["game"] = game
+        player = _first(event, ("player", "name"))
+    else:
+        player = event.get("player")
+    if player is not None:
+        indexed["player"] = player
+    room = _first(event, ("room", "table"))
+    if room is not None:
+        indexed["room"] = room
+    level = event.get("log_level")
+    if level is not None:
+        indexed["level"] = level.name
+    when = event.get("log_time")
+    if when is not None:
+        indexed["time"] = datetime.datetime.fromtimestamp(
+            when, datetime.timezone.utc).isoformat()
+    indexed["text"] = formatEvent(event)
+    failure = event.get("log_failure")
+    if failure is not None:
+        indexed["traceback"] = failure.getTraceback()
+    return indexed
+
+
+def jsonLine(event):
+    """
+    One line of the JSON log: C{event} as L{eventAsJSON} writes it, with
+    the indexed fields.
+    """
+    return eventAsJSON(indexedEvent(event)) + "\n"
+
+
+def jsonObserver(outFile):
+    """
+    An observer writing one JSON event per line to C{outFile}.
+    """
+    return FileLogObserver(outFile, jsonLine)
+
+
+def hubObserver(twistdOptions, logFormat="text"):
+    """
+    The observer of C{twistd gamehub}'s log in C{logFormat}, writing where
+    C{twistd}'s options say.
+    """
+    if logFormat == "json":
+        return jsonObserver(logFile(twistdOptions))
+    return twistdObserver(twistdOptions)

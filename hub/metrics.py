@@ -17,6 +17,7 @@ from prometheus_client import (
 from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
+from hub.health import putHealth
 from hub.limits import (
     ACCEPT_PAUSES, LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS)
 from twisted.web.pages import notFound
@@ -83,12 +84,15 @@ class MetricsResource(Resource):
 
 class MetricsRoot(Resource):
     """
-    The metrics site's root: C{/metrics}, and 404 everywhere else.
+    The metrics site's root: C{/metrics}, the health checks when given a
+    L{hub.health.Health}, and 404 everywhere else.
     """
 
-    def __init__(self, registry):
+    def __init__(self, registry, health=None):
         Resource.__init__(self)
         self.putChild(b"metrics", MetricsResource(registry))
+        if health is not None:
+            putHealth(self, health)
 
     def getChild(self, path, request):
         return notFound()
@@ -97,13 +101,15 @@ class MetricsRoot(Resource):
         return notFound().render(request)
 
 
-def metricsSite(lobby, sessions, collectors=()):
+def metricsSite(lobby, sessions, collectors=(), health=None):
     """
     A L{twisted.web.server.Site} serving the hub's metrics (and the
     process metrics of C{prometheus_client}, and those of C{collectors},
-    e.g. the records') at C{/metrics}.
+    e.g. the records') at C{/metrics}, and C{health}'s C{/healthz} and
+    C{/readyz} when given.
     """
-    return Site(MetricsRoot(metricsRegistry(lobby, sessions, collectors)))
+    return Site(MetricsRoot(metricsRegistry(lobby, sessions, collectors),
+                            health))
 
 
 def metricsRegistry(lobby, sessions, collectors=()):

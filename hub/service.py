@@ -6,10 +6,12 @@ clock every table, pilot and timer of the hub runs on.
 import secrets
 
 from twisted.application.service import MultiService
-from twisted.logger import ILogObserver
+from twisted.internet import defer
+from twisted.logger import ILogObserver, Logger
 from twisted.python.components import Componentized
 
 from hub.clock import TrackedClock
+from hub.health import Health
 from hub.lobby import Lobby
 from hub.sessions import Sessions
 
@@ -26,14 +28,26 @@ class Hub(MultiService):
     @ivar lobby: the shared L{Lobby}.
     @ivar logObserver: if set, the L{ILogObserver} that C{twistd} should
         log to: it is given to the application this service joins.
+    @ivar health: the L{Health} behind C{/healthz} and C{/readyz}.
+    @ivar drainSeconds: how long stopping waits for the running games to
+        finish (L{drain}); 0 stops at once.
+    @ivar draining: True from the start of a drain.
     """
 
+    log = Logger()
     logObserver = None
+    draining = False
 
     def __init__(self, reactor, graceSeconds=30, idleSeconds=0,
-                 randomBits=secrets.randbits, limits=None):
+                 randomBits=secrets.randbits, limits=None, drainSeconds=0):
         MultiService.__init__(self)
+        self.drainSeconds = drainSeconds
+        self._drainHooks = []
+        self._drain = None
         self.clock = TrackedClock(reactor)
+        self.health = Health(self.clock)
+        self.health.addCheck("draining", self.drainingProblem)
+        self.health.addCheck("listening", self.listeningProblem)
         self.sessions = Sessions(self.clock, graceSeconds=graceSeconds,
                                  idleSeconds=idleSeconds,
                                  randomBits=randomBits, limits=limits)
@@ -41,11 +55,98 @@ class Hub(MultiService):
         self.sessions.setServiceParent(self)
         self.lobby = Lobby(self.clock)
 
+    def drainingProblem(self):
+        """
+        The readiness check of a drain: None, or why not ready.
+        """
+        return "the hub is draining" if self.draining else None
+
+    def listeningProblem(self):
+        """
+        The readiness check of the listeners: None when each listener
+        under the hub listens, else which do not yet.
+        """
+        waiting = ["--" + service.name for service in self
+                   if hasattr(service, "whenListening")
+                   and getattr(service, "port", None) is None]
+        if waiting:
+            return "not listening yet: " + ", ".join(waiting)
+        return None
+
+    def onDrain(self, hook):
+        """
+        Call C{hook()} when a drain starts: what stops taking new players
+        (a listener's C{stopAccepting}, the LAN announcement, the
+        cluster's room directory).
+        """
+        self._drainHooks.append(hook)
+
+    def runningRooms(self):
+        """
+        The rooms of every kind with a game under way.
+        """
+        return [room for room in self.lobby.allRooms() if room.running]
+
+    def drain(self, seconds):
+        """
+        Take no new connection, room or game (C{/readyz} answers 503, the
+        lobby refuses with each protocol's refusal), run the drain hooks,
+        then wait for the games under way to end, for at most C{seconds}.
+
+        @return: a Deferred that fires with the number of games still
+            running when the wait ended (0 if they all finished).
+        """
+        self.draining = True
+        self.lobby.draining = True
+        for hook in self._drainHooks:
+            try:
+                d = hook()
+            except Exception:
+                self.log.failure("drain: {hook!r} failed", hook=hook)
+                continue
+            if isinstance(d, defer.Deferred):
+                d.addErrback(lambda f: self.log.failure(
+                    "drain: a hook failed", f))
+        running = self.runningRooms()
+        self.log.info(
+            "draining: {count} game(s) running; taking no new ones, "
+            "waiting up to {seconds}s for them to end",
+            count=len(running), seconds=seconds, event="drain")
+        self._drain = _GamesEnded(self, seconds)
+        return self._drain.wait()
+
+    def endDrain(self):
+        """
+        Stop waiting for the games under way now (a second SIGTERM): the
+        stop goes on, and they are recorded as abandoned.
+        """
+        drain = self._drain
+        if drain is not None and not drain.done.called:
+            self.log.info("drain cut short: stopping now", event="drain")
+            drain.end()
+
     def stopService(self):
         """
-        Stop the listeners and the sessions, then every table and every
-        timer left.
+        With L{drainSeconds}, L{drain} first; then stop the listeners,
+        the records (the games still running are recorded as abandoned)
+        and the sessions, then every table and every timer left.
         """
+        if self.drainSeconds > 0 and not self.draining:
+            d = self.drain(self.drainSeconds)
+
+            def drained(left):
+                if left:
+                    self.log.info(
+                        "drain over: {count} game(s) still running are "
+                        "ended as abandoned", count=left, event="drain")
+                else:
+                    self.log.info("drain over: every game ended",
+                                  event="drain")
+                return self._stopAll()
+            return d.addCallback(drained)
+        return self._stopAll()
+
+    def _stopAll(self):
         stopped = MultiService.stopService(self)
         self.lobby.stopTables()
         self.clock.cancelAll()
@@ -60,3 +161,58 @@ class Hub(MultiService):
                                                        Componentized):
             parent.setComponent(ILogObserver, self.logObserver)
         return MultiService.setServiceParent(self, parent)
+
+
+class _GamesEnded:
+    """
+    Waits, as a lobby watcher, for the hub's running games to end, or for
+    a deadline on the hub's clock.
+    """
+
+    def __init__(self, hub, seconds):
+        self.hub = hub
+        self.seconds = seconds
+        self.done = defer.Deferred()
+        self._deadline = None
+        self._check = None
+
+    def wait(self):
+        """
+        @return: a Deferred of the games still running at the end.
+        """
+        if not self.hub.runningRooms():
+            self.done.callback(0)
+            return self.done
+        self.hub.lobby.addWatcher(self)
+        self._deadline = self.hub.clock.callLater(self.seconds, self.end)
+        return self.done
+
+    def roomChanged(self, room):
+        if not room.running:
+            self._soon()
+
+    def roomClosed(self, room):
+        self._soon()
+
+    def _soon(self):
+        # Look once the event is over: the records hear a game's end
+        # after the adapter that ends it in the lobby.
+        if self._check is None and not self.done.called:
+            self._check = self.hub.clock.callLater(0, self._look)
+
+    def _look(self):
+        self._check = None
+        if not self.hub.runningRooms():
+            self.end()
+
+    def end(self):
+        """
+        Stop waiting: fire with the games still running.
+        """
+        if self.done.called:
+            return
+        self.hub.lobby.removeWatcher(self)
+        for call in (self._deadline, self._check):
+            if call is not None and call.active():
+                call.cancel()
+        self.done.callback(len(self.hub.runningRooms()))

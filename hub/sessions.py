@@ -157,7 +157,7 @@ class Sessions(Service):
         self.summary.note(
             "{} players registered".format(session.kind),
             "{kind} player {name!r} registered (session {id})",
-            kind=session.kind, name=name, id=session.id)
+            kind=session.kind, name=name, id=session.id, event="register")
 
     def adoptName(self, session, name, token):
         """
@@ -213,7 +213,8 @@ class Sessions(Service):
         self.summary.note(
             "{} players lost".format(session.kind),
             "{kind} player {name!r} lost; {grace}s grace",
-            kind=session.kind, name=session.name, grace=self.graceSeconds)
+            kind=session.kind, name=session.name, grace=self.graceSeconds,
+            event="lost")
 
     def _expire(self, session, onExpiry):
         session._expiry = None
@@ -241,7 +242,7 @@ class Sessions(Service):
         session.peer = peer
         self.summary.note("{} players resumed".format(kind),
                           "{kind} player {name!r} resumed", kind=kind,
-                          name=name)
+                          name=name, event="resume")
         return session
 
     def disconnect(self, session):

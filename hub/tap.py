@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
 
 from hub.limits import Limits
-from hub.logs import LOG_LEVELS, levelFilter, twistdObserver
+from hub.logs import LOG_FORMATS, LOG_LEVELS, hubObserver, levelFilter
 from hub.service import Hub
 
 DISABLED = "none"
@@ -130,6 +130,7 @@ class Listener(StreamServerEndpointService):
         self.description = description
         self.port = None
         self._portWaiters = []
+        self._stopped = None
 
     def privilegedStartService(self):
         try:
@@ -148,6 +149,23 @@ class Listener(StreamServerEndpointService):
         for waiter in waiters:
             waiter.callback(port)
         return port
+
+    def stopAccepting(self):
+        """
+        Stop listening now, before the hub stops (a drain): connections
+        made stay; the hub's own stop later does nothing more here.
+
+        @return: a L{Deferred} that fires once the port is closed.
+        """
+        if self._stopped is None:
+            self._stopped = StreamServerEndpointService.stopService(self)
+        return self._stopped
+
+    def stopService(self):
+        if self._stopped is not None:
+            # Stopped by a drain already.
+            return None
+        return StreamServerEndpointService.stopService(self)
 
     def whenListening(self):
         """
@@ -187,6 +205,10 @@ class Options(usage.Options):
         ["web-port", None, "tcp:8080",
          "Endpoint for the web face (live lobby, spectating, replays, "
          "leaderboards, JSON API, /metrics), or 'none'."],
+        ["drain-seconds", None, 0, "Seconds a stopping hub (SIGTERM) "
+         "waits for the games under way to end, taking no new connection, "
+         "room or game meanwhile (/readyz answers 503); the rest are then "
+         "recorded as abandoned.  0 stops at once.", _positiveInt],
         ["grace-seconds", None, 30, "Seconds a gomoku player who lost the "
          "connection mid-game has to reconnect.", _positiveInt],
         ["idle-seconds", None, 0, "Seconds a connection may send nothing "
@@ -227,6 +249,10 @@ class Options(usage.Options):
          "slow it.", _positiveInt],
         ["log-level", None, "info", "Least level logged: " +
          ", ".join(LOG_LEVELS) + "."],
+        ["log-format", None, "text", "How each log event is written: "
+         "text (twistd's lines) or json (one JSON object per line, with "
+         "game, room, player and event fields), to twistd's --logfile "
+         "(rotated at 1 MB and on SIGUSR1) or standard output."],
         ["db", None, "sqlite:gamehub.sqlite", "Where game records and "
          "ratings are kept: sqlite:PATH, postgresql://user@host/dbname, or "
          "'none'."],
@@ -276,6 +302,9 @@ class Options(usage.Options):
         if self["log-level"] not in LOG_LEVELS:
             raise usage.UsageError(
                 "--log-level must be one of: " + ", ".join(LOG_LEVELS))
+        if self["log-format"] not in LOG_FORMATS:
+            raise usage.UsageError(
+                "--log-format must be one of: " + ", ".join(LOG_FORMATS))
         from hub.records.db import BadURL, parseURL
         try:
             parseURL(self["db"])
@@ -384,13 +413,15 @@ def makeService(options, reactor=None):
     if reactor is None:
         from twisted.internet import reactor
     top = Hub(reactor, graceSeconds=options["grace-seconds"],
-              idleSeconds=options["idle-seconds"], limits=options.limits())
+              idleSeconds=options["idle-seconds"], limits=options.limits(),
+              drainSeconds=options.get("drain-seconds", 0))
     lobby, sessions = top.lobby, top.sessions
     from hub.records.service import fromOptions
     records = fromOptions(options, reactor)
     if records is not None:
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)
+        top.health.addCheck("database", records.databaseProblem)
     factories = makeFactories(options, lobby, sessions, top.clock)
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster
@@ -398,6 +429,8 @@ def makeService(options, reactor=None):
                               options["node-id"], options["node-link"])
         cluster.setName("cluster")
         cluster.setServiceParent(top)
+        top.health.addCheck("cluster", cluster.registrationProblem)
+        top.onDrain(cluster.withdraw)
         factories = {port: cluster.gate(port[:-len("-port")], factory)
                      for port, factory in factories.items()}
     served = [option for option in GAME_PORTS
@@ -410,13 +443,15 @@ def makeService(options, reactor=None):
         if factory is None:
             raise usage.UsageError(
                 "--{} is not served yet; use 'none'".format(portOption))
-        listener(portOption, options[portOption], factory,
-                 reactor).setServiceParent(top)
+        service = listener(portOption, options[portOption], factory,
+                           reactor)
+        service.setServiceParent(top)
+        top.onDrain(service.stopAccepting)
     collectors = [records.collector()] if records is not None else []
     if options["metrics-port"].strip().lower() != DISABLED:
         from hub.metrics import metricsSite
         listener("metrics-port", options["metrics-port"],
-                 metricsSite(lobby, sessions, collectors),
+                 metricsSite(lobby, sessions, collectors, top.health),
                  reactor).setServiceParent(top)
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
@@ -428,13 +463,30 @@ def makeService(options, reactor=None):
     announcer = makeAnnouncer(options, top, reactor)
     if announcer is not None:
         announcer.setServiceParent(top)
+        top.onDrain(announcer.stopService)
     twistdOptions = getattr(options, "parent", None)
     if twistdOptions is not None and not twistdOptions.get("logger"):
-        top.logObserver = levelFilter(twistdObserver(twistdOptions),
-                                      LOG_LEVELS[options["log-level"]])
+        top.logObserver = levelFilter(
+            hubObserver(twistdOptions, options.get("log-format", "text")),
+            LOG_LEVELS[options["log-level"]])
     if twistdOptions is not None:
         reactor.callWhenRunning(freezeHeap)
+        top.onDrain(lambda: stopAgainEndsDrain(top, reactor))
     return top
+
+
+def stopAgainEndsDrain(hub, reactor):
+    """
+    While C{hub} drains, a second SIGTERM or SIGINT ends the drain at once
+    (the reactor is stopping already: twistd's own handler would only
+    report that).  For C{twistd}, not for tests.
+    """
+    import signal
+
+    def again(signum, frame):
+        reactor.callFromThread(hub.endDrain)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, again)
 
 
 def freezeHeap():

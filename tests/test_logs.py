@@ -1,15 +1,27 @@
 """
 What the hub logs at info, in every protocol: no line per move, at most
 one per game, lines about connections and rooms summarised under a flood,
-and every player string escaped.
+and every player string escaped; the JSON format and its log file.
 """
 
+import json
+import os
 import random
+import shutil
+import signal
+import tempfile
 
-from twisted.logger import LogLevel, formatEvent, globalLogPublisher
-from twisted.trial.unittest import SynchronousTestCase
+from twisted.application.service import Application
+from twisted.internet import defer, reactor, task
+from twisted.internet.testing import MemoryReactorClock
+from twisted.logger import (
+    ILogObserver, LogLevel, formatEvent, globalLogPublisher)
+from twisted.scripts.twistd import ServerOptions
+from twisted.trial.unittest import SynchronousTestCase, TestCase
 
+from hub import tap
 from hub.limits import LOG_BURST, LOG_INTERVAL
+from hub.logs import jsonLine
 from hub.wire import checkers as checkersWire
 from tests.checkers.support import Server as CheckersServer
 from tests.gomoku.support import GomokuHarness
@@ -198,3 +210,221 @@ class ForgedLineTests(SynchronousTestCase):
             self.assertNotIn("\n", line)
             self.assertNotIn("\x1b", line)
             self.assertNotIn("\x07", line)
+
+
+class JSONLogTests(SynchronousTestCase):
+    """
+    C{--log-format json}: one event per line, through
+    L{twisted.logger.eventAsJSON}, with the fields a log shipper indexes.
+    """
+
+    def setUp(self):
+        self.capture = LogCapture(self)
+
+    def jsonEvents(self):
+        events, self.capture.events[:] = list(self.capture.events), []
+        lines = [jsonLine(e) for e in events]
+        for line in lines:
+            self.assertTrue(line.endswith("\n"))
+            self.assertEqual(line.count("\n"), 1)
+        return [json.loads(line) for line in lines]
+
+    def test_joinAndGameEnd(self):
+        """
+        A checkers join and the game's end carry game, room, player and
+        event; the forged room id stays on one line, escaped in C{text}
+        and whole in C{room}.
+        """
+        server = CheckersServer()
+        forged = "r\nFAKE"
+        a, b = server.connect(), server.connect()
+        a.join(forged, "ann")
+        b.join(forged, "bob")
+        a.ready()
+        b.ready()
+        a.disconnect()
+        b.disconnect()
+        events = self.jsonEvents()
+        [join] = [e for e in events if e.get("event") == "join"
+                  and e.get("player") == "ann"]
+        self.assertEqual(join["game"], "checkers")
+        self.assertEqual(join["room"], forged)
+        self.assertEqual(join["level"], "info")
+        self.assertEqual(join["text"],
+                         "'ann' joined checkers room 'r\\nFAKE'")
+        self.assertIn("T", join["time"])
+        ends = [e for e in events if e.get("event") in ("over", "abandoned")]
+        self.assertEqual([(e["game"], e["room"]) for e in ends],
+                         [("checkers", forged)])
+
+    def test_registeredAndLost(self):
+        """
+        A gomoku registration and a player's drop carry the player.
+        """
+        hub = GomokuHarness()
+        black, white, _, _ = hub.playing()
+        black.drop()
+        events = self.jsonEvents()
+        [register] = [e for e in events if e.get("event") == "register"
+                      and e["player"] == "alice"]
+        self.assertEqual(register["game"], "gomoku")
+        lost = [e for e in events if e.get("event") == "lost"]
+        self.assertEqual([(e["game"], e["player"]) for e in lost],
+                         [("gomoku", black.protocol.session.name)])
+
+    def test_recorded(self):
+        """
+        A game recorded carries its game, room (table), players and id.
+        """
+        from hub.records.recorder import Recorder
+        line = jsonLine({
+            "log_level": LogLevel.info, "log_namespace": "t",
+            "log_time": 0.0, "log_logger": Recorder.log,
+            "log_format": "recorded {kind} game {gameId} of table {table!r}",
+            "kind": "splendor", "gameId": 7, "table": "table-1",
+            "players": ["a", "b"], "event": "recorded"})
+        event = json.loads(line)
+        self.assertEqual((event["game"], event["room"], event["gameId"],
+                          event["players"], event["event"]),
+                         ("splendor", "table-1", 7, ["a", "b"], "recorded"))
+        self.assertEqual(event["time"], "1970-01-01T00:00:00+00:00")
+        self.assertEqual(event["text"],
+                         "recorded splendor game 7 of table 'table-1'")
+
+    def test_otherKinds(self):
+        """
+        A C{kind} that names no game (a summary's) and a C{name} outside a
+        game (the LAN announcement's) are not taken for a game or a
+        player; values JSON cannot write are written as text.
+        """
+        event = json.loads(jsonLine({
+            "log_level": LogLevel.info, "log_time": 0.0,
+            "log_format": "{count} more {kind}", "count": 3,
+            "kind": "players joined gomoku rooms", "name": "host",
+            "peer": object(), "event": "summary"}))
+        self.assertNotIn("game", event)
+        self.assertNotIn("player", event)
+        self.assertIn("object", event["peer"])
+
+    def test_failure(self):
+        """
+        A failure's event carries its traceback.
+        """
+        from twisted.python.failure import Failure
+        try:
+            1 / 0
+        except ZeroDivisionError:
+            failure = Failure()
+        event = json.loads(jsonLine({
+            "log_level": LogLevel.critical, "log_time": 0.0,
+            "log_format": "broken", "log_failure": failure}))
+        self.assertIn("ZeroDivisionError", event["traceback"])
+        self.assertEqual(event["level"], "critical")
+
+
+class JSONLogFileTests(TestCase):
+    """
+    C{twistd -n --logfile PATH gamehub --log-format json}: the JSON lines
+    go to PATH, rotated as twistd's own log is (at 1 MB, and on
+    C{SIGUSR1}).
+    """
+
+    def setUp(self):
+        handler = signal.getsignal(signal.SIGUSR1)
+        self.addCleanup(signal.signal, signal.SIGUSR1, handler)
+        signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+        workdir = tempfile.mkdtemp(prefix="gamehub-log-")
+        self.addCleanup(shutil.rmtree, workdir, True)
+        self.path = os.path.join(workdir, "gamehub.log")
+
+    def observer(self, *argv):
+        config = ServerOptions()
+        config.parseOptions(["-n", "--pidfile=", "--logfile", self.path,
+                             "gamehub", "--db", "none"] + list(argv))
+        top = tap.makeService(config.subOptions, MemoryReactorClock())
+        application = Application("gamehub")
+        top.setServiceParent(application)
+        return application.getComponent(ILogObserver)
+
+    def emit(self, observer, text, **fields):
+        observer(dict(fields, log_level=LogLevel.info, log_format=text,
+                      log_namespace="test", log_time=0.0))
+
+    def lines(self, path):
+        with open(path) as f:
+            return [json.loads(line) for line in f]
+
+    @defer.inlineCallbacks
+    def test_logfile(self):
+        """
+        Events above --log-level are written to --logfile as JSON lines;
+        SIGUSR1 rotates the file.
+        """
+        observer = self.observer("--log-format", "json",
+                                 "--log-level", "info")
+        self.emit(observer, "{player!r} joined", player="a\nb",
+                  kind="gomoku", room="r", event="join")
+        observer({"log_level": LogLevel.debug, "log_format": "chatty",
+                  "log_time": 0.0})
+        [event] = self.lines(self.path)
+        self.assertEqual((event["player"], event["game"], event["event"]),
+                         ("a\nb", "gomoku", "join"))
+        self.assertEqual(event["text"], "'a\\nb' joined")
+        os.kill(os.getpid(), signal.SIGUSR1)
+        yield task.deferLater(reactor, 0.2, lambda: None)
+        self.assertTrue(os.path.exists(self.path + ".1"))
+        self.emit(observer, "after rotation")
+        [event] = self.lines(self.path)
+        self.assertEqual(event["text"], "after rotation")
+        self.assertEqual(len(self.lines(self.path + ".1")), 1)
+
+    def test_rotatedAtOneMegabyte(self):
+        """
+        The JSON log file is rotated at 1 MB, as twistd's text log.
+        """
+        observer = self.observer("--log-format", "json")
+        padding = "x" * 1000
+        for n in range(1100):
+            self.emit(observer, "line {n} {padding}", n=n, padding=padding)
+        rotated = []
+        while os.path.exists("{}.{}".format(self.path, len(rotated) + 1)):
+            rotated.append("{}.{}".format(self.path, len(rotated) + 1))
+        self.assertTrue(rotated)
+        for path in rotated:
+            self.assertLessEqual(os.path.getsize(path), 1000000 + 5000)
+            self.assertGreaterEqual(os.path.getsize(path), 1000000)
+        lines = []
+        for path in reversed(rotated):
+            lines += self.lines(path)
+        lines += self.lines(self.path)
+        self.assertEqual([e["n"] for e in lines], list(range(1100)))
+
+    def test_text(self):
+        """
+        The default, text, writes twistd's lines to --logfile.
+        """
+        observer = self.observer()
+        self.emit(observer, "{player!r} joined", player="a\nb")
+        with open(self.path) as f:
+            written = f.read()
+        self.assertIn("'a\\nb' joined", written)
+        self.assertNotIn("{", written)
+
+    def test_syslog(self):
+        """
+        --log-format json with --syslog is refused with one line.
+        """
+        config = ServerOptions()
+        config.parseOptions(["-n", "--pidfile=", "--syslog", "gamehub",
+                             "--db", "none", "--log-format", "json"])
+        with self.assertRaises(SystemExit) as caught:
+            tap.makeService(config.subOptions, MemoryReactorClock())
+        self.assertIn("--syslog", str(caught.exception))
+
+    def test_badFormat(self):
+        """
+        A --log-format other than text or json is a usage error.
+        """
+        from twisted.python import usage
+        with self.assertRaises(usage.UsageError):
+            tap.Options().parseOptions(["--log-format", "xml"])

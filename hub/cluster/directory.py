@@ -155,6 +155,10 @@ class ClusterDirectory:
         directory keeps of a room besides its member count and state.
 
     @ivar failures: how many Redis requests failed or timed out.
+    @ivar registered: whether the last renewal of this node's presence
+        was written.
+    @ivar withdrawn: True once the node takes no new rooms (a drain,
+        L{withdraw}).
     @ivar names: C{{(kind, name): True}} of the names this node holds.
     @ivar rooms: C{{(kind, name): (room, score)}} of the rooms it homes.
     """
@@ -175,6 +179,8 @@ class ClusterDirectory:
         self.timeout = timeout
         self.roomUpdateSeconds = roomUpdateSeconds
         self.failures = 0
+        self.registered = False
+        self.withdrawn = False
         self.available = True
         self.names = {}
         self.rooms = {}
@@ -284,12 +290,13 @@ class ClusterDirectory:
             entries.append(self._roomEntry(kind, name, room, score))
         calls = []
         for start in range(0, len(entries), BATCH):
-            calls.append(self._publish(entries[start:start + BATCH], ttl))
+            calls.append(self._publish(entries[start:start + BATCH], ttl,
+                                       registering=start == 0))
         d = defer.DeferredList(calls, consumeErrors=True)
         d.addCallback(lambda _: None)
         return d
 
-    def _publish(self, entries, ttl=None):
+    def _publish(self, entries, ttl=None, registering=False):
         if ttl is None:
             ttl = int(self.ttl * 1000)
         args = [self.node, ttl]
@@ -298,12 +305,30 @@ class ClusterDirectory:
         d = self.eval(scripts.PUBLISH, [], args)
 
         def conflicts(keys):
+            if registering:
+                self.registered = True
             for key in keys or ():
                 self.log.warn("cluster: {key!r} is held by another node",
                               key=key)
-        d.addCallback(conflicts)
-        d.addErrback(lambda f: None)
+
+        def failed(failure):
+            if registering:
+                self.registered = False
+        d.addCallbacks(conflicts, failed)
         return d
+
+    def withdraw(self):
+        """
+        Take no new rooms (the node drains): the rooms waiting for a game
+        leave the directory, so that joins and Splendor seats go to the
+        other nodes, and so does every room of this node whose game ends
+        from now on.  The node stays registered, with its names and its
+        running rooms, until it stops.
+        """
+        self.withdrawn = True
+        for (kind, name), (room, _) in list(self.rooms.items()):
+            if not room.running:
+                self._forget(kind, name)
 
     # Nodes.
 
@@ -430,6 +455,10 @@ class ClusterDirectory:
         """
         key = (room.kind, room.name)
         known = self.rooms.get(key)
+        if self.withdrawn and not room.running:
+            if known is not None and known[0] is room:
+                self._forget(room.kind, room.name)
+            return
         urgent = room.kind == "splendor"
         if known is None or known[0] is not room:
             known = (room, int(self.clock.seconds() * 1000))
@@ -462,9 +491,12 @@ class ClusterDirectory:
         """
         known = self.rooms.get((room.kind, room.name))
         if known is not None and known[0] is room:
-            del self.rooms[(room.kind, room.name)]
-            self._dirty.discard((room.kind, room.name))
-            self._releaseRoom(room.kind, room.name)
+            self._forget(room.kind, room.name)
+
+    def _forget(self, kind, name):
+        del self.rooms[(kind, name)]
+        self._dirty.discard((kind, name))
+        self._releaseRoom(kind, name)
 
     def listRooms(self, kind):
         """

@@ -121,6 +121,26 @@ class ClusterService(Service):
         d.addErrback(lambda f: None)
         return d
 
+    def withdraw(self):
+        """
+        The hub drains: take no new rooms from the cluster (see
+        L{ClusterDirectory.withdraw}).
+        """
+        self.log.info("cluster node {node!r} withdraws from the room "
+                      "directory", node=self.node, event="drain")
+        self.directory.withdraw()
+
+    def registrationProblem(self):
+        """
+        The readiness check of the node: None once its presence is
+        written in Redis, else why not.
+        """
+        if not self.directory.available:
+            return "Redis does not answer"
+        if not self.directory.registered:
+            return "node {!r} not registered yet".format(self.node)
+        return None
+
     def connectLink(self, node, gate):
         """
         Open a link to C{node} for C{gate}.

@@ -166,6 +166,7 @@ class ServerConnection(TimeoutMixin):
         Log at info why the hub closes this connection, summarised with
         the others of C{kind} under a flood (L{hub.limits.SummaryLog}).
         """
+        fields.setdefault("event", "closed")
         gate = getattr(self.factory.sessions, "gate", None)
         if gate is None:
             self.connectionLog.info(format, **fields)

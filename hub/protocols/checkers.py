@@ -39,7 +39,7 @@ from zope.interface import implementer
 from hub.games import checkers as rules
 from hub.ihub import ITableListener
 from hub.lobby import (
-    LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
+    Draining, LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.connection import ServerConnection, ServerFactory
 from hub.connection.immediate import WriteBatch
 from hub.tables import events
@@ -63,6 +63,7 @@ JOIN_REFUSALS = {
     RoomRunning: (wire.ROOM_IS_RUNNING, "the game is running"),
     NameInRoom: (wire.INVALID_JOIN, "the name is taken"),
     RoomFull: (wire.INVALID_JOIN, "the room is full"),
+    Draining: (wire.OTHER_ERROR, "the hub is shutting down"),
 }
 
 # Ops only the server sends; a client sending one gets INVALID_REQ.
@@ -168,11 +169,13 @@ class TableMessages:
         """
         room, lobby = self.room, self.factory.lobby
         if event.reason == events.ABANDONED:
-            self.log.info("checkers {room!r} abandoned", room=room.name)
+            self.log.info("checkers {room!r} abandoned", room=room.name,
+                          kind=KIND, event="abandoned")
         else:
             ranking = " ".join(table.seats[s].name for s in event.ranking)
             self.log.info("checkers {room!r} over: {ranking!r}",
-                          room=room.name, ranking=ranking)
+                          room=room.name, ranking=ranking, kind=KIND,
+                          event="over")
             self.broadcast(wire.encode(wire.END_GAME_OP, ranking))
         members = list(room.members)
         lobby.endGame(room)

@@ -30,7 +30,8 @@ from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 
 from hub.games import gomoku as rules
-from hub.lobby import LobbyError, RoomExists, RoomNotFound, WrongPassword
+from hub.lobby import (
+    Draining, LobbyError, RoomExists, RoomNotFound, WrongPassword)
 from hub.connection import ServerConnection, ServerFactory
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
@@ -248,6 +249,9 @@ class GomokuProtocol(Protocol, ServerConnection):
         except RoomExists:
             self.result(wire.S_ROOM_EXISTS)
             return
+        except Draining:
+            self.result(wire.S_ERROR)
+            return
         room.settings[OWNER_SEAT] = ownerSeat
         self.session.state = ROOM
         self.result(wire.S_OK)
@@ -260,6 +264,8 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.result(wire.S_ROOM_NOT_EXISTS)
         except WrongPassword:
             self.result(wire.S_ROOM_ILLEGAL_ACCESS)
+        except Draining:
+            self.result(wire.S_ERROR)
         except LobbyError:
             self.result(wire.S_ROOM_FULL)
         else:
@@ -278,6 +284,8 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.result(wire.S_PLAYER_INVALID)
         elif not room.policy.canStart(room):
             self.result(wire.S_ROOM_ILLEGAL_OPER)
+        elif self.lobby.draining:
+            self.result(wire.S_ERROR)
         else:
             self.result(wire.S_OK)
             self.lobby.start(room)

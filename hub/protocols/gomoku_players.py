@@ -171,4 +171,5 @@ class GomokuTableListener:
             session = self.players[event.seat].session
             self.departed.append(session)
             self.log.info("gomoku {room!r}: a bot plays for {name!r}",
-                          room=self.room.name, name=session.name)
+                          room=self.room.name, name=session.name,
+                          kind="gomoku", event="takeover")

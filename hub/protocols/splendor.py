@@ -55,7 +55,7 @@ from zope.interface import implementer
 
 from hub.games import splendor as rules
 from hub.ihub import ITableListener
-from hub.lobby import RoomObserver
+from hub.lobby import Draining, RoomObserver
 from hub.connection import ServerConnection, ServerFactory
 from hub.connection.pacing import PacedWriter
 from hub.tables import splendor as tables
@@ -231,7 +231,12 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             return
         self.state = TABLE
         preferred, self.preferredTable = self.preferredTable, None
-        self.factory.seats.seat(self.session, self, preferred)
+        try:
+            self.factory.seats.seat(self.session, self, preferred)
+        except Draining:
+            # No new table or seat while the hub drains.
+            self.state = NEW
+            self.invalid()
 
     def play(self, action):
         """

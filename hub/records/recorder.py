@@ -198,7 +198,8 @@ class Recorder:
                 "recorded {kind} game {gameId} of table {table!r} "
                 "({reason}{rated})", kind=record.kind, gameId=record.gameId,
                 table=record.table, reason=record.reason,
-                rated=", rated" if record.rated else "")
+                rated=", rated" if record.rated else "", event="recorded",
+                players=[s.name for s in record.seats])
         self.written += len(stored)
         if self._gaveUp:
             # Counted as lost when the stopping hub gave up waiting.

@@ -8,6 +8,7 @@ listens to every table, and the query API.
 """
 
 from twisted.application.service import Service
+from twisted.internet import defer
 from twisted.logger import Logger
 
 from hub.records import db
@@ -36,12 +37,44 @@ class RecordsService(Service):
         self.recorder = Recorder(self.database, reactor, **recorderOptions)
         self.records = Records(self.database, leaderboardMinGames)
         self.flushSeconds = flushSeconds
+        self._probe = None
 
     def collector(self):
         """
         The Prometheus collector of the recorder's queue.
         """
         return RecordsCollector(self.recorder)
+
+    def databaseProblem(self):
+        """
+        The readiness check of the database: run C{SELECT 1} on it (one
+        probe at a time: a check asked while one runs shares its answer).
+
+        @return: a Deferred firing with None when it answers, else with
+            why not.
+        """
+        answer = defer.Deferred()
+        if self._probe is not None:
+            self._probe.append(answer)
+            return answer
+        self._probe = [answer]
+        probe = self.database.runInteraction(_ping)
+        probe.addCallbacks(lambda _: None, self._unreachable)
+        probe.addCallback(self._probed)
+        return answer
+
+    def _unreachable(self, failure):
+        message = failure.getErrorMessage().strip()
+        return "{} unreachable: {}".format(
+            self.database.url.describe(),
+            message.splitlines()[0] if message else failure.type.__name__)
+
+    def _probed(self, problem):
+        waiters, self._probe = self._probe, None
+        for waiter in waiters:
+            if not waiter.called:
+                # (One the health check gave up on is called already.)
+                waiter.callback(problem)
 
     def startService(self):
         """
@@ -57,6 +90,10 @@ class RecordsService(Service):
         d = self.recorder.stop(self.flushSeconds)
         d.addBoth(lambda _: self.database.close())
         return d
+
+
+def _ping(cursor):
+    return cursor.execute("SELECT 1").fetchone()
 
 
 def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,

@@ -103,7 +103,7 @@ class CheckersStartPolicy:
         A member left C{room} while no game runs: start the game if the
         members left are all ready and their count is allowed.
         """
-        if (room.members and not room.running
+        if (room.members and not room.running and not lobby.draining
                 and lobby.room(room.kind, room.name) is room
                 and self.canStart(room)):
             lobby.start(room)

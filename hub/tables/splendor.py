@@ -422,5 +422,6 @@ class SplendorSeats:
         self.lobby.leave(session)
         if table is not None:
             table.drop(member.seat)
-        elif room.members and self.policy.canStart(room):
+        elif (room.members and not self.lobby.draining
+              and self.policy.canStart(room)):
             self.lobby.start(room)

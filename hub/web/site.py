@@ -8,6 +8,7 @@ The web face's resource tree and site:
     /api/...                the JSON API and event streams (L{hub.web.api})
     /static/...             the pages' JavaScript and CSS
     /metrics                the Prometheus metrics of L{hub.metrics}
+    /healthz, /readyz       the health checks of L{hub.health}
 """
 
 import os
@@ -15,6 +16,7 @@ import os
 from twisted.application.service import Service
 from twisted.web import resource, server, static
 
+from hub.health import putHealth
 from hub.metrics import MetricsResource, metricsRegistry
 from hub.web import api, pages
 from hub.web.live import Spectating
@@ -35,7 +37,7 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics):
+    def __init__(self, web, metrics, health=None):
         resource.Resource.__init__(self)
         self.lobbyPage = pages.LobbyPage(web)
         self.putChild(b"games", pages.GamePage(web))
@@ -44,6 +46,8 @@ class Root(resource.Resource):
         self.putChild(b"api", api.apiResource(web))
         self.putChild(b"static", static.File(STATIC))
         self.putChild(b"metrics", metrics)
+        if health is not None:
+            putHealth(self, health)
 
     def getChild(self, name, request):
         if name == b"":
@@ -118,7 +122,8 @@ def webSite(hub, records=None, collectors=()):
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
-    root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors))
+    root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
+                getattr(hub, "health", None))
     site = HubSite(root)
     site.web = web
     return site, WebService(spectating, lobbyFeed)

@@ -206,6 +206,40 @@ class RedisDirectoryTests(TestCase):
         self.assertIsNone((yield self.b.lookupRoom("gomoku", "rs")))
 
     @defer.inlineCallbacks
+    def test_withdraw(self):
+        """
+        A withdrawn node (draining) takes its waiting rooms out of the
+        directory, seats no one at its open Splendor table, keeps its
+        running rooms until their games end, and stays registered.
+        """
+        yield self.a.refresh()
+        self.assertTrue(self.a.registered)
+        waiting = FakeRoom("gomoku", "rw")
+        running = FakeRoom("gomoku", "rr", running=True)
+        table = FakeRoom("splendor", "t-open")
+        for room in (waiting, running, table):
+            self.a.roomChanged(room)
+        self.clock.advance(0)
+        yield self.eventually(
+            lambda: self.b.listRooms("gomoku").addCallback(len), 2)
+        self.a.withdraw()
+        yield self.eventually(
+            lambda: self.b.listRooms("gomoku").addCallback(
+                lambda rooms: [r["info"]["name"] for r in rooms]), ["rr"])
+        self.assertIsNone((yield self.b.lookupRoom("gomoku", "rw")))
+        self.assertIsNone((yield self.b.seat("splendor", 4)))
+        # A room that is new, or whose game ends, is not published.
+        self.a.roomChanged(FakeRoom("gomoku", "late"))
+        running.running = False
+        self.a.roomChanged(running)
+        self.clock.advance(1)
+        yield self.eventually(lambda: self.b.listRooms("gomoku"), [])
+        yield self.a.refresh()
+        self.assertTrue(self.a.registered)
+        self.assertEqual((yield self.b.nodeAddress("a")),
+                         "tcp:host=x:port=1")
+
+    @defer.inlineCallbacks
     def test_idsUniqueAcrossNodes(self):
         """
         Player ids come from blocks Redis hands out: two nodes never give

@@ -261,3 +261,91 @@ class RedisStops(TestCase):
         self.assertEqual(reply["status"], wire.S_OK)
         client.close()
         erin.close()
+
+
+class RollingRestart(TestCase):
+    """
+    One node of two drains (C{--drain-seconds}) and restarts; the other
+    node's games go on untouched.
+    """
+
+    def test_restartOneNode(self):
+        """
+        SIGTERM to node a: a withdraws (its waiting room leaves the
+        cluster's room list, a Splendor player arriving at b is seated at
+        b, not at a's open table) and ends its stalled game at the
+        deadline; node b's game, started before, ends normally and is
+        recorded.  A restarted node a takes new rooms again.
+        """
+        from urllib.request import urlopen
+        url = sharedRedisURL(2)
+        web = ("gomoku", "checkers", "splendor", "web")
+        a = GamehubServer(self, "--cluster", url, "--node-id", "a",
+                          "--drain-seconds", "5", "--announce", "no",
+                          "--checkers-turn-seconds", "100", games=web)
+        b = node(self, url, "b", "--announce", "no")
+        for server in (a, b):
+            server.waitForLog("cluster node .* links on")
+
+        def readyz():
+            try:
+                with urlopen("http://127.0.0.1:{}/readyz".format(
+                        a.port("web")), timeout=TIMEOUT) as response:
+                    return response.status
+            except OSError as e:
+                return getattr(e, "code", None)
+        self.assertTrue(eventually(lambda: readyz() == 200))
+
+        # On a: a game that will not end in time, a waiting gomoku room,
+        # and an open Splendor table.
+        stalled = bots("checkers", a.port("checkers"), "--count", "2",
+                       "--room", "ca", "--delay", "60")
+        lone = bots("splendor", a.port("splendor"), "--count", "1",
+                    "--delay", "60")
+        for process in (stalled, lone):
+            self.addCleanup(process.kill)
+        a.waitForLog(r"joined checkers room 'ca'", count=2)
+        a.waitForLog(r"joined splendor room 'table-a-1'")
+        owner, reply = register(a.port("gomoku"), "wanda")
+        owner.token = reply["token"]
+        self.assertEqual(createRoom(owner, "wa")["status"], wire.S_OK)
+        viewer, reply = register(b.port("gomoku"), "viv")
+        viewer.token = reply["token"]
+        self.assertTrue(eventually(lambda: "wa" in roomList(viewer)))
+        # On b: a game under way.
+        game = bots("gomoku", b.port("gomoku"), "--count", "2", "--room",
+                    "rb", "--name", "b_", "--delay", "0.3")
+        b.waitForLog(r"joined gomoku room 'rb'", count=2)
+
+        a.process.send_signal(signal.SIGTERM)
+        a.waitForLog("withdraws from the room directory")
+        # b's game is still under way while a drains.
+        self.assertNotIn("of table 'rb'", "".join(b.output))
+        self.assertEqual(readyz(), 503)
+        self.assertTrue(eventually(lambda: "wa" not in roomList(viewer)))
+        arriving = bots("splendor", b.port("splendor"), "--count", "2",
+                        "--delay", "0.02")
+        finished(arriving)
+        b.waitForLog(r"joined splendor room 'table-b-1'", count=2)
+        self.assertNotIn("joined splendor room 'table-a-1'",
+                         "".join(b.output))
+
+        a.process.wait(TIMEOUT)
+        a.stop()
+        log = "".join(a.output)
+        self.assertIn("drain over: 1 game(s) still running are ended as "
+                      "abandoned", log)
+        self.assertIn("recorded checkers game", log)
+        self.assertNotIn("Traceback", log)
+        owner.close()
+
+        self.assertIn("after", finished(game))
+        b.waitForLog(r"recorded gomoku game \d+ of table 'rb' \(normal")
+        again = node(self, url, "a", "--announce", "no")
+        again.waitForLog("cluster node .* links on")
+        client, reply = register(again.port("gomoku"), "wilma")
+        client.token = reply["token"]
+        self.assertEqual(createRoom(client, "wa2")["status"], wire.S_OK)
+        self.assertTrue(eventually(lambda: "wa2" in roomList(viewer)))
+        client.close()
+        viewer.close()
