@@ -199,6 +199,10 @@ class ILobby(Interface):
     seats, passwords, capacity, start policy and the running game.
     """
 
+    draining = Attribute(
+        "True while the hub drains before it stops: no new room, member "
+        "or game.")
+
     def createRoom(kind: str, name: str, session: ISession,
                    observer: IRoomObserver, policy: IStartPolicy,
                    capacity: int, password: str = "",
