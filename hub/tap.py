@@ -164,6 +164,14 @@ class Listener(StreamServerEndpointService):
         return waiter
 
 
+def usageLine(error):
+    """
+    The line C{twistd gamehub} writes for a mistake in its options.
+    """
+    return "gamehub: {} (twistd gamehub --help lists the options)".format(
+        error)
+
+
 class Options(usage.Options):
     """
     Command-line options of C{twistd gamehub}.
@@ -255,6 +263,22 @@ class Options(usage.Options):
          "Checkers JOIN_ROOM_OP to the other members carries the joiner's "
          "1-based seat in data2 (the Team 1 client needs it)."],
     ]
+
+    def parseOptions(self, options=None):
+        """
+        Parse C{options}; under C{twistd} (as its subcommand) a mistake is
+        one line and exit status 1, instead of the whole usage followed by
+        the line that matters.
+
+        @raise usage.UsageError: a mistake, when not under C{twistd}.
+        @raise SystemExit: a mistake, under C{twistd}.
+        """
+        try:
+            usage.Options.parseOptions(self, options)
+        except usage.UsageError as e:
+            if getattr(self, "parent", None) is None:
+                raise
+            raise SystemExit(usageLine(e))
 
     def postOptions(self):
         try:

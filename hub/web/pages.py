@@ -253,9 +253,14 @@ def leaderboardContent(data):
                     tags.td("%.2f" % s["rating"]), tags.td(str(s["games"])),
                     tags.td(str(s["wins"])))
             for s in data["standings"]]
+    empty = []
+    if data.get("emptyReason"):
+        empty = [tags.p(data["emptyReason"], class_="empty",
+                        id="empty-reason")]
     return tags.div(
         tags.p("Players with at least %d rated games, by rating "
                "(mu - 3 sigma)." % data["minGames"]),
+        *empty,
         tags.table(tags.thead(tags.tr(
             tags.th("#"), tags.th("player"), tags.th("rating"),
             tags.th("games"), tags.th("wins"))),

@@ -136,7 +136,7 @@ class GameTests(TestCase):
         client = yield web.stream("/api/games/%s/events" % game.id, self)
         snapshot = yield client.waitFor("snapshot")
         self.assertEqual([m["text"] for m in snapshot["moves"]],
-                         ["H8", "J7"])
+                         ["h8", "i7"])
         self.assertEqual(snapshot["view"]["last"], [8, 8])
         self.assertEqual(snapshot["turn"]["seat"], 0)
         table.act(0, (6, 6))

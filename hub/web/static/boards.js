@@ -5,7 +5,9 @@ import { svg } from "./dom.js";
 // Gomoku: a 15x15 board, the last move marked.
 const CELL = 32;
 const MARGIN = 28;
-const COLUMNS = "ABCDEFGHJKLMNOP";
+// The records' notation (hub/records/notation.py): columns a-o, rows 1-15
+// from the bottom, the centre h8.
+const COLUMNS = "abcdefghijklmno";
 
 export function drawGomoku(view) {
   const size = view.size;
