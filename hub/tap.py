@@ -388,6 +388,22 @@ def makeAnnouncer(options, top, reactor):
     return announcer
 
 
+def makeExposure(top, announce):
+    """
+    The service that logs, first, what the listeners of C{top} expose and
+    how to restrict it (see L{hub.exposure}).
+    """
+    from hub.exposure import Exposure
+    listeners = []
+    for option in GAME_PORTS + ("web-port", "metrics-port"):
+        service = _namedListener(top, option)
+        if service is not None:
+            listeners.append((option, service))
+    exposure = Exposure(listeners, announce)
+    exposure.setName("exposure")
+    return exposure
+
+
 def _namedListener(top, name):
     """
     The listener service C{name} of C{top} that can tell its port, or
@@ -450,6 +466,7 @@ def makeService(options, reactor=None):
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)
     announcer = makeAnnouncer(options, top, reactor)
+    makeExposure(top, announcer is not None).setServiceParent(top)
     if announcer is not None:
         announcer.setServiceParent(top)
     twistdOptions = getattr(options, "parent", None)
