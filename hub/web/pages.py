@@ -178,7 +178,8 @@ class GamePage(resource.Resource):
         content = tags.div(
             tags.p(tags.span("table ", tags.b(data["table"]),
                              class_="table-name"),
-                   " ", tags.span("", id="status", class_="status"),
+                   " \N{MIDDLE DOT} ",
+                   tags.span("", id="status", class_="status"),
                    " ", tags.span("", id="spectators")),
             tags.div(
                 tags.div(tags.div("", id="board", class_="board"),

@@ -145,7 +145,8 @@ def describeAction(kind, action):
     if kind == "splendor":
         what, card, gems = action[0], action[1], action[2]
         gemText = " ".join(
-            "{}{}".format(n if n > 1 else "", gem) for gem, n in gems)
+            "{}\N{MULTIPLICATION SIGN}{}".format(n, gem) if n > 1 else gem
+            for gem, n in gems)
         if what == splendor.GET_GEMS:
             return "take " + gemText
         if what == splendor.BUY_CARD:

@@ -225,6 +225,17 @@ class ViewTests(SynchronousTestCase):
             "splendor", ("fold_card_unknown", 10002, ())),
             "reserve from deck 2")
 
+    def test_splendorGemCounts(self):
+        """
+        Two gems of a colour read "2×emerald", not "2emerald".
+        """
+        self.assertEqual(views.describeAction(
+            "splendor", ("get_gems", 0, (("emerald", 2),))),
+            "take 2\N{MULTIPLICATION SIGN}emerald")
+        self.assertEqual(views.describeAction(
+            "splendor", ("discard_gems", 0, (("ruby", 1), ("onyx", 1)))),
+            "discard ruby onyx")
+
 
 def gomokuTable(clock, spectating, name="g"):
     """
