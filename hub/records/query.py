@@ -136,7 +136,7 @@ def emptyReason(kind, minGames, players, most):
         return "No rated {} game has been recorded yet.".format(kind)
     return ("No player has {min} rated {kind} games yet "
             "(--leaderboard-min-games {min}); {players} {have} played, "
-            "the most {most} {games}.".format(
+            "none more than {most} rated {games}.".format(
                 min=minGames, kind=kind, players=players,
                 have="player has" if players == 1 else "players have",
                 most=most, games="game" if most == 1 else "games"))

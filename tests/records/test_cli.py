@@ -79,8 +79,8 @@ class CommandTests(support.SQLiteMixin, TestCase):
                                    "--leaderboard-min-games", "7")
         self.assertEqual(lines, [
             "No player has 7 rated gomoku games yet "
-            "(--leaderboard-min-games 7); 2 players have played, the most "
-            "6 games."])
+            "(--leaderboard-min-games 7); 2 players have played, none "
+            "more than 6 rated games."])
         lines = yield self.command("leaderboard", "splendor")
         self.assertEqual(lines,
                          ["No rated splendor game has been recorded yet."])
