@@ -23,6 +23,11 @@ def pytest_unconfigure(config):
 
 def pytest_report_header(config):
     servers = getattr(config, "gamehubServers", None)
+    lines = []
     if servers is not None and servers.started:
-        return "private test servers started: " + ", ".join(servers.started)
-    return None
+        lines.append("private test servers started: "
+                     + ", ".join(servers.started))
+    if servers is not None:
+        lines.extend("private test server failed: " + problem
+                     for problem in servers.problems)
+    return lines

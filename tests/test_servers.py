@@ -51,6 +51,25 @@ class WhenTests(SynchronousTestCase):
         self.assertEqual(sorted(environ), [servers.SWITCH_ENV])
 
 
+class FailureTests(SynchronousTestCase):
+    """
+    A server that fails to start is reported, not fatal to the run.
+    """
+
+    def test_reported(self):
+        def broken():
+            raise RuntimeError("no luck")
+        self.patch(servers, "startRedis", broken)
+        self.patch(servers.shutil, "which", lambda name: "/bin/true")
+        private = servers.PrivateServers()
+        environ = {servers.POSTGRES_ENV: "postgresql://given"}
+        private.start([servers.TOP], environ)
+        self.assertEqual(private.started, [])
+        self.assertEqual(private.problems,
+                         [servers.REDIS_ENV + ": no luck"])
+        self.assertNotIn(servers.REDIS_ENV, environ)
+
+
 class RedisTests(SynchronousTestCase):
     """
     L{servers.startRedis} starts a Redis that answers, and stops it.
