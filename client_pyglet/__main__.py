@@ -86,7 +86,7 @@ def makeParser():
     p.add_argument("--screenshot-after", type=float, default=None,
                    metavar="SECONDS",
                    help="save the window to FILE after SECONDS instead "
-                        "of at the end of the game (for demos)")
+                        "of at the end of the game, then quit (for demos)")
     p.add_argument("--width", type=int, default=1100)
     p.add_argument("--height", type=int, default=760)
     return p

@@ -118,8 +118,17 @@ class App:
         else:
             self.showStart()
         if o.screenshot and o.screenshotAfter is not None:
-            self.clock.callLater(o.screenshotAfter, self.screenshot,
+            self.clock.callLater(o.screenshotAfter, self.screenshotAndQuit,
                                  o.screenshot)
+
+    def screenshotAndQuit(self, path):
+        """
+        Save the window to C{path}, then quit (C{--screenshot-after}): exit
+        status 0, or 1 if it could not be saved.
+        """
+        d = self.screenshot(path)
+        d.addCallback(lambda _: self.stop(self.exitCode))
+        return d
 
     def screenshot(self, path):
         """

@@ -182,6 +182,14 @@ class Listener(StreamServerEndpointService):
         return waiter
 
 
+def usageLine(error):
+    """
+    The line C{twistd gamehub} writes for a mistake in its options.
+    """
+    return "gamehub: {} (twistd gamehub --help lists the options)".format(
+        error)
+
+
 class Options(usage.Options):
     """
     Command-line options of C{twistd gamehub}.
@@ -281,6 +289,22 @@ class Options(usage.Options):
          "Checkers JOIN_ROOM_OP to the other members carries the joiner's "
          "1-based seat in data2 (the Team 1 client needs it)."],
     ]
+
+    def parseOptions(self, options=None):
+        """
+        Parse C{options}; under C{twistd} (as its subcommand) a mistake is
+        one line and exit status 1, instead of the whole usage followed by
+        the line that matters.
+
+        @raise usage.UsageError: a mistake, when not under C{twistd}.
+        @raise SystemExit: a mistake, under C{twistd}.
+        """
+        try:
+            usage.Options.parseOptions(self, options)
+        except usage.UsageError as e:
+            if getattr(self, "parent", None) is None:
+                raise
+            raise SystemExit(usageLine(e))
 
     def postOptions(self):
         try:
@@ -393,6 +417,22 @@ def makeAnnouncer(options, top, reactor):
     return announcer
 
 
+def makeExposure(top, announce):
+    """
+    The service that logs, first, what the listeners of C{top} expose and
+    how to restrict it (see L{hub.exposure}).
+    """
+    from hub.exposure import Exposure
+    listeners = []
+    for option in GAME_PORTS + ("web-port", "metrics-port"):
+        service = _namedListener(top, option)
+        if service is not None:
+            listeners.append((option, service))
+    exposure = Exposure(listeners, announce)
+    exposure.setName("exposure")
+    return exposure
+
+
 def _namedListener(top, name):
     """
     The listener service C{name} of C{top} that can tell its port, or
@@ -461,6 +501,7 @@ def makeService(options, reactor=None):
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)
     announcer = makeAnnouncer(options, top, reactor)
+    makeExposure(top, announcer is not None).setServiceParent(top)
     if announcer is not None:
         announcer.setServiceParent(top)
         top.onDrain(announcer.stopService)

@@ -77,6 +77,34 @@ class ErrorTests(TestCase):
             r"^gamehub: every --<game>-port is 'none': nothing would be "
             r"served$")
 
+    def test_unknownOption(self):
+        """
+        An unknown option is the error alone, with where to find the
+        options, instead of the whole usage before it.
+        """
+        self.assertOneLine(
+            ["--bogus"],
+            r"^gamehub: option --bogus not recognized \(twistd gamehub "
+            r"--help lists the options\)$")
+
+    def test_badValue(self):
+        """
+        A value that postOptions refuses is one line too.
+        """
+        self.assertOneLine(
+            ["--db", "mysql://x"],
+            r"^gamehub: --db must be .*, not 'mysql://x' \(twistd gamehub "
+            r"--help lists the options\)$")
+
+    def test_databaseCannotOpen(self):
+        """
+        A SQLite file in a folder that does not exist is one line.
+        """
+        self.assertOneLine(
+            ["--db", "sqlite:/nonexistent/dir/x.sqlite"],
+            r"^gamehub: --db sqlite:/nonexistent/dir/x.sqlite: cannot open "
+            r"the records database: unable to open database file$")
+
     def test_portInUse(self):
         """
         A port in use is found once twistd has begun logging: its two

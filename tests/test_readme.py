@@ -4,6 +4,7 @@ The README's set-up and test commands are the ones CI runs.
 
 import os
 import re
+import textwrap
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -15,6 +16,21 @@ def read(*path):
         return f.read()
 
 
+def shBlocks(readme):
+    """
+    The C{sh} code blocks of C{readme} (indented ones too), in order.
+    """
+    return [textwrap.dedent(block) for block in re.findall(
+        r"^ *```sh\n(.*?)^ *```", readme, re.S | re.M)]
+
+
+def blockAfter(readme, words):
+    """
+    The first C{sh} block after C{words} in C{readme}.
+    """
+    return shBlocks(readme[readme.index(words):])[0]
+
+
 class ReadmeTests(SynchronousTestCase):
     """
     README.md and .ci/run agree.
@@ -24,21 +40,49 @@ class ReadmeTests(SynchronousTestCase):
         """
         The last command of .ci/run is the README's test command.
         """
-        readme = read("README.md")
-        blocks = re.findall(r"```sh\n(.*?)```", readme, re.S)
-        testCommand = blocks[1].strip()
+        testCommand = blockAfter(read("README.md"), "Run every test:").strip()
         ciLines = [line for line in read(".ci", "run").splitlines()
                    if line.strip() and not line.startswith("#")]
         self.assertEqual(ciLines[-1].strip(), testCommand)
 
     def test_setUpCommands(self):
         """
-        The set-up block installs the extras and starts the server.
+        The set-up block works on a fresh Debian or Ubuntu machine: it
+        makes and activates a virtualenv, installs the extras and starts
+        the server.
         """
-        blocks = re.findall(r"```sh\n(.*?)```", read("README.md"), re.S)
-        self.assertEqual(blocks[0].split("\n")[:2],
-                         ['pip install -e ".[client,test]"',
+        lines = shBlocks(read("README.md"))[0].strip().split("\n")
+        self.assertEqual(lines,
+                         ["sudo apt-get install -y python3-venv",
+                          "python3 -m venv venv && . venv/bin/activate",
+                          'pip install -e ".[client,test]"',
                           "twistd -n gamehub"])
+
+    def test_testPrerequisites(self):
+        """
+        The README's list of system packages for the tests is the one
+        .ci/run installs.
+        """
+        block = blockAfter(read("README.md"), "## Tests")
+        words = block.replace("\\\n", " ").split()
+        self.assertEqual(words[:4], ["sudo", "apt-get", "install", "-y"])
+        ci = re.search(r'SYSTEM_PACKAGES="([^"]*)"', read(".ci", "run"))
+        self.assertEqual(sorted(words[4:]), sorted(ci.group(1).split()))
+        self.assertIn("chromium", words)
+
+    def test_quickStart(self):
+        """
+        The quick start names the web page, a bot game and the client.
+        """
+        readme = read("README.md")
+        quick = readme[readme.index("## Quick start"):
+                       readme.index("## Tests")]
+        self.assertIn("http://127.0.0.1:8080", quick)
+        lines = blockAfter(quick, "2.").strip().split("\n")
+        self.assertTrue(lines[0].startswith(
+            "python -m hub.bots gomoku://127.0.0.1:11011 "))
+        self.assertTrue(lines[1].startswith(
+            "python -m client_pyglet gomoku://127.0.0.1:11011 "))
 
 
 class SelfContainedTests(SynchronousTestCase):

@@ -118,11 +118,12 @@ class ServiceTests(SynchronousTestCase):
     def test_allProtocols(self):
         """
         By default the sessions service, the three listeners, the web
-        face and the LAN announcer.
+        face, the LAN announcer and what says what they expose.
         """
         services = self.services()
         self.assertEqual(sorted(services), ["announce", "checkers-port",
-                                            "gomoku-port", "sessions",
+                                            "exposure", "gomoku-port",
+                                            "sessions",
                                             "splendor-port", "web",
                                             "web-port"])
         self.assertIsInstance(services["sessions"], Sessions)
@@ -200,7 +201,7 @@ class ServiceTests(SynchronousTestCase):
                                  "--splendor-port", "NONE",
                                  "--web-port", "none")
         self.assertEqual(sorted(services), ["announce", "checkers-port",
-                                            "sessions"])
+                                            "exposure", "sessions"])
 
     def test_listens(self):
         """

@@ -360,9 +360,8 @@ class Scene:
         if o.offline:
             where = "offline"
         else:
-            where = "%s:%d  ·  %s" % (
-                o.host, o.port,
-                "connected" if self.state.connected else "offline")
+            where = "%s:%d  ·  %s" % (o.host, o.port,
+                                      self.state.connectionText())
         self.text("%s  ·  %s" % (self.state.name, where),
                   self.width - 16, y + 15, size=11, color=MUTED,
                   anchor_x="right")

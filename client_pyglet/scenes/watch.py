@@ -27,6 +27,10 @@ from hub.client.state_gomoku import BLACK, WHITE
 
 #: Seconds between two looks at a hub's list of games.
 LIST_SECONDS = 3.0
+#: The width of the Quit button of the replay controls, and the least
+#: room between it and the move counter beside it.
+LEAVE_WIDTH = 64
+LEAVE_GAP = 8
 
 
 class NoAutoPlay:
@@ -134,8 +138,8 @@ class WatchMixin:
         if g.steps is None:
             self.text(g.stepText(), x + w / 2, y + 64, size=13, bold=True,
                       anchor_x="center")
-            note = ("the replay opens when the game ends" if g.live
-                    else "no replay kept for this game")
+            note = ("replay when the game ends" if g.live
+                    else "no replay kept")
             self.text(note, x + w / 2, y + 40, size=10, color=MUTED,
                       anchor_x="center")
             self.buildLeave(x, y, w)
@@ -160,13 +164,23 @@ class WatchMixin:
         self.rect(sx, sy + 4, sw * f, 6, ACCENT, radius=3)
         self.circle(sx + sw * f, sy + 7, 8, TEXT)
         self.hit(sx - 8, sy - 6, sw + 16, sh + 12, self.slide)
-        self.text(g.stepText(), x, y + 8, size=11, color=MUTED)
-        self.buildLeave(x, y, w)
+        left = self.buildLeave(x, y, w)
+        where = self.text(g.stepText(), x, y + 8, size=11, color=MUTED)
+        if where.content_width > left - x - LEAVE_GAP:
+            # "move 160 / 160" in a narrow box: smaller, clear of Quit
+            where.font_size = 9
 
     def buildLeave(self, x, y, w):
+        """
+        The Quit (or Games) button at the bottom right of the box.
+
+        @return: the button's left edge.
+        """
         label = "Games" if self.app.watchBack else "Quit"
-        self.button(label, x + w - 80, y + 2, 80, 26, self.leave,
+        left = x + w - LEAVE_WIDTH
+        self.button(label, left, y + 2, LEAVE_WIDTH, 26, self.leave,
                     color=(120, 60, 60), size=10)
+        return left
 
     def back(self):
         self.game.stepBy(-1)

@@ -70,6 +70,28 @@ class ClientState(Observable):
         self._protocol = None
         self._observers = []
 
+    @property
+    def answered(self):
+        """
+        Whether the server has sent a valid message of the game on this
+        connection: until then an open port may be another game's (a
+        checkers client says nothing before Join).
+        """
+        return self._protocol is not None and getattr(
+            self._protocol, "answered", True)
+
+    def connectionText(self):
+        """
+        The connection in a word or three, for a window's header:
+        C{connected} only once the server has answered as a server of the
+        game.
+        """
+        if not self.connected:
+            return "offline"
+        if not self.answered:
+            return "port open, no answer yet"
+        return "connected"
+
     def setPhase(self, phase):
         """
         Move to C{phase} and tell the observers if it changed.

@@ -153,6 +153,7 @@ class ClusterDirectory:
     @param prefix: the prefix of every key.
     @param summaries: C{{kind: summary(room) -> dict}}, what the room
         directory keeps of a room besides its member count and state.
+    @param where: Redis, in words for the log (C{"Redis at HOST:PORT"}).
 
     @ivar failures: how many Redis requests failed or timed out.
     @ivar registered: whether the last renewal of this node's presence
@@ -167,8 +168,10 @@ class ClusterDirectory:
 
     def __init__(self, redis, clock, node, address=None, prefix="gamehub:",
                  summaries=None, ttl=TTL, refreshSeconds=REFRESH_SECONDS,
-                 timeout=TIMEOUT, roomUpdateSeconds=ROOM_UPDATE_SECONDS):
+                 timeout=TIMEOUT, roomUpdateSeconds=ROOM_UPDATE_SECONDS,
+                 where="Redis"):
         self.redis = redis
+        self.where = where
         self.clock = clock
         self.node = node
         self.address = address
@@ -226,19 +229,30 @@ class ClusterDirectory:
     def _answered(self, result):
         if not self.available:
             self.available = True
-            self.log.info("cluster: Redis answers again")
+            self.log.info("cluster: {where} answers again; this node "
+                          "publishes its names and rooms again",
+                          where=self.where)
         return result
 
     def _failed(self, failure, method):
         self.failures += 1
+        if failure.check(defer.TimeoutError, defer.CancelledError):
+            error = "no answer within {:g} s".format(self.timeout)
+        else:
+            error = failure.getErrorMessage()
         if self.available:
             self.available = False
-            self.log.warn("cluster: Redis unavailable ({method}: {error!r})",
-                          method=method, error=failure.getErrorMessage())
+            self.log.warn(
+                "cluster: {where} is unreachable ({error}); meanwhile this "
+                "node keeps serving the rooms it homes, requests that need "
+                "the cluster's directory get the protocol's error reply, "
+                "and it tries again every {period:g} s",
+                where=self.where, error=error, period=self.refreshSeconds)
         else:
-            self.log.debug("cluster: Redis still unavailable ({method})",
-                           method=method)
-        raise DirectoryUnavailable(failure.getErrorMessage())
+            self.log.debug("cluster: {where} still unreachable ({method}: "
+                           "{error})", where=self.where, method=method,
+                           error=error)
+        raise DirectoryUnavailable(error)
 
     def eval(self, script, keys=(), args=()):
         """

@@ -169,7 +169,8 @@ def makeCluster(reactor, hub, url, node, linkEndpoint):
     redis = txredisapi.lazyConnection(host, port, dbid=db, reconnect=True,
                                       connectTimeout=2, replyTimeout=2)
     return ClusterService(reactor, hub, redis, node, linkEndpoint,
-                          prefix=prefix, ttl=ttl, refreshSeconds=ttl / 3)
+                          prefix=prefix, ttl=ttl, refreshSeconds=ttl / 3,
+                          where="Redis at {}:{}".format(host, port))
 
 
 __all__ = ["ClusterService", "makeCluster"]

@@ -11,6 +11,7 @@ C{python -m hub.records}: the records, read from the command line.
 
 import datetime
 import os
+import re
 import sys
 
 from twisted.internet import defer, task
@@ -21,6 +22,25 @@ from hub.records.codec import KINDS
 from hub.records.export import recordToLine
 
 EXPORT_PAGE = 500
+
+
+def plainText(docstring):
+    """
+    C{docstring} without its epytext markup (C{C{x}} and the like become
+    C{x}), for C{--help}.
+    """
+    while True:
+        plain = re.sub(r"\b[BCEGILMSUX]\{([^{}]*)\}", r"\1", docstring)
+        if plain == docstring:
+            return plain.strip()
+        docstring = plain
+
+
+#: What C{--help} says after the options: the first line of this module's
+#: docstring (Twisted reflows the text, so the examples would run together).
+DESCRIPTION = (plainText(__doc__).split("\n\n")[0] + "  Each command's "
+               "--help (python -m hub.records leaderboard --help) lists "
+               "its own options.")
 
 
 def _kind(value):
@@ -70,6 +90,9 @@ class _Command(usage.Options):
 
 
 class LeaderboardOptions(_Command):
+    longdesc = ("The best players of KIND (gomoku, checkers or splendor) "
+                "by mu - 3 sigma; a player is listed after "
+                "--leaderboard-min-games rated games.")
     synopsis = "KIND [--limit N] [--leaderboard-min-games N]"
     optParameters = [
         ["limit", None, 20, "How many players.", int],
@@ -83,6 +106,7 @@ class LeaderboardOptions(_Command):
 
 
 class HistoryOptions(_Command):
+    longdesc = "The last games of player NAME in KIND, newest first."
     synopsis = "KIND NAME [--limit N]"
     optParameters = [["limit", None, query.DEFAULT_LIMIT,
                       "How many games.", int]]
@@ -93,6 +117,8 @@ class HistoryOptions(_Command):
 
 
 class ShowOptions(_Command):
+    longdesc = ("One game: its players, outcome and moves (gomoku moves "
+                "in the notation of docs/protocols/gomoku.md).")
     synopsis = "GAME_ID"
 
     def parseArgs(self, gameId):
@@ -100,6 +126,7 @@ class ShowOptions(_Command):
 
 
 class ExportOptions(_Command):
+    longdesc = "Games as JSON lines, one game a line."
     synopsis = "GAME_ID | --since DATE"
     optParameters = [["since", None, None,
                       "Every game that ended at or after DATE (UTC).",
@@ -119,6 +146,7 @@ class Options(usage.Options):
     """
 
     synopsis = "--db URL (leaderboard | history | show | export) ..."
+    longdesc = DESCRIPTION
     optParameters = [["db", None, db.DEFAULT_URL,
                       "The records: sqlite:PATH or "
                       "postgresql://user@host/dbname."]]
@@ -149,6 +177,10 @@ def _leaderboard(records, options, out):
                             options["leaderboard-min-games"])
 
     def write(board):
+        if not board:
+            return records.whyEmpty(
+                options["kind"], options["leaderboard-min-games"]).addCallback(
+                    lambda reason: out.write(reason + "\n"))
         out.write("{:>4}  {:<24} {:>8} {:>7} {:>7} {:>6} {:>5}\n".format(
             "rank", "name", "ordinal", "mu", "sigma", "games", "wins"))
         for s in board:
@@ -235,7 +267,12 @@ def run(reactor, options, out):
     @return: a Deferred that fires when done.
     """
     url = options["url"]
-    db.prepare(url)
+    try:
+        db.prepare(url)
+    except db.SchemaTooNew:
+        raise
+    except Exception as e:
+        raise db.CannotOpen(url, e)
     database = db.Database(url, reactor)
     try:
         records = query.Records(database)
@@ -260,7 +297,7 @@ def main(argv=None, out=None):
     def failed(failure):
         if failure.check(BrokenPipeError):
             raise SystemExit(0)
-        failure.trap(usage.UsageError, db.SchemaTooNew)
+        failure.trap(usage.UsageError, db.SchemaTooNew, db.CannotOpen)
         sys.stderr.write("hub.records: {}\n".format(failure.value))
         raise SystemExit(1)
 

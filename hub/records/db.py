@@ -25,6 +25,34 @@ DEFAULT_URL = "sqlite:gamehub.sqlite"
 _MIGRATION_NAME = re.compile(r"^(\d{4})_\w+\.sql$")
 
 
+class CannotOpen(Exception):
+    """
+    The records database cannot be opened or reached.
+
+    @ivar url: the L{DatabaseURL}.
+    @ivar reason: the error, as it was raised.
+    """
+
+    def __init__(self, url, reason):
+        Exception.__init__(self, url, reason)
+        self.url = url
+        self.reason = reason
+
+    def __str__(self):
+        verb = "open" if self.url.dialect is SQLITE else "reach"
+        return "--db {}: cannot {} the records database: {}".format(
+            self.url.describe(), verb, firstLine(self.reason))
+
+
+def firstLine(error):
+    """
+    The first line of C{error}'s message (a driver's may run to several),
+    or its type's name when it has none.
+    """
+    lines = str(error).strip().splitlines()
+    return lines[0].strip() if lines else type(error).__name__
+
+
 class SchemaTooNew(Exception):
     """
     The database's schema is newer than this gamehub knows.

@@ -1,7 +1,9 @@
 """
 Records in a readable notation, for C{python -m hub.records show}.
 
-    gomoku    h8 (column a-o from the left, row 1-15 from the top: (7, 7))
+    gomoku    h8 (column a-o from the left, row 1-15 from the bottom, as
+              gomoku and renju players write moves: the centre, (7, 7),
+              is h8; (0, 0), the top left corner, is a15)
     checkers  the path's cells, 0,-4 > 0,-3 (the board's x,y)
     splendor  take diamond+sapphire+emerald, buy #12 (gold 1),
               reserve #34, reserve hidden level 2, discard ruby,
@@ -15,6 +17,7 @@ outcome.
 import datetime
 
 GOMOKU_COLUMNS = "abcdefghijklmno"
+GOMOKU_SIZE = len(GOMOKU_COLUMNS)
 GOMOKU_COLOURS = {1: "black", 16: "white"}
 # A Splendor fold_card_unknown action's card is this plus the deck level.
 UNKNOWN_CARD_BASE = 10000
@@ -47,13 +50,24 @@ def _gems(gems):
     return "+".join(parts)
 
 
+def gomokuCell(x, y):
+    """
+    The name of the gomoku cell at column C{x}, row C{y} (both 0-based,
+    C{y} from the top as on the wire): a column letter a-o from the left
+    and a row number 1-15 from the bottom (C{h8} is the centre).  The
+    records, the web pages and the docs all write moves so.
+    """
+    if 0 <= x < GOMOKU_SIZE and 0 <= y < GOMOKU_SIZE:
+        return "{}{}".format(GOMOKU_COLUMNS[x], GOMOKU_SIZE - y)
+    return "{},{}".format(x, y)
+
+
 def action(kind, value):
     """
     One action (in the records' JSON form) in this module's notation.
     """
     if kind == "gomoku":
-        x, y = value
-        return "{}{}".format(GOMOKU_COLUMNS[x] if 0 <= x < 15 else x, y + 1)
+        return gomokuCell(*value)
     if kind == "checkers":
         return " > ".join("{},{}".format(x, y) for x, y in value)
     op, card, gems = value["op"], value["card"], dict(value["gems"])

@@ -115,6 +115,33 @@ def leaderboard(cursor, kind, limit, minGames):
             for rank, row in enumerate(cursor.fetchall(), 1)]
 
 
+def whyEmpty(cursor, kind, minGames):
+    """
+    The interaction behind L{Records.whyEmpty}.
+    """
+    cursor.execute("SELECT COUNT(*), MAX(games) FROM ratings "
+                   "WHERE kind = ? AND games >= 1", (kind,))
+    players, most = cursor.fetchone()
+    return emptyReason(kind, minGames, players or 0, most or 0)
+
+
+def emptyReason(kind, minGames, players, most):
+    """
+    Why the leaderboard of C{kind} lists nobody, in a sentence.
+
+    @param players: how many players have a rated game of C{kind}.
+    @param most: the most rated games one of them has.
+    """
+    if players == 0:
+        return "No rated {} game has been recorded yet.".format(kind)
+    return ("No player has {min} rated {kind} games yet "
+            "(--leaderboard-min-games {min}); {players} {have} played, "
+            "none more than {most} rated {games}.".format(
+                min=minGames, kind=kind, players=players,
+                have="player has" if players == 1 else "players have",
+                most=most, games="game" if most == 1 else "games"))
+
+
 def history(cursor, kind, name, limit, before=None):
     """
     The interaction behind L{Records.history}.
@@ -208,6 +235,17 @@ class Records:
             minGames = self.leaderboardMinGames
         return self.database.runInteraction(leaderboard, kind, limit,
                                             minGames)
+
+    def whyEmpty(self, kind, minGames=None):
+        """
+        Why the leaderboard of C{kind} with C{minGames} lists nobody: no
+        rated game yet, or no player with enough of them.
+
+        @return: a Deferred of a sentence (L{str}).
+        """
+        if minGames is None:
+            minGames = self.leaderboardMinGames
+        return self.database.runInteraction(whyEmpty, kind, minGames)
 
     def history(self, kind, name, limit=DEFAULT_LIMIT, before=None):
         """

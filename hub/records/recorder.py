@@ -218,9 +218,9 @@ class Recorder:
                 delay = min(delay, STOP_RETRY_DELAY)
             self._delay = min(self._delay * 2, self.maxRetryDelay)
             self.log.warn(
-                "records database unavailable ({error!r}): {count} game(s) "
+                "records database unreachable ({error}): {count} game(s) "
                 "queued, retrying in {delay:.1f}s",
-                error=failure.getErrorMessage(), count=len(self.pending),
+                error=db.firstLine(failure.value), count=len(self.pending),
                 delay=delay)
             self._retryCall = self.clock.callLater(delay, self._retry)
         elif len(batch) > 1:

@@ -38,6 +38,7 @@ class RecordsService(Service):
         self.records = Records(self.database, leaderboardMinGames)
         self.flushSeconds = flushSeconds
         self._probe = None
+        self.unreachable = None
 
     def collector(self):
         """
@@ -81,9 +82,16 @@ class RecordsService(Service):
         Say where the games go, once the reactor runs.
         """
         Service.startService(self)
-        self.reactor.callWhenRunning(
-            self.log.info, "recording games in {db}",
-            db=self.database.url.describe())
+        if self.unreachable is None:
+            self.reactor.callWhenRunning(
+                self.log.info, "recording games in {db}",
+                db=self.database.url.describe())
+        else:
+            self.reactor.callWhenRunning(
+                self.log.warn,
+                "records database {db} unreachable at start ({error}): "
+                "games are queued and recorded once it answers",
+                db=self.database.url.describe(), error=self.unreachable)
 
     def stopService(self):
         Service.stopService(self)
@@ -105,32 +113,34 @@ def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
 
     @raise db.BadURL: C{url} names no usable database.
     @raise db.SchemaTooNew: the database is newer than this gamehub.
+    @raise db.CannotOpen: a SQLite file that cannot be opened.
     """
     parsed = db.parseURL(url)
     if parsed is None:
         return None
+    unreachable = None
     try:
         db.prepare(parsed)
     except db.SchemaTooNew:
         raise
     except Exception as e:
         if parsed.dialect is db.SQLITE:
-            raise
-        RecordsService.log.warn(
-            "records database {db} unavailable at start ({error!r}); games "
-            "are queued until it is reachable", db=parsed.describe(),
-            error=str(e).strip())
-    return RecordsService(parsed, reactor, leaderboardMinGames, **options)
+            raise db.CannotOpen(parsed, e)
+        unreachable = db.firstLine(e)
+    service = RecordsService(parsed, reactor, leaderboardMinGames, **options)
+    service.unreachable = unreachable
+    return service
 
 
 def fromOptions(options, reactor):
     """
     The L{RecordsService} that C{twistd gamehub}'s C{--db} and
     C{--leaderboard-min-games} ask for, or None.  A schema newer than
-    this gamehub's stops the start with a one-line message.
+    this gamehub's, or a SQLite file that cannot be opened, stops the
+    start with a one-line message.
     """
     try:
         return recordsService(options["db"], reactor,
                               options["leaderboard-min-games"])
-    except db.SchemaTooNew as e:
+    except (db.SchemaTooNew, db.CannotOpen) as e:
         raise SystemExit("gamehub: {}".format(e))

@@ -169,11 +169,19 @@ class Web:
         if self.records is None or kind not in GAME_KINDS:
             return defer.succeed(None)
         d = self.records.leaderboard(kind)
-        d.addCallback(lambda standings: {
-            "kind": kind,
-            "minGames": self.records.leaderboardMinGames,
-            "standings": [_standing(s) for s in standings]})
-        return d
+
+        def data(standings, emptyReason=None):
+            return {"kind": kind,
+                    "minGames": self.records.leaderboardMinGames,
+                    "standings": [_standing(s) for s in standings],
+                    "emptyReason": emptyReason}
+
+        def explained(standings):
+            if standings:
+                return data(standings)
+            return self.records.whyEmpty(kind).addCallback(
+                lambda reason: data(standings, reason))
+        return d.addCallback(explained)
 
 
 def _standing(s):

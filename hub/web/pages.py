@@ -178,7 +178,8 @@ class GamePage(resource.Resource):
         content = tags.div(
             tags.p(tags.span("table ", tags.b(data["table"]),
                              class_="table-name"),
-                   " ", tags.span("", id="status", class_="status"),
+                   " \N{MIDDLE DOT} ",
+                   tags.span("", id="status", class_="status"),
                    " ", tags.span("", id="spectators")),
             tags.div(
                 tags.div(tags.div("", id="board", class_="board"),
@@ -253,9 +254,14 @@ def leaderboardContent(data):
                     tags.td("%.2f" % s["rating"]), tags.td(str(s["games"])),
                     tags.td(str(s["wins"])))
             for s in data["standings"]]
+    empty = []
+    if data.get("emptyReason"):
+        empty = [tags.p(data["emptyReason"], class_="empty",
+                        id="empty-reason")]
     return tags.div(
         tags.p("Players with at least %d rated games, by rating "
                "(mu - 3 sigma)." % data["minGames"]),
+        *empty,
         tags.table(tags.thead(tags.tr(
             tags.th("#"), tags.th("player"), tags.th("rating"),
             tags.th("games"), tags.th("wins"))),

@@ -8,6 +8,7 @@ the reserved cards, which stay face down as at a real table).
 """
 
 from hub.games import gomoku, splendor
+from hub.records import notation
 
 GOMOKU_COLOURS = ("black", "white")
 
@@ -126,10 +127,10 @@ def actionJSON(kind, action):
 
 def gomokuCell(x, y):
     """
-    A cell's name on the board: a column letter (I skipped) and a row
-    number from the bottom, as gomoku boards are labelled (C{H8}).
+    A cell's name on the board, as the records write it
+    (L{notation.gomokuCell}: C{h8} is the centre).
     """
-    return "ABCDEFGHJKLMNOP"[x] + str(gomoku.SIZE - y)
+    return notation.gomokuCell(x, y)
 
 
 def describeAction(kind, action):
@@ -144,7 +145,8 @@ def describeAction(kind, action):
     if kind == "splendor":
         what, card, gems = action[0], action[1], action[2]
         gemText = " ".join(
-            "{}{}".format(n if n > 1 else "", gem) for gem, n in gems)
+            "{}\N{MULTIPLICATION SIGN}{}".format(n, gem) if n > 1 else gem
+            for gem, n in gems)
         if what == splendor.GET_GEMS:
             return "take " + gemText
         if what == splendor.BUY_CARD:

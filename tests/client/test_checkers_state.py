@@ -37,6 +37,21 @@ class CheckersStateTests(SynchronousTestCase):
         self.assertEqual(take(self.transport),
                          b'{"data1":"r1","data2":"alice","op":200000}\n')
 
+    def test_answered(self):
+        """
+        A connection the server has not answered yet (checkers says
+        nothing before Join) is not taken for a checkers server: the
+        header says so until the first valid message.
+        """
+        self.assertTrue(self.state.connected)
+        self.assertFalse(self.state.answered)
+        self.assertEqual(self.state.connectionText(),
+                         "port open, no answer yet")
+        self.state.join("r1")
+        self.feed(line(wire.JOIN_ROOM_REPLY_OP, "", ""))
+        self.assertTrue(self.state.answered)
+        self.assertEqual(self.state.connectionText(), "connected")
+
     def test_joinReplyListsMembers(self):
         """
         JOIN_ROOM_REPLY_OP gives the earlier members and their ready

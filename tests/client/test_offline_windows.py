@@ -122,6 +122,26 @@ class StartScreenTests(SynchronousTestCase):
                 return
         self.fail("no %s%r on %r" % (method, args, app.scene))
 
+    def test_screenshotAfterQuits(self):
+        """
+        C{--screenshot-after SECONDS} saves the window at that time, then
+        the client quits with status 0.
+        """
+        shot = os.path.join(self.dir, "after.png")
+        app = self.app(screenshot=shot, screenshotAfter=1.0)
+        for _ in range(10):
+            self.frame(app)
+        self.assertFalse(os.path.exists(shot))
+        self.assertFalse(app._stopping)
+        self.clock.advance(1.0)
+        for _ in range(3):
+            if app._stopping:
+                break
+            self.frame(app)
+        self.assertTrue(os.path.exists(shot))
+        self.assertTrue(app._stopping)
+        self.assertEqual(app.exitCode, 0)
+
     def test_startScreen(self):
         """
         Without a URL the start screen shows the games, the remembered

@@ -187,7 +187,7 @@ class WatchSceneTests(TestCase):
         self.frame(app)
         texts = labelTexts(app.scene)
         self.assertIn("LIVE", texts)
-        self.assertIn("the replay opens when the game ends", texts)
+        self.assertIn("replay when the game ends", texts)
         table.act(1, (0, 0))
         yield until(game, lambda: len(game.moves) == 2)
         self.assertEqual(app.scene.state.stone(0, 0), 16)
@@ -214,9 +214,30 @@ class WatchSceneTests(TestCase):
         self.assertEqual(game.step, 9)
         app.on_key_press(key.LEFT, 0)
         self.assertEqual(game.step, 8)
+        self.frame(app)
+        self.assertCounterClear(app, "move 8 / 9")
+        # a three-digit counter in the narrowest box (Splendor's) too
+        game.stepText = lambda: "move 160 / 160"
+        app.scene.buildControls(0, 0, 178)
+        self.assertCounterClear(app, "move 160 / 160")
         self.click(app, "leave")
         self.assertEqual(type(app.scene).__name__, "WatchListScene")
         self.assertIsNone(app.watcher)
+
+    def assertCounterClear(self, app, text):
+        """
+        The replay's move counter C{text} ends left of the Quit (Games)
+        button, on the same row.
+        """
+        import pyglet
+        labels = [o for o in app.scene._keep
+                  if isinstance(o, pyglet.text.Label) and o.text == text]
+        self.assertTrue(labels, text)
+        leave = [b for b in app.scene.buttons
+                 if b.label in ("Quit", "Games")][-1]
+        counter = labels[-1]
+        self.assertLess(counter.x + counter.content_width, leave.rect[0],
+                        text)
 
     @defer.inlineCallbacks
     def test_startScreenWatch(self):

@@ -6,6 +6,7 @@ L{Clock}; and, without Redis, how a directory counts a Redis that fails.
 
 from twisted.internet import defer
 from twisted.internet.task import Clock
+from twisted.logger import LogLevel, capturedLogs, formatEvent
 from twisted.trial.unittest import TestCase
 
 from hub.cluster.directory import (
@@ -273,6 +274,15 @@ class FailingRedis:
         return command
 
 
+class AnsweringRedis:
+    """
+    A Redis that answers every command with None.
+    """
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: defer.succeed(None)
+
+
 class UnavailableTests(TestCase):
     """
     A directory whose Redis fails or does not answer.
@@ -289,6 +299,37 @@ class UnavailableTests(TestCase):
         self.assertIn("no Redis", failure.getErrorMessage())
         self.assertEqual(directory.failures, 1)
         self.assertFalse(directory.available)
+
+    def test_saysWhereAndWhatMeanwhile(self):
+        """
+        The first failure is logged once, plainly: Redis at HOST:PORT is
+        unreachable, why, and what the node does meanwhile; a timeout is
+        said in words.  Redis answering again is logged too.
+        """
+        clock = Clock()
+        redis = FailingRedis(answer=True)
+        directory = ClusterDirectory(redis, clock, "a", timeout=2.0,
+                                     refreshSeconds=2.0,
+                                     where="Redis at 127.0.0.1:6390")
+        with capturedLogs() as events:
+            for name in ("r", "s"):
+                d = directory.lookupRoom("gomoku", name)
+                clock.advance(2.0)
+                self.failureResultOf(d, DirectoryUnavailable)
+        warnings = [formatEvent(e) for e in events
+                    if e["log_level"] is LogLevel.warn]
+        self.assertEqual(warnings, [
+            "cluster: Redis at 127.0.0.1:6390 is unreachable (no answer "
+            "within 2 s); meanwhile this node keeps serving the rooms it "
+            "homes, requests that need the cluster's directory get the "
+            "protocol's error reply, and it tries again every 2 s"])
+        directory.redis = AnsweringRedis()
+        with capturedLogs() as events:
+            self.successResultOf(directory.lookupRoom("gomoku", "r"))
+        self.assertEqual(
+            [formatEvent(e) for e in events],
+            ["cluster: Redis at 127.0.0.1:6390 answers again; this node "
+             "publishes its names and rooms again"])
 
     def test_timeout(self):
         """

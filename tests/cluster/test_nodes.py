@@ -249,7 +249,8 @@ class RedisStops(TestCase):
         client, reply = register(b.port("gomoku"), "frank")
         self.assertEqual(reply["status"], wire.S_ERROR)
         client.close()
-        a.waitForLog("Redis unavailable")
+        a.waitForLog(r"Redis at 127\.0\.0\.1:\d+ is unreachable \(.*\); "
+                     r"meanwhile this node keeps serving")
         redis.start()
 
         def refilled():

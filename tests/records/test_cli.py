@@ -6,6 +6,11 @@ database of random games.
 import io
 import json
 import random
+import re
+import socket
+import subprocess
+import sys
+import tempfile
 
 from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
@@ -63,6 +68,22 @@ class CommandTests(support.SQLiteMixin, TestCase):
         lines = yield self.command("leaderboard", "gomoku",
                                "--leaderboard-min-games", "7")
         self.assertEqual(len(lines), 1)
+
+    @defer.inlineCallbacks
+    def test_emptyLeaderboardSaysWhy(self):
+        """
+        A leaderboard that lists nobody says why, in one line: nobody has
+        the minimum of rated games yet, or no game is rated at all.
+        """
+        lines = yield self.command("leaderboard", "gomoku",
+                                   "--leaderboard-min-games", "7")
+        self.assertEqual(lines, [
+            "No player has 7 rated gomoku games yet "
+            "(--leaderboard-min-games 7); 2 players have played, none "
+            "more than 6 rated games."])
+        lines = yield self.command("leaderboard", "splendor")
+        self.assertEqual(lines,
+                         ["No rated splendor game has been recorded yet."])
 
     @defer.inlineCallbacks
     def test_history(self):
@@ -128,3 +149,57 @@ class CommandTests(support.SQLiteMixin, TestCase):
                           ["--db", self.url, "export"])
         self.assertRaises(usage.UsageError, cli.Options().parseOptions,
                           ["--db", "none", "show", "1"])
+
+
+def runTool(*argv):
+    """
+    Run C{python -m hub.records} with C{argv}: its exit status, standard
+    output and standard error (text).
+    """
+    done = subprocess.run(
+        [sys.executable, "-m", "hub.records"] + list(argv),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+        cwd=tempfile.gettempdir())
+    return (done.returncode, done.stdout.decode(), done.stderr.decode())
+
+
+def closedPort():
+    """
+    A loopback port on which nothing listens.
+    """
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ToolTests(TestCase):
+    """
+    The tool as a person runs it.
+    """
+
+    def test_helpIsPlainText(self):
+        """
+        C{--help}, of the tool and of a command, shows no epytext markup
+        (C{C{...}}, C{L{...}}).
+        """
+        for argv in (["--help"], ["leaderboard", "--help"],
+                     ["show", "--help"]):
+            status, out, err = runTool(*argv)
+            self.assertEqual(status, 0, err)
+            self.assertNotRegex(out, r"\b[BCILU]\{", argv)
+        self.assertIn("python -m hub.records: the records, read from the "
+                      "command line.", runTool("--help")[1])
+
+    def test_postgresDown(self):
+        """
+        A PostgreSQL server that cannot be reached is one line naming the
+        database and the error, exit status 1, no traceback.
+        """
+        url = "postgresql://x@127.0.0.1:{}/db".format(closedPort())
+        status, out, err = runTool("--db", url, "leaderboard", "gomoku")
+        self.assertEqual(status, 1)
+        self.assertEqual(out, "")
+        self.assertEqual(len(err.splitlines()), 1, err)
+        self.assertRegex(err, r"^hub.records: --db {}: cannot reach the "
+                         r"records database: .*refused".format(
+                             re.escape(url)))

@@ -39,10 +39,14 @@ class ActionTests(TestCase):
 
     def test_gomoku(self):
         """
-        Column a-o, row 1-15.
+        Column a-o from the left (i included), row 1-15 from the bottom
+        (the wire's y counts from the top): the centre is h8.
         """
         self.assertEqual(notation.action("gomoku", [7, 7]), "h8")
-        self.assertEqual(notation.action("gomoku", [0, 14]), "a15")
+        self.assertEqual(notation.action("gomoku", [0, 14]), "a1")
+        self.assertEqual(notation.action("gomoku", [0, 0]), "a15")
+        self.assertEqual(notation.action("gomoku", [8, 6]), "i9")
+        self.assertEqual(notation.action("gomoku", [14, 14]), "o1")
 
     def test_checkers(self):
         """

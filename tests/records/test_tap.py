@@ -4,16 +4,20 @@ service in the tree, its metrics, and the refusal of a newer schema.
 """
 
 import os
+import re
+import socket
 import sqlite3
 import tempfile
 import shutil
 
 from twisted.internet.testing import MemoryReactorClock
+from twisted.logger import capturedLogs, formatEvent
 from twisted.python import usage
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub import tap
 from hub.records import db
+from hub.records.service import recordsService
 
 
 def parse(*argv):
@@ -117,3 +121,50 @@ class RecordsOptionsTests(SynchronousTestCase):
         self.assertTrue(message.startswith("gamehub: the records database "
                                            "has schema version 999"))
         self.assertNotIn("\n", message)
+
+
+class StartMessageTests(SynchronousTestCase):
+    """
+    What the log says of the records database at start: one thing.
+    """
+
+    def startLines(self, url):
+        """
+        The messages of the records service started on C{url} (the
+        reactor running).
+        """
+        reactor = MemoryReactorClock()
+        with capturedLogs() as events:
+            service = recordsService(url, reactor)
+            service.startService()
+            for hook, args, kwargs in reactor.whenRunningHooks:
+                hook(*args, **kwargs)
+        self.addCleanup(service.database.close)
+        return [formatEvent(e) for e in events]
+
+    def test_reachable(self):
+        """
+        A database that answers: "recording games in" it.
+        """
+        folder = tempfile.mkdtemp(prefix="gamehub-tap-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        url = "sqlite:" + os.path.join(folder, "records.sqlite")
+        self.assertEqual(self.startLines(url),
+                         ["recording games in " + url])
+
+    def test_postgresUnreachable(self):
+        """
+        A PostgreSQL server that does not answer at start: one warning
+        that says it is unreachable and that games wait for it, and no
+        "recording games in" it.
+        """
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        url = "postgresql://x@127.0.0.1:{}/db".format(port)
+        lines = self.startLines(url)
+        self.assertEqual(len(lines), 1, lines)
+        self.assertRegex(
+            lines[0], r"^records database {} unreachable at start \(.*"
+            r"refused.*\): games are queued and recorded once it "
+            r"answers$".format(re.escape(url)))

@@ -8,6 +8,7 @@ import random
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
+from hub.records import notation
 from hub.web import views
 from hub.web.live import Spectating
 from tests.web.fakes import FakeTable
@@ -199,9 +200,15 @@ class ViewTests(SynchronousTestCase):
     """
 
     def test_gomokuCells(self):
-        self.assertEqual(views.gomokuCell(7, 7), "H8")
-        self.assertEqual(views.gomokuCell(0, 0), "A15")
-        self.assertEqual(views.gomokuCell(14, 14), "P1")
+        """
+        The web names cells as the records do: a-o, rows from the bottom.
+        """
+        for x, y in ((7, 7), (0, 0), (14, 14), (8, 6)):
+            self.assertEqual(views.gomokuCell(x, y),
+                             notation.action("gomoku", [x, y]))
+        self.assertEqual(views.gomokuCell(7, 7), "h8")
+        self.assertEqual(views.gomokuCell(0, 0), "a15")
+        self.assertEqual(views.gomokuCell(14, 14), "o1")
 
     def test_splendorHidesDecks(self):
         """
@@ -217,6 +224,17 @@ class ViewTests(SynchronousTestCase):
         self.assertEqual(views.describeAction(
             "splendor", ("fold_card_unknown", 10002, ())),
             "reserve from deck 2")
+
+    def test_splendorGemCounts(self):
+        """
+        Two gems of a colour read "2×emerald", not "2emerald".
+        """
+        self.assertEqual(views.describeAction(
+            "splendor", ("get_gems", 0, (("emerald", 2),))),
+            "take 2\N{MULTIPLICATION SIGN}emerald")
+        self.assertEqual(views.describeAction(
+            "splendor", ("discard_gems", 0, (("ruby", 1), ("onyx", 1)))),
+            "discard ruby onyx")
 
 
 def gomokuTable(clock, spectating, name="g"):

@@ -8,6 +8,8 @@ import random
 from twisted.internet import defer
 from twisted.trial.unittest import TestCase
 
+from hub.records import query
+from tests.records.support import SQLiteMixin, openDatabase
 from tests.web.support import WebHub, openRoom
 
 
@@ -136,7 +138,7 @@ class GameTests(TestCase):
         client = yield web.stream("/api/games/%s/events" % game.id, self)
         snapshot = yield client.waitFor("snapshot")
         self.assertEqual([m["text"] for m in snapshot["moves"]],
-                         ["H8", "J7"])
+                         ["h8", "i7"])
         self.assertEqual(snapshot["view"]["last"], [8, 8])
         self.assertEqual(snapshot["turn"]["seat"], 0)
         table.act(0, (6, 6))
@@ -208,3 +210,27 @@ class GameTests(TestCase):
         self.assertEqual(data["view"]["players"][0]["reserved"],
                          [{"level": 1}])
         self.assertEqual(data["view"]["players"][0]["tokens"]["golden"], 1)
+
+
+class LeaderboardTests(SQLiteMixin, TestCase):
+    """
+    An empty leaderboard says why, on its page and in the API.
+    """
+
+    @defer.inlineCallbacks
+    def test_emptySaysWhy(self):
+        """
+        With no rated game yet, C{/api/leaderboard/KIND} keeps its fields
+        and adds C{emptyReason}; the page shows the same sentence.
+        """
+        database = openDatabase(self, self.databaseURL())
+        web = WebHub(self, query.Records(database, leaderboardMinGames=5))
+        code, data = yield web.getJSON("/api/leaderboard/gomoku")
+        self.assertEqual(code, 200)
+        self.assertEqual(data, {
+            "kind": "gomoku", "minGames": 5, "standings": [],
+            "emptyReason": "No rated gomoku game has been recorded yet."})
+        code, headers, page = yield web.get("/leaderboard/gomoku")
+        self.assertEqual(code, 200)
+        self.assertIn(b'id="empty-reason">No rated gomoku game has been '
+                      b'recorded yet.<', page)

@@ -287,7 +287,7 @@ class SlowSpectatorTests(TestCase):
         self.assertNotIn(slow, game.fanout.streams)
         room.table.act(0, (7, 7))
         action = yield reader.waitFor("action")
-        self.assertEqual(action["move"]["text"], "H8")
+        self.assertEqual(action["move"]["text"], "h8")
 
 
 class DirectSendTests(TestCase):

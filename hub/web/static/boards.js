@@ -5,7 +5,9 @@ import { svg } from "./dom.js";
 // Gomoku: a 15x15 board, the last move marked.
 const CELL = 32;
 const MARGIN = 28;
-const COLUMNS = "ABCDEFGHJKLMNOP";
+// The records' notation (hub/records/notation.py): columns a-o, rows 1-15
+// from the bottom, the centre h8.
+const COLUMNS = "abcdefghijklmno";
 
 export function drawGomoku(view) {
   const size = view.size;
@@ -127,6 +129,11 @@ export function drawCheckers(view, lastPath) {
   return root;
 }
 
+// "1 card", "2 cards".
+export function counted(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 // Splendor: nobles, three rows and their decks, the bank, and every
 // seat's tokens, bonuses, reserved cards (face down) and points.
 const GEMS = ["diamond", "sapphire", "emerald", "ruby", "obsidian"];
@@ -224,8 +231,9 @@ export function drawSplendor(view, seats) {
     player.reserved.forEach((r, i) => group.append(
       facedown(x + 230 + i * 42, y + 40, r.level, 36, 52)));
     group.append(svg("text", {x: x + 230, y: y + 124, class: "small"},
-                     `${player.purchased} cards, ${player.nobles.length} ` +
-                     `nobles${player.retired ? ", left" : ""}`));
+                     `${counted(player.purchased, "card")}, ` +
+                     `${counted(player.nobles.length, "noble")}` +
+                     `${player.retired ? ", left" : ""}`));
     root.append(group);
   });
   root.dataset.cards = String(view.players.reduce(
