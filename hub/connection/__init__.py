@@ -34,17 +34,31 @@ class ServerFactory(Factory):
 
     acceptPause = None
 
+    def connectionGate(self):
+        """
+        The L{hub.limits.ConnectionGate} of this factory's connections:
+        the sessions' (None if they have none).
+        """
+        return getattr(self.sessions, "gate", None)
+
     def buildProtocol(self, addr):
         """
         A protocol for a connection from C{addr}, or None to refuse it.
         """
-        gate = getattr(self.sessions, "gate", None)
+        gate = self.connectionGate()
         if gate is not None and gate.refuses(getattr(addr, "host", None),
                                              addr):
-            if self.acceptPause is not None:
-                self.acceptPause.refused()
+            self.refused()
             return None
-        return Factory.buildProtocol(self, addr)
+        return super().buildProtocol(addr)
+
+    def refused(self):
+        """
+        A connection was refused before it had a protocol: count it
+        toward a pause of the listening ports.
+        """
+        if self.acceptPause is not None:
+            self.acceptPause.refused()
 
     def listeningOn(self, port):
         """
@@ -52,7 +66,9 @@ class ServerFactory(Factory):
         flood.
         """
         if self.acceptPause is None:
-            self.acceptPause = AcceptPause(self.sessions.clock)
+            gate = self.connectionGate()
+            self.acceptPause = AcceptPause(
+                gate.clock if gate is not None else self.sessions.clock)
         self.acceptPause.ports.append(port)
 
 

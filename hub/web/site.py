@@ -8,13 +8,21 @@ The web face's resource tree and site:
     /api/...                the JSON API and event streams (L{hub.web.api})
     /static/...             the pages' JavaScript and CSS
     /metrics                the Prometheus metrics of L{hub.metrics}
+
+The site holds to the web port's limits (L{hub.limits.WebLimits}) through
+a L{hub.limits.FaceGate}, as the game ports' factories do through the
+hub's gate (L{hub.connection.ServerFactory}): connections per address and
+in all, a reserve of file descriptors for the game ports, requests per
+address (429 past the rate), event streams per address.
 """
 
 import os
 
 from twisted.application.service import Service
-from twisted.web import resource, server, static
+from twisted.web import http, resource, server, static
 
+from hub.connection import ServerFactory
+from hub.limits import WEB_REQUEST_RATE, FaceGate, WebLimits
 from hub.metrics import MetricsResource, metricsRegistry
 from hub.web import api, pages
 from hub.web.live import Spectating
@@ -65,15 +73,95 @@ class NotFoundPage(resource.Resource):
         return pages.notFound(request)
 
 
-class HubSite(server.Site):
+class TooManyRequests(resource.Resource):
     """
-    The web face's site: the security headers on every response, and no
-    access log line per request (spectators' streams are many).
+    A 429 for a request over its address's rate, saying when to come back
+    (C{Retry-After}, whole seconds).
     """
+
+    isLeaf = True
+
+    def __init__(self, wait):
+        resource.Resource.__init__(self)
+        self.wait = wait
+
+    def render(self, request):
+        request.setHeader(b"Retry-After",
+                          b"%d" % (max(1, int(self.wait + 0.999)),))
+        return api.sendJSON(request, {"error": "too many requests"},
+                            http.TOO_MANY_REQUESTS)
+
+
+class HubChannel(http.HTTPChannel):
+    """
+    An HTTP connection of the web face, admitted by the site's
+    L{FaceGate}: it frees its place when it is gone.
+
+    @ivar admittedHost: the address it was admitted for, or None.
+    """
+
+    gate = None
+    admittedHost = None
+
+    def connectionLost(self, reason):
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            gate.release(self.admittedHost)
+        http.HTTPChannel.connectionLost(self, reason)
+
+
+class HubSite(ServerFactory, server.Site):
+    """
+    The web face's site: the security headers on every response, no
+    access log line per request (spectators' streams are many), and the
+    web port's limits: a connection is refused (closed before it has a
+    protocol) when its address is past its request overdraft, has its
+    C{maxConnectionsPerIP}, the hub has its C{--max-connections}, or the
+    descriptors left are the game ports' reserve; a request over its
+    address's rate is answered 429 (and past the overdraft its
+    connection closes after the answer).
+
+    @ivar gate: the L{FaceGate}.
+    """
+
+    protocol = HubChannel
+
+    def __init__(self, root, gate):
+        server.Site.__init__(self, root)
+        self.gate = gate
+
+    def connectionGate(self):
+        return self.gate
+
+    def buildProtocol(self, addr):
+        host = getattr(addr, "host", None)
+        refused = self.gate.admit(host)
+        if refused is not None:
+            self.gate.limited(refused, addr, "too many connections")
+            self.refused()
+            return None
+        channel = ServerFactory.buildProtocol(self, addr)
+        if channel is None:
+            self.gate.release(host)
+            return None
+        channel.gate, channel.admittedHost = self.gate, host
+        return channel
 
     def getResourceFor(self, request):
         for name, value in SECURITY_HEADERS:
             request.setHeader(name, value)
+        address = request.getClientAddress()
+        limited = self.gate.request(getattr(address, "host", None))
+        if limited is not None:
+            wait, overdrawn = limited
+            if overdrawn:
+                self.gate.limited(WEB_REQUEST_RATE, address, "over {:g} "
+                                  "requests a second".format(
+                                      self.gate.limits.requestRate))
+                channel = request.channel
+                request.notifyFinish().addBoth(
+                    lambda _: channel.loseConnection())
+            return TooManyRequests(wait)
         return server.Site.getResourceFor(self, request)
 
     def log(self, request):
@@ -104,7 +192,7 @@ def metricsResource(lobby, sessions, collectors=()):
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def webSite(hub, records=None, collectors=()):
+def webSite(hub, records=None, collectors=(), limits=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -112,13 +200,17 @@ def webSite(hub, records=None, collectors=()):
 
     @param records: the records' query API (L{hub.records.query.Records})
         or None.
+    @param limits: the web port's L{WebLimits} (default: none).
     @return: C{(site, service)}.
     """
+    gate = FaceGate(limits if limits is not None else WebLimits(),
+                    hub.clock, hub.sessions.gate)
     spectating = Spectating(hub.clock)
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
+    web.gate = gate
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors))
-    site = HubSite(root)
+    site = HubSite(root, gate)
     site.web = web
     return site, WebService(spectating, lobbyFeed)
