@@ -460,12 +460,12 @@ class DescriptorBudget:
 
     @param reserve: descriptors kept for the game ports; 0 keeps none.
     @param softLimit: the descriptors the process may open (default: its
-        soft C{RLIMIT_NOFILE}; None or C{RLIM_INFINITY} for no limit).
+        soft C{RLIMIT_NOFILE}); C{RLIM_INFINITY} for no limit.
     @param overhead: descriptors the hub holds besides its connections.
     """
 
-    def __init__(self, reserve, softLimit=-1, overhead=DESCRIPTOR_OVERHEAD):
-        if softLimit == -1:
+    def __init__(self, reserve, softLimit=None, overhead=DESCRIPTOR_OVERHEAD):
+        if softLimit is None:
             softLimit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if softLimit == resource.RLIM_INFINITY:
             softLimit = None

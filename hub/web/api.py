@@ -21,6 +21,7 @@ from hub.web.now import GAME_KINDS, listedGame
 from hub.web.stream import EventStream
 
 RECORD_PAGE = 50
+TOO_MANY_REQUESTS = 429
 # Seconds a client refused a stream for its address's cap is told to wait.
 STREAM_RETRY = 10
 log = Logger()
@@ -55,6 +56,19 @@ def sendEncoded(request, body, code=200):
     request.setResponseCode(code)
     request.setHeader(b"Content-Type", b"application/json; charset=utf-8")
     request.setHeader(b"Cache-Control", b"no-cache")
+    return body
+
+
+def sendTooMany(request, error, retryAfter):
+    """
+    Answer C{request} 429 (Too Many Requests) with C{{"error": error}},
+    asking the client to wait C{retryAfter} whole seconds.
+
+    @return: the body, for a C{render} to return.
+    """
+    request.setHeader(b"Retry-After", b"%d" % (retryAfter,))
+    body = sendJSON(request, {"error": error}, TOO_MANY_REQUESTS)
+    request.setResponseCode(TOO_MANY_REQUESTS, b"Too Many Requests")
     return body
 
 
@@ -258,8 +272,8 @@ class StreamResource(resource.Resource):
         if gate is not None:
             host = getattr(request.getClientAddress(), "host", None)
             if not gate.openStream(host):
-                request.setHeader(b"Retry-After", b"%d" % (STREAM_RETRY,))
-                return sendJSON(request, {"error": "too many streams"}, 429)
+                return sendTooMany(request, "too many streams",
+                                   STREAM_RETRY)
 
             def onClose(stream, removeStream=onClose):
                 gate.closeStream(host)

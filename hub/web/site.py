@@ -16,6 +16,7 @@ in all, a reserve of file descriptors for the game ports, requests per
 address (429 past the rate), event streams per address.
 """
 
+import math
 import os
 
 from twisted.application.service import Service
@@ -86,10 +87,8 @@ class TooManyRequests(resource.Resource):
         self.wait = wait
 
     def render(self, request):
-        request.setHeader(b"Retry-After",
-                          b"%d" % (max(1, int(self.wait + 0.999)),))
-        return api.sendJSON(request, {"error": "too many requests"},
-                            http.TOO_MANY_REQUESTS)
+        return api.sendTooMany(request, "too many requests",
+                               max(1, math.ceil(self.wait)))
 
 
 class HubChannel(http.HTTPChannel):
