@@ -15,8 +15,12 @@ from hub.web.stream import Fanout, sseFrame
 GAME_KINDS = ("gomoku", "checkers", "splendor")
 # Seconds between two looks at the lobby while lobby pages listen.
 POLL_INTERVAL = 1.0
-# Names listed per kind (the count is always exact).
+# Names, rooms and games listed per kind (their counts are always exact):
+# what the lobby document costs to build, send and show is bounded
+# however many connections the hub holds.
 MAX_NAMES = 200
+MAX_ROOMS = 200
+MAX_GAMES = 200
 # Characters of a name or room id in a list: a longer one is cut to this
 # length, its last character an ellipsis (a room id may be long, and the
 # lobby lists every room).
@@ -74,7 +78,10 @@ def roomJSON(room, spectating):
 
 def hubNow(lobby, sessions, spectating):
     """
-    The hub now, as JSON.
+    The hub now, as JSON: per kind, the players online (their count, and
+    at most L{MAX_NAMES} names), the rooms (their count, and the newest
+    L{MAX_ROOMS}) and the games running (their count, and the newest
+    L{MAX_GAMES}).
     """
     online = {kind: [] for kind in GAME_KINDS}
     counts = dict.fromkeys(GAME_KINDS, 0)
@@ -85,16 +92,25 @@ def hubNow(lobby, sessions, spectating):
             names.append(listedName(session.name))
     kinds = {}
     for kind in GAME_KINDS:
-        games = [listedGame(g.summary()) for g in spectating.running()
-                 if g.kind == kind]
+        games = [g for g in spectating.running() if g.kind == kind]
+        rooms = lobby.rooms(kind)
         kinds[kind] = {
             "online": counts.get(kind, 0),
             "players": sorted(online.get(kind, [])),
             "rooms": [roomJSON(room, spectating)
-                      for room in lobby.rooms(kind)],
-            "games": games,
+                      for room in _newest(rooms, MAX_ROOMS)],
+            "roomCount": len(rooms),
+            "games": [listedGame(g.summary())
+                      for g in _newest(games, MAX_GAMES)],
+            "gameCount": len(games),
         }
     return {"kinds": kinds}
+
+
+def _newest(things, count):
+    # The last count of a list oldest first: the rooms people may join
+    # now, the games just begun.
+    return things[-count:] if len(things) > count else things
 
 
 def hubFrame(now):

@@ -10,7 +10,7 @@ import datetime
 
 from twisted.web import resource, server
 from twisted.web.template import (
-    Element, Tag, TagLoader, renderElement, tags)
+    Element, Tag, TagLoader, flattenString, renderElement, tags)
 
 from hub.web.now import GAME_KINDS
 
@@ -137,9 +137,23 @@ class LobbyPage(resource.Resource):
     def render_GET(self, request):
         if request.postpath not in ([], [b""]):
             return notFound(request)
-        return render(request, "The hub now",
-                      lobbyContent(self.web.lobbyFeed.now()),
-                      ["lobby.js"])
+        # Rendered at most once per build of the hub now, whoever asks.
+        request.setHeader(b"Content-Type", b"text/html; charset=utf-8")
+        return self.web.lobbyFeed.encoded(lobbyPage)
+
+
+def lobbyPage(now):
+    """
+    The lobby page of the hub now C{now}, as the bytes of a whole
+    response body.
+    """
+    rendered = []
+    flattenString(None, Page("The hub now", lobbyContent(now),
+                             ["lobby.js"])).addBoth(rendered.append)
+    [body] = rendered
+    if not isinstance(body, bytes):
+        body.raiseException()
+    return b"<!DOCTYPE html>\n" + body
 
 
 def notFound(request, what="Nothing here"):

@@ -16,6 +16,7 @@ from hub import limits
 from hub.limits import (
     ConnectionGate, DescriptorBudget, FaceGate, Limits, WebLimits)
 from hub.service import Hub
+from hub.web import now
 from hub.web.now import ELLIPSIS, MAX_LISTED_NAME, LobbyFeed, listedName
 from hub.web.live import Spectating
 from tests.web.support import TIMEOUT, WebHub, openRoom
@@ -352,8 +353,10 @@ class LobbyDocumentTests(SynchronousTestCase):
     def setUp(self):
         self.clock = Clock()
         self.hub = Hub(self.clock)
+        spectating = Spectating(self.clock)
+        self.hub.lobby.addTableListener(spectating)
         self.feed = LobbyFeed(self.hub.lobby, self.hub.sessions,
-                              Spectating(self.clock), self.clock)
+                              spectating, self.clock)
 
     def test_builtOncePerInterval(self):
         """
@@ -381,6 +384,27 @@ class LobbyDocumentTests(SynchronousTestCase):
         self.assertEqual((self.feed.builds, len(encodes)), (2, 2))
 
 
+    def test_listsBounded(self):
+        """
+        Past C{MAX_ROOMS} rooms or C{MAX_GAMES} games of a kind, the
+        newest are listed, with the exact counts.
+        """
+        self.patch(now, "MAX_ROOMS", 3)
+        self.patch(now, "MAX_GAMES", 2)
+        for n in range(5):
+            room, _ = openRoom(self.hub, "gomoku", "r%d" % (n,),
+                               ["a%d" % (n,), "b%d" % (n,)])
+            self.hub.lobby.start(room)
+        openRoom(self.hub, "gomoku", "r5", ["c"])
+        gomoku = self.feed.now()["kinds"]["gomoku"]
+        self.assertEqual([r["name"] for r in gomoku["rooms"]],
+                         ["r3", "r4", "r5"])
+        self.assertEqual(gomoku["roomCount"], 6)
+        self.assertEqual([g["table"] for g in gomoku["games"]],
+                         ["r3", "r4"])
+        self.assertEqual(gomoku["gameCount"], 5)
+
+
 class LobbyCacheOverHTTPTests(TestCase):
     """
     C{/api/hub}, the lobby page and the lobby's stream share one build.
@@ -401,9 +425,15 @@ class LobbyCacheOverHTTPTests(TestCase):
         for _ in range(30):
             code, headers, body = yield web.get("/api/hub")
             bodies.add(body)
+        pages = set()
         for _ in range(5):
             code, headers, page = yield web.get("/")
             self.assertIn(b"den", page)
+            pages.add(page)
+        self.assertEqual(len(pages), 1)
+        self.assertTrue(page.startswith(b"<!DOCTYPE html>\n<html"))
+        self.assertEqual(headers.getRawHeaders(b"content-type"),
+                         [b"text/html; charset=utf-8"])
         client = yield web.stream("/api/hub/events", self)
         now = yield client.waitFor("hub")
         self.assertEqual(now["kinds"]["gomoku"]["rooms"][0]["name"], "den")
