@@ -8,21 +8,23 @@ the longest a checkers room may have (64 characters, all C{<}: six bytes
 each once escaped in JSON) and one member each with a 20-character name,
 then alternates, C{--rounds} times in the same hub, C{--games} paced
 gomoku games (C{bench/gomoku_load.py}) alone, and the same players while
-C{--pollers} keep-alive HTTP/1.1 connections from this process ask for
-C{/api/hub} again the moment each answer is read.  Reports per round the
-players' p50/p99 alone and polled, the p99 the polling added, and the
-polls served (with their status codes) and bytes read.
+C{--pollers} clients of this process, each from its own loopback address
+(127.0.0.2, 127.0.0.3, ...), ask for C{--path} (C{/api/hub}, or C{/} for
+the lobby page) on a keep-alive HTTP/1.1 connection again the moment
+each answer is read, and connect again at once when the hub closes it.
+Reports per round the players' p50/p99 alone and polled, the p99 the
+polling added, and the polls answered (by status code) and bytes read.
 
-The hub's web limits are turned off by default (C{--web-request-rate 0},
-as polling from many addresses would meet none of them): what stands
-between the pollers and the players is the lobby document built once a
-second and its bytes served as they are.  C{--web-limits} keeps the
-hub's defaults instead (the pollers, from one address, then mostly get
-429s).
+The hub keeps its default web limits (each poller, over
+C{--web-request-rate}, mostly gets 429s, and is cut and refused past its
+overdraft); C{--no-web-limits} turns them off, and then only the lobby
+document built once a second, its bytes served as they are, stands
+between the pollers and the players.
 
 Example::
 
     python bench/web_poll.py --rooms 1000 --pollers 4 --rounds 3
+    python bench/web_poll.py --rooms 1000 --pollers 4 --no-web-limits
 
 Not a test: it prints figures.
 """
@@ -59,7 +61,7 @@ def startHub(args, cpu=None):
         checkersPort,),
         "--web-port", "tcp:%d:interface=127.0.0.1" % (webPort,),
         "--db", "none", "--grace-seconds", "0", "--announce", "no"]
-    if not args.web_limits:
+    if args.no_web_limits:
         extra += ["--web-request-rate", "0", "--web-max-connections-per-ip",
                   "0", "--web-max-streams-per-ip", "0"]
     proc = gomoku_load.startHub(
@@ -91,41 +93,43 @@ def fillLobby(checkersPort, rooms):
     return members
 
 
-def lobbyBytes(webPort):
+def lobbyBytes(webPort, path):
     """
-    The size of C{/api/hub} now, in bytes.
+    The size of C{path} now, in bytes.
     """
     import urllib.request
     with urllib.request.urlopen(
-            "http://127.0.0.1:%d/api/hub" % (webPort,), timeout=30) as r:
+            "http://127.0.0.1:%d%s" % (webPort, path), timeout=30) as r:
         return len(r.read())
 
 
 class Pollers:
     """
-    Keep-alive HTTP/1.1 connections from this process, each asking for
-    C{/api/hub} again as soon as it has read the whole answer.
+    Keep-alive HTTP/1.1 connections from this process, one per loopback
+    address from 127.0.0.2, each asking for C{path} again as soon as it
+    has read the whole answer, and connecting again at once when closed.
 
     @ivar codes: answers read, by status code.
     @ivar received: bytes read.
+    @ivar connections: connections made.
     """
 
-    REQUEST = b"GET /api/hub HTTP/1.1\r\nHost: hub\r\n\r\n"
-
-    def __init__(self, reactor, webPort, count):
+    def __init__(self, reactor, webPort, count, path="/api/hub"):
         from twisted.internet import protocol
         self.codes = {}
         self.received = 0
+        self.connections = 0
         self.polling = True
-        self.clients = []
+        request = b"GET %s HTTP/1.1\r\nHost: hub\r\n\r\n" % (
+            path.encode("ascii"),)
         pollers = self
 
         class Poller(protocol.Protocol):
             def connectionMade(self):
-                pollers.clients.append(self)
+                pollers.connections += 1
                 self.buffer = b""
                 self.rest = None
-                self.transport.write(Pollers.REQUEST)
+                self.transport.write(request)
 
             def dataReceived(self, data):
                 pollers.received += len(data)
@@ -152,11 +156,24 @@ class Pollers:
                     if not pollers.polling:
                         self.transport.loseConnection()
                         return
-                    self.transport.write(Pollers.REQUEST)
+                    self.transport.write(request)
 
-        factory = protocol.ClientFactory.forProtocol(Poller)
-        for _ in range(count):
-            reactor.connectTCP("127.0.0.1", webPort, factory)
+        class Reconnecting(protocol.ClientFactory):
+            protocol = Poller
+
+            def __init__(self, source):
+                self.source = source
+
+            def clientConnectionLost(self, connector, reason):
+                if pollers.polling:
+                    connector.connect()
+
+            clientConnectionFailed = clientConnectionLost
+
+        for n in range(count):
+            source = "127.0.0.%d" % (n + 2,)
+            reactor.connectTCP("127.0.0.1", webPort, Reconnecting(source),
+                               bindAddress=(source, 0))
 
     def stop(self):
         self.polling = False
@@ -170,7 +187,8 @@ def runRounds(args):
     from twisted.internet import defer, reactor
     results = {"games": args.games, "rooms": args.rooms,
                "pollers": args.pollers, "seconds": args.seconds,
-               "web_limits": args.web_limits, "rounds": []}
+               "path": args.path, "web_limits": not args.no_web_limits,
+               "rounds": []}
     args.mode = "paced"
     cpus = web_spectators.pinned(args)
     results["pinned"] = cpus
@@ -179,7 +197,7 @@ def runRounds(args):
     try:
         members = fillLobby(checkersPort, args.rooms)
         time.sleep(1.1)
-        results["lobby_bytes"] = lobbyBytes(webPort)
+        results["lobby_bytes"] = lobbyBytes(webPort, args.path)
 
         def players():
             return web_spectators.players(
@@ -188,7 +206,7 @@ def runRounds(args):
 
         @defer.inlineCallbacks
         def polled(load):
-            pollers = Pollers(reactor, webPort, args.pollers)
+            pollers = Pollers(reactor, webPort, args.pollers, args.path)
             start = time.monotonic()
             seen = yield web_spectators.deferToProcess(load)
             pollers.stop()
@@ -198,6 +216,7 @@ def runRounds(args):
             seen["polls_per_second"] = round(
                 sum(pollers.codes.values()) / elapsed, 1)
             seen["bytes_read"] = pollers.received
+            seen["poller_connections"] = pollers.connections
             return seen
 
         @defer.inlineCallbacks
@@ -231,17 +250,18 @@ def report(results):
     """
     Print the figures for humans.
     """
-    print("%(rooms)d checkers rooms (/api/hub %(lobby_bytes)d bytes), "
+    print("%(rooms)d checkers rooms (%(path)s %(lobby_bytes)d bytes), "
           "%(pollers)d pollers, %(games)d paced gomoku games, window "
           "%(seconds)ss, web limits %(limits)s" % dict(
               results, limits="on" if results["web_limits"] else "off"))
     for i, r in enumerate(results["rounds"]):
         alone, polled = r["alone"], r["polled"]
         print(" round %d: players p50/p99 alone %s/%s ms, polled %s/%s ms "
-              "(p99 %+.3f ms); %s polls/s %s" % (
+              "(p99 %+.3f ms); %s polls/s %s, %d connections" % (
                   i + 1, alone["p50_ms"], alone["p99_ms"], polled["p50_ms"],
                   polled["p99_ms"], r["players_p99_added_ms"],
-                  polled["polls_per_second"], polled["polls"]))
+                  polled["polls_per_second"], polled["polls"],
+                  polled["poller_connections"]))
     if "median_players_p99_added_ms" in results:
         print(" median p99 added: %.3f ms; median polls/s %s" % (
             results["median_players_p99_added_ms"],
@@ -259,8 +279,11 @@ def main(argv):
     p.add_argument("--warmup", type=float, default=4.0)
     p.add_argument("--rounds", type=int, default=3,
                    help="pairs of rounds, alone then polled, in one hub")
-    p.add_argument("--web-limits", action="store_true",
-                   help="keep the hub's default web limits")
+    p.add_argument("--path", default="/api/hub",
+                   help="what the pollers ask for: /api/hub, or / (the "
+                        "lobby page)")
+    p.add_argument("--no-web-limits", action="store_true",
+                   help="turn the hub's web limits off")
     p.add_argument("--no-pin", action="store_true",
                    help="leave scheduling to the kernel")
     p.add_argument("--json", action="store_true",

@@ -10,6 +10,8 @@ and room ids longer than L{MAX_LISTED_NAME} characters are cut short,
 ending in an ellipsis.
 """
 
+from twisted.internet import defer
+
 from hub.web.stream import Fanout, sseFrame
 
 GAME_KINDS = ("gomoku", "checkers", "splendor")
@@ -113,6 +115,34 @@ def _newest(things, count):
     return things[-count:] if len(things) > count else things
 
 
+class SharedResult:
+    """
+    The result of one Deferred, for any number of waiters, before or after
+    it fires.
+    """
+
+    def __init__(self, d):
+        self._result = None
+        self._waiters = []
+        d.addBoth(self._fired)
+
+    def _fired(self, result):
+        self._result = result
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters:
+            waiter.callback(result)
+
+    def wait(self):
+        """
+        A new Deferred of the result.
+        """
+        if self._waiters is None:
+            return defer.succeed(self._result)
+        waiter = defer.Deferred()
+        self._waiters.append(waiter)
+        return waiter
+
+
 def hubFrame(now):
     """
     The lobby stream's message of the hub now C{now}.
@@ -173,6 +203,21 @@ class LobbyFeed:
         if body is None:
             body = self._encoded[encode] = encode(now)
         return body
+
+    def rendered(self, render):
+        """
+        A Deferred of C{render(self.now())}'s result, C{render} returning a
+        Deferred (a page flattened over several reactor turns): rendered
+        once per build of the hub now, and shared by every request that
+        asks meanwhile.
+
+        @param render: as C{encode} for L{encoded}.
+        """
+        now = self.now()
+        shared = self._encoded.get(render)
+        if shared is None:
+            shared = self._encoded[render] = SharedResult(render(now))
+        return shared.wait()
 
     def addStream(self, stream):
         """

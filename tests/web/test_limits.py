@@ -16,7 +16,7 @@ from hub import limits
 from hub.limits import (
     ConnectionGate, DescriptorBudget, FaceGate, Limits, WebLimits)
 from hub.service import Hub
-from hub.web import now
+from hub.web import now, pages
 from hub.web.now import ELLIPSIS, MAX_LISTED_NAME, LobbyFeed, listedName
 from hub.web.live import Spectating
 from tests.web.support import TIMEOUT, WebHub, openRoom
@@ -405,6 +405,38 @@ class LobbyDocumentTests(SynchronousTestCase):
         self.assertEqual(gomoku["gameCount"], 5)
 
 
+    def test_pageFlattenedInTurns(self):
+        """
+        The lobby page is flattened C{ROWS_PER_TURN} rooms at a time, each
+        chunk asked for only once the one before is written, and comes
+        out whole, as it does made at once.
+        """
+        for n in range(3 * pages.ROWS_PER_TURN + 1):
+            openRoom(self.hub, "checkers", "room %d" % (n,), ["p%d" % (n,)],
+                     ready=False)
+        pending = []
+
+        def later(rows):
+            d = defer.Deferred()
+            pending.append((d, rows))
+            return d
+        page = pages.lobbyPage(self.feed.now(), later)
+        bodies = []
+        page.addCallback(bodies.append)
+        turns = 0
+        while pending:
+            self.assertEqual(len(pending), 1)
+            d, rows = pending.pop()
+            d.callback(rows())
+            turns += 1
+        self.assertEqual(turns, 4)
+        whole = []
+        pages.lobbyPage(self.feed.now()).addCallback(whole.append)
+        self.assertEqual(bodies, whole)
+        self.assertEqual(bodies[0].count(b'class="room"'),
+                         3 * pages.ROWS_PER_TURN + 1)
+
+
 class LobbyCacheOverHTTPTests(TestCase):
     """
     C{/api/hub}, the lobby page and the lobby's stream share one build.
@@ -414,9 +446,16 @@ class LobbyCacheOverHTTPTests(TestCase):
     def test_manyRequestsOneBuild(self):
         """
         Thirty requests of C{/api/hub}, five lobby pages and a stream
-        within one interval build the document once, and the API serves
-        the same bytes each time.
+        within one interval build the document once; the API serves the
+        same bytes each time, and the page is rendered once.
         """
+        renders = []
+        render = pages.lobbyPage
+
+        def countedRender(*args):
+            renders.append(args)
+            return render(*args)
+        self.patch(pages, "lobbyPage", countedRender)
         web = WebHub(self)
         feed = web.web.lobbyFeed
         feed.interval = 3600
@@ -425,12 +464,12 @@ class LobbyCacheOverHTTPTests(TestCase):
         for _ in range(30):
             code, headers, body = yield web.get("/api/hub")
             bodies.add(body)
-        pages = set()
+        seen = set()
         for _ in range(5):
             code, headers, page = yield web.get("/")
             self.assertIn(b"den", page)
-            pages.add(page)
-        self.assertEqual(len(pages), 1)
+            seen.add(page)
+        self.assertEqual((len(seen), len(renders)), (1, 1))
         self.assertTrue(page.startswith(b"<!DOCTYPE html>\n<html"))
         self.assertEqual(headers.getRawHeaders(b"content-type"),
                          [b"text/html; charset=utf-8"])
