@@ -175,6 +175,7 @@ class LobbyPage(resource.Resource):
 
         def done(body):
             if not finished:
+                request.setHeader(b"Content-Length", b"%d" % (len(body),))
                 request.write(body)
                 request.finish()
 
