@@ -2,7 +2,7 @@
 What every server connection shares, whatever its protocol: Nagle off,
 writes at once (L{hub.connection.immediate}), the idle timeout, the limits
 of L{hub.limits} (connection caps, request rate, bytes owed, unfinished
-frames) and the factory base that refuses flooders.  The protocol
+frames) and the factory base that refuses flooders (the web site's too).  The protocol
 adapters of L{hub.protocols} build on it.
 """
 
@@ -26,7 +26,8 @@ class ServerFactory(Factory):
     no protocol at all (C{buildProtocol} returns None, and Twisted closes
     the socket at once), and a flood of such connections pauses the
     factory's listening ports for a moment (L{AcceptPause}).  Needs
-    C{self.sessions} (its C{gate} and C{clock}).
+    C{self.sessions} (its C{gate} and C{clock}), unless a subclass gives
+    its own gate (L{connectionGate}: the web site's, L{hub.web.site}).
 
     @ivar acceptPause: the L{AcceptPause} of the ports listening with this
         factory (given by L{listeningOn}).
