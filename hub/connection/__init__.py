@@ -2,7 +2,8 @@
 What every server connection shares, whatever its protocol: Nagle off,
 writes at once (L{hub.connection.immediate}), the idle timeout, the limits
 of L{hub.limits} (connection caps, request rate, bytes owed, unfinished
-frames) and the factory base that refuses flooders (the web site's too).  The protocol
+frames) and the factory base that refuses flooders (the web site's
+too).  The protocol
 adapters of L{hub.protocols} build on it.
 """
 
