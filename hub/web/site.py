@@ -37,6 +37,12 @@ SECURITY_HEADERS = (
     (b"X-Content-Type-Options", b"nosniff"),
     (b"Referrer-Policy", b"no-referrer"),
 )
+#: Seconds a web connection may be idle (kept alive between requests, or
+#: sending a request's headers) before it is closed; a request being
+#: answered (an event stream) is never idle.  Twisted's default is 12
+#: hours, which lets a client hold its connections (and the hub's
+#: descriptors) for nothing.
+IDLE_SECONDS = 60
 
 
 class Root(resource.Resource):
@@ -118,15 +124,17 @@ class HubSite(ServerFactory, server.Site):
     C{maxConnectionsPerIP}, the hub has its C{--max-connections}, or the
     descriptors left are the game ports' reserve; a request over its
     address's rate is answered 429 (and past the overdraft its
-    connection closes after the answer).
+    connection closes after the answer).  A connection idle for
+    L{IDLE_SECONDS} is closed.
 
     @ivar gate: the L{FaceGate}.
     """
 
     protocol = HubChannel
 
-    def __init__(self, root, gate):
-        server.Site.__init__(self, root)
+    def __init__(self, root, gate, reactor=None):
+        server.Site.__init__(self, root, timeout=IDLE_SECONDS,
+                             reactor=reactor)
         self.gate = gate
 
     def connectionGate(self):

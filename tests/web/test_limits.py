@@ -10,13 +10,18 @@ import resource
 from twisted.internet import defer, protocol, reactor
 from twisted.internet.endpoints import TCP4ClientEndpoint
 from twisted.internet.task import Clock, deferLater
+from twisted.internet.address import IPv4Address
+from twisted.internet.error import ConnectionDone
+from twisted.internet.testing import StringTransport
+from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
+from twisted.web.resource import Resource
 
 from hub import limits
 from hub.limits import (
     ConnectionGate, DescriptorBudget, FaceGate, Limits, WebLimits)
 from hub.service import Hub
-from hub.web import now, pages
+from hub.web import now, pages, site
 from hub.web.now import ELLIPSIS, MAX_LISTED_NAME, LobbyFeed, listedName
 from hub.web.live import Spectating
 from tests.web.support import TIMEOUT, WebHub, openRoom
@@ -157,6 +162,35 @@ class FaceGateTests(SynchronousTestCase):
         self.assertEqual(len(gate._debts), 3)
 
 
+class IdleTests(SynchronousTestCase):
+    """
+    A web connection idle for L{site.IDLE_SECONDS} is closed, and frees
+    its place.
+    """
+
+    def test_idleClosed(self):
+        """
+        A connection that sent half a request's headers is closed after
+        the idle time, and its address may connect again.
+        """
+        clock = Clock()
+        gate, hubGate = faceGate(clock, WebLimits(maxConnectionsPerIP=1))
+        hubSite = site.HubSite(Resource(), gate, reactor=clock)
+        address = IPv4Address("TCP", "10.0.0.1", 4321)
+        channel = hubSite.buildProtocol(address)
+        transport = StringTransport(peerAddress=address)
+        channel.makeConnection(transport)
+        channel.dataReceived(b"GET / HTTP/1.1\r\n")
+        self.assertIsNone(hubSite.buildProtocol(address))
+        clock.advance(site.IDLE_SECONDS - 1)
+        self.assertFalse(transport.disconnecting)
+        clock.advance(1)
+        self.assertTrue(transport.disconnecting)
+        channel.connectionLost(Failure(ConnectionDone()))
+        self.assertEqual(hubGate.connections, 0)
+        self.assertIsNotNone(hubSite.buildProtocol(address))
+
+
 class RawClient(protocol.Protocol):
     """
     A connection that sends C{request} and keeps what it gets.
@@ -252,6 +286,22 @@ class SiteLimitTests(TestCase):
         yield waitUntil(lambda: len(web.web.lobbyFeed.fanout) == 1)
         third = yield web.stream("/api/hub/events", self)
         yield third.waitFor("hub")
+
+    @defer.inlineCallbacks
+    def test_streamNeverIdle(self):
+        """
+        An event stream outlives the site's idle time: it is a request
+        being answered.
+        """
+        web = WebHub(self)
+        web.site.timeOut = 0.2
+        web.web.lobbyFeed.interval = 0.05
+        client = yield web.stream("/api/hub/events", self)
+        yield client.waitFor("hub")
+        yield deferLater(reactor, 0.5, lambda: None)
+        openRoom(web.hub, "gomoku", "den", ["ann"])
+        later = yield client.waitFor("hub", 2)
+        self.assertEqual(later["kinds"]["gomoku"]["rooms"][0]["name"], "den")
 
     @defer.inlineCallbacks
     def test_requestRate(self):
