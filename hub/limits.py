@@ -473,15 +473,22 @@ class DescriptorBudget:
         self.softLimit = softLimit
         self.overhead = overhead
 
+    def connections(self):
+        """
+        How many connections the hub may hold while the face still
+        accepts, or None for no limit.
+        """
+        if not self.reserve or self.softLimit is None:
+            return None
+        return max(0, self.softLimit - self.reserve - self.overhead)
+
     def allows(self, connections):
         """
         Whether one more descriptor may go to the face while the hub holds
         C{connections} connections.
         """
-        if not self.reserve or self.softLimit is None:
-            return True
-        return (connections + self.overhead
-                < self.softLimit - self.reserve)
+        most = self.connections()
+        return most is None or connections < most
 
 
 class FaceGate(ConnectionGate):

@@ -20,6 +20,7 @@ import math
 import os
 
 from twisted.application.service import Service
+from twisted.logger import Logger
 from twisted.web import http, resource, server, static
 
 from hub.connection import ServerFactory
@@ -43,6 +44,10 @@ SECURITY_HEADERS = (
 #: hours, which lets a client hold its connections (and the hub's
 #: descriptors) for nothing.
 IDLE_SECONDS = 60
+#: Fewer connections than this for the web port, and the hub warns at
+#: start (its descriptor limit is low for the reserve).
+FEW_CONNECTIONS = 64
+log = Logger()
 
 
 class Root(resource.Resource):
@@ -212,6 +217,14 @@ def webSite(hub, records=None, collectors=(), limits=None):
     """
     gate = FaceGate(limits if limits is not None else WebLimits(),
                     hub.clock, hub.sessions.gate)
+    budget = gate.budget
+    most = budget.connections()
+    if most is not None and most < FEW_CONNECTIONS:
+        log.warn("the web port accepts only while the hub holds fewer than "
+                 "{most} connections: 'ulimit -n' is {soft}, "
+                 "--web-fd-reserve {reserve}; raise the one or lower the "
+                 "other", most=most, soft=budget.softLimit,
+                 reserve=budget.reserve)
     spectating = Spectating(hub.clock)
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)

@@ -13,13 +13,15 @@ from twisted.internet.task import Clock, deferLater
 from twisted.internet.address import IPv4Address
 from twisted.internet.error import ConnectionDone
 from twisted.internet.testing import StringTransport
+from twisted.logger import Logger, LogLevel
 from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web.resource import Resource
 
 from hub import limits
 from hub.limits import (
-    ConnectionGate, DescriptorBudget, FaceGate, Limits, WebLimits)
+    DESCRIPTOR_OVERHEAD, ConnectionGate, DescriptorBudget, FaceGate, Limits,
+    WebLimits)
 from hub.service import Hub
 from hub.web import now, pages, site
 from hub.web.now import ELLIPSIS, MAX_LISTED_NAME, LobbyFeed, listedName
@@ -107,6 +109,11 @@ class FaceGateTests(SynchronousTestCase):
         budget = DescriptorBudget(5)
         self.assertEqual(budget.softLimit,
                          None if soft == resource.RLIM_INFINITY else soft)
+        self.assertEqual(DescriptorBudget(
+            100, softLimit=1024).connections(), 1024 - 100 - 64)
+        self.assertEqual(DescriptorBudget(
+            100, softLimit=128).connections(), 0)
+        self.assertIsNone(DescriptorBudget(0, softLimit=10).connections())
         self.assertTrue(DescriptorBudget(0, softLimit=10).allows(10 ** 6))
         self.assertTrue(DescriptorBudget(
             5, softLimit=resource.RLIM_INFINITY).allows(10 ** 6))
@@ -160,6 +167,32 @@ class FaceGateTests(SynchronousTestCase):
         for n in range(10):
             gate.request("10.0.0.%d" % (n,))
         self.assertEqual(len(gate._debts), 3)
+
+
+class StartTests(SynchronousTestCase):
+    """
+    The web site warns at start when its descriptor budget is small.
+    """
+
+    def test_fewDescriptors(self):
+        """
+        A reserve leaving the web port fewer than
+        L{site.FEW_CONNECTIONS} connections is logged as a warning; a
+        larger budget is not.
+        """
+        events = []
+        self.patch(site, "log", Logger(observer=events.append))
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft == resource.RLIM_INFINITY:
+            soft = 10 ** 6
+        site.webSite(Hub(Clock()), limits=WebLimits(
+            descriptorReserve=soft - DESCRIPTOR_OVERHEAD - 10))
+        [warning] = events
+        self.assertEqual((warning["log_level"], warning["most"]),
+                         (LogLevel.warn, 10))
+        site.webSite(Hub(Clock()), limits=WebLimits(descriptorReserve=1))
+        small = soft - 1 - DESCRIPTOR_OVERHEAD < site.FEW_CONNECTIONS
+        self.assertEqual(len(events), 2 if small else 1)
 
 
 class IdleTests(SynchronousTestCase):
