@@ -67,7 +67,11 @@ def startHub(profile=None, cpu=None, name="hub"):
                       "--savestats"]
     proc = gomoku_load.startHub(port, log, twistdArgs, extra=[
         "--web-port", "tcp:%d:interface=127.0.0.1" % (webPort,),
-        "--db", "none", "--grace-seconds", "0"], cpu=cpu)
+        "--db", "none", "--grace-seconds", "0",
+        # Every spectator comes from this one address: measure the
+        # streams, not the web port's limits per address.
+        "--web-max-connections-per-ip", "0", "--web-max-streams-per-ip",
+        "0", "--web-request-rate", "0"], cpu=cpu)
     gomoku_load.waitForPort(webPort, proc)
     return proc, port, webPort
 

@@ -6,7 +6,11 @@ a connection may send requests.
 
 L{Limits} is the configuration; L{ConnectionGate} counts the live
 connections against it; L{RequestBucket} meters one connection's
-requests.  L{hub.connection.ServerConnection} applies them all.  A limit
+requests.  L{hub.connection.ServerConnection} applies them all.  The
+web port has its own caps (L{WebLimits}): its L{FaceGate} counts its
+connections toward the hub's gate (per address on their own), meters
+requests per address, counts event streams, and keeps a reserve of file
+descriptors (L{DescriptorBudget}) for the game ports.  A limit
 of 0 is no limit, and L{Limits}C{()} has none: the operator's defaults
 are those of C{twistd gamehub} (L{hub.tap}).
 
@@ -16,6 +20,7 @@ L{THROTTLED_CONNECTIONS}, for C{/metrics}.
 """
 
 import collections
+import resource
 
 import attr
 from prometheus_client import Counter
@@ -45,6 +50,21 @@ FRAME_SECONDS = "frame-seconds"
 REQUEST_RATE = "request-rate"
 MAX_CONNECTIONS = "max-connections"
 MAX_CONNECTIONS_PER_IP = "max-connections-per-ip"
+WEB_MAX_CONNECTIONS_PER_IP = "web-max-connections-per-ip"
+WEB_MAX_STREAMS_PER_IP = "web-max-streams-per-ip"
+WEB_REQUEST_RATE = "web-request-rate"
+WEB_FD_RESERVE = "web-fd-reserve"
+
+#: Web requests answered 429 for their address's request rate.
+THROTTLED_REQUESTS = Counter(
+    "gamehub_web_throttled_requests",
+    "Web requests answered 429 (Too Many Requests) for their address's "
+    "rate.", registry=None)
+
+#: File descriptors a hub holds besides its connections: standard
+#: streams, the listening ports, the reactor's own, log files, the
+#: records database, the LAN announcer, with room to spare.
+DESCRIPTOR_OVERHEAD = 64
 
 #: Seconds between two log lines about one limit's refusals or closes.
 LOG_INTERVAL = 10.0
@@ -98,6 +118,30 @@ class Limits:
     requestRate = attr.ib(default=0)
     requestBurst = attr.ib(default=0)
     requestOverdraft = attr.ib(default=0)
+
+
+@attr.s(frozen=True)
+class WebLimits(Limits):
+    """
+    The limits of the web port (L{FaceGate}); 0 turns a limit off.  Its
+    connections count toward the hub's C{maxConnections} too.
+
+    @ivar maxConnectionsPerIP: web connections from one address.
+    @ivar requestRate: web requests per second one address may make in
+        the long run; the others are answered 429.
+    @ivar requestBurst: web requests an address may make at once.
+    @ivar requestOverdraft: requests past its allowance after which an
+        address's connection is closed, and its new ones refused until
+        the rate has paid the debt back within it.
+    @ivar maxStreamsPerIP: event streams open from one address.
+    @ivar descriptorReserve: file descriptors the web port leaves to the
+        game ports: it accepts only while the hub's connections, plus
+        L{DESCRIPTOR_OVERHEAD}, are fewer than the process's soft limit
+        (C{ulimit -n}) less this reserve.
+    """
+
+    maxStreamsPerIP = attr.ib(default=0)
+    descriptorReserve = attr.ib(default=0)
 
 
 class SummaryLog:
@@ -174,6 +218,11 @@ class ConnectionGate:
 
     log = Logger()
 
+    #: What L{refuses} says an address in debt sent too many of, and the
+    #: limit it counts the refusal under.
+    unit = "frames"
+    rateLimit = REQUEST_RATE
+
     def __init__(self, limits, clock):
         self.limits = limits
         self.clock = clock
@@ -243,9 +292,9 @@ class ConnectionGate:
         debt = self._debts.get(host)
         if debt is None or not debt.overdrawn():
             return False
-        self.limited(REQUEST_RATE, peer if peer is not None else host,
-                     "its address is over {:g} frames a second".format(
-                         debt.rate))
+        self.limited(self.rateLimit, peer if peer is not None else host,
+                     "its address is over {:g} {} a second".format(
+                         debt.rate, self.unit))
         return True
 
     def flooded(self, host, bucket):
@@ -400,3 +449,150 @@ class AcceptPause:
             if getattr(port, "connected", False) and \
                     not getattr(port, "disconnecting", False):
                 port.startReading()
+
+
+class DescriptorBudget:
+    """
+    The file descriptors of the process (its soft C{RLIMIT_NOFILE}, read
+    once, when the budget is made) less a reserve: what a secondary face
+    (the web port) may use, so that the game ports always have the
+    reserve to accept players with.  Open descriptors are counted
+    cheaply, as the hub's connections plus L{DESCRIPTOR_OVERHEAD}.
+
+    @param reserve: descriptors kept for the game ports; 0 keeps none.
+    @param softLimit: the descriptors the process may open (default: its
+        soft C{RLIMIT_NOFILE}); C{RLIM_INFINITY} for no limit.
+    @param overhead: descriptors the hub holds besides its connections.
+    """
+
+    def __init__(self, reserve, softLimit=None, overhead=DESCRIPTOR_OVERHEAD):
+        if softLimit is None:
+            softLimit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if softLimit == resource.RLIM_INFINITY:
+            softLimit = None
+        self.reserve = reserve
+        self.softLimit = softLimit
+        self.overhead = overhead
+
+    def connections(self):
+        """
+        How many connections the hub may hold while the face still
+        accepts, or None for no limit.
+        """
+        if not self.reserve or self.softLimit is None:
+            return None
+        return max(0, self.softLimit - self.reserve - self.overhead)
+
+    def allows(self, connections):
+        """
+        Whether one more descriptor may go to the face while the hub holds
+        C{connections} connections.
+        """
+        most = self.connections()
+        return most is None or connections < most
+
+
+class FaceGate(ConnectionGate):
+    """
+    The L{ConnectionGate} of a secondary face of the hub (the web port):
+    its connections count toward the hub gate's C{maxConnections} (not
+    toward the game ports' per-address cap: they have their own, in
+    C{limits}); it admits none while the hub's descriptors are short of
+    the L{DescriptorBudget}; it meters requests per address (not per
+    connection: a client may open several) and counts event streams per
+    address.  Its log lines are summarised with the hub gate's.
+
+    @param limits: the L{WebLimits}.
+    @param clock: an L{IReactorTime}.
+    @param hubGate: the hub's L{ConnectionGate}.
+    @param budget: the L{DescriptorBudget}, or None for a budget of the
+        process's soft limit less C{limits.descriptorReserve}.
+    """
+
+    unit = "requests"
+    rateLimit = WEB_REQUEST_RATE
+
+    def __init__(self, limits, clock, hubGate, budget=None):
+        ConnectionGate.__init__(self, limits, clock)
+        self.hubGate = hubGate
+        self.summary = hubGate.summary
+        if budget is None:
+            budget = DescriptorBudget(limits.descriptorReserve)
+        self.budget = budget
+        self._streams = collections.Counter()
+
+    def admit(self, host):
+        """
+        Count a new connection from C{host}, unless the descriptors are
+        short, or C{host} has its C{maxConnectionsPerIP}, or the hub its
+        C{maxConnections}.
+
+        @return: None if admitted, else the name of the limit reached.
+        """
+        if not self.budget.allows(self.hubGate.connections):
+            return WEB_FD_RESERVE
+        refused = ConnectionGate.admit(self, host)
+        if refused is not None:
+            return WEB_MAX_CONNECTIONS_PER_IP
+        refused = self.hubGate.admit(None)
+        if refused is not None:
+            ConnectionGate.release(self, host)
+        return refused
+
+    def release(self, host):
+        """
+        An admitted connection from C{host} is gone.
+        """
+        ConnectionGate.release(self, host)
+        self.hubGate.release(None)
+
+    def request(self, host):
+        """
+        Take a token from C{host}'s request bucket for one request (the
+        bucket is remembered, for at most L{MAX_DEBTORS} addresses).
+
+        @return: None if the request is within the rate; else the seconds
+            until it would be, and whether C{host} is past its overdraft
+            (its connection should close: L{refuses} refuses its new ones
+            meanwhile).
+        """
+        if not self.limits.requestRate or host is None:
+            return None
+        debts = self._debts
+        bucket = debts.pop(host, None)
+        if bucket is None:
+            bucket = RequestBucket(self.limits, self.clock)
+        debts[host] = bucket
+        while len(debts) > MAX_DEBTORS:
+            del debts[next(iter(debts))]
+        overdrawn = bucket.take()
+        if bucket.tokens >= 0:
+            return None
+        THROTTLED_REQUESTS.inc()
+        return bucket.wait(), overdrawn
+
+    def openStream(self, host):
+        """
+        Count an event stream from C{host}, unless it has its
+        C{maxStreamsPerIP} (then count and log the refusal).
+
+        @return: True if counted.
+        """
+        cap = self.limits.maxStreamsPerIP
+        if cap and host is not None and self._streams[host] >= cap:
+            self.limited(WEB_MAX_STREAMS_PER_IP, host,
+                         "{} event streams open".format(cap))
+            return False
+        if host is not None:
+            self._streams[host] += 1
+        return True
+
+    def closeStream(self, host):
+        """
+        A stream counted by L{openStream} ended.
+        """
+        if host is None:
+            return
+        self._streams[host] -= 1
+        if self._streams[host] <= 0:
+            del self._streams[host]

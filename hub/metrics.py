@@ -7,7 +7,8 @@ shared lobby and sessions (nothing is counted on the hot paths).
     gamehub_games_running{game="splendor"}  rooms with a game under way
 
 and the counters of L{hub.limits} (connections closed or refused by a
-limit, connections slowed for their request rate).  Served at C{/metrics}
+limit, connections slowed for their request rate, web requests answered
+429 for their address's rate).  Served at C{/metrics}
 only.
 """
 
@@ -19,7 +20,8 @@ from prometheus_client.registry import Collector
 
 from hub.health import putHealth
 from hub.limits import (
-    ACCEPT_PAUSES, LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS)
+    ACCEPT_PAUSES, LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS,
+    THROTTLED_REQUESTS)
 from twisted.web.pages import notFound
 from twisted.web.resource import Resource
 from twisted.web.server import Site
@@ -121,6 +123,7 @@ def metricsRegistry(lobby, sessions, collectors=()):
     registry = CollectorRegistry()
     for collector in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR,
                       HubCollector(lobby, sessions), LIMITED_CONNECTIONS,
-                      THROTTLED_CONNECTIONS, ACCEPT_PAUSES, *collectors):
+                      THROTTLED_CONNECTIONS, ACCEPT_PAUSES,
+                      THROTTLED_REQUESTS, *collectors):
         registry.register(collector)
     return registry

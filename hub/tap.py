@@ -13,7 +13,7 @@ from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
 
-from hub.limits import Limits
+from hub.limits import Limits, WebLimits
 from hub.logs import LOG_FORMATS, LOG_LEVELS, hubObserver, levelFilter
 from hub.service import Hub
 
@@ -255,6 +255,26 @@ class Options(usage.Options):
         ["request-overdraft", None, 200, "Frames a connection may send past "
          "its --request-rate allowance before it is closed; 0 to only "
          "slow it.", _positiveInt],
+        ["web-max-connections-per-ip", None, 64, "Web connections from one "
+         "source address (they count toward --max-connections too, not "
+         "toward --max-connections-per-ip); more are refused as they are "
+         "accepted.  0 for no limit.", _positiveInt],
+        ["web-max-streams-per-ip", None, 32, "Event streams (spectators, "
+         "lobby pages) open from one source address; more are answered "
+         "429.  0 for no limit.", _positiveInt],
+        ["web-request-rate", None, 20.0, "Web requests per second one "
+         "source address may make in the long run; more are answered 429 "
+         "(Too Many Requests).  0 for no limit.", _positiveFloat],
+        ["web-request-burst", None, 100, "Web requests one address may make "
+         "at once before --web-request-rate applies.", _positiveInt],
+        ["web-request-overdraft", None, 100, "Web requests past its "
+         "--web-request-rate allowance after which an address's connection "
+         "is closed, and its new ones refused until it is back within "
+         "them; 0 to only answer 429.", _positiveInt],
+        ["web-fd-reserve", None, 128, "File descriptors the web port leaves "
+         "to the game ports: it refuses connections once the hub's "
+         "connections (plus a fixed 64 for its own files) reach the soft "
+         "'ulimit -n' less this.  0 for no reserve.", _positiveInt],
         ["log-level", None, "info", "Least level logged: " +
          ", ".join(LOG_LEVELS) + "."],
         ["log-format", None, "text", "How each log event is written: "
@@ -358,6 +378,18 @@ class Options(usage.Options):
             requestRate=self["request-rate"],
             requestBurst=self["request-burst"],
             requestOverdraft=self["request-overdraft"])
+
+    def webLimits(self):
+        """
+        The L{WebLimits} of the web port these options ask for.
+        """
+        return WebLimits(
+            maxConnectionsPerIP=self["web-max-connections-per-ip"],
+            maxStreamsPerIP=self["web-max-streams-per-ip"],
+            requestRate=self["web-request-rate"],
+            requestBurst=self["web-request-burst"],
+            requestOverdraft=self["web-request-overdraft"],
+            descriptorReserve=self["web-fd-reserve"])
 
 
 def makeFactories(options, lobby, sessions, clock):
@@ -496,7 +528,7 @@ def makeService(options, reactor=None):
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
         site, web = webSite(top, records.records if records else None,
-                            collectors)
+                            collectors, options.webLimits())
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)

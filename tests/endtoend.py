@@ -13,6 +13,7 @@ hanging it.
 
 import os
 import re
+import resource
 import selectors
 import shutil
 import signal
@@ -57,10 +58,13 @@ class GamehubServer:
     @param testCase: the test; the server stops at its cleanup.
     @param extra: more gamehub options.
     @param games: the protocols to enable (the others get C{none}).
+    @param maxOpenFiles: the server's soft C{RLIMIT_NOFILE} (its
+        C{ulimit -n}), or None for this process's.
     """
 
     def __init__(self, testCase, *extra, games=("gomoku", "checkers",
-                                                   "splendor")):
+                                                   "splendor"),
+                 maxOpenFiles=None):
         self.ports = {}
         self.output = []
         self._drain = None
@@ -72,9 +76,15 @@ class GamehubServer:
         args.extend(extra)
         workdir = tempfile.mkdtemp(prefix="gamehub-e2e-")
         testCase.addCleanup(shutil.rmtree, workdir, True)
+        preexec = None
+        if maxOpenFiles is not None:
+            def preexec():
+                hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+                resource.setrlimit(resource.RLIMIT_NOFILE,
+                                   (maxOpenFiles, hard))
         self.process = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            cwd=workdir)
+            cwd=workdir, preexec_fn=preexec)
         testCase.addCleanup(self.stop)
         self._waitForPorts(games)
 

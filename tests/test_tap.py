@@ -14,7 +14,7 @@ from twisted.python import usage
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub import tap
-from hub.limits import Limits
+from hub.limits import Limits, WebLimits
 from hub.sessions import Sessions
 
 
@@ -101,6 +101,9 @@ class OptionsTests(SynchronousTestCase):
             maxSendBuffer=256 * 1024, frameSeconds=20,
             maxConnections=10000, maxConnectionsPerIP=100,
             requestRate=100, requestBurst=200, requestOverdraft=200))
+        self.assertEqual(options.webLimits(), WebLimits(
+            maxConnectionsPerIP=64, maxStreamsPerIP=32, requestRate=20,
+            requestBurst=100, requestOverdraft=100, descriptorReserve=128))
         self.assertEqual(options["log-level"], "info")
 
 
@@ -299,6 +302,22 @@ class ServiceTests(SynchronousTestCase):
             maxConnectionsPerIP=3, requestRate=9, requestBurst=11,
             requestOverdraft=13))
         self.assertIs(sessions.gate.limits, sessions.limits)
+
+    def test_webLimits(self):
+        """
+        The web port's limit options reach the web site's gate, which
+        counts toward the sessions' gate.
+        """
+        services = self.services(
+            "--web-max-connections-per-ip", "3", "--web-max-streams-per-ip",
+            "4", "--web-request-rate", "5", "--web-request-burst", "6",
+            "--web-request-overdraft", "7", "--web-fd-reserve", "8")
+        gate = services["web-port"].factory.gate
+        self.assertEqual(gate.limits, WebLimits(
+            maxConnectionsPerIP=3, maxStreamsPerIP=4, requestRate=5,
+            requestBurst=6, requestOverdraft=7, descriptorReserve=8))
+        self.assertIs(gate.hubGate, services["sessions"].gate)
+        self.assertEqual(gate.budget.reserve, 8)
 
     def test_backlog(self):
         """

@@ -2,7 +2,8 @@
 What every server connection shares, whatever its protocol: Nagle off,
 writes at once (L{hub.connection.immediate}), the idle timeout, the limits
 of L{hub.limits} (connection caps, request rate, bytes owed, unfinished
-frames) and the factory base that refuses flooders.  The protocol
+frames) and the factory base that refuses flooders (the web site's
+too).  The protocol
 adapters of L{hub.protocols} build on it.
 """
 
@@ -26,7 +27,8 @@ class ServerFactory(Factory):
     no protocol at all (C{buildProtocol} returns None, and Twisted closes
     the socket at once), and a flood of such connections pauses the
     factory's listening ports for a moment (L{AcceptPause}).  Needs
-    C{self.sessions} (its C{gate} and C{clock}).
+    C{self.sessions} (its C{gate} and C{clock}), unless a subclass gives
+    its own gate (L{connectionGate}: the web site's, L{hub.web.site}).
 
     @ivar acceptPause: the L{AcceptPause} of the ports listening with this
         factory (given by L{listeningOn}).
@@ -34,17 +36,31 @@ class ServerFactory(Factory):
 
     acceptPause = None
 
+    def connectionGate(self):
+        """
+        The L{hub.limits.ConnectionGate} of this factory's connections:
+        the sessions' (None if they have none).
+        """
+        return getattr(self.sessions, "gate", None)
+
     def buildProtocol(self, addr):
         """
         A protocol for a connection from C{addr}, or None to refuse it.
         """
-        gate = getattr(self.sessions, "gate", None)
+        gate = self.connectionGate()
         if gate is not None and gate.refuses(getattr(addr, "host", None),
                                              addr):
-            if self.acceptPause is not None:
-                self.acceptPause.refused()
+            self.refused()
             return None
-        return Factory.buildProtocol(self, addr)
+        return super().buildProtocol(addr)
+
+    def refused(self):
+        """
+        A connection was refused before it had a protocol: count it
+        toward a pause of the listening ports.
+        """
+        if self.acceptPause is not None:
+            self.acceptPause.refused()
 
     def listeningOn(self, port):
         """
@@ -52,7 +68,9 @@ class ServerFactory(Factory):
         flood.
         """
         if self.acceptPause is None:
-            self.acceptPause = AcceptPause(self.sessions.clock)
+            gate = self.connectionGate()
+            self.acceptPause = AcceptPause(
+                gate.clock if gate is not None else self.sessions.clock)
         self.acceptPause.ports.append(port)
 
 

@@ -52,6 +52,10 @@ from hub.wire import checkers as wire
 CAPACITY = 6
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_]{1,20}")
+# Characters of a room id: the protocol leaves ids free-form (clients make
+# 16 hex digits, or take what a person types); a cap bounds what a room
+# costs every page and list that shows it.
+MAX_ROOM_ID = 64
 
 # Where wire values meet rule values: the region letter on the wire
 # (START_GAME_OP data2, START_TURN_OP and MOVE_OP data1) of each region of
@@ -293,6 +297,10 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
             return
         if not roomId:
             self.sendError(wire.INVALID_JOIN, "empty room id")
+            return
+        if len(roomId) > MAX_ROOM_ID:
+            self.sendError(wire.INVALID_JOIN, "a room id is at most {} "
+                           "characters".format(MAX_ROOM_ID))
             return
         sessions.setRoomName(self.session, name)
         try:

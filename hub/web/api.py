@@ -17,10 +17,13 @@ from twisted.logger import Logger
 from twisted.web import resource, server
 
 from hub.web import replay
-from hub.web.now import GAME_KINDS
+from hub.web.now import GAME_KINDS, listedGame
 from hub.web.stream import EventStream
 
 RECORD_PAGE = 50
+TOO_MANY_REQUESTS = 429
+# Seconds a client refused a stream for its address's cap is told to wait.
+STREAM_RETRY = 10
 log = Logger()
 
 
@@ -41,10 +44,32 @@ def sendJSON(request, data, code=200):
 
     @return: the body, for a C{render_GET} to return.
     """
+    return sendEncoded(request, encodeJSON(data), code)
+
+
+def sendEncoded(request, body, code=200):
+    """
+    Answer C{request} with C{body}, JSON bytes made by L{encodeJSON}.
+
+    @return: the body, for a C{render_GET} to return.
+    """
     request.setResponseCode(code)
     request.setHeader(b"Content-Type", b"application/json; charset=utf-8")
     request.setHeader(b"Cache-Control", b"no-cache")
-    return encodeJSON(data)
+    return body
+
+
+def sendTooMany(request, error, retryAfter):
+    """
+    Answer C{request} 429 (Too Many Requests) with C{{"error": error}},
+    asking the client to wait C{retryAfter} whole seconds.
+
+    @return: the body, for a C{render} to return.
+    """
+    request.setHeader(b"Retry-After", b"%d" % (retryAfter,))
+    body = sendJSON(request, {"error": error}, TOO_MANY_REQUESTS)
+    request.setResponseCode(TOO_MANY_REQUESTS, b"Too Many Requests")
+    return body
 
 
 def deferJSON(request, d):
@@ -123,7 +148,12 @@ class Web:
     """
     What the web face reads: the lobby and sessions, the spectators' feed,
     the lobby feed and (optionally) the records' query API.
+
+    @ivar gate: the web port's L{hub.limits.FaceGate} (its event streams
+        per address), or None.
     """
+
+    gate = None
 
     def __init__(self, lobby, sessions, spectating, lobbyFeed, records=None):
         self.lobby = lobby
@@ -234,17 +264,29 @@ class JSONResource(resource.Resource):
 class StreamResource(resource.Resource):
     """
     A leaf answering GET with a Server-Sent Events stream fed by C{feed}
-    (its C{addStream} and C{removeStream}).
+    (its C{addStream} and C{removeStream}); 429 when the client's address
+    has as many streams open as C{gate} allows (its C{openStream}).
     """
 
     isLeaf = True
 
-    def __init__(self, feed):
+    def __init__(self, feed, gate=None):
         resource.Resource.__init__(self)
         self.feed = feed
+        self.gate = gate
 
     def render_GET(self, request):
-        stream = EventStream(request, onClose=self.feed.removeStream)
+        gate, onClose = self.gate, self.feed.removeStream
+        if gate is not None:
+            host = getattr(request.getClientAddress(), "host", None)
+            if not gate.openStream(host):
+                return sendTooMany(request, "too many streams",
+                                   STREAM_RETRY)
+
+            def onClose(stream, removeStream=onClose):
+                gate.closeStream(host)
+                removeStream(stream)
+        stream = EventStream(request, onClose=onClose)
         stream.start()
         self.feed.addStream(stream)
         return server.NOT_DONE_YET
@@ -260,7 +302,8 @@ class GamesAPI(resource.Resource):
         self.web = web
 
     def render_GET(self, request):
-        games = [g.summary() for g in self.web.spectating.games.values()]
+        games = [listedGame(g.summary())
+                 for g in self.web.spectating.games.values()]
         return sendJSON(request, {"games": games})
 
     def getChild(self, name, request):
@@ -273,7 +316,7 @@ class GamesAPI(resource.Resource):
             if game is None:
                 return NotFound()
             request.postpath = []
-            return StreamResource(game)
+            return StreamResource(game, self.web.gate)
         if rest:
             return NotFound()
         return JSONResource(lambda: self.web.gameData(gameId))
@@ -307,10 +350,13 @@ class HubAPI(resource.Resource):
     def __init__(self, web):
         resource.Resource.__init__(self)
         self.web = web
-        self.putChild(b"events", StreamResource(web.lobbyFeed))
+        self.putChild(b"events", StreamResource(
+            web.lobbyFeed, web.gate))
 
     def render_GET(self, request):
-        return sendJSON(request, self.web.lobbyFeed.now())
+        # The document is built at most once per look of the lobby feed,
+        # and encoded once for every request until the next.
+        return sendEncoded(request, self.web.lobbyFeed.encoded(encodeJSON))
 
     def getChild(self, name, request):
         if not name:

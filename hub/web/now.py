@@ -1,20 +1,52 @@
 """
 The hub now, for the lobby page: per game kind, the players online, the
-rooms with their members, and the games running.  L{LobbyFeed} streams it
-to the lobby pages, sending it again whenever it changed.
+rooms with their members, and the games running.  L{LobbyFeed} builds it
+at most once per L{POLL_INTERVAL} whoever asks (the lobby page, C{/api/hub},
+the lobby's event stream), encodes it once per build for each form, and
+streams it to the lobby pages, sending it again whenever it changed.
 
-No password is ever shown: a room only says whether it has one.
+No password is ever shown: a room only says whether it has one.  Names
+and room ids longer than L{MAX_LISTED_NAME} characters are cut short,
+ending in an ellipsis.
 """
 
-import json
+from twisted.internet import defer
 
 from hub.web.stream import Fanout, sseFrame
 
 GAME_KINDS = ("gomoku", "checkers", "splendor")
 # Seconds between two looks at the lobby while lobby pages listen.
 POLL_INTERVAL = 1.0
-# Names listed per kind (the count is always exact).
+# Names, rooms and games listed per kind (their counts are always exact):
+# what the lobby document costs to build, send and show is bounded
+# however many connections the hub holds.
 MAX_NAMES = 200
+MAX_ROOMS = 200
+MAX_GAMES = 200
+# Characters of a name or room id in a list: a longer one is cut to this
+# length, its last character an ellipsis (a room id may be long, and the
+# lobby lists every room).
+MAX_LISTED_NAME = 40
+ELLIPSIS = "\N{HORIZONTAL ELLIPSIS}"
+
+
+def listedName(name):
+    """
+    C{name} as a list shows it: at most L{MAX_LISTED_NAME} characters,
+    the last an ellipsis if it was cut (None stays None).
+    """
+    if name is None or len(name) <= MAX_LISTED_NAME:
+        return name
+    return name[:MAX_LISTED_NAME - 1] + ELLIPSIS
+
+
+def listedGame(summary):
+    """
+    A game's summary (L{hub.web.live.LiveGame.summary}) as a list shows
+    it: its table and players' names cut by L{listedName}.
+    """
+    return dict(summary, table=listedName(summary["table"]),
+                players=[listedName(n) for n in summary["players"]])
 
 
 def roomJSON(room, spectating):
@@ -28,14 +60,15 @@ def roomJSON(room, spectating):
     members = []
     for member in room.members:
         seat = bySeat.get(member.seat, {})
-        members.append({"name": member.name or seat.get("name"),
+        members.append({"name": listedName(member.name or seat.get("name")),
                         "ready": bool(member.ready),
                         "seat": member.seat,
                         "bot": bool(seat.get("bot") or seat.get("takenOver"))})
     return {
-        "name": room.name,
+        "name": listedName(room.name),
         "members": members,
-        "owner": room.owner.name if room.owner is not None else None,
+        "owner": (listedName(room.owner.name) if room.owner is not None
+                  else None),
         "capacity": room.capacity,
         "locked": bool(room.password),
         "state": "playing" if room.running else "waiting",
@@ -47,7 +80,10 @@ def roomJSON(room, spectating):
 
 def hubNow(lobby, sessions, spectating):
     """
-    The hub now, as JSON.
+    The hub now, as JSON: per kind, the players online (their count, and
+    at most L{MAX_NAMES} names), the rooms (their count, and the newest
+    L{MAX_ROOMS}) and the games running (their count, and the newest
+    L{MAX_GAMES}).
     """
     online = {kind: [] for kind in GAME_KINDS}
     counts = dict.fromkeys(GAME_KINDS, 0)
@@ -55,26 +91,75 @@ def hubNow(lobby, sessions, spectating):
         counts[session.kind] = counts.get(session.kind, 0) + 1
         names = online.setdefault(session.kind, [])
         if session.name is not None and len(names) < MAX_NAMES:
-            names.append(session.name)
+            names.append(listedName(session.name))
     kinds = {}
     for kind in GAME_KINDS:
-        games = [g.summary() for g in spectating.running()
-                 if g.kind == kind]
+        games = [g for g in spectating.running() if g.kind == kind]
+        rooms = lobby.rooms(kind)
         kinds[kind] = {
             "online": counts.get(kind, 0),
             "players": sorted(online.get(kind, [])),
             "rooms": [roomJSON(room, spectating)
-                      for room in lobby.rooms(kind)],
-            "games": games,
+                      for room in _newest(rooms, MAX_ROOMS)],
+            "roomCount": len(rooms),
+            "games": [listedGame(g.summary())
+                      for g in _newest(games, MAX_GAMES)],
+            "gameCount": len(games),
         }
     return {"kinds": kinds}
 
 
+def _newest(things, count):
+    # The last count of a list oldest first: the rooms people may join
+    # now, the games just begun.
+    return things[-count:] if len(things) > count else things
+
+
+class SharedResult:
+    """
+    The result of one Deferred, for any number of waiters, before or after
+    it fires.
+    """
+
+    def __init__(self, d):
+        self._result = None
+        self._waiters = []
+        d.addBoth(self._fired)
+
+    def _fired(self, result):
+        self._result = result
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters:
+            waiter.callback(result)
+
+    def wait(self):
+        """
+        A new Deferred of the result.
+        """
+        if self._waiters is None:
+            return defer.succeed(self._result)
+        waiter = defer.Deferred()
+        self._waiters.append(waiter)
+        return waiter
+
+
+def hubFrame(now):
+    """
+    The lobby stream's message of the hub now C{now}.
+
+    @rtype: L{bytes}
+    """
+    return sseFrame("hub", now)
+
+
 class LobbyFeed:
     """
-    Streams L{hubNow} to the lobby pages: the whole of it on connection,
-    then again whenever it changed (looked at every L{POLL_INTERVAL}
-    seconds, only while some page listens).
+    The hub now (L{hubNow}), built at most once per C{interval} seconds
+    however many ask for it, and streamed to the lobby pages: the whole of
+    it on connection, then again whenever it changed (looked at every
+    C{interval} seconds, only while some page listens).
+
+    @ivar builds: how many times the hub now was built.
     """
 
     def __init__(self, lobby, sessions, spectating, clock,
@@ -85,24 +170,64 @@ class LobbyFeed:
         self.clock = clock
         self.interval = interval
         self.fanout = Fanout(clock)
+        self.builds = 0
+        self._now = None
+        self._builtAt = None
+        self._encoded = {}
         self._last = None
         self._call = None
         self.stopped = False
 
     def now(self):
         """
-        L{hubNow} of this hub.
+        L{hubNow} of this hub, as built at most C{interval} seconds ago
+        (shared: not to be changed).
         """
-        return hubNow(self.lobby, self.sessions, self.spectating)
+        at = self.clock.seconds()
+        if self._now is None or at - self._builtAt >= self.interval:
+            self._now = hubNow(self.lobby, self.sessions, self.spectating)
+            self._builtAt = at
+            self._encoded = {}
+            self.builds += 1
+        return self._now
+
+    def encoded(self, encode):
+        """
+        C{encode(self.now())}, encoded once per build of the hub now.
+
+        @param encode: a function of the hub now (the same one each time:
+            it keys the cache), e.g. L{hubFrame}.
+        """
+        now = self.now()
+        body = self._encoded.get(encode)
+        if body is None:
+            body = self._encoded[encode] = encode(now)
+        return body
+
+    def rendered(self, render):
+        """
+        A Deferred of C{render(self.now())}'s result, C{render} returning a
+        Deferred (a page flattened over several reactor turns): rendered
+        once per build of the hub now, and shared by every request that
+        asks meanwhile.
+
+        @param render: as C{encode} for L{encoded}.
+        """
+        now = self.now()
+        shared = self._encoded.get(render)
+        if shared is None:
+            shared = self._encoded[render] = SharedResult(render(now))
+        return shared.wait()
 
     def addStream(self, stream):
         """
         Send C{stream} the hub now, then every change.
         """
-        stream.write(sseFrame("hub", self.now()))
+        frame = self.encoded(hubFrame)
+        stream.write(frame)
         self.fanout.add(stream)
         if self._call is None and not self.stopped:
-            self._last = json.dumps(self.now(), sort_keys=True)
+            self._last = frame
             self._call = self.clock.callLater(self.interval, self._look)
 
     def removeStream(self, stream):
@@ -115,11 +240,10 @@ class LobbyFeed:
         self._call = None
         if not len(self.fanout):
             return
-        now = self.now()
-        encoded = json.dumps(now, sort_keys=True)
-        if encoded != self._last:
-            self._last = encoded
-            self.fanout.send(sseFrame("hub", now))
+        frame = self.encoded(hubFrame)
+        if frame != self._last:
+            self._last = frame
+            self.fanout.send(frame)
         self._call = self.clock.callLater(self.interval, self._look)
 
     def stop(self):

@@ -8,13 +8,16 @@ them too.
 
 import datetime
 
+from twisted.internet import task
+from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import (
-    Element, Tag, TagLoader, renderElement, tags)
+    Element, Tag, TagLoader, flattenString, renderElement, tags)
 
 from hub.web.now import GAME_KINDS
 
 TITLE = "gamehub"
+log = Logger()
 
 
 class Page(Element):
@@ -104,9 +107,29 @@ def gameRow(game):
                    class_="game")
 
 
-def lobbyContent(now):
+#: Rooms or games of the lobby page flattened per reactor turn: a page
+#: of hundreds of rooms takes tens of milliseconds to flatten, which the
+#: players' moves must not wait behind.
+ROWS_PER_TURN = 20
+
+
+def _rows(row, items, later):
+    # The rows of items, made ROWS_PER_TURN a turn by later (None: at
+    # once); a generator, so that the flattener asks for each chunk only
+    # once it has written the one before.
+    if later is None:
+        return [row(item) for item in items]
+    return (later(lambda chunk=items[i:i + ROWS_PER_TURN]:
+                  [row(item) for item in chunk])
+            for i in range(0, len(items), ROWS_PER_TURN))
+
+
+def lobbyContent(now, later=None):
     """
     The lobby: one section per game kind.
+
+    @param later: None, or a function of a function making rows that
+        returns a Deferred of them made in a later reactor turn.
     """
     sections = []
     for kind in GAME_KINDS:
@@ -116,9 +139,9 @@ def lobbyContent(now):
             tags.p(tags.span(str(data["online"]), class_="online"),
                    " players online"),
             tags.h3("Games running"),
-            tags.ul(*[gameRow(g) for g in data["games"]], class_="games"),
+            tags.ul(_rows(gameRow, data["games"], later), class_="games"),
             tags.h3("Rooms"),
-            tags.ul(*[roomRow(r) for r in data["rooms"]], class_="rooms"),
+            tags.ul(_rows(roomRow, data["rooms"], later), class_="rooms"),
             class_="kind", id="kind-" + kind, **{"data-kind": kind}))
     return tags.div(*sections, id="lobby")
 
@@ -133,13 +156,48 @@ class LobbyPage(resource.Resource):
     def __init__(self, web):
         resource.Resource.__init__(self)
         self.web = web
+        clock = web.lobbyFeed.clock
+
+        def page(now):
+            return lobbyPage(
+                now, lambda rows: task.deferLater(clock, 0, rows))
+        # One function for the life of the page: it keys the feed's cache.
+        self._page = page
 
     def render_GET(self, request):
         if request.postpath not in ([], [b""]):
             return notFound(request)
-        return render(request, "The hub now",
-                      lobbyContent(self.web.lobbyFeed.now()),
-                      ["lobby.js"])
+        # Rendered at most once per build of the hub now, whoever asks.
+        request.setHeader(b"Content-Type", b"text/html; charset=utf-8")
+        d = self.web.lobbyFeed.rendered(self._page)
+        finished = []
+        request.notifyFinish().addErrback(lambda _: finished.append(True))
+
+        def done(body):
+            if not finished:
+                request.setHeader(b"Content-Length", b"%d" % (len(body),))
+                request.write(body)
+                request.finish()
+
+        def failed(failure):
+            log.failure("the lobby page failed", failure)
+            if not finished:
+                request.setResponseCode(500)
+                request.finish()
+        d.addCallbacks(done, failed)
+        return server.NOT_DONE_YET
+
+
+def lobbyPage(now, later=None):
+    """
+    A Deferred of the lobby page of the hub now C{now}, the bytes of a
+    whole response body.
+
+    @param later: as for L{lobbyContent}.
+    """
+    d = flattenString(None, Page("The hub now", lobbyContent(now, later),
+                                 ["lobby.js"]))
+    return d.addCallback(lambda body: b"<!DOCTYPE html>\n" + body)
 
 
 def notFound(request, what="Nothing here"):

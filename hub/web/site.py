@@ -9,14 +9,24 @@ The web face's resource tree and site:
     /static/...             the pages' JavaScript and CSS
     /metrics                the Prometheus metrics of L{hub.metrics}
     /healthz, /readyz       the health checks of L{hub.health}
+
+The site holds to the web port's limits (L{hub.limits.WebLimits}) through
+a L{hub.limits.FaceGate}, as the game ports' factories do through the
+hub's gate (L{hub.connection.ServerFactory}): connections per address and
+in all, a reserve of file descriptors for the game ports, requests per
+address (429 past the rate), event streams per address.
 """
 
+import math
 import os
 
 from twisted.application.service import Service
-from twisted.web import resource, server, static
+from twisted.logger import Logger
+from twisted.web import http, resource, server, static
 
+from hub.connection import ServerFactory
 from hub.health import putHealth
+from hub.limits import WEB_REQUEST_RATE, FaceGate, WebLimits
 from hub.metrics import MetricsResource, metricsRegistry
 from hub.web import api, pages
 from hub.web.live import Spectating
@@ -30,6 +40,16 @@ SECURITY_HEADERS = (
     (b"X-Content-Type-Options", b"nosniff"),
     (b"Referrer-Policy", b"no-referrer"),
 )
+#: Seconds a web connection may be idle (kept alive between requests, or
+#: sending a request's headers) before it is closed; a request being
+#: answered (an event stream) is never idle.  Twisted's default is 12
+#: hours, which lets a client hold its connections (and the hub's
+#: descriptors) for nothing.
+IDLE_SECONDS = 60
+#: Fewer connections than this for the web port, and the hub warns at
+#: start (its descriptor limit is low for the reserve).
+FEW_CONNECTIONS = 64
+log = Logger()
 
 
 class Root(resource.Resource):
@@ -69,15 +89,95 @@ class NotFoundPage(resource.Resource):
         return pages.notFound(request)
 
 
-class HubSite(server.Site):
+class TooManyRequests(resource.Resource):
     """
-    The web face's site: the security headers on every response, and no
-    access log line per request (spectators' streams are many).
+    A 429 for a request over its address's rate, saying when to come back
+    (C{Retry-After}, whole seconds).
     """
+
+    isLeaf = True
+
+    def __init__(self, wait):
+        resource.Resource.__init__(self)
+        self.wait = wait
+
+    def render(self, request):
+        return api.sendTooMany(request, "too many requests",
+                               max(1, math.ceil(self.wait)))
+
+
+class HubChannel(http.HTTPChannel):
+    """
+    An HTTP connection of the web face, admitted by the site's
+    L{FaceGate}: it frees its place when it is gone.
+
+    @ivar admittedHost: the address it was admitted for, or None.
+    """
+
+    gate = None
+    admittedHost = None
+
+    def connectionLost(self, reason):
+        gate, self.gate = self.gate, None
+        if gate is not None:
+            gate.release(self.admittedHost)
+        http.HTTPChannel.connectionLost(self, reason)
+
+
+class HubSite(ServerFactory, server.Site):
+    """
+    The web face's site: the security headers on every response, no
+    access log line per request (spectators' streams are many), and the
+    web port's limits: a connection is refused (closed before it has a
+    protocol) when its address is past its request overdraft, has its
+    C{maxConnectionsPerIP}, the hub has its C{--max-connections}, or the
+    descriptors left are the game ports' reserve; a request over its
+    address's rate is answered 429 (and past the overdraft its
+    connection closes after the answer).  A connection idle for
+    L{IDLE_SECONDS} is closed.
+
+    @ivar gate: the L{FaceGate}.
+    """
+
+    protocol = HubChannel
+
+    def __init__(self, root, gate, reactor=None):
+        server.Site.__init__(self, root, timeout=IDLE_SECONDS,
+                             reactor=reactor)
+        self.gate = gate
+
+    def connectionGate(self):
+        return self.gate
+
+    def buildProtocol(self, addr):
+        host = getattr(addr, "host", None)
+        refused = self.gate.admit(host)
+        if refused is not None:
+            self.gate.limited(refused, addr, "too many connections")
+            self.refused()
+            return None
+        channel = ServerFactory.buildProtocol(self, addr)
+        if channel is None:
+            self.gate.release(host)
+            return None
+        channel.gate, channel.admittedHost = self.gate, host
+        return channel
 
     def getResourceFor(self, request):
         for name, value in SECURITY_HEADERS:
             request.setHeader(name, value)
+        address = request.getClientAddress()
+        limited = self.gate.request(getattr(address, "host", None))
+        if limited is not None:
+            wait, overdrawn = limited
+            if overdrawn:
+                self.gate.limited(WEB_REQUEST_RATE, address, "over {:g} "
+                                  "requests a second".format(
+                                      self.gate.limits.requestRate))
+                channel = request.channel
+                request.notifyFinish().addBoth(
+                    lambda _: channel.loseConnection())
+            return TooManyRequests(wait)
         return server.Site.getResourceFor(self, request)
 
     def log(self, request):
@@ -108,7 +208,7 @@ def metricsResource(lobby, sessions, collectors=()):
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def webSite(hub, records=None, collectors=()):
+def webSite(hub, records=None, collectors=(), limits=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -116,14 +216,26 @@ def webSite(hub, records=None, collectors=()):
 
     @param records: the records' query API (L{hub.records.query.Records})
         or None.
+    @param limits: the web port's L{WebLimits} (default: none).
     @return: C{(site, service)}.
     """
+    gate = FaceGate(limits if limits is not None else WebLimits(),
+                    hub.clock, hub.sessions.gate)
+    budget = gate.budget
+    most = budget.connections()
+    if most is not None and most < FEW_CONNECTIONS:
+        log.warn("the web port accepts only while the hub holds fewer than "
+                 "{most} connections: 'ulimit -n' is {soft}, "
+                 "--web-fd-reserve {reserve}; raise the one or lower the "
+                 "other", most=most, soft=budget.softLimit,
+                 reserve=budget.reserve)
     spectating = Spectating(hub.clock)
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
+    web.gate = gate
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None))
-    site = HubSite(root)
+    site = HubSite(root, gate)
     site.web = web
     return site, WebService(spectating, lobbyFeed)

@@ -247,6 +247,22 @@ class JoinTests(SynchronousTestCase):
         client.join("\u623f\u95f4 1", "alice")
         self.assertEqual(client.received(), [message(JOIN_ROOM_REPLY_OP)])
 
+    def test_longRoomId(self):
+        """
+        A room id of more than 64 characters (the 8,000 C{<} that made the
+        web lobby 4.8 MB, or 65 CJK characters) is INVALID_JOIN and makes
+        no room; 64 characters make one.
+        """
+        client = self.server.connect()
+        for roomId in ["<" * 8000, "\u623f" * 65]:
+            client.join(roomId, "alice")
+            [refusal] = client.received()
+            self.assertEqual(kinds([refusal]), [error(wire.INVALID_JOIN)])
+            self.assertIn("at most 64", refusal.data2)
+            self.assertIsNone(self.server.room(roomId))
+        client.join("\u623f" * 64, "alice")
+        self.assertEqual(client.received(), [message(JOIN_ROOM_REPLY_OP)])
+
     def test_duplicateName(self):
         """
         A name already in the room is INVALID_JOIN; the same name in

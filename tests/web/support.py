@@ -71,9 +71,9 @@ class WebHub:
     test's cleanup.
     """
 
-    def __init__(self, testCase, records=None):
+    def __init__(self, testCase, records=None, limits=None):
         self.hub = Hub(reactor)
-        self.site, self.service = webSite(self.hub, records)
+        self.site, self.service = webSite(self.hub, records, limits=limits)
         self.web = self.site.web
         self.hub.startService()
         self.service.startService()
