@@ -13,6 +13,7 @@ from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
 
+from hub import __version__, extras
 from hub.limits import Limits
 from hub.logs import LOG_LEVELS, levelFilter, twistdObserver
 from hub.service import Hub
@@ -256,6 +257,15 @@ class Options(usage.Options):
          "1-based seat in data2 (the Team 1 client needs it)."],
     ]
 
+    def opt_version(self):
+        """
+        Print gamehub's version and Twisted's, and exit.
+        """
+        from twisted import copyright
+        print("gamehub version:", __version__)
+        print("Twisted version:", copyright.version)
+        raise SystemExit(0)
+
     def postOptions(self):
         try:
             sizes = checkersSizes(self["checkers-sizes"])
@@ -276,12 +286,15 @@ class Options(usage.Options):
         if self["log-level"] not in LOG_LEVELS:
             raise usage.UsageError(
                 "--log-level must be one of: " + ", ".join(LOG_LEVELS))
-        from hub.records.db import BadURL, parseURL
+        from hub.records.db import POSTGRESQL, BadURL, parseURL
         try:
-            parseURL(self["db"])
+            url = parseURL(self["db"])
         except BadURL as e:
             raise usage.UsageError(str(e))
+        if url is not None and url.dialect is POSTGRESQL:
+            extras.require("postgres", "gamehub", extras.POSTGRES_FEATURE)
         if self["cluster"] is not None:
+            extras.require("cluster", "gamehub", "--cluster")
             from hub.cluster.directory import parseRedisURL
             try:
                 parseRedisURL(self["cluster"])
