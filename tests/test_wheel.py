@@ -281,3 +281,19 @@ class WheelMetadataTests(SynchronousTestCase):
         self.assertEqual(found["client"], {"pyglet"})
         self.assertIn("gamehub", found[TEST_EXTRA])
         self.assertNotIn("pytest-twisted", found[TEST_EXTRA])
+
+    def test_oldestTwistedTested(self):
+        """
+        The oldest Twisted that C{.ci/run} tests is the lower bound of the
+        requirement, and the requirement has an upper bound.
+        """
+        from packaging.requirements import Requirement
+        from packaging.version import Version
+        [line] = [line for line in wheelMetadata().get_all("Requires-Dist")
+                  if normalize(Requirement(line).name) == "twisted"]
+        bounds = {spec.operator: Version(spec.version)
+                  for spec in Requirement(line).specifier}
+        with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
+            tested = re.search(r"^OLDEST_TWISTED=(\S+)$", f.read(), re.M)
+        self.assertEqual(bounds.get(">="), Version(tested.group(1)))
+        self.assertIn("<", bounds)
