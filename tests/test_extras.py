@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from unittest.mock import patch
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -57,9 +58,9 @@ class RequireTests(SynchronousTestCase):
         """
         A missing one is a L{SystemExit} with the one line.
         """
-        self.patch(sys, "modules", dict(sys.modules, txredisapi=None))
-        with self.assertRaises(SystemExit) as raised:
-            extras.require("cluster", "gamehub", "--cluster")
+        with patch.dict(sys.modules, {"txredisapi": None}):
+            with self.assertRaises(SystemExit) as raised:
+                extras.require("cluster", "gamehub", "--cluster")
         self.assertEqual(
             str(raised.exception),
             "gamehub: --cluster needs: pip install 'gamehub[cluster]'")
