@@ -344,6 +344,10 @@ def main(wheel, redisURL):
         playBots()
         checkRecords(cwd)
         checkStopped(hub)
+    except Exception as e:
+        if not isinstance(e, SmokeFailure):
+            print("--- {} ---\n{}".format(hub.name, hub.log()), flush=True)
+        raise
     finally:
         hub.kill()
     checkCluster(wheel, redisURL, cwd)
