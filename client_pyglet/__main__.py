@@ -99,6 +99,8 @@ def main(argv=None):
     @return: the process exit status.
     """
     args = makeParser().parse_args(argv)
+    from hub import extras
+    extras.require("client", "client_pyglet", "the desktop client")
     game, host, port = None, "127.0.0.1", 0
     if args.url is not None:
         if args.offline:

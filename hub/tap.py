@@ -13,6 +13,7 @@ from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
 
+from hub import __version__, extras
 from hub.limits import Limits, WebLimits
 from hub.logs import LOG_FORMATS, LOG_LEVELS, hubObserver, levelFilter
 from hub.service import Hub
@@ -326,6 +327,15 @@ class Options(usage.Options):
                 raise
             raise SystemExit(usageLine(e))
 
+    def opt_version(self):
+        """
+        Print gamehub's version and Twisted's, and exit.
+        """
+        from twisted import copyright
+        print("gamehub version:", __version__)
+        print("Twisted version:", copyright.version)
+        raise SystemExit(0)
+
     def postOptions(self):
         try:
             sizes = checkersSizes(self["checkers-sizes"])
@@ -349,12 +359,15 @@ class Options(usage.Options):
         if self["log-format"] not in LOG_FORMATS:
             raise usage.UsageError(
                 "--log-format must be one of: " + ", ".join(LOG_FORMATS))
-        from hub.records.db import BadURL, parseURL
+        from hub.records.db import POSTGRESQL, BadURL, parseURL
         try:
-            parseURL(self["db"])
+            url = parseURL(self["db"])
         except BadURL as e:
             raise usage.UsageError(str(e))
+        if url is not None and url.dialect is POSTGRESQL:
+            extras.require("postgres", "gamehub", extras.POSTGRES_FEATURE)
         if self["cluster"] is not None:
+            extras.require("cluster", "gamehub", "--cluster")
             from hub.cluster.directory import parseRedisURL
             try:
                 parseRedisURL(self["cluster"])

@@ -161,3 +161,25 @@ class RunningTests(TestCase):
         self.addCleanup(second.close)
         self.assertEqual(second.recv(10), b"")
         server.waitForLog(r"too many connections \(--max-connections\)")
+
+
+class VersionTests(TestCase):
+    """
+    C{twistd -n gamehub --version}.
+    """
+
+    def test_version(self):
+        """
+        It prints gamehub's version (the distribution's), then Twisted's,
+        and exits 0.
+        """
+        from importlib.metadata import version
+        from twisted import copyright
+        done = subprocess.run(
+            twistdCommand() + ["-n", "gamehub", "--version"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cwd=tempfile.gettempdir(), timeout=TIMEOUT)
+        self.assertEqual(done.returncode, 0)
+        self.assertEqual(done.stdout.decode().splitlines(), [
+            "gamehub version: " + version("gamehub"),
+            "Twisted version: " + copyright.version])

@@ -465,3 +465,37 @@ class FreezeHeapTests(SynchronousTestCase):
         kept = [[] for _ in range(10)]
         tap.freezeHeap()
         self.assertGreaterEqual(gc.get_freeze_count(), len(kept))
+
+
+class VersionTests(SynchronousTestCase):
+    """
+    C{twistd gamehub --version} and C{hub.__version__} both tell the
+    installed distribution's version.
+    """
+
+    def test_fromMetadata(self):
+        """
+        C{hub.__version__} is the version in the distribution's metadata.
+        """
+        from importlib.metadata import version
+        import hub
+        self.assertEqual(hub.__version__, version("gamehub"))
+        self.assertEqual(tap.__version__, hub.__version__)
+
+    def test_option(self):
+        """
+        C{--version} prints gamehub's version, then Twisted's, and exits
+        with status 0.
+        """
+        import io
+        import sys
+        from twisted import copyright
+        import hub
+        out = io.StringIO()
+        self.patch(sys, "stdout", out)
+        with self.assertRaises(SystemExit) as raised:
+            parse("--version")
+        self.assertIn(raised.exception.code, (0, None))
+        self.assertEqual(out.getvalue().splitlines(), [
+            "gamehub version: " + hub.__version__,
+            "Twisted version: " + copyright.version])

@@ -17,6 +17,7 @@ import sys
 from twisted.internet import defer, task
 from twisted.python import usage
 
+from hub import extras
 from hub.records import db, notation, query
 from hub.records.codec import KINDS
 from hub.records.export import recordToLine
@@ -168,6 +169,9 @@ class Options(usage.Options):
         if self["url"] is None:
             raise usage.UsageError("--db none has no records to read")
         url = self["url"]
+        if url.dialect is db.POSTGRESQL:
+            extras.require("postgres", "hub.records",
+                           extras.POSTGRES_FEATURE)
         if url.dialect is db.SQLITE and not os.path.exists(url.target):
             raise usage.UsageError("no records database at " + url.target)
 
