@@ -8,7 +8,6 @@ C{none}).
 
 import gc
 
-from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
@@ -16,6 +15,7 @@ from twisted.python import usage
 from hub.limits import Limits
 from hub.logs import LOG_LEVELS, levelFilter, twistdObserver
 from hub.service import Hub
+from hub.twistedinternals import SynchronousListener
 
 DISABLED = "none"
 YES_NO = {"yes": True, "no": False}
@@ -115,17 +115,29 @@ def listener(option, description, factory, reactor):
     return service
 
 
-class Listener(StreamServerEndpointService):
+class _Observed:
+    """
+    An endpoint whose listening port goes to C{listening} too.
+    """
+
+    def __init__(self, endpoint, listening):
+        self.endpoint = endpoint
+        self.listening = listening
+
+    def listen(self, factory):
+        return self.endpoint.listen(factory).addCallback(self.listening)
+
+
+class Listener(SynchronousListener):
     """
     A listening endpoint service that fails to start with one line naming
     its option and the problem (an address in use, say) instead of a
     traceback.
     """
 
-    _raiseSynchronously = True
-
     def __init__(self, option, description, endpoint, factory):
-        StreamServerEndpointService.__init__(self, endpoint, factory)
+        SynchronousListener.__init__(
+            self, _Observed(endpoint, self._listening), factory)
         self.option = option
         self.description = description
         self.port = None
@@ -133,11 +145,10 @@ class Listener(StreamServerEndpointService):
 
     def privilegedStartService(self):
         try:
-            StreamServerEndpointService.privilegedStartService(self)
+            SynchronousListener.privilegedStartService(self)
         except Exception as e:
             raise SystemExit("gamehub: --{} {!r}: cannot listen: {}".format(
                 self.option, self.description, e))
-        self._waitingForPort.addCallback(self._listening)
 
     def _listening(self, port):
         self.port = port

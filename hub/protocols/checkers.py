@@ -46,6 +46,7 @@ from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
 from hub.tables.checkers import KIND, CheckersStartPolicy
+from hub.twistedinternals import partialLineLength
 from hub.wire import checkers as wire
 
 # The most members a room holds (section 7.1).
@@ -387,7 +388,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         self.send(wire.PLAYER_READY_OP, actor.name)
 
     def partialFrameBytes(self):
-        return len(self._buffer)
+        return partialLineLength(self)
 
 
 class CheckersFactory(ServerFactory):
