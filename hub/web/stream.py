@@ -9,8 +9,8 @@ C{maxBuffered} the connection is cut, so a stalled browser never makes
 the hub's memory grow and never slows the players.
 
 Once its headers are out, a stream over plain TCP sends its frames to the
-socket at once while the transport holds nothing (as the game
-connections' L{hub.connection.immediate.ImmediateWriter} does): a fan-out
+socket at once while the transport holds nothing (through the game
+connections' L{hub.connection.immediate.ImmediateWriter}): a fan-out
 slice then costs its own sends, instead of leaving a thousand sockets to
 be written in one later reactor turn, between two players' moves.
 """

@@ -447,6 +447,89 @@ class CheckersRouteTests(TestCase):
             self.harness.server.lobby.roomOf(gate.inner.session))
 
 
+class GateFailureTests(TestCase):
+    """
+    A failure while the gate waits for the cluster is logged, never lost,
+    and the connection is read again.
+    """
+
+    def setUp(self):
+        self.harness = GateHarness(self, CheckersFactory, CheckersRoute)
+        self.directory = self.harness.directory
+
+    def join(self, gate, room, name):
+        gate.dataReceived(checkersWire.encode(checkersWire.JOIN_ROOM_OP,
+                                              room, name))
+
+    def assertReadAgain(self, gate, transport):
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        self.assertEqual(transport.producerState, "producing")
+        self.assertFalse(gate.waiting)
+        self.assertFalse(gate.control.readingPaused())
+
+    def test_decisionFails(self):
+        """
+        A route's decision that fails is logged, the message goes to the
+        adapter (as a node alone would handle it) and reading resumes.
+        """
+        gate, transport = self.harness.connect()
+        gate.route.decide = lambda message: defer.fail(
+            RuntimeError("routing broke"))
+        self.join(gate, "r1", "ann")
+        self.assertReadAgain(gate, transport)
+        self.assertIsNotNone(
+            self.harness.server.lobby.roomOf(gate.inner.session))
+
+    def test_actingOnDecisionFails(self):
+        """
+        What runs after a decision (here the route's C{after}) failing is
+        logged, not lost, and the gate goes on handing the adapter what
+        follows.
+        """
+        gate, transport = self.harness.connect()
+
+        def broken(roomId):
+            raise RuntimeError("after broke")
+        gate.route._unused = broken
+        line = checkersWire.encode(checkersWire.JOIN_ROOM_OP, "r1", "ann")
+        gate.dataReceived(line + checkersWire.encode(
+            checkersWire.PLAYER_READY_OP))
+        self.assertReadAgain(gate, transport)
+        [member] = self.harness.server.lobby.roomOf(
+            gate.inner.session).members
+        self.assertTrue(member.ready)
+
+    def test_connectingFails(self):
+        """
+        Opening the link raising at once is logged and the connection is
+        read again, served here.
+        """
+        self.directory.owners[("room", "checkers", "r2")] = THERE
+        gate, transport = self.harness.connect()
+
+        def connectLink(node, gate):
+            raise RuntimeError("no links today")
+        self.harness.cluster.connectLink = connectLink
+        self.join(gate, "r2", "bob")
+        self.assertReadAgain(gate, transport)
+
+    def test_handOverFails(self):
+        """
+        A failure while handing over to a reached node (gate.py's
+        C{connected}) is logged and the connection read again.
+        """
+        self.directory.owners[("room", "checkers", "r2")] = THERE
+        gate, transport = self.harness.connect()
+
+        def handingOver(message):
+            raise RuntimeError("hand-over broke")
+        gate.route.handingOver = handingOver
+        self.join(gate, "r2", "bob")
+        self.harness.link()
+        self.assertReadAgain(gate, transport)
+        self.assertIsNone(gate.relay)
+
+
 class SplendorRouteTests(TestCase):
     """
     Splendor: INIT seats at the cluster's newest open table.
