@@ -37,7 +37,7 @@ from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
 from hub.games import checkers as rules
-from hub.ihub import ITableListener
+from hub.ihub import IClusterPeer, ITableListener
 from hub.lobby import (
     LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.connection import ServerConnection, ServerFactory
@@ -182,6 +182,7 @@ class TableMessages:
             self.factory.sessions.clearName(member.session)
 
 
+@implementer(IClusterPeer)
 class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     """
     One checkers connection, and the observer of its room.
@@ -198,6 +199,13 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     @property
     def lobby(self):
         return self.factory.lobby
+
+    def adopt(self, preface):
+        """
+        See L{IClusterPeer.adopt}: a checkers player brings nothing; the
+        forwarded JOIN does the rest.
+        """
+        return True
 
     def connectionMade(self):
         self.connected = True

@@ -43,6 +43,7 @@ class FakeDirectory:
         self.rooms = []
         self.seated = None
         self.handedOver = []
+        self.expected = []
         self.failures = 0
 
     def answer(self, value):
@@ -75,6 +76,9 @@ class FakeDirectory:
 
     def handOverName(self, kind, name):
         self.handedOver.append(name)
+
+    def expectName(self, kind, name):
+        self.expected.append(name)
 
 
 class FakeCluster:
@@ -445,6 +449,56 @@ class CheckersRouteTests(TestCase):
                       transport.value())
         self.assertIsNone(
             self.harness.server.lobby.roomOf(gate.inner.session))
+
+
+class AdoptTests(TestCase):
+    """
+    The home node adopts a forwarded player through the adapter's
+    L{hub.ihub.IClusterPeer}.
+    """
+
+    def setUp(self):
+        self.harness = GateHarness(self, GomokuFactory, GomokuRoute)
+        self.directory = self.harness.directory
+
+    def linkIn(self, name, token):
+        return self.harness.linkIn({"kind": "gomoku", "name": name,
+                                    "token": token, "player": 5,
+                                    "data": ""})
+
+    def test_adopted(self):
+        """
+        A gomoku player forwarded with its name and token is registered
+        here, its name expected from the other node.
+        """
+        link, transport = self.linkIn("pia", "77")
+        session = link.gate.inner.session
+        self.assertEqual((session.name, session.token), ("pia", 77))
+        self.assertIs(self.harness.server.sessions.byName("gomoku", "pia"),
+                      session)
+        self.assertEqual(self.directory.expected, ["pia"])
+        self.assertFalse(transport.disconnecting)
+
+    def test_nameHeldHere(self):
+        """
+        A name a session here holds cannot be adopted: the link closes.
+        """
+        gate, transport = self.harness.connect()
+        receive(transport, wire.regMessage("pia", 1))
+        link, linkTransport = self.linkIn("pia", "77")
+        self.assertIsNone(link.gate)
+        self.assertTrue(linkTransport.disconnecting)
+
+    def test_failureLogged(self):
+        """
+        A preface the adapter cannot take (a token that is no number) is
+        logged with its failure, not dropped silently, and the link
+        closes.
+        """
+        link, transport = self.linkIn("quin", "not a token")
+        self.assertEqual(len(self.flushLoggedErrors(ValueError)), 1)
+        self.assertIsNone(link.gate)
+        self.assertTrue(transport.disconnecting)
 
 
 class GateFailureTests(TestCase):
