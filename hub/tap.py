@@ -398,7 +398,7 @@ def makeService(options, reactor=None):
               idleSeconds=options["idle-seconds"], limits=options.limits())
     lobby, sessions = top.lobby, top.sessions
     from hub.records.service import fromOptions
-    records = fromOptions(options, reactor)
+    records = fromOptions(options, reactor, top.clock)
     if records is not None:
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)
