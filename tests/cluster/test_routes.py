@@ -250,6 +250,29 @@ class GomokuRouteTests(TestCase):
         self.assertEqual(transport.value(), b"<from home>")
         self.assertIsNone(gate.inner.session.peer)
 
+    def test_forwardedWhileBacklogged(self):
+        """
+        A connection whose writer holds the transport's producer slot
+        (its peer was slow to read) is handed over all the same: the
+        relay takes the slot through the transport's control.
+        """
+        self.directory.owners[("name", "gomoku", "dan")] = THERE
+        gate, transport = self.harness.connect()
+        writer = gate.inner.writer
+        gate.control.registerProducer(writer, False)
+        writer.buffered = True
+        gate.dataReceived(wire.encodeMessage(wire.regMessage("dan", 1, 1234)))
+        relay, linkTransport = self.harness.link()
+        self.assertIsNotNone(gate.relay)
+        self.assertIsNot(transport.producer, writer)
+        self.assertTrue(transport.streaming)
+        self.assertEqual(transport.producerState, "producing")
+        # The link's full buffer pauses reading from the player.
+        linkTransport.producer.pauseProducing()
+        self.assertEqual(transport.producerState, "paused")
+        linkTransport.producer.resumeProducing()
+        self.assertEqual(transport.producerState, "producing")
+
     def test_joinForwarded(self):
         """
         Joining a room homed elsewhere forwards the connection with the
