@@ -134,8 +134,12 @@ class EventStream:
             self.request.write(data)
             return
         if self._chunked:
-            # request.write would frame it so (twisted.web's own framing,
-            # one send instead of a writeSequence of four pieces).
+            # Framed by twisted.web's own toChunk, as request.write would
+            # frame it; not written through request.write, which only
+            # buffers in the transport: a fan-out slice would then leave
+            # its 100 streams to one later reactor turn, between two
+            # players' moves, instead of costing its own 100 sends
+            # (docs/benchmarks.md, web spectators).
             data = b"".join(toChunk(data))
         self._writer.write(data)
 

@@ -12,7 +12,7 @@ import sys
 from twisted.trial.unittest import TestCase
 
 from hub.wire import gomoku as wire
-from tests.endtoend import TIMEOUT, GamehubServer, GomokuClient
+from tests.endtoend import GamehubServer, GomokuClient
 from tests.redisserver import ExpiryWatch, PrivateRedis, sharedRedisURL
 
 BOT_TIMEOUT = 120
