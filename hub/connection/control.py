@@ -41,10 +41,19 @@ class TransportControl:
     """
 
     def __init__(self, transport):
-        self.transport = transport
+        # Weakly: the registry of controls is keyed by the transport, which
+        # a strong reference here would keep alive forever.
+        self._transport = weakref.ref(transport)
         self.reasons = set()
         self.pauses = {}
         self.producer = None
+
+    @property
+    def transport(self):
+        """
+        The transport (None once it is gone).
+        """
+        return self._transport()
 
     @classmethod
     def of(cls, transport):

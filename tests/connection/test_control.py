@@ -3,6 +3,9 @@ L{hub.connection.control.TransportControl}: one owner for a transport's
 reading and its producer slot.
 """
 
+import gc
+import weakref
+
 from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -38,6 +41,17 @@ class ReadingTests(SynchronousTestCase):
                       TransportControl.of(transport))
         self.assertIsNot(TransportControl.of(transport),
                          TransportControl.of(StringTransport()))
+
+    def test_transportNotKeptAlive(self):
+        """
+        A transport gone is not kept alive by its control.
+        """
+        transport = StringTransport()
+        TransportControl.of(transport).pauseReading(RATE)
+        gone = weakref.ref(transport)
+        del transport
+        gc.collect()
+        self.assertIsNone(gone())
 
     def test_reasonsDoNotUndoEachOther(self):
         """
