@@ -3,9 +3,12 @@ A clock that remembers what it scheduled, so that a stopping service can
 cancel every timer it started.
 """
 
+import weakref
+
 from zope.interface import implementer
 
 from twisted.internet.interfaces import IReactorTime
+from twisted.internet.task import LoopingCall
 
 
 @implementer(IReactorTime)
@@ -13,9 +16,10 @@ class TrackedClock:
     """
     An L{IReactorTime} over another one that keeps every delayed call it
     made until the call runs or is cancelled; L{cancelAll} cancels those
-    still pending.  Tables, seat pilots, pacing loops and the sessions'
-    grace timers are all given one, so that the hub leaves nothing on the
-    reactor when it stops.
+    still pending, and stops the L{LoopingCall}s made by L{loop}.
+    Tables, seat pilots, pacing loops, the sessions' grace timers, the
+    records and the cluster are all given one, so that the hub leaves
+    nothing on the reactor when it stops.
 
     @ivar clock: the wrapped L{IReactorTime}.
     """
@@ -23,6 +27,7 @@ class TrackedClock:
     def __init__(self, clock):
         self.clock = clock
         self._calls = set()
+        self._loops = weakref.WeakSet()
         self._pruneAt = 64
 
     def seconds(self):
@@ -49,17 +54,57 @@ class TrackedClock:
         calls.add(call)
         return call
 
+    def loop(self, f, *args, **kwargs):
+        """
+        A L{LoopingCall} of C{f(*args, **kwargs)} on this clock, stopped
+        by L{cancelAll} if it still runs then.
+        """
+        loop = LoopingCall(f, *args, **kwargs)
+        loop.clock = self
+        self._loops.add(loop)
+        return loop
+
     def getDelayedCalls(self):
         """
         The calls made through this clock that are still pending.
         """
         return [call for call in self._calls if call.active()]
 
+    def cancel(self, calls):
+        """
+        Stop the running loops, then cancel those of C{calls} (calls made
+        through this clock) still pending.
+        """
+        self._stopLoops()
+        for call in calls:
+            if call.active():
+                call.cancel()
+
     def cancelAll(self):
         """
-        Cancel every pending call made through this clock.
+        Stop the running loops, and cancel every pending call made through
+        this clock.
         """
+        self._stopLoops()
         calls, self._calls = self._calls, set()
         for call in calls:
             if call.active():
                 call.cancel()
+
+    def _stopLoops(self):
+        for loop in list(self._loops):
+            if loop.running:
+                loop.stop()
+
+
+def loopingCall(clock, f, *args, **kwargs):
+    """
+    A L{LoopingCall} of C{f(*args, **kwargs)} on C{clock}: tracked when
+    C{clock} is a L{TrackedClock}.
+    """
+    loop = getattr(clock, "loop", None)
+    if loop is not None:
+        return loop(f, *args, **kwargs)
+    call = LoopingCall(f, *args, **kwargs)
+    call.clock = clock
+    return call

@@ -317,3 +317,23 @@ class ITable(Interface):
         """
         The server is stopping: cancel every timer, tell nobody.
         """
+
+
+class IClusterPeer(Interface):
+    """
+    A protocol adapter's connection as a cluster node sees it
+    (L{hub.cluster}): what the cluster asks of any adapter instead of
+    reaching into its states.
+    """
+
+    def adopt(preface):
+        """
+        On the home node of a connection another node handed over, before
+        the forwarded bytes: take on what the player had there.
+
+        @param preface: the link's preface (a L{dict}; gomoku's C{name}
+            and C{token} of a registered player, Splendor's C{table}
+            chosen).
+        @return: True if the player is taken, False if not (the adapter
+            logs why; the link is closed).
+        """

@@ -29,6 +29,10 @@ from twisted.logger import (
     FileLogObserver, FilteringLogObserver, LogLevel, LogLevelFilterPredicate,
     eventAsJSON, formatEvent)
 
+# twistd's own observer is made through Twisted's internals, kept in one
+# module.
+from hub.twistedinternals import twistdObserver
+
 #: C{--log-level} choices.
 LOG_LEVELS = {
     "debug": LogLevel.debug,
@@ -52,21 +56,6 @@ def levelFilter(observer, level):
     """
     return FilteringLogObserver(
         observer, [LogLevelFilterPredicate(defaultLogLevel=level)])
-
-
-def twistdObserver(twistdOptions):
-    """
-    The log observer C{twistd} makes for its options (C{--logfile},
-    C{--nodaemon}, C{--syslog}) when the application sets none.
-
-    @param twistdOptions: C{twistd}'s own options (the parent of the
-        plugin's).
-    """
-    # twistd builds it in its platform's logger class; that is the only
-    # place that knows every option, so ask it rather than copy it.
-    from twisted.scripts.twistd import _SomeApplicationRunner
-    logger = _SomeApplicationRunner.loggerFactory(twistdOptions)
-    return logger._getLogObserver()
 
 
 def logFile(twistdOptions):

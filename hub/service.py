@@ -147,10 +147,21 @@ class Hub(MultiService):
         return self._stopAll()
 
     def _stopAll(self):
+        """
+        Stop the listeners and the sessions, then every table and every
+        timer the hub had.  The timers its services start while they
+        stop (the records' flush deadline, the cluster's) run until those
+        services are done; then every timer left is cancelled.
+        """
+        before = self.clock.getDelayedCalls()
         stopped = MultiService.stopService(self)
         self.lobby.stopTables()
-        self.clock.cancelAll()
-        return stopped
+        self.clock.cancel(before)
+
+        def cancelAll(result):
+            self.clock.cancelAll()
+            return result
+        return stopped.addBoth(cancelAll)
 
     def setServiceParent(self, parent):
         """

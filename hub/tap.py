@@ -8,7 +8,6 @@ C{none}).
 
 import gc
 
-from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
@@ -17,6 +16,7 @@ from hub import __version__, extras
 from hub.limits import Limits, WebLimits
 from hub.logs import LOG_FORMATS, LOG_LEVELS, hubObserver, levelFilter
 from hub.service import Hub
+from hub.twistedinternals import SynchronousListener
 
 DISABLED = "none"
 YES_NO = {"yes": True, "no": False}
@@ -116,17 +116,29 @@ def listener(option, description, factory, reactor):
     return service
 
 
-class Listener(StreamServerEndpointService):
+class _Observed:
+    """
+    An endpoint whose listening port goes to C{listening} too.
+    """
+
+    def __init__(self, endpoint, listening):
+        self.endpoint = endpoint
+        self.listening = listening
+
+    def listen(self, factory):
+        return self.endpoint.listen(factory).addCallback(self.listening)
+
+
+class Listener(SynchronousListener):
     """
     A listening endpoint service that fails to start with one line naming
     its option and the problem (an address in use, say) instead of a
     traceback.
     """
 
-    _raiseSynchronously = True
-
     def __init__(self, option, description, endpoint, factory):
-        StreamServerEndpointService.__init__(self, endpoint, factory)
+        SynchronousListener.__init__(
+            self, _Observed(endpoint, self._listening), factory)
         self.option = option
         self.description = description
         self.port = None
@@ -135,11 +147,10 @@ class Listener(StreamServerEndpointService):
 
     def privilegedStartService(self):
         try:
-            StreamServerEndpointService.privilegedStartService(self)
+            SynchronousListener.privilegedStartService(self)
         except Exception as e:
             raise SystemExit("gamehub: --{} {!r}: cannot listen: {}".format(
                 self.option, self.description, e))
-        self._waitingForPort.addCallback(self._listening)
 
     def _listening(self, port):
         self.port = port
@@ -502,7 +513,7 @@ def makeService(options, reactor=None):
               drainSeconds=options.get("drain-seconds", 0))
     lobby, sessions = top.lobby, top.sessions
     from hub.records.service import fromOptions
-    records = fromOptions(options, reactor)
+    records = fromOptions(options, reactor, top.clock)
     if records is not None:
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)

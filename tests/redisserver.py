@@ -8,6 +8,7 @@ starts a test's own instance, for tests that stop and restart it.
 """
 
 import os
+import selectors
 import shutil
 import socket
 import subprocess
@@ -77,18 +78,23 @@ class PrivateRedis:
         self.process = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
              "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        # No polling: redis-server says when it accepts connections.
+        log = b""
         deadline = time.monotonic() + TIMEOUT
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port),
-                                              timeout=1) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.05)
-        raise AssertionError("redis-server did not start")
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.process.stdout, selectors.EVENT_READ)
+            while b"Ready to accept connections" not in log:
+                left = deadline - time.monotonic()
+                data = b""
+                if left > 0 and selector.select(left):
+                    data = os.read(self.process.stdout.fileno(), 65536)
+                if not data:
+                    raise AssertionError("redis-server did not start:\n"
+                                         + log.decode("utf-8", "replace"))
+                log += data
+        # Its log is written from now on where no one waits for it.
+        self.process.stdout.close()
 
     def stop(self):
         """
@@ -98,3 +104,72 @@ class PrivateRedis:
             self.process.kill()
             self.process.wait(TIMEOUT)
         self.process = None
+
+
+class ExpiryWatch:
+    """
+    Redis's expiry events of one database (keyspace notifications),
+    subscribed to on its own connection: L{wait} blocks until given keys
+    have expired, without polling.
+    """
+
+    def __init__(self, url):
+        from hub.cluster.directory import parseRedisURL
+        host, port, db, self.prefix, _ = parseRedisURL(url)
+        self.socket = socket.create_connection((host, port), timeout=TIMEOUT)
+        self.reader = self.socket.makefile("rb")
+        self.expired = set()
+        self.command("CONFIG", "SET", "notify-keyspace-events", "Ex")
+        self.command("SUBSCRIBE", "__keyevent@{}__:expired".format(db))
+
+    def command(self, *words):
+        """
+        Send one command; its reply.
+        """
+        request = b"*%d\r\n" % len(words)
+        for word in words:
+            word = word.encode()
+            request += b"$%d\r\n%s\r\n" % (len(word), word)
+        self.socket.sendall(request)
+        return self.reply()
+
+    def reply(self):
+        line = self.reader.readline()
+        if not line:
+            raise AssertionError("Redis closed the connection")
+        kind, rest = line[:1], line[1:-2]
+        if kind == b"*":
+            return [self.reply() for _ in range(int(rest))]
+        if kind == b"$":
+            size = int(rest)
+            if size < 0:
+                return None
+            return self.reader.read(size + 2)[:-2].decode()
+        if kind == b"-":
+            raise AssertionError("Redis: " + rest.decode())
+        return rest.decode()
+
+    def wait(self, keys, timeout=TIMEOUT):
+        """
+        Block until each of C{keys} (without the prefix) has expired.
+
+        @raise AssertionError: not within C{timeout} seconds.
+        """
+        wanted = {self.prefix + key for key in keys}
+        deadline = time.monotonic() + timeout
+        while not wanted <= self.expired:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("keys did not expire: {}".format(
+                    sorted(wanted - self.expired)))
+            self.socket.settimeout(left)
+            try:
+                message = self.reply()
+            except socket.timeout:
+                continue
+            if message and message[0] == "message":
+                self.expired.add(message[2])
+
+    def close(self):
+        self.reader.close()
+        self.socket.close()

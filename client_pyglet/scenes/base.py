@@ -6,9 +6,12 @@ clickable areas, text fields, a header bar and a message line.
 import pyglet
 from pyglet import shapes
 from pyglet.window import key
+from twisted.logger import Logger
 
 from hub.client import hotseat
 from hub.client import state as S
+
+log = Logger()
 
 #: The palette.
 BG = (24, 30, 44)
@@ -531,7 +534,11 @@ class GameSceneMixin:
         def shown(hint):
             if hint is None:
                 self.state.notify("no suggestion now")
-        self.session.autoplay.suggest().addCallback(shown)
+
+        def failed(failure):
+            log.failure("suggest failed", failure)
+            self.state.notify("no suggestion now")
+        self.session.autoplay.suggest().addCallback(shown).addErrback(failed)
 
 
 class BoardSceneMixin(GameSceneMixin):

@@ -164,10 +164,15 @@ class AutoPlayer:
         else:
             d = defer.succeed(None)
         d.addCallback(self._play, rules, self._position)
+        d.addErrback(self._playFailed)
 
     def _botFailed(self, failure):
+        # The bot failing is logged; a random legal move is played.
         self.log.failure("bot failed", failure)
         return None
+
+    def _playFailed(self, failure):
+        self.log.failure("auto-play failed", failure)
 
     def _play(self, action, rules, position):
         # The position may have changed while the bot thought; then the

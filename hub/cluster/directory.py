@@ -20,10 +20,10 @@ import zlib
 from urllib.parse import parse_qs, urlsplit
 
 from twisted.internet import defer
-from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
 from hub.cluster import scripts
+from hub.clock import loopingCall
 
 # Seconds a node's keys live without renewal, and between renewals.
 TTL = 6.0
@@ -267,8 +267,7 @@ class ClusterDirectory:
         """
         Announce this node and renew its keys every C{refreshSeconds}.
         """
-        self._loop = LoopingCall(self.refresh)
-        self._loop.clock = self.clock
+        self._loop = loopingCall(self.clock, self.refresh)
         self._loop.start(self.refreshSeconds, now=True)
 
     def stop(self):

@@ -30,7 +30,9 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from hub.connection.control import RELAY, ROUTING, TransportControl
 from hub.connection.immediate import relayWriter
+from hub.twistedinternals import receiverOf, setReceiver
 
 # What a decision does.
 PASS = "pass"
@@ -85,11 +87,14 @@ class Gate(Protocol):
         self.relay = None
         self.lost = False
         self.front = None
+        self.control = None
+        self._undecided = None
 
     def logPrefix(self):
         return self.inner.__class__.__name__
 
     def connectionMade(self):
+        self.control = TransportControl.of(self.transport)
         self.inner.makeConnection(self.transport)
 
     def dataReceived(self, data):
@@ -126,22 +131,36 @@ class Gate(Protocol):
                 self.inner.dataReceived(raw)
                 continue
             self.waiting = True
-            self.transport.pauseProducing()
-            decision.addErrback(self._decisionFailed)
+            self._undecided = raw
+            self.control.pauseReading(ROUTING)
             decision.addCallback(self._decided, raw, message)
+            decision.addErrback(self._decisionFailed)
 
     def _decisionFailed(self, failure):
+        """
+        The route's decision, or acting on it, failed: log it and read
+        again.  A message the route failed to decide goes to the adapter,
+        as a node alone would handle it.
+        """
         self.log.failure("cluster routing failed", failure)
-        return passOn()
+        if self.lost or self.relay is not None:
+            return
+        raw, self._undecided = self._undecided, None
+        self.waiting = False
+        self.control.resumeReading(ROUTING)
+        if raw is not None:
+            self.inner.dataReceived(raw)
+        self.drain()
 
     def _decided(self, decision, raw, message):
+        self._undecided = None
         if self.lost:
             return
         self.waiting = False
         if decision.action == FORWARD:
             self.handOver(decision, raw, message)
             return
-        self.transport.resumeProducing()
+        self.control.resumeReading(ROUTING)
         if decision.action == PASS:
             self.inner.dataReceived(raw)
             if decision.after is not None:
@@ -172,9 +191,12 @@ class Gate(Protocol):
             relay.transport.write(json.dumps(preface).encode() + b"\n")
             self.inner.connectionLost(Failure(ConnectionDone(
                 "handed over to node {!r}".format(decision.node))))
-            self.transport.registerProducer(relay.transport, True)
-            relay.transport.registerProducer(self.transport, True)
-            self.transport.resumeProducing()
+            # Each end of the relay is the other's producer: a full send
+            # buffer on one pauses reading on the other.
+            link = TransportControl.of(relay.transport)
+            self.control.registerProducer(link.readingProducer(RELAY), True)
+            link.registerProducer(self.control.readingProducer(RELAY), True)
+            self.control.resumeReading(ROUTING)
             self.cluster.forwarded += 1
 
         def failed(failure):
@@ -185,11 +207,27 @@ class Gate(Protocol):
             if self.lost:
                 return
             self.waiting = False
-            self.transport.resumeProducing()
+            self.control.resumeReading(ROUTING)
             if self.route.unreachable(message).action == PASS:
                 self.inner.dataReceived(raw)
             self.drain()
+
+        def broken(failure):
+            # Handing over (or answering its failure) raised: never leave
+            # the connection paused with the failure unseen.
+            self.log.failure("cluster: handing over to node {node!r} "
+                             "failed", failure, node=decision.node)
+            if self.lost:
+                return
+            if self.relay is not None:
+                self.relay.transport.loseConnection()
+                self.transport.loseConnection()
+                return
+            self.waiting = False
+            self.control.resumeReading(ROUTING)
+            self.drain()
         d.addCallbacks(connected, failed)
+        d.addErrback(broken)
 
     def stepOut(self):
         """
@@ -205,13 +243,13 @@ class Gate(Protocol):
                 or self.route.watching()):
             return False
         transport = self.transport
-        front = getattr(transport, "protocol", None)
+        front = receiverOf(transport)
         # The transport reads into this gate, or into the link server
         # that feeds it.
         if front is not self and getattr(front, "gate", None) is not self:
             return False
         self.front = front
-        transport.protocol = self.inner
+        setReceiver(transport, self.inner)
         return True
 
     def stepIn(self):
@@ -219,9 +257,8 @@ class Gate(Protocol):
         Take the data path back (the route may need to see what comes).
         """
         front, self.front = self.front, None
-        if front is not None and getattr(self.transport, "protocol",
-                                         None) is self.inner:
-            self.transport.protocol = front
+        if front is not None and receiverOf(self.transport) is self.inner:
+            setReceiver(self.transport, front)
 
     def relayLost(self):
         """

@@ -13,6 +13,7 @@ request whose home node cannot be reached.
 """
 
 from hub.cluster.gate import passOn, replied, forward
+from hub.ihub import IClusterPeer
 from hub.protocols import gomoku as gomokuAdapter
 from hub.tables import splendor as splendorTables
 from hub.wire import checkers as checkersWire
@@ -308,25 +309,16 @@ class GomokuRoute(Route):
 def adopt(cluster, kind, protocol, preface):
     """
     On the home node, before the forwarded bytes: give the adapter
-    C{protocol} what the player had on the arriving node.
+    C{protocol} (an L{IClusterPeer}) what the player had on the arriving
+    node.
 
     @return: False when the player cannot be taken (the link closes).
     """
-    if kind == splendorTables.KIND:
-        protocol.preferredTable = preface.get("table")
-    elif kind == gomokuAdapter.KIND and preface.get("name") is not None:
-        sessions = protocol.factory.sessions
-        name = preface["name"]
+    name = preface.get("name")
+    if name is not None:
+        # The player's name comes with it: claiming it here takes it over.
         cluster.directory.expectName(kind, name)
-        try:
-            sessions.adoptName(protocol.session, name, int(preface["token"]))
-        except Exception:
-            return False
-        protocol.session.state = gomokuAdapter.IDLE
-        protocol.player = gomokuAdapter.GomokuPlayer(protocol.session,
-                                                     protocol)
-        protocol.factory.players[protocol.session.id] = protocol.player
-    return True
+    return IClusterPeer(protocol).adopt(preface)
 
 
 ROUTES = {

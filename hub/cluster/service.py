@@ -18,6 +18,8 @@ from hub.cluster.routes import ROUTES
 
 # The seconds a link may take to connect.
 LINK_TIMEOUT = 5.0
+# The seconds a stopping node waits for Redis to forget it.
+STOP_TIMEOUT = 2.0
 
 
 def gomokuSummary(room):
@@ -46,7 +48,8 @@ class ClusterService(Service):
     """
     One node of a cluster.
 
-    @param reactor: the reactor (links and the link listener).
+    @param reactor: the reactor (links and the link listener); every
+        timer runs on the hub's clock.
     @param hub: the L{hub.service.Hub} whose lobby and sessions are
         shared through the directory.
     @param redis: a C{txredisapi} connection handler.
@@ -115,7 +118,7 @@ class ClusterService(Service):
         if self._port is not None:
             stopping.append(defer.maybeDeferred(self._port.stopListening))
         d = defer.DeferredList(stopping, consumeErrors=True)
-        d.addTimeout(2.0, self.reactor)
+        d.addTimeout(STOP_TIMEOUT, self.hub.clock)
         d.addErrback(lambda f: None)
         d.addBoth(lambda _: self.redis.disconnect())
         d.addErrback(lambda f: None)
@@ -154,7 +157,7 @@ class ClusterService(Service):
                 raise LookupError("node {!r} is not alive".format(node))
             endpoint = clientFromString(self.reactor, address)
             connecting = endpoint.connect(LinkClientFactory(gate))
-            connecting.addTimeout(LINK_TIMEOUT, self.reactor)
+            connecting.addTimeout(LINK_TIMEOUT, self.hub.clock)
             return connecting
         return d.addCallback(connect)
 

@@ -14,6 +14,7 @@ from twisted.protocols.policies import TimeoutMixin
 from hub.limits import (
     FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS,
     AcceptPause, Limits, RequestBucket)
+from hub.connection.control import RATE, TransportControl
 from hub.connection.immediate import ImmediateWriter, dropUnsent
 from hub.net import setNoDelay
 
@@ -77,7 +78,9 @@ class ServerFactory(Factory):
 class ServerConnection(TimeoutMixin):
     """
     What every server connection does, whatever its protocol: Nagle off,
-    writes through an L{ImmediateWriter} (C{self.writer}), closing when
+    writes through an L{ImmediateWriter} (C{self.writer}), reading paused
+    and resumed through the transport's L{TransportControl}
+    (C{self.control}, shared with a cluster gate), closing when
     the peer has sent nothing for the sessions' C{idleSeconds} (never when
     that is 0), and the limits of the sessions' L{Limits}, all timed on
     their clock:
@@ -108,6 +111,7 @@ class ServerConnection(TimeoutMixin):
     # The client's address when another node of a cluster relays the
     # connection (the connection limits count the client, not the node).
     forwardedFor = None
+    control = None
     _limits = NO_LIMITS
     _gate = None
     _admitted = False
@@ -123,6 +127,7 @@ class ServerConnection(TimeoutMixin):
         is reached.
         """
         setNoDelay(self.transport)
+        self.control = TransportControl.of(self.transport)
         sessions = self.factory.sessions
         limits = self._limits = getattr(sessions, "limits", NO_LIMITS)
         self.writer = ImmediateWriter(
@@ -166,6 +171,10 @@ class ServerConnection(TimeoutMixin):
                 if call.active():
                     call.cancel()
                 setattr(self, name, None)
+        if self.control is not None:
+            # The transport may live on (a cluster relays it): this
+            # connection's limit no longer holds its reading.
+            self.control.resumeReading(RATE)
         if self._admitted:
             self._admitted = False
             self._gate.release(self._host)
@@ -286,7 +295,7 @@ class ServerConnection(TimeoutMixin):
                                .format(bucket.rate))
         elif bucket.tokens < 0 and self._resume is None:
             THROTTLED_CONNECTIONS.inc()
-            self.transport.pauseProducing()
+            self.control.pauseReading(RATE)
             self._resume = self.factory.sessions.clock.callLater(
                 bucket.wait(), self._resumeReading)
 
@@ -299,7 +308,7 @@ class ServerConnection(TimeoutMixin):
         if wait > 0:
             self._resume = clock.callLater(wait, self._resumeReading)
             return
-        self.transport.resumeProducing()
+        self.control.resumeReading(RATE)
         # The time spent unread is not the peer's.
         self._frameClean = clock.seconds()
         if self._limits.frameSeconds and self._frameCheck is None:

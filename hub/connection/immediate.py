@@ -18,62 +18,16 @@ otherwise make the hub buffer everything sent to it.
 
 from zope.interface import implementer
 
-from twisted.internet import abstract, tcp
-from twisted.internet.interfaces import (
-    IPullProducer, ISSLTransport, IUNIXTransport)
+from twisted.internet.interfaces import IPullProducer
 
+from hub.connection.control import TransportControl
+# The transports' internals are read in one module; these names are
+# theirs, re-exported for the hub's callers.
+from hub.twistedinternals import (
+    directSocket, dropUnsent, sendsDirectly, unsentBytes)
 
-def sendsDirectly(transport):
-    """
-    Whether L{ImmediateWriter} may send to C{transport}'s socket: only a
-    plain TCP connection of the posix reactors.  TLS (a wrapper that
-    would hand out the raw socket, or C{startTLS}), UNIX sockets (whose
-    transport may queue file descriptors to go with the bytes) and the
-    in-memory transports of tests are written through C{write} alone.
-    """
-    return (isinstance(transport, tcp.Connection)
-            and not ISSLTransport.providedBy(transport)
-            and not IUNIXTransport.providedBy(transport))
-
-
-def unsentBytes(transport):
-    """
-    How many bytes written to C{transport} it still holds, not yet taken
-    by its socket: what a Twisted file descriptor (a TCP connection, or
-    the one under a TLS or other wrapping transport) buffers.  A
-    transport may also say so itself with an C{unsentBytes()} method (test
-    fakes do); other transports hold nothing as far as this knows.
-    """
-    for _ in range(4):
-        report = getattr(transport, "unsentBytes", None)
-        if report is not None:
-            return report()
-        if isinstance(transport, abstract.FileDescriptor):
-            return (len(transport.dataBuffer) - transport.offset
-                    + transport._tempDataLen)
-        transport = getattr(transport, "transport", None)
-        if transport is None:
-            break
-    return 0
-
-
-def dropUnsent(transport):
-    """
-    Free what an aborted C{transport} (a Twisted file descriptor, or one
-    wrapped) still holds for its peer; the bytes would never be sent.
-    Without this they stay until the transport reports its loss, on the
-    reactor's next turn, and one turn may abort many connections.
-    """
-    for _ in range(4):
-        if isinstance(transport, abstract.FileDescriptor):
-            transport.dataBuffer = b""
-            transport.offset = 0
-            transport._tempDataBuffer = []
-            transport._tempDataLen = 0
-            return
-        transport = getattr(transport, "transport", None)
-        if transport is None:
-            return
+__all__ = ["ImmediateWriter", "WriteBatch", "relayWriter", "sendsDirectly",
+           "unsentBytes", "dropUnsent"]
 
 
 class WriteBatch:
@@ -123,15 +77,22 @@ class WriteBatch:
 class ImmediateWriter:
     """
     Writes to a transport, sending straight to its TCP socket while the
-    transport has nothing buffered.
+    transport has nothing buffered: the one place the hub sends to a
+    socket itself (game connections, relayed connections, event streams).
 
     What the socket does not take at once goes to C{transport.write}.
     From then on every write is buffered behind it, so bytes keep their
-    order, until the transport has sent all it holds.  The transport says
-    so by calling C{resumeProducing} on its registered pull producer,
-    which is this writer for that time.
+    order, until the transport has sent all it holds.  How the writer
+    knows:
 
-    Every write to the transport must go through its writer.
+      - as a producer (C{producer=True}, for a connection whose writes
+        all go through this writer) it takes the transport's producer
+        slot (through the connection's L{TransportControl}) while the
+        transport holds bytes; the transport calls C{resumeProducing} on
+        it once it has sent them;
+      - otherwise (the transport's slot belongs to another producer, as
+        a relay's or a web request's does) it asks the transport how much
+        it holds before each direct send.
 
     With C{maxUnsent}, a write that leaves the transport holding more
     than C{maxUnsent} bytes calls C{overflowed()} (which should close the
@@ -143,15 +104,18 @@ class ImmediateWriter:
     @ivar transport: the transport written to.
     @ivar socket: its socket while sending directly is allowed, else
         L{None}.
-    @ivar buffered: whether the transport may hold bytes not yet sent.
+    @ivar control: the transport's L{TransportControl} when a producer,
+        else None.
+    @ivar buffered: whether the transport may hold bytes not yet sent
+        (a producer's knowledge).
     @ivar closed: whether writes are dropped.
     """
 
     def __init__(self, transport, maxUnsent=None, overflowed=None,
-                 batch=None):
+                 batch=None, producer=True):
         self.transport = transport
-        self.socket = transport.getHandle() if sendsDirectly(
-            transport) else None
+        self.socket = directSocket(transport)
+        self.control = TransportControl.of(transport) if producer else None
         self.buffered = False
         self.closed = False
         self.maxUnsent = maxUnsent
@@ -190,7 +154,8 @@ class ImmediateWriter:
     def _send(self, data):
         transport = self.transport
         if (self.socket is None or self.buffered
-                or transport.disconnecting or not transport.connected):
+                or transport.disconnecting or not transport.connected
+                or (self.control is None and unsentBytes(transport))):
             self._buffer(data)
             return
         try:
@@ -204,10 +169,11 @@ class ImmediateWriter:
             self._buffer(data)
             return
         if sent < len(data):
-            # Registering a pull producer asks it for data at once; that
-            # call finds nothing buffered yet and does nothing.
-            transport.registerProducer(self, False)
-            self.buffered = True
+            if self.control is not None:
+                # Registering a pull producer asks it for data at once;
+                # that call finds nothing buffered yet and does nothing.
+                self.control.registerProducer(self, False)
+                self.buffered = True
             self._buffer(data[sent:])
 
     def _buffer(self, data):
@@ -234,7 +200,7 @@ class ImmediateWriter:
         """
         if self.buffered:
             self.buffered = False
-            self.transport.unregisterProducer()
+            self.control.unregisterProducer(self)
 
     def stopProducing(self):
         """
@@ -245,32 +211,12 @@ class ImmediateWriter:
 
 def relayWriter(transport):
     """
-    A C{write} for relayed bytes: sent to C{transport}'s socket at once
-    while it holds nothing unsent, else left to C{transport.write}, so
-    that bytes keep their order and the transport's buffer still pauses
-    its producer (the other end of the relay) when it fills.  Unlike
-    L{ImmediateWriter} it registers no producer: a relay's transports
-    (a cluster's node links, L{hub.cluster.link}) are each other's
-    streaming producers.
+    A C{write} for relayed bytes: an L{ImmediateWriter} that is not a
+    producer, so that C{transport}'s buffer still pauses its own producer
+    (the other end of the relay) when it fills: a relay's transports (a
+    cluster's node links, L{hub.cluster.link}) are each other's streaming
+    producers.  Transports not sent to directly are written as they are.
     """
     if not sendsDirectly(transport):
         return transport.write
-    sock = transport.getHandle()
-    write = transport.write
-
-    def relay(data):
-        if (unsentBytes(transport) or transport.disconnecting
-                or not transport.connected):
-            write(data)
-            return
-        try:
-            sent = sock.send(data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            # Failing: let the transport find out and report it.
-            write(data)
-            return
-        if sent < len(data):
-            write(data[sent:])
-    return relay
+    return ImmediateWriter(transport, producer=False).write

@@ -37,7 +37,7 @@ from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
 from hub.games import checkers as rules
-from hub.ihub import ITableListener
+from hub.ihub import IClusterPeer, ITableListener
 from hub.lobby import (
     Draining, LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.connection import ServerConnection, ServerFactory
@@ -46,6 +46,7 @@ from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
 from hub.tables.checkers import KIND, CheckersStartPolicy
+from hub.twistedinternals import partialLineLength
 from hub.wire import checkers as wire
 
 # The most members a room holds (docs/protocols/checkers.md, Flows: Join).
@@ -188,6 +189,7 @@ class TableMessages:
             self.factory.sessions.clearName(member.session)
 
 
+@implementer(IClusterPeer)
 class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     """
     One checkers connection, and the observer of its room.
@@ -204,6 +206,13 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     @property
     def lobby(self):
         return self.factory.lobby
+
+    def adopt(self, preface):
+        """
+        See L{IClusterPeer.adopt}: a checkers player brings nothing; the
+        forwarded JOIN does the rest.
+        """
+        return True
 
     def connectionMade(self):
         self.connected = True
@@ -398,7 +407,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         self.send(wire.PLAYER_READY_OP, actor.name)
 
     def partialFrameBytes(self):
-        return len(self._buffer)
+        return partialLineLength(self)
 
 
 class CheckersFactory(ServerFactory):

@@ -28,11 +28,13 @@ Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
 
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from hub.games import gomoku as rules
 from hub.lobby import (
     Draining, LobbyError, RoomExists, RoomNotFound, WrongPassword)
 from hub.connection import ServerConnection, ServerFactory
+from hub.ihub import IClusterPeer
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
     GomokuTableListener, roomObjectOf)
@@ -41,6 +43,8 @@ from hub.tables.base import TableError, TableOptions
 from hub.tables.gomoku import KIND, OWNER_SEAT, GomokuStartPolicy
 from hub.wire import gomoku as wire
 
+
+@implementer(IClusterPeer)
 class GomokuProtocol(Protocol, ServerConnection):
     """
     One gomoku connection.
@@ -190,10 +194,34 @@ class GomokuProtocol(Protocol, ServerConnection):
         except NameTaken:
             self.result(wire.S_PLAYER_EXISTS)
             return
+        self._registered()
+        self.result(wire.S_OK)
+
+    def _registered(self):
         self.session.state = IDLE
         self.player = GomokuPlayer(self.session, self)
         self.factory.players[self.session.id] = self.player
-        self.result(wire.S_OK)
+
+    def adopt(self, preface):
+        """
+        See L{IClusterPeer.adopt}: a player who registered C{name} on
+        another node, with its C{token}, is registered here.
+        """
+        name = preface.get("name")
+        if name is None:
+            return True
+        try:
+            self.sessions.adoptName(self.session, name, int(preface["token"]))
+        except NameTaken:
+            self.log.warn("cluster: {name!r} came from another node but is "
+                          "held here", name=name)
+            return False
+        except Exception:
+            self.log.failure("cluster: cannot adopt gomoku player {name!r}",
+                             name=name)
+            return False
+        self._registered()
+        return True
 
     def resume(self, name, token):
         """

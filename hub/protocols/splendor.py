@@ -54,7 +54,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.games import splendor as rules
-from hub.ihub import ITableListener
+from hub.ihub import IClusterPeer, ITableListener
 from hub.lobby import Draining, RoomObserver
 from hub.connection import ServerConnection, ServerFactory
 from hub.connection.pacing import PacedWriter
@@ -88,6 +88,7 @@ def frameKind(frame):
     return wire.HEADER.unpack_from(frame)[0]
 
 
+@implementer(IClusterPeer)
 class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
     """
     One Splendor connection, and the observer of its room.
@@ -107,6 +108,14 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         self.session = None
         self.pacer = None
         self._state = NEW
+
+    def adopt(self, preface):
+        """
+        See L{IClusterPeer.adopt}: the next INIT seats at the C{table} the
+        other node chose.
+        """
+        self.preferredTable = preface.get("table")
+        return True
 
     @property
     def state(self):

@@ -49,8 +49,9 @@ class Recorder:
     Records the games of every table it listens to.
 
     @ivar database: the L{hub.records.db.Database}.
-    @ivar clock: the L{IReactorTime} of retries and of the stop deadline
-        (the reactor: not a clock that the hub cancels while stopping).
+    @ivar clock: the L{IReactorTime} of retries and of the stop deadline:
+        the hub's tracked clock, which keeps the timers started while the
+        hub stops until its services are done.
     @ivar pending: the records waiting to be written, oldest first (the
         oldest may be being written).
     @ivar maxPending: how many records may wait; a game that ends while

@@ -22,6 +22,10 @@ class RecordsService(Service):
     The records of one hub.  Stopping it records the games still under way
     as abandoned and writes what is queued (for at most C{flushSeconds}).
 
+    @param reactor: the reactor of the database's threads.
+    @param clock: the hub's tracked clock, for the recorder's retries and
+        stop deadline (the reactor if not given).
+
     @ivar database: the L{db.Database}.
     @ivar recorder: the L{Recorder} to give the lobby as a table listener.
     @ivar records: the L{Records} query API.
@@ -31,10 +35,12 @@ class RecordsService(Service):
     log = Logger()
 
     def __init__(self, url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
-                 flushSeconds=FLUSH_SECONDS, **recorderOptions):
+                 flushSeconds=FLUSH_SECONDS, clock=None, **recorderOptions):
         self.reactor = reactor
         self.database = db.Database(url, reactor)
-        self.recorder = Recorder(self.database, reactor, **recorderOptions)
+        self.recorder = Recorder(self.database,
+                                 reactor if clock is None else clock,
+                                 **recorderOptions)
         self.records = Records(self.database, leaderboardMinGames)
         self.flushSeconds = flushSeconds
         self._probe = None
@@ -132,15 +138,17 @@ def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
     return service
 
 
-def fromOptions(options, reactor):
+def fromOptions(options, reactor, clock=None):
     """
     The L{RecordsService} that C{twistd gamehub}'s C{--db} and
     C{--leaderboard-min-games} ask for, or None.  A schema newer than
     this gamehub's, or a SQLite file that cannot be opened, stops the
     start with a one-line message.
+
+    @param clock: the hub's tracked clock (the reactor if not given).
     """
     try:
         return recordsService(options["db"], reactor,
-                              options["leaderboard-min-games"])
+                              options["leaderboard-min-games"], clock=clock)
     except (db.SchemaTooNew, db.CannotOpen) as e:
         raise SystemExit("gamehub: {}".format(e))

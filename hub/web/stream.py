@@ -9,8 +9,8 @@ C{maxBuffered} the connection is cut, so a stalled browser never makes
 the hub's memory grow and never slows the players.
 
 Once its headers are out, a stream over plain TCP sends its frames to the
-socket at once while the transport holds nothing (as the game
-connections' L{hub.connection.immediate.ImmediateWriter} does): a fan-out
+socket at once while the transport holds nothing (through the game
+connections' L{hub.connection.immediate.ImmediateWriter}): a fan-out
 slice then costs its own sends, instead of leaving a thousand sockets to
 be written in one later reactor turn, between two players' moves.
 """
@@ -22,8 +22,10 @@ import sys
 from twisted.logger import Logger
 from zope.interface import implementer
 from twisted.internet.interfaces import IPushProducer
+from twisted.web.http import toChunk
 
-from hub.connection.immediate import sendsDirectly, unsentBytes
+from hub.connection.immediate import ImmediateWriter, sendsDirectly
+from hub.twistedinternals import rawBodyAllowed
 
 # Bytes a paused (slow) stream may have waiting before it is cut.
 MAX_BUFFERED = 256 * 1024
@@ -87,8 +89,7 @@ class EventStream:
         self.waiting = 0
         self.closed = False
         self.cut = False
-        self._transport = None
-        self._socket = None
+        self._writer = None
         self._chunked = False
 
     def start(self):
@@ -105,15 +106,17 @@ class EventStream:
         request.write(b"retry: 3000\n\n")
         transport = getattr(getattr(request, "channel", None), "transport",
                             None)
-        if (transport is not None and sendsDirectly(transport)
-                and request.startedWriting and request.method != b"HEAD"
-                and not getattr(request, "_encoder", None)
-                and "write" not in vars(request)):
+        if transport is not None and sendsDirectly(transport):
+            chunked = rawBodyAllowed(request)
+        else:
+            chunked = None
+        if chunked is not None:
             # The headers are out; the body goes as the request would
-            # write it (in chunks for HTTP/1.1), straight to the socket.
-            self._transport = transport
-            self._socket = transport.getHandle()
-            self._chunked = bool(request.chunked)
+            # write it (in chunks for HTTP/1.1), straight to the socket
+            # while the transport holds nothing.  The request is the
+            # transport's producer, so the writer is not one.
+            self._writer = ImmediateWriter(transport, producer=False)
+            self._chunked = chunked
 
     def write(self, data):
         """
@@ -127,27 +130,18 @@ class EventStream:
             if self.waiting > self.maxBuffered:
                 self.abort()
                 return
-        if self._socket is None:
+        if self._writer is None:
             self.request.write(data)
             return
         if self._chunked:
-            data = b"%x\r\n%s\r\n" % (len(data), data)
-        transport = self._transport
-        if (transport.disconnecting or not transport.connected
-                or unsentBytes(transport)):
-            # Behind what the transport holds (or for it to drop).
-            transport.write(data)
-            return
-        try:
-            sent = self._socket.send(data)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            # Failing: the transport finds out and reports it.
-            self._socket = None
-            sent = 0
-        if sent < len(data):
-            transport.write(data[sent:])
+            # Framed by twisted.web's own toChunk, as request.write would
+            # frame it; not written through request.write, which only
+            # buffers in the transport: a fan-out slice would then leave
+            # its 100 streams to one later reactor turn, between two
+            # players' moves, instead of costing its own 100 sends
+            # (docs/benchmarks.md, web spectators).
+            data = b"".join(toChunk(data))
+        self._writer.write(data)
 
     def finish(self):
         """

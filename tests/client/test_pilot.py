@@ -61,6 +61,21 @@ class AutoPlayerTests(SynchronousTestCase):
         self.assertEqual((sent.op, sent.data1), (cwire.MOVE_OP, "D"))
         self.assertTrue(self.state.awaitingReply)
 
+    def test_playFailureLogged(self):
+        """
+        A failure while playing the bot's move is logged, not lost in its
+        Deferred.
+        """
+        def broken(action):
+            raise RuntimeError("cannot play")
+        self.state.playAction = broken
+        self.auto.setEnabled(True)
+        self.proto.dataReceived(
+            cwire.encode(cwire.MOVE_OP, "A", "-2 6 0 4")
+            + cwire.encode(cwire.START_TURN_OP, "D", "1656403207"))
+        self.clock.advance(1)
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+
     def test_offDoesNothing(self):
         """
         Disabled, it never plays.

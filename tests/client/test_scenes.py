@@ -6,6 +6,7 @@ they need a display (run under C{xvfb-run -a}) and fail without one.
 
 import pyglet
 
+from twisted.internet import defer
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -185,6 +186,17 @@ class SceneTests(SynchronousTestCase):
         self.clock.advance(1)
         sent = gwire.decodeMessage(take(self.transport)[1:-1])
         self.assertEqual(sent["msg_type"], gwire.MSG_MOVE)
+
+    def test_suggestFailureLogged(self):
+        """
+        A failure while showing a suggestion is logged, not lost in its
+        Deferred.
+        """
+        app = self.gomokuGame()
+        app.session.autoplay.suggest = lambda: defer.fail(
+            RuntimeError("no bot"))
+        self.clickButton(app, "suggest")
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
 
     def checkersRoom(self):
         app = self.app("checkers")

@@ -8,13 +8,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 from twisted.trial.unittest import TestCase
 
 from hub.wire import gomoku as wire
-from tests.endtoend import TIMEOUT, GamehubServer, GomokuClient
-from tests.redisserver import PrivateRedis, sharedRedisURL
+from tests.endtoend import GamehubServer, GomokuClient
+from tests.redisserver import ExpiryWatch, PrivateRedis, sharedRedisURL
 
 BOT_TIMEOUT = 120
 
@@ -78,18 +77,6 @@ def roomList(client):
     return sorted(room["name"] for room in reply["rooms"] or ())
 
 
-def eventually(check, timeout=TIMEOUT):
-    """
-    Call C{check} until it returns true, for at most C{timeout} seconds.
-    """
-    deadline = time.monotonic() + timeout
-    while True:
-        result = check()
-        if result or time.monotonic() > deadline:
-            return result
-        time.sleep(0.2)
-
-
 class TwoNodes(TestCase):
     """
     Two nodes sharing a Redis.
@@ -98,7 +85,7 @@ class TwoNodes(TestCase):
     ttl = 2
 
     def setUp(self):
-        url = sharedRedisURL(self.ttl)
+        url = self.url = sharedRedisURL(self.ttl)
         self.a = node(self, url, "a")
         self.b = node(self, url, "b")
         for server in (self.a, self.b):
@@ -204,16 +191,17 @@ class TwoNodes(TestCase):
         dave, reply = register(self.b.port("gomoku"), "dave")
         dave.token = reply["token"]
         self.assertEqual(createRoom(dave, "rk")["status"], wire.S_OK)
+        expiries = ExpiryWatch(self.url)
+        self.addCleanup(expiries.close)
         os.kill(self.b.pid, signal.SIGKILL)
         viewer, reply = register(self.a.port("gomoku"), "viewer")
         viewer.token = reply["token"]
-
-        def freed():
-            client, reply = register(self.a.port("gomoku"), "dave")
-            client.close()
-            return reply["status"] == wire.S_OK
-        self.assertTrue(eventually(freed))
-        self.assertTrue(eventually(lambda: "rk" not in roomList(viewer)))
+        # Redis tells when b's keys expire (a TTL after b's last renewal).
+        expiries.wait(["name:gomoku:dave", "rooms:gomoku:rk"])
+        client, reply = register(self.a.port("gomoku"), "dave")
+        client.close()
+        self.assertEqual(reply["status"], wire.S_OK)
+        self.assertNotIn("rk", roomList(viewer))
         self.assertIn("after", finished(game))
         viewer.close()
         dave.close()
@@ -249,15 +237,17 @@ class RedisStops(TestCase):
         client, reply = register(b.port("gomoku"), "frank")
         self.assertEqual(reply["status"], wire.S_ERROR)
         client.close()
-        a.waitForLog(r"Redis at 127\.0\.0\.1:\d+ is unreachable \(.*\); "
-                     r"meanwhile this node keeps serving")
+        for node in (a, b):
+            node.waitForLog(r"Redis at 127\.0\.0\.1:\d+ is unreachable "
+                            r"\(.*\); meanwhile this node keeps serving")
         redis.start()
-
-        def refilled():
-            client, reply = register(b.port("gomoku"), "erin")
-            client.close()
-            return reply["status"] == wire.S_PLAYER_EXISTS
-        self.assertTrue(eventually(refilled))
+        # Each node says when Redis answers it again; a's first answer is
+        # its renewal, which writes its names (erin) back.
+        a.waitForLog("Redis answers again")
+        b.waitForLog("Redis answers again")
+        client, reply = register(b.port("gomoku"), "erin")
+        client.close()
+        self.assertEqual(reply["status"], wire.S_PLAYER_EXISTS)
         client, reply = register(b.port("gomoku"), "frank")
         self.assertEqual(reply["status"], wire.S_OK)
         client.close()

@@ -43,6 +43,7 @@ class FakeDirectory:
         self.rooms = []
         self.seated = None
         self.handedOver = []
+        self.expected = []
         self.failures = 0
 
     def answer(self, value):
@@ -75,6 +76,9 @@ class FakeDirectory:
 
     def handOverName(self, kind, name):
         self.handedOver.append(name)
+
+    def expectName(self, kind, name):
+        self.expected.append(name)
 
 
 class FakeCluster:
@@ -245,6 +249,29 @@ class GomokuRouteTests(TestCase):
         relay.dataReceived(b"<from home>")
         self.assertEqual(transport.value(), b"<from home>")
         self.assertIsNone(gate.inner.session.peer)
+
+    def test_forwardedWhileBacklogged(self):
+        """
+        A connection whose writer holds the transport's producer slot
+        (its peer was slow to read) is handed over all the same: the
+        relay takes the slot through the transport's control.
+        """
+        self.directory.owners[("name", "gomoku", "dan")] = THERE
+        gate, transport = self.harness.connect()
+        writer = gate.inner.writer
+        gate.control.registerProducer(writer, False)
+        writer.buffered = True
+        gate.dataReceived(wire.encodeMessage(wire.regMessage("dan", 1, 1234)))
+        relay, linkTransport = self.harness.link()
+        self.assertIsNotNone(gate.relay)
+        self.assertIsNot(transport.producer, writer)
+        self.assertTrue(transport.streaming)
+        self.assertEqual(transport.producerState, "producing")
+        # The link's full buffer pauses reading from the player.
+        linkTransport.producer.pauseProducing()
+        self.assertEqual(transport.producerState, "paused")
+        linkTransport.producer.resumeProducing()
+        self.assertEqual(transport.producerState, "producing")
 
     def test_joinForwarded(self):
         """
@@ -445,6 +472,139 @@ class CheckersRouteTests(TestCase):
                       transport.value())
         self.assertIsNone(
             self.harness.server.lobby.roomOf(gate.inner.session))
+
+
+class AdoptTests(TestCase):
+    """
+    The home node adopts a forwarded player through the adapter's
+    L{hub.ihub.IClusterPeer}.
+    """
+
+    def setUp(self):
+        self.harness = GateHarness(self, GomokuFactory, GomokuRoute)
+        self.directory = self.harness.directory
+
+    def linkIn(self, name, token):
+        return self.harness.linkIn({"kind": "gomoku", "name": name,
+                                    "token": token, "player": 5,
+                                    "data": ""})
+
+    def test_adopted(self):
+        """
+        A gomoku player forwarded with its name and token is registered
+        here, its name expected from the other node.
+        """
+        link, transport = self.linkIn("pia", "77")
+        session = link.gate.inner.session
+        self.assertEqual((session.name, session.token), ("pia", 77))
+        self.assertIs(self.harness.server.sessions.byName("gomoku", "pia"),
+                      session)
+        self.assertEqual(self.directory.expected, ["pia"])
+        self.assertFalse(transport.disconnecting)
+
+    def test_nameHeldHere(self):
+        """
+        A name a session here holds cannot be adopted: the link closes.
+        """
+        gate, transport = self.harness.connect()
+        receive(transport, wire.regMessage("pia", 1))
+        link, linkTransport = self.linkIn("pia", "77")
+        self.assertIsNone(link.gate)
+        self.assertTrue(linkTransport.disconnecting)
+
+    def test_failureLogged(self):
+        """
+        A preface the adapter cannot take (a token that is no number) is
+        logged with its failure, not dropped silently, and the link
+        closes.
+        """
+        link, transport = self.linkIn("quin", "not a token")
+        self.assertEqual(len(self.flushLoggedErrors(ValueError)), 1)
+        self.assertIsNone(link.gate)
+        self.assertTrue(transport.disconnecting)
+
+
+class GateFailureTests(TestCase):
+    """
+    A failure while the gate waits for the cluster is logged, never lost,
+    and the connection is read again.
+    """
+
+    def setUp(self):
+        self.harness = GateHarness(self, CheckersFactory, CheckersRoute)
+        self.directory = self.harness.directory
+
+    def join(self, gate, room, name):
+        gate.dataReceived(checkersWire.encode(checkersWire.JOIN_ROOM_OP,
+                                              room, name))
+
+    def assertReadAgain(self, gate, transport):
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        self.assertEqual(transport.producerState, "producing")
+        self.assertFalse(gate.waiting)
+        self.assertFalse(gate.control.readingPaused())
+
+    def test_decisionFails(self):
+        """
+        A route's decision that fails is logged, the message goes to the
+        adapter (as a node alone would handle it) and reading resumes.
+        """
+        gate, transport = self.harness.connect()
+        gate.route.decide = lambda message: defer.fail(
+            RuntimeError("routing broke"))
+        self.join(gate, "r1", "ann")
+        self.assertReadAgain(gate, transport)
+        self.assertIsNotNone(
+            self.harness.server.lobby.roomOf(gate.inner.session))
+
+    def test_actingOnDecisionFails(self):
+        """
+        What runs after a decision (here the route's C{after}) failing is
+        logged, not lost, and the gate goes on handing the adapter what
+        follows.
+        """
+        gate, transport = self.harness.connect()
+
+        def broken(roomId):
+            raise RuntimeError("after broke")
+        gate.route._unused = broken
+        line = checkersWire.encode(checkersWire.JOIN_ROOM_OP, "r1", "ann")
+        gate.dataReceived(line + checkersWire.encode(
+            checkersWire.PLAYER_READY_OP))
+        self.assertReadAgain(gate, transport)
+        [member] = self.harness.server.lobby.roomOf(
+            gate.inner.session).members
+        self.assertTrue(member.ready)
+
+    def test_connectingFails(self):
+        """
+        Opening the link raising at once is logged and the connection is
+        read again, served here.
+        """
+        self.directory.owners[("room", "checkers", "r2")] = THERE
+        gate, transport = self.harness.connect()
+
+        def connectLink(node, gate):
+            raise RuntimeError("no links today")
+        self.harness.cluster.connectLink = connectLink
+        self.join(gate, "r2", "bob")
+        self.assertReadAgain(gate, transport)
+
+    def test_handOverFails(self):
+        """
+        A failure while handing over to a reached node (gate.py's
+        C{connected}) is logged and the connection read again.
+        """
+        self.directory.owners[("room", "checkers", "r2")] = THERE
+        gate, transport = self.harness.connect()
+
+        def handingOver(message):
+            raise RuntimeError("hand-over broke")
+        gate.route.handingOver = handingOver
+        self.join(gate, "r2", "bob")
+        self.harness.link()
+        self.assertReadAgain(gate, transport)
+        self.assertIsNone(gate.relay)
 
 
 class SplendorRouteTests(TestCase):

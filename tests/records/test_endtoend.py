@@ -4,7 +4,6 @@ refusal of a newer one, games played by the bot client recorded and
 rated, SIGTERM writing what is queued, and kill -9 under load.
 """
 
-import importlib.util
 import os
 import re
 import shutil
@@ -12,21 +11,12 @@ import sqlite3
 import subprocess
 import tempfile
 
-from twisted.trial.unittest import SkipTest, SynchronousTestCase
+from twisted.trial.unittest import SynchronousTestCase
 
 from hub.records import db
 from tests.bots.test_endtoend import botClient
 from tests.endtoend import TIMEOUT, GamehubServer, twistdCommand
 from tests.records.test_tap import markNewer
-
-
-def needTable(kind):
-    """
-    Skip until the table of C{kind} (C{hub.tables.<kind>}) has landed:
-    before it, the hub's games emit no table events to record.
-    """
-    if importlib.util.find_spec("hub.tables." + kind) is None:
-        raise SkipTest("hub.tables.{} is not there yet".format(kind))
 
 
 class RecordsServerTests(SynchronousTestCase):
@@ -82,7 +72,6 @@ class RecordsServerTests(SynchronousTestCase):
         Games the bot client plays are recorded with its names, rated, and
         survive a restart of the hub.
         """
-        needTable("gomoku")
         server = GamehubServer(self, "--db", self.url, games=("gomoku",))
         process = botClient("gomoku", server.port("gomoku"), "--games", "3",
                             "--name", "recbot")
@@ -109,7 +98,6 @@ class RecordsServerTests(SynchronousTestCase):
         kill -9 while bot clients play: the database opens cleanly and
         holds every game the hub had logged as recorded.
         """
-        needTable("gomoku")
         server = GamehubServer(self, "--db", self.url, games=("gomoku",))
         bots = [botClient("gomoku", server.port("gomoku"), "--games", "50",
                           "--name", "load{}".format(i), "--level", "1")

@@ -123,6 +123,44 @@ class TrackedClockTests(unittest.TestCase):
         self.assertEqual(clock.getDelayedCalls(), [])
         self.assertEqual(tracked.getDelayedCalls(), [])
 
+    def test_loopsStopped(self):
+        """
+        A L{LoopingCall} made by C{loop} runs on the tracked clock and is
+        stopped (its Deferred fired, no call left) by C{cancelAll}; one
+        stopped by its owner first is left alone.
+        """
+        clock = Clock()
+        tracked = TrackedClock(clock)
+        ran = []
+        loop = tracked.loop(ran.append, "tick")
+        done = loop.start(1, now=True)
+        other = tracked.loop(lambda: None)
+        other.start(1)
+        other.stop()
+        clock.advance(1)
+        self.assertEqual(ran, ["tick", "tick"])
+        self.assertEqual(len(tracked.getDelayedCalls()), 1)
+        tracked.cancelAll()
+        self.assertFalse(loop.running)
+        self.assertIs(self.successResultOf(done), loop)
+        self.assertEqual(clock.getDelayedCalls(), [])
+
+    def test_cancelSome(self):
+        """
+        C{cancel(calls)} cancels those of C{calls} still pending and
+        leaves the calls made since.
+        """
+        clock = Clock()
+        tracked = TrackedClock(clock)
+        early = tracked.callLater(1, lambda: None)
+        ran = tracked.callLater(1, lambda: None)
+        before = tracked.getDelayedCalls()
+        ran.cancel()
+        later = tracked.callLater(5, lambda: None)
+        tracked.cancel(before)
+        self.assertFalse(early.active())
+        self.assertEqual(tracked.getDelayedCalls(), [later])
+
     def test_cancelledCallsAreNotKept(self):
         """
         Calls cancelled by their owner are pruned, so the set stays

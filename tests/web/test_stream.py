@@ -279,10 +279,11 @@ class SlowSpectatorTests(TestCase):
         sent = 0
         while not slow.cut and sent < 1000:
             game.fanout.send(big)
+            game.fanout.flush()
             sent += 1
-            d = defer.Deferred()
-            reactor.callLater(0.005, d.callback, None)
-            yield d
+            # No sleeping: the reactor runs until the reader has the frame
+            # (the stalled browser never will).
+            yield reader.waitFor("view", sent)
         self.assertTrue(slow.cut)
         self.assertNotIn(slow, game.fanout.streams)
         room.table.act(0, (7, 7))
@@ -311,23 +312,22 @@ class DirectSendTests(TestCase):
         response = yield web.agent.request(
             b"GET", web.url("/api/games/%s/events" % (game.id,)).encode())
         received, done = [], defer.Deferred()
+        snapshot = defer.Deferred()
 
         class Body(Protocol):
             def dataReceived(self, data):
                 received.append(data)
+                if (not snapshot.called
+                        and b"event: snapshot" in b"".join(received)):
+                    snapshot.callback(None)
 
             def connectionLost(self, reason):
                 done.callback(None)
         response.deliverBody(Body())
-        for _ in range(200):
-            if b"event: snapshot" in b"".join(received):
-                break
-            d = defer.Deferred()
-            reactor.callLater(0.01, d.callback, None)
-            yield d
+        yield snapshot.addTimeout(10, reactor)
         [stream] = game.fanout.streams
         self.assertTrue(stream._chunked)
-        self.assertIsNotNone(stream._socket)
+        self.assertIsNotNone(stream._writer.socket)
         frames = [sseFrame("view", {"n": n, "pad": "x" * (n * 1000)})
                   for n in range(20)]
         for frame in frames:
