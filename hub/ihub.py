@@ -10,7 +10,7 @@ nothing of any wire format; protocol adapters are thin translators.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from zope.interface import Attribute, Interface
 
@@ -326,7 +326,7 @@ class IClusterPeer(Interface):
     reaching into its states.
     """
 
-    def adopt(preface):
+    def adopt(preface: Dict[str, Any]) -> bool:
         """
         On the home node of a connection another node handed over, before
         the forwarded bytes: take on what the player had there.

@@ -243,8 +243,8 @@ class RedisStops(TestCase):
         redis.start()
         # Each node says when Redis answers it again; a's first answer is
         # its renewal, which writes its names (erin) back.
-        a.waitForLog("Redis answers again")
-        b.waitForLog("Redis answers again")
+        a.waitForLog(r"Redis at \S+ answers again")
+        b.waitForLog(r"Redis at \S+ answers again")
         client, reply = register(b.port("gomoku"), "erin")
         client.close()
         self.assertEqual(reply["status"], wire.S_PLAYER_EXISTS)
