@@ -170,14 +170,14 @@ class Listener(SynchronousListener):
         @return: a L{Deferred} that fires once the port is closed.
         """
         if self._stopped is None:
-            self._stopped = StreamServerEndpointService.stopService(self)
+            self._stopped = SynchronousListener.stopService(self)
         return self._stopped
 
     def stopService(self):
         if self._stopped is not None:
             # Stopped by a drain already.
             return None
-        return StreamServerEndpointService.stopService(self)
+        return SynchronousListener.stopService(self)
 
     def whenListening(self):
         """

@@ -108,19 +108,22 @@ class PrivateRedis:
 
 class ExpiryWatch:
     """
-    Redis's expiry events of one database (keyspace notifications),
-    subscribed to on its own connection: L{wait} blocks until given keys
-    have expired, without polling.
+    Redis's key events of one database (keyspace notifications): by
+    default expiries, or C{event} (C{"set"}: a key written), subscribed to
+    on its own connection: L{wait} blocks until given keys have had the
+    event, without polling.
     """
 
-    def __init__(self, url):
+    def __init__(self, url, event="expired"):
         from hub.cluster.directory import parseRedisURL
         host, port, db, self.prefix, _ = parseRedisURL(url)
         self.socket = socket.create_connection((host, port), timeout=TIMEOUT)
         self.reader = self.socket.makefile("rb")
         self.expired = set()
-        self.command("CONFIG", "SET", "notify-keyspace-events", "Ex")
-        self.command("SUBSCRIBE", "__keyevent@{}__:expired".format(db))
+        # The same flags for every watch: the setting is the server's, and
+        # watches of the tests running at once share it.
+        self.command("CONFIG", "SET", "notify-keyspace-events", "Ex$")
+        self.command("SUBSCRIBE", "__keyevent@{}__:{}".format(db, event))
 
     def command(self, *words):
         """
@@ -151,7 +154,8 @@ class ExpiryWatch:
 
     def wait(self, keys, timeout=TIMEOUT):
         """
-        Block until each of C{keys} (without the prefix) has expired.
+        Block until each of C{keys} (without the prefix) has expired (or
+        had the event watched).
 
         @raise AssertionError: not within C{timeout} seconds.
         """

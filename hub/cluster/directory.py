@@ -318,8 +318,10 @@ class ClusterDirectory:
         d = self.eval(scripts.PUBLISH, [], args)
 
         def conflicts(keys):
-            if registering:
+            if registering and not self.registered:
                 self.registered = True
+                self.log.info("cluster: registered in {where}",
+                              where=self.where)
             for key in keys or ():
                 self.log.warn("cluster: {key!r} is held by another node",
                               key=key)
@@ -337,11 +339,17 @@ class ClusterDirectory:
         other nodes, and so does every room of this node whose game ends
         from now on.  The node stays registered, with its names and its
         running rooms, until it stops.
+
+        @return: a Deferred that fires with the number of waiting rooms
+            taken out of the directory, once Redis has them out.
         """
         self.withdrawn = True
-        for (kind, name), (room, _) in list(self.rooms.items()):
-            if not room.running:
-                self._forget(kind, name)
+        released = [self._forget(kind, name)
+                    for (kind, name), (room, _) in list(self.rooms.items())
+                    if not room.running]
+        d = defer.DeferredList(released, consumeErrors=True)
+        d.addCallback(len)
+        return d
 
     # Nodes.
 
@@ -509,7 +517,7 @@ class ClusterDirectory:
     def _forget(self, kind, name):
         del self.rooms[(kind, name)]
         self._dirty.discard((kind, name))
-        self._releaseRoom(kind, name)
+        return self._releaseRoom(kind, name)
 
     def listRooms(self, kind):
         """

@@ -131,7 +131,11 @@ class ClusterService(Service):
         """
         self.log.info("cluster node {node!r} withdraws from the room "
                       "directory", node=self.node, event="drain")
-        self.directory.withdraw()
+        d = self.directory.withdraw()
+        d.addCallback(lambda count: self.log.info(
+            "cluster node {node!r} withdrew: {count} waiting room(s) out of "
+            "the directory", node=self.node, count=count, event="drain"))
+        return d
 
     def registrationProblem(self):
         """
