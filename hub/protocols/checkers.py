@@ -389,6 +389,9 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     def partialFrameBytes(self):
         return len(self._buffer)
 
+    def dropPartialFrame(self):
+        self._buffer = b""
+
 
 class CheckersFactory(ServerFactory):
     """
