@@ -13,7 +13,7 @@ The web face's resource tree and site:
 import os
 
 from twisted.application.service import Service
-from twisted.web import resource, server, static
+from twisted.web import http, resource, server, static
 
 from hub.metrics import MetricsResource, metricsRegistry
 from hub.web import api, pages
@@ -65,11 +65,32 @@ class NotFoundPage(resource.Resource):
         return pages.notFound(request)
 
 
+class HubChannel(http.HTTPChannel):
+    """
+    An HTTP connection of the web face, freed as soon as it is lost.
+    """
+
+    def connectionLost(self, reason):
+        """
+        Let go of what the connection held: the decoder of a request body
+        begun but not finished (Twisted keeps it, and it calls back into
+        the channel: a cycle holding the connection, its requests and
+        the unfinished line until the cyclic collector runs) and the
+        unfinished line.
+        """
+        http.HTTPChannel.connectionLost(self, reason)
+        self._transferDecoder = None
+        self.clearLineBuffer()
+
+
 class HubSite(server.Site):
     """
     The web face's site: the security headers on every response, and no
-    access log line per request (spectators' streams are many).
+    access log line per request (spectators' streams are many).  Its
+    connections are L{HubChannel}s (plain HTTP/1.x).
     """
+
+    protocol = HubChannel
 
     def getResourceFor(self, request):
         for name, value in SECURITY_HEADERS:

@@ -179,7 +179,10 @@ class EventStream:
             transport.loseConnection()
 
     def _finished(self, reason):
+        # The request is over (done, or its connection lost): let go of it,
+        # since it holds this stream as its producer.
         self._close()
+        self.request = self._transport = self._socket = None
 
     def _close(self):
         if self.closed:
