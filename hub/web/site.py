@@ -17,6 +17,7 @@ from twisted.web import http, resource, server, static
 
 from hub.metrics import MetricsResource, metricsRegistry
 from hub.web import api, pages
+from hub.web.errors import HubRequest, WebErrors
 from hub.web.live import Spectating
 from hub.web.now import LobbyFeed
 
@@ -42,7 +43,7 @@ class Root(resource.Resource):
         self.putChild(b"players", pages.PlayerPage(web))
         self.putChild(b"leaderboard", pages.LeaderboardPage(web))
         self.putChild(b"api", api.apiResource(web))
-        self.putChild(b"static", static.File(STATIC))
+        self.putChild(b"static", StaticFiles(STATIC))
         self.putChild(b"metrics", metrics)
 
     def getChild(self, name, request):
@@ -60,6 +61,27 @@ class NotFoundPage(resource.Resource):
     """
 
     isLeaf = True
+
+    def render(self, request):
+        return pages.notFound(request)
+
+
+class StaticFiles(resource.Resource):
+    """
+    C{/static/NAME}: the files of C{folder} (not its subfolders), each by
+    its exact name; anything else, the folder itself included (no
+    listing), is a 404.
+    """
+
+    def __init__(self, folder):
+        resource.Resource.__init__(self)
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and not name.startswith("."):
+                self.putChild(name.encode("utf-8"), static.File(path))
+
+    def getChild(self, name, request):
+        return NotFoundPage()
 
     def render(self, request):
         return pages.notFound(request)
@@ -91,6 +113,9 @@ class HubSite(server.Site):
     """
 
     protocol = HubChannel
+    requestFactory = HubRequest
+    #: The L{WebErrors} of this site (given by L{webSite}).
+    errors = None
 
     def getResourceFor(self, request):
         for name, value in SECURITY_HEADERS:
@@ -108,14 +133,17 @@ class WebService(Service):
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed):
+    def __init__(self, spectating, lobbyFeed, errors=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
+        self.errors = errors
 
     def stopService(self):
         Service.stopService(self)
         self.spectating.stop()
         self.lobbyFeed.stop()
+        if self.errors is not None:
+            self.errors.flush()
 
 
 def metricsResource(lobby, sessions, collectors=()):
@@ -142,4 +170,5 @@ def webSite(hub, records=None, collectors=()):
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors))
     site = HubSite(root)
     site.web = web
-    return site, WebService(spectating, lobbyFeed)
+    site.errors = WebErrors(hub.clock)
+    return site, WebService(spectating, lobbyFeed, site.errors)
