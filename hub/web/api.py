@@ -60,18 +60,20 @@ def deferJSON(request, d):
             request.finish()
 
     def failed(failure):
+        # The query failed, or making its answer did.
         errors = errorsOf(request)
         if errors is not None:
             errors.failed(request, failure)
         else:
             log.failure("web API request failed", failure)
-        if not finished:
+        if not (finished or request.startedWriting):
             request.write(sendJSON(request, {"error": "unavailable"}, 503))
             request.finish()
 
     finished = []
     request.notifyFinish().addErrback(lambda _: finished.append(True))
-    d.addCallbacks(done, failed)
+    d.addCallback(done)
+    d.addErrback(failed)
     return server.NOT_DONE_YET
 
 

@@ -10,6 +10,7 @@ them too.
 
 import datetime
 
+from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import (
     Element, Tag, TagLoader, renderElement, tags)
@@ -19,6 +20,7 @@ from hub.web.now import GAME_KINDS
 from hub.web.text import displayText, isolatedText
 
 TITLE = "gamehub"
+log = Logger()
 
 
 def player(text):
@@ -239,7 +241,8 @@ class GamePage(resource.Resource):
 
     def _failed(self, failure, request):
         _logFailure(request, failure)
-        request.setResponseCode(503)
+        if request.startedWriting:
+            return
         render(request, "Unavailable",
                tags.p("The records cannot be read now."), code=503)
 
@@ -251,11 +254,14 @@ def _deferredPage(request, d, title, build):
         return render(request, title, build(data))
 
     def failed(failure):
+        # The query failed, or making its page did.
         _logFailure(request, failure)
-        render(request, "Unavailable",
-               tags.p("The records cannot be read now."), code=503)
+        if not request.startedWriting:
+            render(request, "Unavailable",
+                   tags.p("The records cannot be read now."), code=503)
 
-    d.addCallbacks(done, failed)
+    d.addCallback(done)
+    d.addErrback(failed)
     return server.NOT_DONE_YET
 
 
@@ -263,6 +269,8 @@ def _logFailure(request, failure):
     errors = errorsOf(request)
     if errors is not None:
         errors.failed(request, failure)
+    else:
+        log.failure("web page request failed", failure)
 
 
 class NotFoundPage(resource.Resource):

@@ -118,6 +118,15 @@ class FailingRecords:
         lambda self, *args: defer.fail(RuntimeError("the database is down")))
 
 
+class BrokenRecords(FailingRecords):
+    """
+    Records whose games cannot be made into an answer (a bug).
+    """
+
+    def game(self, gameId):
+        return defer.succeed(object())
+
+
 class MalformedTests(SQLiteMixin, TestCase):
     """
     Malformed paths and ids, with records on SQLite.
@@ -229,6 +238,23 @@ class FailureTests(TestCase):
         self.assertLessEqual(len(lines), MAX_LOG_EVENTS, lines)
         self.assertTrue(any("%d more failed web requests" % (
             PIPELINED - 1,) in line for line in lines), lines)
+
+
+    @defer.inlineCallbacks
+    def test_answerFails(self):
+        """
+        When making the answer fails (a stored game the code cannot read),
+        2,000 pipelined requests for the game's JSON and page are answered
+        503, with one traceback and a summary in the log.
+        """
+        web = WebHub(self, BrokenRecords())
+        log = LogEvents(self)
+        codes = yield pipelined(web, ["/api/games/1", "/games/1"]
+                                * (PIPELINED // 2))
+        self.assertEqual(codes, [503] * PIPELINED)
+        yield web.stop()
+        self.assertEqual(len(self.flushLoggedErrors(AttributeError)), 1)
+        self.assertLessEqual(len(log.lines()), MAX_LOG_EVENTS, log.lines())
 
 
 class IdTests(SynchronousTestCase):
