@@ -5,7 +5,6 @@ held an event stream.  Each test closes L{CLOSES} real loopback
 connections to the hub's site with the cyclic garbage collector off.
 """
 
-import gc
 import weakref
 
 from twisted.internet import defer, protocol, reactor, task
