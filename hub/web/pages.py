@@ -2,10 +2,9 @@
 The HTML pages, with L{twisted.web.template}: every string from a player
 is a text node or an attribute value, escaped by the flattener, and a
 player's text (a name) is shown in a C{<bdi>} with its hidden characters
-replaced (L{hub.web.text}).  The
-boards are drawn by the page's scripts (C{/static/}) from the JSON API and
-the event streams; the lobby and the records' pages are complete without
-them too.
+replaced (L{hub.web.text}).  The boards are drawn by the page's scripts
+(C{/static/}) from the JSON API and the event streams; the lobby and the
+records' pages are complete without them too.
 """
 
 import datetime
