@@ -332,7 +332,8 @@ def leaderboardContent(data):
 
 def _quote(name):
     from urllib.parse import quote
-    return quote(name, safe="")
+    # A lone surrogate (no UTF-8) would fail the whole page.
+    return quote(name, safe="", errors="surrogatepass")
 
 
 class PlayerPage(resource.Resource):

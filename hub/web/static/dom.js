@@ -67,3 +67,13 @@ export function players(names, separator) {
   }
   return parts;
 }
+
+// A player's text in a URL path: percent-encoded (a lone surrogate, which
+// has no UTF-8, as U+FFFD).
+const LONE_SURROGATE = new RegExp(
+  "[\\ud800-\\udbff](?![\\udc00-\\udfff])" +
+  "|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]", "g");
+
+export function pathPart(text) {
+  return encodeURIComponent(String(text).replace(LONE_SURROGATE, "\ufffd"));
+}

@@ -1,6 +1,6 @@
 // One game's page: a live game streamed from /api/games/ID/events, or a
 // finished game's replay from /api/games/ID.
-import { el, player, replaceChildren } from "./dom.js";
+import { el, pathPart, player, replaceChildren } from "./dom.js";
 import { drawBoard } from "./boards.js";
 
 const body = document.body;
@@ -36,7 +36,7 @@ function drawSeats(toMove) {
            (seat.out ? " out" : ""),
     "data-seat": i},
     kind === "splendor" ? seatLabel(i) : el("a", {
-      href: `/players/${kind}/${encodeURIComponent(seat.name)}`},
+      href: `/players/${kind}/${pathPart(seat.name)}`},
       seatLabel(i)),
     seat.bot || seat.takenOver ? el("span", {class: "tag"}, "bot") : null,
     seat.out ? el("span", {class: "tag"}, seat.out) : null,
