@@ -46,11 +46,17 @@ class TrackedClock:
             calls.difference_update([c for c in calls if not c.active()])
             self._pruneAt = max(64, 2 * len(calls))
 
+        # The call is reached through a list the run empties: a closure
+        # over the call itself would make a cycle (call, run, call) that
+        # keeps f and its arguments, once called, for the collector.
+        box = []
+
         def run():
-            calls.discard(call)
+            calls.discard(box.pop())
             return f(*args, **kwargs)
 
         call = self.clock.callLater(delay, run)
+        box.append(call)
         calls.add(call)
         return call
 

@@ -24,7 +24,7 @@ import resource
 
 import attr
 from prometheus_client import Counter
-from twisted.logger import Logger
+from twisted.logger import Logger, LogLevel
 
 #: Connections closed or refused by a limit, by limit.
 LIMITED_CONNECTIONS = Counter(
@@ -155,18 +155,21 @@ class SummaryLog:
     @param log: the L{Logger} to write to.
     @param interval: seconds of one interval.
     @param burst: lines of one kind written in an interval.
+    @param level: the L{LogLevel} of the lines.
     """
 
-    def __init__(self, clock, log, interval=LOG_INTERVAL, burst=1):
+    def __init__(self, clock, log, interval=LOG_INTERVAL, burst=1,
+                 level=LogLevel.info):
         self.clock = clock
         self.log = log
         self.interval = interval
         self.burst = burst
+        self.level = level
         self._windows = {}
 
     def note(self, kind, format, /, **fields):
         """
-        Log C{format} (with C{fields}) at info level now, unless C{burst}
+        Log C{format} (with C{fields}) at C{level} now, unless C{burst}
         lines of this C{kind} were logged in the current interval: then
         count it for the interval's summary, "C{N} more C{kind} in the
         last ...".  (C{kind} is positional only, so that a field may
@@ -180,7 +183,7 @@ class SummaryLog:
             window = self._windows[kind] = [now, 0, 0, None]
         if window[1] < self.burst:
             window[1] += 1
-            self.log.info(format, **fields)
+            self.log.emit(self.level, format, **fields)
             return
         window[2] += 1
         if window[3] is None:
@@ -200,9 +203,9 @@ class SummaryLog:
 
     def _summarise(self, kind):
         window = self._windows.pop(kind)
-        self.log.info("{count} more {kind} in the last {seconds:g}s",
-                      count=window[2], kind=kind, seconds=self.interval,
-                      event="summary")
+        self.log.emit(self.level, "{count} more {kind} in the last "
+                      "{seconds:g}s", count=window[2], kind=kind,
+                      seconds=self.interval, event="summary")
 
 
 class ConnectionGate:

@@ -39,6 +39,9 @@ PRIVATE = (
      "(rawBodyAllowed)"),
     ("twisted.web.http.Request.chunked",
      "read: whether the body goes in HTTP/1.1 chunks (rawBodyAllowed)"),
+    ("twisted.web.http.HTTPChannel._transferDecoder",
+     "cleared when the connection is lost: the decoder of an unfinished "
+     "request body, a cycle back to the channel (dropTransferDecoder)"),
     ("twisted.web.http.Request.startedWriting",
      "read: the headers are out (rawBodyAllowed)"),
     ("twisted.application.internet.StreamServerEndpointService."
@@ -149,6 +152,17 @@ def rawBodyAllowed(request):
             and "write" not in vars(request)):
         return bool(request.chunked)
     return None
+
+
+def dropTransferDecoder(channel):
+    """
+    Let go of the decoder of a request body that C{channel} (an
+    L{http.HTTPChannel} whose connection is lost) began but did not
+    finish: it calls back into the channel, a cycle that would keep the
+    connection, its requests and the unfinished body until the cyclic
+    collector runs.
+    """
+    channel._transferDecoder = None
 
 
 # Listening services.

@@ -101,9 +101,10 @@ class ServerConnection(TimeoutMixin):
 
     A protocol calls L{startConnection} from C{connectionMade},
     C{resetTimeout} at the start of every read, L{countRequest} for every
-    frame and L{endConnection} from C{connectionLost}, and says in
-    L{partialFrameBytes} how much of an unfinished frame it holds.  It
-    needs C{factory.sessions} and C{transport}.
+    frame and L{endConnection} from C{connectionLost}, says in
+    L{partialFrameBytes} how much of an unfinished frame it holds, and
+    forgets it in L{dropPartialFrame}.  It needs C{factory.sessions} and
+    C{transport}.
     """
 
     connectionLog = Logger()
@@ -162,9 +163,18 @@ class ServerConnection(TimeoutMixin):
 
     def endConnection(self):
         """
-        The connection is gone: stop its timers and free its place.
+        The connection is gone: stop its timers, free its place, drop the
+        unfinished frame it holds (L{dropPartialFrame}) and the writer's
+        hook back to it, so that nothing of the connection waits for the
+        cyclic garbage collector.
         """
         self.setTimeout(None)
+        self.dropPartialFrame()
+        writer = getattr(self, "writer", None)
+        if writer is not None:
+            # The overflow hook is a bound method of this connection.
+            writer.close()
+            writer.overflowed = None
         for name in ("_resume", "_frameCheck"):
             call = getattr(self, name)
             if call is not None:
@@ -240,6 +250,13 @@ class ServerConnection(TimeoutMixin):
         holds.  Each protocol says it; this default holds none.
         """
         return 0
+
+    def dropPartialFrame(self):
+        """
+        Forget the unfinished frame the protocol holds (the connection is
+        gone).  Each protocol with a frame buffer clears it; this default
+        holds none.
+        """
 
     def framePending(self):
         """

@@ -409,6 +409,9 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     def partialFrameBytes(self):
         return partialLineLength(self)
 
+    def dropPartialFrame(self):
+        self._buffer = b""
+
 
 class CheckersFactory(ServerFactory):
     """

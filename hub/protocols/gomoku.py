@@ -390,22 +390,31 @@ class GomokuProtocol(Protocol, ServerConnection):
 
     def connectionLost(self, reason):
         self.endConnection()
-        session = self.session
+        session, player = self.session, self.player
+        # Let go of the session and the player (each points back here
+        # while live), so that the connection is freed at once.
+        self.player = None
+        del self.held[:]
         if session is None or session.peer is not self:
             return
         state = session.state
         if state == GAME:
-            self.player.protocol = None
-            self.player.room.table.seatLost(self.player.seat)
+            player.protocol = None
+            player.room.table.seatLost(player.seat)
             self.sessions.lose(session, self.factory.graceExpired)
             return
         if state == ROOM:
             self.leaveRoom()
         self.sessions.disconnect(session)
         self.factory.players.pop(session.id, None)
+        if player is not None:
+            player.protocol = None
 
     def partialFrameBytes(self):
         return self.scanner.pending()
+
+    def dropPartialFrame(self):
+        self.scanner = wire.FrameScanner(self.scanner.maxFrame)
 
 
 GomokuProtocol.HANDLERS = {

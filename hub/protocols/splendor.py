@@ -182,8 +182,8 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             frames = self.reader.feed(data)
             bad = None
         except wire.FrameError as e:
-            frames = e.frames
-            bad = e
+            # Its text only: the error's traceback holds this frame.
+            frames, bad = e.frames, str(e)
         for apiId, playerId, raw in frames:
             self.countRequest()
             if self.transport.disconnecting:
@@ -196,7 +196,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         if bad is not None and not self.transport.disconnecting:
             self.logClosing("splendor connections sent a bad frame",
                             "splendor player {id}: {error}; closing",
-                            id=self.playerId, error=str(bad))
+                            id=self.playerId, error=bad)
             self.transport.loseConnection()
 
     def frameReceived(self, apiId, playerId, raw):
@@ -295,6 +295,9 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
 
     def partialFrameBytes(self):
         return self.reader.pending()
+
+    def dropPartialFrame(self):
+        self.reader = wire.FrameReader(self.reader.maxLength)
 
 
 @implementer(ITableListener)

@@ -10,15 +10,16 @@ The JSON API (C{/api/...}) and the event streams:
     GET /api/leaderboard/KIND         the leaderboard of a game kind
 """
 
-import json
-
 from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.web import resource, server
 
 from hub.web import replay
+from hub.web.errors import (
+    errorsOf, pathSegment, recordId, refuse, wellFormedGameId)
 from hub.web.now import GAME_KINDS, listedGame
 from hub.web.stream import EventStream
+from hub.web.stream import encodeJSON as encodeJSONText
 
 RECORD_PAGE = 50
 TOO_MANY_REQUESTS = 429
@@ -30,12 +31,10 @@ log = Logger()
 def encodeJSON(data):
     """
     C{data} as JSON bytes, with C{<}, C{>} and C{&} escaped so that no
-    browser ever reads markup in it.
+    browser ever reads markup in it (the encoding of the event streams
+    too: L{hub.web.stream.encodeJSON}).
     """
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
-    text = (text.replace("<", "\\u003c").replace(">", "\\u003e")
-            .replace("&", "\\u0026"))
-    return text.encode("ascii")
+    return encodeJSONText(data).encode("ascii")
 
 
 def sendJSON(request, data, code=200):
@@ -86,14 +85,20 @@ def deferJSON(request, d):
             request.finish()
 
     def failed(failure):
-        log.failure("web API request failed", failure)
-        if not finished:
+        # The query failed, or making its answer did.
+        errors = errorsOf(request)
+        if errors is not None:
+            errors.failed(request, failure)
+        else:
+            log.failure("web API request failed", failure)
+        if not (finished or request.startedWriting):
             request.write(sendJSON(request, {"error": "unavailable"}, 503))
             request.finish()
 
     finished = []
     request.notifyFinish().addErrback(lambda _: finished.append(True))
-    d.addCallbacks(done, failed)
+    d.addCallback(done)
+    d.addErrback(failed)
     return server.NOT_DONE_YET
 
 
@@ -106,6 +111,20 @@ class NotFound(resource.Resource):
 
     def render(self, request):
         return sendJSON(request, {"error": "not found"}, 404)
+
+
+class Malformed(NotFound):
+    """
+    A JSON 404 for a malformed path, logged summarised (L{hub.web.errors.
+    WebErrors}).
+    """
+
+    def __init__(self, why):
+        NotFound.__init__(self)
+        self.why = why
+
+    def render(self, request):
+        return refuse(request, self.why, NotFound())
 
 
 def recordJSON(record, withReplay=True):
@@ -173,9 +192,10 @@ class Web:
             if game.over:
                 data["replay"] = game.replay()
             return defer.succeed(data)
-        if self.records is None or not gameId.isdigit():
+        number = recordId(gameId)
+        if self.records is None or number is None:
             return defer.succeed(None)
-        d = self.records.game(int(gameId))
+        d = self.records.game(number)
         d.addCallback(lambda r: recordJSON(r) if r is not None else None)
         return d
 
@@ -276,6 +296,8 @@ class StreamResource(resource.Resource):
         self.gate = gate
 
     def render_GET(self, request):
+        if request.postpath:
+            return NotFound().render(request)
         gate, onClose = self.gate, self.feed.removeStream
         if gate is not None:
             host = getattr(request.getClientAddress(), "host", None)
@@ -307,9 +329,11 @@ class GamesAPI(resource.Resource):
         return sendJSON(request, {"games": games})
 
     def getChild(self, name, request):
-        gameId = name.decode("utf-8", "replace")
-        if not gameId:
+        if not name:
             return self
+        gameId = pathSegment(name)
+        if gameId is None or not wellFormedGameId(gameId):
+            return Malformed("no such game id")
         rest = request.postpath
         if rest == [b"events"]:
             game = self.web.spectating.game(gameId)
@@ -336,7 +360,9 @@ class PathAPI(resource.Resource):
         self.fetch = fetch
 
     def render_GET(self, request):
-        parts = [p.decode("utf-8", "replace") for p in request.postpath]
+        parts = [pathSegment(p) for p in request.postpath]
+        if None in parts:
+            return refuse(request, "a malformed path segment", NotFound())
         if len(parts) != self.arity or not all(parts):
             return sendJSON(request, {"error": "not found"}, 404)
         return JSONResource(lambda: self.fetch(*parts)).render_GET(request)

@@ -1,9 +1,10 @@
 """
 The HTML pages, with L{twisted.web.template}: every string from a player
-is a text node or an attribute value, escaped by the flattener.  The
-boards are drawn by the page's scripts (C{/static/}) from the JSON API and
-the event streams; the lobby and the records' pages are complete without
-them too.
+is a text node or an attribute value, escaped by the flattener, and a
+player's text (a name) is shown in a C{<bdi>} with its hidden characters
+replaced (L{hub.web.text}).  The boards are drawn by the page's scripts
+(C{/static/}) from the JSON API and the event streams; the lobby and the
+records' pages are complete without them too.
 """
 
 import datetime
@@ -14,10 +15,44 @@ from twisted.web import resource, server
 from twisted.web.template import (
     Element, Tag, TagLoader, flattenString, renderElement, tags)
 
+from hub.web.errors import errorsOf, pathSegment, refuse, wellFormedGameId
 from hub.web.now import GAME_KINDS
+from hub.web.text import displayText, isolatedText
 
 TITLE = "gamehub"
 log = Logger()
+
+
+def player(text):
+    """
+    A player's text (a player's or a room's name) on a page: shown
+    (L{displayText}), isolated in a C{<bdi>}.
+    """
+    return tags.bdi(displayText(text))
+
+
+def players(names, separator):
+    """
+    The L{player} of each of C{names}, C{separator} between them.
+    """
+    parts = []
+    for name in names:
+        if parts:
+            parts.append(separator)
+        parts.append(player(name))
+    return parts
+
+
+def titleText(title):
+    """
+    A page's title (a string, or a list of strings and L{player}s) as
+    plain text, for C{<title>}: each player's text isolated with
+    U+2068 ... U+2069 (L{isolatedText}).
+    """
+    if isinstance(title, str):
+        return title
+    return "".join(isolatedText("".join(part.children))
+                   if isinstance(part, Tag) else part for part in title)
 
 
 class Page(Element):
@@ -35,7 +70,7 @@ class Page(Element):
             tags.meta(charset="utf-8"),
             tags.meta(name="viewport",
                       content="width=device-width, initial-scale=1"),
-            tags.title(title + " - " + TITLE),
+            tags.title(titleText(title) + " - " + TITLE),
             tags.link(rel="icon", href="data:,"),
             tags.link(rel="stylesheet", href="/static/hub.css"),
             *[tags.script(src="/static/" + s, type="module") for s in scripts])
@@ -43,7 +78,8 @@ class Page(Element):
             tags.a(TITLE, href="/", class_="brand"),
             *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
               for kind in GAME_KINDS])
-        body = tags.body(nav, Tag("main")(tags.h1(title), content),
+        heading = tags.h1(title if isinstance(title, str) else list(title))
+        body = tags.body(nav, Tag("main")(heading, content),
                          **bodyAttributes)
         return tags.html(head, body, lang="en")
 
@@ -52,6 +88,8 @@ def render(request, title, content, scripts=(), bodyAttributes=None,
            code=200):
     """
     Render a L{Page} to C{request}.
+
+    @param title: a string, or a list of strings and L{player}s.
 
     @return: L{server.NOT_DONE_YET}.
     """
@@ -77,13 +115,13 @@ def roomRow(room):
     members = []
     for member in room["members"]:
         classes = "member" + (" ready" if member["ready"] else "")
-        label = [member["name"] or "?"]
+        label = [player(member["name"]) if member["name"] else "?"]
         if member["ready"]:
             label.append(" \N{CHECK MARK}")
         if member["bot"]:
             label.append(" (bot)")
         members.append(tags.li(*label, class_=classes))
-    parts = [tags.span(room["name"], class_="room-name"),
+    parts = [tags.span(player(room["name"]), class_="room-name"),
              tags.span(room["state"], class_="state " + room["state"]),
              tags.span("%d/%d" % (len(room["members"]), room["capacity"]),
                        class_="count")]
@@ -100,9 +138,10 @@ def gameRow(game):
     """
     One running game of the lobby.
     """
-    return tags.li(tags.a(" vs ".join(game["players"]) or game["table"],
+    return tags.li(tags.a(players(game["players"], " vs ")
+                          or player(game["table"]),
                           href=game["url"], class_="watch"),
-                   " ", tags.span(game["table"], class_="room-name"),
+                   " ", tags.span(player(game["table"]), class_="room-name"),
                    " ", tags.span("%d moves" % game["plies"], class_="count"),
                    class_="game")
 
@@ -222,7 +261,9 @@ class GamePage(resource.Resource):
     def render_GET(self, request):
         if len(request.postpath) != 1 or not request.postpath[0]:
             return notFound(request)
-        gameId = request.postpath[0].decode("utf-8", "replace")
+        gameId = pathSegment(request.postpath[0])
+        if gameId is None or not wellFormedGameId(gameId):
+            return refuse(request, "no such game id", NotFoundPage())
         d = self.web.gameData(gameId)
         d.addCallback(self._rendered, request, gameId)
         d.addErrback(self._failed, request)
@@ -231,10 +272,10 @@ class GamePage(resource.Resource):
     def _rendered(self, data, request, gameId):
         if data is None:
             return notFound(request, "No game " + gameId)
-        players = " vs ".join(s["name"] for s in data["seats"])
-        title = "{}: {}".format(data["kind"], players)
+        title = [data["kind"], ": "] + players(
+            [s["name"] for s in data["seats"]], " vs ")
         content = tags.div(
-            tags.p(tags.span("table ", tags.b(data["table"]),
+            tags.p(tags.span("table ", tags.b(player(data["table"])),
                              class_="table-name"),
                    " \N{MIDDLE DOT} ",
                    tags.span("", id="status", class_="status"),
@@ -255,7 +296,9 @@ class GamePage(resource.Resource):
                 "data-live": "1" if data["live"] else "0"})
 
     def _failed(self, failure, request):
-        request.setResponseCode(503)
+        _logFailure(request, failure)
+        if request.startedWriting:
+            return
         render(request, "Unavailable",
                tags.p("The records cannot be read now."), code=503)
 
@@ -267,11 +310,34 @@ def _deferredPage(request, d, title, build):
         return render(request, title, build(data))
 
     def failed(failure):
-        render(request, "Unavailable",
-               tags.p("The records cannot be read now."), code=503)
+        # The query failed, or making its page did.
+        _logFailure(request, failure)
+        if not request.startedWriting:
+            render(request, "Unavailable",
+                   tags.p("The records cannot be read now."), code=503)
 
-    d.addCallbacks(done, failed)
+    d.addCallback(done)
+    d.addErrback(failed)
     return server.NOT_DONE_YET
+
+
+def _logFailure(request, failure):
+    errors = errorsOf(request)
+    if errors is not None:
+        errors.failed(request, failure)
+    else:
+        log.failure("web page request failed", failure)
+
+
+class NotFoundPage(resource.Resource):
+    """
+    A 404 page.
+    """
+
+    isLeaf = True
+
+    def render(self, request):
+        return notFound(request)
 
 
 def playerContent(data):
@@ -288,8 +354,8 @@ def playerContent(data):
         class_="facts")
     rows = [tags.tr(tags.td(tags.a("#" + g["id"], href=g["url"])),
                     tags.td(when(g["endedAt"])),
-                    tags.td(g["table"]),
-                    tags.td(", ".join(g["players"])),
+                    tags.td(player(g["table"])),
+                    tags.td(players(g["players"], ", ")),
                     tags.td("won" if g["won"] else
                             ("place %s" % g["place"]
                              if g["place"] is not None else g["reason"])))
@@ -307,7 +373,7 @@ def leaderboardContent(data):
     """
     kind = data["kind"]
     rows = [tags.tr(tags.td(str(s["rank"])),
-                    tags.td(tags.a(s["name"], href="/players/%s/%s" % (
+                    tags.td(tags.a(player(s["name"]), href="/players/%s/%s" % (
                         kind, _quote(s["name"])))),
                     tags.td("%.2f" % s["rating"]), tags.td(str(s["games"])),
                     tags.td(str(s["wins"])))
@@ -328,7 +394,8 @@ def leaderboardContent(data):
 
 def _quote(name):
     from urllib.parse import quote
-    return quote(name, safe="")
+    # A lone surrogate (no UTF-8) would fail the whole page.
+    return quote(name, safe="", errors="surrogatepass")
 
 
 class PlayerPage(resource.Resource):
@@ -343,12 +410,15 @@ class PlayerPage(resource.Resource):
         self.web = web
 
     def render_GET(self, request):
-        parts = [p.decode("utf-8", "replace") for p in request.postpath]
+        parts = [pathSegment(p) for p in request.postpath]
+        if None in parts:
+            return refuse(request, "a malformed path segment",
+                          NotFoundPage())
         if len(parts) != 2 or not all(parts):
             return notFound(request)
         kind, name = parts
         return _deferredPage(request, self.web.playerData(kind, name),
-                             "{} at {}".format(name, kind), playerContent)
+                             [player(name), " at " + kind], playerContent)
 
 
 class LeaderboardPage(resource.Resource):
@@ -363,7 +433,7 @@ class LeaderboardPage(resource.Resource):
         self.web = web
 
     def render_GET(self, request):
-        parts = [p.decode("utf-8", "replace") for p in request.postpath]
+        parts = [pathSegment(p) for p in request.postpath]
         if len(parts) != 1 or parts[0] not in GAME_KINDS:
             return notFound(request)
         return _deferredPage(request, self.web.leaderboardData(parts[0]),

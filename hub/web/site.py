@@ -29,6 +29,8 @@ from hub.health import putHealth
 from hub.limits import WEB_REQUEST_RATE, FaceGate, WebLimits
 from hub.metrics import MetricsResource, metricsRegistry
 from hub.web import api, pages
+from hub.web.errors import HubRequest, WebErrors
+from hub.twistedinternals import dropTransferDecoder
 from hub.web.live import Spectating
 from hub.web.now import LobbyFeed
 
@@ -64,7 +66,7 @@ class Root(resource.Resource):
         self.putChild(b"players", pages.PlayerPage(web))
         self.putChild(b"leaderboard", pages.LeaderboardPage(web))
         self.putChild(b"api", api.apiResource(web))
-        self.putChild(b"static", static.File(STATIC))
+        self.putChild(b"static", StaticFiles(STATIC))
         self.putChild(b"metrics", metrics)
         if health is not None:
             putHealth(self, health)
@@ -106,10 +108,32 @@ class TooManyRequests(resource.Resource):
                                max(1, math.ceil(self.wait)))
 
 
+class StaticFiles(resource.Resource):
+    """
+    C{/static/NAME}: the files of C{folder} (not its subfolders), each by
+    its exact name; anything else, the folder itself included (no
+    listing), is a 404.
+    """
+
+    def __init__(self, folder):
+        resource.Resource.__init__(self)
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if os.path.isfile(path) and not name.startswith("."):
+                self.putChild(name.encode("utf-8"), static.File(path))
+
+    def getChild(self, name, request):
+        return NotFoundPage()
+
+    def render(self, request):
+        return pages.notFound(request)
+
+
 class HubChannel(http.HTTPChannel):
     """
     An HTTP connection of the web face, admitted by the site's
-    L{FaceGate}: it frees its place when it is gone.
+    L{FaceGate}: it frees its place when it is gone, and lets go of what
+    it held at once (see L{connectionLost}).
 
     @ivar admittedHost: the address it was admitted for, or None.
     """
@@ -118,10 +142,19 @@ class HubChannel(http.HTTPChannel):
     admittedHost = None
 
     def connectionLost(self, reason):
+        """
+        Free the connection's place at the gate, then let go of what the
+        connection held: the decoder of a request body begun but not
+        finished (Twisted keeps it, and it calls back into the channel: a
+        cycle holding the connection, its requests and the unfinished
+        line until the cyclic collector runs) and the unfinished line.
+        """
         gate, self.gate = self.gate, None
         if gate is not None:
             gate.release(self.admittedHost)
         http.HTTPChannel.connectionLost(self, reason)
+        dropTransferDecoder(self)
+        self.clearLineBuffer()
 
 
 class HubSite(ServerFactory, server.Site):
@@ -140,6 +173,9 @@ class HubSite(ServerFactory, server.Site):
     """
 
     protocol = HubChannel
+    requestFactory = HubRequest
+    #: The L{WebErrors} of this site (given by L{webSite}).
+    errors = None
 
     def __init__(self, root, gate, reactor=None):
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
@@ -191,14 +227,17 @@ class WebService(Service):
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed):
+    def __init__(self, spectating, lobbyFeed, errors=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
+        self.errors = errors
 
     def stopService(self):
         Service.stopService(self)
         self.spectating.stop()
         self.lobbyFeed.stop()
+        if self.errors is not None:
+            self.errors.flush()
 
 
 def metricsResource(lobby, sessions, collectors=()):
@@ -238,4 +277,5 @@ def webSite(hub, records=None, collectors=(), limits=None):
                 getattr(hub, "health", None))
     site = HubSite(root, gate)
     site.web = web
-    return site, WebService(spectating, lobbyFeed)
+    site.errors = WebErrors(hub.clock)
+    return site, WebService(spectating, lobbyFeed, site.errors)

@@ -38,11 +38,24 @@ FANOUT_SLICE = 100
 MIN_INTERVAL = 0.25
 
 
-#: The JSON of a frame's data: compact, ASCII only, so one line (one
-#: encoder for every frame: json.dumps with options makes a new one each
-#: call).
-encodeJSON = json.JSONEncoder(separators=(",", ":"),
-                              ensure_ascii=True).encode
+# One encoder for every frame: json.dumps with options makes a new one
+# each call.
+_encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
+
+
+def encodeJSON(data):
+    """
+    The JSON text of a frame's data, as the JSON API writes it: compact,
+    ASCII only (so one line), with C{<}, C{>} and C{&} escaped so that no
+    consumer ever reads markup in it.
+
+    @rtype: L{str}
+    """
+    text = _encode(data)
+    if "<" in text or ">" in text or "&" in text:
+        text = (text.replace("<", "\\u003c").replace(">", "\\u003e")
+                .replace("&", "\\u0026"))
+    return text
 
 
 def sseFrame(event, data):
@@ -173,7 +186,10 @@ class EventStream:
             transport.loseConnection()
 
     def _finished(self, reason):
+        # The request is over (done, or its connection lost): let go of it,
+        # since it holds this stream as its producer.
         self._close()
+        self.request = self._transport = self._socket = None
 
     def _close(self):
         if self.closed:

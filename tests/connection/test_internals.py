@@ -13,7 +13,7 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.internet.testing import MemoryReactor, StringTransport
 from twisted.protocols.basic import LineOnlyReceiver
 from twisted.trial.unittest import SynchronousTestCase, TestCase
-from twisted.web.http import Request, toChunk
+from twisted.web.http import HTTPChannel, Request, toChunk
 from twisted.web.server import Request as WebRequest
 from twisted.web.test.requesthelper import DummyChannel
 
@@ -80,6 +80,8 @@ class ListedTests(SynchronousTestCase):
             lambda: Request(DummyChannel()),
         "twisted.web.server.Request._encoder":
             lambda: WebRequest(DummyChannel()),
+        "twisted.web.http.HTTPChannel._transferDecoder":
+            lambda: HTTPChannel(),
     }
 
     def test_everyAttribute(self):

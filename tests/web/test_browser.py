@@ -230,12 +230,15 @@ class BrowserTests(SynchronousTestCase):
         for kind in ("gomoku", "checkers", "splendor"):
             self.startBots(kind, "--games", "3")
         waiting = bots("gomoku", self.server.port("gomoku"), "--count", "1",
-                       "--room", "<b>waiting</b>", "--name", "early")
+                       "--room", "<b>waiting</b>\x1b\u202e",
+                       "--name", "early")
         self.addCleanup(lambda: (waiting.kill(), waiting.wait()))
         for kind in ("gomoku", "checkers", "splendor"):
             selector = "#kind-%s .games a.watch" % (kind,)
             self.wait(lambda: self.find(selector), "%s not listed" % kind)
+        # As text, isolated, its ESC and right-to-left override replaced.
         self.wait(lambda: any(
-            "<b>waiting</b>" == e.text for e in self.find(".room-name")),
+            "<b>waiting</b>\ufffd\ufffd" == e.text
+            for e in self.find(".room-name > bdi")),
             "the waiting room is not listed as text")
         self.screenshot("web-lobby.png")

@@ -1,6 +1,6 @@
 // The boards of the three games, drawn in SVG from the views of
 // hub/web/views.py.
-import { svg } from "./dom.js";
+import { shown, svg } from "./dom.js";
 
 // Gomoku: a 15x15 board, the last move marked.
 const CELL = 32;
@@ -210,7 +210,8 @@ export function drawSplendor(view, seats) {
     gemDot(520, 124 + i * 58, gem, view.bank[gem], 22)));
   view.players.forEach((player, seat) => {
     const x = 580, y = 6 + seat * 150;
-    const name = seats && seats[seat] ? seats[seat].name : `seat ${seat}`;
+    const name = seats && seats[seat] ? shown(seats[seat].name)
+                                      : `seat ${seat}`;
     const mover = view.toMove === seat;
     const group = svg("g", {class: "player" + (mover ? " to-move" : ""),
                             "data-seat": seat});

@@ -1,5 +1,6 @@
 // Small DOM helpers: every text from a player goes in as a text node,
-// never as markup.
+// never as markup, and a player's text (a name) as shown() in a <bdi>
+// (player()), as the pages' server side does (hub/web/text.py).
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -38,4 +39,41 @@ function append(node, children) {
 export function replaceChildren(node, ...children) {
   node.replaceChildren();
   append(node, children);
+}
+
+// The characters a name may not show: C0 and C1 controls, DEL, the
+// bidirectional embeddings, overrides and isolates, and lone surrogates.
+const HIDDEN = new RegExp(
+  "[\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]" +
+  "|[\\ud800-\\udbff](?![\\udc00-\\udfff])" +
+  "|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]", "g");
+
+// A player's text as shown: its hidden characters replaced by U+FFFD.
+export function shown(text) {
+  return String(text).replace(HIDDEN, "\ufffd");
+}
+
+// A player's text on the page: shown, isolated in a <bdi>.
+export function player(text) {
+  return el("bdi", {}, shown(text));
+}
+
+// The player() of each name, with separator between them.
+export function players(names, separator) {
+  const parts = [];
+  for (const name of names) {
+    if (parts.length) parts.push(separator);
+    parts.push(player(name));
+  }
+  return parts;
+}
+
+// A player's text in a URL path: percent-encoded (a lone surrogate, which
+// has no UTF-8, as U+FFFD).
+const LONE_SURROGATE = new RegExp(
+  "[\\ud800-\\udbff](?![\\udc00-\\udfff])" +
+  "|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]", "g");
+
+export function pathPart(text) {
+  return encodeURIComponent(String(text).replace(LONE_SURROGATE, "\ufffd"));
 }

@@ -1,6 +1,6 @@
 // One game's page: a live game streamed from /api/games/ID/events, or a
 // finished game's replay from /api/games/ID.
-import { el, replaceChildren } from "./dom.js";
+import { el, pathPart, player, replaceChildren } from "./dom.js";
 import { drawBoard } from "./boards.js";
 
 const body = document.body;
@@ -17,10 +17,12 @@ const apiPath = "/api/games/" + encodeURIComponent(gameId);
 const state = {seats: [], view: null, moves: [], turn: null, result: null,
                turnReceived: 0};
 
+// A seat's player as nodes: the name in a <bdi>, and the role.
 function seatLabel(seat) {
   const data = state.seats[seat];
-  if (!data) return `seat ${seat}`;
-  return data.role ? `${data.name} (${data.role})` : data.name;
+  if (!data) return [`seat ${seat}`];
+  return data.role ? [player(data.name), ` (${data.role})`]
+                   : [player(data.name)];
 }
 
 function lastAction() {
@@ -34,7 +36,7 @@ function drawSeats(toMove) {
            (seat.out ? " out" : ""),
     "data-seat": i},
     kind === "splendor" ? seatLabel(i) : el("a", {
-      href: `/players/${kind}/${encodeURIComponent(seat.name)}`},
+      href: `/players/${kind}/${pathPart(seat.name)}`},
       seatLabel(i)),
     seat.bot || seat.takenOver ? el("span", {class: "tag"}, "bot") : null,
     seat.out ? el("span", {class: "tag"}, seat.out) : null,
@@ -43,7 +45,7 @@ function drawSeats(toMove) {
 
 function moveItem(move) {
   return el("li", {"data-ply": move.ply},
-            `${seatLabel(move.seat)}: ${move.text}`,
+            seatLabel(move.seat), `: ${move.text}`,
             move.byBot ? el("span", {class: "tag"}, "bot") : null);
 }
 
@@ -64,29 +66,30 @@ function drawView(view, last, ply) {
 
 function resultText(result) {
   if (result.winner !== null && result.winner !== undefined) {
-    return `Game over: ${seatLabel(result.winner)} won (${result.reason})`;
+    return ["Game over: ", seatLabel(result.winner),
+            ` won (${result.reason})`];
   }
-  return result.reason === "normal" ? "Game over: a draw"
-                                    : `Game over (${result.reason})`;
+  return [result.reason === "normal" ? "Game over: a draw"
+                                     : `Game over (${result.reason})`];
 }
 
 function drawStatus() {
   statusLine.classList.toggle("over", Boolean(state.result));
   if (state.result) {
-    statusLine.textContent = resultText(state.result);
+    replaceChildren(statusLine, resultText(state.result));
     return;
   }
   if (!state.turn) {
     statusLine.textContent = "Starting";
     return;
   }
-  let text = `To move: ${seatLabel(state.turn.seat)}`;
+  const text = ["To move: ", seatLabel(state.turn.seat)];
   if (state.turn.remaining !== null && state.turn.remaining !== undefined) {
     const left = Math.max(0, state.turn.remaining -
                           (Date.now() - state.turnReceived) / 1000);
-    text += ` (${left.toFixed(0)} s)`;
+    text.push(` (${left.toFixed(0)} s)`);
   }
-  statusLine.textContent = text;
+  replaceChildren(statusLine, text);
 }
 
 function drawSpectators(count) {

@@ -1,16 +1,16 @@
 // The lobby page: the hub now, redrawn from /api/hub/events on change.
-import { el, replaceChildren } from "./dom.js";
+import { el, player, players, replaceChildren } from "./dom.js";
 
 function member(data) {
   return el("li", {class: "member" + (data.ready ? " ready" : "")},
-            data.name || "?", data.ready ? " \u2713" : "",
+            data.name ? player(data.name) : "?", data.ready ? " \u2713" : "",
             data.bot ? " (bot)" : "");
 }
 
 function room(data) {
   return el("li", {class: "room"},
     el("div", {},
-       el("span", {class: "room-name"}, data.name),
+       el("span", {class: "room-name"}, player(data.name)),
        el("span", {class: "state " + data.state}, data.state),
        el("span", {class: "count"},
           `${data.members.length}/${data.capacity}`),
@@ -24,8 +24,9 @@ function room(data) {
 function game(data) {
   return el("li", {class: "game"},
     el("a", {class: "watch", href: data.url},
-       data.players.join(" vs ") || data.table),
-    " ", el("span", {class: "room-name"}, data.table),
+       data.players.length ? players(data.players, " vs ")
+                           : player(data.table)),
+    " ", el("span", {class: "room-name"}, player(data.table)),
     " ", el("span", {class: "count"}, `${data.plies} moves`));
 }
 

@@ -1,0 +1,175 @@
+"""
+The web face's bad requests and failures, answered without a traceback
+and logged summarised (L{hub.limits.SummaryLog}), as the game ports log
+their refusals: a client sending thousands of malformed requests, or a
+fault hit by every request, costs a line per L{LOG_INTERVAL}, not a
+traceback each.
+
+Also what a path segment and an id of the web face may be: a game id is
+C{live-N} or a record id, ASCII decimal digits within the records' 63-bit
+range; a segment is UTF-8 without control characters and of a sane
+length.  Anything else is malformed, and answered 404 before it reaches
+the records.
+"""
+
+import re
+
+from twisted.logger import Logger, LogLevel
+from twisted.web import server
+
+from hub.limits import LOG_INTERVAL, SummaryLog
+
+#: The largest record id: the records' ids are 63-bit signed integers.
+MAX_RECORD_ID = 2 ** 63 - 1
+
+#: The longest path segment (a player's name, in characters) looked up.
+MAX_SEGMENT = 256
+
+#: Characters of a malformed path shown in the log.
+LOGGED_PATH = 120
+
+_RECORD_ID = re.compile(r"[0-9]{1,19}\Z", re.ASCII)
+_LIVE_ID = re.compile(r"live-[0-9]{1,19}\Z", re.ASCII)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+#: The summaries' kinds.
+MALFORMED = "malformed web requests"
+FAILED = "failed web requests"
+
+
+def recordId(text):
+    """
+    The record id C{text} names: ASCII decimal digits (no sign, no
+    space), from 1 to L{MAX_RECORD_ID}.
+
+    @return: the id, or None if C{text} is no record id.
+    """
+    if not _RECORD_ID.match(text):
+        return None
+    value = int(text)
+    return value if 0 < value <= MAX_RECORD_ID else None
+
+
+def wellFormedGameId(text):
+    """
+    Whether C{text} may be a game's id on the web: C{live-N}, or a record
+    id (L{recordId}).
+    """
+    return bool(_LIVE_ID.match(text)) or recordId(text) is not None
+
+
+def pathSegment(raw):
+    """
+    A path segment as text: valid UTF-8, at most L{MAX_SEGMENT}
+    characters, without control characters.
+
+    @param raw: the segment (L{bytes}, unquoted).
+    @return: the text, or None if malformed.
+    """
+    if len(raw) > 4 * MAX_SEGMENT:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if len(text) > MAX_SEGMENT or _CONTROL.search(text):
+        return None
+    return text
+
+
+class WebErrors:
+    """
+    The summarised log of a site's malformed requests (answered 404 or
+    400, at info level) and failed ones (answered 500 or 503, at error
+    level, the first of each interval with its traceback).
+
+    @param clock: an L{IReactorTime} for the summaries' intervals.
+    """
+
+    log = Logger()
+
+    def __init__(self, clock, interval=LOG_INTERVAL):
+        self.malformedLog = SummaryLog(clock, self.log, interval)
+        self.failedLog = SummaryLog(clock, self.log, interval,
+                                    level=LogLevel.error)
+
+    def malformed(self, request, why):
+        """
+        C{request} was refused as malformed (C{why} says how).
+        """
+        self.malformedLog.note(
+            MALFORMED, "refused a web request from {peer} for {path}: {why}",
+            peer=_peer(request), path=_path(request), why=why)
+
+    def failed(self, request, failure):
+        """
+        C{request} failed with C{failure}.
+        """
+        self.failedLog.note(
+            FAILED, "a web request from {peer} for {path} failed",
+            peer=_peer(request), path=_path(request), log_failure=failure)
+
+    def flush(self):
+        """
+        Write the summaries under way (the hub is stopping).
+        """
+        self.malformedLog.flush()
+        self.failedLog.flush()
+
+
+def _peer(request):
+    peer = request.getClientAddress()
+    return getattr(peer, "host", None) or str(peer)
+
+
+def _path(request):
+    # Escaped and cut, so that no path forges or floods a log line.
+    more = "..." if len(request.uri) > LOGGED_PATH else ""
+    return repr(request.uri[:LOGGED_PATH]) + more
+
+
+def errorsOf(request):
+    """
+    The L{WebErrors} of C{request}'s site, or None.
+    """
+    return getattr(getattr(request, "site", None), "errors", None)
+
+
+def refuse(request, why, page):
+    """
+    Log C{request} as malformed (summarised) and answer it with C{page}
+    (a resource answering 404 or 400).
+
+    @return: what C{page} renders.
+    """
+    errors = errorsOf(request)
+    if errors is not None:
+        errors.malformed(request, why)
+    return page.render(request)
+
+
+class HubRequest(server.Request):
+    """
+    A request of the web face: a resource that fails is answered 500
+    with a short page, and logged summarised (L{WebErrors}) instead of a
+    traceback each time.
+    """
+
+    def processingFailed(self, reason):
+        errors = errorsOf(self)
+        if errors is None:
+            return server.Request.processingFailed(self, reason)
+        errors.failed(self, reason)
+        if self.finished or self.channel is None:
+            return reason
+        if self.startedWriting:
+            # Too late for an error page: end what was begun.
+            self.finish()
+            return reason
+        body = b"Internal error\n"
+        self.setResponseCode(500)
+        self.setHeader(b"Content-Type", b"text/plain; charset=utf-8")
+        self.setHeader(b"Content-Length", b"%d" % (len(body),))
+        self.write(body)
+        self.finish()
+        return reason
