@@ -1,6 +1,6 @@
 """
 The export form of a record: one JSON object per game, one game per line
-(JSON lines).  README.md ("Records") documents the fields.
+(JSON lines).  docs/records.md documents the fields.
 """
 
 import json

@@ -51,7 +51,7 @@ class GomokuStateTests(SynchronousTestCase):
 
     def test_registersOnConnect(self):
         """
-        The first frame is msg_reg, byte for byte as the README shows.
+        The first frame is msg_reg, byte for byte as docs/games.md shows.
         """
         self.assertEqual(
             take(self.transport),

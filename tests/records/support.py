@@ -254,7 +254,7 @@ def postgresURL():
         raise RuntimeError(
             "{} is not set: CI must run the PostgreSQL tests "
             "(.ci/postgres start)".format(POSTGRES_ENV))
-    raise SkipTest("{} is not set (see README: Records)".format(
+    raise SkipTest("{} is not set (see docs/records.md)".format(
         POSTGRES_ENV))
 
 

@@ -113,8 +113,8 @@ class CommandTests(support.SQLiteMixin, TestCase):
     @defer.inlineCallbacks
     def test_export(self):
         """
-        One JSON line per game, by id or by date; the fields of the
-        README.
+        One JSON line per game, by id or by date; the fields of
+        docs/records.md.
         """
         lines = yield self.command("export", str(self.ids[1]))
         self.assertEqual(len(lines), 1)

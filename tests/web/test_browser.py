@@ -4,7 +4,7 @@ C{chromium-driver} and C{selenium}, headless, against the real C{twistd
 -n gamehub} with bots playing a game of each kind.
 
 Set C{GAMEHUB_SCREENSHOTS} to a folder to save the pages' screenshots
-there (C{docs/} holds the ones the README shows).
+there (C{docs/} holds the ones C{docs/web.md} and the README show).
 """
 
 import os
