@@ -3,6 +3,7 @@ C{python -m hub.records}: the records, read from the command line.
 
     python -m hub.records --db URL leaderboard KIND [--limit N]
                                                [--leaderboard-min-games N]
+                                               [--leaderboard-guests yes|no]
     python -m hub.records --db URL history KIND NAME [--limit N]
     python -m hub.records --db URL show GAME_ID
     python -m hub.records --db URL export GAME_ID
@@ -69,13 +70,22 @@ class _Command(usage.Options):
         return usage.Options.parseOptions(self, flags + ["--"] + arguments)
 
 
+def _yesNo(value):
+    if value not in ("yes", "no"):
+        raise usage.UsageError("--leaderboard-guests must be yes or no")
+    return value == "yes"
+
+
 class LeaderboardOptions(_Command):
-    synopsis = "KIND [--limit N] [--leaderboard-min-games N]"
+    synopsis = ("KIND [--limit N] [--leaderboard-min-games N] "
+                "[--leaderboard-guests yes|no]")
     optParameters = [
         ["limit", None, 20, "How many players.", int],
         ["leaderboard-min-games", None, query.DEFAULT_MIN_GAMES,
          "Rated games a player needs to be listed (1 lists everyone who "
          "played).", int],
+        ["leaderboard-guests", None, False, "yes to list guests (names of "
+         "no account) too.", _yesNo],
     ]
 
     def parseArgs(self, kind):
@@ -146,7 +156,8 @@ class Options(usage.Options):
 
 def _leaderboard(records, options, out):
     d = records.leaderboard(options["kind"], options["limit"],
-                            options["leaderboard-min-games"])
+                            options["leaderboard-min-games"],
+                            options["leaderboard-guests"])
 
     def write(board):
         out.write("{:>4}  {:<24} {:>8} {:>7} {:>7} {:>6} {:>5}\n".format(

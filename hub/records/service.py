@@ -30,11 +30,13 @@ class RecordsService(Service):
     log = Logger()
 
     def __init__(self, url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
-                 flushSeconds=FLUSH_SECONDS, **recorderOptions):
+                 flushSeconds=FLUSH_SECONDS, leaderboardGuests=True,
+                 **recorderOptions):
         self.reactor = reactor
         self.database = db.Database(url, reactor)
         self.recorder = Recorder(self.database, reactor, **recorderOptions)
-        self.records = Records(self.database, leaderboardMinGames)
+        self.records = Records(self.database, leaderboardMinGames,
+                               leaderboardGuests)
         self.flushSeconds = flushSeconds
 
     def collector(self):
@@ -89,11 +91,17 @@ def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
 def fromOptions(options, reactor):
     """
     The L{RecordsService} that C{twistd gamehub}'s C{--db} and
-    C{--leaderboard-min-games} ask for, or None.  A schema newer than
-    this gamehub's stops the start with a one-line message.
+    C{--leaderboard-min-games} and C{--leaderboard-guests} ask for, or
+    None.  A schema newer than this gamehub's stops the start with a
+    one-line message.
     """
+    guests = options.get("leaderboard-guests", True)
+    if options.get("names", "open") == "open":
+        # Nobody is a guest where no name is checked.
+        guests = True
     try:
         return recordsService(options["db"], reactor,
-                              options["leaderboard-min-games"])
+                              options["leaderboard-min-games"],
+                              leaderboardGuests=guests)
     except db.SchemaTooNew as e:
         raise SystemExit("gamehub: {}".format(e))

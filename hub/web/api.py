@@ -172,6 +172,7 @@ class Web:
         d.addCallback(lambda standings: {
             "kind": kind,
             "minGames": self.records.leaderboardMinGames,
+            "guests": self.records.leaderboardGuests,
             "standings": [_standing(s) for s in standings]})
         return d
 
