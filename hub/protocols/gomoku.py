@@ -26,6 +26,8 @@ Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
     ends.
 """
 
+import hmac
+
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 
@@ -184,11 +186,22 @@ class GomokuProtocol(Protocol, ServerConnection):
         if not 1 <= size <= wire.MAX_NAME_BYTES:
             self.result(wire.S_PLAYER_INVALID_META)
             return
+        verdict = None
+        if self.factory.names is not None:
+            # The name check (hub.accounts): a registered name needs its
+            # key; any refusal is "taken", whatever its reason.
+            verdict = self.factory.names.check(KIND, name,
+                                               self.peerAddress())
+            if verdict is None:
+                self.result(wire.S_PLAYER_EXISTS)
+                return
         try:
-            self.sessions.claimName(self.session, name)
+            self.sessions.claimName(
+                self.session, name if verdict is None else verdict.name)
         except NameTaken:
             self.result(wire.S_PLAYER_EXISTS)
             return
+        self.session.setVerdict(name, verdict)
         self.session.state = IDLE
         self.player = GomokuPlayer(self.session, self)
         self.factory.players[self.session.id] = self.player
@@ -200,6 +213,17 @@ class GomokuProtocol(Protocol, ServerConnection):
         one, or a live one whose old connection is then closed (the player
         came back before the drop was noticed).
         """
+        names = self.factory.names
+        if names is not None:
+            plain = names.plainName(KIND, name)
+            held = self.sessions.byName(KIND, plain)
+            if held is None or not hmac.compare_digest(
+                    held.nameTo(held).encode("utf-8", "surrogatepass"),
+                    name.encode("utf-8", "surrogatepass")) \
+                    or names.accountBanned(held.account) \
+                    or names.addressBanned(self.peerAddress()):
+                return False
+            name = plain
         oldPeer = getattr(self.sessions.byName(KIND, name), "peer", None)
         session = self.sessions.resume(KIND, name, token, self)
         if session is None:
@@ -222,7 +246,8 @@ class GomokuProtocol(Protocol, ServerConnection):
         if wire.uintField(message, "target", 0) != wire.REQ_ROOM_LIST:
             self.illegal(wire.S_ILLEGAL_MSG)
             return
-        rooms = [roomObjectOf(room) for room in self.lobby.rooms(KIND)]
+        rooms = [roomObjectOf(room, self.session)
+                 for room in self.lobby.rooms(KIND)]
         self.send(wire.roomListMessage(rooms or None, None, None))
 
     def operateFromIdle(self, message):

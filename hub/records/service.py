@@ -96,6 +96,8 @@ def fromOptions(options, reactor):
     one-line message.
     """
     guests = options.get("leaderboard-guests", True)
+    if isinstance(guests, str):
+        guests = guests.strip().lower() == "yes"
     if options.get("names", "open") == "open":
         # Nobody is a guest where no name is checked.
         guests = True
