@@ -85,14 +85,21 @@ class AuditEntry:
 
 def serverSecret(cursor):
     """
-    The play keys' HMAC secret (bytes), made on first use.
+    The play keys' HMAC secret (bytes), made on first use (a read
+    otherwise: the name check reads it every few seconds).
     """
-    value = base64.b64encode(secrets.token_bytes(32)).decode("ascii")
-    cursor.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
-                   "ON CONFLICT (name) DO NOTHING", (SECRET_SETTING, value))
     cursor.execute("SELECT value FROM settings WHERE name = ?",
                    (SECRET_SETTING,))
-    return base64.b64decode(cursor.fetchone()[0])
+    row = cursor.fetchone()
+    if row is None:
+        value = base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+        cursor.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
+                       "ON CONFLICT (name) DO NOTHING",
+                       (SECRET_SETTING, value))
+        cursor.execute("SELECT value FROM settings WHERE name = ?",
+                       (SECRET_SETTING,))
+        row = cursor.fetchone()
+    return base64.b64decode(row[0])
 
 
 def audit(cursor, at, actor, action, target, reason=""):
