@@ -291,8 +291,10 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         try:
             handler(self, message)
         except Exception:
+            # A JOIN's name may carry a play key: never logged.
             self.log.failure("checkers message {message!r} failed",
-                             message=message)
+                             message=message if message.op !=
+                             wire.JOIN_ROOM_OP else "JOIN_ROOM_OP")
             self.sendError(wire.OTHER_ERROR, "internal error")
 
     # Requests

@@ -27,6 +27,7 @@ Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
 """
 
 import hmac
+import re
 
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
@@ -41,6 +42,10 @@ from hub.sessions import NameTaken
 from hub.tables.base import TableError, TableOptions
 from hub.tables.gomoku import KIND, OWNER_SEAT, GomokuStartPolicy
 from hub.wire import gomoku as wire
+
+# A play key in a name (hub.accounts: alice#KEY), masked in logs.
+_KEYED = re.compile(rb"#[A-Za-z0-9]{10}")
+
 
 class GomokuProtocol(Protocol, ServerConnection):
     """
@@ -115,7 +120,8 @@ class GomokuProtocol(Protocol, ServerConnection):
                 self.frameReceived(payload)
             except Exception:
                 self.log.failure("gomoku frame {frame!r} failed",
-                                 frame=payload[:200])
+                                 frame=_KEYED.sub(b"#**********",
+                                                  payload[:200]))
                 self.transport.loseConnection()
                 return
         if tooLong and not self.transport.disconnecting:
