@@ -2,6 +2,8 @@
 L{hub.accounts.model.Accounts} against SQLite and PostgreSQL.
 """
 
+import threading
+
 from twisted.internet import defer
 from twisted.trial.unittest import TestCase
 
@@ -49,6 +51,30 @@ class AccountsTests:
         self.assertNotIn("pw one", passwordHash)
         self.assertNotIn(key, keyHash)
         self.assertEqual(len(keyHash), 64)
+
+    @defer.inlineCallbacks
+    def test_argon2OffTheReactorThread(self):
+        """
+        Passwords are hashed and verified in another thread than the
+        reactor's.
+        """
+        threads = []
+        hasher = self.accounts.hasher
+
+        class Recording:
+            def hash(self, password):
+                threads.append(threading.current_thread())
+                return hasher.hash(password)
+
+            def verify(self, stored, password):
+                threads.append(threading.current_thread())
+                return hasher.verify(stored, password)
+
+        self.accounts.hasher = Recording()
+        yield self.accounts.add("erin", "pw")
+        self.assertTrue((yield self.accounts.checkPassword("erin", "pw")))
+        self.assertEqual(len(threads), 2)
+        self.assertNotIn(threading.main_thread(), threads)
 
     @defer.inlineCallbacks
     def test_refusals(self):
