@@ -96,7 +96,8 @@ def recordJSON(record, withReplay=True):
         "seats": [{"index": s.seat, "name": s.name, "bot": s.botClient,
                    "role": _role(record.kind, s.seat, s.role),
                    "takenOver": s.takeoverPly is not None,
-                   "place": s.place} for s in record.seats],
+                   "place": s.place, "guest": s.guest}
+                  for s in record.seats],
         "result": {"reason": record.reason, "winner": record.winner,
                    "ranking": list(record.ranking),
                    "winnerName": (record.seats[record.winner].name
