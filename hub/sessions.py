@@ -39,6 +39,7 @@ class Session:
         this player's own connection is ever shown it.
     @ivar guest: True if C{name} is no account's (L{hub.accounts}).
     @ivar account: the case-folded name of the account proven, or None.
+    @ivar since: when the connection was made (the sessions' clock).
     """
 
     id = attr.ib()
@@ -52,6 +53,7 @@ class Session:
     wireName = attr.ib(default=None)
     guest = attr.ib(default=False)
     account = attr.ib(default=None)
+    since = attr.ib(default=None)
     _expiry = attr.ib(default=None)
 
     def __repr__(self):
@@ -149,7 +151,8 @@ class Sessions(Service):
         """
         Open a session for a new connection.
         """
-        session = Session(next(self.ids), kind, peer)
+        session = Session(next(self.ids), kind, peer,
+                          since=self.clock.seconds())
         self._live[session.id] = session
         return session
 

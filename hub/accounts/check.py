@@ -176,6 +176,8 @@ class NameService(Service):
     @ivar refused: refusals so far, by reason.
     @ivar proven: names proven with their key so far.
     @ivar closedByBan: live connections closed by a ban.
+    @ivar moderation: the hub's L{hub.accounts.moderation.Moderation}
+        (set by L{hub.accounts.service.nameService}), or None.
     """
 
     name = "names"
@@ -200,6 +202,7 @@ class NameService(Service):
         self.summary = SummaryLog(clock, self.log, burst=LOG_BURST)
         self._loop = None
         self._reading = None
+        self.moderation = None
 
     def startService(self):
         Service.startService(self)
@@ -226,12 +229,14 @@ class NameService(Service):
 
     def refresh(self):
         """
-        Read the snapshot again; a failed read keeps the last one.
+        Read the snapshot again; a failed read keeps the last one.  Asked
+        while a read is under way, it reads once more after it (what
+        was just written must be seen).
 
         @return: a Deferred that fires when done (never fails).
         """
         if self._reading is not None:
-            return self._reading
+            return self._reading.addCallback(lambda _: self.refresh())
         d = self._reading = self.accounts.nameRows()
 
         def done(result):

@@ -225,6 +225,14 @@ class Accounts:
 
         return self._write(interaction)
 
+    def note(self, action, target, reason="", actor="cli"):
+        """
+        Write an audit row for an action done elsewhere (a kick, a table
+        ended: L{hub.accounts.moderation}).
+        """
+        return self._write(store.audit, self.now(), actor, action, target,
+                           reason)
+
     def list(self):
         """
         A Deferred of every L{store.Account} and the address bans in force:

@@ -8,6 +8,7 @@ import time
 from hub.accounts import store
 from hub.accounts.check import NameService
 from hub.accounts.model import Accounts
+from hub.accounts.moderation import Moderation
 from hub.records import db
 
 
@@ -40,12 +41,15 @@ def nameService(options, records, top, reactor):
     The L{NameService} of C{--names accounts} or C{closed} over
     C{records} (a L{hub.records.service.RecordsService}), or None for
     C{--names open} or without records (C{--db none}): then no name is
-    checked, as before accounts.
+    checked, as before accounts.  Its C{moderation} is the hub's
+    L{Moderation} (for C{/admin} and the admin API).
     """
     mode = options.get("names", "open")
     if mode == "open" or records is None:
         return None
     accounts = Accounts(records.database, reactor)
     service = NameService(accounts, top.clock, top.sessions, mode)
+    service.moderation = Moderation(accounts, service, top.lobby,
+                                    top.sessions)
     loadNow(service, records.database.url)
     return service
