@@ -294,9 +294,12 @@ class Options(usage.Options):
                 "--log-level must be one of: " + ", ".join(LOG_LEVELS))
         from hub.records.db import BadURL, parseURL
         try:
-            parseURL(self["db"])
+            url = parseURL(self["db"])
         except BadURL as e:
             raise usage.UsageError(str(e))
+        if url is None and self["names"] == "closed":
+            raise usage.UsageError("--names closed needs the accounts of "
+                                   "a --db")
         if self["cluster"] is not None:
             from hub.cluster.directory import parseRedisURL
             try:

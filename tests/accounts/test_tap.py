@@ -62,6 +62,8 @@ class NamesOptionsTests(SynchronousTestCase):
         self.assertRaises(usage.UsageError, parse, "--names", "some")
         self.assertRaises(usage.UsageError, parse, "--leaderboard-guests",
                           "maybe")
+        self.assertRaises(usage.UsageError, parse, "--names", "closed",
+                          "--db", "none")
 
     def test_accounts(self):
         """
