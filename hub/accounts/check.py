@@ -91,6 +91,13 @@ class Snapshot:
                             for key, name, keyHash, banned in rows},
                    tuple(ipaddress.ip_network(b.cidr) for b in bans))
 
+    def bannedAccounts(self):
+        """
+        The case-folded names of the banned accounts.
+        """
+        return {key for key, (_, _, banned) in self.accounts.items()
+                if banned}
+
     def addressBanned(self, host):
         """
         Whether C{host} (an address string, or None) is banned.
@@ -219,13 +226,18 @@ class NameService(Service):
 
     def load(self, secret, rows, bans):
         """
-        Take a new snapshot (L{hub.accounts.store.nameRows}' answer) and
-        close the live connections its bans cover.
+        Take a new snapshot (L{hub.accounts.store.nameRows}' answer) and,
+        if it bans what the last one did not, close the live connections
+        its bans cover (the others were checked when they came).
         """
+        before = self.snapshot
         self.snapshot = Snapshot.fromRows(secret, rows, bans)
         self.byName.prune()
         self.byAddress.prune()
-        self.enforce()
+        if before is None or not (
+                self.snapshot.bannedAccounts() <= before.bannedAccounts()
+                and set(self.snapshot.networks) <= set(before.networks)):
+            self.enforce()
 
     def refresh(self):
         """
@@ -256,7 +268,7 @@ class NameService(Service):
         Close every live connection of a banned account or address.
         """
         snapshot = self.snapshot
-        banned = {key for key, (_, _, b) in snapshot.accounts.items() if b}
+        banned = snapshot.bannedAccounts()
         if not banned and not snapshot.networks:
             return
         for session in list(self.sessions):
