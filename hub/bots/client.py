@@ -262,6 +262,17 @@ class BotPlayer:
             self.reactor.callLater(0, st.setReady, True)
 
 
+# How a play key rides in the name field (hub.accounts.names).
+KEY_SEPARATORS = {"checkers": "__", "gomoku": "#"}
+
+
+def keyedName(kind, name, key):
+    """
+    The name field that proves account C{name} with play C{key}.
+    """
+    return name + KEY_SEPARATORS[kind] + key
+
+
 def describe(kind, bots):
     """
     A one-line result of a finished game, from the bots' states.
@@ -288,9 +299,10 @@ def describe(kind, bots):
 
 @defer.inlineCallbacks
 def playGame(reactor, kind, host, port, count, level, room, seed, delay,
-             timeout, prefix):
+             timeout, prefix, name=None):
     """
-    Connect C{count} bots, play one game, leave.
+    Connect C{count} bots, play one game, leave.  A lone bot plays as
+    C{name} when given (the keyed name of an account, L{keyedName}).
 
     A gomoku team's creator goes first; the other bot starts once the
     room exists.
@@ -299,7 +311,8 @@ def playGame(reactor, kind, host, port, count, level, room, seed, delay,
         L{BotFailed}.
     """
     bots = [BotPlayer(reactor, kind, host, port,
-                      "%s%d" % (prefix, i + 1), level,
+                      name if name is not None and count == 1
+                      else "%s%d" % (prefix, i + 1), level,
                       seed=seed + i, room=room, team=count,
                       creator=(i == 0 and count > 1), delay=delay)
             for i in range(count)]
@@ -351,6 +364,10 @@ def makeParser():
                    help="games to play one after the other (default 1)")
     p.add_argument("--name", default=None,
                    help="name prefix of the bots (default bot<pid>_)")
+    p.add_argument("--key", default=None,
+                   help="play key of the account --name (one bot, "
+                        "--count 1): the bot sends NAME__KEY (checkers) "
+                        "or NAME#KEY (gomoku)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the bots' strategies, the same for every "
                         "game (default: a new random seed per game)")
@@ -389,6 +406,15 @@ def main(reactor, *argv):
     if options.count < 1:
         raise SystemExit("python -m hub.bots: --count must be at least 1")
     prefix = options.name or "bot%d_" % (os.getpid(),)
+    name = None
+    if options.key is not None:
+        if kind not in KEY_SEPARATORS:
+            raise SystemExit("python -m hub.bots: %s players have no "
+                             "names: no --key" % (kind,))
+        if options.count != 1 or not options.name:
+            raise SystemExit("python -m hub.bots: --key needs --count 1 "
+                             "and --name (the account's name)")
+        name = keyedName(kind, options.name, options.key)
     room = options.room or ("bots_%d" % (os.getpid(),)
                             if kind != "splendor" else None)
     if kind == "gomoku" and options.count > 2:
@@ -399,11 +425,14 @@ def main(reactor, *argv):
             line = yield playGame(
                 reactor, kind, host, port, options.count, options.level,
                 room, seed, options.delay, options.timeout,
-                "%s%d_" % (prefix, number))
+                "%s%d_" % (prefix, number), name)
         except BotFailed as e:
             sys.stdout.flush()
             print("python -m hub.bots: game %d failed: %s" % (number, e),
                   file=sys.stderr)
             raise SystemExit(FAILED)
+        if name is not None:
+            # The key is printed nowhere: the line shows the plain name.
+            line = line.replace(name, options.name)
         print("game %d: %s" % (number, line))
         sys.stdout.flush()

@@ -36,9 +36,11 @@ def guestOf(room):
     return None
 
 
-def roomObjectOf(room):
+def roomObjectOf(room, viewer=None):
     """
-    The wire C{Room} object for C{room} (passwords are never shown).
+    The wire C{Room} object for C{room} (passwords are never shown), as
+    the session C{viewer} sees it: its own name exactly as it sent it
+    (L{hub.sessions.Session.nameTo}).
     """
     guest = guestOf(room)
     if room.running:
@@ -50,7 +52,8 @@ def roomObjectOf(room):
     gs = (wire.PLAYER_STATE_READY if guest is not None and guest.ready
           else wire.PLAYER_STATE_PREPARE)
     return wire.roomObject(
-        room.name, room.owner.name, guest.name if guest else "",
+        room.name, room.owner.session.nameTo(viewer),
+        guest.session.nameTo(viewer) if guest else "",
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 
 
@@ -94,7 +97,8 @@ class GomokuPlayer(RoomObserver):
         """
         Send room information of type C{infoType} (C{RI_*}).
         """
-        self.send(wire.roomMessage(infoType, roomObjectOf(room), None, None))
+        self.send(wire.roomMessage(infoType, roomObjectOf(room, self.session),
+                                   None, None))
 
     def memberJoined(self, room, actor):
         if actor.session is not self.session:

@@ -24,7 +24,8 @@ def seatToJSON(seat):
         takeover = {"ply": seat.takeoverPly, "level": seat.takeoverLevel}
     return {"seat": seat.seat, "name": seat.name, "playerId": seat.playerId,
             "role": seat.role, "botClient": seat.botClient,
-            "takeover": takeover, "place": seat.place, "rating": rating}
+            "takeover": takeover, "place": seat.place, "rating": rating,
+            "guest": seat.guest}
 
 
 def recordToJSON(record):

@@ -127,7 +127,7 @@ class CommandTests(support.SQLiteMixin, TestCase):
                     "rated", "seats", "position", "events"]))
         self.assertEqual(sorted(record["seats"][0]),
                          sorted(["seat", "name", "playerId", "role",
-                                 "botClient", "takeover", "place",
+                                 "botClient", "takeover", "place", "guest",
                                  "rating"]))
         lines = yield self.command("export", "--since", "1970-01-01")
         self.assertEqual([json.loads(line)["id"] for line in lines],

@@ -79,7 +79,10 @@ class BrowserTests(SynchronousTestCase):
         self.addCleanup(self.driver.quit)
 
     def startServer(self, *kinds, extra=()):
+        # The bots play as guests (no accounts): listed with
+        # --leaderboard-guests yes.
         self.server = GamehubServer(self, "--leaderboard-min-games", "1",
+                                    "--leaderboard-guests", "yes",
                                     *extra, games=tuple(kinds) + ("web",))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 
