@@ -63,6 +63,29 @@ class GuestRecordsTests:
         self.assertEqual(sorted(s.name for s in board), ["ann", "bob"])
 
     @defer.inlineCallbacks
+    def test_emptyOfGuestsSaysWhy(self):
+        """
+        A leaderboard that lists nobody because only guests played says
+        so, and how to list them.
+        """
+        database = support.openDatabase(self, self.databaseURL())
+        recorder = Recorder(database, Clock())
+        support.playRandomGame("checkers", [recorder], random.Random(3),
+                               names=["cy", "dee"], incidents=False,
+                               guests=("cy", "dee"))
+        yield recorder.whenIdle()
+        records = query.Records(database, leaderboardMinGames=1,
+                                leaderboardGuests=False)
+        self.assertEqual((yield records.leaderboard("checkers")), [])
+        reason = yield records.whyEmpty("checkers")
+        self.assertEqual(
+            reason, "Only guests have played rated checkers games, and the "
+            "leaderboard ranks accounts (--leaderboard-guests yes ranks "
+            "guests too).")
+        board = yield records.leaderboard("checkers", guests=True)
+        self.assertEqual(sorted(s.name for s in board), ["cy", "dee"])
+
+    @defer.inlineCallbacks
     def test_cli(self):
         """
         C{python -m hub.records leaderboard} leaves guests out unless
