@@ -46,7 +46,7 @@ class LayerTests(SynchronousTestCase):
         The walk finds the layers (a sanity check of the test itself).
         """
         names = hubModules()
-        for name in ("hub.net", "hub.client.session", "hub.bots.client",
+        for name in ("hub.net", "hub.client.session", "hub.client.botplayer",
                      "hub.bots.__main__", "hub.protocols.gomoku"):
             self.assertIn(name, names)
 

@@ -7,5 +7,5 @@ C{state_*} modules), the auto-player and lobby pilots
 (L{hub.client.session}).
 
 Both clients are built on it: the bot client C{python -m hub.bots}
-(L{hub.bots.client}) and the desktop client C{client_pyglet}.
+(L{hub.client.botplayer}) and the desktop client C{client_pyglet}.
 """

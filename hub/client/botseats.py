@@ -1,7 +1,7 @@
 """
 Bots that sit at a table next to the user, inside the client's own
 reactor: each one a real connection to the server (any server of the
-protocol), driven by L{hub.bots.client.BotPlayer}.  No subprocess.
+protocol), driven by L{hub.client.botplayer.BotPlayer}.  No subprocess.
 """
 
 import random
@@ -9,7 +9,7 @@ import random
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from hub.bots.client import BotPlayer
+from hub.client.botplayer import BotPlayer
 
 #: Seconds an in-process bot waits before each action by default.
 BOT_SEAT_DELAY = 0.25

@@ -245,7 +245,7 @@ class ClientSession:
         own to the server, that joins our room (gomoku, checkers) or
         table (Splendor) and readies once C{team} players are present.
 
-        @return: the L{hub.bots.client.BotPlayer}.
+        @return: the L{hub.client.botplayer.BotPlayer}.
         """
         o = self.options
         room = getattr(self.state, "roomId", None) or o.room

@@ -15,7 +15,7 @@ import attr
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from hub.bots.pilot import SeatPilot
+from hub.tables.seatpilot import SeatPilot
 from hub.ihub import ITable, ITableListener
 from hub.tables import events
 

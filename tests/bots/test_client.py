@@ -1,6 +1,6 @@
 """
-The bot client's command line (L{hub.bots.client}); whole games through
-the server are in L{tests.bots.test_endtoend}.
+The bot client's command line (L{hub.client.botplayer}); whole games
+through the server are in L{tests.bots.test_endtoend}.
 """
 
 import random
@@ -8,7 +8,8 @@ import random
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from hub.bots.client import BotPlayer, gameSeeds, main, makeParser, parseURL
+from hub.client.botplayer import (
+    BotPlayer, gameSeeds, main, makeParser, parseURL)
 from hub.wire import splendor as wire
 from tests.client.support import connect, take
 
