@@ -15,6 +15,7 @@ from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
+from hub.client import events as E
 from hub.client import hotseat
 from hub.client import state as S
 from hub.client.session import ClientSession, Options
@@ -76,8 +77,7 @@ class App:
         session.onGameOver = lambda: self._gameOver(session)
         session.onFatal = self._fatal
         session.state.subscribe(
-            lambda event, **details: self._stateEvent(session, event,
-                                                      **details))
+            lambda event: self._stateEvent(session, event))
         self.sessions.append(session)
         if self.session is None:
             self.session = session
@@ -195,14 +195,14 @@ class App:
         return pyglet.event.EVENT_HANDLED
 
     # scenes
-    def _stateEvent(self, session, event, **details):
+    def _stateEvent(self, session, event):
         if session not in self.sessions:
             return
         if session is self.session:
-            if event == "phase":
-                self.showSceneFor(details["new"])
+            if isinstance(event, E.PhaseChanged):
+                self.showSceneFor(event.new)
             elif self.scene is not None:
-                self.scene.stateEvent(event, details)
+                self.scene.stateEvent(event)
         # a hot seat shows the seat to move
         shown = hotseat.sessionToShow(self.session, self.sessions)
         if shown is not self.session:
@@ -327,7 +327,7 @@ class App:
         self.showScene(WatchWaitScene, self.watcher.game)
         return self.watcher.start()
 
-    def _watchEvent(self, event, **details):
+    def _watchEvent(self, event):
         from client_pyglet.scenes.watch import WATCH_SCENES
         game = self.watcher.game if self.watcher is not None else None
         if game is None or not game.loaded:
@@ -335,7 +335,7 @@ class App:
         cls = WATCH_SCENES[game.kind]
         if type(self.scene) is not cls:
             self.showScene(cls, game)
-        if event == "replay":
+        if isinstance(event, E.ReplayLoaded):
             self._watchOver(game)
 
     def _watchOver(self, game):

@@ -72,6 +72,8 @@ class GamehubServer:
         args.extend(extra)
         workdir = tempfile.mkdtemp(prefix="gamehub-e2e-")
         testCase.addCleanup(shutil.rmtree, workdir, True)
+        #: the server's working directory (its default records file)
+        self.workdir = workdir
         self.process = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             cwd=workdir)

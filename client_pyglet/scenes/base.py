@@ -7,6 +7,7 @@ import pyglet
 from pyglet import shapes
 from pyglet.window import key
 
+from hub.client import events as E
 from hub.client import hotseat
 from hub.client import state as S
 
@@ -154,12 +155,13 @@ class Scene:
         """
         self.dirty = True
 
-    def stateEvent(self, event, details):
+    def stateEvent(self, event):
         """
-        A state event arrived: rebuild by default.
+        A state event (one of L{hub.client.events}) arrived: rebuild by
+        default.
         """
-        if event == "message":
-            self._lastMessage = (details["kind"], details["text"],
+        if isinstance(event, E.Message):
+            self._lastMessage = (event.kind, event.text,
                                  self._clock.seconds())
         self.invalidate()
 

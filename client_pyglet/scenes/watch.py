@@ -12,6 +12,7 @@ from pyglet.window import key
 from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.watch import listGames
 from hub.client.webapi import DEFAULT_WEB_PORT, WebAPI
@@ -86,18 +87,17 @@ class WatchMixin:
         self.game.unsubscribe(self.gameEvent)
         Scene.close(self)
 
-    def gameEvent(self, event, **details):
+    def gameEvent(self, event):
         """
-        An event of the watched game.
+        An event of the watched game (one of L{hub.client.events}).
         """
-        if event == "changed":
+        if isinstance(event, E.Changed):
             self.state = self.game.mirror()
             self.invalidate()
-        elif event == "moved":
-            self.moved(details["seat"], details["action"])
-        elif event == "error":
-            self.stateEvent("message", {"kind": "error",
-                                        "text": details["text"]})
+        elif isinstance(event, E.Moved):
+            self.moved(event.seat, event.action)
+        elif isinstance(event, E.WatchError):
+            self.stateEvent(E.Message("error", event.text))
 
     def moved(self, seat, action):
         """
@@ -374,9 +374,9 @@ class WatchWaitScene(Scene):
         self.game.unsubscribe(self.gameEvent)
         Scene.close(self)
 
-    def gameEvent(self, event, **details):
-        if event == "error":
-            self.problem = details["text"]
+    def gameEvent(self, event):
+        if isinstance(event, E.WatchError):
+            self.problem = event.text
         self.invalidate()
 
     def build(self):

@@ -10,6 +10,7 @@ L{hub.games.gomoku} game so that the local bot can play it.
 from hub.games import gomoku as G
 from hub.wire import gomoku as W
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.state import ClientState
 
@@ -145,12 +146,20 @@ class GomokuState(ClientState):
         self.pending.clear()
         if self.token is not None and self.phase in (S.ROOM, S.GAME,
                                                      S.LOBBY):
-            self.emit("lost")
+            self.emit(E.Lost())
             self.error("connection lost")
         else:
             ClientState.connectionLost(self, reason)
 
     # user actions
+    def register(self, name):
+        """
+        Register again, as C{name}, after a refused registration (the
+        protocol allows another C{msg_reg} until one succeeds).
+        """
+        self.name = name
+        self._request("reg", W.regMessage, None, name)
+
     def refreshRooms(self):
         self._request("list", W.requestMessage, None, W.REQ_ROOM_LIST)
 
@@ -218,7 +227,7 @@ class GomokuState(ClientState):
                     self.resuming = False
                     self.awaitingReply = False
                     self.notify("reconnected")
-                    self.emit("changed")
+                    self.emit(E.Changed())
                     return
                 if kind == "resume":
                     self.room = None
@@ -232,6 +241,8 @@ class GomokuState(ClientState):
                 if kind == "resume":
                     self.token = None
                     self.setPhase(S.CLOSED)
+                else:
+                    self.emit(E.RegisterFailed(status))
             return
         if kind == "create":
             if status == 0:
@@ -240,14 +251,14 @@ class GomokuState(ClientState):
                 room["guest"] = ""
                 self.room = room
                 self.setPhase(S.ROOM)
-                self.emit("room")
+                self.emit(E.RoomChanged())
             else:
                 self.error("create failed: " + resultText(status))
-                self.emit("roomFailed", status=status)
+                self.emit(E.RoomFailed(status))
         elif kind == "join":
             if status != 0:
                 self.error("join failed: " + resultText(status))
-                self.emit("roomFailed", status=status)
+                self.emit(E.RoomFailed(status))
         elif kind == "exit":
             if status == 0:
                 self.room = None
@@ -257,13 +268,13 @@ class GomokuState(ClientState):
             self.awaitingReply = False
             if status == 0 and self.room:
                 self.room["gs"] = data
-                self.emit("room")
+                self.emit(E.RoomChanged())
             elif status:
                 self.error("ready failed: " + resultText(status))
         elif kind == "chess":
             if status == 0 and self.room:
                 self.room["oct"] = data
-                self.emit("room")
+                self.emit(E.RoomChanged())
             elif status:
                 self.error("colour change failed: " + resultText(status))
         elif kind == "start":
@@ -274,10 +285,10 @@ class GomokuState(ClientState):
             if status == 0:
                 x, y = data
                 self._place(x, y, self.myColour())
-                self.emit("accepted")
+                self.emit(E.Accepted())
             else:
                 self.error("move refused: " + resultText(status))
-                self.emit("rejected")
+                self.emit(E.Rejected())
         elif status:
             self.error(resultText(status))
             if status == 3:
@@ -288,7 +299,7 @@ class GomokuState(ClientState):
         if entry is not None and entry[0] == "list":
             del self.pending[m.get("session")]
         self.rooms = list(m.get("rooms") or [])
-        self.emit("rooms")
+        self.emit(E.RoomsListed())
 
     def _roomInfo(self, m):
         room = dict(m.get("room") or {})
@@ -300,7 +311,7 @@ class GomokuState(ClientState):
             self.notify("%s joined" % (room.get("guest"),))
         elif t == W.RI_PLAYER_EXIT:
             self.notify("the other player left")
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _gameState(self, m):
         state = m.get("state")
@@ -312,7 +323,7 @@ class GomokuState(ClientState):
             self.result = None
             self.awaitingReply = False
             self.setPhase(S.GAME)
-            self.emit("turn")
+            self.emit(E.TurnChanged())
         elif state == W.GAME_STATE_END:
             self.result = GAME_RESULTS.get(m.get("ex"), "error")
             self.awaitingReply = False
@@ -338,5 +349,5 @@ class GomokuState(ClientState):
         except ValueError as e:
             self.error("out of sync with the server: %s" % (e,))
             return
-        self.emit("moved", x=x, y=y, colour=colour)
-        self.emit("turn")
+        self.emit(E.Moved(G.seatOfColour(colour), (x, y), colour))
+        self.emit(E.TurnChanged())

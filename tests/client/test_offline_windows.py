@@ -290,7 +290,7 @@ def when(state, condition, timeout=30):
     """
     d = defer.Deferred()
 
-    def check(*a, **k):
+    def check(event=None):
         if not d.called and condition():
             state.unsubscribe(check)
             d.callback(None)

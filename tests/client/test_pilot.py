@@ -1,5 +1,6 @@
 """
-AI 托管, hints and the lobby pilot of C{--bot}, on a fake clock.
+AI 托管, hints and the lobby steps of C{--bot} (L{hub.client.autoplay},
+L{hub.client.lobbyflow}), on a fake clock.
 """
 
 import threading
@@ -13,12 +14,13 @@ from hub.bots.checkers import CheckersBot
 from hub.wire import checkers as cwire
 from hub.wire import gomoku as wire
 
+from hub.client import events as E
 from hub.client import state as S
-from hub.client.pilot import (
-    DEFAULT_ROOM, AutoPlayer, GomokuPilot, ReadyPilot)
-from hub.client.session import Options, threadedThinking
+from hub.client.autoplay import AutoPlayer
+from hub.client.lobbyflow import DEFAULT_ROOM, LobbyFlow
+from hub.client.session import ClientSession, Options, threadedThinking
 from hub.client.state_checkers import CheckersState
-from hub.client.state_gomoku import BLACK, GomokuState
+from hub.client.state_gomoku import BLACK, WHITE, GomokuState
 from tests.client.support import connect, take
 
 TOKEN = 42
@@ -108,12 +110,14 @@ class AutoPlayerTests(SynchronousTestCase):
 
     def test_suggestWaitsForBot(self):
         """
-        The hint is set, and C{"hint"} emitted, when the bot answers.
+        The hint is set, and L{E.HintReady} emitted, when the bot
+        answers.
         """
         auto, pending = self.slowBot()
         hints = []
         self.state.subscribe(
-            lambda event, **d: event == "hint" and hints.append(d))
+            lambda event: isinstance(event, E.HintReady)
+            and hints.append(event))
         self.ourTurn()
         result = auto.suggest()
         self.assertNoResult(result)
@@ -122,7 +126,7 @@ class AutoPlayerTests(SynchronousTestCase):
         d.callback(f(*args))
         self.assertEqual(self.successResultOf(result), auto.hint)
         self.assertIsNotNone(auto.hint)
-        self.assertEqual(hints, [{"action": auto.hint}])
+        self.assertEqual(hints, [E.HintReady(auto.hint)])
 
     def test_staleSuggestionDropped(self):
         """
@@ -174,7 +178,7 @@ class AutoPlayerTests(SynchronousTestCase):
         auto.setEnabled(True)
         self.ourTurn()
         self.clock.advance(1)
-        self.state.emit("changed")
+        self.state.emit(E.Changed())
         d, f, args = pending.pop()
         d.callback(f(*args))
         self.assertEqual(take(self.transport), b"")
@@ -217,7 +221,7 @@ class AutoPlayerTests(SynchronousTestCase):
         auto = AutoPlayer(state, self.clock, 2,
                           bot=botFor("gomoku", 2, seed=1))
         auto.setEnabled(True)
-        state.emit("moved")
+        state.emit(E.Moved(1, (7, 4), WHITE))
         self.clock.advance(1)
         self.assertEqual(take(transport), b"")
         self.assertIsNone(self.successResultOf(auto.suggest()))
@@ -258,7 +262,7 @@ class ThreadedThinkingTests(TestCase):
         return auto.suggest().addCallback(check)
 
 
-class GomokuPilotTests(SynchronousTestCase):
+class GomokuLobbyTests(SynchronousTestCase):
     """
     --bot walks the gomoku lobby: join or create, ready, start.
     """
@@ -268,8 +272,7 @@ class GomokuPilotTests(SynchronousTestCase):
 
     def pilot(self, name):
         state = GomokuState(name)
-        GomokuPilot(state, self.clock, Options(game="gomoku", name=name,
-                                               room="r1", bot=2))
+        LobbyFlow(state, self.clock, "r1")
         proto, transport = connect("gomoku", state)
         take(transport)
         proto.dataReceived(result(0, 1))
@@ -297,9 +300,11 @@ class GomokuPilotTests(SynchronousTestCase):
         L{DEFAULT_ROOM}: joined when it exists, else created.
         """
         for name in ("alice", "bob"):
-            state = GomokuState(name)
-            GomokuPilot(state, self.clock,
-                        Options(game="gomoku", name=name, bot=2))
+            session = ClientSession(self.clock, self.clock, Options(
+                game="gomoku", name=name, bot=2))
+            self.addCleanup(session.stop)
+            state = session.state
+            self.assertEqual(session.lobby.room, DEFAULT_ROOM)
             proto, transport = connect("gomoku", state)
             take(transport)
             proto.dataReceived(result(0, 1))
@@ -353,7 +358,7 @@ class GomokuPilotTests(SynchronousTestCase):
         self.assertEqual(state.myColour(), BLACK)
 
 
-class ReadyPilotTests(SynchronousTestCase):
+class ReadyTests(SynchronousTestCase):
     """
     Checkers and Splendor: ready in the room, optionally once N are in.
     """
@@ -364,10 +369,11 @@ class ReadyPilotTests(SynchronousTestCase):
         """
         clock = Clock()
         state = CheckersState("alice")
-        ReadyPilot(state, clock, Options(game="checkers", name="alice",
-                                         bot=2, players=3))
+        LobbyFlow(state, clock, "r1", team=3)
         proto, transport = connect("checkers", state)
-        state.join("r1")
+        clock.advance(1)
+        self.assertEqual(take(transport),
+                         cwire.encode(cwire.JOIN_ROOM_OP, "r1", "alice"))
         proto.dataReceived(cwire.encode(cwire.JOIN_ROOM_REPLY_OP, "bob",
                                         "0"))
         take(transport)
@@ -378,3 +384,49 @@ class ReadyPilotTests(SynchronousTestCase):
         self.assertEqual(take(transport),
                          cwire.encode(cwire.PLAYER_READY_OP, "alice"))
         self.assertEqual(state.phase, S.ROOM)
+
+
+class LobbyFailureTests(SynchronousTestCase):
+    """
+    A room that cannot be entered ends the lobby steps with one text.
+    """
+
+    def setUp(self):
+        self.clock = Clock()
+        self.failures = []
+        self.state = GomokuState("alice")
+        self.flow = LobbyFlow(self.state, self.clock, "r1",
+                              onFailed=self.failures.append)
+        self.proto, self.transport = connect("gomoku", self.state)
+        self.proto.dataReceived(result(0, 1))
+        take(self.transport)
+        self.clock.advance(1)
+        take(self.transport)
+
+    def test_otherRefusal(self):
+        """
+        A refusal other than "exists" or "not there" (the room is full)
+        fails at once, saying why, and no step follows.
+        """
+        self.proto.dataReceived(result(wire.S_ROOM_FULL, 3))
+        self.assertEqual(self.failures,
+                         ["could not enter room 'r1': the room is full "
+                          "(516)"])
+        self.clock.advance(10)
+        self.assertEqual(take(self.transport), b"")
+
+    def test_bounded(self):
+        """
+        A room that keeps appearing and vanishing is tried
+        L{hub.client.lobbyflow.ROOM_TRIES} times, then given up.
+        """
+        from hub.client.lobbyflow import ROOM_TRIES
+        session = 3
+        for i in range(ROOM_TRIES + 1):
+            status = (wire.S_ROOM_EXISTS if i % 2
+                      else wire.S_ROOM_NOT_EXISTS)
+            self.proto.dataReceived(result(status, session))
+            self.clock.advance(1)
+            session += 1
+        self.assertEqual(self.failures, [
+            "could not enter room 'r1' after %d tries" % (ROOM_TRIES,)])
