@@ -6,6 +6,7 @@ clickable areas, text fields, a header bar and a message line.
 import pyglet
 from pyglet import shapes
 from pyglet.window import key
+from twisted.logger import Logger
 
 from hub.client import events as E
 from hub.client import hotseat
@@ -368,7 +369,7 @@ class Scene:
         self.text("%s  ·  %s" % (self.state.name, where),
                   self.width - 16, y + 15, size=11, color=MUTED,
                   anchor_x="right")
-        if self.app.hotSeat and self.state.phase == S.GAME:
+        if self.app.connection.hotSeat and self.state.phase == S.GAME:
             self.rect(self.width / 2 - 170, y + 6, 340, 32, GOLD,
                       radius=8)
             self.text(hotseat.bannerText(self.state),
@@ -506,6 +507,8 @@ class GameSceneMixin:
     on the board may play.
     """
 
+    log = Logger()
+
     def mayPlay(self):
         """
         Whether a click on the board may play now: it is our turn and
@@ -534,7 +537,13 @@ class GameSceneMixin:
         def shown(hint):
             if hint is None:
                 self.state.notify("no suggestion now")
-        self.session.autoplay.suggest().addCallback(shown)
+
+        def failed(failure):
+            self.log.failure("suggest failed", failure)
+            self.state.error("no suggestion: %s" % (
+                failure.getErrorMessage(),))
+        self.session.autoplay.suggest().addCallback(shown).addErrback(
+            failed)
 
 
 class BoardSceneMixin(GameSceneMixin):

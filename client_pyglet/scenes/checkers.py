@@ -406,8 +406,8 @@ class CheckersGameScene(BoardSceneMixin, Scene):
         self.state.leave()
 
     def again(self):
-        if self.app.offlinePlan is not None:
-            self.app.endOffline()
+        if self.app.connection.offlinePlan is not None:
+            self.app.connection.endOffline()
             return
         room = self.app.options.room or "gamehub"
         self.state.join(room)

@@ -113,7 +113,7 @@ class WatchMixin:
         y = self.height - h
         self.rect(0, y, self.width, h, PANEL, group=self.midGroup)
         self.text(self.title, 16, y + 14, size=15, bold=True)
-        where = self.app.watchRoot or ""
+        where = self.app.connection.watchRoot or ""
         if self.game.live:
             where += "  ·  %d watching" % (self.game.spectators,)
         self.text(where, self.width - 16, y + 15, size=11, color=MUTED,
@@ -164,7 +164,7 @@ class WatchMixin:
         self.buildLeave(x, y, w)
 
     def buildLeave(self, x, y, w):
-        label = "Games" if self.app.watchBack else "Quit"
+        label = "Games" if self.app.connection.watchBack else "Quit"
         self.button(label, x + w - 80, y + 2, 80, 26, self.leave,
                     color=(120, 60, 60), size=10)
 
@@ -180,7 +180,7 @@ class WatchMixin:
         self.game.showStep(round(max(0.0, min(1.0, f)) * self.game.lastStep))
 
     def leave(self):
-        self.app.stopWatching()
+        self.app.connection.stopWatching()
 
     def onMousePress(self, x, y, button):
         self.mouse = (x, y)
@@ -382,14 +382,14 @@ class WatchWaitScene(Scene):
     def build(self):
         w, h = self.width, self.height
         self.text("Loading game %s from %s ..." % (
-            self.game.gameId, self.app.watchRoot), w / 2, h / 2 + 20,
-            size=18, anchor_x="center", anchor_y="center")
+            self.game.gameId, self.app.connection.watchRoot), w / 2,
+            h / 2 + 20, size=18, anchor_x="center", anchor_y="center")
         if self.problem:
             self.text(self.problem, w / 2, h / 2 - 20, size=12, color=BAD,
                       anchor_x="center", anchor_y="center")
-        self.button("Games" if self.app.watchBack else "Quit",
+        self.button("Games" if self.app.connection.watchBack else "Quit",
                     w / 2 - 60, h / 2 - 100, 120, 36,
-                    self.app.stopWatching)
+                    self.app.connection.stopWatching)
 
 
 def webRoot(text):
@@ -505,11 +505,11 @@ class WatchListScene(Scene):
                    "by default)" % (DEFAULT_WEB_PORT,), 30, 50, 400,
                    value=self.root.split("://", 1)[-1])
         self.button("Look", 440, 50, 100, 30, self.lookAt, size=12)
-        self.button("Back", w - 150, 50, 120, 30, self.app.showStart,
+        self.button("Back", w - 150, 50, 120, 30, self.app.navigator.showStart,
                     size=12)
 
     def watch(self, gameId):
-        self.app.watchGame(self.root, gameId, back=self.root)
+        self.app.connection.watchGame(self.root, gameId, back=self.root)
 
     def lookAt(self):
         try:
@@ -517,7 +517,7 @@ class WatchListScene(Scene):
         except ValueError as e:
             self.problem = str(e)
             return
-        self.app.showWatchList(root)
+        self.app.connection.showWatchList(root)
 
     def onSubmit(self, name):
         self.lookAt()

@@ -158,15 +158,24 @@ class AutoPlayer:
             # e.g. the opponent's winning move came before the server's
             # end of game: nothing to play
             return
+        position = self._position
         if self._rejected < MAX_REJECTED:
-            d = self._choose(rules).addErrback(self._botFailed)
+            d = self._choose(rules)
         else:
             d = defer.succeed(None)
-        d.addCallback(self._play, rules, self._position)
+        d.addCallback(self._play, rules, position)
+        d.addErrback(self._failed, rules, position)
 
-    def _botFailed(self, failure):
-        self.log.failure("bot failed", failure)
-        return None
+    def _failed(self, failure, rules, position):
+        """
+        The bot or the move failed: log it, and play a random legal
+        action instead (if the position is still the one it was for).
+        """
+        self.log.failure("auto-play failed", failure)
+        try:
+            self._play(None, rules, position)
+        except Exception:
+            self.log.failure("auto-play: the random action failed too")
 
     def _play(self, action, rules, position):
         # The position may have changed while the bot thought; then the

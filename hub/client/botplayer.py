@@ -143,7 +143,8 @@ class BotPlayer:
         """
         d = net.connect(self.reactor, self.kind, self.host, self.port,
                         self.state, clock=self.reactor)
-        d.addCallbacks(self._connected, self._connectFailed)
+        d.addCallback(self._connected)
+        d.addErrback(self._connectFailed)
         return self.done
 
     def stop(self):

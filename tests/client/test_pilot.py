@@ -430,3 +430,53 @@ class LobbyFailureTests(SynchronousTestCase):
             session += 1
         self.assertEqual(self.failures, [
             "could not enter room 'r1' after %d tries" % (ROOM_TRIES,)])
+
+
+class FailureTests(SynchronousTestCase):
+    """
+    A failure of the auto-player's bot or move is logged, never lost,
+    and the game goes on.
+    """
+
+    def setUp(self):
+        self.clock = Clock()
+        self.state = CheckersState("alice")
+        self.proto, self.transport = connect("checkers", self.state)
+        self.state.join("r1")
+        self.proto.dataReceived(
+            cwire.encode(cwire.JOIN_ROOM_REPLY_OP, "bob", "1")
+            + cwire.encode(cwire.START_GAME_OP, "bob alice", "A D")
+            + cwire.encode(cwire.START_TURN_OP, "D", "1656403200"))
+        take(self.transport)
+
+    def test_botFails(self):
+        """
+        A bot that raises is logged, and a random legal move is played.
+        """
+        class Broken:
+            def chooseAction(self, state, seat):
+                raise RuntimeError("broken bot")
+        auto = AutoPlayer(self.state, self.clock, 2, bot=Broken())
+        auto.setEnabled(True)
+        self.clock.advance(1)
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        sent = cwire.decode(take(self.transport))
+        self.assertEqual((sent.op, sent.data1), (cwire.MOVE_OP, "D"))
+
+    def test_moveFails(self):
+        """
+        A move that raises is logged (the Deferred's failure is not
+        left unhandled).
+        """
+        auto = AutoPlayer(self.state, self.clock, 2,
+                          bot=botFor("checkers", 2, seed=1))
+        calls = []
+
+        def broken(action):
+            calls.append(action)
+            raise ValueError("cannot send")
+        self.state.playAction = broken
+        auto.setEnabled(True)
+        self.clock.advance(1)
+        self.assertEqual(len(calls), 2)     # the bot's, then a random one
+        self.assertEqual(len(self.flushLoggedErrors(ValueError)), 2)
