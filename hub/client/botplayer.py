@@ -16,11 +16,12 @@ lines.
 
 Bots keep their names from game to game, so that their ratings build
 up: the C{--name} prefix (C{bot<level>_} by default) and the bot's seat
-in the team, C{bot2_1}, C{bot2_2}...  A gomoku name is the hub's for as
-long as its player is connected; when another process holds it
-(C{S_PLAYER_EXISTS}), the bot tries it once more, then the same prefix
-with the seats of the next team (C{bot2_3}, C{bot2_4} for a team of
-two), and keeps the name it got for the rest of the run.
+in the team, C{bot2_1}, C{bot2_2}...  A name is taken for as long as its
+player is connected (gomoku: on the hub; checkers: in the room); when
+another process holds it (gomoku C{S_PLAYER_EXISTS}, checkers
+C{INVALID_JOIN}), the bot asks for it once more, then for the same
+prefix with the seats of the next team (C{bot2_3}, C{bot2_4} for a team
+of two), and keeps the name it got for the rest of the run.
 
 Every step waits for an event (a reply, a room update, a closed
 connection), each bounded: a server that does not answer within
@@ -43,7 +44,7 @@ from hub.client import events as E
 from hub.client import net
 from hub.client import state as S
 from hub.client.autoplay import AutoPlayer
-from hub.client.lobbyflow import LobbyFlow
+from hub.client.lobbyflow import RENAME_SECONDS, LobbyFlow
 from hub.client.machines import stateFor
 from hub.client.net import parseURL
 from hub.client.state_gomoku import resultText
@@ -56,10 +57,6 @@ LEAVE_SECONDS = 10
 FAILED = 1
 #: Gomoku: names tried after the first when a name is taken.
 NAME_TRIES = 10
-#: Gomoku: seconds before a taken name is asked for again (a bot's
-#: name of the last game is freed when the hub sees its connection
-#: close, which may come after the next connection's registration).
-RENAME_SECONDS = 0.5
 #: A name prefix: letters, digits and C{_}, short enough that the seat
 #: number fits the checkers limit of 20 characters.
 NAME_PREFIX = re.compile(r"^[A-Za-z0-9_]{1,16}$")
@@ -102,8 +99,8 @@ class BotPlayer:
                  room=None, team=1, creator=False, delay=0.0,
                  otherNames=()):
         """
-        @param otherNames: gomoku: the names to ask for, in order, when
-            C{name} is taken.
+        @param otherNames: the names to ask for, in order, when C{name}
+            is taken (gomoku: on the hub; checkers: in the room).
         """
         self.reactor = reactor
         self.kind = kind
@@ -128,7 +125,8 @@ class BotPlayer:
         self.lobby = LobbyFlow(self.state, reactor, room, team=team,
                                create=creator,
                                mayCreate=creator or team == 1, delay=0,
-                               onFailed=self._fail)
+                               onFailed=self._fail,
+                               nextName=self._nextName)
 
     @property
     def address(self):
@@ -241,6 +239,19 @@ class BotPlayer:
             self._fail("the connection closed before the game ended")
         if st.phase == S.ROOM and not self.entered.called:
             self.entered.callback(True)
+
+    def _nextName(self):
+        """
+        Checkers: our join was refused (the name may be taken in the
+        room): the next name to try, or None.
+        """
+        if not self._otherNames:
+            return None
+        name = self._otherNames.pop(0)
+        self.log.info("bot name {old!r} refused: trying {new!r}",
+                      old=self.name, new=name)
+        self.name = name
+        return name
 
     def _registerFailed(self, status):
         """

@@ -14,6 +14,7 @@ from twisted.logger import Logger
 from hub.client import events as E
 from hub.client import state as S
 from hub.client.state_gomoku import resultText
+from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
 
 #: The room C{--bot} walks to when no C{--room} is given, so that two
@@ -26,6 +27,11 @@ ROOM_TRIES = 10
 #: Seconds between an event and the step it calls for, so that people
 #: can follow (the bot client takes 0).
 STEP_SECONDS = 0.1
+#: Seconds before a refused name is tried again, or the next one (a
+#: bot's name of the last game is freed when the hub sees that game's
+#: connection close, which may come after the next connection's
+#: request).
+RENAME_SECONDS = 0.5
 
 
 class LobbyFlow:
@@ -46,13 +52,16 @@ class LobbyFlow:
         that is a failure).
     @ivar onFailed: called with a text once the room cannot be entered;
         the flow then stops.
+    @ivar nextName: checkers: called when a join is refused (the name
+        may be taken in the room); returns another name to join with,
+        or None to give up.
     """
 
     log = Logger()
 
     def __init__(self, state, clock, room, team=None, password="",
                  colour=None, create=False, mayCreate=True,
-                 delay=STEP_SECONDS, onFailed=None):
+                 delay=STEP_SECONDS, onFailed=None, nextName=None):
         self.state = state
         self.clock = clock
         self.room = room
@@ -63,6 +72,7 @@ class LobbyFlow:
         self.mayCreate = mayCreate
         self.delay = delay
         self.onFailed = onFailed or state.error
+        self.nextName = nextName or (lambda: None)
         self._tries = 0
         self._readied = False
         self._started = False
@@ -81,11 +91,12 @@ class LobbyFlow:
                 call.cancel()
         self._calls = []
 
-    def _later(self, f, *args):
+    def _later(self, f, *args, delay=None):
         if self._stopped:
             return
         self._calls = [c for c in self._calls if c.active()]
-        self._calls.append(self.clock.callLater(self.delay, f, *args))
+        self._calls.append(self.clock.callLater(
+            self.delay if delay is None else delay, f, *args))
 
     def _fail(self, text):
         self.stop()
@@ -102,8 +113,16 @@ class LobbyFlow:
         elif isinstance(event, E.RoomFailed):
             self._roomFailed(event.status)
         elif isinstance(event, E.JoinFailed):
-            reason = st.messages[-1][1] if st.messages else ""
-            self._fail("could not join room %r: %s" % (self.room, reason))
+            name = None
+            if event.code == checkersWire.INVALID_JOIN:
+                name = self.nextName()
+            if name is not None:
+                self._later(self._joinAs, name,
+                            delay=max(self.delay, RENAME_SECONDS))
+            else:
+                reason = st.messages[-1][1] if st.messages else ""
+                self._fail("could not join room %r: %s" % (self.room,
+                                                            reason))
         if st.phase == S.ROOM and not self._stopped:
             self._later(self._inRoom)
 
@@ -119,6 +138,10 @@ class LobbyFlow:
                 st.joinRoom(self.room, self.password)
         elif st.game == "checkers":
             st.join(self.room)
+
+    def _joinAs(self, name):
+        if self.state.phase == S.LOBBY:
+            self.state.join(self.room, name)
 
     def _createRoom(self):
         if self.state.phase != S.LOBBY:

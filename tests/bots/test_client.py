@@ -161,3 +161,29 @@ class NameTests(SynchronousTestCase):
         failure = self.failureResultOf(player.done)
         self.assertIn("could not register as 'bot2_1': that name is "
                       "taken", str(failure.value))
+
+    def test_checkersNameRefused(self):
+        """
+        A checkers bot whose join is refused (its name may be taken in
+        the room) joins again with its next name after
+        L{RENAME_SECONDS}; with none left it fails, saying why.
+        """
+        from hub.wire import checkers as checkersWire
+        clock = Clock()
+        player = BotPlayer(clock, "checkers", "h", 1, "bot2_1", 1,
+                           room="R", team=2, otherNames=["bot2_3"])
+        proto, transport = connect("checkers", player.state)
+        clock.advance(0)
+        self.assertEqual(take(transport), checkersWire.encode(
+            checkersWire.JOIN_ROOM_OP, "R", "bot2_1"))
+        refusal = checkersWire.encode(
+            checkersWire.ERROR_OP, str(checkersWire.INVALID_JOIN),
+            "INVALID_JOIN: the name is taken")
+        proto.dataReceived(refusal)
+        clock.advance(RENAME_SECONDS)
+        self.assertEqual(take(transport), checkersWire.encode(
+            checkersWire.JOIN_ROOM_OP, "R", "bot2_3"))
+        self.assertFalse(player.done.called)
+        proto.dataReceived(refusal)
+        failure = self.failureResultOf(player.done)
+        self.assertIn("could not join room 'R'", str(failure.value))

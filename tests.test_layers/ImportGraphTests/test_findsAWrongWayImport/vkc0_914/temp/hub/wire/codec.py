@@ -1,0 +1,2 @@
+def f():
+    from hub.tables import x
