@@ -19,17 +19,25 @@ WHITE = G.WHITE
 SIZE = G.SIZE
 
 RESULT_TEXTS = {
-    1: "no change", 2: "general error", 3: "too many illegal operations",
-    4: "invalid message", 5: "illegal message", 6: "illegal operation",
-    257: "invalid player name", 258: "that name is taken",
-    259: "invalid player (only the owner can start)",
-    260: "player busy", 513: "invalid room name or password",
-    514: "that room already exists", 515: "no such room",
-    516: "the room is full", 517: "wrong password",
-    518: "already in the room", 519: "not allowed now",
-    520: "room empty", 1025: "illegal move", 1026: "timeout",
+    W.S_NOCHANGE: "no change", W.S_ERROR: "general error",
+    W.S_ILLEGAL_OPER_LIMITS: "too many illegal operations",
+    W.S_INVALID_MSG: "invalid message", W.S_ILLEGAL_MSG: "illegal message",
+    W.S_ILLEGAL_OPER: "illegal operation",
+    W.S_PLAYER_INVALID_META: "invalid player name",
+    W.S_PLAYER_EXISTS: "that name is taken",
+    W.S_PLAYER_INVALID: "invalid player (only the owner can start)",
+    W.S_PLAYER_BUSY: "player busy",
+    W.S_ROOM_INVALID_META: "invalid room name or password",
+    W.S_ROOM_EXISTS: "that room already exists",
+    W.S_ROOM_NOT_EXISTS: "no such room", W.S_ROOM_FULL: "the room is full",
+    W.S_ROOM_ILLEGAL_ACCESS: "wrong password",
+    W.S_ROOM_ALREADY_INSIDE: "already in the room",
+    W.S_ROOM_ILLEGAL_OPER: "not allowed now", W.S_ROOM_EMPTY: "room empty",
+    W.S_MATCH_ILLEGAL_MOVE: "illegal move",
+    W.S_MATCH_OPER_TIMEOUT: "timeout",
 }
-GAME_RESULTS = {1: "win", 2: "lose", 3: "draw", 4: "error"}
+GAME_RESULTS = {W.GAME_RSLT_WIN: "win", W.GAME_RSLT_LOSE: "lose",
+                W.GAME_RSLT_DRAW: "draw", W.GAME_RSLT_ERROR: "error"}
 
 
 def resultText(status):
@@ -218,7 +226,7 @@ class GomokuState(ClientState):
             handler(m)
 
     def _result(self, m):
-        status = m.get("status", 2)
+        status = m.get("status", W.S_ERROR)
         kind, data = self.pending.pop(m.get("session"), (None, None))
         if kind in ("reg", "resume"):
             if status == 0:
@@ -291,7 +299,7 @@ class GomokuState(ClientState):
                 self.emit(E.Rejected())
         elif status:
             self.error(resultText(status))
-            if status == 3:
+            if status == W.S_ILLEGAL_OPER_LIMITS:
                 self.token = None
 
     def _roomList(self, m):
@@ -329,7 +337,7 @@ class GomokuState(ClientState):
             self.awaitingReply = False
             if self.room:
                 self.room["gs"] = W.PLAYER_STATE_PREPARE
-                self.room["state"] = 1
+                self.room["state"] = W.ROOM_STATE_FULL
             self.setPhase(S.OVER)
 
     def _opponentMove(self, m):
