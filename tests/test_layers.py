@@ -17,8 +17,10 @@ It still may not import pyglet or C{client_pyglet} from under C{hub/}.
 import ast
 import os
 import pkgutil
+import shutil
 import subprocess
 import sys
+import tempfile
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -277,7 +279,8 @@ class ImportGraphTests(SynchronousTestCase):
         A wrong-way import, a cycle and an unplaced package are found in
         a tree that has them.
         """
-        tree = self.mktemp()
+        tree = tempfile.mkdtemp(prefix="layers-")
+        self.addCleanup(shutil.rmtree, tree, True)
         files = {
             "hub/__init__.py": "",
             "hub/wire/__init__.py": "",

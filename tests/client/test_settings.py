@@ -4,6 +4,8 @@ and the remembered name.  Imports no pyglet.
 """
 
 import os
+import shutil
+import tempfile
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -15,8 +17,8 @@ from hub.client.userdirs import UserConfig
 class SettingsTests(SynchronousTestCase):
 
     def config(self):
-        folder = self.mktemp()
-        os.makedirs(folder)
+        folder = tempfile.mkdtemp(prefix="client-settings-")
+        self.addCleanup(shutil.rmtree, folder, True)
         return UserConfig(os.path.join(folder, "c.json"))
 
     def test_rememberedName(self):

@@ -1,2 +1,0 @@
-def f():
-    from hub.tables import x
