@@ -89,10 +89,9 @@ class RecordsServerTests(SynchronousTestCase):
             "SELECT name, games FROM ratings ORDER BY name").fetchall()
         connection.close()
         self.assertEqual(games, (3, 3))
-        # The bot client names each game's pair afresh: recbot1_a...
-        self.assertEqual(len(names), 6)
-        self.assertTrue(all(name.startswith("recbot") for name, _ in names))
-        self.assertEqual([n for _, n in names], [1] * 6)
+        # The bot client keeps its names (the prefix and the seat), so
+        # each bot's rating has all three games
+        self.assertEqual(names, [("recbot1", 3), ("recbot2", 3)])
 
     def test_killedUnderLoad(self):
         """
