@@ -34,12 +34,13 @@ GUI = ("client_pyglet", "pyglet")
 #: C{hub} package (its C{__init__}) is below them all.
 LAYERS = (
     ("hub",),
-    ("wire", "games", "ihub", "clock", "net", "logs", "mdns"),
-    ("bots", "lobby", "sessions", "limits", "connection"),
+    ("wire", "games", "ihub", "clock", "net", "logs", "mdns", "extras",
+     "twistedinternals"),
+    ("bots", "lobby", "sessions", "limits", "connection", "health"),
     ("tables",),
     ("protocols", "records", "accounts", "web", "cluster", "tournaments",
      "metrics", "announce"),
-    ("service", "tap"),
+    ("service", "tap", "exposure"),
     ("client",),
     ("client_pyglet", "pyglet"),
 )
