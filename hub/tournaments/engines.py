@@ -299,15 +299,18 @@ class EngineProcess(ProcessProtocol):
 
     errReceived = outReceived
 
+    def processExited(self, reason):
+        # What the engine forked and left behind in its group goes with
+        # it (it may hold the output pipes: processEnded waits for them).
+        if self.pid is not None:
+            self._signalGroup(signal.SIGKILL)
+
     def processEnded(self, reason):
         self.running = False
         if self._kill is not None and self._kill.active():
             self._kill.cancel()
         self._kill = None
         text, failed = _exitText(reason)
-        if self.pid is not None:
-            # What the engine forked and left behind goes with it.
-            self._signalGroup(signal.SIGKILL)
         self.log.close("{} ({})".format(
             text, "stopped by the runner" if self.stopping else "by itself"))
         self.seat.processEnded(self, text, failed and not self.stopping)

@@ -8,14 +8,18 @@ hub.
 
 import ast
 import os
+import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 import attr
-from twisted.internet import defer, reactor
+from twisted.internet import defer, endpoints, reactor
 from twisted.internet.address import IPv4Address
+from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
 from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import SynchronousTestCase, TestCase
@@ -32,6 +36,17 @@ from hub.tournaments.engines import (
 #: A bounded wait for real processes (the machine may be busy).
 WAIT = 90
 MB = 1024 * 1024
+
+
+def tempPath(case):
+    """
+    A new path in a fresh temporary folder outside the source tree (not
+    trial's C{mktemp}, which under pytest writes into the working
+    directory), removed after C{case}.
+    """
+    folder = tempfile.mkdtemp(prefix="gamehub-engines-")
+    case.addCleanup(shutil.rmtree, folder, True)
+    return os.path.join(folder, "temp")
 
 
 @attr.s(frozen=True)
@@ -159,7 +174,7 @@ class PathTests(SynchronousTestCase):
             part = pathPart(text)
             self.assertNotIn("/", part)
             self.assertNotIn(".", part)
-        root = self.mktemp()
+        root = tempPath(self)
         path = gamePath(root, 1, "..", "../../x", ".log")
         self.assertEqual(os.path.dirname(os.path.dirname(
             os.path.dirname(path))), os.path.realpath(root))
@@ -184,7 +199,7 @@ class PathTests(SynchronousTestCase):
         L{EngineLauncher.engineLog} finds only logs under its root: a
         file beside the root cannot be read through C{..} names.
         """
-        base = self.mktemp()
+        base = tempPath(self)
         os.makedirs(base)
         with open(os.path.join(base, "secret.log"), "wb") as f:
             f.write(b"not yours")
@@ -211,7 +226,7 @@ class GameLogTests(SynchronousTestCase):
         Past the cap, output is dropped with one note, and the count of
         dropped bytes is written at the end.
         """
-        path = self.mktemp()
+        path = tempPath(self)
         log = GameLog(path, cap=10)
         log.write(b"0123456")
         log.write(b"789abcdef")
@@ -230,7 +245,7 @@ class GameLogTests(SynchronousTestCase):
         The key never reaches the file, even split across writes, and
         the text around it is kept.
         """
-        path = self.mktemp()
+        path = tempPath(self)
         log = GameLog(path, secrets=["s3cr3tK3y"])
         log.note("argv: --key s3cr3tK3y")
         for chunk in (b"name alice#s3c", b"r3tK", b"3y won; s3", b"cr",
@@ -378,7 +393,7 @@ class GateTests(SynchronousTestCase):
         self.assertFalse(any(t.disconnecting for t in ordinary))
         self.assertTrue(connect(gomoku).disconnecting)
         launcher = EngineLauncher(clock, clock, {"gomoku": gomoku},
-                                  self.mktemp(), self.mktemp(), 1, 0)
+                                  tempPath(self), tempPath(self), 1, 0)
         game = engines.EngineGame(launcher, Event(1), Pairing("1-1-1"),
                                   "gomoku")
         seats = [engines.EngineSeat(game, Entrant("e%d" % i, ["x"]))
@@ -442,13 +457,14 @@ class LaunchTests(TestCase):
                                        self.hub.sessions, self.hub.clock)
         self.crashes = []
         self.clock = reactor
-        self.root = os.path.abspath(self.mktemp())
+        self.root = os.path.abspath(tempPath(self))
 
     def launcher(self, clock=None, **kwargs):
+        kwargs.setdefault("cpuSeconds", 30)
+        kwargs.setdefault("memoryBytes", 1024 * MB)
         launcher = EngineLauncher(
             reactor, clock or reactor, self.factories,
             os.path.join(self.root, "work"), os.path.join(self.root, "logs"),
-            cpuSeconds=30, memoryBytes=1024 * MB,
             onCrash=lambda *a: self.crashes.append(a), **kwargs)
         launcher.startService()
         self.addCleanup(self.hub.stopService)
@@ -460,9 +476,10 @@ class LaunchTests(TestCase):
         """
         Two bot-client engines play their gomoku game to its end in the
         pairing's room, each exits by itself, each log says its result;
-        stopping the game closes the private listeners.
+        stopping the game closes the private listeners.  (Within 256 MB
+        of address space: the bot client needs no more.)
         """
-        launcher = self.launcher()
+        launcher = self.launcher(memoryBytes=256 * MB)
         event, pairing = Event(5), Pairing("5-1-1")
         entrants = [Entrant("black", bot("gomoku")),
                     Entrant("white", bot("gomoku"))]
@@ -680,3 +697,133 @@ class LaunchTests(TestCase):
             [g.seats["s"].process.ended.result for g in games],
             ["killed by SIGTERM"] * 2)
         self.assertEqual(launcher.games, {})
+
+    @defer.inlineCallbacks
+    def test_orphansKilled(self):
+        """
+        What an engine forks dies with it: a child left behind (holding
+        the engine's output) is killed when the engine exits, and the
+        engine's end is seen.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("13-1-1")
+        launched = launcher.launch(Event(13), pairing, [Entrant(
+            "forker", python("""
+                import subprocess, sys
+                child = subprocess.Popen(["sleep", "600"])
+                print("orphan:%d" % child.pid, flush=True)
+                sys.exit(5)
+            """))])
+        failure = yield bounded(self.assertFailure(launched, EngineFailed))
+        self.assertEqual(failure.reason,
+                         "exited with status 5 before its game began")
+        log = launcher.engineLog(Event(13), "13-1-1", "forker").decode()
+        pid = int(re.search(r"^orphan:(\d+)$", log, re.M).group(1))
+        # Killed: its pipes are closed; it is gone a moment later.
+        yield bounded(waitFor(lambda: not alive(pid)), 10)
+
+
+def alive(pid):
+    """
+    Whether process C{pid} runs (a zombie waiting for its reaper does
+    not).
+    """
+    try:
+        with open("/proc/%d/stat" % (pid,)) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+class Silent(Protocol):
+    """
+    A client that connects and says nothing.
+    """
+
+
+class SixtyFourTests(TestCase):
+    """
+    A 64-engine event runs with the hub's default options: 64 engines
+    connected from the hub's own address are all admitted, even with
+    that address's cap used up by ordinary connections.
+    """
+
+    timeout = 4 * WAIT
+
+    @defer.inlineCallbacks
+    def test_sixtyFourEngines(self):
+        """
+        100 ordinary connections from 127.0.0.1 to the gomoku port (the
+        default C{--max-connections-per-ip}) and a 101st refused; then
+        32 games of 2 engines each launch, every engine connected and
+        admitted; stopping kills all 64.
+        """
+        options = defaultOptions()
+        hub = Hub(reactor, limits=options.limits())
+        hub.startService()
+        self.addCleanup(hub.stopService)
+        factories = makeFactories(options, hub.lobby, hub.sessions,
+                                  hub.clock)
+        port = yield endpoints.serverFromString(
+            reactor, engines.PRIVATE_LISTENER).listen(
+                factories["gomoku-port"])
+        self.addCleanup(port.stopListening)
+        client = endpoints.TCP4ClientEndpoint(reactor, "127.0.0.1",
+                                              port.getHost().port)
+        ordinary = []
+        for _ in range(101):
+            protocol = yield endpoints.connectProtocol(client, Silent())
+            ordinary.append(protocol)
+        self.addCleanup(lambda: [p.transport.loseConnection()
+                                 for p in ordinary])
+        gate = hub.sessions.gate
+        yield bounded(waitFor(lambda: gate.connections == 100 and not
+                              ordinary[100].transport.connected))
+        root = os.path.abspath(tempPath(self))
+        launcher = EngineLauncher(
+            reactor, reactor, factories, os.path.join(root, "work"),
+            os.path.join(root, "logs"), cpuSeconds=10,
+            memoryBytes=256 * MB)
+        launcher.startService()
+        self.addCleanup(launcher.stopService)
+        idle = python("""
+            import socket, sys, time
+            s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+            time.sleep(600)
+        """) + ["{host}", "{port}"]
+        launches = [launcher.launch(Event(14), Pairing("14-1-%d" % board), [
+            Entrant("e%d" % (2 * board), idle),
+            Entrant("e%d" % (2 * board + 1), idle)])
+            for board in range(1, 33)]
+        games = yield bounded(defer.gatherResults(launches,
+                                                  consumeErrors=True))
+        self.assertEqual(len(games), 32)
+        yield bounded(waitFor(lambda: gate.connections == 164))
+        protocols = [seat.protocol for game in games
+                     for seat in game.seats.values()]
+        self.assertEqual(len(protocols), 64)
+        self.assertTrue(all(p.transport.connected for p in protocols))
+        yield bounded(launcher.stopService())
+        self.assertEqual(
+            {seat.process.ended.result for game in games
+             for seat in game.seats.values()}, {"killed by SIGTERM"})
+        yield bounded(waitFor(lambda: gate.connections == 100))
+
+
+def waitFor(condition, interval=0.05):
+    """
+    A Deferred firing once C{condition()} is true, looked at every
+    C{interval} seconds on the reactor.
+    """
+    d = defer.Deferred()
+
+    def look():
+        if d.called:
+            return
+        if condition():
+            d.callback(None)
+        else:
+            reactor.callLater(interval, look)
+    look()
+    return d
