@@ -36,6 +36,9 @@ from hub.tournaments.engines import (
 #: A bounded wait for real processes (the machine may be busy).
 WAIT = 90
 MB = 1024 * 1024
+#: The engine that plays only illegal moves.
+ILLEGAL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "illegalengine.py")
 
 
 def tempPath(case):
@@ -416,11 +419,13 @@ class GameWatcher:
 
     def __init__(self):
         self.ended = {}
+        self.tables = {}
         self._waiting = {}
 
     def tableEvent(self, table, event):
         if isinstance(event, events.GameEnded):
             self.ended[table.name] = event
+            self.tables[table.name] = table
             for d in self._waiting.pop(table.name, []):
                 d.callback(event)
 
@@ -636,6 +641,38 @@ class LaunchTests(TestCase):
                                          "exited with status 1")])
         log = launcher.engineLog(Event(9), "9-1-1", "noise")
         self.assertIn(b"closed by the hub\n", log)
+
+    @defer.inlineCallbacks
+    def test_illegalMoves(self):
+        """
+        An engine that plays only illegal moves (stones off the board)
+        ends its game by the table's illegal-move limit, on its own turn,
+        against a bot engine; both logs say so.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("9-1-2")
+        entrants = [Entrant("cheat", [sys.executable, ILLEGAL, "{host}",
+                                      "{port}", "{name}", "{room}"]),
+                    Entrant("fair", bot("gomoku"))]
+        game = yield bounded(launcher.launch(Event(9), pairing, entrants))
+        ended = yield bounded(self.watcher.whenEnded("9-1-2"))
+        self.assertEqual(ended.reason, events.ILLEGAL)
+        yield bounded(defer.gatherResults(
+            [s.process.ended for s in game.seats.values()]))
+        cheat = launcher.engineLog(Event(9), "9-1-2", "cheat")
+        self.assertIn(b"move refused 6\n", cheat)
+        self.assertIn(b"game over", cheat)
+        # Ended in error (no winner, as the protocol has it) on the
+        # cheat's first turn (it is black, seat 0: the board is empty):
+        # the director forfeits the seat to move.
+        table = self.watcher.tables["9-1-2"]
+        self.assertIsNone(ended.winner)
+        self.assertTrue(table.game.isError)
+        self.assertEqual(set(table.game.board), {0})
+        self.assertTrue(table.seats[0].name.startswith("cheat"))
+        fair = launcher.engineLog(Event(9), "9-1-2", "fair")
+        # (The gomoku protocol tells both players "error" for this end.)
+        self.assertIn(b"\ngame 1: gomoku room 9-1-2: fair", fair)
 
     @defer.inlineCallbacks
     def test_environment(self):
