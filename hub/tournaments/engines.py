@@ -275,9 +275,10 @@ class EngineProcess(ProcessProtocol):
     @ivar stopping: True once the runner began to kill it.
     """
 
-    def __init__(self, seat, log, clock, grace):
+    def __init__(self, seat, log, clock, grace, work=None):
         self.seat = seat
         self.log = log
+        self.work = work
         self.clock = clock
         self.grace = grace
         self.pid = None
@@ -313,6 +314,12 @@ class EngineProcess(ProcessProtocol):
         text, failed = _exitText(reason)
         self.log.close("{} ({})".format(
             text, "stopped by the runner" if self.stopping else "by itself"))
+        if self.work is not None:
+            try:
+                # An empty working folder is not kept.
+                os.rmdir(self.work)
+            except OSError:
+                pass
         self.seat.processEnded(self, text, failed and not self.stopping)
         self.ended.callback(text)
 
@@ -622,6 +629,11 @@ class EngineLauncher(Service):
                    if getattr(e, "command", None) is not None]
         if not engines:
             return defer.succeed(game)
+        names = [e.name for e in engines]
+        if len(set(names)) != len(names):
+            return defer.fail(EngineFailed(
+                names[0], "an entrant is seated twice in {}".format(
+                    pairing.room)))
         if pairing.room in self.games:
             return defer.fail(EngineFailed(
                 engines[0].name, "game {} is running already".format(
@@ -747,7 +759,7 @@ class EngineLauncher(Service):
             entrant.name, game.room, self.limitsText(),
             " ".join(argv)))
         process = seat.process = EngineProcess(seat, log, self.clock,
-                                               self.grace)
+                                               self.grace, work)
         wrapped = [sys.executable, "-m", "hub.tournaments.limited",
                    "--cpu", str(self.cpuSeconds),
                    "--as", str(self.memoryBytes), "--"] + argv
@@ -757,6 +769,8 @@ class EngineLauncher(Service):
         except Exception:
             log.close("could not be spawned")
             raise
+        self.log.info("engine {name} of {room} started (pid {pid})",
+                      name=entrant.name, room=game.room, pid=process.pid)
 
     def limitsText(self):
         """

@@ -699,6 +699,39 @@ class LaunchTests(TestCase):
         self.assertEqual(lines[3], work)
 
     @defer.inlineCallbacks
+    def test_workFolders(self):
+        """
+        An engine's working folder is kept when it wrote something there,
+        and removed when it is empty once the engine is gone.
+        """
+        launcher = self.launcher()
+        writer = launcher.launch(Event(15), Pairing("15-1-1"), [Entrant(
+            "writer", python("open('book.txt', 'w').write('e4')"))])
+        idle = launcher.launch(Event(15), Pairing("15-1-2"), [Entrant(
+            "idle", python("pass"))])
+        for launched in (writer, idle):
+            yield bounded(self.assertFailure(launched, EngineFailed))
+        work = os.path.join(self.root, "work")
+        with open(os.path.join(gamePath(work, 15, "15-1-1", "writer"),
+                               "book.txt")) as f:
+            self.assertEqual(f.read(), "e4")
+        self.assertFalse(os.path.exists(gamePath(work, 15, "15-1-2",
+                                                 "idle")))
+
+    def test_seatedTwice(self):
+        """
+        A pairing that seats one engine entrant twice is refused.
+        """
+        launcher = self.launcher()
+        failure = self.failureResultOf(launcher.launch(
+            Event(16), Pairing("16-1-1"), [Entrant("a", ["x"]),
+                                           Entrant("a", ["x"])]),
+            EngineFailed).value
+        self.assertEqual(failure.reason, "an entrant is seated twice in "
+                                         "16-1-1")
+        self.assertEqual(launcher.games, {})
+
+    @defer.inlineCallbacks
     def test_keyNeverLogged(self):
         """
         An engine's key reaches its command line, never its log (not the
