@@ -29,8 +29,9 @@ For each engine of a game, L{EngineLauncher}:
     connections accepted there are exactly that engine's, so the
     director knows which connection is which entrant even in Splendor,
     whose protocol carries no name and no room (a Splendor engine is
-    seated at the pairing's room, which starts when all its players
-    are there and ready).  Those connections count toward the hub's
+    seated at the pairing's room; a Splendor or checkers room that
+    engines create starts only when all the pairing's players are there
+    and ready).  Those connections count toward the hub's
     C{--max-connections} but never toward C{--max-connections-per-ip}:
     a 64-engine event runs with the hub's defaults;
   - fills the placeholders, argument by argument (no shell), with
@@ -383,8 +384,9 @@ class EngineFactory(Factory):
 class FullTablePolicy:
     """
     A start policy that starts only once C{players} members are all
-    ready, and is C{policy} otherwise (a tournament's Splendor table is
-    played by the players paired, not by the first two ready).
+    ready, and is C{policy} otherwise (a tournament's Splendor or
+    checkers table is played by the players paired, not by the first
+    two or three ready).
     """
 
     def __init__(self, policy, players):
@@ -397,6 +399,16 @@ class FullTablePolicy:
     def canStart(self, room):
         return (len(room.members) == self.players
                 and self.policy.canStart(room))
+
+    def memberLeft(self, lobby, room):
+        """
+        A member left before the game: start if the rest are all the
+        players, all ready (never, unless the room had one too many).
+        """
+        if (room.members and not room.running and not lobby.draining
+                and lobby.room(room.kind, room.name) is room
+                and self.canStart(room)):
+            lobby.start(room)
 
 
 class RoomSeats:
@@ -644,9 +656,14 @@ class EngineLauncher(Service):
                 engines[0].name, "no {} port to play on".format(kind)))
         self.games[pairing.room] = game
         if kind == "splendor":
+            # No rooms in the protocol: seated at the pairing's.
             factory = copy.copy(factory)
             factory.seats = RoomSeats(factory.seats, pairing.room,
                                       len(entrants))
+        elif kind == "checkers":
+            # A room the engines make starts with all the players only.
+            factory = copy.copy(factory)
+            factory.policy = FullTablePolicy(factory.policy, len(entrants))
         listening = []
         for entrant in engines:
             seat = game.seats[entrant.name] = EngineSeat(game, entrant)

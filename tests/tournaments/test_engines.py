@@ -535,6 +535,26 @@ class LaunchTests(TestCase):
         self.assertEqual(self.crashes, [])
 
     @defer.inlineCallbacks
+    def test_checkersBots(self):
+        """
+        Three checkers bot engines, each ready as soon as it is in the
+        room, play one three-player game in the pairing's room (not a
+        two-player game of the first two ready).
+        """
+        launcher = self.launcher()
+        pairing = Pairing("17-1-1", "checkers")
+        entrants = [Entrant(n, bot("checkers", level=2))
+                    for n in ("a", "b", "c")]
+        game = yield bounded(launcher.launch(Event(17, "checkers"), pairing,
+                                             entrants))
+        ended = yield bounded(self.watcher.whenEnded("17-1-1"))
+        self.assertEqual(len(self.watcher.tables["17-1-1"].seats), 3)
+        self.assertEqual(ended.reason, events.NORMAL)
+        yield bounded(defer.gatherResults(
+            [s.process.ended for s in game.seats.values()]))
+        self.assertEqual(self.crashes, [])
+
+    @defer.inlineCallbacks
     def test_crashAtStart(self):
         """
         An engine that exits at start fails the launch: L{EngineFailed}
