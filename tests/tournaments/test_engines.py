@@ -456,6 +456,8 @@ class LaunchTests(TestCase):
         options = defaultOptions()
         self.hub = Hub(reactor, limits=options.limits())
         self.hub.startService()
+        self.addCleanup(
+            lambda: self.hub.stopService() if self.hub.running else None)
         self.watcher = GameWatcher()
         self.hub.lobby.addTableListener(self.watcher)
         self.factories = makeFactories(options, self.hub.lobby,
@@ -472,7 +474,6 @@ class LaunchTests(TestCase):
             os.path.join(self.root, "work"), os.path.join(self.root, "logs"),
             onCrash=lambda *a: self.crashes.append(a), **kwargs)
         launcher.startService()
-        self.addCleanup(self.hub.stopService)
         self.addCleanup(launcher.stopService)
         return launcher
 
@@ -811,6 +812,26 @@ class LaunchTests(TestCase):
         pid = int(re.search(r"^orphan:(\d+)$", log, re.M).group(1))
         # Killed: its pipes are closed; it is gone a moment later.
         yield bounded(waitFor(lambda: not alive(pid)), 10)
+
+    @defer.inlineCallbacks
+    def test_hubStops(self):
+        """
+        As a child service of the hub, on the hub's clock, the launcher
+        is stopped with the hub: an engine that ignores SIGTERM gets its
+        SIGKILL after the grace, and the hub's stop waits for it.
+        """
+        launcher = EngineLauncher(
+            reactor, self.hub.clock, self.factories,
+            os.path.join(self.root, "work"), os.path.join(self.root, "logs"),
+            cpuSeconds=30, memoryBytes=1024 * MB, grace=0.5)
+        launcher.setServiceParent(self.hub)
+        game = yield bounded(launcher.launch(
+            Event(18), Pairing("18-1-1"), [Entrant("stubborn", STUBBORN)]))
+        process = game.seats["stubborn"].process
+        yield bounded(process.outputSeen)
+        yield bounded(self.hub.stopService())
+        self.assertEqual(process.ended.result, "killed by SIGKILL")
+        self.assertEqual(self.hub.clock.getDelayedCalls(), [])
 
 
 def alive(pid):
