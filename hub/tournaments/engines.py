@@ -42,7 +42,8 @@ For each engine of a game, L{EngineLauncher}:
     its own (C{workRoot/EVENT/ROOM/NAME}), with a small environment;
   - writes its standard output and error to a per-game log
     (C{logRoot/EVENT/ROOM/NAME.log}) of bounded size, its key masked;
-    admins read it with L{EngineLauncher.engineLog};
+    admins list an event's logs with L{EngineLauncher.engineLogs} and
+    read one with L{EngineLauncher.engineLog};
   - kills it (its process group: C{SIGTERM}, then C{SIGKILL} after a
     grace on the clock) when its game stops, its event stops, or the
     hub stops.
@@ -138,6 +139,26 @@ def pathPart(text):
     return "".join(
         chr(byte) if chr(byte) in _SAFE else "%{:02X}".format(byte)
         for byte in text.encode("utf-8", "surrogatepass"))
+
+
+def fromPathPart(part):
+    """
+    The text L{pathPart} made C{part} from.
+
+    @raise ValueError: C{part} is not one L{pathPart} makes.
+    """
+    if not part or pathPart(
+            _unquote(part).decode("utf-8", "surrogatepass")) != part:
+        raise ValueError("not a path part: {!r}".format(part))
+    return _unquote(part).decode("utf-8", "surrogatepass")
+
+
+def _unquote(part):
+    pieces = part.split("%")
+    data = bytearray(pieces[0].encode("ascii"))
+    for piece in pieces[1:]:
+        data += bytes.fromhex(piece[:2]) + piece[2:].encode("ascii")
+    return bytes(data)
 
 
 def gamePath(root, event, room, name, suffix=""):
@@ -724,6 +745,35 @@ class EngineLauncher(Service):
                 return f.read()
         except (ValueError, OSError):
             raise KeyError((event, room, name))
+
+    def engineLogs(self, event):
+        """
+        The engine logs of C{event} (for admins): the games and entrants
+        that have one.
+
+        @return: a sorted L{list} of C{(room, name)}.
+        """
+        try:
+            folder = os.path.dirname(os.path.dirname(gamePath(
+                self.logRoot, getattr(event, "id", event), "r", "n")))
+            rooms = os.listdir(folder)
+        except (ValueError, OSError):
+            return []
+        found = []
+        for room in rooms:
+            try:
+                files = os.listdir(os.path.join(folder, room))
+            except OSError:
+                continue
+            for file in files:
+                try:
+                    if not file.endswith(".log"):
+                        continue
+                    found.append((fromPathPart(room),
+                                  fromPathPart(file[:-len(".log")])))
+                except ValueError:
+                    continue
+        return sorted(found)
 
     def crashed(self, game, seat, text):
         """

@@ -30,8 +30,8 @@ from hub.tables import events
 from hub.tap import Options, makeFactories
 from hub.tournaments import engines
 from hub.tournaments.engines import (
-    EngineFactory, EngineFailed, EngineLauncher, GameLog, gamePath,
-    pathPart, substitute)
+    EngineFactory, EngineFailed, EngineLauncher, GameLog, fromPathPart,
+    gamePath, pathPart, substitute)
 
 #: A bounded wait for real processes (the machine may be busy).
 WAIT = 90
@@ -190,6 +190,16 @@ class PathTests(SynchronousTestCase):
         self.assertNotEqual(pathPart("a.b"), pathPart("a_b"))
         self.assertNotEqual(pathPart("a%2Eb"), pathPart("a.b"))
         self.assertEqual(pathPart("é"), "%C3%A9")
+
+    def test_roundTrip(self):
+        """
+        L{fromPathPart} gives back the text; what L{pathPart} cannot
+        have made is refused.
+        """
+        for text in ("alice", "a.b", "..", "é/x%", "7-3-2", "%41"):
+            self.assertEqual(fromPathPart(pathPart(text)), text)
+        for part in ("", ".", "..", "a.b", "%41", "%zz", "a/b", "%4"):
+            self.assertRaises(ValueError, fromPathPart, part)
 
     def test_empty(self):
         """
@@ -573,6 +583,9 @@ class LaunchTests(TestCase):
         self.assertEqual(failure.reason,
                          "exited with status 3 before its game began")
         yield launcher.stop(pairing)
+        self.assertEqual(launcher.engineLogs(Event(7)), [("7-1-1",
+                                                          "quitter")])
+        self.assertEqual(launcher.engineLogs(99), [])
         log = launcher.engineLog(Event(7), "7-1-1", "quitter")
         self.assertIn(b"bye\n", log)
         self.assertTrue(log.endswith(b"# exited with status 3 (by itself)"
