@@ -701,6 +701,8 @@ class EngineLauncher(Service):
     def stop(self, pairing):
         """
         Kill what was launched for C{pairing} and close its listeners.
+        (A launch stopped before its engines all connected never fires:
+        the director, which stops it, has moved on.)
 
         @return: a Deferred firing once that is done (callers may ignore
             it).
