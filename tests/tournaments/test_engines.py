@@ -111,6 +111,14 @@ GARBAGE = python("""
 """) + ["{host}", "{port}"]
 
 
+#: An engine that connects, then waits.
+CONNECTED = python("""
+    import socket, sys, time
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    time.sleep(600)
+""") + ["{host}", "{port}"]
+
+
 #: An engine that connects, then hangs and ignores SIGTERM.
 STUBBORN = python("""
     import signal, socket, sys, time
@@ -791,10 +799,7 @@ class LaunchTests(TestCase):
         games = []
         for room in ("12-1-1", "12-1-2"):
             game = yield bounded(launcher.launch(
-                Event(12), Pairing(room), [Entrant("s", STUBBORN[:2] + [
-                    "import socket, sys, time; "
-                    "s = socket.create_connection((sys.argv[1], "
-                    "int(sys.argv[2]))); time.sleep(600)"] + STUBBORN[3:])]))
+                Event(12), Pairing(room), [Entrant("s", CONNECTED)]))
             games.append(game)
         yield bounded(launcher.stopService())
         self.assertEqual(
@@ -825,6 +830,28 @@ class LaunchTests(TestCase):
         pid = int(re.search(r"^orphan:(\d+)$", log, re.M).group(1))
         # Killed: its pipes are closed; it is gone a moment later.
         yield bounded(waitFor(lambda: not alive(pid)), 10)
+
+    @defer.inlineCallbacks
+    def test_stopEvent(self):
+        """
+        Stopping an event kills its engines only; a second launch of a
+        game that runs is refused meanwhile.
+        """
+        launcher = self.launcher()
+        connect = CONNECTED
+        first = yield bounded(launcher.launch(
+            Event(19), Pairing("19-1-1"), [Entrant("s", connect)]))
+        other = yield bounded(launcher.launch(
+            Event(20), Pairing("20-1-1"), [Entrant("s", connect)]))
+        again = self.failureResultOf(launcher.launch(
+            Event(19), Pairing("19-1-1"), [Entrant("s", connect)]),
+            EngineFailed).value
+        self.assertEqual(again.reason, "game 19-1-1 is running already")
+        yield bounded(launcher.stopEvent(Event(19)))
+        self.assertEqual(first.seats["s"].process.ended.result,
+                         "killed by SIGTERM")
+        self.assertTrue(other.seats["s"].process.running)
+        self.assertEqual(list(launcher.games), ["20-1-1"])
 
     @defer.inlineCallbacks
     def test_hubStops(self):
@@ -911,11 +938,7 @@ class SixtyFourTests(TestCase):
             memoryBytes=256 * MB)
         launcher.startService()
         self.addCleanup(launcher.stopService)
-        idle = python("""
-            import socket, sys, time
-            s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
-            time.sleep(600)
-        """) + ["{host}", "{port}"]
+        idle = CONNECTED
         launches = [launcher.launch(Event(14), Pairing("14-1-%d" % board), [
             Entrant("e%d" % (2 * board), idle),
             Entrant("e%d" % (2 * board + 1), idle)])
