@@ -117,6 +117,10 @@ class ServerConnection(TimeoutMixin):
     # The client's address when another node of a cluster relays the
     # connection (the connection limits count the client, not the node).
     forwardedFor = None
+    # A connection the hub made for itself (an engine it launched, on a
+    # private listener): counted toward maxConnections, never toward an
+    # address's cap (hub.tournaments.engines).
+    addressExempt = False
     control = None
     _limits = NO_LIMITS
     _gate = None
@@ -142,8 +146,9 @@ class ServerConnection(TimeoutMixin):
             getattr(self.factory, "writeBatch", None))
         gate = self._gate = getattr(sessions, "gate", None)
         if gate is not None:
-            host = self.forwardedFor or getattr(
-                self.transport.getPeer(), "host", None)
+            host = None if self.addressExempt else (
+                self.forwardedFor
+                or getattr(self.transport.getPeer(), "host", None))
             refused = gate.admit(host)
             if refused is not None:
                 self.writer.close()
