@@ -60,12 +60,13 @@ class Page(Element):
     One page: the common header and C{content}.
     """
 
-    def __init__(self, title, content, scripts=(), bodyAttributes=None):
+    def __init__(self, title, content, scripts=(), bodyAttributes=None,
+                 accountLinks=()):
         Element.__init__(self, TagLoader(self.layout(
-            title, content, scripts, bodyAttributes or {})))
+            title, content, scripts, bodyAttributes or {}, accountLinks)))
 
     @staticmethod
-    def layout(title, content, scripts, bodyAttributes):
+    def layout(title, content, scripts, bodyAttributes, accountLinks=()):
         head = tags.head(
             tags.meta(charset="utf-8"),
             tags.meta(name="viewport",
@@ -77,7 +78,7 @@ class Page(Element):
         nav = tags.nav(
             tags.a(TITLE, href="/", class_="brand"),
             *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
-              for kind in GAME_KINDS])
+              for kind in GAME_KINDS], *accountLinks)
         heading = tags.h1(title if isinstance(title, str) else list(title))
         body = tags.body(nav, Tag("main")(heading, content),
                          **bodyAttributes)
@@ -94,8 +95,10 @@ def render(request, title, content, scripts=(), bodyAttributes=None,
     @return: L{server.NOT_DONE_YET}.
     """
     request.setResponseCode(code)
+    # The links of a web face with accounts (L{hub.web.accountpages}).
+    links = getattr(request, "accountLinks", ())
     return renderElement(request, Page(title, content, scripts,
-                                       bodyAttributes))
+                                       bodyAttributes, links))
 
 
 def when(seconds):
