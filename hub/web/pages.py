@@ -199,10 +199,13 @@ class LobbyPage(resource.Resource):
         resource.Resource.__init__(self)
         self.web = web
         clock = web.lobbyFeed.clock
+        # The same for everybody (the page is shared): a link to /account
+        # on a web face with accounts.
+        links = getattr(web, "accountLinks", ())
 
         def page(now):
             return lobbyPage(
-                now, lambda rows: task.deferLater(clock, 0, rows))
+                now, lambda rows: task.deferLater(clock, 0, rows), links)
         # One function for the life of the page: it keys the feed's cache.
         self._page = page
 
@@ -230,15 +233,16 @@ class LobbyPage(resource.Resource):
         return server.NOT_DONE_YET
 
 
-def lobbyPage(now, later=None):
+def lobbyPage(now, later=None, accountLinks=()):
     """
     A Deferred of the lobby page of the hub now C{now}, the bytes of a
     whole response body.
 
     @param later: as for L{lobbyContent}.
+    @param accountLinks: the header's account links (L{render}).
     """
     d = flattenString(None, Page("The hub now", lobbyContent(now, later),
-                                 ["lobby.js"]))
+                                 ["lobby.js"], accountLinks=accountLinks))
     return d.addCallback(lambda body: b"<!DOCTYPE html>\n" + body)
 
 

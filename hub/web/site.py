@@ -301,6 +301,7 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None):
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
     web.gate = gate
+    web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth)
     site = HubSite(root, gate)

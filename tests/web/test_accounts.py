@@ -84,6 +84,9 @@ class RegistrationTests(AccountsWebMixin, TestCase):
         name to the game servers.
         """
         browser = Browser(self.web)
+        for path in ("/", "/leaderboard/gomoku"):
+            code, _, page = yield browser.get(path)
+            self.assertIn('href="/account"', page, path)
         code, _, page = yield browser.submit(
             "/register", "/register",
             {"name": "alice", "password": PASSWORD, "again": PASSWORD})
