@@ -153,13 +153,14 @@ class WebAuth:
 
     def csrfValid(self, request):
         """
-        Whether the POST C{request} carries its browser's CSRF token (the
-        session's, or before a login the form cookie's); counted when not.
+        Whether the POST C{request} carries its browser's CSRF token: that
+        of its session cookie when it has one (never the form cookie's
+        then), else its form cookie's; counted when not.
         """
-        given = field(request, CSRF_FIELD)
-        for name in (SESSION_COOKIE, FORM_COOKIE):
-            if csrfMatches(cookieValue(request, name), given):
-                return True
+        seed = cookieValue(request, SESSION_COOKIE) or \
+            cookieValue(request, FORM_COOKIE)
+        if csrfMatches(seed, field(request, CSRF_FIELD)):
+            return True
         self.csrfRefused += 1
         return False
 

@@ -312,8 +312,16 @@ class SessionTests(AccountsWebMixin, TestCase):
         code, _, _ = yield Browser(self.web).request(
             b"POST", "/login", {"name": "alice", "password": PASSWORD})
         self.assertEqual(code, 403)
-        self.assertEqual(self.auth.csrfRefused, 4)
-        self.assertIn("gamehub_web_csrf_refused_total 4.0",
+        # Logged in, the form cookie's token no longer does (a cookie set
+        # by someone else cannot stand in for the session's).
+        anonymous = Browser(self.web)
+        _, _, page = yield anonymous.get("/login")
+        browser.cookies["gamehub_form"] = anonymous.cookies["gamehub_form"]
+        code, _, _ = yield browser.request(b"POST", "/account/key",
+                                           {"csrf": csrfOf(page)})
+        self.assertEqual(code, 403)
+        self.assertEqual(self.auth.csrfRefused, 5)
+        self.assertIn("gamehub_web_csrf_refused_total 5.0",
                       self.metricsText())
         code, _, page = yield browser.submit("/account", "/account/key", {})
         self.assertEqual(code, 200)
