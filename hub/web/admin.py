@@ -97,7 +97,8 @@ class AdminPage(resource.Resource):
                 class_="connection", **{"data-session": str(c.sessionId),
                                         "data-name": c.name or ""}))
         parts.extend([tags.h2("Live connections"),
-                      tags.table(*rows, class_="connections")])
+                      tags.table(*rows, class_="connections")
+                      if len(rows) > 1 else tags.p("None.")])
         rows = [tags.tr(tags.th("game"), tags.th("room"),
                         tags.th("members"), tags.th("table"), tags.th(""))]
         for room in auth.moderation.lobby.allRooms():
@@ -117,7 +118,9 @@ class AdminPage(resource.Resource):
                 tags.td("playing" if room.running else "waiting"),
                 tags.td(action), class_="room"))
         parts.extend([
-            tags.h2("Rooms and tables"), tags.table(*rows, class_="rooms"),
+            tags.h2("Rooms and tables"),
+            tags.table(*rows, class_="rooms") if len(rows) > 1
+            else tags.p("None."),
             tags.h2("Ban"),
             tags.form(csrf,
                       labelled("Account or address (CIDR)", name="target",
@@ -127,6 +130,7 @@ class AdminPage(resource.Resource):
                       labelled("Reason", name="reason", required="required"),
                       tags.p(tags.button("Ban", type="submit")),
                       method="post", action="/admin/ban", class_="ban"),
+            tags.h2("Unban"),
             tags.form(csrf,
                       labelled("Account or address (CIDR)", name="target",
                                required="required"),

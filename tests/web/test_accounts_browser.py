@@ -10,6 +10,7 @@ player, bans an account and reads the audit.
 import os
 import shutil
 import tempfile
+import urllib.request
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -106,7 +107,9 @@ class AccountsBrowserTests(SynchronousTestCase):
         key = self.one(".play-key").text
         self.assertRegex(key, r"^[A-Za-z0-9]{%d}$" % (names.KEY_LENGTH,))
         self.assertIn("alice__" + key, self.one(".new-key").text)
+        secrets = [PASSWORD, key]
         cookies = {c["name"]: c for c in self.driver.get_cookies()}
+        secrets.append(cookies["gamehub_session"]["value"])
         self.assertTrue(cookies["gamehub_session"]["httpOnly"])
         self.assertEqual(cookies["gamehub_session"]["sameSite"], "Lax")
         self.assertFalse(cookies["gamehub_session"]["secure"])
@@ -120,6 +123,8 @@ class AccountsBrowserTests(SynchronousTestCase):
         self.wait(lambda: self.heading() == "Your new play key", "no key")
         newKey = self.one(".play-key").text
         self.assertNotEqual(newKey, key)
+        secrets.append(newKey)
+        secrets.append(self.driver.get_cookie("gamehub_session")["value"])
 
         # A player's session cannot open /admin.
         self.open("/admin")
@@ -134,6 +139,7 @@ class AccountsBrowserTests(SynchronousTestCase):
                                      gwire.INVALID_TOKEN))
         self.assertEqual(player.receive()["status"], gwire.S_OK)
         self.logIn("root")
+        secrets.append(self.driver.get_cookie("gamehub_session")["value"])
         self.one("nav a.admin").click()
         self.wait(lambda: self.heading() == "Moderation", "no admin page")
         row = self.one("tr.connection[data-name=carl]")
@@ -163,3 +169,12 @@ class AccountsBrowserTests(SynchronousTestCase):
         self.open("/login")
         self.fill("form.login", name="alice", password=PASSWORD)
         self.wait(lambda: "banned" in self.mainText(), "logged in")
+
+        # No password, key or session id in the hub's log or metrics.
+        with urllib.request.urlopen(self.base + "/metrics",
+                                    timeout=WAIT) as response:
+            metrics = response.read().decode("utf-8")
+        self.assertIn("gamehub_web_logins_total", metrics)
+        everything = "\n".join(self.server.output) + metrics
+        for secret in secrets:
+            self.assertNotIn(secret, everything)
