@@ -398,10 +398,10 @@ class AccountPage(AccountsResource):
                                     content)
 
 
-class PasswordChange(AccountPage):
+class AccountAction(AccountPage):
     """
-    C{/account/password} (POST): the current password, then the new one
-    twice; the other sessions of the account end.
+    A POST of C{/account} (a GET goes back to C{/account}), answered with
+    the account page.
     """
 
     isLeaf = True
@@ -411,6 +411,13 @@ class PasswordChange(AccountPage):
 
     def render_GET(self, request):
         return redirect(request, "/account")
+
+
+class PasswordChange(AccountAction):
+    """
+    C{/account/password} (POST): the current password, then the new one
+    twice; the other sessions of the account end.
+    """
 
     @defer.inlineCallbacks
     def post(self, request):
@@ -441,7 +448,7 @@ class PasswordChange(AccountPage):
                                     content)
 
 
-class NewKey(PasswordChange):
+class NewKey(AccountAction):
     """
     C{/account/key} (POST): a new play key, shown once.
     """
