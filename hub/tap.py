@@ -519,6 +519,8 @@ def makeService(options, reactor=None):
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
     factories = makeFactories(options, lobby, sessions, top.clock)
+    games = {port[:-len("-port")]: factory
+             for port, factory in factories.items()}
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster
         cluster = makeCluster(reactor, top, options["cluster"],
@@ -552,7 +554,7 @@ def makeService(options, reactor=None):
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
         site, web = webSite(top, records.records if records else None,
-                            collectors, options.webLimits())
+                            collectors, options.webLimits(), games)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)
