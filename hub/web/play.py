@@ -575,7 +575,8 @@ class WebPlayer(MuteLegacy, RoomObserver):
             lobby.leave(self.session)
             if table is not None:
                 table.drop(seat)
-            else:
+            elif hasattr(room.policy, "memberLeft"):
+                # Checkers: the others may start without the player.
                 room.policy.memberLeft(lobby, room)
         self.closeSession()
         self.play.botsAlone(room)

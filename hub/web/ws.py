@@ -148,7 +148,14 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         """
         if self._gone or self.state != self.STATE_OPEN:
             return
-        self.sendMessage(text.encode("utf-8", "surrogatepass"))
+        # autobahn holds what it sends to maxMessagePayloadSize too; that
+        # bound is for what the browser sends (the lobby, or a Splendor
+        # turn's legal actions, may be longer).
+        limit, self.maxMessagePayloadSize = self.maxMessagePayloadSize, 0
+        try:
+            self.sendMessage(text.encode("utf-8", "surrogatepass"))
+        finally:
+            self.maxMessagePayloadSize = limit
         most = self.factory.sessions.limits.maxSendBuffer
         if most and unsentBytes(self.transport) > most:
             self.cut(SEND_BUFFER, "more than {} bytes unsent".format(most))
