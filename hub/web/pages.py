@@ -76,6 +76,7 @@ class Page(Element):
             *[tags.script(src="/static/" + s, type="module") for s in scripts])
         nav = tags.nav(
             tags.a(TITLE, href="/", class_="brand"),
+            tags.a("play", href="/play", class_="play"),
             *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
               for kind in GAME_KINDS])
         heading = tags.h1(title if isinstance(title, str) else list(title))
@@ -183,6 +184,22 @@ def lobbyContent(now, later=None):
             tags.ul(_rows(roomRow, data["rooms"], later), class_="rooms"),
             class_="kind", id="kind-" + kind, **{"data-kind": kind}))
     return tags.div(*sections, id="lobby")
+
+
+class PlayPage(resource.Resource):
+    """
+    C{/play}: play gomoku against a bot in the page, over C{/ws}
+    (C{play.js}).
+    """
+
+    isLeaf = True
+
+    def render_GET(self, request):
+        if request.postpath not in ([], [b""]):
+            return notFound(request)
+        return render(request, "Play", tags.div(
+            tags.p("Connecting\N{HORIZONTAL ELLIPSIS}"), id="play"),
+            scripts=["play.js"])
 
 
 class LobbyPage(resource.Resource):

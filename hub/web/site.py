@@ -10,6 +10,7 @@ The web face's resource tree and site:
     /metrics                the Prometheus metrics of L{hub.metrics}
     /healthz, /readyz       the health checks of L{hub.health}
     /ws                     browser play, a WebSocket (L{hub.web.ws})
+    /play                   the page playing over /ws
 
 The site holds to the web port's limits (L{hub.limits.WebLimits}) through
 a L{hub.limits.FaceGate}, as the game ports' factories do through the
@@ -64,6 +65,7 @@ class Root(resource.Resource):
         resource.Resource.__init__(self)
         if play is not None:
             self.putChild(b"ws", play)
+            self.putChild(b"play", pages.PlayPage())
         self.lobbyPage = pages.LobbyPage(web)
         self.putChild(b"games", pages.GamePage(web))
         self.putChild(b"players", pages.PlayerPage(web))

@@ -1,0 +1,326 @@
+// The play page: gomoku against a bot over /ws (docs/protocols/web.md).
+// A click (or Enter on a focused point) on an empty intersection plays
+// there on your turn; the last stone is marked and the winning five
+// highlighted at the end.
+import { el, player, replaceChildren, svg } from "./dom.js";
+import { GOMOKU_CELL, drawGomoku, gomokuAt } from "./boards.js";
+import { language, otherLanguages, t } from "./i18n.js";
+
+const VERSION = 1;
+const SIZE = 15;
+const root = document.getElementById("play");
+const status = el("p", {id: "status", class: "status"});
+const board = el("div", {id: "board", class: "board"});
+const controls = el("div", {class: "controls", id: "controls"});
+const seatList = el("ol", {id: "seats", class: "seats"});
+const errorLine = el("p", {id: "error", class: "error"});
+
+const state = {
+  socket: null, welcome: null, room: null, seats: [], you: null,
+  moves: [], turn: null, legal: null, ended: null, hint: null, games: 0,
+};
+
+function send(message) {
+  if (state.socket && state.socket.readyState === WebSocket.OPEN) {
+    state.socket.send(JSON.stringify(message));
+  }
+}
+
+function button(id, label, onClick) {
+  const node = el("button", {id, type: "button"}, label);
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+function languageSwitch() {
+  return otherLanguages().map(lang => el("a", {
+    href: "?lang=" + lang, class: "lang", lang}, lang === "zh" ? "中文"
+                                                              : "English"));
+}
+
+// Before hello: the name form.
+function drawNameForm() {
+  const input = el("input", {id: "name", type: "text", maxlength: 20,
+                             pattern: "[A-Za-z0-9_]{1,20}",
+                             "aria-label": t("Your name"),
+                             placeholder: t("Your name")});
+  input.value = sessionStorage.getItem("gamehub.name") || "";
+  const form = el("form", {id: "hello-form", class: "controls"},
+                  el("label", {for: "name"}, t("Your name")), input,
+                  el("button", {id: "hello", type: "submit"}, t("Enter")),
+                  languageSwitch());
+  form.addEventListener("submit", event => {
+    event.preventDefault();
+    sessionStorage.setItem("gamehub.name", input.value);
+    hello(input.value, null);
+  });
+  replaceChildren(root, form, errorLine);
+}
+
+function hello(name, resume) {
+  const message = {type: "hello", version: VERSION, name};
+  if (resume) message.resume = resume;
+  send(message);
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const socket = new WebSocket(scheme + location.host + "/ws");
+  state.socket = socket;
+  socket.addEventListener("open", () => {
+    const resume = sessionStorage.getItem("gamehub.resume");
+    const name = sessionStorage.getItem("gamehub.name");
+    if (resume && name) {
+      hello(name, resume);
+    } else {
+      drawNameForm();
+    }
+  });
+  socket.addEventListener("message", event => received(
+    JSON.parse(event.data)));
+  socket.addEventListener("close", () => {
+    state.socket = null;
+    status.textContent = t("Disconnected: reconnecting…");
+    setTimeout(connect, 2000);
+  });
+}
+
+function received(message) {
+  const handler = HANDLERS[message.type];
+  if (handler) handler(message);
+}
+
+const HANDLERS = {
+  welcome(message) {
+    state.welcome = message;
+    sessionStorage.setItem("gamehub.resume", message.resume);
+    sessionStorage.setItem("gamehub.name", message.name);
+    if (!message.resumed) resetGame();
+    drawAll();
+  },
+  room(message) {
+    state.room = message.room;
+    drawAll();
+  },
+  hint(message) {
+    state.hint = message.action;
+    drawBoard();
+  },
+  error(message) {
+    errorLine.textContent = t("Error: {0}", message.code);
+    if (message.request === "hello") {
+      sessionStorage.removeItem("gamehub.resume");
+      drawNameForm();
+    }
+  },
+  event(message) {
+    const handler = EVENTS[message.event];
+    if (handler) handler(message);
+    drawAll();
+  },
+};
+
+function resetGame() {
+  state.seats = [];
+  state.you = null;
+  state.moves = [];
+  state.turn = null;
+  state.legal = null;
+  state.ended = null;
+  state.hint = null;
+}
+
+const EVENTS = {
+  GameStarted(message) {
+    resetGame();
+    state.seats = message.seats;
+    state.you = message.you;
+    state.moves = (message.position.moves || []).map(([x, y]) => [x, y]);
+  },
+  TurnStarted(message) {
+    state.turn = message.seat;
+    state.legal = message.legal || null;
+    state.hint = null;
+  },
+  ActionPlayed(message) {
+    state.moves.push(message.action);
+    state.legal = null;
+    state.hint = null;
+  },
+  SeatTakenOver(message) {
+    const seat = state.seats[message.seat];
+    if (seat) seat.bot = true;
+  },
+  GameEnded(message) {
+    state.ended = message;
+    state.turn = null;
+    state.legal = null;
+    state.games++;
+  },
+};
+
+function view() {
+  const cells = new Array(SIZE * SIZE).fill(".");
+  state.moves.forEach(([x, y], i) => {
+    cells[y * SIZE + x] = i % 2 === 0 ? "b" : "w";
+  });
+  const last = state.moves[state.moves.length - 1] || null;
+  return {size: SIZE, board: cells.join(""), last};
+}
+
+// The five (or more) in a row through the last stone, if it made one.
+function winningLine(cells) {
+  const last = state.moves[state.moves.length - 1];
+  if (!last) return [];
+  const [x0, y0] = last;
+  const mark = cells[y0 * SIZE + x0];
+  for (const [dx, dy] of [[1, 0], [0, 1], [1, 1], [1, -1]]) {
+    const line = [[x0, y0]];
+    for (const sign of [1, -1]) {
+      let x = x0 + sign * dx, y = y0 + sign * dy;
+      while (x >= 0 && y >= 0 && x < SIZE && y < SIZE &&
+             cells[y * SIZE + x] === mark) {
+        line.push([x, y]);
+        x += sign * dx;
+        y += sign * dy;
+      }
+    }
+    if (line.length >= 5) return line;
+  }
+  return [];
+}
+
+function cellName(x, y) {
+  return "abcdefghijklmno"[x] + String(SIZE - y);
+}
+
+function drawBoard() {
+  if (!state.seats.length) {
+    replaceChildren(board);
+    return;
+  }
+  const current = view();
+  const drawn = drawGomoku(current);
+  drawn.setAttribute("aria-label", t("gomoku board"));
+  const hint = state.hint ? `${state.hint[0]},${state.hint[1]}` : null;
+  if (state.legal) {
+    for (const [x, y] of state.legal) {
+      const key = `${x},${y}`;
+      const spot = svg("circle", {
+        cx: gomokuAt(x), cy: gomokuAt(y), r: GOMOKU_CELL * 0.5,
+        class: "spot" + (key === hint ? " hinted" : ""),
+        "data-cell": key, tabindex: 0, role: "button",
+        "aria-label": t("Play at {0}", cellName(x, y))});
+      const play = () => {
+        state.legal = null;
+        send({type: "act", action: [x, y]});
+        drawBoard();
+      };
+      spot.addEventListener("click", play);
+      spot.addEventListener("keydown", event => {
+        if (event.key === "Enter" || event.key === " ") {
+          event.preventDefault();
+          play();
+        }
+      });
+      drawn.append(spot);
+    }
+  }
+  if (state.ended && state.ended.winner !== null) {
+    for (const [x, y] of winningLine(current.board)) {
+      drawn.append(svg("circle", {cx: gomokuAt(x), cy: gomokuAt(y),
+                                  r: GOMOKU_CELL * 0.47, class: "win",
+                                  "data-cell": `${x},${y}`}));
+    }
+  }
+  drawn.dataset.moves = String(state.moves.length);
+  replaceChildren(board, drawn);
+}
+
+function statusText() {
+  if (state.ended) {
+    const ended = state.ended;
+    if (ended.winner === null) {
+      return ended.reason === "normal" ? t("Draw.")
+                                       : t("Game over ({0}).", ended.reason);
+    }
+    return ended.winner === state.you ? t("You won!") : t("You lost.");
+  }
+  if (state.turn !== null && state.seats.length) {
+    if (state.turn === state.you) return t("Your turn.");
+    return t("{0} to move.", state.seats[state.turn].name);
+  }
+  if (state.room) return t("Waiting for the game to start.");
+  return state.welcome ? t("Hello, {0}.", state.welcome.name) : "";
+}
+
+function drawStatus() {
+  status.textContent = statusText();
+  status.dataset.turn = state.ended ? "over"
+      : state.turn === null ? "none"
+      : state.turn === state.you ? "yours" : "theirs";
+  status.dataset.games = String(state.games);
+}
+
+function drawSeats() {
+  replaceChildren(seatList, state.seats.map((seat, i) => el("li", {
+    class: "seat" + (state.turn === i ? " to-move" : ""), "data-seat": i},
+    player(seat.name), ` (${t(i === 0 ? "black" : "white")})`,
+    seat.bot ? el("span", {class: "tag"}, t("bot")) : null,
+    i === state.you ? el("span", {class: "tag"}, t("you")) : null)));
+}
+
+function newGame() {
+  const level = Number(document.getElementById("level").value);
+  if (state.room) send({type: "leave"});
+  resetGame();
+  const room = `web-${state.welcome.name}-${Date.now() % 100000}`;
+  send({type: "create", kind: "gomoku", room, seat: 0, bots: true, level});
+}
+
+function drawControls() {
+  const parts = [];
+  const playing = state.seats.length && !state.ended;
+  if (!playing) {
+    const level = el("select", {id: "level", "aria-label": t("Bot level")},
+                     ...[1, 2, 3].map(n => el("option", {value: n}, n)));
+    level.value = sessionStorage.getItem("gamehub.level") || "1";
+    level.addEventListener("change", () =>
+      sessionStorage.setItem("gamehub.level", level.value));
+    parts.push(el("label", {for: "level"}, t("Bot level")), level,
+               button("new-gomoku", t("Gomoku against a bot"), newGame));
+    const room = state.room;
+    if (room && !room.running && room.members.length === 2 &&
+        room.owner === state.welcome.name && !state.seats.length) {
+      parts.push(button("start", t("Start"), () => send({type: "start"})));
+    }
+    if (room) {
+      parts.push(button("leave", t("Leave"), () => send({type: "leave"})));
+    }
+  } else {
+    parts.push(button("hint", t("Hint"), () => send({type: "hint"})));
+    parts.push(button("resign", t("Resign"), () => send({type: "resign"})));
+  }
+  parts.push(...languageSwitch());
+  replaceChildren(controls, parts);
+}
+
+function drawAll() {
+  if (!state.welcome) return;
+  if (!root.contains(status)) {
+    replaceChildren(root,
+      el("div", {class: "game-layout"},
+         el("div", {class: "board-column"}, status, board),
+         el("aside", {class: "side"}, controls, seatList, errorLine)));
+  }
+  if (state.room && !state.seats.length) {
+    errorLine.textContent = "";
+  }
+  drawStatus();
+  drawControls();
+  drawSeats();
+  drawBoard();
+}
+
+document.documentElement.lang = language;
+connect();

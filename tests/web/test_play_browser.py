@@ -1,0 +1,111 @@
+"""
+Playing in a real browser: headless Chromium (as L{tests.web.test_browser}
+drives it) plays a whole gomoku game against a server bot on C{/play} by
+clicking, reloads the page mid-game and keeps its seat.
+"""
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from tests.endtoend import GamehubServer
+from tests.web.test_browser import WAIT, browser
+
+MOVES = 120
+
+
+class PlayPageTests(SynchronousTestCase):
+    """
+    C{/play} in Chromium.
+    """
+
+    def setUp(self):
+        self.driver = browser()
+        self.addCleanup(self.driver.quit)
+        self.server = GamehubServer(self, "--bot-delay", "0.05",
+                                    games=("gomoku", "web"))
+        self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
+
+    def wait(self, condition, message):
+        from selenium.webdriver.support.ui import WebDriverWait
+        return WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(
+            lambda driver: condition(), message)
+
+    def find(self, selector):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def click(self, selector):
+        """
+        Click the element of C{selector} once it is there (the page
+        redraws as messages come: a stale element is looked up again).
+        """
+        from selenium.common.exceptions import (
+            ElementClickInterceptedException, StaleElementReferenceException)
+
+        def clicked():
+            found = self.find(selector)
+            if not found:
+                return False
+            try:
+                found[0].click()
+            except (StaleElementReferenceException,
+                    ElementClickInterceptedException):
+                return False
+            return True
+        self.wait(clicked, "no " + selector + " to click")
+
+    def statusData(self, name):
+        found = self.find("#status")
+        try:
+            return found[0].get_attribute("data-" + name) if found else None
+        except Exception:
+            return None
+
+    def moves(self):
+        found = self.find("#board svg")
+        try:
+            return int(found[0].get_attribute("data-moves")) if found else -1
+        except Exception:
+            return -1
+
+    def test_wholeGameByClicking(self):
+        """
+        Enter a name, start a game against a level-1 bot, and play each
+        turn by clicking the hint button and then the hinted point; a
+        reload in the middle resumes the seat; the game ends with the
+        result shown and, when someone won, the five highlighted.
+        """
+        self.driver.get(self.base + "/")
+        self.click("nav a.play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys("clicker")
+        self.click("#hello")
+        self.click("#new-gomoku")
+        self.click("#start")
+        reloaded = False
+        for _ in range(MOVES):
+            self.wait(lambda: self.statusData("turn") in ("yours", "over"),
+                      "never our turn")
+            if self.statusData("turn") == "over":
+                break
+            before = self.moves()
+            if before >= 6 and not reloaded:
+                reloaded = True
+                self.driver.refresh()
+                self.wait(lambda: self.moves() == before,
+                          "the reloaded page lost the game")
+                self.wait(lambda: self.statusData("turn") == "yours",
+                          "the reloaded page lost the turn")
+            self.click("#hint")
+            self.click("#board .spot.hinted")
+            self.wait(lambda: self.moves() > before
+                      or self.statusData("turn") == "over",
+                      "the click played nothing")
+        self.assertTrue(reloaded)
+        self.wait(lambda: self.statusData("turn") == "over",
+                  "the game never ended")
+        text = self.find("#status")[0].text
+        self.assertIn(text, ("You won!", "You lost.", "Draw."))
+        if text != "Draw.":
+            self.assertGreaterEqual(len(self.find("#board .win")), 5)
+        self.assertEqual(self.find("#seats li")[0].text.split()[0],
+                         "clicker")
