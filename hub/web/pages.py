@@ -8,6 +8,7 @@ records' pages are complete without them too.
 """
 
 import datetime
+import json
 
 from twisted.internet import task
 from twisted.logger import Logger
@@ -15,6 +16,7 @@ from twisted.web import resource, server
 from twisted.web.template import (
     Element, Tag, TagLoader, flattenString, renderElement, tags)
 
+from hub.web import i18n
 from hub.web.errors import errorsOf, pathSegment, refuse, wellFormedGameId
 from hub.web.now import GAME_KINDS
 from hub.web.text import displayText, isolatedText
@@ -197,9 +199,14 @@ class PlayPage(resource.Resource):
     def render_GET(self, request):
         if request.postpath not in ([], [b""]):
             return notFound(request)
+        language = i18n.chooseLanguage(request)
+        request.setHeader(b"Vary", b"Accept-Language")
         return render(request, "Play", tags.div(
-            tags.p("Connecting\N{HORIZONTAL ELLIPSIS}"), id="play"),
-            scripts=["play.js"])
+            tags.p("\N{HORIZONTAL ELLIPSIS}"), id="play"),
+            scripts=["play.js"], bodyAttributes={
+                "data-lang": language,
+                "data-catalog": json.dumps(i18n.catalog(language),
+                                           ensure_ascii=False)})
 
 
 class LobbyPage(resource.Resource):

@@ -500,3 +500,41 @@ class ReconnectTests(SynchronousTestCase):
         again = self.hub.browser()
         again.hello("alice2", resume=self.token)
         self.assertFalse(again.last("welcome")["resumed"])
+
+
+class TakeoverTests(SynchronousTestCase):
+    """
+    With C{--takeover bot}, a closed tab's seat is played by a bot once
+    the grace runs out.
+    """
+
+    def test_closedTabTakenOver(self):
+        """
+        A browser player at a checkers table with two TCP players closes
+        the tab: the seat is kept for the grace, then a bot plays it.
+        """
+        hub = PlayHub(graceSeconds=30, takeover="bot", turnSeconds=120)
+        self.addCleanup(hub.stop)
+        browser = hub.browser("alice")
+        browser.send({"type": "create", "kind": "checkers", "room": "r1",
+                      "players": 3})
+        for name in ("bob", "carol"):
+            protocol, transport = hub.legacy("checkers")
+            protocol.dataReceived(checkersWire.encode(
+                checkersWire.JOIN_ROOM_OP, "r1", name))
+            protocol.dataReceived(checkersWire.encode(
+                checkersWire.PLAYER_READY_OP, "", ""))
+        browser.send({"type": "ready"})
+        table = browser.player.table
+        browser.drop()
+        hub.clock.advance(29)
+        self.assertEqual(hub.recorder.ofType(events.SeatTakenOver), [])
+        hub.clock.advance(1)
+        self.assertIn(0, table.departed)
+        self.assertEqual(table.ended, None)
+        # Seat 0 is to move: its bot moves after its delay.
+        hub.clock.advance(1)
+        [taken] = hub.recorder.ofType(events.SeatTakenOver)
+        self.assertEqual(taken.seat, 0)
+        [played] = hub.recorder.ofType(events.ActionPlayed)
+        self.assertEqual((played.seat, played.byBot), (0, True))

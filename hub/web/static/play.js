@@ -33,9 +33,9 @@ function button(id, label, onClick) {
 }
 
 function languageSwitch() {
-  return otherLanguages().map(lang => el("a", {
-    href: "?lang=" + lang, class: "lang", lang}, lang === "zh" ? "中文"
-                                                              : "English"));
+  return otherLanguages().map(([code, name]) => el("a", {
+    href: "?lang=" + code, class: "lang", lang: code, hreflang: code},
+    name));
 }
 
 // Before hello: the name form.
@@ -262,10 +262,14 @@ function drawStatus() {
   status.dataset.games = String(state.games);
 }
 
+function colourName(seat) {
+  return seat === 0 ? t("black") : t("white");
+}
+
 function drawSeats() {
   replaceChildren(seatList, state.seats.map((seat, i) => el("li", {
     class: "seat" + (state.turn === i ? " to-move" : ""), "data-seat": i},
-    player(seat.name), ` (${t(i === 0 ? "black" : "white")})`,
+    player(seat.name), " (", colourName(i), ")",
     seat.bot ? el("span", {class: "tag"}, t("bot")) : null,
     i === state.you ? el("span", {class: "tag"}, t("you")) : null)));
 }
@@ -323,4 +327,8 @@ function drawAll() {
 }
 
 document.documentElement.lang = language;
+document.title = t("Play") + " - gamehub";
+for (const heading of document.querySelectorAll("main > h1")) {
+  heading.textContent = t("Play");
+}
 connect();
