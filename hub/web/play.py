@@ -332,7 +332,8 @@ class WebPlayer(MuteLegacy, RoomObserver):
         a room is joined, closed when it is left), or None.
     @ivar table: the table being played at, or None.
     @ivar sent: the table's events sent to the player during the current
-        game, replayed to a connection that resumes.
+        game, replayed to a connection that resumes (and after a game
+        that ended while the player was away: C{endedAway}).
     """
 
     log = Logger()
@@ -346,6 +347,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
         self.session = None
         self.table = None
         self.sent = []
+        self.endedAway = False
         self.grace = None
 
     def __repr__(self):
@@ -441,6 +443,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
     def gameStarted(self, room):
         self.table = room.table
         self.sent = []
+        self.endedAway = False
         room.table.addListener(self)
 
     def gameEnded(self, room, game):
@@ -534,6 +537,8 @@ class WebPlayer(MuteLegacy, RoomObserver):
             "names": [s.name for s in table.seats]})
         table.removeListener(self)
         self.table = None
+        # A player away now hears how it ended on coming back.
+        self.endedAway = self.connection is None
         # Checkers and Splendor dissolve the room at the end.
         if self.room is None:
             self.closeSession()
@@ -742,7 +747,8 @@ class WebPlay:
                 player.attach(connection)
                 connection.player = player
                 self.welcome(connection, player, resume, True)
-                if player.table is not None:
+                if player.table is not None or player.endedAway:
+                    player.endedAway = False
                     for text in player.sent:
                         connection.sendText(text)
                 return

@@ -31,7 +31,7 @@ from twisted.protocols.policies import TimeoutMixin
 
 from hub.connection.control import RATE, TransportControl
 from hub.limits import (
-    REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS, RequestBucket)
+    REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS)
 from hub.twistedinternals import dropUnsent, unsentBytes
 from hub.web import play as playing
 

@@ -6,7 +6,7 @@ connections, and legacy connections on L{RecordingTransport}s.
 
 import json
 
-import attr
+from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 
 from hub.protocols.checkers import CheckersFactory
@@ -14,10 +14,8 @@ from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory
 from hub.service import Hub
 from hub.tables.base import EventRecorder
-from hub.web.play import PROTOCOL_VERSION, WebPlay
+from hub.web.play import PROTOCOL_VERSION, WebPlay, encodeAction
 from tests.harness import RecordingTransport
-
-from twisted.internet.address import IPv4Address
 
 
 class Browser:
@@ -142,7 +140,6 @@ def playTurns(hub, browsers, limit=5000):
             if table.game.currentSeat == player.seat:
                 legal = table.game.legalActions(player.seat)
                 if legal:
-                    from hub.web.play import encodeAction
                     browser.send({"type": "act", "action": encodeAction(
                         table.kind, legal[0])})
                     moved = True
@@ -153,6 +150,3 @@ def playTurns(hub, browsers, limit=5000):
                     return
             hub.clock.advance(0.5)
 
-
-def asdict(event):
-    return attr.asdict(event)

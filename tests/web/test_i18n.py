@@ -3,7 +3,6 @@ Tests for L{hub.web.i18n}: the language of a page, and the gettext
 catalogs of the pages' scripts.
 """
 
-import json
 import os
 
 from babel.messages.extract import extract_from_dir

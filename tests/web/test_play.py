@@ -502,6 +502,42 @@ class ReconnectTests(SynchronousTestCase):
         self.assertFalse(again.last("welcome")["resumed"])
 
 
+class EndedAwayTests(SynchronousTestCase):
+    """
+    A player whose game ends while away hears how it ended on coming
+    back within the grace.
+    """
+
+    def test_endedAway(self):
+        hub = PlayHub(graceSeconds=30)
+        self.addCleanup(hub.stop)
+        browser = hub.browser()
+        token = browser.hello("alice")["resume"]
+        protocol, transport = hub.legacy("gomoku")
+        protocol.dataReceived(gomokuWire.encodeMessage(
+            gomokuWire.regMessage("bob", 1)))
+        browser.send({"type": "create", "kind": "gomoku", "room": "g",
+                      "seat": 0})
+        protocol.dataReceived(gomokuWire.encodeMessage(
+            gomokuWire.roomOpMessage(gomokuWire.RO_ROOM_JOIN, "g", "", 2)))
+        protocol.dataReceived(gomokuWire.encodeMessage(
+            gomokuWire.stateMessage(gomokuWire.PLAYER_STATE_READY, 3)))
+        browser.send({"type": "start"})
+        browser.send({"type": "act", "action": [7, 7]})
+        # The TCP player drops; then alice; bob's grace runs out first:
+        # alice wins by forfeit while away.
+        protocol.connectionLost(None)
+        hub.clock.advance(20)
+        browser.drop()
+        hub.clock.advance(11)
+        again = hub.browser()
+        again.hello("alice", resume=token)
+        self.assertTrue(again.last("welcome")["resumed"])
+        ended = again.last("event", "GameEnded")
+        self.assertEqual((ended["reason"], ended["winner"]),
+                         (events.FORFEIT, 0))
+
+
 class TakeoverTests(SynchronousTestCase):
     """
     With C{--takeover bot}, a closed tab's seat is played by a bot once

@@ -76,8 +76,9 @@ class PlayEndToEndTests(TestCase):
         browser.send({"type": "bots", "count": 1, "level": 1})
         env = dict(os.environ, PYTHONPATH=ROOT)
         bot = getProcessOutputAndValue(
-            sys.executable, ["-m", "hub.bots", "checkers://127.0.0.1:{}".format(
-                self.server.port("checkers")), "--room", "r1", "--count",
+            sys.executable, [
+                "-m", "hub.bots", "checkers://127.0.0.1:{}".format(
+                    self.server.port("checkers")), "--room", "r1", "--count",
                 "1", "--level", "1", "--delay", "0.01", "--name", "tcp"],
             env=env, path=ROOT)
         yield browser.waitFor(lambda m: m["type"] == "room" and m["room"]
