@@ -7,7 +7,7 @@ clicking, reloads the page mid-game and keeps its seat.
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.endtoend import GamehubServer
-from tests.web.test_browser import WAIT, browser
+from tests.web.test_browser import WAIT, bots, browser
 
 MOVES = 120
 
@@ -67,6 +67,65 @@ class PlayPageTests(SynchronousTestCase):
         except Exception:
             return -1
 
+    def playByHints(self, moves=MOVES, reload=False):
+        """
+        Play each of our turns by clicking the hint button, then the
+        hinted point, until the game is over; with C{reload}, reload the
+        page once in the middle and check the seat is kept.
+
+        @return: whether the page was reloaded.
+        """
+        reloaded = False
+        for _ in range(moves):
+            self.wait(lambda: self.statusData("turn") in ("yours", "over"),
+                      "never our turn")
+            if self.statusData("turn") == "over":
+                break
+            before = self.moves()
+            if reload and before >= 6 and not reloaded:
+                reloaded = True
+                self.driver.refresh()
+                self.wait(lambda: self.moves() == before,
+                          "the reloaded page lost the game")
+                self.wait(lambda: self.statusData("turn") == "yours",
+                          "the reloaded page lost the turn")
+            self.click("#hint")
+            self.click("#board .spot.hinted")
+            self.wait(lambda: self.moves() > before
+                      or self.statusData("turn") == "over",
+                      "the click played nothing")
+        self.wait(lambda: self.statusData("turn") == "over",
+                  "the game never ended")
+        return reloaded
+
+    def test_joinTCPRoom(self):
+        """
+        A gomoku-battle client's room (the TCP bot client's) is listed in
+        the page; the browser player clicks Join and Ready, the bot
+        starts, and they play to the end.
+        """
+        process = bots("gomoku", self.server.port("gomoku"), "--count",
+                       "1", "--room", "tcproom", "--level", "1")
+
+        def stop():
+            if process.poll() is None:
+                process.kill()
+            process.wait()
+        self.addCleanup(stop)
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys("joiner")
+        self.click("#hello")
+        self.wait(lambda: any("tcproom" in li.text for li in
+                              self.find("#open-rooms li")),
+                  "the TCP room is not listed")
+        self.click("#open-rooms button.join")
+        self.click("#ready")
+        self.playByHints()
+        text = self.find("#status")[0].text
+        self.assertIn(text, ("You won!", "You lost.", "Draw."))
+        self.assertEqual(process.wait(WAIT), 0)
+
     def test_wholeGameByClicking(self):
         """
         Enter a name, start a game against a level-1 bot, and play each
@@ -81,28 +140,8 @@ class PlayPageTests(SynchronousTestCase):
         self.click("#hello")
         self.click("#new-gomoku")
         self.click("#start")
-        reloaded = False
-        for _ in range(MOVES):
-            self.wait(lambda: self.statusData("turn") in ("yours", "over"),
-                      "never our turn")
-            if self.statusData("turn") == "over":
-                break
-            before = self.moves()
-            if before >= 6 and not reloaded:
-                reloaded = True
-                self.driver.refresh()
-                self.wait(lambda: self.moves() == before,
-                          "the reloaded page lost the game")
-                self.wait(lambda: self.statusData("turn") == "yours",
-                          "the reloaded page lost the turn")
-            self.click("#hint")
-            self.click("#board .spot.hinted")
-            self.wait(lambda: self.moves() > before
-                      or self.statusData("turn") == "over",
-                      "the click played nothing")
+        reloaded = self.playByHints(reload=True)
         self.assertTrue(reloaded)
-        self.wait(lambda: self.statusData("turn") == "over",
-                  "the game never ended")
         text = self.find("#status")[0].text
         self.assertIn(text, ("You won!", "You lost.", "Draw."))
         if text != "Draw.":

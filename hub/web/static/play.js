@@ -15,9 +15,14 @@ const controls = el("div", {class: "controls", id: "controls"});
 const seatList = el("ol", {id: "seats", class: "seats"});
 const errorLine = el("p", {id: "error", class: "error"});
 
+const openRooms = el("ul", {id: "open-rooms", class: "rooms"});
+// Seconds between two looks at the open rooms while not playing.
+const LOBBY_SECONDS = 2;
+
 const state = {
   socket: null, welcome: null, room: null, seats: [], you: null,
   moves: [], turn: null, legal: null, ended: null, hint: null, games: 0,
+  lobby: null,
 };
 
 function send(message) {
@@ -27,7 +32,7 @@ function send(message) {
 }
 
 function button(id, label, onClick) {
-  const node = el("button", {id, type: "button"}, label);
+  const node = el("button", {id: id || null, type: "button"}, label);
   node.addEventListener("click", onClick);
   return node;
 }
@@ -97,10 +102,15 @@ const HANDLERS = {
     sessionStorage.setItem("gamehub.name", message.name);
     if (!message.resumed) resetGame();
     drawAll();
+    lookAtLobby();
   },
   room(message) {
     state.room = message.room;
     drawAll();
+  },
+  lobby(message) {
+    state.lobby = message.kinds;
+    drawOpenRooms();
   },
   hint(message) {
     state.hint = message.action;
@@ -284,8 +294,7 @@ function newGame() {
 
 function drawControls() {
   const parts = [];
-  const playing = state.seats.length && !state.ended;
-  if (!playing) {
+  if (!playing()) {
     const level = el("select", {id: "level", "aria-label": t("Bot level")},
                      ...[1, 2, 3].map(n => el("option", {value: n}, n)));
     level.value = sessionStorage.getItem("gamehub.level") || "1";
@@ -298,6 +307,11 @@ function drawControls() {
         room.owner === state.welcome.name && !state.seats.length) {
       parts.push(button("start", t("Start"), () => send({type: "start"})));
     }
+    const me = room && room.members.find(member => member.you);
+    if (room && !room.running && me && room.owner !== me.name &&
+        !me.ready) {
+      parts.push(button("ready", t("Ready"), () => send({type: "ready"})));
+    }
     if (room) {
       parts.push(button("leave", t("Leave"), () => send({type: "leave"})));
     }
@@ -309,13 +323,37 @@ function drawControls() {
   replaceChildren(controls, parts);
 }
 
+function playing() {
+  return state.seats.length > 0 && !state.ended;
+}
+
+// The gomoku rooms waiting for a guest, made here or by any client.
+function drawOpenRooms() {
+  const rooms = state.lobby && !playing() && !state.room
+      ? state.lobby.gomoku.rooms.filter(room => room.state === "waiting"
+          && room.members.length < 2 && !room.locked) : [];
+  replaceChildren(openRooms, rooms.map(room => el("li", {class: "room"},
+    el("span", {class: "room-name"}, player(room.name)), " ",
+    room.owner ? player(room.owner) : null, " ",
+    button(null, t("Join"), () => send({type: "join", kind: "gomoku",
+                                        room: room.name})))));
+  for (const node of openRooms.querySelectorAll("button")) {
+    node.classList.add("join");
+  }
+}
+
+function lookAtLobby() {
+  if (state.welcome && !playing() && !state.room) send({type: "lobby"});
+}
+
 function drawAll() {
   if (!state.welcome) return;
   if (!root.contains(status)) {
     replaceChildren(root,
       el("div", {class: "game-layout"},
          el("div", {class: "board-column"}, status, board),
-         el("aside", {class: "side"}, controls, seatList, errorLine)));
+         el("aside", {class: "side"}, controls, seatList, errorLine,
+            el("h2", {}, t("Open rooms")), openRooms)));
   }
   if (state.room && !state.seats.length) {
     errorLine.textContent = "";
@@ -324,8 +362,10 @@ function drawAll() {
   drawControls();
   drawSeats();
   drawBoard();
+  drawOpenRooms();
 }
 
+setInterval(lookAtLobby, LOBBY_SECONDS * 1000);
 document.documentElement.lang = language;
 document.title = t("Play") + " - gamehub";
 for (const heading of document.querySelectorAll("main > h1")) {
