@@ -469,9 +469,12 @@ class WebPlayer(MuteLegacy, RoomObserver):
 
     def legalFor(self, table, seat):
         """
-        The legal actions of C{seat} (JSON), if it is the player's.
+        The legal actions of C{seat} (JSON), if it is the player's; not
+        for gomoku, where they are every empty intersection (the client
+        knows them from the stones, and a move is cheaper without).
         """
-        if seat is None or seat != self.seat or table.over:
+        if (seat is None or seat != self.seat or table.over
+                or table.kind == "gomoku"):
             return None
         return [encodeAction(table.kind, action)
                 for action in table.game.legalActions(seat)]

@@ -149,7 +149,7 @@ const EVENTS = {
   },
   TurnStarted(message) {
     state.turn = message.seat;
-    state.legal = message.legal || null;
+    state.legal = message.seat === state.you ? emptyPoints() : null;
     state.hint = null;
   },
   ActionPlayed(message) {
@@ -168,6 +168,18 @@ const EVENTS = {
     state.games++;
   },
 };
+
+// Gomoku's legal moves: every empty intersection.
+function emptyPoints() {
+  const taken = new Set(state.moves.map(([x, y]) => `${x},${y}`));
+  const points = [];
+  for (let y = 0; y < SIZE; y++) {
+    for (let x = 0; x < SIZE; x++) {
+      if (!taken.has(`${x},${y}`)) points.push([x, y]);
+    }
+  }
+  return points;
+}
 
 function view() {
   const cells = new Array(SIZE * SIZE).fill(".");
