@@ -514,11 +514,21 @@ class WebPlayer(MuteLegacy, RoomObserver):
             if (action.kind == splendorRules.FOLD_CARD_UNKNOWN
                     and event.seat == self.seat):
                 message["drawn"] = detail.drawn
-        message["action"] = encodeAction(table.kind, action)
-        self.sendEvent(message)
-        if table.kind == "gomoku" and not table.game.isOver:
-            # Gomoku's turns alternate without a TurnStarted each.
-            self.sendTurn(table, table.game.currentSeat)
+        if "drawn" in message:
+            message["action"] = encodeAction(table.kind, action)
+            self.sendEvent(message)
+            return
+        # The same for every player: encoded once.
+        text = self.play.shared(event)
+        if text is None:
+            message["action"] = encodeAction(table.kind, action)
+            if table.kind == "gomoku":
+                # Gomoku's turns alternate without a TurnStarted each.
+                message["next"] = (None if table.game.isOver
+                                   else table.game.currentSeat)
+            text = self.play.share(event, dumps(message))
+        self.sent.append(text)
+        self.sendText(text)
 
     def onDiscardRequired(self, table, event):
         if event.seat == self.seat:
@@ -673,6 +683,7 @@ class WebPlay:
         self.allowGuests = allowGuests
         self.players = {}
         self._botNames = itertools.count(1)
+        self._shared = (None, None)
 
     @property
     def checkersSizes(self):
@@ -692,6 +703,22 @@ class WebPlay:
 
     def forget(self, player):
         self.players.pop(player.key, None)
+
+    def shared(self, event):
+        """
+        The text of C{event} that L{share} kept, if C{event} is the one it
+        kept it for (every player at a table hears an event in turn).
+        """
+        if self._shared[0] is event:
+            return self._shared[1]
+        return None
+
+    def share(self, event, text):
+        """
+        Keep C{text}, the message of C{event} every player gets alike.
+        """
+        self._shared = (event, text)
+        return text
 
     # Messages.
 

@@ -154,8 +154,11 @@ const EVENTS = {
   },
   ActionPlayed(message) {
     state.moves.push(message.action);
-    state.legal = null;
     state.hint = null;
+    // Gomoku's turns alternate: the move says who is next.
+    state.turn = message.next === undefined ? null : message.next;
+    state.legal = state.turn !== null && state.turn === state.you
+        ? emptyPoints() : null;
   },
   SeatTakenOver(message) {
     const seat = state.seats[message.seat];
