@@ -57,6 +57,21 @@ def sameOrigin(origin, host):
             and parts.netloc.lower() == host.strip().lower())
 
 
+class QuietLogger(Logger):
+    """
+    A L{Logger} without its debug and trace lines: autobahn writes two
+    debug lines per message, which cost a browser's move more than the
+    rest of its path through the hub (and are dropped by the hub's log
+    level anyway).
+    """
+
+    def debug(self, format=None, **kwargs):
+        pass
+
+    def trace(self, format=None, **kwargs):
+        pass
+
+
 class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
     """
     One browser's WebSocket: its text messages go to the factory's
@@ -67,7 +82,7 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         None (L{playing.identify}).
     """
 
-    log = Logger()
+    log = QuietLogger()
     player = None
     account = None
     host = None
