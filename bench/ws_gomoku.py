@@ -107,6 +107,8 @@ def makeSocketClasses():
                         self.opponentMoved(conn)
                 elif event == "GameStarted":
                     conn.seat = message["you"]
+                    # Each readies and starts once a game.
+                    self.starting = self.readied = False
                     if conn is self.owner:
                         self.moveIndex = 0
                         self.playing = True
@@ -136,8 +138,9 @@ def makeSocketClasses():
                         self.readied = True
                         self.guest.send({"type": "ready"})
                 elif (conn is self.owner and len(room["members"]) == 2
-                      and room["members"][1]["ready"]):
-                    self.readied = False
+                      and room["members"][1]["ready"]
+                      and not self.starting):
+                    self.starting = True
                     self.owner.send({"type": "start"})
             elif kind == "error":
                 self.bench.stats.errors += 1
@@ -145,6 +148,7 @@ def makeSocketClasses():
 
         joined = False
         readied = False
+        starting = False
 
         def schedule(self, conn, delay):
             if self.bench.stopping:

@@ -451,15 +451,24 @@ class WebPlayer(MuteLegacy, RoomObserver):
 
     # Table events.
 
+    # The handler of each event type, found by its name once.
+    _handlers = {}
+
     def tableEvent(self, table, event):
         if table is not self.table:
             return
-        name = events.eventName(event)
-        handler = getattr(self, "on" + name, None)
-        if handler is not None:
-            handler(table, event)
-            return
-        message = {"type": "event", "event": name}
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = getattr(type(self), "on" + events.eventName(event),
+                              WebPlayer.sendFields)
+            self._handlers[type(event)] = handler
+        handler(self, table, event)
+
+    def sendFields(self, table, event):
+        """
+        Send C{event} with its fields, but its time.
+        """
+        message = {"type": "event", "event": events.eventName(event)}
         for attribute in attr.fields(type(event)):
             if attribute.name != "at":
                 value = getattr(event, attribute.name)
@@ -505,30 +514,37 @@ class WebPlayer(MuteLegacy, RoomObserver):
         self.sendEvent(message)
 
     def onActionPlayed(self, table, event):
-        action = event.action
-        message = {"type": "event", "event": "ActionPlayed",
-                   "seat": event.seat, "byBot": event.byBot}
         detail = event.detail
-        if table.kind == "splendor" and detail is not None:
-            message["golden"] = detail.golden
-            if (action.kind == splendorRules.FOLD_CARD_UNKNOWN
-                    and event.seat == self.seat):
+        if (table.kind == "splendor" and detail is not None
+                and event.action.kind == splendorRules.FOLD_CARD_UNKNOWN):
+            # The card a blind reserve drew is its player's secret.
+            message = self.playedMessage(table, event)
+            if event.seat == self.seat:
                 message["drawn"] = detail.drawn
-        if "drawn" in message:
-            message["action"] = encodeAction(table.kind, action)
             self.sendEvent(message)
             return
         # The same for every player: encoded once.
         text = self.play.shared(event)
         if text is None:
-            message["action"] = encodeAction(table.kind, action)
-            if table.kind == "gomoku":
-                # Gomoku's turns alternate without a TurnStarted each.
-                message["next"] = (None if table.game.isOver
-                                   else table.game.currentSeat)
-            text = self.play.share(event, dumps(message))
+            text = self.play.share(event, dumps(
+                self.playedMessage(table, event)))
         self.sent.append(text)
         self.sendText(text)
+
+    def playedMessage(self, table, event):
+        """
+        The C{ActionPlayed} message of C{event}, as every player gets it.
+        """
+        message = {"type": "event", "event": "ActionPlayed",
+                   "seat": event.seat, "byBot": event.byBot,
+                   "action": encodeAction(table.kind, event.action)}
+        if table.kind == "gomoku":
+            # Gomoku's turns alternate without a TurnStarted each.
+            message["next"] = (None if table.game.isOver
+                               else table.game.currentSeat)
+        elif table.kind == "splendor" and event.detail is not None:
+            message["golden"] = event.detail.golden
+        return message
 
     def onDiscardRequired(self, table, event):
         if event.seat == self.seat:

@@ -15,8 +15,10 @@ is L{hub.web.play}'s; here is the connection and what it may cost:
     (C{--request-rate}, C{--request-burst}, C{--request-overdraft},
     with the address's debt remembered by the hub's gate): past the
     rate it is not read, past the overdraft it is cut;
-  - a connection owed more than C{--max-send-buffer} bytes is cut (the
-    slow-consumer cut of L{hub.connection});
+  - what it is sent goes through the hub's L{ImmediateWriter} (at once
+    while the socket takes it), and a connection owed more than
+    C{--max-send-buffer} bytes is cut (the slow-consumer cut of
+    L{hub.connection});
   - nothing received for C{--idle-seconds} closes it.
 """
 
@@ -32,7 +34,8 @@ from twisted.protocols.policies import TimeoutMixin
 from hub.connection.control import RATE, TransportControl
 from hub.limits import (
     REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS)
-from hub.twistedinternals import dropUnsent, unsentBytes
+from hub.connection.immediate import ImmediateWriter
+from hub.twistedinternals import dropUnsent
 from hub.web import play as playing
 
 #: Bytes of one message (and one frame) at most: every request of the
@@ -105,6 +108,33 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         self.account = playing.identify(request)
         return None
 
+    _writer = None
+
+    def connectionMade(self):
+        WebSocketServerProtocol.connectionMade(self)
+        # The hub's own writer (as the event streams use it: the HTTP
+        # channel keeps the transport's producer slot), which cuts a
+        # connection owed more than --max-send-buffer bytes.
+        most = self.factory.sessions.limits.maxSendBuffer
+        self._writer = ImmediateWriter(
+            self.transport, most or None, self._sendBufferOverflowed,
+            producer=False)
+
+    def sendData(self, data, sync=False, chopsize=None):
+        """
+        What autobahn sends (the handshake's answer, frames) goes out
+        through the hub's L{ImmediateWriter}: at once while the socket
+        takes it, behind what the transport holds otherwise.
+        """
+        if (sync or chopsize or self.send_queue or self._writer is None):
+            WebSocketServerProtocol.sendData(self, data, sync, chopsize)
+            return
+        self._writer.write(data)
+
+    def _sendBufferOverflowed(self):
+        self.cut(SEND_BUFFER, "more than {} bytes unsent".format(
+            self.factory.sessions.limits.maxSendBuffer))
+
     def onOpen(self):
         factory = self.factory
         sessions = factory.sessions
@@ -171,9 +201,6 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
             self.sendMessage(text.encode("utf-8", "surrogatepass"))
         finally:
             self.maxMessagePayloadSize = limit
-        most = self.factory.sessions.limits.maxSendBuffer
-        if most and unsentBytes(self.transport) > most:
-            self.cut(SEND_BUFFER, "more than {} bytes unsent".format(most))
 
     def close(self):
         """
@@ -190,6 +217,8 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         if self._gone:
             return
         self._gone = True
+        if self._writer is not None:
+            self._writer.close()
         self.factory.sessions.gate.limited(limit, self.transport.getPeer(),
                                            why)
         transport = self.transport
@@ -207,6 +236,9 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
     def connectionLost(self, reason):
         self._gone = True
         self.setTimeout(None)
+        if self._writer is not None:
+            self._writer.close()
+            self._writer.overflowed = None
         if self._resume is not None:
             if self._resume.active():
                 self._resume.cancel()

@@ -426,6 +426,31 @@ class SplendorTests(SynchronousTestCase):
                        + browser.of("event", "NobleOffered")):
             self.assertTrue(prompt["legal"])
 
+    def test_blindReserveSecret(self):
+        """
+        A blind reserve tells its player the card drawn, and the others
+        only the deck.
+        """
+        first, second = self.hub.browser("alice"), self.hub.browser("bob")
+        for browser in (first, second):
+            browser.send({"type": "join", "kind": "splendor"})
+        for browser in (first, second):
+            browser.send({"type": "ready"})
+        mover = [b for b in (first, second)
+                 if b.player.seat == b.player.table.game.currentSeat][0]
+        other = second if mover is first else first
+        legal = mover.last("event", "TurnStarted")["legal"]
+        blind = [a for a in legal
+                 if a["kind"] == splendorRules.FOLD_CARD_UNKNOWN][0]
+        mover.send({"type": "act", "action": blind})
+        mine = mover.last("event", "ActionPlayed")
+        theirs = other.last("event", "ActionPlayed")
+        self.assertEqual(mine["action"], blind)
+        self.assertEqual(theirs["action"], blind)
+        self.assertGreater(mine["drawn"], 0)
+        self.assertNotIn("drawn", theirs)
+        self.assertEqual(mine["golden"], theirs["golden"])
+
     def test_actionCodec(self):
         """
         A Splendor action goes to JSON and back unchanged.
