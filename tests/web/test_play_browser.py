@@ -1,7 +1,8 @@
 """
 Playing in a real browser: headless Chromium (as L{tests.web.test_browser}
-drives it) plays a whole gomoku game against a server bot on C{/play} by
-clicking, reloads the page mid-game and keeps its seat.
+drives it) plays whole gomoku and checkers games against server bots on
+C{/play} by clicking, reloads the page mid-game and keeps its seat, and
+joins a gomoku-battle client's room.
 """
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -21,7 +22,7 @@ class PlayPageTests(SynchronousTestCase):
         self.driver = browser()
         self.addCleanup(self.driver.quit)
         self.server = GamehubServer(self, "--bot-delay", "0.05",
-                                    games=("gomoku", "web"))
+                                    games=("gomoku", "checkers", "web"))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 
     def wait(self, condition, message):
@@ -67,7 +68,7 @@ class PlayPageTests(SynchronousTestCase):
         except Exception:
             return -1
 
-    def playByHints(self, moves=MOVES, reload=False):
+    def playByHints(self, moves=MOVES, reload=False, pieces=False):
         """
         Play each of our turns by clicking the hint button, then the
         hinted point, until the game is over; with C{reload}, reload the
@@ -90,7 +91,12 @@ class PlayPageTests(SynchronousTestCase):
                 self.wait(lambda: self.statusData("turn") == "yours",
                           "the reloaded page lost the turn")
             self.click("#hint")
-            self.click("#board .spot.hinted")
+            if pieces:
+                # Checkers: the piece, then its destination.
+                self.click("#board .movable.hinted")
+                self.click("#board .target.hinted")
+            else:
+                self.click("#board .spot.hinted")
             self.wait(lambda: self.moves() > before
                       or self.statusData("turn") == "over",
                       "the click played nothing")
@@ -125,6 +131,24 @@ class PlayPageTests(SynchronousTestCase):
         text = self.find("#status")[0].text
         self.assertIn(text, ("You won!", "You lost.", "Draw."))
         self.assertEqual(process.wait(WAIT), 0)
+
+    def test_wholeCheckersGameByClicking(self):
+        """
+        A two-player checkers game against a level-1 bot, played by
+        clicking the hint, the hinted piece and the hinted destination,
+        to its end.
+        """
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys("jumper")
+        self.click("#hello")
+        self.click("#new-checkers")
+        self.click("#ready")
+        self.wait(lambda: self.find("#board svg.checkers"), "no board")
+        self.playByHints(moves=400, pieces=True)
+        text = self.find("#status")[0].text
+        self.assertIn(text, ("You won!", "You lost."))
+        self.assertGreater(self.moves(), 10)
 
     def test_wholeGameByClicking(self):
         """

@@ -83,6 +83,10 @@ function cellPoint(x, y) {
   return [(x + y / 2) * STEP, -y * STEP * Math.sqrt(3) / 2];
 }
 
+// Where checkers' cell (x, y) is drawn, and a hole's radius.
+export const checkersPoint = cellPoint;
+export const CHECKERS_STEP = STEP;
+
 export function drawCheckers(view, lastPath) {
   const half = 9 * STEP;
   const root = svg("svg", {

@@ -1,9 +1,14 @@
-// The play page: gomoku against a bot over /ws (docs/protocols/web.md).
-// A click (or Enter on a focused point) on an empty intersection plays
-// there on your turn; the last stone is marked and the winning five
-// highlighted at the end.
+// The play page: gomoku and checkers against bots over /ws
+// (docs/protocols/web.md).  Gomoku: a click (or Enter on a focused point)
+// on an empty intersection plays there on your turn; the last stone is
+// marked and the winning five highlighted at the end.  Checkers: a click
+// on one of your pieces that can move highlights every legal destination
+// (jump chains included), a click on one plays that path; the last move
+// is drawn along its path.
 import { el, player, replaceChildren, svg } from "./dom.js";
-import { GOMOKU_CELL, drawGomoku, gomokuAt } from "./boards.js";
+import {
+  CHECKERS_STEP, GOMOKU_CELL, checkersPoint, drawCheckers, drawGomoku,
+  gomokuAt } from "./boards.js";
 import { language, otherLanguages, t } from "./i18n.js";
 
 const VERSION = 1;
@@ -16,6 +21,7 @@ const seatList = el("ol", {id: "seats", class: "seats"});
 const errorLine = el("p", {id: "error", class: "error"});
 
 const openRooms = el("ul", {id: "open-rooms", class: "rooms"});
+const openRoomsTitle = el("h2", {hidden: true});
 // Seconds between two looks at the open rooms while not playing.
 const LOBBY_SECONDS = 2;
 
@@ -114,6 +120,7 @@ const HANDLERS = {
   },
   hint(message) {
     state.hint = message.action;
+    if (state.kind === "checkers") state.selected = String(message.action[0]);
     drawBoard();
   },
   error(message) {
@@ -131,6 +138,10 @@ const HANDLERS = {
 };
 
 function resetGame() {
+  state.kind = null;
+  state.position = null;
+  state.lastPath = null;
+  state.selected = null;
   state.seats = [];
   state.you = null;
   state.moves = [];
@@ -143,22 +154,45 @@ function resetGame() {
 const EVENTS = {
   GameStarted(message) {
     resetGame();
+    state.kind = message.kind;
     state.seats = message.seats;
     state.you = message.you;
-    state.moves = (message.position.moves || []).map(([x, y]) => [x, y]);
+    if (message.kind === "checkers") {
+      state.position = {regions: message.position.regions,
+                        pieces: message.position.pieces};
+    } else {
+      state.moves = (message.position.moves || []).map(([x, y]) => [x, y]);
+    }
   },
   TurnStarted(message) {
     state.turn = message.seat;
-    state.legal = message.seat === state.you ? emptyPoints() : null;
+    state.legal = message.seat !== state.you ? null
+        : state.kind === "gomoku" ? emptyPoints() : message.legal || null;
     state.hint = null;
+    state.selected = null;
   },
   ActionPlayed(message) {
     state.moves.push(message.action);
     state.hint = null;
+    state.selected = null;
+    if (state.kind === "checkers") {
+      const path = message.action;
+      const from = String(path[0]), to = path[path.length - 1];
+      state.position.pieces[message.seat] = state.position.pieces[
+        message.seat].map(cell => String(cell) === from ? to : cell);
+      state.lastPath = path;
+      // Checkers announces the next turn itself.
+      state.turn = null;
+      state.legal = null;
+      return;
+    }
     // Gomoku's turns alternate: the move says who is next.
     state.turn = message.next === undefined ? null : message.next;
     state.legal = state.turn !== null && state.turn === state.you
         ? emptyPoints() : null;
+  },
+  SeatEliminated(message) {
+    if (state.position) state.position.pieces[message.seat] = [];
   },
   SeatTakenOver(message) {
     const seat = state.seats[message.seat];
@@ -219,9 +253,73 @@ function cellName(x, y) {
   return "abcdefghijklmno"[x] + String(SIZE - y);
 }
 
+// A focusable SVG button: click, Enter or space.
+function svgButton(tag, attributes, onPress) {
+  const node = svg(tag, Object.assign(
+    {tabindex: 0, role: "button"}, attributes));
+  node.addEventListener("click", onPress);
+  node.addEventListener("keydown", event => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      onPress();
+    }
+  });
+  return node;
+}
+
+function drawCheckersBoard() {
+  const drawn = drawCheckers(state.position, state.lastPath);
+  drawn.setAttribute("aria-label", t("checkers board"));
+  const legal = state.legal || [];
+  const hint = state.hint ? String(state.hint[0]) + "/" +
+      String(state.hint[state.hint.length - 1]) : null;
+  const starts = new Set(legal.map(path => String(path[0])));
+  for (const key of starts) {
+    const [x, y] = key.split(",").map(Number);
+    const [px, py] = checkersPoint(x, y);
+    const hinted = hint !== null && hint.startsWith(key + "/");
+    drawn.append(svgButton("circle", {
+      cx: px, cy: py, r: CHECKERS_STEP * 0.45, "data-cell": key,
+      class: "movable" + (key === state.selected ? " selected" : "") +
+             (hinted ? " hinted" : ""),
+      "aria-label": t("Move the piece at {0}", key)}, () => {
+        state.selected = key;
+        drawBoard();
+      }));
+  }
+  if (state.selected !== null) {
+    const targets = new Map();
+    for (const path of legal) {
+      if (String(path[0]) !== state.selected) continue;
+      const end = String(path[path.length - 1]);
+      if (!targets.has(end)) targets.set(end, path);
+    }
+    for (const [end, path] of targets) {
+      const [x, y] = path[path.length - 1];
+      const [px, py] = checkersPoint(x, y);
+      drawn.append(svgButton("circle", {
+        cx: px, cy: py, r: CHECKERS_STEP * 0.4, "data-cell": end,
+        class: "target" + (hint === state.selected + "/" + end
+                           ? " hinted" : ""),
+        "aria-label": t("Move to {0}", end)}, () => {
+          state.legal = null;
+          state.selected = null;
+          send({type: "act", action: path});
+          drawBoard();
+        }));
+    }
+  }
+  drawn.dataset.moves = String(state.moves.length);
+  replaceChildren(board, drawn);
+}
+
 function drawBoard() {
   if (!state.seats.length) {
     replaceChildren(board);
+    return;
+  }
+  if (state.kind === "checkers") {
+    drawCheckersBoard();
     return;
   }
   const current = view();
@@ -288,6 +386,7 @@ function drawStatus() {
 }
 
 function colourName(seat) {
+  if (state.kind === "checkers") return state.position.regions[seat];
   return seat === 0 ? t("black") : t("white");
 }
 
@@ -299,12 +398,16 @@ function drawSeats() {
     i === state.you ? el("span", {class: "tag"}, t("you")) : null)));
 }
 
-function newGame() {
+function newGame(kind) {
   const level = Number(document.getElementById("level").value);
   if (state.room) send({type: "leave"});
   resetGame();
   const room = `web-${state.welcome.name}-${Date.now() % 100000}`;
-  send({type: "create", kind: "gomoku", room, seat: 0, bots: true, level});
+  const message = {type: "create", kind, room, seat: 0, bots: true, level};
+  if (kind === "checkers") {
+    message.players = Number(document.getElementById("players").value);
+  }
+  send(message);
 }
 
 function drawControls() {
@@ -315,16 +418,25 @@ function drawControls() {
     level.value = sessionStorage.getItem("gamehub.level") || "1";
     level.addEventListener("change", () =>
       sessionStorage.setItem("gamehub.level", level.value));
+    const sizes = state.welcome.checkersSizes.filter(n => n > 1);
+    const players = el("select", {id: "players",
+                                  "aria-label": t("Players")},
+                       ...sizes.map(n => el("option", {value: n}, n)));
     parts.push(el("label", {for: "level"}, t("Bot level")), level,
-               button("new-gomoku", t("Gomoku against a bot"), newGame));
+               button("new-gomoku", t("Gomoku against a bot"),
+                      () => newGame("gomoku")),
+               el("label", {for: "players"}, t("Players")), players,
+               button("new-checkers", t("Checkers against bots"),
+                      () => newGame("checkers")));
     const room = state.room;
-    if (room && !room.running && room.members.length === 2 &&
-        room.owner === state.welcome.name && !state.seats.length) {
+    if (room && room.kind === "gomoku" && !room.running &&
+        room.members.length === 2 && room.owner === state.welcome.name &&
+        !state.seats.length) {
       parts.push(button("start", t("Start"), () => send({type: "start"})));
     }
     const me = room && room.members.find(member => member.you);
-    if (room && !room.running && me && room.owner !== me.name &&
-        !me.ready) {
+    if (room && !room.running && me && !me.ready &&
+        (room.kind !== "gomoku" || room.owner !== me.name)) {
       parts.push(button("ready", t("Ready"), () => send({type: "ready"})));
     }
     if (room) {
@@ -355,6 +467,8 @@ function drawOpenRooms() {
   for (const node of openRooms.querySelectorAll("button")) {
     node.classList.add("join");
   }
+  openRoomsTitle.textContent = t("Open rooms");
+  openRoomsTitle.hidden = rooms.length === 0;
 }
 
 function lookAtLobby() {
@@ -368,7 +482,7 @@ function drawAll() {
       el("div", {class: "game-layout"},
          el("div", {class: "board-column"}, status, board),
          el("aside", {class: "side"}, controls, seatList, errorLine,
-            el("h2", {}, t("Open rooms")), openRooms)));
+            openRoomsTitle, openRooms)));
   }
   if (state.room && !state.seats.length) {
     errorLine.textContent = "";
