@@ -869,7 +869,8 @@ class WebPlay:
             return self.join(player, message)
         name = roomField(message)
         password = field(message, "password", str, "")
-        if len(password) > gomokuWire.MAX_PSW_BYTES:
+        if len(password.encode("utf-8", "surrogatepass")) \
+                > gomokuWire.MAX_PSW_BYTES:
             raise PlayError(BAD_MESSAGE, "the password is too long")
         level = levelField(message)
         bots = field(message, "bots", bool, False)
@@ -925,15 +926,21 @@ class WebPlay:
                 first, policy, CHECKERS_CAPACITY, password=password)
             room.settings["players"] = players
             self.addBots(room, seat - 1, level)
-        session = self._session(player, "checkers")
-        if room is None:
-            room = self._lobbyCall(
-                player, lobby.createRoom, "checkers", name, session, player,
-                policy, CHECKERS_CAPACITY, password=password)
-            room.settings["players"] = players
-        else:
-            self._lobbyCall(player, lobby.join, "checkers", name, session,
-                            player)
+        try:
+            session = self._session(player, "checkers")
+            if room is None:
+                room = self._lobbyCall(
+                    player, lobby.createRoom, "checkers", name, session,
+                    player, policy, CHECKERS_CAPACITY, password=password)
+                room.settings["players"] = players
+            else:
+                self._lobbyCall(player, lobby.join, "checkers", name,
+                                session, player)
+        except PlayError:
+            # The bots made the room for nobody: they leave it.
+            if room is not None:
+                self.botsAlone(room)
+            raise
         player.sendRoom()
         self.addBots(room, players - seat - 1, level)
         if seat > 0:

@@ -249,6 +249,19 @@ class CheckersTests(SynchronousTestCase):
         browser.send({"type": "hint"})
         self.assertIn(browser.last("hint")["action"], legal)
 
+    def test_nameOfABot(self):
+        """
+        A player named as the bot before their seat cannot sit: the bots
+        leave the room they made, and nothing is left.
+        """
+        browser = self.hub.browser("bot2_1")
+        browser.send({"type": "create", "kind": "checkers", "room": "r1",
+                      "players": 3, "seat": 1, "bots": True})
+        self.assertEqual(browser.errors(), [playing.NAME_IN_ROOM])
+        self.assertEqual(self.hub.lobby.allRooms(), [])
+        self.assertEqual(list(self.hub.sessions), [])
+        self.assertIsNone(browser.player.session)
+
     def test_leaveBeforeStart(self):
         """
         A browser player leaving a waiting room with bots alone in it
