@@ -5,6 +5,8 @@ C{/play} by clicking, reloads the page mid-game and keeps its seat, and
 joins a gomoku-battle client's room.
 """
 
+import os
+
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.endtoend import GamehubServer
@@ -68,7 +70,16 @@ class PlayPageTests(SynchronousTestCase):
         except Exception:
             return -1
 
-    def playByHints(self, moves=MOVES, reload=False, pieces=False):
+    def screenshot(self, name):
+        """
+        Save the page as C{name} in C{GAMEHUB_SCREENSHOTS}, if set.
+        """
+        folder = os.environ.get("GAMEHUB_SCREENSHOTS")
+        if folder:
+            self.driver.save_screenshot(os.path.join(folder, name))
+
+    def playByHints(self, moves=MOVES, reload=False, pieces=False,
+                    shot=None):
         """
         Play each of our turns by clicking the hint button, then the
         hinted point, until the game is over; with C{reload}, reload the
@@ -91,6 +102,10 @@ class PlayPageTests(SynchronousTestCase):
                 self.wait(lambda: self.statusData("turn") == "yours",
                           "the reloaded page lost the turn")
             self.click("#hint")
+            if shot is not None and before >= 8:
+                self.wait(lambda: self.find("#board .hinted"), "no hint")
+                self.screenshot(shot)
+                shot = None
             if pieces:
                 # Checkers: the piece, then its destination.
                 self.click("#board .movable.hinted")
@@ -145,7 +160,8 @@ class PlayPageTests(SynchronousTestCase):
         self.click("#new-checkers")
         self.click("#ready")
         self.wait(lambda: self.find("#board svg.checkers"), "no board")
-        self.playByHints(moves=400, pieces=True)
+        self.playByHints(moves=400, pieces=True,
+                         shot="web-play-checkers.png")
         text = self.find("#status")[0].text
         self.assertIn(text, ("You won!", "You lost."))
         self.assertGreater(self.moves(), 10)
@@ -164,7 +180,7 @@ class PlayPageTests(SynchronousTestCase):
         self.click("#hello")
         self.click("#new-gomoku")
         self.click("#start")
-        reloaded = self.playByHints(reload=True)
+        reloaded = self.playByHints(reload=True, shot="web-play-gomoku.png")
         self.assertTrue(reloaded)
         text = self.find("#status")[0].text
         self.assertIn(text, ("You won!", "You lost.", "Draw."))
