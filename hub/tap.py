@@ -560,6 +560,8 @@ def makeService(options, reactor=None):
         from hub.web.auth import webAuth
         auth = webAuth(names, top.clock, options["registration"])
         collectors.append(auth.collector())
+    games = {port[:-len("-port")]: factory
+             for port, factory in factories.items()}
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster
         cluster = makeCluster(reactor, top, options["cluster"],
@@ -592,7 +594,7 @@ def makeService(options, reactor=None):
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
         site, web = webSite(top, records.records if records else None,
-                            collectors, options.webLimits(), auth)
+                            collectors, options.webLimits(), auth, games)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)

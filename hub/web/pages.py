@@ -8,6 +8,7 @@ records' pages are complete without them too.
 """
 
 import datetime
+import json
 
 from twisted.internet import task
 from twisted.logger import Logger
@@ -15,6 +16,7 @@ from twisted.web import resource, server
 from twisted.web.template import (
     Element, Tag, TagLoader, flattenString, renderElement, tags)
 
+from hub.web import i18n
 from hub.web.errors import errorsOf, pathSegment, refuse, wellFormedGameId
 from hub.web.now import GAME_KINDS
 from hub.web.text import displayText, isolatedText
@@ -77,6 +79,7 @@ class Page(Element):
             *[tags.script(src="/static/" + s, type="module") for s in scripts])
         nav = tags.nav(
             tags.a(TITLE, href="/", class_="brand"),
+            tags.a("play", href="/play", class_="play"),
             *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
               for kind in GAME_KINDS], *accountLinks)
         heading = tags.h1(title if isinstance(title, str) else list(title))
@@ -186,6 +189,27 @@ def lobbyContent(now, later=None):
             tags.ul(_rows(roomRow, data["rooms"], later), class_="rooms"),
             class_="kind", id="kind-" + kind, **{"data-kind": kind}))
     return tags.div(*sections, id="lobby")
+
+
+class PlayPage(resource.Resource):
+    """
+    C{/play}: play gomoku against a bot in the page, over C{/ws}
+    (C{play.js}).
+    """
+
+    isLeaf = True
+
+    def render_GET(self, request):
+        if request.postpath not in ([], [b""]):
+            return notFound(request)
+        language = i18n.chooseLanguage(request)
+        request.setHeader(b"Vary", b"Accept-Language")
+        return render(request, "Play", tags.div(
+            tags.p("\N{HORIZONTAL ELLIPSIS}"), id="play"),
+            scripts=["play.js"], bodyAttributes={
+                "data-lang": language,
+                "data-catalog": json.dumps(i18n.catalog(language),
+                                           ensure_ascii=False)})
 
 
 class LobbyPage(resource.Resource):

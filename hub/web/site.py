@@ -9,6 +9,8 @@ The web face's resource tree and site:
     /static/...             the pages' JavaScript and CSS
     /metrics                the Prometheus metrics of L{hub.metrics}
     /healthz, /readyz       the health checks of L{hub.health}
+    /ws                     browser play, a WebSocket (L{hub.web.ws})
+    /play                   the page playing over /ws
 
 With accounts (a L{hub.web.auth.WebAuth}: C{--names accounts} or
 C{closed} with a C{--db}), also:
@@ -72,8 +74,11 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics, health=None, auth=None):
+    def __init__(self, web, metrics, health=None, auth=None, play=None):
         resource.Resource.__init__(self)
+        if play is not None:
+            self.putChild(b"ws", play)
+            self.putChild(b"play", pages.PlayPage())
         self.lobbyPage = pages.LobbyPage(web)
         self.putChild(b"games", pages.GamePage(web))
         self.putChild(b"players", pages.PlayerPage(web))
@@ -253,13 +258,16 @@ class WebService(Service):
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed, errors=None):
+    def __init__(self, spectating, lobbyFeed, errors=None, play=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.errors = errors
+        self.play = play
 
     def stopService(self):
         Service.stopService(self)
+        if self.play is not None:
+            self.play.stop()
         self.spectating.stop()
         self.lobbyFeed.stop()
         if self.errors is not None:
@@ -273,7 +281,8 @@ def metricsResource(lobby, sessions, collectors=()):
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def webSite(hub, records=None, collectors=(), limits=None, auth=None):
+def webSite(hub, records=None, collectors=(), limits=None, auth=None,
+            factories=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -284,6 +293,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None):
     @param limits: the web port's L{WebLimits} (default: none).
     @param auth: the L{hub.web.auth.WebAuth} of a hub with accounts, or
         None (no accounts pages).
+    @param factories: the game protocols' factories by game kind, whose
+        rooms browser players join at C{/ws} (L{hub.web.play}); None for
+        no C{/ws}.
     @return: C{(site, service)}.
     """
     gate = FaceGate(limits if limits is not None else WebLimits(),
@@ -302,10 +314,18 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None):
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
     web.gate = gate
     web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
+    play = socket = None
+    if factories is not None:
+        from hub.web.play import WebPlay
+        from hub.web.ws import PlayFactory, PlayResource
+        play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
+                       lobbyFeed)
+        socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock))
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
-                getattr(hub, "health", None), auth)
+                getattr(hub, "health", None), auth, socket)
     site = HubSite(root, gate)
     site.auth = auth
     site.web = web
+    site.play = play
     site.errors = WebErrors(hub.clock)
-    return site, WebService(spectating, lobbyFeed, site.errors)
+    return site, WebService(spectating, lobbyFeed, site.errors, play)
