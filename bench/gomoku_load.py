@@ -47,6 +47,7 @@ import os
 import random
 import resource
 import shlex
+import shutil
 import socket
 import statistics
 import subprocess
@@ -883,7 +884,7 @@ def main(argv):
         for names in ("open", "accounts"):
             servers.append((names, lambda names=names: startHubServer(
                 ["--db", namesDB, "--names", names]), kind, roles))
-        results["names_db"] = namesDB
+        results["names_db"] = "a fresh SQLite file"
     if not args.no_baseline:
         echoKind = "idle" if kind == "idle" else "echo"
         echoRoles = roles if kind == "idle" else ("a", "b")
@@ -969,6 +970,8 @@ def main(argv):
     finally:
         for proc in procs:
             stopProcess(proc)
+        if namesDB is not None:
+            shutil.rmtree(os.path.dirname(namesDB[len("sqlite:"):]), True)
 
     ratios = sorted(f["hub_over_baseline"] for f in results["rounds"]
                     if "hub_over_baseline" in f)

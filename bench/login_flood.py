@@ -9,8 +9,9 @@ reports the players' p50/p99 (a move written to the opponent reading
 it).  Each round measures twice, with and without the flood (the order
 flips every round): the flood keeps C{--concurrency} calls of
 L{hub.accounts.model.Accounts.checkPassword} in flight, alternately right
-and wrong passwords of a registered account, in the hub's own reactor
-thread pool, as a web login does.
+and wrong passwords of a registered account; argon2 runs where a hub's
+accounts run it (L{hub.accounts.hashing.HashingPool}: one thread of its
+own at a lower priority), as for a web login.
 
     python bench/login_flood.py --games 200 --interval 0.1 --rounds 2
 
@@ -155,9 +156,9 @@ def run(reactor, options):
         p99 = {flooding: figures["p99_ms"]
                for (n, flooding, figures, _) in rows if n == r}
         rises.append(p99[True] - p99[False])
-    print("%d games at %.3f s a move, %d checks in flight (reactor thread "
-          "pool), %d CPUs" % (options.games, options.interval,
-                              options.concurrency, os.cpu_count()))
+    print("%d games at %.3f s a move, %d checks in flight (the hub's "
+          "hashing pool), %d CPUs" % (options.games, options.interval,
+                                      options.concurrency, os.cpu_count()))
     print("p99 rise under the flood: %s ms; median %.3f ms (target <= 2)" % (
         ", ".join("%.3f" % (x,) for x in rises), statistics.median(rises)))
 
