@@ -28,6 +28,14 @@ Examples::
     python bench/gomoku_load.py --mode paced --games 1000 --seconds 20
     python bench/gomoku_load.py --mode idle --connections 10000
     python bench/gomoku_load.py --no-baseline --hub-args "--db none"
+    python bench/gomoku_load.py --names-compare --rounds 4
+
+C{--names-compare} measures what owned names cost: two hubs on one SQLite
+database, C{--names open} with plain names (C{o7}, C{g7}) and C{--names
+accounts} with the keyed names (C{o7#KEY}) of accounts registered first
+(through L{hub.accounts.model.Accounts.add}, what C{python -m hub.accounts
+add} calls), run in alternating rounds (the order flips every round);
+target: accounts / open at least 0.97.
 
 Not a test: it prints figures.
 """
@@ -39,6 +47,7 @@ import os
 import random
 import resource
 import shlex
+import shutil
 import socket
 import statistics
 import subprocess
@@ -396,8 +405,15 @@ def makeClientClasses():
                 self.owner = conn
             else:
                 self.guest = conn
-            conn.send(wire.regMessage(
-                "%s%s" % (conn.role[0], self.index), None))
+            keys = self.bench.keys
+            if keys is None:
+                name = "%s%s" % (conn.role[0], self.index)
+            else:
+                # --names-compare: the accounts' names, keyed if known.
+                name = accountName(conn.role, self.number)
+                if keys:
+                    name += "#" + keys[name]
+            conn.send(wire.regMessage(name, None))
 
         def begin(self):
             self.owner.send(wire.roomOpMessage(
@@ -536,8 +552,11 @@ class Bench:
     """
 
     def __init__(self, reactor, port, mode, interval, warmup, seconds,
-                 tag=""):
+                 tag="", keys=None):
         self.reactor = reactor
+        #: None: names of the run's own; {}: the accounts' plain names;
+        #: else their play keys by name, for keyed names
+        self.keys = keys
         self.tag = tag
         self.port = port
         self.mode = mode
@@ -590,6 +609,7 @@ class Bench:
         waits = []
         for i in range(count):
             table = cls(self, "%s%d" % (self.tag, i))
+            table.number = i
             self.tables.append(table)
             for role in roles:
                 await sem.acquire()
@@ -675,6 +695,44 @@ class Bench:
                         conn.transport.abortConnection()
 
 
+# -- accounts (--names-compare) ----------------------------------------------
+
+def accountName(role, number):
+    """
+    The account of a table's C{role} (C{o7}, C{g7}: at most 8 characters,
+    as account names are).
+    """
+    return "%s%d" % (role[0], number)
+
+
+async def registerAccounts(reactor, url, count):
+    """
+    Register the owners' and guests' accounts of C{count} tables in the
+    database at C{url} (made or migrated as the hub does).
+
+    @return: their play keys by name.
+    """
+    from twisted.internet import defer
+    from hub.accounts.model import Accounts
+    from hub.records import db
+    parsed = db.parseURL(url)
+    db.prepare(parsed)
+    database = db.Database(parsed, reactor)
+    accounts = Accounts(database, reactor)
+    keys = {}
+    try:
+        for start in range(0, count, 16):
+            batch = [accountName(role, i) for i in range(
+                start, min(count, start + 16)) for role in ("owner", "guest")]
+            made = await defer.gatherResults(
+                [accounts.add(name, "bench-" + name) for name in batch],
+                consumeErrors=True)
+            keys.update(zip(batch, made))
+    finally:
+        database.close()
+    return keys
+
+
 # -- main ------------------------------------------------------------------
 
 def parseArgs(argv):
@@ -718,6 +776,10 @@ def parseArgs(argv):
     p.add_argument("--echo-immediate", action="store_true",
                    help="the echo baseline writes through the hub's "
                    "ImmediateWriter instead of transport.write")
+    p.add_argument("--names-compare", action="store_true",
+                   help="saturate: --names open with plain names against "
+                   "--names accounts with keyed names, on one SQLite "
+                   "database, in alternating rounds (no baseline)")
     p.add_argument("--echo-server", type=int, default=None,
                    help=argparse.SUPPRESS)
     return p.parse_args(argv)
@@ -787,7 +849,7 @@ def main(argv):
         pinServer(proc.pid)
         return port, proc.pid, proc
 
-    def startHubServer():
+    def startHubServer(extra=()):
         if args.port is not None:
             if args.server_pid is None:
                 raise SystemExit("--port needs --server-pid")
@@ -800,7 +862,7 @@ def main(argv):
             twistdArgs = ["--profile=" + args.profile,
                           "--profiler=cprofile", "--savestats"]
         proc = startHub(port, logPath, twistdArgs,
-                        shlex.split(args.hub_args))
+                        shlex.split(args.hub_args) + list(extra))
         procs.append(proc)
         pinServer(proc.pid)
         return port, proc.pid, proc
@@ -811,6 +873,18 @@ def main(argv):
     if pinned:
         os.sched_setaffinity(0, {pinned[1]})
     servers = []
+    namesDB = None
+    if args.names_compare:
+        if kind != "game" or args.port is not None:
+            raise SystemExit("--names-compare: saturate or paced, with "
+                             "hubs started here")
+        args.no_baseline = args.no_hub = True
+        folder = tempfile.mkdtemp(prefix="gomoku-names-")
+        namesDB = "sqlite:" + os.path.join(folder, "hub.sqlite")
+        for names in ("open", "accounts"):
+            servers.append((names, lambda names=names: startHubServer(
+                ["--db", namesDB, "--names", names]), kind, roles))
+        results["names_db"] = "a fresh SQLite file"
     if not args.no_baseline:
         echoKind = "idle" if kind == "idle" else "echo"
         echoRoles = roles if kind == "idle" else ("a", "b")
@@ -823,14 +897,25 @@ def main(argv):
         from twisted.internet.task import deferLater
 
         async def runAll():
+            keys = {}
+            if namesDB is not None:
+                began = now()
+                keys = await registerAccounts(reactor, namesDB, count)
+                results["accounts_registered"] = len(keys)
+                results["accounts_seconds"] = round(now() - began, 1)
             for r in range(args.rounds):
                 figures = {}
                 results["rounds"].append(figures)
-                for name, start, kind_, roles_ in servers:
+                order = servers if r % 2 == 0 else servers[::-1]
+                for name, start, kind_, roles_ in order:
                     port, pid, proc = start()
+                    tableKeys = None
+                    if namesDB is not None:
+                        tableKeys = keys if name == "accounts" else {}
                     bench = Bench(reactor, port, args.mode, interval,
                                   args.warmup, args.seconds,
-                                  tag="%d_%d_" % (os.getpid(), r))
+                                  tag="%d_%d_" % (os.getpid(), r),
+                                  keys=tableKeys)
                     try:
                         figures[name] = await bench.run(
                             count, kind_, roles_, pid)
@@ -846,6 +931,16 @@ def main(argv):
                     figures["hub_over_baseline"] = round(
                         figures["hub"]["per_second"]
                         / figures["baseline"]["per_second"], 3)
+                if "open" in figures and "accounts" in figures \
+                        and figures["open"]["per_second"]:
+                    figures["accounts_over_open"] = round(
+                        figures["accounts"]["per_second"]
+                        / figures["open"]["per_second"], 3)
+                    # On a busy machine the moves/s follow the others'
+                    # load; the server's CPU per move does much less.
+                    figures["accounts_cpu_over_open"] = round(
+                        figures["accounts"]["server_cpu_us_per_op"]
+                        / figures["open"]["server_cpu_us_per_op"], 3)
 
         failures = []
 
@@ -864,7 +959,8 @@ def main(argv):
             reactor.stop()
 
         limit = args.rounds * len(servers) * (
-            args.setup_timeout + args.warmup + args.seconds + 5)
+            args.setup_timeout + args.warmup + args.seconds + 5) + (
+            args.setup_timeout if namesDB is not None else 0)
         timer = reactor.callLater(limit, overtime)
         reactor.callWhenRunning(
             lambda: ensureDeferred(runAll()).addBoth(done))
@@ -874,11 +970,17 @@ def main(argv):
     finally:
         for proc in procs:
             stopProcess(proc)
+        if namesDB is not None:
+            shutil.rmtree(os.path.dirname(namesDB[len("sqlite:"):]), True)
 
     ratios = sorted(f["hub_over_baseline"] for f in results["rounds"]
                     if "hub_over_baseline" in f)
     if ratios:
         results["median_hub_over_baseline"] = statistics.median(ratios)
+    for key in ("accounts_over_open", "accounts_cpu_over_open"):
+        ratios = sorted(f[key] for f in results["rounds"] if key in f)
+        if ratios:
+            results["median_" + key] = statistics.median(ratios)
     if args.json:
         print(json.dumps(results, sort_keys=True))
     else:
@@ -901,7 +1003,7 @@ def report(results):
     for i, figures in enumerate(results["rounds"]):
         if len(results["rounds"]) > 1:
             print(" round %d" % (i + 1,))
-        for name in ("baseline", "hub"):
+        for name in ("baseline", "hub", "open", "accounts"):
             r = figures.get(name)
             if r is None:
                 continue
@@ -926,6 +1028,18 @@ def report(results):
                 r["errors"]))
         if "hub_over_baseline" in figures:
             print("  hub / baseline: %.3f" % (figures["hub_over_baseline"],))
+        if "accounts_over_open" in figures:
+            print("  accounts (keyed) / open: %.3f moves/s, %.3f server "
+                  "CPU per move" % (figures["accounts_over_open"],
+                                    figures["accounts_cpu_over_open"]))
+    if "accounts_registered" in results:
+        print(" %d accounts registered first in %ss (%s)" % (
+            results["accounts_registered"], results["accounts_seconds"],
+            results["names_db"]))
+    if "median_accounts_over_open" in results:
+        print(" median accounts (keyed) / open: %.3f moves/s, %.3f server "
+              "CPU per move" % (results["median_accounts_over_open"],
+                                results["median_accounts_cpu_over_open"]))
     if "median_hub_over_baseline" in results:
         print(" median hub / baseline: %.3f"
               % (results["median_hub_over_baseline"],))

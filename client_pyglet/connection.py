@@ -73,13 +73,14 @@ class Connection:
         """
         return hotseat.isHotSeat(self.sessions)
 
-    def connect(self, game, host, port, name):
+    def connect(self, game, host, port, name, key=""):
         """
-        Leave the start screen for the lobby of C{game} at C{host:port}.
+        Leave the start screen for the lobby of C{game} at C{host:port},
+        as C{name}, proven with play C{key} if given.
         """
         self.navigator.stopHubBrowser()
         options = self.settings.update(game=game, host=host, port=port,
-                                       name=name, offline=None)
+                                       name=name, key=key, offline=None)
         session = self.addSession(options)
         self.showSession(session)
         session.start()
@@ -218,7 +219,7 @@ class Connection:
                                  "%s%d" % (o.name, number))
             options = dataclasses.replace(
                 o, game=plan.game, host=LOOPBACK, port=port, name=name,
-                room=room, ready=True, players=plan.count,
+                key="", room=room, ready=True, players=plan.count,
                 bot=o.bot,
                 colour=plan.colour)
             if number == 1:

@@ -9,6 +9,8 @@ from hub.client.userdirs import UserConfig
 
 #: The configuration key of the player name last used.
 NAME_KEY = "name"
+#: The configuration key of the play key of that name's account.
+PLAY_KEY = "playKey"
 #: The name of a player who never gave one.
 DEFAULT_NAME = "player"
 
@@ -27,6 +29,8 @@ class Settings:
         self.config = config if config is not None else UserConfig()
         if not options.name:
             options.name = self.rememberedName()
+        if not options.key:
+            options.key = self.rememberedKey(options.name)
 
     def rememberedName(self):
         """
@@ -40,6 +44,23 @@ class Settings:
         """
         self.config.set(NAME_KEY, name)
         self.options.name = name
+
+    def rememberedKey(self, name):
+        """
+        The play key remembered for C{name}, or "" (a key is remembered
+        with the name it proves, and only for it).
+        """
+        if name and name == self.config.get(NAME_KEY):
+            return self.config.get(PLAY_KEY) or ""
+        return ""
+
+    def rememberKey(self, key):
+        """
+        Prove the name played as with play C{key} ("" for none) from now
+        on, and next time.
+        """
+        self.config.set(PLAY_KEY, key)
+        self.options.key = key
 
     def update(self, **changes):
         """

@@ -568,6 +568,8 @@ def makeService(options, reactor=None):
                               options["node-id"], options["node-link"])
         cluster.setName("cluster")
         cluster.setServiceParent(top)
+        if names is not None:
+            cluster.moderate(names.moderation)
         top.health.addCheck("cluster", cluster.registrationProblem)
         top.onDrain(cluster.withdraw)
         factories = {port: cluster.gate(port[:-len("-port")], factory)

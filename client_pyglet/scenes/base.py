@@ -11,6 +11,7 @@ from twisted.logger import Logger
 from hub.client import events as E
 from hub.client import hotseat
 from hub.client import state as S
+from hub.client.keyed import hideKey
 
 log = Logger()
 
@@ -283,8 +284,9 @@ class Scene:
              anchor_y="baseline", bold=False, width=None, group=None,
              multiline=False):
         """
-        A label.
+        A label (never showing the play key: see L{hideKey}).
         """
+        s = hideKey(s, getattr(self.app.options, "key", ""))
         kw = {}
         if width is not None:
             kw["width"] = width
@@ -367,7 +369,7 @@ class Scene:
         else:
             where = "%s:%d  ·  %s" % (o.host, o.port,
                                       self.state.connectionText())
-        self.text("%s  ·  %s" % (self.state.name, where),
+        self.text("%s  ·  %s" % (self.state.shownName, where),
                   self.width - 16, y + 15, size=11, color=MUTED,
                   anchor_x="right")
         if self.app.connection.hotSeat and self.state.phase == S.GAME:

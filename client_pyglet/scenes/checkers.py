@@ -67,7 +67,7 @@ class CheckersJoinScene(Scene):
         self.field("room", "room id", x + 30, h / 2 + 30, 380,
                    value=self.app.options.room or "gamehub")
         self.field("name", "your name (letters, digits, _)", x + 30,
-                   h / 2 - 50, 380, value=self.state.name)
+                   h / 2 - 50, 380, value=self.state.shownName)
         self.button("Join", x + 30, h / 2 - 140, 380, 44, self.join,
                     size=15)
 
@@ -77,6 +77,9 @@ class CheckersJoinScene(Scene):
         if not room or not name:
             self.state.error("room id and name are needed")
             return
+        if name == self.state.shownName:
+            # The name proven with its key, as the start screen gave it.
+            name = self.state.name
         self.state.join(room, name)
 
     def onSubmit(self, name):

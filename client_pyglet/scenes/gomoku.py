@@ -130,7 +130,7 @@ class GomokuLobbyScene(Scene):
         self.rect(cx, 60, cw, top - 60, PANEL, radius=10)
         self.text("Create a room", cx + 16, top - 34, size=16, bold=True)
         self.field("name", "room name", cx + 16, top - 130, cw - 32,
-                   value="%s-room" % (st.name,))
+                   value="%s-room" % (st.shownName,))
         self.field("psw", "password (optional)", cx + 16, top - 210,
                    cw - 32, secret=True)
         self.text("your colour (black moves first)", cx + 16, top - 250,

@@ -1,6 +1,7 @@
 """
-The start screen: pick a game, a name, and a hub (found on the LAN or
-typed as host:port), or play offline.
+The start screen: pick a game, a name (with the play key of its account,
+if it is one's), and a hub (found on the LAN or typed as host:port), or
+play offline.
 """
 
 from hub.client.net import DEFAULT_PORTS, GAME_KINDS
@@ -29,7 +30,10 @@ class StartScene(Scene):
         o = self.app.options
         self.game = o.game if o.game in GAME_KINDS else "checkers"
         self.problem = None
-        self._initialName = o.name or self.app.settings.rememberedName()
+        settings = self.app.settings
+        self._initialName = o.name or settings.rememberedName()
+        self._initialKey = o.key or settings.rememberedKey(
+            self._initialName)
 
     def name(self):
         """
@@ -37,9 +41,19 @@ class StartScene(Scene):
         """
         return self.fieldValue("name").strip() or self._initialName
 
+    def key(self):
+        """
+        The play key typed (or remembered), or "".
+        """
+        return self.fieldValue("key").strip()
+
     def rememberName(self):
+        """
+        Play as the name and key given, now and next time.
+        """
         name = self.name()
         self.app.settings.rememberName(name)
+        self.app.settings.rememberKey(self.key())
         return name
 
     def build(self):
@@ -66,8 +80,11 @@ class StartScene(Scene):
                       color=MUTED)
             self.button("Play offline", x + colW - 176, y + 32, 160, 40,
                         self.playOffline, game, size=13)
-        self.field("name", "your name", x, y - 90, colW,
+        half = colW / 2 - 8
+        self.field("name", "your name", x, y - 90, half,
                    value=self._initialName)
+        self.field("key", "play key (an account's name)", x + half + 16,
+                   y - 90, half, value=self._initialKey, secret=True)
         # right: the hubs
         rx, rw = 570, w - 600
         y = top - 40
@@ -124,7 +141,8 @@ class StartScene(Scene):
 
     def connect(self, host, port):
         name = self.rememberName()
-        self.app.connection.connect(self.game, host, port, name)
+        self.app.connection.connect(self.game, host, port, name,
+                                    self.key())
 
     def connectTyped(self):
         try:
@@ -156,5 +174,5 @@ class StartScene(Scene):
     def onSubmit(self, name):
         if name == "address":
             self.connectTyped()
-        elif name == "name":
+        elif name in ("name", "key"):
             self.rememberName()

@@ -57,15 +57,21 @@ class Accounts:
 
     @ivar database: the L{hub.records.db.Database}.
     @ivar hasher: the argon2id L{PasswordHasher}.
+    @ivar hashing: the L{hub.accounts.hashing.HashingPool} argon2 runs
+        in, or None for the reactor's thread pool.
     """
 
-    def __init__(self, database, reactor, hasher=None, now=time.time):
+    def __init__(self, database, reactor, hasher=None, now=time.time,
+                 hashing=None):
         self.database = database
         self.reactor = reactor
         self.hasher = hasher if hasher is not None else PasswordHasher()
         self.now = now
+        self.hashing = hashing
 
     def _inThread(self, f, *args):
+        if self.hashing is not None:
+            return self.hashing.run(f, *args)
         return threads.deferToThreadPool(
             self.reactor, self.reactor.getThreadPool(), f, *args)
 

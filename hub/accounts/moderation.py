@@ -9,10 +9,20 @@ role with L{mayModerate} and L{mayAdminister} on every request).
     yield moderation.endTable("checkers", "room1", "mod", "stuck")
     yield moderation.ban("alice", 3600, "abuse", "mod")   # or a CIDR
     yield moderation.setRole("bob", "moderator", "admin")
+
+In a cluster each node's C{Moderation} gets a C{publish} callable (from
+L{hub.cluster}, injected by C{hub.tap}): kicks and bans are published to
+every node, and each node applies what the others publish with
+L{Moderation.received}, so that they reach the node that holds the
+connection at once.  A message is a dict: C{{"action": "kick", "id":
+SESSION}}, C{{"action": "kick", "kind": KIND, "name": NAME}}, or
+C{{"action": "ban"}} / C{{"action": "unban"}} (the database, shared, says
+what is banned: the node reads it again).
 """
 
 import attr
 from twisted.internet import defer
+from twisted.logger import Logger
 
 from hub.accounts.check import peerHost
 from hub.accounts.store import AccountError
@@ -67,13 +77,20 @@ class Moderation:
         names).
     @param lobby: the hub's L{hub.lobby.Lobby}.
     @param sessions: the hub's L{hub.sessions.Sessions}.
+
+    @ivar publish: None on a hub alone; in a cluster, a callable taking a
+        message dict (see the module's docstring) that sends it to the
+        other nodes and returns a Deferred.
     """
 
-    def __init__(self, accounts, names, lobby, sessions):
+    log = Logger()
+
+    def __init__(self, accounts, names, lobby, sessions, publish=None):
         self.accounts = accounts
         self.names = names
         self.lobby = lobby
         self.sessions = sessions
+        self.publish = publish
 
     def connections(self):
         """
@@ -94,18 +111,84 @@ class Moderation:
         """
         Close the connection of session C{sessionId} the way its protocol
         closes any (the game's own rules then apply: grace, forfeit,
-        takeover).
+        takeover).  In a cluster, session ids are the cluster's: a
+        session another node holds is kicked there.
 
         @return: a Deferred that fires once audited.
         """
-        for session in self.sessions:
-            if session.id == sessionId and session.peer is not None:
-                session.peer.transport.loseConnection()
-                return self.accounts.note(
-                    "kick", "{} {} #{}".format(session.kind, session.label,
-                                               session.id), reason, actor)
-        return defer.fail(AccountError("no connection #{}".format(
-            sessionId)))
+        closed = self._close(lambda s: s.id == sessionId)
+        if closed:
+            target = "{} {} #{}".format(closed[0].kind, closed[0].label,
+                                        sessionId)
+        elif self.publish is not None:
+            target = "#{}".format(sessionId)
+        else:
+            return defer.fail(AccountError("no connection #{}".format(
+                sessionId)))
+        self._publish({"action": "kick", "id": sessionId})
+        return self.accounts.note("kick", target, reason, actor)
+
+    def kickName(self, kind, name, actor, reason):
+        """
+        Close the connection that plays as C{name} (the plain name others
+        see) in game C{kind}, on this hub or, in a cluster, on whichever
+        node holds it.
+
+        @return: a Deferred that fires once audited.
+        """
+        closed = self._close(lambda s: s.kind == kind and s.name == name)
+        if not closed and self.publish is None:
+            return defer.fail(AccountError("no {} connection of {!r}".format(
+                kind, name)))
+        self._publish({"action": "kick", "kind": kind, "name": name})
+        return self.accounts.note("kick", "{} {}".format(kind, name),
+                                  reason, actor)
+
+    def _close(self, matches):
+        """
+        Close the live connections of this hub's sessions that C{matches};
+        the sessions closed.
+        """
+        closed = []
+        for session in list(self.sessions):
+            peer = session.peer
+            if peer is None or getattr(peer, "transport", None) is None:
+                continue
+            if matches(session):
+                closed.append(session)
+                peer.transport.loseConnection()
+        return closed
+
+    def _publish(self, message):
+        if self.publish is None:
+            return
+        d = defer.maybeDeferred(self.publish, message)
+        d.addErrback(lambda f: self.log.warn(
+            "moderation not published to the cluster ({error}): other "
+            "nodes see bans at their next refresh",
+            error=f.getErrorMessage()))
+
+    def received(self, message):
+        """
+        Apply a kick or ban another node of the cluster published.
+
+        @return: a Deferred that fires when done.
+        """
+        action = message.get("action")
+        if action == "kick":
+            if "id" in message:
+                closed = self._close(lambda s: s.id == message["id"])
+            else:
+                closed = self._close(
+                    lambda s: (s.kind, s.name) ==
+                    (message.get("kind"), message.get("name")))
+            for session in closed:
+                self.log.info("kicked {kind} connection of {name!r} "
+                              "(moderation from the cluster)",
+                              kind=session.kind, name=session.label)
+        elif action in ("ban", "unban") and self.names is not None:
+            return self.names.refresh()
+        return defer.succeed(None)
 
     def endTable(self, kind, roomName, actor, reason):
         """
@@ -124,10 +207,13 @@ class Moderation:
     @defer.inlineCallbacks
     def ban(self, target, seconds, reason, actor):
         """
-        Ban an account or a CIDR for C{seconds}; this hub's connections it
-        covers are closed at once (the others' within the refresh).
+        Ban an account or a CIDR for C{seconds}; the connections it
+        covers are closed at once, on this hub and (through C{publish})
+        on the other nodes of a cluster; without a cluster, other hubs on
+        the database see it within their refresh.
         """
         yield self.accounts.ban(target, seconds, reason, actor)
+        self._publish({"action": "ban"})
         if self.names is not None:
             yield self.names.refresh()
 
@@ -137,6 +223,7 @@ class Moderation:
         Lift the ban of an account or a CIDR.
         """
         yield self.accounts.unban(target, actor)
+        self._publish({"action": "unban"})
         if self.names is not None:
             yield self.names.refresh()
 

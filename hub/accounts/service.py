@@ -7,6 +7,7 @@ import time
 
 from hub.accounts import store
 from hub.accounts.check import NameService
+from hub.accounts.hashing import HashingPool
 from hub.accounts.model import Accounts
 from hub.accounts.moderation import Moderation
 from hub.records import db
@@ -42,12 +43,15 @@ def nameService(options, records, top, reactor):
     C{records} (a L{hub.records.service.RecordsService}), or None for
     C{--names open} or without records (C{--db none}): then no name is
     checked, as before accounts.  Its C{moderation} is the hub's
-    L{Moderation} (for C{/admin} and the admin API).
+    L{Moderation} (for C{/admin} and the admin API).  Its accounts hash
+    passwords in the hub's L{HashingPool} (a child of C{top}).
     """
     mode = options.get("names", "open")
     if mode == "open" or records is None:
         return None
-    accounts = Accounts(records.database, reactor)
+    hashing = HashingPool(reactor)
+    hashing.setServiceParent(top)
+    accounts = Accounts(records.database, reactor, hashing=hashing)
     service = NameService(accounts, top.clock, top.sessions, mode)
     service.moderation = Moderation(accounts, service, top.lobby,
                                     top.sessions)

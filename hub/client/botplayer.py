@@ -44,6 +44,7 @@ from hub.client import events as E
 from hub.client import net
 from hub.client import state as S
 from hub.client.autoplay import AutoPlayer
+from hub.client.keyed import KEY_SEPARATORS, keyedName
 from hub.client.lobbyflow import RENAME_SECONDS, LobbyFlow
 from hub.client.machines import stateFor
 from hub.client.net import parseURL
@@ -268,17 +269,6 @@ class BotPlayer:
         self.name = name
         self._rename = self.reactor.callLater(
             RENAME_SECONDS, self.state.register, name)
-
-
-# How a play key rides in the name field (hub.accounts.names).
-KEY_SEPARATORS = {"checkers": "__", "gomoku": "#"}
-
-
-def keyedName(kind, name, key):
-    """
-    The name field that proves account C{name} with play C{key}.
-    """
-    return name + KEY_SEPARATORS[kind] + key
 
 
 def describe(kind, bots):

@@ -28,6 +28,7 @@ from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 from twisted.protocols.policies import TimeoutMixin
 
+from hub.client.keyed import Hidden
 from hub.net import setNoDelay
 from hub.wire import checkers as wireCheckers
 from hub.wire import gomoku as wireGomoku
@@ -144,12 +145,20 @@ class _ClientProtocol(Protocol, TimeoutMixin):
         if not self.answered:
             self.answered = True
             self.setTimeout(None)
-        self.log.debug("<- {message!r}", message=message)
+        # (not "message": a legacy log observer takes that key for its own)
+        self.log.debug("<- {received!r}", received=self.loggable(message))
         try:
             self.state.messageReceived(message)
         except Exception:
-            self.log.failure("client state failed on {message!r}",
-                             message=message)
+            self.log.failure("client state failed on {received!r}",
+                             received=self.loggable(message))
+
+    def loggable(self, message):
+        """
+        C{message} as the log may show it: never with the play key.
+        """
+        secret = getattr(self.state, "secret", None)
+        return Hidden(message, secret) if secret else message
 
 
 class GomokuClientProtocol(_ClientProtocol):
@@ -187,7 +196,7 @@ class GomokuClientProtocol(_ClientProtocol):
         """
         Write C{message} (a dict with every field) as one frame.
         """
-        self.log.debug("-> {message!r}", message=message)
+        self.log.debug("-> {sent!r}", sent=self.loggable(message))
         self.transport.write(wireGomoku.encodeMessage(message))
 
 

@@ -19,6 +19,7 @@ from hub.client import events as E
 from hub.client import net
 from hub.client import state as S
 from hub.client.autoplay import AutoPlayer, thinkNow
+from hub.client.keyed import wireName
 from hub.client.lobbyflow import DEFAULT_ROOM, LobbyFlow
 from hub.client.machines import stateFor
 from hub.client.state_gomoku import BLACK, WHITE
@@ -50,6 +51,9 @@ class Options:
     host: str = "127.0.0.1"
     port: int = 0
     name: str = "player"
+    #: the play key of the account C{name} (sent in the name field, never
+    #: shown nor logged), or ""
+    key: str = ""
     room: str = None
     password: str = ""
     bot: int = None
@@ -144,8 +148,12 @@ class ClientSession:
         self.reactor = reactor
         self.clock = clock
         self.options = options
-        self.state = stateFor(options.game, options.name,
+        self.state = stateFor(options.game,
+                              wireName(options.game, options.name,
+                                       options.key),
                               options.turnSeconds)
+        if options.key and self.state.name != options.name:
+            self.state.secret = options.key
         delay = {} if options.botDelay is None else {
             "delay": options.botDelay}
         self.autoplay = AutoPlayer(self.state, clock, options.level,

@@ -10,6 +10,7 @@ L{twisted.internet.testing.StringTransport}.
 from twisted.logger import Logger
 
 from hub.client import events as E
+from hub.client.keyed import hideKey
 
 #: Phases shared by all three games.
 CONNECTING = "connecting"
@@ -61,10 +62,13 @@ class ClientState(Observable):
     @ivar messages: the last few readable messages (errors, notices), newest
         last, as C{(kind, text)} with kind C{"error"} or C{"info"}.
     @ivar connected: True while a protocol is attached.
+    @ivar secret: the play key riding in the name (never shown nor
+        logged: see L{hide}), or None.
     """
 
     log = Logger()
     game = None
+    secret = None
 
     def __init__(self):
         self.phase = CONNECTING
@@ -73,6 +77,19 @@ class ClientState(Observable):
         self.notServer = None
         self._protocol = None
         self._observers = []
+
+    def hide(self, text):
+        """
+        C{text} as it may be shown or logged: without the play key.
+        """
+        return hideKey(text, self.secret)
+
+    @property
+    def shownName(self):
+        """
+        The player's name as it may be shown: without its key.
+        """
+        return self.hide(self.name)
 
     @property
     def answered(self):
@@ -108,6 +125,7 @@ class ClientState(Observable):
         """
         Record a message for the user and tell the observers.
         """
+        text = self.hide(text)
         self.messages.append((kind, text))
         del self.messages[:-8]
         self.emit(E.Message(kind, text))
@@ -116,7 +134,8 @@ class ClientState(Observable):
         """
         Record an error message for the user.
         """
-        self.log.warn("{game}: {text}", game=self.game, text=text)
+        self.log.warn("{game}: {text}", game=self.game,
+                      text=self.hide(text))
         self.notify(text, "error")
 
     def wrongServer(self, reason):

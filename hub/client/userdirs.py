@@ -89,7 +89,10 @@ class UserConfig:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             tmp = self.path + ".tmp"
-            with open(tmp, "w", encoding="utf-8") as f:
+            # Only its owner may read it: it may hold a play key.
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            os.fchmod(fd, 0o600)
+            with open(fd, "w", encoding="utf-8") as f:
                 json.dump(self.values, f, indent=1, sort_keys=True)
             os.replace(tmp, self.path)
         except OSError as e:

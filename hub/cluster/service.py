@@ -55,6 +55,8 @@ class ClusterService(Service):
     @param redis: a C{txredisapi} connection handler.
     @param node: this node's name, unique in the cluster.
     @param linkEndpoint: the server endpoint string of the link listener.
+    @param channel: the L{ModerationChannel}, or None (no kick or ban
+        reaches the other nodes but through the database).
 
     @ivar gatedFactories: the gated factory of each game kind.
     @ivar forwarded: connections handed over to other nodes.
@@ -64,12 +66,13 @@ class ClusterService(Service):
     log = Logger()
 
     def __init__(self, reactor, hub, redis, node, linkEndpoint,
-                 prefix="gamehub:", **directoryOptions):
+                 prefix="gamehub:", channel=None, **directoryOptions):
         self.reactor = reactor
         self.hub = hub
         self.redis = redis
         self.node = node
         self.linkEndpoint = linkEndpoint
+        self.channel = channel
         self.directory = ClusterDirectory(
             redis, hub.clock, node, prefix=prefix, summaries=SUMMARIES,
             **directoryOptions)
@@ -93,8 +96,21 @@ class ClusterService(Service):
         self.gatedFactories[kind] = gated
         return gated
 
+    def moderate(self, moderation):
+        """
+        Share C{moderation} (a L{hub.accounts.moderation.Moderation}) with
+        the other nodes: what it kicks and bans is published to them, and
+        what they publish it applies.
+        """
+        if self.channel is None:
+            return
+        moderation.publish = self.channel.publish
+        self.channel.handler = moderation.received
+
     def startService(self):
         Service.startService(self)
+        if self.channel is not None:
+            self.channel.startService()
         self.hub.sessions.ids.fetch()
         endpoint = serverFromString(self.reactor, self.linkEndpoint)
         d = endpoint.listen(LinkServerFactory(self))
@@ -115,6 +131,8 @@ class ClusterService(Service):
     def stopService(self):
         Service.stopService(self)
         stopping = [self.directory.stop()]
+        if self.channel is not None:
+            stopping.append(defer.maybeDeferred(self.channel.stopService))
         if self._port is not None:
             stopping.append(defer.maybeDeferred(self._port.stopListening))
         d = defer.DeferredList(stopping, consumeErrors=True)
@@ -172,11 +190,14 @@ def makeCluster(reactor, hub, url, node, linkEndpoint):
     (C{redis://HOST:PORT/DB[?prefix=P]}).
     """
     import txredisapi
+    from hub.cluster.channel import ModerationChannel
     host, port, db, prefix, ttl = parseRedisURL(url)
     redis = txredisapi.lazyConnection(host, port, dbid=db, reconnect=True,
                                       connectTimeout=2, replyTimeout=2)
+    channel = ModerationChannel(reactor, redis, host, port, prefix, node)
     return ClusterService(reactor, hub, redis, node, linkEndpoint,
-                          prefix=prefix, ttl=ttl, refreshSeconds=ttl / 3,
+                          prefix=prefix, channel=channel, ttl=ttl,
+                          refreshSeconds=ttl / 3,
                           where="Redis at {}:{}".format(host, port))
 
 

@@ -132,3 +132,105 @@ class ModerationTests(support.SQLiteMixin, TestCase):
         self.assertEqual([a[1:3] for a in (yield self.audited())],
                          [("add", "alice"), ("ban", "alice"),
                           ("unban", "alice"), ("role", "alice")])
+
+    @defer.inlineCallbacks
+    def test_kickName(self):
+        """
+        A kick by kind and plain name closes that connection only, audited
+        by name; a name nobody plays under fails on a hub alone.
+        """
+        alice = self.connect("192.0.2.1")
+        alice.join("r1", "alice__" + self.key)
+        bob = self.connect("192.0.2.2")
+        bob.join("r1", "bob")
+        yield self.moderation.kickName("checkers", "alice", "mod", "abuse")
+        self.assertTrue(alice.closed)
+        self.assertFalse(bob.closed)
+        self.assertIn(("mod", "kick", "checkers alice", "abuse"),
+                      (yield self.audited()))
+        yield self.assertFailure(
+            self.moderation.kickName("gomoku", "bob", "mod", "x"),
+            AccountError)
+
+
+class ClusterModerationTests(support.SQLiteMixin, TestCase):
+    """
+    Two hubs of one cluster: what one's moderation publishes, the other
+    applies with L{Moderation.received}.
+    """
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        self.accounts = support.openAccounts(self)
+        self.key = yield self.accounts.add("alice", "pw")
+        self.hubs = []
+        for _ in range(2):
+            server = Server()
+            self.addCleanup(server.stop)
+            names = NameService(self.accounts, server.hub.clock,
+                                server.sessions)
+            yield names.refresh()
+            server.factory.names = names
+            moderation = Moderation(self.accounts, names, server.lobby,
+                                    server.sessions)
+            self.hubs.append((server, moderation))
+        self.published = []
+        self.deliveries = []
+        for _, moderation in self.hubs:
+            moderation.publish = self.deliver(moderation)
+
+    def deliver(self, sender):
+        def publish(message):
+            self.published.append(message)
+            d = defer.gatherResults([
+                moderation.received(message)
+                for _, moderation in self.hubs if moderation is not sender])
+            self.deliveries.append(d)
+            return d
+        return publish
+
+    def connect(self, server, host):
+        transport = RecordingTransport(
+            peerAddress=IPv4Address("TCP", host, 4000))
+        return Client(server, *ServerHarness.connect(server, transport))
+
+    @defer.inlineCallbacks
+    def test_kickReachesOtherNode(self):
+        """
+        A kick by name or by session id issued on one hub closes the
+        connection the other holds; it is audited once.
+        """
+        (first, here), (second, _) = self.hubs
+        bob = self.connect(second, "192.0.2.2")
+        bob.join("r1", "bob")
+        carl = self.connect(second, "192.0.2.3")
+        carl.join("r1", "carl")
+        yield here.kickName("checkers", "bob", "mod", "abuse")
+        self.assertTrue(bob.closed)
+        self.assertFalse(carl.closed)
+        (carlSession,) = [s for s in second.sessions if s.name == "carl"]
+        yield here.kick(carlSession.id, "mod", "abuse")
+        self.assertTrue(carl.closed)
+        self.assertEqual(self.published, [
+            {"action": "kick", "kind": "checkers", "name": "bob"},
+            {"action": "kick", "id": carlSession.id}])
+        entries = yield self.accounts.audit()
+        self.assertEqual([(e.action, e.target) for e in entries
+                          if e.action == "kick"],
+                         [("kick", "checkers bob"),
+                          ("kick", "#{}".format(carlSession.id))])
+
+    @defer.inlineCallbacks
+    def test_banReachesOtherNode(self):
+        """
+        A ban issued on one hub closes the other's connection of that
+        account at once, without waiting for its refresh.
+        """
+        (first, here), (second, _) = self.hubs
+        alice = self.connect(second, "192.0.2.1")
+        alice.join("r1", "alice__" + self.key)
+        self.assertFalse(alice.closed)
+        yield here.ban("alice", 600, "abuse", "mod")
+        yield defer.gatherResults(self.deliveries)
+        self.assertTrue(alice.closed)
+        self.assertEqual(self.published, [{"action": "ban"}])

@@ -9,7 +9,7 @@ import tempfile
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from client_pyglet.settings import DEFAULT_NAME, NAME_KEY, Settings
+from client_pyglet.settings import DEFAULT_NAME, NAME_KEY, PLAY_KEY, Settings
 from hub.client.session import Options
 from hub.client.userdirs import UserConfig
 
@@ -58,3 +58,25 @@ class SettingsTests(SynchronousTestCase):
         self.assertEqual((new.game, new.port, new.name),
                          ("gomoku", 4, "dave"))
         self.assertIsNone(options.game)
+
+    def test_rememberKey(self):
+        """
+        L{Settings.rememberKey} proves the name with the key now and
+        writes it for next time, readable by its owner only; the key
+        comes back with the name it was remembered with, and with no
+        other name.
+        """
+        config = self.config()
+        settings = Settings(Options(game=None, name=""), config)
+        settings.rememberName("alice")
+        settings.rememberKey("Abc123XYZ9")
+        self.assertEqual(settings.options.key, "Abc123XYZ9")
+        self.assertEqual(os.stat(config.path).st_mode & 0o777, 0o600)
+        loaded = UserConfig(config.path).load()
+        self.assertEqual(loaded.get(PLAY_KEY), "Abc123XYZ9")
+        self.assertEqual(Settings(Options(game=None, name=""),
+                                  loaded).options.key, "Abc123XYZ9")
+        self.assertEqual(Settings(Options(game=None, name="bob"),
+                                  loaded).options.key, "")
+        settings.rememberKey("")
+        self.assertEqual(UserConfig(config.path).load().get(PLAY_KEY), "")

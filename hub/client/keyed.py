@@ -1,0 +1,56 @@
+"""
+A play key in the name field: how a client proves an account's name
+through the unchanged protocols (C{alice__KEY} in checkers, C{alice#KEY}
+in gomoku; see C{docs/accounts.md}), and how it keeps the key off the
+screen and out of its log.
+"""
+
+#: How a play key rides in the name field of each game with names.
+KEY_SEPARATORS = {"checkers": "__", "gomoku": "#"}
+#: What stands for a key wherever one would show.
+HIDDEN = "***"
+
+
+def keyedName(kind, name, key):
+    """
+    The name field that proves account C{name} with play C{key}.
+    """
+    return name + KEY_SEPARATORS[kind] + key
+
+
+def wireName(kind, name, key):
+    """
+    What a client of game C{kind} sends as C{name}'s name: the keyed form
+    when a C{key} is given and the game carries names, else C{name}.
+    """
+    if key and kind in KEY_SEPARATORS:
+        return keyedName(kind, name, key)
+    return name
+
+
+def hideKey(text, key):
+    """
+    C{text} with C{key} taken out: a keyed name becomes the plain name,
+    and the key anywhere else L{HIDDEN}.
+    """
+    if not key or not isinstance(text, str) or key not in text:
+        return text
+    for separator in KEY_SEPARATORS.values():
+        text = text.replace(separator + key, "")
+    return text.replace(key, HIDDEN)
+
+
+class Hidden:
+    """
+    A value to log whose C{repr} never shows C{key} (computed only when
+    the log is written).
+    """
+
+    def __init__(self, value, key):
+        self.value = value
+        self.key = key
+
+    def __repr__(self):
+        return hideKey(repr(self.value), self.key)
+
+    __str__ = __repr__
