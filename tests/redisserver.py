@@ -109,7 +109,8 @@ class PrivateRedis:
 class ExpiryWatch:
     """
     Redis's key events of one database (keyspace notifications): by
-    default expiries, or C{event} (C{"set"}: a key written), subscribed to
+    default expiries, or C{event} (C{"set"}: a key written, C{"zadd"}: a
+    member added to a sorted set), subscribed to
     on its own connection: L{wait} blocks until given keys have had the
     event, without polling.
     """
@@ -122,7 +123,7 @@ class ExpiryWatch:
         self.expired = set()
         # The same flags for every watch: the setting is the server's, and
         # watches of the tests running at once share it.
-        self.command("CONFIG", "SET", "notify-keyspace-events", "Ex$")
+        self.command("CONFIG", "SET", "notify-keyspace-events", "Ex$z")
         self.command("SUBSCRIBE", "__keyevent@{}__:{}".format(db, event))
 
     def command(self, *words):
