@@ -342,3 +342,24 @@ class IClusterPeer(Interface):
         @return: True if the player is taken, False if not (the adapter
             logs why; the link is closed).
         """
+
+    def routable() -> bool:
+        """
+        Whether the connection's next request may need the cluster: while
+        the player has no room or table of its own yet (gomoku: before
+        and after its C{msg_reg}, outside any room; checkers: outside a
+        room; Splendor: before an INIT seats it).
+        """
+
+    def registered() -> bool:
+        """
+        Whether the player holds a name on this node (gomoku: past its
+        C{msg_reg}); until then only a registration may need the cluster.
+        """
+
+    def handOverName() -> Optional[str]:
+        """
+        The name the player holds that moves with the connection when it
+        is handed over to another node (gomoku: a registered player
+        outside any room), or None.
+        """

@@ -245,6 +245,27 @@ class GomokuProtocol(Protocol, ServerConnection):
         self._registered()
         return True
 
+    def routable(self):
+        """
+        See L{IClusterPeer.routable}: in INIT or IDLE.
+        """
+        return self.session is not None and self.session.state in (
+            INIT, IDLE)
+
+    def registered(self):
+        """
+        See L{IClusterPeer.registered}: past INIT.
+        """
+        return self.session.state != INIT
+
+    def handOverName(self):
+        """
+        See L{IClusterPeer.handOverName}: the name of a player in IDLE.
+        """
+        if self.session.state == IDLE:
+            return self.session.name
+        return None
+
     def resume(self, name, token):
         """
         Take back the session of C{name} if C{token} is its token: a lost
