@@ -8,14 +8,14 @@ starts a test's own instance, for tests that stop and restart it.
 """
 
 import os
-import selectors
 import shutil
 import socket
-import subprocess
 import time
 import uuid
 
 from twisted.trial.unittest import SkipTest
+
+from tests.servers import freePort, spawnRedis
 
 TIMEOUT = 10.0
 
@@ -38,15 +38,6 @@ def sharedRedisURL(ttl=None):
     if ttl is not None:
         url += "&ttl={}".format(ttl)
     return url
-
-
-def freePort():
-    """
-    A TCP port free on loopback now.
-    """
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class PrivateRedis:
@@ -75,26 +66,7 @@ class PrivateRedis:
         """
         Start (again) on the same port; return once it answers.
         """
-        self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        # No polling: redis-server says when it accepts connections.
-        log = b""
-        deadline = time.monotonic() + TIMEOUT
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            while b"Ready to accept connections" not in log:
-                left = deadline - time.monotonic()
-                data = b""
-                if left > 0 and selector.select(left):
-                    data = os.read(self.process.stdout.fileno(), 65536)
-                if not data:
-                    raise AssertionError("redis-server did not start:\n"
-                                         + log.decode("utf-8", "replace"))
-                log += data
-        # Its log is written from now on where no one waits for it.
-        self.process.stdout.close()
+        self.process = spawnRedis(self.binary, self.port, timeout=TIMEOUT)
 
     def stop(self):
         """
