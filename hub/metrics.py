@@ -24,7 +24,6 @@ from hub.limits import (
     THROTTLED_REQUESTS)
 from twisted.web.pages import notFound
 from twisted.web.resource import Resource
-from twisted.web.server import Site
 
 GAME_KINDS = ("gomoku", "checkers", "splendor")
 
@@ -101,17 +100,6 @@ class MetricsRoot(Resource):
 
     def render(self, request):
         return notFound().render(request)
-
-
-def metricsSite(lobby, sessions, collectors=(), health=None):
-    """
-    A L{twisted.web.server.Site} serving the hub's metrics (and the
-    process metrics of C{prometheus_client}, and those of C{collectors},
-    e.g. the records') at C{/metrics}, and C{health}'s C{/healthz} and
-    C{/readyz} when given.
-    """
-    return Site(MetricsRoot(metricsRegistry(lobby, sessions, collectors),
-                            health))
 
 
 def metricsRegistry(lobby, sessions, collectors=()):

@@ -14,7 +14,9 @@ The site holds to the web port's limits (L{hub.limits.WebLimits}) through
 a L{hub.limits.FaceGate}, as the game ports' factories do through the
 hub's gate (L{hub.connection.ServerFactory}): connections per address and
 in all, a reserve of file descriptors for the game ports, requests per
-address (429 past the rate), event streams per address.
+address (429 past the rate), event streams per address.  The metrics port
+(L{metricsSite}) is a L{HubSite} too, under the same limits (a gate of
+its own), so that no port of the hub is unlimited.
 """
 
 import math
@@ -27,7 +29,7 @@ from twisted.web import http, resource, server, static
 from hub.connection import ServerFactory
 from hub.health import putHealth
 from hub.limits import WEB_REQUEST_RATE, FaceGate, WebLimits
-from hub.metrics import MetricsResource, metricsRegistry
+from hub.metrics import MetricsResource, MetricsRoot, metricsRegistry
 from hub.web import api, pages
 from hub.web.errors import HubRequest, WebErrors
 from hub.twistedinternals import dropTransferDecoder
@@ -169,6 +171,8 @@ class HubSite(ServerFactory, server.Site):
     connection closes after the answer).  A connection idle for
     L{IDLE_SECONDS} is closed.
 
+    @param reactor: the L{IReactorTime} of the idle timeouts (the hub's
+        tracked clock, given by L{faceSite}).
     @ivar gate: the L{FaceGate}.
     """
 
@@ -184,6 +188,13 @@ class HubSite(ServerFactory, server.Site):
 
     def connectionGate(self):
         return self.gate
+
+    def startFactory(self):
+        """
+        Nothing to start: with no access log (L{log}), Twisted's loop that
+        keeps the log's date fresh, once a second on the clock, is not
+        needed.
+        """
 
     def buildProtocol(self, addr):
         host = getattr(addr, "host", None)
@@ -222,20 +233,28 @@ class HubSite(ServerFactory, server.Site):
 
 class WebService(Service):
     """
-    Stops the feeds' timers with the hub.
+    Stops the feeds' timers with the hub, and writes the summaries of the
+    site's errors under way.
+
+    @param spectating: the L{Spectating}, or None (the metrics port).
+    @param lobbyFeed: the L{LobbyFeed}, or None.
+    @param errors: the site's L{WebErrors}, or None.
     """
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed, errors=None):
+    def __init__(self, spectating, lobbyFeed, errors=None, name=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.errors = errors
+        if name is not None:
+            self.name = name
 
     def stopService(self):
         Service.stopService(self)
-        self.spectating.stop()
-        self.lobbyFeed.stop()
+        for feed in (self.spectating, self.lobbyFeed):
+            if feed is not None:
+                feed.stop()
         if self.errors is not None:
             self.errors.flush()
 
@@ -245,6 +264,40 @@ def metricsResource(lobby, sessions, collectors=()):
     The Prometheus metrics of the hub, as at C{--metrics-port}.
     """
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
+
+
+def faceGate(hub, limits=None, port="web port"):
+    """
+    The L{FaceGate} of a port of C{hub} (a L{hub.service.Hub}) under
+    C{limits}, over the hub's gate; warns when the descriptor limit
+    leaves the port few connections.
+
+    @param limits: the port's L{WebLimits} (default: none).
+    @param port: the port's name in the warning.
+    """
+    gate = FaceGate(limits if limits is not None else WebLimits(),
+                    hub.clock, hub.sessions.gate)
+    budget = gate.budget
+    most = budget.connections()
+    if most is not None and most < FEW_CONNECTIONS:
+        log.warn("the {port} accepts only while the hub holds fewer than "
+                 "{most} connections: 'ulimit -n' is {soft}, "
+                 "--web-fd-reserve {reserve}; raise the one or lower the "
+                 "other", port=port, most=most, soft=budget.softLimit,
+                 reserve=budget.reserve)
+    return gate
+
+
+def faceSite(hub, root, gate):
+    """
+    A L{HubSite} serving C{root} for C{hub} through C{gate} (a
+    L{faceGate}): its errors are summarised and its idle timeouts run on
+    the hub's clock (so that they are tracked, and a test drives them
+    with a L{Clock}).
+    """
+    site = HubSite(root, gate, reactor=hub.clock)
+    site.errors = WebErrors(hub.clock)
+    return site
 
 
 def webSite(hub, records=None, collectors=(), limits=None):
@@ -258,24 +311,30 @@ def webSite(hub, records=None, collectors=(), limits=None):
     @param limits: the web port's L{WebLimits} (default: none).
     @return: C{(site, service)}.
     """
-    gate = FaceGate(limits if limits is not None else WebLimits(),
-                    hub.clock, hub.sessions.gate)
-    budget = gate.budget
-    most = budget.connections()
-    if most is not None and most < FEW_CONNECTIONS:
-        log.warn("the web port accepts only while the hub holds fewer than "
-                 "{most} connections: 'ulimit -n' is {soft}, "
-                 "--web-fd-reserve {reserve}; raise the one or lower the "
-                 "other", most=most, soft=budget.softLimit,
-                 reserve=budget.reserve)
     spectating = Spectating(hub.clock)
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
-    web.gate = gate
+    web.gate = faceGate(hub, limits)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None))
-    site = HubSite(root, gate)
+    site = faceSite(hub, root, web.gate)
     site.web = web
-    site.errors = WebErrors(hub.clock)
     return site, WebService(spectating, lobbyFeed, site.errors)
+
+
+def metricsSite(hub, collectors=(), limits=None):
+    """
+    The site of C{--metrics-port}: the hub's metrics (and the process
+    metrics of C{prometheus_client}, and those of C{collectors}, e.g. the
+    records') at C{/metrics}, the hub's C{/healthz} and C{/readyz}, 404
+    elsewhere; a L{HubSite} under the web port's C{limits}, with a gate
+    of its own.
+
+    @return: C{(site, service)}: the site, and the L{WebService} (named
+        C{"metrics"}) that writes its error summaries when the hub stops.
+    """
+    root = MetricsRoot(metricsRegistry(hub.lobby, hub.sessions, collectors),
+                       getattr(hub, "health", None))
+    site = faceSite(hub, root, faceGate(hub, limits, "metrics port"))
+    return site, WebService(None, None, site.errors, name="metrics")

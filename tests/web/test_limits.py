@@ -9,7 +9,7 @@ import resource
 
 from twisted.internet import defer, protocol, reactor
 from twisted.internet.endpoints import TCP4ClientEndpoint
-from twisted.internet.task import Clock, deferLater
+from twisted.internet.task import Clock
 from twisted.internet.address import IPv4Address
 from twisted.internet.error import ConnectionDone
 from twisted.internet.testing import StringTransport
@@ -26,7 +26,7 @@ from hub.service import Hub
 from hub.web import now, pages, site
 from hub.web.now import ELLIPSIS, MAX_LISTED_NAME, LobbyFeed, listedName
 from hub.web.live import Spectating
-from tests.web.support import TIMEOUT, WebHub, openRoom
+from tests.web.support import TIMEOUT, WebHub, afterCalls, openRoom
 
 
 def limitedCount(limit):
@@ -244,20 +244,6 @@ class RawClient(protocol.Protocol):
         self.closed.callback(self.received)
 
 
-@defer.inlineCallbacks
-def waitUntil(predicate):
-    """
-    Wait, a few milliseconds at a time and at most L{TIMEOUT} seconds, for
-    C{predicate()} (the server side of a loopback connection sees a close
-    a moment after the client).
-    """
-    for _ in range(int(TIMEOUT / 0.01)):
-        if predicate():
-            return
-        yield deferLater(reactor, 0.01, lambda: None)
-    raise AssertionError("never came true")
-
-
 def connectRaw(web, testCase, request=b""):
     """
     A L{RawClient} connected to C{web}'s port, closed at cleanup.
@@ -296,8 +282,10 @@ class SiteLimitTests(TestCase):
         self.assertEqual(limitedCount(limits.WEB_MAX_CONNECTIONS_PER_IP),
                          before + 1)
         self.assertEqual(web.hub.sessions.gate.connections, 3)
+        released = afterCalls(self, web.site.gate, "release")
         held[0].transport.loseConnection()
-        yield waitUntil(lambda: web.hub.sessions.gate.connections == 2)
+        yield released
+        self.assertEqual(web.hub.sessions.gate.connections, 2)
         code, _, _ = yield web.get("/api/hub")
         self.assertEqual(code, 200)
 
@@ -315,26 +303,47 @@ class SiteLimitTests(TestCase):
         code, headers, body = yield web.get("/api/hub/events")
         self.assertEqual(code, 429)
         self.assertEqual(headers.getRawHeaders(b"retry-after"), [b"10"])
+        closed = afterCalls(self, web.site.gate, "closeStream")
         first.transport.loseConnection()
-        yield waitUntil(lambda: len(web.web.lobbyFeed.fanout) == 1)
+        yield closed
+        self.assertEqual(len(web.web.lobbyFeed.fanout), 1)
         third = yield web.stream("/api/hub/events", self)
         yield third.waitFor("hub")
 
     @defer.inlineCallbacks
+    def test_idleClosed(self):
+        """
+        The site's idle timeout runs on the hub's clock: a connection that
+        sent half a request's headers is closed once that clock has gone
+        L{site.IDLE_SECONDS} on, and not before.
+        """
+        clock = Clock()
+        web = WebHub(self, clock=clock)
+        client = yield connectRaw(web, self, b"GET / HTTP/1.1\r\n")
+        released = afterCalls(self, web.site.gate, "release")
+        clock.advance(site.IDLE_SECONDS - 1)
+        self.assertFalse(released.called)
+        clock.advance(1)
+        yield released
+        received = yield client.closed.addTimeout(TIMEOUT, reactor)
+        self.assertEqual(received, b"")
+
+    @defer.inlineCallbacks
     def test_streamNeverIdle(self):
         """
-        An event stream outlives the site's idle time: it is a request
-        being answered.
+        An event stream outlives the site's idle time (on the hub's
+        clock): it is a request being answered.
         """
-        web = WebHub(self)
-        web.site.timeOut = 0.2
-        web.web.lobbyFeed.interval = 0.05
+        clock = Clock()
+        web = WebHub(self, clock=clock)
         client = yield web.stream("/api/hub/events", self)
         yield client.waitFor("hub")
-        yield deferLater(reactor, 0.5, lambda: None)
+        clock.advance(site.IDLE_SECONDS * 2)
         openRoom(web.hub, "gomoku", "den", ["ann"])
+        clock.advance(web.web.lobbyFeed.interval)
         later = yield client.waitFor("hub", 2)
         self.assertEqual(later["kinds"]["gomoku"]["rooms"][0]["name"], "den")
+        self.assertFalse(client.closed.called)
 
     @defer.inlineCallbacks
     def test_requestRate(self):
