@@ -234,6 +234,14 @@ class NameService(Service):
         self.snapshot = Snapshot.fromRows(secret, rows, bans)
         self.byName.prune()
         self.byAddress.prune()
+        banned = self.snapshot.bannedAccounts()
+        if before is not None and (
+                banned != before.bannedAccounts()
+                or set(self.snapshot.networks) != set(before.networks)):
+            self.log.info("bans now: {networks} address range(s), "
+                          "{accounts} account(s)",
+                          networks=len(self.snapshot.networks),
+                          accounts=len(banned), event="bans")
         if before is None or not (
                 self.snapshot.bannedAccounts() <= before.bannedAccounts()
                 and set(self.snapshot.networks) <= set(before.networks)):
