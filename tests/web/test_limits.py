@@ -224,6 +224,92 @@ class IdleTests(SynchronousTestCase):
         self.assertIsNotNone(hubSite.buildProtocol(address))
 
 
+class MetricsPortTests(SynchronousTestCase):
+    """
+    C{--metrics-port} holds to the web port's limits, with a gate of its
+    own over the hub's: no port of the hub is unlimited.
+    """
+
+    def connect(self, metrics, host="10.0.0.1"):
+        address = IPv4Address("TCP", host, 4321)
+        channel = metrics.buildProtocol(address)
+        if channel is None:
+            return None, None
+        transport = StringTransport(peerAddress=address)
+        channel.makeConnection(transport)
+        return channel, transport
+
+    def test_connections(self):
+        """
+        Past C{maxConnectionsPerIP} a connection from the same address is
+        refused and counted; the metrics port's connections count toward
+        the hub's.
+        """
+        hub = Hub(Clock())
+        metrics, _ = site.metricsSite(
+            hub, limits=WebLimits(maxConnectionsPerIP=1))
+        before = limitedCount(limits.WEB_MAX_CONNECTIONS_PER_IP)
+        channel, _ = self.connect(metrics)
+        self.assertIsNotNone(channel)
+        self.assertEqual(hub.sessions.gate.connections, 1)
+        self.assertEqual(self.connect(metrics), (None, None))
+        self.assertEqual(limitedCount(limits.WEB_MAX_CONNECTIONS_PER_IP),
+                         before + 1)
+        self.assertIsNotNone(self.connect(metrics, "10.0.0.2")[0])
+
+    def test_requestRate(self):
+        """
+        A scrape over the address's rate is answered 429 with a
+        Retry-After.
+        """
+        metrics, _ = site.metricsSite(Hub(Clock()), limits=WebLimits(
+            requestRate=0.01, requestBurst=1, requestOverdraft=5))
+        channel, transport = self.connect(metrics)
+        scrape = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+        channel.dataReceived(scrape)
+        self.assertTrue(transport.value().startswith(b"HTTP/1.1 200 "))
+        self.assertIn(b"gamehub_sessions", transport.value())
+        transport.clear()
+        channel.dataReceived(scrape)
+        answer = transport.value()
+        self.assertTrue(answer.startswith(b"HTTP/1.1 429 "))
+        self.assertIn(b"Retry-After: 100\r\n", answer)
+
+    def test_idleClosed(self):
+        """
+        An idle metrics connection is closed after L{site.IDLE_SECONDS} of
+        the hub's clock, and frees its place.
+        """
+        clock = Clock()
+        hub = Hub(clock)
+        metrics, _ = site.metricsSite(hub)
+        channel, transport = self.connect(metrics)
+        clock.advance(site.IDLE_SECONDS)
+        self.assertTrue(transport.disconnecting)
+        channel.connectionLost(Failure(ConnectionDone()))
+        self.assertEqual(hub.sessions.gate.connections, 0)
+
+    def test_errorsSummarised(self):
+        """
+        A failing resource on the metrics port is answered 500 and logged
+        through the site's summarised L{WebErrors}, not a traceback each.
+        """
+        hub = Hub(Clock())
+        metrics, service = site.metricsSite(hub)
+        self.assertEqual(service.name, "metrics")
+        self.assertIs(service.errors, metrics.errors)
+
+        def broken(request):
+            raise RuntimeError("scrape broke")
+        metrics.resource.children[b"metrics"].render_GET = broken
+        channel, transport = self.connect(metrics)
+        for _ in range(3):
+            channel.dataReceived(
+                b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertEqual(transport.value().count(b"HTTP/1.1 500 "), 3)
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+
+
 class RawClient(protocol.Protocol):
     """
     A connection that sends C{request} and keeps what it gets.
