@@ -231,6 +231,13 @@ class HubSite(ServerFactory, server.Site):
         pass
 
 
+class MetricsSite(HubSite):
+    """
+    The site of C{--metrics-port} (L{metricsSite}): a L{HubSite}, named
+    apart in the log (C{MetricsSite starting on PORT}).
+    """
+
+
 class WebService(Service):
     """
     Stops the feeds' timers with the hub, and writes the summaries of the
@@ -288,14 +295,16 @@ def faceGate(hub, limits=None, port="web port"):
     return gate
 
 
-def faceSite(hub, root, gate):
+def faceSite(hub, root, gate, siteClass=HubSite):
     """
     A L{HubSite} serving C{root} for C{hub} through C{gate} (a
     L{faceGate}): its errors are summarised and its idle timeouts run on
     the hub's clock (so that they are tracked, and a test drives them
     with a L{Clock}).
+
+    @param siteClass: L{HubSite} or a subclass.
     """
-    site = HubSite(root, gate, reactor=hub.clock)
+    site = siteClass(root, gate, reactor=hub.clock)
     site.errors = WebErrors(hub.clock)
     return site
 
@@ -336,5 +345,6 @@ def metricsSite(hub, collectors=(), limits=None):
     """
     root = MetricsRoot(metricsRegistry(hub.lobby, hub.sessions, collectors),
                        getattr(hub, "health", None))
-    site = faceSite(hub, root, faceGate(hub, limits, "metrics port"))
+    site = faceSite(hub, root, faceGate(hub, limits, "metrics port"),
+                    MetricsSite)
     return site, WebService(None, None, site.errors, name="metrics")
