@@ -154,6 +154,7 @@ class HubChannel(http.HTTPChannel):
         gate, self.gate = self.gate, None
         if gate is not None:
             gate.release(self.admittedHost)
+            self.site.channels.discard(self)
         http.HTTPChannel.connectionLost(self, reason)
         dropTransferDecoder(self)
         self.clearLineBuffer()
@@ -169,11 +170,13 @@ class HubSite(ServerFactory, server.Site):
     descriptors left are the game ports' reserve; a request over its
     address's rate is answered 429 (and past the overdraft its
     connection closes after the answer).  A connection idle for
-    L{IDLE_SECONDS} is closed.
+    L{IDLE_SECONDS} is closed.  When the site stops listening (the hub
+    stops), its connections are closed.
 
     @param reactor: the L{IReactorTime} of the idle timeouts (the hub's
         tracked clock, given by L{faceSite}).
     @ivar gate: the L{FaceGate}.
+    @ivar channels: the open connections (L{HubChannel}s).
     """
 
     protocol = HubChannel
@@ -185,6 +188,7 @@ class HubSite(ServerFactory, server.Site):
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
+        self.channels = set()
 
     def connectionGate(self):
         return self.gate
@@ -195,6 +199,17 @@ class HubSite(ServerFactory, server.Site):
         keeps the log's date fresh, once a second on the clock, is not
         needed.
         """
+
+    def stopFactory(self):
+        """
+        The site no longer listens: the hub is stopping, and about to
+        cancel every timer of its clock, the connections' idle timeouts
+        among them.  Close the connections now (the reactor would cut
+        them as it stops) rather than leave them open with no timeout.
+        """
+        server.Site.stopFactory(self)
+        for channel in list(self.channels):
+            channel.transport.loseConnection()
 
     def buildProtocol(self, addr):
         host = getattr(addr, "host", None)
@@ -208,6 +223,7 @@ class HubSite(ServerFactory, server.Site):
             self.gate.release(host)
             return None
         channel.gate, channel.admittedHost = self.gate, host
+        self.channels.add(channel)
         return channel
 
     def getResourceFor(self, request):

@@ -310,6 +310,38 @@ class MetricsPortTests(SynchronousTestCase):
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
 
 
+class StopTests(SynchronousTestCase):
+    """
+    A site that stops listening (the hub stops, and cancels its clock's
+    timers) closes its connections rather than leave them without an
+    idle timeout.
+    """
+
+    def test_closedAtStop(self):
+        """
+        The open connections are closed when the site's last port stops;
+        those gone before are not touched.
+        """
+        clock = Clock()
+        gate, hubGate = faceGate(clock, WebLimits())
+        hubSite = site.HubSite(Resource(), gate, reactor=clock)
+        hubSite.doStart()
+        transports = []
+        for n in range(3):
+            address = IPv4Address("TCP", "10.0.0.1", 4321 + n)
+            channel = hubSite.buildProtocol(address)
+            transport = StringTransport(peerAddress=address)
+            channel.makeConnection(transport)
+            transports.append((channel, transport))
+        gone, goneTransport = transports.pop()
+        gone.connectionLost(Failure(ConnectionDone()))
+        self.assertEqual(len(hubSite.channels), 2)
+        hubSite.doStop()
+        self.assertEqual([t.disconnecting for _, t in transports],
+                         [True, True])
+        self.assertFalse(goneTransport.disconnecting)
+
+
 class RawClient(protocol.Protocol):
     """
     A connection that sends C{request} and keeps what it gets.
