@@ -7,6 +7,7 @@ Redis skip, except on CI (C{CI=true}), where they fail.  L{PrivateRedis}
 starts a test's own instance, for tests that stop and restart it.
 """
 
+import collections
 import os
 import shutil
 import socket
@@ -91,7 +92,7 @@ class ExpiryWatch:
         host, port, db, self.prefix, _ = parseRedisURL(url)
         self.socket = socket.create_connection((host, port), timeout=TIMEOUT)
         self.reader = self.socket.makefile("rb")
-        self.expired = set()
+        self.expired = collections.Counter()
         # The same flags for every watch: the setting is the server's, and
         # watches of the tests running at once share it.
         self.command("CONFIG", "SET", "notify-keyspace-events", "Ex$")
@@ -124,27 +125,33 @@ class ExpiryWatch:
             raise AssertionError("Redis: " + rest.decode())
         return rest.decode()
 
-    def wait(self, keys, timeout=TIMEOUT):
+    def wait(self, keys, timeout=TIMEOUT, times=1):
         """
         Block until each of C{keys} (without the prefix) has expired (or
-        had the event watched).
+        had the event watched C{times} times since the watch began: a
+        room of the cluster is written when its name is claimed, then
+        when its home node publishes it).
 
         @raise AssertionError: not within C{timeout} seconds.
         """
         wanted = {self.prefix + key for key in keys}
+
+        def missing():
+            return sorted(key for key in wanted
+                          if self.expired[key] < times)
         deadline = time.monotonic() + timeout
-        while not wanted <= self.expired:
+        while missing():
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError("keys did not expire: {}".format(
-                    sorted(wanted - self.expired)))
+                    missing()))
             self.socket.settimeout(left)
             try:
                 message = self.reply()
             except socket.timeout:
                 continue
             if message and message[0] == "message":
-                self.expired.add(message[2])
+                self.expired[message[2]] += 1
 
     def close(self):
         self.reader.close()

@@ -302,7 +302,8 @@ class RollingRestart(TestCase):
         published = ExpiryWatch(url, "set")
         self.addCleanup(published.close)
         self.assertEqual(createRoom(owner, "wa")["status"], wire.S_OK)
-        published.wait(["rooms:gomoku:wa"])
+        # Claimed, then published (with what the room list shows).
+        published.wait(["rooms:gomoku:wa"], times=2)
         viewer, reply = register(b.port("gomoku"), "viv")
         viewer.token = reply["token"]
         self.assertIn("wa", roomList(viewer))
@@ -340,7 +341,8 @@ class RollingRestart(TestCase):
         client, reply = register(again.port("gomoku"), "wilma")
         client.token = reply["token"]
         self.assertEqual(createRoom(client, "wa2")["status"], wire.S_OK)
-        published.wait(["rooms:gomoku:wa2"])
+        # Claimed, then published (with what the room list shows).
+        published.wait(["rooms:gomoku:wa2"], times=2)
         self.assertIn("wa2", roomList(viewer))
         client.close()
         viewer.close()
