@@ -324,6 +324,20 @@ class ITable(Interface):
         """
 
 
+class IClusterRoomList(Interface):
+    """
+    A protocol factory whose game's room list is the cluster's (gomoku's
+    room list request, L{hub.cluster.routes}): how each room of this node
+    is shown in it, published with the room (L{hub.cluster.directory}).
+    """
+
+    def roomSummary(room: Room) -> Dict[str, Any]:
+        """
+        What the room list shows of C{room} (a room of this node with
+        members), as the wire's room object.
+        """
+
+
 class IClusterPeer(Interface):
     """
     A protocol adapter's connection as a cluster node sees it

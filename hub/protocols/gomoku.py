@@ -37,7 +37,7 @@ from hub.games import gomoku as rules
 from hub.lobby import (
     Draining, LobbyError, RoomExists, RoomNotFound, WrongPassword)
 from hub.connection import ServerConnection, ServerFactory
-from hub.ihub import IClusterPeer
+from hub.ihub import IClusterPeer, IClusterRoomList
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
     GomokuTableListener, roomObjectOf)
@@ -483,6 +483,7 @@ GomokuProtocol.HANDLERS = {
 }
 
 
+@implementer(IClusterRoomList)
 class GomokuFactory(ServerFactory):
     """
     Makes L{GomokuProtocol}s over the shared lobby and sessions.
@@ -507,6 +508,12 @@ class GomokuFactory(ServerFactory):
                                maxIllegal=rules.MAX_ILLEGAL_MOVES)
         self.policy = GomokuStartPolicy(clock, options, self.tableListener)
         self.players = {}
+
+    def roomSummary(self, room):
+        """
+        See L{IClusterRoomList.roomSummary}: the wire C{Room} object.
+        """
+        return roomObjectOf(room)
 
     def tableListener(self, room, table):
         """

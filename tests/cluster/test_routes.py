@@ -9,6 +9,7 @@ import json
 
 from twisted.internet import defer
 from twisted.internet.address import IPv4Address
+from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 from zope.interface.verify import verifyObject
 
@@ -16,10 +17,12 @@ from hub.cluster.directory import DirectoryUnavailable
 from hub.cluster.gate import GatedFactory, GateKeeper
 from hub.cluster.link import LinkClient, LinkServerFactory
 from hub.cluster.routes import CheckersRoute, GomokuRoute, SplendorRoute
-from hub.ihub import IClusterPeer
+from hub.cluster.service import ClusterService
+from hub.ihub import IClusterPeer, IClusterRoomList
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory
+from hub.service import Hub
 from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as wire
 from hub.wire import splendor as splendorWire
@@ -563,6 +566,23 @@ class ClusterPeerTests(TestCase):
             wire.RO_ROOM_CREATE, "rq", "", 2, token=reply["token"]))
         self.assertEqual((peer.routable(), peer.registered(),
                           peer.handOverName()), (False, True, None))
+
+    def test_roomListFromFactory(self):
+        """
+        The cluster publishes a gomoku room with what the factory's
+        L{IClusterRoomList} shows of it; the kinds whose room list is not
+        the cluster's have no summary.
+        """
+        hub = Hub(Clock())
+        cluster = ClusterService(Clock(), hub, None, "n1", "tcp:0")
+        gomoku = GomokuFactory(hub.lobby, hub.sessions, hub.clock)
+        cluster.gate("gomoku", gomoku)
+        cluster.gate("checkers", CheckersFactory(hub.lobby, hub.sessions,
+                                                 hub.clock))
+        summaries = cluster.directory.summaries
+        self.assertEqual(sorted(summaries), ["gomoku"])
+        self.assertTrue(IClusterRoomList.providedBy(gomoku))
+        self.assertEqual(summaries["gomoku"], gomoku.roomSummary)
 
     def test_routesImportNoAdapter(self):
         """
