@@ -32,7 +32,7 @@ from hub.limits import WEB_REQUEST_RATE, FaceGate, WebLimits
 from hub.metrics import MetricsResource, MetricsRoot, metricsRegistry
 from hub.web import api, pages
 from hub.web.errors import HubRequest, WebErrors
-from hub.twistedinternals import dropTransferDecoder
+from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
 from hub.web.live import Spectating
 from hub.web.now import LobbyFeed
 
@@ -150,11 +150,14 @@ class HubChannel(http.HTTPChannel):
         finished (Twisted keeps it, and it calls back into the channel: a
         cycle holding the connection, its requests and the unfinished
         line until the cyclic collector runs) and the unfinished line.
+        A forced close the stopping hub's clock cancelled is forgotten
+        first (Twisted would cancel it again).
         """
         gate, self.gate = self.gate, None
         if gate is not None:
             gate.release(self.admittedHost)
             self.site.channels.discard(self)
+        forgetCancelledAbort(self)
         http.HTTPChannel.connectionLost(self, reason)
         dropTransferDecoder(self)
         self.clearLineBuffer()

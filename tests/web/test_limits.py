@@ -19,6 +19,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web.resource import Resource
 
 from hub import limits
+from hub.clock import TrackedClock
 from hub.limits import (
     DESCRIPTOR_OVERHEAD, ConnectionGate, DescriptorBudget, FaceGate, Limits,
     WebLimits)
@@ -340,6 +341,33 @@ class StopTests(SynchronousTestCase):
         self.assertEqual([t.disconnecting for _, t in transports],
                          [True, True])
         self.assertFalse(goneTransport.disconnecting)
+
+
+class StoppedClockTests(SynchronousTestCase):
+    """
+    The hub's clock cancels every timer when the hub stops, a web
+    connection's forced close among them.
+    """
+
+    def test_lostAfterHubStopped(self):
+        """
+        A connection closed for idling, whose forced close (Twisted's
+        C{abortTimeout}) the stopping hub cancelled, is lost without an
+        error, and frees its place.
+        """
+        clock = TrackedClock(Clock())
+        gate, hubGate = faceGate(clock, WebLimits())
+        hubSite = site.HubSite(Resource(), gate, reactor=clock)
+        address = IPv4Address("TCP", "10.0.0.1", 4321)
+        channel = hubSite.buildProtocol(address)
+        transport = StringTransport(peerAddress=address)
+        channel.makeConnection(transport)
+        clock.clock.advance(site.IDLE_SECONDS)
+        self.assertTrue(transport.disconnecting)
+        self.assertEqual(len(clock.getDelayedCalls()), 1)
+        clock.cancelAll()
+        channel.connectionLost(Failure(ConnectionDone()))
+        self.assertEqual(hubGate.connections, 0)
 
 
 class RawClient(protocol.Protocol):
