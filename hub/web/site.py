@@ -9,6 +9,17 @@ The web face's resource tree and site:
     /static/...             the pages' JavaScript and CSS
     /metrics                the Prometheus metrics of L{hub.metrics}
     /healthz, /readyz       the health checks of L{hub.health}
+    /ws                     browser play, a WebSocket (L{hub.web.ws})
+    /play                   the page playing over /ws
+
+With accounts (a L{hub.web.auth.WebAuth}: C{--names accounts} or
+C{closed} with a C{--db}), also:
+
+    /register, /login, /logout, /account    L{hub.web.accountpages}
+    /admin, /admin/audit    moderation (L{hub.web.admin})
+    /api/admin/...          the JSON admin API (L{hub.web.adminapi})
+
+Without, those are 404s and no page links to them.
 
 The site holds to the web port's limits (L{hub.limits.WebLimits}) through
 a L{hub.limits.FaceGate}, as the game ports' factories do through the
@@ -21,10 +32,12 @@ its own), so that no port of the hub is unlimited.
 
 import math
 import os
+import weakref
 
 from twisted.application.service import Service
 from twisted.logger import Logger
 from twisted.web import http, resource, server, static
+from twisted.web.template import tags
 
 from hub.connection import ServerFactory
 from hub.health import putHealth
@@ -54,6 +67,9 @@ IDLE_SECONDS = 60
 #: start (its descriptor limit is low for the reserve).
 FEW_CONNECTIONS = 64
 log = Logger()
+#: The header's link on the pages of a web face with accounts (C{/account}
+#: sends a visitor not logged in to C{/login}).
+ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
 
 
 class Root(resource.Resource):
@@ -61,13 +77,25 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics, health=None):
+    def __init__(self, web, metrics, health=None, auth=None, play=None):
         resource.Resource.__init__(self)
+        if play is not None:
+            self.putChild(b"ws", play)
+            self.putChild(b"play", pages.PlayPage())
         self.lobbyPage = pages.LobbyPage(web)
         self.putChild(b"games", pages.GamePage(web))
         self.putChild(b"players", pages.PlayerPage(web))
         self.putChild(b"leaderboard", pages.LeaderboardPage(web))
-        self.putChild(b"api", api.apiResource(web))
+        apiRoot = api.apiResource(web)
+        self.putChild(b"api", apiRoot)
+        if auth is not None:
+            from hub.web import accountpages, admin, adminapi
+            self.putChild(b"register", accountpages.RegisterPage(auth))
+            self.putChild(b"login", accountpages.LoginPage(auth))
+            self.putChild(b"logout", accountpages.LogoutPage(auth))
+            self.putChild(b"account", accountpages.AccountPage(auth))
+            self.putChild(b"admin", admin.AdminPage(auth))
+            apiRoot.putChild(b"admin", adminapi.AdminAPI(auth))
         self.putChild(b"static", StaticFiles(STATIC))
         self.putChild(b"metrics", metrics)
         if health is not None:
@@ -179,19 +207,23 @@ class HubSite(ServerFactory, server.Site):
     @param reactor: the L{IReactorTime} of the idle timeouts (the hub's
         tracked clock, given by L{faceSite}).
     @ivar gate: the L{FaceGate}.
-    @ivar channels: the open connections (L{HubChannel}s).
+    @ivar channels: the open HTTP connections (L{HubChannel}s).
     """
 
     protocol = HubChannel
     requestFactory = HubRequest
     #: The L{WebErrors} of this site (given by L{webSite}).
     errors = None
+    #: The L{hub.web.auth.WebAuth} of a site with accounts, or None.
+    auth = None
 
     def __init__(self, root, gate, reactor=None):
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
-        self.channels = set()
+        # Weak: a channel upgraded to a WebSocket (hub.web.ws) never
+        # hears of its connection again, and is forgotten when freed.
+        self.channels = weakref.WeakSet()
 
     def connectionGate(self):
         return self.gate
@@ -212,7 +244,10 @@ class HubSite(ServerFactory, server.Site):
         """
         server.Site.stopFactory(self)
         for channel in list(self.channels):
-            channel.transport.loseConnection()
+            # An upgraded channel has handed its transport (and its
+            # place at the gate) to its WebSocket.
+            if channel.gate is not None and channel.transport is not None:
+                channel.transport.loseConnection()
 
     def buildProtocol(self, addr):
         host = getattr(addr, "host", None)
@@ -232,6 +267,8 @@ class HubSite(ServerFactory, server.Site):
     def getResourceFor(self, request):
         for name, value in SECURITY_HEADERS:
             request.setHeader(name, value)
+        if self.auth is not None:
+            request.accountLinks = ACCOUNT_LINKS
         address = request.getClientAddress()
         limited = self.gate.request(getattr(address, "host", None))
         if limited is not None:
@@ -269,16 +306,18 @@ class WebService(Service):
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed, errors=None, name=None):
+    def __init__(self, spectating, lobbyFeed, errors=None, play=None,
+                 name=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.errors = errors
+        self.play = play
         if name is not None:
             self.name = name
 
     def stopService(self):
         Service.stopService(self)
-        for feed in (self.spectating, self.lobbyFeed):
+        for feed in (self.play, self.spectating, self.lobbyFeed):
             if feed is not None:
                 feed.stop()
         if self.errors is not None:
@@ -328,7 +367,8 @@ def faceSite(hub, root, gate, siteClass=HubSite):
     return site
 
 
-def webSite(hub, records=None, collectors=(), limits=None):
+def webSite(hub, records=None, collectors=(), limits=None, auth=None,
+            factories=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -337,6 +377,11 @@ def webSite(hub, records=None, collectors=(), limits=None):
     @param records: the records' query API (L{hub.records.query.Records})
         or None.
     @param limits: the web port's L{WebLimits} (default: none).
+    @param auth: the L{hub.web.auth.WebAuth} of a hub with accounts, or
+        None (no accounts pages).
+    @param factories: the game protocols' factories by game kind, whose
+        rooms browser players join at C{/ws} (L{hub.web.play}); None for
+        no C{/ws}.
     @return: C{(site, service)}.
     """
     spectating = Spectating(hub.clock)
@@ -344,11 +389,21 @@ def webSite(hub, records=None, collectors=(), limits=None):
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
     web.gate = faceGate(hub, limits)
+    web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
+    play = socket = None
+    if factories is not None:
+        from hub.web.play import WebPlay
+        from hub.web.ws import PlayFactory, PlayResource
+        play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
+                       lobbyFeed)
+        socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock))
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
-                getattr(hub, "health", None))
+                getattr(hub, "health", None), auth, socket)
     site = faceSite(hub, root, web.gate)
+    site.auth = auth
     site.web = web
-    return site, WebService(spectating, lobbyFeed, site.errors)
+    site.play = play
+    return site, WebService(spectating, lobbyFeed, site.errors, play)
 
 
 def metricsSite(hub, collectors=(), limits=None):

@@ -93,13 +93,18 @@ class WebHub:
     A hub and its web face listening on a loopback port, stopped at the
     test's cleanup.
 
-    @param clock: the hub's clock (the site's idle timeouts and the
+    @param hub: the hub (default: a new one, on C{clock}).
+    @param clock: the new hub's clock (the site's idle timeouts and the
         feeds' timers run on it); the reactor by default.
     """
 
-    def __init__(self, testCase, records=None, limits=None, clock=None):
-        self.hub = Hub(reactor if clock is None else clock)
-        self.site, self.service = webSite(self.hub, records, limits=limits)
+    def __init__(self, testCase, records=None, limits=None, hub=None,
+                 auth=None, clock=None):
+        if hub is None:
+            hub = Hub(reactor if clock is None else clock)
+        self.hub = hub
+        self.site, self.service = webSite(self.hub, records, limits=limits,
+                                          auth=auth)
         self.web = self.site.web
         self.hub.startService()
         self.service.startService()

@@ -5,6 +5,12 @@ import { shown, svg } from "./dom.js";
 // Gomoku: a 15x15 board, the last move marked.
 const CELL = 32;
 const MARGIN = 28;
+
+// Where gomoku's line i is drawn, in the board's SVG units.
+export function gomokuAt(i) {
+  return MARGIN + i * CELL;
+}
+export const GOMOKU_CELL = CELL;
 // The records' notation (hub/records/notation.py): columns a-o, rows 1-15
 // from the bottom, the centre h8.
 const COLUMNS = "abcdefghijklmno";
@@ -76,6 +82,10 @@ function regionOf(x, y) {
 function cellPoint(x, y) {
   return [(x + y / 2) * STEP, -y * STEP * Math.sqrt(3) / 2];
 }
+
+// Where checkers' cell (x, y) is drawn, and a hole's radius.
+export const checkersPoint = cellPoint;
+export const CHECKERS_STEP = STEP;
 
 export function drawCheckers(view, lastPath) {
   const half = 9 * STEP;

@@ -1,0 +1,85 @@
+"""
+The pages' languages: gettext catalogs (C{hub/locale/LANG/LC_MESSAGES/
+web.po}, read with Babel) for the strings of the play page's scripts,
+and the choice of a language for a request: C{?lang=}, else its
+C{Accept-Language}, else English.
+
+A translator edits the C{.po} files; C{hub/locale/web.pot} is the
+template, extracted from the scripts' C{t("...")} calls
+(C{pybabel extract -F hub/locale/babel.cfg -k t -o hub/locale/web.pot
+hub/web/static}).
+"""
+
+import os
+
+from babel import Locale
+from babel.messages.pofile import read_po
+
+LOCALE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "locale")
+#: The languages with a catalog, the first the default.
+LANGUAGES = ("en", "zh")
+DOMAIN = "web"
+_catalogs = {}
+
+
+def catalog(language):
+    """
+    The translations of C{language}'s catalog, as a L{dict} from the
+    English text to the translated one (untranslated and fuzzy entries
+    left out), read once.
+    """
+    found = _catalogs.get(language)
+    if found is None:
+        path = os.path.join(LOCALE, language, "LC_MESSAGES",
+                            DOMAIN + ".po")
+        with open(path, "rb") as f:
+            messages = read_po(f, locale=language)
+        found = _catalogs[language] = {
+            message.id: message.string for message in messages
+            if message.id and message.string and not message.fuzzy}
+    return found
+
+
+def acceptedLanguages(header):
+    """
+    The language tags of an C{Accept-Language} header, most wanted first
+    (a q of 0 refuses a tag).
+    """
+    weighed = []
+    for index, part in enumerate(header.split(",")[:20]):
+        tag, _, parameters = part.strip().partition(";")
+        quality = 1.0
+        parameters = parameters.strip()
+        if parameters.startswith("q="):
+            try:
+                quality = float(parameters[2:])
+            except ValueError:
+                quality = 0.0
+        tag = tag.strip()
+        if tag and quality > 0:
+            weighed.append((-quality, index, tag))
+    return [tag for _, _, tag in sorted(weighed)]
+
+
+def chooseLanguage(request):
+    """
+    The language of the page answering C{request}: a C{lang} argument
+    naming one of L{LANGUAGES}, else the best of its C{Accept-Language}
+    (negotiated by Babel: C{zh-CN}, C{zh-TW} and C{zh} are Chinese),
+    else English.
+    """
+    asked = request.args.get(b"lang", [b""])[0].decode("ascii", "replace")
+    if asked in LANGUAGES:
+        return asked
+    header = (request.getHeader(b"accept-language") or b"").decode(
+        "latin-1")
+    preferred = [tag.replace("_", "-") for tag in acceptedLanguages(header)]
+    for tag in preferred:
+        if tag == "*":
+            break
+        best = Locale.negotiate([tag], LANGUAGES, sep="-")
+        language = str(best) if best is not None else \
+            tag.split("-")[0].lower()
+        if language in LANGUAGES:
+            return language
+    return LANGUAGES[0]

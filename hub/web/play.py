@@ -1,0 +1,1109 @@
+"""
+Play from a browser: the JSON protocol of C{/ws} (docs/protocols/web.md)
+over the shared lobby and the tables, without a legacy codec.
+
+A L{WebPlay} holds the browser players of one hub.  Each connection (the
+WebSocket protocol of L{hub.web.ws}, or any object with C{sendText} and
+C{close}) says C{hello} first and is then a L{WebPlayer}'s connection;
+the player outlives it for the sessions' grace when it drops mid-game,
+and a C{hello} with the player's resume token takes it back.
+
+A browser player joins the rooms of the legacy protocols themselves: a
+room is made with the start policy of that kind's factory
+(L{hub.protocols}), so a checkers room made here starts like one made
+by a Qt client and sends the TCP members their messages, a gomoku room
+is in C{msg_room_list}, and a Splendor player is seated as the Unity
+client's INIT is (L{hub.tables.splendor.SplendorSeats}).  The player is
+the room observer of its own session, and a table listener: it turns
+each table event into a JSON event for the browser, with the legal
+actions of the player when it is their turn.
+
+Bots that fill a room's empty seats (L{RoomBot}) are members of their
+own, whose seats a server-side bot plays from the start of the game
+(the table's takeover).
+"""
+
+import hashlib
+import itertools
+import json
+import secrets
+
+import attr
+from twisted.logger import Logger
+
+from hub.bots import LEVELS, botFor
+from hub.games import splendor as splendorRules
+from hub.lobby import (
+    AlreadyInRoom, CannotStart, Draining, LobbyError, NameInRoom, NotInRoom,
+    RoomExists, RoomFull, RoomNotFound, RoomObserver, RoomRunning,
+    WrongPassword)
+from hub.protocols.checkers import CAPACITY as CHECKERS_CAPACITY
+from hub.protocols.checkers import MAX_ROOM_ID, isValidName
+from hub.sessions import NameTaken
+from hub.tables import events
+from hub.tables.base import (
+    GameIsOver, IllegalAction, NotSeated, NotYourTurn, TableError)
+from hub.tables.gomoku import OWNER_SEAT
+from hub.tables.splendor import CAPACITY as SPLENDOR_CAPACITY
+from hub.wire import gomoku as gomokuWire
+
+#: The version of the protocol this hub speaks.
+PROTOCOL_VERSION = 1
+KINDS = ("gomoku", "checkers", "splendor")
+#: The level of the bot that gives hints (the design notes' 提示).
+HINT_LEVEL = 2
+#: The most cells of a checkers path, or pairs of a Splendor gem list,
+#: an action may have.
+MAX_ACTION_PARTS = 64
+
+# Error codes (the "code" of an error message).
+BAD_JSON = "bad-json"
+BAD_MESSAGE = "bad-message"
+UNKNOWN_TYPE = "unknown-type"
+BAD_VERSION = "bad-version"
+HELLO_FIRST = "hello-first"
+ALREADY_HELLO = "already-hello"
+BAD_NAME = "bad-name"
+NAME_TAKEN = "name-taken"
+GUESTS_REFUSED = "guests-refused"
+BAD_KIND = "bad-kind"
+BAD_ROOM = "bad-room"
+BAD_SIZE = "bad-size"
+BAD_SEAT = "bad-seat"
+BAD_LEVEL = "bad-level"
+BAD_ACTION = "bad-action"
+IN_ROOM = "in-room"
+NOT_IN_ROOM = "not-in-room"
+NO_ROOM = "no-room"
+ROOM_EXISTS = "room-exists"
+ROOM_FULL = "room-full"
+ROOM_RUNNING = "room-running"
+NAME_IN_ROOM = "name-in-room"
+WRONG_PASSWORD = "wrong-password"
+CANNOT_START = "cannot-start"
+NOT_OWNER = "not-owner"
+DRAINING = "draining"
+NO_GAME = "no-game"
+NOT_YOUR_TURN = "not-your-turn"
+NOT_SEATED = "not-seated"
+GAME_OVER = "game-over"
+ILLEGAL = "illegal"
+TOO_LARGE = "too-large"
+UNSUPPORTED = "unsupported"
+
+#: The error code of each lobby refusal.
+LOBBY_ERRORS = {
+    AlreadyInRoom: IN_ROOM,
+    NotInRoom: NOT_IN_ROOM,
+    RoomExists: ROOM_EXISTS,
+    RoomNotFound: NO_ROOM,
+    RoomRunning: ROOM_RUNNING,
+    NameInRoom: NAME_IN_ROOM,
+    RoomFull: ROOM_FULL,
+    WrongPassword: WRONG_PASSWORD,
+    CannotStart: CANNOT_START,
+    Draining: DRAINING,
+}
+
+#: The error code of each table refusal.
+TABLE_ERRORS = {
+    GameIsOver: GAME_OVER,
+    NotSeated: NOT_SEATED,
+    NotYourTurn: NOT_YOUR_TURN,
+    IllegalAction: ILLEGAL,
+}
+
+
+class PlayError(Exception):
+    """
+    A request was refused: C{code} says why (one of the codes above),
+    C{message} in words.
+    """
+
+    def __init__(self, code, message=""):
+        Exception.__init__(self, code, message)
+        self.code = code
+        self.message = message
+
+
+def identify(request):
+    """
+    The account name of the person behind C{request} (the WebSocket's
+    opening HTTP request), from its login cookie, or None for a guest.
+
+    The hook for the accounts of L{hub.accounts}: until they land, every
+    browser player is a guest.
+    """
+    return None
+
+
+def tokenKey(token):
+    """
+    What a resume token is kept under: its SHA-256, so that the token
+    itself is never stored.
+    """
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+# Fields of a message.
+
+def field(message, name, kind, default=None, required=False):
+    """
+    The field C{name} of C{message}, of Python type C{kind}.
+
+    @raise PlayError: it is missing (and C{required}) or of another type.
+    """
+    value = message.get(name, default)
+    if value is None:
+        if required:
+            raise PlayError(BAD_MESSAGE, "{} is required".format(name))
+        return None
+    if kind is int and isinstance(value, bool):
+        raise PlayError(BAD_MESSAGE, "{} is not an integer".format(name))
+    if not isinstance(value, kind):
+        raise PlayError(BAD_MESSAGE, "{} has the wrong type".format(name))
+    return value
+
+
+def roomField(message, required=True):
+    """
+    The C{room} field: a room id of 1 to L{MAX_ROOM_ID} characters.
+    """
+    name = field(message, "room", str, required=required)
+    if name is None:
+        return None
+    if not 1 <= len(name) <= MAX_ROOM_ID or not name.isprintable():
+        raise PlayError(BAD_ROOM, "a room id is 1 to {} printable "
+                        "characters".format(MAX_ROOM_ID))
+    return name
+
+
+def levelField(message):
+    """
+    The C{level} field of bots: one of L{LEVELS} (2 by default).
+    """
+    level = field(message, "level", int, 2)
+    if level not in LEVELS:
+        raise PlayError(BAD_LEVEL, "a bot's level is one of {}".format(
+            list(LEVELS)))
+    return level
+
+
+# Actions between JSON and the canonical actions of hub.games.
+
+def _int(value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PlayError(BAD_ACTION, "not an integer")
+    return value
+
+
+def _cell(value):
+    if not isinstance(value, list) or len(value) != 2:
+        raise PlayError(BAD_ACTION, "a cell is [x, y]")
+    return (_int(value[0]), _int(value[1]))
+
+
+def decodeAction(kind, value):
+    """
+    The canonical action of game C{kind} that the JSON C{value} is: a
+    gomoku C{[x, y]}, a checkers path C{[[q, r], ...]}, a Splendor
+    C{{"kind": ..., "card": ..., "gems": [[gem, count], ...]}}.
+
+    @raise PlayError: with L{BAD_ACTION}.
+    """
+    if kind == "gomoku":
+        return _cell(value)
+    if kind == "checkers":
+        if not isinstance(value, list) or not \
+                2 <= len(value) <= MAX_ACTION_PARTS:
+            raise PlayError(BAD_ACTION, "a path is 2 or more cells")
+        return tuple(_cell(cell) for cell in value)
+    if not isinstance(value, dict):
+        raise PlayError(BAD_ACTION, "an action is an object")
+    operation = value.get("kind")
+    if not isinstance(operation, str):
+        raise PlayError(BAD_ACTION, "an action has a kind")
+    card = _int(value.get("card", 0))
+    gems = value.get("gems", [])
+    if not isinstance(gems, list) or len(gems) > MAX_ACTION_PARTS:
+        raise PlayError(BAD_ACTION, "gems is a list of [gem, count]")
+    pairs = []
+    for pair in gems:
+        if (not isinstance(pair, list) or len(pair) != 2
+                or not isinstance(pair[0], str)):
+            raise PlayError(BAD_ACTION, "gems is a list of [gem, count]")
+        pairs.append((pair[0], _int(pair[1])))
+    return splendorRules.Action(operation, card, tuple(pairs)).canonical()
+
+
+def encodeAction(kind, action):
+    """
+    The JSON form of the canonical C{action} of game C{kind}.
+    """
+    if kind == "splendor":
+        return {"kind": action.kind, "card": action.card,
+                "gems": [list(pair) for pair in action.gems]}
+    if kind == "gomoku":
+        return list(action)
+    return [list(cell) for cell in action]
+
+
+def dumps(message):
+    """
+    One message as the text of a WebSocket message.
+    """
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def lobbyMessage(now):
+    """
+    The C{lobby} message of the hub now (L{hub.web.now.hubNow}), encoded
+    (once per build of the lobby feed).
+    """
+    return dumps(dict(now, type="lobby"))
+
+
+class MuteLegacy:
+    """
+    What the legacy adapters' table listeners call on a member's observer
+    to send it their protocol's frames: a browser player or a room bot
+    hears none of them.
+    """
+
+    def send(self, message):
+        pass
+
+    def sendBytes(self, data):
+        pass
+
+    def sendFrame(self, frame):
+        pass
+
+    def sendMessage(self, apiId, playerId=0, body=None):
+        pass
+
+
+class RoomBot(MuteLegacy, RoomObserver):
+    """
+    A bot filling an empty seat of a room: a member with its own session,
+    always ready, whose seat the table's takeover plays from the start.
+    When the game ends it leaves (the room's humans stay).
+    """
+
+    def __init__(self, play, kind, level):
+        self.play = play
+        self.kind = kind
+        self.level = level
+        self.session = None
+
+    def gameStarted(self, room):
+        seat = room.memberOf(self.session).seat
+        table = room.table
+        # After the table's first events: the takeover then acts at once
+        # if the bot's seat is first to play.
+        self.play.clock.callLater(0, self._takeSeat, table, seat)
+
+    def _takeSeat(self, table, seat):
+        if not table.over and seat not in table.takeover:
+            table.takeOver(seat)
+
+    def gameEnded(self, room, game):
+        self.play.clock.callLater(0, self.retire)
+
+    def retire(self):
+        """
+        Leave the room (if still in one) and close the session.
+        """
+        if self.session.closed:
+            return
+        self.play.lobby.leave(self.session)
+        self.play.sessions.disconnect(self.session)
+
+
+class WebPlayer(MuteLegacy, RoomObserver):
+    """
+    One browser player: the observer of their session's room and a
+    listener of its table, with or without a live connection.
+
+    @ivar name: the player's name.
+    @ivar guest: True unless the name is an account's.
+    @ivar connection: the live connection, or None while lost.
+    @ivar session: the session of the game kind being played (made when
+        a room is joined, closed when it is left), or None.
+    @ivar table: the table being played at, or None.
+    @ivar sent: the table's events sent to the player during the current
+        game, replayed to a connection that resumes (and after a game
+        that ended while the player was away: C{endedAway}).
+    """
+
+    log = Logger()
+
+    def __init__(self, play, name, guest, key):
+        self.play = play
+        self.name = name
+        self.guest = guest
+        self.key = key
+        self.connection = None
+        self.session = None
+        self.table = None
+        self.sent = []
+        self.endedAway = False
+        self.grace = None
+
+    def __repr__(self):
+        return "<WebPlayer {!r}>".format(self.name)
+
+    # Sending.
+
+    def sendText(self, text):
+        """
+        Send one encoded message, if connected.
+        """
+        if self.connection is not None:
+            self.connection.sendText(text)
+
+    def sendJSON(self, message):
+        """
+        Send C{message} (a dict).
+        """
+        self.sendText(dumps(message))
+
+    def sendEvent(self, message):
+        """
+        Send the table event C{message}, kept for a resuming connection.
+        """
+        text = dumps(message)
+        self.sent.append(text)
+        self.sendText(text)
+
+    # Where the player is.
+
+    @property
+    def room(self):
+        """
+        The room the player is in, or None.
+        """
+        if self.session is None:
+            return None
+        return self.play.lobby.roomOf(self.session)
+
+    @property
+    def seat(self):
+        """
+        The player's seat at the running table, or None.
+        """
+        room = self.room
+        if room is None or room.table is None:
+            return None
+        return room.memberOf(self.session).seat
+
+    def roomState(self):
+        """
+        The C{room} message: the player's room, or C{"room": null}.
+        """
+        room = self.room
+        if room is None:
+            return {"type": "room", "room": None}
+        members = []
+        for member in room.members:
+            members.append({
+                "name": member.name, "ready": bool(member.ready),
+                "seat": member.seat,
+                "bot": isinstance(member.observer, RoomBot),
+                "you": member.session is self.session})
+        state = {
+            "kind": room.kind, "name": room.name, "members": members,
+            "owner": room.owner.name if room.owner is not None else None,
+            "capacity": room.capacity, "locked": bool(room.password),
+            "running": room.running,
+        }
+        if "players" in room.settings:
+            state["players"] = room.settings["players"]
+        if room.kind == "gomoku":
+            state["ownerSeat"] = room.settings.get(OWNER_SEAT)
+        return {"type": "room", "room": state}
+
+    def sendRoom(self):
+        self.sendJSON(self.roomState())
+
+    # Room events.
+
+    def memberJoined(self, room, actor):
+        self.sendRoom()
+
+    def memberLeft(self, room, actor, previousOwner):
+        self.sendRoom()
+
+    def readyChanged(self, room, actor):
+        self.sendRoom()
+
+    def roleChanged(self, room, actor):
+        self.sendRoom()
+
+    def gameStarted(self, room):
+        self.table = room.table
+        self.sent = []
+        self.endedAway = False
+        room.table.addListener(self)
+
+    def gameEnded(self, room, game):
+        self.sendRoom()
+
+    # Table events.
+
+    # The handler of each event type, found by its name once.
+    _handlers = {}
+
+    def tableEvent(self, table, event):
+        if table is not self.table:
+            return
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            handler = getattr(type(self), "on" + events.eventName(event),
+                              WebPlayer.sendFields)
+            self._handlers[type(event)] = handler
+        handler(self, table, event)
+
+    def sendFields(self, table, event):
+        """
+        Send C{event} with its fields, but its time.
+        """
+        message = {"type": "event", "event": events.eventName(event)}
+        for attribute in attr.fields(type(event)):
+            if attribute.name != "at":
+                value = getattr(event, attribute.name)
+                message[attribute.name] = (
+                    list(value) if isinstance(value, tuple) else value)
+        self.sendEvent(message)
+
+    def legalFor(self, table, seat):
+        """
+        The legal actions of C{seat} (JSON), if it is the player's; not
+        for gomoku, where they are every empty intersection (the client
+        knows them from the stones, and a move is cheaper without).
+        """
+        if (seat is None or seat != self.seat or table.over
+                or table.kind == "gomoku"):
+            return None
+        return [encodeAction(table.kind, action)
+                for action in table.game.legalActions(seat)]
+
+    def onGameStarted(self, table, event):
+        position = event.position
+        if table.kind == "splendor":
+            # The deal holds the decks in order: only what is face up.
+            position = {"nobles": position["nobles"],
+                        "board": position["board"]}
+        self.sendEvent({
+            "type": "event", "event": "GameStarted", "kind": event.kind,
+            "table": event.table, "position": position,
+            "seats": [{"index": s.index, "name": s.name,
+                       "bot": bool(s.bot)} for s in event.seats],
+            "you": self.seat})
+
+    def onTurnStarted(self, table, event):
+        self.sendTurn(table, event.seat, event.deadline)
+
+    def sendTurn(self, table, seat, deadline=None):
+        message = {"type": "event", "event": "TurnStarted", "seat": seat,
+                   "seconds": (None if deadline is None
+                               else max(0.0, deadline - table.now()))}
+        legal = self.legalFor(table, seat)
+        if legal is not None:
+            message["legal"] = legal
+        self.sendEvent(message)
+
+    def onActionPlayed(self, table, event):
+        detail = event.detail
+        if (table.kind == "splendor" and detail is not None
+                and event.action.kind == splendorRules.FOLD_CARD_UNKNOWN):
+            # The card a blind reserve drew is its player's secret.
+            message = self.playedMessage(table, event)
+            if event.seat == self.seat:
+                message["drawn"] = detail.drawn
+            self.sendEvent(message)
+            return
+        # The same for every player: encoded once.
+        text = self.play.shared(event)
+        if text is None:
+            text = self.play.share(event, dumps(
+                self.playedMessage(table, event)))
+        self.sent.append(text)
+        self.sendText(text)
+
+    def playedMessage(self, table, event):
+        """
+        The C{ActionPlayed} message of C{event}, as every player gets it.
+        """
+        message = {"type": "event", "event": "ActionPlayed",
+                   "seat": event.seat, "byBot": event.byBot,
+                   "action": encodeAction(table.kind, event.action)}
+        if table.kind == "gomoku":
+            # Gomoku's turns alternate without a TurnStarted each.
+            message["next"] = (None if table.game.isOver
+                               else table.game.currentSeat)
+        elif table.kind == "splendor" and event.detail is not None:
+            message["golden"] = event.detail.golden
+        return message
+
+    def onDiscardRequired(self, table, event):
+        if event.seat == self.seat:
+            self.sendEvent({"type": "event", "event": "DiscardRequired",
+                            "seat": event.seat, "count": event.count,
+                            "legal": self.legalFor(table, event.seat)})
+
+    def onNobleOffered(self, table, event):
+        if event.seat == self.seat:
+            self.sendEvent({"type": "event", "event": "NobleOffered",
+                            "seat": event.seat,
+                            "nobles": list(event.nobles),
+                            "legal": self.legalFor(table, event.seat)})
+
+    def onGameEnded(self, table, event):
+        self.sendEvent({
+            "type": "event", "event": "GameEnded", "reason": event.reason,
+            "ranking": list(event.ranking), "winner": event.winner,
+            "names": [s.name for s in table.seats]})
+        table.removeListener(self)
+        self.table = None
+        # A player away now hears how it ended on coming back.
+        self.endedAway = self.connection is None
+        # Checkers and Splendor dissolve the room at the end.
+        if self.room is None:
+            self.closeSession()
+        self.sendRoom()
+
+    # Leaving.
+
+    def closeSession(self):
+        """
+        The player is in no room: close the game kind's session.
+        """
+        if self.session is not None:
+            self.play.sessions.disconnect(self.session)
+            self.session = None
+
+    def leaveRoom(self):
+        """
+        Leave the room: before its game, the room may then start without
+        the player; during it, the seat goes by the table's rules (as a
+        legacy client's departure does).
+        """
+        room = self.room
+        if room is None:
+            self.closeSession()
+            return
+        table = room.table
+        seat = room.memberOf(self.session).seat
+        lobby = self.play.lobby
+        if self.table is not None:
+            self.table.removeListener(self)
+            self.table = None
+        if room.kind == "splendor":
+            self.play.factories["splendor"].seats.leave(self.session)
+        elif table is not None and room.kind == "gomoku":
+            table.drop(seat)
+            if lobby.roomOf(self.session) is room:
+                lobby.leave(self.session)
+        else:
+            lobby.leave(self.session)
+            if table is not None:
+                table.drop(seat)
+            elif hasattr(room.policy, "memberLeft"):
+                # Checkers: the others may start without the player.
+                room.policy.memberLeft(lobby, room)
+        self.closeSession()
+        self.play.botsAlone(room)
+
+    # Connections.
+
+    def attach(self, connection):
+        """
+        C{connection} speaks for the player from now on (a connection
+        still attached is closed).
+        """
+        if self.grace is not None:
+            if self.grace.active():
+                self.grace.cancel()
+            self.grace = None
+            table = self.table
+            if table is not None and hasattr(table, "seatResumed"):
+                table.seatResumed(self.seat)
+        old, self.connection = self.connection, connection
+        if old is not None and old is not connection:
+            old.player = None
+            old.close()
+
+    def detach(self, connection):
+        """
+        C{connection} dropped: mid-game the player keeps the seat for the
+        sessions' grace; otherwise they leave at once.
+        """
+        if self.connection is not connection:
+            return
+        self.connection = None
+        if self.table is not None and not self.table.over:
+            table = self.table
+            if hasattr(table, "seatLost"):
+                table.seatLost(self.seat)
+            self.grace = self.play.clock.callLater(
+                self.play.sessions.graceSeconds, self.graceExpired)
+            return
+        self.forget()
+
+    def graceExpired(self):
+        """
+        The player did not come back: the seat goes by the table's rules.
+        """
+        self.grace = None
+        self.log.info("web player {name!r} did not come back",
+                      name=self.name, event="lost")
+        self.forget()
+
+    def forget(self):
+        """
+        The player is gone for good.
+        """
+        try:
+            self.leaveRoom()
+        finally:
+            self.play.forget(self)
+
+
+class WebPlay:
+    """
+    The browser players of one hub.
+
+    @param lobby: the shared L{hub.lobby.Lobby}.
+    @param sessions: the shared L{hub.sessions.Sessions}.
+    @param clock: the hub's clock.
+    @param factories: the legacy protocols' factories by game kind
+        (C{"gomoku"}, C{"checkers"}, C{"splendor"}): their start
+        policies make the rooms' tables, their Splendor seats seat.
+    @param lobbyFeed: the L{hub.web.now.LobbyFeed} whose document the
+        C{lobby} message is, or None (no lobby message).
+    @param allowGuests: whether a name without an account may play.
+
+    @ivar players: the L{WebPlayer}s by the hash of their resume token.
+    """
+
+    log = Logger()
+
+    def __init__(self, lobby, sessions, clock, factories, lobbyFeed=None,
+                 allowGuests=True):
+        self.lobby = lobby
+        self.sessions = sessions
+        self.clock = clock
+        self.factories = factories
+        self.lobbyFeed = lobbyFeed
+        self.allowGuests = allowGuests
+        self.players = {}
+        self._botNames = itertools.count(1)
+        self._shared = (None, None)
+
+    @property
+    def checkersSizes(self):
+        """
+        The player counts a checkers room starts with.
+        """
+        return sorted(self.factories["checkers"].policy.counts)
+
+    def stop(self):
+        """
+        The hub stops: cancel the grace timers.
+        """
+        for player in list(self.players.values()):
+            if player.grace is not None and player.grace.active():
+                player.grace.cancel()
+            player.grace = None
+
+    def forget(self, player):
+        self.players.pop(player.key, None)
+
+    def shared(self, event):
+        """
+        The text of C{event} that L{share} kept, if C{event} is the one it
+        kept it for (every player at a table hears an event in turn).
+        """
+        if self._shared[0] is event:
+            return self._shared[1]
+        return None
+
+    def share(self, event, text):
+        """
+        Keep C{text}, the message of C{event} every player gets alike.
+        """
+        self._shared = (event, text)
+        return text
+
+    # Messages.
+
+    def received(self, connection, text):
+        """
+        Handle one text message of C{connection}: answer it, or send a
+        typed error.  Nothing a message holds raises out of here.
+        """
+        request = None
+        try:
+            try:
+                message = json.loads(text)
+            except (ValueError, RecursionError):
+                raise PlayError(BAD_JSON, "not JSON")
+            if not isinstance(message, dict):
+                raise PlayError(BAD_MESSAGE, "a message is an object")
+            request = message.get("type")
+            if not isinstance(request, str):
+                raise PlayError(BAD_MESSAGE, "a message has a type")
+            handler = self.HANDLERS.get(request)
+            if handler is None:
+                raise PlayError(UNKNOWN_TYPE, "no such message type")
+            player = connection.player
+            if request == "hello":
+                if player is not None:
+                    raise PlayError(ALREADY_HELLO, "hello once")
+                handler(self, connection, message)
+            elif player is None:
+                raise PlayError(HELLO_FIRST, "say hello first")
+            else:
+                handler(self, player, message)
+        except PlayError as e:
+            connection.sendText(self.error(e.code, e.message, request))
+        except Exception:
+            self.log.failure("web message {request!r} failed",
+                             request=str(request)[:40])
+            connection.sendText(self.error("internal", "", request))
+
+    def error(self, code, message, request=None):
+        """
+        An C{error} message, encoded.
+        """
+        return dumps({"type": "error", "code": code, "message": message,
+                      "request": request if isinstance(request, str)
+                      and len(request) <= 40 else None})
+
+    def hello(self, connection, message):
+        version = field(message, "version", int, required=True)
+        if version != PROTOCOL_VERSION:
+            raise PlayError(BAD_VERSION, "this hub speaks version {}"
+                            .format(PROTOCOL_VERSION))
+        resume = field(message, "resume", str)
+        if resume is not None and len(resume) <= 100:
+            player = self.players.get(tokenKey(resume))
+            if player is not None:
+                player.attach(connection)
+                connection.player = player
+                self.welcome(connection, player, resume, True)
+                if player.table is not None or player.endedAway:
+                    player.endedAway = False
+                    for text in player.sent:
+                        connection.sendText(text)
+                return
+        account = getattr(connection, "account", None)
+        if account is not None:
+            name, guest = account, False
+        else:
+            if not self.allowGuests:
+                raise PlayError(GUESTS_REFUSED, "log in to play")
+            name, guest = field(message, "name", str, required=True), True
+            if not isValidName(name):
+                raise PlayError(BAD_NAME, "a name is 1 to 20 letters, "
+                                "digits or underscores")
+        token = secrets.token_urlsafe(24)
+        player = WebPlayer(self, name, guest, tokenKey(token))
+        self.players[player.key] = player
+        player.attach(connection)
+        connection.player = player
+        self.welcome(connection, player, token, False)
+
+    def welcome(self, connection, player, token, resumed):
+        connection.sendText(dumps({
+            "type": "welcome", "version": PROTOCOL_VERSION,
+            "name": player.name, "guest": player.guest, "resume": token,
+            "resumed": resumed, "kinds": list(KINDS),
+            "checkersSizes": self.checkersSizes, "levels": list(LEVELS)}))
+        connection.sendText(dumps(player.roomState()))
+
+    def lobbyRequest(self, player, message):
+        if self.lobbyFeed is None:
+            raise PlayError(UNSUPPORTED, "no lobby here")
+        player.sendText(self.lobbyFeed.encoded(lobbyMessage))
+
+    def _kind(self, message):
+        kind = field(message, "kind", str, required=True)
+        if kind not in KINDS:
+            raise PlayError(BAD_KIND, "a kind is one of {}".format(
+                list(KINDS)))
+        return kind
+
+    def _session(self, player, kind):
+        """
+        A session of C{kind} for C{player}, named as the kind wants.
+        """
+        if player.room is not None:
+            raise PlayError(IN_ROOM, "leave your room first")
+        player.closeSession()
+        session = self.sessions.connect(kind, player)
+        if kind == "gomoku":
+            try:
+                self.sessions.claimName(session, player.name)
+            except NameTaken:
+                self.sessions.disconnect(session)
+                raise PlayError(NAME_TAKEN, "a gomoku player has that name")
+        elif kind == "checkers":
+            self.sessions.setRoomName(session, player.name)
+        player.session = session
+        return session
+
+    def _lobbyCall(self, player, f, *args, **kwargs):
+        try:
+            return f(*args, **kwargs)
+        except LobbyError as e:
+            if player.room is None:
+                player.closeSession()
+            raise PlayError(LOBBY_ERRORS.get(type(e), "refused"),
+                            "the lobby refused")
+
+    def create(self, player, message):
+        kind = self._kind(message)
+        if kind == "splendor":
+            return self.join(player, message)
+        name = roomField(message)
+        password = field(message, "password", str, "")
+        if len(password.encode("utf-8", "surrogatepass")) \
+                > gomokuWire.MAX_PSW_BYTES:
+            raise PlayError(BAD_MESSAGE, "the password is too long")
+        level = levelField(message)
+        bots = field(message, "bots", bool, False)
+        if kind == "checkers":
+            players = field(message, "players", int, required=True)
+            if players not in self.checkersSizes:
+                raise PlayError(BAD_SIZE, "a checkers game is for {}".format(
+                    self.checkersSizes))
+            seat = field(message, "seat", int, 0)
+            if not 0 <= seat < players:
+                raise PlayError(BAD_SEAT, "no such seat")
+            self._createCheckers(player, name, password, players, seat,
+                                 bots, level)
+        else:
+            seat = field(message, "seat", int, 1)
+            if seat not in (0, 1):
+                raise PlayError(BAD_SEAT, "seat 0 plays black, 1 white")
+            if self.lobby.room(kind, name) is not None:
+                raise PlayError(ROOM_EXISTS, "the room exists")
+            session = self._session(player, kind)
+            room = self._lobbyCall(
+                player, self.lobby.createRoom, kind, name, session, player,
+                self.factories[kind].policy, 2, password=password)
+            room.settings[OWNER_SEAT] = seat
+            player.sendRoom()
+            if bots:
+                self.addBots(room, 1, level)
+
+    def _createCheckers(self, player, name, password, players, seat, bots,
+                        level):
+        """
+        A checkers room for C{players}; with C{bots}, the seats before
+        C{seat} and after it are bots', so the player sits at C{seat}
+        and the game starts once the player is ready.
+        """
+        lobby = self.lobby
+        if lobby.room("checkers", name) is not None:
+            raise PlayError(ROOM_EXISTS, "the room exists")
+        policy = self.factories["checkers"].policy
+        if not bots:
+            session = self._session(player, "checkers")
+            room = self._lobbyCall(
+                player, lobby.createRoom, "checkers", name, session, player,
+                policy, CHECKERS_CAPACITY, password=password)
+            room.settings["players"] = players
+            player.sendRoom()
+            return
+        room = None
+        if seat > 0:
+            first = self.newBot("checkers", level)
+            room = self._lobbyCall(
+                player, lobby.createRoom, "checkers", name, first.session,
+                first, policy, CHECKERS_CAPACITY, password=password)
+            room.settings["players"] = players
+            self.addBots(room, seat - 1, level)
+        try:
+            session = self._session(player, "checkers")
+            if room is None:
+                room = self._lobbyCall(
+                    player, lobby.createRoom, "checkers", name, session,
+                    player, policy, CHECKERS_CAPACITY, password=password)
+                room.settings["players"] = players
+            else:
+                self._lobbyCall(player, lobby.join, "checkers", name,
+                                session, player)
+        except PlayError:
+            # The bots made the room for nobody: they leave it.
+            if room is not None:
+                self.botsAlone(room)
+            raise
+        player.sendRoom()
+        self.addBots(room, players - seat - 1, level)
+        if seat > 0:
+            # Ready only now: alone, it could have started a solitaire.
+            self._lobbyCall(player, lobby.setReady, first.session, True)
+
+    def newBot(self, kind, level):
+        """
+        A L{RoomBot} of C{level} with a session of C{kind}, named.
+        """
+        bot = RoomBot(self, kind, level)
+        bot.session = self.sessions.connect(kind, bot)
+        while True:
+            name = "bot{}_{}".format(level, next(self._botNames))
+            if kind == "gomoku":
+                try:
+                    self.sessions.claimName(bot.session, name)
+                except NameTaken:
+                    continue
+            elif kind == "checkers":
+                self.sessions.setRoomName(bot.session, name)
+            return bot
+
+    def addBots(self, room, count, level):
+        """
+        Fill C{count} seats of the waiting C{room} with ready bots of
+        C{level} (fewer if it fills up).
+        """
+        for _ in range(count):
+            if room.full or room.running:
+                return
+            bot = self.newBot(room.kind, level)
+            try:
+                self.lobby.join(room.kind, room.name, bot.session, bot)
+            except LobbyError:
+                self.sessions.disconnect(bot.session)
+                return
+            if room.kind == "gomoku" and room.owner.observer is bot:
+                continue
+            self.lobby.setReady(bot.session, True)
+
+    def botsAlone(self, room):
+        """
+        If only bots are left in C{room}, they leave too: the room closes
+        (and a game under way there is abandoned).
+        """
+        if not room.members or not all(
+                isinstance(m.observer, RoomBot) for m in room.members):
+            return
+        table = room.table
+        for member in list(room.members):
+            self.lobby.leave(member.session)
+            if table is not None and not table.over:
+                table.drop(member.seat)
+            self.sessions.disconnect(member.session)
+
+    def join(self, player, message):
+        kind = self._kind(message)
+        if kind == "splendor":
+            session = self._session(player, kind)
+            self._lobbyCall(player, self.factories["splendor"].seats.seat,
+                            session, player)
+            player.sendRoom()
+            return
+        name = roomField(message)
+        password = field(message, "password", str, "")
+        session = self._session(player, kind)
+        self._lobbyCall(player, self.lobby.join, kind, name, session,
+                        player, password=password)
+        player.sendRoom()
+
+    def bots(self, player, message):
+        room = player.room
+        if room is None:
+            raise PlayError(NOT_IN_ROOM, "join a room first")
+        if room.running:
+            raise PlayError(ROOM_RUNNING, "the game is running")
+        count = field(message, "count", int, 1)
+        capacity = {"gomoku": 2, "checkers": room.settings.get(
+            "players", CHECKERS_CAPACITY), "splendor": SPLENDOR_CAPACITY}
+        count = max(0, min(count, capacity[room.kind] - len(room.members)))
+        self.addBots(room, count, levelField(message))
+
+    def leave(self, player, message):
+        if player.room is None:
+            raise PlayError(NOT_IN_ROOM, "you are in no room")
+        player.leaveRoom()
+        player.sendRoom()
+
+    def ready(self, player, message):
+        room = player.room
+        if room is None:
+            raise PlayError(NOT_IN_ROOM, "join a room first")
+        ready = field(message, "ready", bool, True)
+        if room.kind == "gomoku" and room.owner.session is player.session:
+            raise PlayError(NOT_OWNER, "the owner starts the game")
+        self._lobbyCall(player, self.lobby.setReady, player.session, ready)
+
+    def start(self, player, message):
+        room = player.room
+        if room is None:
+            raise PlayError(NOT_IN_ROOM, "join a room first")
+        if room.kind != "gomoku":
+            raise PlayError(UNSUPPORTED, "a {} game starts when everyone "
+                            "is ready".format(room.kind))
+        if room.owner.session is not player.session:
+            raise PlayError(NOT_OWNER, "the owner starts the game")
+        self._lobbyCall(player, self.lobby.start, room)
+
+    def act(self, player, message):
+        table = player.table
+        if table is None:
+            raise PlayError(NO_GAME, "no game is running")
+        if "action" not in message:
+            raise PlayError(BAD_MESSAGE, "action is required")
+        action = decodeAction(table.kind, message["action"])
+        try:
+            table.act(player.seat, action)
+        except TableError as e:
+            raise PlayError(TABLE_ERRORS.get(type(e), ILLEGAL),
+                            str(e)[:200])
+
+    def resign(self, player, message):
+        table = player.table
+        if table is None:
+            raise PlayError(NO_GAME, "no game is running")
+        if table.kind == "gomoku" and not table.over:
+            table.forfeit(player.seat)
+        else:
+            player.leaveRoom()
+        player.sendRoom()
+
+    def hint(self, player, message):
+        table = player.table
+        if table is None:
+            raise PlayError(NO_GAME, "no game is running")
+        seat = player.seat
+        game = table.game
+        if table.over or game.isOver or seat != game.currentSeat:
+            raise PlayError(NOT_YOUR_TURN, "a hint is for your turn")
+        bot = botFor(table.kind, HINT_LEVEL, seed=len(player.sent))
+        action = bot.chooseAction(game.copy(), seat)
+        player.sendJSON({"type": "hint",
+                         "action": encodeAction(table.kind, action)})
+
+    HANDLERS = {
+        "hello": hello,
+        "lobby": lobbyRequest,
+        "create": create,
+        "join": join,
+        "bots": bots,
+        "leave": leave,
+        "ready": ready,
+        "start": start,
+        "act": act,
+        "resign": resign,
+        "hint": hint,
+    }
+
+    def connectionLost(self, connection):
+        """
+        C{connection} is gone.
+        """
+        player, connection.player = connection.player, None
+        if player is not None:
+            player.detach(connection)

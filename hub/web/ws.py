@@ -1,0 +1,317 @@
+"""
+C{/ws}: the WebSocket of browser play, built on autobahn's Twisted
+integration and mounted in the web face's site.  What the messages mean
+is L{hub.web.play}'s; here is the connection and what it may cost:
+
+  - only the hub's own origin: a browser's C{Origin} must name the host
+    the page came from (the request's C{Host}), else the handshake is
+    refused with 403 (cross-site WebSocket hijacking); a client that
+    sends no C{Origin} is not a browser page and is let in;
+  - autobahn's C{maxMessagePayloadSize} and C{maxFramePayloadSize}
+    (L{MAX_MESSAGE}): a longer message closes the connection;
+  - the connection was one of the web port's HTTP connections, admitted
+    by its L{hub.limits.FaceGate}: it keeps that place until it closes;
+  - its messages are metered as a game connection's frames are
+    (C{--request-rate}, C{--request-burst}, C{--request-overdraft},
+    with the address's debt remembered by the hub's gate): past the
+    rate it is not read, past the overdraft it is cut;
+  - what it is sent goes through the hub's L{ImmediateWriter} (at once
+    while the socket takes it), and a connection owed more than
+    C{--max-send-buffer} bytes is cut (the slow-consumer cut of
+    L{hub.connection});
+  - nothing received for C{--idle-seconds} closes it.
+"""
+
+from urllib.parse import urlsplit
+
+from autobahn.twisted.resource import WebSocketResource
+from autobahn.twisted.websocket import (
+    WebSocketServerFactory, WebSocketServerProtocol)
+from autobahn.websocket.types import ConnectionDeny
+from twisted.logger import Logger
+from twisted.protocols.policies import TimeoutMixin
+
+from hub.connection.control import RATE, TransportControl
+from hub.limits import (
+    REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS)
+from hub.connection.immediate import ImmediateWriter
+from hub.twistedinternals import dropUnsent
+from hub.web import play as playing
+
+#: Bytes of one message (and one frame) at most: every request of the
+#: protocol fits in far less.
+MAX_MESSAGE = 8192
+#: Close code of a connection cut by a limit (policy violation).
+POLICY_VIOLATION = 1008
+
+
+def sameOrigin(origin, host):
+    """
+    Whether the C{Origin} header C{origin} names the host and port of the
+    C{Host} header C{host} (over HTTP or HTTPS).
+    """
+    if not origin or not host:
+        return False
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return (parts.scheme in ("http", "https")
+            and parts.netloc.lower() == host.strip().lower())
+
+
+class QuietLogger(Logger):
+    """
+    A L{Logger} without its debug and trace lines: autobahn writes two
+    debug lines per message, which cost a browser's move more than the
+    rest of its path through the hub (and are dropped by the hub's log
+    level anyway).
+    """
+
+    def debug(self, format=None, **kwargs):
+        pass
+
+    def trace(self, format=None, **kwargs):
+        pass
+
+
+class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
+    """
+    One browser's WebSocket: its text messages go to the factory's
+    L{playing.WebPlay}, whose answers come back through L{sendText}.
+
+    @ivar player: the L{playing.WebPlayer} after C{hello}, else None.
+    @ivar account: the account name of the opening request's login, or
+        None (L{playing.identify}).
+    """
+
+    log = QuietLogger()
+    player = None
+    account = None
+    host = None
+    _admission = None
+    _bucket = None
+    _resume = None
+    _gone = False
+
+    def callLater(self, period, func):
+        return self.factory.clock.callLater(period, func)
+
+    def onConnect(self, request):
+        origin = request.headers.get("origin")
+        if origin is not None and not sameOrigin(
+                origin, request.headers.get("host")):
+            self.log.info("refused a WebSocket from origin {origin!r}",
+                          origin=origin[:100], event="refused")
+            raise ConnectionDeny(ConnectionDeny.FORBIDDEN,
+                                 "cross-origin WebSocket refused")
+        self.account = playing.identify(request)
+        return None
+
+    _writer = None
+
+    def connectionMade(self):
+        WebSocketServerProtocol.connectionMade(self)
+        # The hub's own writer (as the event streams use it: the HTTP
+        # channel keeps the transport's producer slot), which cuts a
+        # connection owed more than --max-send-buffer bytes.
+        most = self.factory.sessions.limits.maxSendBuffer
+        self._writer = ImmediateWriter(
+            self.transport, most or None, self._sendBufferOverflowed,
+            producer=False)
+
+    def sendData(self, data, sync=False, chopsize=None):
+        """
+        What autobahn sends (the handshake's answer, frames) goes out
+        through the hub's L{ImmediateWriter}: at once while the socket
+        takes it, behind what the transport holds otherwise.
+        """
+        if (sync or chopsize or self.send_queue or self._writer is None):
+            WebSocketServerProtocol.sendData(self, data, sync, chopsize)
+            return
+        self._writer.write(data)
+
+    def _sendBufferOverflowed(self):
+        self.cut(SEND_BUFFER, "more than {} bytes unsent".format(
+            self.factory.sessions.limits.maxSendBuffer))
+
+    def onOpen(self):
+        factory = self.factory
+        sessions = factory.sessions
+        self.setTimeout(sessions.idleSeconds or None)
+        limits = sessions.limits
+        if limits.requestRate:
+            gate = sessions.gate
+            self.host = getattr(self.transport.getPeer(), "host", None)
+            self._bucket = gate.bucketFor(self.host)
+
+    def onMessage(self, payload, isBinary):
+        self.resetTimeout()
+        if self._gone or not self.countMessage():
+            return
+        if isBinary:
+            self.sendText(self.factory.play.error(
+                playing.BAD_MESSAGE, "messages are text"))
+            return
+        self.factory.play.received(self, payload.decode("utf-8"))
+
+    def countMessage(self):
+        """
+        Take a token for one message: a connection out of tokens is not
+        read until it has them back, one past its overdraft is cut.
+
+        @return: False if the connection was cut.
+        """
+        bucket = self._bucket
+        if bucket is None:
+            return True
+        if bucket.take():
+            self.factory.sessions.gate.flooded(self.host, bucket)
+            self.cut(REQUEST_RATE, "over {:g} messages a second".format(
+                bucket.rate))
+            return False
+        if bucket.tokens < 0 and self._resume is None:
+            THROTTLED_CONNECTIONS.inc()
+            TransportControl.of(self.transport).pauseReading(RATE)
+            self._resume = self.callLater(bucket.wait(), self._resumeReading)
+        return True
+
+    def _resumeReading(self):
+        self._resume = None
+        if self._gone:
+            return
+        wait = self._bucket.wait()
+        if wait > 0:
+            self._resume = self.callLater(wait, self._resumeReading)
+            return
+        TransportControl.of(self.transport).resumeReading(RATE)
+
+    def sendText(self, text):
+        """
+        Send one text message; a connection then owed more than
+        C{--max-send-buffer} bytes is cut.
+        """
+        if self._gone or self.state != self.STATE_OPEN:
+            return
+        # autobahn holds what it sends to maxMessagePayloadSize too; that
+        # bound is for what the browser sends (the lobby, or a Splendor
+        # turn's legal actions, may be longer).
+        limit, self.maxMessagePayloadSize = self.maxMessagePayloadSize, 0
+        try:
+            self.sendMessage(text.encode("utf-8", "surrogatepass"))
+        finally:
+            self.maxMessagePayloadSize = limit
+
+    def close(self):
+        """
+        Close the connection (another took the player over).
+        """
+        if not self._gone and self.state == self.STATE_OPEN:
+            self.sendClose(1000, "replaced by another connection")
+
+    def cut(self, limit, why):
+        """
+        Close the connection at once for C{limit}: drop what it is owed,
+        count and log it.
+        """
+        if self._gone:
+            return
+        self._gone = True
+        if self._writer is not None:
+            self._writer.close()
+        self.factory.sessions.gate.limited(limit, self.transport.getPeer(),
+                                           why)
+        transport = self.transport
+        transport.loseConnection()
+        abort = getattr(transport, "abortConnection", None)
+        if abort is not None:
+            abort()
+            dropUnsent(transport)
+
+    def timeoutConnection(self):
+        self.log.info("closing a WebSocket idle for {seconds}s",
+                      seconds=self.timeOut, event="closed")
+        self.transport.loseConnection()
+
+    def connectionLost(self, reason):
+        self._gone = True
+        self.setTimeout(None)
+        if self._writer is not None:
+            self._writer.close()
+            self._writer.overflowed = None
+        if self._resume is not None:
+            if self._resume.active():
+                self._resume.cancel()
+            self._resume = None
+        try:
+            WebSocketServerProtocol.connectionLost(self, reason)
+        finally:
+            self.factory.play.connectionLost(self)
+            admission, self._admission = self._admission, None
+            if admission is not None:
+                gate, host = admission
+                gate.release(host)
+
+
+class PlayFactory(WebSocketServerFactory):
+    """
+    Makes L{PlaySocket}s for a L{playing.WebPlay}.
+
+    @param play: the L{playing.WebPlay}.
+    @param sessions: the hub's sessions (their limits, gate, idle
+        seconds).
+    @param clock: the hub's clock (the sockets' timers).
+    """
+
+    protocol = PlaySocket
+
+    def __init__(self, play, sessions, clock):
+        WebSocketServerFactory.__init__(self)
+        self.play = play
+        self.sessions = sessions
+        self.clock = clock
+        # The request reached the site in full before the upgrade, and a
+        # connection that never answers a close is the idle timeout's:
+        # autobahn starts no timer of its own (on the global reactor).
+        self.setProtocolOptions(
+            maxMessagePayloadSize=MAX_MESSAGE,
+            maxFramePayloadSize=MAX_MESSAGE,
+            openHandshakeTimeout=0, closeHandshakeTimeout=0,
+            autoPingInterval=0, allowNullOrigin=False)
+        self._admission = None
+
+    def admitted(self, gate, host):
+        """
+        The next protocol built holds the web gate's place of C{host}.
+        """
+        self._admission = (gate, host)
+
+    def buildProtocol(self, addr):
+        protocol = WebSocketServerFactory.buildProtocol(self, addr)
+        protocol._admission, self._admission = self._admission, None
+        return protocol
+
+
+class PlayResource(WebSocketResource):
+    """
+    C{/ws}: the site's HTTP connection becomes the WebSocket, and its
+    place at the web port's gate goes with it.
+    """
+
+    def render(self, request):
+        channel = request.channel
+        gate = getattr(channel, "gate", None)
+        if gate is not None and channel.transport is not None:
+            # The channel will never hear of its connection again: the
+            # socket frees the place instead, and the channel's idle
+            # timer stops.
+            self._factory.admitted(gate, channel.admittedHost)
+            channel.gate = None
+            channel.setTimeout(None)
+        try:
+            return WebSocketResource.render(self, request)
+        finally:
+            leftover, self._factory._admission = self._factory._admission, \
+                None
+            if leftover is not None:
+                channel.gate = leftover[0]

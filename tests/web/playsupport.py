@@ -1,0 +1,152 @@
+"""
+What the browser-play tests share: a hub on a L{Clock} with the three
+legacy factories and a L{WebPlay} over them, in-memory browser
+connections, and legacy connections on L{RecordingTransport}s.
+"""
+
+import json
+
+from twisted.internet.address import IPv4Address
+from twisted.internet.task import Clock
+
+from hub.protocols.checkers import CheckersFactory
+from hub.protocols.gomoku import GomokuFactory
+from hub.protocols.splendor import SplendorFactory
+from hub.service import Hub
+from hub.tables.base import EventRecorder
+from hub.web.play import PROTOCOL_VERSION, WebPlay, encodeAction
+from tests.harness import RecordingTransport
+
+
+class Browser:
+    """
+    A browser's connection, in memory: what it is sent, decoded.
+
+    @ivar messages: every message received, in order.
+    """
+
+    player = None
+    account = None
+
+    def __init__(self, play):
+        self.play = play
+        self.messages = []
+        self.closed = False
+
+    def sendText(self, text):
+        self.messages.append(json.loads(text))
+
+    def close(self):
+        self.closed = True
+
+    def send(self, message):
+        """
+        Send C{message} (a dict) as the browser would.
+        """
+        self.play.received(self, json.dumps(message))
+
+    def hello(self, name, resume=None):
+        message = {"type": "hello", "version": PROTOCOL_VERSION,
+                   "name": name}
+        if resume is not None:
+            message["resume"] = resume
+        self.send(message)
+        return self.last("welcome")
+
+    def drop(self):
+        self.play.connectionLost(self)
+
+    def of(self, type, event=None):
+        """
+        The messages of C{type} (and table C{event}), in order.
+        """
+        return [m for m in self.messages if m["type"] == type
+                and (event is None or m.get("event") == event)]
+
+    def last(self, type, event=None):
+        found = self.of(type, event)
+        return found[-1] if found else None
+
+    def errors(self):
+        return [m["code"] for m in self.of("error")]
+
+    def clear(self):
+        del self.messages[:]
+
+
+class PlayHub:
+    """
+    A hub on a L{Clock} with the three legacy factories and browser play.
+    """
+
+    def __init__(self, checkersSizes=(2, 3, 6), graceSeconds=30,
+                 takeover=None, botDelay=0.5, turnSeconds=15):
+        self.clock = Clock()
+        self.clock.advance(1000)
+        self.hub = Hub(self.clock, graceSeconds=graceSeconds)
+        self.hub.startService()
+        self.lobby, self.sessions = self.hub.lobby, self.hub.sessions
+        bots = {"takeover": takeover, "botDelay": botDelay}
+        clock = self.hub.clock
+        self.factories = {
+            "gomoku": GomokuFactory(self.lobby, self.sessions, clock,
+                                    **bots),
+            "checkers": CheckersFactory(self.lobby, self.sessions, clock,
+                                        sizes=checkersSizes,
+                                        turnSeconds=turnSeconds, **bots),
+            "splendor": SplendorFactory(self.lobby, self.sessions, clock,
+                                        **bots),
+        }
+        self.recorder = EventRecorder()
+        self.lobby.addTableListener(self.recorder)
+        self.play = WebPlay(self.lobby, self.sessions, clock, self.factories)
+        self._port = 41000
+
+    def browser(self, name=None):
+        browser = Browser(self.play)
+        if name is not None:
+            browser.hello(name)
+        return browser
+
+    def legacy(self, kind):
+        """
+        A legacy connection of C{kind}: C{(protocol, transport)}.
+        """
+        self._port += 1
+        protocol = self.factories[kind].buildProtocol(
+            IPv4Address("TCP", "127.0.0.1", self._port))
+        transport = RecordingTransport()
+        protocol.makeConnection(transport)
+        return protocol, transport
+
+    def stop(self):
+        self.play.stop()
+        return self.hub.stopService()
+
+
+def playTurns(hub, browsers, limit=5000):
+    """
+    Advance the clock and have each browser play the first legal action
+    whenever it is its turn, until the tables are over (or C{limit}
+    steps).
+    """
+    for _ in range(limit):
+        moved = False
+        for browser in browsers:
+            player = browser.player
+            table = player.table if player is not None else None
+            if table is None or table.over:
+                continue
+            if table.game.currentSeat == player.seat:
+                legal = table.game.legalActions(player.seat)
+                if legal:
+                    browser.send({"type": "act", "action": encodeAction(
+                        table.kind, legal[0])})
+                    moved = True
+        if not moved:
+            if not hub.clock.getDelayedCalls():
+                if all(b.player is None or b.player.table is None
+                       for b in browsers):
+                    return
+            hub.clock.advance(0.5)
+
