@@ -15,7 +15,7 @@ only.
 from prometheus_client import (
     CONTENT_TYPE_LATEST, GC_COLLECTOR, PLATFORM_COLLECTOR, PROCESS_COLLECTOR,
     CollectorRegistry, generate_latest)
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from hub.health import putHealth
@@ -62,6 +62,33 @@ class HubCollector(Collector):
         yield players
         yield rooms
         yield running
+
+
+class ReadCounters(Collector):
+    """
+    Counters of a service whose values are read at scrape time from its
+    attributes (nothing is counted twice on its paths).
+
+    @param labelled: C{(name, documentation, label, read)} for each
+        counter by one label: C{read()} gives its counts by label value,
+        in the order they are shown.
+    @param plain: C{(name, documentation, read)} for each counter
+        without labels: C{read()} gives its count.
+    """
+
+    def __init__(self, labelled=(), plain=()):
+        self.labelled = labelled
+        self.plain = plain
+
+    def collect(self):
+        for name, documentation, label, read in self.labelled:
+            family = CounterMetricFamily(name, documentation,
+                                         labels=[label])
+            for value, count in read().items():
+                family.add_metric([value], count)
+            yield family
+        for name, documentation, read in self.plain:
+            yield CounterMetricFamily(name, documentation, value=read())
 
 
 class MetricsResource(Resource):

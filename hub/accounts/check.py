@@ -28,11 +28,10 @@ import attr
 from twisted.application.service import Service
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
-from prometheus_client.core import CounterMetricFamily
-from prometheus_client.registry import Collector
 
 from hub.accounts import names
 from hub.limits import LOG_BURST, SummaryLog
+from hub.metrics import ReadCounters
 
 MODES = ("open", "accounts", "closed")
 REFRESH_SECONDS = 2.0
@@ -375,30 +374,20 @@ class NameService(Service):
         """
         The Prometheus collector of the refusals and proofs.
         """
-        return NamesCollector(self)
+        return namesCollector(self)
 
 
-class NamesCollector(Collector):
+def namesCollector(service):
     """
     gamehub_names_refused_total{reason}, gamehub_names_proven_total and
-    gamehub_names_banned_closed_total.
+    gamehub_names_banned_closed_total, read from C{service} (a
+    L{NameService}).
     """
-
-    def __init__(self, service):
-        self.service = service
-
-    def collect(self):
-        service = self.service
-        refused = CounterMetricFamily(
-            "gamehub_names_refused", "Names refused at name time, by "
-            "reason (taken, wrong_key, no_account, locked, closed, "
-            "banned, not_ready).", labels=["reason"])
-        for reason in REASONS:
-            refused.add_metric([reason], service.refused[reason])
-        yield refused
-        yield CounterMetricFamily(
-            "gamehub_names_proven", "Account names proven with their play "
-            "key.", value=service.proven)
-        yield CounterMetricFamily(
-            "gamehub_names_banned_closed", "Live connections closed "
-            "because a ban came to cover them.", value=service.closedByBan)
+    return ReadCounters(labelled=[(
+        "gamehub_names_refused", "Names refused at name time, by reason "
+        "(taken, wrong_key, no_account, locked, closed, banned, "
+        "not_ready).", "reason", lambda: service.refused)], plain=[
+        ("gamehub_names_proven", "Account names proven with their play "
+         "key.", lambda: service.proven),
+        ("gamehub_names_banned_closed", "Live connections closed because "
+         "a ban came to cover them.", lambda: service.closedByBan)])
