@@ -302,6 +302,8 @@ class WebService(Service):
     @param spectating: the L{Spectating}, or None (the metrics port).
     @param lobbyFeed: the L{LobbyFeed}, or None.
     @param errors: the site's L{WebErrors}, or None.
+    @param play: the browser play (L{hub.web.play.WebPlay}), or None.
+    @param name: the service's name (default C{"web"}).
     """
 
     name = "web"
