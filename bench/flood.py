@@ -129,8 +129,8 @@ def startHub(extra=(), kinds=KINDS):
     print("hub: " + " ".join(args[args.index("gamehub"):]))
     server = Server(args, dict(
         {kind: r"{}Factory starting on (\d+)".format(kind.capitalize())
-         for kind in kinds}, metrics=r"Site starting on (\d+)"), workdir,
-        "twistd.log")
+         for kind in kinds}, metrics=r"MetricsSite starting on (\d+)"),
+        workdir, "twistd.log")
     return server
 
 

@@ -207,10 +207,8 @@ def startHub(port, logPath, twistdArgs=(), extra=(), cpu=None):
     args += ["--max-connections", "0", "--max-connections-per-ip", "0",
              "--request-rate", "0"]
     args.extend(extra)
-    pin = None
-    if cpu is not None:
-        def pin():
-            os.sched_setaffinity(0, {cpu})
+    pin = None if cpu is None else (
+        lambda: os.sched_setaffinity(0, {cpu}))
     proc = subprocess.Popen(args, cwd=tempfile.gettempdir(),
                             stdin=subprocess.DEVNULL, preexec_fn=pin)
     waitForPort(port, proc)

@@ -76,7 +76,8 @@ class Hub:
         self.process = subprocess.Popen(args, cwd=self.workdir,
                                         stdin=subprocess.DEVNULL)
         self.port = self.waitForLog(r"GomokuFactory starting on (\d+)")
-        self.metricsPort = self.waitForLog(r"Site starting on (\d+)")
+        self.metricsPort = self.waitForLog(
+            r"MetricsSite starting on (\d+)")
 
     def waitForLog(self, pattern):
         deadline = time.monotonic() + TIMEOUT

@@ -324,6 +324,20 @@ class ITable(Interface):
         """
 
 
+class IClusterRoomList(Interface):
+    """
+    A protocol factory whose game's room list is the cluster's (gomoku's
+    room list request, L{hub.cluster.routes}): how each room of this node
+    is shown in it, published with the room (L{hub.cluster.directory}).
+    """
+
+    def roomSummary(room: Room) -> Dict[str, Any]:
+        """
+        What the room list shows of C{room} (a room of this node with
+        members), as the wire's room object.
+        """
+
+
 class IClusterPeer(Interface):
     """
     A protocol adapter's connection as a cluster node sees it
@@ -341,4 +355,25 @@ class IClusterPeer(Interface):
             chosen).
         @return: True if the player is taken, False if not (the adapter
             logs why; the link is closed).
+        """
+
+    def routable() -> bool:
+        """
+        Whether the connection's next request may need the cluster: while
+        the player has no room or table of its own yet (gomoku: before
+        and after its C{msg_reg}, outside any room; checkers: outside a
+        room; Splendor: before an INIT seats it).
+        """
+
+    def registered() -> bool:
+        """
+        Whether the player holds a name on this node (gomoku: past its
+        C{msg_reg}); until then only a registration may need the cluster.
+        """
+
+    def handOverName() -> Optional[str]:
+        """
+        The name the player holds that moves with the connection when it
+        is handed over to another node (gomoku: a registered player
+        outside any room), or None.
         """

@@ -15,7 +15,7 @@ only.
 from prometheus_client import (
     CONTENT_TYPE_LATEST, GC_COLLECTOR, PLATFORM_COLLECTOR, PROCESS_COLLECTOR,
     CollectorRegistry, generate_latest)
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 from hub.health import putHealth
@@ -24,7 +24,6 @@ from hub.limits import (
     THROTTLED_REQUESTS)
 from twisted.web.pages import notFound
 from twisted.web.resource import Resource
-from twisted.web.server import Site
 
 GAME_KINDS = ("gomoku", "checkers", "splendor")
 
@@ -65,6 +64,33 @@ class HubCollector(Collector):
         yield running
 
 
+class ReadCounters(Collector):
+    """
+    Counters of a service whose values are read at scrape time from its
+    attributes (nothing is counted twice on its paths).
+
+    @param labelled: C{(name, documentation, label, read)} for each
+        counter by one label: C{read()} gives its counts by label value,
+        in the order they are shown.
+    @param plain: C{(name, documentation, read)} for each counter
+        without labels: C{read()} gives its count.
+    """
+
+    def __init__(self, labelled=(), plain=()):
+        self.labelled = labelled
+        self.plain = plain
+
+    def collect(self):
+        for name, documentation, label, read in self.labelled:
+            family = CounterMetricFamily(name, documentation,
+                                         labels=[label])
+            for value, count in read().items():
+                family.add_metric([value], count)
+            yield family
+        for name, documentation, read in self.plain:
+            yield CounterMetricFamily(name, documentation, value=read())
+
+
 class MetricsResource(Resource):
     """
     Renders a Prometheus registry in the text exposition format, on the
@@ -101,17 +127,6 @@ class MetricsRoot(Resource):
 
     def render(self, request):
         return notFound().render(request)
-
-
-def metricsSite(lobby, sessions, collectors=(), health=None):
-    """
-    A L{twisted.web.server.Site} serving the hub's metrics (and the
-    process metrics of C{prometheus_client}, and those of C{collectors},
-    e.g. the records') at C{/metrics}, and C{health}'s C{/healthz} and
-    C{/readyz} when given.
-    """
-    return Site(MetricsRoot(metricsRegistry(lobby, sessions, collectors),
-                            health))
 
 
 def metricsRegistry(lobby, sessions, collectors=()):

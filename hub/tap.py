@@ -589,9 +589,10 @@ def makeService(options, reactor=None):
         service.setServiceParent(top)
         top.onDrain(service.stopAccepting)
     if options["metrics-port"].strip().lower() != DISABLED:
-        from hub.metrics import metricsSite
-        listener("metrics-port", options["metrics-port"],
-                 metricsSite(lobby, sessions, collectors, top.health),
+        from hub.web.site import metricsSite
+        site, metrics = metricsSite(top, collectors, options.webLimits())
+        metrics.setServiceParent(top)
+        listener("metrics-port", options["metrics-port"], site,
                  reactor).setServiceParent(top)
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite

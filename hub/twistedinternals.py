@@ -42,6 +42,10 @@ PRIVATE = (
     ("twisted.web.http.HTTPChannel._transferDecoder",
      "cleared when the connection is lost: the decoder of an unfinished "
      "request body, a cycle back to the channel (dropTransferDecoder)"),
+    ("twisted.web.http.HTTPChannel._abortingCall",
+     "read and cleared when the connection is lost, if already cancelled "
+     "(the hub's clock cancels its timers as it stops): Twisted would "
+     "cancel it again, and raise (forgetCancelledAbort)"),
     ("twisted.web.http.Request.startedWriting",
      "read: the headers are out (rawBodyAllowed)"),
     ("twisted.application.internet.StreamServerEndpointService."
@@ -163,6 +167,18 @@ def dropTransferDecoder(channel):
     collector runs.
     """
     channel._transferDecoder = None
+
+
+def forgetCancelledAbort(channel):
+    """
+    Forget the forced close of C{channel} (an L{http.HTTPChannel} whose
+    connection is lost, closed for idling) if its timer is no longer
+    pending: the hub's clock cancelled it as the hub stopped, and
+    Twisted's C{connectionLost} would cancel it again, and raise.
+    """
+    call = channel._abortingCall
+    if call is not None and not call.active():
+        channel._abortingCall = None
 
 
 # Listening services.

@@ -51,6 +51,20 @@ def twistdCommand():
             "from twisted.scripts.twistd import run; run()"]
 
 
+def _fileLimit(maxOpenFiles):
+    """
+    What a child runs before it executes: lower its soft descriptor limit
+    to C{maxOpenFiles}; None when it is None (nothing to run).
+    """
+    if maxOpenFiles is None:
+        return None
+
+    def preexec():
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (maxOpenFiles, hard))
+    return preexec
+
+
 class GamehubServer:
     """
     A C{twistd -n gamehub} subprocess for one test.
@@ -78,15 +92,9 @@ class GamehubServer:
         testCase.addCleanup(shutil.rmtree, workdir, True)
         #: the server's working directory (its default records file)
         self.workdir = workdir
-        preexec = None
-        if maxOpenFiles is not None:
-            def preexec():
-                hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-                resource.setrlimit(resource.RLIMIT_NOFILE,
-                                   (maxOpenFiles, hard))
         self.process = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            cwd=workdir, preexec_fn=preexec)
+            cwd=workdir, preexec_fn=_fileLimit(maxOpenFiles))
         testCase.addCleanup(self.stop)
         self._waitForPorts(games)
 

@@ -7,15 +7,16 @@ Redis skip, except on CI (C{CI=true}), where they fail.  L{PrivateRedis}
 starts a test's own instance, for tests that stop and restart it.
 """
 
+import collections
 import os
-import selectors
 import shutil
 import socket
-import subprocess
 import time
 import uuid
 
 from twisted.trial.unittest import SkipTest
+
+from tests.servers import freePort, spawnRedis
 
 TIMEOUT = 10.0
 
@@ -38,15 +39,6 @@ def sharedRedisURL(ttl=None):
     if ttl is not None:
         url += "&ttl={}".format(ttl)
     return url
-
-
-def freePort():
-    """
-    A TCP port free on loopback now.
-    """
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class PrivateRedis:
@@ -75,26 +67,7 @@ class PrivateRedis:
         """
         Start (again) on the same port; return once it answers.
         """
-        self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1",
-             "--save", "", "--appendonly", "no"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        # No polling: redis-server says when it accepts connections.
-        log = b""
-        deadline = time.monotonic() + TIMEOUT
-        with selectors.DefaultSelector() as selector:
-            selector.register(self.process.stdout, selectors.EVENT_READ)
-            while b"Ready to accept connections" not in log:
-                left = deadline - time.monotonic()
-                data = b""
-                if left > 0 and selector.select(left):
-                    data = os.read(self.process.stdout.fileno(), 65536)
-                if not data:
-                    raise AssertionError("redis-server did not start:\n"
-                                         + log.decode("utf-8", "replace"))
-                log += data
-        # Its log is written from now on where no one waits for it.
-        self.process.stdout.close()
+        self.process = spawnRedis(self.binary, self.port, timeout=TIMEOUT)
 
     def stop(self):
         """
@@ -120,7 +93,7 @@ class ExpiryWatch:
         host, port, db, self.prefix, _ = parseRedisURL(url)
         self.socket = socket.create_connection((host, port), timeout=TIMEOUT)
         self.reader = self.socket.makefile("rb")
-        self.expired = set()
+        self.expired = collections.Counter()
         # The same flags for every watch: the setting is the server's, and
         # watches of the tests running at once share it.
         self.command("CONFIG", "SET", "notify-keyspace-events", "Ex$z")
@@ -153,27 +126,33 @@ class ExpiryWatch:
             raise AssertionError("Redis: " + rest.decode())
         return rest.decode()
 
-    def wait(self, keys, timeout=TIMEOUT):
+    def wait(self, keys, timeout=TIMEOUT, times=1):
         """
         Block until each of C{keys} (without the prefix) has expired (or
-        had the event watched).
+        had the event watched C{times} times since the watch began: a
+        room of the cluster is written when its name is claimed, then
+        when its home node publishes it).
 
         @raise AssertionError: not within C{timeout} seconds.
         """
         wanted = {self.prefix + key for key in keys}
+
+        def missing():
+            return sorted(key for key in wanted
+                          if self.expired[key] < times)
         deadline = time.monotonic() + timeout
-        while not wanted <= self.expired:
+        while missing():
             left = deadline - time.monotonic()
             if left <= 0:
                 raise AssertionError("keys did not expire: {}".format(
-                    sorted(wanted - self.expired)))
+                    missing()))
             self.socket.settimeout(left)
             try:
                 message = self.reply()
             except socket.timeout:
                 continue
             if message and message[0] == "message":
-                self.expired.add(message[2])
+                self.expired[message[2]] += 1
 
     def close(self):
         self.reader.close()

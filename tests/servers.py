@@ -17,6 +17,7 @@ C{GAMEHUB_TEST_SERVERS=no} turns this off.  Trial runs never start them.
 """
 
 import os
+import selectors
 import shutil
 import socket
 import subprocess
@@ -91,19 +92,56 @@ def startPostgres():
     return exported[POSTGRES_ENV], stop
 
 
+def spawnRedis(binary, port, options=(), timeout=TIMEOUT):
+    """
+    Start C{redis-server} on loopback C{port}, without disk, and return
+    its process once it says it accepts connections: its log is read for
+    that line, no polling.
+
+    @param options: more command-line options (C{--dir FOLDER}).
+    @raise RuntimeError: it exits, or does not say so within C{timeout}
+        seconds (the process is then killed).
+    """
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", *options],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    log = b""
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while b"Ready to accept connections" not in log:
+            left = deadline - time.monotonic()
+            data = b""
+            if left > 0 and selector.select(left):
+                data = os.read(process.stdout.fileno(), 65536)
+            if not data:
+                process.kill()
+                process.wait()
+                process.stdout.close()
+                raise RuntimeError(
+                    "redis-server did not start on port {}:\n{}".format(
+                        port, log.decode("utf-8", "replace")))
+            log += data
+    # Its log is written from now on where no one waits for it.
+    process.stdout.close()
+    return process
+
+
 def startRedis(binary="redis-server"):
     """
     A C{redis-server} on a free loopback port, without disk.
 
     @return: C{(url, stop)}: its URL and a callable that stops it.
-    @raise RuntimeError: it does not answer in time.
+    @raise RuntimeError: it does not start in time.
     """
     folder = tempfile.mkdtemp(prefix="gamehub-redis-")
     port = freePort()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-         "--appendonly", "no", "--dir", folder],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        process = spawnRedis(binary, port, ["--dir", folder])
+    except RuntimeError:
+        shutil.rmtree(folder, True)
+        raise
 
     def stop():
         if process.poll() is None:
@@ -114,14 +152,6 @@ def startRedis(binary="redis-server"):
                 process.kill()
                 process.wait()
         shutil.rmtree(folder, True)
-
-    deadline = time.monotonic() + TIMEOUT
-    while not _answers(port):
-        if process.poll() is not None or time.monotonic() > deadline:
-            stop()
-            raise RuntimeError("redis-server did not start on port {}"
-                               .format(port))
-        time.sleep(0.05)
     return "redis://127.0.0.1:{}/0".format(port), stop
 
 

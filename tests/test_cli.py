@@ -134,8 +134,8 @@ class RunningTests(TestCase):
         server = GamehubServer(
             self, "--metrics-port", "tcp:0:interface=127.0.0.1",
             games=("gomoku",))
-        server.waitForLog(r"Site starting on \d+")
-        port = int(re.search(r"Site starting on (\d+)",
+        server.waitForLog(r"MetricsSite starting on \d+")
+        port = int(re.search(r"MetricsSite starting on (\d+)",
                              "".join(server.output)).group(1))
         url = "http://127.0.0.1:{}".format(port)
         with urllib.request.urlopen(url + "/metrics", timeout=TIMEOUT) as r:

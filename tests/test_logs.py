@@ -12,7 +12,7 @@ import signal
 import tempfile
 
 from twisted.application.service import Application
-from twisted.internet import defer, reactor, task
+from twisted.internet import defer, reactor
 from twisted.internet.testing import MemoryReactorClock
 from twisted.logger import (
     ILogObserver, LogLevel, formatEvent, globalLogPublisher)
@@ -371,7 +371,12 @@ class JSONLogFileTests(TestCase):
                          ("a\nb", "gomoku", "join"))
         self.assertEqual(event["text"], "'a\\nb' joined")
         os.kill(os.getpid(), signal.SIGUSR1)
-        yield task.deferLater(reactor, 0.2, lambda: None)
+        # os.kill runs the handler before it returns; the handler queues
+        # the rotation with callFromThread, so a call queued after it
+        # runs once the rotation is done: no waiting in real time.
+        rotated = defer.Deferred()
+        reactor.callFromThread(rotated.callback, None)
+        yield rotated
         self.assertTrue(os.path.exists(self.path + ".1"))
         self.emit(observer, "after rotation")
         [event] = self.lines(self.path)

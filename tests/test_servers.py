@@ -86,3 +86,12 @@ class RedisTests(SynchronousTestCase):
         stop()
         with self.assertRaises(OSError):
             socket.create_connection(("127.0.0.1", port), 1).close()
+
+    def test_exitReported(self):
+        """
+        A C{redis-server} that exits before it says it accepts connections
+        is reported at once, with no waiting out the timeout.
+        """
+        with self.assertRaises(RuntimeError) as caught:
+            servers.spawnRedis("/bin/false", servers.freePort())
+        self.assertIn("did not start", str(caught.exception))

@@ -16,6 +16,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from hub import tap
 from hub.limits import Limits, WebLimits
 from hub.sessions import Sessions
+from hub.web.site import HubSite
 
 
 def render(site, path):
@@ -255,8 +256,13 @@ class ServiceTests(SynchronousTestCase):
         """
         --metrics-port adds an HTTP listener serving the hub's gauges.
         """
-        services = self.services("--metrics-port", "tcp:9464")
+        services = self.services("--metrics-port", "tcp:9464",
+                                 "--web-max-connections-per-ip", "7")
         site = services["metrics-port"].factory
+        # As limited as the web port (tests/web/test_limits.py).
+        self.assertIsInstance(site, HubSite)
+        self.assertEqual(site.gate.limits.maxConnectionsPerIP, 7)
+        self.assertIn("metrics", services)
         request, body = render(site, b"/metrics")
         self.assertIn(request.responseCode, (None, 200))
         self.assertIn(b'gamehub_sessions{game="gomoku"} 0.0', body)

@@ -28,11 +28,10 @@ import attr
 from twisted.application.service import Service
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
-from prometheus_client.core import CounterMetricFamily
-from prometheus_client.registry import Collector
 
 from hub.accounts import names
 from hub.limits import LOG_BURST, SummaryLog
+from hub.metrics import ReadCounters
 
 MODES = ("open", "accounts", "closed")
 REFRESH_SECONDS = 2.0
@@ -234,6 +233,14 @@ class NameService(Service):
         self.snapshot = Snapshot.fromRows(secret, rows, bans)
         self.byName.prune()
         self.byAddress.prune()
+        banned = self.snapshot.bannedAccounts()
+        if before is not None and (
+                banned != before.bannedAccounts()
+                or set(self.snapshot.networks) != set(before.networks)):
+            self.log.info("bans now: {networks} address range(s), "
+                          "{accounts} account(s)",
+                          networks=len(self.snapshot.networks),
+                          accounts=len(banned), event="bans")
         if before is None or not (
                 self.snapshot.bannedAccounts() <= before.bannedAccounts()
                 and set(self.snapshot.networks) <= set(before.networks)):
@@ -367,30 +374,20 @@ class NameService(Service):
         """
         The Prometheus collector of the refusals and proofs.
         """
-        return NamesCollector(self)
+        return namesCollector(self)
 
 
-class NamesCollector(Collector):
+def namesCollector(service):
     """
     gamehub_names_refused_total{reason}, gamehub_names_proven_total and
-    gamehub_names_banned_closed_total.
+    gamehub_names_banned_closed_total, read from C{service} (a
+    L{NameService}).
     """
-
-    def __init__(self, service):
-        self.service = service
-
-    def collect(self):
-        service = self.service
-        refused = CounterMetricFamily(
-            "gamehub_names_refused", "Names refused at name time, by "
-            "reason (taken, wrong_key, no_account, locked, closed, "
-            "banned, not_ready).", labels=["reason"])
-        for reason in REASONS:
-            refused.add_metric([reason], service.refused[reason])
-        yield refused
-        yield CounterMetricFamily(
-            "gamehub_names_proven", "Account names proven with their play "
-            "key.", value=service.proven)
-        yield CounterMetricFamily(
-            "gamehub_names_banned_closed", "Live connections closed "
-            "because a ban came to cover them.", value=service.closedByBan)
+    return ReadCounters(labelled=[(
+        "gamehub_names_refused", "Names refused at name time, by reason "
+        "(taken, wrong_key, no_account, locked, closed, banned, "
+        "not_ready).", "reason", lambda: service.refused)], plain=[
+        ("gamehub_names_proven", "Account names proven with their play "
+         "key.", lambda: service.proven),
+        ("gamehub_names_banned_closed", "Live connections closed because "
+         "a ban came to cover them.", lambda: service.closedByBan)])

@@ -33,7 +33,7 @@ from hub.accounts.model import Accounts
 from hub.accounts.store import AccountError
 from hub.accounts.websessions import WebSessions
 from hub.records import db
-from hub.records.cli import _Command
+from hub.records.cli import DatabaseOptions, _Command
 from hub.records.notation import utc
 
 _DURATION = re.compile(r"^(\d+)([smhd])$")
@@ -101,7 +101,7 @@ class NoOptions(_Command):
     synopsis = ""
 
 
-class Options(usage.Options):
+class Options(DatabaseOptions):
     """
     C{python -m hub.accounts} options.
     """
@@ -124,15 +124,7 @@ class Options(usage.Options):
         ["invite", None, NoOptions, "Make an invite code; prints it."],
     ]
 
-    def postOptions(self):
-        if self.subCommand is None:
-            raise usage.UsageError("which command?")
-        try:
-            self["url"] = db.parseURL(self["db"])
-        except db.BadURL as e:
-            raise usage.UsageError(str(e))
-        if self["url"] is None:
-            raise usage.UsageError("--db none keeps no accounts")
+    noDatabase = "--db none keeps no accounts"
 
 
 def readPassword(stdin):

@@ -14,7 +14,7 @@ request whose home node cannot be reached.
 
 from hub.cluster.gate import passOn, replied, forward
 from hub.ihub import IClusterPeer
-from hub.protocols import gomoku as gomokuAdapter
+from hub.tables import gomoku as gomokuTables
 from hub.tables import splendor as splendorTables
 from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
@@ -33,10 +33,18 @@ class Route:
         self.directory = cluster.directory
         self.factory = factory
         self.protocol = protocol
+        self.peer = IClusterPeer(protocol)
 
     @property
     def node(self):
         return self.directory.node
+
+    def watching(self):
+        """
+        Whether the connection's next request may need the cluster (see
+        L{IClusterPeer.routable}).
+        """
+        return self.peer.routable()
 
     def reset(self):
         """
@@ -64,11 +72,6 @@ class CheckersRoute(Route):
     """
 
     kind = "checkers"
-
-    def watching(self):
-        protocol = self.protocol
-        return (protocol.session is not None
-                and protocol.factory.lobby.roomOf(protocol.session) is None)
 
     def cut(self, pending):
         end = pending.find(checkersWire.DELIMITER)
@@ -120,9 +123,6 @@ class SplendorRoute(Route):
 
     kind = splendorTables.KIND
 
-    def watching(self):
-        return self.protocol.state == "NEW"
-
     def cut(self, pending):
         header = splendorWire.HEADER_LENGTH
         if len(pending) < header:
@@ -159,16 +159,11 @@ class GomokuRoute(Route):
     elsewhere, is forwarded there.
     """
 
-    kind = gomokuAdapter.KIND
+    kind = gomokuTables.KIND
 
     def __init__(self, cluster, factory, protocol):
         Route.__init__(self, cluster, factory, protocol)
         self.reset()
-
-    def watching(self):
-        session = self.protocol.session
-        return session is not None and session.state in (
-            gomokuAdapter.INIT, gomokuAdapter.IDLE)
 
     def reset(self):
         self.scanner = gomokuWire.FrameScanner()
@@ -211,9 +206,8 @@ class GomokuRoute(Route):
     def decide(self, message):
         if message is None:
             return None
-        state = self.protocol.session.state
         kind = message["msg_type"]
-        if state == gomokuAdapter.INIT:
+        if not self.peer.registered():
             if kind == gomokuWire.MSG_REG:
                 return self.register(message)
             return None
@@ -302,9 +296,9 @@ class GomokuRoute(Route):
             found, lambda f: self.result(message, gomokuWire.S_ERROR))
 
     def handingOver(self, message):
-        session = self.protocol.session
-        if session.name is not None and session.state == gomokuAdapter.IDLE:
-            self.directory.handOverName(self.kind, session.name)
+        name = self.peer.handOverName()
+        if name is not None:
+            self.directory.handOverName(self.kind, name)
 
     def unreachable(self, message):
         return self.result(message, gomokuWire.S_ERROR)

@@ -15,22 +15,12 @@ from hub.cluster.directory import BlockIds, ClusterDirectory, parseRedisURL
 from hub.cluster.gate import GatedFactory, GateKeeper
 from hub.cluster.link import LinkClientFactory, LinkServerFactory
 from hub.cluster.routes import ROUTES
+from hub.ihub import IClusterRoomList
 
 # The seconds a link may take to connect.
 LINK_TIMEOUT = 5.0
 # The seconds a stopping node waits for Redis to forget it.
 STOP_TIMEOUT = 2.0
-
-
-def gomokuSummary(room):
-    """
-    What gomoku's room list shows of C{room}: its wire C{Room} object.
-    """
-    from hub.protocols.gomoku import roomObjectOf
-    return roomObjectOf(room)
-
-
-SUMMARIES = {"gomoku": gomokuSummary}
 
 
 def linkAddress(host, port):
@@ -74,8 +64,7 @@ class ClusterService(Service):
         self.linkEndpoint = linkEndpoint
         self.channel = channel
         self.directory = ClusterDirectory(
-            redis, hub.clock, node, prefix=prefix, summaries=SUMMARIES,
-            **directoryOptions)
+            redis, hub.clock, node, prefix=prefix, **directoryOptions)
         self.gatedFactories = {}
         self.forwarded = 0
         self.served = 0
@@ -92,6 +81,11 @@ class ClusterService(Service):
         """
         if kind == "splendor":
             factory.seats.tablePrefix = "table-{}-".format(self.node)
+        roomList = IClusterRoomList(factory, None)
+        if roomList is not None:
+            # The room list is the cluster's: each room is published
+            # with what the list shows of it.
+            self.directory.summaries[kind] = roomList.roomSummary
         gated = GatedFactory(self, factory, ROUTES[kind])
         self.gatedFactories[kind] = gated
         return gated

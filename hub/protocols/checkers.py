@@ -233,6 +233,27 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         """
         return True
 
+    def routable(self):
+        """
+        See L{IClusterPeer.routable}: outside any room.
+        """
+        return (self.session is not None
+                and self.lobby.roomOf(self.session) is None)
+
+    def registered(self):
+        """
+        See L{IClusterPeer.registered}: a checkers name is held from the
+        JOIN that takes a seat until the room ends.
+        """
+        return self.session is not None and self.session.name is not None
+
+    def handOverName(self):
+        """
+        See L{IClusterPeer.handOverName}: checkers names stay with their
+        room, so none moves.
+        """
+        return None
+
     def connectionMade(self):
         self.connected = True
         self.startConnection()

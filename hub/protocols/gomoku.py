@@ -37,7 +37,7 @@ from hub.games import gomoku as rules
 from hub.lobby import (
     Draining, LobbyError, RoomExists, RoomNotFound, WrongPassword)
 from hub.connection import ServerConnection, ServerFactory
-from hub.ihub import IClusterPeer
+from hub.ihub import IClusterPeer, IClusterRoomList
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
     GomokuTableListener, roomObjectOf)
@@ -244,6 +244,27 @@ class GomokuProtocol(Protocol, ServerConnection):
         self.session.account = preface.get("account")
         self._registered()
         return True
+
+    def routable(self):
+        """
+        See L{IClusterPeer.routable}: in INIT or IDLE.
+        """
+        return self.session is not None and self.session.state in (
+            INIT, IDLE)
+
+    def registered(self):
+        """
+        See L{IClusterPeer.registered}: past INIT.
+        """
+        return self.session.state != INIT
+
+    def handOverName(self):
+        """
+        See L{IClusterPeer.handOverName}: the name of a player in IDLE.
+        """
+        if self.session.state == IDLE:
+            return self.session.name
+        return None
 
     def resume(self, name, token):
         """
@@ -462,6 +483,7 @@ GomokuProtocol.HANDLERS = {
 }
 
 
+@implementer(IClusterRoomList)
 class GomokuFactory(ServerFactory):
     """
     Makes L{GomokuProtocol}s over the shared lobby and sessions.
@@ -486,6 +508,12 @@ class GomokuFactory(ServerFactory):
                                maxIllegal=rules.MAX_ILLEGAL_MOVES)
         self.policy = GomokuStartPolicy(clock, options, self.tableListener)
         self.players = {}
+
+    def roomSummary(self, room):
+        """
+        See L{IClusterRoomList.roomSummary}: the wire C{Room} object.
+        """
+        return roomObjectOf(room)
 
     def tableListener(self, room, table):
         """

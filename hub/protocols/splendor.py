@@ -117,6 +117,25 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         self.preferredTable = preface.get("table")
         return True
 
+    def routable(self):
+        """
+        See L{IClusterPeer.routable}: before an INIT seats the player.
+        """
+        return self._state == NEW
+
+    def registered(self):
+        """
+        See L{IClusterPeer.registered}: once an INIT seated the player.
+        """
+        return self._state != NEW
+
+    def handOverName(self):
+        """
+        See L{IClusterPeer.handOverName}: a Splendor player is handed over
+        before it has a name.
+        """
+        return None
+
     @property
     def state(self):
         """

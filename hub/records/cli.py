@@ -151,7 +151,28 @@ class ExportOptions(_Command):
             raise usage.UsageError("give a GAME_ID or --since DATE")
 
 
-class Options(usage.Options):
+class DatabaseOptions(usage.Options):
+    """
+    The options of a command-line tool over the hub's database: a
+    subcommand, and C{--db URL}, parsed into C{self["url"]}.
+
+    @cvar noDatabase: the usage error of C{--db none}.
+    """
+
+    noDatabase = "--db none names no database"
+
+    def postOptions(self):
+        if self.subCommand is None:
+            raise usage.UsageError("which command?")
+        try:
+            self["url"] = db.parseURL(self["db"])
+        except db.BadURL as e:
+            raise usage.UsageError(str(e))
+        if self["url"] is None:
+            raise usage.UsageError(self.noDatabase)
+
+
+class Options(DatabaseOptions):
     """
     C{python -m hub.records} options.
     """
@@ -169,15 +190,10 @@ class Options(usage.Options):
         ["export", None, ExportOptions, "Games as JSON lines."],
     ]
 
+    noDatabase = "--db none has no records to read"
+
     def postOptions(self):
-        if self.subCommand is None:
-            raise usage.UsageError("which command?")
-        try:
-            self["url"] = db.parseURL(self["db"])
-        except db.BadURL as e:
-            raise usage.UsageError(str(e))
-        if self["url"] is None:
-            raise usage.UsageError("--db none has no records to read")
+        DatabaseOptions.postOptions(self)
         url = self["url"]
         if url.dialect is db.POSTGRESQL:
             extras.require("postgres", "hub.records",

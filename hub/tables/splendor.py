@@ -411,8 +411,9 @@ class SplendorSeats:
     def leave(self, session: ISession) -> None:
         """
         C{session} is gone: it leaves its room (the others are told
-        nothing).  Before the game the rest may now start; during it the
-        table drops the seat.
+        nothing).  Before the game the rest may now start (as the room's
+        own policy says: any room of the kind, the tournaments' too);
+        during it the table drops the seat.
         """
         room = self.lobby.roomOf(session)
         if room is None:
@@ -423,5 +424,5 @@ class SplendorSeats:
         if table is not None:
             table.drop(member.seat)
         elif (room.members and not self.lobby.draining
-              and self.policy.canStart(room)):
+              and room.policy.canStart(room)):
             self.lobby.start(room)

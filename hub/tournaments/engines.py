@@ -470,17 +470,10 @@ class RoomSeats:
             observer.transport.loseConnection()
 
     def leave(self, session):
-        room = self.lobby.roomOf(session)
-        if room is None:
-            return
-        member = room.memberOf(session)
-        table = room.table
-        self.lobby.leave(session)
-        if table is not None:
-            table.drop(member.seat)
-        elif (room.members and not self.lobby.draining
-              and room.policy.canStart(room)):
-            self.lobby.start(room)
+        """
+        As the hub's seats: see L{hub.tables.splendor.SplendorSeats.leave}.
+        """
+        self.seats.leave(session)
 
 
 class EngineSeat:

@@ -19,8 +19,6 @@ every form, and the limits on guessing passwords.
     are counted in C{gamehub_web_logins_total{result}}.
 """
 
-from prometheus_client.core import CounterMetricFamily
-from prometheus_client.registry import Collector
 from twisted.internet import defer
 from twisted.web.template import tags
 
@@ -28,6 +26,7 @@ from hub.accounts import names
 from hub.accounts.check import Buckets
 from hub.accounts.websessions import WebSessions, csrfMatches, csrfToken
 from hub.accounts.websessions import newSecret
+from hub.metrics import ReadCounters
 
 SESSION_COOKIE = b"gamehub_session"
 FORM_COOKIE = b"gamehub_form"
@@ -240,34 +239,23 @@ class WebAuth:
         """
         The Prometheus collector of the logins.
         """
-        return WebAuthCollector(self)
+        return webAuthCollector(self)
 
 
-class WebAuthCollector(Collector):
+def webAuthCollector(auth):
     """
     gamehub_web_logins_total{result}, gamehub_web_csrf_refused_total and
-    gamehub_web_registrations_total.
+    gamehub_web_registrations_total, read from C{auth} (a L{WebAuth}).
     """
-
-    def __init__(self, auth):
-        self.auth = auth
-
-    def collect(self):
-        auth = self.auth
-        logins = CounterMetricFamily(
-            "gamehub_web_logins", "Logins on the web face, by result (ok, "
-            "failed, locked: past the limit of the name or the address, "
-            "banned).", labels=["result"])
-        for result in LOGIN_RESULTS:
-            logins.add_metric([result], auth.logins[result])
-        yield logins
-        yield CounterMetricFamily(
-            "gamehub_web_csrf_refused", "Web requests that change state "
-            "refused for a missing or wrong CSRF token.",
-            value=auth.csrfRefused)
-        yield CounterMetricFamily(
-            "gamehub_web_registrations", "Accounts registered on the web "
-            "face.", value=auth.registrations)
+    return ReadCounters(labelled=[(
+        "gamehub_web_logins", "Logins on the web face, by result (ok, "
+        "failed, locked: past the limit of the name or the address, "
+        "banned).", "result", lambda: auth.logins)], plain=[
+        ("gamehub_web_csrf_refused", "Web requests that change state "
+         "refused for a missing or wrong CSRF token.",
+         lambda: auth.csrfRefused),
+        ("gamehub_web_registrations", "Accounts registered on the web "
+         "face.", lambda: auth.registrations)])
 
 
 def webAuth(names, clock, registration="open"):

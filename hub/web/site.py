@@ -25,11 +25,14 @@ The site holds to the web port's limits (L{hub.limits.WebLimits}) through
 a L{hub.limits.FaceGate}, as the game ports' factories do through the
 hub's gate (L{hub.connection.ServerFactory}): connections per address and
 in all, a reserve of file descriptors for the game ports, requests per
-address (429 past the rate), event streams per address.
+address (429 past the rate), event streams per address.  The metrics port
+(L{metricsSite}) is a L{HubSite} too, under the same limits (a gate of
+its own), so that no port of the hub is unlimited.
 """
 
 import math
 import os
+import weakref
 
 from twisted.application.service import Service
 from twisted.logger import Logger
@@ -39,10 +42,10 @@ from twisted.web.template import tags
 from hub.connection import ServerFactory
 from hub.health import putHealth
 from hub.limits import WEB_REQUEST_RATE, FaceGate, WebLimits
-from hub.metrics import MetricsResource, metricsRegistry
+from hub.metrics import MetricsResource, MetricsRoot, metricsRegistry
 from hub.web import api, pages
 from hub.web.errors import HubRequest, WebErrors
-from hub.twistedinternals import dropTransferDecoder
+from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
 from hub.web.live import Spectating
 from hub.web.now import LobbyFeed
 
@@ -175,10 +178,14 @@ class HubChannel(http.HTTPChannel):
         finished (Twisted keeps it, and it calls back into the channel: a
         cycle holding the connection, its requests and the unfinished
         line until the cyclic collector runs) and the unfinished line.
+        A forced close the stopping hub's clock cancelled is forgotten
+        first (Twisted would cancel it again).
         """
         gate, self.gate = self.gate, None
         if gate is not None:
             gate.release(self.admittedHost)
+            self.site.channels.discard(self)
+        forgetCancelledAbort(self)
         http.HTTPChannel.connectionLost(self, reason)
         dropTransferDecoder(self)
         self.clearLineBuffer()
@@ -194,9 +201,13 @@ class HubSite(ServerFactory, server.Site):
     descriptors left are the game ports' reserve; a request over its
     address's rate is answered 429 (and past the overdraft its
     connection closes after the answer).  A connection idle for
-    L{IDLE_SECONDS} is closed.
+    L{IDLE_SECONDS} is closed.  When the site stops listening (the hub
+    stops), its connections are closed.
 
+    @param reactor: the L{IReactorTime} of the idle timeouts (the hub's
+        tracked clock, given by L{faceSite}).
     @ivar gate: the L{FaceGate}.
+    @ivar channels: the open HTTP connections (L{HubChannel}s).
     """
 
     protocol = HubChannel
@@ -210,9 +221,33 @@ class HubSite(ServerFactory, server.Site):
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
+        # Weak: a channel upgraded to a WebSocket (hub.web.ws) never
+        # hears of its connection again, and is forgotten when freed.
+        self.channels = weakref.WeakSet()
 
     def connectionGate(self):
         return self.gate
+
+    def startFactory(self):
+        """
+        Nothing to start: with no access log (L{log}), Twisted's loop that
+        keeps the log's date fresh, once a second on the clock, is not
+        needed.
+        """
+
+    def stopFactory(self):
+        """
+        The site no longer listens: the hub is stopping, and about to
+        cancel every timer of its clock, the connections' idle timeouts
+        among them.  Close the connections now (the reactor would cut
+        them as it stops) rather than leave them open with no timeout.
+        """
+        server.Site.stopFactory(self)
+        for channel in list(self.channels):
+            # An upgraded channel has handed its transport (and its
+            # place at the gate) to its WebSocket.
+            if channel.gate is not None and channel.transport is not None:
+                channel.transport.loseConnection()
 
     def buildProtocol(self, addr):
         host = getattr(addr, "host", None)
@@ -226,6 +261,7 @@ class HubSite(ServerFactory, server.Site):
             self.gate.release(host)
             return None
         channel.gate, channel.admittedHost = self.gate, host
+        self.channels.add(channel)
         return channel
 
     def getResourceFor(self, request):
@@ -251,25 +287,41 @@ class HubSite(ServerFactory, server.Site):
         pass
 
 
+class MetricsSite(HubSite):
+    """
+    The site of C{--metrics-port} (L{metricsSite}): a L{HubSite}, named
+    apart in the log (C{MetricsSite starting on PORT}).
+    """
+
+
 class WebService(Service):
     """
-    Stops the feeds' timers with the hub.
+    Stops the feeds' timers with the hub, and writes the summaries of the
+    site's errors under way.
+
+    @param spectating: the L{Spectating}, or None (the metrics port).
+    @param lobbyFeed: the L{LobbyFeed}, or None.
+    @param errors: the site's L{WebErrors}, or None.
+    @param play: the browser play (L{hub.web.play.WebPlay}), or None.
+    @param name: the service's name (default C{"web"}).
     """
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed, errors=None, play=None):
+    def __init__(self, spectating, lobbyFeed, errors=None, play=None,
+                 name=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.errors = errors
         self.play = play
+        if name is not None:
+            self.name = name
 
     def stopService(self):
         Service.stopService(self)
-        if self.play is not None:
-            self.play.stop()
-        self.spectating.stop()
-        self.lobbyFeed.stop()
+        for feed in (self.play, self.spectating, self.lobbyFeed):
+            if feed is not None:
+                feed.stop()
         if self.errors is not None:
             self.errors.flush()
 
@@ -279,6 +331,42 @@ def metricsResource(lobby, sessions, collectors=()):
     The Prometheus metrics of the hub, as at C{--metrics-port}.
     """
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
+
+
+def faceGate(hub, limits=None, port="web port"):
+    """
+    The L{FaceGate} of a port of C{hub} (a L{hub.service.Hub}) under
+    C{limits}, over the hub's gate; warns when the descriptor limit
+    leaves the port few connections.
+
+    @param limits: the port's L{WebLimits} (default: none).
+    @param port: the port's name in the warning.
+    """
+    gate = FaceGate(limits if limits is not None else WebLimits(),
+                    hub.clock, hub.sessions.gate)
+    budget = gate.budget
+    most = budget.connections()
+    if most is not None and most < FEW_CONNECTIONS:
+        log.warn("the {port} accepts only while the hub holds fewer than "
+                 "{most} connections: 'ulimit -n' is {soft}, "
+                 "--web-fd-reserve {reserve}; raise the one or lower the "
+                 "other", port=port, most=most, soft=budget.softLimit,
+                 reserve=budget.reserve)
+    return gate
+
+
+def faceSite(hub, root, gate, siteClass=HubSite):
+    """
+    A L{HubSite} serving C{root} for C{hub} through C{gate} (a
+    L{faceGate}): its errors are summarised and its idle timeouts run on
+    the hub's clock (so that they are tracked, and a test drives them
+    with a L{Clock}).
+
+    @param siteClass: L{HubSite} or a subclass.
+    """
+    site = siteClass(root, gate, reactor=hub.clock)
+    site.errors = WebErrors(hub.clock)
+    return site
 
 
 def webSite(hub, records=None, collectors=(), limits=None, auth=None,
@@ -298,21 +386,11 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         no C{/ws}.
     @return: C{(site, service)}.
     """
-    gate = FaceGate(limits if limits is not None else WebLimits(),
-                    hub.clock, hub.sessions.gate)
-    budget = gate.budget
-    most = budget.connections()
-    if most is not None and most < FEW_CONNECTIONS:
-        log.warn("the web port accepts only while the hub holds fewer than "
-                 "{most} connections: 'ulimit -n' is {soft}, "
-                 "--web-fd-reserve {reserve}; raise the one or lower the "
-                 "other", most=most, soft=budget.softLimit,
-                 reserve=budget.reserve)
     spectating = Spectating(hub.clock)
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
-    web.gate = gate
+    web.gate = faceGate(hub, limits)
     web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
     play = socket = None
     if factories is not None:
@@ -323,9 +401,26 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock))
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket)
-    site = HubSite(root, gate)
+    site = faceSite(hub, root, web.gate)
     site.auth = auth
     site.web = web
     site.play = play
-    site.errors = WebErrors(hub.clock)
     return site, WebService(spectating, lobbyFeed, site.errors, play)
+
+
+def metricsSite(hub, collectors=(), limits=None):
+    """
+    The site of C{--metrics-port}: the hub's metrics (and the process
+    metrics of C{prometheus_client}, and those of C{collectors}, e.g. the
+    records') at C{/metrics}, the hub's C{/healthz} and C{/readyz}, 404
+    elsewhere; a L{HubSite} under the web port's C{limits}, with a gate
+    of its own.
+
+    @return: C{(site, service)}: the site, and the L{WebService} (named
+        C{"metrics"}) that writes its error summaries when the hub stops.
+    """
+    root = MetricsRoot(metricsRegistry(hub.lobby, hub.sessions, collectors),
+                       getattr(hub, "health", None))
+    site = faceSite(hub, root, faceGate(hub, limits, "metrics port"),
+                    MetricsSite)
+    return site, WebService(None, None, site.errors, name="metrics")

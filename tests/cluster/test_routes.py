@@ -9,15 +9,20 @@ import json
 
 from twisted.internet import defer
 from twisted.internet.address import IPv4Address
+from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
+from zope.interface.verify import verifyObject
 
 from hub.cluster.directory import DirectoryUnavailable
 from hub.cluster.gate import GatedFactory, GateKeeper
 from hub.cluster.link import LinkClient, LinkServerFactory
 from hub.cluster.routes import CheckersRoute, GomokuRoute, SplendorRoute
+from hub.cluster.service import ClusterService
+from hub.ihub import IClusterPeer, IClusterRoomList
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory
+from hub.service import Hub
 from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as wire
 from hub.wire import splendor as splendorWire
@@ -522,6 +527,79 @@ class AdoptTests(TestCase):
         self.assertEqual(len(self.flushLoggedErrors(ValueError)), 1)
         self.assertIsNone(link.gate)
         self.assertTrue(transport.disconnecting)
+
+
+class ClusterPeerTests(TestCase):
+    """
+    What the routes ask of an adapter, they ask through
+    L{hub.ihub.IClusterPeer}: never its states.
+    """
+
+    def test_everyAdapterProvides(self):
+        """
+        The three adapters' connections provide every method of
+        L{IClusterPeer}.
+        """
+        for factoryClass, routeClass in [(GomokuFactory, GomokuRoute),
+                                         (CheckersFactory, CheckersRoute),
+                                         (SplendorFactory, SplendorRoute)]:
+            gate, _ = GateHarness(self, factoryClass,
+                                  routeClass).connect()
+            self.assertTrue(verifyObject(IClusterPeer, gate.inner))
+
+    def test_gomokuPhases(self):
+        """
+        A gomoku player is routable before and after its C{msg_reg} and
+        until it takes a room; registered past its C{msg_reg}; its name
+        is handed over while it is outside a room only.
+        """
+        harness = GateHarness(self, GomokuFactory, GomokuRoute)
+        gate, transport = harness.connect()
+        peer = IClusterPeer(gate.inner)
+        self.assertEqual((peer.routable(), peer.registered(),
+                          peer.handOverName()), (True, False, None))
+        receive(transport, wire.regMessage("pia", 1))
+        [reply] = frames(transport)
+        self.assertEqual((peer.routable(), peer.registered(),
+                          peer.handOverName()), (True, True, "pia"))
+        receive(transport, wire.roomOpMessage(
+            wire.RO_ROOM_CREATE, "rq", "", 2, token=reply["token"]))
+        self.assertEqual((peer.routable(), peer.registered(),
+                          peer.handOverName()), (False, True, None))
+
+    def test_roomListFromFactory(self):
+        """
+        The cluster publishes a gomoku room with what the factory's
+        L{IClusterRoomList} shows of it; the kinds whose room list is not
+        the cluster's have no summary.
+        """
+        hub = Hub(Clock())
+        cluster = ClusterService(Clock(), hub, None, "n1", "tcp:0")
+        gomoku = GomokuFactory(hub.lobby, hub.sessions, hub.clock)
+        cluster.gate("gomoku", gomoku)
+        cluster.gate("checkers", CheckersFactory(hub.lobby, hub.sessions,
+                                                 hub.clock))
+        summaries = cluster.directory.summaries
+        self.assertEqual(sorted(summaries), ["gomoku"])
+        self.assertTrue(IClusterRoomList.providedBy(gomoku))
+        self.assertEqual(summaries["gomoku"], gomoku.roomSummary)
+
+    def test_routesImportNoAdapter(self):
+        """
+        L{hub.cluster.routes} imports no protocol adapter.
+        """
+        import ast
+        import hub.cluster.routes
+        with open(hub.cluster.routes.__file__, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        imported = [node.module for node in ast.walk(tree)
+                    if isinstance(node, ast.ImportFrom)]
+        imported += [alias.name for node in ast.walk(tree)
+                     if isinstance(node, ast.Import)
+                     for alias in node.names]
+        self.assertEqual(
+            [name for name in imported if name.startswith("hub.protocols")],
+            [])
 
 
 class GateFailureTests(TestCase):

@@ -10,8 +10,11 @@ from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import abstract, defer, reactor, tcp
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.error import ConnectionDone
+from twisted.internet.task import Clock
 from twisted.internet.testing import MemoryReactor, StringTransport
 from twisted.protocols.basic import LineOnlyReceiver
+from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web.http import HTTPChannel, Request, toChunk
 from twisted.web.server import Request as WebRequest
@@ -288,6 +291,45 @@ class WebRequestTests(SynchronousTestCase):
         request._encoder = object()
         request.startedWriting = 1
         self.assertIsNone(internals.rawBodyAllowed(request))
+
+
+class AbortingCallTests(SynchronousTestCase):
+    """
+    L{internals.forgetCancelledAbort} on an HTTP channel closed for
+    idling (C{HTTPChannel._abortingCall}).
+    """
+
+    def channel(self):
+        clock = Clock()
+        channel = HTTPChannel()
+        channel.callLater = clock.callLater
+        channel.makeConnection(StringTransport())
+        channel.timeoutConnection()
+        self.assertIsNotNone(channel._abortingCall)
+        return channel
+
+    def test_cancelledForgotten(self):
+        """
+        A forced close already cancelled is forgotten: the channel's
+        C{connectionLost} then does not cancel it again (and raise).
+        """
+        channel = self.channel()
+        channel._abortingCall.cancel()
+        internals.forgetCancelledAbort(channel)
+        self.assertIsNone(channel._abortingCall)
+        channel.connectionLost(Failure(ConnectionDone()))
+
+    def test_pendingKept(self):
+        """
+        A forced close still pending is kept, for C{connectionLost} to
+        cancel.
+        """
+        channel = self.channel()
+        call = channel._abortingCall
+        internals.forgetCancelledAbort(channel)
+        self.assertIs(channel._abortingCall, call)
+        channel.connectionLost(Failure(ConnectionDone()))
+        self.assertTrue(call.cancelled)
 
 
 class ListenerTests(SynchronousTestCase):

@@ -6,9 +6,6 @@ play on to WINNER.
 
 import random
 
-from twisted.internet.error import ConnectionAborted
-from twisted.python.failure import Failure
-
 from hub.wire import splendor as wire
 from tests.lobby.test_limits import imposeLimits
 from tests.splendor.support import Harness, sequenceOf

@@ -65,15 +65,44 @@ def openRoom(hub, kind, name, players, password="", ready=True):
     return room, sessions
 
 
+def afterCalls(testCase, obj, name, count=1):
+    """
+    Wait, at most L{TIMEOUT} seconds, for C{count} calls of C{obj}'s
+    method C{name} (wrapped for the rest of the test): an event, no
+    polling.
+
+    @return: a Deferred that fires a reactor turn after the C{count}th
+        call returned (once its caller, a C{connectionLost}, has too).
+    """
+    method = getattr(obj, name)
+    calls = []
+    done = defer.Deferred()
+
+    def counted(*args, **kwargs):
+        result = method(*args, **kwargs)
+        calls.append(None)
+        if len(calls) == count:
+            reactor.callLater(0, done.callback, None)
+        return result
+    testCase.patch(obj, name, counted)
+    return done.addTimeout(TIMEOUT, reactor)
+
+
 class WebHub:
     """
     A hub and its web face listening on a loopback port, stopped at the
     test's cleanup.
+
+    @param hub: the hub (default: a new one, on C{clock}).
+    @param clock: the new hub's clock (the site's idle timeouts and the
+        feeds' timers run on it); the reactor by default.
     """
 
     def __init__(self, testCase, records=None, limits=None, hub=None,
-                 auth=None):
-        self.hub = Hub(reactor) if hub is None else hub
+                 auth=None, clock=None):
+        if hub is None:
+            hub = Hub(reactor if clock is None else clock)
+        self.hub = hub
         self.site, self.service = webSite(self.hub, records, limits=limits,
                                           auth=auth)
         self.web = self.site.web

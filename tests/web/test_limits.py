@@ -9,7 +9,7 @@ import resource
 
 from twisted.internet import defer, protocol, reactor
 from twisted.internet.endpoints import TCP4ClientEndpoint
-from twisted.internet.task import Clock, deferLater
+from twisted.internet.task import Clock
 from twisted.internet.address import IPv4Address
 from twisted.internet.error import ConnectionDone
 from twisted.internet.testing import StringTransport
@@ -19,6 +19,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web.resource import Resource
 
 from hub import limits
+from hub.clock import TrackedClock
 from hub.limits import (
     DESCRIPTOR_OVERHEAD, ConnectionGate, DescriptorBudget, FaceGate, Limits,
     WebLimits)
@@ -26,7 +27,7 @@ from hub.service import Hub
 from hub.web import now, pages, site
 from hub.web.now import ELLIPSIS, MAX_LISTED_NAME, LobbyFeed, listedName
 from hub.web.live import Spectating
-from tests.web.support import TIMEOUT, WebHub, openRoom
+from tests.web.support import TIMEOUT, WebHub, afterCalls, openRoom
 
 
 def limitedCount(limit):
@@ -224,6 +225,151 @@ class IdleTests(SynchronousTestCase):
         self.assertIsNotNone(hubSite.buildProtocol(address))
 
 
+class MetricsPortTests(SynchronousTestCase):
+    """
+    C{--metrics-port} holds to the web port's limits, with a gate of its
+    own over the hub's: no port of the hub is unlimited.
+    """
+
+    def connect(self, metrics, host="10.0.0.1"):
+        address = IPv4Address("TCP", host, 4321)
+        channel = metrics.buildProtocol(address)
+        if channel is None:
+            return None, None
+        transport = StringTransport(peerAddress=address)
+        channel.makeConnection(transport)
+        return channel, transport
+
+    def test_connections(self):
+        """
+        Past C{maxConnectionsPerIP} a connection from the same address is
+        refused and counted; the metrics port's connections count toward
+        the hub's.
+        """
+        hub = Hub(Clock())
+        metrics, _ = site.metricsSite(
+            hub, limits=WebLimits(maxConnectionsPerIP=1))
+        before = limitedCount(limits.WEB_MAX_CONNECTIONS_PER_IP)
+        channel, _ = self.connect(metrics)
+        self.assertIsNotNone(channel)
+        self.assertEqual(hub.sessions.gate.connections, 1)
+        self.assertEqual(self.connect(metrics), (None, None))
+        self.assertEqual(limitedCount(limits.WEB_MAX_CONNECTIONS_PER_IP),
+                         before + 1)
+        self.assertIsNotNone(self.connect(metrics, "10.0.0.2")[0])
+
+    def test_requestRate(self):
+        """
+        A scrape over the address's rate is answered 429 with a
+        Retry-After.
+        """
+        metrics, _ = site.metricsSite(Hub(Clock()), limits=WebLimits(
+            requestRate=0.01, requestBurst=1, requestOverdraft=5))
+        channel, transport = self.connect(metrics)
+        scrape = b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"
+        channel.dataReceived(scrape)
+        self.assertTrue(transport.value().startswith(b"HTTP/1.1 200 "))
+        self.assertIn(b"gamehub_sessions", transport.value())
+        transport.clear()
+        channel.dataReceived(scrape)
+        answer = transport.value()
+        self.assertTrue(answer.startswith(b"HTTP/1.1 429 "))
+        self.assertIn(b"Retry-After: 100\r\n", answer)
+
+    def test_idleClosed(self):
+        """
+        An idle metrics connection is closed after L{site.IDLE_SECONDS} of
+        the hub's clock, and frees its place.
+        """
+        clock = Clock()
+        hub = Hub(clock)
+        metrics, _ = site.metricsSite(hub)
+        channel, transport = self.connect(metrics)
+        clock.advance(site.IDLE_SECONDS)
+        self.assertTrue(transport.disconnecting)
+        channel.connectionLost(Failure(ConnectionDone()))
+        self.assertEqual(hub.sessions.gate.connections, 0)
+
+    def test_errorsSummarised(self):
+        """
+        A failing resource on the metrics port is answered 500 and logged
+        through the site's summarised L{WebErrors}, not a traceback each.
+        """
+        hub = Hub(Clock())
+        metrics, service = site.metricsSite(hub)
+        self.assertEqual(service.name, "metrics")
+        self.assertIs(service.errors, metrics.errors)
+
+        def broken(request):
+            raise RuntimeError("scrape broke")
+        metrics.resource.children[b"metrics"].render_GET = broken
+        channel, transport = self.connect(metrics)
+        for _ in range(3):
+            channel.dataReceived(
+                b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        self.assertEqual(transport.value().count(b"HTTP/1.1 500 "), 3)
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+
+
+class StopTests(SynchronousTestCase):
+    """
+    A site that stops listening (the hub stops, and cancels its clock's
+    timers) closes its connections rather than leave them without an
+    idle timeout.
+    """
+
+    def test_closedAtStop(self):
+        """
+        The open connections are closed when the site's last port stops;
+        those gone before are not touched.
+        """
+        clock = Clock()
+        gate, hubGate = faceGate(clock, WebLimits())
+        hubSite = site.HubSite(Resource(), gate, reactor=clock)
+        hubSite.doStart()
+        transports = []
+        for n in range(3):
+            address = IPv4Address("TCP", "10.0.0.1", 4321 + n)
+            channel = hubSite.buildProtocol(address)
+            transport = StringTransport(peerAddress=address)
+            channel.makeConnection(transport)
+            transports.append((channel, transport))
+        gone, goneTransport = transports.pop()
+        gone.connectionLost(Failure(ConnectionDone()))
+        self.assertEqual(len(hubSite.channels), 2)
+        hubSite.doStop()
+        self.assertEqual([t.disconnecting for _, t in transports],
+                         [True, True])
+        self.assertFalse(goneTransport.disconnecting)
+
+
+class StoppedClockTests(SynchronousTestCase):
+    """
+    The hub's clock cancels every timer when the hub stops, a web
+    connection's forced close among them.
+    """
+
+    def test_lostAfterHubStopped(self):
+        """
+        A connection closed for idling, whose forced close (Twisted's
+        C{abortTimeout}) the stopping hub cancelled, is lost without an
+        error, and frees its place.
+        """
+        clock = TrackedClock(Clock())
+        gate, hubGate = faceGate(clock, WebLimits())
+        hubSite = site.HubSite(Resource(), gate, reactor=clock)
+        address = IPv4Address("TCP", "10.0.0.1", 4321)
+        channel = hubSite.buildProtocol(address)
+        transport = StringTransport(peerAddress=address)
+        channel.makeConnection(transport)
+        clock.clock.advance(site.IDLE_SECONDS)
+        self.assertTrue(transport.disconnecting)
+        self.assertEqual(len(clock.getDelayedCalls()), 1)
+        clock.cancelAll()
+        channel.connectionLost(Failure(ConnectionDone()))
+        self.assertEqual(hubGate.connections, 0)
+
+
 class RawClient(protocol.Protocol):
     """
     A connection that sends C{request} and keeps what it gets.
@@ -242,20 +388,6 @@ class RawClient(protocol.Protocol):
 
     def connectionLost(self, reason):
         self.closed.callback(self.received)
-
-
-@defer.inlineCallbacks
-def waitUntil(predicate):
-    """
-    Wait, a few milliseconds at a time and at most L{TIMEOUT} seconds, for
-    C{predicate()} (the server side of a loopback connection sees a close
-    a moment after the client).
-    """
-    for _ in range(int(TIMEOUT / 0.01)):
-        if predicate():
-            return
-        yield deferLater(reactor, 0.01, lambda: None)
-    raise AssertionError("never came true")
 
 
 def connectRaw(web, testCase, request=b""):
@@ -296,8 +428,10 @@ class SiteLimitTests(TestCase):
         self.assertEqual(limitedCount(limits.WEB_MAX_CONNECTIONS_PER_IP),
                          before + 1)
         self.assertEqual(web.hub.sessions.gate.connections, 3)
+        released = afterCalls(self, web.site.gate, "release")
         held[0].transport.loseConnection()
-        yield waitUntil(lambda: web.hub.sessions.gate.connections == 2)
+        yield released
+        self.assertEqual(web.hub.sessions.gate.connections, 2)
         code, _, _ = yield web.get("/api/hub")
         self.assertEqual(code, 200)
 
@@ -315,26 +449,47 @@ class SiteLimitTests(TestCase):
         code, headers, body = yield web.get("/api/hub/events")
         self.assertEqual(code, 429)
         self.assertEqual(headers.getRawHeaders(b"retry-after"), [b"10"])
+        closed = afterCalls(self, web.site.gate, "closeStream")
         first.transport.loseConnection()
-        yield waitUntil(lambda: len(web.web.lobbyFeed.fanout) == 1)
+        yield closed
+        self.assertEqual(len(web.web.lobbyFeed.fanout), 1)
         third = yield web.stream("/api/hub/events", self)
         yield third.waitFor("hub")
 
     @defer.inlineCallbacks
+    def test_idleClosed(self):
+        """
+        The site's idle timeout runs on the hub's clock: a connection that
+        sent half a request's headers is closed once that clock has gone
+        L{site.IDLE_SECONDS} on, and not before.
+        """
+        clock = Clock()
+        web = WebHub(self, clock=clock)
+        client = yield connectRaw(web, self, b"GET / HTTP/1.1\r\n")
+        released = afterCalls(self, web.site.gate, "release")
+        clock.advance(site.IDLE_SECONDS - 1)
+        self.assertFalse(released.called)
+        clock.advance(1)
+        yield released
+        received = yield client.closed.addTimeout(TIMEOUT, reactor)
+        self.assertEqual(received, b"")
+
+    @defer.inlineCallbacks
     def test_streamNeverIdle(self):
         """
-        An event stream outlives the site's idle time: it is a request
-        being answered.
+        An event stream outlives the site's idle time (on the hub's
+        clock): it is a request being answered.
         """
-        web = WebHub(self)
-        web.site.timeOut = 0.2
-        web.web.lobbyFeed.interval = 0.05
+        clock = Clock()
+        web = WebHub(self, clock=clock)
         client = yield web.stream("/api/hub/events", self)
         yield client.waitFor("hub")
-        yield deferLater(reactor, 0.5, lambda: None)
+        clock.advance(site.IDLE_SECONDS * 2)
         openRoom(web.hub, "gomoku", "den", ["ann"])
+        clock.advance(web.web.lobbyFeed.interval)
         later = yield client.waitFor("hub", 2)
         self.assertEqual(later["kinds"]["gomoku"]["rooms"][0]["name"], "den")
+        self.assertFalse(client.closed.called)
 
     @defer.inlineCallbacks
     def test_requestRate(self):
