@@ -81,13 +81,14 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
     L{playing.WebPlay}, whose answers come back through L{sendText}.
 
     @ivar player: the L{playing.WebPlayer} after C{hello}, else None.
-    @ivar account: the account name of the opening request's login, or
-        None (L{playing.identify}).
+    @ivar visitor: the L{hub.accounts.websessions.Visitor} of the opening
+        request's login cookie (read once, as the WebSocket opens), or
+        None (a guest).
     """
 
     log = QuietLogger()
     player = None
-    account = None
+    visitor = None
     host = None
     _admission = None
     _bucket = None
@@ -105,8 +106,23 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
                           origin=origin[:100], event="refused")
             raise ConnectionDeny(ConnectionDeny.FORBIDDEN,
                                  "cross-origin WebSocket refused")
-        self.account = playing.identify(request)
+        auth = self.factory.auth
+        if auth is None:
+            return None
+        # The handshake completes once the login is read.
+        d = auth.cookieVisitor(request.headers.get("cookie"))
+        d.addCallbacks(self._identified, self._unidentified)
+        return d
+
+    def _identified(self, visitor):
+        self.visitor = visitor
         return None
+
+    def _unidentified(self, failure):
+        self.log.failure("the login of a WebSocket was not read",
+                         failure)
+        raise ConnectionDeny(ConnectionDeny.SERVICE_UNAVAILABLE,
+                             "logins cannot be read now")
 
     _writer = None
 
@@ -261,15 +277,18 @@ class PlayFactory(WebSocketServerFactory):
     @param sessions: the hub's sessions (their limits, gate, idle
         seconds).
     @param clock: the hub's clock (the sockets' timers).
+    @param auth: the web face's L{hub.web.auth.WebAuth}, whose login
+        cookie says who a socket is, or None (every player a guest).
     """
 
     protocol = PlaySocket
 
-    def __init__(self, play, sessions, clock):
+    def __init__(self, play, sessions, clock, auth=None):
         WebSocketServerFactory.__init__(self)
         self.play = play
         self.sessions = sessions
         self.clock = clock
+        self.auth = auth
         # The request reached the site in full before the upgrade, and a
         # connection that never answers a close is the idle timeout's:
         # autobahn starts no timer of its own (on the global reactor).

@@ -26,7 +26,8 @@ class Browser:
     """
 
     player = None
-    account = None
+    visitor = None
+    transport = None
 
     def __init__(self, play):
         self.play = play
