@@ -72,10 +72,10 @@ class WebHub:
     """
 
     def __init__(self, testCase, records=None, limits=None, hub=None,
-                 auth=None):
+                 auth=None, factories=None):
         self.hub = Hub(reactor) if hub is None else hub
         self.site, self.service = webSite(self.hub, records, limits=limits,
-                                          auth=auth)
+                                          auth=auth, factories=factories)
         self.web = self.site.web
         self.hub.startService()
         self.service.startService()
