@@ -115,6 +115,9 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         return d
 
     def _identified(self, visitor):
+        if self._gone:
+            # Lost while the login was read: no upgrade to complete.
+            raise ConnectionDeny(ConnectionDeny.BAD_REQUEST, "gone")
         self.visitor = visitor
         return None
 
