@@ -789,7 +789,7 @@ class WebPlay:
         (C{connection.visitor}, a L{hub.accounts.websessions.Visitor}
         read when it opened, L{hub.web.ws}), else a guest's C{name}, as
         C{--names} allows (L{names}), checked now and never per move; or
-        the player of a C{resume} token.
+        the player of a C{resume} token, under the same login only.
         """
         version = field(message, "version", int, required=True)
         if version != PROTOCOL_VERSION:
@@ -797,12 +797,16 @@ class WebPlay:
                             .format(PROTOCOL_VERSION))
         host = check.peerHost(connection)
         visitor = getattr(connection, "visitor", None)
+        account = None
         if visitor is not None:
-            self.refuseBanned(nameKey(visitor.name), host, visitor.banned)
+            account = nameKey(visitor.name)
+            self.refuseBanned(account, host, visitor.banned)
         resume = field(message, "resume", str)
         if resume is not None and len(resume) <= 100:
             player = self.players.get(tokenKey(resume))
-            if player is not None:
+            # Under the same login only (a guest's: none): after a logout
+            # or another login, the hello is a new player's.
+            if player is not None and player.account == account:
                 self.refuseBanned(player.account, host)
                 player.attach(connection)
                 connection.player = player
@@ -813,9 +817,9 @@ class WebPlay:
                         connection.sendText(text)
                 return
         if visitor is not None:
-            name, guest, account = visitor.name, False, nameKey(visitor.name)
+            name, guest = visitor.name, False
         else:
-            name, guest, account = self.guestName(message, host), True, None
+            name, guest = self.guestName(message, host), True
         token = secrets.token_urlsafe(24)
         player = WebPlayer(self, name, guest, tokenKey(token), account)
         self.players[player.key] = player

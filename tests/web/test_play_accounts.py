@@ -181,6 +181,38 @@ class LoggedInTests(SynchronousTestCase):
         self.assertIs(seats["Alice"], False)
 
 
+    def test_resumeUnderTheSameLoginOnly(self):
+        """
+        An account's player resumes from a browser logged in as it; the
+        token from a browser logged out, or logged in as another, is a
+        new player's hello (the account's player is not theirs).
+        """
+        browser = loggedIn(self.hub.browser(), "Alice")
+        token = browser.hello(None)["resume"]
+        browser.send({"type": "create", "kind": "gomoku", "room": "g",
+                      "seat": 0, "bots": True})
+        browser.send({"type": "start"})
+        player = browser.player
+        browser.drop()
+        if self.mode == "accounts":
+            guest = self.hub.browser()
+            welcome = guest.hello("bob", resume=token)
+            self.assertEqual((welcome["name"], welcome["resumed"]),
+                             ("bob", False))
+        other = loggedIn(self.hub.browser(), "Mallory", banned=False)
+        self.hub.names.load(SECRET, [("alice", "Alice", b"", False),
+                                     ("mallory", "Mallory", b"", False)],
+                            [])
+        welcome = other.hello(None, resume=token)
+        self.assertEqual((welcome["name"], welcome["resumed"]),
+                         ("Mallory", False))
+        again = loggedIn(self.hub.browser(), "Alice")
+        welcome = again.hello(None, resume=token)
+        self.assertEqual((welcome["name"], welcome["resumed"]),
+                         ("Alice", True))
+        self.assertIs(again.player, player)
+
+
 class ClosedLoggedInTests(LoggedInTests):
     """
     Under C{--names closed}, a browser logged in plays as under
@@ -371,9 +403,7 @@ class BanTests(SynchronousTestCase):
         browser.drop()
         self.assertIn(playing.tokenKey(token), self.hub.play.players)
         load(self.hub.names, alice=True)
-        again = loggedIn(self.hub.browser(), "Alice", banned=True)
+        again = loggedIn(self.hub.browser(), "Alice")
         again.hello(None, resume=token)
         self.assertEqual(again.errors(), [playing.BANNED])
-        guest = self.hub.browser()
-        guest.hello(None, resume=token)
-        self.assertEqual(guest.errors(), [playing.BANNED])
+        self.assertIsNone(again.player)
