@@ -353,6 +353,15 @@ class WebPlayer(MuteLegacy, RoomObserver):
     def __repr__(self):
         return "<WebPlayer {!r}>".format(self.name)
 
+    @property
+    def transport(self):
+        """
+        The live connection's transport, or None: what the name check's
+        bans (L{hub.accounts.check.NameService.enforce}) and moderation
+        close and read the address of, as a legacy adapter's.
+        """
+        return getattr(self.connection, "transport", None)
+
     # Sending.
 
     def sendText(self, text):

@@ -3,6 +3,10 @@ C{/ws}: the WebSocket of browser play, built on autobahn's Twisted
 integration and mounted in the web face's site.  What the messages mean
 is L{hub.web.play}'s; here is the connection and what it may cost:
 
+  - who it is: with accounts, the login cookie of the opening request is
+    read (L{hub.web.auth.WebAuth.cookieVisitor}) before the upgrade
+    completes, once; a store that cannot be read refuses it with 503;
+
   - only the hub's own origin: a browser's C{Origin} must name the host
     the page came from (the request's C{Host}), else the handshake is
     refused with 403 (cross-site WebSocket hijacking); a client that

@@ -407,3 +407,26 @@ class BanTests(SynchronousTestCase):
         again.hello(None, resume=token)
         self.assertEqual(again.errors(), [playing.BANNED])
         self.assertIsNone(again.player)
+
+    def test_banClosesAPlayerAtATable(self):
+        """
+        A ban read while an account's browser sits in a room closes its
+        connection, as the legacy ones' (and it cannot come back).
+        """
+        browser = loggedIn(fromAddress(self.hub.browser(), "10.3.0.1"),
+                           "Alice")
+        token = browser.hello(None)["resume"]
+        browser.send({"type": "create", "kind": "checkers", "room": "c",
+                      "players": 2})
+        other = fromAddress(self.hub.browser(), "10.4.0.1")
+        other.hello("bob")
+        other.send({"type": "create", "kind": "checkers", "room": "d",
+                    "players": 2})
+        load(self.hub.names, alice=True)
+        self.assertTrue(browser.transport.disconnecting)
+        self.assertFalse(other.transport.disconnecting)
+        self.assertEqual(self.hub.names.closedByBan, 1)
+        browser.drop()
+        again = loggedIn(self.hub.browser(), "Alice")
+        again.hello(None, resume=token)
+        self.assertEqual(again.errors(), [playing.BANNED])
