@@ -8,6 +8,13 @@ C{close}) says C{hello} first and is then a L{WebPlayer}'s connection;
 the player outlives it for the sessions' grace when it drops mid-game,
 and a C{hello} with the player's resume token takes it back.
 
+Who a player is is settled at C{hello}, never later: the account of the
+login cookie the WebSocket opened with (L{hub.web.ws}), else a guest's
+name as C{--names} allows, through the hub's name check
+(L{hub.accounts.check.NameService.judge}); banned accounts and addresses
+are refused.  An account's sessions are no guest's, so its games are
+recorded as the account's.
+
 A browser player joins the rooms of the legacy protocols themselves: a
 room is made with the start policy of that kind's factory
 (L{hub.protocols}), so a checkers room made here starts like one made
