@@ -325,6 +325,17 @@ class NameService(Service):
 
         @return: a L{Verdict}, or None for the protocol's "name taken".
         """
+        verdict = self.judge(kind, wireName, host)
+        return verdict if isinstance(verdict, Verdict) else None
+
+    def judge(self, kind, wireName, host):
+        """
+        L{check}, saying why a name is refused: for a protocol whose
+        refusals are typed (the browser's, L{hub.web.play}).
+
+        @return: a L{Verdict}, or the reason of the refusal (one of
+            L{REASONS}), counted and logged as L{check}'s are.
+        """
         snapshot = self.snapshot
         keyed = names.splitKeyed(kind, wireName)
         shown = keyed[0] if keyed else wireName
@@ -368,7 +379,7 @@ class NameService(Service):
             "names refused",
             "refused {kind} name {name!r} from {host}: {reason}",
             kind=kind, name=name, host=host, reason=reason)
-        return None
+        return reason
 
     def collector(self):
         """

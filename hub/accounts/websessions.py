@@ -82,21 +82,28 @@ class Visitor:
 
     @ivar name: the account's name as registered.
     @ivar role: C{player}, C{moderator} or C{admin}.
+    @ivar banned: whether the account is banned now (only asked for by
+        L{WebSessions.find}'s C{banned}: otherwise a banned account's
+        session is nobody's).
     """
 
     name = attr.ib()
     role = attr.ib()
+    banned = attr.ib(default=False)
 
 
-def _visitor(cursor, table, column, digest, now):
+def _visitor(cursor, table, column, digest, now, banned=False):
     cursor.execute(
         "SELECT a.name, a.role, a.banned_until FROM " + table + " t JOIN "
         "accounts a ON a.name_key = t.name_key WHERE t." + column + " = ?",
         (digest,))
     row = cursor.fetchone()
-    if row is None or (row[2] is not None and row[2] > now):
+    if row is None:
         return None
-    return Visitor(row[0], row[1])
+    isBanned = row[2] is not None and row[2] > now
+    if isBanned and not banned:
+        return None
+    return Visitor(row[0], row[1], isBanned)
 
 
 class WebSessions:
@@ -142,10 +149,11 @@ class WebSessions:
 
         return self._write(interaction)
 
-    def find(self, raw):
+    def find(self, raw, banned=False):
         """
         The L{Visitor} of the session C{raw}, or None when it is unknown,
-        has ended, or its account is banned.  Its last use is noted.
+        has ended, or its account is banned (unless C{banned}: then a
+        banned account's visitor, so marked).  Its last use is noted.
         """
         if not raw:
             return defer.succeed(None)
@@ -167,7 +175,8 @@ class WebSessions:
             if now - seenAt >= TOUCH_SECONDS:
                 cursor.execute("UPDATE web_sessions SET seen_at = ? WHERE "
                                "id_hash = ?", (now, digest))
-            return _visitor(cursor, "web_sessions", "id_hash", digest, now)
+            return _visitor(cursor, "web_sessions", "id_hash", digest, now,
+                            banned)
 
         return self._write(interaction)
 

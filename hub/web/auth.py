@@ -59,6 +59,22 @@ def cookieValue(request, name):
         return None
 
 
+def headerCookie(header, name):
+    """
+    The text of cookie C{name} (text) in the C{Cookie} header C{header}
+    (text, or None), or None: for a request that is not Twisted's (the
+    WebSocket's opening request, L{hub.web.ws}), read as Twisted's
+    C{Request.parseCookies} reads one (C{;}-separated C{name=value}s,
+    the last of a name kept) and L{cookieValue} takes it (empty is none).
+    """
+    found = None
+    for part in (header or "").split(";"):
+        key, sep, value = part.lstrip().partition("=")
+        if sep and key == name:
+            found = value
+    return found or None
+
+
 def setCookie(request, name, value):
     """
     Set cookie C{name}: C{HttpOnly}, C{SameSite=Lax}, for the whole site,
@@ -101,13 +117,15 @@ class WebAuth:
     @ivar sessions: the L{WebSessions}.
     @ivar moderation: the hub's L{hub.accounts.moderation.Moderation}.
     @ivar registration: C{open}, C{invite} or C{closed}.
+    @ivar names: the hub's L{hub.accounts.check.NameService} (the
+        C{--names} rules of browser play, L{hub.web.play}), or None.
     @ivar logins: logins so far, by result.
     @ivar csrfRefused: requests refused for their CSRF token.
     @ivar registrations: accounts registered on the web face.
     """
 
     def __init__(self, accounts, sessions, moderation, clock,
-                 registration="open"):
+                 registration="open", names=None):
         if registration not in REGISTRATION_MODES:
             raise ValueError("registration is one of " +
                              ", ".join(REGISTRATION_MODES))
@@ -116,6 +134,7 @@ class WebAuth:
         self.moderation = moderation
         self.clock = clock
         self.registration = registration
+        self.names = names
         self.byName = Buckets(clock, LOGIN_NAME_BURST,
                               LOGIN_NAME_REFILL_SECONDS)
         self.byAddress = Buckets(clock, LOGIN_ADDRESS_BURST,
@@ -130,6 +149,17 @@ class WebAuth:
         C{request}'s session (read again at every request), or None.
         """
         return self.sessions.find(cookieValue(request, SESSION_COOKIE))
+
+    def cookieVisitor(self, header):
+        """
+        A Deferred of the L{hub.accounts.websessions.Visitor} of the
+        session whose id the C{Cookie} header C{header} (text, or None)
+        holds, or None; a banned account's visitor too, marked C{banned}
+        (for the browser's play to refuse it, L{hub.web.play}).
+        """
+        return self.sessions.find(
+            headerCookie(header, SESSION_COOKIE.decode("ascii")),
+            banned=True)
 
     def formSeed(self, request):
         """
@@ -268,4 +298,4 @@ def webAuth(names, clock, registration="open"):
         return None
     return WebAuth(names.accounts,
                    WebSessions(names.accounts.database, clock.seconds),
-                   names.moderation, clock, registration)
+                   names.moderation, clock, registration, names)

@@ -8,6 +8,13 @@ C{close}) says C{hello} first and is then a L{WebPlayer}'s connection;
 the player outlives it for the sessions' grace when it drops mid-game,
 and a C{hello} with the player's resume token takes it back.
 
+Who a player is is settled at C{hello}, never later: the account of the
+login cookie the WebSocket opened with (L{hub.web.ws}), else a guest's
+name as C{--names} allows, through the hub's name check
+(L{hub.accounts.check.NameService.judge}); banned accounts and addresses
+are refused.  An account's sessions are no guest's, so its games are
+recorded as the account's.
+
 A browser player joins the rooms of the legacy protocols themselves: a
 room is made with the start policy of that kind's factory
 (L{hub.protocols}), so a checkers room made here starts like one made
@@ -31,6 +38,8 @@ import secrets
 import attr
 from twisted.logger import Logger
 
+from hub.accounts import check
+from hub.accounts.names import nameKey
 from hub.bots import LEVELS, botFor
 from hub.games import splendor as splendorRules
 from hub.lobby import (
@@ -65,7 +74,9 @@ HELLO_FIRST = "hello-first"
 ALREADY_HELLO = "already-hello"
 BAD_NAME = "bad-name"
 NAME_TAKEN = "name-taken"
-GUESTS_REFUSED = "guests-refused"
+LOGIN_REQUIRED = "login-required"
+BANNED = "banned"
+UNAVAILABLE = "unavailable"
 BAD_KIND = "bad-kind"
 BAD_ROOM = "bad-room"
 BAD_SIZE = "bad-size"
@@ -90,6 +101,10 @@ GAME_OVER = "game-over"
 ILLEGAL = "illegal"
 TOO_LARGE = "too-large"
 UNSUPPORTED = "unsupported"
+
+#: What the name check (L{hub.accounts.check}) of the browser's players
+#: is told their game kind is (its logs and keyed forms: none).
+WEB_KIND = "web"
 
 #: The error code of each lobby refusal.
 LOBBY_ERRORS = {
@@ -124,17 +139,6 @@ class PlayError(Exception):
         Exception.__init__(self, code, message)
         self.code = code
         self.message = message
-
-
-def identify(request):
-    """
-    The account name of the person behind C{request} (the WebSocket's
-    opening HTTP request), from its login cookie, or None for a guest.
-
-    The hook for the accounts of L{hub.accounts}: until they land, every
-    browser player is a guest.
-    """
-    return None
 
 
 def tokenKey(token):
@@ -327,6 +331,8 @@ class WebPlayer(MuteLegacy, RoomObserver):
 
     @ivar name: the player's name.
     @ivar guest: True unless the name is an account's.
+    @ivar account: the case-folded name of the account logged in, or
+        None (a guest).
     @ivar connection: the live connection, or None while lost.
     @ivar session: the session of the game kind being played (made when
         a room is joined, closed when it is left), or None.
@@ -338,11 +344,12 @@ class WebPlayer(MuteLegacy, RoomObserver):
 
     log = Logger()
 
-    def __init__(self, play, name, guest, key):
+    def __init__(self, play, name, guest, key, account=None):
         self.play = play
         self.name = name
         self.guest = guest
         self.key = key
+        self.account = account
         self.connection = None
         self.session = None
         self.table = None
@@ -352,6 +359,15 @@ class WebPlayer(MuteLegacy, RoomObserver):
 
     def __repr__(self):
         return "<WebPlayer {!r}>".format(self.name)
+
+    @property
+    def transport(self):
+        """
+        The live connection's transport, or None: what the name check's
+        bans (L{hub.accounts.check.NameService.enforce}) and moderation
+        close and read the address of, as a legacy adapter's.
+        """
+        return getattr(self.connection, "transport", None)
 
     # Sending.
 
@@ -682,7 +698,9 @@ class WebPlay:
         policies make the rooms' tables, their Splendor seats seat.
     @param lobbyFeed: the L{hub.web.now.LobbyFeed} whose document the
         C{lobby} message is, or None (no lobby message).
-    @param allowGuests: whether a name without an account may play.
+    @param names: the hub's L{hub.accounts.check.NameService} (C{--names
+        accounts} or C{closed}), whose rules a C{hello} follows, or None
+        (C{--names open}: every player is a guest, no name is checked).
 
     @ivar players: the L{WebPlayer}s by the hash of their resume token.
     """
@@ -690,13 +708,13 @@ class WebPlay:
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, factories, lobbyFeed=None,
-                 allowGuests=True):
+                 names=None):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
         self.factories = factories
         self.lobbyFeed = lobbyFeed
-        self.allowGuests = allowGuests
+        self.names = names
         self.players = {}
         self._botNames = itertools.count(1)
         self._shared = (None, None)
@@ -782,14 +800,30 @@ class WebPlay:
                       and len(request) <= 40 else None})
 
     def hello(self, connection, message):
+        """
+        Who the player is: the account of the connection's login cookie
+        (C{connection.visitor}, a L{hub.accounts.websessions.Visitor}
+        read when it opened, L{hub.web.ws}), else a guest's C{name}, as
+        C{--names} allows (L{names}), checked now and never per move; or
+        the player of a C{resume} token, under the same login only.
+        """
         version = field(message, "version", int, required=True)
         if version != PROTOCOL_VERSION:
             raise PlayError(BAD_VERSION, "this hub speaks version {}"
                             .format(PROTOCOL_VERSION))
+        host = check.peerHost(connection)
+        visitor = getattr(connection, "visitor", None)
+        account = None
+        if visitor is not None:
+            account = nameKey(visitor.name)
+            self.refuseBanned(account, host, visitor.banned)
         resume = field(message, "resume", str)
         if resume is not None and len(resume) <= 100:
             player = self.players.get(tokenKey(resume))
-            if player is not None:
+            # Under the same login only (a guest's: none): after a logout
+            # or another login, the hello is a new player's.
+            if player is not None and player.account == account:
+                self.refuseBanned(player.account, host)
                 player.attach(connection)
                 connection.player = player
                 self.welcome(connection, player, resume, True)
@@ -798,22 +832,61 @@ class WebPlay:
                     for text in player.sent:
                         connection.sendText(text)
                 return
-        account = getattr(connection, "account", None)
-        if account is not None:
-            name, guest = account, False
+        if visitor is not None:
+            name, guest = visitor.name, False
         else:
-            if not self.allowGuests:
-                raise PlayError(GUESTS_REFUSED, "log in to play")
-            name, guest = field(message, "name", str, required=True), True
-            if not isValidName(name):
-                raise PlayError(BAD_NAME, "a name is 1 to 20 letters, "
-                                "digits or underscores")
+            name, guest = self.guestName(message, host), True
         token = secrets.token_urlsafe(24)
-        player = WebPlayer(self, name, guest, tokenKey(token))
+        player = WebPlayer(self, name, guest, tokenKey(token), account)
         self.players[player.key] = player
         player.attach(connection)
         connection.player = player
         self.welcome(connection, player, token, False)
+
+    def refuseBanned(self, account, host, banned=False):
+        """
+        Refuse the player of C{account} (case-folded, or None) at C{host}
+        if either is banned (or C{banned} says the account is).
+
+        @raise PlayError: with L{BANNED}.
+        """
+        names = self.names
+        if banned or (names is not None and (
+                names.addressBanned(host) or
+                (account is not None and names.accountBanned(account)))):
+            raise PlayError(BANNED, "banned")
+
+    def guestName(self, message, host):
+        """
+        The guest name of C{hello} C{message} from C{host}, as C{--names}
+        allows: any valid name (C{open}); no account's (C{accounts}); none
+        (C{closed}).
+
+        @raise PlayError: with L{BAD_NAME}, L{NAME_TAKEN},
+            L{LOGIN_REQUIRED}, L{BANNED} or L{UNAVAILABLE} (the accounts
+            are not read yet).
+        """
+        names = self.names
+        closed = names is not None and names.mode == "closed"
+        name = field(message, "name", str, required=not closed)
+        if not closed and not isValidName(name):
+            raise PlayError(BAD_NAME, "a name is 1 to 20 letters, "
+                            "digits or underscores")
+        if names is None:
+            return name
+        # (Under closed, whatever was sent: only its log line's start.)
+        verdict = names.judge(WEB_KIND, (name or "")[:40], host)
+        if isinstance(verdict, check.Verdict):
+            return verdict.name
+        if verdict == check.BANNED:
+            raise PlayError(BANNED, "banned")
+        if verdict == check.NOT_READY:
+            raise PlayError(UNAVAILABLE, "the accounts are not read yet: "
+                            "try again")
+        if closed:
+            raise PlayError(LOGIN_REQUIRED, "log in to play")
+        raise PlayError(NAME_TAKEN, "an account has that name: log in "
+                        "to play under it")
 
     def welcome(self, connection, player, token, resumed):
         connection.sendText(dumps({
@@ -843,6 +916,10 @@ class WebPlay:
             raise PlayError(IN_ROOM, "leave your room first")
         player.closeSession()
         session = self.sessions.connect(kind, player)
+        if self.names is not None:
+            # Records and leaderboards see the account, or a guest.
+            session.setVerdict(player.name, check.Verdict(
+                player.name, player.guest, player.account))
         if kind == "gomoku":
             try:
                 self.sessions.claimName(session, player.name)

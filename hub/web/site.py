@@ -397,8 +397,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
         play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
-                       lobbyFeed)
-        socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock))
+                       lobbyFeed, getattr(auth, "names", None))
+        socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock,
+                                          auth))
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket)
     site = faceSite(hub, root, web.gate)

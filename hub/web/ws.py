@@ -3,6 +3,10 @@ C{/ws}: the WebSocket of browser play, built on autobahn's Twisted
 integration and mounted in the web face's site.  What the messages mean
 is L{hub.web.play}'s; here is the connection and what it may cost:
 
+  - who it is: with accounts, the login cookie of the opening request is
+    read (L{hub.web.auth.WebAuth.cookieVisitor}) before the upgrade
+    completes, once; a store that cannot be read refuses it with 503;
+
   - only the hub's own origin: a browser's C{Origin} must name the host
     the page came from (the request's C{Host}), else the handshake is
     refused with 403 (cross-site WebSocket hijacking); a client that
@@ -81,13 +85,14 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
     L{playing.WebPlay}, whose answers come back through L{sendText}.
 
     @ivar player: the L{playing.WebPlayer} after C{hello}, else None.
-    @ivar account: the account name of the opening request's login, or
-        None (L{playing.identify}).
+    @ivar visitor: the L{hub.accounts.websessions.Visitor} of the opening
+        request's login cookie (read once, as the WebSocket opens), or
+        None (a guest).
     """
 
     log = QuietLogger()
     player = None
-    account = None
+    visitor = None
     host = None
     _admission = None
     _bucket = None
@@ -105,8 +110,26 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
                           origin=origin[:100], event="refused")
             raise ConnectionDeny(ConnectionDeny.FORBIDDEN,
                                  "cross-origin WebSocket refused")
-        self.account = playing.identify(request)
+        auth = self.factory.auth
+        if auth is None:
+            return None
+        # The handshake completes once the login is read.
+        d = auth.cookieVisitor(request.headers.get("cookie"))
+        d.addCallbacks(self._identified, self._unidentified)
+        return d
+
+    def _identified(self, visitor):
+        if self._gone:
+            # Lost while the login was read: no upgrade to complete.
+            raise ConnectionDeny(ConnectionDeny.BAD_REQUEST, "gone")
+        self.visitor = visitor
         return None
+
+    def _unidentified(self, failure):
+        self.log.failure("the login of a WebSocket was not read",
+                         failure)
+        raise ConnectionDeny(ConnectionDeny.SERVICE_UNAVAILABLE,
+                             "logins cannot be read now")
 
     _writer = None
 
@@ -261,15 +284,18 @@ class PlayFactory(WebSocketServerFactory):
     @param sessions: the hub's sessions (their limits, gate, idle
         seconds).
     @param clock: the hub's clock (the sockets' timers).
+    @param auth: the web face's L{hub.web.auth.WebAuth}, whose login
+        cookie says who a socket is, or None (every player a guest).
     """
 
     protocol = PlaySocket
 
-    def __init__(self, play, sessions, clock):
+    def __init__(self, play, sessions, clock, auth=None):
         WebSocketServerFactory.__init__(self)
         self.play = play
         self.sessions = sessions
         self.clock = clock
+        self.auth = auth
         # The request reached the site in full before the upgrade, and a
         # connection that never answers a close is the idle timeout's:
         # autobahn starts no timer of its own (on the global reactor).

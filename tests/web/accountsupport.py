@@ -127,6 +127,20 @@ class LogRecorder:
         return "\n".join(formatEvent(e) + repr(e) for e in self.events)
 
 
+def playFactories(hub):
+    """
+    The three legacy factories of C{hub}, by game kind (whose rooms
+    browser players join).
+    """
+    from hub.protocols.checkers import CheckersFactory
+    from hub.protocols.gomoku import GomokuFactory
+    from hub.protocols.splendor import SplendorFactory
+    return {kind: factory(hub.lobby, hub.sessions, hub.clock)
+            for kind, factory in (("gomoku", GomokuFactory),
+                                  ("checkers", CheckersFactory),
+                                  ("splendor", SplendorFactory))}
+
+
 class AccountsWebMixin(support.SQLiteMixin):
     """
     C{setUpWeb} makes C{self.web} (a L{WebHub} with accounts),
@@ -134,6 +148,9 @@ class AccountsWebMixin(support.SQLiteMixin):
     """
 
     registration = "open"
+    #: Whether the web face has C{/ws} (browser play over the hub's
+    #: three legacy factories).
+    play = False
 
     @defer.inlineCallbacks
     def setUpWeb(self, registration=None):
@@ -150,8 +167,12 @@ class AccountsWebMixin(support.SQLiteMixin):
                                     self.clock.seconds)
         self.auth = WebAuth(self.accounts, self.sessions,
                             self.names.moderation, self.clock,
-                            registration or self.registration)
-        self.web = WebHub(self, hub=self.hub, auth=self.auth)
+                            registration or self.registration, self.names)
+        factories = None
+        if self.play:
+            factories = playFactories(self.hub)
+        self.web = WebHub(self, hub=self.hub, auth=self.auth,
+                          factories=factories)
 
     def metricsText(self):
         """

@@ -26,7 +26,8 @@ class Browser:
     """
 
     player = None
-    account = None
+    visitor = None
+    transport = None
 
     def __init__(self, play):
         self.play = play
@@ -46,8 +47,9 @@ class Browser:
         self.play.received(self, json.dumps(message))
 
     def hello(self, name, resume=None):
-        message = {"type": "hello", "version": PROTOCOL_VERSION,
-                   "name": name}
+        message = {"type": "hello", "version": PROTOCOL_VERSION}
+        if name is not None:
+            message["name"] = name
         if resume is not None:
             message["resume"] = resume
         self.send(message)
@@ -80,7 +82,7 @@ class PlayHub:
     """
 
     def __init__(self, checkersSizes=(2, 3, 6), graceSeconds=30,
-                 takeover=None, botDelay=0.5, turnSeconds=15):
+                 takeover=None, botDelay=0.5, turnSeconds=15, names=None):
         self.clock = Clock()
         self.clock.advance(1000)
         self.hub = Hub(self.clock, graceSeconds=graceSeconds)
@@ -99,7 +101,12 @@ class PlayHub:
         }
         self.recorder = EventRecorder()
         self.lobby.addTableListener(self.recorder)
-        self.play = WebPlay(self.lobby, self.sessions, clock, self.factories)
+        if names is not None:
+            # A name service (hub.accounts.check) of this hub's sessions.
+            names = names(self.clock, self.sessions)
+        self.names = names
+        self.play = WebPlay(self.lobby, self.sessions, clock, self.factories,
+                            names=names)
         self._port = 41000
 
     def browser(self, name=None):

@@ -99,12 +99,12 @@ class WebHub:
     """
 
     def __init__(self, testCase, records=None, limits=None, hub=None,
-                 auth=None, clock=None):
+                 auth=None, clock=None, factories=None):
         if hub is None:
             hub = Hub(reactor if clock is None else clock)
         self.hub = hub
         self.site, self.service = webSite(self.hub, records, limits=limits,
-                                          auth=auth)
+                                          auth=auth, factories=factories)
         self.web = self.site.web
         self.hub.startService()
         self.service.startService()

@@ -4,7 +4,8 @@ C{selenium}, headless, as L{tests.web.test_browser} drives it) against
 the real C{twistd -n gamehub --db sqlite:PATH}: a person registers, logs
 in and sees a play key; a player's session cannot open C{/admin}; an
 admin made with C{python -m hub.accounts} kicks a connected gomoku
-player, bans an account and reads the audit.
+player, bans an account and reads the audit; a person logged in plays at
+C{/play} under the account, and logged out is a guest.
 """
 
 import os
@@ -95,6 +96,19 @@ class AccountsBrowserTests(SynchronousTestCase):
         self.wait(lambda: self.driver.current_url.rstrip("/") == self.base,
                   "not logged out")
 
+    def nameKnown(self, name):
+        """
+        Whether the hub's name check (refreshed every 2 s) refuses
+        C{name} to a gomoku guest: it has read the account.
+        """
+        player = GomokuClient(self.server.port("gomoku"))
+        try:
+            player.send(gwire.regMessage(name, player.nextSession(),
+                                         gwire.INVALID_TOKEN))
+            return player.receive()["status"] == gwire.S_PLAYER_EXISTS
+        finally:
+            player.close()
+
     def test_registerPlayAdminister(self):
         # A person registers: the page shows a play key once.
         self.open("/")
@@ -178,3 +192,29 @@ class AccountsBrowserTests(SynchronousTestCase):
         everything = "\n".join(self.server.output) + metrics
         for secret in secrets:
             self.assertNotIn(secret, everything)
+
+    def test_playLoggedIn(self):
+        """
+        Logged in, C{/play} plays under the account at once (no name
+        asked); logged out, the same browser is a guest asked for a name,
+        and the account's name is refused.
+        """
+        accountsCommand(self.url, "add", "dora", stdin=PASSWORD + "\n")
+        self.wait(lambda: self.nameKnown("dora"),
+                  "the hub's name check never read dora")
+        self.logIn("dora")
+        self.open("/play")
+        self.wait(lambda: "Hello, dora." in self.one("#status").text,
+                  "not playing as dora")
+        self.assertFalse(self.find("#name"))
+        self.logOut()
+        # Logged out, the tab's stored name and resume token are a
+        # guest's hello: the account's name is refused.
+        self.open("/play")
+        self.wait(lambda: "name-taken" in self.one("#error").text,
+                  "a guest took the account's name")
+        self.one("#name").clear()
+        self.one("#name").send_keys("guest1")
+        self.one("#hello").click()
+        self.wait(lambda: "Hello, guest1." in self.one("#status").text,
+                  "the guest is not playing")

@@ -13,6 +13,7 @@ import random
 import resource
 import struct
 
+from twisted.internet import defer
 from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.python.failure import Failure
@@ -20,6 +21,7 @@ from twisted.internet.error import ConnectionDone
 from twisted.logger import globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
+from hub.accounts.websessions import Visitor
 from hub.limits import Limits, WebLimits
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
@@ -82,7 +84,7 @@ class Face:
     C{/ws}.
     """
 
-    def __init__(self, limits=None, webLimits=None):
+    def __init__(self, limits=None, webLimits=None, auth=None):
         self.clock = Clock()
         self.hub = Hub(self.clock, limits=limits)
         self.hub.startService()
@@ -94,7 +96,7 @@ class Face:
             "splendor": SplendorFactory(lobby, sessions, clock),
         }
         self.site, self.service = webSite(self.hub, limits=webLimits,
-                                          factories=factories)
+                                          factories=factories, auth=auth)
         self.service.startService()
         self.port = 50000
 
@@ -103,7 +105,7 @@ class Face:
         return self.hub.stopService()
 
     def connect(self, origin="http://" + HOST, host=HOST, path=b"/ws",
-                address="10.0.0.1"):
+                address="10.0.0.1", cookie=None):
         """
         Open C{path} as a WebSocket: C{(channel, transport)}; the
         transport's protocol is the socket once upgraded.
@@ -125,6 +127,8 @@ class Face:
                    b"Sec-WebSocket-Version: 13"]
         if origin is not None:
             headers.append(b"Origin: " + origin.encode())
+        if cookie is not None:
+            headers.append(b"Cookie: " + cookie.encode())
         channel.dataReceived(b"\r\n".join(headers) + b"\r\n\r\n")
         return channel, transport
 
@@ -221,6 +225,96 @@ class HandshakeTests(SynchronousTestCase):
         lose(second[1])
         lose(third[1])
         self.assertEqual(self.face.site.gate.connections, 0)
+
+
+class PendingAuth:
+    """
+    A L{hub.web.auth.WebAuth} whose session lookups the test answers.
+
+    @ivar asked: C{(header, Deferred)} of each lookup, in order.
+    """
+
+    names = moderation = accounts = None
+
+    def __init__(self):
+        self.asked = []
+
+    def cookieVisitor(self, header):
+        d = defer.Deferred()
+        self.asked.append((header, d))
+        return d
+
+
+class LoginHandshakeTests(SynchronousTestCase):
+    """
+    The login cookie of the opening request is read before the upgrade
+    completes (L{ws.PlaySocket.onConnect}).
+    """
+
+    def setUp(self):
+        self.auth = PendingAuth()
+        self.face = Face(auth=self.auth)
+        self.addCleanup(self.face.stop)
+
+    def test_upgradeWaitsForTheLogin(self):
+        """
+        The 101 comes once the session is read; the hello then names the
+        account.
+        """
+        channel, transport = self.face.connect(
+            cookie="theme=dark; gamehub_session=abc")
+        [(header, d)] = self.auth.asked
+        self.assertEqual(header, "theme=dark; gamehub_session=abc")
+        self.assertNotIn(b"101", transport.value())
+        d.callback(Visitor("Alice", "player"))
+        self.assertIn(b"101 Switching Protocols", transport.value())
+        transport.clear()
+        socketOf(transport).dataReceived(clientFrame(json.dumps(
+            {"type": "hello", "version": 1})))
+        messages, closed = serverMessages(transport.value())
+        self.assertEqual((messages[0]["name"], messages[0]["guest"]),
+                         ("Alice", False))
+
+    def test_noCookieGuest(self):
+        """
+        Without a cookie (or a session) the socket is a guest's.
+        """
+        channel, transport = self.face.connect()
+        [(header, d)] = self.auth.asked
+        self.assertIsNone(header)
+        d.callback(None)
+        transport.clear()
+        socketOf(transport).dataReceived(clientFrame(json.dumps(
+            {"type": "hello", "version": 1, "name": "bob"})))
+        messages, closed = serverMessages(transport.value())
+        self.assertEqual((messages[0]["name"], messages[0]["guest"]),
+                         ("bob", True))
+
+    def test_goneBeforeTheLogin(self):
+        """
+        A connection lost while its login is read is let go: the answer
+        that comes after changes nothing.
+        """
+        channel, transport = self.face.connect(cookie="gamehub_session=a")
+        [(header, d)] = self.auth.asked
+        socket = transport.protocol
+        lose(transport)
+        transport.clear()
+        d.callback(Visitor("Alice", "player"))
+        self.assertNotEqual(socket.state, socket.STATE_OPEN)
+        self.assertEqual(transport.value(), b"")
+        self.assertEqual(self.face.site.play.players, {})
+        self.assertEqual(self.face.site.gate.connections, 0)
+
+    def test_lookupFails(self):
+        """
+        A session store that cannot be read refuses the upgrade (503).
+        """
+        channel, transport = self.face.connect(cookie="gamehub_session=a")
+        [(header, d)] = self.auth.asked
+        d.errback(RuntimeError("database down"))
+        self.assertTrue(transport.value().startswith(b"HTTP/1.1 503 "))
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
 
 
 class LimitTests(SynchronousTestCase):

@@ -36,7 +36,7 @@ class PlayClient:
         on each of our turns; when C{"hint"}, the hub's hint is.
     """
 
-    def __init__(self, reactor, url, origin=None):
+    def __init__(self, reactor, url, origin=None, headers=None):
         self.reactor = reactor
         self.messages = []
         self.protocol = None
@@ -46,7 +46,7 @@ class PlayClient:
         self._opened_d = defer.Deferred()
         self.closed = defer.Deferred()
         factory = WebSocketClientFactory(url, origin=origin,
-                                         reactor=reactor)
+                                         headers=headers, reactor=reactor)
         factory.protocol = PlayClientProtocol
         factory.client = self
         factory.setProtocolOptions(openHandshakeTimeout=0,

@@ -28,7 +28,7 @@ const LOBBY_SECONDS = 2;
 const state = {
   socket: null, welcome: null, room: null, seats: [], you: null,
   moves: [], turn: null, legal: null, ended: null, hint: null, games: 0,
-  lobby: null,
+  lobby: null, askingWho: false,
 };
 
 function send(message) {
@@ -69,9 +69,17 @@ function drawNameForm() {
 }
 
 function hello(name, resume) {
-  const message = {type: "hello", version: VERSION, name};
+  const message = {type: "hello", version: VERSION};
+  if (name !== null) message.name = name;
   if (resume) message.resume = resume;
   send(message);
+}
+
+// A hello without a name: a browser logged in plays as its account (the
+// cookie says who it is); a guest is asked for a name (quietly).
+function helloWhoAmI() {
+  state.askingWho = true;
+  hello(null, null);
 }
 
 function connect() {
@@ -84,7 +92,7 @@ function connect() {
     if (resume && name) {
       hello(name, resume);
     } else {
-      drawNameForm();
+      helloWhoAmI();
     }
   });
   socket.addEventListener("message", event => received(
@@ -103,6 +111,7 @@ function received(message) {
 
 const HANDLERS = {
   welcome(message) {
+    state.askingWho = false;
     state.welcome = message;
     sessionStorage.setItem("gamehub.resume", message.resume);
     sessionStorage.setItem("gamehub.name", message.name);
@@ -124,9 +133,18 @@ const HANDLERS = {
     drawBoard();
   },
   error(message) {
-    errorLine.textContent = t("Error: {0}", message.code);
-    if (message.request === "hello") {
-      sessionStorage.removeItem("gamehub.resume");
+    const asked = state.askingWho;
+    if (message.request === "hello") state.askingWho = false;
+    errorLine.textContent = asked && message.code === "bad-message" ? "" :
+      t("Error: {0}", message.code);
+    if (message.request !== "hello") return;
+    sessionStorage.removeItem("gamehub.resume");
+    if (message.code === "login-required") {
+      // --names closed: only accounts play.
+      errorLine.append(" ", el("a", {id: "login", href: "/login?next=/play"},
+                               t("Log in to play.")));
+      replaceChildren(root, errorLine);
+    } else {
       drawNameForm();
     }
   },
