@@ -1,8 +1,8 @@
 """
 Playing in a real browser: headless Chromium (as L{tests.web.test_browser}
-drives it) plays whole gomoku and checkers games against server bots on
-C{/play} by clicking, reloads the page mid-game and keeps its seat, and
-joins a gomoku-battle client's room.
+drives it) plays whole gomoku, checkers and Splendor games against server
+bots on C{/play} by clicking, reloads the page mid-game and keeps its
+seat, and joins a gomoku-battle client's room.
 """
 
 import os
@@ -24,7 +24,8 @@ class PlayPageTests(SynchronousTestCase):
         self.driver = browser()
         self.addCleanup(self.driver.quit)
         self.server = GamehubServer(self, "--bot-delay", "0.05",
-                                    games=("gomoku", "checkers", "web"))
+                                    games=("gomoku", "checkers", "splendor",
+                                           "web"))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 
     def wait(self, condition, message):
@@ -188,3 +189,117 @@ class PlayPageTests(SynchronousTestCase):
             self.assertGreaterEqual(len(self.find("#board .win")), 5)
         self.assertEqual(self.find("#seats li")[0].text.split()[0],
                          "clicker")
+
+    def enabled(self, selector):
+        """
+        The elements of C{selector} that are enabled now.
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        found = []
+        for node in self.find(selector):
+            try:
+                if node.is_enabled():
+                    found.append(node)
+            except StaleElementReferenceException:
+                pass
+        return found
+
+    def pickGems(self, verb):
+        """
+        Click gem buttons, a new gem first, until the C{verb} button
+        (C{#take} or C{#discard}) plays the pick, then click it.
+        """
+        for _ in range(12):
+            if self.enabled("#" + verb):
+                break
+            fresh = [node for node in self.enabled(".gem-button")
+                     if node.get_attribute("aria-pressed") == "false"]
+            (fresh or self.enabled(".gem-button"))[0].click()
+        self.click("#" + verb)
+
+    def splendorTurn(self, taking):
+        """
+        Play one Splendor turn of ours by clicking: a noble when several
+        qualify, tokens back when over 10; else, with C{taking}, tokens
+        when a take is legal; else a card to buy (board or hand), else
+        tokens, else a reserve.
+
+        @return: what was done.
+        """
+        if self.find(".noble-choice"):
+            # Only the nobles that qualify are offered, nothing else.
+            self.assertGreaterEqual(len(self.find(".noble-choice")), 2)
+            self.assertEqual(self.find("#take-picker, #board .pick"), [])
+            self.click(".noble-choice")
+            return "noble"
+        if self.find("#discard-picker"):
+            # Only giving back is offered, once the pick is complete.
+            self.assertEqual(self.find("#take-picker, #board .pick"), [])
+            self.assertEqual(self.enabled("#discard"), [])
+            self.pickGems("discard")
+            return "discard"
+        canTake = bool(self.enabled("#take-picker .gem-button"))
+        if taking and canTake:
+            self.pickGems("take")
+            return "take"
+        if self.enabled(".hand-card.buyable"):
+            self.click(".hand-card.buyable")
+            self.click("#chosen .buy")
+            return "buy"
+        if self.find("#board .card-pick.buyable"):
+            self.click("#board .card-pick.buyable")
+            self.click("#chosen .buy")
+            return "buy"
+        if canTake:
+            self.pickGems("take")
+            return "take"
+        self.click("#board .pick")
+        self.click("#reserve")
+        return "reserve"
+
+    def test_wholeSplendorGameByClicking(self):
+        """
+        A two-player Splendor game against a level-1 bot (seated as a
+        Unity INIT, the bot filling the table), played to its end by
+        clicking: tokens are taken until more than 10 must be given back
+        (the discard, by clicking gem buttons), then cards are bought
+        from the board or the hand whenever one is offered. A noble
+        choice, when several nobles qualify at once, is made by clicking
+        one (the hub deals at random: it cannot be forced).
+        """
+        # The screenshot's size: a 1280x800 page.
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 1280, "height": 800, "deviceScaleFactor": 1,
+            "mobile": False})
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys("jeweller")
+        self.click("#hello")
+        self.click("#new-splendor")
+        self.click("#ready")
+        self.wait(lambda: self.find("#board svg.splendor"), "no board")
+        done = []
+        shot = "web-play-splendor.png"
+        for _ in range(300):
+            self.wait(lambda: self.statusData("turn") in ("yours", "over"),
+                      "never our turn")
+            if self.statusData("turn") == "over":
+                break
+            if shot is not None and "discard" in done and self.find(
+                    "#board .card-pick.buyable"):
+                self.click("#board .card-pick.buyable")
+                self.wait(lambda: self.find("#chosen button"),
+                          "no card chosen")
+                self.screenshot(shot)
+                shot = None
+            before = self.moves()
+            done.append(self.splendorTurn("discard" not in done))
+            self.wait(lambda: self.moves() > before
+                      or self.statusData("turn") == "over",
+                      "the click played nothing")
+        self.wait(lambda: self.statusData("turn") == "over",
+                  "the game never ended")
+        text = self.find("#status")[0].text
+        self.assertIn(text, ("You won!", "You lost."))
+        self.assertIn("discard", done)
+        self.assertIn("buy", done)
