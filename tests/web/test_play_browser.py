@@ -276,7 +276,7 @@ class PlayPageTests(SynchronousTestCase):
         from the board or the hand whenever one is offered. A noble
         choice, when several nobles qualify at once, is made by clicking
         one: the deal is seeded (L{SPLENDOR_SEED}) so that all three
-        happen.
+        happen.  Once, a card is chosen with the keyboard (Enter on it).
         """
         # The screenshot's size: a 1280x800 page.
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
@@ -298,9 +298,12 @@ class PlayPageTests(SynchronousTestCase):
                 break
             if shot is not None and "discard" in done and self.find(
                     "#board .card-pick.buyable"):
-                self.click("#board .card-pick.buyable")
-                self.wait(lambda: self.find("#chosen button"),
-                          "no card chosen")
+                # By keyboard: Enter on the focused card.
+                from selenium.webdriver.common.keys import Keys
+                self.find("#board .card-pick.buyable")[0].send_keys(
+                    Keys.ENTER)
+                self.wait(lambda: self.find("#chosen .buy"),
+                          "Enter chose no card")
                 self.screenshot(shot)
                 shot = None
             before = self.moves()
