@@ -118,6 +118,7 @@ export function drawSplendorPlay(game, act, redraw) {
                            choice, "take", t("Take tokens"), t("Take"),
                            act, redraw));
     panel.append(chosenCard(game, legal, act));
+    panel.append(cardList(game.view, legal, choice, redraw));
   } else if (phase === "discard") {
     panel.append(gemPicker(legal, choice, "discard",
                            t("Tokens to give back"), t("Give back"), act,
@@ -191,6 +192,39 @@ function overlayCards(drawn, view, legal, choice, hinted, redraw) {
         }));
     }
   });
+}
+
+// The same cards and decks as buttons (shown on narrow screens, where
+// the board's are smaller than a finger: hub.css).
+function cardList(view, legal, choice, redraw) {
+  const list = el("div", {class: "choices card-list"});
+  const choose = key => () => {
+    choice.selected = key;
+    redraw();
+  };
+  [2, 1, 0].forEach(level => {
+    for (const card of view.rows[level]) {
+      if (!card || !legal.some(a => a.card === card.id &&
+                               (a.kind === "buy_card" ||
+                                a.kind === "fold_card"))) {
+        continue;
+      }
+      const key = String(card.id);
+      list.append(button({class: "card-button" + (
+        choice.selected === key ? " selected" : ""), "data-card": key},
+                         [el("span", {class: "dot " + card.bonus}),
+                          cardLabel(card)], choose(key)));
+    }
+    const deck = UNKNOWN_CARD_BASE + level + 1;
+    if (legal.some(a => a.kind === "fold_card_unknown" && a.card === deck)) {
+      const key = "deck-" + (level + 1);
+      list.append(button({class: "card-button" + (
+        choice.selected === key ? " selected" : ""),
+                          "data-level": level + 1},
+                         t("Deck {0}", level + 1), choose(key)));
+    }
+  });
+  return list;
 }
 
 function cardLabel(card) {
