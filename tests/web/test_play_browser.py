@@ -276,7 +276,8 @@ class PlayPageTests(SynchronousTestCase):
         from the board or the hand whenever one is offered. A noble
         choice, when several nobles qualify at once, is made by clicking
         one: the deal is seeded (L{SPLENDOR_SEED}) so that all three
-        happen.  Once, a card is chosen with the keyboard (Enter on it).
+        happen.  Once, a card is chosen with the keyboard (Enter on it);
+        on the first turn, the hint button preselects the hint.
         """
         # The screenshot's size: a 1280x800 page.
         self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
@@ -306,6 +307,14 @@ class PlayPageTests(SynchronousTestCase):
                           "Enter chose no card")
                 self.screenshot(shot)
                 shot = None
+            if not done:
+                # The hint preselects the bot's action; cleared, the
+                # seeded game goes on as planned.
+                self.click("#hint")
+                self.wait(lambda: self.enabled("#take") or self.find(
+                    "#chosen button, #board .pick.hinted"), "no hint")
+                if self.enabled("#take-clear"):
+                    self.click("#take-clear")
             before = self.moves()
             done.append(self.splendorTurn("discard" not in done))
             self.wait(lambda: self.moves() > before
