@@ -211,6 +211,20 @@ class PlayPageTests(SynchronousTestCase):
                 pass
         return found
 
+    def cards(self, selector):
+        """
+        The C{data-card} of each element of C{selector}, looked up again
+        while the page redraws.
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        for _ in range(50):
+            try:
+                return [node.get_attribute("data-card")
+                        for node in self.find(selector)]
+            except StaleElementReferenceException:
+                pass
+        raise AssertionError("the page never stopped redrawing")
+
     def pickGems(self, verb):
         """
         Click gem buttons, a new gem first, until the C{verb} button
@@ -327,3 +341,52 @@ class PlayPageTests(SynchronousTestCase):
         self.assertIn("discard", done)
         self.assertIn("buy", done)
         self.assertIn("noble", done)
+
+    def test_splendorReserveAndBuyFromHand(self):
+        """
+        Splendor by clicking: a blind reserve (a deck, then Reserve) and
+        a face-up one (a level-1 card, then Reserve) put the cards in
+        the player's hand, face up; tokens are taken until a reserved
+        card is offered for sale, and it is bought from the hand.
+        """
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys("reserver")
+        self.click("#hello")
+        self.click("#new-splendor")
+        self.click("#ready")
+
+        def ourTurn():
+            self.wait(lambda: self.statusData("turn") == "yours",
+                      "never our turn")
+            return self.moves()
+
+        def played(before):
+            self.wait(lambda: self.moves() > before, "nothing played")
+
+        before = ourTurn()
+        self.click('#board .deck-pick[data-level="1"]')
+        self.click("#reserve")
+        played(before)
+        self.wait(lambda: len(self.cards("#hand .hand-card")) == 1,
+                  "the blind reserve is not in the hand")
+        before = ourTurn()
+        level1 = self.cards('#board .card-pick[data-level="1"]')
+        self.click('#board .card-pick[data-card="%s"]' % (level1[0],))
+        self.click("#reserve")
+        played(before)
+        self.wait(lambda: len(self.cards("#hand .hand-card")) == 2,
+                  "the face-up reserve is not in the hand")
+        self.assertIn(level1[0], self.cards("#hand .hand-card"))
+        for _ in range(12):
+            before = ourTurn()
+            if self.cards("#hand .hand-card.buyable"):
+                break
+            self.pickGems("take")
+            played(before)
+        bought = self.cards("#hand .hand-card.buyable")[0]
+        self.click('#hand .hand-card[data-card="%s"]' % (bought,))
+        self.click("#chosen .buy")
+        played(before)
+        self.wait(lambda: bought not in self.cards("#hand .hand-card"),
+                  "the card bought is still in the hand")

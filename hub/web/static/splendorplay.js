@@ -169,6 +169,7 @@ function overlayCards(drawn, view, legal, choice, hinted, redraw) {
       drawn.append(svgButton("rect", {
         x: CARD_X + i * CARD_STEP - 3, y: y - 3, width: CARD_W + 6,
         height: CARD_H + 6, rx: 8, "data-card": key,
+        "data-level": card.level,
         class: "pick card-pick" + (buyable ? " buyable" : "") +
                (choice.selected === key ? " selected" : "") +
                (hinted === key ? " hinted" : ""),
