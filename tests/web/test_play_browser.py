@@ -248,9 +248,13 @@ class PlayPageTests(SynchronousTestCase):
         @return: what was done.
         """
         if self.find(".noble-choice"):
-            # Only the nobles that qualify are offered, nothing else.
+            # Only the nobles that qualify are offered (as buttons, and
+            # on the board), nothing else.
             self.assertGreaterEqual(len(self.find(".noble-choice")), 2)
-            self.assertEqual(self.find("#take-picker, #board .pick"), [])
+            self.assertEqual(len(self.find("#board .noble-pick")),
+                             len(self.find(".noble-choice")))
+            self.assertEqual(self.find(
+                "#take-picker, #board .card-pick, #board .deck-pick"), [])
             self.screenshot("web-play-splendor-noble.png")
             self.click(".noble-choice")
             return "noble"

@@ -124,6 +124,7 @@ export function drawSplendorPlay(game, act, redraw) {
                            t("Tokens to give back"), t("Give back"), act,
                            redraw));
   } else if (phase === "noble") {
+    overlayNobles(drawn, game.view, legal, hinted, act);
     panel.append(el("h3", {}, t("Choose a noble")),
                  el("div", {class: "choices"}, legal.map(action => {
                    const noble = game.nobles[action.card] || null;
@@ -226,6 +227,21 @@ function cardList(view, legal, choice, redraw) {
     }
   });
   return list;
+}
+
+// The nobles offered, on the board: a click (or Enter) chooses one.
+function overlayNobles(drawn, view, legal, hinted, act) {
+  view.nobles.forEach((noble, i) => {
+    const action = legal.find(a => a.card === noble.id);
+    if (!action) return;
+    drawn.append(svgButton("rect", {
+      x: CARD_X + i * CARD_STEP - 3, y: 3, width: 90, height: 90, rx: 8,
+      "data-noble": noble.id,
+      class: "pick noble-pick" + (hinted === "noble-" + noble.id
+                                  ? " hinted" : ""),
+      "aria-label": t("Noble: {0} points ({1})", noble.points,
+                      costText(noble.cost))}, () => act(action)));
+  });
 }
 
 function cardLabel(card) {
