@@ -7,6 +7,7 @@ C{none}).
 """
 
 import gc
+import random
 
 from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
@@ -249,6 +250,9 @@ class Options(usage.Options):
          _positiveInt],
         ["bot-delay", None, None, "Seconds a server-side bot waits before "
          "each action (default: each protocol's own).", float],
+        ["splendor-seed", None, None, "Seed of the Splendor tables' seating "
+         "order and deals (default: random), for tests and demonstrations.",
+         _positiveInt],
         ["max-send-buffer", None, 256 * 1024, "Bytes a connection may be "
          "owed (sent to it, not yet taken by its socket) before it is "
          "closed as a drop; 0 for no limit.", _positiveInt],
@@ -443,6 +447,15 @@ class Options(usage.Options):
             descriptorReserve=self["web-fd-reserve"])
 
 
+def splendorRandom(options):
+    """
+    The random generator of the Splendor tables: seeded by
+    C{--splendor-seed} if given, else None (a fresh one).
+    """
+    seed = options.get("splendor-seed")
+    return None if seed is None else random.Random(seed)
+
+
 def makeFactories(options, lobby, sessions, clock):
     """
     One protocol factory per game kind, all over the same lobby and
@@ -471,7 +484,8 @@ def makeFactories(options, lobby, sessions, clock):
             sizes=sizes,
             errorNames=bool(options["checkers-error-names"]),
             joinSeats=bool(options["checkers-join-seats"]), **bots),
-        "splendor-port": SplendorFactory(lobby, sessions, clock, **bots),
+        "splendor-port": SplendorFactory(
+            lobby, sessions, clock, rng=splendorRandom(options), **bots),
     }
 
 

@@ -172,6 +172,20 @@ class ServiceTests(SynchronousTestCase):
                          {1, 2, 3, 4, 6})
         self.assertEqual(counts("--checkers-four-players"), {2, 3, 4, 6})
 
+    def test_splendorSeed(self):
+        """
+        C{--splendor-seed} seeds the Splendor tables' random generator
+        (the same seed, the same draws); without it, there is a fresh one.
+        """
+        def draws(*argv):
+            factory = self.services(*argv)["splendor-port"].factory
+            return [factory.policy.rng.random() for _ in range(3)]
+        self.assertEqual(draws("--splendor-seed", "50"),
+                         draws("--splendor-seed", "50"))
+        self.assertNotEqual(draws("--splendor-seed", "50"),
+                            draws("--splendor-seed", "51"))
+        self.assertNotEqual(draws(), draws())
+
     def test_announce(self):
         """
         The announcer watches the game listeners; --announce no leaves

@@ -54,6 +54,7 @@ from hub.tables.base import (
     GameIsOver, IllegalAction, NotSeated, NotYourTurn, TableError)
 from hub.tables.gomoku import OWNER_SEAT
 from hub.tables.splendor import CAPACITY as SPLENDOR_CAPACITY
+from hub.web.views import splendorCard, splendorView
 from hub.wire import gomoku as gomokuWire
 
 #: The version of the protocol this hub speaks.
@@ -504,18 +505,35 @@ class WebPlayer(MuteLegacy, RoomObserver):
         return [encodeAction(table.kind, action)
                 for action in table.game.legalActions(seat)]
 
+    def addTable(self, table, message):
+        """
+        Add to the Splendor event C{message} what the player sees of the
+        table now: C{view}, the spectators' view (L{splendorView}), and
+        C{hand}, the player's own reserved cards face up (a browser
+        player draws the table from these, as the rules hold no card
+        text).  Nothing for the other kinds.
+        """
+        if table.kind != "splendor":
+            return message
+        game = table.game
+        message["view"] = splendorView(game)
+        seat = self.seat
+        message["hand"] = ([] if seat is None else [
+            splendorCard(n) for n in game.players[seat].reserved])
+        return message
+
     def onGameStarted(self, table, event):
         position = event.position
         if table.kind == "splendor":
             # The deal holds the decks in order: only what is face up.
             position = {"nobles": position["nobles"],
                         "board": position["board"]}
-        self.sendEvent({
+        self.sendEvent(self.addTable(table, {
             "type": "event", "event": "GameStarted", "kind": event.kind,
             "table": event.table, "position": position,
             "seats": [{"index": s.index, "name": s.name,
                        "bot": bool(s.bot)} for s in event.seats],
-            "you": self.seat})
+            "you": self.seat}))
 
     def onTurnStarted(self, table, event):
         self.sendTurn(table, event.seat, event.deadline)
@@ -527,7 +545,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
         legal = self.legalFor(table, seat)
         if legal is not None:
             message["legal"] = legal
-        self.sendEvent(message)
+        self.sendEvent(self.addTable(table, message))
 
     def onActionPlayed(self, table, event):
         detail = event.detail
@@ -564,22 +582,23 @@ class WebPlayer(MuteLegacy, RoomObserver):
 
     def onDiscardRequired(self, table, event):
         if event.seat == self.seat:
-            self.sendEvent({"type": "event", "event": "DiscardRequired",
-                            "seat": event.seat, "count": event.count,
-                            "legal": self.legalFor(table, event.seat)})
+            self.sendEvent(self.addTable(table, {
+                "type": "event", "event": "DiscardRequired",
+                "seat": event.seat, "count": event.count,
+                "legal": self.legalFor(table, event.seat)}))
 
     def onNobleOffered(self, table, event):
         if event.seat == self.seat:
-            self.sendEvent({"type": "event", "event": "NobleOffered",
-                            "seat": event.seat,
-                            "nobles": list(event.nobles),
-                            "legal": self.legalFor(table, event.seat)})
+            self.sendEvent(self.addTable(table, {
+                "type": "event", "event": "NobleOffered",
+                "seat": event.seat, "nobles": list(event.nobles),
+                "legal": self.legalFor(table, event.seat)}))
 
     def onGameEnded(self, table, event):
-        self.sendEvent({
+        self.sendEvent(self.addTable(table, {
             "type": "event", "event": "GameEnded", "reason": event.reason,
             "ranking": list(event.ranking), "winner": event.winner,
-            "names": [s.name for s in table.seats]})
+            "names": [s.name for s in table.seats]}))
         table.removeListener(self)
         self.table = None
         # A player away now hears how it ended on coming back.

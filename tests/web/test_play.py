@@ -464,6 +464,39 @@ class SplendorTests(SynchronousTestCase):
         self.assertNotIn("drawn", theirs)
         self.assertEqual(mine["golden"], theirs["golden"])
 
+    def test_viewAndHand(self):
+        """
+        Splendor's events to a browser player carry the table as the
+        spectators see it (C{view}) and the player's own reserved cards
+        face up (C{hand}); the other players' reserved cards stay face
+        down in the view.
+        """
+        first, second = self.hub.browser("alice"), self.hub.browser("bob")
+        for browser in (first, second):
+            browser.send({"type": "join", "kind": "splendor"})
+        for browser in (first, second):
+            browser.send({"type": "ready"})
+        started = first.last("event", "GameStarted")
+        self.assertEqual(len(started["view"]["players"]), 2)
+        self.assertEqual(started["hand"], [])
+        mover = [b for b in (first, second)
+                 if b.player.seat == b.player.table.game.currentSeat][0]
+        other = second if mover is first else first
+        seat = mover.player.seat
+        legal = mover.last("event", "TurnStarted")["legal"]
+        reserve = [a for a in legal
+                   if a["kind"] == splendorRules.FOLD_CARD][0]
+        mover.send({"type": "act", "action": reserve})
+        self.assertEqual(
+            [card["id"] for card in mover.last("event", "TurnStarted")[
+                "hand"]], [reserve["card"]])
+        seen = other.last("event", "TurnStarted")
+        self.assertEqual(seen["view"]["players"][seat]["reserved"],
+                         [{"level": seen["view"]["players"][seat][
+                             "reserved"][0]["level"]}])
+        self.assertEqual(seen["hand"], [])
+        self.assertEqual(seen["view"]["toMove"], seen["seat"])
+
     def test_actionCodec(self):
         """
         A Splendor action goes to JSON and back unchanged.

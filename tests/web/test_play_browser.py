@@ -1,8 +1,8 @@
 """
 Playing in a real browser: headless Chromium (as L{tests.web.test_browser}
-drives it) plays whole gomoku and checkers games against server bots on
-C{/play} by clicking, reloads the page mid-game and keeps its seat, and
-joins a gomoku-battle client's room.
+drives it) plays whole gomoku, checkers and Splendor games against server
+bots on C{/play} by clicking, reloads the page mid-game and keeps its
+seat, and joins a gomoku-battle client's room.
 """
 
 import os
@@ -13,6 +13,12 @@ from tests.endtoend import GamehubServer
 from tests.web.test_browser import WAIT, bots, browser
 
 MOVES = 120
+#: The seed of the Splendor deal under which the clicks of
+#: L{PlayPageTests.test_wholeSplendorGameByClicking} against the level-2
+#: bot (the hub's --bot-level) lead to a discard and to a choice between
+#: two nobles (found by L{tests.web.splendorseeds}, which plays the same
+#: clicks against the rules and the bot offline).
+SPLENDOR_SEED = "50"
 
 
 class PlayPageTests(SynchronousTestCase):
@@ -24,7 +30,9 @@ class PlayPageTests(SynchronousTestCase):
         self.driver = browser()
         self.addCleanup(self.driver.quit)
         self.server = GamehubServer(self, "--bot-delay", "0.05",
-                                    games=("gomoku", "checkers", "web"))
+                                    "--splendor-seed", SPLENDOR_SEED,
+                                    games=("gomoku", "checkers", "splendor",
+                                           "web"))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 
     def wait(self, condition, message):
@@ -188,3 +196,201 @@ class PlayPageTests(SynchronousTestCase):
             self.assertGreaterEqual(len(self.find("#board .win")), 5)
         self.assertEqual(self.find("#seats li")[0].text.split()[0],
                          "clicker")
+
+    def enabled(self, selector):
+        """
+        The elements of C{selector} that are enabled now.
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        found = []
+        for node in self.find(selector):
+            try:
+                if node.is_enabled():
+                    found.append(node)
+            except StaleElementReferenceException:
+                pass
+        return found
+
+    def cards(self, selector):
+        """
+        The C{data-card} of each element of C{selector}, looked up again
+        while the page redraws.
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        for _ in range(50):
+            try:
+                return [node.get_attribute("data-card")
+                        for node in self.find(selector)]
+            except StaleElementReferenceException:
+                pass
+        raise AssertionError("the page never stopped redrawing")
+
+    def pickGems(self, verb):
+        """
+        Click gem buttons, a new gem first, until the C{verb} button
+        (C{#take} or C{#discard}) plays the pick, then click it.
+        """
+        for _ in range(12):
+            if self.enabled("#" + verb):
+                break
+            fresh = [node for node in self.enabled(".gem-button")
+                     if node.get_attribute("aria-pressed") == "false"]
+            (fresh or self.enabled(".gem-button"))[0].click()
+        self.click("#" + verb)
+
+    def splendorTurn(self, taking):
+        """
+        Play one Splendor turn of ours by clicking: a noble when several
+        qualify, tokens back when over 10; else, with C{taking}, tokens
+        when a take is legal; else a card to buy (board or hand), else
+        tokens, else a reserve.
+
+        @return: what was done.
+        """
+        if self.find(".noble-choice"):
+            # Only the nobles that qualify are offered (as buttons, and
+            # on the board), nothing else.
+            self.assertGreaterEqual(len(self.find(".noble-choice")), 2)
+            self.assertEqual(len(self.find("#board .noble-pick")),
+                             len(self.find(".noble-choice")))
+            self.assertEqual(self.find(
+                "#take-picker, #board .card-pick, #board .deck-pick"), [])
+            self.screenshot("web-play-splendor-noble.png")
+            self.click(".noble-choice")
+            return "noble"
+        if self.find("#discard-picker"):
+            # Only giving back is offered, once the pick is complete.
+            self.assertEqual(self.find("#take-picker, #board .pick"), [])
+            self.assertEqual(self.enabled("#discard"), [])
+            self.pickGems("discard")
+            return "discard"
+        canTake = bool(self.enabled("#take-picker .gem-button"))
+        if taking and canTake:
+            self.pickGems("take")
+            return "take"
+        if self.enabled(".hand-card.buyable"):
+            self.click(".hand-card.buyable")
+            self.click("#chosen .buy")
+            return "buy"
+        if self.find("#board .card-pick.buyable"):
+            self.click("#board .card-pick.buyable")
+            self.click("#chosen .buy")
+            return "buy"
+        if canTake:
+            self.pickGems("take")
+            return "take"
+        self.click("#board .pick")
+        self.click("#reserve")
+        return "reserve"
+
+    def test_wholeSplendorGameByClicking(self):
+        """
+        A two-player Splendor game against a server bot (seated as a
+        Unity INIT, the bot filling the table; the table's bots play at
+        the hub's --bot-level, 2, whatever the page's level), played to
+        its end by
+        clicking: tokens are taken until more than 10 must be given back
+        (the discard, by clicking gem buttons), then cards are bought
+        from the board or the hand whenever one is offered. A noble
+        choice, when several nobles qualify at once, is made by clicking
+        one: the deal is seeded (L{SPLENDOR_SEED}) so that all three
+        happen.  Once, a card is chosen with the keyboard (Enter on it);
+        on the first turn, the hint button preselects the hint.
+        """
+        # The screenshot's size: a 1280x800 page.
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 1280, "height": 800, "deviceScaleFactor": 1,
+            "mobile": False})
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys("jeweller")
+        self.click("#hello")
+        self.click("#new-splendor")
+        self.click("#ready")
+        self.wait(lambda: self.find("#board svg.splendor"), "no board")
+        done = []
+        shot = "web-play-splendor.png"
+        for _ in range(300):
+            self.wait(lambda: self.statusData("turn") in ("yours", "over"),
+                      "never our turn")
+            if self.statusData("turn") == "over":
+                break
+            if shot is not None and "discard" in done and self.find(
+                    "#board .card-pick.buyable"):
+                # By keyboard: Enter on the focused card.
+                from selenium.webdriver.common.keys import Keys
+                self.find("#board .card-pick.buyable")[0].send_keys(
+                    Keys.ENTER)
+                self.wait(lambda: self.find("#chosen .buy"),
+                          "Enter chose no card")
+                self.screenshot(shot)
+                shot = None
+            if not done:
+                # The hint preselects the bot's action; cleared, the
+                # seeded game goes on as planned.
+                self.click("#hint")
+                self.wait(lambda: self.enabled("#take") or self.find(
+                    "#chosen button, #board .pick.hinted"), "no hint")
+                if self.enabled("#take-clear"):
+                    self.click("#take-clear")
+            before = self.moves()
+            done.append(self.splendorTurn("discard" not in done))
+            self.wait(lambda: self.moves() > before
+                      or self.statusData("turn") == "over",
+                      "the click played nothing")
+        self.wait(lambda: self.statusData("turn") == "over",
+                  "the game never ended")
+        text = self.find("#status")[0].text
+        self.assertIn(text, ("You won!", "You lost."))
+        self.assertIn("discard", done)
+        self.assertIn("buy", done)
+        self.assertIn("noble", done)
+
+    def test_splendorReserveAndBuyFromHand(self):
+        """
+        Splendor by clicking: a blind reserve (a deck, then Reserve) and
+        a face-up one (a level-1 card, then Reserve) put the cards in
+        the player's hand, face up; tokens are taken until a reserved
+        card is offered for sale, and it is bought from the hand.
+        """
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys("reserver")
+        self.click("#hello")
+        self.click("#new-splendor")
+        self.click("#ready")
+
+        def ourTurn():
+            self.wait(lambda: self.statusData("turn") == "yours",
+                      "never our turn")
+            return self.moves()
+
+        def played(before):
+            self.wait(lambda: self.moves() > before, "nothing played")
+
+        before = ourTurn()
+        self.click('#board .deck-pick[data-level="1"]')
+        self.click("#reserve")
+        played(before)
+        self.wait(lambda: len(self.cards("#hand .hand-card")) == 1,
+                  "the blind reserve is not in the hand")
+        before = ourTurn()
+        level1 = self.cards('#board .card-pick[data-level="1"]')
+        self.click('#board .card-pick[data-card="%s"]' % (level1[0],))
+        self.click("#reserve")
+        played(before)
+        self.wait(lambda: len(self.cards("#hand .hand-card")) == 2,
+                  "the face-up reserve is not in the hand")
+        self.assertIn(level1[0], self.cards("#hand .hand-card"))
+        for _ in range(12):
+            before = ourTurn()
+            if self.cards("#hand .hand-card.buyable"):
+                break
+            self.pickGems("take")
+            played(before)
+        bought = self.cards("#hand .hand-card.buyable")[0]
+        self.click('#hand .hand-card[data-card="%s"]' % (bought,))
+        self.click("#chosen .buy")
+        played(before)
+        self.wait(lambda: bought not in self.cards("#hand .hand-card"),
+                  "the card bought is still in the hand")

@@ -4,18 +4,22 @@
 // marked and the winning five highlighted at the end.  Checkers: a click
 // on one of your pieces that can move highlights every legal destination
 // (jump chains included), a click on one plays that path; the last move
-// is drawn along its path.
+// is drawn along its path.  Splendor: splendorplay.js.
 import { el, player, replaceChildren, svg } from "./dom.js";
 import {
   CHECKERS_STEP, GOMOKU_CELL, checkersPoint, drawCheckers, drawGomoku,
   gomokuAt } from "./boards.js";
 import { language, otherLanguages, t } from "./i18n.js";
+import {
+  drawSplendorPlay, hintChoice, newChoice, phaseOf } from "./splendorplay.js";
 
 const VERSION = 1;
 const SIZE = 15;
 const root = document.getElementById("play");
 const status = el("p", {id: "status", class: "status"});
 const board = el("div", {id: "board", class: "board"});
+// Splendor's actions, beside its board.
+const actions = el("div", {id: "actions"});
 const controls = el("div", {class: "controls", id: "controls"});
 const seatList = el("ol", {id: "seats", class: "seats"});
 const errorLine = el("p", {id: "error", class: "error"});
@@ -130,6 +134,7 @@ const HANDLERS = {
   hint(message) {
     state.hint = message.action;
     if (state.kind === "checkers") state.selected = String(message.action[0]);
+    if (state.kind === "splendor") state.choice = hintChoice(message.action);
     drawBoard();
   },
   error(message) {
@@ -167,6 +172,24 @@ function resetGame() {
   state.legal = null;
   state.ended = null;
   state.hint = null;
+  state.view = null;
+  state.hand = [];
+  state.choice = newChoice();
+}
+
+// A Splendor event's table (view) and the player's reserved cards.
+function splendorTable(message) {
+  if (message.view) state.view = message.view;
+  if (message.hand) state.hand = message.hand;
+}
+
+// A Splendor prompt of the player's: discard, or choose a noble.
+function splendorPrompt(message) {
+  splendorTable(message);
+  state.turn = message.seat;
+  state.legal = message.legal || null;
+  state.hint = null;
+  state.choice = newChoice();
 }
 
 const EVENTS = {
@@ -178,6 +201,8 @@ const EVENTS = {
     if (message.kind === "checkers") {
       state.position = {regions: message.position.regions,
                         pieces: message.position.pieces};
+    } else if (message.kind === "splendor") {
+      splendorTable(message);
     } else {
       state.moves = (message.position.moves || []).map(([x, y]) => [x, y]);
     }
@@ -188,7 +213,11 @@ const EVENTS = {
         : state.kind === "gomoku" ? emptyPoints() : message.legal || null;
     state.hint = null;
     state.selected = null;
+    state.choice = newChoice();
+    splendorTable(message);
   },
+  DiscardRequired: splendorPrompt,
+  NobleOffered: splendorPrompt,
   ActionPlayed(message) {
     state.moves.push(message.action);
     state.hint = null;
@@ -217,6 +246,7 @@ const EVENTS = {
     if (seat) seat.bot = true;
   },
   GameEnded(message) {
+    splendorTable(message);
     state.ended = message;
     state.turn = null;
     state.legal = null;
@@ -331,9 +361,33 @@ function drawCheckersBoard() {
   replaceChildren(board, drawn);
 }
 
+function act(action) {
+  state.legal = null;
+  state.choice = newChoice();
+  send({type: "act", action});
+  drawBoard();
+}
+
+function drawSplendorBoard() {
+  const nobles = Object.fromEntries(state.view.nobles.map(
+    noble => [noble.id, noble]));
+  const drawn = drawSplendorPlay({
+    view: state.view, hand: state.hand, seats: state.seats,
+    legal: state.legal, hint: state.hint, choice: state.choice, nobles},
+    act, drawBoard);
+  drawn.board.dataset.moves = String(state.moves.length);
+  replaceChildren(board, drawn.board);
+  replaceChildren(actions, drawn.panel);
+}
+
 function drawBoard() {
+  if (state.kind !== "splendor" || !state.view) replaceChildren(actions);
   if (!state.seats.length) {
     replaceChildren(board);
+    return;
+  }
+  if (state.kind === "splendor") {
+    if (state.view) drawSplendorBoard();
     return;
   }
   if (state.kind === "checkers") {
@@ -388,6 +442,12 @@ function statusText() {
     return ended.winner === state.you ? t("You won!") : t("You lost.");
   }
   if (state.turn !== null && state.seats.length) {
+    const phase = state.turn === state.you && state.kind === "splendor"
+        ? phaseOf(state.legal) : null;
+    if (phase === "discard") {
+      return t("Give back tokens: you may keep 10.");
+    }
+    if (phase === "noble") return t("Several nobles visit you: choose one.");
     if (state.turn === state.you) return t("Your turn.");
     return t("{0} to move.", state.seats[state.turn].name);
   }
@@ -405,6 +465,10 @@ function drawStatus() {
 
 function colourName(seat) {
   if (state.kind === "checkers") return state.position.regions[seat];
+  if (state.kind === "splendor") {
+    const points = state.view ? state.view.players[seat].points : 0;
+    return t("{0} points", points);
+  }
   return seat === 0 ? t("black") : t("white");
 }
 
@@ -424,6 +488,15 @@ function newGame(kind) {
   const message = {type: "create", kind, room, seat: 0, bots: true, level};
   if (kind === "checkers") {
     message.players = Number(document.getElementById("players").value);
+  }
+  if (kind === "splendor") {
+    // Seated as a Unity client's INIT; bots fill the table up to the
+    // number of players chosen.
+    const players = Number(document.getElementById(
+      "splendor-players").value);
+    send({type: "join", kind});
+    send({type: "bots", count: players - 1, level});
+    return;
   }
   send(message);
 }
@@ -446,6 +519,14 @@ function drawControls() {
                el("label", {for: "players"}, t("Players")), players,
                button("new-checkers", t("Checkers against bots"),
                       () => newGame("checkers")));
+    const splendorPlayers = el(
+      "select", {id: "splendor-players",
+                 "aria-label": t("Splendor players")},
+      ...[2, 3, 4].map(n => el("option", {value: n}, n)));
+    parts.push(el("label", {for: "splendor-players"},
+                  t("Splendor players")), splendorPlayers,
+               button("new-splendor", t("Splendor against bots"),
+                      () => newGame("splendor")));
     const room = state.room;
     if (room && room.kind === "gomoku" && !room.running &&
         room.members.length === 2 && room.owner === state.welcome.name &&
@@ -499,7 +580,8 @@ function drawAll() {
     replaceChildren(root,
       el("div", {class: "game-layout"},
          el("div", {class: "board-column"}, status, board),
-         el("aside", {class: "side"}, controls, seatList, errorLine,
+         el("aside", {class: "side"}, controls, actions, seatList,
+            errorLine,
             openRoomsTitle, openRooms)));
   }
   if (state.room && !state.seats.length) {
