@@ -1,0 +1,4 @@
+"""
+Tournaments: a director on the tables layer (round robin, Swiss, arena),
+the engines it launches, and their faces (CLI, web).
+"""
