@@ -64,8 +64,9 @@ class RecordsServerTests(SynchronousTestCase):
         self.assertNotEqual(process.returncode, 0)
         lines = process.stdout.decode().strip().splitlines()
         self.assertIn("gamehub: the records database has schema version "
-                      "999, newer than the 1 this gamehub knows: upgrade "
-                      "gamehub, or use another --db", lines)
+                      "999, newer than the %d this gamehub knows: upgrade "
+                      "gamehub, or use another --db" % (db.latestVersion(),),
+                      lines)
 
     def test_botGamesRecorded(self):
         """
