@@ -38,7 +38,9 @@ def guestOf(room):
 
 def roomObjectOf(room):
     """
-    The wire C{Room} object for C{room} (passwords are never shown).
+    The wire C{Room} object for C{room} (passwords are never shown; a
+    room opened empty, as the tournament director's are, has an empty
+    owner name until someone joins).
     """
     guest = guestOf(room)
     if room.running:
@@ -50,7 +52,8 @@ def roomObjectOf(room):
     gs = (wire.PLAYER_STATE_READY if guest is not None and guest.ready
           else wire.PLAYER_STATE_PREPARE)
     return wire.roomObject(
-        room.name, room.owner.name, guest.name if guest else "",
+        room.name, room.owner.name if room.owner is not None else "",
+        guest.name if guest else "",
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 
 

@@ -129,13 +129,7 @@ def _numbered(rounds: Iterable[Sequence[Tuple[str, ...]]],
               tableSize: int) -> List[Game]:
     games = []
     for r, tables in enumerate(rounds, 1):
-        board = 0
-        for seats in tables:
-            if len(seats) == 1:
-                games.append(Game(r, 0, seats, (byePoints(tableSize),)))
-            else:
-                board += 1
-                games.append(Game(r, board, tuple(seats)))
+        games.extend(_roundGames(r, tables, tableSize))
     return games
 
 
@@ -206,14 +200,20 @@ def swissRound(names: Sequence[str], games: Sequence[Game], round: int,
 
 def _roundGames(round: int, tables: Sequence[Tuple[str, ...]],
                 tableSize: int) -> List[Game]:
+    """
+    The games of one round: boards numbered from 1, byes from -1 down
+    (with their points).
+    """
     out = []
-    board = 0
+    board = bye = 0
     for seats in sorted(tables, key=lambda t: len(t) == 1):
         if len(seats) == 1:
-            out.append(Game(round, 0, seats, (byePoints(tableSize),)))
+            bye -= 1
+            out.append(Game(round, bye, tuple(seats),
+                            (byePoints(tableSize),)))
         else:
             board += 1
-            out.append(Game(round, board, seats))
+            out.append(Game(round, board, tuple(seats)))
     return out
 
 

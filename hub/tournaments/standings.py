@@ -33,7 +33,7 @@ class Game:
     One game (or bye) of an event.
 
     @ivar round: The round, from 1.
-    @ivar board: The board within the round, from 1 (0 for a bye).
+    @ivar board: The board within the round, from 1 (byes: -1, -2...).
     @ivar seats: The entrants' names in seat order (one name for a bye).
     @ivar points: Points per seat, in seat order, once the game is over;
         L{None} while it is still to be played.
