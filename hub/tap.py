@@ -519,6 +519,14 @@ def makeService(options, reactor=None):
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
     factories = makeFactories(options, lobby, sessions, top.clock)
+    if records is not None:
+        from hub.tournaments.service import tournamentService
+        # TODO(engines): give the director the engine runner
+        # (hub.tournaments.engines) as its launcher.
+        tournamentService(
+            records, top,
+            {port[:-len("-port")]: factory.policy
+             for port, factory in factories.items()}).setServiceParent(top)
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster
         cluster = makeCluster(reactor, top, options["cluster"],
