@@ -1,0 +1,126 @@
+"""
+A tournament end to end: the real hub (C{twistd -n gamehub}) runs a
+4-entrant gomoku round robin created with the CLI; the games are played
+by C{python -m hub.bots} processes the test starts, each joining the
+room its pairing was given (C{EVENT-ROUND-BOARD}, from the hub's log)
+with C{--room}.  The standings the CLI prints as CSV are those the
+recorded games (with the event's id) make.
+"""
+
+import ast
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from tests.endtoend import GamehubServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+GAME_TIMEOUT = 120
+#: hub.bots names its one bot PREFIX + "1_1" (game 1, bot 1).
+PREFIXES = ("alpha", "bravo", "charlie", "delta")
+
+
+def botName(prefix):
+    return prefix + "1_1"
+
+
+class RoundRobinEndToEndTests(SynchronousTestCase):
+    """
+    The CLI creates and starts the event; the hub picks it up and runs it
+    to the end.
+    """
+
+    def setUp(self):
+        folder = tempfile.mkdtemp(prefix="gamehub-tournament-e2e-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.path = os.path.join(folder, "hub.sqlite")
+        self.url = "sqlite:" + self.path
+
+    def cli(self, *argv):
+        result = subprocess.run(
+            [sys.executable, "-m", "hub.tournaments", "--db", self.url]
+            + list(argv), cwd=ROOT, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return result.stdout.decode()
+
+    def bot(self, port, room, name, level):
+        prefix = name[:-len("1_1")]
+        return subprocess.Popen(
+            [sys.executable, "-m", "hub.bots",
+             "gomoku://127.0.0.1:%d" % (port,), "--count", "1", "--room",
+             room, "--name", prefix, "--level", str(level), "--delay", "0",
+             "--seed", "7", "--timeout", str(GAME_TIMEOUT)],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    def test_roundRobin(self):
+        """
+        Six rounds of two games each, then the event is finished and the
+        CSV standings agree with the recorded games.
+        """
+        server = GamehubServer(self, "--db", self.url, games=("gomoku",))
+        port = server.port("gomoku")
+        eventId = int(self.cli(
+            "create", "--name", "Bots cup", "--game", "gomoku", "--format",
+            "round-robin").splitlines()[-1])
+        for prefix in PREFIXES:
+            self.cli("enter", str(eventId), botName(prefix))
+        started = time.monotonic()
+        self.cli("start", str(eventId))
+        levels = {botName(p): level for p, level in zip(PREFIXES,
+                                                         (3, 2, 2, 1))}
+        opened = re.compile(r"tournament %d: room (%d-(\d+)-\d+) opened for "
+                            r"(\[.*?\])" % (eventId, eventId))
+        for round in range(1, 7):
+            server.waitForLog(r"tournament %d: room %d-%d-2 opened"
+                              % (eventId, eventId, round))
+            if round == 1:
+                # Picked up within the 2 s poll (and the CLI's start-up).
+                self.assertLess(time.monotonic() - started, 30)
+            rooms = [(m.group(1), ast.literal_eval(m.group(3)))
+                     for m in opened.finditer("".join(server.output))
+                     if int(m.group(2)) == round]
+            self.assertEqual(len(rooms), 2)
+            bots = [self.bot(port, room, name, levels[name])
+                    for room, seats in rooms for name in seats]
+            for bot in bots:
+                output, _ = bot.communicate(timeout=GAME_TIMEOUT)
+                self.assertEqual(bot.returncode, 0, output)
+        server.waitForLog(r"tournament %d \('Bots cup'\) finished"
+                          % (eventId,))
+        csv = self.cli("standings", str(eventId), "--csv").splitlines()
+        self.assertEqual(csv[0], "rank,name,points")
+        self.assertEqual(len(csv), 5)
+        shown = {line.split(",")[1]: float(line.split(",")[2])
+                 for line in csv[1:]}
+        # The points of the recorded games of the event.
+        server.stop()
+        connection = sqlite3.connect(self.path)
+        try:
+            rows = connection.execute(
+                "SELECT g.id, g.winner, s.seat, s.name FROM games g JOIN "
+                "game_seats s ON s.game_id = g.id WHERE g.event = ?",
+                (eventId,)).fetchall()
+        finally:
+            connection.close()
+        expected = {name: 0.0 for name in shown}
+        games = set()
+        for gameId, winner, seat, name in rows:
+            games.add(gameId)
+            if winner is None:
+                expected[name] += 0.5
+            elif winner == seat:
+                expected[name] += 1.0
+        self.assertEqual(len(games), 12)
+        self.assertEqual(shown, expected)
+        points = [float(line.split(",")[2]) for line in csv[1:]]
+        self.assertEqual(points, sorted(points, reverse=True))
+        self.assertEqual(sum(points), 12.0)
