@@ -519,14 +519,17 @@ def makeService(options, reactor=None):
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
     factories = makeFactories(options, lobby, sessions, top.clock)
+    director = None
     if records is not None:
         from hub.tournaments.service import tournamentService
         # TODO(engines): give the director the engine runner
         # (hub.tournaments.engines) as its launcher.
-        tournamentService(
+        tournaments = tournamentService(
             records, top,
             {port[:-len("-port")]: factory.policy
-             for port, factory in factories.items()}).setServiceParent(top)
+             for port, factory in factories.items()})
+        tournaments.setServiceParent(top)
+        director = tournaments.director
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster
         cluster = makeCluster(reactor, top, options["cluster"],
@@ -560,7 +563,7 @@ def makeService(options, reactor=None):
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
         site, web = webSite(top, records.records if records else None,
-                            collectors, options.webLimits())
+                            collectors, options.webLimits(), director)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)

@@ -5,6 +5,7 @@ The web face's resource tree and site:
     /games/ID               a live game, or a finished game's replay
     /players/KIND/NAME      a player's rating and recent games
     /leaderboard/KIND       the leaderboard of a game kind
+    /tournaments[/ID]       tournament events (L{hub.web.tournaments})
     /api/...                the JSON API and event streams (L{hub.web.api})
     /static/...             the pages' JavaScript and CSS
     /metrics                the Prometheus metrics of L{hub.metrics}
@@ -59,13 +60,18 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics, health=None):
+    def __init__(self, web, metrics, health=None, tournaments=None):
         resource.Resource.__init__(self)
         self.lobbyPage = pages.LobbyPage(web)
         self.putChild(b"games", pages.GamePage(web))
         self.putChild(b"players", pages.PlayerPage(web))
         self.putChild(b"leaderboard", pages.LeaderboardPage(web))
-        self.putChild(b"api", api.apiResource(web))
+        apiRoot = api.apiResource(web)
+        self.putChild(b"api", apiRoot)
+        if tournaments is not None:
+            from hub.web.tournaments import TournamentsAPI, TournamentsPage
+            self.putChild(b"tournaments", TournamentsPage(tournaments))
+            apiRoot.putChild(b"tournaments", TournamentsAPI(tournaments))
         self.putChild(b"static", StaticFiles(STATIC))
         self.putChild(b"metrics", metrics)
         if health is not None:
@@ -247,7 +253,7 @@ def metricsResource(lobby, sessions, collectors=()):
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def webSite(hub, records=None, collectors=(), limits=None):
+def webSite(hub, records=None, collectors=(), limits=None, director=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -256,6 +262,9 @@ def webSite(hub, records=None, collectors=(), limits=None):
     @param records: the records' query API (L{hub.records.query.Records})
         or None.
     @param limits: the web port's L{WebLimits} (default: none).
+    @param director: the tournament director
+        (L{hub.tournaments.director.Director}) whose events the
+        C{/tournaments} pages and API show, or None for none.
     @return: C{(site, service)}.
     """
     gate = FaceGate(limits if limits is not None else WebLimits(),
@@ -273,8 +282,13 @@ def webSite(hub, records=None, collectors=(), limits=None):
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
     web.gate = gate
+    tournaments = None
+    if director is not None:
+        from hub.web.tournaments import TournamentsWeb
+        tournaments = TournamentsWeb(director.database, director, hub.lobby,
+                                     spectating)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
-                getattr(hub, "health", None))
+                getattr(hub, "health", None), tournaments)
     site = HubSite(root, gate)
     site.web = web
     site.errors = WebErrors(hub.clock)

@@ -8,6 +8,7 @@ recorded games (with the event's id) make.
 """
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -52,6 +54,11 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         return result.stdout.decode()
 
+    def get(self, path):
+        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (
+                self.webPort, path), timeout=30) as response:
+            return response.read().decode("utf-8")
+
     def bot(self, port, room, name, level):
         prefix = name[:-len("1_1")]
         return subprocess.Popen(
@@ -64,10 +71,14 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
     def test_roundRobin(self):
         """
         Six rounds of two games each, then the event is finished and the
-        CSV standings agree with the recorded games.
+        CSV standings agree with the recorded games and with the web's.
+        Before each game, the JSON API names the room each entrant is to
+        join.
         """
-        server = GamehubServer(self, "--db", self.url, games=("gomoku",))
+        server = GamehubServer(self, "--db", self.url,
+                               games=("gomoku", "web"))
         port = server.port("gomoku")
+        self.webPort = server.port("web")
         eventId = int(self.cli(
             "create", "--name", "Bots cup", "--game", "gomoku", "--format",
             "round-robin").splitlines()[-1])
@@ -89,6 +100,12 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
                      for m in opened.finditer("".join(server.output))
                      if int(m.group(2)) == round]
             self.assertEqual(len(rooms), 2)
+            for room, seats in rooms:
+                for name in seats:
+                    nextRoom = json.loads(self.get(
+                        "/api/tournaments/%d/next?name=%s" % (eventId,
+                                                              name)))
+                    self.assertEqual(nextRoom["room"], room)
             bots = [self.bot(port, room, name, levels[name])
                     for room, seats in rooms for name in seats]
             for bot in bots:
@@ -101,6 +118,23 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
         self.assertEqual(len(csv), 5)
         shown = {line.split(",")[1]: float(line.split(",")[2])
                  for line in csv[1:]}
+        web = json.loads(self.get("/api/tournaments/%d" % (eventId,)))
+        self.assertEqual(web["state"], "finished")
+        self.assertEqual([(s["rank"], s["name"], s["points"])
+                          for s in web["standings"]],
+                         [(int(line.split(",")[0]), line.split(",")[1],
+                           float(line.split(",")[2])) for line in csv[1:]])
+        self.assertEqual(
+            self.get("/api/tournaments/%d/standings.csv" % (eventId,)),
+            "\n".join(csv) + "\n")
+        page = self.get("/tournaments/%d" % (eventId,))
+        self.assertIn("Bots cup", page)
+        for name in shown:
+            self.assertIn(name, page)
+        listing = json.loads(self.get("/api/tournaments"))
+        self.assertEqual([e["id"] for e in listing["tournaments"]],
+                         [eventId])
+        self.assertIn("Bots cup", self.get("/tournaments"))
         # The points of the recorded games of the event.
         server.stop()
         connection = sqlite3.connect(self.path)
