@@ -331,8 +331,18 @@ class Director:
             yield self._advanceRounds(run)
 
     def _openRound(self, run: RunningEvent, round: int) -> None:
+        out = {e.name for e in run.entrants if e.withdrawn}
         for game in run.roundGames(round):
-            if game.points is None and (round, game.board) not in run.live:
+            if game.points is not None or (round, game.board) in run.live:
+                continue
+            gone = [i for i, n in enumerate(game.seats) if n in out]
+            if gone:
+                # A withdrawn entrant's game is forfeited, not played.
+                self._background(
+                    self._result(run, game, game.seats,
+                                 forfeitPoints(len(game.seats), gone),
+                                 WITHDRAWN), run, "storing a forfeit")
+            else:
                 self._open(run, game)
 
     @defer.inlineCallbacks

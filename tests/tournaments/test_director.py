@@ -76,9 +76,9 @@ class DirectorTests:
 
     @defer.inlineCallbacks
     def newEvent(self, names, format="round-robin", rounds=None,
-                 engines=()):
+                 engines=(), minutes=None):
         eventId = yield self.write(store.createEvent, "cup", "gomoku",
-                                   format, rounds, None, 2, None, 0.0)
+                                   format, rounds, minutes, 2, None, 0.0)
         for name in names:
             command = ["engine", name] if name in engines else None
             yield self.write(store.enter, eventId, name, 0.0, command)
@@ -337,6 +337,64 @@ class DirectorTests:
         second = [g for g in snap.games if g.round == 2]
         self.assertNotIn("dan", [n for g in second for n in g.seats])
         self.assertEqual(len([g for g in second if g.bye]), 1)
+
+    @defer.inlineCallbacks
+    def test_roundRobinWithdrawal(self):
+        """
+        In a round robin, the games of a withdrawn entrant not yet begun
+        are forfeited to its opponents as their rounds come.
+        """
+        eventId = yield self.newEvent(["ann", "bob", "cid", "dan"])
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        yield self.write(store.withdraw, eventId, "dan")
+        yield self.settle()
+        for room in self.openRooms():
+            seats = self.director.rooms[("gomoku", room)].game.seats
+            self.play(room, min(seats))
+        yield self.settle()
+        snap = yield self.database.runInteraction(store.snapshot, eventId)
+        second = [g for g in snap.games if g.round == 2]
+        withDan = [g for g in second if "dan" in g.seats][0]
+        self.assertEqual(snap.reasons[(2, withDan.board)], "withdrawn")
+        self.assertEqual(withDan.pointsOf("dan"), 0.0)
+        self.assertEqual(sum(withDan.points), 1.0)
+        self.assertEqual(len(self.openRooms()), 1)
+
+    @defer.inlineCallbacks
+    def test_arena(self):
+        """
+        An arena pairs whoever is free at once, until its time is up;
+        then the games under way end it.
+        """
+        eventId = yield self.newEvent(["ann", "bob", "cid", "dan"], "arena",
+                                      minutes=0.5)
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        first = self.openRooms()
+        self.assertEqual(first, ["%d-1-1" % (eventId,),
+                                 "%d-1-2" % (eventId,)])
+        table = self.play(first[0], "ann" if "ann" in first[0] else "bob")
+        yield self.settle()
+        # Its two players are free again: paired at once.
+        rooms = self.openRooms()
+        self.assertEqual(rooms, [first[1], "%d-2-1" % (eventId,)])
+        self.assertEqual(
+            sorted(self.director.rooms[("gomoku", rooms[1])].game.seats),
+            sorted(s.name for s in table.seats))
+        self.clock.advance(31)
+        yield self.settle()
+        for room in rooms:
+            seats = self.director.rooms[("gomoku", room)].game.seats
+            self.play(room, min(seats))
+        yield self.settle()
+        self.assertEqual(self.openRooms(), [])
+        snap = yield self.database.runInteraction(store.snapshot, eventId)
+        self.assertEqual(snap.event.state, store.FINISHED)
+        self.assertEqual(len(snap.games), 3)
+        self.assertEqual(sum(sum(g.points) for g in snap.games), 3.0)
 
     @defer.inlineCallbacks
     def test_eventOfRoom(self):
