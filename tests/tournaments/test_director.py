@@ -14,7 +14,9 @@ from twisted.trial.unittest import TestCase
 
 from hub.lobby import Lobby, RoomObserver
 from hub.sessions import Session
+from hub.tables import events
 from hub.tables.base import TableOptions
+from hub.tables.checkers import CheckersStartPolicy
 from hub.tables.gomoku import GomokuStartPolicy
 from hub.tournaments import store
 from hub.tournaments.director import Director
@@ -62,9 +64,10 @@ class DirectorTests:
 
     def newDirector(self, launcher=None):
         lobby = Lobby()
-        policy = GomokuStartPolicy(self.clock, TableOptions())
+        policies = {"gomoku": GomokuStartPolicy(self.clock, TableOptions()),
+                    "checkers": CheckersStartPolicy(clock=self.clock)}
         director = Director(self.database, lobby, self.clock,
-                            lambda kind: policy, launcher=launcher,
+                            policies.__getitem__, launcher=launcher,
                             showSeconds=SHOW)
         self.addCleanup(director.stop)
         self.addCleanup(lobby.stopTables)
@@ -395,6 +398,41 @@ class DirectorTests:
         self.assertEqual(snap.event.state, store.FINISHED)
         self.assertEqual(len(snap.games), 3)
         self.assertEqual(sum(sum(g.points) for g in snap.games), 3.0)
+
+    @defer.inlineCallbacks
+    def test_tablesOfThree(self):
+        """
+        A checkers round robin of 3-player tables: the room starts only
+        with its three players, with the event's turn clock, and the
+        placements give 2, 1 and 0 points.
+        """
+        eventId = yield self.write(store.createEvent, "three", "checkers",
+                                   "round-robin", None, None, 3, 15.0, 0.0)
+        for name in ("ann", "bob", "cid"):
+            yield self.write(store.enter, eventId, name, 0.0)
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        name = "%d-1-1" % (eventId,)
+        room = self.lobby.room("checkers", name)
+        seats = self.director.rooms[("checkers", name)].game.seats
+        sessions = [Session(next(self.ids), "checkers", None, name=n)
+                    for n in seats]
+        for session in sessions[:2]:
+            self.lobby.join("checkers", name, session, RoomObserver())
+            self.lobby.setReady(session, True)
+        self.assertIsNone(room.table)
+        self.lobby.join("checkers", name, sessions[2], RoomObserver())
+        self.lobby.setReady(sessions[2], True)
+        table = room.table
+        self.assertEqual(table.options.turnSeconds, 15.0)
+        table.end(events.NORMAL, (2, 0, 1), 2)
+        yield self.settle()
+        snap = yield self.database.runInteraction(store.snapshot, eventId)
+        self.assertEqual(snap.event.state, store.FINISHED)
+        game = snap.games[0]
+        self.assertEqual(dict(zip(game.seats, game.points)),
+                         {seats[2]: 2.0, seats[0]: 1.0, seats[1]: 0.0})
 
     @defer.inlineCallbacks
     def test_eventOfRoom(self):
