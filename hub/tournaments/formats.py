@@ -230,50 +230,155 @@ def _seatOrder(a: str, b: str, balance: Mapping[str, int],
     return min([(a, b), (b, a)], key=lambda order: cost(*order))
 
 
+#: Swiss fields larger than twice this are paired chunk by chunk: the
+#: entrants in rank order cut into chunks of about CHUNK, each matched
+#: exactly.  A chunk takes in, ahead of their rank, the next entrants
+#: whose colour it lacks (floaters), so that it can keep every balance
+#: within one; one that still cannot be paired cleanly (rematches) grows
+#: by half a chunk, at most MAX_GROWTH times.  That keeps a
+#: 1,000-entrant round within 200 ms (bench/swiss_pairing.py).
+CHUNK = 16
+MAX_GROWTH = 4
+
+
+def _history(names: Sequence[str], games: Iterable[Game]) -> \
+        Tuple[Dict[str, int], Dict[str, Set[str]]]:
+    """
+    Each entrant's colour balance (L{colourBalance}) and opponents
+    (L{opponents}), in one pass over C{games}.
+    """
+    balance = {n: 0 for n in names}
+    met: Dict[str, Set[str]] = {n: set() for n in names}
+    for game in games:
+        if game.bye:
+            continue
+        for seat, name in enumerate(game.seats):
+            if name in balance and len(game.seats) == 2:
+                balance[name] += 1 if seat == 0 else -1
+            if name in met:
+                met[name].update(game.seats)
+                met[name].discard(name)
+    return balance, met
+
+
 def _swissPairs(names: Sequence[str], games: Sequence[Game],
                 score: Mapping[str, float]) -> List[Tuple[str, str]]:
     """
     Pair C{names} (an even count) for one Swiss round: a maximum
-    cardinality matching of maximum weight over the pairs that have not
-    met.  The weights order, most important first: a pair that leaves
-    both colour balances within one; closer scores; a pair whose colour
-    preferences differ; closer ranks.  Without a perfect matching of new
-    pairs, rematches are allowed.
+    cardinality matching of maximum weight (networkx) over the pairs
+    that have not met.  The weights order, most important first: a pair
+    that leaves both colour balances within one; closer scores; a pair
+    whose colour preferences differ; closer ranks.  Without a perfect
+    matching of new pairs, rematches are allowed.
+
+    Up to 2 L{CHUNK} entrants the whole field is matched at once (the
+    exact optimum); beyond, chunk by chunk in rank order.
     """
-    balance = {n: colourBalance(n, games) for n in names}
-    met = {n: opponents(n, games) for n in names}
+    balance, met = _history(names, games)
     order = sorted(names, key=lambda n: (-score[n], n))
     rank = {n: i for i, n in enumerate(order)}
-    spread = len(names) + 1
-    gaps = [int(round(abs(score[a] - score[b]) * 2))
-            for a, b in itertools.combinations(names, 2)] or [0]
+    if len(order) <= 2 * CHUNK:
+        return _matchChunk(order, balance, met, score, rank)[0]
+    pairs: List[Tuple[str, str]] = []
+    rest = list(order)
+    while rest:
+        size = CHUNK
+        for growth in range(MAX_GROWTH + 1):
+            if len(rest) - size < CHUNK:
+                chunk, left = rest, []
+            else:
+                chunk, left = _colourChunk(rest, size, balance)
+            found, clean = _matchChunk(chunk, balance, met, score, rank)
+            if clean or not left:
+                break
+            size += CHUNK // 2
+        pairs.extend(found)
+        rest = left
+    return pairs
+
+
+def _colourChunk(order: Sequence[str], size: int,
+                 balance: Mapping[str, int]) -> \
+        Tuple[List[str], List[str]]:
+    """
+    The first C{size} of C{order} (an even count), with entrants taken
+    from further down in place of the last ones until the chunk's colour
+    preferences can all be kept (as many wanting seat 0 as seat 1, the
+    indifferent making up the difference); and the rest, in order.
+    """
+    chunk = list(order[:size])
+    rest = list(order[size:])
+
+    def excess(members: Sequence[str]) -> int:
+        plus = sum(1 for n in members if balance[n] > 0)
+        minus = sum(1 for n in members if balance[n] < 0)
+        zero = len(members) - plus - minus
+        if plus > minus + zero:
+            return 1
+        if minus > plus + zero:
+            return -1
+        return 0
+
+    while excess(chunk):
+        sign = excess(chunk)
+        # A floater from below with the colour the chunk lacks, in place
+        # of the chunk's lowest-ranked entrant with the colour in excess.
+        floater = next((n for n in rest if balance[n] * sign <= 0), None)
+        out = next((n for n in reversed(chunk) if balance[n] * sign > 0),
+                   None)
+        if floater is None or out is None:
+            break
+        rest.remove(floater)
+        chunk.remove(out)
+        chunk.append(floater)
+        rest.insert(0, out)
+    return chunk, rest
+
+
+def _matchChunk(order: Sequence[str], balance: Mapping[str, int],
+                met: Mapping[str, Set[str]], score: Mapping[str, float],
+                rank: Mapping[str, int]) -> \
+        Tuple[List[Tuple[str, str]], bool]:
+    """
+    The best pairing of C{order} (entrants in rank order, an even
+    count), and whether it has no rematch and keeps every colour
+    balance within one.
+    """
+    spread = len(order) + 1
+    scores = [score[n] for n in order] or [0.0]
+    maxGap = int(round((max(scores) - min(scores)) * 2))
     # Lexicographic integer weights (networkx's matching stays exact):
     # each unit outweighs the sum over the round of every lesser one.
     preferenceUnit = spread * spread
     scoreUnit = preferenceUnit * spread
-    colourUnit = scoreUnit * spread * (max(gaps) + 1)
+    colourUnit = scoreUnit * spread * (maxGap + 1)
+
+    def colourKept(a: str, b: str) -> bool:
+        first, second = _seatOrder(a, b, balance, rank)
+        return max(abs(balance[first] + 1), abs(balance[second] - 1)) <= 1
 
     def weight(a: str, b: str) -> int:
-        first, second = _seatOrder(a, b, balance, rank)
-        worst = max(abs(balance[first] + 1), abs(balance[second] - 1))
-        colourKept = worst <= 1
         samePreference = balance[a] * balance[b] > 0
         scoreGap = int(round(abs(score[a] - score[b]) * 2))
         rankGap = abs(rank[a] - rank[b])
-        return (colourUnit * (spread + colourKept) - scoreUnit * scoreGap
-                - preferenceUnit * samePreference - rankGap)
+        return (colourUnit * (spread + colourKept(a, b))
+                - scoreUnit * scoreGap - preferenceUnit * samePreference
+                - rankGap)
 
-    for allowRematch in (False, True):
+    matching: Set[Tuple[str, str]] = set()
+    rematches = False
+    for rematches in (False, True):
         graph = networkx.Graph()
-        graph.add_nodes_from(names)
-        for a, b in itertools.combinations(names, 2):
-            if allowRematch or b not in met[a]:
+        graph.add_nodes_from(order)
+        for a, b in itertools.combinations(order, 2):
+            if rematches or b not in met[a]:
                 graph.add_edge(a, b, weight=weight(a, b))
         matching = networkx.max_weight_matching(graph, maxcardinality=True)
-        if 2 * len(matching) == len(names):
+        if 2 * len(matching) == len(order):
             break
     pairs = [_seatOrder(a, b, balance, rank) for a, b in matching]
-    return sorted(pairs, key=lambda p: min(rank[p[0]], rank[p[1]]))
+    clean = not rematches and all(colourKept(a, b) for a, b in pairs)
+    return sorted(pairs, key=lambda p: min(rank[p[0]], rank[p[1]])), clean
 
 
 def _seatCounts(games: Iterable[Game]) -> Dict[str, Counter]:

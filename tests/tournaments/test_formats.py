@@ -204,6 +204,34 @@ class SwissTests(SynchronousTestCase):
             self.assertEqual(score[byes[0].seats[0]], low)
             games += play(round_, rng)
 
+    @settings(max_examples=5, deadline=None)
+    @given(st.integers(min_value=0, max_value=2 ** 32))
+    def test_largeField(self, seed):
+        """
+        A field larger than two chunks (paired chunk by chunk): every
+        entrant is paired each round, nobody meets anyone twice, colours
+        stay within one, and nine pairings in ten are within half a point.
+        """
+        count = 4 * formats.CHUNK + 6
+        entrants = names(count)
+        rng = random.Random(seed)
+        games = []
+        for r in range(1, 7):
+            round_ = formats.swissRound(entrants, games, r)
+            score = formats.points(entrants, games)
+            self.assertEqual(sorted(n for g in round_ for n in g.seats),
+                             entrants)
+            gaps = [abs(score[g.seats[0]] - score[g.seats[1]])
+                    for g in round_ if not g.bye]
+            close = [gap for gap in gaps if gap <= 0.5]
+            self.assertGreaterEqual(len(close), 0.9 * len(gaps))
+            games += play(round_, rng)
+            for name in entrants:
+                self.assertLessEqual(
+                    abs(formats.colourBalance(name, games)), 1)
+        pairs = Counter(frozenset(g.seats) for g in games)
+        self.assertEqual(set(pairs.values()), {1})
+
     def test_pairedByScore(self):
         """
         After a round, winners meet winners and losers meet losers
