@@ -233,15 +233,19 @@ class WebService(Service):
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed, errors=None):
+    def __init__(self, spectating, lobbyFeed, errors=None,
+                 tournamentFeeds=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.errors = errors
+        self.tournamentFeeds = tournamentFeeds
 
     def stopService(self):
         Service.stopService(self)
         self.spectating.stop()
         self.lobbyFeed.stop()
+        if self.tournamentFeeds is not None:
+            self.tournamentFeeds.stop()
         if self.errors is not None:
             self.errors.flush()
 
@@ -282,14 +286,16 @@ def webSite(hub, records=None, collectors=(), limits=None, director=None):
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
     web.gate = gate
-    tournaments = None
+    tournaments = feeds = None
     if director is not None:
-        from hub.web.tournaments import TournamentsWeb
+        from hub.web.tournaments import TournamentFeeds, TournamentsWeb
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
-                                     spectating)
+                                     spectating, gate)
+        feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
+        director.listeners.append(feeds)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), tournaments)
     site = HubSite(root, gate)
     site.web = web
     site.errors = WebErrors(hub.clock)
-    return site, WebService(spectating, lobbyFeed, site.errors)
+    return site, WebService(spectating, lobbyFeed, site.errors, feeds)

@@ -7,6 +7,9 @@ The tournaments on the web face (L{hub.tournaments}):
                                       standings, crosstable
     /api/tournaments/ID/next?name=N   the room entrant N should join now
     /api/tournaments/ID/standings.csv the standings as CSV
+    /api/tournaments/ID/events        event stream: C{tournament} (the
+                                      event's JSON) at once, then after
+                                      each change (at most once a second)
     /tournaments                      upcoming, running, finished events
     /tournaments/ID                   one event's page
 
@@ -19,13 +22,22 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from twisted.internet import defer
+from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import tags
+from zope.interface import implementer
 
 from hub.tournaments import store, views
+from hub.tournaments.interfaces import ITournamentListener
 from hub.web import pages
-from hub.web.api import JSONResource, NotFound, deferJSON, sendJSON
+from hub.web.api import (
+    JSONResource, NotFound, StreamResource, deferJSON, sendJSON)
 from hub.web.errors import pathSegment
+from hub.web.stream import Fanout, sseFrame
+
+#: Seconds between two pushes of one event's stream.
+PUSH_INTERVAL = 1.0
+log = Logger()
 
 
 def _eventId(segment: Optional[str]) -> Optional[int]:
@@ -47,11 +59,15 @@ class TournamentsWeb:
     """
 
     def __init__(self, database: Any, director: Any = None,
-                 lobby: Any = None, spectating: Any = None) -> None:
+                 lobby: Any = None, spectating: Any = None,
+                 gate: Any = None) -> None:
         self.database = database
         self.director = director
         self.lobby = lobby
         self.spectating = spectating
+        self.gate = gate
+        #: The L{TournamentFeeds} of the event streams, or None.
+        self.feeds: Optional[TournamentFeeds] = None
 
     def listData(self) -> defer.Deferred:
         d = self.database.runInteraction(store.listEvents)
@@ -106,6 +122,111 @@ class TournamentsWeb:
                     "state": snap.event.state, "room": room,
                     "entrant": snap.entrant(name) is not None}
         return self.snapshot(eventId).addCallback(made)
+
+
+@implementer(ITournamentListener)
+class TournamentFeeds:
+    """
+    The event streams of the events' pages: told by the director when an
+    event changed, it sends the event's JSON to that event's streams (at
+    most once every L{PUSH_INTERVAL}).
+
+    @ivar fanouts: Event id -> the L{Fanout} of its streams.
+    """
+
+    def __init__(self, web: TournamentsWeb, clock: Any,
+                 interval: float = PUSH_INTERVAL) -> None:
+        self.web = web
+        self.clock = clock
+        self.interval = interval
+        self.fanouts: Dict[int, Fanout] = {}
+        self._calls: Dict[int, Any] = {}
+        self.stopped = False
+
+    def feed(self, eventId: int) -> "_EventFeed":
+        """
+        The C{addStream}/C{removeStream} pair of one event, for a
+        L{StreamResource}.
+        """
+        return _EventFeed(self, eventId)
+
+    def addStream(self, eventId: int, stream: Any) -> None:
+        fanout = self.fanouts.get(eventId)
+        if fanout is None:
+            fanout = self.fanouts[eventId] = Fanout(self.clock)
+        d = self.web.eventData(eventId)
+
+        def first(data: Optional[Dict[str, Any]]) -> None:
+            if stream.closed or self.stopped:
+                return
+            if data is None:
+                stream.finish()
+                return
+            stream.write(sseFrame("tournament", data))
+            fanout.add(stream)
+
+        d.addCallback(first)
+        d.addErrback(lambda f: log.failure("tournament stream failed", f))
+
+    def removeStream(self, eventId: int, stream: Any) -> None:
+        fanout = self.fanouts.get(eventId)
+        if fanout is not None:
+            fanout.discard(stream)
+            if not len(fanout):
+                fanout.stop()
+                del self.fanouts[eventId]
+
+    def eventChanged(self, eventId: int) -> None:
+        """
+        Push event C{eventId} to its streams soon.
+        """
+        if (self.stopped or eventId not in self.fanouts
+                or eventId in self._calls):
+            return
+        self._calls[eventId] = self.clock.callLater(
+            self.interval, self._push, eventId)
+
+    def _push(self, eventId: int) -> None:
+        self._calls.pop(eventId, None)
+        fanout = self.fanouts.get(eventId)
+        if fanout is None or self.stopped:
+            return
+
+        def send(data: Optional[Dict[str, Any]]) -> None:
+            if data is not None and not fanout.stopped:
+                fanout.send(sseFrame("tournament", data))
+
+        d = self.web.eventData(eventId)
+        d.addCallback(send)
+        d.addErrback(lambda f: log.failure("tournament push failed", f))
+
+    def stop(self) -> None:
+        """
+        The hub stops: no more pushes.
+        """
+        self.stopped = True
+        for call in self._calls.values():
+            if call.active():
+                call.cancel()
+        self._calls.clear()
+        for fanout in self.fanouts.values():
+            fanout.stop()
+
+
+class _EventFeed:
+    """
+    One event's streams, as L{StreamResource} wants a feed.
+    """
+
+    def __init__(self, feeds: TournamentFeeds, eventId: int) -> None:
+        self.feeds = feeds
+        self.eventId = eventId
+
+    def addStream(self, stream: Any) -> None:
+        self.feeds.addStream(self.eventId, stream)
+
+    def removeStream(self, stream: Any) -> None:
+        self.feeds.removeStream(self.eventId, stream)
 
 
 class StandingsCSV(resource.Resource):
@@ -170,6 +291,10 @@ class TournamentsAPI(resource.Resource):
         if rest == [b"standings.csv"]:
             request.postpath = []
             return StandingsCSV(self.web, eventId)
+        if rest == [b"events"] and self.web.feeds is not None:
+            request.postpath = []
+            return StreamResource(self.web.feeds.feed(eventId),
+                                  self.web.gate)
         if rest:
             return NotFound()
         return JSONResource(lambda: self.web.eventData(eventId))
@@ -253,7 +378,8 @@ def eventContent(data: Dict[str, Any]) -> Any:
     return tags.div(facts, tags.h2("Standings"), standingsTable, exports,
                     tags.h2("Rounds"), *rounds, tags.h2("Entrants"),
                     entrants, id="tournament",
-                    **{"data-event": str(eventId)})
+                    **{"data-event": str(eventId),
+                       "data-state": data["state"]})
 
 
 class TournamentsPage(resource.Resource):
@@ -284,7 +410,7 @@ def _eventPage(request: Any, d: defer.Deferred) -> Any:
         if data is None:
             return pages.notFound(request)
         return pages.render(request, ["Tournament: ", pages.player(
-            data["name"])], eventContent(data))
+            data["name"])], eventContent(data), scripts=["tournament.js"])
 
     def failed(failure: Any) -> None:
         pages._logFailure(request, failure)

@@ -8,6 +8,7 @@ recorded games (with the event's id) make.
 """
 
 import ast
+import http.client
 import json
 import os
 import re
@@ -59,6 +60,25 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
                 self.webPort, path), timeout=30) as response:
             return response.read().decode("utf-8")
 
+    def frames(self, path):
+        """
+        The Server-Sent Events of C{path}: a generator of C{(event,
+        data)}, each read within 60 s.
+        """
+        connection = http.client.HTTPConnection("127.0.0.1", self.webPort,
+                                                timeout=60)
+        self.addCleanup(connection.close)
+        connection.request("GET", path)
+        response = connection.getresponse()
+        self.assertEqual(response.status, 200)
+        event = None
+        while True:
+            line = response.fp.readline().decode("utf-8").rstrip("\n")
+            if line.startswith("event: "):
+                event = line[len("event: "):]
+            elif line.startswith("data: "):
+                yield event, json.loads(line[len("data: "):])
+
     def bot(self, port, room, name, level):
         prefix = name[:-len("1_1")]
         return subprocess.Popen(
@@ -73,7 +93,7 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
         Six rounds of two games each, then the event is finished and the
         CSV standings agree with the recorded games and with the web's.
         Before each game, the JSON API names the room each entrant is to
-        join.
+        join; the event's stream pushes the first results.
         """
         server = GamehubServer(self, "--db", self.url,
                                games=("gomoku", "web"))
@@ -106,8 +126,23 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
                         "/api/tournaments/%d/next?name=%s" % (eventId,
                                                               name)))
                     self.assertEqual(nextRoom["room"], room)
+            if round == 1:
+                # The event page's stream: the event at once, then again
+                # once a game of the round has a result.
+                stream = self.frames("/api/tournaments/%d/events"
+                                     % (eventId,))
+                event, data = next(stream)
+                self.assertEqual((event, data["currentRound"]),
+                                 ("tournament", 1))
             bots = [self.bot(port, room, name, levels[name])
                     for room, seats in rooms for name in seats]
+            if round == 1:
+                for event, data in stream:
+                    results = [p["points"] for r in data["rounds"]
+                               for p in r["pairings"]]
+                    if any(points is not None for points in results):
+                        break
+                stream.close()
             for bot in bots:
                 output, _ = bot.communicate(timeout=GAME_TIMEOUT)
                 self.assertEqual(bot.returncode, 0, output)
