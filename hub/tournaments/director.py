@@ -663,6 +663,10 @@ class Director:
         live.deadline = None
         live.table = table
         live.seats = names
+        run = self.running.get(live.eventId)
+        if run is not None:
+            # Its page shows the live game.
+            self._changed(run)
 
     def _ended(self, table: Any, event: Any) -> None:
         kind = getattr(table, "kind", None)

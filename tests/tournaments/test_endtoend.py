@@ -35,10 +35,9 @@ def botName(prefix):
     return prefix + "1_1"
 
 
-class RoundRobinEndToEndTests(SynchronousTestCase):
+class EndToEndMixin:
     """
-    The CLI creates and starts the event; the hub picks it up and runs it
-    to the end.
+    A database file, the CLI, the web API and bot processes.
     """
 
     def setUp(self):
@@ -79,14 +78,23 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
             elif line.startswith("data: "):
                 yield event, json.loads(line[len("data: "):])
 
-    def bot(self, port, room, name, level):
+    def bot(self, port, room, name, level, delay=0):
         prefix = name[:-len("1_1")]
         return subprocess.Popen(
             [sys.executable, "-m", "hub.bots",
              "gomoku://127.0.0.1:%d" % (port,), "--count", "1", "--room",
-             room, "--name", prefix, "--level", str(level), "--delay", "0",
+             room, "--name", prefix, "--level", str(level), "--delay",
+             str(delay),
              "--seed", "7", "--timeout", str(GAME_TIMEOUT)],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+
+class RoundRobinEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    The CLI creates and starts the event; the hub picks it up and runs it
+    to the end.
+    """
 
     def test_roundRobin(self):
         """
@@ -193,3 +201,73 @@ class RoundRobinEndToEndTests(SynchronousTestCase):
         points = [float(line.split(",")[2]) for line in csv[1:]]
         self.assertEqual(points, sorted(points, reverse=True))
         self.assertEqual(sum(points), 12.0)
+
+
+class RestartEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    The hub stopped (SIGTERM) in the middle of a tournament game and
+    started again on the same database plays that game again, then goes
+    on to the end.
+    """
+
+    def test_restart(self):
+        """
+        A 2-entrant round robin (two games): the first game is cut off
+        by a SIGTERM; the restarted hub opens its room again, and the
+        event ends with two results.
+        """
+        server = GamehubServer(self, "--db", self.url,
+                               games=("gomoku", "web"))
+        eventId = int(self.cli(
+            "create", "--name", "Restart cup", "--game", "gomoku",
+            "--format", "round-robin").splitlines()[-1])
+        names = [botName(p) for p in PREFIXES[:2]]
+        for name in names:
+            self.cli("enter", str(eventId), name)
+        self.cli("start", str(eventId))
+        first = "%d-1-1" % (eventId,)
+        server.waitForLog(r"tournament %d: room %s opened" % (eventId,
+                                                              first))
+        self.webPort = server.port("web")
+        stream = self.frames("/api/tournaments/%d/events" % (eventId,))
+        # Slow bots: the game is under way when the hub stops.
+        bots = [self.bot(server.port("gomoku"), first, name, 1, delay=0.5)
+                for name in names]
+        for event, data in stream:
+            if data["rounds"][0]["pairings"][0].get("live"):
+                break
+        stream.close()
+        server.stop()
+        for bot in bots:
+            bot.communicate(timeout=GAME_TIMEOUT)
+        # The game was under way: the records kept it as abandoned.
+        connection = sqlite3.connect(self.path)
+        try:
+            cut = connection.execute(
+                "SELECT reason FROM games WHERE table_name = ?",
+                (first,)).fetchall()
+        finally:
+            connection.close()
+        self.assertEqual(cut, [("abandoned",)])
+        snapshot = json.loads(self.cli("export", str(eventId)))
+        self.assertEqual([p["points"] for r in snapshot["rounds"]
+                          for p in r["pairings"]], [None, None])
+        again = GamehubServer(self, "--db", self.url,
+                              games=("gomoku", "web"))
+        port = again.port("gomoku")
+        for round in (1, 2):
+            room = "%d-%d-1" % (eventId, round)
+            again.waitForLog(r"tournament %d: room %s opened"
+                             % (eventId, room))
+            bots = [self.bot(port, room, name, 2) for name in names]
+            for bot in bots:
+                output, _ = bot.communicate(timeout=GAME_TIMEOUT)
+                self.assertEqual(bot.returncode, 0, output)
+        again.waitForLog(r"tournament %d \('Restart cup'\) finished"
+                         % (eventId,))
+        snapshot = json.loads(self.cli("export", str(eventId)))
+        results = [p["points"] for r in snapshot["rounds"]
+                   for p in r["pairings"]]
+        self.assertEqual(len(results), 2)
+        self.assertEqual([sum(points) for points in results], [1.0, 1.0])
+        self.assertEqual(snapshot["state"], "finished")
