@@ -436,6 +436,12 @@ class Director:
                                            len(game.seats),
                                            settings=settings)
             except LobbyError as e:
+                if self.lobby.draining:
+                    # The hub is stopping: the game is played after the
+                    # restart, not forfeited now.
+                    del run.live[(game.round, game.board)]
+                    del self.rooms[(kind, name)]
+                    return
                 self.log.warn("tournament {id}: cannot open room {room}: "
                               "{error!r}", id=run.event.id, room=name,
                               error=e)

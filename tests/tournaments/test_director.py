@@ -320,6 +320,24 @@ class DirectorTests:
         self.assertEqual(snap.event.currentRound, 1)
 
     @defer.inlineCallbacks
+    def test_drainingOpensNothing(self):
+        """
+        While the hub drains, no room opens and nothing is forfeited: the
+        restarted hub plays those games.
+        """
+        eventId = yield self.newEvent(["ann", "bob"])
+        self.lobby.draining = True
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        self.clock.advance(SHOW * 2)
+        yield self.director.whenIdle()
+        self.assertEqual(self.openRooms(), [])
+        snap = yield self.database.runInteraction(store.snapshot, eventId)
+        self.assertEqual([g.points for g in snap.games if g.round == 1],
+                         [None])
+
+    @defer.inlineCallbacks
     def test_withdrawal(self):
         """
         A withdrawn entrant plays out the game it is paired for, and is
