@@ -1,12 +1,15 @@
 """
-The window, scene switching, and the pump that lets Twisted own the loop.
+The window, and the pump that lets Twisted own the loop.
 
 Twisted's reactor runs the program; a L{LoopingCall} on the injected clock
 ticks pyglet's clock and, for each window, switches to it, dispatches its
 events, draws it (C{on_draw}) and flips it, about 60 times a second.
+
+The rest has a part each: L{Settings} (the options and what the user's
+configuration remembers), L{Navigator} (which scene is shown) and
+L{Connection} (the game sessions, the offline hub, the watched game).
 """
 
-import dataclasses
 import sys
 
 import pyglet
@@ -15,10 +18,12 @@ from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
-from hub.client import hotseat
 from hub.client import state as S
-from hub.client.session import ClientSession, Options
-from hub.client.userdirs import UserConfig
+from hub.client.session import Options
+
+from client_pyglet.connection import Connection
+from client_pyglet.navigation import Navigator
+from client_pyglet.settings import Settings
 
 __all__ = ["App", "Options"]
 
@@ -33,7 +38,12 @@ class App:
     The desktop client: one window showing the scene of the session's
     phase.
 
+    @ivar settings: the L{Settings}.
+    @ivar navigator: the L{Navigator}.
+    @ivar connection: the L{Connection}.
     @ivar exitCode: the process exit status once the reactor stopped.
+    @ivar overShown: the end of the game (or of the watched game) was
+        handled.
     """
 
     log = Logger()
@@ -42,53 +52,40 @@ class App:
                  config=None, hubBrowserFactory=None):
         self.reactor = reactor
         self.clock = clock
-        self.options = options
+        self.settings = Settings(options, config)
+        self.navigator = Navigator(self, hubBrowserFactory)
+        self.connection = Connection(self)
         self.exitCode = 0
         self.window = None
-        self.scene = None
-        self.config = config if config is not None else UserConfig()
-        if not options.name:
-            options.name = self.config.get("name") or "player"
+        self.overShown = False
         self._windowFactory = windowFactory or self._makeWindow
-        self._hubBrowserFactory = hubBrowserFactory
-        self.hubBrowser = None
         self._pump = None
         self._screenshotDue = None
         self._screenshotWaiting = []
         self._stopping = False
-        self._overShown = False
-        self.session = None
-        self.sessions = []
-        self.offlineHub = None
-        self.offlineBots = None
-        self.offlinePlan = None
-        self.watcher = None
-        self.watchRoot = None
-        self.watchBack = None
         if options.game and not options.offline and not options.watch:
-            self.addSession(options)
-
-    def addSession(self, options):
-        """
-        A new L{ClientSession} for C{options}, shown if it is the first.
-        """
-        session = ClientSession(self.reactor, self.clock, options)
-        session.onGameOver = lambda: self._gameOver(session)
-        session.onFatal = self._fatal
-        session.state.subscribe(
-            lambda event, **details: self._stateEvent(session, event,
-                                                      **details))
-        self.sessions.append(session)
-        if self.session is None:
-            self.session = session
-        return session
+            self.connection.addSession(options)
 
     @property
-    def hotSeat(self):
+    def options(self):
         """
-        Whether several people play at this screen.
+        The options in force (L{Settings.options}).
         """
-        return hotseat.isHotSeat(self.sessions)
+        return self.settings.options
+
+    @property
+    def scene(self):
+        """
+        The scene shown (L{Navigator.scene}).
+        """
+        return self.navigator.scene
+
+    @property
+    def session(self):
+        """
+        The session shown (L{Connection.session}).
+        """
+        return self.connection.session
 
     def _makeWindow(self):
         o = self.options
@@ -107,16 +104,16 @@ class App:
         self._pump.start(FRAME_SECONDS, now=True).addErrback(self._pumpDied)
         o = self.options
         if self.session is not None:
-            self.showSceneFor(self.session.state.phase)
+            self.navigator.showSceneFor(self.session)
             self.session.start()
         elif o.watch:
-            self.watchURL(o.watch)
+            self.connection.watchURL(o.watch)
         elif o.offline:
-            self.showOfflineSetup(o.offline)
+            self.navigator.showOfflineSetup(o.offline)
             if o.bot:
                 self.scene.play()
         else:
-            self.showStart()
+            self.navigator.showStart()
         if o.screenshot and o.screenshotAfter is not None:
             self.clock.callLater(o.screenshotAfter, self.screenshotAndQuit,
                                  o.screenshot)
@@ -203,265 +200,31 @@ class App:
         self.stop(0)
         return pyglet.event.EVENT_HANDLED
 
-    # scenes
-    def _stateEvent(self, session, event, **details):
-        if session not in self.sessions:
+    # the end
+    def gameOver(self, session=None):
+        """
+        A game has ended: print its result line (C{--exit-after-game}),
+        then take the screenshot and quit if asked to.
+        """
+        if self.overShown:
             return
-        if session is self.session:
-            if event == "phase":
-                self.showSceneFor(details["new"])
-            elif self.scene is not None:
-                self.scene.stateEvent(event, details)
-        # a hot seat shows the seat to move
-        shown = hotseat.sessionToShow(self.session, self.sessions)
-        if shown is not self.session:
-            self.showSession(shown)
-
-    def showSession(self, session):
-        """
-        Show the screens of C{session} (hot seat: the player to move).
-        """
-        self.session = session
-        if self.scene is not None:
-            self.scene.close()
-            self.scene = None
-        self.showSceneFor(session.state.phase)
-
-    def showSceneFor(self, phase):
-        """
-        Show the scene that fits C{phase} of the session's game.
-        """
-        from client_pyglet.scenes import sceneFor
-        cls = sceneFor(self.session.options.game, phase)
-        self.showScene(cls)
-
-    def showScene(self, cls, *args):
-        """
-        Show a scene of class C{cls} (kept if it is shown already).
-        """
-        if self.scene is not None and type(self.scene) is cls \
-                and not args:
-            self.scene.invalidate()
-            return
-        if self.scene is not None:
-            self.scene.close()
-        self.scene = cls(self, *args)
-
-    def showStart(self):
-        """
-        The start screen: games, name, hubs, Play offline.
-        """
-        from client_pyglet.scenes.start import StartScene
-        if self.hubBrowser is None:
-            self.hubBrowser = self._startHubBrowser()
-        self.showScene(StartScene)
-
-    def _startHubBrowser(self):
-        factory = self._hubBrowserFactory
-        if factory is None:
-            from client_pyglet.lan import defaultHubBrowser as factory
-        try:
-            return factory(self.reactor, self._hubsChanged)
-        except Exception:
-            self.log.failure("LAN discovery failed")
-            return None
-
-    def _hubsChanged(self, *args):
-        if self.scene is not None:
-            self.scene.invalidate()
-
-    def showOfflineSetup(self, game):
-        """
-        The screen where an offline game is set up.
-        """
-        from client_pyglet.scenes.offline import OfflineSetupScene
-        self.options.game = game
-        self.showScene(OfflineSetupScene, game)
-
-    def connect(self, game, host, port, name):
-        """
-        Leave the start screen for the lobby of C{game} at C{host:port}.
-        """
-        self._stopHubBrowser()
-        self.options = dataclasses.replace(
-            self.options, game=game, host=host, port=port, name=name,
-            offline=None)
-        session = self.addSession(self.options)
-        self.showSession(session)
-        session.start()
-
-    def _stopHubBrowser(self):
-        if self.hubBrowser is not None:
-            stop = getattr(self.hubBrowser, "stop", None)
-            if stop is not None:
-                stop()
-            self.hubBrowser = None
-
-    # watching
-    def showWatchList(self, root):
-        """
-        The games of the hub whose web face is at C{root}, to watch.
-        """
-        from client_pyglet.scenes.watch import WatchListScene
-        self._stopHubBrowser()
-        self._stopWatcher()
-        self.watchRoot = root
-        self.showScene(WatchListScene, root)
-
-    def watchURL(self, url):
-        """
-        Watch the game at C{url} (C{http://HOST:PORT/games/ID}).
-        """
-        from hub.client.webapi import parseWatchURL
-        root, gameId = parseWatchURL(url)
-        self.watchGame(root, gameId)
-
-    def watchGame(self, root, gameId, back=None):
-        """
-        Watch game C{gameId} of the hub whose web face is at C{root}: live
-        while it runs, then its replay.
-
-        @param back: the web root whose games list to go back to, or None
-            to quit when the user leaves.
-        """
-        from hub.client.watch import GameWatcher
-        from client_pyglet.scenes.watch import WatchWaitScene
-        self._stopHubBrowser()
-        self._stopWatcher()
-        self.watchRoot = root
-        self.watchBack = back
-        self._overShown = False
-        self.watcher = GameWatcher(self.reactor, self.clock, root, gameId)
-        self.watcher.game.subscribe(self._watchEvent)
-        self.showScene(WatchWaitScene, self.watcher.game)
-        return self.watcher.start()
-
-    def _watchEvent(self, event, **details):
-        from client_pyglet.scenes.watch import WATCH_SCENES
-        game = self.watcher.game if self.watcher is not None else None
-        if game is None or not game.loaded:
-            return
-        cls = WATCH_SCENES[game.kind]
-        if type(self.scene) is not cls:
-            self.showScene(cls, game)
-        if event == "replay":
-            self._watchOver(game)
-
-    def _watchOver(self, game):
-        if self._overShown:
-            return
-        self._overShown = True
-        if self.options.exitAfterGame:
-            sys.stdout.write("watched: %s\n" % (game.resultText(),))
+        self.overShown = True
+        line = resultLine((session or self.session).state)
+        if line and self.options.exitAfterGame:
+            sys.stdout.write(line + "\n")
             sys.stdout.flush()
         if self.options.screenshot or self.options.exitAfterGame:
             self.clock.callLater(SCREENSHOT_DELAY, self._finish)
 
-    def stopWatching(self):
+    def watchOver(self, game):
         """
-        Leave the game watched: back to the hub's games, or quit.
+        The watched game C{game} is over and its replay loaded.
         """
-        back = self.watchBack
-        self._stopWatcher()
-        if back is not None:
-            self.showWatchList(back)
-        else:
-            self.stop(0)
-
-    def _stopWatcher(self):
-        if self.watcher is not None:
-            self.watcher.game.unsubscribe(self._watchEvent)
-            self.watcher.stop()
-            self.watcher = None
-
-    # offline
-    def startOffline(self, plan):
-        """
-        Start the hub in our reactor and seat the players of C{plan}.
-
-        @return: a Deferred firing once everyone is seated.
-        """
-        from hub.client.offline import OfflineHub
-        from hub.client.userdirs import recordsURL
-        from client_pyglet.scenes.base import NoticeScene
-        self._stopHubBrowser()
-        self.offlinePlan = plan
-        o = self.options
-        self.showScene(NoticeScene, "Starting the offline hub ...")
-        dbURL = o.records or recordsURL()
-        if dbURL.strip().lower() == "none":
-            dbURL = None
-        self.offlineHub = OfflineHub(self.reactor, dbURL=dbURL,
-                                     turnSeconds=o.turnSeconds)
-        d = self.offlineHub.start()
-        d.addCallback(self._seatOffline, plan)
-        d.addErrback(self._offlineFailed)
-        return d
-
-    def _seatOffline(self, ports, plan):
-        from hub.client.botseats import BOT_SEAT_DELAY, BotSeats, whenInRoom
-        from hub.client.offline import LOOPBACK, seatPlayers
-        o = self.options
-        room = "offline"
-        port = ports[plan.game]
-        delay = BOT_SEAT_DELAY if o.botDelay is None else o.botDelay
-        self.offlineBots = BotSeats(self.reactor, plan.game, LOOPBACK, port,
-                                    delay=delay)
-        humans = []
-
-        def seatHuman(index, seat):
-            number = len(humans) + 1
-            name = seat.name or (o.name if number == 1 else
-                                 "%s%d" % (o.name, number))
-            options = dataclasses.replace(
-                o, game=plan.game, host=LOOPBACK, port=port, name=name,
-                room=room, ready=True, players=plan.count,
-                bot=o.bot,
-                colour=plan.colour)
-            if number == 1:
-                self.options = options
-            session = self.addSession(options)
-            humans.append(session)
-            if session is self.session:
-                self.showSession(session)
-            session.start()
-            return whenInRoom(session.state)
-        return seatPlayers(plan, self.offlineBots, seatHuman, room)
-
-    def endOffline(self):
-        """
-        Close the offline game (its sessions, bots and hub) and go back
-        to its setup screen, for another game.
-        """
-        game = self.offlinePlan.game
-        for session in self.sessions:
-            session.stop()
-        self.sessions = []
-        self.session = None
-        if self.offlineBots is not None:
-            self.offlineBots.stop()
-            self.offlineBots = None
-        if self.offlineHub is not None:
-            self.offlineHub.stop()
-            self.offlineHub = None
-        self.offlinePlan = None
-        self._overShown = False
-        self.options.offline = game
-        self.showOfflineSetup(game)
-
-    def _offlineFailed(self, failure):
-        self.log.failure("offline game failed", failure)
-        self._fatal("offline game failed: %s" % (
-            failure.getErrorMessage(),))
-
-    # the end
-    def _gameOver(self, session=None):
-        if self._overShown:
+        if self.overShown:
             return
-        self._overShown = True
-        line = resultLine((session or self.session).state)
-        if line and self.options.exitAfterGame:
-            sys.stdout.write(line + "\n")
+        self.overShown = True
+        if self.options.exitAfterGame:
+            sys.stdout.write("watched: %s\n" % (game.resultText(),))
             sys.stdout.flush()
         if self.options.screenshot or self.options.exitAfterGame:
             self.clock.callLater(SCREENSHOT_DELAY, self._finish)
@@ -487,7 +250,11 @@ class App:
             self.log.failure("screenshot to {path} failed", path=path)
             self.exitCode = 1
 
-    def _fatal(self, text):
+    def fatal(self, text):
+        """
+        The client cannot go on: say why; with C{--exit-after-game},
+        stop with exit status 1.
+        """
         sys.stderr.write("client_pyglet: %s\n" % (text,))
         if self.options.exitAfterGame:
             self.stop(1)
@@ -503,19 +270,13 @@ class App:
             self.exitCode = code
         if self._pump is not None and self._pump.running:
             self._pump.stop()
-        self._stopHubBrowser()
-        self._stopWatcher()
-        if self.scene is not None:
-            self.scene.close()
-        for session in self.sessions:
-            session.stop()
-        if self.offlineBots is not None:
-            self.offlineBots.stop()
+        self.navigator.stopHubBrowser()
+        self.connection.stopWatcher()
+        self.navigator.stop()
+        self.connection.stop()
         if self.window is not None:
             self.window.close()
-        stopped = None
-        if self.offlineHub is not None:
-            stopped = self.offlineHub.stop()
+        stopped = self.connection.stopOfflineHub()
         if self.reactor.running:
             if stopped is not None and not stopped.called:
                 stopped.addBoth(lambda _: self.reactor.stop())

@@ -82,6 +82,11 @@ class ISession(Interface):
     state = Attribute("What the adapter says the player is doing.")
     lost = Attribute("True while the connection is gone within its grace.")
     peer = Attribute("The adapter object that speaks for this session.")
+    wireName = Attribute(
+        "The name field exactly as sent (with a play key), when it differs "
+        "from name; shown to this player only.  None otherwise.")
+    guest = Attribute("True if the name is no account's (hub.accounts).")
+    account = Attribute("The case-folded account name proven, or None.")
 
 
 class ISessions(Interface):

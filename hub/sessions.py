@@ -34,6 +34,12 @@ class Session:
     @ivar peer: the adapter speaking for the player (a protocol instance),
         or None while the connection is lost.
     @ivar state: free for the adapter (e.g. gomoku's INIT/IDLE/ROOM/GAME).
+    @ivar wireName: the name field exactly as the player sent it (with its
+        play key, L{hub.accounts}), when it differs from C{name}; only
+        this player's own connection is ever shown it.
+    @ivar guest: True if C{name} is no account's (L{hub.accounts}).
+    @ivar account: the case-folded name of the account proven, or None.
+    @ivar since: when the connection was made (the sessions' clock).
     """
 
     id = attr.ib()
@@ -44,6 +50,10 @@ class Session:
     state = attr.ib(default=None)
     lost = attr.ib(default=False)
     closed = attr.ib(default=False)
+    wireName = attr.ib(default=None)
+    guest = attr.ib(default=False)
+    account = attr.ib(default=None)
+    since = attr.ib(default=None)
     _expiry = attr.ib(default=None)
 
     def __repr__(self):
@@ -56,6 +66,28 @@ class Session:
         (Splendor players have no names).
         """
         return self.name if self.name is not None else "#{}".format(self.id)
+
+    def nameTo(self, viewer):
+        """
+        The name C{viewer} (a session) is shown for this player: the name
+        field exactly as sent to the player itself, the plain name to
+        everybody else.
+        """
+        if viewer is self and self.wireName is not None:
+            return self.wireName
+        return self.name
+
+    def setVerdict(self, wireName, verdict):
+        """
+        Remember what the name check (L{hub.accounts.check}) said of the
+        name field C{wireName}: a L{hub.accounts.check.Verdict}, or None
+        where no name is checked.
+        """
+        if verdict is None:
+            self.wireName, self.guest, self.account = None, False, None
+        else:
+            self.wireName = wireName if wireName != verdict.name else None
+            self.guest, self.account = verdict.guest, verdict.account
 
 
 @implementer(ISessions)
@@ -119,7 +151,8 @@ class Sessions(Service):
         """
         Open a session for a new connection.
         """
-        session = Session(next(self.ids), kind, peer)
+        session = Session(next(self.ids), kind, peer,
+                          since=self.clock.seconds())
         self._live[session.id] = session
         return session
 
@@ -192,6 +225,7 @@ class Sessions(Service):
         """
         self._forgetName(session)
         session.name = None
+        session.setVerdict(None, None)
 
     def _newToken(self):
         while True:

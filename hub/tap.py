@@ -21,6 +21,7 @@ from hub.twistedinternals import SynchronousListener
 DISABLED = "none"
 YES_NO = {"yes": True, "no": False}
 TAKEOVER_CHOICES = ("none", "bot")
+NAME_MODES = ("open", "accounts", "closed")
 GAME_PORTS = ("gomoku-port", "checkers-port", "splendor-port")
 
 #: The listen backlog of an endpoint string that names none: a burst of
@@ -298,6 +299,12 @@ class Options(usage.Options):
          "'none'."],
         ["leaderboard-min-games", None, 5, "Rated games a player needs to "
          "appear on a leaderboard.", _positiveInt],
+        ["names", None, "accounts", "Whose names are checked: 'open' (any "
+         "name, no account consulted), 'accounts' (a registered name needs "
+         "its play key, NAME__KEY or NAME#KEY; other names are guests') or "
+         "'closed' (registered players only).  Needs --db."],
+        ["leaderboard-guests", None, "no", "List guests (names of no "
+         "account) on the leaderboards too: yes or no."],
         ["cluster", None, None, "Run as a node of a cluster sharing names, "
          "rooms and tables through Redis at redis://HOST:PORT/DB (see "
          "docs/scaling.md); alone without it."],
@@ -359,6 +366,15 @@ class Options(usage.Options):
             if self["announce"].strip().lower() not in YES_NO:
                 raise usage.UsageError("--announce must be yes or no")
             self["announce"] = YES_NO[self["announce"].strip().lower()]
+        if isinstance(self["leaderboard-guests"], str):
+            value = self["leaderboard-guests"].strip().lower()
+            if value not in YES_NO:
+                raise usage.UsageError(
+                    "--leaderboard-guests must be yes or no")
+            self["leaderboard-guests"] = YES_NO[value]
+        if self["names"] not in NAME_MODES:
+            raise usage.UsageError(
+                "--names must be one of: " + ", ".join(NAME_MODES))
         if self["takeover"] not in TAKEOVER_CHOICES:
             raise usage.UsageError(
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
@@ -377,6 +393,9 @@ class Options(usage.Options):
             raise usage.UsageError(str(e))
         if url is not None and url.dialect is POSTGRESQL:
             extras.require("postgres", "gamehub", extras.POSTGRES_FEATURE)
+        if url is None and self["names"] == "closed":
+            raise usage.UsageError("--names closed needs the accounts of "
+                                   "a --db")
         if self["cluster"] is not None:
             extras.require("cluster", "gamehub", "--cluster")
             from hub.cluster.directory import parseRedisURL
@@ -519,15 +538,23 @@ def makeService(options, reactor=None):
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
     factories = makeFactories(options, lobby, sessions, top.clock)
+    collectors = [records.collector()] if records is not None else []
+    from hub.accounts.service import nameService
+    names = nameService(options, records, top, reactor)
+    if names is not None:
+        names.setServiceParent(top)
+        for factory in factories.values():
+            factory.names = names
+        collectors.append(names.collector())
     director = None
     if records is not None:
-        from hub.tournaments.service import tournamentService
-        # TODO(engines): give the director the engine runner
-        # (hub.tournaments.engines) as its launcher.
+        from hub.tournaments.service import engineLauncher, tournamentService
+        launcher = engineLauncher(reactor, top.clock, factories)
+        launcher.setServiceParent(top)
         tournaments = tournamentService(
             records, top,
             {port[:-len("-port")]: factory.policy
-             for port, factory in factories.items()})
+             for port, factory in factories.items()}, launcher)
         tournaments.setServiceParent(top)
         director = tournaments.director
     if options.get("cluster") is not None:
@@ -554,7 +581,6 @@ def makeService(options, reactor=None):
                            reactor)
         service.setServiceParent(top)
         top.onDrain(service.stopAccepting)
-    collectors = [records.collector()] if records is not None else []
     if options["metrics-port"].strip().lower() != DISABLED:
         from hub.metrics import metricsSite
         listener("metrics-port", options["metrics-port"],

@@ -76,6 +76,8 @@ class GamehubServer:
         args.extend(extra)
         workdir = tempfile.mkdtemp(prefix="gamehub-e2e-")
         testCase.addCleanup(shutil.rmtree, workdir, True)
+        #: the server's working directory (its default records file)
+        self.workdir = workdir
         preexec = None
         if maxOpenFiles is not None:
             def preexec():

@@ -75,8 +75,8 @@ class ReadmeTests(SynchronousTestCase):
         The quick start names the web page, a bot game and the client.
         """
         readme = read("README.md")
-        quick = readme[readme.index("## Quick start"):
-                       readme.index("## Tests")]
+        start = readme.index("## Quick start")
+        quick = readme[start:readme.index("\n## ", start)]
         self.assertIn("http://127.0.0.1:8080", quick)
         lines = blockAfter(quick, "2.").strip().split("\n")
         self.assertTrue(lines[0].startswith(
@@ -104,8 +104,82 @@ class SelfContainedTests(SynchronousTestCase):
 
     def test_linksExist(self):
         """
-        Every relative link of README.md names a file of the repository.
+        Every relative link of README.md and of the pages of docs/ names a
+        file or folder of the repository, and a link to a heading of a
+        page names one it has.
         """
-        for target in re.findall(r"\]\(([^)#:]+)\)", read("README.md")):
-            self.assertTrue(os.path.exists(os.path.join(TOP, target)),
-                            target)
+        pages = ["README.md"] + documents()
+        for page in pages:
+            folder = os.path.dirname(page)
+            for target, anchor in links(read(page)):
+                path = os.path.normpath(os.path.join(folder, target))
+                self.assertTrue(os.path.exists(os.path.join(TOP, path)),
+                                "{}: {}".format(page, target))
+                if anchor and path.endswith(".md"):
+                    self.assertIn(anchor, anchors(read(path)),
+                                  "{}: {}#{}".format(page, target, anchor))
+
+    def test_anchorsInPage(self):
+        """
+        Every link of README.md and docs/ to a heading of the same page
+        names one it has.
+        """
+        for page in ["README.md"] + documents():
+            text = read(page)
+            for anchor in re.findall(r"\]\(#([^)]+)\)", text):
+                self.assertIn(anchor, anchors(text),
+                              "{}: #{}".format(page, anchor))
+
+    def test_anchors(self):
+        """
+        L{anchors} names headings as GitHub does.
+        """
+        self.assertEqual(
+            anchors("# A page\n```\n# not a heading\n```\n"
+                    "## Web port (`bench/web_poll.py`)\n"
+                    "## The test suite and `.ci/run`\n"),
+            {"a-page", "web-port-benchweb_pollpy",
+             "the-test-suite-and-cirun"})
+
+
+def documents():
+    """
+    The Markdown pages of docs/, relative to the top of the repository.
+    """
+    found = []
+    for folder, _, files in os.walk(os.path.join(TOP, "docs")):
+        for name in sorted(files):
+            if name.endswith(".md"):
+                found.append(os.path.relpath(os.path.join(folder, name),
+                                             TOP))
+    return sorted(found)
+
+
+def links(text):
+    """
+    The relative links of the Markdown C{text} (images too), as
+    C{(target, anchor)}; C{anchor} is None without a C{#}.
+    """
+    found = []
+    for target in re.findall(r"\]\(([^)#:\s]+)(?:#([^)\s]*))?\)", text):
+        found.append((target[0], target[1] or None))
+    return found
+
+
+def anchors(text):
+    """
+    The anchors GitHub gives the headings of the Markdown C{text} (outside
+    fenced code): lower case, punctuation but hyphens and underscores
+    dropped, spaces made hyphens.
+    """
+    found = set()
+    fenced = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        heading = re.match(r"#{1,6} +(.*?) *#*$", line)
+        if heading and not fenced:
+            title = heading.group(1).strip().lower()
+            found.add(re.sub(r"[^\w\- ]", "", title).replace(" ", "-"))
+    return found

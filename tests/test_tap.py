@@ -45,7 +45,7 @@ class OptionsTests(SynchronousTestCase):
 
     def test_defaults(self):
         """
-        The defaults of specs/README.md and the issues.
+        The defaults (docs/operations.md, "Options").
         """
         options = parse()
         self.assertEqual(
@@ -94,7 +94,7 @@ class OptionsTests(SynchronousTestCase):
 
     def test_limitDefaults(self):
         """
-        The limits' defaults (README, "Limits").
+        The limits' defaults (docs/operations.md, "Limits").
         """
         options = parse()
         self.assertEqual(options.limits(), Limits(

@@ -8,6 +8,7 @@ from pyglet import shapes
 from pyglet.window import key
 from twisted.logger import Logger
 
+from hub.client import events as E
 from hub.client import hotseat
 from hub.client import state as S
 
@@ -157,12 +158,13 @@ class Scene:
         """
         self.dirty = True
 
-    def stateEvent(self, event, details):
+    def stateEvent(self, event):
         """
-        A state event arrived: rebuild by default.
+        A state event (one of L{hub.client.events}) arrived: rebuild by
+        default.
         """
-        if event == "message":
-            self._lastMessage = (details["kind"], details["text"],
+        if isinstance(event, E.Message):
+            self._lastMessage = (event.kind, event.text,
                                  self._clock.seconds())
         self.invalidate()
 
@@ -368,7 +370,7 @@ class Scene:
         self.text("%s  ·  %s" % (self.state.name, where),
                   self.width - 16, y + 15, size=11, color=MUTED,
                   anchor_x="right")
-        if self.app.hotSeat and self.state.phase == S.GAME:
+        if self.app.connection.hotSeat and self.state.phase == S.GAME:
             self.rect(self.width / 2 - 170, y + 6, 340, 32, GOLD,
                       radius=8)
             self.text(hotseat.bannerText(self.state),
@@ -506,6 +508,8 @@ class GameSceneMixin:
     on the board may play.
     """
 
+    log = Logger()
+
     def mayPlay(self):
         """
         Whether a click on the board may play now: it is our turn and
@@ -536,9 +540,11 @@ class GameSceneMixin:
                 self.state.notify("no suggestion now")
 
         def failed(failure):
-            log.failure("suggest failed", failure)
-            self.state.notify("no suggestion now")
-        self.session.autoplay.suggest().addCallback(shown).addErrback(failed)
+            self.log.failure("suggest failed", failure)
+            self.state.error("no suggestion: %s" % (
+                failure.getErrorMessage(),))
+        self.session.autoplay.suggest().addCallback(shown).addErrback(
+            failed)
 
 
 class BoardSceneMixin(GameSceneMixin):

@@ -9,6 +9,7 @@ from pyglet import shapes
 
 from hub.games import checkers as G
 
+from hub.client import events as E
 from hub.client import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MESSAGE_BAND, MUTED, PANEL, TEXT, FONTS,
@@ -256,18 +257,17 @@ class CheckersGameScene(BoardSceneMixin, Scene):
                 best, bestD = cell, d
         return best
 
-    def stateEvent(self, event, details):
-        if event == "moved":
+    def stateEvent(self, event):
+        if isinstance(event, E.Moved):
             self.selected = None
-            self.anim = (details["path"], details["seat"],
-                         self._clock.seconds())
-        elif event in ("turn", "rejected", "eliminated"):
+            self.anim = (event.action, event.seat, self._clock.seconds())
+        elif isinstance(event, (E.TurnChanged, E.Rejected, E.Eliminated)):
             self.selected = None
-            if event != "turn":
+            if not isinstance(event, E.TurnChanged):
                 self.anim = None
-        if event == "phase":
+        if isinstance(event, E.PhaseChanged):
             self._rotation()
-        Scene.stateEvent(self, event, details)
+        Scene.stateEvent(self, event)
 
     def build(self):
         st = self.state
@@ -406,8 +406,8 @@ class CheckersGameScene(BoardSceneMixin, Scene):
         self.state.leave()
 
     def again(self):
-        if self.app.offlinePlan is not None:
-            self.app.endOffline()
+        if self.app.connection.offlinePlan is not None:
+            self.app.connection.endOffline()
             return
         room = self.app.options.room or "gamehub"
         self.state.join(room)

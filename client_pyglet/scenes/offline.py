@@ -76,7 +76,7 @@ class OfflineSetupScene(Scene):
         return O.gomokuPlan(self.colour, self.levels[1])
 
     def play(self):
-        self.app.startOffline(self.plan())
+        self.app.connection.startOffline(self.plan())
 
     # choices
     def setCount(self, count):
@@ -110,7 +110,7 @@ class OfflineSetupScene(Scene):
             self.buildGomoku(x, y)
         else:
             self.buildSeats(x, y)
-        self.button("Back", 60, 110, 150, 44, self.app.showStart,
+        self.button("Back", 60, 110, 150, 44, self.app.navigator.showStart,
                     color=(120, 60, 60), size=14)
         self.button("Start the game", w - 290, 110, 230, 44, self.play,
                     size=15)

@@ -6,6 +6,7 @@ clicking, the discard dialog and the noble choice.
 
 from hub.games import splendor as G
 
+from hub.client import events as E
 from hub.client import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT,
@@ -89,12 +90,13 @@ class SplendorGameScene(GameSceneMixin, Scene):
         self.discardPick = {}
         self.actionsRect = ACTIONS_RECT
 
-    def stateEvent(self, event, details):
-        if event in ("turn", "operation", "rejected"):
+    def stateEvent(self, event):
+        if isinstance(event, (E.TurnChanged, E.OperationPlayed,
+                              E.Rejected)):
             self.picked = {}
             self.selected = None
             self.discardPick = {}
-        Scene.stateEvent(self, event, details)
+        Scene.stateEvent(self, event)
 
     # drawing pieces
     def gem(self, x, y, r, g, count=None, label=True):

@@ -15,9 +15,6 @@ GAME_TITLES = {"checkers": "Chinese checkers", "splendor": "Splendor",
 GAME_NOTES = {"checkers": "1, 2, 3, 4 or 6 players",
               "splendor": "2 to 4 players",
               "gomoku": "five in a row, 2 players"}
-#: The config key of the remembered name.
-NAME_KEY = "name"
-
 
 class StartScene(Scene):
     """
@@ -32,8 +29,7 @@ class StartScene(Scene):
         o = self.app.options
         self.game = o.game if o.game in GAME_KINDS else "checkers"
         self.problem = None
-        remembered = self.app.config.get(NAME_KEY)
-        self._initialName = o.name or remembered or "player"
+        self._initialName = o.name or self.app.settings.rememberedName()
 
     def name(self):
         """
@@ -43,8 +39,7 @@ class StartScene(Scene):
 
     def rememberName(self):
         name = self.name()
-        self.app.config.set(NAME_KEY, name)
-        self.app.options.name = name
+        self.app.settings.rememberName(name)
         return name
 
     def build(self):
@@ -91,7 +86,7 @@ class StartScene(Scene):
             self.text(self.problem, rx, y - 400, size=11, color=GOLD)
 
     def buildHubs(self, x, y, w):
-        browser = self.app.hubBrowser
+        browser = self.app.navigator.hubBrowser
         entries = hubEntries(browser)
         if browser is None:
             self.text("LAN discovery is not available here.", x + 20,
@@ -125,11 +120,11 @@ class StartScene(Scene):
 
     def playOffline(self, game):
         self.rememberName()
-        self.app.showOfflineSetup(game)
+        self.app.navigator.showOfflineSetup(game)
 
     def connect(self, host, port):
         name = self.rememberName()
-        self.app.connect(self.game, host, port, name)
+        self.app.connection.connect(self.game, host, port, name)
 
     def connectTyped(self):
         try:
@@ -144,7 +139,7 @@ class StartScene(Scene):
         The games running on the hub whose web face is C{host:webPort}.
         """
         self.rememberName()
-        self.app.showWatchList("http://%s:%d" % (host, webPort))
+        self.app.connection.showWatchList("http://%s:%d" % (host, webPort))
 
     def watchTyped(self):
         """

@@ -12,6 +12,7 @@ from pyglet.window import key
 from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.watch import listGames
 from hub.client.webapi import DEFAULT_WEB_PORT, WebAPI
@@ -90,18 +91,17 @@ class WatchMixin:
         self.game.unsubscribe(self.gameEvent)
         Scene.close(self)
 
-    def gameEvent(self, event, **details):
+    def gameEvent(self, event):
         """
-        An event of the watched game.
+        An event of the watched game (one of L{hub.client.events}).
         """
-        if event == "changed":
+        if isinstance(event, E.Changed):
             self.state = self.game.mirror()
             self.invalidate()
-        elif event == "moved":
-            self.moved(details["seat"], details["action"])
-        elif event == "error":
-            self.stateEvent("message", {"kind": "error",
-                                        "text": details["text"]})
+        elif isinstance(event, E.Moved):
+            self.moved(event.seat, event.action)
+        elif isinstance(event, E.WatchError):
+            self.stateEvent(E.Message("error", event.text))
 
     def moved(self, seat, action):
         """
@@ -117,7 +117,7 @@ class WatchMixin:
         y = self.height - h
         self.rect(0, y, self.width, h, PANEL, group=self.midGroup)
         self.text(self.title, 16, y + 14, size=15, bold=True)
-        where = self.app.watchRoot or ""
+        where = self.app.connection.watchRoot or ""
         if self.game.live:
             where += "  ·  %d watching" % (self.game.spectators,)
         self.text(where, self.width - 16, y + 15, size=11, color=MUTED,
@@ -176,7 +176,7 @@ class WatchMixin:
 
         @return: the button's left edge.
         """
-        label = "Games" if self.app.watchBack else "Quit"
+        label = "Games" if self.app.connection.watchBack else "Quit"
         left = x + w - LEAVE_WIDTH
         self.button(label, left, y + 2, LEAVE_WIDTH, 26, self.leave,
                     color=(120, 60, 60), size=10)
@@ -194,7 +194,7 @@ class WatchMixin:
         self.game.showStep(round(max(0.0, min(1.0, f)) * self.game.lastStep))
 
     def leave(self):
-        self.app.stopWatching()
+        self.app.connection.stopWatching()
 
     def onMousePress(self, x, y, button):
         self.mouse = (x, y)
@@ -388,22 +388,22 @@ class WatchWaitScene(Scene):
         self.game.unsubscribe(self.gameEvent)
         Scene.close(self)
 
-    def gameEvent(self, event, **details):
-        if event == "error":
-            self.problem = details["text"]
+    def gameEvent(self, event):
+        if isinstance(event, E.WatchError):
+            self.problem = event.text
         self.invalidate()
 
     def build(self):
         w, h = self.width, self.height
         self.text("Loading game %s from %s ..." % (
-            self.game.gameId, self.app.watchRoot), w / 2, h / 2 + 20,
-            size=18, anchor_x="center", anchor_y="center")
+            self.game.gameId, self.app.connection.watchRoot), w / 2,
+            h / 2 + 20, size=18, anchor_x="center", anchor_y="center")
         if self.problem:
             self.text(self.problem, w / 2, h / 2 - 20, size=12, color=BAD,
                       anchor_x="center", anchor_y="center")
-        self.button("Games" if self.app.watchBack else "Quit",
+        self.button("Games" if self.app.connection.watchBack else "Quit",
                     w / 2 - 60, h / 2 - 100, 120, 36,
-                    self.app.stopWatching)
+                    self.app.connection.stopWatching)
 
 
 def webRoot(text):
@@ -519,11 +519,11 @@ class WatchListScene(Scene):
                    "by default)" % (DEFAULT_WEB_PORT,), 30, 50, 400,
                    value=self.root.split("://", 1)[-1])
         self.button("Look", 440, 50, 100, 30, self.lookAt, size=12)
-        self.button("Back", w - 150, 50, 120, 30, self.app.showStart,
+        self.button("Back", w - 150, 50, 120, 30, self.app.navigator.showStart,
                     size=12)
 
     def watch(self, gameId):
-        self.app.watchGame(self.root, gameId, back=self.root)
+        self.app.connection.watchGame(self.root, gameId, back=self.root)
 
     def lookAt(self):
         try:
@@ -531,7 +531,7 @@ class WatchListScene(Scene):
         except ValueError as e:
             self.problem = str(e)
             return
-        self.app.showWatchList(root)
+        self.app.connection.showWatchList(root)
 
     def onSubmit(self, name):
         self.lookAt()

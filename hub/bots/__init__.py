@@ -6,9 +6,11 @@ L{hub.ihub.IBot}, pure and deterministic for a seed, at three levels
     bot = botFor("checkers", 2, seed=7)
     path = bot.chooseAction(game, game.currentSeat)
 
-A bot fills an empty seat, plays for a player who left (the server's
-L{hub.bots.pilot.SeatPilot}), suggests moves in the client, and drives
-the bot client C{python -m hub.bots}.
+Strategies only: pure functions of a position.  A bot fills an empty
+seat or plays for a player who left (the tables' L{hub.tables.seatpilot}
+plays it), suggests moves in the client (L{hub.client.autoplay}), and
+drives the network bot player C{python -m hub.bots}
+(L{hub.client.botplayer}).
 """
 
 from hub.bots.base import LEVELS, NoLegalAction

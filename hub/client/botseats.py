@@ -1,7 +1,7 @@
 """
 Bots that sit at a table next to the user, inside the client's own
 reactor: each one a real connection to the server (any server of the
-protocol), driven by L{hub.bots.client.BotPlayer}.  No subprocess.
+protocol), driven by L{hub.client.botplayer.BotPlayer}.  No subprocess.
 """
 
 import random
@@ -9,7 +9,9 @@ import random
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from hub.bots.client import BotPlayer
+from hub.client import events as E
+from hub.client import state as S
+from hub.client.botplayer import BotPlayer
 
 #: Seconds an in-process bot waits before each action by default.
 BOT_SEAT_DELAY = 0.25
@@ -92,20 +94,19 @@ def whenInRoom(state):
     A Deferred that fires once C{state} (a client state machine) is in a
     room or at a table, or fails if its connection closes first.
     """
-    from hub.client import state as S
     d = defer.Deferred()
 
-    def event(name, **details):
+    def observe(event):
         if d.called:
             return
         if state.phase in (S.ROOM, S.GAME):
-            state.unsubscribe(event)
+            state.unsubscribe(observe)
             d.callback(state)
-        elif state.phase == S.CLOSED or name == "joinFailed":
-            state.unsubscribe(event)
+        elif state.phase == S.CLOSED or isinstance(event, E.JoinFailed):
+            state.unsubscribe(observe)
             d.errback(RuntimeError("could not enter the room"))
     if state.phase in (S.ROOM, S.GAME):
         d.callback(state)
     else:
-        state.subscribe(event)
+        state.subscribe(observe)
     return d

@@ -2,7 +2,7 @@
 One client session without any pyglet: the game's state machine, the
 connection (kept by a L{ClientService} that retries with a backoff, and
 resumes a gomoku game with its token), the local bot for AI 托管 and
-hints, and the lobby pilot of C{--bot}.
+hints, and the lobby steps of C{--bot} (L{hub.client.lobbyflow}).
 """
 
 import functools
@@ -15,9 +15,13 @@ from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
 from zope.interface import implementer
 
+from hub.client import events as E
 from hub.client import net
 from hub.client import state as S
-from hub.client.pilot import DEFAULT_ROOM, AutoPlayer, makePilot, thinkNow
+from hub.client.autoplay import AutoPlayer, thinkNow
+from hub.client.lobbyflow import DEFAULT_ROOM, LobbyFlow
+from hub.client.machines import stateFor
+from hub.client.state_gomoku import BLACK, WHITE
 
 #: The backoff between connection attempts: the first retry after
 #: about this many seconds...
@@ -80,22 +84,6 @@ class Options:
     watch: str = None
 
 
-def makeState(game, options):
-    """
-    The client state machine for C{game}.
-    """
-    if game == "gomoku":
-        from hub.client.state_gomoku import GomokuState
-        return GomokuState(options.name)
-    if game == "checkers":
-        from hub.client.state_checkers import CheckersState
-        return CheckersState(options.name, options.turnSeconds)
-    if game == "splendor":
-        from hub.client.state_splendor import SplendorState
-        return SplendorState(options.name)
-    raise ValueError(game)
-
-
 def threadedThinking(reactor):
     """
     How the local bot thinks: in C{reactor}'s thread pool when it has one,
@@ -139,7 +127,8 @@ class ClientSession:
 
     @ivar state: the game's L{hub.client.state.ClientState}.
     @ivar autoplay: the L{AutoPlayer} (AI 托管 and hints).
-    @ivar pilot: the lobby pilot when C{--bot} was given, else None.
+    @ivar lobby: the L{LobbyFlow} when C{--bot} or C{ready} was given,
+        else None.
     @ivar endpoint: where to connect; by default the options' host and
         port.
     @ivar service: the L{ClientService}, once started.
@@ -155,16 +144,17 @@ class ClientSession:
         self.reactor = reactor
         self.clock = clock
         self.options = options
-        self.state = makeState(options.game, options)
+        self.state = stateFor(options.game, options.name,
+                              options.turnSeconds)
         delay = {} if options.botDelay is None else {
             "delay": options.botDelay}
         self.autoplay = AutoPlayer(self.state, clock, options.level,
                                    think=threadedThinking(reactor), **delay)
-        self.pilot = None
+        self.lobby = None
         if options.bot:
             self.autoplay.setEnabled(True)
         if options.bot or options.ready:
-            self.pilot = makePilot(self.state, clock, options)
+            self.lobby = self._makeLobbyFlow()
         self.onGameOver = lambda: None
         self.onFatal = lambda text: None
         self.endpoint = endpoint
@@ -178,6 +168,29 @@ class ClientSession:
         self._autoJoined = False
         self._botSeats = None
         self.state.subscribe(self._event)
+
+    def _makeLobbyFlow(self):
+        """
+        The lobby steps of C{--bot} and of the offline seats: enter
+        C{--room} (L{DEFAULT_ROOM} when none was given), ready once
+        C{--players} are there, start as a gomoku owner.
+        """
+        o = self.options
+        colour = None
+        if o.game == "gomoku":
+            colour = BLACK if o.colour == "black" else WHITE
+        return LobbyFlow(self.state, self.clock, o.room or DEFAULT_ROOM,
+                         team=o.players, password=o.password,
+                         colour=colour, onFailed=self._lobbyFailed)
+
+    def _lobbyFailed(self, text):
+        """
+        The room could not be entered: tell the user; with C{--bot},
+        nobody is there to try something else.
+        """
+        self.state.error(text)
+        if self.options.bot:
+            self.onFatal(text)
 
     @property
     def address(self):
@@ -208,8 +221,8 @@ class ClientSession:
         """
         self._stopped = True
         self.autoplay.setEnabled(False)
-        if self.pilot is not None:
-            self.pilot.stop()
+        if self.lobby is not None:
+            self.lobby.stop()
         if self._botSeats is not None:
             self._botSeats.stop()
         self._stopService()
@@ -245,7 +258,7 @@ class ClientSession:
         own to the server, that joins our room (gomoku, checkers) or
         table (Splendor) and readies once C{team} players are present.
 
-        @return: the L{hub.bots.client.BotPlayer}.
+        @return: the L{hub.client.botplayer.BotPlayer}.
         """
         o = self.options
         room = getattr(self.state, "roomId", None) or o.room
@@ -295,7 +308,7 @@ class ClientSession:
                         delay))
         self._lastFailure = None
         self.state.notify(text)
-        self.state.emit("retrying", attempt=failedAttempts, delay=delay)
+        self.state.emit(E.Retrying(failedAttempts, delay))
         return delay
 
     def _mayResume(self):
@@ -333,24 +346,22 @@ class ClientSession:
             self._end("connection closed")
         # else the service reconnects and the state resumes
 
-    def _event(self, event, **details):
-        if event == "phase":
-            new = details["new"]
+    def _event(self, event):
+        if isinstance(event, E.PhaseChanged):
+            new = event.new
             if (new == S.LOBBY and self.options.game == "checkers"
-                    and not self._autoJoined
-                    and (self.options.room or self.options.bot)):
+                    and not self._autoJoined and self.lobby is None
+                    and self.options.room):
+                # --room without --bot: join it, the rest is the user's
                 self._autoJoined = True
-                self.clock.callLater(0, self.state.join,
-                                     self.options.room or DEFAULT_ROOM)
+                self.clock.callLater(0, self.state.join, self.options.room)
             if new == S.OVER and not self._overSeen:
                 self._overSeen = True
                 self.onGameOver()
             elif new == S.CLOSED and self.state.connected:
                 # the server refused to resume us
                 self._end("connection closed")
-        elif event == "disconnected":
+        elif isinstance(event, E.Disconnected):
             self._disconnected()
-        elif event == "wrongServer":
-            self._notAServer(details["reason"])
-        elif event == "joinFailed" and self.options.bot:
-            self.onFatal("could not join the room")
+        elif isinstance(event, E.WrongServer):
+            self._notAServer(event.reason)

@@ -9,6 +9,8 @@ L{twisted.internet.testing.StringTransport}.
 
 from twisted.logger import Logger
 
+from hub.client import events as E
+
 #: Phases shared by all three games.
 CONNECTING = "connecting"
 LOBBY = "lobby"
@@ -20,13 +22,14 @@ CLOSED = "closed"
 
 class Observable:
     """
-    Tells its observers of its events: C{observer(event, **details)}.
-    A subclass sets C{self._observers = []} in its C{__init__}.
+    Tells its observers of its events (L{hub.client.events}):
+    C{observer(event)}.  A subclass sets C{self._observers = []} in its
+    C{__init__}.
     """
 
     def subscribe(self, observer):
         """
-        Call C{observer(event, **details)} on every event.
+        Call C{observer(event)} on every event.
         """
         self._observers.append(observer)
 
@@ -37,20 +40,21 @@ class Observable:
         if observer in self._observers:
             self._observers.remove(observer)
 
-    def emit(self, event, **details):
+    def emit(self, event):
         """
-        Tell every observer of C{event}.
+        Tell every observer of C{event} (one of L{hub.client.events}).
         """
         for observer in list(self._observers):
-            observer(event, **details)
+            observer(event)
 
 
 class ClientState(Observable):
     """
     Base of the per-game client state machines.
 
-    Observers are callables C{observer(event, **details)}; events are
-    short strings such as C{"phase"}, C{"message"}, C{"moved"}.
+    Observers are callables C{observer(event)}; the events are those of
+    L{hub.client.events}, such as L{E.PhaseChanged}, L{E.Message},
+    L{E.Moved}.
 
     @ivar phase: one of L{CONNECTING}, L{LOBBY}, L{ROOM}, L{GAME}, L{OVER},
         L{CLOSED}.
@@ -98,7 +102,7 @@ class ClientState(Observable):
         """
         if phase != self.phase:
             old, self.phase = self.phase, phase
-            self.emit("phase", old=old, new=phase)
+            self.emit(E.PhaseChanged(old, phase))
 
     def notify(self, text, kind="info"):
         """
@@ -106,7 +110,7 @@ class ClientState(Observable):
         """
         self.messages.append((kind, text))
         del self.messages[:-8]
-        self.emit("message", kind=kind, text=text)
+        self.emit(E.Message(kind, text))
 
     def error(self, text):
         """
@@ -119,12 +123,12 @@ class ClientState(Observable):
         """
         The peer does not speak this game: C{reason} says why (a phrase
         such as C{"gave no answer in 5 s"}).  Observers get
-        C{"wrongServer"}; the protocol closes the connection.
+        L{E.WrongServer}; the protocol closes the connection.
         """
         self.notServer = reason
         self.log.warn("{game}: the server {reason!r}", game=self.game,
                       reason=reason)
-        self.emit("wrongServer", reason=reason)
+        self.emit(E.WrongServer(reason))
 
     def attach(self, protocol):
         """
@@ -141,7 +145,7 @@ class ClientState(Observable):
         self._protocol = None
         self.connected = False
         self.connectionLost(reason)
-        self.emit("disconnected")
+        self.emit(E.Disconnected())
 
     def send(self, message):
         """

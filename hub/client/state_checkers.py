@@ -10,6 +10,7 @@ local bot all come from the shared rules.
 from hub.games import checkers as G
 from hub.wire import checkers as W
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.state import ClientState
 
@@ -150,7 +151,7 @@ class CheckersState(ClientState):
         self.awaitingReply = True
         self.board.apply(seat, path)
         self.lastPath = path
-        self.emit("moved", path=path, seat=seat)
+        self.emit(E.Moved(seat, path))
 
     # incoming
     def messageReceived(self, message):
@@ -181,24 +182,24 @@ class CheckersState(ClientState):
         self.regions = {}
         self.finishedMe = False
         self.setPhase(S.ROOM)
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _otherJoined(self, data1, data2):
         if data1 and data1 not in [m[0] for m in self.members]:
             self.members.append([data1, False])
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _otherLeft(self, data1, data2):
         self.members = [m for m in self.members if m[0] != data1]
         if self.phase == S.GAME:
             self.notify("%s left the game" % (data1,))
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _ready(self, data1, data2):
         for m in self.members:
             if m[0] == data1:
                 m[1] = True
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _started(self, data1, data2):
         names = data1.split()
@@ -225,7 +226,7 @@ class CheckersState(ClientState):
             if seat is not None and self.board.currentSeat != seat:
                 # follow the server, the authority on turns
                 self.board.currentSeat = seat
-        self.emit("turn", region=data1)
+        self.emit(E.TurnChanged(region=data1))
 
     def _moved(self, data1, data2):
         if self.board is None:
@@ -243,7 +244,7 @@ class CheckersState(ClientState):
             self.board.eliminate(seat)
             who = self.nameOfRegion(data1) or data1
             self.notify("%s ran out of time and is out" % (who,))
-            self.emit("eliminated", seat=seat)
+            self.emit(E.Eliminated(seat))
             return
         try:
             path = W.parsePath(data2)
@@ -258,12 +259,12 @@ class CheckersState(ClientState):
             self.error("out of sync with the server: %s" % (e,))
             return
         self.lastPath = tuple(path)
-        self.emit("moved", path=tuple(path), seat=seat)
+        self.emit(E.Moved(seat, tuple(path)))
 
     def _finished(self, data1, data2):
         self.finishedMe = True
         self.notify("All your pieces are home!")
-        self.emit("changed")
+        self.emit(E.Changed())
 
     def _ended(self, data1, data2):
         self.ranking = data1.split()
@@ -282,13 +283,13 @@ class CheckersState(ClientState):
             self.awaitingReply = False
             self.lastPath = None
             self.error("move refused: " + text)
-            self.emit("rejected")
+            self.emit(E.Rejected())
             return
         if code in (W.INVALID_JOIN, W.ROOM_IS_RUNNING) and \
                 self.phase == S.LOBBY:
             self.roomId = None
             self.error("join failed: " + text)
-            self.emit("joinFailed", code=code)
+            self.emit(E.JoinFailed(code))
             return
         self.error(text)
 

@@ -10,6 +10,7 @@ L{hub.games.gomoku} game so that the local bot can play it.
 from hub.games import gomoku as G
 from hub.wire import gomoku as W
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.state import ClientState
 
@@ -18,17 +19,25 @@ WHITE = G.WHITE
 SIZE = G.SIZE
 
 RESULT_TEXTS = {
-    1: "no change", 2: "general error", 3: "too many illegal operations",
-    4: "invalid message", 5: "illegal message", 6: "illegal operation",
-    257: "invalid player name", 258: "that name is taken",
-    259: "invalid player (only the owner can start)",
-    260: "player busy", 513: "invalid room name or password",
-    514: "that room already exists", 515: "no such room",
-    516: "the room is full", 517: "wrong password",
-    518: "already in the room", 519: "not allowed now",
-    520: "room empty", 1025: "illegal move", 1026: "timeout",
+    W.S_NOCHANGE: "no change", W.S_ERROR: "general error",
+    W.S_ILLEGAL_OPER_LIMITS: "too many illegal operations",
+    W.S_INVALID_MSG: "invalid message", W.S_ILLEGAL_MSG: "illegal message",
+    W.S_ILLEGAL_OPER: "illegal operation",
+    W.S_PLAYER_INVALID_META: "invalid player name",
+    W.S_PLAYER_EXISTS: "that name is taken",
+    W.S_PLAYER_INVALID: "invalid player (only the owner can start)",
+    W.S_PLAYER_BUSY: "player busy",
+    W.S_ROOM_INVALID_META: "invalid room name or password",
+    W.S_ROOM_EXISTS: "that room already exists",
+    W.S_ROOM_NOT_EXISTS: "no such room", W.S_ROOM_FULL: "the room is full",
+    W.S_ROOM_ILLEGAL_ACCESS: "wrong password",
+    W.S_ROOM_ALREADY_INSIDE: "already in the room",
+    W.S_ROOM_ILLEGAL_OPER: "not allowed now", W.S_ROOM_EMPTY: "room empty",
+    W.S_MATCH_ILLEGAL_MOVE: "illegal move",
+    W.S_MATCH_OPER_TIMEOUT: "timeout",
 }
-GAME_RESULTS = {1: "win", 2: "lose", 3: "draw", 4: "error"}
+GAME_RESULTS = {W.GAME_RSLT_WIN: "win", W.GAME_RSLT_LOSE: "lose",
+                W.GAME_RSLT_DRAW: "draw", W.GAME_RSLT_ERROR: "error"}
 
 
 def resultText(status):
@@ -145,12 +154,20 @@ class GomokuState(ClientState):
         self.pending.clear()
         if self.token is not None and self.phase in (S.ROOM, S.GAME,
                                                      S.LOBBY):
-            self.emit("lost")
+            self.emit(E.Lost())
             self.error("connection lost")
         else:
             ClientState.connectionLost(self, reason)
 
     # user actions
+    def register(self, name):
+        """
+        Register again, as C{name}, after a refused registration (the
+        protocol allows another C{msg_reg} until one succeeds).
+        """
+        self.name = name
+        self._request("reg", W.regMessage, None, name)
+
     def refreshRooms(self):
         self._request("list", W.requestMessage, None, W.REQ_ROOM_LIST)
 
@@ -209,7 +226,7 @@ class GomokuState(ClientState):
             handler(m)
 
     def _result(self, m):
-        status = m.get("status", 2)
+        status = m.get("status", W.S_ERROR)
         kind, data = self.pending.pop(m.get("session"), (None, None))
         if kind in ("reg", "resume"):
             if status == 0:
@@ -218,7 +235,7 @@ class GomokuState(ClientState):
                     self.resuming = False
                     self.awaitingReply = False
                     self.notify("reconnected")
-                    self.emit("changed")
+                    self.emit(E.Changed())
                     return
                 if kind == "resume":
                     self.room = None
@@ -232,6 +249,8 @@ class GomokuState(ClientState):
                 if kind == "resume":
                     self.token = None
                     self.setPhase(S.CLOSED)
+                else:
+                    self.emit(E.RegisterFailed(status))
             return
         if kind == "create":
             if status == 0:
@@ -240,14 +259,14 @@ class GomokuState(ClientState):
                 room["guest"] = ""
                 self.room = room
                 self.setPhase(S.ROOM)
-                self.emit("room")
+                self.emit(E.RoomChanged())
             else:
                 self.error("create failed: " + resultText(status))
-                self.emit("roomFailed", status=status)
+                self.emit(E.RoomFailed(status))
         elif kind == "join":
             if status != 0:
                 self.error("join failed: " + resultText(status))
-                self.emit("roomFailed", status=status)
+                self.emit(E.RoomFailed(status))
         elif kind == "exit":
             if status == 0:
                 self.room = None
@@ -257,13 +276,13 @@ class GomokuState(ClientState):
             self.awaitingReply = False
             if status == 0 and self.room:
                 self.room["gs"] = data
-                self.emit("room")
+                self.emit(E.RoomChanged())
             elif status:
                 self.error("ready failed: " + resultText(status))
         elif kind == "chess":
             if status == 0 and self.room:
                 self.room["oct"] = data
-                self.emit("room")
+                self.emit(E.RoomChanged())
             elif status:
                 self.error("colour change failed: " + resultText(status))
         elif kind == "start":
@@ -274,13 +293,13 @@ class GomokuState(ClientState):
             if status == 0:
                 x, y = data
                 self._place(x, y, self.myColour())
-                self.emit("accepted")
+                self.emit(E.Accepted())
             else:
                 self.error("move refused: " + resultText(status))
-                self.emit("rejected")
+                self.emit(E.Rejected())
         elif status:
             self.error(resultText(status))
-            if status == 3:
+            if status == W.S_ILLEGAL_OPER_LIMITS:
                 self.token = None
 
     def _roomList(self, m):
@@ -288,7 +307,7 @@ class GomokuState(ClientState):
         if entry is not None and entry[0] == "list":
             del self.pending[m.get("session")]
         self.rooms = list(m.get("rooms") or [])
-        self.emit("rooms")
+        self.emit(E.RoomsListed())
 
     def _roomInfo(self, m):
         room = dict(m.get("room") or {})
@@ -300,7 +319,7 @@ class GomokuState(ClientState):
             self.notify("%s joined" % (room.get("guest"),))
         elif t == W.RI_PLAYER_EXIT:
             self.notify("the other player left")
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _gameState(self, m):
         state = m.get("state")
@@ -312,13 +331,13 @@ class GomokuState(ClientState):
             self.result = None
             self.awaitingReply = False
             self.setPhase(S.GAME)
-            self.emit("turn")
+            self.emit(E.TurnChanged())
         elif state == W.GAME_STATE_END:
             self.result = GAME_RESULTS.get(m.get("ex"), "error")
             self.awaitingReply = False
             if self.room:
                 self.room["gs"] = W.PLAYER_STATE_PREPARE
-                self.room["state"] = 1
+                self.room["state"] = W.ROOM_STATE_FULL
             self.setPhase(S.OVER)
 
     def _opponentMove(self, m):
@@ -338,5 +357,5 @@ class GomokuState(ClientState):
         except ValueError as e:
             self.error("out of sync with the server: %s" % (e,))
             return
-        self.emit("moved", x=x, y=y, colour=colour)
-        self.emit("turn")
+        self.emit(E.Moved(G.seatOfColour(colour), (x, y), colour))
+        self.emit(E.TurnChanged())

@@ -12,6 +12,7 @@ NEW_CARD or revealed reserve puts the real card in place.
 from hub.games import splendor as G
 from hub.wire import splendor as W
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.state import ClientState
 
@@ -156,18 +157,18 @@ class SplendorState(ClientState):
         self.myId = body.get("allocated_player_id", playerId)
         self.players = [[p, False] for p in body.get("other_player_id", [])]
         self.setPhase(S.ROOM)
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _newPlayer(self, playerId, body):
         if playerId not in [p[0] for p in self.players]:
             self.players.append([playerId, False])
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _ready(self, playerId, body):
         for p in self.players:
             if p[0] == playerId:
                 p[1] = True
-        self.emit("room")
+        self.emit(E.RoomChanged())
 
     def _start(self, playerId, body):
         self.sequence = list(body.get("players_sequence", []))
@@ -200,7 +201,7 @@ class SplendorState(ClientState):
         self.discard = 0
         self.nobleChoice = ()
         self.awaitingReply = False
-        self.emit("turn", playerId=pid)
+        self.emit(E.TurnChanged(playerId=pid))
 
     def _operation(self, playerId, body):
         t = self.table
@@ -252,9 +253,9 @@ class SplendorState(ClientState):
                 seat == self.mySeat():
             self.discard = t.pendingDiscard
         self.lastAction = (pid, action)
-        self.emit("operation", playerId=pid, action=action)
+        self.emit(E.OperationPlayed(pid, action))
         if pid == self.myId:
-            self.emit("accepted")
+            self.emit(E.Accepted())
 
     def _reveal(self, seat, card):
         """
@@ -324,12 +325,12 @@ class SplendorState(ClientState):
                 deck.remove(n)
             row[slot] = n
         self._refillSlot = None
-        self.emit("changed")
+        self.emit(E.Changed())
 
     def _invalid(self, playerId, body):
         self.awaitingReply = False
         self.error("the server refused that action")
-        self.emit("rejected")
+        self.emit(E.Rejected())
 
     def _noble(self, playerId, body):
         nobles = list(body.get("noble_number", []))
@@ -340,7 +341,7 @@ class SplendorState(ClientState):
         if len(nobles) > 1:
             if pid == self.myId or pid is None:
                 self.nobleChoice = tuple(nobles)
-                self.emit("nobleChoice", nobles=self.nobleChoice)
+                self.emit(E.NobleChoice(self.nobleChoice))
             return
         if not nobles:
             return
@@ -356,12 +357,12 @@ class SplendorState(ClientState):
         if pid == self.myId:
             self.awaitingReply = False
             self.nobleChoice = ()
-        self.emit("changed")
+        self.emit(E.Changed())
 
     def _discard(self, playerId, body):
         self.discard = body.get("number_to_discard", 0)
         self.awaitingReply = False
-        self.emit("discard", count=self.discard)
+        self.emit(E.DiscardAsked(self.discard))
 
     def _winner(self, playerId, body):
         self.winnerId = playerId

@@ -9,17 +9,18 @@ events of its stream), it keeps the position and, once the game is
 over, its replay with a cursor (step back, forward, play, jump).
 L{GameWatcher} feeds it from a hub over HTTP (L{hub.client.webapi}).
 
-Observers get C{observer(event, **details)} with events C{"changed"}
-(anything to redraw), C{"moved"} (a live move or one step forward:
-C{kind}, C{seat}, C{action}), C{"replay"} (the replay is loaded) and
-C{"error"} (C{text}); L{GameWatcher} adds C{"following"} (its event
-stream is open).
+Observers get C{observer(event)} with the events of L{hub.client.events}:
+L{E.Changed} (anything to redraw), L{E.Moved} (a live move or one step
+forward: C{seat}, C{action}), L{E.ReplayLoaded}, L{E.GameEnded} and
+L{E.WatchError} (C{text}); L{GameWatcher} adds L{E.Following} (its
+event stream is open).
 """
 
 from twisted.internet.error import ConnectError
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 
+from hub.client import events as E
 from hub.client import watchstate as W
 from hub.client.state import Observable
 from hub.client.webapi import WebAPI, WebAPIError, gamePath
@@ -75,7 +76,7 @@ class WatchedGame(Observable):
 
     def _changed(self):
         self._mirror = None
-        self.emit("changed")
+        self.emit(E.Changed())
 
     # what the API says
     def loadGame(self, data):
@@ -121,7 +122,7 @@ class WatchedGame(Observable):
             self.moves = list(data.get("moves") or [])
             self._setView(data.get("view"))
         self._changed()
-        self.emit("replay")
+        self.emit(E.ReplayLoaded())
 
     def _header(self, data):
         kind = data.get("kind")
@@ -158,7 +159,7 @@ class WatchedGame(Observable):
         except (KeyError, TypeError, ValueError) as e:
             self.log.warn("watch: bad {event} message: {error}",
                           event=event, error=str(e))
-            self.emit("error", text="out of step with the hub: %s" % (e,))
+            self.emit(E.WatchError("out of step with the hub: %s" % (e,)))
 
     def _on_snapshot(self, data):
         self.loadSnapshot(data)
@@ -173,8 +174,7 @@ class WatchedGame(Observable):
         elif self._game is not None:
             self._play(move)
         self._changed()
-        self.emit("moved", kind=self.kind, seat=move["seat"],
-                  action=move["action"])
+        self.emit(E.Moved(move["seat"], move["action"]))
 
     def _play(self, move):
         """
@@ -225,7 +225,7 @@ class WatchedGame(Observable):
         if data.get("view") is not None:
             self._setView(data["view"])
         self._changed()
-        self.emit("ended")
+        self.emit(E.GameEnded())
 
     # the replay's cursor
     @property
@@ -262,8 +262,7 @@ class WatchedGame(Observable):
         self._changed()
         if forward and self.moves and step <= len(self.moves):
             move = self.moves[step - 1]
-            self.emit("moved", kind=self.kind, seat=move["seat"],
-                      action=move["action"])
+            self.emit(E.Moved(move["seat"], move["action"]))
 
     def stepBy(self, delta):
         """
@@ -456,7 +455,7 @@ class GameWatcher:
             reader.done.addCallback(self._streamEnded)
             self.log.info("watch: following {game!r} live",
                           game=self.game.gameId)
-            self.game.emit("following")
+            self.game.emit(E.Following())
         d.addCallbacks(reading, self._streamFailed)
 
     def _streamEnded(self, clean):
@@ -473,7 +472,7 @@ class GameWatcher:
     def _streamFailed(self, failure):
         self._reader = None
         self.problem = failure.getErrorMessage()
-        self.game.emit("error", text=self.problem)
+        self.game.emit(E.WatchError(self.problem))
         if not self.stopped:
             self._later(self.start)
 
@@ -491,7 +490,7 @@ class GameWatcher:
         else:
             self.log.failure("watch: {game!r}", failure,
                              game=self.game.gameId)
-        self.game.emit("error", text=self.problem)
+        self.game.emit(E.WatchError(self.problem))
         if not failure.check(WebAPIError) or failure.value.code is None \
                 or failure.value.code >= 500:
             # the hub is not there (yet): try again

@@ -291,9 +291,13 @@ class GomokuRoute(Route):
             if owner is None or owner == self.node:
                 return passOn()
             session = self.protocol.session
+            # What the name check said travels too (hub.accounts); the
+            # name as sent, key and all, only over the node link, so that
+            # the home node echoes it to this player alone.
             return forward(owner, self.preface(
                 name=session.name, token=session.token,
-                player=session.id))
+                player=session.id, guest=session.guest,
+                account=session.account, wireName=session.wireName))
         return d.addCallbacks(
             found, lambda f: self.result(message, gomokuWire.S_ERROR))
 

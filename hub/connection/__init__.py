@@ -33,9 +33,14 @@ class ServerFactory(Factory):
 
     @ivar acceptPause: the L{AcceptPause} of the ports listening with this
         factory (given by L{listeningOn}).
+    @ivar names: the name check (L{hub.accounts.check.NameService}) the
+        protocols call at name time and at connect time (banned
+        addresses), or None where names are not checked (C{--names
+        open}, C{--db none}).
     """
 
     acceptPause = None
+    names = None
 
     def connectionGate(self):
         """
@@ -112,6 +117,10 @@ class ServerConnection(TimeoutMixin):
     # The client's address when another node of a cluster relays the
     # connection (the connection limits count the client, not the node).
     forwardedFor = None
+    # A connection the hub made for itself (an engine it launched, on a
+    # private listener): counted toward maxConnections, never toward an
+    # address's cap (hub.tournaments.engines).
+    addressExempt = False
     control = None
     _limits = NO_LIMITS
     _gate = None
@@ -137,8 +146,9 @@ class ServerConnection(TimeoutMixin):
             getattr(self.factory, "writeBatch", None))
         gate = self._gate = getattr(sessions, "gate", None)
         if gate is not None:
-            host = self.forwardedFor or getattr(
-                self.transport.getPeer(), "host", None)
+            host = None if self.addressExempt else (
+                self.forwardedFor
+                or getattr(self.transport.getPeer(), "host", None))
             refused = gate.admit(host)
             if refused is not None:
                 self.writer.close()
@@ -147,6 +157,14 @@ class ServerConnection(TimeoutMixin):
                 self.transport.loseConnection()
                 return
             self._admitted, self._host = True, host
+        names = getattr(self.factory, "names", None)
+        if names is not None and names.addressBanned(self.peerAddress()):
+            self.writer.close()
+            self.logClosing("connections from banned addresses closed",
+                            "closing {peer}: its address is banned",
+                            peer=self.transport.getPeer())
+            self.transport.loseConnection()
+            return
         self.setTimeout(sessions.idleSeconds or None)
         self._frameClean = sessions.clock.seconds()
         if limits.requestRate:
@@ -160,6 +178,14 @@ class ServerConnection(TimeoutMixin):
                 self.cutConnection(REQUEST_RATE, "its address is over {:g} "
                                    "frames a second".format(
                                        self._bucket.rate))
+
+    def peerAddress(self):
+        """
+        The client's address (the cluster's forwarded one, if relayed), or
+        None.
+        """
+        return self.forwardedFor or getattr(self.transport.getPeer(),
+                                            "host", None)
 
     def endConnection(self):
         """

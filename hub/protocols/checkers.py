@@ -132,10 +132,28 @@ class TableMessages:
             if member is not exclude:
                 member.observer.sendBytes(data)
 
+    def broadcastNames(self, op, seats, data2=""):
+        """
+        Write C{op} with the names of C{seats} (L{events.Seat}s) in data1
+        to every member now in the room: a member whose name was sent
+        with its play key (L{hub.accounts}) reads its own name as it sent
+        it, everyone else the plain names.
+        """
+        plain = wire.encode(op, " ".join(seat.name for seat in seats), data2)
+        for member in list(self.room.members):
+            session = member.session
+            if session.wireName is not None and any(
+                    seat.playerId == session.id for seat in seats):
+                member.observer.sendBytes(wire.encode(op, " ".join(
+                    session.wireName if seat.playerId == session.id
+                    else seat.name for seat in seats), data2))
+            else:
+                member.observer.sendBytes(plain)
+
     def onGameStarted(self, table, event):
-        self.broadcast(wire.encode(
-            wire.START_GAME_OP, " ".join(seat.name for seat in event.seats),
-            " ".join(WIRE_REGIONS[seat.role] for seat in event.seats)))
+        self.broadcastNames(
+            wire.START_GAME_OP, event.seats,
+            " ".join(WIRE_REGIONS[seat.role] for seat in event.seats))
 
     def onTurnStarted(self, table, event):
         # The same line for a seat all through one second: kept.
@@ -177,11 +195,12 @@ class TableMessages:
             self.log.info("checkers {room!r} abandoned", room=room.name,
                           kind=KIND, event="abandoned")
         else:
-            ranking = " ".join(table.seats[s].name for s in event.ranking)
+            ranked = [table.seats[s] for s in event.ranking]
             self.log.info("checkers {room!r} over: {ranking!r}",
-                          room=room.name, ranking=ranking, kind=KIND,
-                          event="over")
-            self.broadcast(wire.encode(wire.END_GAME_OP, ranking))
+                          room=room.name,
+                          ranking=" ".join(seat.name for seat in ranked),
+                          kind=KIND, event="over")
+            self.broadcastNames(wire.END_GAME_OP, ranked)
         members = list(room.members)
         lobby.endGame(room)
         lobby.dissolve(room)
@@ -288,8 +307,10 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         try:
             handler(self, message)
         except Exception:
+            # A JOIN's name may carry a play key: never logged.
             self.log.failure("checkers message {message!r} failed",
-                             message=message)
+                             message=message if message.op !=
+                             wire.JOIN_ROOM_OP else "JOIN_ROOM_OP")
             self.sendError(wire.OTHER_ERROR, "internal error")
 
     # Requests
@@ -311,7 +332,18 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
             self.sendError(wire.INVALID_JOIN, "a room id is at most {} "
                            "characters".format(MAX_ROOM_ID))
             return
-        sessions.setRoomName(self.session, name)
+        verdict = None
+        if self.factory.names is not None:
+            # The name check (hub.accounts): a registered name needs its
+            # key; any refusal is "taken", whatever its reason.
+            verdict = self.factory.names.check(KIND, name,
+                                               self.peerAddress())
+            if verdict is None:
+                self.sendError(wire.INVALID_JOIN, "the name is taken")
+                return
+        sessions.setRoomName(
+            self.session, name if verdict is None else verdict.name)
+        self.session.setVerdict(name, verdict)
         try:
             if lobby.room(KIND, roomId) is None:
                 room = lobby.createRoom(KIND, roomId, self.session, self,
@@ -401,10 +433,10 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
             self.send(wire.JOIN_ROOM_OP, actor.name, seat)
 
     def memberLeft(self, room, actor, previousOwner):
-        self.send(wire.LEAVE_ROOM_OP, actor.name)
+        self.send(wire.LEAVE_ROOM_OP, actor.session.nameTo(self.session))
 
     def readyChanged(self, room, actor):
-        self.send(wire.PLAYER_READY_OP, actor.name)
+        self.send(wire.PLAYER_READY_OP, actor.session.nameTo(self.session))
 
     def partialFrameBytes(self):
         return partialLineLength(self)

@@ -26,6 +26,9 @@ Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
     ends.
 """
 
+import hmac
+import re
+
 from twisted.internet.protocol import Protocol
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -42,6 +45,9 @@ from hub.sessions import NameTaken
 from hub.tables.base import TableError, TableOptions
 from hub.tables.gomoku import KIND, OWNER_SEAT, GomokuStartPolicy
 from hub.wire import gomoku as wire
+
+# A play key in a name (hub.accounts: alice#KEY), masked in logs.
+_KEYED = re.compile(rb"#[A-Za-z0-9]{10}")
 
 
 @implementer(IClusterPeer)
@@ -118,7 +124,8 @@ class GomokuProtocol(Protocol, ServerConnection):
                 self.frameReceived(payload)
             except Exception:
                 self.log.failure("gomoku frame {frame!r} failed",
-                                 frame=payload[:200])
+                                 frame=_KEYED.sub(b"#**********",
+                                                  payload[:200]))
                 self.transport.loseConnection()
                 return
         if tooLong and not self.transport.disconnecting:
@@ -189,11 +196,22 @@ class GomokuProtocol(Protocol, ServerConnection):
         if not 1 <= size <= wire.MAX_NAME_BYTES:
             self.result(wire.S_PLAYER_INVALID_META)
             return
+        verdict = None
+        if self.factory.names is not None:
+            # The name check (hub.accounts): a registered name needs its
+            # key; any refusal is "taken", whatever its reason.
+            verdict = self.factory.names.check(KIND, name,
+                                               self.peerAddress())
+            if verdict is None:
+                self.result(wire.S_PLAYER_EXISTS)
+                return
         try:
-            self.sessions.claimName(self.session, name)
+            self.sessions.claimName(
+                self.session, name if verdict is None else verdict.name)
         except NameTaken:
             self.result(wire.S_PLAYER_EXISTS)
             return
+        self.session.setVerdict(name, verdict)
         self._registered()
         self.result(wire.S_OK)
 
@@ -220,6 +238,10 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.log.failure("cluster: cannot adopt gomoku player {name!r}",
                              name=name)
             return False
+        # What the name check decided on the node that handed it over.
+        self.session.wireName = preface.get("wireName")
+        self.session.guest = bool(preface.get("guest"))
+        self.session.account = preface.get("account")
         self._registered()
         return True
 
@@ -229,6 +251,17 @@ class GomokuProtocol(Protocol, ServerConnection):
         one, or a live one whose old connection is then closed (the player
         came back before the drop was noticed).
         """
+        names = self.factory.names
+        if names is not None:
+            plain = names.plainName(KIND, name)
+            held = self.sessions.byName(KIND, plain)
+            if held is None or not hmac.compare_digest(
+                    held.nameTo(held).encode("utf-8", "surrogatepass"),
+                    name.encode("utf-8", "surrogatepass")) \
+                    or names.accountBanned(held.account) \
+                    or names.addressBanned(self.peerAddress()):
+                return False
+            name = plain
         oldPeer = getattr(self.sessions.byName(KIND, name), "peer", None)
         session = self.sessions.resume(KIND, name, token, self)
         if session is None:
@@ -251,7 +284,8 @@ class GomokuProtocol(Protocol, ServerConnection):
         if wire.uintField(message, "target", 0) != wire.REQ_ROOM_LIST:
             self.illegal(wire.S_ILLEGAL_MSG)
             return
-        rooms = [roomObjectOf(room) for room in self.lobby.rooms(KIND)]
+        rooms = [roomObjectOf(room, self.session)
+                 for room in self.lobby.rooms(KIND)]
         self.send(wire.roomListMessage(rooms or None, None, None))
 
     def operateFromIdle(self, message):

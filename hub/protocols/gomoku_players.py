@@ -36,11 +36,13 @@ def guestOf(room):
     return None
 
 
-def roomObjectOf(room):
+def roomObjectOf(room, viewer=None):
     """
-    The wire C{Room} object for C{room} (passwords are never shown; a
-    room opened empty, as the tournament director's are, has an empty
-    owner name until someone joins).
+    The wire C{Room} object for C{room} (passwords are never shown), as
+    the session C{viewer} sees it: its own name exactly as it sent it
+    (L{hub.sessions.Session.nameTo}).  A room opened empty, as the
+    tournament director's are, has an empty owner name until someone
+    joins.
     """
     guest = guestOf(room)
     if room.running:
@@ -52,8 +54,10 @@ def roomObjectOf(room):
     gs = (wire.PLAYER_STATE_READY if guest is not None and guest.ready
           else wire.PLAYER_STATE_PREPARE)
     return wire.roomObject(
-        room.name, room.owner.name if room.owner is not None else "",
-        guest.name if guest else "",
+        room.name,
+        room.owner.session.nameTo(viewer) if room.owner is not None
+        else "",
+        guest.session.nameTo(viewer) if guest else "",
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 
 
@@ -97,7 +101,8 @@ class GomokuPlayer(RoomObserver):
         """
         Send room information of type C{infoType} (C{RI_*}).
         """
-        self.send(wire.roomMessage(infoType, roomObjectOf(room), None, None))
+        self.send(wire.roomMessage(infoType, roomObjectOf(room, self.session),
+                                   None, None))
 
     def memberJoined(self, room, actor):
         if actor.session is not self.session:

@@ -3,6 +3,7 @@ C{python -m hub.records}: the records, read from the command line.
 
     python -m hub.records --db URL leaderboard KIND [--limit N]
                                                [--leaderboard-min-games N]
+                                               [--leaderboard-guests yes|no]
     python -m hub.records --db URL history KIND NAME [--limit N]
     python -m hub.records --db URL show GAME_ID
     python -m hub.records --db URL export GAME_ID
@@ -90,16 +91,25 @@ class _Command(usage.Options):
         return usage.Options.parseOptions(self, flags + ["--"] + arguments)
 
 
+def _yesNo(value):
+    if value not in ("yes", "no"):
+        raise usage.UsageError("--leaderboard-guests must be yes or no")
+    return value == "yes"
+
+
 class LeaderboardOptions(_Command):
     longdesc = ("The best players of KIND (gomoku, checkers or splendor) "
                 "by mu - 3 sigma; a player is listed after "
                 "--leaderboard-min-games rated games.")
-    synopsis = "KIND [--limit N] [--leaderboard-min-games N]"
+    synopsis = ("KIND [--limit N] [--leaderboard-min-games N] "
+                "[--leaderboard-guests yes|no]")
     optParameters = [
         ["limit", None, 20, "How many players.", int],
         ["leaderboard-min-games", None, query.DEFAULT_MIN_GAMES,
          "Rated games a player needs to be listed (1 lists everyone who "
          "played).", int],
+        ["leaderboard-guests", None, False, "yes to list guests (names of "
+         "no account) too.", _yesNo],
     ]
 
     def parseArgs(self, kind):
@@ -178,12 +188,14 @@ class Options(usage.Options):
 
 def _leaderboard(records, options, out):
     d = records.leaderboard(options["kind"], options["limit"],
-                            options["leaderboard-min-games"])
+                            options["leaderboard-min-games"],
+                            options["leaderboard-guests"])
 
     def write(board):
         if not board:
             return records.whyEmpty(
-                options["kind"], options["leaderboard-min-games"]).addCallback(
+                options["kind"], options["leaderboard-min-games"],
+                options["leaderboard-guests"]).addCallback(
                     lambda reason: out.write(reason + "\n"))
         out.write("{:>4}  {:<24} {:>8} {:>7} {:>7} {:>6} {:>5}\n".format(
             "rank", "name", "ordinal", "mu", "sigma", "games", "wins"))

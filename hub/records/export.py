@@ -1,6 +1,6 @@
 """
 The export form of a record: one JSON object per game, one game per line
-(JSON lines).  README.md ("Records") documents the fields.
+(JSON lines).  docs/records.md documents the fields.
 """
 
 import json
@@ -24,7 +24,8 @@ def seatToJSON(seat):
         takeover = {"ply": seat.takeoverPly, "level": seat.takeoverLevel}
     return {"seat": seat.seat, "name": seat.name, "playerId": seat.playerId,
             "role": seat.role, "botClient": seat.botClient,
-            "takeover": takeover, "place": seat.place, "rating": rating}
+            "takeover": takeover, "place": seat.place, "rating": rating,
+            "guest": seat.guest}
 
 
 def recordToJSON(record):

@@ -21,7 +21,7 @@ _GAME_COLUMNS = ("id, kind, table_name, started_at, ended_at, reason, "
                  "winner, ranking, rated")
 _SEAT_COLUMNS = ("game_id, seat, name, player_id, role, bot_client, "
                  "takeover_ply, takeover_level, place, mu_before, "
-                 "sigma_before, mu_after, sigma_after")
+                 "sigma_before, mu_after, sigma_after, guest")
 
 
 @attr.s(frozen=True)
@@ -69,14 +69,14 @@ class HistoryEntry:
 
 def _seatFromRow(row):
     (_, seat, name, playerId, role, botClient, takeoverPly, takeoverLevel,
-     place, muBefore, sigmaBefore, muAfter, sigmaAfter) = row
+     place, muBefore, sigmaBefore, muAfter, sigmaAfter, guest) = row
     rating = None
     if muBefore is not None:
         rating = (muBefore, sigmaBefore, muAfter, sigmaAfter)
     return SeatRecord(seat, name, playerId,
                       json.loads(role) if role is not None else None,
                       bool(botClient), takeoverPly, takeoverLevel, place,
-                      rating)
+                      rating, bool(guest))
 
 
 def _gameFromRow(row, seats, position=None, eventsText=None):
@@ -103,35 +103,49 @@ def _seatsOf(cursor, gameIds):
     return seats
 
 
-def leaderboard(cursor, kind, limit, minGames):
+def leaderboard(cursor, kind, limit, minGames, guests=True):
     """
-    The interaction behind L{Records.leaderboard}.
+    The interaction behind L{Records.leaderboard}; without C{guests}, the
+    names whose last rated game was a guest's are left out.
     """
     cursor.execute("SELECT name, mu, sigma, ordinal, games, wins FROM "
-                   "ratings WHERE kind = ? AND games >= ? "
+                   "ratings WHERE kind = ? AND games >= ? " +
+                   ("" if guests else "AND guest = 0 ") +
                    "ORDER BY ordinal DESC, name LIMIT ?",
                    (kind, minGames, limit))
     return [Standing(rank, *row)
             for rank, row in enumerate(cursor.fetchall(), 1)]
 
 
-def whyEmpty(cursor, kind, minGames):
+def whyEmpty(cursor, kind, minGames, guests=True):
     """
     The interaction behind L{Records.whyEmpty}.
     """
     cursor.execute("SELECT COUNT(*), MAX(games) FROM ratings "
-                   "WHERE kind = ? AND games >= 1", (kind,))
+                   "WHERE kind = ? AND games >= 1" +
+                   ("" if guests else " AND guest = 0"), (kind,))
     players, most = cursor.fetchone()
-    return emptyReason(kind, minGames, players or 0, most or 0)
+    guestsOnly = False
+    if not players and not guests:
+        cursor.execute("SELECT COUNT(*) FROM ratings WHERE kind = ? "
+                       "AND games >= 1", (kind,))
+        guestsOnly = bool(cursor.fetchone()[0])
+    return emptyReason(kind, minGames, players or 0, most or 0, guestsOnly)
 
 
-def emptyReason(kind, minGames, players, most):
+def emptyReason(kind, minGames, players, most, guestsOnly=False):
     """
     Why the leaderboard of C{kind} lists nobody, in a sentence.
 
     @param players: how many players have a rated game of C{kind}.
     @param most: the most rated games one of them has.
+    @param guestsOnly: only guests, whom the leaderboard leaves out, have
+        rated games.
     """
+    if guestsOnly:
+        return ("Only guests have played rated {} games, and the "
+                "leaderboard ranks accounts (--leaderboard-guests yes ranks "
+                "guests too).".format(kind))
     if players == 0:
         return "No rated {} game has been recorded yet.".format(kind)
     return ("No player has {min} rated {kind} games yet "
@@ -218,34 +232,46 @@ class Records:
     @ivar database: the L{hub.records.db.Database}.
     @ivar leaderboardMinGames: the rated games a player needs to appear on
         a leaderboard, unless a query says otherwise.
+    @ivar leaderboardGuests: whether leaderboards list guests
+        (L{hub.accounts}), unless a query says otherwise.
     """
 
-    def __init__(self, database, leaderboardMinGames=DEFAULT_MIN_GAMES):
+    def __init__(self, database, leaderboardMinGames=DEFAULT_MIN_GAMES,
+                 leaderboardGuests=True):
         self.database = database
         self.leaderboardMinGames = leaderboardMinGames
+        self.leaderboardGuests = leaderboardGuests
 
-    def leaderboard(self, kind, limit=DEFAULT_LIMIT, minGames=None):
+    def leaderboard(self, kind, limit=DEFAULT_LIMIT, minGames=None,
+                    guests=None):
         """
         The best C{limit} players of C{kind} by ordinal (C{mu - 3 sigma}),
-        among those with at least C{minGames} rated games.
+        among those with at least C{minGames} rated games; guests too if
+        C{guests} (by default L{leaderboardGuests}).
 
         @return: a Deferred of a L{list} of L{Standing}.
         """
         if minGames is None:
             minGames = self.leaderboardMinGames
+        if guests is None:
+            guests = self.leaderboardGuests
         return self.database.runInteraction(leaderboard, kind, limit,
-                                            minGames)
+                                            minGames, guests)
 
-    def whyEmpty(self, kind, minGames=None):
+    def whyEmpty(self, kind, minGames=None, guests=None):
         """
         Why the leaderboard of C{kind} with C{minGames} lists nobody: no
-        rated game yet, or no player with enough of them.
+        rated game yet, none but guests', or no player with enough of
+        them.
 
         @return: a Deferred of a sentence (L{str}).
         """
         if minGames is None:
             minGames = self.leaderboardMinGames
-        return self.database.runInteraction(whyEmpty, kind, minGames)
+        if guests is None:
+            guests = self.leaderboardGuests
+        return self.database.runInteraction(whyEmpty, kind, minGames,
+                                            guests)
 
     def history(self, kind, name, limit=DEFAULT_LIMIT, before=None):
         """

@@ -36,6 +36,7 @@ class SeatRecord:
         None when the game has no outcome (abandoned).
     @ivar rating: C{(muBefore, sigmaBefore, muAfter, sigmaAfter)} once
         the game was rated, else None.
+    @ivar guest: True if the name was no account's (L{hub.accounts}).
     """
 
     seat = attr.ib()
@@ -47,6 +48,7 @@ class SeatRecord:
     takeoverLevel = attr.ib(default=None)
     place = attr.ib(default=None)
     rating = attr.ib(default=None)
+    guest = attr.ib(default=False)
 
 
 @attr.s(frozen=True)
@@ -129,7 +131,7 @@ class GameRecord:
         every kept event, in order (actions without their C{detail}).
         """
         seats = tuple(events.Seat(s.seat, s.name, s.playerId, s.role,
-                                  s.botClient) for s in self.seats)
+                                  s.botClient, s.guest) for s in self.seats)
         started = events.GameStarted(self.kind, self.table, seats,
                                      self.position, self.startedAt)
         return [started] + [codec.eventFromJSON(self.kind, e, self.startedAt)
@@ -228,7 +230,8 @@ class RecordBuilder:
             ply, level = self.takeovers.get(seat.index, (None, None))
             seats.append(SeatRecord(
                 seat.index, seat.name, seat.playerId, seat.role,
-                bool(seat.bot), ply, level, seatPlaces[seat.index]))
+                bool(seat.bot), ply, level, seatPlaces[seat.index],
+                guest=bool(seat.guest)))
         return GameRecord(None, started.kind, started.table, started.at,
                           ended.at, ended.reason, ended.winner,
                           tuple(ended.ranking), tuple(seats),

@@ -35,13 +35,15 @@ class RecordsService(Service):
     log = Logger()
 
     def __init__(self, url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
-                 flushSeconds=FLUSH_SECONDS, clock=None, **recorderOptions):
+                 flushSeconds=FLUSH_SECONDS, leaderboardGuests=True,
+                 clock=None, **recorderOptions):
         self.reactor = reactor
         self.database = db.Database(url, reactor)
         self.recorder = Recorder(self.database,
                                  reactor if clock is None else clock,
                                  **recorderOptions)
-        self.records = Records(self.database, leaderboardMinGames)
+        self.records = Records(self.database, leaderboardMinGames,
+                               leaderboardGuests)
         self.flushSeconds = flushSeconds
         self._probe = None
         self.unreachable = None
@@ -141,14 +143,21 @@ def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
 def fromOptions(options, reactor, clock=None):
     """
     The L{RecordsService} that C{twistd gamehub}'s C{--db} and
-    C{--leaderboard-min-games} ask for, or None.  A schema newer than
-    this gamehub's, or a SQLite file that cannot be opened, stops the
-    start with a one-line message.
+    C{--leaderboard-min-games} and C{--leaderboard-guests} ask for, or
+    None.  A schema newer than this gamehub's, or a SQLite file that
+    cannot be opened, stops the start with a one-line message.
 
     @param clock: the hub's tracked clock (the reactor if not given).
     """
+    guests = options.get("leaderboard-guests", True)
+    if isinstance(guests, str):
+        guests = guests.strip().lower() == "yes"
+    if options.get("names", "open") == "open":
+        # Nobody is a guest where no name is checked.
+        guests = True
     try:
         return recordsService(options["db"], reactor,
-                              options["leaderboard-min-games"], clock=clock)
+                              options["leaderboard-min-games"],
+                              leaderboardGuests=guests, clock=clock)
     except (db.SchemaTooNew, db.CannotOpen) as e:
         raise SystemExit("gamehub: {}".format(e))

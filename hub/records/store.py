@@ -53,10 +53,10 @@ def _rate(cursor, record):
         won = int(decided and seat.place == 1)
         cursor.execute(
             "UPDATE ratings SET mu = ?, sigma = ?, ordinal = ?, "
-            "games = games + 1, wins = wins + ?, updated_at = ? "
-            "WHERE kind = ? AND name = ?",
-            (new.mu, new.sigma, new.ordinal, won, now, record.kind,
-             seat.name))
+            "games = games + 1, wins = wins + ?, updated_at = ?, "
+            "guest = ? WHERE kind = ? AND name = ?",
+            (new.mu, new.sigma, new.ordinal, won, now, int(seat.guest),
+             record.kind, seat.name))
         seats.append(attr.evolve(
             seat, rating=(old.mu, old.sigma, new.mu, new.sigma)))
     return tuple(seats)
@@ -86,12 +86,13 @@ def saveRecord(cursor, record):
         rows.append((gameId, seat.seat, record.kind, seat.name,
                      seat.playerId, json.dumps(seat.role, default=str),
                      int(seat.botClient), seat.takeoverPly,
-                     seat.takeoverLevel, seat.place) + tuple(rating))
+                     seat.takeoverLevel, seat.place) + tuple(rating)
+                    + (int(seat.guest),))
     cursor.executemany(
         "INSERT INTO game_seats (game_id, seat, kind, name, player_id, role, "
         "bot_client, takeover_ply, takeover_level, place, mu_before, "
-        "sigma_before, mu_after, sigma_after) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        "sigma_before, mu_after, sigma_after, guest) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     cursor.execute(
         "INSERT INTO game_events (game_id, position, events) VALUES (?, ?, ?)",
         (gameId, _dumps(record.position), record.storedEvents()))

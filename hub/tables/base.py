@@ -20,7 +20,7 @@ from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from hub.bots.pilot import SeatPilot
+from hub.tables.seatpilot import SeatPilot
 from hub.ihub import IBot, IGameRules, ITable, ITableListener
 from hub.tables import events
 

@@ -88,8 +88,10 @@ class CheckersStartPolicy:
         seats: List[events.Seat] = []
         for index, member in enumerate(room.members):
             member.seat = index
-            seats.append(events.Seat(index, member.name, member.session.id,
-                                     game.regionOfSeat(index)))
+            seats.append(events.Seat(
+                index, member.name, member.session.id,
+                game.regionOfSeat(index),
+                guest=bool(getattr(member.session, "guest", False))))
         table = CheckersTable(room.name, seats, game, self.clock,
                               self.options)
         if self.listenerFor is not None:

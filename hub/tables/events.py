@@ -36,6 +36,8 @@ class Seat:
     @ivar role: the seat's colour (gomoku), region letter (checkers), or
         None (Splendor).
     @ivar bot: True if the player is a bot client, where the hub can tell.
+    @ivar guest: True if the player's name is no account's
+        (L{hub.accounts}); False when the hub checks no accounts.
     """
 
     index: int = attr.ib()
@@ -43,6 +45,7 @@ class Seat:
     playerId: int = attr.ib()
     role: Union[int, str, None] = attr.ib(default=None)
     bot: bool = attr.ib(default=False)
+    guest: bool = attr.ib(default=False)
 
 
 @attr.s(frozen=True, slots=True)

@@ -236,8 +236,10 @@ class GomokuStartPolicy:
         for member in room.members:
             seat = ownerSeat if member is room.owner else 1 - ownerSeat
             member.seat = seat
-            seats[seat] = events.Seat(seat, member.name, member.session.id,
-                                      rules.colourOfSeat(seat))
+            seats[seat] = events.Seat(
+                seat, member.name, member.session.id,
+                rules.colourOfSeat(seat),
+                guest=bool(getattr(member.session, "guest", False)))
         table = GomokuTable(room.name, seats, self.clock, self.options)
         if self.listenerFor is not None:
             table.addListener(self.listenerFor(room, table))

@@ -50,10 +50,15 @@ class EntrantInfo:
         with its C{{host} {port} {room} {name} {key}} placeholders not yet
         filled, or L{None} for a person or a connected program (which
         joins by itself).
+    @ivar key: The play key that proves C{name} (hub.accounts), for the
+        command's C{{key}}, or None.  TODO(accounts): the director has
+        none to give yet (keys are stored hashed); an admin writes the
+        key into the command line instead.
     """
 
     name: str
     command: Optional[tuple[str, ...]] = None
+    key: Optional[str] = attr.ib(default=None, repr=False)
 
     @property
     def isEngine(self) -> bool:

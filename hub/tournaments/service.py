@@ -10,11 +10,18 @@ restarted hub plays them again).
 
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, Optional
 
 from twisted.application.service import Service
 
 from hub.tournaments.director import POLL_SECONDS, SHOW_SECONDS, Director
+
+#: Where engines run and log, under the hub's working folder.
+ENGINE_FOLDER = "engines"
+#: Each engine's CPU seconds (RLIMIT_CPU) and address space (RLIMIT_AS).
+ENGINE_CPU_SECONDS = 600
+ENGINE_MEMORY_BYTES = 1024 * 1024 * 1024
 
 
 class TournamentService(Service):
@@ -58,3 +65,22 @@ def tournamentService(records: Any, top: Any, policies: Dict[str, Any],
                         showSeconds=showSeconds, pollSeconds=pollSeconds)
     records.recorder.eventOf = director.eventOfRoom
     return TournamentService(director)
+
+
+def engineLauncher(reactor: Any, clock: Any, factories: Dict[str, Any],
+                   folder: str = ENGINE_FOLDER) -> Any:
+    """
+    The engine runner of the hub's tournaments
+    (L{hub.tournaments.engines.EngineLauncher}): engines work in
+    C{FOLDER/work/EVENT/ROOM/NAME} and log to
+    C{FOLDER/logs/EVENT/ROOM/NAME.log}, under L{ENGINE_CPU_SECONDS} of
+    CPU and L{ENGINE_MEMORY_BYTES} of memory each.
+
+    @param factories: The hub's protocol factories (L{hub.tap.
+        makeFactories}), not the cluster's gates.
+    """
+    from hub.tournaments.engines import EngineLauncher
+    return EngineLauncher(reactor, clock, factories,
+                          os.path.join(folder, "work"),
+                          os.path.join(folder, "logs"),
+                          ENGINE_CPU_SECONDS, ENGINE_MEMORY_BYTES)

@@ -140,7 +140,8 @@ def recordJSON(record, withReplay=True):
         "seats": [{"index": s.seat, "name": s.name, "bot": s.botClient,
                    "role": _role(record.kind, s.seat, s.role),
                    "takenOver": s.takeoverPly is not None,
-                   "place": s.place} for s in record.seats],
+                   "place": s.place, "guest": s.guest}
+                  for s in record.seats],
         "result": {"reason": record.reason, "winner": record.winner,
                    "ranking": list(record.ranking),
                    "winnerName": (record.seats[record.winner].name
@@ -223,6 +224,7 @@ class Web:
         def data(standings, emptyReason=None):
             return {"kind": kind,
                     "minGames": self.records.leaderboardMinGames,
+                    "guests": self.records.leaderboardGuests,
                     "standings": [_standing(s) for s in standings],
                     "emptyReason": emptyReason}
 

@@ -63,7 +63,8 @@ def seatJSON(kind, seat):
     """
     return {"index": seat.index, "name": seat.name,
             "role": views.roleText(kind, seat.index, seat.role),
-            "bot": bool(seat.bot), "takenOver": False, "out": None}
+            "bot": bool(seat.bot), "takenOver": False, "out": None,
+            "guest": bool(seat.guest)}
 
 
 class LiveGame:

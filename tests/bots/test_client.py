@@ -1,6 +1,6 @@
 """
-The bot client's command line (L{hub.bots.client}); whole games through
-the server are in L{tests.bots.test_endtoend}.
+The bot client's command line (L{hub.client.botplayer}); whole games
+through the server are in L{tests.bots.test_endtoend}.
 """
 
 import random
@@ -8,7 +8,10 @@ import random
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
-from hub.bots.client import BotPlayer, gameSeeds, main, makeParser, parseURL
+from hub.client.botplayer import (
+    RENAME_SECONDS, BotPlayer, botNames, gameSeeds, main, makeParser,
+    parseURL)
+from hub.wire import gomoku as gomokuWire
 from hub.wire import splendor as wire
 from tests.client.support import connect, take
 
@@ -68,7 +71,9 @@ class OptionsTests(SynchronousTestCase):
         client with a message before anything connects.
         """
         for argv in (["chess://h:1"], ["gomoku://h:1", "--count", "3"],
-                     ["splendor://h:1", "--count", "0"]):
+                     ["splendor://h:1", "--count", "0"],
+                     ["checkers://h:1", "--name", "bad-name"],
+                     ["checkers://h:1", "--name", "x" * 17]):
             self.failureResultOf(main(Clock(), *argv), SystemExit)
 
 
@@ -105,3 +110,80 @@ class BotPlayerTests(SynchronousTestCase):
         clock.advance(0)
         self.assertEqual(take(transport),
                          wire.packClientFrame(wire.PLAYER_READY, 1, None))
+
+
+class NameTests(SynchronousTestCase):
+    """
+    Bots keep their names from game to game: the prefix and the seat.
+    """
+
+    def test_names(self):
+        """
+        Seat C{n} is C{prefix + n}, asked for twice (the hub may not
+        have seen the last game's connection close yet); then the seats
+        of the next teams, so that two processes of one level share a
+        small set of names.
+        """
+        self.assertEqual(botNames("bot2_", 1, 2, tries=3),
+                         ["bot2_1", "bot2_1", "bot2_3", "bot2_5", "bot2_7"])
+        self.assertEqual(botNames("bot2_", 2, 2, tries=1)[2:], ["bot2_4"])
+
+    def test_takenNameRetried(self):
+        """
+        A gomoku bot whose name is taken (C{S_PLAYER_EXISTS}) registers
+        again with its next name after L{RENAME_SECONDS}.
+        """
+        clock = Clock()
+        player = BotPlayer(clock, "gomoku", "h", 1, "bot2_1", 1, team=2,
+                           otherNames=["bot2_3"])
+        proto, transport = connect("gomoku", player.state)
+        sent = gomokuWire.decodeMessage(take(transport)[1:-1])
+        self.assertEqual(sent["name"], "bot2_1")
+        proto.dataReceived(gomokuWire.encodeMessage(
+            gomokuWire.resultMessage(gomokuWire.S_PLAYER_EXISTS,
+                                     gomokuWire.INVALID_U64, 1)))
+        clock.advance(RENAME_SECONDS)
+        sent = gomokuWire.decodeMessage(take(transport)[1:-1])
+        self.assertEqual((sent["msg_type"], sent["name"]),
+                         (gomokuWire.MSG_REG, "bot2_3"))
+        self.assertEqual(player.name, "bot2_3")
+        self.assertFalse(player.done.called)
+
+    def test_noNameLeft(self):
+        """
+        When every name is taken the bot fails, saying so.
+        """
+        player = BotPlayer(Clock(), "gomoku", "h", 1, "bot2_1", 1)
+        proto, transport = connect("gomoku", player.state)
+        proto.dataReceived(gomokuWire.encodeMessage(
+            gomokuWire.resultMessage(gomokuWire.S_PLAYER_EXISTS,
+                                     gomokuWire.INVALID_U64, 1)))
+        failure = self.failureResultOf(player.done)
+        self.assertIn("could not register as 'bot2_1': that name is "
+                      "taken", str(failure.value))
+
+    def test_checkersNameRefused(self):
+        """
+        A checkers bot whose join is refused (its name may be taken in
+        the room) joins again with its next name after
+        L{RENAME_SECONDS}; with none left it fails, saying why.
+        """
+        from hub.wire import checkers as checkersWire
+        clock = Clock()
+        player = BotPlayer(clock, "checkers", "h", 1, "bot2_1", 1,
+                           room="R", team=2, otherNames=["bot2_3"])
+        proto, transport = connect("checkers", player.state)
+        clock.advance(0)
+        self.assertEqual(take(transport), checkersWire.encode(
+            checkersWire.JOIN_ROOM_OP, "R", "bot2_1"))
+        refusal = checkersWire.encode(
+            checkersWire.ERROR_OP, str(checkersWire.INVALID_JOIN),
+            "INVALID_JOIN: the name is taken")
+        proto.dataReceived(refusal)
+        clock.advance(RENAME_SECONDS)
+        self.assertEqual(take(transport), checkersWire.encode(
+            checkersWire.JOIN_ROOM_OP, "R", "bot2_3"))
+        self.assertFalse(player.done.called)
+        proto.dataReceived(refusal)
+        failure = self.failureResultOf(player.done)
+        self.assertIn("could not join room 'R'", str(failure.value))

@@ -67,6 +67,60 @@ class BotClientTests(SynchronousTestCase):
             self.assertEqual(sorted(re.findall(r" (win|lose)\b", line)),
                              ["lose", "win"])
 
+    def leaderboard(self, kind):
+        """
+        The server's leaderboard of C{kind} at the default minimum of
+        games (C{python -m hub.records leaderboard} on its records).
+        """
+        env = dict(os.environ)
+        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        return subprocess.run(
+            [sys.executable, "-m", "hub.records", "leaderboard", kind],
+            cwd=self.server.workdir, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, timeout=TIMEOUT,
+            check=True).stdout.decode()
+
+    def test_namesStay(self):
+        """
+        Bots keep their names (C{bot<level>_<seat>}) from game to game:
+        after one run of five games both players of gomoku and checkers
+        are on the leaderboard at its default minimum of five games (on
+        a hub that checks no names: under C{--names accounts} bots play
+        as guests, whom the leaderboards leave out).
+        """
+        for kind in ("gomoku", "checkers"):
+            self.startServer(kind, "--names", "open")
+            lines = self.play(kind, "--count", "2", "--level", "2",
+                              "--games", "5")
+            self.assertEqual(len(lines), 5)
+            for line in lines:
+                self.assertIn("bot2_1", line)
+                self.assertIn("bot2_2", line)
+            board = self.leaderboard(kind)
+            self.assertIn("bot2_1", board)
+            self.assertIn("bot2_2", board)
+
+    def test_nameTaken(self):
+        """
+        A gomoku name held by another player (another run of the same
+        level) is not ours: the bot of that seat plays as the next
+        team's seat, C{bot1_3} for a team of two, in every game of its
+        run; the other bot keeps its own name.
+        """
+        self.startServer("gomoku")
+        port = self.server.port("gomoku")
+        holder = GomokuClient(port)
+        self.addCleanup(holder.close)
+        holder.send(gomokuWire.regMessage("bot1_1", holder.nextSession()))
+        self.assertEqual(holder.receive()["status"], 0)
+        lines = self.play("gomoku", "--count", "2", "--level", "1",
+                          "--games", "2")
+        self.assertEqual(len(lines), 2)
+        for line in lines:
+            self.assertEqual(
+                sorted(re.findall(r"\b(bot1_\d+) (?:win|lose|draw)",
+                                  line)), ["bot1_2", "bot1_3"], line)
+
     def test_gomokuCountOne(self):
         """
         Two bot clients with C{--count 1} meet in the same room (one
@@ -83,8 +137,8 @@ class BotClientTests(SynchronousTestCase):
                                                               second)]
         self.assertEqual([first.returncode, second.returncode], [0, 0],
                          [err.decode()[-1000:] for out, err in outs])
-        self.assertIn("alpha1_1 win", outs[0][0].decode())
-        self.assertIn("beta1_1 lose", outs[1][0].decode())
+        self.assertIn("alpha1 win", outs[0][0].decode())
+        self.assertIn("beta1 lose", outs[1][0].decode())
 
     def checkCheckers(self, count, *extra):
         self.startServer("checkers", *extra)
@@ -193,7 +247,7 @@ class TakeoverTests(SynchronousTestCase):
         human.close()
         out, err = bot.communicate(timeout=TIMEOUT)
         self.assertEqual(bot.returncode, 0, err.decode()[-2000:])
-        self.assertRegex(out.decode(), r"game 1: gomoku room t: stay1_1 "
+        self.assertRegex(out.decode(), r"game 1: gomoku room t: stay1 "
                                        r"(win|lose|draw)")
 
     def checkTakeover(self, kind, *roomArgs):
@@ -230,7 +284,7 @@ class TakeoverTests(SynchronousTestCase):
         """
         out = self.checkTakeover("checkers", "--room", "cut")
         ranking = out.split("ranking ")[1].split()
-        self.assertEqual(sorted(ranking), ["quit1_1", "stay1_1"])
+        self.assertEqual(sorted(ranking), ["quit1", "stay1"])
 
     def test_splendor(self):
         """

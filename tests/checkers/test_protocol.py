@@ -7,7 +7,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from hub.bots.checkers import CheckersBot
-from hub.bots.pilot import SeatPilot
+from hub.tables.seatpilot import SeatPilot
 from hub.games import checkers as rules
 from hub.ihub import IStartPolicy
 from hub.protocols.checkers import (

@@ -12,7 +12,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from hub.bots import botFor
-from hub.bots.pilot import SeatPilot
+from hub.tables.seatpilot import SeatPilot
 from hub.games import checkers as rules
 from hub.ihub import ITable
 from hub.lobby import Lobby, RoomObserver

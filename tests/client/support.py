@@ -15,18 +15,21 @@ from hub.client import net
 
 class Recorder:
     """
-    Collects the events of a state machine.
+    Collects the events (L{hub.client.events}) of a state machine.
     """
 
     def __init__(self, state):
         self.events = []
         state.subscribe(self)
 
-    def __call__(self, event, **details):
-        self.events.append((event, details))
+    def __call__(self, event):
+        self.events.append(event)
 
-    def names(self):
-        return [e for e, _ in self.events]
+    def types(self):
+        """
+        The class of each event, in order.
+        """
+        return [type(e) for e in self.events]
 
     def clear(self):
         del self.events[:]

@@ -6,6 +6,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import checkers as wire
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.state_checkers import CheckersState
 from tests.client.support import Recorder, connect, take
@@ -96,7 +97,7 @@ class CheckersStateTests(SynchronousTestCase):
         self.feed(line(wire.ERROR_OP, "400003", "INVALID_JOIN: name"))
         self.assertEqual(self.state.phase, S.LOBBY)
         self.assertIn("join failed", self.state.messages[-1][1])
-        self.assertIn("joinFailed", self.events.names())
+        self.assertIn(E.JoinFailed(wire.INVALID_JOIN), self.events.events)
 
     def start(self):
         self.state.join("r1")
@@ -126,7 +127,8 @@ class CheckersStateTests(SynchronousTestCase):
         self.assertEqual(take(self.transport),
                          b'{"data1":"A","data2":"-2 6 0 4","op":200007}\n')
         self.assertEqual(self.state.board.pieceAt((0, 4)), 0)
-        self.assertEqual(self.events.events[-1][0], "moved")
+        self.assertEqual(self.events.events[-1],
+                         E.Moved(0, ((-2, 6), (0, 4))))
         self.feed(line(wire.START_TURN_OP, "D", "1656403207"))
         self.assertFalse(self.state.isMyTurn())
 

@@ -8,6 +8,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import gomoku as wire
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.state_gomoku import BLACK, WHITE, GomokuState
 from tests.client.support import Recorder, connect, take
@@ -51,7 +52,7 @@ class GomokuStateTests(SynchronousTestCase):
 
     def test_registersOnConnect(self):
         """
-        The first frame is msg_reg, byte for byte as the README shows.
+        The first frame is msg_reg, byte for byte as docs/games.md shows.
         """
         self.assertEqual(
             take(self.transport),
@@ -91,7 +92,7 @@ class GomokuStateTests(SynchronousTestCase):
         room = wire.roomObject("r1", "bob", "", 16, 1, 0)
         self.feed(frame(wire.roomListMessage([room], TOKEN, 2)))
         self.assertEqual(self.state.rooms, [room])
-        self.assertIn("rooms", self.events.names())
+        self.assertIn(E.RoomsListed, self.events.types())
         self.assertEqual(self.state.pending, {})
 
     def test_createWithColourAndPassword(self):
@@ -121,7 +122,7 @@ class GomokuStateTests(SynchronousTestCase):
         self.assertEqual(self.state.phase, S.LOBBY)
         self.assertIn("already exists", self.state.messages[-1][1])
         self.assertEqual(self.events.events[-1],
-                         ("roomFailed", {"status": 514}))
+                         E.RoomFailed(wire.S_ROOM_EXISTS))
 
     def ownerWithGuest(self):
         self.register()
@@ -271,7 +272,7 @@ class GomokuStateTests(SynchronousTestCase):
         for i in range(len(data)):
             self.feed(data[i:i + 1])
         self.assertEqual(self.state.phase, S.LOBBY)
-        self.assertIn("rooms", self.events.names())
+        self.assertIn(E.RoomsListed, self.events.types())
 
     def test_reconnectWithToken(self):
         """
@@ -281,7 +282,7 @@ class GomokuStateTests(SynchronousTestCase):
         """
         self.startAsWhiteOwner()
         self.proto.connectionLost(Failure(ConnectionLost()))
-        self.assertIn("lost", self.events.names())
+        self.assertIn(E.Lost(), self.events.events)
         self.assertEqual(self.state.phase, S.GAME)
         self.assertFalse(self.state.connected)
         self.proto, self.transport = connect("gomoku", self.state)

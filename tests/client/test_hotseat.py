@@ -166,7 +166,7 @@ class HotSeatWindowTests(TestCase):
         enough = defer.Deferred()
 
         def check(*args, **details):
-            humans = [s for s in app.sessions
+            humans = [s for s in app.connection.sessions
                       if s.state.phase == S.GAME and s.state.isMyTurn()]
             if len(humans) == 1:
                 if app.session is not humans[0]:
@@ -177,19 +177,19 @@ class HotSeatWindowTests(TestCase):
             if board is not None and board.plies >= 12 and \
                     not enough.called:
                 enough.callback(None)
-        addSession = app.addSession
+        addSession = app.connection.addSession
 
         def add(options):
             session = addSession(options)
             session.state.subscribe(check)
             return session
-        app.addSession = add
+        app.connection.addSession = add
         app.start()
         self.addCleanup(app.stop, 0)
         yield enough.addTimeout(60, reactor)
         self.assertEqual(problems, [])
         self.assertEqual(shownWhenToMove, {"pat", "pat2"})
-        self.assertTrue(app.hotSeat)
+        self.assertTrue(app.connection.hotSeat)
         app.scene.invalidate()
         app.pumpOnce()
         texts = [o.text for o in app.scene._keep

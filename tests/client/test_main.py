@@ -5,10 +5,11 @@ The client's command line (L{client_pyglet.__main__}).
 import contextlib
 import io
 
+from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from client_pyglet.__main__ import makeParser
-from hub.client.session import Options, makeState
+from hub.client.session import ClientSession, Options
 
 
 class ParserTests(SynchronousTestCase):
@@ -45,9 +46,10 @@ class ParserTests(SynchronousTestCase):
         """
         self.assertEqual(self.parse().turn_seconds, 15)
         seconds = self.parse("--turn-seconds", "30").turn_seconds
-        state = makeState("checkers", Options(game="checkers",
-                                              turnSeconds=seconds))
-        self.assertEqual(state.turnSeconds, 30)
+        clock = Clock()
+        session = ClientSession(clock, clock, Options(
+            game="checkers", turnSeconds=seconds))
+        self.assertEqual(session.state.turnSeconds, 30)
 
 
 class WatchOptionTests(SynchronousTestCase):

@@ -310,7 +310,7 @@ def when(state, condition, timeout=30):
     """
     d = defer.Deferred()
 
-    def check(*a, **k):
+    def check(event=None):
         if not d.called and condition():
             state.unsubscribe(check)
             d.callback(None)
@@ -351,11 +351,11 @@ class LanStartScreenTests(TestCase):
         def changed(*args):
             if not found.called and any(
                     e.ports.get("checkers") == port
-                    for e in hubEntries(app.hubBrowser)):
+                    for e in hubEntries(app.navigator.hubBrowser)):
                 found.callback(None)
             if app.scene is not None:
                 app.scene.invalidate()
-        app._hubsChanged = changed
+        app.navigator.hubsChanged = changed
         app.start()
         self.addCleanup(app.stop, 0)
         yield found.addTimeout(5, reactor)
@@ -444,7 +444,7 @@ class OfflineAgainTests(TestCase):
         self.assertEqual(st.ranking, ["solo"])
         app.scene.again()
         self.assertEqual(type(app.scene).__name__, "OfflineSetupScene")
-        self.assertIsNone(app.offlineHub)
+        self.assertIsNone(app.connection.offlineHub)
         app.scene.play()
         yield when(app.session.state,
                    lambda: app.session.state.phase == S.GAME, 30)

@@ -7,6 +7,7 @@ mid-game and the client resumes with its token.
 from twisted.internet import defer, reactor
 from twisted.trial.unittest import TestCase
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.session import ClientSession, Options
 from tests.endtoend import GamehubServer
@@ -48,9 +49,9 @@ class GomokuReconnectTests(TestCase):
         cut = defer.Deferred()
         tokens = []
 
-        def watch(event, **details):
+        def watch(event):
             st = alice.state
-            if (event == "moved" and st.phase == S.GAME
+            if (isinstance(event, E.Moved) and st.phase == S.GAME
                     and st.moveCount >= 4 and not cut.called):
                 tokens.append(st.token)
                 cut.callback(None)
@@ -59,7 +60,7 @@ class GomokuReconnectTests(TestCase):
         alice.state.subscribe(watch)
         inRoom = defer.Deferred()
 
-        def entered(event, **details):
+        def entered(event):
             if alice.state.phase == S.ROOM and not inRoom.called:
                 inRoom.callback(None)
         alice.state.subscribe(entered)

@@ -13,6 +13,7 @@ from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web.client import ResponseDone
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.client.watch import GameWatcher, WatchedGame, listGames
 from hub.client.webapi import (
@@ -125,7 +126,7 @@ def until(game, condition, timeout=TIMEOUT):
     """
     d = defer.Deferred()
 
-    def check(*a, **k):
+    def check(event=None):
         if not d.called and condition():
             game.unsubscribe(check)
             d.callback(None)
@@ -178,14 +179,14 @@ class WatcherTests(TestCase):
         self.assertFalse(st.isMyTurn())
         self.assertFalse(st.send({"x": 1}))
         moved = []
-        game.subscribe(lambda event, **d: moved.append(d)
-                       if event == "moved" else None)
+        game.subscribe(lambda event: moved.append(event)
+                       if isinstance(event, E.Moved) else None)
         yield until(game, lambda: watcher._reader is not None)
         table.act(0, (8, 7))
         yield until(game, lambda: moved)
         self.assertEqual(len(game.moves), 3)
         self.assertEqual(game.mirror().stone(8, 7), BLACK)
-        self.assertEqual(moved[-1]["action"], [8, 7])
+        self.assertEqual(moved[-1].action, [8, 7])
         for x in (9, 10, 11):
             table.act(1, (x, 0))
             table.act(0, (x, 7))
@@ -318,10 +319,10 @@ class WatcherTests(TestCase):
         self.assertEqual([g["over"] for g in games], [False, True])
         watcher = self.watch("live-99")
         errors = []
-        watcher.game.subscribe(lambda event, **d: errors.append(d)
-                               if event == "error" else None)
+        watcher.game.subscribe(lambda event: errors.append(event)
+                               if isinstance(event, E.WatchError) else None)
         yield watcher.start()
-        self.assertIn("HTTP 404", errors[0]["text"])
+        self.assertIn("HTTP 404", errors[0].text)
         self.assertFalse(watcher.game.loaded)
         self.assertEqual(self.clock.getDelayedCalls(), [])
 
@@ -356,10 +357,10 @@ class ModelTests(SynchronousTestCase):
         """
         game = WatchedGame(Clock(), "g")
         errors = []
-        game.subscribe(lambda event, **d: errors.append(event))
+        game.subscribe(errors.append)
         game.eventReceived("action", {"nomove": 1})
         game.eventReceived("action", "text")
-        self.assertEqual(errors, ["error"])
+        self.assertEqual([type(e) for e in errors], [E.WatchError])
 
     def test_unknownKind(self):
         game = WatchedGame(Clock(), "g")

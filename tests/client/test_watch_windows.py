@@ -174,15 +174,15 @@ class WatchSceneTests(TestCase):
         app.start()
         self.addCleanup(app.stop, 0)
         root = self.web.url("")
-        app.showWatchList(root)
+        app.connection.showWatchList(root)
         scene = app.scene
         self.assertEqual(type(scene).__name__, "WatchListScene")
         yield scene._pending
         self.frame(app)
         self.assertIn("ann, bob", labelTexts(app.scene))
         self.click(app, "watch")
-        game = app.watcher.game
-        yield until(game, lambda: app.watcher._reader is not None)
+        game = app.connection.watcher.game
+        yield until(game, lambda: app.connection.watcher._reader is not None)
         self.assertEqual(type(app.scene).__name__, "WatchGomokuScene")
         self.frame(app)
         texts = labelTexts(app.scene)
@@ -222,7 +222,7 @@ class WatchSceneTests(TestCase):
         self.assertCounterClear(app, "move 160 / 160")
         self.click(app, "leave")
         self.assertEqual(type(app.scene).__name__, "WatchListScene")
-        self.assertIsNone(app.watcher)
+        self.assertIsNone(app.connection.watcher)
 
     def assertCounterClear(self, app, text):
         """

@@ -103,7 +103,7 @@ class TwoNodes(TestCase):
                       "--room", "r1", "--name", "b_")
         self.assertIn("after", finished(second))
         self.assertIn("after", finished(first))
-        self.a.waitForLog(r"'b_1_1' joined gomoku room 'r1'")
+        self.a.waitForLog(r"'b_1' joined gomoku room 'r1'")
 
     def test_checkersAcrossNodes(self):
         """
@@ -228,7 +228,7 @@ class RedisStops(TestCase):
         a.waitForLog(r"joined gomoku room 'r1'")
         second = bots("gomoku", b.port("gomoku"), "--count", "1",
                       "--room", "r1", "--name", "b_", "--delay", "0.1")
-        a.waitForLog(r"gomoku game started in 'r1'|'b_1_1' joined")
+        a.waitForLog(r"gomoku game started in 'r1'|'b_1' joined")
         erin, reply = register(a.port("gomoku"), "erin")
         self.assertEqual(reply["status"], wire.S_OK)
         redis.stop()

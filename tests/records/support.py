@@ -57,10 +57,10 @@ def newTable(kind, name, seats, clock, options, rng):
                                        random.Random(rng.getrandbits(32)))
 
 
-def newSeats(kind, rng, names=None, seatCount=None):
+def newSeats(kind, rng, names=None, seatCount=None, guests=()):
     """
     The L{events.Seat}s of a random game of C{kind}: one in five a bot
-    client.
+    client; the names in C{guests} are guests'.
     """
     if seatCount is None:
         seatCount = {"gomoku": 2, "checkers": rng.choice((2, 3, 6)),
@@ -81,7 +81,8 @@ def newSeats(kind, rng, names=None, seatCount=None):
     else:
         roles = [None] * seatCount
     return tuple(events.Seat(seat, names[seat], ids[seat], roles[seat],
-                             bot=rng.random() < 0.2)
+                             bot=rng.random() < 0.2,
+                             guest=names[seat] in guests)
                  for seat in range(seatCount))
 
 
@@ -131,7 +132,7 @@ class RandomPlayers:
 
 def playRandomGame(kind, listeners, rng, clock=None, names=None,
                    seatCount=None, table=None, maxActions=MAX_ACTIONS,
-                   incidents=True, takeover=None):
+                   incidents=True, takeover=None, guests=()):
     """
     Play one random game of C{kind} at a real table (L{hub.tables}) whose
     C{listeners} hear it all.  With C{incidents}, now and then a seat
@@ -145,7 +146,7 @@ def playRandomGame(kind, listeners, rng, clock=None, names=None,
     @return: the table (its C{game} is the final state).
     """
     clock = clock if clock is not None else Clock()
-    seats = newSeats(kind, rng, names, seatCount)
+    seats = newSeats(kind, rng, names, seatCount, guests)
     if takeover is None and incidents and rng.random() < 0.5:
         takeover = "bot"
     name = table or "t{}".format(rng.randrange(10 ** 6))
@@ -254,7 +255,7 @@ def postgresURL():
         raise RuntimeError(
             "{} is not set: CI must run the PostgreSQL tests "
             "(.ci/postgres start)".format(POSTGRES_ENV))
-    raise SkipTest("{} is not set (see README: Records)".format(
+    raise SkipTest("{} is not set (see docs/records.md)".format(
         POSTGRES_ENV))
 
 

@@ -113,8 +113,8 @@ class CommandTests(support.SQLiteMixin, TestCase):
     @defer.inlineCallbacks
     def test_export(self):
         """
-        One JSON line per game, by id or by date; the fields of the
-        README.
+        One JSON line per game, by id or by date; the fields of
+        docs/records.md.
         """
         lines = yield self.command("export", str(self.ids[1]))
         self.assertEqual(len(lines), 1)
@@ -127,7 +127,7 @@ class CommandTests(support.SQLiteMixin, TestCase):
                     "rated", "seats", "position", "events"]))
         self.assertEqual(sorted(record["seats"][0]),
                          sorted(["seat", "name", "playerId", "role",
-                                 "botClient", "takeover", "place",
+                                 "botClient", "takeover", "place", "guest",
                                  "rating"]))
         lines = yield self.command("export", "--since", "1970-01-01")
         self.assertEqual([json.loads(line)["id"] for line in lines],

@@ -7,7 +7,7 @@ import random
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
-from hub.bots.pilot import SeatPilot
+from hub.tables.seatpilot import SeatPilot
 from hub.bots.splendor import SplendorBot
 from hub.games import splendor as rules
 from hub.games.splendor import Action

@@ -12,7 +12,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from hub.bots import botFor
-from hub.bots.pilot import SeatPilot
+from hub.tables.seatpilot import SeatPilot
 from hub.games import splendor as rules
 from hub.games.splendor import Action
 from hub.ihub import IStartPolicy, ITable

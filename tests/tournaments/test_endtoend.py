@@ -27,12 +27,12 @@ from tests.endtoend import GamehubServer
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 GAME_TIMEOUT = 120
-#: hub.bots names its one bot PREFIX + "1_1" (game 1, bot 1).
+#: hub.bots names its one bot PREFIX + "1" (seat 1).
 PREFIXES = ("alpha", "bravo", "charlie", "delta")
 
 
 def botName(prefix):
-    return prefix + "1_1"
+    return prefix + "1"
 
 
 class EndToEndMixin:
@@ -79,7 +79,7 @@ class EndToEndMixin:
                 yield event, json.loads(line[len("data: "):])
 
     def bot(self, port, room, name, level, delay=0):
-        prefix = name[:-len("1_1")]
+        prefix = name[:-len("1")]
         return subprocess.Popen(
             [sys.executable, "-m", "hub.bots",
              "gomoku://127.0.0.1:%d" % (port,), "--count", "1", "--room",

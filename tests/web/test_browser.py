@@ -4,7 +4,7 @@ C{chromium-driver} and C{selenium}, headless, against the real C{twistd
 -n gamehub} with bots playing a game of each kind.
 
 Set C{GAMEHUB_SCREENSHOTS} to a folder to save the pages' screenshots
-there (C{docs/} holds the ones the README shows).
+there (C{docs/} holds the ones C{docs/web.md} and the README show).
 """
 
 import os
@@ -79,7 +79,10 @@ class BrowserTests(SynchronousTestCase):
         self.addCleanup(self.driver.quit)
 
     def startServer(self, *kinds, extra=()):
+        # The bots play as guests (no accounts): listed with
+        # --leaderboard-guests yes.
         self.server = GamehubServer(self, "--leaderboard-min-games", "1",
+                                    "--leaderboard-guests", "yes",
                                     *extra, games=tuple(kinds) + ("web",))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 

@@ -228,7 +228,8 @@ class LeaderboardTests(SQLiteMixin, TestCase):
         code, data = yield web.getJSON("/api/leaderboard/gomoku")
         self.assertEqual(code, 200)
         self.assertEqual(data, {
-            "kind": "gomoku", "minGames": 5, "standings": [],
+            "kind": "gomoku", "minGames": 5, "guests": True,
+            "standings": [],
             "emptyReason": "No rated gomoku game has been recorded yet."})
         code, headers, page = yield web.get("/leaderboard/gomoku")
         self.assertEqual(code, 200)

@@ -1,5 +1,5 @@
 """
-AI 托管, hints and the lobby pilot of C{--bot}, on a fake clock.
+AI 托管 and hints (L{hub.client.autoplay}), on a fake clock.
 """
 
 import threading
@@ -13,12 +13,11 @@ from hub.bots.checkers import CheckersBot
 from hub.wire import checkers as cwire
 from hub.wire import gomoku as wire
 
-from hub.client import state as S
-from hub.client.pilot import (
-    DEFAULT_ROOM, AutoPlayer, GomokuPilot, ReadyPilot)
-from hub.client.session import Options, threadedThinking
+from hub.client import events as E
+from hub.client.autoplay import AutoPlayer
+from hub.client.session import threadedThinking
 from hub.client.state_checkers import CheckersState
-from hub.client.state_gomoku import BLACK, GomokuState
+from hub.client.state_gomoku import WHITE, GomokuState
 from tests.client.support import connect, take
 
 TOKEN = 42
@@ -64,7 +63,8 @@ class AutoPlayerTests(SynchronousTestCase):
     def test_playFailureLogged(self):
         """
         A failure while playing the bot's move is logged, not lost in its
-        Deferred.
+        Deferred; so is the random legal action played instead, which
+        fails the same way here.
         """
         def broken(action):
             raise RuntimeError("cannot play")
@@ -74,7 +74,7 @@ class AutoPlayerTests(SynchronousTestCase):
             cwire.encode(cwire.MOVE_OP, "A", "-2 6 0 4")
             + cwire.encode(cwire.START_TURN_OP, "D", "1656403207"))
         self.clock.advance(1)
-        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 2)
 
     def test_offDoesNothing(self):
         """
@@ -123,12 +123,14 @@ class AutoPlayerTests(SynchronousTestCase):
 
     def test_suggestWaitsForBot(self):
         """
-        The hint is set, and C{"hint"} emitted, when the bot answers.
+        The hint is set, and L{E.HintReady} emitted, when the bot
+        answers.
         """
         auto, pending = self.slowBot()
         hints = []
         self.state.subscribe(
-            lambda event, **d: event == "hint" and hints.append(d))
+            lambda event: isinstance(event, E.HintReady)
+            and hints.append(event))
         self.ourTurn()
         result = auto.suggest()
         self.assertNoResult(result)
@@ -137,7 +139,7 @@ class AutoPlayerTests(SynchronousTestCase):
         d.callback(f(*args))
         self.assertEqual(self.successResultOf(result), auto.hint)
         self.assertIsNotNone(auto.hint)
-        self.assertEqual(hints, [{"action": auto.hint}])
+        self.assertEqual(hints, [E.HintReady(auto.hint)])
 
     def test_staleSuggestionDropped(self):
         """
@@ -189,7 +191,7 @@ class AutoPlayerTests(SynchronousTestCase):
         auto.setEnabled(True)
         self.ourTurn()
         self.clock.advance(1)
-        self.state.emit("changed")
+        self.state.emit(E.Changed())
         d, f, args = pending.pop()
         d.callback(f(*args))
         self.assertEqual(take(self.transport), b"")
@@ -232,7 +234,7 @@ class AutoPlayerTests(SynchronousTestCase):
         auto = AutoPlayer(state, self.clock, 2,
                           bot=botFor("gomoku", 2, seed=1))
         auto.setEnabled(True)
-        state.emit("moved")
+        state.emit(E.Moved(1, (7, 4), WHITE))
         self.clock.advance(1)
         self.assertEqual(take(transport), b"")
         self.assertIsNone(self.successResultOf(auto.suggest()))
@@ -273,123 +275,51 @@ class ThreadedThinkingTests(TestCase):
         return auto.suggest().addCallback(check)
 
 
-class GomokuPilotTests(SynchronousTestCase):
+class FailureTests(SynchronousTestCase):
     """
-    --bot walks the gomoku lobby: join or create, ready, start.
+    A failure of the auto-player's bot or move is logged, never lost,
+    and the game goes on.
     """
 
     def setUp(self):
         self.clock = Clock()
+        self.state = CheckersState("alice")
+        self.proto, self.transport = connect("checkers", self.state)
+        self.state.join("r1")
+        self.proto.dataReceived(
+            cwire.encode(cwire.JOIN_ROOM_REPLY_OP, "bob", "1")
+            + cwire.encode(cwire.START_GAME_OP, "bob alice", "A D")
+            + cwire.encode(cwire.START_TURN_OP, "D", "1656403200"))
+        take(self.transport)
 
-    def pilot(self, name):
-        state = GomokuState(name)
-        GomokuPilot(state, self.clock, Options(game="gomoku", name=name,
-                                               room="r1", bot=2))
-        proto, transport = connect("gomoku", state)
-        take(transport)
-        proto.dataReceived(result(0, 1))
-        take(transport)
+    def test_botFails(self):
+        """
+        A bot that raises is logged, and a random legal move is played.
+        """
+        class Broken:
+            def chooseAction(self, state, seat):
+                raise RuntimeError("broken bot")
+        auto = AutoPlayer(self.state, self.clock, 2, bot=Broken())
+        auto.setEnabled(True)
         self.clock.advance(1)
-        return state, proto, transport
+        self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
+        sent = cwire.decode(take(self.transport))
+        self.assertEqual((sent.op, sent.data1), (cwire.MOVE_OP, "D"))
 
-    def test_joinThenCreate(self):
+    def test_moveFails(self):
         """
-        It joins --room; when there is no such room it creates it.
+        A move that raises is logged (the Deferred's failure is not
+        left unhandled).
         """
-        state, proto, transport = self.pilot("alice")
-        sent = wire.decodeMessage(take(transport)[1:-1])
-        self.assertEqual((sent["msg_type"], sent["type"]),
-                         (wire.MSG_ROOM, wire.RO_ROOM_JOIN))
-        proto.dataReceived(result(wire.S_ROOM_NOT_EXISTS, 3))
+        auto = AutoPlayer(self.state, self.clock, 2,
+                          bot=botFor("checkers", 2, seed=1))
+        calls = []
+
+        def broken(action):
+            calls.append(action)
+            raise ValueError("cannot send")
+        self.state.playAction = broken
+        auto.setEnabled(True)
         self.clock.advance(1)
-        sent = wire.decodeMessage(take(transport)[1:-1])
-        self.assertEqual((sent["type"], sent["room"]["name"]),
-                         (wire.RO_ROOM_CREATE, "r1"))
-
-    def test_defaultRoom(self):
-        """
-        Without --room, every --bot client walks to the same room,
-        L{DEFAULT_ROOM}: joined when it exists, else created.
-        """
-        for name in ("alice", "bob"):
-            state = GomokuState(name)
-            GomokuPilot(state, self.clock,
-                        Options(game="gomoku", name=name, bot=2))
-            proto, transport = connect("gomoku", state)
-            take(transport)
-            proto.dataReceived(result(0, 1))
-            take(transport)
-            self.clock.advance(1)
-            sent = wire.decodeMessage(take(transport)[1:-1])
-            self.assertEqual((sent["type"], sent["room"]["name"]),
-                             (wire.RO_ROOM_JOIN, DEFAULT_ROOM))
-            proto.dataReceived(result(wire.S_ROOM_NOT_EXISTS, 3))
-            self.clock.advance(1)
-            sent = wire.decodeMessage(take(transport)[1:-1])
-            self.assertEqual((sent["type"], sent["room"]["name"]),
-                             (wire.RO_ROOM_CREATE, DEFAULT_ROOM))
-
-    def test_ownerStartsWhenGuestReady(self):
-        """
-        As owner it starts once the guest is ready.
-        """
-        state, proto, transport = self.pilot("alice")
-        proto.dataReceived(result(wire.S_ROOM_NOT_EXISTS, 3))
-        self.clock.advance(1)
-        proto.dataReceived(result(0, 4))
-        take(transport)
-        room = wire.roomObject("r1", "alice", "bob", 16, 1, 1)
-        proto.dataReceived(wire.encodeMessage(
-            wire.roomMessage(wire.RI_PLAYER_JOIN, room, TOKEN, 4)))
-        self.clock.advance(1)
-        self.assertEqual(take(transport), b"")
-        room["gs"] = 3
-        proto.dataReceived(wire.encodeMessage(
-            wire.roomMessage(wire.RI_PLAYER_STATE, room, TOKEN, 4)))
-        self.clock.advance(1)
-        sent = wire.decodeMessage(take(transport)[1:-1])
-        self.assertEqual((sent["msg_type"], sent["target"]),
-                         (wire.MSG_REQUEST, wire.REQ_GAME_START))
-
-    def test_guestReadies(self):
-        """
-        As guest it sets itself ready.
-        """
-        state, proto, transport = self.pilot("bob")
-        take(transport)
-        proto.dataReceived(result(0, 3))
-        room = wire.roomObject("r1", "alice", "bob", 16, 1, 1)
-        proto.dataReceived(wire.encodeMessage(
-            wire.roomMessage(wire.RI_PLAYER_JOIN, room, TOKEN, 3)))
-        self.clock.advance(1)
-        sent = wire.decodeMessage(take(transport)[1:-1])
-        self.assertEqual((sent["msg_type"], sent["state"]),
-                         (wire.MSG_STATE, wire.PLAYER_STATE_READY))
-        self.assertEqual(state.myColour(), BLACK)
-
-
-class ReadyPilotTests(SynchronousTestCase):
-    """
-    Checkers and Splendor: ready in the room, optionally once N are in.
-    """
-
-    def test_waitsForPlayers(self):
-        """
-        With --players 3 it readies only when three are in the room.
-        """
-        clock = Clock()
-        state = CheckersState("alice")
-        ReadyPilot(state, clock, Options(game="checkers", name="alice",
-                                         bot=2, players=3))
-        proto, transport = connect("checkers", state)
-        state.join("r1")
-        proto.dataReceived(cwire.encode(cwire.JOIN_ROOM_REPLY_OP, "bob",
-                                        "0"))
-        take(transport)
-        clock.advance(1)
-        self.assertEqual(take(transport), b"")
-        proto.dataReceived(cwire.encode(cwire.JOIN_ROOM_OP, "carol"))
-        clock.advance(1)
-        self.assertEqual(take(transport),
-                         cwire.encode(cwire.PLAYER_READY_OP, "alice"))
-        self.assertEqual(state.phase, S.ROOM)
+        self.assertEqual(len(calls), 2)     # the bot's, then a random one
+        self.assertEqual(len(self.flushLoggedErrors(ValueError)), 2)

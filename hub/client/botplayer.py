@@ -8,10 +8,20 @@ protocols, one connection per bot.
 
 The client-side protocol logic is L{hub.client}, which the desktop client
 shares: L{hub.client.net} frames and decodes with L{hub.wire}, the
-C{hub.client.state_*} machines follow the lobby and the game, and
-L{hub.client.pilot.AutoPlayer} plays the bot's turns.  This module
-only adds the lobby steps of a team of bots (create or join, ready,
-start), the games loop and the result lines.
+C{hub.client.state_*} machines follow the lobby and the game,
+L{hub.client.lobbyflow} enters the room, readies and starts, and
+L{hub.client.autoplay.AutoPlayer} plays the bot's turns.  This module
+only adds a team of bots, their names, the games loop and the result
+lines.
+
+Bots keep their names from game to game, so that their ratings build
+up: the C{--name} prefix (C{bot<level>_} by default) and the bot's seat
+in the team, C{bot2_1}, C{bot2_2}...  A name is taken for as long as its
+player is connected (gomoku: on the hub; checkers: in the room); when
+another process holds it (gomoku C{S_PLAYER_EXISTS}, checkers
+C{INVALID_JOIN}), the bot asks for it once more, then for the same
+prefix with the seats of the next team (C{bot2_3}, C{bot2_4} for a team
+of two), and keeps the name it got for the rest of the run.
 
 Every step waits for an event (a reply, a room update, a closed
 connection), each bounded: a server that does not answer within
@@ -23,28 +33,43 @@ status 1.
 import argparse
 import os
 import random
+import re
 import sys
 
 from twisted.internet import defer
 from twisted.logger import Logger
 
 from hub.bots import botFor
+from hub.client import events as E
 from hub.client import net
 from hub.client import state as S
+from hub.client.autoplay import AutoPlayer
+from hub.client.lobbyflow import RENAME_SECONDS, LobbyFlow
+from hub.client.machines import stateFor
 from hub.client.net import parseURL
-from hub.client.pilot import AutoPlayer
-from hub.client.session import Options, makeState
 from hub.client.state_gomoku import resultText
 from hub.wire import gomoku as gomokuWire
 
 #: Seconds a bot waits for the server to confirm that it left (gomoku:
 #: the room exit) before it just closes its connection.
 LEAVE_SECONDS = 10
-#: Gomoku room steps (join, create) tried before giving up; a join and a
-#: create can cross another client's create and exit.
-ROOM_TRIES = 10
 #: Exit status of a failed run.
 FAILED = 1
+#: Gomoku: names tried after the first when a name is taken.
+NAME_TRIES = 10
+#: A name prefix: letters, digits and C{_}, short enough that the seat
+#: number fits the checkers limit of 20 characters.
+NAME_PREFIX = re.compile(r"^[A-Za-z0-9_]{1,16}$")
+
+
+def botNames(prefix, seat, count, tries=NAME_TRIES):
+    """
+    The names a bot of seat C{seat} (from 1) in a team of C{count} asks
+    for, in order: its own, again, then the seats of the next teams.
+    """
+    own = "%s%d" % (prefix, seat)
+    return [own, own] + ["%s%d" % (prefix, seat + k * count)
+                         for k in range(1, tries + 1)]
 
 
 class BotFailed(Exception):
@@ -60,6 +85,8 @@ class BotPlayer:
 
     @ivar name: the player name (gomoku and checkers).
     @ivar state: the L{hub.client.state.ClientState}.
+    @ivar lobby: the L{LobbyFlow} that enters the room, readies and
+        starts.
     @ivar entered: a Deferred firing with True once the bot is in its
         room (or at its table), with False if it failed before.
     @ivar done: a Deferred firing with the state once the game is over,
@@ -69,7 +96,12 @@ class BotPlayer:
     log = Logger()
 
     def __init__(self, reactor, kind, host, port, name, level, seed=0,
-                 room=None, team=1, creator=False, delay=0.0):
+                 room=None, team=1, creator=False, delay=0.0,
+                 otherNames=()):
+        """
+        @param otherNames: the names to ask for, in order, when C{name}
+            is taken (gomoku: on the hub; checkers: in the room).
+        """
         self.reactor = reactor
         self.kind = kind
         self.host = host
@@ -78,19 +110,23 @@ class BotPlayer:
         self.room = room
         self.team = team
         self.creator = creator
-        self.state = makeState(kind, Options(game=kind, name=name))
+        self.state = stateFor(kind, name)
         self.autoplay = AutoPlayer(self.state, reactor, level,
                                    bot=botFor(kind, level, seed),
                                    delay=delay)
         self.entered = defer.Deferred()
         self.done = defer.Deferred()
-        self._readied = False
-        self._started = False
-        self._tries = 0
+        self._otherNames = list(otherNames)
         self._protocol = None
         self._leaving = None
         self._leaveTimer = None
+        self._rename = None
         self.state.subscribe(self._event)
+        self.lobby = LobbyFlow(self.state, reactor, room, team=team,
+                               create=creator,
+                               mayCreate=creator or team == 1, delay=0,
+                               onFailed=self._fail,
+                               nextName=self._nextName)
 
     @property
     def address(self):
@@ -105,7 +141,8 @@ class BotPlayer:
         """
         d = net.connect(self.reactor, self.kind, self.host, self.port,
                         self.state, clock=self.reactor)
-        d.addCallbacks(self._connected, self._connectFailed)
+        d.addCallback(self._connected)
+        d.addErrback(self._connectFailed)
         return self.done
 
     def stop(self):
@@ -113,6 +150,9 @@ class BotPlayer:
         Stop playing and close the connection at once.
         """
         self.autoplay.setEnabled(False)
+        self.lobby.stop()
+        if self._rename is not None and self._rename.active():
+            self._rename.cancel()
         if self._protocol is not None and self._protocol.transport:
             self._protocol.transport.loseConnection()
 
@@ -128,6 +168,7 @@ class BotPlayer:
             return self._leaving
         self._leaving = defer.Deferred()
         self.autoplay.setEnabled(False)
+        self.lobby.stop()
         if not self.state.connected:
             self._leaving.callback(None)
             return self._leaving
@@ -171,95 +212,73 @@ class BotPlayer:
         if not self.done.called:
             self.done.errback(BotFailed(text))
 
-    def _event(self, event, **details):
+    def _event(self, event):
         st = self.state
         if self._leaving is not None:
-            if event == "phase" and details["new"] == S.LOBBY:
+            if isinstance(event, E.PhaseChanged) and event.new == S.LOBBY:
                 self.stop()   # the room exit is confirmed
-            elif event == "disconnected":
+            elif isinstance(event, E.Disconnected):
                 if self._leaveTimer.active():
                     self._leaveTimer.cancel()
                 if not self._leaving.called:
                     self._leaving.callback(None)
             return
-        if event == "wrongServer":
+        if isinstance(event, E.WrongServer):
             self._fail("%s %s: is it a %s port?" % (
-                self.address, details["reason"], self.kind))
+                self.address, event.reason, self.kind))
             return
-        if event == "phase":
-            new = details["new"]
-            if new == S.LOBBY:
-                self.reactor.callLater(0, self._enter)
-            elif new == S.OVER and not self.done.called:
+        if isinstance(event, E.RegisterFailed):
+            self._registerFailed(event.status)
+        elif isinstance(event, E.PhaseChanged):
+            new = event.new
+            if new == S.OVER and not self.done.called:
                 self.done.callback(st)
             elif new == S.CLOSED:
                 self._fail("the connection closed before the game ended")
-        elif event == "disconnected" and not self.done.called:
+        elif isinstance(event, E.Disconnected) and not self.done.called:
             self._fail("the connection closed before the game ended")
-        if event == "roomFailed":
-            self._roomFailed(details.get("status"))
-        elif event == "joinFailed":
-            reason = st.messages[-1][1] if st.messages else ""
-            self._fail("could not join room %r: %s" % (self.room, reason))
-        if st.phase == S.ROOM:
-            if not self.entered.called:
-                self.entered.callback(True)
-            self._inRoom()
+        if st.phase == S.ROOM and not self.entered.called:
+            self.entered.callback(True)
 
-    # Lobby steps.
+    def _nextName(self):
+        """
+        Checkers: our join was refused (the name may be taken in the
+        room): the next name to try, or None.
+        """
+        if not self._otherNames:
+            return None
+        name = self._otherNames.pop(0)
+        self.log.info("bot name {old!r} refused: trying {new!r}",
+                      old=self.name, new=name)
+        self.name = name
+        return name
 
-    def _enter(self):
-        st = self.state
-        if st.phase != S.LOBBY or self.done.called:
+    def _registerFailed(self, status):
+        """
+        Gomoku: our name was refused; ask for the next one, if it was
+        taken and another is left.
+        """
+        if status != gomokuWire.S_PLAYER_EXISTS or not self._otherNames:
+            self._fail("could not register as %r: %s"
+                       % (self.name, resultText(status)))
             return
-        if self.kind == "gomoku":
-            if self.creator:
-                st.createRoom(self.room)
-            else:
-                st.joinRoom(self.room)
-        elif self.kind == "checkers":
-            st.join(self.room, self.name)
+        name = self._otherNames.pop(0)
+        self.log.info("bot name {old!r} is taken: trying {new!r}",
+                      old=self.name, new=name)
+        self.name = name
+        self._rename = self.reactor.callLater(
+            RENAME_SECONDS, self.state.register, name)
 
-    def _roomFailed(self, status):
-        # gomoku: the room is not there yet (create it), or it was made
-        # meanwhile (join it).
-        self._tries += 1
-        st = self.state
-        mayCreate = self.creator or self.team == 1
-        if self._tries > ROOM_TRIES or status not in (
-                gomokuWire.S_ROOM_EXISTS, gomokuWire.S_ROOM_NOT_EXISTS) \
-                or (status == gomokuWire.S_ROOM_NOT_EXISTS
-                    and not mayCreate):
-            self._fail("could not enter room %r: %s"
-                       % (self.room, resultText(status)))
-        elif status == gomokuWire.S_ROOM_EXISTS:
-            self.reactor.callLater(0, st.joinRoom, self.room)
-        else:
-            self.reactor.callLater(0, st.createRoom, self.room)
 
-    def _inRoom(self):
-        st = self.state
-        if self.kind == "gomoku":
-            room = st.room or {}
-            if st.isOwner():
-                if (not self._started and room.get("guest")
-                        and room.get("gs") == gomokuWire.PLAYER_STATE_READY):
-                    self._started = True
-                    self.reactor.callLater(0, st.startGame)
-            elif not self._readied:
-                self._readied = True
-                self.reactor.callLater(0, st.setReady, True)
-            return
-        if self._readied:
-            return
-        if self.kind == "checkers":
-            present = len(st.members)
-        else:
-            # NEW_PLAYER announces us too: count ids, not entries
-            present = len(set(p[0] for p in st.players) | {st.myId})
-        if present >= self.team:
-            self._readied = True
-            self.reactor.callLater(0, st.setReady, True)
+# How a play key rides in the name field (hub.accounts.names).
+KEY_SEPARATORS = {"checkers": "__", "gomoku": "#"}
+
+
+def keyedName(kind, name, key):
+    """
+    The name field that proves account C{name} with play C{key}.
+    """
+    return name + KEY_SEPARATORS[kind] + key
 
 
 def describe(kind, bots):
@@ -288,21 +307,38 @@ def describe(kind, bots):
 
 @defer.inlineCallbacks
 def playGame(reactor, kind, host, port, count, level, room, seed, delay,
-             timeout, prefix):
+             timeout, prefix, names=None, keyed=None):
     """
-    Connect C{count} bots, play one game, leave.
+    Connect C{count} bots, play one game, leave.  A lone bot plays as
+    C{keyed} when given (the keyed name of an account, L{keyedName}).
 
     A gomoku team's creator goes first; the other bot starts once the
     room exists.
 
+    @param prefix: the bots' name prefix: seat C{n} (from 1) is called
+        C{prefix + str(n)} (see L{botNames}).
+    @param names: the names the bots had in the run's last game, by
+        seat, or None; updated with the names they play under.
     @return: a Deferred firing with the one-line result, or failing with
         L{BotFailed}.
     """
-    bots = [BotPlayer(reactor, kind, host, port,
-                      "%s%d" % (prefix, i + 1), level,
-                      seed=seed + i, room=room, team=count,
-                      creator=(i == 0 and count > 1), delay=delay)
-            for i in range(count)]
+    if keyed is not None and count == 1:
+        # The account's own name, proven with its key: no other name.
+        bots = [BotPlayer(reactor, kind, host, port, keyed, level,
+                          seed=seed, room=room, team=count, creator=False,
+                          delay=delay, otherNames=[])]
+    else:
+        if names is None:
+            names = [None] * count
+        bots = []
+        for i in range(count):
+            wanted = botNames(prefix, i + 1, count)
+            if names[i] is not None and names[i] != wanted[0]:
+                wanted = [names[i], names[i]] + wanted
+            bots.append(BotPlayer(
+                reactor, kind, host, port, wanted[0], level, seed=seed + i,
+                room=room, team=count, creator=(i == 0 and count > 1),
+                delay=delay, otherNames=wanted[1:]))
 
     def expire():
         for b in bots:
@@ -327,6 +363,8 @@ def playGame(reactor, kind, host, port, count, level, room, seed, delay,
     finally:
         if timer.active():
             timer.cancel()
+    if names is not None:
+        names[:] = [b.name for b in bots]
     yield defer.gatherResults([b.leave() for b in bots])
     return describe(kind, bots)
 
@@ -350,7 +388,14 @@ def makeParser():
     p.add_argument("--games", type=int, default=1,
                    help="games to play one after the other (default 1)")
     p.add_argument("--name", default=None,
-                   help="name prefix of the bots (default bot<pid>_)")
+                   help="name prefix of the bots, followed by the seat: "
+                        "bot2_1, bot2_2... (default bot<level>_); letters, "
+                        "digits and _, at most 16; with --key, the "
+                        "account's name")
+    p.add_argument("--key", default=None,
+                   help="play key of the account --name (one bot, "
+                        "--count 1): the bot sends NAME__KEY (checkers) "
+                        "or NAME#KEY (gomoku)")
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the bots' strategies, the same for every "
                         "game (default: a new random seed per game)")
@@ -388,22 +433,38 @@ def main(reactor, *argv):
         raise SystemExit("python -m hub.bots: %s" % (e,))
     if options.count < 1:
         raise SystemExit("python -m hub.bots: --count must be at least 1")
-    prefix = options.name or "bot%d_" % (os.getpid(),)
+    prefix = options.name or "bot%d_" % (options.level,)
+    if not NAME_PREFIX.match(prefix):
+        raise SystemExit("python -m hub.bots: --name must be 1 to 16 "
+                         "letters, digits or _")
+    name = None
+    if options.key is not None:
+        if kind not in KEY_SEPARATORS:
+            raise SystemExit("python -m hub.bots: %s players have no "
+                             "names: no --key" % (kind,))
+        if options.count != 1 or not options.name:
+            raise SystemExit("python -m hub.bots: --key needs --count 1 "
+                             "and --name (the account's name)")
+        name = keyedName(kind, options.name, options.key)
     room = options.room or ("bots_%d" % (os.getpid(),)
                             if kind != "splendor" else None)
     if kind == "gomoku" and options.count > 2:
         raise SystemExit("python -m hub.bots: a gomoku room holds 2")
     seeds = gameSeeds(options.seed, options.games)
+    names = [None] * options.count
     for number, seed in enumerate(seeds, 1):
         try:
             line = yield playGame(
                 reactor, kind, host, port, options.count, options.level,
-                room, seed, options.delay, options.timeout,
-                "%s%d_" % (prefix, number))
+                room, seed, options.delay, options.timeout, prefix, names,
+                name)
         except BotFailed as e:
             sys.stdout.flush()
             print("python -m hub.bots: game %d failed: %s" % (number, e),
                   file=sys.stderr)
             raise SystemExit(FAILED)
+        if name is not None:
+            # The key is printed nowhere: the line shows the plain name.
+            line = line.replace(name, options.name)
         print("game %d: %s" % (number, line))
         sys.stdout.flush()

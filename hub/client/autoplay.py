@@ -1,6 +1,7 @@
 """
-Playing for the user: L{AutoPlayer} (AI 托管 and the "suggest" hint) and
-the lobby pilots that C{--bot} uses to create or join, ready and start.
+Playing for the user: L{AutoPlayer} (AI 托管 and the "suggest" hint).
+The lobby steps of a player that plays by itself (create or join, ready,
+start) are L{hub.client.lobbyflow}.
 
 Every state machine offers the same small interface for this:
 C{isMyTurn()}, C{awaitingReply}, C{rules()} (an L{hub.ihub.IGameRules}
@@ -12,6 +13,7 @@ import random
 from twisted.internet import defer
 from twisted.logger import Logger
 
+from hub.client import events as E
 from hub.client import state as S
 from hub.bots import botFor
 
@@ -19,10 +21,6 @@ from hub.bots import botFor
 BOT_DELAY = 0.25
 #: After this many rejected bot actions in a row, play a random legal one.
 MAX_REJECTED = 2
-#: The room C{--bot} walks to when no C{--room} is given, so that two
-#: bot-driven clients meet (gomoku: joined if it exists, else created;
-#: checkers: joined or created by the first JOIN).
-DEFAULT_ROOM = "gamehub"
 
 
 def thinkNow(f, *args):
@@ -87,7 +85,7 @@ class AutoPlayer:
         elif self._call is not None and self._call.active():
             self._call.cancel()
             self._call = None
-        self.state.emit("autoplay", enabled=self.enabled)
+        self.state.emit(E.AutoplayChanged(self.enabled))
 
     def toggle(self):
         """
@@ -98,7 +96,7 @@ class AutoPlayer:
     def suggest(self):
         """
         Ask the bot for the user's move and remember it as C{hint} (and
-        emit C{"hint"}) when it comes.
+        emit L{E.HintReady}) when it comes.
 
         @return: a L{Deferred} firing with the action, or None when it is
             not the user's turn or the position changed meanwhile.
@@ -106,7 +104,7 @@ class AutoPlayer:
         self.hint = None
         rules = self.state.rules() if self.state.isMyTurn() else None
         if rules is None or rules.isOver:
-            self.state.emit("hint", action=None)
+            self.state.emit(E.HintReady(None))
             return defer.succeed(None)
         position = self._position
 
@@ -114,7 +112,7 @@ class AutoPlayer:
             if position != self._position:
                 return None
             self.hint = action
-            self.state.emit("hint", action=action)
+            self.state.emit(E.HintReady(action))
             return action
         return self._choose(rules).addCallback(thought)
 
@@ -126,14 +124,15 @@ class AutoPlayer:
         return self._thinking.run(self._think, self.bot.chooseAction,
                                   rules, self.state.mySeat())
 
-    def _event(self, event, **details):
-        if event in ("hint", "autoplay"):
+    def _event(self, event):
+        if isinstance(event, (E.HintReady, E.AutoplayChanged)):
             return
-        if event == "rejected":
+        if isinstance(event, E.Rejected):
             self._rejected += 1
-        elif event == "accepted":
+        elif isinstance(event, E.Accepted):
             self._rejected = 0
-        if event in ("turn", "phase", "moved", "rejected", "changed"):
+        if isinstance(event, (E.TurnChanged, E.PhaseChanged, E.Moved,
+                              E.Rejected, E.Changed)):
             self.hint = None
             self._position += 1
         self._schedule()
@@ -159,20 +158,24 @@ class AutoPlayer:
             # e.g. the opponent's winning move came before the server's
             # end of game: nothing to play
             return
+        position = self._position
         if self._rejected < MAX_REJECTED:
-            d = self._choose(rules).addErrback(self._botFailed)
+            d = self._choose(rules)
         else:
             d = defer.succeed(None)
-        d.addCallback(self._play, rules, self._position)
-        d.addErrback(self._playFailed)
+        d.addCallback(self._play, rules, position)
+        d.addErrback(self._failed, rules, position)
 
-    def _botFailed(self, failure):
-        # The bot failing is logged; a random legal move is played.
-        self.log.failure("bot failed", failure)
-        return None
-
-    def _playFailed(self, failure):
+    def _failed(self, failure, rules, position):
+        """
+        The bot or the move failed: log it, and play a random legal
+        action instead (if the position is still the one it was for).
+        """
         self.log.failure("auto-play failed", failure)
+        try:
+            self._play(None, rules, position)
+        except Exception:
+            self.log.failure("auto-play: the random action failed too")
 
     def _play(self, action, rules, position):
         # The position may have changed while the bot thought; then the
@@ -186,119 +189,3 @@ class AutoPlayer:
             action = self._random.choice(actions)
         self.log.debug("auto-play: {action!r}", action=action)
         self.state.playAction(action)
-
-
-class GomokuPilot:
-    """
-    Walks the gomoku lobby: join C{room} (L{DEFAULT_ROOM} when none was
-    given) or create it when there is none, ready as guest, start as
-    owner once the guest is ready.
-    """
-
-    def __init__(self, state, clock, options):
-        self.state = state
-        self.clock = clock
-        self.room = options.room or DEFAULT_ROOM
-        self.password = options.password or ""
-        self.colour = getattr(options, "colour", "white")
-        self._stopped = False
-        self._tries = 0
-        self._call = None
-        state.subscribe(self._event)
-
-    def stop(self):
-        self._stopped = True
-        if self._call is not None and self._call.active():
-            self._call.cancel()
-
-    def _later(self, f, *a):
-        if not self._stopped:
-            self._call = self.clock.callLater(0.1, f, *a)
-
-    def _event(self, event, **details):
-        if self._stopped:
-            return
-        st = self.state
-        if event == "phase" and details["new"] == S.LOBBY:
-            self._tries = 0
-            self._later(self._enter)
-        elif event == "roomFailed":
-            self._tries += 1
-            if self._tries > 20:
-                return
-            status = details.get("status")
-            # not there: create it; exists: join it
-            if status == 515:
-                from hub.client.state_gomoku import BLACK, WHITE
-                colour = BLACK if self.colour == "black" else WHITE
-                self._later(st.createRoom, self.room, self.password, colour)
-            elif status == 514:
-                self._later(st.joinRoom, self.room, self.password)
-            else:
-                self.clock.callLater(1.0, self._enter)
-        elif event in ("room", "phase") and st.phase == S.ROOM:
-            self._later(self._inRoom)
-
-    def _enter(self):
-        st = self.state
-        if st.phase == S.LOBBY:
-            st.joinRoom(self.room, self.password)
-
-    def _inRoom(self):
-        st = self.state
-        if st.phase != S.ROOM or st.room is None:
-            return
-        if st.isOwner():
-            if st.room.get("guest") and st.room.get("gs") == 3:
-                st.startGame()
-        elif st.room.get("gs") != 3 and not st.awaitingReply:
-            st.setReady(True)
-
-
-class ReadyPilot:
-    """
-    Checkers and Splendor: join (checkers: C{room}) and ready.
-    """
-
-    def __init__(self, state, clock, options):
-        self.state = state
-        self.clock = clock
-        self.players = options.players
-        self._stopped = False
-        self._readied = False
-        state.subscribe(self._event)
-
-    def stop(self):
-        self._stopped = True
-
-    def _count(self):
-        st = self.state
-        if st.game == "checkers":
-            return len(st.members)
-        ids = set(p[0] for p in st.players)
-        ids.add(st.myId)
-        return len(ids)
-
-    def _event(self, event, **details):
-        if self._stopped:
-            return
-        if self.state.phase == S.ROOM and not self._readied:
-            if self.players and self._count() < self.players:
-                return
-            self._readied = True
-            self.clock.callLater(0.2, self._ready)
-        elif self.state.phase != S.ROOM:
-            self._readied = False
-
-    def _ready(self):
-        if not self._stopped and self.state.phase == S.ROOM:
-            self.state.setReady(True)
-
-
-def makePilot(state, clock, options):
-    """
-    The lobby pilot of C{--bot} for C{state}'s game.
-    """
-    if state.game == "gomoku":
-        return GomokuPilot(state, clock, options)
-    return ReadyPilot(state, clock, options)

@@ -1,12 +1,12 @@
 """
-L{hub.bots.pilot.SeatPilot}: scheduled bot actions on an injected clock.
+L{hub.tables.seatpilot.SeatPilot}: scheduled bot actions on an injected clock.
 """
 
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.bots import botFor
-from hub.bots.pilot import SeatPilot
+from hub.tables.seatpilot import SeatPilot
 from hub.games.checkers import CheckersGame
 from hub.games.gomoku import GomokuGame
 

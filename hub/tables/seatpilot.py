@@ -1,5 +1,6 @@
 """
-A bot at the server's side of a seat (takeover, seat filling).
+A bot at the server's side of a seat (takeover, seat filling): the
+tables' seat pilot, which takes its strategy from L{hub.bots}.
 
 An adapter that lets a bot play a seat makes a L{SeatPilot} for it and
 calls L{SeatPilot.turn} whenever that seat is to act.  After C{delay}
@@ -10,7 +11,12 @@ players receive ordinary protocol messages.  Pure Twisted: the clock is
 injected, nothing touches the global reactor.
 """
 
+from typing import Any, Callable, Optional
+
 from twisted.logger import Logger
+
+#: An L{hub.ihub.IGameRules} (zope interfaces are not types to mypy).
+Rules = Any
 
 
 class SeatPilot:
@@ -25,22 +31,24 @@ class SeatPilot:
 
     log = Logger()
 
-    def __init__(self, clock, bot, delay=0.5):
+    def __init__(self, clock: Any, bot: Any,
+                 delay: float = 0.5) -> None:
         self.clock = clock
         self.bot = bot
         self.delay = delay
         self.actions = 0
-        self._call = None
+        self._call: Optional[Any] = None
         self._stopped = False
 
     @property
-    def pending(self):
+    def pending(self) -> bool:
         """
         True while an action is scheduled.
         """
         return self._call is not None and self._call.active()
 
-    def turn(self, state, seat, play):
+    def turn(self, state: Rules, seat: int,
+             play: Callable[[Any], object]) -> None:
         """
         C{seat} is to act in C{state} (an L{hub.ihub.IGameRules}): in
         C{delay} seconds choose an action and call C{play(action)}.
@@ -55,13 +63,13 @@ class SeatPilot:
         self._call = self.clock.callLater(self.delay, self._act, state,
                                           seat, play)
 
-    def cancel(self):
+    def cancel(self) -> None:
         """
         Drop the scheduled action, if any; later L{turn} calls still work.
         """
         self._cancelCall()
 
-    def stop(self):
+    def stop(self) -> None:
         """
         The game ended or the seat is back in human hands: drop the
         scheduled action and ignore every later L{turn}.
@@ -69,13 +77,13 @@ class SeatPilot:
         self._stopped = True
         self._cancelCall()
 
-    def _cancelCall(self):
+    def _cancelCall(self) -> None:
         if self._call is not None:
             if self._call.active():
                 self._call.cancel()
             self._call = None
 
-    def choose(self, state, seat):
+    def choose(self, state: Rules, seat: int) -> Any:
         """
         The action the bot plays for C{seat} now, or None if it has none.
         """
@@ -93,7 +101,8 @@ class SeatPilot:
             return legal[0]
         return action
 
-    def _act(self, state, seat, play):
+    def _act(self, state: Rules, seat: int,
+             play: Callable[[Any], object]) -> None:
         self._call = None
         if self._stopped or state.isOver or state.currentSeat != seat:
             return

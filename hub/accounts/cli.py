@@ -1,0 +1,236 @@
+"""
+C{python -m hub.accounts}: the operator's accounts, from the command line,
+against the hub's C{--db} (created or migrated as the hub does it, so it
+works before the hub ever ran and while it runs).
+
+    python -m hub.accounts --db URL add NAME [--role admin|moderator]
+    python -m hub.accounts --db URL key NAME
+    python -m hub.accounts --db URL passwd NAME
+    python -m hub.accounts --db URL role NAME ROLE
+    python -m hub.accounts --db URL ban NAME-or-CIDR --for 2h --reason TEXT
+    python -m hub.accounts --db URL unban NAME-or-CIDR
+    python -m hub.accounts --db URL list
+    python -m hub.accounts --db URL audit
+
+C{add} and C{passwd} read the password from standard input when it is not
+a terminal, else ask for it twice.  C{add} and C{key} print the new play
+key on their last line, as C{key: KEY}; nothing else ever prints a key,
+a password or a hash.
+"""
+
+import getpass
+import re
+import sys
+
+from twisted.internet import defer, task
+from twisted.python import usage
+
+from hub.accounts.model import Accounts
+from hub.accounts.store import AccountError
+from hub.records import db
+from hub.records.cli import _Command
+from hub.records.notation import utc
+
+_DURATION = re.compile(r"^(\d+)([smhd])$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parseDuration(value):
+    """
+    C{30s}, C{10m}, C{2h} or C{7d} in seconds.
+    """
+    match = _DURATION.match(value.strip())
+    if match is None or int(match.group(1)) == 0:
+        raise usage.UsageError("a duration is a number and s, m, h or d, "
+                               "as in 30s, 10m, 2h, 7d")
+    return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+class AddOptions(_Command):
+    synopsis = "NAME [--role admin|moderator]"
+    optParameters = [["role", None, "player",
+                      "player, moderator or admin."]]
+
+    def parseArgs(self, name):
+        self["name"] = name
+
+
+class NameOptions(_Command):
+    synopsis = "NAME"
+
+    def parseArgs(self, name):
+        self["name"] = name
+
+
+class RoleOptions(_Command):
+    synopsis = "NAME ROLE"
+
+    def parseArgs(self, name, role):
+        self["name"] = name
+        self["role"] = role
+
+
+class BanOptions(_Command):
+    synopsis = "NAME-or-CIDR --for DURATION --reason TEXT"
+    optParameters = [
+        ["for", None, None, "How long: 30s, 10m, 2h, 7d.", parseDuration],
+        ["reason", None, None, "Why (kept in the audit)."],
+    ]
+
+    def parseArgs(self, target):
+        self["target"] = target
+
+    def postOptions(self):
+        if self["for"] is None or not self["reason"]:
+            raise usage.UsageError("ban needs --for DURATION and --reason")
+
+
+class UnbanOptions(_Command):
+    synopsis = "NAME-or-CIDR"
+
+    def parseArgs(self, target):
+        self["target"] = target
+
+
+class NoOptions(_Command):
+    synopsis = ""
+
+
+class Options(usage.Options):
+    """
+    C{python -m hub.accounts} options.
+    """
+
+    synopsis = ("--db URL (add | key | passwd | role | ban | unban | list "
+                "| audit) ...")
+    optParameters = [["db", None, db.DEFAULT_URL,
+                      "The hub's database: sqlite:PATH or "
+                      "postgresql://user@host/dbname."]]
+    subCommands = [
+        ["add", None, AddOptions, "Register an account; prints its key."],
+        ["key", None, NameOptions, "Make a new play key; prints it."],
+        ["passwd", None, NameOptions, "Change a password."],
+        ["role", None, RoleOptions, "Set a role: player, moderator, admin."],
+        ["ban", None, BanOptions, "Ban an account or addresses."],
+        ["unban", None, UnbanOptions, "Lift a ban."],
+        ["list", None, NoOptions, "The accounts and address bans."],
+        ["audit", None, NoOptions, "The last moderation actions."],
+    ]
+
+    def postOptions(self):
+        if self.subCommand is None:
+            raise usage.UsageError("which command?")
+        try:
+            self["url"] = db.parseURL(self["db"])
+        except db.BadURL as e:
+            raise usage.UsageError(str(e))
+        if self["url"] is None:
+            raise usage.UsageError("--db none keeps no accounts")
+
+
+def readPassword(stdin):
+    """
+    The password: standard input's first line when it is not a terminal,
+    else asked twice without echo.
+    """
+    if not stdin.isatty():
+        password = stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            raise AccountError("the passwords differ")
+    if not password:
+        raise AccountError("the password is empty")
+    return password
+
+
+def _when(moment):
+    return utc(moment) if moment is not None else "-"
+
+
+@defer.inlineCallbacks
+def run(reactor, options, out, stdin):
+    """
+    Run the command C{options} (parsed L{Options}) writing to C{out}.
+    """
+    url = options["url"]
+    db.prepare(url)
+    database = db.Database(url, reactor)
+    try:
+        accounts = Accounts(database, reactor)
+        command, sub = options.subCommand, options.subOptions
+        if command == "add":
+            password = readPassword(stdin)
+            key = yield accounts.add(sub["name"], password, sub["role"])
+            out.write("added {} ({})\n".format(sub["name"], sub["role"]))
+            out.write("key: {}\n".format(key))
+        elif command == "key":
+            key = yield accounts.newKey(sub["name"])
+            out.write("key: {}\n".format(key))
+        elif command == "passwd":
+            yield accounts.setPassword(sub["name"], readPassword(stdin))
+            out.write("password of {} changed\n".format(sub["name"]))
+        elif command == "role":
+            yield accounts.setRole(sub["name"], sub["role"])
+            out.write("{} is {}\n".format(sub["name"], sub["role"]))
+        elif command == "ban":
+            yield accounts.ban(sub["target"], sub["for"], sub["reason"])
+            out.write("banned {} for {}s\n".format(sub["target"],
+                                                   sub["for"]))
+        elif command == "unban":
+            yield accounts.unban(sub["target"])
+            out.write("unbanned {}\n".format(sub["target"]))
+        elif command == "list":
+            found, bans = yield accounts.list()
+            out.write("{:<10} {:<10} {:<20} {:<20} {}\n".format(
+                "name", "role", "created", "last seen", "banned until"))
+            for a in found:
+                ban = "-"
+                if a.bannedUntil is not None and a.bannedUntil > \
+                        reactor.seconds():
+                    ban = "{} ({})".format(utc(a.bannedUntil), a.banReason)
+                out.write("{:<10} {:<10} {:<20} {:<20} {}\n".format(
+                    a.name, a.role, _when(a.createdAt), _when(a.lastSeen),
+                    ban))
+            for b in bans:
+                out.write("address {} banned until {} ({})\n".format(
+                    b.cidr, utc(b.until), b.reason))
+        elif command == "audit":
+            for e in (yield accounts.audit()):
+                out.write("{}  {:<8} {:<7} {:<18} {}".format(
+                    utc(e.at), e.actor, e.action, e.target,
+                    e.reason).rstrip() + "\n")
+    finally:
+        database.close()
+
+
+def main(argv=None, out=None, stdin=None):
+    """
+    The command-line entry point.
+    """
+    options = Options()
+    try:
+        options.parseOptions(sys.argv[1:] if argv is None else argv)
+    except usage.UsageError as e:
+        sys.stderr.write("hub.accounts: {} (python -m hub.accounts "
+                         "--help for usage)\n".format(e))
+        raise SystemExit(2)
+    out = sys.stdout if out is None else out
+    stdin = sys.stdin if stdin is None else stdin
+
+    def failed(failure):
+        if failure.check(BrokenPipeError):
+            raise SystemExit(0)
+        if failure.check(SystemExit):
+            return failure
+        message = str(failure.value).strip().splitlines()
+        if not failure.check(usage.UsageError, db.SchemaTooNew,
+                             AccountError):
+            message = ["{}: {}".format(type(failure.value).__name__,
+                                       message[0] if message else "")]
+        sys.stderr.write("hub.accounts: {}\n".format(
+            message[0] if message else "interrupted"))
+        raise SystemExit(1)
+
+    task.react(lambda reactor: defer.maybeDeferred(
+        run, reactor, options, out, stdin).addErrback(failed))

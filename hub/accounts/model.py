@@ -1,0 +1,266 @@
+"""
+The accounts' Python API, over the records database: every method that
+touches the database answers with a Deferred, and argon2 runs in the
+reactor's thread pool, never on the reactor thread.
+
+    accounts = Accounts(database, reactor)
+    key = yield accounts.add("alice", "password", actor="cli")
+    ok = yield accounts.checkPassword("alice", "password")
+    yield accounts.ban("alice", 3600, "spam", actor="cli")
+    yield accounts.ban("192.0.2.0/24", 600, "flood", actor="cli")
+"""
+
+import ipaddress
+import time
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+from twisted.internet import defer, threads
+
+from hub.accounts import names, store
+from hub.accounts.store import AccountError
+
+AUDIT_LIMIT = 100
+
+
+def parseTarget(target):
+    """
+    A ban's target: a network (for an address or CIDR) or an account
+    name.
+
+    @return: C{("address", "192.0.2.0/24")} or C{("account", name)}.
+    @raise AccountError: neither.
+    """
+    try:
+        network = ipaddress.ip_network(target, strict=False)
+    except ValueError:
+        try:
+            names.checkName(target)
+        except names.BadName:
+            raise AccountError("{!r} is neither an account name nor an "
+                               "address or CIDR".format(target[:40]))
+        return "account", target
+    return "address", str(network)
+
+
+def checkRole(role):
+    """
+    Raise L{AccountError} unless C{role} is one of L{names.ROLES}.
+    """
+    if role not in names.ROLES:
+        raise AccountError("a role is one of " + ", ".join(names.ROLES))
+
+
+class Accounts:
+    """
+    The accounts of one records database.
+
+    @ivar database: the L{hub.records.db.Database}.
+    @ivar hasher: the argon2id L{PasswordHasher}.
+    """
+
+    def __init__(self, database, reactor, hasher=None, now=time.time):
+        self.database = database
+        self.reactor = reactor
+        self.hasher = hasher if hasher is not None else PasswordHasher()
+        self.now = now
+
+    def _inThread(self, f, *args):
+        return threads.deferToThreadPool(
+            self.reactor, self.reactor.getThreadPool(), f, *args)
+
+    def _write(self, interaction, *args):
+        return self.database.runInteraction(interaction, *args, write=True)
+
+    def hashPassword(self, password):
+        """
+        The argon2id hash of C{password}, made off the reactor thread.
+        """
+        if not password:
+            return defer.fail(AccountError("the password is empty"))
+        return self._inThread(self.hasher.hash, password)
+
+    @defer.inlineCallbacks
+    def add(self, name, password, role="player", actor="cli"):
+        """
+        Register C{name} with C{password}.
+
+        @return: a Deferred of its new play key (shown once, stored only
+            as its HMAC).
+        """
+        try:
+            names.checkName(name)
+        except names.BadName as e:
+            raise AccountError(str(e))
+        checkRole(role)
+        passwordHash = yield self.hashPassword(password)
+        key = names.newKey()
+        now = self.now()
+
+        def interaction(cursor):
+            secret = store.serverSecret(cursor)
+            store.insertAccount(cursor, name, names.nameKey(name),
+                                passwordHash, names.keyHash(secret, key),
+                                role, now)
+            store.audit(cursor, now, actor, "add", name, role)
+
+        yield self._write(interaction)
+        return key
+
+    def newKey(self, name, actor="cli"):
+        """
+        Give C{name} a new play key (the old one stops working).
+
+        @return: a Deferred of the key.
+        """
+        key = names.newKey()
+        now = self.now()
+
+        def interaction(cursor):
+            secret = store.serverSecret(cursor)
+            shown = store.update(cursor, names.nameKey(name), name,
+                                 key_hash=names.keyHash(secret, key))
+            store.audit(cursor, now, actor, "key", shown)
+            return key
+
+        return self._write(interaction)
+
+    @defer.inlineCallbacks
+    def setPassword(self, name, password, actor="cli"):
+        """
+        Change the password of C{name}.
+        """
+        passwordHash = yield self.hashPassword(password)
+        now = self.now()
+
+        def interaction(cursor):
+            shown = store.update(cursor, names.nameKey(name), name,
+                                 password_hash=passwordHash)
+            store.audit(cursor, now, actor, "passwd", shown)
+
+        yield self._write(interaction)
+
+    @defer.inlineCallbacks
+    def checkPassword(self, name, password):
+        """
+        Whether C{password} is the password of C{name} (False when there is
+        no such account; argon2 runs either way, off the reactor thread).
+
+        @return: a Deferred of a L{bool}.
+        """
+        stored = yield self.database.runInteraction(
+            store.passwordHashOf, names.nameKey(name))
+
+        def verify():
+            try:
+                if stored is None:
+                    self.hasher.hash(password)
+                    return False
+                return self.hasher.verify(stored, password)
+            except (VerificationError, InvalidHashError):
+                return False
+
+        result = yield self._inThread(verify)
+        return result
+
+    def setRole(self, name, role, actor="cli"):
+        """
+        Give C{name} the role C{role}.
+        """
+        try:
+            checkRole(role)
+        except AccountError as e:
+            return defer.fail(e)
+        now = self.now()
+
+        def interaction(cursor):
+            shown = store.update(cursor, names.nameKey(name), name,
+                                 role=role)
+            store.audit(cursor, now, actor, "role", shown, role)
+
+        return self._write(interaction)
+
+    def ban(self, target, seconds, reason, actor="cli"):
+        """
+        Ban an account or the addresses of a CIDR for C{seconds}.
+        """
+        try:
+            what, target = parseTarget(target)
+        except AccountError as e:
+            return defer.fail(e)
+        now = self.now()
+        until = now + seconds
+
+        def interaction(cursor):
+            if what == "address":
+                store.banAddress(cursor, target, until, reason, now)
+                shown = target
+            else:
+                shown = store.update(cursor, names.nameKey(target), target,
+                                     banned_until=until, ban_reason=reason)
+            store.audit(cursor, now, actor, "ban", shown,
+                        "{}s: {}".format(int(seconds), reason))
+
+        return self._write(interaction)
+
+    def unban(self, target, actor="cli"):
+        """
+        Lift the ban of an account or a CIDR.
+        """
+        try:
+            what, target = parseTarget(target)
+        except AccountError as e:
+            return defer.fail(e)
+        now = self.now()
+
+        def interaction(cursor):
+            if what == "address":
+                if not store.unbanAddress(cursor, target):
+                    raise AccountError("no ban of " + target)
+                shown = target
+            else:
+                shown = store.update(cursor, names.nameKey(target), target,
+                                     banned_until=None, ban_reason=None)
+            store.audit(cursor, now, actor, "unban", shown)
+
+        return self._write(interaction)
+
+    def note(self, action, target, reason="", actor="cli"):
+        """
+        Write an audit row for an action done elsewhere (a kick, a table
+        ended: L{hub.accounts.moderation}).
+        """
+        return self._write(store.audit, self.now(), actor, action, target,
+                           reason)
+
+    def list(self):
+        """
+        A Deferred of every L{store.Account} and the address bans in force:
+        C{(accounts, bans)}.
+        """
+        now = self.now()
+
+        def interaction(cursor):
+            return store.accounts(cursor), store.addressBans(cursor, now)
+
+        return self.database.runInteraction(interaction)
+
+    def audit(self, limit=AUDIT_LIMIT):
+        """
+        A Deferred of the last C{limit} L{store.AuditEntry}s, oldest first.
+        """
+        return self.database.runInteraction(store.auditEntries, limit)
+
+    def nameRows(self):
+        """
+        A Deferred of what the name check keeps in memory
+        (L{store.nameRows}).
+        """
+        return self.database.runInteraction(store.nameRows, self.now())
+
+    def touch(self, key):
+        """
+        Note that the account C{key} (case-folded name) proved its name
+        now.
+        """
+        return self._write(store.touch, key, self.now())

@@ -1,0 +1,55 @@
+"""
+The accounts as a part of the hub: the L{NameService} that C{twistd
+gamehub}'s C{--names} asks for, over the records database.
+"""
+
+import time
+
+from hub.accounts import store
+from hub.accounts.check import NameService
+from hub.accounts.model import Accounts
+from hub.accounts.moderation import Moderation
+from hub.records import db
+
+
+def loadNow(service, url):
+    """
+    Read the first snapshot of C{service} now, blocking (the hub's start,
+    before the reactor runs), so that names are checked from the first
+    connection.  A database that cannot be read yet is not fatal: names
+    are refused until the first refresh reads it.
+    """
+    try:
+        connection = db.connect(url)
+    except Exception as e:
+        service.log.warn("accounts unreadable at start ({error}); names "
+                         "are refused until they are", error=str(e).strip())
+        return
+    try:
+        cursor = db.Cursor(connection.cursor(), url.dialect)
+        if url.dialect.begin:
+            cursor.execute(url.dialect.begin)
+        rows = store.nameRows(cursor, time.time())
+        connection.commit()
+    finally:
+        connection.close()
+    service.load(*rows)
+
+
+def nameService(options, records, top, reactor):
+    """
+    The L{NameService} of C{--names accounts} or C{closed} over
+    C{records} (a L{hub.records.service.RecordsService}), or None for
+    C{--names open} or without records (C{--db none}): then no name is
+    checked, as before accounts.  Its C{moderation} is the hub's
+    L{Moderation} (for C{/admin} and the admin API).
+    """
+    mode = options.get("names", "open")
+    if mode == "open" or records is None:
+        return None
+    accounts = Accounts(records.database, reactor)
+    service = NameService(accounts, top.clock, top.sessions, mode)
+    service.moderation = Moderation(accounts, service, top.lobby,
+                                    top.sessions)
+    loadNow(service, records.database.url)
+    return service

@@ -1,0 +1,234 @@
+"""
+The accounts' SQL: interactions (functions of a L{hub.records.db.Cursor}
+run by L{hub.records.db.Database.runInteraction}) over the tables of
+migration 0002: C{accounts}, C{address_bans}, C{audit}, C{settings}.
+"""
+
+import base64
+import secrets
+
+import attr
+
+SECRET_SETTING = "play_key_secret"
+
+
+class AccountError(Exception):
+    """
+    An account operation that cannot be done; its text says why, in one
+    line, without secrets.
+    """
+
+
+class NoSuchAccount(AccountError):
+    """
+    No account has that name.
+    """
+
+    def __init__(self, name):
+        AccountError.__init__(self, "no account {!r}".format(name))
+
+
+class AccountExists(AccountError):
+    """
+    An account has that name already (in any case).
+    """
+
+    def __init__(self, name):
+        AccountError.__init__(self, "an account {!r} exists".format(name))
+
+
+@attr.s(frozen=True)
+class Account:
+    """
+    An account as listed (no hashes).
+
+    @ivar name: the name as registered.
+    @ivar role: C{player}, C{moderator} or C{admin}.
+    @ivar createdAt: seconds since the epoch.
+    @ivar lastSeen: when its name was last proven, or None.
+    @ivar bannedUntil: the end of its ban, or None.
+    @ivar banReason: why, or None.
+    """
+
+    name = attr.ib()
+    role = attr.ib()
+    createdAt = attr.ib()
+    lastSeen = attr.ib()
+    bannedUntil = attr.ib()
+    banReason = attr.ib()
+
+
+@attr.s(frozen=True)
+class AddressBan:
+    """
+    A ban of the addresses of C{cidr} until C{until}, for C{reason}.
+    """
+
+    cidr = attr.ib()
+    until = attr.ib()
+    reason = attr.ib()
+
+
+@attr.s(frozen=True)
+class AuditEntry:
+    """
+    One moderation action: C{actor} did C{action} to C{target} at C{at},
+    because of C{reason}.
+    """
+
+    at = attr.ib()
+    actor = attr.ib()
+    action = attr.ib()
+    target = attr.ib()
+    reason = attr.ib()
+
+
+def serverSecret(cursor):
+    """
+    The play keys' HMAC secret (bytes), made on first use (a read
+    otherwise: the name check reads it every few seconds).
+    """
+    cursor.execute("SELECT value FROM settings WHERE name = ?",
+                   (SECRET_SETTING,))
+    row = cursor.fetchone()
+    if row is None:
+        value = base64.b64encode(secrets.token_bytes(32)).decode("ascii")
+        cursor.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
+                       "ON CONFLICT (name) DO NOTHING",
+                       (SECRET_SETTING, value))
+        cursor.execute("SELECT value FROM settings WHERE name = ?",
+                       (SECRET_SETTING,))
+        row = cursor.fetchone()
+    return base64.b64decode(row[0])
+
+
+def audit(cursor, at, actor, action, target, reason=""):
+    """
+    Write one audit row.
+    """
+    cursor.execute("INSERT INTO audit (at, actor, action, target, reason) "
+                   "VALUES (?, ?, ?, ?, ?)",
+                   (at, actor, action, target, reason))
+
+
+def insertAccount(cursor, name, key, passwordHash, keyHash, role, now):
+    """
+    Add the account C{name} (C{key} its case-folded form).
+
+    @raise AccountExists: it exists.
+    """
+    cursor.execute("SELECT name FROM accounts WHERE name_key = ?", (key,))
+    if cursor.fetchone() is not None:
+        raise AccountExists(name)
+    cursor.execute(
+        "INSERT INTO accounts (name, name_key, password_hash, key_hash, "
+        "role, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        (name, key, passwordHash, keyHash, role, now))
+
+
+def accountName(cursor, key, shown):
+    """
+    The registered name of the account whose case-folded name is C{key}.
+
+    @raise NoSuchAccount: there is none (named C{shown}).
+    """
+    cursor.execute("SELECT name FROM accounts WHERE name_key = ?", (key,))
+    row = cursor.fetchone()
+    if row is None:
+        raise NoSuchAccount(shown)
+    return row[0]
+
+
+def passwordHashOf(cursor, key):
+    """
+    The password hash of the account C{key}, or None.
+    """
+    cursor.execute("SELECT password_hash FROM accounts WHERE name_key = ?",
+                   (key,))
+    row = cursor.fetchone()
+    return row[0] if row is not None else None
+
+
+def update(cursor, key, shown, **columns):
+    """
+    Set C{columns} of the account C{key}.
+
+    @return: its registered name.
+    @raise NoSuchAccount: there is none.
+    """
+    name = accountName(cursor, key, shown)
+    names = sorted(columns)
+    cursor.execute("UPDATE accounts SET " + ", ".join(
+        n + " = ?" for n in names) + " WHERE name_key = ?",
+        tuple(columns[n] for n in names) + (key,))
+    return name
+
+
+def banAddress(cursor, cidr, until, reason, now):
+    """
+    Ban the addresses of C{cidr} until C{until} (replacing a ban of it).
+    """
+    cursor.execute("DELETE FROM address_bans WHERE cidr = ?", (cidr,))
+    cursor.execute("INSERT INTO address_bans (cidr, banned_until, reason, "
+                   "created_at) VALUES (?, ?, ?, ?)",
+                   (cidr, until, reason, now))
+
+
+def unbanAddress(cursor, cidr):
+    """
+    Lift the ban of C{cidr}.
+
+    @return: True if there was one.
+    """
+    cursor.execute("SELECT cidr FROM address_bans WHERE cidr = ?", (cidr,))
+    found = cursor.fetchone() is not None
+    cursor.execute("DELETE FROM address_bans WHERE cidr = ?", (cidr,))
+    return found
+
+
+def accounts(cursor):
+    """
+    Every L{Account}, by name.
+    """
+    cursor.execute("SELECT name, role, created_at, last_seen, banned_until, "
+                   "ban_reason FROM accounts ORDER BY name_key")
+    return [Account(*row) for row in cursor.fetchall()]
+
+
+def addressBans(cursor, now):
+    """
+    The L{AddressBan}s in force at C{now}.
+    """
+    cursor.execute("SELECT cidr, banned_until, reason FROM address_bans "
+                   "WHERE banned_until > ? ORDER BY cidr", (now,))
+    return [AddressBan(*row) for row in cursor.fetchall()]
+
+
+def auditEntries(cursor, limit):
+    """
+    The last C{limit} L{AuditEntry}s, oldest first.
+    """
+    cursor.execute("SELECT at, actor, action, target, reason FROM audit "
+                   "ORDER BY id DESC LIMIT ?", (limit,))
+    return [AuditEntry(*row) for row in reversed(cursor.fetchall())]
+
+
+def nameRows(cursor, now):
+    """
+    What the name check needs: C{(secret, rows, bans)} with C{rows} the
+    C{(name_key, name, key_hash, banned)} of every account.
+    """
+    secret = serverSecret(cursor)
+    cursor.execute("SELECT name_key, name, key_hash, banned_until "
+                   "FROM accounts")
+    rows = [(key, name, keyHash, until is not None and until > now)
+            for key, name, keyHash, until in cursor.fetchall()]
+    return secret, rows, addressBans(cursor, now)
+
+
+def touch(cursor, key, now):
+    """
+    The account C{key} proved its name at C{now}.
+    """
+    cursor.execute("UPDATE accounts SET last_seen = ? WHERE name_key = ?",
+                   (now, key))

@@ -1,0 +1,862 @@
+"""
+The engine runner of tournaments: the programs an admin registered as
+entrants (Gomocup-manager style), started for each of their games.
+
+The director calls it through this contract (a copy of the director's
+C{IGameLauncher} in L{hub.tournaments.interfaces}, which the director's
+branch owns)::
+
+    class IGameLauncher(Interface):
+        def launch(event, pairing, entrants) -> Deferred
+            # fires once every engine of the pairing is started (has
+            # connected); fails with EngineFailed(name, reason) naming
+            # the entrant whose engine could not start: that entrant
+            # forfeits the game
+        def stop(pairing) -> None
+            # kill whatever was launched for the pairing; idempotent
+
+where C{event} has C{.id} (and C{.kind}), C{pairing} has C{.room} (the
+room, C{EVENT-ROUND-BOARD}; and C{.kind} or the event's), and each
+entrant has C{.name}, C{.command} (the argv an admin registered, with
+the placeholders C{{host} {port} {room} {name} {key}}, or None for a
+person or a connected program, which the launcher skips) and, when it
+has one, C{.key} (its play key).
+
+For each engine of a game, L{EngineLauncher}:
+
+  - opens a private listener on the loopback interface, on a port of
+    its own, with the hub's protocol factory for the game's kind: the
+    connections accepted there are exactly that engine's, so the
+    director knows which connection is which entrant even in Splendor,
+    whose protocol carries no name and no room (a Splendor engine is
+    seated at the pairing's room; a Splendor or checkers room that
+    engines create starts only when all the pairing's players are there
+    and ready).  Those connections count toward the hub's
+    C{--max-connections} but never toward C{--max-connections-per-ip}:
+    a 64-engine event runs with the hub's defaults;
+  - fills the placeholders, argument by argument (no shell), with
+    C{127.0.0.1}, that port, the room, the entrant's name and its key;
+  - spawns it (C{IReactorProcess.spawnProcess}) through
+    L{hub.tournaments.limited}, which sets C{RLIMIT_CPU} and C{RLIMIT_AS}
+    and makes it the leader of a process group, in a working folder of
+    its own (C{workRoot/EVENT/ROOM/NAME}), with a small environment;
+  - writes its standard output and error to a per-game log
+    (C{logRoot/EVENT/ROOM/NAME.log}) of bounded size, its key masked;
+    admins list an event's logs with L{EngineLauncher.engineLogs} and
+    read one with L{EngineLauncher.engineLog};
+  - kills it (its process group: C{SIGTERM}, then C{SIGKILL} after a
+    grace on the clock) when its game stops, its event stops, or the
+    hub stops.
+
+An engine that cannot be run, exits before it connects, or does not
+connect within C{startSeconds} fails the launch (L{EngineFailed}); one
+that dies mid-game (a non-zero exit or a signal the runner did not
+send) is reported to C{onCrash}.  A hang mid-game is the table's turn
+clock's to forfeit; the runner kills the engine at L{stop}.
+"""
+
+import copy
+import os
+import re
+import signal
+import sys
+import time
+
+from twisted.application.service import Service
+from twisted.internet import defer, endpoints, error
+from twisted.internet.protocol import Factory, ProcessProtocol
+from twisted.logger import Logger
+
+from hub.lobby import LobbyError
+
+#: The placeholders of an engine's command line.
+PLACEHOLDERS = ("host", "port", "room", "name", "key")
+_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
+
+#: The address engines connect to, and their private listeners' endpoint.
+HOST = "127.0.0.1"
+PRIVATE_LISTENER = "tcp:0:interface=" + HOST
+
+#: Bytes of one game log past which an engine's output is dropped.
+LOG_CAP = 1024 * 1024
+#: Seconds between an engine's SIGTERM and its SIGKILL.
+KILL_GRACE = 5.0
+#: Seconds an engine has to connect after it is spawned.
+START_SECONDS = 60.0
+#: What replaces a play key in a log.
+MASK = b"[key]"
+#: The variables of the hub's environment an engine inherits.
+INHERITED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
+#: Characters kept as they are in a log's or a working folder's path.
+_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                  "0123456789-_")
+
+
+try:
+    # The director's contract, once its branch is merged: one class.
+    from hub.tournaments.interfaces import EngineFailed
+except ImportError:
+    class EngineFailed(Exception):  # type: ignore[no-redef]
+        """
+        An engine could not be started, or died before its game began
+        (the shape of the director's, in L{hub.tournaments.interfaces};
+        the integrator drops this copy).
+
+        @ivar name: the entrant whose engine failed.
+        @ivar reason: a short text for the event's log.
+        """
+
+        def __init__(self, name, reason=""):
+            Exception.__init__(self, name, reason)
+            self.name = name
+            self.reason = reason
+
+
+def substitute(command, host, port, room, name, key=None):
+    """
+    C{command} (a sequence of argument strings) with its placeholders
+    filled, argument by argument: a value with spaces or shell
+    characters stays inside its argument, and braces that are not one of
+    L{PLACEHOLDERS} stay as they are.
+
+    @param key: the play key, or None for none (C{{key}} becomes empty).
+    @return: a L{list} of L{str}.
+    """
+    values = {"host": str(host), "port": str(port), "room": str(room),
+              "name": str(name), "key": "" if key is None else str(key)}
+    return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], str(argument))
+            for argument in command]
+
+
+def pathPart(text):
+    """
+    C{text} as one safe path component: letters, digits, C{-} and C{_}
+    as they are, every other byte of its UTF-8 as C{%XX}.  The result
+    has no C{/} and no C{.}, so it is never C{..} or hidden, and two
+    different texts never give the same part.
+
+    @raise ValueError: C{text} is empty.
+    """
+    text = str(text)
+    if not text:
+        raise ValueError("an empty path part")
+    return "".join(
+        chr(byte) if chr(byte) in _SAFE else "%{:02X}".format(byte)
+        for byte in text.encode("utf-8", "surrogatepass"))
+
+
+def fromPathPart(part):
+    """
+    The text L{pathPart} made C{part} from.
+
+    @raise ValueError: C{part} is not one L{pathPart} makes.
+    """
+    if not part or pathPart(
+            _unquote(part).decode("utf-8", "surrogatepass")) != part:
+        raise ValueError("not a path part: {!r}".format(part))
+    return _unquote(part).decode("utf-8", "surrogatepass")
+
+
+def _unquote(part):
+    pieces = part.split("%")
+    data = bytearray(pieces[0].encode("ascii"))
+    for piece in pieces[1:]:
+        data += bytes.fromhex(piece[:2]) + piece[2:].encode("ascii")
+    return bytes(data)
+
+
+def gamePath(root, event, room, name, suffix=""):
+    """
+    The path under C{root} of what belongs to entrant C{name} in game
+    C{room} of event C{event}: C{root/EVENT/ROOM/NAME+suffix}, each part
+    through L{pathPart}.
+
+    @raise ValueError: an empty part, or (it cannot be) a path outside
+        C{root}.
+    """
+    base = os.path.realpath(root)
+    path = os.path.join(base, pathPart(event), pathPart(room),
+                        pathPart(name) + suffix)
+    if os.path.commonpath([base, os.path.realpath(path)]) != base:
+        raise ValueError("{!r} is outside {!r}".format(path, base))
+    return path
+
+
+class GameLog:
+    """
+    The log of one engine in one game: what it writes, up to C{cap}
+    bytes in the file, then a note of what was dropped; its C{secrets}
+    (its play key) masked, even when a write splits one.
+
+    @param path: the file, appended to (a game played again after a
+        restart adds to the log of the first try).
+    @param cap: bytes the file may reach before output is dropped.
+    @param secrets: texts never written (L{MASK} instead).
+    @ivar dropped: bytes of output dropped for the cap.
+    """
+
+    def __init__(self, path, cap=LOG_CAP, secrets=()):
+        self.path = path
+        self.cap = cap
+        self._secrets = [s.encode("utf-8") for s in secrets if s]
+        self._file = open(path, "ab", buffering=0)
+        self.size = os.fstat(self._file.fileno()).st_size
+        self.dropped = 0
+        self._pending = b""
+
+    def _mask(self, data):
+        for secret in self._secrets:
+            data = data.replace(secret, MASK)
+        return data
+
+    def write(self, data):
+        """
+        Log C{data} (bytes the engine wrote): masked, and within the cap.
+        """
+        if self._file is None:
+            return
+        data = self._mask(self._pending + data)
+        # Hold back a tail that may be the start of a secret.
+        keep = 0
+        for secret in self._secrets:
+            for length in range(min(len(secret) - 1, len(data)), keep, -1):
+                if data.endswith(secret[:length]):
+                    keep = length
+                    break
+        self._pending = data[len(data) - keep:] if keep else b""
+        self._append(data[:len(data) - keep])
+
+    def _append(self, data):
+        room = self.cap - self.size
+        if room > 0:
+            chunk = data[:room]
+            self._file.write(chunk)
+            self.size += len(chunk)
+            data = data[len(chunk):]
+        if data:
+            if not self.dropped:
+                self._file.write(b"\n# [the log reached %d bytes: more "
+                                 b"output is dropped]\n" % (self.cap,))
+            self.dropped += len(data)
+
+    def note(self, text):
+        """
+        Write one line of the runner's own (C{# text}), masked, whatever
+        the cap (the notes of one game are few and short).
+        """
+        if self._file is None:
+            return
+        self._file.write(self._mask(
+            b"# " + text.encode("utf-8", "replace") + b"\n"))
+
+    def close(self, ending=None):
+        """
+        Write what was held back, the count of dropped bytes and
+        C{ending} (a note), and close the file.
+        """
+        if self._file is None:
+            return
+        if self._pending:
+            self._append(self._pending)
+            self._pending = b""
+        if self.dropped:
+            self.note("{} bytes of output dropped past the {}-byte cap"
+                      .format(self.dropped, self.cap))
+        if ending:
+            self.note(ending)
+        self._file.close()
+        self._file = None
+
+
+def _exitText(reason):
+    """
+    How a process ended, from the failure C{processEnded} got.
+
+    @return: C{(text, failed)}: failed is True for a non-zero status or
+        a signal.
+    """
+    value = reason.value
+    signum = getattr(value, "signal", None)
+    code = getattr(value, "exitCode", None)
+    if signum is not None:
+        try:
+            name = signal.Signals(signum).name
+        except ValueError:
+            name = str(signum)
+        return "killed by {}".format(name), True
+    if code:
+        return "exited with status {}".format(code), True
+    return "exited with status 0", False
+
+
+class EngineProcess(ProcessProtocol):
+    """
+    One engine's process: its output to its L{GameLog}, its end to its
+    L{EngineSeat}.
+
+    @ivar pid: the process id (and, after L{hub.tournaments.limited}'s
+        C{setsid}, its process group's).
+    @ivar ended: a Deferred firing with the text of how it ended.
+    @ivar outputSeen: a Deferred firing at its first output.
+    @ivar stopping: True once the runner began to kill it.
+    """
+
+    def __init__(self, seat, log, clock, grace, work=None):
+        self.seat = seat
+        self.log = log
+        self.work = work
+        self.clock = clock
+        self.grace = grace
+        self.pid = None
+        self.running = False
+        self.stopping = False
+        self.ended = defer.Deferred()
+        self.outputSeen = defer.Deferred()
+        self._kill = None
+
+    def connectionMade(self):
+        self.running = True
+        self.pid = self.transport.pid
+        self.transport.closeStdin()
+
+    def outReceived(self, data):
+        self.log.write(data)
+        if not self.outputSeen.called:
+            self.outputSeen.callback(None)
+
+    errReceived = outReceived
+
+    def processExited(self, reason):
+        # What the engine forked and left behind in its group goes with
+        # it (it may hold the output pipes: processEnded waits for them).
+        if self.pid is not None:
+            self._signalGroup(signal.SIGKILL)
+
+    def processEnded(self, reason):
+        self.running = False
+        if self._kill is not None and self._kill.active():
+            self._kill.cancel()
+        self._kill = None
+        text, failed = _exitText(reason)
+        self.log.close("{} ({})".format(
+            text, "stopped by the runner" if self.stopping else "by itself"))
+        if self.work is not None:
+            try:
+                # An empty working folder is not kept.
+                os.rmdir(self.work)
+            except OSError:
+                pass
+        self.seat.processEnded(self, text, failed and not self.stopping)
+        self.ended.callback(text)
+
+    def kill(self):
+        """
+        C{SIGTERM} its process group now, C{SIGKILL} after the grace.
+
+        @return: L{ended}.
+        """
+        if self.running and not self.stopping:
+            self.stopping = True
+            self._signal(signal.SIGTERM)
+            self._kill = self.clock.callLater(
+                self.grace, self._signal, signal.SIGKILL)
+        return self.ended
+
+    def _signalGroup(self, signum):
+        try:
+            os.killpg(self.pid, signum)
+        except OSError:
+            return False
+        return True
+
+    def _signal(self, signum):
+        self._kill = None
+        if not self.running:
+            return
+        if not self._signalGroup(signum):
+            # Not (yet) the leader of its group: the process alone.
+            try:
+                self.transport.signalProcess(
+                    "KILL" if signum == signal.SIGKILL else "TERM")
+            except error.ProcessExitedAlready:
+                pass
+
+
+class EngineFactory(Factory):
+    """
+    The factory of one engine's private listener: builds the hub's
+    protocol for the game's kind (C{inner}'s, over the shared lobby and
+    sessions), exempt from the per-address cap (and from a flooding
+    address's refusal: these connections are the hub's own), tells the
+    L{EngineSeat}, and marks the protocol with C{engineEntrant} (the
+    entrant's name) and C{engineRoom}.
+    """
+
+    def __init__(self, inner, seat):
+        self.inner = inner
+        self.seat = seat
+
+    def buildProtocol(self, addr):
+        # Factory's, not the inner ServerFactory's: no refusal by address.
+        protocol = Factory.buildProtocol(self.inner, addr)
+        protocol.addressExempt = True
+        protocol.engineEntrant = self.seat.name
+        protocol.engineRoom = self.seat.game.room
+        self.seat.connected(protocol)
+        return protocol
+
+
+class FullTablePolicy:
+    """
+    A start policy that starts only once C{players} members are all
+    ready, and is C{policy} otherwise (a tournament's Splendor or
+    checkers table is played by the players paired, not by the first
+    two or three ready).
+    """
+
+    def __init__(self, policy, players):
+        self.policy = policy
+        self.players = players
+
+    def __getattr__(self, name):
+        return getattr(self.policy, name)
+
+    def canStart(self, room):
+        return (len(room.members) == self.players
+                and self.policy.canStart(room))
+
+    def memberLeft(self, lobby, room):
+        """
+        A member left before the game: start if the rest are all the
+        players, all ready (never, unless the room had one too many).
+        """
+        if (room.members and not room.running and not lobby.draining
+                and lobby.room(room.kind, room.name) is room
+                and self.canStart(room)):
+            lobby.start(room)
+
+
+class RoomSeats:
+    """
+    The seats of a Splendor factory whose players all sit at one room,
+    C{room} (created by the first, with a L{FullTablePolicy} of
+    C{players}), instead of the open table: a Splendor engine's game.
+
+    @param seats: the hub's L{hub.tables.splendor.SplendorSeats}.
+    """
+
+    log = Logger()
+
+    def __init__(self, seats, room, players):
+        self.seats = seats
+        self.lobby = seats.lobby
+        self.room = room
+        self.players = players
+
+    def seat(self, session, observer, preferred=None):
+        from hub.tables.splendor import KIND
+        room = self.lobby.room(KIND, self.room)
+        try:
+            if room is None:
+                self.lobby.createRoom(
+                    KIND, self.room, session, observer,
+                    FullTablePolicy(self.seats.policy, self.players),
+                    self.players)
+            else:
+                self.lobby.join(KIND, self.room, session, observer)
+        except LobbyError as e:
+            self.log.info("engine not seated at {room}: {error!r}",
+                          room=self.room, error=e)
+            observer.transport.loseConnection()
+
+    def leave(self, session):
+        room = self.lobby.roomOf(session)
+        if room is None:
+            return
+        member = room.memberOf(session)
+        table = room.table
+        self.lobby.leave(session)
+        if table is not None:
+            table.drop(member.seat)
+        elif (room.members and not self.lobby.draining
+              and room.policy.canStart(room)):
+            self.lobby.start(room)
+
+
+class EngineSeat:
+    """
+    One engine entrant of one game: its private listener, its process,
+    its connections.
+
+    @ivar name: the entrant's name.
+    @ivar port: the L{IListeningPort} of its private listener.
+    @ivar process: its L{EngineProcess}, once spawned.
+    @ivar protocols: the hub protocols of its connections, in order.
+    """
+
+    def __init__(self, game, entrant):
+        self.game = game
+        self.entrant = entrant
+        self.name = entrant.name
+        self.port = None
+        self.process = None
+        self.protocols = []
+
+    @property
+    def protocol(self):
+        """
+        The protocol of its latest connection, or None.
+        """
+        return self.protocols[-1] if self.protocols else None
+
+    def connected(self, protocol):
+        self.protocols.append(protocol)
+        self.game.seatConnected(self)
+
+    def processEnded(self, process, text, failed):
+        self.game.seatEnded(self, text, failed)
+
+
+class EngineGame:
+    """
+    The engines of one pairing.
+
+    @ivar started: a Deferred firing with this game once every engine
+        connected, or failing with L{EngineFailed}.
+    @ivar seats: the L{EngineSeat}s by entrant name, in seat order.
+    """
+
+    def __init__(self, launcher, event, pairing, kind):
+        self.launcher = launcher
+        self.event = event
+        self.eventId = getattr(event, "id", event)
+        self.pairing = pairing
+        self.room = pairing.room
+        self.kind = kind
+        self.seats = {}
+        self.started = defer.Deferred()
+        self.stopped = False
+        self._timeout = None
+
+    def seatConnected(self, seat):
+        if self.started.called or self.stopped:
+            return
+        if all(s.protocols for s in self.seats.values()):
+            self._cancelTimeout()
+            self.started.callback(self)
+
+    def seatEnded(self, seat, text, failed):
+        if self.stopped:
+            return
+        if not self.started.called:
+            if not seat.protocols or failed:
+                self.fail(seat, "{} before its game began".format(text))
+        elif failed:
+            self.launcher.crashed(self, seat, text)
+
+    def fail(self, seat, reason):
+        """
+        Fail the launch for C{seat}'s entrant (kill its engine).
+        """
+        self.launcher.log.info(
+            "engine {name} of {room} failed to start: {reason}",
+            name=seat.name, room=self.room, reason=reason)
+        if seat.process is not None:
+            seat.process.kill()
+        if not self.started.called:
+            self._cancelTimeout()
+            self.started.errback(EngineFailed(seat.name, reason))
+
+    def startTimer(self, seconds):
+        self._timeout = self.launcher.clock.callLater(seconds,
+                                                      self._timedOut,
+                                                      seconds)
+
+    def _timedOut(self, seconds):
+        self._timeout = None
+        for seat in self.seats.values():
+            if not seat.protocols:
+                self.fail(seat, "not connected within {:g}s".format(
+                    seconds))
+                return
+
+    def _cancelTimeout(self):
+        if self._timeout is not None and self._timeout.active():
+            self._timeout.cancel()
+        self._timeout = None
+
+    def stop(self):
+        """
+        Close the private listeners and kill the engines.
+
+        @return: a Deferred firing once they are closed and gone.
+        """
+        self.stopped = True
+        self._cancelTimeout()
+        waits = []
+        for seat in self.seats.values():
+            if seat.port is not None:
+                waits.append(defer.maybeDeferred(seat.port.stopListening))
+            if seat.process is not None:
+                waits.append(seat.process.kill())
+        return defer.DeferredList(waits, consumeErrors=True)
+
+
+class EngineLauncher(Service):
+    """
+    Starts the engines of tournament games and stops them (see the
+    module's docstring; the director's C{IGameLauncher}).  Stopping the
+    service stops every game's engines.
+
+    @param reactor: an L{IReactorProcess} and L{IReactorTCP}.
+    @param clock: an L{IReactorTime} for the kill grace and the start
+        timeout (the hub's clock).
+    @param factories: the hub's protocol factories by game kind
+        (C{gomoku}, C{checkers}, C{splendor}; L{hub.tap.makeFactories}'
+        C{KIND-port} keys are accepted too), over the hub's lobby and
+        sessions, not the cluster's gates.
+    @param workRoot: the folder of the engines' working folders.
+    @param logRoot: the folder of the engines' game logs.
+    @param cpuSeconds: each engine's C{RLIMIT_CPU} (0: none).
+    @param memoryBytes: each engine's C{RLIMIT_AS} (0: none).
+    @param logCap: bytes of one game log.
+    @param grace: seconds from C{SIGTERM} to C{SIGKILL}.
+    @param startSeconds: seconds an engine has to connect.
+    @param onCrash: called as C{onCrash(pairing, name, reason)} when an
+        engine dies mid-game by itself (non-zero status, or a signal).
+    @param environ: the environment engines inherit from (default the
+        hub's); only L{INHERITED} variables pass, and C{HOME} and
+        C{TMPDIR} are the working folder.
+    """
+
+    log = Logger()
+
+    def __init__(self, reactor, clock, factories, workRoot, logRoot,
+                 cpuSeconds, memoryBytes, logCap=LOG_CAP, grace=KILL_GRACE,
+                 startSeconds=START_SECONDS, onCrash=None, environ=None):
+        self.reactor = reactor
+        self.clock = clock
+        self.factories = {kind[:-len("-port")] if kind.endswith("-port")
+                          else kind: factory
+                          for kind, factory in factories.items()}
+        self.workRoot = workRoot
+        self.logRoot = logRoot
+        self.cpuSeconds = int(cpuSeconds)
+        self.memoryBytes = int(memoryBytes)
+        self.logCap = logCap
+        self.grace = grace
+        self.startSeconds = startSeconds
+        self.onCrash = onCrash
+        self.environ = os.environ if environ is None else environ
+        self.games = {}
+
+    # IGameLauncher
+
+    def launch(self, event, pairing, entrants):
+        """
+        Start every engine among C{entrants} for C{pairing}.
+
+        @return: a Deferred firing with the L{EngineGame} once each engine
+            connected to its private listener (at once if there is no
+            engine), or failing with L{EngineFailed}.
+        """
+        kind = getattr(pairing, "kind", None) or getattr(event, "kind")
+        game = EngineGame(self, event, pairing, kind)
+        engines = [e for e in entrants
+                   if getattr(e, "command", None) is not None]
+        if not engines:
+            return defer.succeed(game)
+        names = [e.name for e in engines]
+        if len(set(names)) != len(names):
+            return defer.fail(EngineFailed(
+                names[0], "an entrant is seated twice in {}".format(
+                    pairing.room)))
+        if pairing.room in self.games:
+            return defer.fail(EngineFailed(
+                engines[0].name, "game {} is running already".format(
+                    pairing.room)))
+        factory = self.factories.get(kind)
+        if factory is None:
+            return defer.fail(EngineFailed(
+                engines[0].name, "no {} port to play on".format(kind)))
+        self.games[pairing.room] = game
+        if kind == "splendor":
+            # No rooms in the protocol: seated at the pairing's.
+            factory = copy.copy(factory)
+            factory.seats = RoomSeats(factory.seats, pairing.room,
+                                      len(entrants))
+        elif kind == "checkers":
+            # A room the engines make starts with all the players only.
+            factory = copy.copy(factory)
+            factory.policy = FullTablePolicy(factory.policy, len(entrants))
+        listening = []
+        for entrant in engines:
+            seat = game.seats[entrant.name] = EngineSeat(game, entrant)
+            endpoint = endpoints.serverFromString(self.reactor,
+                                                  PRIVATE_LISTENER)
+            d = endpoint.listen(EngineFactory(factory, seat))
+            d.addCallback(self._listening, seat)
+            listening.append(d)
+        d = defer.gatherResults(listening, consumeErrors=True)
+        d.addCallbacks(lambda _: self._spawnAll(game),
+                       lambda f: self._listenFailed(game, f))
+        return game.started
+
+    def stop(self, pairing):
+        """
+        Kill what was launched for C{pairing} and close its listeners.
+        (A launch stopped before its engines all connected never fires:
+        the director, which stops it, has moved on.)
+
+        @return: a Deferred firing once that is done (callers may ignore
+            it).
+        """
+        game = self.games.pop(pairing.room, None)
+        if game is None:
+            return defer.succeed(None)
+        self.log.info("stopping the engines of {room}", room=game.room)
+        return game.stop()
+
+    # More.
+
+    def stopEvent(self, event):
+        """
+        Stop the engines of every game of C{event}.
+
+        @return: a Deferred firing once they are gone.
+        """
+        eventId = getattr(event, "id", event)
+        return defer.DeferredList(
+            [self.stop(game.pairing) for game in list(self.games.values())
+             if game.eventId == eventId], consumeErrors=True)
+
+    def stopService(self):
+        Service.stopService(self)
+        return defer.DeferredList(
+            [self.stop(game.pairing) for game in list(self.games.values())],
+            consumeErrors=True)
+
+    def engineLog(self, event, room, name):
+        """
+        The log of entrant C{name}'s engine in game C{room} of C{event}
+        (for admins).
+
+        @raise KeyError: there is none.
+        @rtype: L{bytes}
+        """
+        try:
+            path = gamePath(self.logRoot, getattr(event, "id", event),
+                            room, name, ".log")
+            with open(path, "rb") as f:
+                return f.read()
+        except (ValueError, OSError):
+            raise KeyError((event, room, name))
+
+    def engineLogs(self, event):
+        """
+        The engine logs of C{event} (for admins): the games and entrants
+        that have one.
+
+        @return: a sorted L{list} of C{(room, name)}.
+        """
+        try:
+            folder = os.path.dirname(os.path.dirname(gamePath(
+                self.logRoot, getattr(event, "id", event), "r", "n")))
+            rooms = os.listdir(folder)
+        except (ValueError, OSError):
+            return []
+        found = []
+        for room in rooms:
+            try:
+                files = os.listdir(os.path.join(folder, room))
+            except OSError:
+                continue
+            for file in files:
+                try:
+                    if not file.endswith(".log"):
+                        continue
+                    found.append((fromPathPart(room),
+                                  fromPathPart(file[:-len(".log")])))
+                except ValueError:
+                    continue
+        return sorted(found)
+
+    def crashed(self, game, seat, text):
+        """
+        C{seat}'s engine died mid-game: tell C{onCrash}.
+        """
+        self.log.info("engine {name} of {room} {how}", name=seat.name,
+                      room=game.room, how=text)
+        if self.onCrash is not None:
+            self.onCrash(game.pairing, seat.name, text)
+
+    # Starting.
+
+    def _listening(self, port, seat):
+        seat.port = port
+        return port
+
+    def _listenFailed(self, game, failure):
+        for seat in game.seats.values():
+            if seat.port is None:
+                game.fail(seat, "no private listener: {}".format(
+                    failure.getErrorMessage()))
+                break
+        self.stop(game.pairing)
+
+    def _spawnAll(self, game):
+        if game.stopped:
+            return
+        for seat in game.seats.values():
+            try:
+                self._spawn(game, seat)
+            except Exception as e:
+                game.fail(seat, "cannot start: {}".format(e))
+                return
+        game.startTimer(self.startSeconds)
+
+    def _spawn(self, game, seat):
+        entrant = seat.entrant
+        key = getattr(entrant, "key", None)
+        argv = substitute(entrant.command, HOST, seat.port.getHost().port,
+                          game.room, entrant.name, key)
+        work = gamePath(self.workRoot, game.eventId, game.room,
+                        entrant.name)
+        os.makedirs(work, exist_ok=True)
+        logPath = gamePath(self.logRoot, game.eventId, game.room,
+                           entrant.name, ".log")
+        os.makedirs(os.path.dirname(logPath), exist_ok=True)
+        log = GameLog(logPath, self.logCap, [key] if key else [])
+        log.note("{} engine {} in {}, {}: {}".format(
+            time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+            entrant.name, game.room, self.limitsText(),
+            " ".join(argv)))
+        process = seat.process = EngineProcess(seat, log, self.clock,
+                                               self.grace, work)
+        wrapped = [sys.executable, "-m", "hub.tournaments.limited",
+                   "--cpu", str(self.cpuSeconds),
+                   "--as", str(self.memoryBytes), "--"] + argv
+        try:
+            self.reactor.spawnProcess(process, wrapped[0], wrapped,
+                                      env=self.environment(work), path=work)
+        except Exception:
+            log.close("could not be spawned")
+            raise
+        self.log.info("engine {name} of {room} started (pid {pid})",
+                      name=entrant.name, room=game.room, pid=process.pid)
+
+    def limitsText(self):
+        """
+        The engines' limits, for their logs.
+        """
+        return "RLIMIT_CPU {}s, RLIMIT_AS {} bytes".format(
+            self.cpuSeconds or "no", self.memoryBytes or "no")
+
+    def environment(self, work):
+        """
+        The environment of an engine whose working folder is C{work}.
+        """
+        env = {name: self.environ[name] for name in INHERITED
+               if name in self.environ}
+        env["HOME"] = env["TMPDIR"] = work
+        return env

@@ -1,0 +1,296 @@
+"""
+The name check (L{hub.accounts.check.NameService}) through the checkers
+and gomoku protocols, on in-memory transports with a L{Clock}: keyed
+names proven, impostors refused as "taken", lockouts, guests, closed
+mode, and bans at connect, at name time and on live connections.
+"""
+
+from twisted.internet import defer
+from twisted.internet.address import IPv4Address
+from twisted.trial.unittest import SynchronousTestCase
+
+from hub.accounts import check, names, store
+from hub.wire import checkers as cwire
+from hub.wire import gomoku as gwire
+
+from tests.checkers.support import Client, Server
+from tests.gomoku.support import FakeConnection, GomokuHarness
+from tests.harness import RecordingTransport, ServerHarness
+
+SECRET = b"k" * 32
+ALICE_KEY = "A1b2C3d4E5"
+OTHER_ADDRESS = "203.0.113.9"
+
+
+class FakeAccounts:
+    """
+    The accounts as the name check reads them, in memory.
+    """
+
+    def __init__(self):
+        self.rows = [("alice", "Alice", names.keyHash(SECRET, ALICE_KEY),
+                      False)]
+        self.bans = []
+        self.touched = []
+
+    def nameRows(self):
+        return defer.succeed((SECRET, list(self.rows), list(self.bans)))
+
+    def touch(self, key):
+        self.touched.append(key)
+        return defer.succeed(None)
+
+
+def withNames(harness, mode="accounts"):
+    """
+    Give C{harness}'s factory a name service over L{FakeAccounts}.
+    """
+    accounts = FakeAccounts()
+    service = check.NameService(accounts, harness.hub.clock,
+                                harness.sessions, mode)
+    service.startService()
+    harness.factory.names = service
+    return service, accounts
+
+
+def transportFrom(host):
+    return RecordingTransport(peerAddress=IPv4Address("TCP", host, 5000))
+
+
+class CheckersNamesTests(SynchronousTestCase):
+    """
+    C{alice__KEY} in checkers.
+    """
+
+    def setUp(self):
+        self.server = Server()
+        self.names, self.accounts = withNames(self.server)
+
+    def connect(self, host="127.0.0.1"):
+        return Client(self.server, *ServerHarness.connect(
+            self.server, transportFrom(host)))
+
+    def test_provenNameSeenPlain(self):
+        """
+        Alice's own START_GAME_OP and END_GAME_OP carry her name as she
+        sent it; the others' carry the registered name; her session is
+        no guest's.
+        """
+        keyed = names.keyedName("checkers", "alice", ALICE_KEY)
+        clients = [self.connect() for _ in range(2)]
+        clients[0].join("r1", keyed)
+        clients[1].join("r1", "bob")
+        for c in clients:
+            c.ready()
+        own = [m for m in clients[0].received()
+               if m.op == cwire.START_GAME_OP]
+        other = [m for m in clients[1].received()
+                 if m.op in (cwire.START_GAME_OP, cwire.JOIN_ROOM_OP,
+                             cwire.PLAYER_READY_OP)]
+        self.assertEqual(own[0].data1, keyed + " bob")
+        self.assertEqual([(m.op, m.data1) for m in other],
+                         [(cwire.PLAYER_READY_OP, "Alice"),
+                          (cwire.PLAYER_READY_OP, "bob"),
+                          (cwire.START_GAME_OP, "Alice bob")])
+        session = clients[0].protocol.session
+        self.assertEqual((session.name, session.guest, session.account),
+                         ("Alice", False, "alice"))
+        self.assertTrue(clients[1].protocol.session.guest)
+        self.assertEqual(self.accounts.touched, ["alice"])
+        self.assertEqual(self.names.proven, 1)
+        clients[1].disconnect()
+        for _ in range(10):
+            self.server.clock.advance(10)
+        ended = [m for m in clients[0].received()
+                 if m.op == cwire.END_GAME_OP]
+        self.assertEqual(sorted(ended[0].data1.split()),
+                         sorted([keyed, "bob"]))
+
+    def assertTaken(self, client):
+        errors = [m for m in client.received() if m.op == cwire.ERROR_OP]
+        self.assertEqual(errors[0].data1, str(cwire.INVALID_JOIN))
+        self.assertTrue(errors[0].data2.endswith("the name is taken"))
+        self.assertIsNone(self.server.lobby.roomOf(client.protocol.session))
+
+    def test_impostors(self):
+        """
+        The registered name without a key (in any case), with a wrong key
+        and a keyed name of no account are all "taken", and counted.
+        """
+        for name in ("alice", "ALICE", "alice__A1b2C3d4E6",
+                     "nobody__A1b2C3d4E5"):
+            client = self.connect()
+            client.join("r1", name)
+            self.assertTaken(client)
+        self.assertEqual(
+            (self.names.refused[check.TAKEN],
+             self.names.refused[check.WRONG_KEY],
+             self.names.refused[check.NO_ACCOUNT]), (2, 1, 1))
+
+    def test_lockout(self):
+        """
+        Past the failed proofs a name allows, even the right key is
+        refused, the same way; the bucket refills with time.
+        """
+        for i in range(check.NAME_BURST):
+            client = self.connect("198.51.100.{}".format(i))
+            client.join("r1", "alice__0000000000")
+            self.assertTaken(client)
+        client = self.connect(OTHER_ADDRESS)
+        client.join("r1", "alice__" + ALICE_KEY)
+        self.assertTaken(client)
+        self.assertEqual(self.names.refused[check.LOCKED], 1)
+        self.server.clock.advance(check.NAME_REFILL_SECONDS)
+        client.join("r1", "alice__" + ALICE_KEY)
+        self.assertIsNotNone(
+            self.server.lobby.roomOf(client.protocol.session))
+
+    def test_addressLockout(self):
+        """
+        One address runs out of failed proofs across names.
+        """
+        for i in range(check.ADDRESS_BURST):
+            client = self.connect(OTHER_ADDRESS)
+            client.join("r1", "n{}__0000000000".format(i))
+            self.assertTaken(client)
+        self.accounts.rows.append(("zed", "zed",
+                                   names.keyHash(SECRET, "Z" * 10), False))
+        self.names.refresh()
+        client = self.connect(OTHER_ADDRESS)
+        client.join("r1", "zed__" + "Z" * 10)
+        self.assertTaken(client)
+
+    def test_closed(self):
+        """
+        With C{--names closed}, a guest is refused; an account is not.
+        """
+        self.names.mode = "closed"
+        guest = self.connect()
+        guest.join("r1", "bob")
+        self.assertTaken(guest)
+        alice = self.connect()
+        alice.join("r1", "alice__" + ALICE_KEY)
+        self.assertIsNotNone(self.server.lobby.roomOf(alice.protocol.session))
+
+    def test_bans(self):
+        """
+        A banned address is closed at connect; a banned account is
+        refused; a ban read at the next refresh closes live connections.
+        """
+        alice = self.connect()
+        alice.join("r1", "alice__" + ALICE_KEY)
+        other = self.connect(OTHER_ADDRESS)
+        other.join("r2", "carl")
+        self.accounts.bans = [store.AddressBan(OTHER_ADDRESS + "/32", 9e9,
+                                               "flood")]
+        self.accounts.rows[0] = self.accounts.rows[0][:3] + (True,)
+        self.server.clock.advance(check.REFRESH_SECONDS)
+        self.assertTrue(alice.closed)
+        self.assertTrue(other.closed)
+        self.assertEqual(self.names.closedByBan, 2)
+        late = self.connect(OTHER_ADDRESS)
+        self.assertTrue(late.closed)
+        again = self.connect()
+        again.join("r1", "alice__" + ALICE_KEY)
+        self.assertTaken(again)
+        self.assertEqual(self.names.refused[check.BANNED], 1)
+
+    def test_notReady(self):
+        """
+        Before the first snapshot every name is refused.
+        """
+        self.names.snapshot = None
+        client = self.connect()
+        client.join("r1", "bob")
+        self.assertTaken(client)
+
+    def test_metrics(self):
+        """
+        The collector counts refusals by reason and proofs.
+        """
+        client = self.connect()
+        client.join("r1", "alice")
+        families = {f.name: f for f in self.names.collector().collect()}
+        refused = {s.labels["reason"]: s.value
+                   for s in families["gamehub_names_refused"].samples
+                   if s.name.endswith("_total")}
+        self.assertEqual(refused[check.TAKEN], 1)
+        self.assertEqual(refused[check.WRONG_KEY], 0)
+
+
+class GomokuNamesTests(SynchronousTestCase):
+    """
+    C{bob#KEY} in gomoku.
+    """
+
+    def setUp(self):
+        self.server = GomokuHarness()
+        self.names, self.accounts = withNames(self.server)
+        self.accounts.rows.append(("bob", "bob",
+                                   names.keyHash(SECRET, "B" * 10), False))
+        self.names.refresh()
+
+    def connect(self, host="127.0.0.1"):
+        return FakeConnection(*ServerHarness.connect(
+            self.server, transportFrom(host)))
+
+    def status(self, connection):
+        return [m["status"] for m in connection.messages()
+                if m["msg_type"] == gwire.MSG_RESULT]
+
+    def test_provenName(self):
+        """
+        C{bob#KEY} registers as C{bob}; the room info and list bob gets
+        carry his name as sent, the other player's the plain name.
+        """
+        keyed = "bob#" + "B" * 10
+        bob = self.connect()
+        bob.register(keyed)
+        self.assertEqual(self.status(bob), [gwire.S_OK])
+        self.assertEqual(bob.protocol.session.name, "bob")
+        carl = self.connect()
+        carl.register("carl")
+        carl.messages()
+        bob.create("r")
+        bob.messages()
+        carl.join("r")
+        rooms = [m["room"] for m in bob.messages()
+                 if m["msg_type"] == gwire.MSG_ROOM]
+        self.assertEqual((rooms[0]["owner"], rooms[0]["guest"]),
+                         (keyed, "carl"))
+        dave = self.connect()
+        dave.register("dave")
+        dave.messages()
+        dave.roomList()
+        seen = [m for m in dave.messages()
+                if m["msg_type"] == gwire.MSG_ROOMLIST]
+        self.assertEqual(seen[-1]["rooms"][0]["owner"], "bob")
+        self.assertNotIn(b"B" * 10, carl.transport.value())
+        self.assertNotIn(b"B" * 10, dave.transport.value())
+
+    def test_impostors(self):
+        """
+        C{bob}, C{BOB} and a wrong key get status 258.
+        """
+        for name in ("bob", "BOB", "bob#" + "C" * 10, "ann#" + "B" * 10):
+            connection = self.connect()
+            connection.register(name)
+            self.assertEqual(self.status(connection),
+                             [gwire.S_PLAYER_EXISTS])
+
+    def test_resumeNeedsTheSameName(self):
+        """
+        A resume with the token must give the name exactly as first sent.
+        """
+        keyed = "bob#" + "B" * 10
+        bob = self.connect()
+        bob.register(keyed)
+        token = bob.protocol.session.token
+        bob.messages()
+        other = self.connect()
+        other.register("bob", token)
+        self.assertEqual(self.status(other), [gwire.S_PLAYER_EXISTS])
+        again = self.connect()
+        again.register(keyed, token)
+        self.assertEqual(self.status(again), [gwire.S_OK])
+        self.assertTrue(bob.closed)

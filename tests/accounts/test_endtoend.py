@@ -1,0 +1,308 @@
+"""
+Accounts in the real C{twistd -n gamehub}, on a database made by
+C{python -m hub.accounts} before the hub ever ran: keyed names play
+checkers and gomoku through the bot client (C{--key}) and everyone else
+sees the plain name; impostors are refused; an address banned with the
+CLI while the hub runs is cut off in every protocol within 5 s; and no
+key, password or hash leaks into the log, the records, the web face or
+the metrics.
+"""
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from hub.wire import checkers as cwire
+from hub.wire import gomoku as gwire
+
+from tests.bots.test_endtoend import botClient
+from tests.endtoend import (
+    TIMEOUT, BlockingClient, GamehubServer, GomokuClient)
+
+PASSWORD = "Correct-Horse-Battery-9"
+BAN_REACH = 5.0
+
+
+def accountsCommand(url, *argv, stdin=""):
+    """
+    Run C{python -m hub.accounts --db url argv...}; its standard output.
+    """
+    process = subprocess.run(
+        [sys.executable, "-m", "hub.accounts", "--db", url] + list(argv),
+        input=stdin.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        timeout=TIMEOUT)
+    if process.returncode != 0:
+        raise AssertionError(process.stderr.decode())
+    return process.stdout.decode()
+
+
+class CheckersLineClient(BlockingClient):
+    """
+    A blocking checkers client reading whole lines.
+    """
+
+    def __init__(self, port):
+        BlockingClient.__init__(self, port)
+        self.pending = b""
+
+    def send(self, op, data1="", data2=""):
+        self.sendBytes(cwire.encode(op, data1, data2))
+
+    def receive(self):
+        while b"\n" not in self.pending:
+            data = self.recvSome()
+            if not data:
+                raise EOFError("server closed the connection")
+            self.pending += data
+        line, self.pending = self.pending.split(b"\n", 1)
+        return cwire.decode(line + b"\n")
+
+
+def closedWithin(client, seconds):
+    """
+    Whether the server closes C{client}'s connection within C{seconds}.
+    """
+    client.sock.settimeout(seconds)
+    return client.isClosedByPeer()
+
+
+class AccountsServerTests(SynchronousTestCase):
+    """
+    C{twistd -n gamehub --db sqlite:PATH} with the default C{--names
+    accounts}.
+    """
+
+    def setUp(self):
+        folder = tempfile.mkdtemp(prefix="gamehub-accounts-e2e-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.path = os.path.join(folder, "hub.sqlite")
+        self.url = "sqlite:" + self.path
+        self.keys = {}
+        for name in ("alice", "bob"):
+            out = accountsCommand(self.url, "add", name,
+                                  stdin=PASSWORD + "\n")
+            self.keys[name] = out.strip().splitlines()[-1][len("key: "):]
+
+    def startServer(self, *games):
+        self.server = GamehubServer(
+            self, "--db", self.url, "--leaderboard-min-games", "1",
+            "--checkers-sizes", "3", "--announce", "no",
+            games=tuple(games) + ("web",))
+        self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
+
+    def get(self, path):
+        with urllib.request.urlopen(self.base + path,
+                                    timeout=TIMEOUT) as response:
+            return response.read().decode("utf-8")
+
+    def play(self, *processes):
+        outputs = []
+        for process in processes:
+            out, err = process.communicate(timeout=TIMEOUT * 6)
+            self.assertEqual(process.returncode, 0, err.decode()[-2000:])
+            outputs.append(out.decode())
+        return outputs
+
+    def secrets(self):
+        """
+        Every secret that must never leak: keys, the password, hashes and
+        the server's HMAC secret.
+        """
+        connection = sqlite3.connect(self.path)
+        try:
+            rows = connection.execute(
+                "SELECT password_hash, key_hash FROM accounts").fetchall()
+            secret = connection.execute(
+                "SELECT value FROM settings").fetchall()
+        finally:
+            connection.close()
+        found = list(self.keys.values()) + [PASSWORD]
+        for passwordHash, keyHash in rows:
+            found += [passwordHash, passwordHash.split("$")[-1], keyHash]
+        return found + [value for (value,) in secret]
+
+    def assertNoLeak(self, kind, gameId, name):
+        """
+        No secret in the log, the records' tables, the pages, the JSON
+        API or the metrics.
+        """
+        texts = {"log": "".join(self.server.output)}
+        connection = sqlite3.connect(self.path)
+        try:
+            for table in ("games", "game_seats", "game_events", "ratings",
+                          "audit"):
+                texts[table] = repr(connection.execute(
+                    "SELECT * FROM " + table).fetchall())
+        finally:
+            connection.close()
+        for path in ("/", "/leaderboard/" + kind, "/api/leaderboard/" + kind,
+                     "/players/%s/%s" % (kind, name),
+                     "/api/players/%s/%s" % (kind, name),
+                     "/games/%d" % (gameId,), "/api/games/%d" % (gameId,),
+                     "/api/games", "/api/hub", "/metrics"):
+            texts[path] = self.get(path)
+        for secret in self.secrets():
+            for where, text in texts.items():
+                self.assertNotIn(secret, text, "a secret in " + where)
+
+    def assertRecorded(self, kind, name):
+        """
+        The game is recorded with C{name} plain and no guest, the others
+        as guests; C{name}'s rating moved, and the leaderboard lists
+        C{name} only (guests are left out).
+
+        @return: the game's id.
+        """
+        self.server.waitForLog(r"recorded %s game \d+" % (kind,))
+        connection = sqlite3.connect(self.path)
+        try:
+            seats = connection.execute(
+                "SELECT game_id, name, guest FROM game_seats").fetchall()
+            rating = connection.execute(
+                "SELECT mu, sigma, games, guest FROM ratings WHERE name = ?",
+                (name,)).fetchone()
+        finally:
+            connection.close()
+        self.assertEqual([guest for _, n, guest in seats if n == name], [0])
+        self.assertTrue(all(guest == 1 for _, n, guest in seats
+                            if n != name))
+        mu, sigma, games, guest = rating
+        self.assertEqual((games, guest), (1, 0))
+        self.assertNotEqual((mu, sigma), (25.0, 25.0 / 3))
+        player = json.loads(self.get("/api/players/%s/%s" % (kind, name)))
+        self.assertEqual(player["games"], 1)
+        self.assertIn(name, player["recent"][0]["players"])
+        board = json.loads(self.get("/api/leaderboard/" + kind))
+        self.assertEqual([s["name"] for s in board["standings"]], [name])
+        gameId = seats[0][0]
+        record = json.loads(self.get("/api/games/%d" % (gameId,)))
+        self.assertIn(name, json.dumps(record))
+        return gameId
+
+    def test_checkers(self):
+        """
+        C{alice__KEY} plays a game of three through the bot client with
+        C{--key}: the other clients' END_GAME_OP ranking says C{alice};
+        the record, rating, pages and API say C{alice}; C{alice} without
+        the key, or with a wrong key, is refused with INVALID_JOIN.
+        """
+        self.startServer("checkers")
+        port = self.server.port("checkers")
+        for name in ("alice", "Alice", "alice__0000000000"):
+            impostor = CheckersLineClient(port)
+            impostor.send(cwire.JOIN_ROOM_OP, "C", name)
+            reply = impostor.receive()
+            self.assertEqual((reply.op, reply.data1),
+                             (cwire.ERROR_OP, str(cwire.INVALID_JOIN)))
+            impostor.close()
+        alice = botClient("checkers", port, "--count", "1", "--name",
+                          "alice", "--key", self.keys["alice"], "--room",
+                          "C")
+        guests = botClient("checkers", port, "--count", "2", "--name",
+                           "guest", "--room", "C")
+        aliceOut, guestsOut = self.play(alice, guests)
+        ranking = guestsOut.split("ranking", 1)[1].split()
+        self.assertIn("alice", ranking)
+        self.assertEqual(len(ranking), 3)
+        self.assertIn("alice", aliceOut.split("ranking", 1)[1].split())
+        self.assertNotIn(self.keys["alice"], aliceOut + guestsOut)
+        gameId = self.assertRecorded("checkers", "alice")
+        self.server.waitForLog(r"refused checkers name 'alice'")
+        metrics = self.get("/metrics")
+        self.assertIn('gamehub_names_refused_total{reason="taken"} 2.0',
+                      metrics)
+        self.assertIn('gamehub_names_refused_total{reason="wrong_key"} 1.0',
+                      metrics)
+        self.assertIn("gamehub_names_proven_total 1.0", metrics)
+        self.assertNoLeak("checkers", gameId, "alice")
+
+    def test_gomoku(self):
+        """
+        C{bob#KEY} plays gomoku through the bot client with C{--key}:
+        another client's room list says C{bob}; the record, rating, pages
+        and API too; C{bob} and a wrong key get status 258.
+        """
+        self.startServer("gomoku")
+        port = self.server.port("gomoku")
+        for name in ("bob", "BOB", "bob#0000000000"):
+            impostor = GomokuClient(port)
+            impostor.send(gwire.regMessage(name, impostor.nextSession(),
+                                           gwire.INVALID_TOKEN))
+            self.assertEqual(impostor.receive()["status"],
+                             gwire.S_PLAYER_EXISTS)
+            impostor.close()
+        watcher = GomokuClient(port)
+        watcher.send(gwire.regMessage("watcher", watcher.nextSession(),
+                                      gwire.INVALID_TOKEN))
+        self.assertEqual(watcher.receive()["status"], gwire.S_OK)
+        bob = botClient("gomoku", port, "--count", "1", "--name", "bob",
+                        "--key", self.keys["bob"], "--room", "G",
+                        "--delay", "0.3")
+        owners = set()
+        deadline = time.monotonic() + TIMEOUT
+        while not owners and time.monotonic() < deadline:
+            watcher.send(gwire.requestMessage(gwire.REQ_ROOM_LIST,
+                                              watcher.nextSession()))
+            rooms = watcher.receive().get("rooms") or []
+            owners = {r["owner"] for r in rooms if r["name"] == "G"}
+            if not owners:
+                time.sleep(0.05)
+        self.assertEqual(owners, {"bob"})
+        guest = botClient("gomoku", port, "--count", "1", "--name", "gst",
+                          "--room", "G")
+        bobOut, guestOut = self.play(bob, guest)
+        self.assertIn("bob ", bobOut)
+        self.assertNotIn(self.keys["bob"], bobOut + guestOut)
+        gameId = self.assertRecorded("gomoku", "bob")
+        self.assertNoLeak("gomoku", gameId, "bob")
+
+    def test_banReachesEveryProtocol(self):
+        """
+        A ban of the loopback address made with the CLI while the hub
+        runs closes a live connection of every protocol within 5 s, and
+        new connections are closed at once; an unban lets them in again.
+        """
+        self.startServer("gomoku", "checkers", "splendor")
+        gomoku = GomokuClient(self.server.port("gomoku"))
+        gomoku.send(gwire.regMessage("carl", gomoku.nextSession(),
+                                     gwire.INVALID_TOKEN))
+        self.assertEqual(gomoku.receive()["status"], gwire.S_OK)
+        checkers = CheckersLineClient(self.server.port("checkers"))
+        checkers.send(cwire.JOIN_ROOM_OP, "R", "dora")
+        self.assertEqual(checkers.receive().op, cwire.JOIN_ROOM_REPLY_OP)
+        splendor = BlockingClient(self.server.port("splendor"))
+        accountsCommand(self.url, "ban", "127.0.0.0/8", "--for", "10m",
+                        "--reason", "test")
+        banned = time.monotonic()
+        for client in (gomoku, checkers, splendor):
+            self.assertTrue(closedWithin(
+                client, max(0.1, banned + BAN_REACH - time.monotonic())))
+        for kind in ("gomoku", "checkers", "splendor"):
+            late = BlockingClient(self.server.port(kind))
+            self.assertTrue(closedWithin(late, BAN_REACH))
+        accountsCommand(self.url, "unban", "127.0.0.0/8")
+        deadline = time.monotonic() + BAN_REACH + 1
+        while True:
+            again = CheckersLineClient(self.server.port("checkers"))
+            try:
+                again.send(cwire.JOIN_ROOM_OP, "R2", "dora")
+                self.assertEqual(again.receive().op,
+                                 cwire.JOIN_ROOM_REPLY_OP)
+                break
+            except (EOFError, ConnectionError, socket.timeout):
+                self.assertLess(time.monotonic(), deadline)
+                time.sleep(0.2)
+            finally:
+                again.close()
+        audit = accountsCommand(self.url, "audit")
+        self.assertEqual([line.split()[2] for line in audit.splitlines()],
+                         ["add", "add", "ban", "unban"])

@@ -1,0 +1,177 @@
+"""
+L{hub.accounts.model.Accounts} against SQLite and PostgreSQL.
+"""
+
+import threading
+
+from twisted.internet import defer
+from twisted.trial.unittest import TestCase
+
+from hub.accounts import names
+from hub.accounts.store import AccountError, AccountExists, NoSuchAccount
+
+from tests.accounts import support
+
+
+class AccountsTests:
+    """
+    Accounts, keys, passwords, roles, bans and the audit.
+    """
+
+    def setUp(self):
+        self.clock = [1000.0]
+        self.accounts = support.openAccounts(self, now=lambda: self.clock[0])
+
+    @defer.inlineCallbacks
+    def test_add(self):
+        """
+        An account is listed with its role; its name is unique regardless
+        of case; its password checks; only hashes are stored.
+        """
+        key = yield self.accounts.add("Alice", "pw one", "admin")
+        self.assertEqual(len(key), names.KEY_LENGTH)
+        found, bans = yield self.accounts.list()
+        self.assertEqual([(a.name, a.role, a.createdAt) for a in found],
+                         [("Alice", "admin", 1000.0)])
+        self.assertEqual(bans, [])
+        yield self.assertFailure(self.accounts.add("aLiCe", "x"),
+                                 AccountExists)
+        self.assertTrue((yield self.accounts.checkPassword("alice",
+                                                           "pw one")))
+        self.assertFalse((yield self.accounts.checkPassword("alice", "pw")))
+        self.assertFalse((yield self.accounts.checkPassword("nobody", "x")))
+
+        def stored(cursor):
+            cursor.execute("SELECT password_hash, key_hash FROM accounts")
+            return cursor.fetchone()
+
+        passwordHash, keyHash = yield self.accounts.database.runInteraction(
+            stored)
+        self.assertTrue(passwordHash.startswith("$argon2id$"))
+        self.assertNotIn("pw one", passwordHash)
+        self.assertNotIn(key, keyHash)
+        self.assertEqual(len(keyHash), 64)
+
+    @defer.inlineCallbacks
+    def test_argon2OffTheReactorThread(self):
+        """
+        Passwords are hashed and verified in another thread than the
+        reactor's.
+        """
+        threads = []
+        hasher = self.accounts.hasher
+
+        class Recording:
+            def hash(self, password):
+                threads.append(threading.current_thread())
+                return hasher.hash(password)
+
+            def verify(self, stored, password):
+                threads.append(threading.current_thread())
+                return hasher.verify(stored, password)
+
+        self.accounts.hasher = Recording()
+        yield self.accounts.add("erin", "pw")
+        self.assertTrue((yield self.accounts.checkPassword("erin", "pw")))
+        self.assertEqual(len(threads), 2)
+        self.assertNotIn(threading.main_thread(), threads)
+
+    @defer.inlineCallbacks
+    def test_refusals(self):
+        """
+        Bad names, roles and unknown accounts are refused with one line.
+        """
+        for name in ("a__b", "toolongname", "", "ab_"):
+            yield self.assertFailure(self.accounts.add(name, "pw"),
+                                     AccountError)
+        yield self.assertFailure(self.accounts.add("bob", "pw", "king"),
+                                 AccountError)
+        yield self.assertFailure(self.accounts.add("bob", ""), AccountError)
+        yield self.assertFailure(self.accounts.newKey("bob"), NoSuchAccount)
+        yield self.assertFailure(self.accounts.setRole("bob", "admin"),
+                                 NoSuchAccount)
+
+    @defer.inlineCallbacks
+    def test_newKeyAndPassword(self):
+        """
+        A new key replaces the old one in the name rows; a new password
+        replaces the old one.
+        """
+        old = yield self.accounts.add("bob", "first")
+        secret, rows, _ = yield self.accounts.nameRows()
+        self.assertTrue(names.keyMatches(secret, old, rows[0][2]))
+        new = yield self.accounts.newKey("BOB")
+        self.assertNotEqual(old, new)
+        secret, rows, _ = yield self.accounts.nameRows()
+        self.assertEqual(rows[0][:2], ("bob", "bob"))
+        self.assertFalse(names.keyMatches(secret, old, rows[0][2]))
+        self.assertTrue(names.keyMatches(secret, new, rows[0][2]))
+        yield self.accounts.setPassword("bob", "second")
+        self.assertFalse((yield self.accounts.checkPassword("bob", "first")))
+        self.assertTrue((yield self.accounts.checkPassword("bob", "second")))
+
+    @defer.inlineCallbacks
+    def test_bans(self):
+        """
+        Accounts and CIDRs are banned until their end, and unbanned; every
+        action is audited.
+        """
+        yield self.accounts.add("carl", "pw")
+        yield self.accounts.ban("carl", 60, "spam", actor="mod")
+        yield self.accounts.ban("192.0.2.7/24", 30, "flood", actor="mod")
+        _, rows, bans = yield self.accounts.nameRows()
+        self.assertEqual(rows[0][3], True)
+        self.assertEqual([(b.cidr, b.until, b.reason) for b in bans],
+                         [("192.0.2.0/24", 1030.0, "flood")])
+        self.clock[0] = 1031.0
+        _, rows, bans = yield self.accounts.nameRows()
+        self.assertEqual((rows[0][3], bans), (True, []))
+        self.clock[0] = 1061.0
+        _, rows, _ = yield self.accounts.nameRows()
+        self.assertEqual(rows[0][3], False)
+        yield self.accounts.ban("2001:db8::1", 30, "v6")
+        yield self.accounts.unban("2001:db8::1/128")
+        yield self.assertFailure(self.accounts.unban("10.0.0.0/8"),
+                                 AccountError)
+        yield self.assertFailure(self.accounts.ban("a__b", 1, "x"),
+                                 AccountError)
+        entries = yield self.accounts.audit()
+        self.assertEqual([(e.actor, e.action, e.target) for e in entries],
+                         [("cli", "add", "carl"), ("mod", "ban", "carl"),
+                          ("mod", "ban", "192.0.2.0/24"),
+                          ("cli", "ban", "2001:db8::1/128"),
+                          ("cli", "unban", "2001:db8::1/128")])
+        self.assertEqual(entries[1].reason, "60s: spam")
+
+    @defer.inlineCallbacks
+    def test_roles(self):
+        """
+        Roles are set and listed.
+        """
+        yield self.accounts.add("dora", "pw")
+        yield self.accounts.setRole("Dora", "moderator")
+        found, _ = yield self.accounts.list()
+        self.assertEqual(found[0].role, "moderator")
+
+    @defer.inlineCallbacks
+    def test_secretKept(self):
+        """
+        The server secret is made once and kept.
+        """
+        first, _, _ = yield self.accounts.nameRows()
+        second, _, _ = yield self.accounts.nameRows()
+        self.assertEqual(first, second)
+        self.assertEqual(len(first), 32)
+
+
+class SQLiteAccountsTests(AccountsTests, support.SQLiteMixin, TestCase):
+    """
+    On SQLite.
+    """
+
+
+class PostgreSQLAccountsTests(AccountsTests, support.PostgreSQLMixin,
+                              TestCase):
+    """
+    On PostgreSQL.
+    """

@@ -1,0 +1,134 @@
+"""
+L{hub.accounts.moderation}: the live connections, kick, end a table, ban
+with immediate effect, the role checks, and the audit of each action; a
+checkers hub on a L{Clock} over real SQLite accounts.
+"""
+
+from twisted.internet import defer
+from twisted.internet.address import IPv4Address
+from twisted.trial.unittest import TestCase
+
+from hub.accounts.check import NameService
+from hub.accounts.moderation import Moderation, mayAdminister, mayModerate
+from hub.accounts.store import AccountError
+from hub.tables import events
+from hub.wire import checkers as cwire
+
+from tests.accounts import support
+from tests.checkers.support import Client, Server
+from tests.harness import RecordingTransport, ServerHarness
+
+
+class ModerationTests(support.SQLiteMixin, TestCase):
+    """
+    A moderator at work.
+    """
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        self.accounts = support.openAccounts(self)
+        self.key = yield self.accounts.add("alice", "pw")
+        self.server = Server()
+        self.addCleanup(self.server.stop)
+        self.names = NameService(self.accounts, self.server.hub.clock,
+                                 self.server.sessions)
+        yield self.names.refresh()
+        self.server.factory.names = self.names
+        self.moderation = Moderation(self.accounts, self.names,
+                                     self.server.lobby, self.server.sessions)
+
+    def connect(self, host):
+        transport = RecordingTransport(
+            peerAddress=IPv4Address("TCP", host, 4000))
+        return Client(self.server, *ServerHarness.connect(self.server,
+                                                          transport))
+
+    @defer.inlineCallbacks
+    def audited(self):
+        entries = yield self.accounts.audit()
+        return [(e.actor, e.action, e.target, e.reason) for e in entries]
+
+    def test_roles(self):
+        """
+        Moderators and admins moderate; only admins grant roles.
+        """
+        self.assertEqual([mayModerate(r) for r in
+                          ("player", "moderator", "admin", None)],
+                         [False, True, True, False])
+        self.assertEqual([mayAdminister(r) for r in
+                          ("player", "moderator", "admin", None)],
+                         [False, False, True, False])
+
+    @defer.inlineCallbacks
+    def test_connectionsAndKick(self):
+        """
+        The live connections say name, guest, address, room and since; a
+        kick closes one and is audited.
+        """
+        alice = self.connect("192.0.2.1")
+        alice.join("r1", "alice__" + self.key)
+        bob = self.connect("192.0.2.2")
+        bob.join("r1", "bob")
+        listed = self.moderation.connections()
+        self.assertEqual(
+            [(c.kind, c.name, c.guest, c.address, c.room, c.since)
+             for c in listed],
+            [("checkers", "alice", False, "192.0.2.1", "r1",
+              self.server.clock.seconds()),
+             ("checkers", "bob", True, "192.0.2.2", "r1",
+              self.server.clock.seconds())])
+        yield self.moderation.kick(listed[1].sessionId, "mod", "abuse")
+        self.assertTrue(bob.closed)
+        self.assertFalse(alice.closed)
+        self.assertIn(("mod", "kick",
+                       "checkers bob #{}".format(listed[1].sessionId),
+                       "abuse"), (yield self.audited()))
+        yield self.assertFailure(self.moderation.kick(999, "mod", "x"),
+                                 AccountError)
+
+    @defer.inlineCallbacks
+    def test_endTable(self):
+        """
+        Ending a table ends its game as abandoned, audited.
+        """
+        clients = [self.connect("192.0.2.%d" % (i,)) for i in (1, 2)]
+        for i, client in enumerate(clients):
+            client.join("r1", "p%d" % (i,))
+        for client in clients:
+            client.ready()
+        table = self.server.table("r1")
+        self.assertIsNotNone(table)
+        heard = []
+        table.addListener(type("L", (), {
+            "tableEvent": lambda self, t, e: heard.append(e)})())
+        yield self.moderation.endTable("checkers", "r1", "mod", "stuck")
+        self.assertEqual([e.reason for e in heard
+                          if isinstance(e, events.GameEnded)],
+                         [events.ABANDONED])
+        self.assertIn(("mod", "end", "checkers r1", "stuck"),
+                      (yield self.audited()))
+        yield self.assertFailure(
+            self.moderation.endTable("checkers", "r1", "mod", "x"),
+            AccountError)
+
+    @defer.inlineCallbacks
+    def test_banAtOnce(self):
+        """
+        A ban made here closes the connections it covers at once, without
+        waiting for the next refresh; an unban lets the name in again.
+        """
+        alice = self.connect("192.0.2.1")
+        alice.join("r1", "alice__" + self.key)
+        yield self.moderation.ban("alice", 600, "abuse", "mod")
+        self.assertTrue(alice.closed)
+        again = self.connect("192.0.2.1")
+        again.join("r2", "alice__" + self.key)
+        self.assertEqual(again.received()[0].op, cwire.ERROR_OP)
+        yield self.moderation.unban("alice", "mod")
+        third = self.connect("192.0.2.1")
+        third.join("r3", "alice__" + self.key)
+        self.assertEqual(third.received()[0].op, cwire.JOIN_ROOM_REPLY_OP)
+        yield self.moderation.setRole("alice", "moderator", "admin")
+        self.assertEqual([a[1:3] for a in (yield self.audited())],
+                         [("add", "alice"), ("ban", "alice"),
+                          ("unban", "alice"), ("role", "alice")])

@@ -1,0 +1,71 @@
+"""
+Account names, play keys and the keyed name forms.
+"""
+
+from twisted.trial.unittest import TestCase
+
+from hub.accounts import names
+from hub.protocols.checkers import isValidName
+
+
+class NameTests(TestCase):
+    """
+    L{names.checkName}, L{names.splitKeyed}, the keys.
+    """
+
+    def test_names(self):
+        """
+        1 to 8 letters, digits, single underscores, none at the end.
+        """
+        for good in ("a", "alice", "Bob_2", "a_b_c_d", "12345678"):
+            names.checkName(good)
+        for bad in ("", "abcdefghi", "a__b", "ab_", "al ice", "al#ce",
+                    "alice\u00e9"):
+            self.assertRaises(names.BadName, names.checkName, bad)
+
+    def test_keyedFormsFitEveryProtocol(self):
+        """
+        The longest name's checkers form is a valid checkers name of 20
+        characters; its gomoku form is at most 35 bytes.
+        """
+        key = names.newKey()
+        self.assertEqual(len(key), names.KEY_LENGTH)
+        self.assertTrue(set(key) <= set(names.KEY_ALPHABET))
+        longest = "a" * names.MAX_NAME
+        keyed = names.keyedName("checkers", longest, key)
+        self.assertEqual(len(keyed), 20)
+        self.assertTrue(isValidName(keyed))
+        self.assertLessEqual(len(names.keyedName("gomoku", longest, key)),
+                             35)
+
+    def test_split(self):
+        """
+        The keyed forms split into name and key; other names do not.
+        """
+        self.assertEqual(names.splitKeyed("checkers", "a_b__0123456789"),
+                         ("a_b", "0123456789"))
+        self.assertEqual(names.splitKeyed("gomoku", "bob#abcdeABCDE"),
+                         ("bob", "abcdeABCDE"))
+        for kind, name in [("checkers", "bob__short"),
+                           ("checkers", "__0123456789"),
+                           ("checkers", "bob#0123456789"),
+                           ("gomoku", "bob__0123456789"),
+                           ("gomoku", "bob#01234_6789"),
+                           ("splendor", "bob__0123456789")]:
+            self.assertIsNone(names.splitKeyed(kind, name), name)
+
+    def test_keysHashed(self):
+        """
+        A key matches its HMAC under the same secret only.
+        """
+        stored = names.keyHash(b"s" * 32, "0123456789")
+        self.assertNotIn("0123456789", stored)
+        self.assertTrue(names.keyMatches(b"s" * 32, "0123456789", stored))
+        self.assertFalse(names.keyMatches(b"s" * 32, "0123456788", stored))
+        self.assertFalse(names.keyMatches(b"t" * 32, "0123456789", stored))
+
+    def test_keysRandom(self):
+        """
+        Keys differ.
+        """
+        self.assertEqual(len({names.newKey() for _ in range(50)}), 50)

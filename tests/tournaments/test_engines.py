@@ -1,0 +1,976 @@
+"""
+The engine runner (L{hub.tournaments.engines}) and its limits wrapper
+(L{hub.tournaments.limited}): placeholders, paths, bounded logs, real
+rlimits, the per-address cap, and real engines (the bot client and
+misbehaving programs) launched on private listeners of an in-process
+hub.
+"""
+
+import ast
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import attr
+from twisted.internet import defer, endpoints, reactor
+from twisted.internet.address import IPv4Address
+from twisted.internet.protocol import Protocol
+from twisted.internet.task import Clock
+from twisted.internet.testing import StringTransport
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+
+from hub.limits import ConnectionGate
+from hub.service import Hub
+from hub.tables import events
+from hub.tap import Options, makeFactories
+from hub.tournaments import engines
+from hub.tournaments.engines import (
+    EngineFactory, EngineFailed, EngineLauncher, GameLog, fromPathPart,
+    gamePath, pathPart, substitute)
+
+#: A bounded wait for real processes (the machine may be busy).
+WAIT = 90
+MB = 1024 * 1024
+#: The engine that plays only illegal moves.
+ILLEGAL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "illegalengine.py")
+
+
+def tempPath(case):
+    """
+    A new path in a fresh temporary folder outside the source tree (not
+    trial's C{mktemp}, which under pytest writes into the working
+    directory), removed after C{case}.
+    """
+    folder = tempfile.mkdtemp(prefix="gamehub-engines-")
+    case.addCleanup(shutil.rmtree, folder, True)
+    return os.path.join(folder, "temp")
+
+
+@attr.s(frozen=True)
+class Event:
+    id = attr.ib()
+    kind = attr.ib(default="gomoku")
+
+
+@attr.s(frozen=True)
+class Pairing:
+    room = attr.ib()
+    kind = attr.ib(default="gomoku")
+
+
+@attr.s(frozen=True)
+class Entrant:
+    name = attr.ib()
+    command = attr.ib(default=None)
+    key = attr.ib(default=None)
+
+
+def python(code):
+    """
+    The argv of C{python -c code}.
+    """
+    return [sys.executable, "-c", textwrap.dedent(code)]
+
+
+def bot(kind, level=1):
+    """
+    An engine command line of the bot client, as an admin registers it.
+    """
+    return [sys.executable, "-m", "hub.bots", kind + "://{host}:{port}",
+            "--count", "1", "--name", "{name}", "--room", "{room}",
+            "--games", "1", "--level", str(level), "--delay", "0",
+            "--timeout", str(WAIT)]
+
+
+#: An engine that connects, sends only malformed frames, and reports
+#: whether the hub closed it.
+GARBAGE = python("""
+    import socket, sys
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    print("connected", flush=True)
+    for i in range(20):
+        try:
+            s.sendall(b"<this is no move %d>" % i)
+        except OSError:
+            break
+    s.settimeout(30)
+    try:
+        while s.recv(4096):
+            pass
+    except socket.timeout:
+        print("the hub kept me", flush=True)
+        sys.exit(2)
+    print("closed by the hub", flush=True)
+    sys.exit(1)
+""") + ["{host}", "{port}"]
+
+
+#: An engine that connects, then waits.
+CONNECTED = python("""
+    import socket, sys, time
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    time.sleep(600)
+""") + ["{host}", "{port}"]
+
+
+#: An engine that connects, then hangs and ignores SIGTERM.
+STUBBORN = python("""
+    import signal, socket, sys, time
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    s = socket.create_connection((sys.argv[1], int(sys.argv[2])))
+    print("connected, ignoring SIGTERM", flush=True)
+    time.sleep(600)
+""") + ["{host}", "{port}"]
+
+
+class SubstituteTests(SynchronousTestCase):
+    """
+    L{substitute} fills placeholders argument by argument.
+    """
+
+    def test_placeholders(self):
+        """
+        Each placeholder is replaced wherever it is in an argument.
+        """
+        self.assertEqual(
+            substitute(["e", "gomoku://{host}:{port}", "--name", "{name}",
+                        "--room={room}", "--key", "{key}"],
+                       "127.0.0.1", 4321, "7-3-2", "alice", "K3Y"),
+            ["e", "gomoku://127.0.0.1:4321", "--name", "alice",
+             "--room=7-3-2", "--key", "K3Y"])
+
+    def test_noShell(self):
+        """
+        A value with spaces or shell characters stays one argument, as it
+        is; nothing is interpreted.
+        """
+        self.assertEqual(
+            substitute(["run", "{name}"], "h", 1, "r", "a b; rm -rf ~ $X"),
+            ["run", "a b; rm -rf ~ $X"])
+
+    def test_otherBraces(self):
+        """
+        Braces that are not a placeholder are left alone, and a value
+        holding a placeholder is not expanded again.
+        """
+        self.assertEqual(
+            substitute(['{"x": 1}', "{nope}", "{name}"], "h", 1, "r",
+                       "{key}", "secret"),
+            ['{"x": 1}', "{nope}", "{key}"])
+
+    def test_noKey(self):
+        """
+        Without a key, C{{key}} is empty.
+        """
+        self.assertEqual(substitute(["{key}"], "h", 1, "r", "n", None),
+                         [""])
+
+
+class PathTests(SynchronousTestCase):
+    """
+    Paths of logs and working folders are derived safely.
+    """
+
+    def test_traversal(self):
+        """
+        No part can climb out or hide: C{..}, C{/} and C{.} are encoded.
+        """
+        for text in ("..", "../../etc/passwd", "/etc", ".hidden", "a/b"):
+            part = pathPart(text)
+            self.assertNotIn("/", part)
+            self.assertNotIn(".", part)
+        root = tempPath(self)
+        path = gamePath(root, 1, "..", "../../x", ".log")
+        self.assertEqual(os.path.dirname(os.path.dirname(
+            os.path.dirname(path))), os.path.realpath(root))
+
+    def test_distinct(self):
+        """
+        Different names give different parts; plain names stay readable.
+        """
+        self.assertEqual(pathPart("bot_1-a"), "bot_1-a")
+        self.assertNotEqual(pathPart("a.b"), pathPart("a_b"))
+        self.assertNotEqual(pathPart("a%2Eb"), pathPart("a.b"))
+        self.assertEqual(pathPart("é"), "%C3%A9")
+
+    def test_roundTrip(self):
+        """
+        L{fromPathPart} gives back the text; what L{pathPart} cannot
+        have made is refused.
+        """
+        for text in ("alice", "a.b", "..", "é/x%", "7-3-2", "%41"):
+            self.assertEqual(fromPathPart(pathPart(text)), text)
+        for part in ("", ".", "..", "a.b", "%41", "%zz", "a/b", "%4"):
+            self.assertRaises(ValueError, fromPathPart, part)
+
+    def test_empty(self):
+        """
+        An empty part is refused.
+        """
+        self.assertRaises(ValueError, pathPart, "")
+
+    def test_engineLogTraversal(self):
+        """
+        L{EngineLauncher.engineLog} finds only logs under its root: a
+        file beside the root cannot be read through C{..} names.
+        """
+        base = tempPath(self)
+        os.makedirs(base)
+        with open(os.path.join(base, "secret.log"), "wb") as f:
+            f.write(b"not yours")
+        launcher = EngineLauncher(reactor, Clock(), {}, base,
+                                  os.path.join(base, "logs"), 1, 0)
+        for event, room, name in [("..", "..", "secret"),
+                                  ("../..", "x", "../secret"),
+                                  ("", "", "")]:
+            self.assertRaises(KeyError, launcher.engineLog, event, room,
+                              name)
+
+
+class GameLogTests(SynchronousTestCase):
+    """
+    L{GameLog} bounds and masks what an engine writes.
+    """
+
+    def read(self, path):
+        with open(path, "rb") as f:
+            return f.read()
+
+    def test_cap(self):
+        """
+        Past the cap, output is dropped with one note, and the count of
+        dropped bytes is written at the end.
+        """
+        path = tempPath(self)
+        log = GameLog(path, cap=10)
+        log.write(b"0123456")
+        log.write(b"789abcdef")
+        log.write(b"ghij")
+        log.close("done")
+        text = self.read(path)
+        self.assertTrue(text.startswith(b"0123456789\n# [the log reached "
+                                        b"10 bytes"))
+        self.assertIn(b"# 10 bytes of output dropped past the 10-byte cap",
+                      text)
+        self.assertTrue(text.endswith(b"# done\n"))
+        self.assertNotIn(b"abc", text)
+
+    def test_keyMasked(self):
+        """
+        The key never reaches the file, even split across writes, and
+        the text around it is kept.
+        """
+        path = tempPath(self)
+        log = GameLog(path, secrets=["s3cr3tK3y"])
+        log.note("argv: --key s3cr3tK3y")
+        for chunk in (b"name alice#s3c", b"r3tK", b"3y won; s3", b"cr",
+                      b"3tK3y!", b" s3cr"):
+            log.write(chunk)
+        log.close()
+        text = self.read(path)
+        self.assertNotIn(b"s3cr3tK3y", text)
+        self.assertIn(b"# argv: --key [key]\n", text)
+        self.assertIn(b"name alice#[key] won; [key]! s3cr", text)
+
+
+def runLimited(cpu, space, code):
+    """
+    Run C{python -c code} through the wrapper, to its end.
+
+    @return: C{(returncode, stdout, stderr, cpuSeconds)}.
+    """
+    process = subprocess.Popen(
+        [sys.executable, "-m", "hub.tournaments.limited", "--cpu",
+         str(cpu), "--as", str(space), "--", sys.executable, "-c",
+         textwrap.dedent(code)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = process.communicate(timeout=WAIT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    return process.returncode, out, err
+
+
+class LimitedTests(SynchronousTestCase):
+    """
+    C{python -m hub.tournaments.limited} really applies its limits.
+    """
+
+    def test_limitsSet(self):
+        """
+        The command runs with the limits, in a new session whose leader
+        it is.
+        """
+        code, out, err = runLimited(3, 900 * MB, """
+            import os, resource
+            print(resource.getrlimit(resource.RLIMIT_CPU),
+                  resource.getrlimit(resource.RLIMIT_AS),
+                  os.getsid(0) == os.getpid() == os.getpgrp())
+        """)
+        self.assertEqual((code, err), (0, b""))
+        self.assertEqual(out.decode().split("\n")[0],
+                         "(3, 4) (%d, %d) True" % (900 * MB, 900 * MB))
+
+    def test_memory(self):
+        """
+        A command that allocates past C{RLIMIT_AS} fails; the same
+        allocation succeeds within a larger limit.
+        """
+        allocate = """
+            import sys
+            try:
+                block = bytearray(400 * 1024 * 1024)
+            except MemoryError:
+                print("MemoryError")
+                sys.exit(4)
+            print("allocated", len(block))
+        """
+        code, out, err = runLimited(0, 200 * MB, allocate)
+        self.assertEqual((code, out), (4, b"MemoryError\n"))
+        code, out, err = runLimited(0, 1024 * MB, allocate)
+        self.assertEqual((code, out), (0, b"allocated %d\n" % (400 * MB,)))
+
+    def test_cpu(self):
+        """
+        A command that spins is killed by C{RLIMIT_CPU} (C{SIGXCPU}) once
+        it has used its second of CPU: its user and system time is about
+        the limit.
+        """
+        process = subprocess.Popen(
+            [sys.executable, "-m", "hub.tournaments.limited", "--cpu", "1",
+             "--as", "0", "--", sys.executable, "-c", "while True: pass"])
+        pid, status, usage = os.wait4(process.pid, 0)
+        process.returncode = 0   # reaped here
+        self.assertTrue(os.WIFSIGNALED(status))
+        self.assertEqual(os.WTERMSIG(status), signal.SIGXCPU)
+        used = usage.ru_utime + usage.ru_stime
+        self.assertGreaterEqual(used, 0.9)
+        self.assertLess(used, 2.5)
+
+    def test_cannotRun(self):
+        """
+        A command that does not exist: one line, exit status 127.
+        """
+        process = subprocess.run(
+            [sys.executable, "-m", "hub.tournaments.limited", "--cpu", "1",
+             "--as", "0", "--", "/nonexistent/engine", "x"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=WAIT)
+        self.assertEqual(process.returncode, 127)
+        self.assertEqual(process.stderr,
+                         b"cannot run '/nonexistent/engine': No such file "
+                         b"or directory\n")
+
+
+def defaultOptions():
+    """
+    C{twistd gamehub}'s options with every default.
+    """
+    options = Options()
+    options.parseOptions([])
+    return options
+
+
+class GateTests(SynchronousTestCase):
+    """
+    Engines' connections are exempt from the per-address cap: 64 engines
+    from the loopback address are admitted, with the hub's default limits,
+    after the address has used up its cap.
+    """
+
+    def test_sixtyFourEngines(self):
+        """
+        With C{--max-connections-per-ip 100} (the default) used up by
+        ordinary connections from 127.0.0.1, a 101st ordinary one is
+        refused, and 64 engine connections from 127.0.0.1 on private
+        listeners are all admitted (and counted in all).
+        """
+        options = defaultOptions()
+        self.assertEqual(options.limits().maxConnectionsPerIP, 100)
+        clock = Clock()
+        hub = Hub(clock, limits=options.limits())
+        hub.startService()
+        self.addCleanup(hub.stopService)
+        gomoku = makeFactories(options, hub.lobby, hub.sessions,
+                               hub.clock)["gomoku-port"]
+        gate = hub.sessions.gate
+        self.assertIsInstance(gate, ConnectionGate)
+        ports = iter(range(20000, 30000))
+
+        def connect(factory):
+            address = IPv4Address("TCP", "127.0.0.1", next(ports))
+            protocol = factory.buildProtocol(address)
+            transport = StringTransport(peerAddress=address)
+            protocol.makeConnection(transport)
+            return transport
+
+        ordinary = [connect(gomoku) for _ in range(100)]
+        self.assertFalse(any(t.disconnecting for t in ordinary))
+        self.assertTrue(connect(gomoku).disconnecting)
+        launcher = EngineLauncher(clock, clock, {"gomoku": gomoku},
+                                  tempPath(self), tempPath(self), 1, 0)
+        game = engines.EngineGame(launcher, Event(1), Pairing("1-1-1"),
+                                  "gomoku")
+        seats = [engines.EngineSeat(game, Entrant("e%d" % i, ["x"]))
+                 for i in range(64)]
+        for seat in seats:
+            game.seats[seat.name] = seat
+        transports = [connect(EngineFactory(gomoku, seat))
+                      for seat in seats]
+        self.assertEqual([t.disconnecting for t in transports],
+                         [False] * 64)
+        self.assertEqual(gate.connections, 164)
+        self.assertEqual([s.protocol.engineEntrant for s in seats],
+                         [s.name for s in seats])
+
+
+class GameWatcher:
+    """
+    A table listener of the hub: the games that ended, by room.
+    """
+
+    def __init__(self):
+        self.ended = {}
+        self.tables = {}
+        self._waiting = {}
+
+    def tableEvent(self, table, event):
+        if isinstance(event, events.GameEnded):
+            self.ended[table.name] = event
+            self.tables[table.name] = table
+            for d in self._waiting.pop(table.name, []):
+                d.callback(event)
+
+    def whenEnded(self, room):
+        if room in self.ended:
+            return defer.succeed(self.ended[room])
+        d = defer.Deferred()
+        self._waiting.setdefault(room, []).append(d)
+        return d
+
+
+def bounded(d, seconds=WAIT):
+    """
+    C{d}, failing with a timeout after C{seconds} of real time.
+    """
+    return d.addTimeout(seconds, reactor)
+
+
+class LaunchTests(TestCase):
+    """
+    Real engines on private listeners of an in-process hub with the
+    default options.
+    """
+
+    timeout = 4 * WAIT
+
+    def setUp(self):
+        options = defaultOptions()
+        self.hub = Hub(reactor, limits=options.limits())
+        self.hub.startService()
+        self.addCleanup(
+            lambda: self.hub.stopService() if self.hub.running else None)
+        self.watcher = GameWatcher()
+        self.hub.lobby.addTableListener(self.watcher)
+        self.factories = makeFactories(options, self.hub.lobby,
+                                       self.hub.sessions, self.hub.clock)
+        self.crashes = []
+        self.clock = reactor
+        self.root = os.path.abspath(tempPath(self))
+
+    def launcher(self, clock=None, **kwargs):
+        kwargs.setdefault("cpuSeconds", 30)
+        kwargs.setdefault("memoryBytes", 1024 * MB)
+        launcher = EngineLauncher(
+            reactor, clock or reactor, self.factories,
+            os.path.join(self.root, "work"), os.path.join(self.root, "logs"),
+            onCrash=lambda *a: self.crashes.append(a), **kwargs)
+        launcher.startService()
+        self.addCleanup(launcher.stopService)
+        return launcher
+
+    @defer.inlineCallbacks
+    def test_gomokuBots(self):
+        """
+        Two bot-client engines play their gomoku game to its end in the
+        pairing's room, each exits by itself, each log says its result;
+        stopping the game closes the private listeners.  (Within 256 MB
+        of address space: the bot client needs no more.)
+        """
+        launcher = self.launcher(memoryBytes=256 * MB)
+        event, pairing = Event(5), Pairing("5-1-1")
+        entrants = [Entrant("black", bot("gomoku")),
+                    Entrant("white", bot("gomoku"))]
+        game = yield bounded(launcher.launch(event, pairing, entrants))
+        self.assertEqual(sorted(game.seats), ["black", "white"])
+        ports = {s.port.getHost().port for s in game.seats.values()}
+        self.assertEqual(len(ports), 2)
+        ended = yield bounded(self.watcher.whenEnded("5-1-1"))
+        self.assertIn(ended.winner, (0, 1))
+        exits = yield bounded(defer.gatherResults(
+            [s.process.ended for s in game.seats.values()]))
+        self.assertEqual(exits, ["exited with status 0"] * 2)
+        yield launcher.stop(pairing)
+        for name in ("black", "white"):
+            log = launcher.engineLog(event, "5-1-1", name)
+            self.assertRegex(log.decode(),
+                             r"game 1: gomoku room 5-1-1: .*(win|lose)")
+            self.assertIn(b"RLIMIT_CPU 30s", log)
+            self.assertTrue(log.endswith(
+                b"# exited with status 0 (by itself)\n"))
+        for seat in game.seats.values():
+            self.assertFalse(seat.port.connected)
+        self.assertEqual(self.crashes, [])
+        self.assertEqual(launcher.games, {})
+
+    @defer.inlineCallbacks
+    def test_splendorBots(self):
+        """
+        Three Splendor bot engines (a protocol with no name and no room)
+        are seated together at the pairing's room, which starts only
+        with all three, and play to the end; each entrant's connection
+        is known.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("6-1-1", "splendor")
+        entrants = [Entrant(n, bot("splendor")) for n in ("a", "b", "c")]
+        game = yield bounded(launcher.launch(Event(6, "splendor"), pairing,
+                                             entrants))
+        ended = yield bounded(self.watcher.whenEnded("6-1-1"))
+        self.assertEqual(ended.reason, "normal")
+        self.assertEqual(len(ended.ranking), 3)
+        for seat in game.seats.values():
+            self.assertEqual(len(seat.protocols), 1)
+            self.assertEqual(seat.protocol.engineRoom, "6-1-1")
+            self.assertEqual(seat.protocol.engineEntrant, seat.name)
+        yield bounded(defer.gatherResults(
+            [s.process.ended for s in game.seats.values()]))
+        self.assertEqual(self.crashes, [])
+
+    @defer.inlineCallbacks
+    def test_checkersBots(self):
+        """
+        Three checkers bot engines, each ready as soon as it is in the
+        room, play one three-player game in the pairing's room (not a
+        two-player game of the first two ready).
+        """
+        launcher = self.launcher()
+        pairing = Pairing("17-1-1", "checkers")
+        entrants = [Entrant(n, bot("checkers", level=2))
+                    for n in ("a", "b", "c")]
+        game = yield bounded(launcher.launch(Event(17, "checkers"), pairing,
+                                             entrants))
+        ended = yield bounded(self.watcher.whenEnded("17-1-1"))
+        self.assertEqual(len(self.watcher.tables["17-1-1"].seats), 3)
+        self.assertEqual(ended.reason, events.NORMAL)
+        yield bounded(defer.gatherResults(
+            [s.process.ended for s in game.seats.values()]))
+        self.assertEqual(self.crashes, [])
+
+    @defer.inlineCallbacks
+    def test_crashAtStart(self):
+        """
+        An engine that exits at start fails the launch: L{EngineFailed}
+        names it, and its log, readable by an admin, says how it ended.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("7-1-1")
+        entrants = [Entrant("quitter",
+                            python("import sys; print('bye'); "
+                                   "sys.exit(3)")),
+                    Entrant("person")]
+        failure = yield bounded(self.assertFailure(
+            launcher.launch(Event(7), pairing, entrants), EngineFailed))
+        self.assertEqual(failure.name, "quitter")
+        self.assertEqual(failure.reason,
+                         "exited with status 3 before its game began")
+        yield launcher.stop(pairing)
+        self.assertEqual(launcher.engineLogs(Event(7)), [("7-1-1",
+                                                          "quitter")])
+        self.assertEqual(launcher.engineLogs(99), [])
+        log = launcher.engineLog(Event(7), "7-1-1", "quitter")
+        self.assertIn(b"bye\n", log)
+        self.assertTrue(log.endswith(b"# exited with status 3 (by itself)"
+                                     b"\n"))
+
+    @defer.inlineCallbacks
+    def test_cannotRun(self):
+        """
+        A command that cannot be run fails the launch too.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("7-1-2")
+        failure = yield bounded(self.assertFailure(launcher.launch(
+            Event(7), pairing, [Entrant("ghost", ["/nonexistent/engine"])]),
+            EngineFailed))
+        self.assertEqual(failure.reason,
+                         "exited with status 127 before its game began")
+        log = launcher.engineLog(Event(7), "7-1-2", "ghost")
+        self.assertIn(b"cannot run '/nonexistent/engine'", log)
+
+    @defer.inlineCallbacks
+    def test_hangAtStart(self):
+        """
+        An engine that never connects fails the launch after the start
+        timeout (on the launcher's clock), and is killed.
+        """
+        clock = Clock()
+        launcher = self.launcher(clock=clock, startSeconds=30)
+        pairing = Pairing("8-1-1")
+        entrants = [Entrant("sleeper", python(
+            "import time; print('sleeping', flush=True); time.sleep(600)"))]
+        launched = launcher.launch(Event(8), pairing, entrants)
+        seat = launcher.games["8-1-1"].seats["sleeper"]
+        yield bounded(seat.process.outputSeen)
+        clock.advance(29)
+        self.assertNoResult(launched)
+        clock.advance(1)
+        failure = self.failureResultOf(launched, EngineFailed).value
+        self.assertEqual(failure.reason, "not connected within 30s")
+        how = yield bounded(seat.process.ended)
+        self.assertEqual(how, "killed by SIGTERM")
+        yield launcher.stop(pairing)
+        self.assertEqual(clock.getDelayedCalls(), [])
+        log = launcher.engineLog(Event(8), "8-1-1", "sleeper")
+        self.assertIn(b"sleeping\n", log)
+        self.assertTrue(log.endswith(
+            b"# killed by SIGTERM (stopped by the runner)\n"))
+
+    @defer.inlineCallbacks
+    def test_hangInGame(self):
+        """
+        An engine that connects and then hangs, ignoring SIGTERM, is
+        killed at stop: SIGTERM, then SIGKILL after the grace on the
+        clock.
+        """
+        clock = Clock()
+        launcher = self.launcher(clock=clock, grace=5)
+        pairing = Pairing("8-1-2")
+        game = yield bounded(launcher.launch(
+            Event(8), pairing, [Entrant("stubborn", STUBBORN)]))
+        process = game.seats["stubborn"].process
+        yield bounded(process.outputSeen)
+        stopped = launcher.stop(pairing)
+        self.assertTrue(process.running)
+        clock.advance(5)
+        how = yield bounded(process.ended)
+        self.assertEqual(how, "killed by SIGKILL")
+        yield bounded(stopped)
+        self.assertEqual(self.crashes, [])
+        log = launcher.engineLog(Event(8), "8-1-2", "stubborn")
+        self.assertIn(b"connected, ignoring SIGTERM\n", log)
+
+    @defer.inlineCallbacks
+    def test_garbage(self):
+        """
+        An engine that sends only malformed frames is closed by the hub
+        (the protocol's own limit); it then exits with an error, which
+        is reported as a crash of that entrant; its log says so.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("9-1-1")
+        game = yield bounded(launcher.launch(
+            Event(9), pairing, [Entrant("noise", GARBAGE)]))
+        how = yield bounded(game.seats["noise"].process.ended)
+        self.assertEqual(how, "exited with status 1")
+        self.assertEqual(self.crashes, [(pairing, "noise",
+                                         "exited with status 1")])
+        log = launcher.engineLog(Event(9), "9-1-1", "noise")
+        self.assertIn(b"closed by the hub\n", log)
+
+    @defer.inlineCallbacks
+    def test_illegalMoves(self):
+        """
+        An engine that plays only illegal moves (stones off the board)
+        ends its game by the table's illegal-move limit, on its own turn,
+        against a bot engine; both logs say so.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("9-1-2")
+        entrants = [Entrant("cheat", [sys.executable, ILLEGAL, "{host}",
+                                      "{port}", "{name}", "{room}"]),
+                    Entrant("fair", bot("gomoku"))]
+        game = yield bounded(launcher.launch(Event(9), pairing, entrants))
+        ended = yield bounded(self.watcher.whenEnded("9-1-2"))
+        self.assertEqual(ended.reason, events.ILLEGAL)
+        yield bounded(defer.gatherResults(
+            [s.process.ended for s in game.seats.values()]))
+        cheat = launcher.engineLog(Event(9), "9-1-2", "cheat")
+        self.assertIn(b"move refused 6\n", cheat)
+        self.assertIn(b"game over", cheat)
+        # Ended in error (no winner, as the protocol has it) on the
+        # cheat's first turn (it is black, seat 0: the board is empty):
+        # the director forfeits the seat to move.
+        table = self.watcher.tables["9-1-2"]
+        self.assertIsNone(ended.winner)
+        self.assertTrue(table.game.isError)
+        self.assertEqual(set(table.game.board), {0})
+        self.assertTrue(table.seats[0].name.startswith("cheat"))
+        fair = launcher.engineLog(Event(9), "9-1-2", "fair")
+        # (The gomoku protocol tells both players "error" for this end.)
+        self.assertIn(b"\ngame 1: gomoku room 9-1-2: fair", fair)
+
+    @defer.inlineCallbacks
+    def test_environment(self):
+        """
+        An engine runs in its own working folder, with C{HOME} there,
+        and inherits none of the hub's variables but a few harmless ones.
+        """
+        environ = {"PATH": os.environ["PATH"], "GAMEHUB_SECRET": "x"}
+        launcher = self.launcher(environ=environ)
+        pairing = Pairing("10-1-1")
+        launched = launcher.launch(Event(10), pairing, [Entrant(
+            "env", python("import os; print(os.getcwd()); "
+                          "print(sorted(os.environ)); "
+                          "print(os.environ['HOME'])"))])
+        yield bounded(self.assertFailure(launched, EngineFailed))
+        work = gamePath(os.path.join(self.root, "work"), 10, "10-1-1",
+                        "env")
+        lines = launcher.engineLog(Event(10), "10-1-1", "env").decode(
+            ).splitlines()
+        self.assertEqual(lines[1], work)
+        # (Python may add LC_CTYPE itself, under the C locale.)
+        self.assertEqual(set(ast.literal_eval(lines[2])) - {"LC_CTYPE"},
+                         {"HOME", "PATH", "TMPDIR"})
+        self.assertEqual(lines[3], work)
+
+    @defer.inlineCallbacks
+    def test_workFolders(self):
+        """
+        An engine's working folder is kept when it wrote something there,
+        and removed when it is empty once the engine is gone.
+        """
+        launcher = self.launcher()
+        writer = launcher.launch(Event(15), Pairing("15-1-1"), [Entrant(
+            "writer", python("open('book.txt', 'w').write('e4')"))])
+        idle = launcher.launch(Event(15), Pairing("15-1-2"), [Entrant(
+            "idle", python("pass"))])
+        for launched in (writer, idle):
+            yield bounded(self.assertFailure(launched, EngineFailed))
+        work = os.path.join(self.root, "work")
+        with open(os.path.join(gamePath(work, 15, "15-1-1", "writer"),
+                               "book.txt")) as f:
+            self.assertEqual(f.read(), "e4")
+        self.assertFalse(os.path.exists(gamePath(work, 15, "15-1-2",
+                                                 "idle")))
+
+    def test_seatedTwice(self):
+        """
+        A pairing that seats one engine entrant twice is refused.
+        """
+        launcher = self.launcher()
+        failure = self.failureResultOf(launcher.launch(
+            Event(16), Pairing("16-1-1"), [Entrant("a", ["x"]),
+                                           Entrant("a", ["x"])]),
+            EngineFailed).value
+        self.assertEqual(failure.reason, "an entrant is seated twice in "
+                                         "16-1-1")
+        self.assertEqual(launcher.games, {})
+
+    @defer.inlineCallbacks
+    def test_keyNeverLogged(self):
+        """
+        An engine's key reaches its command line, never its log (not the
+        runner's note of the command, not the engine's own output).
+        """
+        launcher = self.launcher()
+        pairing = Pairing("11-1-1")
+        launched = launcher.launch(Event(11), pairing, [Entrant(
+            "keyed", python("import sys; print('my key is', sys.argv[1])")
+            + ["{key}"], key="Zq8x7Wk2")])
+        yield bounded(self.assertFailure(launched, EngineFailed))
+        log = launcher.engineLog(Event(11), "11-1-1", "keyed")
+        self.assertNotIn(b"Zq8x7Wk2", log)
+        self.assertIn(b"my key is [key]\n", log)
+
+    @defer.inlineCallbacks
+    def test_stopService(self):
+        """
+        Stopping the launcher (the hub stopping) kills every engine of
+        every game.
+        """
+        launcher = self.launcher()
+        games = []
+        for room in ("12-1-1", "12-1-2"):
+            game = yield bounded(launcher.launch(
+                Event(12), Pairing(room), [Entrant("s", CONNECTED)]))
+            games.append(game)
+        yield bounded(launcher.stopService())
+        self.assertEqual(
+            [g.seats["s"].process.ended.result for g in games],
+            ["killed by SIGTERM"] * 2)
+        self.assertEqual(launcher.games, {})
+
+    @defer.inlineCallbacks
+    def test_orphansKilled(self):
+        """
+        What an engine forks dies with it: a child left behind (holding
+        the engine's output) is killed when the engine exits, and the
+        engine's end is seen.
+        """
+        launcher = self.launcher()
+        pairing = Pairing("13-1-1")
+        launched = launcher.launch(Event(13), pairing, [Entrant(
+            "forker", python("""
+                import subprocess, sys
+                child = subprocess.Popen(["sleep", "600"])
+                print("orphan:%d" % child.pid, flush=True)
+                sys.exit(5)
+            """))])
+        failure = yield bounded(self.assertFailure(launched, EngineFailed))
+        self.assertEqual(failure.reason,
+                         "exited with status 5 before its game began")
+        log = launcher.engineLog(Event(13), "13-1-1", "forker").decode()
+        pid = int(re.search(r"^orphan:(\d+)$", log, re.M).group(1))
+        # Killed: its pipes are closed; it is gone a moment later.
+        yield bounded(waitFor(lambda: not alive(pid)), 10)
+
+    @defer.inlineCallbacks
+    def test_stopEvent(self):
+        """
+        Stopping an event kills its engines only; a second launch of a
+        game that runs is refused meanwhile.
+        """
+        launcher = self.launcher()
+        connect = CONNECTED
+        first = yield bounded(launcher.launch(
+            Event(19), Pairing("19-1-1"), [Entrant("s", connect)]))
+        other = yield bounded(launcher.launch(
+            Event(20), Pairing("20-1-1"), [Entrant("s", connect)]))
+        again = self.failureResultOf(launcher.launch(
+            Event(19), Pairing("19-1-1"), [Entrant("s", connect)]),
+            EngineFailed).value
+        self.assertEqual(again.reason, "game 19-1-1 is running already")
+        yield bounded(launcher.stopEvent(Event(19)))
+        self.assertEqual(first.seats["s"].process.ended.result,
+                         "killed by SIGTERM")
+        self.assertTrue(other.seats["s"].process.running)
+        self.assertEqual(list(launcher.games), ["20-1-1"])
+
+    @defer.inlineCallbacks
+    def test_hubStops(self):
+        """
+        As a child service of the hub, on the hub's clock, the launcher
+        is stopped with the hub: an engine that ignores SIGTERM gets its
+        SIGKILL after the grace, and the hub's stop waits for it.
+        """
+        launcher = EngineLauncher(
+            reactor, self.hub.clock, self.factories,
+            os.path.join(self.root, "work"), os.path.join(self.root, "logs"),
+            cpuSeconds=30, memoryBytes=1024 * MB, grace=0.5)
+        launcher.setServiceParent(self.hub)
+        game = yield bounded(launcher.launch(
+            Event(18), Pairing("18-1-1"), [Entrant("stubborn", STUBBORN)]))
+        process = game.seats["stubborn"].process
+        yield bounded(process.outputSeen)
+        yield bounded(self.hub.stopService())
+        self.assertEqual(process.ended.result, "killed by SIGKILL")
+        self.assertEqual(self.hub.clock.getDelayedCalls(), [])
+
+
+def alive(pid):
+    """
+    Whether process C{pid} runs (a zombie waiting for its reaper does
+    not).
+    """
+    try:
+        with open("/proc/%d/stat" % (pid,)) as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+class Silent(Protocol):
+    """
+    A client that connects and says nothing.
+    """
+
+
+class SixtyFourTests(TestCase):
+    """
+    A 64-engine event runs with the hub's default options: 64 engines
+    connected from the hub's own address are all admitted, even with
+    that address's cap used up by ordinary connections.
+    """
+
+    timeout = 4 * WAIT
+
+    @defer.inlineCallbacks
+    def test_sixtyFourEngines(self):
+        """
+        100 ordinary connections from 127.0.0.1 to the gomoku port (the
+        default C{--max-connections-per-ip}) and a 101st refused; then
+        32 games of 2 engines each launch, every engine connected and
+        admitted; stopping kills all 64.
+        """
+        options = defaultOptions()
+        hub = Hub(reactor, limits=options.limits())
+        hub.startService()
+        self.addCleanup(hub.stopService)
+        factories = makeFactories(options, hub.lobby, hub.sessions,
+                                  hub.clock)
+        port = yield endpoints.serverFromString(
+            reactor, engines.PRIVATE_LISTENER).listen(
+                factories["gomoku-port"])
+        self.addCleanup(port.stopListening)
+        client = endpoints.TCP4ClientEndpoint(reactor, "127.0.0.1",
+                                              port.getHost().port)
+        ordinary = []
+        for _ in range(101):
+            protocol = yield endpoints.connectProtocol(client, Silent())
+            ordinary.append(protocol)
+        self.addCleanup(lambda: [p.transport.loseConnection()
+                                 for p in ordinary])
+        gate = hub.sessions.gate
+        yield bounded(waitFor(lambda: gate.connections == 100 and not
+                              ordinary[100].transport.connected))
+        root = os.path.abspath(tempPath(self))
+        launcher = EngineLauncher(
+            reactor, reactor, factories, os.path.join(root, "work"),
+            os.path.join(root, "logs"), cpuSeconds=10,
+            memoryBytes=256 * MB)
+        launcher.startService()
+        self.addCleanup(launcher.stopService)
+        idle = CONNECTED
+        launches = [launcher.launch(Event(14), Pairing("14-1-%d" % board), [
+            Entrant("e%d" % (2 * board), idle),
+            Entrant("e%d" % (2 * board + 1), idle)])
+            for board in range(1, 33)]
+        games = yield bounded(defer.gatherResults(launches,
+                                                  consumeErrors=True))
+        self.assertEqual(len(games), 32)
+        yield bounded(waitFor(lambda: gate.connections == 164))
+        protocols = [seat.protocol for game in games
+                     for seat in game.seats.values()]
+        self.assertEqual(len(protocols), 64)
+        self.assertTrue(all(p.transport.connected for p in protocols))
+        yield bounded(launcher.stopService())
+        self.assertEqual(
+            {seat.process.ended.result for game in games
+             for seat in game.seats.values()}, {"killed by SIGTERM"})
+        yield bounded(waitFor(lambda: gate.connections == 100))
+
+
+def waitFor(condition, interval=0.05):
+    """
+    A Deferred firing once C{condition()} is true, looked at every
+    C{interval} seconds on the reactor.
+    """
+    d = defer.Deferred()
+
+    def look():
+        if d.called:
+            return
+        if condition():
+            d.callback(None)
+        else:
+            reactor.callLater(interval, look)
+    look()
+    return d
