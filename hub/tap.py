@@ -22,6 +22,7 @@ DISABLED = "none"
 YES_NO = {"yes": True, "no": False}
 TAKEOVER_CHOICES = ("none", "bot")
 NAME_MODES = ("open", "accounts", "closed")
+REGISTRATION_MODES = ("open", "invite", "closed")
 GAME_PORTS = ("gomoku-port", "checkers-port", "splendor-port")
 
 #: The listen backlog of an endpoint string that names none: a burst of
@@ -303,6 +304,10 @@ class Options(usage.Options):
          "name, no account consulted), 'accounts' (a registered name needs "
          "its play key, NAME__KEY or NAME#KEY; other names are guests') or "
          "'closed' (registered players only).  Needs --db."],
+        ["registration", None, "open", "Who may register on the web face "
+         "(with accounts): 'open' (anyone), 'invite' (with an invite code "
+         "an admin made) or 'closed' (only the operator's CLI adds "
+         "accounts)."],
         ["leaderboard-guests", None, "no", "List guests (names of no "
          "account) on the leaderboards too: yes or no."],
         ["cluster", None, None, "Run as a node of a cluster sharing names, "
@@ -375,6 +380,9 @@ class Options(usage.Options):
         if self["names"] not in NAME_MODES:
             raise usage.UsageError(
                 "--names must be one of: " + ", ".join(NAME_MODES))
+        if self["registration"] not in REGISTRATION_MODES:
+            raise usage.UsageError("--registration must be one of: " +
+                                   ", ".join(REGISTRATION_MODES))
         if self["takeover"] not in TAKEOVER_CHOICES:
             raise usage.UsageError(
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
@@ -557,6 +565,12 @@ def makeService(options, reactor=None):
              for port, factory in factories.items()}, launcher)
         tournaments.setServiceParent(top)
         director = tournaments.director
+    auth = None
+    if names is not None and \
+            options["web-port"].strip().lower() != DISABLED:
+        from hub.web.auth import webAuth
+        auth = webAuth(names, top.clock, options["registration"])
+        collectors.append(auth.collector())
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster
         cluster = makeCluster(reactor, top, options["cluster"],
@@ -589,7 +603,8 @@ def makeService(options, reactor=None):
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
         site, web = webSite(top, records.records if records else None,
-                            collectors, options.webLimits(), director)
+                            collectors, options.webLimits(), auth,
+                            director)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)

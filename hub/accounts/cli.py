@@ -11,11 +11,15 @@ works before the hub ever ran and while it runs).
     python -m hub.accounts --db URL unban NAME-or-CIDR
     python -m hub.accounts --db URL list
     python -m hub.accounts --db URL audit
+    python -m hub.accounts --db URL token NAME
+    python -m hub.accounts --db URL invite
 
 C{add} and C{passwd} read the password from standard input when it is not
 a terminal, else ask for it twice.  C{add} and C{key} print the new play
-key on their last line, as C{key: KEY}; nothing else ever prints a key,
-a password or a hash.
+key on their last line, as C{key: KEY}; C{token} prints a new admin API
+token as C{token: TOKEN}, C{invite} a new invite code (for
+C{--registration invite}) as C{invite: CODE}; nothing else ever prints a
+key, a token, a password or a hash.
 """
 
 import getpass
@@ -27,6 +31,7 @@ from twisted.python import usage
 
 from hub.accounts.model import Accounts
 from hub.accounts.store import AccountError
+from hub.accounts.websessions import WebSessions
 from hub.records import db
 from hub.records.cli import _Command
 from hub.records.notation import utc
@@ -102,7 +107,7 @@ class Options(usage.Options):
     """
 
     synopsis = ("--db URL (add | key | passwd | role | ban | unban | list "
-                "| audit) ...")
+                "| audit | token | invite) ...")
     optParameters = [["db", None, db.DEFAULT_URL,
                       "The hub's database: sqlite:PATH or "
                       "postgresql://user@host/dbname."]]
@@ -115,6 +120,8 @@ class Options(usage.Options):
         ["unban", None, UnbanOptions, "Lift a ban."],
         ["list", None, NoOptions, "The accounts and address bans."],
         ["audit", None, NoOptions, "The last moderation actions."],
+        ["token", None, NameOptions, "Make an admin API token; prints it."],
+        ["invite", None, NoOptions, "Make an invite code; prints it."],
     ]
 
     def postOptions(self):
@@ -195,6 +202,13 @@ def run(reactor, options, out, stdin):
             for b in bans:
                 out.write("address {} banned until {} ({})\n".format(
                     b.cidr, utc(b.until), b.reason))
+        elif command == "token":
+            token = yield WebSessions(database, reactor.seconds).newToken(
+                sub["name"])
+            out.write("token: {}\n".format(token))
+        elif command == "invite":
+            code = yield WebSessions(database, reactor.seconds).newInvite()
+            out.write("invite: {}\n".format(code))
         elif command == "audit":
             for e in (yield accounts.audit()):
                 out.write("{}  {:<8} {:<7} {:<18} {}".format(

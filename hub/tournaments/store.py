@@ -1,6 +1,6 @@
 """
 Tournament events in the records database (migration
-C{0004_tournaments.sql}): interactions, i.e. functions of a
+C{0005_tournaments.sql}): interactions, i.e. functions of a
 L{hub.records.db.Cursor}, run by the hub through
 L{hub.records.db.Database.runInteraction} (adbapi, SQLite or PostgreSQL)
 and by the CLI through L{runBlocking}.

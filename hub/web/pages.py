@@ -60,12 +60,13 @@ class Page(Element):
     One page: the common header and C{content}.
     """
 
-    def __init__(self, title, content, scripts=(), bodyAttributes=None):
+    def __init__(self, title, content, scripts=(), bodyAttributes=None,
+                 accountLinks=()):
         Element.__init__(self, TagLoader(self.layout(
-            title, content, scripts, bodyAttributes or {})))
+            title, content, scripts, bodyAttributes or {}, accountLinks)))
 
     @staticmethod
-    def layout(title, content, scripts, bodyAttributes):
+    def layout(title, content, scripts, bodyAttributes, accountLinks=()):
         head = tags.head(
             tags.meta(charset="utf-8"),
             tags.meta(name="viewport",
@@ -77,7 +78,7 @@ class Page(Element):
         nav = tags.nav(
             tags.a(TITLE, href="/", class_="brand"),
             *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
-              for kind in GAME_KINDS])
+              for kind in GAME_KINDS], *accountLinks)
         heading = tags.h1(title if isinstance(title, str) else list(title))
         body = tags.body(nav, Tag("main")(heading, content),
                          **bodyAttributes)
@@ -94,8 +95,10 @@ def render(request, title, content, scripts=(), bodyAttributes=None,
     @return: L{server.NOT_DONE_YET}.
     """
     request.setResponseCode(code)
+    # The links of a web face with accounts (L{hub.web.accountpages}).
+    links = getattr(request, "accountLinks", ())
     return renderElement(request, Page(title, content, scripts,
-                                       bodyAttributes))
+                                       bodyAttributes, links))
 
 
 def when(seconds):
@@ -196,10 +199,13 @@ class LobbyPage(resource.Resource):
         resource.Resource.__init__(self)
         self.web = web
         clock = web.lobbyFeed.clock
+        # The same for everybody (the page is shared): a link to /account
+        # on a web face with accounts.
+        links = getattr(web, "accountLinks", ())
 
         def page(now):
             return lobbyPage(
-                now, lambda rows: task.deferLater(clock, 0, rows))
+                now, lambda rows: task.deferLater(clock, 0, rows), links)
         # One function for the life of the page: it keys the feed's cache.
         self._page = page
 
@@ -227,15 +233,16 @@ class LobbyPage(resource.Resource):
         return server.NOT_DONE_YET
 
 
-def lobbyPage(now, later=None):
+def lobbyPage(now, later=None, accountLinks=()):
     """
     A Deferred of the lobby page of the hub now C{now}, the bytes of a
     whole response body.
 
     @param later: as for L{lobbyContent}.
+    @param accountLinks: the header's account links (L{render}).
     """
     d = flattenString(None, Page("The hub now", lobbyContent(now, later),
-                                 ["lobby.js"]))
+                                 ["lobby.js"], accountLinks=accountLinks))
     return d.addCallback(lambda body: b"<!DOCTYPE html>\n" + body)
 
 

@@ -11,6 +11,15 @@ The web face's resource tree and site:
     /metrics                the Prometheus metrics of L{hub.metrics}
     /healthz, /readyz       the health checks of L{hub.health}
 
+With accounts (a L{hub.web.auth.WebAuth}: C{--names accounts} or
+C{closed} with a C{--db}), also:
+
+    /register, /login, /logout, /account    L{hub.web.accountpages}
+    /admin, /admin/audit    moderation (L{hub.web.admin})
+    /api/admin/...          the JSON admin API (L{hub.web.adminapi})
+
+Without, those are 404s and no page links to them.
+
 The site holds to the web port's limits (L{hub.limits.WebLimits}) through
 a L{hub.limits.FaceGate}, as the game ports' factories do through the
 hub's gate (L{hub.connection.ServerFactory}): connections per address and
@@ -24,6 +33,7 @@ import os
 from twisted.application.service import Service
 from twisted.logger import Logger
 from twisted.web import http, resource, server, static
+from twisted.web.template import tags
 
 from hub.connection import ServerFactory
 from hub.health import putHealth
@@ -53,6 +63,9 @@ IDLE_SECONDS = 60
 #: start (its descriptor limit is low for the reserve).
 FEW_CONNECTIONS = 64
 log = Logger()
+#: The header's link on the pages of a web face with accounts (C{/account}
+#: sends a visitor not logged in to C{/login}).
+ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
 
 
 class Root(resource.Resource):
@@ -60,7 +73,8 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics, health=None, tournaments=None):
+    def __init__(self, web, metrics, health=None, auth=None,
+                 tournaments=None):
         resource.Resource.__init__(self)
         self.lobbyPage = pages.LobbyPage(web)
         self.putChild(b"games", pages.GamePage(web))
@@ -68,6 +82,14 @@ class Root(resource.Resource):
         self.putChild(b"leaderboard", pages.LeaderboardPage(web))
         apiRoot = api.apiResource(web)
         self.putChild(b"api", apiRoot)
+        if auth is not None:
+            from hub.web import accountpages, admin, adminapi
+            self.putChild(b"register", accountpages.RegisterPage(auth))
+            self.putChild(b"login", accountpages.LoginPage(auth))
+            self.putChild(b"logout", accountpages.LogoutPage(auth))
+            self.putChild(b"account", accountpages.AccountPage(auth))
+            self.putChild(b"admin", admin.AdminPage(auth))
+            apiRoot.putChild(b"admin", adminapi.AdminAPI(auth))
         if tournaments is not None:
             from hub.web.tournaments import TournamentsAPI, TournamentsPage
             self.putChild(b"tournaments", TournamentsPage(tournaments))
@@ -182,6 +204,8 @@ class HubSite(ServerFactory, server.Site):
     requestFactory = HubRequest
     #: The L{WebErrors} of this site (given by L{webSite}).
     errors = None
+    #: The L{hub.web.auth.WebAuth} of a site with accounts, or None.
+    auth = None
 
     def __init__(self, root, gate, reactor=None):
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
@@ -208,6 +232,8 @@ class HubSite(ServerFactory, server.Site):
     def getResourceFor(self, request):
         for name, value in SECURITY_HEADERS:
             request.setHeader(name, value)
+        if self.auth is not None:
+            request.accountLinks = ACCOUNT_LINKS
         address = request.getClientAddress()
         limited = self.gate.request(getattr(address, "host", None))
         if limited is not None:
@@ -257,7 +283,8 @@ def metricsResource(lobby, sessions, collectors=()):
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def webSite(hub, records=None, collectors=(), limits=None, director=None):
+def webSite(hub, records=None, collectors=(), limits=None, auth=None,
+            director=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -266,6 +293,8 @@ def webSite(hub, records=None, collectors=(), limits=None, director=None):
     @param records: the records' query API (L{hub.records.query.Records})
         or None.
     @param limits: the web port's L{WebLimits} (default: none).
+    @param auth: the L{hub.web.auth.WebAuth} of a hub with accounts, or
+        None (no accounts pages).
     @param director: the tournament director
         (L{hub.tournaments.director.Director}) whose events the
         C{/tournaments} pages and API show, or None for none.
@@ -286,6 +315,7 @@ def webSite(hub, records=None, collectors=(), limits=None, director=None):
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
     web.gate = gate
+    web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
     tournaments = feeds = None
     if director is not None:
         from hub.web.tournaments import TournamentFeeds, TournamentsWeb
@@ -294,8 +324,9 @@ def webSite(hub, records=None, collectors=(), limits=None, director=None):
         feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
         director.listeners.append(feeds)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
-                getattr(hub, "health", None), tournaments)
+                getattr(hub, "health", None), auth, tournaments)
     site = HubSite(root, gate)
+    site.auth = auth
     site.web = web
     site.errors = WebErrors(hub.clock)
     return site, WebService(spectating, lobbyFeed, site.errors, feeds)

@@ -71,9 +71,11 @@ class WebHub:
     test's cleanup.
     """
 
-    def __init__(self, testCase, records=None, limits=None):
-        self.hub = Hub(reactor)
-        self.site, self.service = webSite(self.hub, records, limits=limits)
+    def __init__(self, testCase, records=None, limits=None, hub=None,
+                 auth=None):
+        self.hub = Hub(reactor) if hub is None else hub
+        self.site, self.service = webSite(self.hub, records, limits=limits,
+                                          auth=auth)
         self.web = self.site.web
         self.hub.startService()
         self.service.startService()

@@ -1,4 +1,4 @@
--- gamehub records, schema version 4: tournament events (hub.tournaments).
+-- gamehub records, schema version 5: tournament events (hub.tournaments).
 -- state: created, running, paused, finished.  Seats and points are JSON
 -- lists in seat order; a bye is a pairing of one seat with a negative
 -- board.  Times are seconds since the epoch (UTC).

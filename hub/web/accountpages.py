@@ -1,0 +1,466 @@
+"""
+The accounts' pages of the web face (only with accounts: C{--names
+accounts} or C{closed} and a C{--db}; otherwise they are 404s and no page
+links to them):
+
+    /register           register (C{--registration open}, or C{invite}
+                        with an invite code; C{closed}: no)
+    /login              log in (a new session id at each login)
+    /logout             log out (POST)
+    /account            change the password, make a new play key
+    /account/password   (POST)
+    /account/key        (POST)
+
+Every POST carries the browser's CSRF token (L{hub.web.auth}).  A play
+key is kept only as its keyed hash, so no page can show it again: a new
+key is shown once, on the page that made it.
+"""
+
+import re
+
+from twisted.internet import defer
+from twisted.logger import Logger
+from twisted.web import resource, server
+from twisted.web.template import tags
+
+from hub.accounts import names
+from hub.accounts.moderation import mayModerate
+from hub.accounts.store import AccountError
+from hub.web import pages
+from hub.web.auth import field
+from hub.web.errors import errorsOf
+
+log = Logger()
+#: Where a login may send the browser next: a path of this site.
+_NEXT = re.compile(r"^/[A-Za-z0-9/_-]*$")
+
+
+def safeNext(value, default="/account"):
+    """
+    C{value} if it is a path of this site (never another site's
+    address), else C{default}.
+    """
+    if value and _NEXT.match(value) and not value.startswith("//"):
+        return value
+    return default
+
+
+def redirect(request, location):
+    """
+    Answer C{request} 303 See Other to C{location} (a path).
+
+    @return: the body.
+    """
+    request.setResponseCode(303)
+    request.setHeader(b"Location", location.encode("ascii"))
+    request.setHeader(b"Cache-Control", b"no-store")
+    return b""
+
+
+def visitorLinks(visitor):
+    """
+    The account links of the header for C{visitor} (or None).
+    """
+    if visitor is None:
+        return [tags.a("log in", href="/login", class_="account")]
+    links = [tags.a(pages.player(visitor.name), href="/account",
+                    class_="account")]
+    if mayModerate(visitor.role):
+        links.append(tags.a("admin", href="/admin", class_="admin"))
+    return links
+
+
+def show(request, visitor, title, content, code=200):
+    """
+    Render a page of the accounts (never cached: it may show a key).
+    """
+    request.accountLinks = visitorLinks(visitor)
+    request.setHeader(b"Cache-Control", b"no-store")
+    return pages.render(request, title, content, code=code)
+
+
+def message(*parts, kind="note"):
+    """
+    A line that says what happened.
+    """
+    return tags.p(*parts, class_="message " + kind)
+
+
+def respond(request, work):
+    """
+    Answer C{request} with what C{work()} (a Deferred of a function of the
+    request) makes, unless the client has gone; a failure is a 500 and
+    is logged (L{hub.web.errors}).
+
+    @return: L{server.NOT_DONE_YET}.
+    """
+    gone = []
+    request.notifyFinish().addErrback(lambda _: gone.append(True))
+
+    def done(answer):
+        if gone:
+            return
+        body = answer(request)
+        if body is not server.NOT_DONE_YET:
+            request.write(body)
+            request.finish()
+
+    def failed(failure):
+        errors = errorsOf(request)
+        if errors is not None:
+            errors.failed(request, failure)
+        else:
+            log.failure("accounts page failed", failure)
+        if not (gone or request.startedWriting):
+            request.setResponseCode(500)
+            request.write(b"the page failed")
+            request.finish()
+
+    defer.maybeDeferred(work).addCallback(done).addErrback(failed)
+    return server.NOT_DONE_YET
+
+
+def refusedForm(request):
+    """
+    A 403 for a POST whose CSRF token is missing or wrong.
+    """
+    return show(request, None, "Refused", message(
+        "This form has expired or did not come from this site: go back, "
+        "reload the page and try again.", kind="error"), 403)
+
+
+def labelled(label, **attributes):
+    """
+    A labelled input.
+    """
+    return tags.p(tags.label(label, " ", tags.input(**attributes)))
+
+
+def keyShown(name, key):
+    """
+    A new play key, shown once, with the names that use it.
+    """
+    return tags.div(
+        tags.p("Your new play key: ", tags.code(key, class_="play-key")),
+        tags.p("It is shown only now: the hub keeps a keyed hash of it, "
+               "never the key, so no page can show it again (make a new "
+               "one on your account page if you lose it)."),
+        tags.p("Play as ", tags.code(names.keyedName("checkers", name, key)),
+               " in checkers and ",
+               tags.code(names.keyedName("gomoku", name, key)),
+               " in gomoku: everybody else sees ",
+               tags.code(name), "."),
+        class_="new-key")
+
+
+class NotFound(resource.Resource):
+    """
+    A 404 page.
+    """
+
+    isLeaf = True
+
+    def render(self, request):
+        return pages.notFound(request)
+
+
+class AccountsResource(resource.Resource):
+    """
+    A page of the accounts: C{render_GET} and C{render_POST} call
+    C{get} and C{post} (Deferreds of a function of the request), POSTs
+    only with their CSRF token.
+    """
+
+    isLeaf = True
+
+    def __init__(self, auth):
+        resource.Resource.__init__(self)
+        self.auth = auth
+
+    def render_GET(self, request):
+        return respond(request, lambda: self.get(request))
+
+    def render_POST(self, request):
+        if not self.auth.csrfValid(request):
+            return refusedForm(request)
+        return respond(request, lambda: self.post(request))
+
+    def get(self, request):
+        raise NotImplementedError()
+
+    def post(self, request):
+        raise NotImplementedError()
+
+
+class RegisterPage(AccountsResource):
+    """
+    C{/register}.
+    """
+
+    def form(self, request, error=None, name=""):
+        if self.auth.registration == "closed":
+            return tags.div(message("Registration is closed on this hub: "
+                                    "an admin adds accounts."))
+        parts = [message(error, kind="error")] if error else []
+        parts.append(tags.form(
+            self.auth.csrfInput(request),
+            labelled("Name", name="name", value=name, required="required",
+                     maxlength=str(names.MAX_NAME), autocomplete="username"),
+            tags.p("1 to {} letters, digits or single underscores."
+                   .format(names.MAX_NAME), class_="hint"),
+            labelled("Password", name="password", type="password",
+                     required="required", autocomplete="new-password"),
+            labelled("Password again", name="again", type="password",
+                     required="required", autocomplete="new-password"),
+            *([labelled("Invite code", name="invite", required="required")]
+              if self.auth.registration == "invite" else []),
+            tags.p(tags.button("Register", type="submit")),
+            method="post", action="/register", class_="register"))
+        return tags.div(*parts)
+
+    @defer.inlineCallbacks
+    def get(self, request):
+        visitor = yield self.auth.visitor(request)
+        content = self.form(request)
+        return lambda request: show(request, visitor, "Register", content)
+
+    @defer.inlineCallbacks
+    def post(self, request):
+        auth = self.auth
+        name = field(request, "name").strip()
+        password = field(request, "password")
+        if auth.registration == "closed":
+            return lambda request: show(request, None, "Register",
+                                        self.form(request), 403)
+
+        def again(error, code=400):
+            content = self.form(request, error, name)
+            return lambda request: show(request, None, "Register", content,
+                                        code)
+
+        try:
+            names.checkName(name)
+        except names.BadName as e:
+            return again(str(e).capitalize() + ".")
+        if not password:
+            return again("The password is empty.")
+        if password != field(request, "again"):
+            return again("The passwords differ.")
+        if auth.registrationLimited(request):
+            return again("Too many tries from your address: wait a minute.",
+                         429)
+        invite = field(request, "invite").strip() \
+            if auth.registration == "invite" else None
+        try:
+            key = yield auth.sessions.register(auth.accounts, name,
+                                               password, invite)
+        except AccountError as e:
+            return again(str(e).capitalize() + ".")
+        auth.registrations += 1
+        visitor = yield auth.startSession(request, name)
+        content = tags.div(message("Welcome, ", pages.player(name), "."),
+                           keyShown(name, key),
+                           tags.p(tags.a("Your account", href="/account")))
+        return lambda request: show(request, visitor, "Registered",
+                                    content)
+
+
+class LoginPage(AccountsResource):
+    """
+    C{/login}.
+    """
+
+    def form(self, request, error=None, name=""):
+        parts = [message(error, kind="error")] if error else []
+        nextPath = safeNext(
+            field(request, "next") or
+            (request.args or {}).get(b"next", [b""])[0].decode(
+                "utf-8", "replace"))
+        parts.append(tags.form(
+            self.auth.csrfInput(request),
+            tags.input(type="hidden", name="next", value=nextPath),
+            labelled("Name", name="name", value=name, required="required",
+                     autocomplete="username"),
+            labelled("Password", name="password", type="password",
+                     required="required", autocomplete="current-password"),
+            tags.p(tags.button("Log in", type="submit")),
+            method="post", action="/login", class_="login"))
+        if self.auth.registration != "closed":
+            parts.append(tags.p("No account? ",
+                                tags.a("Register", href="/register")))
+        return tags.div(*parts)
+
+    @defer.inlineCallbacks
+    def get(self, request):
+        visitor = yield self.auth.visitor(request)
+        content = self.form(request)
+        return lambda request: show(request, visitor, "Log in", content)
+
+    @defer.inlineCallbacks
+    def post(self, request):
+        name = field(request, "name").strip()
+        result = yield self.auth.login(request, name,
+                                       field(request, "password"))
+        if result == "ok":
+            target = safeNext(field(request, "next"))
+            return lambda request: redirect(request, target)
+        if result == "banned":
+            error = "This account is banned."
+        else:
+            # The same words, whether the name exists, the password is
+            # wrong, or the name or the address is past its limit.
+            error = "Wrong name or password (or too many tries: wait a " \
+                    "minute)."
+        content = self.form(request, error, name)
+        return lambda request: show(request, None, "Log in", content, 403)
+
+
+class LogoutPage(AccountsResource):
+    """
+    C{/logout}: POST only.
+    """
+
+    def render_GET(self, request):
+        request.setHeader(b"Allow", b"POST")
+        return show(request, None, "Log out", message(
+            "Log out with the button of your account page."), 405)
+
+    @defer.inlineCallbacks
+    def post(self, request):
+        yield self.auth.logout(request)
+        return lambda request: redirect(request, "/")
+
+
+class AccountPage(AccountsResource):
+    """
+    C{/account}, C{/account/password} and C{/account/key}.
+    """
+
+    isLeaf = False
+
+    def __init__(self, auth):
+        AccountsResource.__init__(self, auth)
+        self.putChild(b"password", PasswordChange(auth))
+        self.putChild(b"key", NewKey(auth))
+
+    def getChild(self, name, request):
+        if name == b"":
+            return self
+        return NotFound()
+
+    def content(self, request, visitor, note=None, error=None):
+        csrf = self.auth.csrfInput(request)
+        parts = []
+        if note:
+            parts.append(message(note))
+        if error:
+            parts.append(message(error, kind="error"))
+        parts.extend([
+            tags.p("You are ", pages.player(visitor.name), " (",
+                   visitor.role, ")."),
+            tags.h2("Play key"),
+            tags.p("Your play key proves your name to the game servers. "
+                   "The hub keeps only a keyed hash of it, so it cannot "
+                   "be shown again: make a new key to see one (the old key "
+                   "stops working)."),
+            tags.form(csrf, tags.button("Make a new key", type="submit"),
+                      method="post", action="/account/key",
+                      class_="new-key-form"),
+            tags.h2("Password"),
+            tags.form(
+                csrf,
+                labelled("Current password", name="current",
+                         type="password", required="required",
+                         autocomplete="current-password"),
+                labelled("New password", name="password", type="password",
+                         required="required", autocomplete="new-password"),
+                labelled("New password again", name="again",
+                         type="password", required="required",
+                         autocomplete="new-password"),
+                tags.p(tags.button("Change the password", type="submit")),
+                method="post", action="/account/password",
+                class_="password-form"),
+            tags.h2("Session"),
+            tags.form(csrf, tags.button("Log out", type="submit"),
+                      method="post", action="/logout", class_="logout"),
+        ])
+        if mayModerate(visitor.role):
+            parts.insert(1, tags.p(tags.a("Moderation", href="/admin")))
+        return tags.div(*parts)
+
+    @defer.inlineCallbacks
+    def get(self, request):
+        visitor = yield self.auth.visitor(request)
+        if visitor is None:
+            return lambda request: redirect(request, "/login?next=/account")
+        content = self.content(request, visitor)
+        return lambda request: show(request, visitor, "Your account",
+                                    content)
+
+
+class AccountAction(AccountPage):
+    """
+    A POST of C{/account} (a GET goes back to C{/account}), answered with
+    the account page.
+    """
+
+    isLeaf = True
+
+    def __init__(self, auth):
+        AccountsResource.__init__(self, auth)
+
+    def render_GET(self, request):
+        return redirect(request, "/account")
+
+
+class PasswordChange(AccountAction):
+    """
+    C{/account/password} (POST): the current password, then the new one
+    twice; the other sessions of the account end.
+    """
+
+    @defer.inlineCallbacks
+    def post(self, request):
+        auth = self.auth
+        visitor = yield auth.visitor(request)
+        if visitor is None:
+            return lambda request: redirect(request, "/login?next=/account")
+        password = field(request, "password")
+
+        def again(error, code=400):
+            content = self.content(request, visitor, error=error)
+            return lambda request: show(request, visitor, "Your account",
+                                        content, code)
+
+        if not password or password != field(request, "again"):
+            return again("The new passwords are empty or differ.")
+        result = yield auth.checkPassword(request, visitor.name,
+                                          field(request, "current"))
+        if result != "ok":
+            return again("Wrong current password (or too many tries).", 403)
+        yield auth.accounts.setPassword(visitor.name, password,
+                                        actor=visitor.name)
+        yield auth.sessions.closeAll(visitor.name)
+        yield auth.startSession(request, visitor.name)
+        content = self.content(request, visitor, note="Password changed; "
+                               "your other sessions have ended.")
+        return lambda request: show(request, visitor, "Your account",
+                                    content)
+
+
+class NewKey(AccountAction):
+    """
+    C{/account/key} (POST): a new play key, shown once.
+    """
+
+    @defer.inlineCallbacks
+    def post(self, request):
+        visitor = yield self.auth.visitor(request)
+        if visitor is None:
+            return lambda request: redirect(request, "/login?next=/account")
+        key = yield self.auth.accounts.newKey(visitor.name,
+                                              actor=visitor.name)
+        content = tags.div(keyShown(visitor.name, key),
+                           tags.p(tags.a("Your account", href="/account")))
+        return lambda request: show(request, visitor, "Your new play key",
+                                    content)

@@ -1,0 +1,175 @@
+"""
+The JSON admin API, authenticated by an API token (C{Authorization:
+Bearer TOKEN}; tokens are made with C{python -m hub.accounts token NAME}
+and kept only as their SHA-256).  The token's account and role are read
+again on every request: no token or an unknown one is a 401, a player's
+(or a moderator's, for an admin's action) a 403.  No cookie is read, so
+no CSRF token is needed.
+
+    GET  /api/admin/connections     live connections
+    GET  /api/admin/rooms           rooms and tables
+    GET  /api/admin/audit           the audit
+    POST /api/admin/kick            {"session": N, "reason": "..."}
+    POST /api/admin/end             {"kind": K, "room": R, "reason": "..."}
+    POST /api/admin/ban             {"target": NAME-or-CIDR, "for": "2h",
+                                     "reason": "..."}
+    POST /api/admin/unban           {"target": NAME-or-CIDR}
+    POST /api/admin/role            {"name": NAME, "role": ROLE} (admin)
+    POST /api/admin/invite          {} (admin): {"invite": CODE}
+"""
+
+import json
+
+from twisted.internet import defer
+from twisted.web import resource, server
+
+from hub.accounts.moderation import mayModerate
+from hub.accounts.store import AccountError
+from hub.web.api import NotFound, sendJSON
+from hub.web.adminactions import (
+    ACTIONS, auditData, connectionsData, perform, roomsData)
+from hub.web.errors import errorsOf
+
+#: The largest request body read (bytes).
+MAX_BODY = 16384
+
+
+def bearer(request):
+    """
+    The token of C{request}'s C{Authorization: Bearer} header, or None.
+    """
+    header = request.getHeader(b"authorization")
+    if not header:
+        return None
+    header = header.decode("latin-1")
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def bodyFields(request):
+    """
+    The JSON object of C{request}'s body, as a dict of text.
+
+    @raise AccountError: it is not a JSON object.
+    """
+    raw = request.content.read(MAX_BODY + 1) if request.content else b""
+    if len(raw) > MAX_BODY:
+        raise AccountError("the body is too long")
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise AccountError("the body is not JSON")
+    if not isinstance(data, dict):
+        raise AccountError("the body is not a JSON object")
+    return {str(k): "" if v is None else str(v) for k, v in data.items()}
+
+
+class Refused(Exception):
+    """
+    A request refused: C{code} and C{error}.
+    """
+
+    def __init__(self, code, error):
+        Exception.__init__(self, error)
+        self.code = code
+        self.error = error
+
+
+class Endpoint(resource.Resource):
+    """
+    One endpoint: C{method} only, for callers whose role C{allowed}
+    accepts; C{answer(visitor, request)} is a Deferred of its JSON.
+    """
+
+    isLeaf = True
+
+    def __init__(self, auth, method, allowed, answer):
+        resource.Resource.__init__(self)
+        self.auth = auth
+        self.method = method
+        self.allowed = allowed
+        self.answer = answer
+
+    def render(self, request):
+        if request.method != self.method:
+            request.setHeader(b"Allow", self.method)
+            return sendJSON(request, {"error": "method not allowed"}, 405)
+
+        @defer.inlineCallbacks
+        def work():
+            visitor = yield self.auth.sessions.tokenVisitor(bearer(request))
+            if visitor is None:
+                raise Refused(401, "an admin API token is needed")
+            if not self.allowed(visitor.role):
+                raise Refused(403, "your role may not do this")
+            data = yield self.answer(visitor, request)
+            return data
+
+        def refuse(failure):
+            failure.trap(Refused, AccountError)
+            if failure.check(Refused):
+                if failure.value.code == 401:
+                    request.setHeader(b"WWW-Authenticate", b"Bearer")
+                return failure.value.code, {"error": failure.value.error}
+            return 400, {"error": str(failure.value)}
+
+        def done(answer):
+            code, data = answer
+            if not gone:
+                request.write(sendJSON(request, data, code))
+                request.finish()
+
+        def failed(failure):
+            errors = errorsOf(request)
+            if errors is not None:
+                errors.failed(request, failure)
+            if not (gone or request.startedWriting):
+                request.write(sendJSON(request, {"error": "unavailable"},
+                                       503))
+                request.finish()
+
+        gone = []
+        request.notifyFinish().addErrback(lambda _: gone.append(True))
+        d = defer.maybeDeferred(work).addCallback(lambda data: (200, data))
+        d.addErrback(refuse).addCallback(done).addErrback(failed)
+        return server.NOT_DONE_YET
+
+
+class AdminAPI(resource.Resource):
+    """
+    C{/api/admin/...}.
+    """
+
+    def __init__(self, auth):
+        resource.Resource.__init__(self)
+        moderation = auth.moderation
+
+        def connections(visitor, request):
+            return {"connections": connectionsData(moderation)}
+
+        def rooms(visitor, request):
+            return {"rooms": roomsData(moderation)}
+
+        def audit(visitor, request):
+            return auth.accounts.audit().addCallback(
+                lambda entries: {"audit": auditData(entries)})
+
+        self.putChild(b"connections",
+                      Endpoint(auth, b"GET", mayModerate, connections))
+        self.putChild(b"rooms", Endpoint(auth, b"GET", mayModerate, rooms))
+        self.putChild(b"audit", Endpoint(auth, b"GET", mayModerate, audit))
+        for name, (allowed, _) in ACTIONS.items():
+            self.putChild(name.encode("ascii"), Endpoint(
+                auth, b"POST", allowed,
+                lambda visitor, request, name=name: perform(
+                    auth, visitor, name, bodyFields(request))))
+
+    def getChild(self, name, request):
+        return NotFound()
+
+    def render(self, request):
+        return NotFound().render(request)

@@ -1,0 +1,283 @@
+"""
+Who is at the web face: login sessions in a cookie, the CSRF token of
+every form, and the limits on guessing passwords.
+
+  - The session cookie, L{SESSION_COOKIE}, holds a session id from
+    L{secrets} (kept in the database only as its SHA-256:
+    L{hub.accounts.websessions}); it is C{HttpOnly}, C{SameSite=Lax},
+    and C{Secure} when the web face runs over TLS.  A login makes a new
+    one; a logout clears it and ends the session.
+  - Every form that changes something carries a hidden C{csrf} field,
+    the HMAC of the browser's cookie (the session's, else the
+    L{FORM_COOKIE} an anonymous browser is given with its first form),
+    checked with L{hmac.compare_digest}: a POST without it, or with
+    another browser's, is refused (403).
+  - Failed logins are limited per account name and per address, as the
+    play keys' proofs are (L{hub.accounts.check.Buckets}): past either
+    limit even the right password gets the same "wrong name or password",
+    so a lockout reveals nothing about whether the name exists.  Logins
+    are counted in C{gamehub_web_logins_total{result}}.
+"""
+
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
+from twisted.internet import defer
+from twisted.web.template import tags
+
+from hub.accounts import names
+from hub.accounts.check import Buckets
+from hub.accounts.websessions import WebSessions, csrfMatches, csrfToken
+from hub.accounts.websessions import newSecret
+
+SESSION_COOKIE = b"gamehub_session"
+FORM_COOKIE = b"gamehub_form"
+CSRF_FIELD = "csrf"
+REGISTRATION_MODES = ("open", "invite", "closed")
+#: Failed logins of one account name before it is limited, and the
+#: seconds after which it gets one more.
+LOGIN_NAME_BURST = 10
+LOGIN_NAME_REFILL_SECONDS = 60.0
+#: The same for one address (registrations count here too: each costs an
+#: argon2 hash).
+LOGIN_ADDRESS_BURST = 20
+LOGIN_ADDRESS_REFILL_SECONDS = 30.0
+#: The results of a login, the label of C{gamehub_web_logins_total}.
+LOGIN_RESULTS = ("ok", "failed", "locked", "banned")
+#: The longest name or password a form may carry.
+MAX_FIELD = 200
+
+
+def cookieValue(request, name):
+    """
+    The text of cookie C{name} of C{request}, or None.
+    """
+    value = request.getCookie(name)
+    if not value:
+        return None
+    try:
+        return value.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
+def setCookie(request, name, value):
+    """
+    Set cookie C{name}: C{HttpOnly}, C{SameSite=Lax}, for the whole site,
+    C{Secure} over TLS; an empty C{value} clears it.
+    """
+    extra = {"max_age": "0"} if not value else {}
+    request.addCookie(name, value.encode("ascii"), path=b"/",
+                      httpOnly=True, secure=request.isSecure(),
+                      sameSite="lax", **extra)
+    # The rest of this request (its page's forms) sees the new cookie.
+    if value:
+        request.received_cookies[name] = value.encode("ascii")
+    else:
+        request.received_cookies.pop(name, None)
+
+
+def field(request, name):
+    """
+    The text of form field C{name} of a POST (at most L{MAX_FIELD}
+    characters), or C{""}.
+    """
+    values = (request.args or {}).get(name.encode("ascii"))
+    if not values:
+        return ""
+    return values[0].decode("utf-8", "replace")[:MAX_FIELD]
+
+
+def clientHost(request):
+    """
+    The address of the client of C{request}, or None.
+    """
+    return getattr(request.getClientAddress(), "host", None)
+
+
+class WebAuth:
+    """
+    The accounts of one web face.
+
+    @ivar accounts: the L{hub.accounts.model.Accounts}.
+    @ivar sessions: the L{WebSessions}.
+    @ivar moderation: the hub's L{hub.accounts.moderation.Moderation}.
+    @ivar registration: C{open}, C{invite} or C{closed}.
+    @ivar logins: logins so far, by result.
+    @ivar csrfRefused: requests refused for their CSRF token.
+    @ivar registrations: accounts registered on the web face.
+    """
+
+    def __init__(self, accounts, sessions, moderation, clock,
+                 registration="open"):
+        if registration not in REGISTRATION_MODES:
+            raise ValueError("registration is one of " +
+                             ", ".join(REGISTRATION_MODES))
+        self.accounts = accounts
+        self.sessions = sessions
+        self.moderation = moderation
+        self.clock = clock
+        self.registration = registration
+        self.byName = Buckets(clock, LOGIN_NAME_BURST,
+                              LOGIN_NAME_REFILL_SECONDS)
+        self.byAddress = Buckets(clock, LOGIN_ADDRESS_BURST,
+                                 LOGIN_ADDRESS_REFILL_SECONDS)
+        self.logins = dict.fromkeys(LOGIN_RESULTS, 0)
+        self.csrfRefused = 0
+        self.registrations = 0
+
+    def visitor(self, request):
+        """
+        A Deferred of the L{hub.accounts.websessions.Visitor} of
+        C{request}'s session (read again at every request), or None.
+        """
+        return self.sessions.find(cookieValue(request, SESSION_COOKIE))
+
+    def formSeed(self, request):
+        """
+        The secret the CSRF token of C{request}'s browser derives from:
+        its session id, else its form cookie (given now if it has none).
+        """
+        seed = cookieValue(request, SESSION_COOKIE) or \
+            cookieValue(request, FORM_COOKIE)
+        if seed is None:
+            seed = newSecret()
+            setCookie(request, FORM_COOKIE, seed)
+        return seed
+
+    def csrfInput(self, request):
+        """
+        The hidden form field that carries C{request}'s CSRF token.
+        """
+        return tags.input(type="hidden", name=CSRF_FIELD,
+                          value=csrfToken(self.formSeed(request)))
+
+    def csrfValid(self, request):
+        """
+        Whether the POST C{request} carries its browser's CSRF token: that
+        of its session cookie when it has one (never the form cookie's
+        then), else its form cookie's; counted when not.
+        """
+        seed = cookieValue(request, SESSION_COOKIE) or \
+            cookieValue(request, FORM_COOKIE)
+        if csrfMatches(seed, field(request, CSRF_FIELD)):
+            return True
+        self.csrfRefused += 1
+        return False
+
+    @defer.inlineCallbacks
+    def checkPassword(self, request, name, password):
+        """
+        Whether C{password} is that of C{name} (argon2 off the reactor
+        thread), unless the name or C{request}'s address is past its limit
+        of failures: then not, whatever the password.
+
+        @return: a Deferred of C{ok}, C{failed} or C{locked}.
+        """
+        account = names.nameKey(name)
+        host = clientHost(request)
+        if self.byName.empty(account) or self.byAddress.empty(host):
+            return "locked"
+        right = yield self.accounts.checkPassword(name, password)
+        if not right:
+            self.byName.fail(account)
+            self.byAddress.fail(host)
+            return "failed"
+        return "ok"
+
+    @defer.inlineCallbacks
+    def startSession(self, request, name):
+        """
+        Open a new session of C{name} and set its cookie (a new id at every
+        login).
+
+        @return: a Deferred of its L{hub.accounts.websessions.Visitor}, or
+            None (no session: the account is banned).
+        """
+        raw = yield self.sessions.open(name)
+        visitor = yield self.sessions.find(raw)
+        if visitor is None:
+            yield self.sessions.close(raw)
+            return None
+        setCookie(request, SESSION_COOKIE, raw)
+        return visitor
+
+    @defer.inlineCallbacks
+    def login(self, request, name, password):
+        """
+        Check C{name} and C{password} (L{checkPassword}) and, if right,
+        open a new session and set its cookie.
+
+        @return: a Deferred of one of L{LOGIN_RESULTS}.
+        """
+        result = yield self.checkPassword(request, name, password)
+        if result == "ok":
+            visitor = yield self.startSession(request, name)
+            if visitor is None:
+                result = "banned"
+        self.logins[result] += 1
+        return result
+
+    def registrationLimited(self, request):
+        """
+        Whether C{request}'s address is past its limit; if not, a
+        registration takes one of its tries (each costs an argon2 hash).
+        """
+        host = clientHost(request)
+        if self.byAddress.empty(host):
+            return True
+        self.byAddress.fail(host)
+        return False
+
+    @defer.inlineCallbacks
+    def logout(self, request):
+        """
+        End C{request}'s session and clear its cookie.
+        """
+        yield self.sessions.close(cookieValue(request, SESSION_COOKIE))
+        setCookie(request, SESSION_COOKIE, "")
+
+    def collector(self):
+        """
+        The Prometheus collector of the logins.
+        """
+        return WebAuthCollector(self)
+
+
+class WebAuthCollector(Collector):
+    """
+    gamehub_web_logins_total{result}, gamehub_web_csrf_refused_total and
+    gamehub_web_registrations_total.
+    """
+
+    def __init__(self, auth):
+        self.auth = auth
+
+    def collect(self):
+        auth = self.auth
+        logins = CounterMetricFamily(
+            "gamehub_web_logins", "Logins on the web face, by result (ok, "
+            "failed, locked: past the limit of the name or the address, "
+            "banned).", labels=["result"])
+        for result in LOGIN_RESULTS:
+            logins.add_metric([result], auth.logins[result])
+        yield logins
+        yield CounterMetricFamily(
+            "gamehub_web_csrf_refused", "Web requests that change state "
+            "refused for a missing or wrong CSRF token.",
+            value=auth.csrfRefused)
+        yield CounterMetricFamily(
+            "gamehub_web_registrations", "Accounts registered on the web "
+            "face.", value=auth.registrations)
+
+
+def webAuth(names, clock, registration="open"):
+    """
+    The L{WebAuth} of a hub whose name service is C{names} (a
+    L{hub.accounts.check.NameService}), or None without one (C{--names
+    open}, C{--db none}: the web face has no accounts pages).
+    """
+    if names is None:
+        return None
+    return WebAuth(names.accounts,
+                   WebSessions(names.accounts.database, clock.seconds),
+                   names.moderation, clock, registration)
