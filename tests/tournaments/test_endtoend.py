@@ -271,3 +271,45 @@ class RestartEndToEndTests(EndToEndMixin, SynchronousTestCase):
         self.assertEqual(len(results), 2)
         self.assertEqual([sum(points) for points in results], [1.0, 1.0])
         self.assertEqual(snapshot["state"], "finished")
+
+
+class EnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    Engine entrants registered with C{engine add}: the hub's director has
+    its engine runner start them for each of their games.
+    """
+
+    def test_engines(self):
+        """
+        A 3-entrant gomoku round robin of engines, one of which cannot
+        start: the two that run play each other twice, the broken one
+        forfeits its four games, and the event finishes.
+        """
+        server = GamehubServer(self, "--db", self.url, games=("gomoku",))
+        eventId = int(self.cli(
+            "create", "--name", "Engine cup", "--game", "gomoku",
+            "--format", "round-robin").splitlines()[-1])
+        for prefix in PREFIXES[:2]:
+            self.cli("engine", "add", str(eventId), botName(prefix), "--",
+                     sys.executable, "-m", "hub.bots",
+                     "gomoku://{host}:{port}", "--count", "1", "--name",
+                     prefix, "--room", "{room}", "--level", "1", "--delay",
+                     "0", "--seed", "3")
+        self.cli("engine", "add", str(eventId), "broken", "--",
+                 sys.executable, "-c", "raise SystemExit(3)")
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Engine cup'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 3)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]
+                 if not p["bye"]]
+        self.assertEqual(len(games), 6)
+        broken = [p for p in games if "broken" in p["seats"]]
+        self.assertEqual({p["result"] for p in broken}, {"engine-failed"})
+        for game in broken:
+            self.assertEqual(game["points"][game["seats"].index("broken")],
+                             0.0)
+        played = [p for p in games if "broken" not in p["seats"]]
+        self.assertEqual(len(played), 2)
+        self.assertNotIn("engine-failed", {p["result"] for p in played})
+        self.assertEqual([sum(p["points"]) for p in played], [1.0, 1.0])
