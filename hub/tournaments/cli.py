@@ -7,7 +7,7 @@ pause within 2 seconds.
         --format round-robin|swiss|arena [--rounds N] [--minutes M]
         [--players-per-table N] [--turn-seconds S]
     python -m hub.tournaments --db URL engine add EVENT ENTRANT -- COMMAND...
-    python -m hub.tournaments --db URL enter EVENT ACCOUNT
+    python -m hub.tournaments --db URL enter [--guest] EVENT ACCOUNT
     python -m hub.tournaments --db URL withdraw EVENT ACCOUNT
     python -m hub.tournaments --db URL start|pause|resume EVENT
     python -m hub.tournaments --db URL standings EVENT --csv
@@ -64,6 +64,15 @@ class _EntrantOptions(usage.Options):
     def parseArgs(self, event: str, account: str) -> None:
         self["event"] = _eventId(event)
         self["name"] = account
+
+
+class EnterOptions(_EntrantOptions):
+    """
+    C{enter [--guest] EVENT ACCOUNT}.
+    """
+
+    optFlags = [["guest", None, "Enter a name no account owns (a guest's) "
+                 "instead of an account."]]
 
 
 class CreateOptions(usage.Options):
@@ -153,7 +162,7 @@ class Options(usage.Options):
     subCommands = [
         ["create", None, CreateOptions, "Create an event; prints its id."],
         ["engine", None, EngineOptions, "engine add: an engine entrant."],
-        ["enter", None, _EntrantOptions, "Enter an account."],
+        ["enter", None, EnterOptions, "Enter an account."],
         ["withdraw", None, _EntrantOptions, "Withdraw an entrant."],
         ["start", None, _EventOptions, "Start the event."],
         ["pause", None, _EventOptions, "Pause it (games under way end)."],
@@ -200,8 +209,10 @@ def run(options: Options, out: TextIO) -> None:
         out.write("%s entered event %d as an engine\n" % (add["name"],
                                                          add["event"]))
     elif command == "enter":
-        store.runBlocking(url, store.enter, sub["event"], sub["name"], now)
-        out.write("%s entered event %d\n" % (sub["name"], sub["event"]))
+        name = store.runBlocking(url, store.enter, sub["event"], sub["name"],
+                                 now, None, bool(sub["guest"]))
+        out.write("%s entered event %d%s\n" % (
+            name, sub["event"], " as a guest" if sub["guest"] else ""))
     elif command == "withdraw":
         store.runBlocking(url, store.withdraw, sub["event"], sub["name"])
         out.write("%s withdrew from event %d\n" % (sub["name"],

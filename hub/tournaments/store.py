@@ -188,22 +188,38 @@ def activeEvents(cursor: db.Cursor) -> List[Event]:
 
 
 def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
-          command: Optional[Sequence[str]] = None) -> None:
+          command: Optional[Sequence[str]] = None,
+          guest: bool = False) -> str:
     """
     Enter C{name} in the event (again, if it had withdrawn); with
     C{command}, as an engine (an admin's command line), replacing any
     earlier one.
 
-    @raise TournamentError: no such event, or it is over.
+    Entrants are accounts (L{hub.accounts}): C{name} must be one, and is
+    entered under the account's own spelling, unless C{guest} (a name no
+    account owns, as the hub's guests play) or an engine (whose name is
+    the admin's to choose; an engine playing under an account's name
+    proves it with its C{{key}}).
+
+    @return: the name as entered.
+    @raise TournamentError: no such event, it is over, or no account.
     """
-    # TODO(accounts): once hub.accounts lands, refuse a name that is not
-    # an account (entrants are accounts, issue 26).
     event = getEvent(cursor, eventId)
     if event.state == FINISHED:
         raise TournamentError("event %d is finished" % (eventId,))
     if not name or len(name) > 64 or any(c.isspace() for c in name):
         raise TournamentError("an entrant's name is 1 to 64 characters, "
                               "no spaces")
+    if not command and not guest:
+        from hub.accounts.names import nameKey
+        from hub.accounts.store import NoSuchAccount, accountName
+        try:
+            name = accountName(cursor, nameKey(name), name)
+        except NoSuchAccount:
+            raise TournamentError(
+                "%s is no account (python -m hub.accounts add %s), and "
+                "entrants are accounts; enter --guest enters a guest's "
+                "name" % (name, name))
     commandText = _dumps(list(command)) if command else None
     cursor.execute("SELECT command FROM tournament_entrants WHERE "
                    "tournament_id = ? AND name = ?", (eventId, name))
@@ -221,6 +237,7 @@ def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
             "UPDATE tournament_entrants SET withdrawn = 0, command = ? "
             "WHERE tournament_id = ? AND name = ?",
             (commandText if command else row[0], eventId, name))
+    return name
 
 
 def withdraw(cursor: db.Cursor, eventId: int, name: str) -> None:

@@ -98,8 +98,8 @@ class CLITests(SynchronousTestCase):
         stored event; a start in the wrong state is refused.
         """
         eventId = self.create()
-        self.run_("enter", str(eventId), "ann")
-        self.run_("enter", str(eventId), "bob")
+        self.run_("enter", "--guest", str(eventId), "ann")
+        self.run_("enter", "--guest", str(eventId), "bob")
         self.run_("engine", "add", str(eventId), "bot", "--", "python",
                   "-m", "hub.bots", "gomoku://{host}:{port}", "--room",
                   "{room}")
@@ -118,12 +118,32 @@ class CLITests(SynchronousTestCase):
         self.assertEqual(code, 1)
         self.assertIn("not created", err)
 
+    def test_entrantsAreAccounts(self):
+        """
+        C{enter} takes an account (under its own spelling); another name
+        is refused unless entered as a guest's.
+        """
+        from hub.accounts.store import insertAccount
+        eventId = self.create()
+        store.runBlocking(db.parseURL(self.url), insertAccount, "Alice",
+                          "alice", "hash", "keyhash", "player", 0.0)
+        self.assertEqual(self.run_("enter", str(eventId), "ALICE"),
+                         "Alice entered event 1\n")
+        code, err = self.fails("enter", str(eventId), "mallory")
+        self.assertEqual(code, 1)
+        self.assertIn("mallory is no account", err)
+        self.assertIn("as a guest",
+                      self.run_("enter", "--guest", str(eventId), "mallory"))
+        entrants = store.runBlocking(db.parseURL(self.url), store.entrants,
+                                     eventId)
+        self.assertEqual([e.name for e in entrants], ["Alice", "mallory"])
+
     def test_startNeedsEntrants(self):
         """
         An event with fewer entrants than a table seats cannot start.
         """
         eventId = self.create()
-        self.run_("enter", str(eventId), "ann")
+        self.run_("enter", "--guest", str(eventId), "ann")
         code, err = self.fails("start", str(eventId))
         self.assertIn("needs at least 2", err)
 
@@ -134,7 +154,7 @@ class CLITests(SynchronousTestCase):
         """
         eventId = self.create()
         for name in ("ann", "bob", "cid"):
-            self.run_("enter", str(eventId), name)
+            self.run_("enter", "--guest", str(eventId), name)
         store.runBlocking(db.parseURL(self.url), store.addPairings, eventId,
                           [Game(1, 1, ("ann", "bob"), (0.0, 1.0)),
                            Game(1, 2, ("cid", "ann"), (0.5, 0.5))], 0.0)
@@ -147,7 +167,7 @@ class CLITests(SynchronousTestCase):
         C{export} prints the event as JSON, without engine commands.
         """
         eventId = self.create()
-        self.run_("enter", str(eventId), "ann")
+        self.run_("enter", "--guest", str(eventId), "ann")
         self.run_("engine", "add", str(eventId), "bot", "--", "secret-cmd")
         data = json.loads(self.run_("export", str(eventId)))
         self.assertEqual(data["name"], "Spring cup")

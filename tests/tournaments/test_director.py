@@ -84,7 +84,8 @@ class DirectorTests:
                                    format, rounds, minutes, 2, None, 0.0)
         for name in names:
             command = ["engine", name] if name in engines else None
-            yield self.write(store.enter, eventId, name, 0.0, command)
+            yield self.write(store.enter, eventId, name, 0.0, command,
+                             True)
         return eventId
 
     @defer.inlineCallbacks
@@ -427,7 +428,7 @@ class DirectorTests:
         eventId = yield self.write(store.createEvent, "three", "checkers",
                                    "round-robin", None, None, 3, 15.0, 0.0)
         for name in ("ann", "bob", "cid"):
-            yield self.write(store.enter, eventId, name, 0.0)
+            yield self.write(store.enter, eventId, name, 0.0, None, True)
         yield self.write(store.requestState, eventId, "start",
                          self.clock.seconds())
         yield self.settle()

@@ -111,7 +111,7 @@ class RoundRobinEndToEndTests(EndToEndMixin, SynchronousTestCase):
             "create", "--name", "Bots cup", "--game", "gomoku", "--format",
             "round-robin").splitlines()[-1])
         for prefix in PREFIXES:
-            self.cli("enter", str(eventId), botName(prefix))
+            self.cli("enter", "--guest", str(eventId), botName(prefix))
         started = time.monotonic()
         self.cli("start", str(eventId))
         levels = {botName(p): level for p, level in zip(PREFIXES,
@@ -223,7 +223,7 @@ class RestartEndToEndTests(EndToEndMixin, SynchronousTestCase):
             "--format", "round-robin").splitlines()[-1])
         names = [botName(p) for p in PREFIXES[:2]]
         for name in names:
-            self.cli("enter", str(eventId), name)
+            self.cli("enter", "--guest", str(eventId), name)
         self.cli("start", str(eventId))
         first = "%d-1-1" % (eventId,)
         server.waitForLog(r"tournament %d: room %s opened" % (eventId,
