@@ -29,6 +29,7 @@ games already under way are played out.
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import attr
@@ -79,11 +80,16 @@ class TournamentPolicy:
     def canStart(self, room: Any) -> bool:
         """
         The pairing's players, all of them and nobody else, are in the
-        room, and the kind's policy agrees.
+        room, and the kind's policy agrees.  Members without names
+        (Splendor's) are counted only: the engine runner's private
+        listeners say who they are.
         """
-        return (len(room.members) == len(self.names)
-                and frozenset(room.names()) == self.names
-                and self.inner.canStart(room))
+        names = room.names()
+        if len(names) != len(self.names):
+            return False
+        if None not in names and frozenset(names) != self.names:
+            return False
+        return bool(self.inner.canStart(room))
 
     def newTable(self, room: Any) -> Any:
         """
@@ -658,7 +664,13 @@ class Director:
         if live is None:
             return
         names = tuple(seat.name for seat in event.seats)
-        if sorted(names) != sorted(live.game.seats):
+        entrantOf = getattr(self.launcher, "entrantOf", None)
+        if Counter(names) != Counter(live.game.seats) and entrantOf:
+            # Splendor's seats are "player N": the launcher knows which
+            # engine's connection each one is.
+            names = tuple(entrantOf(event.table, seat.playerId) or seat.name
+                          for seat in event.seats)
+        if Counter(names) != Counter(live.game.seats):
             self.log.warn("tournament {id}: a game in room {room} seats "
                           "{names!r}, not the pairing's {seats!r}: not "
                           "counted", id=live.eventId, room=event.table,

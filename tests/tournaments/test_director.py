@@ -36,6 +36,7 @@ class FakeLauncher:
 
     def __init__(self, failing=()):
         self.failing = set(failing)
+        self.sessions = {}
         self.launched = []
         self.stopped = []
 
@@ -48,6 +49,9 @@ class FakeLauncher:
 
     def stop(self, pairing):
         self.stopped.append(pairing)
+
+    def entrantOf(self, room, playerId):
+        return self.sessions.get(playerId)
 
 
 class DirectorTests:
@@ -268,6 +272,40 @@ class DirectorTests:
                              "engine-failed")
         self.assertEqual(launcher.stopped,
                          [p for _, p, _ in launcher.launched])
+
+    @defer.inlineCallbacks
+    def test_namelessSeats(self):
+        """
+        Seats without the entrants' names (Splendor's "player N") are
+        the entrants whose engines' connections they are, as the
+        launcher says; the room starts with as many members as seats.
+        """
+        launcher = FakeLauncher()
+        self.lobby, self.director = self.newDirector(launcher)
+        eventId = yield self.newEvent(["ann", "bob"],
+                                      engines={"ann", "bob"})
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        room = "%d-1-1" % (eventId,)
+        seats = self.director.rooms[("gomoku", room)].game.seats
+        sessions = [Session(next(self.ids), "gomoku", None) for _ in seats]
+        for session, name in zip(sessions, seats):
+            launcher.sessions[session.id] = name
+            self.lobby.join("gomoku", room, session, RoomObserver())
+        self.lobby.setReady(sessions[1], True)
+        found = self.lobby.room("gomoku", room)
+        self.lobby.start(found)
+        table = found.table
+        winner = table.seats[0].playerId
+        table.drop(1)
+        yield self.settle()
+        snap = yield self.database.runInteraction(store.snapshot, eventId)
+        game = [g for g in snap.games if g.round == 1][0]
+        self.assertEqual(dict(zip(game.seats, game.points)),
+                         {launcher.sessions[winner]: 1.0,
+                          [n for n in seats
+                           if n != launcher.sessions[winner]][0]: 0.0})
 
     @defer.inlineCallbacks
     def test_pauseHoldsNextRound(self):

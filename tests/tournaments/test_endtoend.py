@@ -313,3 +313,38 @@ class EnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         self.assertEqual(len(played), 2)
         self.assertNotIn("engine-failed", {p["result"] for p in played})
         self.assertEqual([sum(p["points"]) for p in played], [1.0, 1.0])
+
+
+class SplendorEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    A Splendor event of engines: the protocol carries no names, so the
+    runner's private listeners tell the director who sat where.
+    """
+
+    def test_splendorTable(self):
+        """
+        Three Splendor engines at one 3-player table: the game is played
+        and scored 2, 1, 0 by placement (in some order).
+        """
+        server = GamehubServer(self, "--db", self.url,
+                               games=("splendor",))
+        eventId = int(self.cli(
+            "create", "--name", "Gem cup", "--game", "splendor",
+            "--format", "round-robin", "--players-per-table",
+            "3").splitlines()[-1])
+        for prefix in PREFIXES[:3]:
+            self.cli("engine", "add", str(eventId), prefix, "--",
+                     sys.executable, "-m", "hub.bots",
+                     "splendor://{host}:{port}", "--count", "1",
+                     "--level", "2", "--delay", "0", "--seed", "5")
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Gem cup'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 2)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]]
+        self.assertEqual(len(games), 1)
+        self.assertEqual(sorted(games[0]["seats"]),
+                         sorted(PREFIXES[:3]))
+        self.assertEqual(sorted(games[0]["points"]), [0.0, 1.0, 2.0])
+        self.assertNotIn(games[0]["result"],
+                         ("engine-failed", "no-show", None))
