@@ -348,3 +348,57 @@ class SplendorEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         self.assertEqual(sorted(games[0]["points"]), [0.0, 1.0, 2.0])
         self.assertNotIn(games[0]["result"],
                          ("engine-failed", "no-show", None))
+
+
+class SwissEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    The issue's first test: an 8-engine gomoku Swiss of 5 rounds with
+    C{hub.bots} engines at levels 1 to 3.
+    """
+
+    def test_swiss(self):
+        """
+        No rematch, colours within one, the level-3 engines above the
+        level-1 engines, and the web's standings are the CSV's.
+        """
+        server = GamehubServer(self, "--db", self.url,
+                               games=("gomoku", "web"))
+        self.webPort = server.port("web")
+        eventId = int(self.cli(
+            "create", "--name", "Swiss engines", "--game", "gomoku",
+            "--format", "swiss", "--rounds", "5").splitlines()[-1])
+        levels = {}
+        for index, level in enumerate((3, 3, 2, 2, 2, 2, 1, 1)):
+            prefix = "e%dl%d" % (index, level)
+            levels[botName(prefix)] = level
+            self.cli("engine", "add", str(eventId), botName(prefix), "--",
+                     sys.executable, "-m", "hub.bots",
+                     "gomoku://{host}:{port}", "--count", "1", "--name",
+                     prefix, "--room", "{room}", "--level", str(level),
+                     "--delay", "0", "--seed", str(index))
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Swiss engines'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 5)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]]
+        self.assertEqual(len(games), 20)
+        self.assertEqual(
+            {p["result"] for p in games} & {"engine-failed", "no-show"},
+            set())
+        pairs = [frozenset(p["seats"]) for p in games]
+        self.assertEqual(len(set(pairs)), 20)
+        for name in levels:
+            balance = sum(1 if p["seats"][0] == name else -1
+                          for p in games if name in p["seats"])
+            self.assertLessEqual(abs(balance), 1)
+        csv = self.cli("standings", str(eventId), "--csv").splitlines()
+        points = {line.split(",")[1]: float(line.split(",")[2])
+                  for line in csv[1:]}
+        self.assertGreater(
+            min(points[n] for n, level in levels.items() if level == 3),
+            max(points[n] for n, level in levels.items() if level == 1))
+        web = json.loads(self.get("/api/tournaments/%d" % (eventId,)))
+        self.assertEqual([(s["rank"], s["name"], s["points"])
+                          for s in web["standings"]],
+                         [(int(line.split(",")[0]), line.split(",")[1],
+                           float(line.split(",")[2])) for line in csv[1:]])
