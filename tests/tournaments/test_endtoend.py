@@ -402,3 +402,74 @@ class SwissEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
                           for s in web["standings"]],
                          [(int(line.split(",")[0]), line.split(",")[1],
                            float(line.split(",")[2])) for line in csv[1:]])
+
+
+class TablesEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    The issue's second test: multi-player events of engines.
+    """
+
+    def engines(self, eventId, kind, count, level=2):
+        """
+        Register C{count} C{hub.bots} engines of C{kind}; their names.
+        """
+        names = []
+        for index in range(count):
+            prefix = "%s%d" % (kind[:3], index)
+            # Splendor's seats have no names: any entrant name will do.
+            name = botName(prefix) if kind != "splendor" else prefix
+            names.append(name)
+            room = ["--room", "{room}"] if kind != "splendor" else []
+            self.cli("engine", "add", str(eventId), name, "--",
+                     sys.executable, "-m", "hub.bots",
+                     "%s://{host}:{port}" % (kind,), "--count", "1",
+                     "--name", prefix, *room, "--level", str(level),
+                     "--delay", "0", "--seed", str(index))
+        return names
+
+    def test_checkersRoundRobin(self):
+        """
+        Six checkers engines in a round robin of 3-player tables: every
+        group of three plays once (20 games, two tables a round), each
+        scored 2, 1, 0 by placement.
+        """
+        server = GamehubServer(self, "--db", self.url,
+                               games=("checkers",))
+        eventId = int(self.cli(
+            "create", "--name", "Star cup", "--game", "checkers",
+            "--format", "round-robin", "--players-per-table", "3",
+            "--turn-seconds", "10").splitlines()[-1])
+        names = self.engines(eventId, "checkers", 6)
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Star cup'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 10)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]]
+        self.assertEqual(len(games), 20)
+        self.assertEqual(len({frozenset(p["seats"]) for p in games}), 20)
+        self.assertEqual({len(r["pairings"]) for r in data["rounds"]}, {2})
+        for game in games:
+            self.assertEqual(sorted(game["points"]), [0.0, 1.0, 2.0])
+        self.assertEqual(sorted(s["name"] for s in data["standings"]),
+                         sorted(names))
+        self.assertEqual(sum(s["points"] for s in data["standings"]), 60.0)
+
+    def test_splendorFour(self):
+        """
+        A 4-player Splendor event of four engines: one table, scored 3,
+        2, 1, 0 by placement.
+        """
+        server = GamehubServer(self, "--db", self.url,
+                               games=("splendor",))
+        eventId = int(self.cli(
+            "create", "--name", "Four gems", "--game", "splendor",
+            "--format", "swiss", "--rounds", "1", "--players-per-table",
+            "4").splitlines()[-1])
+        self.engines(eventId, "splendor", 4)
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Four gems'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 2)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]]
+        self.assertEqual(len(games), 1)
+        self.assertEqual(sorted(games[0]["points"]), [0.0, 1.0, 2.0, 3.0])
