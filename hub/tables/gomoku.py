@@ -183,6 +183,22 @@ class GomokuTable(Table):
         else:
             self.forfeit(seat)
 
+    def timedOut(self) -> None:
+        """
+        The seat to act ran out of time: it loses (L{events.TIMEOUT}).
+        Gomoku has a turn clock only when its options give one (a
+        tournament's C{--turn-seconds}); the hub's rooms have none.
+        """
+        if self.over:
+            return
+        seat = self.game.currentSeat
+        if seat is None:
+            return
+        self.emit(events.SeatTimedOut(seat, self.now()))
+        winner = 1 - seat
+        self.game.forfeit(seat)
+        self.end(events.TIMEOUT, (winner, seat), winner)
+
     def forfeit(self, seat: int) -> None:
         """
         C{seat} loses by forfeit (L{events.FORFEIT}).

@@ -51,6 +51,9 @@ from hub.tournaments.standings import (
 POLL_SECONDS = 2.0
 #: How long the players of a pairing have to start its game.
 SHOW_SECONDS = 120.0
+#: How long a room whose owner starts the game (gomoku) may wait, once
+#: everyone is there and ready, before the director starts it.
+START_GRACE = 5.0
 
 #: Reasons stored with a result besides the tables' end reasons.
 NO_SHOW = "no-show"
@@ -124,6 +127,7 @@ class LivePairing:
     table: Any = attr.ib(default=None)
     seats: Optional[Tuple[str, ...]] = attr.ib(default=None)
     engines: bool = attr.ib(default=False)
+    starting: Any = attr.ib(default=None)
 
 
 @attr.s(eq=False)
@@ -543,6 +547,9 @@ class Director:
         if live.deadline is not None and live.deadline.active():
             live.deadline.cancel()
         live.deadline = None
+        if live.starting is not None and live.starting.active():
+            live.starting.cancel()
+        live.starting = None
         run = self.running.get(live.eventId)
         if run is not None:
             key = (live.game.round, live.game.board)
@@ -620,16 +627,38 @@ class Director:
     def roomChanged(self, room: Any) -> None:
         """
         A gomoku pairing's first player to join owns the room: give the
-        owner the colour the pairing planned for it.
+        owner the colour the pairing planned for it.  A room whose owner
+        starts the game (gomoku) and could start is started by the
+        director after L{START_GRACE} if its owner has not.
         """
         live = self.rooms.get((room.kind, room.name))
-        if (live is None or room.kind != "gomoku" or room.running
-                or room.owner is None or len(room.members) != 1):
+        if live is None or live.room is not room or room.running:
+            return
+        if (not room.policy.autoStart and live.starting is None
+                and room.policy.canStart(room)):
+            live.starting = self.clock.callLater(START_GRACE,
+                                                 self._startRoom, live)
+        if (room.kind != "gomoku" or room.owner is None
+                or len(room.members) != 1):
             return
         from hub.tables.gomoku import OWNER_SEAT
         if room.owner.name in live.game.seats:
             room.settings[OWNER_SEAT] = live.game.seats.index(
                 room.owner.name)
+
+    def _startRoom(self, live: LivePairing) -> None:
+        live.starting = None
+        room = live.room
+        if (room is None or room.running or live.table is not None
+                or self.rooms.get((room.kind, room.name)) is not live):
+            return
+        if room.policy.canStart(room) and not self.lobby.draining:
+            self.log.info("tournament {id}: room {room} started by the "
+                          "director", id=live.eventId, room=room.name)
+            try:
+                self.lobby.start(room)
+            except LobbyError:
+                pass
 
     def roomClosed(self, room: Any) -> None:
         """

@@ -19,7 +19,7 @@ from hub.tables.base import TableOptions
 from hub.tables.checkers import CheckersStartPolicy
 from hub.tables.gomoku import GomokuStartPolicy
 from hub.tournaments import store
-from hub.tournaments.director import Director
+from hub.tournaments.director import START_GRACE, Director
 from hub.tournaments.interfaces import EngineFailed
 from hub.tournaments.standings import standings
 
@@ -176,6 +176,30 @@ class DirectorTests:
         self.lobby.start(found)
         self.assertEqual([s.name for s in found.table.seats],
                          [first, second])
+
+    @defer.inlineCallbacks
+    def test_ownerDoesNotStart(self):
+        """
+        A gomoku room whose players are all there, the guest ready, is
+        started by the director when its owner has not started it within
+        the grace.
+        """
+        eventId = yield self.newEvent(["ann", "bob"])
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        name = "%d-1-1" % (eventId,)
+        sessions = [self.session("ann"), self.session("bob")]
+        for session in sessions:
+            self.lobby.join("gomoku", name, session, RoomObserver())
+        self.lobby.setReady(sessions[1], True)
+        room = self.lobby.room("gomoku", name)
+        self.clock.advance(START_GRACE - 0.1)
+        self.assertFalse(room.running)
+        self.clock.advance(0.1)
+        self.assertTrue(room.running)
+        self.assertIs(self.director.rooms[("gomoku", name)].table,
+                      room.table)
 
     @defer.inlineCallbacks
     def test_onlyThePairing(self):

@@ -27,6 +27,9 @@ from tests.endtoend import GamehubServer
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 GAME_TIMEOUT = 120
+#: The engine that plays only illegal moves (the engine runner's tests').
+ILLEGAL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                       "illegalengine.py")
 #: hub.bots names its one bot PREFIX + "1" (seat 1).
 PREFIXES = ("alpha", "bravo", "charlie", "delta")
 
@@ -473,3 +476,57 @@ class TablesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         games = [p for r in data["rounds"] for p in r["pairings"]]
         self.assertEqual(len(games), 1)
         self.assertEqual(sorted(games[0]["points"]), [0.0, 1.0, 2.0, 3.0])
+
+
+class MisbehavingEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    The issue's third test: engines that crash at start, hang, or play
+    only illegal moves forfeit their games, and the event ends.
+    """
+
+    def test_misbehaving(self):
+        """
+        A 4-engine gomoku round robin with a 3 s turn clock: the fair
+        engine wins all its six games; the crashing one's games are
+        forfeited at start, the hanging one loses on time, the cheating
+        one by the illegal-move limit.
+        """
+        server = GamehubServer(self, "--db", self.url, games=("gomoku",))
+        eventId = int(self.cli(
+            "create", "--name", "Rogues", "--game", "gomoku", "--format",
+            "round-robin", "--turn-seconds", "3").splitlines()[-1])
+        bot = [sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
+               "--count", "1", "--room", "{room}", "--level", "1",
+               "--seed", "1"]
+        self.cli("engine", "add", str(eventId), botName("fair"), "--",
+                 *bot, "--name", "fair", "--delay", "0")
+        self.cli("engine", "add", str(eventId), botName("hang"), "--",
+                 *bot, "--name", "hang", "--delay", "600")
+        self.cli("engine", "add", str(eventId), "crash", "--",
+                 sys.executable, "-c", "raise SystemExit(3)")
+        self.cli("engine", "add", str(eventId), "cheat", "--",
+                 sys.executable, ILLEGAL, "{host}", "{port}", "{name}",
+                 "{room}")
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Rogues'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 2)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]]
+        self.assertEqual(len(games), 12)
+
+        def between(a, b):
+            return [p for p in games if set(p["seats"]) == {a, b}]
+
+        fair, hang = botName("fair"), botName("hang")
+        for other, reason in ((hang, "timeout"), ("crash", "engine-failed"),
+                              ("cheat", "illegal")):
+            for game in between(fair, other):
+                self.assertEqual(game["result"], reason, game)
+                self.assertEqual(game["points"][game["seats"].index(fair)],
+                                 1.0)
+        for game in games:
+            if "crash" in game["seats"]:
+                self.assertEqual(game["result"], "engine-failed")
+        standings = data["standings"]
+        self.assertEqual((standings[0]["name"], standings[0]["points"]),
+                         (fair, 6.0))
