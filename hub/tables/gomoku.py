@@ -136,6 +136,10 @@ class GomokuTable(Table):
                 self.end(events.NORMAL)
             else:
                 self.end(events.NORMAL, (winner, 1 - winner), winner)
+        elif self.options.turnSeconds is not None:
+            # A turn clock (a tournament's): the next seat's turn, its
+            # clock and its bot.
+            self.startTurn()
         elif self.takeover.pilots:
             self.takeover.turn()
 

@@ -128,6 +128,7 @@ class LivePairing:
     seats: Optional[Tuple[str, ...]] = attr.ib(default=None)
     engines: bool = attr.ib(default=False)
     starting: Any = attr.ib(default=None)
+    toMove: Optional[int] = attr.ib(default=None)
 
 
 @attr.s(eq=False)
@@ -683,7 +684,18 @@ class Director:
         """
         Follow the games of the pairings' rooms.
         """
-        if isinstance(event, tableEvents.GameStarted):
+        kind = type(event)
+        if kind is tableEvents.ActionPlayed or kind is tableEvents.TurnStarted:
+            # Who is to move, for a game of illegal moves that ends with
+            # no winner (two seats: the other one moves next).
+            live = self.rooms.get((getattr(table, "kind", None),
+                                   getattr(table, "name", None)))
+            if live is not None and live.table is table:
+                if kind is tableEvents.TurnStarted:
+                    live.toMove = event.seat
+                elif len(live.game.seats) == 2:
+                    live.toMove = 1 - event.seat
+        elif isinstance(event, tableEvents.GameStarted):
             self._started(table, event)
         elif isinstance(event, tableEvents.GameEnded):
             self._ended(table, event)
@@ -730,9 +742,14 @@ class Director:
             self._open(run, live.game)
             return
         count = len(seats)
-        if count == 2:
+        if (count == 2 and event.reason == tableEvents.ILLEGAL
+                and event.winner is None and live.toMove is not None):
+            # Gomoku ends a game of illegal moves with no winner; in an
+            # event the seat that made them (the one to move) forfeits.
+            gamePoints: Tuple[float, ...] = forfeitPoints(2, [live.toMove])
+        elif count == 2:
             if event.winner is None:
-                gamePoints: Tuple[float, ...] = (0.5, 0.5)
+                gamePoints = (0.5, 0.5)
             else:
                 gamePoints = placementPoints(
                     2, (event.winner, 1 - event.winner))

@@ -45,10 +45,18 @@ class GomokuClockTests(SynchronousTestCase):
 
     def test_lossOnTime(self):
         """
-        With C{turnSeconds} the seat to act loses when its time is up.
+        With C{turnSeconds} each turn has its own clock, and the seat to
+        act loses when its time is up.
         """
         table, clock, seen = self.table(TableOptions(turnSeconds=3))
+        clock.advance(2)
         table.act(0, (7, 7))
+        clock.advance(2)
+        table.act(1, (8, 8))
+        clock.advance(2)
+        table.act(0, (9, 9))
+        self.assertEqual([e.seat for e in seen
+                          if isinstance(e, events.TurnStarted)], [0, 1, 0, 1])
         clock.advance(2.9)
         self.assertFalse(table.over)
         clock.advance(0.1)
@@ -59,3 +67,4 @@ class GomokuClockTests(SynchronousTestCase):
         ended = seen[-1]
         self.assertEqual((ended.reason, ended.winner, ended.ranking),
                          (events.TIMEOUT, 0, (0, 1)))
+        self.assertEqual(seen[-2].seat, 1)

@@ -523,7 +523,7 @@ class MisbehavingEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
             for game in between(fair, other):
                 self.assertEqual(game["result"], reason, game)
                 self.assertEqual(game["points"][game["seats"].index(fair)],
-                                 1.0)
+                                 1.0, game)
         for game in games:
             if "crash" in game["seats"]:
                 self.assertEqual(game["result"], "engine-failed")
