@@ -336,6 +336,30 @@ class Lobby:
         self._add(room, session, observer, role)
         return room
 
+    def openRoom(self, kind, name, policy, capacity, password="",
+                 settings=None):
+        """
+        Make an empty room, with no owner until someone joins (the first
+        to join owns it): the tournament director's rooms, which wait for
+        the players of a pairing.  Like any room it closes when its last
+        member leaves.
+
+        @param settings: the room's first L{Room.settings}.
+        @raise RoomExists: a room of that kind and name exists.
+        @raise Draining: the hub drains.
+        """
+        if self.draining:
+            raise Draining(name)
+        if (kind, name) in self._rooms:
+            raise RoomExists(name)
+        room = Room(kind, name, policy, capacity, password)
+        room.settings.update(settings or {})
+        self._rooms[(kind, name)] = room
+        self.log.debug("{kind} room {room!r} opened", kind=kind, room=name)
+        for watcher in self.watchers:
+            watcher.roomChanged(room)
+        return room
+
     def join(self, kind, name, session, observer, password=None, role=None):
         """
         Add C{session} to an existing room.  The checks run in this order:

@@ -568,6 +568,17 @@ def makeService(options, reactor=None):
         for factory in factories.values():
             factory.names = names
         collectors.append(names.collector())
+    director = None
+    if records is not None:
+        from hub.tournaments.service import engineLauncher, tournamentService
+        launcher = engineLauncher(reactor, top.clock, factories)
+        launcher.setServiceParent(top)
+        tournaments = tournamentService(
+            records, top,
+            {port[:-len("-port")]: factory.policy
+             for port, factory in factories.items()}, launcher)
+        tournaments.setServiceParent(top)
+        director = tournaments.director
     auth = None
     if names is not None and \
             options["web-port"].strip().lower() != DISABLED:
@@ -611,7 +622,8 @@ def makeService(options, reactor=None):
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
         site, web = webSite(top, records.records if records else None,
-                            collectors, options.webLimits(), auth, games)
+                            collectors, options.webLimits(), auth, games,
+                            director)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)

@@ -40,7 +40,9 @@ def roomObjectOf(room, viewer=None):
     """
     The wire C{Room} object for C{room} (passwords are never shown), as
     the session C{viewer} sees it: its own name exactly as it sent it
-    (L{hub.sessions.Session.nameTo}).
+    (L{hub.sessions.Session.nameTo}).  A room opened empty, as the
+    tournament director's are, has an empty owner name until someone
+    joins.
     """
     guest = guestOf(room)
     if room.running:
@@ -52,7 +54,9 @@ def roomObjectOf(room, viewer=None):
     gs = (wire.PLAYER_STATE_READY if guest is not None and guest.ready
           else wire.PLAYER_STATE_PREPARE)
     return wire.roomObject(
-        room.name, room.owner.session.nameTo(viewer),
+        room.name,
+        room.owner.session.nameTo(viewer) if room.owner is not None
+        else "",
         guest.session.nameTo(viewer) if guest else "",
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 

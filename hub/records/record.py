@@ -75,6 +75,8 @@ class GameRecord:
     @ivar eventsText: L{events} in their stored form
         (L{codec.eventsText}), when the record was made with it, else
         None.
+    @ivar event: the id of the tournament event (L{hub.tournaments}) the
+        game was played for, or None.
     """
 
     gameId = attr.ib()
@@ -91,6 +93,7 @@ class GameRecord:
     rated = attr.ib(default=False)
     actions = attr.ib(default=None, repr=False, eq=False)
     eventsText = attr.ib(default=None, repr=False, eq=False)
+    event = attr.ib(default=None)
 
     @property
     def events(self):

@@ -8,6 +8,8 @@ down.  A game is never held up by its record.
 import collections
 import itertools
 
+import attr
+
 from twisted.enterprise.adbapi import ConnectionLost
 from twisted.internet import defer
 from twisted.logger import Logger
@@ -62,6 +64,10 @@ class Recorder:
         refuses, or still queued when a stopping hub's deadline passed).
     @ivar confirmed: the ids of the last records stored (for tests and
         logs), newest last.
+    @ivar eventOf: C{eventOf(kind, tableName)} gives the id of the
+        tournament event whose room that is, or None (the tournament
+        director's L{hub.tournaments.director.Director.eventOfRoom}); a
+        game's record carries it.  None: no game is a tournament's.
     """
 
     log = Logger()
@@ -91,6 +97,7 @@ class Recorder:
         self._gaveUp = False
         self._idleWaiters = []
         self._failureWaiters = []
+        self.eventOf = None
 
     # ITableListener
 
@@ -112,9 +119,20 @@ class Recorder:
             return
         if isinstance(event, events.GameEnded):
             del self.games[table]
-            self.enqueue(builder.finish(event))
+            self.enqueue(self._forEvent(builder.finish(event)))
         else:
             builder.add(event)
+
+    def _forEvent(self, record):
+        """
+        C{record} with the id of the tournament event it was played for.
+        """
+        if self.eventOf is None:
+            return record
+        eventId = self.eventOf(record.kind, record.table)
+        if eventId is None:
+            return record
+        return attr.evolve(record, event=eventId)
 
     # The queue
 
@@ -257,7 +275,7 @@ class Recorder:
         self.stopping = True
         now = self.clock.seconds()
         for builder in list(self.games.values()):
-            self.enqueue(builder.abandon(now))
+            self.enqueue(self._forEvent(builder.abandon(now)))
         self.games.clear()
         if self._retryCall is not None:
             self.retryNow()

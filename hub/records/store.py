@@ -74,11 +74,11 @@ def saveRecord(cursor, record):
     seats = _rate(cursor, record) if rated else record.seats
     cursor.execute(
         "INSERT INTO games (kind, table_name, started_at, ended_at, reason, "
-        "winner, ranking, seat_count, action_count, rated) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        "winner, ranking, seat_count, action_count, rated, event) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         (record.kind, record.table, record.startedAt, record.endedAt,
          record.reason, record.winner, _dumps(list(record.ranking)),
-         len(record.seats), record.actionCount, int(rated)))
+         len(record.seats), record.actionCount, int(rated), record.event))
     gameId = cursor.fetchone()[0]
     rows = []
     for seat in seats:

@@ -136,6 +136,10 @@ class GomokuTable(Table):
                 self.end(events.NORMAL)
             else:
                 self.end(events.NORMAL, (winner, 1 - winner), winner)
+        elif self.options.turnSeconds is not None:
+            # A turn clock (a tournament's): the next seat's turn, its
+            # clock and its bot.
+            self.startTurn()
         elif self.takeover.pilots:
             self.takeover.turn()
 
@@ -182,6 +186,22 @@ class GomokuTable(Table):
             self.takeOver(seat)
         else:
             self.forfeit(seat)
+
+    def timedOut(self) -> None:
+        """
+        The seat to act ran out of time: it loses (L{events.TIMEOUT}).
+        Gomoku has a turn clock only when its options give one (a
+        tournament's C{--turn-seconds}); the hub's rooms have none.
+        """
+        if self.over:
+            return
+        seat = self.game.currentSeat
+        if seat is None:
+            return
+        self.emit(events.SeatTimedOut(seat, self.now()))
+        winner = 1 - seat
+        self.game.forfeit(seat)
+        self.end(events.TIMEOUT, (winner, seat), winner)
 
     def forfeit(self, seat: int) -> None:
         """

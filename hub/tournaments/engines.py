@@ -695,6 +695,22 @@ class EngineLauncher(Service):
                        lambda f: self._listenFailed(game, f))
         return game.started
 
+    def entrantOf(self, room, playerId):
+        """
+        The entrant whose engine's connection is the session C{playerId}
+        at C{room}'s game, or None: how the director knows who sat where
+        in a Splendor game, whose protocol carries no names.
+        """
+        game = self.games.get(room)
+        if game is None:
+            return None
+        for name, seat in game.seats.items():
+            for protocol in seat.protocols:
+                session = getattr(protocol, "session", None)
+                if session is not None and session.id == playerId:
+                    return name
+        return None
+
     def stop(self, pairing):
         """
         Kill what was launched for C{pairing} and close its listeners.

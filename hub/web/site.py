@@ -5,6 +5,7 @@ The web face's resource tree and site:
     /games/ID               a live game, or a finished game's replay
     /players/KIND/NAME      a player's rating and recent games
     /leaderboard/KIND       the leaderboard of a game kind
+    /tournaments[/ID]       tournament events (L{hub.web.tournaments})
     /api/...                the JSON API and event streams (L{hub.web.api})
     /static/...             the pages' JavaScript and CSS
     /metrics                the Prometheus metrics of L{hub.metrics}
@@ -77,7 +78,8 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics, health=None, auth=None, play=None):
+    def __init__(self, web, metrics, health=None, auth=None, play=None,
+                 tournaments=None):
         resource.Resource.__init__(self)
         if play is not None:
             self.putChild(b"ws", play)
@@ -96,6 +98,10 @@ class Root(resource.Resource):
             self.putChild(b"account", accountpages.AccountPage(auth))
             self.putChild(b"admin", admin.AdminPage(auth))
             apiRoot.putChild(b"admin", adminapi.AdminAPI(auth))
+        if tournaments is not None:
+            from hub.web.tournaments import TournamentsAPI, TournamentsPage
+            self.putChild(b"tournaments", TournamentsPage(tournaments))
+            apiRoot.putChild(b"tournaments", TournamentsAPI(tournaments))
         self.putChild(b"static", StaticFiles(STATIC))
         self.putChild(b"metrics", metrics)
         if health is not None:
@@ -309,17 +315,19 @@ class WebService(Service):
     name = "web"
 
     def __init__(self, spectating, lobbyFeed, errors=None, play=None,
-                 name=None):
+                 name=None, tournamentFeeds=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.errors = errors
         self.play = play
+        self.tournamentFeeds = tournamentFeeds
         if name is not None:
             self.name = name
 
     def stopService(self):
         Service.stopService(self)
-        for feed in (self.play, self.spectating, self.lobbyFeed):
+        for feed in (self.play, self.spectating, self.lobbyFeed,
+                     self.tournamentFeeds):
             if feed is not None:
                 feed.stop()
         if self.errors is not None:
@@ -370,7 +378,7 @@ def faceSite(hub, root, gate, siteClass=HubSite):
 
 
 def webSite(hub, records=None, collectors=(), limits=None, auth=None,
-            factories=None):
+            factories=None, director=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -384,6 +392,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     @param factories: the game protocols' factories by game kind, whose
         rooms browser players join at C{/ws} (L{hub.web.play}); None for
         no C{/ws}.
+    @param director: the tournament director
+        (L{hub.tournaments.director.Director}) whose events the
+        C{/tournaments} pages and API show, or None for none.
     @return: C{(site, service)}.
     """
     spectating = Spectating(hub.clock)
@@ -400,13 +411,21 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
                        lobbyFeed, getattr(auth, "names", None))
         socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock,
                                           auth))
+    tournaments = feeds = None
+    if director is not None:
+        from hub.web.tournaments import TournamentFeeds, TournamentsWeb
+        tournaments = TournamentsWeb(director.database, director, hub.lobby,
+                                     spectating, web.gate)
+        feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
+        director.listeners.append(feeds)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
-                getattr(hub, "health", None), auth, socket)
+                getattr(hub, "health", None), auth, socket, tournaments)
     site = faceSite(hub, root, web.gate)
     site.auth = auth
     site.web = web
     site.play = play
-    return site, WebService(spectating, lobbyFeed, site.errors, play)
+    return site, WebService(spectating, lobbyFeed, site.errors, play,
+                            tournamentFeeds=feeds)
 
 
 def metricsSite(hub, collectors=(), limits=None):

@@ -320,3 +320,78 @@ class LobbyTests(SynchronousTestCase):
         self.lobby.join("checkers", "r", b, ob)
         self.assertEqual(self.events, [("b", "joined", "b")])
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 2)
+
+
+class OpenRoomTests(SynchronousTestCase):
+    """
+    L{L.Lobby.openRoom}: an empty room that waits for its players (the
+    tournament director's).
+    """
+
+    def setUp(self):
+        self.sessions = Sessions(Clock())
+        self.lobby = L.Lobby()
+        self.changed = []
+        self.closed = []
+        self.lobby.addWatcher(self)
+
+    def roomChanged(self, room):
+        self.changed.append(room.name)
+
+    def roomClosed(self, room):
+        self.closed.append(room.name)
+
+    def player(self, name):
+        session = self.sessions.connect("gomoku", None)
+        session.name = name
+        return session
+
+    def test_emptyUntilJoined(self):
+        """
+        The room is listed with no member and no owner, with its
+        settings; the first to join owns it; the watchers hear of it.
+        """
+        room = self.lobby.openRoom("gomoku", "1-1-1", CountPolicy(2, False),
+                                   2, settings={"x": 1})
+        self.assertEqual((room.members, room.owner, room.settings),
+                         ([], None, {"x": 1}))
+        self.assertEqual(self.lobby.rooms("gomoku"), [room])
+        self.assertEqual(self.changed, ["1-1-1"])
+        a = self.player("a")
+        self.lobby.join("gomoku", "1-1-1", a, L.RoomObserver())
+        self.assertIs(room.owner.session, a)
+
+    def test_closesWhenLeft(self):
+        """
+        Like any room, it closes when its last member leaves.
+        """
+        self.lobby.openRoom("gomoku", "r", CountPolicy(2, False), 2)
+        a = self.player("a")
+        self.lobby.join("gomoku", "r", a, L.RoomObserver())
+        self.lobby.leave(a)
+        self.assertIsNone(self.lobby.room("gomoku", "r"))
+        self.assertEqual(self.closed, ["r"])
+
+    def test_refusals(self):
+        """
+        A room of that name exists: L{L.RoomExists}; draining:
+        L{L.Draining}.
+        """
+        self.lobby.openRoom("gomoku", "r", CountPolicy(2, False), 2)
+        self.assertRaises(L.RoomExists, self.lobby.openRoom, "gomoku", "r",
+                          CountPolicy(2, False), 2)
+        self.lobby.draining = True
+        self.assertRaises(L.Draining, self.lobby.openRoom, "gomoku", "s",
+                          CountPolicy(2, False), 2)
+
+    def test_gomokuListing(self):
+        """
+        A gomoku room opened empty is listed with an empty owner name.
+        """
+        from hub.protocols.gomoku_players import roomObjectOf
+        from hub.tables.gomoku import OWNER_SEAT
+        room = self.lobby.openRoom("gomoku", "r", CountPolicy(2, False), 2,
+                                   settings={OWNER_SEAT: 0})
+        listed = roomObjectOf(room)
+        self.assertEqual(listed["name"], "r")
+        self.assertEqual(listed["owner"], "")

@@ -262,3 +262,45 @@ class QueueTests(support.SQLiteMixin, TestCase):
                          ("unfinished", events.ABANDONED, False))
         self.assertEqual(last.actionCount, 1)
         self.assertTrue(service.database._closed)
+
+
+class EventColumnTests:
+    """
+    A game of a tournament's room is recorded with the event's id (the
+    recorder's C{eventOf}); every other game with none.
+    """
+
+    def setUp(self):
+        self.database = support.openDatabase(self, self.databaseURL())
+        self.recorder = Recorder(self.database, Clock())
+        self.recorder.eventOf = (
+            lambda kind, table: 7 if table == "7-1-1" else None)
+
+    @defer.inlineCallbacks
+    def test_eventRecorded(self):
+        """
+        The C{event} column holds the id for the director's room only.
+        """
+        for table in ("7-1-1", "casual"):
+            support.playRandomGame(
+                "gomoku", [self.recorder], random.Random(3),
+                names=["ann", "bob"], table=table)
+        yield self.recorder.whenIdle()
+
+        def read(cursor):
+            cursor.execute("SELECT table_name, event FROM games")
+            return sorted(cursor.fetchall())
+
+        rows = yield self.database.runInteraction(read)
+        self.assertEqual([tuple(r) for r in rows],
+                         [("7-1-1", 7), ("casual", None)])
+
+
+class SQLiteEventColumnTests(support.SQLiteMixin, EventColumnTests,
+                             TestCase):
+    pass
+
+
+class PostgreSQLEventColumnTests(support.PostgreSQLMixin, EventColumnTests,
+                                 TestCase):
+    pass

@@ -1,0 +1,169 @@
+"""
+The contracts of the tournament director with what it drives.
+
+The director (L{hub.tournaments.director}) pairs entrants and creates one
+room per pairing, named C{EVENT-ROUND-BOARD}.  People and connected
+programs join that room through their own protocol; engine entrants are
+started by an L{IGameLauncher} (L{hub.tournaments.engines}), which the
+director calls for every pairing that seats at least one engine.
+
+The value types below are what crosses this boundary: plain frozen
+records, no Twisted, no database.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+import attr
+from zope.interface import Interface
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class EventInfo:
+    """
+    What a launcher needs to know of an event.
+
+    @ivar id: The event's id (a positive integer; the C{EVENT} of room
+        names).
+    @ivar name: The event's display name.
+    @ivar kind: The game kind: C{'gomoku'}, C{'checkers'} or
+        C{'splendor'}.
+    @ivar turnSeconds: The turn clock of the event's games, or L{None} for
+        the kind's default.
+    """
+
+    id: int
+    name: str
+    kind: str
+    turnSeconds: Optional[float] = None
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class EntrantInfo:
+    """
+    One entrant seated in a pairing.
+
+    @ivar name: The entrant's name (an account name once hub/accounts has
+        landed): the name it must play under in the room.
+    @ivar command: The engine's command line as an admin registered it,
+        with its C{{host} {port} {room} {name} {key}} placeholders not yet
+        filled, or L{None} for a person or a connected program (which
+        joins by itself).
+    @ivar key: The play key that proves C{name} (hub.accounts), for the
+        command's C{{key}}, or None.  TODO(accounts): the director has
+        none to give yet (keys are stored hashed); an admin writes the
+        key into the command line instead.
+    """
+
+    name: str
+    command: Optional[tuple[str, ...]] = None
+    key: Optional[str] = attr.ib(default=None, repr=False)
+
+    @property
+    def isEngine(self) -> bool:
+        """
+        True when the director (through its launcher) starts this entrant.
+        """
+        return self.command is not None
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class PairingInfo:
+    """
+    One game of an event: a board of a round.
+
+    @ivar event: The event's id.
+    @ivar round: The round, from 1 (an arena numbers its games' rounds as
+        it goes).
+    @ivar board: The board within the round, from 1.
+    @ivar seats: The entrants' names in seat order (seat 0 first; for
+        gomoku seat 0 plays black).
+    """
+
+    event: int
+    round: int
+    board: int
+    seats: tuple[str, ...]
+
+    @property
+    def room(self) -> str:
+        """
+        The room's name, C{EVENT-ROUND-BOARD}, e.g. C{'7-3-2'}.
+        """
+        return roomName(self.event, self.round, self.board)
+
+
+def roomName(event: int, round: int, board: int) -> str:
+    """
+    The name of the room of board C{board} of round C{round} of event
+    C{event}: C{EVENT-ROUND-BOARD}.
+    """
+    return "%d-%d-%d" % (event, round, board)
+
+
+class IGameLauncher(Interface):
+    """
+    Starts (and stops) the engine entrants of a tournament game.
+
+    The director calls L{launch} once the pairing's room exists, and
+    L{stop} when the game is over, forfeited or abandoned (a pause, a
+    withdrawal, the hub stopping).
+    """
+
+    def launch(event: EventInfo, pairing: PairingInfo,
+               entrants: Sequence[EntrantInfo]) -> object:
+        """
+        Start every engine among C{entrants} for C{pairing}.
+
+        @param event: The event.
+        @param pairing: The game; its L{PairingInfo.room} is the room the
+            engines must join.
+        @param entrants: Every entrant of the pairing in seat order
+            (people and programs too, with no command: the launcher skips
+            them).
+        @return: A L{Deferred} that fires (with anything) once every
+            engine's process has been started, or fails with
+            L{EngineFailed} naming the entrant whose engine could not
+            start; the director then forfeits that entrant's game.
+            Later failures (a crash mid-game) reach the director through
+            the table: the engine's seat leaves and times out.
+        @rtype: L{twisted.internet.defer.Deferred}
+        """
+
+    def stop(pairing: PairingInfo) -> None:
+        """
+        Kill whatever was launched for C{pairing} (nothing if nothing
+        was).  Idempotent.
+        """
+
+
+class EngineFailed(Exception):
+    """
+    An engine could not be started (or died before its game began).
+
+    @ivar name: The entrant whose engine failed.
+    @ivar reason: A short text for the event's log.
+    """
+
+    def __init__(self, name: str, reason: str = "") -> None:
+        Exception.__init__(self, name, reason)
+        self.name = name
+        self.reason = reason
+
+
+class ITournamentListener(Interface):
+    """
+    Told of an event's progress (the web face's live updates).
+    """
+
+    def eventChanged(eventId: int) -> None:
+        """
+        Something of event C{eventId} changed: an entry, a pairing, a
+        result, its state.
+        """
+
+
+__all__ = ["EventInfo", "EntrantInfo", "PairingInfo", "roomName",
+           "IGameLauncher", "EngineFailed", "ITournamentListener"]
+

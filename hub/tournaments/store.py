@@ -1,0 +1,441 @@
+"""
+Tournament events in the records database (migration
+C{0005_tournaments.sql}): interactions, i.e. functions of a
+L{hub.records.db.Cursor}, run by the hub through
+L{hub.records.db.Database.runInteraction} (adbapi, SQLite or PostgreSQL)
+and by the CLI through L{runBlocking}.
+
+An event's state goes C{created -> running <-> paused -> finished}; the
+CLI (or the web's admin) writes the state, the hub's director
+(L{hub.tournaments.director}) reacts to it within its poll interval.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import attr
+
+from hub.records import db
+from hub.tournaments.formats import ARENA, FORMATS, ROUND_ROBIN, SWISS
+from hub.tournaments.standings import Game
+
+CREATED = "created"
+RUNNING = "running"
+PAUSED = "paused"
+FINISHED = "finished"
+STATES = (CREATED, RUNNING, PAUSED, FINISHED)
+
+#: Players per table allowed for each kind.
+TABLE_SIZES = {"gomoku": (2,), "checkers": (2, 3, 4, 6),
+               "splendor": (2, 3, 4)}
+
+
+class TournamentError(Exception):
+    """
+    An operation on an event was refused; the message says why.
+    """
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Event:
+    """
+    One row of C{tournaments}.
+    """
+
+    id: int
+    name: str
+    kind: str
+    format: str
+    rounds: Optional[int]
+    minutes: Optional[float]
+    tableSize: int
+    turnSeconds: Optional[float]
+    state: str
+    currentRound: int
+    createdAt: float
+    startedAt: Optional[float] = None
+    endsAt: Optional[float] = None
+    pausedAt: Optional[float] = None
+    finishedAt: Optional[float] = None
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Entrant:
+    """
+    One row of C{tournament_entrants}.
+
+    @ivar entry: Entry order, from 1.
+    @ivar command: An engine's command line (admins only), or None.
+    """
+
+    name: str
+    entry: int
+    command: Optional[Tuple[str, ...]]
+    withdrawn: bool
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class Snapshot:
+    """
+    Everything stored of one event.
+
+    @ivar games: Every pairing (byes included) with its points once it
+        has a result, by round then board.
+    @ivar reasons: C{(round, board)} -> how the game ended (a
+        L{hub.tables.events} end reason, C{"bye"}, C{"forfeit"}...).
+    """
+
+    event: Event
+    entrants: Tuple[Entrant, ...]
+    games: Tuple[Game, ...]
+    reasons: Dict[Tuple[int, int], str]
+
+    def names(self, withdrawn: bool = True) -> List[str]:
+        """
+        The entrants' names in entry order (without the withdrawn unless
+        asked).
+        """
+        return [e.name for e in self.entrants
+                if withdrawn or not e.withdrawn]
+
+    def entrant(self, name: str) -> Optional[Entrant]:
+        for entrant in self.entrants:
+            if entrant.name == name:
+                return entrant
+        return None
+
+
+_EVENT_COLUMNS = ("id, name, kind, format, rounds, minutes, table_size, "
+                  "turn_seconds, state, current_round, created_at, "
+                  "started_at, ends_at, paused_at, finished_at")
+
+
+def _event(row: Sequence[Any]) -> Event:
+    return Event(*row)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def createEvent(cursor: db.Cursor, name: str, kind: str, format: str,
+                rounds: Optional[int], minutes: Optional[float],
+                tableSize: int, turnSeconds: Optional[float],
+                now: float) -> int:
+    """
+    Store a new event (state C{created}).
+
+    @return: its id.
+    @raise TournamentError: a kind, format or option that does not fit.
+    """
+    if kind not in TABLE_SIZES:
+        raise TournamentError("no game kind %r (gomoku, checkers, "
+                              "splendor)" % (kind,))
+    if format not in FORMATS:
+        raise TournamentError("no format %r (%s)" % (format,
+                                                     ", ".join(FORMATS)))
+    if tableSize not in TABLE_SIZES[kind]:
+        raise TournamentError("%s is played at tables of %s, not %d" % (
+            kind, "/".join(str(n) for n in TABLE_SIZES[kind]), tableSize))
+    if format == SWISS and not (rounds and rounds > 0):
+        raise TournamentError("a Swiss event needs --rounds N")
+    if format == ARENA and not (minutes and minutes > 0):
+        raise TournamentError("an arena needs --minutes M")
+    if not name.strip():
+        raise TournamentError("an event needs a name")
+    cursor.execute(
+        "INSERT INTO tournaments (name, kind, format, rounds, minutes, "
+        "table_size, turn_seconds, state, current_round, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) RETURNING id",
+        (name, kind, format, rounds if format == SWISS else None,
+         minutes if format == ARENA else None, tableSize, turnSeconds,
+         CREATED, now))
+    return int(cursor.fetchone()[0])
+
+
+def getEvent(cursor: db.Cursor, eventId: int) -> Event:
+    """
+    The event C{eventId}.
+
+    @raise TournamentError: there is none.
+    """
+    cursor.execute("SELECT " + _EVENT_COLUMNS + " FROM tournaments "
+                   "WHERE id = ?", (eventId,))
+    row = cursor.fetchone()
+    if row is None:
+        raise TournamentError("no event %s" % (eventId,))
+    return _event(row)
+
+
+def listEvents(cursor: db.Cursor) -> List[Event]:
+    """
+    Every event, newest first.
+    """
+    cursor.execute("SELECT " + _EVENT_COLUMNS + " FROM tournaments "
+                   "ORDER BY id DESC")
+    return [_event(row) for row in cursor.fetchall()]
+
+
+def activeEvents(cursor: db.Cursor) -> List[Event]:
+    """
+    The events a hub runs: running or paused, oldest first.
+    """
+    cursor.execute("SELECT " + _EVENT_COLUMNS + " FROM tournaments "
+                   "WHERE state IN (?, ?) ORDER BY id", (RUNNING, PAUSED))
+    return [_event(row) for row in cursor.fetchall()]
+
+
+def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
+          command: Optional[Sequence[str]] = None,
+          guest: bool = False) -> str:
+    """
+    Enter C{name} in the event (again, if it had withdrawn); with
+    C{command}, as an engine (an admin's command line), replacing any
+    earlier one.
+
+    Entrants are accounts (L{hub.accounts}): C{name} must be one, and is
+    entered under the account's own spelling, unless C{guest} (a name no
+    account owns, as the hub's guests play) or an engine (whose name is
+    the admin's to choose; an engine playing under an account's name
+    proves it with its C{{key}}).
+
+    @return: the name as entered.
+    @raise TournamentError: no such event, it is over, or no account.
+    """
+    event = getEvent(cursor, eventId)
+    if event.state == FINISHED:
+        raise TournamentError("event %d is finished" % (eventId,))
+    if not name or len(name) > 64 or any(c.isspace() for c in name):
+        raise TournamentError("an entrant's name is 1 to 64 characters, "
+                              "no spaces")
+    if not command and not guest:
+        from hub.accounts.names import nameKey
+        from hub.accounts.store import NoSuchAccount, accountName
+        try:
+            name = accountName(cursor, nameKey(name), name)
+        except NoSuchAccount:
+            raise TournamentError(
+                "%s is no account (python -m hub.accounts add %s), and "
+                "entrants are accounts; enter --guest enters a guest's "
+                "name" % (name, name))
+    commandText = _dumps(list(command)) if command else None
+    cursor.execute("SELECT command FROM tournament_entrants WHERE "
+                   "tournament_id = ? AND name = ?", (eventId, name))
+    row = cursor.fetchone()
+    if row is None:
+        cursor.execute("SELECT COUNT(*) FROM tournament_entrants WHERE "
+                       "tournament_id = ?", (eventId,))
+        entry = int(cursor.fetchone()[0]) + 1
+        cursor.execute(
+            "INSERT INTO tournament_entrants (tournament_id, name, entry, "
+            "command, withdrawn, entered_at) VALUES (?, ?, ?, ?, 0, ?)",
+            (eventId, name, entry, commandText, now))
+    else:
+        cursor.execute(
+            "UPDATE tournament_entrants SET withdrawn = 0, command = ? "
+            "WHERE tournament_id = ? AND name = ?",
+            (commandText if command else row[0], eventId, name))
+    return name
+
+
+def withdraw(cursor: db.Cursor, eventId: int, name: str) -> None:
+    """
+    Withdraw C{name}: it is paired no more; its games not yet played are
+    forfeited.
+
+    @raise TournamentError: not an entrant.
+    """
+    getEvent(cursor, eventId)
+    cursor.execute("UPDATE tournament_entrants SET withdrawn = 1 WHERE "
+                   "tournament_id = ? AND name = ?", (eventId, name))
+    cursor.execute("SELECT COUNT(*) FROM tournament_entrants WHERE "
+                   "tournament_id = ? AND name = ?", (eventId, name))
+    if not cursor.fetchone()[0]:
+        raise TournamentError("%s is not an entrant of event %d" % (
+            name, eventId))
+
+
+def entrants(cursor: db.Cursor, eventId: int) -> List[Entrant]:
+    """
+    The entrants of C{eventId}, in entry order.
+    """
+    cursor.execute("SELECT name, entry, command, withdrawn FROM "
+                   "tournament_entrants WHERE tournament_id = ? "
+                   "ORDER BY entry", (eventId,))
+    return [Entrant(name, entry,
+                    tuple(json.loads(command)) if command else None,
+                    bool(withdrawn))
+            for name, entry, command, withdrawn in cursor.fetchall()]
+
+
+def requestState(cursor: db.Cursor, eventId: int, action: str,
+                 now: float) -> Event:
+    """
+    C{start}, C{pause} or C{resume} the event: the state the hub's
+    director follows.
+
+    @raise TournamentError: the event is not in a state that allows it.
+    """
+    event = getEvent(cursor, eventId)
+    if action == "start":
+        if event.state != CREATED:
+            raise TournamentError("event %d is %s, not created" % (
+                eventId, event.state))
+        tableSize = event.tableSize
+        count = len([e for e in entrants(cursor, eventId)
+                     if not e.withdrawn])
+        if count < tableSize:
+            raise TournamentError("event %d has %d entrants; it needs at "
+                                  "least %d" % (eventId, count, tableSize))
+        cursor.execute("UPDATE tournaments SET state = ? WHERE id = ?",
+                       (RUNNING, eventId))
+    elif action == "pause":
+        if event.state != RUNNING:
+            raise TournamentError("event %d is %s, not running" % (
+                eventId, event.state))
+        cursor.execute("UPDATE tournaments SET state = ?, paused_at = ? "
+                       "WHERE id = ?", (PAUSED, now, eventId))
+    elif action == "resume":
+        if event.state != PAUSED:
+            raise TournamentError("event %d is %s, not paused" % (
+                eventId, event.state))
+        endsAt = event.endsAt
+        if endsAt is not None and event.pausedAt is not None:
+            # An arena's clock stands still while it is paused.
+            endsAt += max(0.0, now - event.pausedAt)
+        cursor.execute("UPDATE tournaments SET state = ?, paused_at = NULL, "
+                       "ends_at = ? WHERE id = ?",
+                       (RUNNING, endsAt, eventId))
+    else:
+        raise TournamentError("no action %r" % (action,))
+    return getEvent(cursor, eventId)
+
+
+def begin(cursor: db.Cursor, eventId: int, now: float) -> Event:
+    """
+    The director starts a running event: its start time and, for an
+    arena, its end.
+    """
+    event = getEvent(cursor, eventId)
+    if event.startedAt is None:
+        endsAt = (now + event.minutes * 60.0
+                  if event.format == ARENA and event.minutes else None)
+        cursor.execute("UPDATE tournaments SET started_at = ?, ends_at = ? "
+                       "WHERE id = ?", (now, endsAt, eventId))
+    return getEvent(cursor, eventId)
+
+
+def startRound(cursor: db.Cursor, eventId: int, round: int,
+               games: Sequence[Game], now: float) -> None:
+    """
+    Store round C{round} and its C{games} (byes with their points), and
+    make it the event's current round.
+    """
+    cursor.execute(
+        "INSERT INTO tournament_rounds (tournament_id, round, started_at) "
+        "VALUES (?, ?, ?) ON CONFLICT (tournament_id, round) DO NOTHING",
+        (eventId, round, now))
+    addPairings(cursor, eventId, games, now)
+    cursor.execute("UPDATE tournaments SET current_round = ? WHERE id = ? "
+                   "AND current_round < ?", (round, eventId, round))
+
+
+def addPairings(cursor: db.Cursor, eventId: int, games: Sequence[Game],
+                now: float) -> None:
+    """
+    Store C{games} as pairings; those with points (byes) as results too.
+    """
+    for game in games:
+        cursor.execute(
+            "INSERT INTO tournament_pairings (tournament_id, round, board, "
+            "seats, created_at) VALUES (?, ?, ?, ?, ?)",
+            (eventId, game.round, game.board, _dumps(list(game.seats)), now))
+        if game.points is not None:
+            saveResult(cursor, eventId, game, "bye" if game.bye else
+                       "scheduled", now)
+
+
+def saveResult(cursor: db.Cursor, eventId: int, game: Game, reason: str,
+               now: float) -> None:
+    """
+    Store the result of C{game} (its points; its seats as played).
+    """
+    cursor.execute(
+        "INSERT INTO tournament_results (tournament_id, round, board, "
+        "points, reason, seats, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (eventId, game.round, game.board, _dumps(list(game.points or ())),
+         reason, _dumps(list(game.seats)), now))
+
+
+def finishRound(cursor: db.Cursor, eventId: int, round: int,
+                now: float) -> None:
+    cursor.execute("UPDATE tournament_rounds SET finished_at = ? WHERE "
+                   "tournament_id = ? AND round = ?", (now, eventId, round))
+
+
+def finish(cursor: db.Cursor, eventId: int, now: float) -> None:
+    """
+    The event is over.
+    """
+    cursor.execute("UPDATE tournaments SET state = ?, finished_at = ? "
+                   "WHERE id = ?", (FINISHED, now, eventId))
+
+
+def snapshot(cursor: db.Cursor, eventId: int) -> Snapshot:
+    """
+    Everything stored of event C{eventId}.
+    """
+    event = getEvent(cursor, eventId)
+    cursor.execute("SELECT round, board, seats FROM tournament_pairings "
+                   "WHERE tournament_id = ? ORDER BY round, board",
+                   (eventId,))
+    pairings = cursor.fetchall()
+    cursor.execute("SELECT round, board, points, reason, seats FROM "
+                   "tournament_results WHERE tournament_id = ?", (eventId,))
+    results = {(r, b): (p, reason, s)
+               for r, b, p, reason, s in cursor.fetchall()}
+    games = []
+    reasons = {}
+    for round, board, seats in pairings:
+        result = results.get((round, board))
+        if result is None:
+            games.append(Game(round, board, tuple(json.loads(seats))))
+        else:
+            points, reason, played = result
+            games.append(Game(round, board, tuple(json.loads(played)),
+                              tuple(json.loads(points))))
+            reasons[(round, board)] = reason
+    # Byes first within a round (negative boards), then boards.
+    return Snapshot(event, tuple(entrants(cursor, eventId)), tuple(games),
+                    reasons)
+
+
+def runBlocking(url: db.DatabaseURL, interaction: Any, *args: Any,
+                **kwargs: Any) -> Any:
+    """
+    Run C{interaction(cursor, *args, **kwargs)} in one transaction on a
+    plain connection (the CLI's way), the schema brought up to date
+    first.
+    """
+    db.prepare(url)
+    connection = db.connect(url)
+    try:
+        raw = connection.cursor()
+        if url.dialect.begin:
+            raw.execute(url.dialect.begin)
+        try:
+            result = interaction(db.Cursor(raw, url.dialect), *args,
+                                 **kwargs)
+        except BaseException:
+            connection.rollback()
+            raise
+        connection.commit()
+        return result
+    finally:
+        connection.close()
+
+
+__all__ = ["CREATED", "RUNNING", "PAUSED", "FINISHED", "Event", "Entrant",
+           "Snapshot", "TournamentError", "ROUND_ROBIN", "SWISS", "ARENA"]

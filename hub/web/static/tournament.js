@@ -1,0 +1,68 @@
+// /tournaments/ID: the standings, crosstable and pairings kept up to date
+// from the event's stream (/api/tournaments/ID/events), which sends the
+// event's JSON at once and after each change.  The page is complete
+// without this script; every name goes in as a text node (dom.js).
+
+import { el, player, players, replaceChildren } from "./dom.js";
+
+const root = document.getElementById("tournament");
+
+function points(value) {
+  if (value === null || value === undefined) return "";
+  return String(Math.round(value * 100) / 100);
+}
+
+function standingRows(data) {
+  const names = data.standings.map((s) => s.name);
+  return data.standings.map((s) => el("tr", { class: "standing" },
+    el("td", {}, String(s.rank)), el("td", {}, player(s.name)),
+    el("td", { class: "points" }, points(s.points)),
+    el("td", {}, String(s.games)),
+    names.map((n) => el("td", {}, n === s.name ? "" :
+      points((data.crosstable[s.name] || {})[n])))));
+}
+
+function pairingRow(p) {
+  const result = p.points === null ? "playing"
+    : p.points.map(points).join(" - ");
+  return el("tr", { class: "pairing" },
+    el("td", {}, p.room || "bye"), el("td", {}, players(p.seats, " vs ")),
+    el("td", {}, result), el("td", {}, p.result || ""),
+    p.live ? el("td", {}, el("a", { href: p.live, class: "watch" },
+                              "watch")) : null);
+}
+
+function update(data) {
+  const table = root.querySelector("table.standings");
+  if (table) {
+    replaceChildren(table.querySelector("thead tr"),
+      ["rank", "name", "points", "games"].map((h) => el("th", {}, h)),
+      data.standings.map((s) => el("th", {}, player(s.name))));
+    replaceChildren(table.querySelector("tbody"), standingRows(data));
+  }
+  const state = root.querySelector(".state");
+  if (state) state.textContent = data.state;
+  root.dataset.state = data.state;
+  const sections = root.querySelectorAll("section");
+  data.rounds.forEach((r, i) => {
+    let section = sections[i];
+    if (!section) {
+      section = el("section", {}, el("h3", {}, "Round " + r.round),
+                   el("table", { class: "pairings" }));
+      const entrants = [...root.querySelectorAll("h2")].pop();
+      root.insertBefore(section, entrants);
+    }
+    replaceChildren(section.querySelector("table.pairings"),
+                    r.pairings.map(pairingRow));
+  });
+}
+
+if (root) {
+  const stream = new EventSource(
+    "/api/tournaments/" + root.dataset.event + "/events");
+  stream.addEventListener("tournament", (e) => {
+    const data = JSON.parse(e.data);
+    update(data);
+    if (data.state === "finished") stream.close();
+  });
+}

@@ -1,0 +1,422 @@
+"""
+The tournaments on the web face (L{hub.tournaments}):
+
+    /api/tournaments                  every event (JSON)
+    /api/tournaments/ID               one event: entrants, pairings per
+                                      round (rooms, live game links),
+                                      standings, crosstable
+    /api/tournaments/ID/next?name=N   the room entrant N should join now
+    /api/tournaments/ID/standings.csv the standings as CSV
+    /api/tournaments/ID/events        event stream: C{tournament} (the
+                                      event's JSON) at once, then after
+                                      each change (at most once a second)
+    /tournaments                      upcoming, running, finished events
+    /tournaments/ID                   one event's page
+
+Read-only: events are created and run with the CLI
+(C{python -m hub.tournaments}).  Engine command lines never appear.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from twisted.internet import defer
+from twisted.logger import Logger
+from twisted.web import resource, server
+from twisted.web.template import tags
+from zope.interface import implementer
+
+from hub.tournaments import store, views
+from hub.tournaments.interfaces import ITournamentListener
+from hub.web import pages
+from hub.web.api import (
+    JSONResource, NotFound, StreamResource, deferJSON, sendJSON)
+from hub.web.errors import pathSegment
+from hub.web.stream import Fanout, sseFrame
+
+#: Seconds between two pushes of one event's stream.
+PUSH_INTERVAL = 1.0
+log = Logger()
+
+
+def _eventId(segment: Optional[str]) -> Optional[int]:
+    if segment is None or not segment.isdigit() or len(segment) > 18:
+        return None
+    return int(segment)
+
+
+class TournamentsWeb:
+    """
+    The data of the tournament pages and API.
+
+    @param database: The records' L{hub.records.db.Database}.
+    @param director: The hub's L{hub.tournaments.director.Director}, or
+        None (no live links, no next rooms).
+    @param lobby: The hub's lobby (a pairing's room -> its table).
+    @param spectating: The web's L{hub.web.live.Spectating} (a table ->
+        its live game).
+    """
+
+    def __init__(self, database: Any, director: Any = None,
+                 lobby: Any = None, spectating: Any = None,
+                 gate: Any = None) -> None:
+        self.database = database
+        self.director = director
+        self.lobby = lobby
+        self.spectating = spectating
+        self.gate = gate
+        #: The L{TournamentFeeds} of the event streams, or None.
+        self.feeds: Optional[TournamentFeeds] = None
+
+    def listData(self) -> defer.Deferred:
+        d = self.database.runInteraction(store.listEvents)
+        return d.addCallback(lambda events: {
+            "tournaments": [views.summaryJSON(e) for e in events]})
+
+    def snapshot(self, eventId: int) -> defer.Deferred:
+        """
+        The event's L{store.Snapshot}, or None when there is none.
+        """
+        d = self.database.runInteraction(store.snapshot, eventId)
+
+        def missing(failure: Any) -> None:
+            failure.trap(store.TournamentError)
+            return None
+
+        return d.addErrback(missing)
+
+    def gameLink(self, kind: str, room: str) -> Optional[str]:
+        """
+        The live game page of C{room}'s game, if one is under way.
+        """
+        if self.lobby is None or self.spectating is None:
+            return None
+        found = self.lobby.room(kind, room)
+        if found is None or found.table is None:
+            return None
+        game = self.spectating.gameOf(found.table)
+        return "/games/" + game.id if game is not None else None
+
+    def eventData(self, eventId: int) -> defer.Deferred:
+        def made(snap: Optional[store.Snapshot]) -> Optional[Dict[str, Any]]:
+            if snap is None:
+                return None
+            kind = snap.event.kind
+            return views.eventJSON(
+                snap, lambda room: self.gameLink(kind, room))
+        return self.snapshot(eventId).addCallback(made)
+
+    def nextData(self, eventId: int, name: str) -> defer.Deferred:
+        """
+        The room C{name} should join now in event C{eventId} (None when
+        it has no game waiting for it), with the event's kind and state.
+        """
+        def made(snap: Optional[store.Snapshot]) -> Optional[Dict[str, Any]]:
+            if snap is None:
+                return None
+            room = None
+            if self.director is not None:
+                room = self.director.roomFor(eventId, name)
+            return {"event": eventId, "name": name, "kind": snap.event.kind,
+                    "state": snap.event.state, "room": room,
+                    "entrant": snap.entrant(name) is not None}
+        return self.snapshot(eventId).addCallback(made)
+
+
+@implementer(ITournamentListener)
+class TournamentFeeds:
+    """
+    The event streams of the events' pages: told by the director when an
+    event changed, it sends the event's JSON to that event's streams (at
+    most once every L{PUSH_INTERVAL}).
+
+    @ivar fanouts: Event id -> the L{Fanout} of its streams.
+    """
+
+    def __init__(self, web: TournamentsWeb, clock: Any,
+                 interval: float = PUSH_INTERVAL) -> None:
+        self.web = web
+        self.clock = clock
+        self.interval = interval
+        self.fanouts: Dict[int, Fanout] = {}
+        self._calls: Dict[int, Any] = {}
+        self.stopped = False
+
+    def feed(self, eventId: int) -> "_EventFeed":
+        """
+        The C{addStream}/C{removeStream} pair of one event, for a
+        L{StreamResource}.
+        """
+        return _EventFeed(self, eventId)
+
+    def addStream(self, eventId: int, stream: Any) -> None:
+        fanout = self.fanouts.get(eventId)
+        if fanout is None:
+            fanout = self.fanouts[eventId] = Fanout(self.clock)
+        d = self.web.eventData(eventId)
+
+        def first(data: Optional[Dict[str, Any]]) -> None:
+            if stream.closed or self.stopped:
+                return
+            if data is None:
+                stream.finish()
+                return
+            stream.write(sseFrame("tournament", data))
+            fanout.add(stream)
+
+        d.addCallback(first)
+        d.addErrback(lambda f: log.failure("tournament stream failed", f))
+
+    def removeStream(self, eventId: int, stream: Any) -> None:
+        fanout = self.fanouts.get(eventId)
+        if fanout is not None:
+            fanout.discard(stream)
+            if not len(fanout):
+                fanout.stop()
+                del self.fanouts[eventId]
+
+    def eventChanged(self, eventId: int) -> None:
+        """
+        Push event C{eventId} to its streams soon.
+        """
+        if (self.stopped or eventId not in self.fanouts
+                or eventId in self._calls):
+            return
+        self._calls[eventId] = self.clock.callLater(
+            self.interval, self._push, eventId)
+
+    def _push(self, eventId: int) -> None:
+        self._calls.pop(eventId, None)
+        fanout = self.fanouts.get(eventId)
+        if fanout is None or self.stopped:
+            return
+
+        def send(data: Optional[Dict[str, Any]]) -> None:
+            if data is not None and not fanout.stopped:
+                fanout.send(sseFrame("tournament", data))
+
+        d = self.web.eventData(eventId)
+        d.addCallback(send)
+        d.addErrback(lambda f: log.failure("tournament push failed", f))
+
+    def stop(self) -> None:
+        """
+        The hub stops: no more pushes.
+        """
+        self.stopped = True
+        for call in self._calls.values():
+            if call.active():
+                call.cancel()
+        self._calls.clear()
+        for fanout in self.fanouts.values():
+            fanout.stop()
+
+
+class _EventFeed:
+    """
+    One event's streams, as L{StreamResource} wants a feed.
+    """
+
+    def __init__(self, feeds: TournamentFeeds, eventId: int) -> None:
+        self.feeds = feeds
+        self.eventId = eventId
+
+    def addStream(self, stream: Any) -> None:
+        self.feeds.addStream(self.eventId, stream)
+
+    def removeStream(self, stream: Any) -> None:
+        self.feeds.removeStream(self.eventId, stream)
+
+
+class StandingsCSV(resource.Resource):
+    """
+    C{/api/tournaments/ID/standings.csv}.
+    """
+
+    isLeaf = True
+
+    def __init__(self, web: TournamentsWeb, eventId: int) -> None:
+        resource.Resource.__init__(self)
+        self.web = web
+        self.eventId = eventId
+
+    def render_GET(self, request: Any) -> Any:
+        def done(snap: Optional[store.Snapshot]) -> None:
+            if snap is None:
+                request.write(sendJSON(request, {"error": "not found"}, 404))
+            else:
+                request.setHeader(b"Content-Type", b"text/csv; charset=utf-8")
+                request.setHeader(
+                    b"Content-Disposition",
+                    b"attachment; filename=tournament-%d.csv" % (
+                        self.eventId,))
+                request.write(views.standingsCSV(snap).encode("utf-8"))
+            request.finish()
+
+        def failed(failure: Any) -> None:
+            request.write(sendJSON(request, {"error": "unavailable"}, 503))
+            request.finish()
+
+        self.web.snapshot(self.eventId).addCallbacks(done, failed)
+        return server.NOT_DONE_YET
+
+
+class TournamentsAPI(resource.Resource):
+    """
+    C{/api/tournaments} and below.
+    """
+
+    def __init__(self, web: TournamentsWeb) -> None:
+        resource.Resource.__init__(self)
+        self.web = web
+
+    def render_GET(self, request: Any) -> Any:
+        return deferJSON(request, self.web.listData())
+
+    def getChild(self, name: bytes, request: Any) -> resource.Resource:
+        if not name:
+            return self
+        eventId = _eventId(pathSegment(name))
+        if eventId is None:
+            return NotFound()
+        rest = request.postpath
+        if rest == [b"next"]:
+            request.postpath = []
+            names = request.args.get(b"name") or [b""]
+            who = names[0].decode("utf-8", "replace")
+            if not who:
+                return NotFound()
+            return JSONResource(lambda: self.web.nextData(eventId, who))
+        if rest == [b"standings.csv"]:
+            request.postpath = []
+            return StandingsCSV(self.web, eventId)
+        if rest == [b"events"] and self.web.feeds is not None:
+            request.postpath = []
+            return StreamResource(self.web.feeds.feed(eventId),
+                                  self.web.gate)
+        if rest:
+            return NotFound()
+        return JSONResource(lambda: self.web.eventData(eventId))
+
+
+# The pages.
+
+def listContent(data: Dict[str, Any]) -> Any:
+    """
+    The events by state: running (and paused), upcoming, finished.
+    """
+    groups = (("Running", ("running", "paused")), ("Upcoming", ("created",)),
+              ("Finished", ("finished",)))
+    sections = []
+    for title, states in groups:
+        items = [tags.li(tags.a(pages.player(e["name"]),
+                                href="/tournaments/%d" % (e["id"],)),
+                         " ", e["kind"], ", ", e["format"], " ",
+                         tags.span(e["state"], class_="state"),
+                         class_="tournament")
+                 for e in data["tournaments"] if e["state"] in states]
+        sections.append(tags.section(
+            tags.h2(title),
+            tags.ul(*items, class_="tournaments") if items
+            else tags.p("None."), class_="tournaments-" + title.lower()))
+    return tags.div(*sections, id="tournaments")
+
+
+def _points(value: Optional[float]) -> str:
+    return views.formatPoints(value) if value is not None else ""
+
+
+def eventContent(data: Dict[str, Any]) -> Any:
+    """
+    One event: its facts, standings, crosstable, rounds, entrants and
+    export links.
+    """
+    eventId = data["id"]
+    facts = tags.p(data["kind"], ", ", data["format"], ", ",
+                   tags.span(data["state"], class_="state"),
+                   (", round %d" % data["currentRound"])
+                   if data["currentRound"] else "")
+    names = [s["name"] for s in data["standings"]]
+    standingsTable = tags.table(
+        tags.thead(tags.tr(tags.th("rank"), tags.th("name"),
+                           tags.th("points"), tags.th("games"),
+                           *[tags.th(pages.player(n)) for n in names])),
+        tags.tbody(*[
+            tags.tr(tags.td(str(s["rank"])), tags.td(pages.player(s["name"])),
+                    tags.td(_points(s["points"]), class_="points"),
+                    tags.td(str(s["games"])),
+                    *[tags.td("" if n == s["name"] else _points(
+                        data["crosstable"].get(s["name"], {}).get(n)))
+                      for n in names],
+                    class_="standing")
+            for s in data["standings"]]),
+        class_="standings")
+    rounds = []
+    for r in data["rounds"]:
+        rows = []
+        for p in r["pairings"]:
+            cells = [tags.td(p.get("room", "bye")),
+                     tags.td(pages.players(p["seats"], " vs ")),
+                     tags.td(" - ".join(_points(x) for x in p["points"])
+                             if p["points"] is not None else "playing"),
+                     tags.td(p["result"] or "")]
+            if p.get("live"):
+                cells.append(tags.td(tags.a("watch", href=p["live"],
+                                            class_="watch")))
+            rows.append(tags.tr(*cells, class_="pairing"))
+        rounds.append(tags.section(tags.h3("Round %d" % (r["round"],)),
+                                   tags.table(*rows, class_="pairings")))
+    entrants = tags.ul(*[
+        tags.li(pages.player(e["name"]), " (engine)" if e["engine"] else "",
+                " (withdrawn)" if e["withdrawn"] else "")
+        for e in data["entrants"]], class_="entrants")
+    exports = tags.p(
+        tags.a("standings (CSV)",
+               href="/api/tournaments/%d/standings.csv" % (eventId,)),
+        " ", tags.a("event (JSON)", href="/api/tournaments/%d" % (eventId,)))
+    return tags.div(facts, tags.h2("Standings"), standingsTable, exports,
+                    tags.h2("Rounds"), *rounds, tags.h2("Entrants"),
+                    entrants, id="tournament",
+                    **{"data-event": str(eventId),
+                       "data-state": data["state"]})
+
+
+class TournamentsPage(resource.Resource):
+    """
+    C{/tournaments} and C{/tournaments/ID}.
+    """
+
+    isLeaf = True
+
+    def __init__(self, web: TournamentsWeb) -> None:
+        resource.Resource.__init__(self)
+        self.web = web
+
+    def render_GET(self, request: Any) -> Any:
+        parts: List[Optional[str]] = [pathSegment(p)
+                                      for p in request.postpath if p]
+        if not parts:
+            return pages._deferredPage(request, self.web.listData(),
+                                       "Tournaments", listContent)
+        eventId = _eventId(parts[0]) if len(parts) == 1 else None
+        if eventId is None:
+            return pages.notFound(request)
+        return _eventPage(request, self.web.eventData(eventId))
+
+
+def _eventPage(request: Any, d: defer.Deferred) -> Any:
+    def done(data: Optional[Dict[str, Any]]) -> Any:
+        if data is None:
+            return pages.notFound(request)
+        return pages.render(request, ["Tournament: ", pages.player(
+            data["name"])], eventContent(data), scripts=["tournament.js"])
+
+    def failed(failure: Any) -> None:
+        pages._logFailure(request, failure)
+        if not request.startedWriting:
+            pages.render(request, "Unavailable",
+                         tags.p("The events cannot be read now."), code=503)
+
+    d.addCallbacks(done, failed)
+    return server.NOT_DONE_YET
