@@ -33,7 +33,7 @@ from hub.accounts.model import Accounts
 from hub.accounts.store import AccountError
 from hub.accounts.websessions import WebSessions
 from hub.records import db
-from hub.records.cli import DatabaseOptions, _Command
+from hub.records.cli import DatabaseOptions, _Command, databaseOption
 from hub.records.notation import utc
 
 _DURATION = re.compile(r"^(\d+)([smhd])$")
@@ -108,9 +108,7 @@ class Options(DatabaseOptions):
 
     synopsis = ("--db URL (add | key | passwd | role | ban | unban | list "
                 "| audit | token | invite) ...")
-    optParameters = [["db", None, db.DEFAULT_URL,
-                      "The hub's database: sqlite:PATH or "
-                      "postgresql://user@host/dbname."]]
+    optParameters = [databaseOption()]
     subCommands = [
         ["add", None, AddOptions, "Register an account; prints its key."],
         ["key", None, NameOptions, "Make a new play key; prints it."],

@@ -151,15 +151,27 @@ class ExportOptions(_Command):
             raise usage.UsageError("give a GAME_ID or --since DATE")
 
 
+def databaseOption(what="The hub's database"):
+    """
+    The C{--db URL} option of a command-line tool over the hub's
+    database, C{what} saying what it holds.
+    """
+    return ["db", None, db.DEFAULT_URL,
+            what + ": sqlite:PATH or postgresql://user@host/dbname."]
+
+
 class DatabaseOptions(usage.Options):
     """
     The options of a command-line tool over the hub's database: a
     subcommand, and C{--db URL}, parsed into C{self["url"]}.
 
     @cvar noDatabase: the usage error of C{--db none}.
+    @cvar program: the tool's name, in the line saying that PostgreSQL
+        needs its extra, or None when the tool checks that itself.
     """
 
     noDatabase = "--db none names no database"
+    program = None
 
     def postOptions(self):
         if self.subCommand is None:
@@ -170,6 +182,10 @@ class DatabaseOptions(usage.Options):
             raise usage.UsageError(str(e))
         if self["url"] is None:
             raise usage.UsageError(self.noDatabase)
+        if self.program is not None and \
+                self["url"].dialect is db.POSTGRESQL:
+            extras.require("postgres", self.program,
+                           extras.POSTGRES_FEATURE)
 
 
 class Options(DatabaseOptions):
@@ -179,9 +195,7 @@ class Options(DatabaseOptions):
 
     synopsis = "--db URL (leaderboard | history | show | export) ..."
     longdesc = DESCRIPTION
-    optParameters = [["db", None, db.DEFAULT_URL,
-                      "The records: sqlite:PATH or "
-                      "postgresql://user@host/dbname."]]
+    optParameters = [databaseOption("The records")]
     subCommands = [
         ["leaderboard", None, LeaderboardOptions,
          "The best players of a kind by mu - 3 sigma."],
@@ -191,13 +205,11 @@ class Options(DatabaseOptions):
     ]
 
     noDatabase = "--db none has no records to read"
+    program = "hub.records"
 
     def postOptions(self):
         DatabaseOptions.postOptions(self)
         url = self["url"]
-        if url.dialect is db.POSTGRESQL:
-            extras.require("postgres", "hub.records",
-                           extras.POSTGRES_FEATURE)
         if url.dialect is db.SQLITE and not os.path.exists(url.target):
             raise usage.UsageError("no records database at " + url.target)
 

@@ -28,9 +28,9 @@ from typing import List, Optional, TextIO
 
 from twisted.python import usage
 
-from hub import extras
 from hub.records import db
-from hub.records.cli import plainText
+from hub.records.cli import (
+    DatabaseOptions, databaseOption, plainText)
 from hub.tournaments import formats, store, views
 
 DESCRIPTION = plainText(__doc__).split("\n\n")[0]
@@ -149,16 +149,14 @@ class StandingsOptions(_EventOptions):
             self["csv"] = True
 
 
-class Options(usage.Options):
+class Options(DatabaseOptions):
     """
     C{python -m hub.tournaments}.
     """
 
     synopsis = "Usage: python -m hub.tournaments [--db URL] COMMAND ..."
     longdesc = DESCRIPTION
-    optParameters = [["db", None, db.DEFAULT_URL,
-                      "The hub's database: sqlite:PATH or "
-                      "postgresql://user@host/dbname."]]
+    optParameters = [databaseOption()]
     subCommands = [
         ["create", None, CreateOptions, "Create an event; prints its id."],
         ["engine", None, EngineOptions, "engine add: an engine entrant."],
@@ -171,19 +169,8 @@ class Options(usage.Options):
         ["export", None, _EventOptions, "The event as JSON."],
     ]
 
-    def postOptions(self) -> None:
-        if self.subCommand is None:
-            raise usage.UsageError("which command?")
-        try:
-            url = db.parseURL(self["db"])
-        except db.BadURL as e:
-            raise usage.UsageError(str(e))
-        if url is None:
-            raise usage.UsageError("--db none keeps no events")
-        if url.dialect is db.POSTGRESQL:
-            extras.require("postgres", "hub.tournaments",
-                           extras.POSTGRES_FEATURE)
-        self["url"] = url
+    noDatabase = "--db none keeps no events"
+    program = "hub.tournaments"
 
 
 def run(options: Options, out: TextIO) -> None:

@@ -210,8 +210,8 @@ class SwissTests(SynchronousTestCase):
         """
         A field larger than two chunks (paired chunk by chunk): every
         entrant is paired each round, nobody meets anyone twice, colours
-        stay within one, and opponents' scores stay close (three pairings
-        in four within half a point, the mean gap under 0.6: a random
+        stay within one, and opponents' scores stay close (seven pairings
+        in ten within half a point, the mean gap under 0.6: a random
         pairing's is about twice that).
         """
         count = 4 * formats.CHUNK + 6
@@ -226,7 +226,7 @@ class SwissTests(SynchronousTestCase):
             gaps = [abs(score[g.seats[0]] - score[g.seats[1]])
                     for g in round_ if not g.bye]
             close = [gap for gap in gaps if gap <= 0.5]
-            self.assertGreaterEqual(len(close), 0.75 * len(gaps))
+            self.assertGreaterEqual(len(close), 0.7 * len(gaps))
             self.assertLess(sum(gaps) / len(gaps), 0.6)
             games += play(round_, rng)
             for name in entrants:
