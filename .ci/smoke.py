@@ -20,7 +20,7 @@ It takes the bare install (no extras) and checks, in order:
      imports) and its CSS;
   5. bots play one game of each kind (C{python -m hub.bots});
   6. C{python -m hub.records leaderboard gomoku} answers, listing the
-     gomoku bots;
+     gomoku bots (with C{--leaderboard-guests yes}: bots play as guests);
   7. the hub stops cleanly on SIGTERM ("Server Shut Down", no
      traceback; see L{checkStopped} for the exit status);
   8. with the cluster extra installed (C{WHEEL[cluster]}), a node with
@@ -241,7 +241,8 @@ def checkRecords(cwd):
     while True:
         status, out = run([sys.executable, "-m", "hub.records",
                            "leaderboard", "gomoku",
-                           "--leaderboard-min-games", "1"], cwd=cwd)
+                           "--leaderboard-min-games", "1",
+                           "--leaderboard-guests", "yes"], cwd=cwd)
         check(status == 0, "hub.records: exit status {}".format(status),
               ("hub.records", out))
         if "bot" in out or time.monotonic() > deadline:
