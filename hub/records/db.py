@@ -44,6 +44,23 @@ class CannotOpen(Exception):
             self.url.describe(), verb, firstLine(self.reason))
 
 
+def unavailableErrors():
+    """
+    The exception types that mean "the database cannot be reached now"
+    (a connection refused or lost, a file locked), as opposed to a fault
+    of the query.
+    """
+    import sqlite3
+    errors = [adbapi.ConnectionLost, sqlite3.OperationalError]
+    try:
+        import psycopg
+    except ImportError:
+        pass
+    else:
+        errors += [psycopg.OperationalError, psycopg.InterfaceError]
+    return tuple(errors)
+
+
 def firstLine(error):
     """
     The first line of C{error}'s message (a driver's may run to several),

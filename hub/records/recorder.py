@@ -10,7 +10,6 @@ import itertools
 
 import attr
 
-from twisted.enterprise.adbapi import ConnectionLost
 from twisted.internet import defer
 from twisted.logger import Logger
 from zope.interface import implementer
@@ -34,15 +33,7 @@ def _transientErrors():
     record is kept and the write retried.  Any other failure is the
     record's own, and it is dropped after being tried alone.
     """
-    import sqlite3
-    errors = [ConnectionLost, sqlite3.OperationalError, db.SchemaTooNew]
-    try:
-        import psycopg
-    except ImportError:
-        pass
-    else:
-        errors += [psycopg.OperationalError, psycopg.InterfaceError]
-    return tuple(errors)
+    return db.unavailableErrors() + (db.SchemaTooNew,)
 
 
 @implementer(ITableListener)

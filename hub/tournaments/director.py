@@ -41,6 +41,7 @@ from zope.interface import implementer
 from hub.clock import loopingCall
 from hub.ihub import ITableListener
 from hub.lobby import LobbyError
+from hub.records import db
 from hub.tables import events as tableEvents
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
@@ -237,9 +238,32 @@ class Director:
 
     def _pollLogged(self) -> defer.Deferred:
         d = self.poll()
-        d.addErrback(lambda f: self.log.failure(
-            "tournaments: polling the database failed", f))
+        d.addCallbacks(self._polled, self._pollFailed)
         return d
+
+    _unreachable = False
+
+    def _polled(self, result: object) -> object:
+        if self._unreachable:
+            self._unreachable = False
+            self.log.info("tournaments: the database answers again")
+        return result
+
+    def _pollFailed(self, failure: Any) -> None:
+        """
+        A database that cannot be reached is said once (a warning), and
+        the events wait for it; any other failure is logged as one.
+        """
+        if not failure.check(*db.unavailableErrors()):
+            self.log.failure("tournaments: polling the database failed",
+                             failure)
+            return None
+        if not self._unreachable:
+            self._unreachable = True
+            self.log.warn("tournaments: the database is unreachable "
+                          "({error}); the events wait until it answers",
+                          error=db.firstLine(failure.value))
+        return None
 
     @defer.inlineCallbacks
     def poll(self) -> Any:

@@ -532,6 +532,34 @@ class DirectorTests:
         self.assertIsNone(self.director.roomFor(eventId, "zed"))
 
 
+class UnreachableDatabaseTests(TestCase):
+    """
+    A director whose database cannot be reached says so once, as a
+    warning, and that it answers again; it logs no error.
+    """
+
+    def test_saidOnce(self):
+        import sqlite3
+        from twisted.logger import LogLevel, globalLogPublisher
+        from twisted.python.failure import Failure
+        seen = []
+        globalLogPublisher.addObserver(seen.append)
+        self.addCleanup(globalLogPublisher.removeObserver, seen.append)
+        director = Director.__new__(Director)
+        refused = Failure(sqlite3.OperationalError("unable to open"))
+        director._pollFailed(refused)
+        director._pollFailed(refused)
+        director._polled(None)
+        said = [(e["log_level"], e["log_format"]) for e in seen
+                if e.get("log_namespace", "").startswith(
+                    "hub.tournaments")]
+        self.assertEqual([level for level, _ in said],
+                         [LogLevel.warn, LogLevel.info])
+        self.assertIn("unreachable", said[0][1])
+        self.assertIn("answers again", said[1][1])
+        self.assertEqual(self.flushLoggedErrors(), [])
+
+
 class SQLiteDirectorTests(support.SQLiteMixin, DirectorTests, TestCase):
     pass
 
