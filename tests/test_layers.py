@@ -8,10 +8,11 @@ The imports are read from the source with L{ast}, every one of them,
 those inside functions included, so an import that runs only on some
 path counts as much as one at the top of a module.
 
-One rule for entry points: a package's C{__main__} module is a program,
-not a library; nothing imports it, and it may start any layer (e.g.
-C{python -m hub.bots}, whose network bot player is L{hub.client}'s).
-It still may not import pyglet or C{client_pyglet} from under C{hub/}.
+A package's C{__main__} module is a program that nothing imports, and
+it is in its package's layer like any other module: C{python -m
+hub.bots} finds the network bot player of L{hub.client} through the
+distribution's entry points (L{hub.programs}) instead of importing it.
+The packages, too, form no cycle among themselves.
 """
 
 import ast
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 
+import networkx
 from twisted.trial.unittest import SynchronousTestCase
 
 import hub
@@ -35,7 +37,7 @@ GUI = ("client_pyglet", "pyglet")
 LAYERS = (
     ("hub",),
     ("wire", "games", "ihub", "clock", "net", "logs", "mdns", "extras",
-     "twistedinternals"),
+     "twistedinternals", "programs"),
     ("bots", "lobby", "sessions", "limits", "connection", "health"),
     ("tables",),
     ("protocols", "records", "accounts", "web", "cluster", "tournaments",
@@ -46,8 +48,6 @@ LAYERS = (
 )
 LAYER = {part: number for number, parts in enumerate(LAYERS)
          for part in parts}
-#: The layer of an entry point (C{__main__}): above everything.
-TOP = len(LAYERS)
 
 #: Imports one module in a fresh interpreter and prints the GUI modules
 #: it brought in.
@@ -103,12 +103,10 @@ def component(module):
 
 def layerOf(module):
     """
-    The layer number of C{module}; L{TOP} for an entry point.
+    The layer number of C{module} (a C{__main__} is in its package's).
 
     @raise KeyError: for a package that is in no layer.
     """
-    if module.split(".")[-1] == "__main__":
-        return TOP
     return LAYER[component(module)]
 
 
@@ -197,59 +195,40 @@ def layerViolations(root=ROOT):
     return problems
 
 
-def cycles(root=ROOT):
+def cycles(root=ROOT, of=lambda module: module):
     """
-    The import cycles among the modules (strongly connected components
-    of more than one module, or a module importing itself), each a
-    sorted list of module names.
+    The import cycles (strongly connected components of more than one
+    node, or a node importing itself), each a sorted list of names.
+
+    @param of: what a module counts as: itself (the default), or its
+        package (L{component}-wise, through L{packageOf}) to find cycles
+        between packages.
     """
     modules, edges = importGraph(root)
-    graph = {module: set() for module in modules}
+    graph = networkx.DiGraph()
+    graph.add_nodes_from(of(module) for module in modules)
     selfLoops = []
     for importer, line, imported in edges:
-        if imported == importer:
-            selfLoops.append([importer])
-        elif imported in graph:
-            graph[importer].add(imported)
-    # Tarjan, iteratively
-    index, low, onStack, stack, found = {}, {}, set(), [], []
-    counter = [0]
-    for start in sorted(graph):
-        if start in index:
+        if imported not in modules:
             continue
-        work = [(start, iter(sorted(graph[start])))]
-        index[start] = low[start] = counter[0]
-        counter[0] += 1
-        stack.append(start)
-        onStack.add(start)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter[0]
-                    counter[0] += 1
-                    stack.append(child)
-                    onStack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in onStack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                component_ = []
-                while True:
-                    member = stack.pop()
-                    onStack.discard(member)
-                    component_.append(member)
-                    if member == node:
-                        break
-                if len(component_) > 1:
-                    found.append(sorted(component_))
+        if importer == imported:
+            selfLoops.append([importer])
+            continue
+        a, b = of(importer), of(imported)
+        if a != b:
+            graph.add_edge(a, b)
+    found = [sorted(c) for c in networkx.strongly_connected_components(graph)
+             if len(c) > 1]
     return sorted(found) + selfLoops
+
+
+def packageOf(module):
+    """
+    The package of C{module} that the layers place: C{hub.web} for
+    C{hub.web.site} (its C{__main__} included), C{client_pyglet}.
+    """
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "hub" else parts[0]
 
 
 class ImportGraphTests(SynchronousTestCase):
@@ -299,13 +278,21 @@ class ImportGraphTests(SynchronousTestCase):
             with open(path, "w") as f:
                 f.write(text)
         problems = layerViolations(tree)
-        self.assertEqual(len(problems), 2, problems)
+        self.assertEqual(len(problems), 3, problems)
         self.assertIn("hub.extra: its package is in no layer", problems[0])
-        self.assertRegex(problems[1], r"^hub/wire/codec.py:2 imports "
+        self.assertEqual(problems[1], "hub/bots/__main__.py:1 imports "
+                         "hub.client: layer 2 (bots) imports layer 6 "
+                         "(client)")
+        self.assertRegex(problems[2], r"^hub/wire/codec.py:2 imports "
                                       r"hub.tables.x: "
                                       r"layer 1 \(wire\) imports layer 3 "
                                       r"\(tables\)$")
         self.assertEqual(cycles(tree), [["hub.tables", "hub.tables.x"]])
+        # between packages: tables and wire import each other
+        with open(os.path.join(tree, "hub/tables/x.py"), "a") as f:
+            f.write("import hub.wire.codec\n")
+        self.assertEqual(cycles(tree, packageOf),
+                         [["hub.tables", "hub.wire"]])
 
 
 class LayerTests(SynchronousTestCase):
@@ -316,8 +303,8 @@ class LayerTests(SynchronousTestCase):
     def test_layers(self):
         """
         Every import under C{hub/} and C{client_pyglet/} goes to the
-        importer's own layer or one below (entry points aside), never to
-        a C{__main__}, and never from C{hub/} to the GUI.
+        importer's own layer or one below, never to a C{__main__}, and
+        never from C{hub/} to the GUI.
         """
         self.assertEqual(layerViolations(), [])
 
@@ -326,6 +313,13 @@ class LayerTests(SynchronousTestCase):
         No module imports itself through others.
         """
         self.assertEqual(cycles(), [])
+
+    def test_noPackageCycles(self):
+        """
+        No package imports itself through others (the imports of all its
+        modules, C{__main__} included, taken together).
+        """
+        self.assertEqual(cycles(of=packageOf), [])
 
     def test_noGUI(self):
         """

@@ -1,16 +1,15 @@
 """
-C{python -m hub.bots URL [options]}: the network bot player of
-L{hub.client.botplayer}.
-
-An entry point, not a library module: nothing imports it, so it may
-start the client layer above the strategies (see C{tests/test_layers}).
+C{python -m hub.bots URL [options]}: the network bot player, the
+C{bots} program of the distribution (L{hub.programs}), which lives in
+L{hub.client.botplayer}: this package holds strategies only and imports
+nothing above them.
 """
 
 import sys
 
 from twisted.internet import task
 
-from hub.client.botplayer import main
+from hub.programs import program
 
 if __name__ == "__main__":
-    task.react(main, sys.argv[1:])
+    task.react(program("bots"), sys.argv[1:])
