@@ -146,6 +146,15 @@ class Buckets:
             self.prune()
         self._buckets[key] = (self._tokens(key) - 1, self.clock.seconds())
 
+    def refund(self, key):
+        """
+        Give back the try C{key} took with L{fail} before it was known to
+        fail (it did not).
+        """
+        if key in self._buckets:
+            self._buckets[key] = (min(self.burst, self._tokens(key) + 1),
+                                  self.clock.seconds())
+
     def prune(self):
         """
         Forget the buckets that are full again.

@@ -13,7 +13,7 @@ reactor's thread pool, never on the reactor thread.
 import ipaddress
 import time
 
-from argon2 import PasswordHasher
+from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 from twisted.internet import defer, threads
 
@@ -21,6 +21,23 @@ from hub.accounts import names, store
 from hub.accounts.store import AccountError
 
 AUDIT_LIMIT = 100
+#: The argon2id parameters of the passwords (OWASP's first choice for
+#: argon2id: 19 MiB, 2 passes, one lane).  argon2-cffi's default profile
+#: (RFC 9106's low-memory one: 64 MiB, 3 passes, 4 lanes in 4 threads)
+#: costs 6 times the CPU and 3 times the memory traffic per hash, and its
+#: 4 threads take every core from the reactor while a flood of logins
+#: lasts (docs/benchmarks.md, the login flood).  A hash made with other
+#: parameters still verifies, and is made again with these at its
+#: owner's next login.
+HASH_PARAMETERS = {"time_cost": 2, "memory_cost": 19 * 1024,
+                   "parallelism": 1, "type": Type.ID}
+
+
+def passwordHasher():
+    """
+    The argon2id L{PasswordHasher} of the accounts (L{HASH_PARAMETERS}).
+    """
+    return PasswordHasher(**HASH_PARAMETERS)
 
 
 def parseTarget(target):
@@ -65,7 +82,7 @@ class Accounts:
                  hashing=None):
         self.database = database
         self.reactor = reactor
-        self.hasher = hasher if hasher is not None else PasswordHasher()
+        self.hasher = hasher if hasher is not None else passwordHasher()
         self.now = now
         self.hashing = hashing
 
@@ -151,6 +168,9 @@ class Accounts:
         """
         Whether C{password} is the password of C{name} (False when there is
         no such account; argon2 runs either way, off the reactor thread).
+        A right password whose hash has other parameters than the
+        hasher's (L{HASH_PARAMETERS}) is hashed again, in the same
+        thread, and the new hash stored.
 
         @return: a Deferred of a L{bool}.
         """
@@ -161,13 +181,19 @@ class Accounts:
             try:
                 if stored is None:
                     self.hasher.hash(password)
-                    return False
-                return self.hasher.verify(stored, password)
+                    return False, None
+                right = self.hasher.verify(stored, password)
             except (VerificationError, InvalidHashError):
-                return False
+                return False, None
+            if right and self.hasher.check_needs_rehash(stored):
+                return True, self.hasher.hash(password)
+            return right, None
 
-        result = yield self._inThread(verify)
-        return result
+        right, rehashed = yield self._inThread(verify)
+        if rehashed is not None:
+            yield self._write(store.rehash, names.nameKey(name), stored,
+                              rehashed)
+        return right
 
     def setRole(self, name, role, actor="cli"):
         """

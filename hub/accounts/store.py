@@ -149,6 +149,16 @@ def passwordHashOf(cursor, key):
     return row[0] if row is not None else None
 
 
+def rehash(cursor, key, old, new):
+    """
+    Replace the password hash C{old} of the account C{key} by C{new} (the
+    same password, hashed with other parameters), unless it changed in
+    between.
+    """
+    cursor.execute("UPDATE accounts SET password_hash = ? "
+                   "WHERE name_key = ? AND password_hash = ?", (new, key, old))
+
+
 def update(cursor, key, shown, **columns):
     """
     Set C{columns} of the account C{key}.

@@ -15,7 +15,10 @@ every form, and the limits on guessing passwords.
   - Failed logins are limited per account name and per address, as the
     play keys' proofs are (L{hub.accounts.check.Buckets}): past either
     limit even the right password gets the same "wrong name or password",
-    so a lockout reveals nothing about whether the name exists.  Logins
+    so a lockout reveals nothing about whether the name exists.  A try
+    is taken before the password is hashed (and given back when it was
+    right), so that a flood from one address is refused, once past its
+    limit, before argon2 runs.  Logins
     are counted in C{gamehub_web_logins_total{result}}.
 """
 
@@ -206,11 +209,17 @@ class WebAuth:
         host = clientHost(request)
         if self.byName.empty(account) or self.byAddress.empty(host):
             return "locked"
+        # The try is taken before argon2 runs and given back if right: a
+        # flood of logins in flight at once from one address, or at one
+        # name, is refused past its limit without hashing, as one after
+        # the other would be.
+        self.byName.fail(account)
+        self.byAddress.fail(host)
         right = yield self.accounts.checkPassword(name, password)
         if not right:
-            self.byName.fail(account)
-            self.byAddress.fail(host)
             return "failed"
+        self.byName.refund(account)
+        self.byAddress.refund(host)
         return "ok"
 
     @defer.inlineCallbacks

@@ -4,10 +4,11 @@ L{hub.accounts.model.Accounts} against SQLite and PostgreSQL.
 
 import threading
 
+from argon2 import PasswordHasher
 from twisted.internet import defer
 from twisted.trial.unittest import TestCase
 
-from hub.accounts import names
+from hub.accounts import model, names, store
 from hub.accounts.store import AccountError, AccountExists, NoSuchAccount
 
 from tests.accounts import support
@@ -69,6 +70,9 @@ class AccountsTests:
             def verify(self, stored, password):
                 threads.append(threading.current_thread())
                 return hasher.verify(stored, password)
+
+            def check_needs_rehash(self, stored):
+                return hasher.check_needs_rehash(stored)
 
         self.accounts.hasher = Recording()
         yield self.accounts.add("erin", "pw")
@@ -162,6 +166,50 @@ class AccountsTests:
         second, _, _ = yield self.accounts.nameRows()
         self.assertEqual(first, second)
         self.assertEqual(len(first), 32)
+
+    @defer.inlineCallbacks
+    def test_oldHashMadeAgain(self):
+        """
+        A password hashed with other argon2 parameters than the hasher's
+        still logs in, and its hash is made again with the hasher's; a
+        wrong password leaves it as it was.
+        """
+        old = PasswordHasher(time_cost=1, memory_cost=128, parallelism=2)
+        yield self.accounts.add("frank", "pw")
+        yield self.accounts.database.runInteraction(
+            lambda c: c.execute("UPDATE accounts SET password_hash = ?",
+                                (old.hash("pw"),)), write=True)
+
+        def stored():
+            return self.accounts.database.runInteraction(
+                store.passwordHashOf, names.nameKey("frank"))
+
+        before = yield stored()
+        self.assertIn("m=128,t=1,p=2", before)
+        self.assertFalse((yield self.accounts.checkPassword("frank", "no")))
+        self.assertEqual((yield stored()), before)
+        self.assertTrue((yield self.accounts.checkPassword("frank", "pw")))
+        after = yield stored()
+        self.assertNotEqual(after, before)
+        self.assertFalse(self.accounts.hasher.check_needs_rehash(after))
+        self.assertTrue((yield self.accounts.checkPassword("frank", "pw")))
+
+
+class HasherTests(TestCase):
+    """
+    The accounts' argon2 parameters.
+    """
+
+    def test_parameters(self):
+        """
+        Passwords are hashed with argon2id, one lane, 19 MiB and 2 passes
+        (OWASP's first choice), not argon2-cffi's 4-lane 64 MiB default.
+        """
+        made = model.passwordHasher().hash("pw")
+        self.assertTrue(made.startswith("$argon2id$v=19$m=19456,t=2,p=1$"),
+                        made)
+        self.assertTrue(model.Accounts(None, None).hasher.check_needs_rehash(
+            PasswordHasher().hash("pw")))
 
 
 class SQLiteAccountsTests(AccountsTests, support.SQLiteMixin, TestCase):

@@ -437,6 +437,35 @@ class LockoutTests(AccountsWebMixin, TestCase):
         self.assertIn(WRONG, page)
         self.assertEqual(self.auth.logins["locked"], 1)
 
+    def test_floodRefusedBeforeHashing(self):
+        """
+        Logins in flight at once from one address take their tries before
+        argon2 runs: past L{LOGIN_ADDRESS_BURST} of them the rest are
+        locked without a password check; right passwords give their tries
+        back.
+        """
+        pending = []
+
+        def checkPassword(name, password):
+            pending.append(defer.Deferred())
+            return pending[-1]
+
+        self.patch(self.auth.accounts, "checkPassword", checkPassword)
+        request = server.Request(DummyChannel())
+        results = [self.auth.checkPassword(request, "n%d" % (i,), "pw")
+                   for i in range(LOGIN_ADDRESS_BURST + 5)]
+        self.assertEqual(len(pending), LOGIN_ADDRESS_BURST)
+        for d in results[LOGIN_ADDRESS_BURST:]:
+            self.assertEqual(self.successResultOf(d), "locked")
+        for d in pending:
+            d.callback(True)
+        for d in results[:LOGIN_ADDRESS_BURST]:
+            self.assertEqual(self.successResultOf(d), "ok")
+        again = self.auth.checkPassword(request, "n0", "pw")
+        self.assertEqual(len(pending), LOGIN_ADDRESS_BURST + 1)
+        pending[-1].callback(False)
+        self.assertEqual(self.successResultOf(again), "failed")
+
 
 class NoLeakTests(AccountsWebMixin, TestCase):
     """
