@@ -36,6 +36,8 @@ class Standing:
     @ivar ordinal: C{mu - 3 sigma}, what the board ranks by.
     @ivar games: rated games played.
     @ivar wins: rated games won (first place, not shared by everyone).
+    @ivar guest: True if the name's last rated game was a guest's (no
+        account's: L{hub.accounts}).
     """
 
     rank = attr.ib()
@@ -45,6 +47,7 @@ class Standing:
     ordinal = attr.ib()
     games = attr.ib()
     wins = attr.ib()
+    guest = attr.ib(default=False, converter=bool)
 
 
 @attr.s(frozen=True)
@@ -108,8 +111,8 @@ def leaderboard(cursor, kind, limit, minGames, guests=True):
     The interaction behind L{Records.leaderboard}; without C{guests}, the
     names whose last rated game was a guest's are left out.
     """
-    cursor.execute("SELECT name, mu, sigma, ordinal, games, wins FROM "
-                   "ratings WHERE kind = ? AND games >= ? " +
+    cursor.execute("SELECT name, mu, sigma, ordinal, games, wins, guest "
+                   "FROM ratings WHERE kind = ? AND games >= ? " +
                    ("" if guests else "AND guest = 0 ") +
                    "ORDER BY ordinal DESC, name LIMIT ?",
                    (kind, minGames, limit))
@@ -211,8 +214,8 @@ def rating(cursor, kind, name):
     """
     The interaction behind L{Records.rating}.
     """
-    cursor.execute("SELECT name, mu, sigma, ordinal, games, wins FROM "
-                   "ratings WHERE kind = ? AND name = ?", (kind, name))
+    cursor.execute("SELECT name, mu, sigma, ordinal, games, wins, guest "
+                   "FROM ratings WHERE kind = ? AND name = ?", (kind, name))
     row = cursor.fetchone()
     return None if row is None else Standing(None, *row)
 

@@ -239,7 +239,7 @@ class Web:
 def _standing(s):
     return {"rank": s.rank, "name": s.name, "rating": round(s.ordinal, 2),
             "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
-            "games": s.games, "wins": s.wins}
+            "games": s.games, "wins": s.wins, "guest": s.guest}
 
 
 def _player(kind, name, rating, history):
@@ -254,8 +254,13 @@ def _player(kind, name, rating, history):
             "reason": game.reason, "seat": entry.seat,
             "place": entry.mine.place,
             "won": game.winner == entry.seat,
-            "players": [s.name for s in game.seats]})
-    return {"kind": kind, "name": name,
+            "players": [s.name for s in game.seats],
+            "guests": [bool(s.guest) for s in game.seats]})
+    if rating is not None:
+        guest = rating.guest
+    else:
+        guest = bool(history) and bool(history[0].mine.guest)
+    return {"kind": kind, "name": name, "guest": guest,
             "rating": _standing(rating) if rating is not None else None,
             "games": rating.games if rating is not None else len(games),
             "wins": rating.wins if rating is not None else sum(

@@ -199,6 +199,7 @@ class LiveGame:
         """
         return {"id": self.id, "kind": self.kind, "table": self.tableName,
                 "players": [s["name"] for s in self.seats],
+                "guests": [s["guest"] for s in self.seats],
                 "plies": len(self._played), "over": self.over,
                 "spectators": self.spectators,
                 "url": "/games/" + self.id}

@@ -51,7 +51,8 @@ def listedGame(summary):
 
 def roomJSON(room, spectating):
     """
-    One room: its name, members (name, ready flag, seat, bot), owner,
+    One room: its name, members (name, ready flag, seat, bot, guest: no
+    account's name, L{hub.accounts}), owner,
     capacity, whether it has a password, its state, and its live game.
     """
     game = spectating.gameOf(room.table) if room.table is not None else None
@@ -63,7 +64,9 @@ def roomJSON(room, spectating):
         members.append({"name": listedName(member.name or seat.get("name")),
                         "ready": bool(member.ready),
                         "seat": member.seat,
-                        "bot": bool(seat.get("bot") or seat.get("takenOver"))})
+                        "bot": bool(seat.get("bot") or seat.get("takenOver")),
+                        "guest": bool(getattr(member.session, "guest",
+                                              False))})
     return {
         "name": listedName(room.name),
         "members": members,

@@ -33,15 +33,28 @@ def player(text):
     return tags.bdi(displayText(text))
 
 
-def players(names, separator):
+def guestMark():
     """
-    The L{player} of each of C{names}, C{separator} between them.
+    The mark of a guest on a page: a name that is no account's
+    (L{hub.accounts}; never under C{--names open}, where no name is).
+    """
+    return tags.span("guest", class_="tag guest")
+
+
+def players(names, separator, guests=()):
+    """
+    The L{player} of each of C{names}, C{separator} between them; those
+    whose flag in C{guests} (a list beside C{names}) is true marked as
+    guests (L{guestMark}).
     """
     parts = []
-    for name in names:
+    guests = list(guests or ())
+    for i, name in enumerate(names):
         if parts:
             parts.append(separator)
         parts.append(player(name))
+        if i < len(guests) and guests[i]:
+            parts.extend([" ", guestMark()])
     return parts
 
 
@@ -53,8 +66,15 @@ def titleText(title):
     """
     if isinstance(title, str):
         return title
-    return "".join(isolatedText("".join(part.children))
-                   if isinstance(part, Tag) else part for part in title)
+    return "".join(_titlePart(part) for part in title)
+
+
+def _titlePart(part):
+    # A player's text isolated, a mark (a guest's) in parentheses.
+    if not isinstance(part, Tag):
+        return part
+    text = "".join(part.children)
+    return isolatedText(text) if part.tagName == "bdi" else "(%s)" % (text,)
 
 
 class Page(Element):
@@ -122,6 +142,8 @@ def roomRow(room):
     for member in room["members"]:
         classes = "member" + (" ready" if member["ready"] else "")
         label = [player(member["name"]) if member["name"] else "?"]
+        if member.get("guest"):
+            label.extend([" ", guestMark()])
         if member["ready"]:
             label.append(" \N{CHECK MARK}")
         if member["bot"]:
@@ -144,7 +166,8 @@ def gameRow(game):
     """
     One running game of the lobby.
     """
-    return tags.li(tags.a(players(game["players"], " vs ")
+    return tags.li(tags.a(players(game["players"], " vs ",
+                                  game.get("guests"))
                           or player(game["table"]),
                           href=game["url"], class_="watch"),
                    " ", tags.span(player(game["table"]), class_="room-name"),
@@ -304,7 +327,8 @@ class GamePage(resource.Resource):
         if data is None:
             return notFound(request, "No game " + gameId)
         title = [data["kind"], ": "] + players(
-            [s["name"] for s in data["seats"]], " vs ")
+            [s["name"] for s in data["seats"]], " vs ",
+            [s.get("guest") for s in data["seats"]])
         content = tags.div(
             tags.p(tags.span("table ", tags.b(player(data["table"])),
                              class_="table-name"),
@@ -386,12 +410,16 @@ def playerContent(data):
     rows = [tags.tr(tags.td(tags.a("#" + g["id"], href=g["url"])),
                     tags.td(when(g["endedAt"])),
                     tags.td(player(g["table"])),
-                    tags.td(players(g["players"], ", ")),
+                    tags.td(players(g["players"], ", ", g.get("guests"))),
                     tags.td("won" if g["won"] else
                             ("place %s" % g["place"]
                              if g["place"] is not None else g["reason"])))
             for g in data["recent"]]
-    return tags.div(facts, tags.h2("Recent games"), tags.table(
+    note = []
+    if data.get("guest"):
+        note = [tags.p(guestMark(), " This name is no account's: a guest "
+                       "played under it.", class_="guest-note")]
+    return tags.div(facts, *note, tags.h2("Recent games"), tags.table(
         tags.thead(tags.tr(tags.th("game"), tags.th("ended"),
                            tags.th("table"), tags.th("players"),
                            tags.th("result"))),
@@ -405,7 +433,8 @@ def leaderboardContent(data):
     kind = data["kind"]
     rows = [tags.tr(tags.td(str(s["rank"])),
                     tags.td(tags.a(player(s["name"]), href="/players/%s/%s" % (
-                        kind, _quote(s["name"])))),
+                        kind, _quote(s["name"]))),
+                        *([" ", guestMark()] if s.get("guest") else [])),
                     tags.td("%.2f" % s["rating"]), tags.td(str(s["games"])),
                     tags.td(str(s["wins"])))
             for s in data["standings"]]

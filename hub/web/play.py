@@ -427,6 +427,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
                 "name": member.name, "ready": bool(member.ready),
                 "seat": member.seat,
                 "bot": isinstance(member.observer, RoomBot),
+                "guest": bool(getattr(member.session, "guest", False)),
                 "you": member.session is self.session})
         state = {
             "kind": room.kind, "name": room.name, "members": members,
@@ -532,7 +533,8 @@ class WebPlayer(MuteLegacy, RoomObserver):
             "type": "event", "event": "GameStarted", "kind": event.kind,
             "table": event.table, "position": position,
             "seats": [{"index": s.index, "name": s.name,
-                       "bot": bool(s.bot)} for s in event.seats],
+                       "bot": bool(s.bot), "guest": bool(s.guest)}
+                      for s in event.seats],
             "you": self.seat}))
 
     def onTurnStarted(self, table, event):

@@ -24,6 +24,7 @@ from hub.wire import checkers as cwire
 from hub.wire import gomoku as gwire
 
 from tests.bots.test_endtoend import botClient
+from tests.web.test_guests import marked
 from tests.endtoend import (
     TIMEOUT, BlockingClient, GamehubServer, GomokuClient)
 
@@ -228,7 +229,8 @@ class AccountsServerTests(SynchronousTestCase):
         """
         C{bob#KEY} plays gomoku through the bot client with C{--key}:
         another client's room list says C{bob}; the record, rating, pages
-        and API too; C{bob} and a wrong key get status 258.
+        and API too; C{bob} and a wrong key get status 258.  The pages
+        mark the guest it played, never C{bob}.
         """
         self.startServer("gomoku")
         port = self.server.port("gomoku")
@@ -259,6 +261,29 @@ class AccountsServerTests(SynchronousTestCase):
         self.assertNotIn(self.keys["bob"], bobOut + guestOut)
         gameId = self.assertRecorded("gomoku", "bob")
         self.assertNoLeak("gomoku", gameId, "bob")
+        self.assertGuestsMarked("gomoku", gameId, "bob")
+
+    def assertGuestsMarked(self, kind, gameId, name):
+        """
+        The pages mark the guest C{name} played as a guest (the game's
+        replay, a player's page), never the account C{name}; the
+        leaderboard lists the account, unmarked, and not the guest.
+        """
+        record = json.loads(self.get("/api/games/%d" % (gameId,)))
+        [guest] = [s["name"] for s in record["seats"] if s["guest"]]
+        self.assertTrue(guest.startswith("gst"), guest)
+        game = self.get("/games/%d" % (gameId,))
+        self.assertTrue(marked(game.encode(), guest))
+        self.assertFalse(marked(game.encode(), name))
+        for player in (name, guest):
+            page = self.get("/players/%s/%s" % (kind, player))
+            self.assertTrue(marked(page.encode(), guest))
+            self.assertFalse(marked(page.encode(), name))
+            self.assertEqual('class="guest-note"' in page, player == guest)
+        board = self.get("/leaderboard/" + kind)
+        self.assertIn("<bdi>%s</bdi>" % (name,), board)
+        self.assertFalse(marked(board.encode(), name))
+        self.assertNotIn("<bdi>%s</bdi>" % (guest,), board)
 
     def test_banReachesEveryProtocol(self):
         """

@@ -39,6 +39,7 @@ function drawSeats(toMove) {
       href: `/players/${kind}/${pathPart(seat.name)}`},
       seatLabel(i)),
     seat.bot || seat.takenOver ? el("span", {class: "tag"}, "bot") : null,
+    seat.guest ? el("span", {class: "tag guest"}, "guest") : null,
     seat.out ? el("span", {class: "tag"}, seat.out) : null,
     seat.place ? el("span", {class: "tag"}, `#${seat.place}`) : null)));
 }

@@ -1,10 +1,25 @@
 // The lobby page: the hub now, redrawn from /api/hub/events on change.
-import { el, player, players, replaceChildren } from "./dom.js";
+import { el, player, replaceChildren } from "./dom.js";
 
 function member(data) {
   return el("li", {class: "member" + (data.ready ? " ready" : "")},
-            data.name ? player(data.name) : "?", data.ready ? " \u2713" : "",
-            data.bot ? " (bot)" : "");
+            data.name ? player(data.name) : "?",
+            data.guest ? " " : "",
+            data.guest ? el("span", {class: "tag guest"}, "guest") : null,
+            data.ready ? " \u2713" : "", data.bot ? " (bot)" : "");
+}
+
+// The players of a game, a guest's name marked as the page's own are.
+function gamePlayers(data) {
+  const parts = [];
+  data.players.forEach((name, i) => {
+    if (parts.length) parts.push(" vs ");
+    parts.push(player(name));
+    if (data.guests && data.guests[i]) {
+      parts.push(" ", el("span", {class: "tag guest"}, "guest"));
+    }
+  });
+  return parts;
 }
 
 function room(data) {
@@ -24,8 +39,7 @@ function room(data) {
 function game(data) {
   return el("li", {class: "game"},
     el("a", {class: "watch", href: data.url},
-       data.players.length ? players(data.players, " vs ")
-                           : player(data.table)),
+       data.players.length ? gamePlayers(data) : player(data.table)),
     " ", el("span", {class: "room-name"}, player(data.table)),
     " ", el("span", {class: "count"}, `${data.plies} moves`));
 }

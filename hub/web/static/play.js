@@ -477,6 +477,7 @@ function drawSeats() {
     class: "seat" + (state.turn === i ? " to-move" : ""), "data-seat": i},
     player(seat.name), " (", colourName(i), ")",
     seat.bot ? el("span", {class: "tag"}, t("bot")) : null,
+    seat.guest ? el("span", {class: "tag guest"}, t("guest")) : null,
     i === state.you ? el("span", {class: "tag"}, t("you")) : null)));
 }
 
