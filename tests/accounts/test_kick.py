@@ -1,10 +1,11 @@
 """
 A kick mid-game in the real C{twistd -n gamehub --takeover bot}: the
 kicked player's seat is played by a server bot and the game ends
-normally.  Until the JSON admin API lands, the kick is the command line's
-ban of the player's account, which closes its live connection within
-5 s, the way a moderator's kick closes it (the protocol's clean
-disconnect; the game's own rules then apply).
+normally.  Here the kick is the command line's ban of the player's
+account, which closes its live connection within 5 s, the way a
+moderator's kick closes it (the protocol's clean disconnect; the game's
+own rules then apply); L{tests.accounts.test_adminkick} kicks through
+the admin JSON API.
 """
 
 import json
