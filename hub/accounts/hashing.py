@@ -19,14 +19,33 @@ NICENESS = 10
 _lowered = threading.local()
 
 
+def lowerThisThread(niceness):
+    """
+    Lower the priority of the calling thread (on Linux, where priorities
+    are per thread): C{SCHED_IDLE}, which runs only when no other thread
+    wants the CPU and gives it up at once to one that wakes (the reactor
+    with a move to send); else C{niceness} more.
+
+    @return: C{"idle"}, C{"nice"}, or None (neither could be set).
+    """
+    thread = threading.get_native_id()
+    try:
+        os.sched_setscheduler(thread, os.SCHED_IDLE, os.sched_param(0))
+        return "idle"
+    except (AttributeError, OSError):
+        pass
+    try:
+        os.setpriority(os.PRIO_PROCESS, thread,
+                       os.getpriority(os.PRIO_PROCESS, 0) + niceness)
+        return "nice"
+    except (AttributeError, OSError):
+        return None
+
+
 def _nicer(niceness, f, *args):
     if not getattr(_lowered, "done", False):
         _lowered.done = True
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(),
-                           os.getpriority(os.PRIO_PROCESS, 0) + niceness)
-        except (AttributeError, OSError):
-            pass
+        lowerThisThread(niceness)
     return f(*args)
 
 

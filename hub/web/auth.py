@@ -5,7 +5,8 @@ every form, and the limits on guessing passwords.
   - The session cookie, L{SESSION_COOKIE}, holds a session id from
     L{secrets} (kept in the database only as its SHA-256:
     L{hub.accounts.websessions}); it is C{HttpOnly}, C{SameSite=Lax},
-    and C{Secure} when the web face runs over TLS.  A login makes a new
+    and C{Secure} when the web face runs over TLS, or a proxy in front of
+    it does (L{overTLS}).  A login makes a new
     one; a logout clears it and ends the session.
   - Every form that changes something carries a hidden C{csrf} field,
     the HMAC of the browser's cookie (the session's, else the
@@ -78,14 +79,29 @@ def headerCookie(header, name):
     return found or None
 
 
+def overTLS(request):
+    """
+    Whether C{request} came over TLS: the web face's own (C{--web-port
+    ssl:...}), or a proxy's that ends TLS and says so with
+    C{X-Forwarded-Proto: https} (as docs/deploy.md's nginx does).  The
+    header is believed whoever sends it: it only adds C{Secure} to the
+    cookies of the answer, which a browser on plain HTTP then refuses,
+    so a client that forges it harms nobody but itself.
+    """
+    if request.isSecure():
+        return True
+    proto = request.getHeader(b"x-forwarded-proto") or b""
+    return proto.split(b",")[0].strip().lower() == b"https"
+
+
 def setCookie(request, name, value):
     """
     Set cookie C{name}: C{HttpOnly}, C{SameSite=Lax}, for the whole site,
-    C{Secure} over TLS; an empty C{value} clears it.
+    C{Secure} over TLS (L{overTLS}); an empty C{value} clears it.
     """
     extra = {"max_age": "0"} if not value else {}
     request.addCookie(name, value.encode("ascii"), path=b"/",
-                      httpOnly=True, secure=request.isSecure(),
+                      httpOnly=True, secure=overTLS(request),
                       sameSite="lax", **extra)
     # The rest of this request (its page's forms) sees the new cookie.
     if value:

@@ -29,13 +29,28 @@ class CookieTests(SynchronousTestCase):
     The session cookie's flags.
     """
 
-    def cookieOver(self, transport):
+    def cookieOver(self, transport, proto=None):
         channel = DummyChannel()
         channel.transport = transport()
         request = server.Request(channel)
+        if proto is not None:
+            request.requestHeaders.addRawHeader(b"X-Forwarded-Proto", proto)
         setCookie(request, SESSION_COOKIE, "abc")
         [cookie] = request.cookies
         return cookie.decode("ascii")
+
+    def test_behindTLSProxy(self):
+        """
+        Behind a proxy that ends TLS and says so (C{X-Forwarded-Proto:
+        https}, as docs/deploy.md's nginx does) the cookie is Secure; a
+        proxy that says C{http} leaves it as over plain HTTP.
+        """
+        for proto in (b"https", b"HTTPS", b"https, http"):
+            cookie = self.cookieOver(DummyChannel.TCP, proto)
+            self.assertIn("Secure", cookie, proto)
+            self.assertIn("HttpOnly", cookie)
+        self.assertNotIn("Secure", self.cookieOver(DummyChannel.TCP,
+                                                   b"http"))
 
     def test_plainHTTP(self):
         """
