@@ -1,8 +1,9 @@
 """
 Where argon2 runs in a hub: a thread pool of its own, small, whose
 threads run at a lower priority than the reactor's (on Linux, where a
-thread's niceness is its own), so that a flood of logins takes at most
-C{threads} CPUs and yields them to the players' moves.
+thread's scheduling is its own: C{SCHED_IDLE}, else a higher niceness),
+so that a flood of logins takes at most C{threads} CPUs and gives them up
+at once to the players' moves.
 """
 
 import os

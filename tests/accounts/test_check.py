@@ -145,6 +145,25 @@ class CheckersNamesTests(SynchronousTestCase):
         self.assertIsNotNone(
             self.server.lobby.roomOf(client.protocol.session))
 
+    def test_lockoutSaysNothing(self):
+        """
+        A locked account's name, even with the right key, gets exactly the
+        bytes a keyed name of no account gets: a lockout reveals nothing
+        about whether the name exists.
+        """
+        for i in range(check.NAME_BURST):
+            client = self.connect("198.51.100.{}".format(i))
+            client.join("r1", "alice__0000000000")
+        answers = []
+        for name in ("alice", "nobod"):
+            client = self.connect(OTHER_ADDRESS)
+            client.join("r1", name + "__" + ALICE_KEY)
+            self.assertTaken(client)
+            answers.append([(m.op, m.data1, m.data2.replace(name, "NAME"))
+                            for m in client.received()])
+        self.assertEqual(answers[0], answers[1])
+        self.assertEqual(self.names.refused[check.LOCKED], 1)
+
     def test_addressLockout(self):
         """
         One address runs out of failed proofs across names.

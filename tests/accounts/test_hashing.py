@@ -9,7 +9,7 @@ import threading
 from twisted.internet import defer, reactor
 from twisted.trial.unittest import TestCase
 
-from hub.accounts.hashing import NICENESS, HashingPool
+from hub.accounts.hashing import NICENESS, HashingPool, lowerThisThread
 from hub.accounts.model import Accounts
 
 from tests.accounts import support
@@ -17,10 +17,11 @@ from tests.accounts import support
 
 def where():
     """
-    The thread this runs in, and its niceness.
+    The thread this runs in, its scheduling policy and its niceness.
     """
     tid = threading.get_native_id()
-    return tid, os.getpriority(os.PRIO_PROCESS, tid)
+    return (tid, os.sched_getscheduler(tid),
+            os.getpriority(os.PRIO_PROCESS, tid))
 
 
 class HashingPoolTests(support.SQLiteMixin, TestCase):
@@ -33,14 +34,32 @@ class HashingPoolTests(support.SQLiteMixin, TestCase):
     @defer.inlineCallbacks
     def test_lowerPriorityThread(self):
         """
-        The work runs in another thread than the reactor's, at a niceness
-        L{NICENESS} above the process's.
+        The work runs in another thread than the reactor's, under
+        C{SCHED_IDLE} (it runs only when nothing else wants the CPU), or
+        where that cannot be set at a niceness L{NICENESS} above the
+        process's; the reactor's thread keeps its own.
         """
-        tid, niceness = yield self.pool.run(where)
+        before = os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0)
+        tid, policy, niceness = yield self.pool.run(where)
         self.assertNotEqual(tid, threading.get_native_id())
-        self.assertEqual(niceness,
-                         min(19, os.getpriority(os.PRIO_PROCESS, 0)
-                             + NICENESS))
+        if policy != os.SCHED_IDLE:
+            self.assertEqual(niceness, min(19, before[1] + NICENESS))
+        self.assertEqual(
+            (os.sched_getscheduler(0), os.getpriority(os.PRIO_PROCESS, 0)),
+            before)
+
+    def test_lowered(self):
+        """
+        On Linux an unprivileged thread may lower itself to
+        C{SCHED_IDLE}.
+        """
+        done = []
+        thread = threading.Thread(
+            target=lambda: done.append((lowerThisThread(NICENESS),
+                                        os.sched_getscheduler(0))))
+        thread.start()
+        thread.join()
+        self.assertEqual(done, [("idle", os.SCHED_IDLE)])
 
     @defer.inlineCallbacks
     def test_accountsHashThere(self):
