@@ -13,6 +13,7 @@ from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import TestCase
 
 from hub.lobby import RoomObserver
+from hub.web import adminactions
 
 from tests.web.accountsupport import AccountsWebMixin, Browser, csrfOf
 from tests.web.support import FakePolicy
@@ -100,6 +101,23 @@ class AdminTests(AccountsWebMixin, TestCase):
     def auditCount(self):
         entries = yield self.accounts.audit(1000)
         return len(entries)
+
+    def test_everyEndpointTried(self):
+        """
+        The endpoints these tests try against every role are all there
+        are: every child of C{/admin} and C{/api/admin}, each action with
+        the role check the tests expect of it.
+        """
+        admin = self.web.site.resource.children[b"admin"]
+        api = self.web.site.resource.children[b"api"].children[b"admin"]
+        self.assertEqual(set(admin.children),
+                         {b"audit"} | {a.encode() for a in ACTIONS})
+        self.assertEqual(set(api.children),
+                         {p.encode() for p in READS + tuple(ACTIONS)})
+        self.assertEqual(set(adminactions.ACTIONS), set(ACTIONS))
+        for action, (allowed, _) in adminactions.ACTIONS.items():
+            self.assertEqual(tuple(r for r in ROLES if allowed(r)),
+                             ACTIONS[action], action)
 
     @defer.inlineCallbacks
     def test_pagesEveryRole(self):
