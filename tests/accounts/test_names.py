@@ -4,7 +4,7 @@ Account names, play keys and the keyed name forms.
 
 from twisted.trial.unittest import TestCase
 
-from hub.accounts import names
+from hub.accounts import names, websessions
 from hub.protocols.checkers import isValidName
 
 
@@ -69,3 +69,57 @@ class NameTests(TestCase):
         Keys differ.
         """
         self.assertEqual(len({names.newKey() for _ in range(50)}), 50)
+
+
+class SecretsTests(TestCase):
+    """
+    Play keys, session ids, tokens and invite codes come from L{secrets};
+    keys and CSRF tokens are compared with L{hmac.compare_digest}.
+    """
+
+    def recorded(self, module, name):
+        """
+        Wrap C{module.name}, recording each call's result.
+        """
+        calls = []
+        original = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            result = original(*args, **kwargs)
+            calls.append(result)
+            return result
+        self.patch(module, name, wrapper)
+        return calls
+
+    def test_fromSecrets(self):
+        """
+        A new key is made of L{secrets.choice}s; a session id (or token,
+        or invite) is L{secrets.token_urlsafe} of 32 bytes.
+        """
+        choices = self.recorded(names.secrets, "choice")
+        key = names.newKey()
+        self.assertEqual("".join(choices), key)
+        self.assertEqual(len(key), names.KEY_LENGTH)
+        tokens = self.recorded(websessions.secrets, "token_urlsafe")
+        raw = websessions.newSecret()
+        self.assertEqual(tokens, [raw])
+        self.assertGreaterEqual(len(raw), 43)
+
+    def test_constantTime(self):
+        """
+        A key's proof and a form's CSRF token are checked with
+        L{hmac.compare_digest} (the name check calls L{names.keyMatches});
+        a session id is found by its SHA-256, never compared.
+        """
+        compared = self.recorded(names.hmac, "compare_digest")
+        stored = names.keyHash(b"s" * 32, "0123456789")
+        self.assertTrue(names.keyMatches(b"s" * 32, "0123456789", stored))
+        self.assertFalse(names.keyMatches(b"s" * 32, "0123456780", stored))
+        self.assertEqual(compared, [True, False])
+        self.assertIs(websessions.hmac, names.hmac)
+        del compared[:]
+        raw = websessions.newSecret()
+        self.assertTrue(websessions.csrfMatches(
+            raw, websessions.csrfToken(raw)))
+        self.assertFalse(websessions.csrfMatches(raw, "0" * 64))
+        self.assertEqual(compared, [True, False])
