@@ -257,6 +257,25 @@ class GomokuNamesTests(SynchronousTestCase):
         return [m["status"] for m in connection.messages()
                 if m["msg_type"] == gwire.MSG_RESULT]
 
+    def test_guestNameFreedOnDisconnect(self):
+        """
+        A guest's name is taken while it is connected (status 258 for a
+        second connection) and free again as soon as it disconnects, as
+        before accounts.
+        """
+        first = self.connect()
+        first.register("gus")
+        self.assertEqual(self.status(first), [gwire.S_OK])
+        self.assertTrue(first.protocol.session.guest)
+        second = self.connect(OTHER_ADDRESS)
+        second.register("gus")
+        self.assertEqual(self.status(second), [gwire.S_PLAYER_EXISTS])
+        first.drop()
+        third = self.connect(OTHER_ADDRESS)
+        third.register("gus")
+        self.assertEqual(self.status(third), [gwire.S_OK])
+        self.assertTrue(third.protocol.session.guest)
+
     def test_provenName(self):
         """
         C{bob#KEY} registers as C{bob}; the room info and list bob gets
