@@ -147,7 +147,12 @@ class LoggedInTests(SynchronousTestCase):
         session = browser.player.session
         self.assertEqual((session.name, session.guest, session.account),
                          ("Alice", False, "alice"))
+        self.assertEqual([m["guest"] for m in
+                          browser.last("room")["room"]["members"]
+                          if m["name"] == "Alice"], [False])
         browser.send({"type": "start"})
+        self.assertIs({s["name"]: s["guest"] for s in browser.last(
+            "event", "GameStarted")["seats"]}["Alice"], False)
         players = [browser]
         if self.mode == "accounts":
             guest = self.hub.browser("bob")
@@ -155,7 +160,13 @@ class LoggedInTests(SynchronousTestCase):
                         "seat": 0, "bots": True, "level": 1})
             self.assertEqual((guest.player.session.guest,
                               guest.player.session.account), (True, None))
+            # /play marks the guest's seat (play.js's "guest" tag).
+            self.assertEqual([m["guest"] for m in
+                              guest.last("room")["room"]["members"]
+                              if m["name"] == "bob"], [True])
             guest.send({"type": "start"})
+            self.assertIs({s["name"]: s["guest"] for s in guest.last(
+                "event", "GameStarted")["seats"]}["bob"], True)
             players.append(guest)
         playTurns(self.hub, players)
         self.assertEqual([code for b in players for code in b.errors()],
