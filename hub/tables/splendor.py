@@ -383,9 +383,12 @@ class SplendorSeats:
     def openRoom(self) -> Optional[Room]:
         """
         The newest room that has not started and has room, or None.
+        A room whose policy says it is no open table (C{openTable}
+        false: a tournament pairing's, L{hub.tournaments}) is not one.
         """
         for room in reversed(self.lobby.rooms(KIND)):
-            if not room.running and len(room.members) < CAPACITY:
+            if (not room.running and len(room.members) < CAPACITY
+                    and getattr(room.policy, "openTable", True)):
                 return room
         return None
 

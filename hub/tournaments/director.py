@@ -71,6 +71,10 @@ class TournamentPolicy:
     Other attributes (C{memberLeft}...) are the inner policy's.
     """
 
+    #: Splendor's open seating (L{hub.tables.splendor.SplendorSeats})
+    #: never seats a stranger here.
+    openTable = False
+
     def __init__(self, inner: Any, names: Sequence[str],
                  turnSeconds: Optional[float] = None) -> None:
         self.inner = inner

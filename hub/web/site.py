@@ -418,6 +418,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
                                      spectating, web.gate)
         feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
         tournaments.auth = auth
+        if auth is not None:
+            # /admin's events (L{hub.web.adminactions}).
+            auth.tournaments = tournaments
         director.listeners.append(feeds)
         if play is not None:
             # "Your game is ready" over /ws, and the pairings' rooms.
