@@ -4,8 +4,10 @@ C{selenium}, headless) against the real C{twistd -n gamehub}: a person
 registers, enters an event from its page (C{/tournaments/ID}), the event
 is started (the CLI), the page tells the person their game is ready,
 they click it, and play the gomoku game against an engine entrant (a
-level-1 C{hub.bots}) by clicking, to its end; the event's standings then
-show the result.
+level-1 C{hub.bots}) by clicking, to its end; still on the play page,
+they are told over C{/ws} that the second game (a round robin's other
+colour) is ready, click its button and play it; the event's standings
+then show both results.
 """
 
 import csv
@@ -67,10 +69,29 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
             rows[cells[1]] = (float(cells[2] or 0), int(cells[3]))
         return rows
 
+    def playGame(self):
+        """
+        Play our game by clicking (the hint, then the hinted point) to
+        its end.
+        """
+        for _ in range(MOVES):
+            self.wait(lambda: self.statusData("turn") in ("yours", "over"),
+                      "never our turn")
+            if self.statusData("turn") == "over":
+                break
+            before = self.moves()
+            self.click("#hint")
+            self.click("#board .spot.hinted")
+            self.wait(lambda: self.moves() > before
+                      or self.statusData("turn") == "over",
+                      "the click played nothing")
+        self.wait(lambda: self.statusData("turn") == "over",
+                  "the game never ended")
+
     def test_enterAndPlay(self):
         eventId = int(self.cli(
             "create", "--name", "People cup", "--game", "gomoku",
-            "--format", "swiss", "--rounds", "1").splitlines()[-1])
+            "--format", "round-robin").splitlines()[-1])
         self.cli("engine", "add", str(eventId), "robot1", "--",
                  sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
                  "--count", "1", "--name", "robot", "--room", "{room}",
@@ -110,27 +131,27 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
             "rounds"][0]["pairings"][0]
         seats = [item.text for item in self.find("#seats li")]
         self.assertIn("erin", seats[pairing["seats"].index("erin")])
-        for _ in range(MOVES):
-            self.wait(lambda: self.statusData("turn") in ("yours", "over"),
-                      "never our turn")
-            if self.statusData("turn") == "over":
-                break
-            before = self.moves()
-            self.click("#hint")
-            self.click("#board .spot.hinted")
-            self.wait(lambda: self.moves() > before
-                      or self.statusData("turn") == "over",
-                      "the click played nothing")
-        self.wait(lambda: self.statusData("turn") == "over",
-                  "the game never ended")
+        self.playGame()
+
+        # Still on /play, the person hears over /ws that the second game
+        # (the other colour) is ready, and clicks its button.
+        self.wait(lambda: self.find("#game-ready button.play-game"),
+                  "not told of the second game")
+        self.assertIn("%d-2-1" % (eventId,), self.one("#game-ready").text)
+        self.screenshot("tournament-play-game-ready.png")
+        self.click("#game-ready button.play-game")
+        self.wait(lambda: self.statusData("turn") in ("yours", "theirs"),
+                  "the second game never began")
+        self.assertTrue(self.one("#game-ready").get_attribute("hidden"))
+        self.playGame()
 
         # The standings show the result, on the page and in the CSV.
         self.open(page)
-        self.wait(lambda: self.standings().get("erin", (0, 0))[1] == 1,
-                  "the result is not in the standings")
+        self.wait(lambda: self.standings().get("erin", (0, 0))[1] == 2,
+                  "the results are not in the standings")
         shown = self.standings()
         self.assertEqual(sorted(shown), ["erin", "robot1"])
-        self.assertEqual(sum(points for points, _ in shown.values()), 1.0)
+        self.assertEqual(sum(points for points, _ in shown.values()), 2.0)
         self.wait(lambda: not self.find("#game-ready a.play-game"),
                   "still told a game is ready")
         table = csv.DictReader(io.StringIO(self.cli(
