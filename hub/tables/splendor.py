@@ -402,7 +402,8 @@ class SplendorSeats:
             open (the cluster chose it), else the open room is used.
         """
         room = self.lobby.room(KIND, preferred) if preferred else None
-        if room is None or room.running or len(room.members) >= CAPACITY:
+        if (room is None or room.running or len(room.members) >= CAPACITY
+                or not getattr(room.policy, "openTable", True)):
             room = self.openRoom()
         if room is None:
             name = "{}{}".format(self.tablePrefix, next(self._tableNumbers))
