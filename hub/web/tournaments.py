@@ -363,7 +363,7 @@ def entryForm(data: Dict[str, Any], visitor: Any, csrf: Any) -> Any:
             return ""
         action, label = "withdraw", "Withdraw"
     elif entryOpen(data):
-        action, label = "enter", "Enter"
+        action, label = "enter", "Enter the event"
     else:
         return ""
     return tags.form(

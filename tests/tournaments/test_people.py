@@ -4,7 +4,7 @@ logged-in entrant is told over C{/ws} that a game waits ("game-ready"),
 when its room opens and at its C{hello}; joining that room seats the
 entrant in the pairing's seat (colour) and nobody else; a Splendor
 table, whose seats carry no names, is counted for the accounts that the
-browser play seated.  A real director on SQLite, a hub on a L{Clock},
+browser play seated.  A real director on SQLite and PostgreSQL, a hub on a L{Clock},
 in-memory browsers.
 """
 
@@ -20,9 +20,9 @@ from tests.web.playsupport import PlayHub, playTurns
 from tests.web.test_play_accounts import loggedIn
 
 
-class PeopleTests(support.SQLiteMixin, TestCase):
+class PeopleTests:
     """
-    Entrants who play from the browser.
+    Entrants who play from the browser, on the mixin's database.
     """
 
     def setUp(self):
@@ -171,3 +171,11 @@ class PeopleTests(support.SQLiteMixin, TestCase):
         dan.send({"type": "join", "kind": "splendor"})
         self.assertEqual(dan.errors(), [])
         self.assertNotEqual(dan.player.room.name, room)
+
+
+class SQLitePeopleTests(support.SQLiteMixin, PeopleTests, TestCase):
+    pass
+
+
+class PostgreSQLPeopleTests(support.PostgreSQLMixin, PeopleTests, TestCase):
+    pass

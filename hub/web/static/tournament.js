@@ -94,6 +94,13 @@ function update(data) {
   });
 }
 
+// The entry button, in the page's language.
+for (const [id, text] of [["entry-enter", t("Enter the event")],
+                          ["entry-withdraw", t("Withdraw")]]) {
+  const button = document.getElementById(id);
+  if (button) button.textContent = text;
+}
+
 if (root) {
   const stream = new EventSource(
     "/api/tournaments/" + root.dataset.event + "/events");
