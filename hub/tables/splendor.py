@@ -383,9 +383,12 @@ class SplendorSeats:
     def openRoom(self) -> Optional[Room]:
         """
         The newest room that has not started and has room, or None.
+        A room whose policy says it is no open table (C{openTable}
+        false: a tournament pairing's, L{hub.tournaments}) is not one.
         """
         for room in reversed(self.lobby.rooms(KIND)):
-            if not room.running and len(room.members) < CAPACITY:
+            if (not room.running and len(room.members) < CAPACITY
+                    and getattr(room.policy, "openTable", True)):
                 return room
         return None
 
@@ -399,7 +402,8 @@ class SplendorSeats:
             open (the cluster chose it), else the open room is used.
         """
         room = self.lobby.room(KIND, preferred) if preferred else None
-        if room is None or room.running or len(room.members) >= CAPACITY:
+        if (room is None or room.running or len(room.members) >= CAPACITY
+                or not getattr(room.policy, "openTable", True)):
             room = self.openRoom()
         if room is None:
             name = "{}{}".format(self.tablePrefix, next(self._tableNumbers))

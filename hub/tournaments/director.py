@@ -71,6 +71,10 @@ class TournamentPolicy:
     Other attributes (C{memberLeft}...) are the inner policy's.
     """
 
+    #: Splendor's open seating (L{hub.tables.splendor.SplendorSeats})
+    #: never seats a stranger here.
+    openTable = False
+
     def __init__(self, inner: Any, names: Sequence[str],
                  turnSeconds: Optional[float] = None) -> None:
         self.inner = inner
@@ -130,6 +134,8 @@ class LivePairing:
     engines: bool = attr.ib(default=False)
     starting: Any = attr.ib(default=None)
     toMove: Optional[int] = attr.ib(default=None)
+    #: Session id -> entrant, of the browser players seated (Splendor).
+    claims: Dict[int, str] = attr.ib(factory=dict)
 
 
 @attr.s(eq=False)
@@ -188,7 +194,9 @@ class Director:
     @ivar running: Event id -> L{RunningEvent}.
     @ivar rooms: C{(kind, room name)} -> L{LivePairing}.
     @ivar listeners: Objects told C{eventChanged(eventId)}
-        (L{hub.tournaments.interfaces.ITournamentListener}).
+        (L{hub.tournaments.interfaces.ITournamentListener}) and, if they
+        have it, C{gameReady(eventId, kind, room, seats)} when a
+        pairing's room opens (the browser players).
     """
 
     log = Logger()
@@ -500,6 +508,22 @@ class Director:
         self.log.info("tournament {id}: room {room} opened for {seats!r}",
                       id=run.event.id, room=name, seats=list(game.seats))
         self._changed(run)
+        self._ready(run, kind, name, game.seats)
+
+    def _ready(self, run: RunningEvent, kind: str, room: str,
+               seats: Sequence[str]) -> None:
+        """
+        Tell the listeners that have a C{gameReady} (the browser players,
+        L{hub.web.play}) that C{room} waits for its C{seats}.
+        """
+        for listener in list(self.listeners):
+            ready = getattr(listener, "gameReady", None)
+            if ready is None:
+                continue
+            try:
+                ready(run.event.id, kind, room, tuple(seats))
+            except Exception:
+                self.log.failure("tournament game-ready listener failed")
 
     def _roomSettings(self, kind: str) -> Dict[str, Any]:
         if kind == "gomoku":
@@ -642,8 +666,11 @@ class Director:
 
     def _changed(self, run: RunningEvent) -> None:
         for listener in list(self.listeners):
+            changed = getattr(listener, "eventChanged", None)
+            if changed is None:
+                continue
             try:
-                listener.eventChanged(run.event.id)
+                changed(run.event.id)
             except Exception:
                 self.log.failure("tournament listener failed")
 
@@ -730,11 +757,15 @@ class Director:
             return
         names = tuple(seat.name for seat in event.seats)
         entrantOf = getattr(self.launcher, "entrantOf", None)
-        if Counter(names) != Counter(live.game.seats) and entrantOf:
+        if Counter(names) != Counter(live.game.seats) and (
+                entrantOf or live.claims):
             # Splendor's seats are "player N": the launcher knows which
-            # engine's connection each one is.
-            names = tuple(entrantOf(event.table, seat.playerId) or seat.name
-                          for seat in event.seats)
+            # engine's connection each one is, the browser play which
+            # logged-in entrant's.
+            names = tuple(
+                live.claims.get(seat.playerId)
+                or (entrantOf and entrantOf(event.table, seat.playerId))
+                or seat.name for seat in event.seats)
         if Counter(names) != Counter(live.game.seats):
             self.log.warn("tournament {id}: a game in room {room} seats "
                           "{names!r}, not the pairing's {seats!r}: not "
@@ -793,6 +824,45 @@ class Director:
         """
         live = self.rooms.get((kind, name))
         return live.eventId if live is not None else None
+
+    def waitingFor(self, name: str) -> List[Tuple[int, str, str, int]]:
+        """
+        The games of every running event whose rooms are open and wait
+        for entrant C{name} (compared without case, as accounts are):
+        C{(event id, kind, room, seat)}, by event and room.
+        """
+        from hub.accounts.names import nameKey
+        key = nameKey(name)
+        found = []
+        for eventId, run in sorted(self.running.items()):
+            for live in run.live.values():
+                if live.table is not None:
+                    continue
+                for seat, entrant in enumerate(live.game.seats):
+                    if nameKey(entrant) == key:
+                        found.append((eventId, run.event.kind,
+                                      self._roomOf(run, live), seat))
+        return sorted(found)
+
+    def pairingOf(self, kind: str, room: str) -> Optional[Tuple[str, ...]]:
+        """
+        The seats (entrants' names) of the pairing whose room C{room} of
+        C{kind} is open and not yet playing, or None.
+        """
+        live = self.rooms.get((kind, room))
+        if live is None or live.table is not None:
+            return None
+        return tuple(live.game.seats)
+
+    def claim(self, kind: str, room: str, playerId: int, name: str) -> None:
+        """
+        Session C{playerId} at C{room} plays entrant C{name}: what a
+        Splendor table (whose protocol carries no names) is told by the
+        browser play of a logged-in entrant (L{hub.web.play}).
+        """
+        live = self.rooms.get((kind, room))
+        if live is not None:
+            live.claims[playerId] = name
 
     def roomFor(self, eventId: int, name: str) -> Optional[str]:
         """

@@ -7,7 +7,10 @@ for what only admins do (roles, invite codes).
     /admin              live connections, rooms and tables, the forms
     /admin/audit        the audit
     /admin/ACTION       (POST, with the CSRF token) kick, end, ban,
-                        unban, role, invite (L{hub.web.adminactions})
+                        unban, role, invite, event-create, event-enter,
+                        event-withdraw, event-engine, event-start,
+                        event-pause, event-resume (L{hub.web.adminactions})
+    /admin/tournaments  events, run by admins (L{hub.web.admintournaments})
 """
 
 from twisted.internet import defer
@@ -20,7 +23,8 @@ from hub.accounts.store import AccountError
 from hub.web import pages
 from hub.web.accountpages import (
     NotFound, labelled, message, redirect, refusedForm, respond, show)
-from hub.web.adminactions import ACTIONS, perform
+from hub.web.adminactions import ACTIONS, EVENT_ACTIONS, perform
+from hub.web.admintournaments import TournamentsAdminPage
 from hub.web.auth import field
 
 DONE = {"kick": "Connection closed.", "end": "Table ended.",
@@ -59,6 +63,7 @@ class AdminPage(resource.Resource):
         resource.Resource.__init__(self)
         self.auth = auth
         self.putChild(b"audit", AuditPage(auth))
+        self.putChild(b"tournaments", TournamentsAdminPage(auth, guarded))
         for name in ACTIONS:
             self.putChild(name.encode("ascii"), ActionPage(auth, name, self))
 
@@ -155,7 +160,11 @@ class AdminPage(resource.Resource):
                 tags.form(csrf, tags.button("Make an invite code",
                                             type="submit"),
                           method="post", action="/admin/invite",
-                          class_="invite")])
+                          class_="invite"),
+                tags.h2("Tournaments"),
+                tags.p(tags.a("Create and run events, read the engines' "
+                              "logs", href="/admin/tournaments",
+                              class_="admin-tournaments"))])
         parts.append(tags.p(tags.a("The audit", href="/admin/audit")))
         return tags.div(*parts)
 
@@ -196,9 +205,17 @@ class ActionPage(resource.Resource):
 
         @defer.inlineCallbacks
         def act(visitor):
+            event = self.name in EVENT_ACTIONS
             try:
                 done = yield perform(self.auth, visitor, self.name, fields)
             except AccountError as e:
+                if event:
+                    content = tags.div(message(str(e), kind="error"),
+                                       tags.p(tags.a(
+                                           "Tournaments",
+                                           href="/admin/tournaments")))
+                    return lambda request: show(
+                        request, visitor, "Tournaments", content, 400)
                 content = self.admin.content(request, visitor,
                                              error=str(e))
                 return lambda request: show(request, visitor, "Moderation",
@@ -209,8 +226,9 @@ class ActionPage(resource.Resource):
                            tags.code(done["invite"], class_="invite-code"))])
                 return lambda request: show(request, visitor, "Moderation",
                                             content)
+            page = "/admin/tournaments" if event else "/admin"
             return lambda request: redirect(request,
-                                            "/admin?done=" + self.name)
+                                            page + "?done=" + self.name)
 
         return guarded(self.auth, request, ACTIONS[self.name][0], act)
 

@@ -10,6 +10,9 @@ account's name and the request's fields (a dict of text) and answers
 with a Deferred of a dict (the JSON API's answer).
 """
 
+import shlex
+import time
+
 from twisted.internet import defer
 from twisted.python import usage
 
@@ -83,6 +86,157 @@ def invite(auth, actor, fields):
     return d.addCallback(lambda code: {"done": "invite", "invite": code})
 
 
+# Tournament events (admins only; L{hub.tournaments}), as the CLI's
+# commands: each writes the event's database and an audit row (never an
+# engine's command line, which may hold a play key).
+
+def _events(auth):
+    """
+    The L{hub.web.tournaments.TournamentsWeb} of the hub.
+
+    @raise BadRequest: the hub runs no events.
+    """
+    events = getattr(auth, "tournaments", None)
+    if events is None:
+        raise BadRequest("this hub runs no tournaments")
+    return events
+
+
+def _number(fields, name, kind=int, optional=True):
+    value = str(fields.get(name, "")).strip()
+    if not value:
+        if optional:
+            return None
+        raise BadRequest("{} is needed".format(name))
+    try:
+        number = kind(value)
+    except ValueError:
+        raise BadRequest("{} is a number".format(name))
+    if number <= 0:
+        raise BadRequest("{} is more than 0".format(name))
+    return number
+
+
+def _eventWrite(auth, actor, action, eventId, target, interaction, *args):
+    """
+    Run C{interaction} on the events' database, then audit C{action}
+    on C{target} (or C{target(result)}).  A refusal of the store's (L{store.TournamentError}) is a
+    L{BadRequest}.
+    """
+    from hub.tournaments import store
+    events = _events(auth)
+    d = events.database.runInteraction(interaction, *args, write=True)
+
+    def refused(failure):
+        failure.trap(store.TournamentError)
+        raise BadRequest(str(failure.value))
+
+    def audited(result):
+        d = auth.accounts.note(
+            action, target(result) if callable(target) else target, "",
+            actor)
+        return d.addCallback(lambda _: result)
+
+    d.addErrback(refused)
+    d.addCallback(audited)
+    if eventId is not None:
+        d.addCallback(lambda result: (_changed(events, eventId), result)[1])
+    return d
+
+
+def _changed(events, eventId):
+    """
+    The event's page hears of an entry at once (the director hears of
+    it at its next poll).
+    """
+    feeds = getattr(events, "feeds", None)
+    if feeds is not None:
+        feeds.eventChanged(eventId)
+
+
+def eventCreate(auth, actor, fields):
+    from hub.tournaments import formats, store
+    name, game = required(fields, "name"), required(fields, "game")
+    fmt = required(fields, "format")
+    if fmt not in formats.FORMATS:
+        raise BadRequest("format is one of " + ", ".join(formats.FORMATS))
+    players = _number(fields, "players") or (3 if game == "splendor"
+                                             else 2)
+    args = (name, game, fmt, _number(fields, "rounds"),
+            _number(fields, "minutes", float), players,
+            _number(fields, "turn-seconds", float), time.time())
+    d = _eventWrite(auth, actor, "event-create", None,
+                    "{} {} {}".format(game, fmt, name),
+                    store.createEvent, *args)
+    return d.addCallback(lambda eventId: {"done": "event-create",
+                                          "event": eventId})
+
+
+def eventEnter(auth, actor, fields):
+    from hub.tournaments import store
+    eventId = _number(fields, "event", optional=False)
+    name = required(fields, "name")
+    guest = str(fields.get("guest", "")).lower() in ("1", "on", "true", "yes")
+    d = _eventWrite(auth, actor, "event-enter", eventId,
+                    lambda entered: "event {} {}{}".format(
+                        eventId, entered, " (guest)" if guest else ""),
+                    store.enter, eventId, name, time.time(), None, guest)
+    return d.addCallback(lambda entered: {
+        "done": "event-enter", "event": eventId, "name": entered})
+
+
+def eventWithdraw(auth, actor, fields):
+    from hub.tournaments import store
+    eventId = _number(fields, "event", optional=False)
+    name = required(fields, "name")
+    d = _eventWrite(auth, actor, "event-withdraw", eventId,
+                    "event {} {}".format(eventId, name),
+                    store.withdraw, eventId, name)
+    return d.addCallback(lambda _: {"done": "event-withdraw",
+                                    "event": eventId, "name": name})
+
+
+def eventEngine(auth, actor, fields):
+    """
+    Register an engine entrant: C{name} and C{command}, a command line
+    split as a POSIX shell would (with the placeholders C{{host} {port}
+    {room} {name} {key}}).
+    """
+    from hub.tournaments import store
+    eventId = _number(fields, "event", optional=False)
+    name = required(fields, "name")
+    try:
+        command = shlex.split(required(fields, "command"))
+    except ValueError as e:
+        raise BadRequest("command: {}".format(e))
+    d = _eventWrite(auth, actor, "event-engine", eventId,
+                    "event {} {}".format(eventId, name),
+                    store.enter, eventId, name, time.time(), command)
+    return d.addCallback(lambda entered: {
+        "done": "event-engine", "event": eventId, "name": entered})
+
+
+def _eventState(action):
+    def change(auth, actor, fields):
+        from hub.tournaments import store
+        eventId = _number(fields, "event", optional=False)
+        d = _eventWrite(auth, actor, "event-" + action, eventId,
+                        "event {}".format(eventId), store.requestState,
+                        eventId, action, time.time())
+        return d.addCallback(lambda event: {
+            "done": "event-" + action, "event": eventId,
+            "state": event.state})
+    change.__name__ = "event" + action.capitalize()
+    change.__doc__ = "{} an event (the director picks it up within 2 s).".format(
+        action.capitalize())
+    return change
+
+
+eventStart = _eventState("start")
+eventPause = _eventState("pause")
+eventResume = _eventState("resume")
+
+
 #: The actions: C{name: (role check, function)}.
 ACTIONS = {
     "kick": (mayModerate, kick),
@@ -91,7 +245,17 @@ ACTIONS = {
     "unban": (mayModerate, unban),
     "role": (mayAdminister, role),
     "invite": (mayAdminister, invite),
+    "event-create": (mayAdminister, eventCreate),
+    "event-enter": (mayAdminister, eventEnter),
+    "event-withdraw": (mayAdminister, eventWithdraw),
+    "event-engine": (mayAdminister, eventEngine),
+    "event-start": (mayAdminister, eventStart),
+    "event-pause": (mayAdminister, eventPause),
+    "event-resume": (mayAdminister, eventResume),
 }
+
+#: The actions on tournament events (their page: C{/admin/tournaments}).
+EVENT_ACTIONS = tuple(name for name in ACTIONS if name.startswith("event-"))
 
 
 def perform(auth, visitor, name, fields):

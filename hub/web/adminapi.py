@@ -16,6 +16,16 @@ no CSRF token is needed.
     POST /api/admin/unban           {"target": NAME-or-CIDR}
     POST /api/admin/role            {"name": NAME, "role": ROLE} (admin)
     POST /api/admin/invite          {} (admin): {"invite": CODE}
+    POST /api/admin/event-create    {"name", "game", "format", "rounds",
+                                     "minutes", "players", "turn-seconds"}
+                                     (admin): {"event": ID}
+    POST /api/admin/event-enter     {"event": ID, "name": ACCOUNT,
+                                     "guest": false} (admin)
+    POST /api/admin/event-withdraw  {"event": ID, "name": NAME} (admin)
+    POST /api/admin/event-engine    {"event": ID, "name": NAME,
+                                     "command": "COMMAND LINE"} (admin)
+    POST /api/admin/event-start     {"event": ID} (admin; and -pause,
+                                     -resume)
 """
 
 import json

@@ -34,6 +34,7 @@ import hashlib
 import itertools
 import json
 import secrets
+from urllib.parse import urlencode
 
 import attr
 from twisted.logger import Logger
@@ -102,6 +103,7 @@ GAME_OVER = "game-over"
 ILLEGAL = "illegal"
 TOO_LARGE = "too-large"
 UNSUPPORTED = "unsupported"
+NOT_ENTRANT = "not-entrant"
 
 #: What the name check (L{hub.accounts.check}) of the browser's players
 #: is told their game kind is (its logs and keyed forms: none).
@@ -258,6 +260,17 @@ def dumps(message):
     One message as the text of a WebSocket message.
     """
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+
+
+def gameReadyMessage(eventId, kind, room, seat):
+    """
+    The C{game-ready} message: tournament C{eventId}'s game in C{room}
+    waits for the player, at C{seat}; C{url} is the play page that joins
+    it.
+    """
+    return {"type": "game-ready", "event": eventId, "kind": kind,
+            "room": room, "seat": seat,
+            "url": "/play?" + urlencode({"room": room, "kind": kind})}
 
 
 def lobbyMessage(now):
@@ -736,6 +749,9 @@ class WebPlay:
         self.factories = factories
         self.lobbyFeed = lobbyFeed
         self.names = names
+        #: The tournament director (L{hub.tournaments.director.Director})
+        #: whose pairings' rooms entrants join here, or None.
+        self.tournaments = None
         self.players = {}
         self._botNames = itertools.count(1)
         self._shared = (None, None)
@@ -916,6 +932,8 @@ class WebPlay:
             "resumed": resumed, "kinds": list(KINDS),
             "checkersSizes": self.checkersSizes, "levels": list(LEVELS)}))
         connection.sendText(dumps(player.roomState()))
+        if player.table is None:
+            self.tellWaiting(player)
 
     def lobbyRequest(self, player, message):
         if self.lobbyFeed is None:
@@ -1097,6 +1115,9 @@ class WebPlay:
 
     def join(self, player, message):
         kind = self._kind(message)
+        name = roomField(message, required=kind != "splendor")
+        if name is not None and self.tournamentSeats(kind, name) is not None:
+            return self.joinPairing(player, kind, name)
         if kind == "splendor":
             session = self._session(player, kind)
             self._lobbyCall(player, self.factories["splendor"].seats.seat,
@@ -1109,6 +1130,71 @@ class WebPlay:
         self._lobbyCall(player, self.lobby.join, kind, name, session,
                         player, password=password)
         player.sendRoom()
+
+    # Tournaments.
+
+    def tournamentSeats(self, kind, room):
+        """
+        The entrants of the tournament pairing whose room C{room} is,
+        waiting for its players, or None (L{tournaments}: the director).
+        """
+        director = self.tournaments
+        if director is None:
+            return None
+        return director.pairingOf(kind, room)
+
+    def joinPairing(self, player, kind, room):
+        """
+        Seat C{player} in tournament room C{room}: only one of its
+        pairing's entrants, logged in as that account.  At a Splendor
+        table (whose seats have no names) the director is told which
+        entrant the player's session is.
+        """
+        seats = self.tournamentSeats(kind, room)
+        entrant = None
+        if not player.guest:
+            entrant = next((n for n in seats
+                            if nameKey(n) == nameKey(player.name)), None)
+        if entrant is None:
+            raise PlayError(NOT_ENTRANT, "this game is for {}".format(
+                ", ".join(seats)))
+        session = self._session(player, kind)
+        if kind == "splendor":
+            # Before the join, which may start the game.
+            self.tournaments.claim(kind, room, session.id, entrant)
+        self._lobbyCall(player, self.lobby.join, kind, room, session,
+                        player)
+        joined = player.room
+        if joined is not None and not joined.running and not (
+                kind == "gomoku" and joined.owner is not None
+                and joined.owner.session is session):
+            # Who came to play their game is ready to (gomoku's owner
+            # starts it, or the director does).
+            self._lobbyCall(player, self.lobby.setReady, session, True)
+        player.sendRoom()
+
+    def gameReady(self, eventId, kind, room, seats):
+        """
+        The director opened C{room} for C{seats}: tell the entrants among
+        them who are here, logged in, and not at a table.
+        """
+        keys = {nameKey(n): i for i, n in enumerate(seats)}
+        for player in list(self.players.values()):
+            seat = keys.get(nameKey(player.name))
+            if player.guest or seat is None or player.table is not None:
+                continue
+            player.sendJSON(gameReadyMessage(eventId, kind, room, seat))
+
+    def tellWaiting(self, player):
+        """
+        Tell logged-in C{player} of every tournament game waiting for
+        them now.
+        """
+        if player.guest or self.tournaments is None:
+            return
+        for eventId, kind, room, seat in self.tournaments.waitingFor(
+                player.name):
+            player.sendJSON(gameReadyMessage(eventId, kind, room, seat))
 
     def bots(self, player, message):
         room = player.room

@@ -417,7 +417,15 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
                                      spectating, web.gate)
         feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
+        tournaments.auth = auth
+        if auth is not None:
+            # /admin's events (L{hub.web.adminactions}).
+            auth.tournaments = tournaments
         director.listeners.append(feeds)
+        if play is not None:
+            # "Your game is ready" over /ws, and the pairings' rooms.
+            play.tournaments = director
+            director.listeners.append(play)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket, tournaments)
     site = faceSite(hub, root, web.gate)

@@ -11,14 +11,23 @@ The tournaments on the web face (L{hub.tournaments}):
                                       event's JSON) at once, then after
                                       each change (at most once a second)
     /tournaments                      upcoming, running, finished events
-    /tournaments/ID                   one event's page
+    /tournaments/ID                   one event's page; a logged-in
+                                      entrant is told there when a game
+                                      waits for them (tournament.js)
+    /tournaments/ID/enter             (POST, CSRF, logged in) enter the
+                                      visitor's account while entry is
+                                      open
+    /tournaments/ID/withdraw          (POST, CSRF, logged in) withdraw it
 
-Read-only: events are created and run with the CLI
-(C{python -m hub.tournaments}).  Engine command lines never appear.
+Events are created and run with the CLI (C{python -m hub.tournaments})
+and from C{/admin} (L{hub.web.adminactions}).  Engine command lines
+never appear.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any, Dict, List, Optional
 
 from twisted.internet import defer
@@ -27,9 +36,10 @@ from twisted.web import resource, server
 from twisted.web.template import tags
 from zope.interface import implementer
 
+from hub.accounts.names import nameKey
 from hub.tournaments import store, views
 from hub.tournaments.interfaces import ITournamentListener
-from hub.web import pages
+from hub.web import i18n, pages
 from hub.web.api import (
     JSONResource, NotFound, StreamResource, deferJSON, sendJSON)
 from hub.web.errors import pathSegment
@@ -68,6 +78,9 @@ class TournamentsWeb:
         self.gate = gate
         #: The L{TournamentFeeds} of the event streams, or None.
         self.feeds: Optional[TournamentFeeds] = None
+        #: The L{hub.web.auth.WebAuth} of a web face with accounts, or
+        #: None (no entering from the page).
+        self.auth: Any = None
 
     def listData(self) -> defer.Deferred:
         d = self.database.runInteraction(store.listEvents)
@@ -327,10 +340,44 @@ def _points(value: Optional[float]) -> str:
     return views.formatPoints(value) if value is not None else ""
 
 
-def eventContent(data: Dict[str, Any]) -> Any:
+def entryOpen(data: Dict[str, Any]) -> bool:
+    """
+    Whether people may enter the event (C{data}, its JSON) now: before
+    it starts, and all through an arena.
+    """
+    return data["state"] == "created" or (
+        data["format"] == "arena" and data["state"] != "finished")
+
+
+def entryForm(data: Dict[str, Any], visitor: Any, csrf: Any) -> Any:
+    """
+    The Enter (or Withdraw) button of logged-in C{visitor}, or nothing.
+    """
+    if visitor is None or csrf is None:
+        return ""
+    mine = [e for e in data["entrants"]
+            if nameKey(e["name"]) == nameKey(visitor.name)]
+    entered = bool(mine) and not mine[0]["withdrawn"]
+    if entered:
+        if data["state"] == "finished":
+            return ""
+        action, label = "withdraw", "Withdraw"
+    elif entryOpen(data):
+        action, label = "enter", "Enter the event"
+    else:
+        return ""
+    return tags.form(
+        csrf, tags.button(label, type="submit", id="entry-" + action),
+        method="post", action="/tournaments/%d/%s" % (data["id"], action),
+        class_="entry")
+
+
+def eventContent(data: Dict[str, Any], visitor: Any = None,
+                 csrf: Any = None) -> Any:
     """
     One event: its facts, standings, crosstable, rounds, entrants and
-    export links.
+    export links; for a logged-in C{visitor}, the entry button (with
+    C{csrf}, its form's token) and the place of "your game is ready".
     """
     eventId = data["id"]
     facts = tags.p(data["kind"], ", ", data["format"], ", ",
@@ -375,11 +422,17 @@ def eventContent(data: Dict[str, Any]) -> Any:
         tags.a("standings (CSV)",
                href="/api/tournaments/%d/standings.csv" % (eventId,)),
         " ", tags.a("event (JSON)", href="/api/tournaments/%d" % (eventId,)))
-    return tags.div(facts, tags.h2("Standings"), standingsTable, exports,
+    you = {"data-you": visitor.name} if visitor is not None else {}
+    return tags.div(facts, tags.div(id="game-ready", class_="game-ready",
+                                    hidden="hidden", role="status"),
+                    entryForm(data, visitor, csrf),
+                    tags.h2("Standings"), standingsTable, exports,
                     tags.h2("Rounds"), *rounds, tags.h2("Entrants"),
                     entrants, id="tournament",
                     **{"data-event": str(eventId),
-                       "data-state": data["state"]})
+                       "data-state": data["state"],
+                       "data-kind": data["kind"],
+                       "data-format": data["format"]}, **you)
 
 
 class TournamentsPage(resource.Resource):
@@ -402,15 +455,83 @@ class TournamentsPage(resource.Resource):
         eventId = _eventId(parts[0]) if len(parts) == 1 else None
         if eventId is None:
             return pages.notFound(request)
-        return _eventPage(request, self.web.eventData(eventId))
+        auth = self.web.auth
+        if auth is None:
+            return _eventPage(request, self.web.eventData(eventId))
+        d = auth.visitor(request)
+        d.addCallback(lambda visitor: _eventPage(
+            request, self.web.eventData(eventId), visitor,
+            auth.csrfInput(request)))
+        d.addErrback(lambda f: _eventPage(request, defer.fail(f)))
+        return server.NOT_DONE_YET
+
+    def render_POST(self, request: Any) -> Any:
+        """
+        C{/tournaments/ID/enter} and C{/tournaments/ID/withdraw}: the
+        visitor's own account, with the CSRF token.
+        """
+        from hub.web.accountpages import (
+            redirect, refusedForm, respond, show)
+        parts = [pathSegment(p) for p in request.postpath if p]
+        eventId = _eventId(parts[0]) if len(parts) == 2 else None
+        auth = self.web.auth
+        if (eventId is None or auth is None
+                or parts[1] not in ("enter", "withdraw")):
+            return pages.notFound(request)
+        if not auth.csrfValid(request):
+            return refusedForm(request)
+        action = parts[1]
+        page = "/tournaments/%d" % (eventId,)
+
+        @defer.inlineCallbacks
+        def work() -> Any:
+            visitor = yield auth.visitor(request)
+            if visitor is None:
+                return lambda request: redirect(request,
+                                                "/login?next=" + page)
+            data = yield self.web.eventData(eventId)
+            if data is None:
+                return pages.notFound
+            try:
+                if action == "enter":
+                    if not entryOpen(data):
+                        raise store.TournamentError(
+                            "entry is closed: the event is " +
+                            data["state"])
+                    yield self.web.database.runInteraction(
+                        store.enter, eventId, visitor.name, time.time(),
+                        write=True)
+                else:
+                    yield self.web.database.runInteraction(
+                        store.withdraw, eventId, visitor.name, write=True)
+            except store.TournamentError as e:
+                error = str(e)
+                return lambda request: show(
+                    request, visitor, "Refused",
+                    tags.p(error, " ", tags.a("Back", href=page),
+                           class_="message error"), 400)
+            return lambda request: redirect(request, page)
+
+        return respond(request, work)
 
 
-def _eventPage(request: Any, d: defer.Deferred) -> Any:
+def _eventPage(request: Any, d: defer.Deferred, visitor: Any = None,
+               csrf: Any = None) -> Any:
     def done(data: Optional[Dict[str, Any]]) -> Any:
         if data is None:
             return pages.notFound(request)
+        language = i18n.chooseLanguage(request)
+        request.setHeader(b"Vary", b"Accept-Language")
+        if visitor is not None:
+            from hub.web.accountpages import visitorLinks
+            request.accountLinks = visitorLinks(visitor)
+            request.setHeader(b"Cache-Control", b"no-store")
         return pages.render(request, ["Tournament: ", pages.player(
-            data["name"])], eventContent(data), scripts=["tournament.js"])
+            data["name"])], eventContent(data, visitor, csrf),
+            scripts=["tournament.js"], bodyAttributes={
+                "data-lang": language,
+                "data-catalog": json.dumps(i18n.catalog(language),
+                                           ensure_ascii=False)})
 
     def failed(failure: Any) -> None:
         pages._logFailure(request, failure)

@@ -172,7 +172,14 @@ class AccountsWebMixin(support.SQLiteMixin):
         if self.play:
             factories = playFactories(self.hub)
         self.web = WebHub(self, hub=self.hub, auth=self.auth,
-                          factories=factories)
+                          factories=factories, director=self.director())
+
+    def director(self):
+        """
+        The tournament director of the web face (its C{/tournaments} and
+        C{/admin/tournaments}), or None.
+        """
+        return None
 
     def metricsText(self):
         """

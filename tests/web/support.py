@@ -99,12 +99,13 @@ class WebHub:
     """
 
     def __init__(self, testCase, records=None, limits=None, hub=None,
-                 auth=None, clock=None, factories=None):
+                 auth=None, clock=None, factories=None, director=None):
         if hub is None:
             hub = Hub(reactor if clock is None else clock)
         self.hub = hub
         self.site, self.service = webSite(self.hub, records, limits=limits,
-                                          auth=auth, factories=factories)
+                                          auth=auth, factories=factories,
+                                          director=director)
         self.web = self.site.web
         self.hub.startService()
         self.service.startService()

@@ -12,6 +12,7 @@ import {
 import { language, otherLanguages, t } from "./i18n.js";
 import {
   drawSplendorPlay, hintChoice, newChoice, phaseOf } from "./splendorplay.js";
+import { gameReady, joinLinked, roomChanged } from "./playevent.js";
 
 const VERSION = 1;
 const SIZE = 15;
@@ -122,10 +123,15 @@ const HANDLERS = {
     if (!message.resumed) resetGame();
     drawAll();
     lookAtLobby();
+    joinLinked(send, state.room);
   },
   room(message) {
     state.room = message.room;
+    roomChanged(send, message.room);
     drawAll();
+  },
+  "game-ready"(message) {
+    gameReady(send, message);
   },
   lobby(message) {
     state.lobby = message.kinds;

@@ -4,6 +4,7 @@
 // without this script; every name goes in as a text node (dom.js).
 
 import { el, player, players, replaceChildren } from "./dom.js";
+import { t } from "./i18n.js";
 
 const root = document.getElementById("tournament");
 
@@ -32,7 +33,43 @@ function pairingRow(p) {
                               "watch")) : null);
 }
 
+// The games that wait for the logged-in visitor (data-you): the
+// pairings of theirs with no result, in the current round (any round in
+// an arena, which pairs whoever is free), while the event runs.
+function myGames(data) {
+  const you = (root.dataset.you || "").toLowerCase();
+  if (!you || (data.state !== "running" && data.state !== "paused")) {
+    return [];
+  }
+  const games = [];
+  for (const r of data.rounds) {
+    if (data.format !== "arena" && r.round !== data.currentRound) continue;
+    for (const p of r.pairings) {
+      const seat = p.seats.findIndex((n) => n.toLowerCase() === you);
+      if (p.room && p.points === null && seat >= 0) {
+        games.push({ room: p.room, seat });
+      }
+    }
+  }
+  return games;
+}
+
+// "Your game is ready": a link that opens /play in the game's room.
+function drawGameReady(data) {
+  const notice = document.getElementById("game-ready");
+  if (!notice) return;
+  const games = myGames(data);
+  notice.hidden = games.length === 0;
+  replaceChildren(notice, games.map((g) => el("p", {},
+    t("Your game is ready: room {0}.", g.room), " ",
+    el("a", {
+      href: "/play?" + new URLSearchParams({ room: g.room, kind: data.kind }),
+      class: "play-game button", "data-room": g.room,
+    }, t("Play your game")))));
+}
+
 function update(data) {
+  drawGameReady(data);
   const table = root.querySelector("table.standings");
   if (table) {
     replaceChildren(table.querySelector("thead tr"),
@@ -55,6 +92,13 @@ function update(data) {
     replaceChildren(section.querySelector("table.pairings"),
                     r.pairings.map(pairingRow));
   });
+}
+
+// The entry button, in the page's language.
+for (const [id, text] of [["entry-enter", t("Enter the event")],
+                          ["entry-withdraw", t("Withdraw")]]) {
+  const button = document.getElementById(id);
+  if (button) button.textContent = text;
 }
 
 if (root) {
