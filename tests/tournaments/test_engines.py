@@ -351,7 +351,11 @@ class LimitedTests(SynchronousTestCase):
         self.assertTrue(os.WIFSIGNALED(status))
         self.assertEqual(os.WTERMSIG(status), signal.SIGXCPU)
         used = usage.ru_utime + usage.ru_stime
-        self.assertGreaterEqual(used, 0.9)
+        # The kernel's split of its exact run time into user and system
+        # time is sampled at ticks: on a loaded machine the sum has come
+        # out at 0.85 s for the 1 s limit.  A kill for another reason
+        # (a wall-clock timeout) would show far less.
+        self.assertGreaterEqual(used, 0.75)
         self.assertLess(used, 2.5)
 
     def test_cannotRun(self):
