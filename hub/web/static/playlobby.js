@@ -151,7 +151,7 @@ export function lobbyControls() {
   const parts = [];
   const levels = select("level", t("Bot level"),
                         [1, 2, 3].map(n => [n, String(n)]),
-                        "gamehub.level", 1);
+                        "gamehub.level", 2);
   const sizes = checkersSizes();
   const players = select("players", t("Players"),
                          sizes.map(n => [n, String(n)]),
