@@ -275,7 +275,10 @@ export function drawOpenRooms() {
   const kind = picked();
   // Splendor's tables have no names to pick: quick play seats you.
   const rooms = shown && kind !== "splendor" ? roomsOf(kind) : [];
-  replaceChildren(openRooms, rooms.map(room => roomItem(room, kind)));
+  replaceChildren(openRooms, rooms.length || !shown || kind === "splendor"
+      ? rooms.map(room => roomItem(room, kind))
+      : [el("li", {class: "empty"},
+            t("No room yet: create one, or quick play."))]);
   for (const node of openRooms.querySelectorAll("button")) {
     node.classList.add("join");
   }
