@@ -587,6 +587,7 @@ def makeService(options, reactor=None):
         collectors.append(auth.collector())
     games = {port[:-len("-port")]: factory
              for port, factory in factories.items()}
+    directory = None
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster
         cluster = makeCluster(reactor, top, options["cluster"],
@@ -597,6 +598,7 @@ def makeService(options, reactor=None):
             cluster.moderate(names.moderation)
         top.health.addCheck("cluster", cluster.registrationProblem)
         top.onDrain(cluster.withdraw)
+        directory = cluster.directory
         factories = {port: cluster.gate(port[:-len("-port")], factory)
                      for port, factory in factories.items()}
     served = [option for option in GAME_PORTS
@@ -623,7 +625,7 @@ def makeService(options, reactor=None):
         from hub.web.site import webSite
         site, web = webSite(top, records.records if records else None,
                             collectors, options.webLimits(), auth, games,
-                            director)
+                            director, directory)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)

@@ -521,12 +521,14 @@ class ClusterDirectory:
 
     def listRooms(self, kind):
         """
-        The summaries (C{info}) of every room of C{kind} in the cluster,
-        oldest first.
+        Every room of C{kind} in the cluster, oldest first: its member
+        count C{n}, C{running}, its summary C{info} (if its kind has one)
+        and its home C{node}.
         """
         d = self.eval(scripts.LIST, [self.roomIndex(kind)],
                       [self.roomIndex(kind) + ":"])
-        d.addCallback(lambda values: [dataOf(v) for v in values or ()])
+        d.addCallback(lambda values: [dict(dataOf(v), node=ownerOf(v))
+                                      for v in values or ()])
         return d
 
     def seat(self, kind, capacity):

@@ -37,7 +37,7 @@ from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
 from hub.games import checkers as rules
-from hub.ihub import IClusterPeer, ITableListener
+from hub.ihub import IClusterPeer, IClusterRoomList, ITableListener
 from hub.lobby import (
     Draining, LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.connection import ServerConnection, ServerFactory
@@ -466,6 +466,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         self._buffer = b""
 
 
+@implementer(IClusterRoomList)
 class CheckersFactory(ServerFactory):
     """
     Makes L{CheckersProtocol}s over the shared lobby and sessions.
@@ -515,6 +516,18 @@ class CheckersFactory(ServerFactory):
                 lambda kind, level, seed: botFactory(level, seed)))
         self.policy = CheckersStartPolicy(fourPlayers, clock, options,
                                           self.tableMessages, sizes)
+
+    def roomSummary(self, room):
+        """
+        See L{IClusterRoomList.roomSummary}: what the cluster's room list
+        shows of a checkers room (the protocol has no room list of its
+        own; the browsers' lobby shows it, L{hub.web.play}).
+        """
+        return {"name": room.name,
+                "members": [m.name for m in room.members],
+                "capacity": room.capacity,
+                "players": room.settings.get("players"),
+                "locked": bool(room.password), "running": room.running}
 
     def tableMessages(self, room):
         """

@@ -108,16 +108,21 @@ class Takeover:
     def __contains__(self, seat: int) -> bool:
         return seat in self.pilots
 
-    def take(self, seat: int, seed: int) -> None:
+    def take(self, seat: int, seed: int,
+             level: Optional[int] = None) -> None:
         """
         From now on a bot plays C{seat}; C{seed} makes it deterministic.
+
+        @param level: the bot's strength (1 to 3), or None for the
+            table's C{botLevel}.
         """
         table = self.table
         options = table.options
-        bot = options.botFactory(table.kind, options.botLevel, seed)
+        if level is None:
+            level = options.botLevel
+        bot = options.botFactory(table.kind, level, seed)
         self.pilots[seat] = SeatPilot(table.clock, bot, options.botDelay)
-        table.emit(events.SeatTakenOver(seat, options.botLevel,
-                                        table.clock.seconds()))
+        table.emit(events.SeatTakenOver(seat, level, table.clock.seconds()))
 
     def release(self, seat: int) -> None:
         """
@@ -346,12 +351,17 @@ class Table:
             return False
         return True
 
-    def takeOver(self, seat: int, seed: Optional[int] = None) -> None:
+    def takeOver(self, seat: int, seed: Optional[int] = None,
+                 level: Optional[int] = None) -> None:
         """
         Have a bot play C{seat} from now on (L{events.SeatTakenOver}),
         acting at once if it is that seat's turn.
+
+        @param level: the bot's strength (1 to 3), or None for the
+            table's C{botLevel} (C{--bot-level}): a bot a player asked
+            for plays at the level asked.
         """
-        self.takeover.take(seat, seat if seed is None else seed)
+        self.takeover.take(seat, seat if seed is None else seed, level)
         self.takeover.turn()
 
     def end(self, reason: str, ranking: Iterable[int] = (),

@@ -205,7 +205,9 @@ def lobbyContent(now, later=None):
         sections.append(tags.section(
             tags.h2(kind),
             tags.p(tags.span(str(data["online"]), class_="online"),
-                   " players online"),
+                   " players online ",
+                   tags.a("Play", href="/play?kind=" + kind,
+                          class_="play-kind")),
             tags.h3("Games running"),
             tags.ul(_rows(gameRow, data["games"], later), class_="games"),
             tags.h3("Rooms"),

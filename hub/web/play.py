@@ -37,6 +37,7 @@ import secrets
 from urllib.parse import urlencode
 
 import attr
+from twisted.internet import defer
 from twisted.logger import Logger
 
 from hub.accounts import check
@@ -104,6 +105,9 @@ ILLEGAL = "illegal"
 TOO_LARGE = "too-large"
 UNSUPPORTED = "unsupported"
 NOT_ENTRANT = "not-entrant"
+#: The room is homed on another node of the cluster: its browsers play
+#: it from that node's web face.
+OTHER_NODE = "other-node"
 
 #: What the name check (L{hub.accounts.check}) of the browser's players
 #: is told their game kind is (its logs and keyed forms: none).
@@ -323,7 +327,8 @@ class RoomBot(MuteLegacy, RoomObserver):
 
     def _takeSeat(self, table, seat):
         if not table.over and seat not in table.takeover:
-            table.takeOver(seat)
+            # At the level asked for, not the hub's --bot-level.
+            table.takeOver(seat, level=self.level)
 
     def gameEnded(self, room, game):
         self.play.clock.callLater(0, self.retire)
@@ -735,6 +740,11 @@ class WebPlay:
     @param names: the hub's L{hub.accounts.check.NameService} (C{--names
         accounts} or C{closed}), whose rules a C{hello} follows, or None
         (C{--names open}: every player is a guest, no name is checked).
+    @param directory: with C{--cluster}, the node's room directory
+        (L{hub.cluster.directory.ClusterDirectory}): a room made here is
+        claimed in it first, as a legacy client's is (its name is the
+        cluster's), and the lobby shows the other nodes' rooms too
+        (L{hub.web.remoterooms}); None on a single node.
 
     @ivar players: the L{WebPlayer}s by the hash of their resume token.
     """
@@ -742,7 +752,7 @@ class WebPlay:
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, factories, lobbyFeed=None,
-                 names=None):
+                 names=None, directory=None):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -752,6 +762,11 @@ class WebPlay:
         #: The tournament director (L{hub.tournaments.director.Director})
         #: whose pairings' rooms entrants join here, or None.
         self.tournaments = None
+        self.directory = directory
+        self.remote = None
+        if directory is not None:
+            from hub.web.remoterooms import RemoteRooms
+            self.remote = RemoteRooms(directory, clock)
         self.players = {}
         self._botNames = itertools.count(1)
         self._shared = (None, None)
@@ -820,13 +835,28 @@ class WebPlay:
             elif player is None:
                 raise PlayError(HELLO_FIRST, "say hello first")
             else:
-                handler(self, player, message)
+                result = handler(self, player, message)
+                if isinstance(result, defer.Deferred):
+                    # (A room claimed in the cluster's directory first.)
+                    result.addErrback(self._failed, player, request)
         except PlayError as e:
             connection.sendText(self.error(e.code, e.message, request))
         except Exception:
             self.log.failure("web message {request!r} failed",
                              request=str(request)[:40])
             connection.sendText(self.error("internal", "", request))
+
+    def _failed(self, failure, player, request):
+        """
+        A request answered later failed: its error goes to the player.
+        """
+        if failure.check(PlayError):
+            error = failure.value
+            player.sendText(self.error(error.code, error.message, request))
+            return
+        self.log.failure("web message {request!r} failed", failure,
+                         request=str(request)[:40])
+        player.sendText(self.error("internal", "", request))
 
     def error(self, code, message, request=None):
         """
@@ -938,7 +968,12 @@ class WebPlay:
     def lobbyRequest(self, player, message):
         if self.lobbyFeed is None:
             raise PlayError(UNSUPPORTED, "no lobby here")
-        player.sendText(self.lobbyFeed.encoded(lobbyMessage))
+        if self.remote is None:
+            player.sendText(self.lobbyFeed.encoded(lobbyMessage))
+            return
+        # With a cluster: the other nodes' rooms too, as last read.
+        player.sendJSON(dict(self.lobbyFeed.now(), type="lobby",
+                             remote=self.remote.current()))
 
     def _kind(self, message):
         kind = field(message, "kind", str, required=True)
@@ -984,6 +1019,45 @@ class WebPlay:
         if kind == "splendor":
             return self.join(player, message)
         name = roomField(message)
+        return self.claimed(player, kind, name,
+                            lambda: self._create(player, message, kind, name))
+
+    def claimed(self, player, kind, name, make):
+        """
+        Call C{make()}, which makes the room C{name} of C{kind}; with a
+        cluster, once the room's name is claimed for this node in the
+        directory (as a legacy client's new room is,
+        L{hub.cluster.routes}), so that the room is the cluster's.
+
+        @return: None, or a Deferred with a cluster.
+        """
+        if self.lobby.room(kind, name) is not None:
+            raise PlayError(ROOM_EXISTS, "the room exists")
+        if self.directory is None:
+            return make()
+        if player.room is not None:
+            raise PlayError(IN_ROOM, "leave your room first")
+        directory = self.directory
+        d = directory.claimRoom(kind, name)
+
+        def got(owner):
+            if owner != directory.node:
+                raise PlayError(ROOM_EXISTS, "a room of another node has "
+                                "that name")
+            try:
+                if player.connection is not None:
+                    make()
+            finally:
+                if self.lobby.room(kind, name) is None:
+                    directory.releaseRoom(kind, name)
+
+        def failed(failure):
+            raise PlayError(UNAVAILABLE, "the room directory is "
+                            "unavailable")
+        d.addCallbacks(got, failed)
+        return d
+
+    def _create(self, player, message, kind, name):
         password = field(message, "password", str, "")
         if len(password.encode("utf-8", "surrogatepass")) \
                 > gomokuWire.MAX_PSW_BYTES:
@@ -1126,6 +1200,11 @@ class WebPlay:
             return
         name = roomField(message)
         password = field(message, "password", str, "")
+        if self.remote is not None and self.lobby.room(kind, name) is None:
+            home = self.remote.homeOf(kind, name)
+            if home is not None:
+                raise PlayError(OTHER_NODE, "the room is on node {}"
+                                .format(home)[:200])
         session = self._session(player, kind)
         self._lobbyCall(player, self.lobby.join, kind, name, session,
                         player, password=password)
@@ -1195,6 +1274,69 @@ class WebPlay:
         for eventId, kind, room, seat in self.tournaments.waitingFor(
                 player.name):
             player.sendJSON(gameReadyMessage(eventId, kind, room, seat))
+    def seatsOf(self, room):
+        """
+        How many players C{room} seats: a checkers room made here, the
+        count it was made for; otherwise its capacity.
+        """
+        if room.kind == "checkers":
+            return room.settings.get("players", room.capacity)
+        return room.capacity
+
+    def openRooms(self, kind, name=None):
+        """
+        The rooms of C{kind} a player called C{name} may join now, oldest
+        first: waiting, with a free seat, without a password, without a
+        member of that name.
+        """
+        return [room for room in self.lobby.rooms(kind)
+                if not room.running and not room.password
+                and room.members
+                and len(room.members) < self.seatsOf(room)
+                and all(m.name != name for m in room.members)]
+
+    def quick(self, player, message):
+        """
+        Quick play: join the fullest open room of C{kind} (the oldest of
+        the fullest), or make one (C{players} and C{seat} as for
+        C{create}, without bots) for others to join; Splendor seats the
+        player as C{join} does.
+        """
+        kind = self._kind(message)
+        if kind == "splendor":
+            return self.join(player, message)
+        if player.room is not None:
+            raise PlayError(IN_ROOM, "leave your room first")
+        rooms = self.openRooms(kind, player.name)
+        if rooms:
+            room = max(rooms, key=lambda r: len(r.members))
+            session = self._session(player, kind)
+            self._lobbyCall(player, self.lobby.join, kind, room.name,
+                            session, player, password="")
+            player.sendRoom()
+            return None
+        fields = {"kind": kind, "bots": False,
+                  "seat": field(message, "seat", int,
+                                1 if kind == "gomoku" else 0)}
+        if kind == "checkers":
+            sizes = [n for n in self.checkersSizes if n > 1] or \
+                self.checkersSizes
+            fields["players"] = field(message, "players", int, sizes[0])
+        name = self.freeRoomName(kind, player.name)
+        return self.claimed(player, kind, name, lambda: self._create(
+            player, fields, kind, name))
+
+    def freeRoomName(self, kind, base):
+        """
+        A name for a new room of C{kind}: C{base}, then C{base-2}...,
+        the first that no room of this node has.
+        """
+        for n in itertools.count(1):
+            name = base if n == 1 else "{}-{}".format(base, n)
+            if self.lobby.room(kind, name) is None and (
+                    self.remote is None
+                    or self.remote.homeOf(kind, name) is None):
+                return name
 
     def bots(self, player, message):
         room = player.room
@@ -1275,6 +1417,7 @@ class WebPlay:
         "lobby": lobbyRequest,
         "create": create,
         "join": join,
+        "quick": quick,
         "bots": bots,
         "leave": leave,
         "ready": ready,

@@ -378,7 +378,7 @@ def faceSite(hub, root, gate, siteClass=HubSite):
 
 
 def webSite(hub, records=None, collectors=(), limits=None, auth=None,
-            factories=None, director=None):
+            factories=None, director=None, directory=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -395,6 +395,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     @param director: the tournament director
         (L{hub.tournaments.director.Director}) whose events the
         C{/tournaments} pages and API show, or None for none.
+    @param directory: with C{--cluster}, the node's room directory, which
+        the browser players' rooms are claimed in and whose other nodes'
+        rooms their lobby shows (L{hub.web.play.WebPlay}); None.
     @return: C{(site, service)}.
     """
     spectating = Spectating(hub.clock)
@@ -408,7 +411,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
         play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
-                       lobbyFeed, getattr(auth, "names", None))
+                       lobbyFeed, getattr(auth, "names", None),
+                       directory=directory)
         socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock,
                                           auth))
     tournaments = feeds = None

@@ -116,7 +116,7 @@ class RedisDirectoryTests(TestCase):
         self.a.roomChanged(room)
         self.clock.advance(0)
         yield self.eventually(lambda: self.b.listRooms("gomoku"), [
-            {"n": 1, "running": False,
+            {"n": 1, "running": False, "node": "a",
              "info": {"name": "r1", "running": False}}])
         self.assertEqual((yield self.b.lookupRoom("gomoku", "r1")), "a")
         room.running = True

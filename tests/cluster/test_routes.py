@@ -570,19 +570,21 @@ class ClusterPeerTests(TestCase):
     def test_roomListFromFactory(self):
         """
         The cluster publishes a gomoku room with what the factory's
-        L{IClusterRoomList} shows of it; the kinds whose room list is not
-        the cluster's have no summary.
+        L{IClusterRoomList} shows of it, and a checkers room with its
+        summary (the browsers' lobby lists it); Splendor, whose tables
+        have no name a player picks, has no summary.
         """
         hub = Hub(Clock())
         cluster = ClusterService(Clock(), hub, None, "n1", "tcp:0")
         gomoku = GomokuFactory(hub.lobby, hub.sessions, hub.clock)
+        checkers = CheckersFactory(hub.lobby, hub.sessions, hub.clock)
         cluster.gate("gomoku", gomoku)
-        cluster.gate("checkers", CheckersFactory(hub.lobby, hub.sessions,
-                                                 hub.clock))
+        cluster.gate("checkers", checkers)
         summaries = cluster.directory.summaries
-        self.assertEqual(sorted(summaries), ["gomoku"])
+        self.assertEqual(sorted(summaries), ["checkers", "gomoku"])
         self.assertTrue(IClusterRoomList.providedBy(gomoku))
         self.assertEqual(summaries["gomoku"], gomoku.roomSummary)
+        self.assertEqual(summaries["checkers"], checkers.roomSummary)
 
     def test_routesImportNoAdapter(self):
         """

@@ -82,13 +82,15 @@ class PlayHub:
     """
 
     def __init__(self, checkersSizes=(2, 3, 6), graceSeconds=30,
-                 takeover=None, botDelay=0.5, turnSeconds=15, names=None):
+                 takeover=None, botDelay=0.5, turnSeconds=15, names=None,
+                 botLevel=2, directory=None):
         self.clock = Clock()
         self.clock.advance(1000)
         self.hub = Hub(self.clock, graceSeconds=graceSeconds)
         self.hub.startService()
         self.lobby, self.sessions = self.hub.lobby, self.hub.sessions
-        bots = {"takeover": takeover, "botDelay": botDelay}
+        bots = {"takeover": takeover, "botDelay": botDelay,
+                "botLevel": botLevel}
         clock = self.hub.clock
         self.factories = {
             "gomoku": GomokuFactory(self.lobby, self.sessions, clock,
@@ -106,7 +108,7 @@ class PlayHub:
             names = names(self.clock, self.sessions)
         self.names = names
         self.play = WebPlay(self.lobby, self.sessions, clock, self.factories,
-                            names=names)
+                            names=names, directory=directory)
         self._port = 41000
 
     def browser(self, name=None):

@@ -217,8 +217,10 @@ class CheckersTests(SynchronousTestCase):
         the bots play their seats, and the game runs to its end.
         """
         browser = self.hub.browser("alice")
+        # (Level 2: the bots play at the level asked for, and random
+        # level-1 bots may not finish a checkers game.)
         browser.send({"type": "create", "kind": "checkers", "room": "r1",
-                      "players": 3, "seat": 1, "bots": True, "level": 1})
+                      "players": 3, "seat": 1, "bots": True, "level": 2})
         members = browser.last("room")["room"]["members"]
         self.assertEqual([(m["bot"], m["you"]) for m in members],
                          [(True, False), (False, True), (True, False)])

@@ -13,6 +13,9 @@ import { language, otherLanguages, t } from "./i18n.js";
 import {
   drawSplendorPlay, hintChoice, newChoice, phaseOf } from "./splendorplay.js";
 import { gameReady, joinLinked, roomChanged } from "./playevent.js";
+import {
+  drawOpenRooms, lobbyControls, lookAtLobby, openRooms, openRoomsTitle,
+  startLobby } from "./playlobby.js";
 
 const VERSION = 1;
 const SIZE = 15;
@@ -25,8 +28,6 @@ const controls = el("div", {class: "controls", id: "controls"});
 const seatList = el("ol", {id: "seats", class: "seats"});
 const errorLine = el("p", {id: "error", class: "error"});
 
-const openRooms = el("ul", {id: "open-rooms", class: "rooms"});
-const openRoomsTitle = el("h2", {hidden: true});
 // Seconds between two looks at the open rooms while not playing.
 const LOBBY_SECONDS = 2;
 
@@ -135,6 +136,8 @@ const HANDLERS = {
   },
   lobby(message) {
     state.lobby = message.kinds;
+    // With a cluster: the rooms of the other nodes.
+    state.remote = message.remote || null;
     drawOpenRooms();
   },
   hint(message) {
@@ -487,98 +490,25 @@ function drawSeats() {
     i === state.you ? el("span", {class: "tag"}, t("you")) : null)));
 }
 
-function newGame(kind) {
-  const level = Number(document.getElementById("level").value);
-  if (state.room) send({type: "leave"});
-  resetGame();
-  const room = `web-${state.welcome.name}-${Date.now() % 100000}`;
-  const message = {type: "create", kind, room, seat: 0, bots: true, level};
-  if (kind === "checkers") {
-    message.players = Number(document.getElementById("players").value);
-  }
-  if (kind === "splendor") {
-    // Seated as a Unity client's INIT; bots fill the table up to the
-    // number of players chosen.
-    const players = Number(document.getElementById(
-      "splendor-players").value);
-    send({type: "join", kind});
-    send({type: "bots", count: players - 1, level});
-    return;
-  }
-  send(message);
-}
-
 function drawControls() {
   const parts = [];
   if (!playing()) {
-    const level = el("select", {id: "level", "aria-label": t("Bot level")},
-                     ...[1, 2, 3].map(n => el("option", {value: n}, n)));
-    level.value = sessionStorage.getItem("gamehub.level") || "1";
-    level.addEventListener("change", () =>
-      sessionStorage.setItem("gamehub.level", level.value));
-    const sizes = state.welcome.checkersSizes.filter(n => n > 1);
-    const players = el("select", {id: "players",
-                                  "aria-label": t("Players")},
-                       ...sizes.map(n => el("option", {value: n}, n)));
-    parts.push(el("label", {for: "level"}, t("Bot level")), level,
-               button("new-gomoku", t("Gomoku against a bot"),
-                      () => newGame("gomoku")),
-               el("label", {for: "players"}, t("Players")), players,
-               button("new-checkers", t("Checkers against bots"),
-                      () => newGame("checkers")));
-    const splendorPlayers = el(
-      "select", {id: "splendor-players",
-                 "aria-label": t("Splendor players")},
-      ...[2, 3, 4].map(n => el("option", {value: n}, n)));
-    parts.push(el("label", {for: "splendor-players"},
-                  t("Splendor players")), splendorPlayers,
-               button("new-splendor", t("Splendor against bots"),
-                      () => newGame("splendor")));
-    const room = state.room;
-    if (room && room.kind === "gomoku" && !room.running &&
-        room.members.length === 2 && room.owner === state.welcome.name &&
-        !state.seats.length) {
-      parts.push(button("start", t("Start"), () => send({type: "start"})));
-    }
-    const me = room && room.members.find(member => member.you);
-    if (room && !room.running && me && !me.ready &&
-        (room.kind !== "gomoku" || room.owner !== me.name)) {
-      parts.push(button("ready", t("Ready"), () => send({type: "ready"})));
-    }
-    if (room) {
-      parts.push(button("leave", t("Leave"), () => send({type: "leave"})));
-    }
+    parts.push(...lobbyControls());
   } else {
     parts.push(button("hint", t("Hint"), () => send({type: "hint"})));
     parts.push(button("resign", t("Resign"), () => send({type: "resign"})));
   }
   parts.push(...languageSwitch());
+  // A redraw keeps the keyboard's place (the lobby's controls included).
+  const focused = document.activeElement && controls.contains(
+    document.activeElement) ? document.activeElement.id : "";
   replaceChildren(controls, parts);
+  const again = focused && document.getElementById(focused);
+  if (again) again.focus();
 }
 
 function playing() {
   return state.seats.length > 0 && !state.ended;
-}
-
-// The gomoku rooms waiting for a guest, made here or by any client.
-function drawOpenRooms() {
-  const rooms = state.lobby && !playing() && !state.room
-      ? state.lobby.gomoku.rooms.filter(room => room.state === "waiting"
-          && room.members.length < 2 && !room.locked) : [];
-  replaceChildren(openRooms, rooms.map(room => el("li", {class: "room"},
-    el("span", {class: "room-name"}, player(room.name)), " ",
-    room.owner ? player(room.owner) : null, " ",
-    button(null, t("Join"), () => send({type: "join", kind: "gomoku",
-                                        room: room.name})))));
-  for (const node of openRooms.querySelectorAll("button")) {
-    node.classList.add("join");
-  }
-  openRoomsTitle.textContent = t("Open rooms");
-  openRoomsTitle.hidden = rooms.length === 0;
-}
-
-function lookAtLobby() {
-  if (state.welcome && !playing() && !state.room) send({type: "lobby"});
 }
 
 function drawAll() {
@@ -601,6 +531,7 @@ function drawAll() {
   drawOpenRooms();
 }
 
+startLobby({send, state, playing, resetGame, button, redraw: drawAll});
 setInterval(lookAtLobby, LOBBY_SECONDS * 1000);
 document.documentElement.lang = language;
 document.title = t("Play") + " - gamehub";
