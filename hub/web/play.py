@@ -253,11 +253,16 @@ def encodeAction(kind, action):
     return [list(cell) for cell in action]
 
 
+#: The one encoder of every message (json.dumps with options would make
+#: an encoder per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(message):
     """
     One message as the text of a WebSocket message.
     """
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(message)
 
 
 def lobbyMessage(now):
