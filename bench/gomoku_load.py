@@ -95,6 +95,10 @@ class Stats:
         self.latencies = []
         self.errors = 0
         self.games = 0
+        #: with a target, the window closes at that many and C{reached}
+        #: (a Deferred) fires
+        self.target = None
+        self.reached = None
 
     def record(self, sentAt):
         """
@@ -103,6 +107,9 @@ class Stats:
         if self.measuring:
             self.count += 1
             self.latencies.append(now() - sentAt)
+            if self.count == self.target:
+                self.measuring = False
+                self.reached.callback(None)
 
     def summary(self, seconds):
         """
@@ -550,8 +557,11 @@ class Bench:
     """
 
     def __init__(self, reactor, port, mode, interval, warmup, seconds,
-                 tag="", keys=None):
+                 tag="", keys=None, moves=None):
         self.reactor = reactor
+        #: None, or how many moves the window holds (then C{seconds} is
+        #: only its bound)
+        self.moves = moves
         #: None: names of the run's own; {}: the accounts' plain names;
         #: else their play keys by name, for keyed names
         self.keys = keys
@@ -656,7 +666,13 @@ class Bench:
                 serverSystem())
         self.stats.measuring = True
         t0 = now()
-        await task.deferLater(self.reactor, self.seconds, lambda: None)
+        if self.moves:
+            from twisted.internet import defer
+            self.stats.target = self.moves
+            self.stats.reached = defer.Deferred()
+            await self.stats.reached.addTimeout(self.seconds, self.reactor)
+        else:
+            await task.deferLater(self.reactor, self.seconds, lambda: None)
         self.stats.measuring = False
         elapsed = now() - t0
         cpu1 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds(),

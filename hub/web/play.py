@@ -265,6 +265,12 @@ def dumps(message):
     return _ENCODER.encode(message)
 
 
+#: L{dumps} of a gomoku stone's C{ActionPlayed} (L{WebPlayer.playedMessage}):
+#: seat, byBot, x, y, next.
+GOMOKU_PLAYED = ('{"type":"event","event":"ActionPlayed","seat":%d,'
+                 '"byBot":%s,"action":[%d,%d],"next":%s}')
+
+
 def lobbyMessage(now):
     """
     The C{lobby} message of the hub now (L{hub.web.now.hubNow}), encoded
@@ -565,10 +571,22 @@ class WebPlayer(MuteLegacy, RoomObserver):
         # The same for every player: encoded once.
         text = self.play.shared(event)
         if text is None:
-            text = self.play.share(event, dumps(
-                self.playedMessage(table, event)))
+            text = self.play.share(event, self.playedText(table, event))
         self.sent.append(text)
         self.sendText(text)
+
+    def playedText(self, table, event):
+        """
+        The encoded L{playedMessage} of C{event}: a gomoku stone's, the
+        message of nearly every move, straight from its few numbers.
+        """
+        if table.kind != "gomoku":
+            return dumps(self.playedMessage(table, event))
+        x, y = event.action
+        game = table.game
+        return GOMOKU_PLAYED % (
+            event.seat, "true" if event.byBot else "false", x, y,
+            "null" if game.isOver else "%d" % (game.currentSeat,))
 
     def playedMessage(self, table, event):
         """
