@@ -667,10 +667,17 @@ class Bench:
         self.stats.measuring = True
         t0 = now()
         if self.moves:
+            # The window closes at that many moves, or (with fewer, as
+            # its count says) after the seconds.
             from twisted.internet import defer
+            reached = self.stats.reached = defer.Deferred()
             self.stats.target = self.moves
-            self.stats.reached = defer.Deferred()
-            await self.stats.reached.addTimeout(self.seconds, self.reactor)
+            bound = self.reactor.callLater(
+                self.seconds,
+                lambda: reached.called or reached.callback(None))
+            await reached
+            if bound.active():
+                bound.cancel()
         else:
             await task.deferLater(self.reactor, self.seconds, lambda: None)
         self.stats.measuring = False
