@@ -213,8 +213,8 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         A frame is read here only while the connection is open and
         between messages (nothing of an earlier frame is held), and only
         if it is whole in C{data}, final, a text frame without extension
-        bits, masked (as a client's must be), at most 125 bytes (within
-        L{MAX_MESSAGE}), and UTF-8 (Python's strict decoder: no
+        bits, masked (as a client's must be), at most 125 bytes (and
+        within the size limits), and UTF-8 (Python's strict decoder: no
         surrogates, no overlong forms, RFC 3629); otherwise that frame
         and all after it go to autobahn, which reads them or fails the
         connection as it always does.  (autobahn's traffic counters,
@@ -225,6 +225,9 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
                 and self._perMessageCompress is None
                 and self.applyMask and not self.logOctets
                 and not self.logFrames):
+            # (The limits are far longer than a short frame.)
+            short = min(_SHORT, self.maxFramePayloadSize or _SHORT,
+                        self.maxMessagePayloadSize or _SHORT)
             end = len(data)
             offset = 0
             while end - offset >= 6:
@@ -232,7 +235,7 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
                 size = second & 0x7F
                 start = offset + 6
                 if (data[offset] != _TEXT_FIN or not second & 0x80
-                        or size > _SHORT or start + size > end):
+                        or size > short or start + size > end):
                     break
                 try:
                     text = unmask(data[start:start + size],

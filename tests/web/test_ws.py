@@ -539,6 +539,16 @@ class FrameTests(SynchronousTestCase):
         self.assertEqual(self.requests(), [])
         self.assertFailed()
 
+    def test_sizeLimitBelowShort(self):
+        """
+        With a size limit below a short frame's length, a short frame
+        over it is autobahn's, which fails the connection.
+        """
+        self.socket.maxFramePayloadSize = 10
+        self.socket.dataReceived(clientFrame('{"type":"x"}'))
+        self.assertEqual(self.requests(), [])
+        self.assertFailed()
+
     def test_pingBetween(self):
         """
         A ping between two text frames of one read is answered with its
