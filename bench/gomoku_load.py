@@ -139,6 +139,19 @@ def rssKiB(pid):
     raise ValueError("no VmRSS")
 
 
+def wakeups(pid):
+    """
+    How many times process C{pid} has slept and been woken so far (its
+    voluntary context switches): once per reactor wake-up that found it
+    idle.
+    """
+    with open("/proc/%d/status" % (pid,)) as f:
+        for line in f:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    return 0
+
+
 def cpuSeconds(pid):
     """
     User + system CPU seconds used so far by process C{pid}.
@@ -664,6 +677,7 @@ class Bench:
         await task.deferLater(self.reactor, self.warmup, lambda: None)
         cpu0 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds(),
                 serverSystem())
+        woken0 = sum(wakeups(pid) for pid in serverPids)
         self.stats.measuring = True
         t0 = now()
         if self.moves:
@@ -684,6 +698,7 @@ class Bench:
         elapsed = now() - t0
         cpu1 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds(),
                 serverSystem())
+        woken1 = sum(wakeups(pid) for pid in serverPids)
         self.stopping = True
         for table in self.tables:
             if table.pending is not None and table.pending.active():
@@ -696,7 +711,9 @@ class Bench:
             "server_system_us_per_op": round(
                 1e6 * (cpu1[3] - cpu0[3]) / ops, 1),
             "client_cpu_us_per_op": round(
-                1e6 * (cpu1[1] - cpu0[1]) / ops, 1)})
+                1e6 * (cpu1[1] - cpu0[1]) / ops, 1),
+            # How much each wake-up of the server had to do.
+            "server_wakeups_per_op": round((woken1 - woken0) / ops, 2)})
         result.update({
             "server_cpu_pct": round(100 * (cpu1[0] - cpu0[0]) / elapsed),
             "client_cpu_pct": round(100 * (cpu1[1] - cpu0[1]) / elapsed),
