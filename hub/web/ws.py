@@ -224,7 +224,7 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
                 and self.current_frame is None and not self.inside_message
                 and self._perMessageCompress is None
                 and self.applyMask and not self.logOctets
-                and not self.logFrames):
+                and not self.logFrames and self.autoPingTimeoutCall is None):
             # (The limits are far longer than a short frame.)
             short = min(_SHORT, self.maxFramePayloadSize or _SHORT,
                         self.maxMessagePayloadSize or _SHORT)
