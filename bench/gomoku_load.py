@@ -95,6 +95,10 @@ class Stats:
         self.latencies = []
         self.errors = 0
         self.games = 0
+        #: with a target, the window closes at that many and C{reached}
+        #: (a Deferred) fires
+        self.target = None
+        self.reached = None
 
     def record(self, sentAt):
         """
@@ -103,6 +107,9 @@ class Stats:
         if self.measuring:
             self.count += 1
             self.latencies.append(now() - sentAt)
+            if self.count == self.target:
+                self.measuring = False
+                self.reached.callback(None)
 
     def summary(self, seconds):
         """
@@ -130,6 +137,19 @@ def rssKiB(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise ValueError("no VmRSS")
+
+
+def wakeups(pid):
+    """
+    How many times process C{pid} has slept and been woken so far (its
+    voluntary context switches): once per reactor wake-up that found it
+    idle.
+    """
+    with open("/proc/%d/status" % (pid,)) as f:
+        for line in f:
+            if line.startswith("voluntary_ctxt_switches:"):
+                return int(line.split()[1])
+    return 0
 
 
 def cpuSeconds(pid):
@@ -550,8 +570,11 @@ class Bench:
     """
 
     def __init__(self, reactor, port, mode, interval, warmup, seconds,
-                 tag="", keys=None):
+                 tag="", keys=None, moves=None):
         self.reactor = reactor
+        #: None, or how many moves the window holds (then C{seconds} is
+        #: only its bound)
+        self.moves = moves
         #: None: names of the run's own; {}: the accounts' plain names;
         #: else their play keys by name, for keyed names
         self.keys = keys
@@ -654,13 +677,28 @@ class Bench:
         await task.deferLater(self.reactor, self.warmup, lambda: None)
         cpu0 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds(),
                 serverSystem())
+        woken0 = sum(wakeups(pid) for pid in serverPids)
         self.stats.measuring = True
         t0 = now()
-        await task.deferLater(self.reactor, self.seconds, lambda: None)
+        if self.moves:
+            # The window closes at that many moves, or (with fewer, as
+            # its count says) after the seconds.
+            from twisted.internet import defer
+            reached = self.stats.reached = defer.Deferred()
+            self.stats.target = self.moves
+            bound = self.reactor.callLater(
+                self.seconds,
+                lambda: reached.called or reached.callback(None))
+            await reached
+            if bound.active():
+                bound.cancel()
+        else:
+            await task.deferLater(self.reactor, self.seconds, lambda: None)
         self.stats.measuring = False
         elapsed = now() - t0
         cpu1 = (serverCpu(), cpuSeconds(os.getpid()), busySeconds(),
                 serverSystem())
+        woken1 = sum(wakeups(pid) for pid in serverPids)
         self.stopping = True
         for table in self.tables:
             if table.pending is not None and table.pending.active():
@@ -673,7 +711,9 @@ class Bench:
             "server_system_us_per_op": round(
                 1e6 * (cpu1[3] - cpu0[3]) / ops, 1),
             "client_cpu_us_per_op": round(
-                1e6 * (cpu1[1] - cpu0[1]) / ops, 1)})
+                1e6 * (cpu1[1] - cpu0[1]) / ops, 1),
+            # How much each wake-up of the server had to do.
+            "server_wakeups_per_op": round((woken1 - woken0) / ops, 2)})
         result.update({
             "server_cpu_pct": round(100 * (cpu1[0] - cpu0[0]) / elapsed),
             "client_cpu_pct": round(100 * (cpu1[1] - cpu0[1]) / elapsed),

@@ -18,6 +18,9 @@ Every game plays C{bench/gomoku_load.py}'s 225-move draw, then again.
 
     python bench/ws_gomoku.py
     python bench/ws_gomoku.py --scenario cpu --games 20 --seconds 10
+    python bench/ws_gomoku.py --scenario cpu --games 10 --moves 40000
+    python bench/ws_gomoku.py --scenario cpu --games 40 --rate 2000 \
+        --moves 20000 --seconds 30
 
 Not a test: it prints figures.
 """
@@ -255,6 +258,13 @@ def parseArgs(argv):
     p.add_argument("--paced-games", type=int, default=100)
     p.add_argument("--idle", type=int, default=1000)
     p.add_argument("--seconds", type=float, default=8.0)
+    p.add_argument("--rate", type=float, default=0,
+                   help="cpu: all games together move this many times a "
+                   "second, over TCP and over the WebSocket alike (the same "
+                   "load; 0: as fast as they go)")
+    p.add_argument("--moves", type=int, default=0,
+                   help="cpu: measure this many moves over TCP and as many "
+                   "over the WebSocket (then --seconds bounds each window)")
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--json", action="store_true")
     p.add_argument("--profile", metavar="FILE",
@@ -289,14 +299,18 @@ def main(argv):
 
     async def everything():
         if "cpu" in scenarios:
+            moves = options.moves or None
+            mode, interval = "saturate", 0
+            if options.rate:
+                mode, interval = "paced", options.games / options.rate
             await scenario("cpu_tcp", Bench(
-                reactor, port, "saturate", 0, options.warmup,
-                options.seconds, tag="t"), options.games, "game",
-                ("owner", "guest"))
+                reactor, port, mode, interval, options.warmup,
+                options.seconds, tag="t", moves=moves), options.games,
+                "game", ("owner", "guest"))
             await scenario("cpu_ws", SocketBench(
-                webPort, reactor, port, "saturate", 0, options.warmup,
-                options.seconds, tag="s"), options.games, "game",
-                ("owner", "guest"))
+                webPort, reactor, port, mode, interval, options.warmup,
+                options.seconds, tag="s", moves=moves), options.games,
+                "game", ("owner", "guest"))
             tcp = results["cpu_tcp"]["server_cpu_us_per_op"]
             ws = results["cpu_ws"]["server_cpu_us_per_op"]
             results["cpu_ratio_ws_to_tcp"] = round(ws / tcp, 2)

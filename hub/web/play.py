@@ -259,11 +259,22 @@ def encodeAction(kind, action):
     return [list(cell) for cell in action]
 
 
+#: The one encoder of every message (json.dumps with options would make
+#: an encoder per call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(message):
     """
     One message as the text of a WebSocket message.
     """
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
+    return _ENCODER.encode(message)
+
+
+#: L{dumps} of a gomoku stone's C{ActionPlayed} (L{WebPlayer.playedMessage}):
+#: seat, byBot, x, y, next.
+GOMOKU_PLAYED = ('{"type":"event","event":"ActionPlayed","seat":%d,'
+                 '"byBot":%s,"action":[%d,%d],"next":%s}')
 
 
 def gameReadyMessage(eventId, kind, room, seat):
@@ -580,10 +591,22 @@ class WebPlayer(MuteLegacy, RoomObserver):
         # The same for every player: encoded once.
         text = self.play.shared(event)
         if text is None:
-            text = self.play.share(event, dumps(
-                self.playedMessage(table, event)))
+            text = self.play.share(event, self.playedText(table, event))
         self.sent.append(text)
         self.sendText(text)
+
+    def playedText(self, table, event):
+        """
+        The encoded L{playedMessage} of C{event}: a gomoku stone's, the
+        message of nearly every move, straight from its few numbers.
+        """
+        if table.kind != "gomoku":
+            return dumps(self.playedMessage(table, event))
+        x, y = event.action
+        game = table.game
+        return GOMOKU_PLAYED % (
+            event.seat, "true" if event.byBot else "false", x, y,
+            "null" if game.isOver else "%d" % (game.currentSeat,))
 
     def playedMessage(self, table, event):
         """

@@ -363,6 +363,35 @@ class GomokuTests(SynchronousTestCase):
         self.hub.clock.advance(1)
         self.assertEqual(room.names(), ["alice"])
 
+    def test_playedText(self):
+        """
+        A gomoku stone's C{ActionPlayed}, encoded from its numbers, is
+        the encoding of L{playing.WebPlayer.playedMessage}, by the
+        browser's stones and the bot's, to the last (no C{next}).
+        """
+        browser = self.hub.browser("alice")
+        browser.send({"type": "create", "kind": "gomoku", "room": "g",
+                      "seat": 0, "bots": True, "level": 1})
+        browser.send({"type": "start"})
+        player = browser.player
+        texts = []
+
+        class Check:
+            def tableEvent(self, table, event):
+                if isinstance(event, events.ActionPlayed):
+                    texts.append((player.playedText(table, event),
+                                  playing.dumps(player.playedMessage(
+                                      table, event))))
+        player.table.addListener(Check())
+        playTurns(self.hub, [browser])
+        self.assertIsNotNone(browser.last("event", "GameEnded"))
+        ours, theirs = zip(*texts)
+        self.assertEqual(ours, theirs)
+        played = browser.of("event", "ActionPlayed")
+        self.assertEqual(len(played), len(texts))
+        self.assertEqual({m["byBot"] for m in played}, {True, False})
+        self.assertIsNone(played[-1]["next"])
+
     def test_resign(self):
         """
         Resigning at gomoku forfeits.

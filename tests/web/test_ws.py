@@ -78,6 +78,35 @@ def serverMessages(data):
     return messages, closed
 
 
+def serverFrames(data):
+    """
+    The C{(opcode, payload)} of each unmasked server frame in C{data}.
+    """
+    frames = []
+    while len(data) >= 2:
+        opcode, length = data[0] & 0x0F, data[1] & 0x7F
+        offset = 2
+        if length == 126:
+            length = struct.unpack("!H", data[2:4])[0]
+            offset = 4
+        elif length == 127:
+            length = struct.unpack("!Q", data[2:10])[0]
+            offset = 10
+        frames.append((opcode, data[offset:offset + length]))
+        data = data[offset + length:]
+    return frames
+
+
+def closeCode(data):
+    """
+    The status code of the close frame in the server's C{data}, or None.
+    """
+    for opcode, payload in serverFrames(data):
+        if opcode == 8:
+            return struct.unpack("!H", payload[:2])[0]
+    return None
+
+
 class Face:
     """
     A hub on a L{Clock}, its three legacy factories and its web face with
@@ -383,6 +412,167 @@ class LimitTests(SynchronousTestCase):
         owed[0] = 5000
         socket.dataReceived(clientFrame('{"type":"leave"}'))
         self.assertTrue(transport.disconnecting)
+
+
+class FrameTests(SynchronousTestCase):
+    """
+    The short text frames read and written by L{ws.PlaySocket} itself
+    (without autobahn's machinery) mean what autobahn's would, and every
+    other frame is still autobahn's.
+    """
+
+    def setUp(self):
+        self.face = Face()
+        self.addCleanup(self.face.stop)
+        self.channel, self.transport = self.face.connect()
+        self.socket = socketOf(self.transport)
+        self.transport.clear()
+
+    def requests(self):
+        """
+        The C{request} of each error the socket was sent, in order.
+        """
+        messages, closed = serverMessages(self.transport.value())
+        return [m["request"] for m in messages if m["type"] == "error"]
+
+    def assertFailed(self):
+        """
+        autobahn failed the connection: dropped, without a close frame
+        (its C{failByDrop}).
+        """
+        self.assertTrue(self.socket.failedByMe)
+        self.assertTrue(self.transport.disconnecting)
+        self.assertIsNone(closeCode(self.transport.value()))
+
+    def test_unmask(self):
+        """
+        L{ws.unmask} undoes a client's masking at every length.
+        """
+        rng = random.Random(7)
+        for size in range(140):
+            payload = bytes(rng.randrange(256) for _ in range(size))
+            mask = bytes(rng.randrange(256) for _ in range(4))
+            frame = clientFrame(payload, mask=mask)
+            masked = frame[len(frame) - size:]
+            self.assertEqual(ws.unmask(masked, mask), payload)
+
+    def test_textFrameIsAutobahns(self):
+        """
+        L{ws.textFrame} is the frame autobahn's C{sendMessage} writes, at
+        every kind of length, and L{ws.PlaySocket.sendText} writes it.
+        """
+        socket, transport = self.socket, self.transport
+        socket.maxMessagePayloadSize = 0
+        for size in (0, 1, 125, 126, 65535, 65536, 70000):
+            text = "\u00e9" * (size // 2) + "x" * (size % 2)
+            data = text.encode("utf-8")
+            transport.clear()
+            ws.WebSocketServerProtocol.sendMessage(socket, data)
+            theirs = transport.value()
+            self.assertEqual(ws.textFrame(data), theirs)
+            transport.clear()
+            socket.sendText(text)
+            self.assertEqual(transport.value(), theirs)
+
+    def test_sameTextFramedOnce(self):
+        """
+        The text sent to one player and then another is framed once.
+        """
+        text = '{"type":"event"}'
+        factory = self.socket.factory
+        self.assertIs(factory.textFrame(text), factory.textFrame(text))
+        self.assertEqual(factory.textFrame(text[:]), factory.textFrame(
+            text.encode().decode()))
+
+    def test_severalFramesInOneRead(self):
+        """
+        The frames of one read are answered in order, short or long,
+        whole or cut across reads.
+        """
+        long = json.dumps({"type": "long", "pad": "x" * 300})
+        cut = clientFrame('{"type":"cut"}')
+        self.socket.dataReceived(
+            clientFrame('{"type":"one"}') + clientFrame('{"type":"two"}')
+            + clientFrame(long) + clientFrame('{"type":"three"}')
+            + cut[:5])
+        self.socket.dataReceived(cut[5:] + clientFrame('{"type":"four"}'))
+        self.assertEqual(self.requests(),
+                         ["one", "two", "long", "three", "cut", "four"])
+        self.assertFalse(self.transport.disconnecting)
+
+    def test_fragmented(self):
+        """
+        A message in two frames (autobahn's) is one message.
+        """
+        self.socket.dataReceived(
+            clientFrame('{"type":', fin=False)
+            + clientFrame('"frag"}', opcode=0) + clientFrame('{"type":"x"}'))
+        self.assertEqual(self.requests(), ["frag", "x"])
+
+    def test_notUTF8(self):
+        """
+        A text frame that is not UTF-8 (here a surrogate's bytes, which a
+        lenient decoder would take) fails the connection (autobahn drops
+        it), after the frames before it are answered.
+        """
+        self.socket.dataReceived(
+            clientFrame('{"type":"ok"}')
+            + clientFrame(b'{"type":"\xed\xa0\x80"}'))
+        self.assertEqual(self.requests(), ["ok"])
+        self.assertFailed()
+
+    def test_unmasked(self):
+        """
+        An unmasked client frame fails the connection.
+        """
+        self.socket.dataReceived(b"\x81\x0e" + b'{"type":"no"}!')
+        self.assertEqual(self.requests(), [])
+        self.assertFailed()
+
+    def test_extensionBits(self):
+        """
+        A frame with an RSV bit (no extension was agreed) fails the
+        connection.
+        """
+        frame = clientFrame('{"type":"no"}')
+        self.socket.dataReceived(bytes([frame[0] | 0x40]) + frame[1:])
+        self.assertEqual(self.requests(), [])
+        self.assertFailed()
+
+    def test_sizeLimitBelowShort(self):
+        """
+        With a size limit below a short frame's length, a short frame
+        over it is autobahn's, which fails the connection.
+        """
+        self.socket.maxFramePayloadSize = 10
+        self.socket.dataReceived(clientFrame('{"type":"x"}'))
+        self.assertEqual(self.requests(), [])
+        self.assertFailed()
+
+    def test_pingBetween(self):
+        """
+        A ping between two text frames of one read is answered with its
+        pong between their answers.
+        """
+        self.socket.dataReceived(
+            clientFrame('{"type":"a"}') + clientFrame(b"hi", opcode=9)
+            + clientFrame('{"type":"b"}'))
+        frames = serverFrames(self.transport.value())
+        self.assertEqual([opcode for opcode, _ in frames], [1, 10, 1])
+        self.assertEqual(frames[1][1], b"hi")
+        self.assertEqual(self.requests(), ["a", "b"])
+
+    def test_closedMidRead(self):
+        """
+        After a frame that closes the connection (a close frame), the
+        frames that follow in the same read are not answered.
+        """
+        self.socket.dataReceived(
+            clientFrame('{"type":"a"}')
+            + clientFrame(struct.pack("!H", 1000), opcode=8)
+            + clientFrame('{"type":"b"}'))
+        self.assertEqual(self.requests(), ["a"])
+        self.assertEqual(closeCode(self.transport.value()), 1000)
 
 
 MESSAGES = [
