@@ -42,6 +42,39 @@ SPLENDOR_SEED = "50"
 MOVES = {"gomoku": 6, "checkers": 5}
 
 
+#: What a picture must not show, looked for in the page: a page wider than
+#: the screen (scrolling sideways), and on a Chinese page, English words
+#: (a text missing from the catalogs) other than the players' names and
+#: the decks' Roman numerals.
+CHECK = """
+const language = arguments[0];
+const problems = [];
+const root = document.documentElement;
+if (root.scrollWidth > root.clientWidth) {
+  problems.push(`scrolls sideways: ${root.scrollWidth} px in ` +
+                `${root.clientWidth}`);
+}
+if (language !== "en") {
+  const names = new Set(["gamehub", "English"]);
+  for (const node of document.querySelectorAll("bdi, svg .name")) {
+    for (const word of node.textContent.split(/\\s+/)) names.add(word);
+  }
+  const texts = [document.body.innerText].concat(Array.from(
+    document.querySelectorAll("svg text"), node => node.textContent));
+  const words = new Set();
+  for (const text of texts) {
+    for (const word of text.match(/[A-Za-z_][A-Za-z0-9_]+/g) || []) {
+      if (!names.has(word) && !/^[IVX]+$/.test(word)) words.add(word);
+    }
+  }
+  if (words.size) {
+    problems.push("English on the page: " + Array.from(words).join(" "));
+  }
+}
+return problems;
+"""
+
+
 class Cleanups:
     """
     What L{GamehubServer} wants of a test: cleanups, run by L{run}.
@@ -70,6 +103,8 @@ class Photographer:
         self.base = base
         self.out = out
         self.saved = []
+        #: What looks wrong in the pictures (L{CHECK}).
+        self.problems = []
 
     def wait(self, condition, message):
         from selenium.webdriver.support.ui import WebDriverWait
@@ -229,6 +264,9 @@ class Photographer:
             path = os.path.join(self.out, name)
             self.driver.save_screenshot(path)
             self.saved.append(path)
+            self.problems.extend(
+                "%s: %s" % (name, problem) for problem in
+                self.driver.execute_script(CHECK, language))
 
     def game(self, kind, language):
         """
@@ -279,7 +317,10 @@ def main(argv=None):
     print("%d pictures in %.0f s" % (len(photographer.saved),
                                       time.monotonic() - started),
           file=sys.stderr)
+    for problem in photographer.problems:
+        print("problem: " + problem, file=sys.stderr)
+    return 1 if photographer.problems else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
