@@ -7,14 +7,17 @@ in Chinese, C{docs/play-KIND-WIDTHxHEIGHT-LANG.png}.
 
 It starts the real C{twistd -n gamehub} on free loopback ports
 (L{tests.endtoend.GamehubServer}) and drives headless Chromium (as the
-browser tests do, L{tests.web.test_browser.browser}): a player named
-C{alice} sits against bots of level 1 (Splendor's table bots play at the
-hub's C{--bot-level}, 2) and plays a few moves by clicking the hint and
-the hinted point, as the browser tests do; each picture is taken on the
-player's turn.  The Splendor deal is seeded (C{--splendor-seed}) and the
-player takes tokens, then reserves a card, so that tokens and a card are
-in hand.  The hub's bots and hints are deterministic, so the pictures are
-the same from run to run.  It takes about a minute.
+browser tests do, L{tests.web.test_browser.browser}): for each language
+and game a new player (L{NAMES}) sits against bots of level 1 (Splendor's
+table bot plays at the hub's C{--bot-level}, 2) and plays a few moves by
+clicking the hint and the hinted point, as the browser tests do; each
+picture is taken on the player's turn (checkers with a piece chosen).
+The Splendor deal is seeded (C{--splendor-seed}) and the player takes
+tokens, reserves a card and takes tokens again, so that tokens and a
+card are in hand, then chooses a card.  The hub's bots and hints are
+deterministic, so the pictures are the same from run to run.  It takes
+about 40 seconds, and exits 1 (after saving the pictures) when a page
+scrolls sideways or shows English words in Chinese (L{CHECK}).
 """
 
 import argparse
@@ -225,15 +228,24 @@ class Photographer:
             self.wait(lambda: self.find("#board .target"), "no targets")
 
     def pickGems(self):
-        for _ in range(12):
-            if [n for n in self.find("#take") if n.is_enabled()]:
-                break
-            fresh = [n for n in self.find("#take-picker .gem-button")
-                     if n.is_enabled()
-                     and n.get_attribute("aria-pressed") == "false"]
-            if not fresh:
-                break
-            fresh[0].click()
+        """
+        Click new gems until a take is offered, then take.
+        """
+        from selenium.common.exceptions import WebDriverException
+
+        def picked():
+            try:
+                if [n for n in self.find("#take") if n.is_enabled()]:
+                    return True
+                fresh = [n for n in self.find("#take-picker .gem-button")
+                         if n.is_enabled()
+                         and n.get_attribute("aria-pressed") == "false"]
+                if fresh:
+                    fresh[0].click()
+            except WebDriverException:
+                pass
+            return False
+        self.wait(picked, "no take offered")
         self.click("#take")
 
     def playSplendor(self):
