@@ -4,10 +4,11 @@ web.po}, read with Babel) for the strings of the play page's scripts,
 and the choice of a language for a request: C{?lang=}, else its
 C{Accept-Language}, else English.
 
-A translator edits the C{.po} files; C{hub/locale/web.pot} is the
-template, extracted from the scripts' C{t("...")} calls
-(C{pybabel extract -F hub/locale/babel.cfg -k t -o hub/locale/web.pot
-hub/web/static}).
+The pages' Python marks its words with C{_("...")} (L{translator}).  A
+translator edits the C{.po} files; C{hub/locale/web.pot} is the template,
+extracted from the scripts' C{t("...")} calls and the pages' C{_("...")}
+ones (the command is in C{hub/locale/babel.cfg}; the workflow in
+C{docs/web.md}).
 """
 
 import os
@@ -38,6 +39,24 @@ def catalog(language):
             message.id: message.string for message in messages
             if message.id and message.string and not message.fuzzy}
     return found
+
+
+def translator(language):
+    """
+    A function translating an English text (a key of the catalogs) to
+    C{language}, the text itself when it has no translation: bind it to
+    C{_} so that C{pybabel extract} finds the texts.
+    """
+    found = catalog(language)
+    return lambda text: found.get(text, text)
+
+
+def N_(text):
+    """
+    Mark C{text} for the catalogs where it is not translated yet (it is
+    given to a L{translator} later): C{text} itself.
+    """
+    return text
 
 
 def acceptedLanguages(header):

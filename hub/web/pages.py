@@ -17,6 +17,7 @@ from twisted.web.template import (
     Element, Tag, TagLoader, flattenString, renderElement, tags)
 
 from hub.web import i18n
+from hub.web.i18n import N_
 from hub.web.errors import errorsOf, pathSegment, refuse, wellFormedGameId
 from hub.web.now import GAME_KINDS
 from hub.web.text import displayText, isolatedText
@@ -83,12 +84,16 @@ class Page(Element):
     """
 
     def __init__(self, title, content, scripts=(), bodyAttributes=None,
-                 accountLinks=()):
+                 accountLinks=(), language="en"):
         Element.__init__(self, TagLoader(self.layout(
-            title, content, scripts, bodyAttributes or {}, accountLinks)))
+            title, content, scripts, bodyAttributes or {}, accountLinks,
+            language)))
 
     @staticmethod
-    def layout(title, content, scripts, bodyAttributes, accountLinks=()):
+    def layout(title, content, scripts, bodyAttributes, accountLinks=(),
+               language="en"):
+        # The header in the page's language (the pages that have one).
+        _ = i18n.translator(language)
         head = tags.head(
             tags.meta(charset="utf-8"),
             tags.meta(name="viewport",
@@ -99,21 +104,44 @@ class Page(Element):
             *[tags.script(src="/static/" + s, type="module") for s in scripts])
         nav = tags.nav(
             tags.a(TITLE, href="/", class_="brand"),
-            tags.a("play", href="/play", class_="play"),
-            *[tags.a("leaderboard: " + kind, href="/leaderboard/" + kind)
-              for kind in GAME_KINDS], *accountLinks)
+            tags.a(_("play"), href="/play", class_="play"),
+            *[tags.a(_("leaderboard: {0}").format(_(kind)),
+                     href="/leaderboard/" + kind)
+              for kind in GAME_KINDS],
+            *[translatedLink(link, _) for link in accountLinks])
         heading = tags.h1(title if isinstance(title, str) else list(title))
         body = tags.body(nav, Tag("main")(heading, content),
                          **bodyAttributes)
-        return tags.html(head, body, lang="en")
+        return tags.html(head, body, lang=language)
+
+
+#: The header's words that are not in a call of C{_}, marked for the
+#: catalogs: the games' names (in Chinese the seeds' names, 五子棋, 跳棋,
+#: 璀璨宝石) and the account links' texts (L{hub.web.accountpages},
+#: L{hub.web.site}).
+HEADER_WORDS = (N_("gomoku"), N_("checkers"), N_("splendor"),
+                N_("account"), N_("log in"), N_("admin"))
+
+
+def translatedLink(link, translate):
+    """
+    A header link (a tag) with its text translated, when its text is
+    plain (a player's name, in a C{<bdi>}, is kept as it is).
+    """
+    if not all(isinstance(child, str) for child in link.children):
+        return link
+    translated = link.clone()
+    translated.children = [translate("".join(link.children))]
+    return translated
 
 
 def render(request, title, content, scripts=(), bodyAttributes=None,
-           code=200):
+           code=200, language="en"):
     """
     Render a L{Page} to C{request}.
 
     @param title: a string, or a list of strings and L{player}s.
+    @param language: the language of the page's header (L{i18n}).
 
     @return: L{server.NOT_DONE_YET}.
     """
@@ -121,7 +149,7 @@ def render(request, title, content, scripts=(), bodyAttributes=None,
     # The links of a web face with accounts (L{hub.web.accountpages}).
     links = getattr(request, "accountLinks", ())
     return renderElement(request, Page(title, content, scripts,
-                                       bodyAttributes, links))
+                                       bodyAttributes, links, language))
 
 
 def when(seconds):
@@ -229,9 +257,10 @@ class PlayPage(resource.Resource):
             return notFound(request)
         language = i18n.chooseLanguage(request)
         request.setHeader(b"Vary", b"Accept-Language")
-        return render(request, "Play", tags.div(
+        _ = i18n.translator(language)
+        return render(request, _("Play"), tags.div(
             tags.p("\N{HORIZONTAL ELLIPSIS}"), id="play"),
-            scripts=["play.js"], bodyAttributes={
+            scripts=["play.js"], language=language, bodyAttributes={
                 "data-lang": language,
                 "data-catalog": json.dumps(i18n.catalog(language),
                                            ensure_ascii=False)})

@@ -36,9 +36,12 @@ def missing(why):
     raise SkipTest(why + " is needed")
 
 
-def browser():
+def browser(acceptLanguage=None):
     """
     A headless Chromium driven by selenium.
+
+    @param acceptLanguage: its C{Accept-Language} (Chromium's own by
+        default).
     """
     try:
         from selenium import webdriver
@@ -51,6 +54,10 @@ def browser():
     for flag in CHROMIUM_FLAGS:
         options.add_argument(flag)
     options.add_argument("--window-size=1400,1000")
+    if acceptLanguage is not None:
+        options.add_argument("--accept-lang=" + acceptLanguage)
+        options.add_experimental_option(
+            "prefs", {"intl.accept_languages": acceptLanguage})
     options.binary_location = CHROMIUM
     return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 

@@ -1,18 +1,28 @@
 """
 Tests for L{hub.web.i18n}: the language of a page, and the gettext
-catalogs of the pages' scripts.
+catalogs of the pages and their scripts.
 """
 
+import glob
 import os
 
-from babel.messages.extract import extract_from_dir
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 from twisted.trial.unittest import SynchronousTestCase
 from twisted.web.test.requesthelper import DummyRequest
 
 from hub.web import i18n, pages
 
-STATIC = os.path.join(os.path.dirname(pages.__file__), "static")
+try:
+    from babel.messages.frontend import parse_mapping_cfg
+except ImportError:  # Babel < 2.14
+    from babel.messages.frontend import parse_mapping as parse_mapping_cfg
+
+WEB = os.path.dirname(pages.__file__)
+STATIC = os.path.join(WEB, "static")
+#: C{pybabel extract}'s keywords for the catalogs (C{-k t}, and the
+#: default ones: C{_}, C{N_}...).
+KEYWORDS = dict(DEFAULT_KEYWORDS, t=None)
 
 
 def request(acceptLanguage=None, lang=None):
@@ -26,6 +36,18 @@ def request(acceptLanguage=None, lang=None):
     return r
 
 
+def extracted():
+    """
+    The texts of the pages (C{_("...")}, C{N_("...")} in C{hub/web/*.py})
+    and of their scripts (C{t("...")}), as C{pybabel extract} finds them
+    with C{hub/locale/babel.cfg}.
+    """
+    with open(os.path.join(i18n.LOCALE, "babel.cfg")) as f:
+        methods, options = parse_mapping_cfg(f)
+    return {message for _, _, message, _, _ in extract_from_dir(
+        WEB, method_map=methods, options_map=options, keywords=KEYWORDS)}
+
+
 def scriptMessages():
     """
     The texts the scripts pass to C{t()}, as C{pybabel extract} finds
@@ -34,6 +56,20 @@ def scriptMessages():
     return {message for _, _, message, _, _ in extract_from_dir(
         STATIC, method_map=[("**.js", "javascript")],
         keywords={"t": None})}
+
+
+def poFiles(language):
+    """
+    The catalogs of C{language}: C{{domain: [message, ...]}} (the header
+    left out).
+    """
+    found = {}
+    for path in glob.glob(os.path.join(i18n.LOCALE, language,
+                                       "LC_MESSAGES", "*.po")):
+        with open(path, "rb") as f:
+            found[os.path.basename(path)[:-3]] = [
+                m for m in read_po(f, locale=language) if m.id]
+    return found
 
 
 class LanguageTests(SynchronousTestCase):
@@ -65,35 +101,95 @@ class LanguageTests(SynchronousTestCase):
 
 class CatalogTests(SynchronousTestCase):
     """
-    The catalogs hold every string of the scripts.
+    The catalogs hold every string of the pages and their scripts, in
+    English and in Chinese.
     """
 
     def test_templateUpToDate(self):
         """
-        C{hub/locale/web.pot} lists exactly what the scripts translate
-        (run the command in C{hub/locale/babel.cfg} after changing one).
+        C{hub/locale/web.pot} lists exactly what the pages' Python and
+        scripts translate (run the commands in C{hub/locale/babel.cfg}
+        after changing one).
         """
         with open(os.path.join(i18n.LOCALE, "web.pot"), "rb") as f:
             template = {m.id for m in read_po(f) if m.id}
-        self.assertEqual(template, scriptMessages())
+        self.assertEqual(template, extracted())
+
+    def test_extractsPythonAndScripts(self):
+        """
+        The extraction finds the scripts' texts and the pages' Python
+        ones (the header's words).
+        """
+        found = extracted()
+        self.assertLessEqual(scriptMessages(), found)
+        for text in ("play", "leaderboard: {0}", "gomoku", "checkers",
+                     "splendor", "log in", "{0} cards", "Your turn."):
+            self.assertIn(text, found)
+
+    def test_sameDomains(self):
+        """
+        Both languages have the same catalogs, the template's (C{web}).
+        """
+        self.assertEqual(sorted(poFiles("en")), ["web"])
+        self.assertEqual(sorted(poFiles("zh")), ["web"])
+
+    def test_catalogsComplete(self):
+        """
+        Every catalog holds exactly the template's texts, in both
+        languages: each has its Chinese translation, with the same
+        placeholders; nothing is fuzzy (a fuzzy translation is not
+        shown).
+        """
+        with open(os.path.join(i18n.LOCALE, "web.pot"), "rb") as f:
+            template = {m.id for m in read_po(f) if m.id}
+        english, chinese = poFiles("en"), poFiles("zh")
+        for domain in english:
+            englishIds = {m.id for m in english[domain]}
+            chineseIds = {m.id for m in chinese[domain]}
+            self.assertEqual(englishIds, chineseIds, domain)
+            self.assertEqual(englishIds, template, domain)
+            for message in english[domain] + chinese[domain]:
+                self.assertFalse(message.fuzzy, message.id)
+                self.assertIsInstance(message.id, str, "no plural forms")
+            for message in chinese[domain]:
+                self.assertTrue(message.string.strip(), message.id)
+                for n in range(4):
+                    placeholder = "{%d}" % (n,)
+                    self.assertEqual(placeholder in message.id,
+                                     placeholder in message.string,
+                                     message.id)
 
     def test_chineseComplete(self):
         """
-        Every string of the scripts has its Chinese translation, with the
-        same placeholders.
+        Every string of the pages and scripts has its Chinese translation.
         """
         chinese = i18n.catalog("zh")
-        for message in scriptMessages():
+        for message in extracted():
             self.assertIn(message, chinese)
-            for placeholder in ("{0}", "{1}"):
-                self.assertEqual(placeholder in message,
-                                 placeholder in chinese[message], message)
+
+    def test_gameNames(self):
+        """
+        The games' Chinese names are the seeds': 五子棋, 跳棋, 璀璨宝石.
+        """
+        chinese = i18n.catalog("zh")
+        self.assertEqual([chinese[kind] for kind in pages.GAME_KINDS],
+                         ["五子棋", "跳棋", "璀璨宝石"])
 
     def test_englishIsTheSource(self):
         """
         The English catalog translates nothing (the keys are English).
         """
         self.assertEqual(i18n.catalog("en"), {})
+
+    def test_translator(self):
+        """
+        L{i18n.translator} translates with the catalog, and gives back
+        a text it has no translation for.
+        """
+        self.assertEqual(i18n.translator("zh")("Play"), "对弈")
+        self.assertEqual(i18n.translator("en")("Play"), "Play")
+        self.assertEqual(i18n.translator("zh")("no such text"),
+                         "no such text")
 
 
 class PlayPageTests(SynchronousTestCase):
@@ -116,3 +212,38 @@ class PlayPageTests(SynchronousTestCase):
         body = b"".join(r.written).decode("utf-8")
         self.assertIn('data-lang="en"', body)
         self.assertIn('data-catalog="{}"', body)
+
+    def test_chineseHeader(self):
+        """
+        The Chinese page's header, title and C{lang} are Chinese: the
+        games by the seeds' names.
+        """
+        r = request("zh-CN")
+        pages.PlayPage().render_GET(r)
+        body = b"".join(r.written).decode("utf-8")
+        self.assertIn('<html lang="zh">', body)
+        self.assertIn("<title>对弈 - gamehub</title>", body)
+        for text in (">对弈</a>", ">排行榜：五子棋</a>", ">排行榜：跳棋</a>",
+                     ">排行榜：璀璨宝石</a>", "<h1>对弈</h1>"):
+            self.assertIn(text, body)
+        nav = body[body.index("<nav>"):body.index("</nav>")]
+        self.assertNotIn("leaderboard:", nav)
+
+    def test_englishHeader(self):
+        r = request("en")
+        pages.PlayPage().render_GET(r)
+        body = b"".join(r.written).decode("utf-8")
+        self.assertIn('<html lang="en">', body)
+        self.assertIn(">leaderboard: gomoku</a>", body)
+
+    def test_accountLinks(self):
+        """
+        The account links are translated; a player's name in one is not.
+        """
+        link = pages.tags.a("log in", href="/login")
+        self.assertEqual(pages.translatedLink(
+            link, i18n.translator("zh")).children, ["登录"])
+        self.assertEqual(link.children, ["log in"])
+        named = pages.tags.a(pages.player("account"), href="/account")
+        self.assertIs(pages.translatedLink(named, i18n.translator("zh")),
+                      named)

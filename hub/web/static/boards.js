@@ -1,6 +1,8 @@
 // The boards of the three games, drawn in SVG from the views of
-// hub/web/views.py.
+// hub/web/views.py.  Their words are in the page's language (i18n.js:
+// English on a page without a catalog).
 import { shown, svg } from "./dom.js";
+import { t } from "./i18n.js";
 
 // Gomoku: a 15x15 board, the last move marked.
 const CELL = 32;
@@ -19,7 +21,7 @@ export function drawGomoku(view) {
   const size = view.size;
   const span = MARGIN * 2 + CELL * (size - 1);
   const root = svg("svg", {viewBox: `0 0 ${span} ${span}`, class: "gomoku",
-                           role: "img", "aria-label": "gomoku board"});
+                           role: "img", "aria-label": t("gomoku board")});
   root.append(svg("rect", {x: 0, y: 0, width: span, height: span,
                            class: "wood"}));
   const at = i => MARGIN + i * CELL;
@@ -91,7 +93,7 @@ export function drawCheckers(view, lastPath) {
   const half = 9 * STEP;
   const root = svg("svg", {
     viewBox: `${-half} ${-half} ${2 * half} ${2 * half}`,
-    class: "checkers", role: "img", "aria-label": "checkers board"});
+    class: "checkers", role: "img", "aria-label": t("checkers board")});
   const owner = new Map();
   view.pieces.forEach((cells, seat) => {
     for (const [x, y] of cells) {
@@ -139,9 +141,15 @@ export function drawCheckers(view, lastPath) {
   return root;
 }
 
-// "1 card", "2 cards".
-export function counted(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+// A Splendor seat's cards and nobles, in the page's language: "1 card,
+// 2 nobles" (a seat that left says so).
+function cardsAndNobles(player) {
+  const cards = player.purchased, nobles = player.nobles.length;
+  const parts = [cards === 1 ? t("{0} card", cards) : t("{0} cards", cards),
+                 nobles === 1 ? t("{0} noble", nobles)
+                              : t("{0} nobles", nobles)];
+  if (player.retired) parts.push(t("left"));
+  return parts.join(t(", "));
 }
 
 // Splendor: nobles, three rows and their decks, the bank, and every
@@ -205,7 +213,7 @@ export function drawSplendor(view, seats) {
   const height = Math.max(480, 10 + players * 150);
   const root = svg("svg", {viewBox: `0 0 ${width} ${height}`,
                            class: "splendor", role: "img",
-                           "aria-label": "Splendor table"});
+                           "aria-label": t("Splendor table")});
   view.nobles.forEach((data, i) => root.append(noble(104 + i * 94, 6,
                                                      data)));
   [2, 1, 0].forEach((level, row) => {
@@ -221,7 +229,7 @@ export function drawSplendor(view, seats) {
   view.players.forEach((player, seat) => {
     const x = 580, y = 6 + seat * 150;
     const name = seats && seats[seat] ? shown(seats[seat].name)
-                                      : `seat ${seat}`;
+                                      : t("seat {0}", seat);
     const mover = view.toMove === seat;
     const group = svg("g", {class: "player" + (mover ? " to-move" : ""),
                             "data-seat": seat});
@@ -242,9 +250,7 @@ export function drawSplendor(view, seats) {
     player.reserved.forEach((r, i) => group.append(
       facedown(x + 230 + i * 42, y + 40, r.level, 36, 52)));
     group.append(svg("text", {x: x + 230, y: y + 124, class: "small"},
-                     `${counted(player.purchased, "card")}, ` +
-                     `${counted(player.nobles.length, "noble")}` +
-                     `${player.retired ? ", left" : ""}`));
+                     cardsAndNobles(player)));
     root.append(group);
   });
   root.dataset.cards = String(view.players.reduce(
