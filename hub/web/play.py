@@ -528,12 +528,26 @@ class WebPlayer(MuteLegacy, RoomObserver):
             # The deal holds the decks in order: only what is face up.
             position = {"nobles": position["nobles"],
                         "board": position["board"]}
+        bots = self.botSeats()
         self.sendEvent(self.addTable(table, {
             "type": "event", "event": "GameStarted", "kind": event.kind,
             "table": event.table, "position": position,
             "seats": [{"index": s.index, "name": s.name,
-                       "bot": bool(s.bot)} for s in event.seats],
-            "you": self.seat}))
+                       "bot": bool(s.bot) or s.index in bots}
+                      for s in event.seats],
+            "you": self.seat, "game": self.play.gameId(table)}))
+
+    def botSeats(self):
+        """
+        The seats of the room's bots (L{RoomBot}s): a bot plays them from
+        the start, where a later L{events.SeatTakenOver} of another seat
+        is a bot taking a departed player's place.
+        """
+        room = self.room
+        if room is None:
+            return frozenset()
+        return frozenset(member.seat for member in room.members
+                         if isinstance(member.observer, RoomBot))
 
     def onTurnStarted(self, table, event):
         self.sendTurn(table, event.seat, event.deadline)
@@ -720,6 +734,8 @@ class WebPlay:
     @param names: the hub's L{hub.accounts.check.NameService} (C{--names
         accounts} or C{closed}), whose rules a C{hello} follows, or None
         (C{--names open}: every player is a guest, no name is checked).
+    @param spectating: the web face's L{hub.web.live.Spectating}, whose
+        game ids C{GameStarted} names, or None (no id).
 
     @ivar players: the L{WebPlayer}s by the hash of their resume token.
     """
@@ -727,7 +743,8 @@ class WebPlay:
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, factories, lobbyFeed=None,
-                 names=None):
+                 names=None, spectating=None):
+        self.spectating = spectating
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -756,6 +773,16 @@ class WebPlay:
 
     def forget(self, player):
         self.players.pop(player.key, None)
+
+    def gameId(self, table):
+        """
+        The id of C{table}'s game on the web face (its page, live then
+        its replay, is C{/games/ID}), or None without one.
+        """
+        if self.spectating is None:
+            return None
+        game = self.spectating.gameOf(table)
+        return None if game is None else game.id
 
     def shared(self, event):
         """

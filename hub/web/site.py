@@ -408,7 +408,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
         play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
-                       lobbyFeed, getattr(auth, "names", None))
+                       lobbyFeed, getattr(auth, "names", None),
+                       spectating)
         socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock,
                                           auth))
     tournaments = feeds = None
