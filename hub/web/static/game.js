@@ -45,7 +45,7 @@ function takenFrom(seat) {
 
 function seatMark(seat) {
   if (takenFrom(seat)) {
-    const [before, after] = t("bot (took over {0})").split("{0}");
+    const [before, after] = t("bot (took over {0})", "{0}").split("{0}");
     return el("span", {class: "tag bot taken-over"}, before,
               player(seat.name), after);
   }

@@ -515,7 +515,7 @@ function withPlayer(text, name) {
 function seatMarks(seat) {
   if (seat.takenOver) {
     return el("span", {class: "tag bot taken-over"},
-              withPlayer(t("bot (took over {0})"), seat.name));
+              withPlayer(t("bot (took over {0})", "{0}"), seat.name));
   }
   return seat.bot ? el("span", {class: "tag bot"}, t("bot")) : null;
 }
