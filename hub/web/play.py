@@ -357,6 +357,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
         self.sent = []
         self.endedAway = False
         self.grace = None
+        self.turn = None
 
     def __repr__(self):
         return "<WebPlayer {!r}>".format(self.name)
@@ -460,6 +461,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
     def gameStarted(self, room):
         self.table = room.table
         self.sent = []
+        self.turn = None
         self.endedAway = False
         room.table.addListener(self)
 
@@ -550,16 +552,37 @@ class WebPlayer(MuteLegacy, RoomObserver):
                          if isinstance(member.observer, RoomBot))
 
     def onTurnStarted(self, table, event):
+        self.turn = (event.seat, event.deadline)
         self.sendTurn(table, event.seat, event.deadline)
 
-    def sendTurn(self, table, seat, deadline=None):
+    def turnMessage(self, table, seat, deadline=None):
+        """
+        The C{TurnStarted} message of C{seat}'s turn, its clock's seconds
+        left now.
+        """
         message = {"type": "event", "event": "TurnStarted", "seat": seat,
                    "seconds": (None if deadline is None
                                else max(0.0, deadline - table.now()))}
         legal = self.legalFor(table, seat)
         if legal is not None:
             message["legal"] = legal
-        self.sendEvent(self.addTable(table, message))
+        return self.addTable(table, message)
+
+    def sendTurn(self, table, seat, deadline=None):
+        self.sendEvent(self.turnMessage(table, seat, deadline))
+
+    def sendClock(self):
+        """
+        To a connection that resumed, after the game's events again: the
+        turn under way once more, with its clock's seconds left now (the
+        C{TurnStarted} sent again says those of its time), when the
+        table's turn has a clock.  Not kept for the next resume.
+        """
+        table, turn = self.table, self.turn
+        if (table is None or table.over or turn is None or turn[1] is None
+                or turn[0] != table.game.currentSeat):
+            return
+        self.sendText(dumps(self.turnMessage(table, *turn)))
 
     def onActionPlayed(self, table, event):
         detail = event.detail
@@ -877,6 +900,7 @@ class WebPlay:
                     player.endedAway = False
                     for text in player.sent:
                         connection.sendText(text)
+                    player.sendClock()
                 return
         if visitor is not None:
             name, guest = visitor.name, False

@@ -545,6 +545,59 @@ class ReconnectTests(SynchronousTestCase):
         self.hub.clock.advance(60)
         self.assertNotIn(1, self.table.departed)
 
+    def test_resumeClock(self):
+        """
+        A resumed connection is told, after the events so far, the turn
+        under way with the seconds left now on its clock (the replayed
+        C{TurnStarted} says those of when it was first sent).
+        """
+        for _ in range(20):
+            turn = self.browser.last("event", "TurnStarted")
+            if turn["seat"] == 1:
+                break
+            self.hub.clock.advance(0.5)
+        self.assertEqual(turn["seat"], 1)
+        self.browser.drop()
+        self.hub.clock.advance(10)
+        again = self.hub.browser()
+        again.hello("alice", resume=self.token)
+        turns = again.of("event", "TurnStarted")
+        self.assertEqual(turns[-2], turn)
+        self.assertEqual(turns[-1]["seat"], 1)
+        self.assertEqual(turns[-1]["seconds"], turn["seconds"] - 10)
+        self.assertEqual(turns[-1]["legal"], turn["legal"])
+        self.assertIs(again.messages[-1], turns[-1])
+        # Not kept: the next resume hears the game's events, then a
+        # fresh clock again.
+        again.drop()
+        self.hub.clock.advance(5)
+        third = self.hub.browser()
+        third.hello("alice", resume=self.token)
+        turns = third.of("event", "TurnStarted")
+        self.assertEqual(turns[-2], turn)
+        self.assertEqual(turns[-1]["seconds"], turn["seconds"] - 15)
+
+    def test_resumeClockless(self):
+        """
+        Without a turn clock (gomoku's rooms), nothing is added to the
+        events sent again.
+        """
+        hub = PlayHub()
+        self.addCleanup(hub.stop)
+        browser = hub.browser()
+        token = browser.hello("bob")["resume"]
+        browser.send({"type": "create", "kind": "gomoku", "room": "g",
+                      "bots": True, "seat": 0})
+        browser.send({"type": "start"})
+        sent = [m for m in browser.messages if m["type"] == "event"]
+        browser.drop()
+        again = hub.browser()
+        again.hello("bob", resume=token)
+        events = [m for m in again.messages if m["type"] == "event"]
+        self.assertEqual(events[:len(sent)], sent)
+        self.assertNotIn("TurnStarted",
+                         [m["event"] for m in events[len(sent):]])
+
     def test_reloadWhileConnected(self):
         """
         A second connection with the token takes over; the first is
