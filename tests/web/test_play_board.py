@@ -199,7 +199,8 @@ class BoardTests(SynchronousTestCase):
     def test_spectatorsSeeMovesAnimated(self):
         """
         On the watch page of a checkers game between two TCP bots, each
-        move slides along its path too.
+        move slides along its path too, and the turn clock is the
+        table's.
         """
         self.serve()
         process = bots("checkers", self.server.port("checkers"),
@@ -227,6 +228,12 @@ class BoardTests(SynchronousTestCase):
                   "no jump chain was animated")
         seen = self.hops()[:-1]
         self.checkAnimations(seen)
+        # The watch page's turn clock is the table's too.
+        self.wait(lambda: self.attribute("#turn-clock", "data-timed")
+                  == "yes", "no turn clock on the watch page")
+        seconds = int(self.attribute("#turn-clock", "data-seconds"))
+        self.assertTrue(TURN_SECONDS - 10 < seconds <= TURN_SECONDS,
+                        seconds)
 
     def test_reducedMotion(self):
         """
@@ -275,11 +282,12 @@ class BoardTests(SynchronousTestCase):
                   == "no", "no turn clock in gomoku")
         self.assertIn("No time limit", self.text("#turn-clock"))
 
-    def test_hintOnEveryBoard(self):
+    def test_hintAndClockOnEveryBoard(self):
         """
-        On each board, clicking the hint button on our turn highlights
-        the hint (gomoku's point, checkers' piece and destination,
-        Splendor's action); a room's bot is marked as a bot.
+        On each board, the turn clock is shown, and clicking the hint
+        button on our turn highlights the hint (gomoku's point, checkers'
+        piece and destination, Splendor's action); a room's bot is
+        marked as a bot.
         """
         self.serve()
         for name, kind, hinted in [
@@ -291,6 +299,12 @@ class BoardTests(SynchronousTestCase):
             self.click("#new-" + kind)
             self.click("#start" if kind == "gomoku" else "#ready")
             self.wait(lambda: self.ourTurn(), "never our turn")
+            # The turn clock is shown on every board: the table's (only
+            # checkers rooms have one), or no time limit.
+            self.wait(lambda: self.attribute("#turn-clock", "data-timed")
+                      == ("yes" if kind == "checkers" else "no"),
+                      "no turn clock on the %s board" % (kind,))
+            self.assertTrue(self.find("#turn-clock")[0].is_displayed())
             self.assertEqual(self.find(hinted), [])
             self.click("#hint")
             self.wait(lambda: [node for node in self.find(hinted)
@@ -308,7 +322,8 @@ class BoardTests(SynchronousTestCase):
         """
         A gomoku-battle client's seat that a bot takes over when it is
         gone is marked "bot (took over NAME)"; the game is played to its
-        end, the result shown, and the replay link opens the replay.
+        end, the result shown, and the replay link opens the replay,
+        whose player list marks the seat so too.
         """
         self.serve("--takeover", "bot", "--grace-seconds", "1")
         process = bots("gomoku", self.server.port("gomoku"), "--count",
@@ -359,4 +374,7 @@ class BoardTests(SynchronousTestCase):
         self.click("#first")
         self.wait(lambda: self.text("#step") == "move 0 / %d" % (moves,),
                   "the replay does not step back")
+        # The replay's player list marks the seat taken over too.
+        self.assertEqual(self.text("#seats .tag.taken-over"),
+                         "bot (took over %s)" % (name,))
 
