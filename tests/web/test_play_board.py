@@ -12,7 +12,7 @@ import json
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.endtoend import GamehubServer
-from tests.web.test_browser import WAIT, bots, browser
+from tests.web.test_browser import bots, browser
 from tests.web import test_play_browser
 
 #: A checkers turn on the hubs of these tests, longer than the default so

@@ -278,8 +278,8 @@ function gemPicker(actions, choice, id, title, verb, act, redraw, hint) {
                         redraw();
                       }));
   }
-  row.append(button({id, disabled: !exact,
-                     class: "primary" + (isHint(hint, exact) ? " hinted" : "")},
+  const hinted = isHint(hint, exact) ? " hinted" : "";
+  row.append(button({id, disabled: !exact, class: "primary" + hinted},
                     exact ? verb + ": " + gemsText(exact.gems) : verb,
                     () => act(exact)));
   row.append(button({id: id + "-clear", disabled: !pairsOf(pick).length},
