@@ -100,12 +100,26 @@ class BoardTests(SynchronousTestCase):
         """
         Open C{/play} as a new player called C{name}.
         """
-        self.driver.get(self.base + "/play")
+        from selenium.common.exceptions import StaleElementReferenceException
+        # Forget the tab's earlier player (its resume token) on a page
+        # that does not play.
+        self.driver.get(self.base + "/")
         self.driver.execute_script("sessionStorage.clear()")
         self.driver.get(self.base + "/play")
-        self.wait(lambda: self.find("#name"), "no name field")
-        self.find("#name")[0].send_keys(name)
+
+        def typed():
+            try:
+                field = self.find("#name")
+                if not field:
+                    return False
+                field[0].clear()
+                field[0].send_keys(name)
+                return field[0].get_attribute("value") == name
+            except StaleElementReferenceException:
+                return False
+        self.wait(typed, "no name field")
         self.click("#hello")
+        self.wait(lambda: self.find("#status"), "not welcome")
 
     def attribute(self, selector, name):
         """
