@@ -386,6 +386,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
         self.sent = []
         self.endedAway = False
         self.grace = None
+        self.turn = None
 
     def __repr__(self):
         return "<WebPlayer {!r}>".format(self.name)
@@ -490,6 +491,7 @@ class WebPlayer(MuteLegacy, RoomObserver):
     def gameStarted(self, room):
         self.table = room.table
         self.sent = []
+        self.turn = None
         self.endedAway = False
         room.table.addListener(self)
 
@@ -558,25 +560,60 @@ class WebPlayer(MuteLegacy, RoomObserver):
             # The deal holds the decks in order: only what is face up.
             position = {"nobles": position["nobles"],
                         "board": position["board"]}
+        bots = self.botSeats()
         self.sendEvent(self.addTable(table, {
             "type": "event", "event": "GameStarted", "kind": event.kind,
             "table": event.table, "position": position,
             "seats": [{"index": s.index, "name": s.name,
-                       "bot": bool(s.bot), "guest": bool(s.guest)}
+                       "bot": bool(s.bot) or s.index in bots,
+                       "guest": bool(s.guest)}
                       for s in event.seats],
-            "you": self.seat}))
+            "you": self.seat, "game": self.play.gameId(table)}))
+
+    def botSeats(self):
+        """
+        The seats of the room's bots (L{RoomBot}s): a bot plays them from
+        the start, where a later L{events.SeatTakenOver} of another seat
+        is a bot taking a departed player's place.
+        """
+        room = self.room
+        if room is None:
+            return frozenset()
+        return frozenset(member.seat for member in room.members
+                         if isinstance(member.observer, RoomBot))
 
     def onTurnStarted(self, table, event):
+        self.turn = (event.seat, event.deadline)
         self.sendTurn(table, event.seat, event.deadline)
 
-    def sendTurn(self, table, seat, deadline=None):
+    def turnMessage(self, table, seat, deadline=None):
+        """
+        The C{TurnStarted} message of C{seat}'s turn, its clock's seconds
+        left now.
+        """
         message = {"type": "event", "event": "TurnStarted", "seat": seat,
                    "seconds": (None if deadline is None
                                else max(0.0, deadline - table.now()))}
         legal = self.legalFor(table, seat)
         if legal is not None:
             message["legal"] = legal
-        self.sendEvent(self.addTable(table, message))
+        return self.addTable(table, message)
+
+    def sendTurn(self, table, seat, deadline=None):
+        self.sendEvent(self.turnMessage(table, seat, deadline))
+
+    def sendClock(self):
+        """
+        To a connection that resumed, after the game's events again: the
+        turn under way once more, with its clock's seconds left now (the
+        C{TurnStarted} sent again says those of its time), when the
+        table's turn has a clock.  Not kept for the next resume.
+        """
+        table, turn = self.table, self.turn
+        if (table is None or table.over or turn is None or turn[1] is None
+                or turn[0] != table.game.currentSeat):
+            return
+        self.sendText(dumps(self.turnMessage(table, *turn)))
 
     def onActionPlayed(self, table, event):
         detail = event.detail
@@ -768,6 +805,8 @@ class WebPlay:
         claimed in it first, as a legacy client's is (its name is the
         cluster's), and the lobby shows the other nodes' rooms too
         (L{hub.web.remoterooms}); None on a single node.
+    @param spectating: the web face's L{hub.web.live.Spectating}, whose
+        game ids C{GameStarted} names, or None (no id).
 
     @ivar players: the L{WebPlayer}s by the hash of their resume token.
     """
@@ -775,7 +814,8 @@ class WebPlay:
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, factories, lobbyFeed=None,
-                 names=None, directory=None):
+                 names=None, directory=None, spectating=None):
+        self.spectating = spectating
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -812,6 +852,16 @@ class WebPlay:
 
     def forget(self, player):
         self.players.pop(player.key, None)
+
+    def gameId(self, table):
+        """
+        The id of C{table}'s game on the web face (its page, live then
+        its replay, is C{/games/ID}), or None without one.
+        """
+        if self.spectating is None:
+            return None
+        game = self.spectating.gameOf(table)
+        return None if game is None else game.id
 
     def shared(self, event):
         """
@@ -921,6 +971,7 @@ class WebPlay:
                     player.endedAway = False
                     for text in player.sent:
                         connection.sendText(text)
+                    player.sendClock()
                 return
         if visitor is not None:
             name, guest = visitor.name, False

@@ -412,7 +412,7 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         from hub.web.ws import PlayFactory, PlayResource
         play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
                        lobbyFeed, getattr(auth, "names", None),
-                       directory=directory)
+                       directory=directory, spectating=spectating)
         socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock,
                                           auth))
     tournaments = feeds = None

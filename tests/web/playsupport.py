@@ -14,6 +14,7 @@ from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory
 from hub.service import Hub
 from hub.tables.base import EventRecorder
+from hub.web.live import Spectating
 from hub.web.play import PROTOCOL_VERSION, WebPlay, encodeAction
 from tests.harness import RecordingTransport
 
@@ -83,7 +84,7 @@ class PlayHub:
 
     def __init__(self, checkersSizes=(2, 3, 6), graceSeconds=30,
                  takeover=None, botDelay=0.5, turnSeconds=15, names=None,
-                 botLevel=2, directory=None):
+                 botLevel=2, directory=None, spectating=False):
         self.clock = Clock()
         self.clock.advance(1000)
         self.hub = Hub(self.clock, graceSeconds=graceSeconds)
@@ -107,8 +108,14 @@ class PlayHub:
             # A name service (hub.accounts.check) of this hub's sessions.
             names = names(self.clock, self.sessions)
         self.names = names
+        self.spectating = None
+        if spectating:
+            # The web face's feed of every game (hub.web.live).
+            self.spectating = Spectating(clock)
+            self.lobby.addTableListener(self.spectating)
         self.play = WebPlay(self.lobby, self.sessions, clock, self.factories,
-                            names=names, directory=directory)
+                            names=names, directory=directory,
+                            spectating=self.spectating)
         self._port = 41000
 
     def browser(self, name=None):
@@ -130,6 +137,8 @@ class PlayHub:
 
     def stop(self):
         self.play.stop()
+        if self.spectating is not None:
+            self.spectating.stop()
         return self.hub.stopService()
 
 

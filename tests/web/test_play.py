@@ -576,6 +576,59 @@ class ReconnectTests(SynchronousTestCase):
         self.hub.clock.advance(60)
         self.assertNotIn(1, self.table.departed)
 
+    def test_resumeClock(self):
+        """
+        A resumed connection is told, after the events so far, the turn
+        under way with the seconds left now on its clock (the replayed
+        C{TurnStarted} says those of when it was first sent).
+        """
+        for _ in range(20):
+            turn = self.browser.last("event", "TurnStarted")
+            if turn["seat"] == 1:
+                break
+            self.hub.clock.advance(0.5)
+        self.assertEqual(turn["seat"], 1)
+        self.browser.drop()
+        self.hub.clock.advance(10)
+        again = self.hub.browser()
+        again.hello("alice", resume=self.token)
+        turns = again.of("event", "TurnStarted")
+        self.assertEqual(turns[-2], turn)
+        self.assertEqual(turns[-1]["seat"], 1)
+        self.assertEqual(turns[-1]["seconds"], turn["seconds"] - 10)
+        self.assertEqual(turns[-1]["legal"], turn["legal"])
+        self.assertIs(again.messages[-1], turns[-1])
+        # Not kept: the next resume hears the game's events, then a
+        # fresh clock again.
+        again.drop()
+        self.hub.clock.advance(5)
+        third = self.hub.browser()
+        third.hello("alice", resume=self.token)
+        turns = third.of("event", "TurnStarted")
+        self.assertEqual(turns[-2], turn)
+        self.assertEqual(turns[-1]["seconds"], turn["seconds"] - 15)
+
+    def test_resumeClockless(self):
+        """
+        Without a turn clock (gomoku's rooms), nothing is added to the
+        events sent again.
+        """
+        hub = PlayHub()
+        self.addCleanup(hub.stop)
+        browser = hub.browser()
+        token = browser.hello("bob")["resume"]
+        browser.send({"type": "create", "kind": "gomoku", "room": "g",
+                      "bots": True, "seat": 0})
+        browser.send({"type": "start"})
+        sent = [m for m in browser.messages if m["type"] == "event"]
+        browser.drop()
+        again = hub.browser()
+        again.hello("bob", resume=token)
+        events = [m for m in again.messages if m["type"] == "event"]
+        self.assertEqual(events[:len(sent)], sent)
+        self.assertNotIn("TurnStarted",
+                         [m["event"] for m in events[len(sent):]])
+
     def test_reloadWhileConnected(self):
         """
         A second connection with the token takes over; the first is
@@ -679,3 +732,83 @@ class TakeoverTests(SynchronousTestCase):
         self.assertEqual(taken.seat, 0)
         [played] = hub.recorder.ofType(events.ActionPlayed)
         self.assertEqual((played.seat, played.byBot), (0, True))
+
+
+class BoardTests(SynchronousTestCase):
+    """
+    What the boards of C{/play} are drawn from besides the moves: which
+    seats are bots from the start (so a later takeover is told apart),
+    the game's page on the web face, and the turn clock.
+    """
+
+    def test_roomBotsMarked(self):
+        """
+        C{GameStarted} says which seats the room's bots play from the
+        start; a TCP player's seat is no bot's.
+        """
+        hub = PlayHub()
+        self.addCleanup(hub.stop)
+        browser = hub.browser("alice")
+        browser.send({"type": "create", "kind": "checkers", "room": "r1",
+                      "players": 3, "seat": 1, "bots": True})
+        browser.send({"type": "ready"})
+        started = browser.last("event", "GameStarted")
+        self.assertEqual([s["bot"] for s in started["seats"]],
+                         [True, False, True])
+        mixed = hub.browser("bob")
+        mixed.send({"type": "create", "kind": "checkers", "room": "r2",
+                    "players": 2})
+        protocol, transport = hub.legacy("checkers")
+        protocol.dataReceived(checkersWire.encode(
+            checkersWire.JOIN_ROOM_OP, "r2", "carol"))
+        protocol.dataReceived(checkersWire.encode(
+            checkersWire.PLAYER_READY_OP, "", ""))
+        mixed.send({"type": "ready"})
+        started = mixed.last("event", "GameStarted")
+        self.assertEqual([(s["name"], s["bot"]) for s in started["seats"]],
+                         [("bob", False), ("carol", False)])
+
+    def test_gameId(self):
+        """
+        C{GameStarted} names the game's id on the web face, whose page
+        (C{/games/ID}) shows it live and then its replay; without the
+        web face's feed, null.
+        """
+        hub = PlayHub(spectating=True)
+        self.addCleanup(hub.stop)
+        browser = hub.browser("alice")
+        browser.send({"type": "create", "kind": "gomoku", "room": "g1",
+                      "bots": True})
+        browser.send({"type": "start"})
+        started = browser.last("event", "GameStarted")
+        [live] = hub.spectating.running()
+        self.assertEqual(started["game"], live.id)
+        self.assertIs(live.table, browser.player.table)
+        bare = PlayHub()
+        self.addCleanup(bare.stop)
+        other = bare.browser("bob")
+        other.send({"type": "create", "kind": "gomoku", "room": "g1",
+                    "bots": True})
+        other.send({"type": "start"})
+        self.assertIsNone(other.last("event", "GameStarted")["game"])
+
+    def test_turnClock(self):
+        """
+        Each C{TurnStarted} of a checkers game says the seconds left on
+        the table's turn clock: its turn seconds and grace.
+        """
+        hub = PlayHub(turnSeconds=40)
+        self.addCleanup(hub.stop)
+        browser = hub.browser("alice")
+        browser.send({"type": "create", "kind": "checkers", "room": "r1",
+                      "players": 2, "bots": True, "level": 1})
+        browser.send({"type": "ready"})
+        table = browser.player.table
+        self.assertEqual(browser.last("event", "TurnStarted")["seconds"],
+                         40 + table.options.turnGrace)
+        browser.send({"type": "act", "action": browser.last(
+            "event", "TurnStarted")["legal"][0]})
+        # The bot's turn, then ours again after its delay.
+        turns = browser.of("event", "TurnStarted")
+        self.assertEqual(turns[-1]["seat"], 1)
+        self.assertEqual(turns[-1]["seconds"], 40 + table.options.turnGrace)

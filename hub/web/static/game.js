@@ -1,7 +1,10 @@
 // One game's page: a live game streamed from /api/games/ID/events, or a
 // finished game's replay from /api/games/ID.
+import { PathAnimation } from "./animate.js";
 import { el, pathPart, player, replaceChildren } from "./dom.js";
 import { drawBoard } from "./boards.js";
+import { t } from "./i18n.js";
+import { TurnClock } from "./turnclock.js";
 
 const body = document.body;
 const gameId = body.dataset.game;
@@ -13,6 +16,10 @@ const moveList = document.getElementById("moves");
 const spectators = document.getElementById("spectators");
 const controls = document.getElementById("controls");
 const apiPath = "/api/games/" + encodeURIComponent(gameId);
+// Checkers moves slide along their paths; the turn clock counts down.
+const animation = new PathAnimation();
+const clock = new TurnClock();
+statusLine.after(clock.node);
 
 const state = {seats: [], view: null, moves: [], turn: null, result: null,
                turnReceived: 0};
@@ -30,17 +37,34 @@ function lastAction() {
   return last ? last.action : null;
 }
 
+// A seat a bot took over from its player, who left (not a bot of the
+// room, which plays its seat from the start).
+function takenFrom(seat) {
+  return Boolean(seat.takenOver && seat.out === "left");
+}
+
+function seatMark(seat) {
+  if (takenFrom(seat)) {
+    const [before, after] = t("bot (took over {0})", "{0}").split("{0}");
+    return el("span", {class: "tag bot taken-over"}, before,
+              player(seat.name), after);
+  }
+  return seat.bot || seat.takenOver
+      ? el("span", {class: "tag bot"}, t("bot")) : null;
+}
+
 function drawSeats(toMove) {
   replaceChildren(seatList, state.seats.map((seat, i) => el("li", {
     class: "seat" + (toMove === i ? " to-move" : "") +
-           (seat.out ? " out" : ""),
+           (seat.out && !takenFrom(seat) ? " out" : ""),
     "data-seat": i},
     kind === "splendor" ? seatLabel(i) : el("a", {
       href: `/players/${kind}/${pathPart(seat.name)}`},
       seatLabel(i)),
-    seat.bot || seat.takenOver ? el("span", {class: "tag"}, "bot") : null,
-    seat.guest ? el("span", {class: "tag guest"}, "guest") : null,
-    seat.out ? el("span", {class: "tag"}, seat.out) : null,
+    seatMark(seat),
+    seat.guest ? el("span", {class: "tag guest"}, t("guest")) : null,
+    seat.out && !takenFrom(seat) ? el("span", {class: "tag"}, seat.out)
+                                 : null,
     seat.place ? el("span", {class: "tag"}, `#${seat.place}`) : null)));
 }
 
@@ -61,8 +85,19 @@ function drawMoves(moves, current) {
 }
 
 function drawView(view, last, ply) {
-  replaceChildren(board, drawBoard(kind, view, state.seats, last));
+  const drawn = drawBoard(kind, view, state.seats, last);
+  if (kind === "checkers") animation.attach(drawn);
+  replaceChildren(board, drawn);
   board.dataset.ply = String(ply);
+}
+
+// The turn clock of the turn under way ({seat, remaining}, or null).
+function drawClock() {
+  if (state.turn && !state.result) {
+    clock.start(state.turn.seat, state.turn.remaining);
+  } else {
+    clock.stop();
+  }
 }
 
 function resultText(result) {
@@ -84,13 +119,8 @@ function drawStatus() {
     statusLine.textContent = "Starting";
     return;
   }
-  const text = ["To move: ", seatLabel(state.turn.seat)];
-  if (state.turn.remaining !== null && state.turn.remaining !== undefined) {
-    const left = Math.max(0, state.turn.remaining -
-                          (Date.now() - state.turnReceived) / 1000);
-    text.push(` (${left.toFixed(0)} s)`);
-  }
-  replaceChildren(statusLine, text);
+  // The seconds left are the turn clock's (drawClock).
+  replaceChildren(statusLine, ["To move: ", seatLabel(state.turn.seat)]);
 }
 
 function drawSpectators(count) {
@@ -127,6 +157,7 @@ function live() {
     drawMoves(state.moves);
     drawSpectators(data.spectators);
     drawStatus();
+    drawClock();
     if (data.result) {
       source.close();
       fetch(apiPath).then(r => r.json()).then(replayFrom);
@@ -136,6 +167,7 @@ function live() {
     const data = JSON.parse(message.data);
     state.moves.push(data.move);
     state.view = data.view || applyMove(state.view, data.move);
+    if (kind === "checkers") animation.play(data.move.action);
     drawView(state.view, data.move.action, state.moves.length);
     moveList.append(moveItem(data.move));
     moveList.scrollTop = moveList.scrollHeight;
@@ -144,7 +176,10 @@ function live() {
       state.turnReceived = Date.now();
       drawSeats(state.turn.seat);
       drawStatus();
+    } else {
+      state.turn = null;
     }
+    drawClock();
   });
   source.addEventListener("view", message => {
     state.view = JSON.parse(message.data).view;
@@ -155,6 +190,7 @@ function live() {
     state.turnReceived = Date.now();
     drawSeats(state.turn ? state.turn.seat : null);
     drawStatus();
+    drawClock();
   });
   source.addEventListener("seats", message => {
     const data = JSON.parse(message.data);
@@ -174,9 +210,9 @@ function live() {
     drawView(state.view, lastAction(), state.moves.length);
     drawSeats(null);
     drawStatus();
+    drawClock();
     fetch(apiPath).then(r => r.json()).then(replayFrom);
   });
-  setInterval(drawStatus, 500);
 }
 
 // A finished game: step back and forth, play, and a slider.
@@ -189,6 +225,7 @@ function replayFrom(data) {
   const moves = data.replay.moves;
   const last = steps.length - 1;
   let step = last;
+  let shownStep = last;
   let timer = null;
   const slider = el("input", {type: "range", min: 0, max: last, value: last,
                               id: "slider", "aria-label": "move"});
@@ -205,6 +242,13 @@ function replayFrom(data) {
     slider.value = String(step);
     counter.textContent = `move ${step} / ${last}`;
     const lastMove = step > 0 ? moves[step - 1].action : null;
+    // One move forward slides along its path; any other jump does not.
+    if (kind === "checkers" && step === shownStep + 1 && lastMove) {
+      animation.play(lastMove);
+    } else {
+      animation.stop();
+    }
+    shownStep = step;
     drawView(steps[step], lastMove, step);
     board.dataset.step = String(step);
     for (const item of moveList.children) {

@@ -4,7 +4,12 @@
 // marked and the winning five highlighted at the end.  Checkers: a click
 // on one of your pieces that can move highlights every legal destination
 // (jump chains included), a click on one plays that path; the last move
-// is drawn along its path.  Splendor: splendorplay.js.
+// is drawn along its path, every move animated along it (animate.js).
+// Splendor: splendorplay.js.  On every board: the turn clock
+// (turnclock.js), a hint button, the players with their bots and the
+// seats bots took over, and at the end the result with a link to the
+// game's replay.
+import { PathAnimation } from "./animate.js";
 import { el, player, replaceChildren, svg } from "./dom.js";
 import {
   CHECKERS_STEP, GOMOKU_CELL, checkersPoint, drawCheckers, drawGomoku,
@@ -16,6 +21,7 @@ import { gameReady, joinLinked, roomChanged } from "./playevent.js";
 import {
   drawOpenRooms, lobbyControls, lookAtLobby, openRooms, openRoomsTitle,
   startLobby } from "./playlobby.js";
+import { TurnClock } from "./turnclock.js";
 
 const VERSION = 1;
 const SIZE = 15;
@@ -27,6 +33,12 @@ const actions = el("div", {id: "actions"});
 const controls = el("div", {class: "controls", id: "controls"});
 const seatList = el("ol", {id: "seats", class: "seats"});
 const errorLine = el("p", {id: "error", class: "error"});
+// The checkers moves' animation, and the turn clock.
+const animation = new PathAnimation();
+const clock = new TurnClock();
+// At the end: the link to the game's replay.
+const replayLine = el("p", {id: "replay-line", class: "replay-line",
+                            hidden: true});
 
 // Seconds between two looks at the open rooms while not playing.
 const LOBBY_SECONDS = 2;
@@ -170,6 +182,9 @@ const HANDLERS = {
 };
 
 function resetGame() {
+  animation.stop();
+  clock.stop();
+  state.game = null;
   state.kind = null;
   state.position = null;
   state.lastPath = null;
@@ -207,6 +222,8 @@ const EVENTS = {
     state.kind = message.kind;
     state.seats = message.seats;
     state.you = message.you;
+    // The game's page on the web face, live and then its replay.
+    state.game = message.game || null;
     if (message.kind === "checkers") {
       state.position = {regions: message.position.regions,
                         pieces: message.position.pieces};
@@ -224,6 +241,7 @@ const EVENTS = {
     state.selected = null;
     state.choice = newChoice();
     splendorTable(message);
+    clock.start(message.seat, message.seconds);
   },
   DiscardRequired: splendorPrompt,
   NobleOffered: splendorPrompt,
@@ -237,24 +255,35 @@ const EVENTS = {
       state.position.pieces[message.seat] = state.position.pieces[
         message.seat].map(cell => String(cell) === from ? to : cell);
       state.lastPath = path;
+      animation.play(path);
       // Checkers announces the next turn itself.
       state.turn = null;
       state.legal = null;
+      clock.stop();
       return;
     }
-    // Gomoku's turns alternate: the move says who is next.
+    // Gomoku's turns alternate: the move says who is next (a table with
+    // a turn clock says it in a TurnStarted too).
     state.turn = message.next === undefined ? null : message.next;
     state.legal = state.turn !== null && state.turn === state.you
         ? emptyPoints() : null;
+    if (state.turn === null) {
+      clock.stop();
+    } else {
+      clock.start(state.turn, null);
+    }
   },
   SeatEliminated(message) {
     if (state.position) state.position.pieces[message.seat] = [];
   },
   SeatTakenOver(message) {
+    // A bot of the room plays its seat from the start (GameStarted says
+    // so); any other seat is a departed player's that a bot took over.
     const seat = state.seats[message.seat];
-    if (seat) seat.bot = true;
+    if (seat && !seat.bot) seat.takenOver = true;
   },
   GameEnded(message) {
+    clock.stop();
     splendorTable(message);
     state.ended = message;
     state.turn = null;
@@ -327,6 +356,7 @@ function svgButton(tag, attributes, onPress) {
 function drawCheckersBoard() {
   const drawn = drawCheckers(state.position, state.lastPath);
   drawn.setAttribute("aria-label", t("checkers board"));
+  animation.attach(drawn);
   const legal = state.legal || [];
   const hint = state.hint ? String(state.hint[0]) + "/" +
       String(state.hint[state.hint.length - 1]) : null;
@@ -470,6 +500,33 @@ function drawStatus() {
       : state.turn === null ? "none"
       : state.turn === state.you ? "yours" : "theirs";
   status.dataset.games = String(state.games);
+  drawReplayLink();
+}
+
+// At the end, the game's replay (its page on the web face).
+function drawReplayLink() {
+  const shown = Boolean(state.ended && state.game);
+  replayLine.hidden = !shown;
+  replaceChildren(replayLine, shown ? el("a", {
+    id: "replay", class: "replay",
+    href: "/games/" + encodeURIComponent(state.game)},
+    t("Watch the replay")) : null);
+}
+
+// A translated text whose {0} is a player's name (in a <bdi>).
+function withPlayer(text, name) {
+  const [before, after] = text.split("{0}");
+  return after === undefined ? [text] : [before, player(name), after];
+}
+
+// A seat's marks: a bot from the start, or a bot that took the seat
+// over from its departed player.
+function seatMarks(seat) {
+  if (seat.takenOver) {
+    return el("span", {class: "tag bot taken-over"},
+              withPlayer(t("bot (took over {0})", "{0}"), seat.name));
+  }
+  return seat.bot ? el("span", {class: "tag bot"}, t("bot")) : null;
 }
 
 function colourName(seat) {
@@ -484,8 +541,7 @@ function colourName(seat) {
 function drawSeats() {
   replaceChildren(seatList, state.seats.map((seat, i) => el("li", {
     class: "seat" + (state.turn === i ? " to-move" : ""), "data-seat": i},
-    player(seat.name), " (", colourName(i), ")",
-    seat.bot ? el("span", {class: "tag"}, t("bot")) : null,
+    player(seat.name), " (", colourName(i), ")", seatMarks(seat),
     seat.guest ? el("span", {class: "tag guest"}, t("guest")) : null,
     i === state.you ? el("span", {class: "tag"}, t("you")) : null)));
 }
@@ -495,7 +551,11 @@ function drawControls() {
   if (!playing()) {
     parts.push(...lobbyControls());
   } else {
-    parts.push(button("hint", t("Hint"), () => send({type: "hint"})));
+    const hint = button("hint", t("Hint"), () => send({type: "hint"}));
+    // A hint is for one's own turn.
+    hint.disabled = !(state.turn !== null && state.turn === state.you &&
+                      state.legal);
+    parts.push(hint);
     parts.push(button("resign", t("Resign"), () => send({type: "resign"})));
   }
   parts.push(...languageSwitch());
@@ -516,7 +576,8 @@ function drawAll() {
   if (!root.contains(status)) {
     replaceChildren(root,
       el("div", {class: "game-layout"},
-         el("div", {class: "board-column"}, status, board),
+         el("div", {class: "board-column"}, status, clock.node,
+            replayLine, board),
          el("aside", {class: "side"}, controls, actions, seatList,
             errorLine,
             openRoomsTitle, openRooms)));

@@ -45,6 +45,12 @@ function holds(action, pick) {
   return TOKENS.every(gem => (pick[gem] || 0) <= (counts[gem] || 0));
 }
 
+// True if action is the hint (both in the hub's JSON form).
+function isHint(hint, action) {
+  return Boolean(hint && action) &&
+      JSON.stringify(hint) === JSON.stringify(action);
+}
+
 function sameGems(action, pick) {
   return holds(action, pick) && action.gems.every(
     ([gem, n]) => (pick[gem] || 0) === n);
@@ -116,13 +122,13 @@ export function drawSplendorPlay(game, act, redraw) {
     overlayCards(drawn, game.view, legal, choice, hinted, redraw);
     panel.append(gemPicker(legal.filter(a => a.kind === "get_gems"),
                            choice, "take", t("Take tokens"), t("Take"),
-                           act, redraw));
+                           act, redraw, game.hint));
     panel.append(chosenCard(game, legal, act));
     panel.append(cardList(game.view, legal, choice, redraw));
   } else if (phase === "discard") {
     panel.append(gemPicker(legal, choice, "discard",
                            t("Tokens to give back"), t("Give back"), act,
-                           redraw));
+                           redraw, game.hint));
   } else if (phase === "noble") {
     overlayNobles(drawn, game.view, legal, hinted, act);
     panel.append(el("h3", {}, t("Choose a noble")),
@@ -251,7 +257,7 @@ function cardLabel(card) {
 
 // Gem buttons that build a pick among the legal actions' gems, and the
 // button that plays it once it is one of them.
-function gemPicker(actions, choice, id, title, verb, act, redraw) {
+function gemPicker(actions, choice, id, title, verb, act, redraw, hint) {
   const pick = choice.pick;
   const exact = actions.find(action => sameGems(action, pick)) || null;
   const gems = TOKENS.filter(gem => actions.some(
@@ -272,7 +278,8 @@ function gemPicker(actions, choice, id, title, verb, act, redraw) {
                         redraw();
                       }));
   }
-  row.append(button({id, class: "primary", disabled: !exact},
+  const hinted = isHint(hint, exact) ? " hinted" : "";
+  row.append(button({id, disabled: !exact, class: "primary" + hinted},
                     exact ? verb + ": " + gemsText(exact.gems) : verb,
                     () => act(exact)));
   row.append(button({id: id + "-clear", disabled: !pairsOf(pick).length},
@@ -294,7 +301,8 @@ function chosenCard(game, legal, act) {
     const action = legal.find(a => a.kind === "fold_card_unknown" &&
                               a.card === card);
     if (action) {
-      box.append(button({id: "reserve", class: "primary"},
+      box.append(button({id: "reserve", class: "primary" + (
+                           isHint(game.hint, action) ? " hinted" : "")},
                         t("Reserve the top card of deck {0}",
                           key.slice(5)), () => act(action)));
     }
@@ -305,13 +313,16 @@ function chosenCard(game, legal, act) {
   for (const action of legal) {
     if (String(action.card) !== key) continue;
     if (action.kind === "buy_card") {
-      box.append(button({class: "buy primary"},
+      box.append(button({class: "buy primary" + (
+                           isHint(game.hint, action) ? " hinted" : "")},
                         action.gems.length
                             ? t("Buy, paying {0}", gemsText(action.gems))
                             : t("Buy for free"),
                         () => act(action)));
     } else if (action.kind === "fold_card") {
-      box.append(button({id: "reserve"}, t("Reserve"), () => act(action)));
+      box.append(button({id: "reserve", class: isHint(game.hint, action)
+                         ? "hinted" : null}, t("Reserve"),
+                        () => act(action)));
     }
   }
   return box;
