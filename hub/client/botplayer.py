@@ -45,6 +45,10 @@ from hub.client import net
 from hub.client import state as S
 from hub.client.autoplay import AutoPlayer
 from hub.client.keyed import KEY_SEPARATORS, keyedName
+
+#: The environment variable of C{--key-env} (the tournament engine
+#: runner's, L{hub.tournaments.engines.KEY_VARIABLE}).
+KEY_VARIABLE = "GAMEHUB_KEY"
 from hub.client.lobbyflow import RENAME_SECONDS, LobbyFlow
 from hub.client.machines import stateFor
 from hub.client.net import parseURL
@@ -385,7 +389,13 @@ def makeParser():
     p.add_argument("--key", default=None,
                    help="play key of the account --name (one bot, "
                         "--count 1): the bot sends NAME__KEY (checkers) "
-                        "or NAME#KEY (gomoku)")
+                        "or NAME#KEY (gomoku); empty for none")
+    p.add_argument("--key-env", action="store_true",
+                   help="take the play key from the environment variable "
+                        "%s, as a tournament's engine runner sets it "
+                        "(other local users can see a command line, "
+                        "not an environment); unset or empty for none"
+                        % (KEY_VARIABLE,))
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the bots' strategies, the same for every "
                         "game (default: a new random seed per game)")
@@ -428,6 +438,14 @@ def main(reactor, *argv):
         raise SystemExit("python -m hub.bots: --name must be 1 to 16 "
                          "letters, digits or _")
     name = None
+    if options.key_env:
+        if options.key is not None:
+            raise SystemExit("python -m hub.bots: --key or --key-env, "
+                             "not both")
+        options.key = os.environ.get(KEY_VARIABLE)
+    if not options.key:
+        # An empty {key}: the hub checks no names.
+        options.key = None
     if options.key is not None:
         if kind not in KEY_SEPARATORS:
             raise SystemExit("python -m hub.bots: %s players have no "

@@ -530,3 +530,83 @@ class MisbehavingEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         standings = data["standings"]
         self.assertEqual((standings[0]["name"], standings[0]["points"]),
                          (fair, 6.0))
+
+
+class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    Engines under C{--names closed}: the director cannot recover an
+    account's play key (keys are stored hashed), so its engine runner
+    mints a one-time game key for each engine of each game and fills
+    C{{key}} (and C{GAMEHUB_KEY}) with it; with it, each engine proves
+    its name on its game's private listener.  No key reaches a log.
+    """
+
+    def test_gameKeys(self):
+        """
+        A 3-engine gomoku round robin under C{--names closed}: the
+        account C{Alice} (entered as C{alice}: the account's spelling is
+        kept) with C{--key {key}}, the account C{bob} with C{--key-env},
+        and C{robot}, no account's, with C{--key {key}}: all six games
+        are played (no failed start, no no-show) and recorded under
+        those names, the accounts' as no guests'; neither the hub's log
+        nor the engines' logs hold a key.
+        """
+        from tests.accounts.test_endtoend import PASSWORD, accountsCommand
+        keys = []
+        for name in ("Alice", "bob"):
+            out = accountsCommand(self.url, "add", name,
+                                  stdin=PASSWORD + "\n")
+            keys.append(out.strip().splitlines()[-1][len("key: "):])
+        server = GamehubServer(self, "--db", self.url, "--names", "closed",
+                               games=("gomoku",))
+        eventId = int(self.cli(
+            "create", "--name", "Closed cup", "--game", "gomoku",
+            "--format", "round-robin").splitlines()[-1])
+        bot = [sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
+               "--count", "1", "--name", "{name}", "--room", "{room}",
+               "--level", "1", "--delay", "0", "--games", "1", "--seed",
+               "2"]
+        self.assertIn("Alice entered", self.cli(
+            "engine", "add", str(eventId), "alice", "--", *bot, "--key",
+            "{key}"))
+        self.cli("engine", "add", str(eventId), "bob", "--", *bot,
+                 "--key-env")
+        self.cli("engine", "add", str(eventId), "robot", "--", *bot,
+                 "--key", "{key}")
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Closed cup'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 3)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]
+                 if not p["bye"]]
+        self.assertEqual(len(games), 6)
+        self.assertEqual(
+            {p["result"] for p in games} & {"engine-failed", "no-show",
+                                            None}, set(), games)
+        self.assertEqual({n for p in games for n in p["seats"]},
+                         {"Alice", "bob", "robot"})
+        connection = sqlite3.connect(self.path)
+        try:
+            seats = set(connection.execute(
+                "SELECT name, guest FROM game_seats").fetchall())
+        finally:
+            connection.close()
+        self.assertEqual(seats, {("Alice", 0), ("bob", 0), ("robot", 1)})
+        logs = os.path.join(server.workdir, "engines", "logs", str(eventId))
+        texts = {"hub": "".join(server.output)}
+        for room in os.listdir(logs):
+            for file in os.listdir(os.path.join(logs, room)):
+                with open(os.path.join(logs, room, file), "rb") as f:
+                    texts[room + "/" + file] = f.read().decode()
+        self.assertEqual(len(texts), 1 + 12)
+        keyed = re.compile(r"(#|--key )[A-Za-z0-9]{10}\b")
+        for where, text in texts.items():
+            self.assertIsNone(keyed.search(text), where)
+            for key in keys:
+                self.assertNotIn(key, text, where)
+            if "/Alice" in where or "/robot" in where:
+                self.assertIn("--key [key]\n", text, where)
+            if where != "hub":
+                # (The runner kills an engine as soon as its game ends:
+                # it may not have written its result line yet.)
+                self.assertRegex(text, r"^# .* engine ", where)
