@@ -610,3 +610,71 @@ class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
                 # (The runner kills an engine as soon as its game ends:
                 # it may not have written its result line yet.)
                 self.assertRegex(text, r"^# .* engine ", where)
+
+
+class PerAddressEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    Engines connect from the hub's own machine, through private
+    listeners whose connections never count toward
+    C{--max-connections-per-ip}: an event runs more engines at once than
+    that cap allows one address, while the public port keeps the cap for
+    every other client of that address.
+    """
+
+    def metric(self, name, labels=""):
+        for line in self.get("/metrics").splitlines():
+            if line.startswith(name + labels + " "):
+                return float(line.split()[-1])
+        return 0.0
+
+    def test_moreEnginesThanTheCap(self):
+        """
+        With C{--max-connections-per-ip 3}, an 8-engine Swiss round plays
+        its 4 games at once (8 engine connections from 127.0.0.1; under
+        the default C{--names accounts} their names, no account's, are
+        proven with their game keys, C{--key-env}); while
+        they play, 3 plain connections from 127.0.0.1 to the public port
+        are admitted and a 4th is refused; every game is played.
+        """
+        from tests.endtoend import BlockingClient
+        server = GamehubServer(self, "--db", self.url,
+                               "--max-connections-per-ip", "3",
+                               games=("gomoku", "web"))
+        self.webPort = server.port("web")
+        eventId = int(self.cli(
+            "create", "--name", "Crowd", "--game", "gomoku", "--format",
+            "swiss", "--rounds", "1").splitlines()[-1])
+        for index in range(8):
+            self.cli("engine", "add", str(eventId), "e%d" % (index,), "--",
+                     sys.executable, "-m", "hub.bots",
+                     "gomoku://{host}:{port}", "--count", "1", "--name",
+                     "{name}", "--room", "{room}", "--level", "1",
+                     "--delay", "0.3", "--seed", str(index), "--key-env")
+        self.cli("start", str(eventId))
+        running = '{game="gomoku"}'
+        deadline = time.monotonic() + GAME_TIMEOUT
+        while self.metric("gamehub_games_running", running) < 4:
+            self.assertLess(time.monotonic(), deadline,
+                            "the 4 games never ran at once")
+            time.sleep(0.1)
+        self.assertGreaterEqual(
+            self.metric("gamehub_sessions", running), 8)
+        plain = [BlockingClient(server.port("gomoku")) for _ in range(4)]
+        self.addCleanup(lambda: [c.close() for c in plain])
+        self.assertTrue(plain[3].isClosedByPeer())
+        for client in plain[:3]:
+            client.sock.settimeout(0.5)
+            self.assertFalse(client.isClosedByPeer())
+        self.assertEqual(self.metric(
+            "gamehub_limited_connections_total",
+            '{limit="max-connections-per-ip"}'), 1.0)
+        # The engines were playing all along.
+        self.assertEqual(self.metric("gamehub_games_running", running), 4)
+        server.waitForLog(r"tournament %d \('Crowd'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 3)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]]
+        self.assertEqual(len(games), 4)
+        self.assertEqual(
+            {p["result"] for p in games} & {"engine-failed", "no-show",
+                                            None}, set(), games)
