@@ -372,9 +372,9 @@ def makeParser():
         description="Bots that play gamehub's games over the network.")
     p.add_argument("url", help="gomoku://HOST:PORT, checkers://HOST:PORT "
                                "or splendor://HOST:PORT")
-    p.add_argument("--count", type=int, default=2,
-                   help="bots to connect (default 2; 1 joins a room that "
-                        "people are in)")
+    p.add_argument("--count", type=int, default=None,
+                   help="bots to connect (default 2, or 1 with a key; 1 "
+                        "joins a room that people are in)")
     p.add_argument("--level", type=int, default=2, choices=(1, 2, 3),
                    help="1 random, 2 heuristic, 3 search (default 2)")
     p.add_argument("--room", default=None,
@@ -384,8 +384,8 @@ def makeParser():
     p.add_argument("--name", default=None,
                    help="name prefix of the bots, followed by the seat: "
                         "bot2_1, bot2_2... (default bot<level>_); letters, "
-                        "digits and _, at most 16; with --key, the "
-                        "account's name")
+                        "digits and _, at most 16; with --key or "
+                        "--key-env, the account's name, exactly")
     p.add_argument("--key", default=None,
                    help="play key of the account --name (one bot, "
                         "--count 1): the bot sends NAME__KEY (checkers) "
@@ -405,6 +405,44 @@ def makeParser():
     p.add_argument("--timeout", type=float, default=900,
                    help="seconds allowed per game (default 900)")
     return p
+
+
+def ownName(options, kind, environ=None):
+    """
+    Settle C{options.key} (from C{--key}, or with C{--key-env} from
+    L{KEY_VARIABLE} in C{environ}, default the process's; an empty one
+    is none) and C{options.count} (default 2, or 1 with a key option),
+    and give the one name the bot plays under: with a key option and a
+    game of names, C{--name} exactly, keyed with the key if there is
+    one (an empty key: a tournament's C{{key}} where the hub checks no
+    names).
+
+    @return: that name, or None for the prefix and seat names.
+    @raise SystemExit: the options contradict each other.
+    """
+    keyed = options.key is not None or options.key_env
+    if options.key_env:
+        if options.key is not None:
+            raise SystemExit("python -m hub.bots: --key or --key-env, "
+                             "not both")
+        environ = os.environ if environ is None else environ
+        options.key = environ.get(KEY_VARIABLE)
+    if not options.key:
+        options.key = None
+    if options.count is None:
+        # A key is one account's: one bot.
+        options.count = 1 if keyed else 2
+    if options.key is not None and kind not in KEY_SEPARATORS:
+        raise SystemExit("python -m hub.bots: %s players have no "
+                         "names: no --key" % (kind,))
+    if not keyed or kind not in KEY_SEPARATORS:
+        return None
+    if options.count != 1 or not options.name:
+        raise SystemExit("python -m hub.bots: --key needs --count 1 "
+                         "and --name (the account's name)")
+    if options.key is None:
+        return options.name
+    return keyedName(kind, options.name, options.key)
 
 
 def gameSeeds(seed, games, rng=None):
@@ -431,29 +469,13 @@ def main(reactor, *argv):
         kind, host, port = parseURL(options.url)
     except ValueError as e:
         raise SystemExit("python -m hub.bots: %s" % (e,))
-    if options.count < 1:
+    if options.count is not None and options.count < 1:
         raise SystemExit("python -m hub.bots: --count must be at least 1")
     prefix = options.name or "bot%d_" % (options.level,)
     if not NAME_PREFIX.match(prefix):
         raise SystemExit("python -m hub.bots: --name must be 1 to 16 "
                          "letters, digits or _")
-    name = None
-    if options.key_env:
-        if options.key is not None:
-            raise SystemExit("python -m hub.bots: --key or --key-env, "
-                             "not both")
-        options.key = os.environ.get(KEY_VARIABLE)
-    if not options.key:
-        # An empty {key}: the hub checks no names.
-        options.key = None
-    if options.key is not None:
-        if kind not in KEY_SEPARATORS:
-            raise SystemExit("python -m hub.bots: %s players have no "
-                             "names: no --key" % (kind,))
-        if options.count != 1 or not options.name:
-            raise SystemExit("python -m hub.bots: --key needs --count 1 "
-                             "and --name (the account's name)")
-        name = keyedName(kind, options.name, options.key)
+    name = ownName(options, kind)
     room = options.room or ("bots_%d" % (os.getpid(),)
                             if kind != "splendor" else None)
     if kind == "gomoku" and options.count > 2:

@@ -562,17 +562,16 @@ class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         eventId = int(self.cli(
             "create", "--name", "Closed cup", "--game", "gomoku",
             "--format", "round-robin").splitlines()[-1])
+        # The example, as it is (a key: one bot, --count 1).
         bot = [sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
-               "--count", "1", "--name", "{name}", "--room", "{room}",
-               "--level", "1", "--delay", "0", "--games", "1", "--seed",
-               "2"]
+               "--name", "{name}", "--key", "{key}", "--room", "{room}",
+               "--level", "1", "--games", "1"]
+        fast = ["--delay", "0", "--seed", "2"]
         self.assertIn("Alice entered", self.cli(
-            "engine", "add", str(eventId), "alice", "--", *bot, "--key",
-            "{key}"))
-        self.cli("engine", "add", str(eventId), "bob", "--", *bot,
-                 "--key-env")
-        self.cli("engine", "add", str(eventId), "robot", "--", *bot,
-                 "--key", "{key}")
+            "engine", "add", str(eventId), "alice", "--", *bot, *fast))
+        self.cli("engine", "add", str(eventId), "bob", "--",
+                 *bot[:6], "--key-env", *bot[8:], *fast)
+        self.cli("engine", "add", str(eventId), "robot", "--", *bot, *fast)
         self.cli("start", str(eventId))
         server.waitForLog(r"tournament %d \('Closed cup'\) finished"
                           % (eventId,), timeout=GAME_TIMEOUT * 3)
@@ -605,7 +604,7 @@ class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
             for key in keys:
                 self.assertNotIn(key, text, where)
             if "/Alice" in where or "/robot" in where:
-                self.assertIn("--key [key]\n", text, where)
+                self.assertIn("--key [key] ", text, where)
             if where != "hub":
                 # (The runner kills an engine as soon as its game ends:
                 # it may not have written its result line yet.)
