@@ -428,6 +428,7 @@ class NameService(Service):
         L{check}, saying why a name is refused: for a protocol whose
         refusals are typed (the browser's, L{hub.web.play}).
 
+        @param room: as L{check}'s.
         @return: a L{Verdict}, or the reason of the refusal (one of
             L{REASONS}), counted and logged as L{check}'s are.
         """
