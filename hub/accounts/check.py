@@ -20,8 +20,16 @@ one per L{ADDRESS_REFILL_SECONDS}); a proof past either limit is refused
 like a wrong key, so that a lockout says nothing about the name.  With
 keys of 62 ** 10 (about 8.4e17), one name takes at most about 525,600
 guesses a year: about 6e-13 of its keys.
+
+Tournament engines (L{hub.tournaments.engines}) prove their names with
+game keys instead: keys are stored hashed, so the director cannot give an
+engine its account's key; it mints one for each game of an engine entrant
+(L{GameKeys}), held in memory only, and the connections of that game's
+private listener are checked by L{GameNameCheck}, which accepts that key
+for that entrant once, until the game stops.
 """
 
+import hmac
 import ipaddress
 
 import attr
@@ -112,6 +120,78 @@ class Snapshot:
         return any(address in network for network in self.networks)
 
 
+class GameKeys:
+    """
+    The one-time keys of the engines of tournament games: a play key of
+    L{names.KEY_LENGTH} characters per entrant of a game, made by
+    L{mint} when the director launches the entrant's engine, taken back
+    by L{redeem} (its first use) or L{revoke} (the game stopped).  Held
+    in this process's memory only: never stored, logged or shown.
+    """
+
+    def __init__(self):
+        self._keys = {}
+
+    def __len__(self):
+        return len(self._keys)
+
+    def mint(self, room, name):
+        """
+        A new key for entrant C{name} in the game of room C{room}
+        (replacing any it had).
+
+        @rtype: L{str}
+        """
+        key = self._keys[(room, names.nameKey(name))] = names.newKey()
+        return key
+
+    def redeem(self, room, name, key):
+        """
+        Whether C{key} is the key of C{name} in C{room}'s game (compared
+        in constant time); if it is, it is used up.
+        """
+        held = self._keys.get((room, names.nameKey(name)))
+        if held is None or not hmac.compare_digest(
+                held.encode("ascii"), key.encode("ascii", "replace")):
+            return False
+        del self._keys[(room, names.nameKey(name))]
+        return True
+
+    def revoke(self, room, name):
+        """
+        Forget C{name}'s key in C{room}'s game, if it is not used yet.
+        """
+        self._keys.pop((room, names.nameKey(name)), None)
+
+
+class GameNameCheck:
+    """
+    The name check of the connections of one tournament game's private
+    listener (L{hub.tournaments.engines}): L{NameService}'s, which also
+    takes the game's one-time keys (L{GameKeys}) for C{room}.  Anything
+    else is the service's.
+    """
+
+    def __init__(self, service, room):
+        self.service = service
+        self.room = room
+
+    def check(self, kind, wireName, host):
+        """
+        L{NameService.check}, with C{room}'s game keys.
+        """
+        return self.service.check(kind, wireName, host, room=self.room)
+
+    def judge(self, kind, wireName, host):
+        """
+        L{NameService.judge}, with C{room}'s game keys.
+        """
+        return self.service.judge(kind, wireName, host, room=self.room)
+
+    def __getattr__(self, name):
+        return getattr(self.service, name)
+
+
 class Buckets:
     """
     Token buckets of failed proofs by key: each holds up to C{burst},
@@ -193,6 +273,8 @@ class NameService(Service):
     @ivar closedByBan: live connections closed by a ban.
     @ivar moderation: the hub's L{hub.accounts.moderation.Moderation}
         (set by L{hub.accounts.service.nameService}), or None.
+    @ivar gameKeys: the one-time keys of tournament engines (L{GameKeys}).
+    @ivar gameKeysProven: names proven with a game key so far.
     """
 
     name = "names"
@@ -218,6 +300,15 @@ class NameService(Service):
         self._loop = None
         self._reading = None
         self.moderation = None
+        self.gameKeys = GameKeys()
+        self.gameKeysProven = 0
+
+    def forGame(self, room):
+        """
+        The name check of the private listener of the tournament game at
+        C{room}: this one, with that game's keys (L{GameNameCheck}).
+        """
+        return GameNameCheck(self, room)
 
     def startService(self):
         Service.startService(self)
@@ -327,21 +418,26 @@ class NameService(Service):
         entry = self.snapshot and self.snapshot.accounts.get(account)
         return bool(entry and entry[2])
 
-    def check(self, kind, wireName, host):
+    def check(self, kind, wireName, host, room=None):
         """
         Whether the player at C{host} may use C{wireName} (the name field
         exactly as sent) in game kind C{kind}.
 
+        @param room: the room of the tournament game whose private
+            listener the player came through (L{GameNameCheck}), or None:
+            a one-time game key of that game (L{GameKeys}) proves its
+            entrant's name too.
         @return: a L{Verdict}, or None for the protocol's "name taken".
         """
-        verdict = self.judge(kind, wireName, host)
+        verdict = self.judge(kind, wireName, host, room)
         return verdict if isinstance(verdict, Verdict) else None
 
-    def judge(self, kind, wireName, host):
+    def judge(self, kind, wireName, host, room=None):
         """
         L{check}, saying why a name is refused: for a protocol whose
         refusals are typed (the browser's, L{hub.web.play}).
 
+        @param room: as L{check}'s.
         @return: a L{Verdict}, or the reason of the refusal (one of
             L{REASONS}), counted and logged as L{check}'s are.
         """
@@ -360,6 +456,18 @@ class NameService(Service):
             return Verdict(wireName, True)
         name, key = keyed
         account = names.nameKey(name)
+        if room is not None and self.gameKeys.redeem(room, name, key):
+            # The director's key for this entrant of this game: an
+            # account's name as registered (unless banned), or the name
+            # the admin gave an engine that is no account's (a guest's,
+            # admitted to its game even under --names closed).
+            entry = snapshot.accounts.get(account)
+            if entry is not None and entry[2]:
+                return self._refuse(BANNED, kind, name, host)
+            self.gameKeysProven += 1
+            if entry is None:
+                return Verdict(name, True)
+            return Verdict(entry[0], False, account)
         if self.byName.empty(account) or self.byAddress.empty(host):
             return self._refuse(LOCKED, kind, name, host)
         entry = snapshot.accounts.get(account)

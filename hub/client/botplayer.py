@@ -45,6 +45,10 @@ from hub.client import net
 from hub.client import state as S
 from hub.client.autoplay import AutoPlayer
 from hub.client.keyed import KEY_SEPARATORS, keyedName
+
+#: The environment variable of C{--key-env} (the tournament engine
+#: runner's, L{hub.tournaments.engines.KEY_VARIABLE}).
+KEY_VARIABLE = "GAMEHUB_KEY"
 from hub.client.lobbyflow import RENAME_SECONDS, LobbyFlow
 from hub.client.machines import stateFor
 from hub.client.net import parseURL
@@ -368,9 +372,9 @@ def makeParser():
         description="Bots that play gamehub's games over the network.")
     p.add_argument("url", help="gomoku://HOST:PORT, checkers://HOST:PORT "
                                "or splendor://HOST:PORT")
-    p.add_argument("--count", type=int, default=2,
-                   help="bots to connect (default 2; 1 joins a room that "
-                        "people are in)")
+    p.add_argument("--count", type=int, default=None,
+                   help="bots to connect (default 2, or 1 with a key; 1 "
+                        "joins a room that people are in)")
     p.add_argument("--level", type=int, default=2, choices=(1, 2, 3),
                    help="1 random, 2 heuristic, 3 search (default 2)")
     p.add_argument("--room", default=None,
@@ -380,12 +384,18 @@ def makeParser():
     p.add_argument("--name", default=None,
                    help="name prefix of the bots, followed by the seat: "
                         "bot2_1, bot2_2... (default bot<level>_); letters, "
-                        "digits and _, at most 16; with --key, the "
-                        "account's name")
+                        "digits and _, at most 16; with --key or "
+                        "--key-env, the account's name, exactly")
     p.add_argument("--key", default=None,
                    help="play key of the account --name (one bot, "
                         "--count 1): the bot sends NAME__KEY (checkers) "
-                        "or NAME#KEY (gomoku)")
+                        "or NAME#KEY (gomoku); empty for none")
+    p.add_argument("--key-env", action="store_true",
+                   help="take the play key from the environment variable "
+                        "%s, as a tournament's engine runner sets it "
+                        "(other local users can see a command line, "
+                        "not an environment); unset or empty for none"
+                        % (KEY_VARIABLE,))
     p.add_argument("--seed", type=int, default=None,
                    help="seed of the bots' strategies, the same for every "
                         "game (default: a new random seed per game)")
@@ -395,6 +405,44 @@ def makeParser():
     p.add_argument("--timeout", type=float, default=900,
                    help="seconds allowed per game (default 900)")
     return p
+
+
+def ownName(options, kind, environ=None):
+    """
+    Settle C{options.key} (from C{--key}, or with C{--key-env} from
+    L{KEY_VARIABLE} in C{environ}, default the process's; an empty one
+    is none) and C{options.count} (default 2, or 1 with a key option),
+    and give the one name the bot plays under: with a key option and a
+    game of names, C{--name} exactly, keyed with the key if there is
+    one (an empty key: a tournament's C{{key}} where the hub checks no
+    names).
+
+    @return: that name, or None for the prefix and seat names.
+    @raise SystemExit: the options contradict each other.
+    """
+    keyed = options.key is not None or options.key_env
+    if options.key_env:
+        if options.key is not None:
+            raise SystemExit("python -m hub.bots: --key or --key-env, "
+                             "not both")
+        environ = os.environ if environ is None else environ
+        options.key = environ.get(KEY_VARIABLE)
+    if not options.key:
+        options.key = None
+    if options.count is None:
+        # A key is one account's: one bot.
+        options.count = 1 if keyed else 2
+    if options.key is not None and kind not in KEY_SEPARATORS:
+        raise SystemExit("python -m hub.bots: %s players have no "
+                         "names: no --key" % (kind,))
+    if not keyed or kind not in KEY_SEPARATORS:
+        return None
+    if options.count != 1 or not options.name:
+        raise SystemExit("python -m hub.bots: --key needs --count 1 "
+                         "and --name (the account's name)")
+    if options.key is None:
+        return options.name
+    return keyedName(kind, options.name, options.key)
 
 
 def gameSeeds(seed, games, rng=None):
@@ -421,21 +469,13 @@ def main(reactor, *argv):
         kind, host, port = parseURL(options.url)
     except ValueError as e:
         raise SystemExit("python -m hub.bots: %s" % (e,))
-    if options.count < 1:
+    if options.count is not None and options.count < 1:
         raise SystemExit("python -m hub.bots: --count must be at least 1")
     prefix = options.name or "bot%d_" % (options.level,)
     if not NAME_PREFIX.match(prefix):
         raise SystemExit("python -m hub.bots: --name must be 1 to 16 "
                          "letters, digits or _")
-    name = None
-    if options.key is not None:
-        if kind not in KEY_SEPARATORS:
-            raise SystemExit("python -m hub.bots: %s players have no "
-                             "names: no --key" % (kind,))
-        if options.count != 1 or not options.name:
-            raise SystemExit("python -m hub.bots: --key needs --count 1 "
-                             "and --name (the account's name)")
-        name = keyedName(kind, options.name, options.key)
+    name = ownName(options, kind)
     room = options.room or ("bots_%d" % (os.getpid(),)
                             if kind != "splendor" else None)
     if kind == "gomoku" and options.count > 2:

@@ -191,9 +191,9 @@ def run(options: Options, out: TextIO) -> None:
             sub["format"], sub["name"], sub["game"], eventId))
     elif command == "engine":
         add = sub.subOptions
-        store.runBlocking(url, store.enter, add["event"], add["name"], now,
-                          add["command"])
-        out.write("%s entered event %d as an engine\n" % (add["name"],
+        name = store.runBlocking(url, store.enter, add["event"],
+                                 add["name"], now, add["command"])
+        out.write("%s entered event %d as an engine\n" % (name,
                                                          add["event"]))
     elif command == "enter":
         name = store.runBlocking(url, store.enter, sub["event"], sub["name"],

@@ -35,7 +35,19 @@ For each engine of a game, L{EngineLauncher}:
     C{--max-connections} but never toward C{--max-connections-per-ip}:
     a 64-engine event runs with the hub's defaults;
   - fills the placeholders, argument by argument (no shell), with
-    C{127.0.0.1}, that port, the room, the entrant's name and its key;
+    C{127.0.0.1}, that port, the room, the entrant's name and its key,
+    and puts the key in the engine's environment too, as L{KEY_VARIABLE}
+    (C{GAMEHUB_KEY}).  The key is the entrant's own if the director has
+    one, else, when the hub checks names (C{--names accounts} or
+    C{closed}), a one-time game key minted for this entrant and this
+    game (L{hub.accounts.check.GameKeys}): accepted only on this game's
+    private listeners (their factory's name check is the service's
+    C{forGame(room)}), once, until the game stops; held in memory only.
+    Under C{--names open} there is none (C{{key}} is empty).  A command
+    line is visible to every local user (C{ps}, C{/proc/PID/cmdline});
+    an environment only to the same user and root: an engine that can
+    read C{GAMEHUB_KEY} (C{python -m hub.bots --key-env}) keeps the key
+    off its command line;
   - spawns it (C{IReactorProcess.spawnProcess}) through
     L{hub.tournaments.limited}, which sets C{RLIMIT_CPU} and C{RLIMIT_AS}
     and makes it the leader of a process group, in a working folder of
@@ -85,6 +97,10 @@ KILL_GRACE = 5.0
 START_SECONDS = 60.0
 #: What replaces a play key in a log.
 MASK = b"[key]"
+#: The environment variable that carries an engine's key.
+KEY_VARIABLE = "GAMEHUB_KEY"
+#: The game kinds whose protocols carry names (and so keys).
+KEYED_KINDS = ("gomoku", "checkers")
 #: The variables of the hub's environment an engine inherits.
 INHERITED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
 #: Characters kept as they are in a log's or a working folder's path.
@@ -530,6 +546,8 @@ class EngineGame:
         self.started = defer.Deferred()
         self.stopped = False
         self._timeout = None
+        #: the name check's L{hub.accounts.check.GameKeys}, or None
+        self.gameKeys = None
 
     def seatConnected(self, seat):
         if self.started.called or self.stopped:
@@ -588,6 +606,8 @@ class EngineGame:
         self._cancelTimeout()
         waits = []
         for seat in self.seats.values():
+            if self.gameKeys is not None:
+                self.gameKeys.revoke(self.room, seat.name)
             if seat.port is not None:
                 waits.append(defer.maybeDeferred(seat.port.stopListening))
             if seat.process is not None:
@@ -682,6 +702,13 @@ class EngineLauncher(Service):
             # A room the engines make starts with all the players only.
             factory = copy.copy(factory)
             factory.policy = FullTablePolicy(factory.policy, len(entrants))
+        forGame = getattr(getattr(factory, "names", None), "forGame", None)
+        if kind in KEYED_KINDS and forGame is not None:
+            # This game's one-time keys prove its engines' names, on its
+            # private listeners only.
+            factory = copy.copy(factory)
+            factory.names = forGame(pairing.room)
+            game.gameKeys = factory.names.gameKeys
         listening = []
         for entrant in engines:
             seat = game.seats[entrant.name] = EngineSeat(game, entrant)
@@ -827,6 +854,8 @@ class EngineLauncher(Service):
     def _spawn(self, game, seat):
         entrant = seat.entrant
         key = getattr(entrant, "key", None)
+        if key is None and game.gameKeys is not None:
+            key = game.gameKeys.mint(game.room, entrant.name)
         argv = substitute(entrant.command, HOST, seat.port.getHost().port,
                           game.room, entrant.name, key)
         work = gamePath(self.workRoot, game.eventId, game.room,
@@ -847,7 +876,8 @@ class EngineLauncher(Service):
                    "--as", str(self.memoryBytes), "--"] + argv
         try:
             self.reactor.spawnProcess(process, wrapped[0], wrapped,
-                                      env=self.environment(work), path=work)
+                                      env=self.environment(work, key),
+                                      path=work)
         except Exception:
             log.close("could not be spawned")
             raise
@@ -861,11 +891,14 @@ class EngineLauncher(Service):
         return "RLIMIT_CPU {}s, RLIMIT_AS {} bytes".format(
             self.cpuSeconds or "no", self.memoryBytes or "no")
 
-    def environment(self, work):
+    def environment(self, work, key=None):
         """
-        The environment of an engine whose working folder is C{work}.
+        The environment of an engine whose working folder is C{work} and
+        whose key is C{key} (L{KEY_VARIABLE}; None for none).
         """
         env = {name: self.environ[name] for name in INHERITED
                if name in self.environ}
         env["HOME"] = env["TMPDIR"] = work
+        if key:
+            env[KEY_VARIABLE] = key
         return env

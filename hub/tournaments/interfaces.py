@@ -50,10 +50,10 @@ class EntrantInfo:
         with its C{{host} {port} {room} {name} {key}} placeholders not yet
         filled, or L{None} for a person or a connected program (which
         joins by itself).
-    @ivar key: The play key that proves C{name} (hub.accounts), for the
-        command's C{{key}}, or None.  TODO(accounts): the director has
-        none to give yet (keys are stored hashed); an admin writes the
-        key into the command line instead.
+    @ivar key: A play key that proves C{name} (hub.accounts), for the
+        command's C{{key}}, or None: then (keys are stored hashed) the
+        engine runner mints a one-time game key for the game when the
+        hub checks names (L{hub.accounts.check.GameKeys}).
     """
 
     name: str

@@ -210,16 +210,19 @@ def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
     if not name or len(name) > 64 or any(c.isspace() for c in name):
         raise TournamentError("an entrant's name is 1 to 64 characters, "
                               "no spaces")
-    if not command and not guest:
+    if not guest:
+        # An engine under an account's name is entered under its
+        # spelling too (the name the hub's name check gives it).
         from hub.accounts.names import nameKey
         from hub.accounts.store import NoSuchAccount, accountName
         try:
             name = accountName(cursor, nameKey(name), name)
         except NoSuchAccount:
-            raise TournamentError(
-                "%s is no account (python -m hub.accounts add %s), and "
-                "entrants are accounts; enter --guest enters a guest's "
-                "name" % (name, name))
+            if not command:
+                raise TournamentError(
+                    "%s is no account (python -m hub.accounts add %s), "
+                    "and entrants are accounts; enter --guest enters a "
+                    "guest's name" % (name, name))
     commandText = _dumps(list(command)) if command else None
     cursor.execute("SELECT command FROM tournament_entrants WHERE "
                    "tournament_id = ? AND name = ?", (eventId, name))

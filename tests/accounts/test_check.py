@@ -2,8 +2,11 @@
 The name check (L{hub.accounts.check.NameService}) through the checkers
 and gomoku protocols, on in-memory transports with a L{Clock}: keyed
 names proven, impostors refused as "taken", lockouts, guests, closed
-mode, and bans at connect, at name time and on live connections.
+mode, bans at connect, at name time and on live connections, and the
+one-time game keys of tournament engines.
 """
+
+import copy
 
 from twisted.internet import defer
 from twisted.internet.address import IPv4Address
@@ -332,3 +335,153 @@ class GomokuNamesTests(SynchronousTestCase):
         again.register(keyed, token)
         self.assertEqual(self.status(again), [gwire.S_OK])
         self.assertTrue(bob.closed)
+
+
+class GameKeyTests(SynchronousTestCase):
+    """
+    The one-time keys the tournament director mints for its engines
+    (L{check.GameKeys}), accepted only through the name check of their
+    game's private listener (L{check.GameNameCheck}), once, until the
+    game stops; the hub's public port never takes them.
+    """
+
+    ROOM = "4-1-2"
+
+    def setUp(self):
+        self.server = GomokuHarness()
+        self.names, self.accounts = withNames(self.server, "closed")
+        self.accounts.rows.append(("bob", "bob",
+                                   names.keyHash(SECRET, "B" * 10), False))
+        self.names.refresh()
+        self.private = copy.copy(self.server.factory)
+        self.private.names = self.names.forGame(self.ROOM)
+
+    def connect(self, factory=None):
+        return FakeConnection(*self.server.connectTo(
+            factory or self.private))
+
+    def status(self, connection):
+        return [m["status"] for m in connection.messages()
+                if m["msg_type"] == gwire.MSG_RESULT]
+
+    def test_mintAndRedeem(self):
+        """
+        A minted key is a play key (10 letters and digits), different
+        each time, and redeemed once, only for its room and name (in any
+        case); a revoked one is gone.
+        """
+        keys = check.GameKeys()
+        key = keys.mint(self.ROOM, "Alice")
+        self.assertRegex(key, r"^[A-Za-z0-9]{10}$")
+        self.assertNotEqual(keys.mint("4-1-3", "alice"), key)
+        self.assertFalse(keys.redeem("4-1-3", "alice", key))
+        self.assertFalse(keys.redeem(self.ROOM, "bob", key))
+        self.assertFalse(keys.redeem(self.ROOM, "alice", "0" * 10))
+        self.assertTrue(keys.redeem(self.ROOM, "alice", key))
+        self.assertFalse(keys.redeem(self.ROOM, "alice", key))
+        other = keys.mint(self.ROOM, "bob")
+        keys.revoke(self.ROOM, "bob")
+        self.assertFalse(keys.redeem(self.ROOM, "bob", other))
+        self.assertEqual(len(keys), 1)
+
+    def test_accountProven(self):
+        """
+        Under C{--names closed}, C{alice#GAMEKEY} on the game's private
+        listener registers as the account C{Alice}, as her own key
+        would; the key is then used up.
+        """
+        key = self.names.gameKeys.mint(self.ROOM, "Alice")
+        alice = self.connect()
+        alice.register("alice#" + key)
+        self.assertEqual(self.status(alice), [gwire.S_OK])
+        session = alice.protocol.session
+        self.assertEqual((session.name, session.guest, session.account),
+                         ("Alice", False, "alice"))
+        self.assertEqual(self.names.gameKeysProven, 1)
+        alice.protocol.transport.loseConnection()
+        again = self.connect()
+        again.register("alice#" + key)
+        self.assertEqual(self.status(again), [gwire.S_PLAYER_EXISTS])
+        self.assertEqual(self.names.refused[check.WRONG_KEY], 1)
+
+    def test_onlyItsGame(self):
+        """
+        A game key is refused on the public port and on another game's
+        private listener (a wrong key there), and after it is revoked.
+        """
+        key = self.names.gameKeys.mint(self.ROOM, "bob")
+        public = self.connect(self.server.factory)
+        public.register("bob#" + key)
+        self.assertEqual(self.status(public), [gwire.S_PLAYER_EXISTS])
+        other = copy.copy(self.server.factory)
+        other.names = self.names.forGame("4-1-3")
+        elsewhere = self.connect(other)
+        elsewhere.register("bob#" + key)
+        self.assertEqual(self.status(elsewhere), [gwire.S_PLAYER_EXISTS])
+        self.names.gameKeys.revoke(self.ROOM, "bob")
+        late = self.connect()
+        late.register("bob#" + key)
+        self.assertEqual(self.status(late), [gwire.S_PLAYER_EXISTS])
+        self.assertEqual(self.names.refused[check.WRONG_KEY], 3)
+        self.assertEqual(self.names.gameKeysProven, 0)
+
+    def test_engineNamedByTheAdmin(self):
+        """
+        An engine whose name is no account's is admitted to its game with
+        its game key, as a guest, even under C{--names closed}; the same
+        name without the key is refused.
+        """
+        key = self.names.gameKeys.mint(self.ROOM, "robot7")
+        plain = self.connect()
+        plain.register("robot7")
+        self.assertEqual(self.status(plain), [gwire.S_PLAYER_EXISTS])
+        robot = self.connect()
+        robot.register("robot7#" + key)
+        self.assertEqual(self.status(robot), [gwire.S_OK])
+        session = robot.protocol.session
+        self.assertEqual((session.name, session.guest), ("robot7", True))
+
+    def test_bannedAccount(self):
+        """
+        A banned account's engine is refused with its game key too.
+        """
+        self.accounts.rows[-1] = ("bob", "bob",
+                                  names.keyHash(SECRET, "B" * 10), True)
+        self.names.refresh()
+        key = self.names.gameKeys.mint(self.ROOM, "bob")
+        bob = self.connect()
+        bob.register("bob#" + key)
+        self.assertEqual(self.status(bob), [gwire.S_PLAYER_EXISTS])
+        self.assertEqual(self.names.refused[check.BANNED], 1)
+
+    def test_lockoutDoesNotBlock(self):
+        """
+        Failed guesses that lock the name out of its own key (in the
+        clock's time) do not keep its engine out of its game.
+        """
+        for i in range(check.NAME_BURST):
+            guess = self.connect(self.server.factory)
+            guess.register("bob#" + "0" * 9 + str(i))
+        owner = self.connect(self.server.factory)
+        owner.register("bob#" + "B" * 10)
+        self.assertEqual(self.status(owner), [gwire.S_PLAYER_EXISTS])
+        self.assertEqual(self.names.refused[check.LOCKED], 1)
+        key = self.names.gameKeys.mint(self.ROOM, "bob")
+        engine = self.connect()
+        engine.register("bob#" + key)
+        self.assertEqual(self.status(engine), [gwire.S_OK])
+
+    def test_checkers(self):
+        """
+        C{NAME__GAMEKEY} in a checkers join, through the game's check.
+        """
+        server = Server()
+        service, _ = withNames(server, "closed")
+        private = copy.copy(server.factory)
+        private.names = service.forGame(self.ROOM)
+        key = service.gameKeys.mint(self.ROOM, "alice")
+        client = Client(server, *server.connectTo(private))
+        client.join(self.ROOM, "alice__" + key)
+        session = client.protocol.session
+        self.assertIsNotNone(server.lobby.roomOf(session))
+        self.assertEqual((session.name, session.account), ("Alice", "alice"))

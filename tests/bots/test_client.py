@@ -10,7 +10,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from hub.client.botplayer import (
     RENAME_SECONDS, BotPlayer, botNames, gameSeeds, main, makeParser,
-    parseURL)
+    ownName, parseURL)
 from hub.wire import gomoku as gomokuWire
 from hub.wire import splendor as wire
 from tests.client.support import connect, take
@@ -50,9 +50,51 @@ class OptionsTests(SynchronousTestCase):
         Two bots, level 2, one game, a short delay.
         """
         options = makeParser().parse_args(["gomoku://h:1"])
+        self.assertIsNone(ownName(options, "gomoku", {}))
         self.assertEqual((options.count, options.level, options.games,
                           options.room, options.delay),
                          (2, 2, 1, None, 0.2))
+
+    def ownName(self, argv, kind="gomoku", environ=()):
+        options = makeParser().parse_args(["%s://h:1" % (kind,)] + argv)
+        return ownName(options, kind, dict(environ)), options
+
+    def test_key(self):
+        """
+        With C{--key}, one bot plays C{--name} exactly, in the keyed form
+        (C{--count} defaults to 1); an empty key is none: the name is
+        played plain, still exactly.
+        """
+        name, options = self.ownName(["--name", "alice", "--key",
+                                      "A1b2C3d4E5"])
+        self.assertEqual((name, options.count), ("alice#A1b2C3d4E5", 1))
+        name, options = self.ownName(["--name", "alice", "--key",
+                                      "A1b2C3d4E5"], "checkers")
+        self.assertEqual(name, "alice__A1b2C3d4E5")
+        name, options = self.ownName(["--name", "robot", "--key", ""])
+        self.assertEqual((name, options.key, options.count),
+                         ("robot", None, 1))
+
+    def test_keyEnv(self):
+        """
+        C{--key-env} takes the key from C{GAMEHUB_KEY} (unset or empty:
+        none); not with C{--key}; no key is needed for Splendor.
+        """
+        environ = {"GAMEHUB_KEY": "Zz9Yy8Xx7W"}
+        name, options = self.ownName(["--name", "bob", "--key-env"],
+                                     environ=environ)
+        self.assertEqual((name, options.count), ("bob#Zz9Yy8Xx7W", 1))
+        name, _ = self.ownName(["--name", "bob", "--key-env"])
+        self.assertEqual(name, "bob")
+        name, options = self.ownName(["--key-env"], "splendor")
+        self.assertEqual((name, options.count), (None, 1))
+        for argv in (["--name", "bob", "--key-env", "--key", "x"],
+                     ["--name", "bob", "--key-env", "--count", "2"],
+                     ["--key-env"]):
+            self.assertRaises(SystemExit, self.ownName, argv,
+                              environ=environ)
+        self.assertRaises(SystemExit, self.ownName,
+                          ["--key", "A1b2C3d4E5"], "splendor")
 
     def test_seeds(self):
         """

@@ -530,3 +530,150 @@ class MisbehavingEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         standings = data["standings"]
         self.assertEqual((standings[0]["name"], standings[0]["points"]),
                          (fair, 6.0))
+
+
+class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    Engines under C{--names closed}: the director cannot recover an
+    account's play key (keys are stored hashed), so its engine runner
+    mints a one-time game key for each engine of each game and fills
+    C{{key}} (and C{GAMEHUB_KEY}) with it; with it, each engine proves
+    its name on its game's private listener.  No key reaches a log.
+    """
+
+    def test_gameKeys(self):
+        """
+        A 3-engine gomoku round robin under C{--names closed}: the
+        account C{Alice} (entered as C{alice}: the account's spelling is
+        kept) with C{--key {key}}, the account C{bob} with C{--key-env},
+        and C{robot}, no account's, with C{--key {key}}: all six games
+        are played (no failed start, no no-show) and recorded under
+        those names, the accounts' as no guests'; neither the hub's log
+        nor the engines' logs hold a key.
+        """
+        from tests.accounts.test_endtoend import PASSWORD, accountsCommand
+        keys = []
+        for name in ("Alice", "bob"):
+            out = accountsCommand(self.url, "add", name,
+                                  stdin=PASSWORD + "\n")
+            keys.append(out.strip().splitlines()[-1][len("key: "):])
+        server = GamehubServer(self, "--db", self.url, "--names", "closed",
+                               games=("gomoku",))
+        eventId = int(self.cli(
+            "create", "--name", "Closed cup", "--game", "gomoku",
+            "--format", "round-robin").splitlines()[-1])
+        # The issue's example, as it is (a key: one bot, --count 1).
+        bot = [sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
+               "--name", "{name}", "--key", "{key}", "--room", "{room}",
+               "--level", "1", "--games", "1"]
+        fast = ["--delay", "0", "--seed", "2"]
+        self.assertIn("Alice entered", self.cli(
+            "engine", "add", str(eventId), "alice", "--", *bot, *fast))
+        self.cli("engine", "add", str(eventId), "bob", "--",
+                 *bot[:6], "--key-env", *bot[8:], *fast)
+        self.cli("engine", "add", str(eventId), "robot", "--", *bot, *fast)
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('Closed cup'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 3)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]
+                 if not p["bye"]]
+        self.assertEqual(len(games), 6)
+        self.assertEqual(
+            {p["result"] for p in games} & {"engine-failed", "no-show",
+                                            None}, set(), games)
+        self.assertEqual({n for p in games for n in p["seats"]},
+                         {"Alice", "bob", "robot"})
+        connection = sqlite3.connect(self.path)
+        try:
+            seats = set(connection.execute(
+                "SELECT name, guest FROM game_seats").fetchall())
+        finally:
+            connection.close()
+        self.assertEqual(seats, {("Alice", 0), ("bob", 0), ("robot", 1)})
+        logs = os.path.join(server.workdir, "engines", "logs", str(eventId))
+        texts = {"hub": "".join(server.output)}
+        for room in os.listdir(logs):
+            for file in os.listdir(os.path.join(logs, room)):
+                with open(os.path.join(logs, room, file), "rb") as f:
+                    texts[room + "/" + file] = f.read().decode()
+        self.assertEqual(len(texts), 1 + 12)
+        keyed = re.compile(r"(#|--key )[A-Za-z0-9]{10}\b")
+        for where, text in texts.items():
+            self.assertIsNone(keyed.search(text), where)
+            for key in keys:
+                self.assertNotIn(key, text, where)
+            if "/Alice" in where or "/robot" in where:
+                self.assertIn("--key [key] ", text, where)
+            if where != "hub":
+                # (The runner kills an engine as soon as its game ends:
+                # it may not have written its result line yet.)
+                self.assertRegex(text, r"^# .* engine ", where)
+
+
+class PerAddressEndToEndTests(EndToEndMixin, SynchronousTestCase):
+    """
+    Engines connect from the hub's own machine, through private
+    listeners whose connections never count toward
+    C{--max-connections-per-ip}: an event runs more engines at once than
+    that cap allows one address, while the public port keeps the cap for
+    every other client of that address.
+    """
+
+    def metric(self, name, labels=""):
+        for line in self.get("/metrics").splitlines():
+            if line.startswith(name + labels + " "):
+                return float(line.split()[-1])
+        return 0.0
+
+    def test_moreEnginesThanTheCap(self):
+        """
+        With C{--max-connections-per-ip 3}, an 8-engine Swiss round plays
+        its 4 games at once (8 engine connections from 127.0.0.1; under
+        the default C{--names accounts} their names, no account's, are
+        proven with their game keys, C{--key-env}); while
+        they play, 3 plain connections from 127.0.0.1 to the public port
+        are admitted and a 4th is refused; every game is played.
+        """
+        from tests.endtoend import BlockingClient
+        server = GamehubServer(self, "--db", self.url,
+                               "--max-connections-per-ip", "3",
+                               games=("gomoku", "web"))
+        self.webPort = server.port("web")
+        eventId = int(self.cli(
+            "create", "--name", "Crowd", "--game", "gomoku", "--format",
+            "swiss", "--rounds", "1").splitlines()[-1])
+        for index in range(8):
+            self.cli("engine", "add", str(eventId), "e%d" % (index,), "--",
+                     sys.executable, "-m", "hub.bots",
+                     "gomoku://{host}:{port}", "--count", "1", "--name",
+                     "{name}", "--room", "{room}", "--level", "1",
+                     "--delay", "0.3", "--seed", str(index), "--key-env")
+        self.cli("start", str(eventId))
+        running = '{game="gomoku"}'
+        deadline = time.monotonic() + GAME_TIMEOUT
+        while self.metric("gamehub_games_running", running) < 4:
+            self.assertLess(time.monotonic(), deadline,
+                            "the 4 games never ran at once")
+            time.sleep(0.1)
+        self.assertGreaterEqual(
+            self.metric("gamehub_sessions", running), 8)
+        plain = [BlockingClient(server.port("gomoku")) for _ in range(4)]
+        self.addCleanup(lambda: [c.close() for c in plain])
+        self.assertTrue(plain[3].isClosedByPeer())
+        for client in plain[:3]:
+            client.sock.settimeout(0.5)
+            self.assertFalse(client.isClosedByPeer())
+        self.assertEqual(self.metric(
+            "gamehub_limited_connections_total",
+            '{limit="max-connections-per-ip"}'), 1.0)
+        # The engines were playing all along.
+        self.assertEqual(self.metric("gamehub_games_running", running), 4)
+        server.waitForLog(r"tournament %d \('Crowd'\) finished"
+                          % (eventId,), timeout=GAME_TIMEOUT * 3)
+        data = json.loads(self.cli("export", str(eventId)))
+        games = [p for r in data["rounds"] for p in r["pairings"]]
+        self.assertEqual(len(games), 4)
+        self.assertEqual(
+            {p["result"] for p in games} & {"engine-failed", "no-show",
+                                            None}, set(), games)

@@ -21,9 +21,12 @@ from twisted.internet import defer, endpoints, reactor
 from twisted.internet.address import IPv4Address
 from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
-from twisted.internet.testing import StringTransport
+from twisted.internet.error import ProcessDone
+from twisted.internet.testing import MemoryReactor, StringTransport
+from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
+from hub.accounts import check
 from hub.limits import ConnectionGate
 from hub.service import Hub
 from hub.tables import events
@@ -432,6 +435,169 @@ class GateTests(SynchronousTestCase):
         self.assertEqual(gate.connections, 164)
         self.assertEqual([s.protocol.engineEntrant for s in seats],
                          [s.name for s in seats])
+
+
+class FakeProcess:
+    """
+    The transport of a process that L{SpawningReactor} pretends to run.
+    """
+
+    pid = None
+
+    def closeStdin(self):
+        pass
+
+
+class SpawningReactor(MemoryReactor):
+    """
+    A L{MemoryReactor} that records C{spawnProcess} calls and connects
+    each process protocol to a L{FakeProcess}.
+    """
+
+    def __init__(self):
+        MemoryReactor.__init__(self)
+        self.spawned = []
+
+    def spawnProcess(self, protocol, executable, args=(), env=None,
+                     path=None, **kwargs):
+        self.spawned.append((protocol, args, env, path))
+        transport = FakeProcess()
+        protocol.makeConnection(transport)
+        return transport
+
+
+class GameKeyTests(SynchronousTestCase):
+    """
+    Under C{--names accounts} or C{closed}, the runner mints a one-time
+    game key for each engine of a game (the director has no plain key to
+    give: keys are stored hashed), fills C{{key}} and C{GAMEHUB_KEY} with
+    it, keeps it out of the log, and takes it back when the game stops;
+    the engine's private listener proves its name with it.
+    """
+
+    def setUp(self):
+        from tests.accounts.test_check import withNames
+        from tests.gomoku.support import GomokuHarness
+        self.server = GomokuHarness()
+        self.names, _ = withNames(self.server, "closed")
+        self.reactor = SpawningReactor()
+        self.clock = Clock()
+        root = os.path.abspath(tempPath(self))
+        self.launcher = EngineLauncher(
+            self.reactor, self.clock, {"gomoku": self.server.factory},
+            os.path.join(root, "work"), os.path.join(root, "logs"), 1, 0)
+        self.command = ["engine", "--name", "{name}", "--key", "{key}",
+                        "--room", "{room}"]
+        self.launches = []
+        self.addCleanup(self.end)
+
+    def launch(self, entrants=None):
+        d = self.launcher.launch(Event(3), Pairing("3-2-1"), entrants or [
+            Entrant("alice", self.command), Entrant("robot", self.command)])
+        self.launches.append(d)
+        return d
+
+    def test_keysMinted(self):
+        """
+        Each engine gets a key of its own in its command line and its
+        environment, and none in its log; the keys are those the name
+        check holds for the game.
+        """
+        self.launch()
+        self.assertEqual(len(self.reactor.spawned), 2)
+        keys = []
+        for (_, args, env, _), name in zip(self.reactor.spawned,
+                                           ("alice", "robot")):
+            argv = list(args[args.index("--") + 1:])
+            key = env[engines.KEY_VARIABLE]
+            self.assertRegex(key, r"^[A-Za-z0-9]{10}$")
+            self.assertEqual(argv, ["engine", "--name", name, "--key", key,
+                                    "--room", "3-2-1"])
+            log = self.launcher.engineLog(Event(3), "3-2-1", name)
+            self.assertNotIn(key.encode(), log)
+            self.assertIn(b"--key [key] --room 3-2-1", log)
+            keys.append(key)
+        self.assertNotEqual(keys[0], keys[1])
+        self.assertEqual(len(self.names.gameKeys), 2)
+        self.assertTrue(self.names.gameKeys.redeem("3-2-1", "alice",
+                                                   keys[0]))
+
+    def connect(self, index):
+        """
+        A gomoku connection to the private listener of engine C{index}.
+        """
+        from tests.gomoku.support import FakeConnection
+        factory = self.reactor.tcpServers[index][1]
+        return FakeConnection(*self.server.connectTo(factory))
+
+    def test_privateListenerProves(self):
+        """
+        Under C{--names closed}, each engine registers with its game key
+        on its private listener: the account as registered, the engine
+        named by the admin as a guest; the launch fires.  The hub's public
+        port refuses the same keys.
+        """
+        launched = self.launch()
+        keys = [env[engines.KEY_VARIABLE]
+                for _, _, env, _ in self.reactor.spawned]
+        public = self.server.connect()
+        public.register("alice#" + keys[0])
+        self.assertNoResult(launched)
+        connections = []
+        for index, (name, key) in enumerate(zip(("alice", "robot"), keys)):
+            connection = self.connect(index)
+            connection.register(name + "#" + key)
+            connections.append(connection)
+        sessions = [c.protocol.session for c in connections]
+        self.assertEqual([(s.name, s.guest) for s in sessions],
+                         [("Alice", False), ("robot", True)])
+        self.assertEqual(self.names.refused[check.WRONG_KEY], 1)
+        self.assertIsInstance(self.successResultOf(launched),
+                              engines.EngineGame)
+        self.assertEqual(len(self.names.gameKeys), 0)
+
+    def end(self):
+        """
+        The fake engines exit, and the game stops.
+        """
+        for d in self.launches:
+            d.addErrback(lambda f: f.trap(EngineFailed))
+        for protocol, _, _, _ in self.reactor.spawned:
+            if protocol.running:
+                protocol.processEnded(Failure(ProcessDone(0)))
+        self.launcher.stop(Pairing("3-2-1"))
+
+    def test_revokedAtStop(self):
+        """
+        Keys not used when the game stops are taken back: the name check
+        no longer holds them.
+        """
+        self.launch()
+        self.assertEqual(len(self.names.gameKeys), 2)
+        self.end()
+        self.assertEqual(len(self.names.gameKeys), 0)
+
+    def test_openNames(self):
+        """
+        Without a name check (C{--names open}) there is no key: C{{key}}
+        is empty and C{GAMEHUB_KEY} unset.
+        """
+        self.server.factory.names = None
+        self.launch()
+        for _, args, env, _ in self.reactor.spawned:
+            self.assertNotIn(engines.KEY_VARIABLE, env)
+            self.assertEqual(args[-4:], ["--key", "", "--room", "3-2-1"])
+
+    def test_entrantsOwnKey(self):
+        """
+        A key the director gives an entrant (its own) is used as it is,
+        and none is minted for it.
+        """
+        self.launch([Entrant("alice", self.command, key="Own0key123")])
+        (_, args, env, _), = self.reactor.spawned
+        self.assertEqual(env[engines.KEY_VARIABLE], "Own0key123")
+        self.assertIn("Own0key123", args)
+        self.assertEqual(len(self.names.gameKeys), 0)
 
 
 class GameWatcher:
