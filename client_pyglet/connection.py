@@ -8,6 +8,7 @@ import dataclasses
 
 from twisted.logger import Logger
 
+from hub.client.i18n import _
 from hub.client import events as E
 from hub.client import hotseat
 from hub.client.session import ClientSession
@@ -191,7 +192,7 @@ class Connection:
         self.offlinePlan = plan
         o = self.settings.options
         self.navigator.showScene(NoticeScene,
-                                 "Starting the offline hub ...")
+                                 _("Starting the offline hub ..."))
         dbURL = o.records or recordsURL()
         if dbURL.strip().lower() == "none":
             dbURL = None

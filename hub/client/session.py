@@ -5,6 +5,7 @@ resumes a gomoku game with its token), the local bot for AI 托管 and
 hints, and the lobby steps of C{--bot} (L{hub.client.lobbyflow}).
 """
 
+from hub.client.i18n import _
 import functools
 from dataclasses import dataclass
 
@@ -273,7 +274,7 @@ class ClientSession:
         if o.game == "gomoku":
             room = (self.state.room or {}).get("name", room)
         bot = self.botSeats.add(level or o.level, room=room, team=team)
-        self.state.notify("bot %s (level %d) is joining"
+        self.state.notify(_("bot %s (level %d) is joining")
                           % (bot.name, level or o.level))
         return bot
 
@@ -285,12 +286,12 @@ class ClientSession:
         @return: the bots added.
         """
         missing = count - len(getattr(self.state, "members", ()))
-        return [self.addBot(level, team=count) for _ in range(missing)]
+        return [self.addBot(level, team=count) for unused in range(missing)]
 
     # the connection
     def _connected(self, protocol):
         if self.attempts and not self._stopped:
-            self.state.notify("connected to %s" % (self.address,))
+            self.state.notify(_("connected to %s") % (self.address,))
         self.attempts = 0
         self._lastFailure = None
 
