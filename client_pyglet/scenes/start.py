@@ -105,6 +105,11 @@ class StartScene(Scene):
                     self.connectTyped, size=12)
         self.button(_("Watch games"), rx + rw - 110, y - 370, 110, 30,
                     self.watchTyped, size=11)
+        self.button(_("Tournaments"), rx, y - 450, 224, 34,
+                    self.tournamentsTyped, size=12)
+        self.text(_("events on the hub typed above: join, then play "
+                    "your games"), rx + 236, y - 438, size=10,
+                  color=MUTED)
         if self.problem:
             self.text(self.problem, rx, y - 400, size=11, color=GOLD)
 
@@ -178,6 +183,25 @@ class StartScene(Scene):
             self.problem = str(e)
             return
         self.watchAt(host, DEFAULT_WEB_PORT)
+
+    def tournamentsTyped(self):
+        """
+        The tournaments of the host typed, from its web face (port
+        L{DEFAULT_WEB_PORT}; the screen lets the user type another); the
+        games are played on the port typed for the game chosen, and the
+        default ports of the others.
+        """
+        try:
+            host, port = parseAddress(self.fieldValue("address"),
+                                      self.game)
+        except ValueError as e:
+            self.problem = str(e)
+            return
+        self.rememberName()
+        ports = dict(DEFAULT_PORTS)
+        ports[self.game] = port
+        self.app.connection.showTournaments(
+            "http://%s:%d" % (host, DEFAULT_WEB_PORT), ports)
 
     def onSubmit(self, name):
         if name == "address":

@@ -87,6 +87,9 @@ class Options:
     #: the address of a game to watch from a hub's web face
     #: (C{http://HOST:PORT/games/ID}), or None
     watch: str = None
+    #: join C{room} as soon as the lobby is there, in gomoku too (a
+    #: tournament's room, opened by the hub)
+    joinRoom: bool = False
 
 
 def threadedThinking(reactor):
@@ -364,6 +367,13 @@ class ClientSession:
                 # --room without --bot: join it, the rest is the user's
                 self._autoJoined = True
                 self.clock.callLater(0, self.state.join, self.options.room)
+            elif (new == S.LOBBY and self.options.game == "gomoku"
+                    and self.options.joinRoom and self.options.room
+                    and not self._autoJoined and self.lobby is None):
+                # a tournament's room: the hub opened it for us
+                self._autoJoined = True
+                self.clock.callLater(0, self.state.joinRoom,
+                                     self.options.room)
             if new == S.OVER and not self._overSeen:
                 self._overSeen = True
                 self.onGameOver()

@@ -415,7 +415,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     if director is not None:
         from hub.web.tournaments import TournamentFeeds, TournamentsWeb
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
-                                     spectating, web.gate)
+                                     spectating, web.gate,
+                                     getattr(auth, "names", None), hub.clock)
         feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
         director.listeners.append(feeds)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),

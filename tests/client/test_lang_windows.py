@@ -61,8 +61,8 @@ class ChineseStartScreenTests(SynchronousTestCase):
         i18n.setLanguage("zh")
         app = self.app()
         texts = labelTexts(app.scene)
-        for text in ("跳棋", "璀璨宝石", "五子棋", "游戏", "局域网中的服务器",
-                     "小明"):
+        for text in ("跳棋", "璀璨宝石", "五子棋", "游戏",
+                     "局域网中的服务器", "小明"):
             self.assertIn(text, texts)
         labels = [b.label for b in app.scene.buttons]
         self.assertEqual(labels.count("离线对局"), 3)
