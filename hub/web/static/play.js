@@ -553,15 +553,21 @@ function playing() {
   return state.seats.length > 0 && !state.ended;
 }
 
-// The gomoku rooms waiting for a guest, made here or by any client.
+// The gomoku rooms waiting for a guest and the checkers rooms with a
+// free seat, made here or by any client (a Qt or pyglet client's room
+// r1 included).
 function drawOpenRooms() {
+  const open = kind => (state.lobby[kind] || {rooms: []}).rooms.filter(
+    room => room.state === "waiting" && !room.locked &&
+      room.members.length < (kind === "gomoku" ? 2 : room.capacity || 6))
+    .map(room => ({kind, room}));
   const rooms = state.lobby && !playing() && !state.room
-      ? state.lobby.gomoku.rooms.filter(room => room.state === "waiting"
-          && room.members.length < 2 && !room.locked) : [];
-  replaceChildren(openRooms, rooms.map(room => el("li", {class: "room"},
+      ? open("gomoku").concat(open("checkers")) : [];
+  replaceChildren(openRooms, rooms.map(({kind, room}) => el("li", {
+    class: "room", "data-kind": kind, "data-room": room.name},
     el("span", {class: "room-name"}, player(room.name)), " ",
     room.owner ? player(room.owner) : null, " ",
-    button(null, t("Join"), () => send({type: "join", kind: "gomoku",
+    button(null, t("Join"), () => send({type: "join", kind,
                                         room: room.name})))));
   for (const node of openRooms.querySelectorAll("button")) {
     node.classList.add("join");
