@@ -108,8 +108,7 @@ class StartScene(Scene):
         self.button(_("Tournaments"), rx, y - 450, 224, 34,
                     self.tournamentsTyped, size=12)
         self.text(_("events on the hub typed above: join, then play "
-                    "your games"), rx + 236, y - 438, size=10,
-                  color=MUTED)
+                    "your games"), rx, y - 470, size=10, color=MUTED)
         if self.problem:
             self.text(self.problem, rx, y - 400, size=11, color=GOLD)
 
