@@ -16,6 +16,7 @@ import sys
 
 from hub.client.net import GAME_KINDS, parseURL
 from hub.bots import LEVELS
+from hub.client import i18n
 
 def makeParser():
     """
@@ -87,9 +88,21 @@ def makeParser():
                    metavar="SECONDS",
                    help="save the window to FILE after SECONDS instead "
                         "of at the end of the game, then quit (for demos)")
+    p.add_argument("--lang", default=None, choices=i18n.LANGUAGES,
+                   help="the language of the windows (default: the "
+                        "system locale's, LC_ALL, LC_MESSAGES or LANG; "
+                        "English if it has no catalog)")
     p.add_argument("--width", type=int, default=1100)
     p.add_argument("--height", type=int, default=760)
     return p
+
+
+def chooseLanguage(asked, environ=None):
+    """
+    The language of the windows: C{asked} (C{--lang}), else the system
+    locale's (L{i18n.systemLanguage}).
+    """
+    return asked or i18n.systemLanguage(environ)
 
 
 def main(argv=None):
@@ -99,6 +112,7 @@ def main(argv=None):
     @return: the process exit status.
     """
     args = makeParser().parse_args(argv)
+    i18n.setLanguage(chooseLanguage(args.lang))
     from hub import extras
     extras.require("client", "client_pyglet", "the desktop client")
     game, host, port = None, "127.0.0.1", 0
@@ -137,10 +151,12 @@ def main(argv=None):
             os.getpid() % 10000,)
 
     from twisted.internet import reactor
-    from twisted.logger import globalLogBeginner, textFileLogObserver
+    from twisted.logger import (
+        Logger, globalLogBeginner, textFileLogObserver)
     if os.environ.get("CLIENT_PYGLET_LOG"):
         globalLogBeginner.beginLoggingTo(
             [textFileLogObserver(sys.stderr)])
+    Logger().info("the windows speak {language}", language=i18n.language())
 
     from client_pyglet.app import App, Options
     options = Options(

@@ -8,6 +8,7 @@ import dataclasses
 
 from twisted.logger import Logger
 
+from hub.client.i18n import _
 from hub.client import events as E
 from hub.client import hotseat
 from hub.client.session import ClientSession
@@ -73,14 +74,16 @@ class Connection:
         """
         return hotseat.isHotSeat(self.sessions)
 
-    def connect(self, game, host, port, name, key=""):
+    def connect(self, game, host, port, name, key="", room=None):
         """
         Leave the start screen for the lobby of C{game} at C{host:port},
-        as C{name}, proven with play C{key} if given.
+        as C{name}, proven with play C{key} if given; with C{room} (a
+        tournament's game), straight into that room.
         """
         self.navigator.stopHubBrowser()
         options = self.settings.update(game=game, host=host, port=port,
-                                       name=name, key=key, offline=None)
+                                       name=name, key=key, offline=None,
+                                       room=room, joinRoom=room is not None)
         session = self.addSession(options)
         self.showSession(session)
         session.start()
@@ -105,6 +108,16 @@ class Connection:
         shown = hotseat.sessionToShow(self.session, self.sessions)
         if shown is not self.session:
             self.showSession(shown)
+
+    # tournaments
+    def showTournaments(self, root, gamePorts):
+        """
+        The tournaments of the hub whose web face is at C{root}; its
+        games are played on C{gamePorts} (C{{kind: port}}) of that host.
+        """
+        from client_pyglet.scenes.tournaments import TournamentsScene
+        self.navigator.stopHubBrowser()
+        self.navigator.showScene(TournamentsScene, root, gamePorts)
 
     # watching
     def showWatchList(self, root):
@@ -191,7 +204,7 @@ class Connection:
         self.offlinePlan = plan
         o = self.settings.options
         self.navigator.showScene(NoticeScene,
-                                 "Starting the offline hub ...")
+                                 _("Starting the offline hub ..."))
         dbURL = o.records or recordsURL()
         if dbURL.strip().lower() == "none":
             dbURL = None

@@ -9,6 +9,7 @@ L{defaultHubBrowser} and L{hubEntries}.
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 
+from hub.client.i18n import _
 from hub.client.net import parseURL
 
 
@@ -86,8 +87,8 @@ def parseAddress(text, game):
     """
     text = text.strip()
     if not text:
-        raise ValueError("type a server address, HOST:PORT")
+        raise ValueError(_("type a server address, HOST:PORT"))
     if "://" not in text:
         text = "%s://%s" % (game, text)
-    _, host, port = parseURL(text)
+    unused, host, port = parseURL(text)
     return host, port

@@ -8,6 +8,7 @@ from pyglet import shapes
 from pyglet.window import key
 from twisted.logger import Logger
 
+from hub.client.i18n import N_, _, language
 from hub.client import events as E
 from hub.client import hotseat
 from hub.client import state as S
@@ -37,7 +38,7 @@ def fontsFor(s):
     """
     The font list that can show C{s}.
     """
-    if any(ord(ch) >= 0x2E80 for ch in s):
+    if language() == "zh" or any(ord(ch) >= 0x2E80 for ch in s):
         return CJK_FONTS
     return FONTS
 #: Seconds a message stays in the message line.
@@ -120,7 +121,7 @@ class Scene:
         last build, or None when no message is shown.
     """
 
-    title = "gamehub"
+    title = N_("gamehub")
 
     def __init__(self, app):
         self.app = app
@@ -358,14 +359,14 @@ class Scene:
         h = 44
         y = self.height - h
         self.rect(0, y, self.width, h, PANEL, group=self.midGroup)
-        self.text(self.title, 16, y + 14, size=15, bold=True)
+        self.text(_(self.title), 16, y + 14, size=15, bold=True)
         o = self.app.options
         if self.state is None:
             self.text(o.name, self.width - 16, y + 15, size=11,
                       color=MUTED, anchor_x="right")
             return
         if o.offline:
-            where = "offline"
+            where = _("offline")
         else:
             where = "%s:%d  ·  %s" % (o.host, o.port,
                                       self.state.connectionText())
@@ -386,7 +387,7 @@ class Scene:
         """
         if self._lastMessage is None:
             return
-        kind, s, _ = self._lastMessage
+        kind, s, unused = self._lastMessage
         c = BAD if kind == "error" else ACCENT_DARK
         w = min(self.width - 40, 30 + 8 * len(s))
         x = (self.width - w) / 2
@@ -469,9 +470,9 @@ class WaitScene(Scene):
     def build(self):
         st = self.state
         if st.phase == S.CLOSED:
-            s = "Disconnected."
+            s = _("Disconnected.")
         else:
-            s = "Connecting to %s:%d ..." % (self.app.options.host,
+            s = _("Connecting to %s:%d ...") % (self.app.options.host,
                                               self.app.options.port)
         self.text(s, self.width / 2, self.height / 2, size=20,
                   anchor_x="center", anchor_y="center")
@@ -481,7 +482,8 @@ class WaitScene(Scene):
                       color=BAD if kind == "error" else MUTED,
                       anchor_x="center", anchor_y="center")
         if st.phase == S.CLOSED:
-            self.button("Quit", self.width / 2 - 60, self.height / 2 - 120,
+            self.button(_("Quit"), self.width / 2 - 60,
+                        self.height / 2 - 120,
                         120, 36, self.app.stop, 0)
 
 
@@ -519,18 +521,18 @@ class GameSceneMixin:
         """
         st = self.state
         if not st.isMyTurn():
-            st.error("wait for your turn")
+            st.error(_("wait for your turn"))
             return False
         if self.session.autoplay.enabled:
-            st.notify("AI 托管 is on: turn it off to play yourself")
+            st.notify(_("AI 托管 is on: turn it off to play yourself"))
             return False
         return True
 
     def buildAssist(self, x, y):
         ap = self.session.autoplay
-        self.button("AI 托管: %s" % ("on" if ap.enabled else "off"),
+        self.button(_("AI 托管: on") if ap.enabled else _("AI 托管: off"),
                     x, y, 150, 34, self.toggleAuto, active=ap.enabled)
-        self.button("Suggest", x + 160, y, 100, 34, self.suggest,
+        self.button(_("Suggest"), x + 160, y, 100, 34, self.suggest,
                     enabled=self.state.isMyTurn() and not ap.enabled)
 
     def toggleAuto(self):
@@ -539,11 +541,11 @@ class GameSceneMixin:
     def suggest(self):
         def shown(hint):
             if hint is None:
-                self.state.notify("no suggestion now")
+                self.state.notify(_("no suggestion now"))
 
         def failed(failure):
             self.log.failure("suggest failed", failure)
-            self.state.error("no suggestion: %s" % (
+            self.state.error(_("no suggestion: %s") % (
                 failure.getErrorMessage(),))
         self.session.autoplay.suggest().addCallback(shown).addErrback(
             failed)

@@ -9,6 +9,7 @@ from pyglet import shapes
 
 from hub.games import checkers as G
 
+from hub.client.i18n import N_, _
 from hub.client import events as E
 from hub.client import state as S
 from client_pyglet.scenes.base import (
@@ -38,7 +39,7 @@ def rotateCW(cell, times):
     Rotate C{cell} clockwise by C{times} sixths of a turn (A -> B).
     """
     x, y = cell
-    for _ in range(times % 6):
+    for unused in range(times % 6):
         x, y = x + y, -x
     return x, y
 
@@ -56,26 +57,26 @@ class CheckersJoinScene(Scene):
     Join (or create) a room by id, with a user name.
     """
 
-    title = "Chinese checkers · join a room"
+    title = N_("Chinese checkers · join a room")
 
     def build(self):
         w, h = self.width, self.height
         x = w / 2 - 220
         self.rect(x, h / 2 - 170, 440, 330, PANEL, radius=12)
-        self.text("Join or create a room", w / 2, h / 2 + 120, size=18,
+        self.text(_("Join or create a room"), w / 2, h / 2 + 120, size=18,
                   bold=True, anchor_x="center")
-        self.field("room", "room id", x + 30, h / 2 + 30, 380,
+        self.field("room", _("room id"), x + 30, h / 2 + 30, 380,
                    value=self.app.options.room or "gamehub")
-        self.field("name", "your name (letters, digits, _)", x + 30,
+        self.field("name", _("your name (letters, digits, _)"), x + 30,
                    h / 2 - 50, 380, value=self.state.shownName)
-        self.button("Join", x + 30, h / 2 - 140, 380, 44, self.join,
+        self.button(_("Join"), x + 30, h / 2 - 140, 380, 44, self.join,
                     size=15)
 
     def join(self):
         room = self.fieldValue("room").strip()
         name = self.fieldValue("name").strip()
         if not room or not name:
-            self.state.error("room id and name are needed")
+            self.state.error(_("room id and name are needed"))
             return
         if name == self.state.shownName:
             # The name proven with its key, as the start screen gave it.
@@ -97,7 +98,7 @@ class CheckersRoomScene(Scene):
     @ivar seatLevels: the level of the bot each empty position would get.
     """
 
-    title = "Chinese checkers · room"
+    title = N_("Chinese checkers · room")
 
     def setup(self):
         o = self.app.options
@@ -127,7 +128,7 @@ class CheckersRoomScene(Scene):
     def fill(self):
         bots = self.session.fillWithBots(self.playerCount(), self.fillLevel)
         if not bots:
-            self.state.notify("the room already has %d players"
+            self.state.notify(_("the room already has %d players")
                               % (self.playerCount(),))
 
     def addBotAt(self, index):
@@ -137,7 +138,7 @@ class CheckersRoomScene(Scene):
     def build(self):
         st = self.state
         w, h = self.width, self.height
-        self.text("Room “%s”" % (st.roomId or "",), w / 2, h - 96,
+        self.text(_("Room “%s”") % (st.roomId or "",), w / 2, h - 96,
                   size=22, bold=True, anchor_x="center")
         n = len(st.members)
         count = self.playerCount()
@@ -146,15 +147,16 @@ class CheckersRoomScene(Scene):
         x = w / 2 - 300
         top = h - 120
         # the player count
-        self.text("Players", x, top - 34, size=13, bold=True)
+        self.text(_("Players"), x, top - 34, size=13, bold=True)
         bx = x + 90
         for c in ROOM_COUNTS + (AUTO,):
             bw = 44 if c != AUTO else 64
-            self.button(str(c), bx, top - 46, bw, 34, self.setTarget, c,
-                        active=c == self.target, size=12)
+            self.button(_("auto") if c == AUTO else str(c), bx, top - 46,
+                        bw, 34, self.setTarget, c, active=c == self.target,
+                        size=12)
             bx += bw + 8
         if self.target == AUTO:
-            self.text("auto: %d" % (count,), bx + 4, top - 34, size=12,
+            self.text(_("auto: %d") % (count,), bx + 4, top - 34, size=12,
                       color=GOLD)
         rowH = 46
         y = top - 66
@@ -171,41 +173,41 @@ class CheckersRoomScene(Scene):
                     self.text(region, x + 34, yy + 18, size=11,
                               anchor_x="center", anchor_y="center",
                               color=(20, 20, 20), bold=True)
-                me = " (you)" if name == st.name else ""
+                me = _(" (you)") if name == st.name else ""
                 self.text(name + me, x + 64, yy + 11, size=15,
                           bold=bool(me))
-                self.text("READY" if ready else "not ready",
+                self.text(_("READY") if ready else _("not ready"),
                           x + 580, yy + 11, size=12, bold=True,
                           color=GOOD if ready else BAD, anchor_x="right")
             elif i < count:
                 if region:
                     self.circle(x + 34, yy + 18, 11,
                                 tint(REGION_COLOURS[region], 0.4))
-                self.text("empty position", x + 64, yy + 11, size=12,
+                self.text(_("empty position"), x + 64, yy + 11, size=12,
                           color=MUTED)
-                self.button("level %d" % (self.seatLevels[i],),
+                self.button(_("level %d") % (self.seatLevels[i],),
                             x + 330, yy + 4, 100, 30,
                             self.cycleSeatLevel, i, size=11)
-                self.button("Add bot", x + 440, yy + 4, 140, 30,
+                self.button(_("Add bot"), x + 440, yy + 4, 140, 30,
                             self.addBotAt, i, size=11)
             else:
                 self.text("-", x + 64, yy + 11, size=12,
                           color=(90, 100, 120))
         by = y - panelH - 50
-        self.button("Fill with bots", x, by, 180, 38, self.fill,
+        self.button(_("Fill with bots"), x, by, 180, 38, self.fill,
                     enabled=n < count, size=12)
-        self.button("at level %d" % (self.fillLevel,), x + 190, by, 110,
+        self.button(_("at level %d") % (self.fillLevel,), x + 190, by, 110,
                     38, self.cycleFillLevel, size=12)
         meReady = any(m[0] == st.name and m[1] for m in st.members)
-        self.button("Ready", x + 320, by, 130, 38, st.setReady, True,
+        self.button(_("Ready"), x + 320, by, 130, 38, st.setReady, True,
                     active=meReady, enabled=not meReady, size=12)
-        self.button("Leave", x + 460, by, 140, 38, st.leave,
+        self.button(_("Leave"), x + 460, by, 140, 38, st.leave,
                     color=(120, 60, 60), size=12)
-        self.text("The game starts when everyone is ready and the server "
-                  "allows %d players." % (max(n, 1),), w / 2, by - 30,
-                  size=11, color=MUTED, anchor_x="center")
-        self.text("Against a server, regions go by join order: the seat "
-                  "is chosen in offline play only.", w / 2, by - 52,
+        self.text(_("The game starts when everyone is ready and the "
+                    "server allows %d players.") % (max(n, 1),), w / 2,
+                  by - 30, size=11, color=MUTED, anchor_x="center")
+        self.text(_("Against a server, regions go by join order: the "
+                    "seat is chosen in offline play only."), w / 2, by - 52,
                   size=11, color=GOLD, anchor_x="center")
 
 
@@ -215,7 +217,7 @@ class CheckersGameScene(BoardSceneMixin, Scene):
     animations, whose turn with a countdown, the ranking at the end.
     """
 
-    title = "Chinese checkers"
+    title = N_("Chinese checkers")
 
     def setup(self):
         self.selected = None
@@ -349,32 +351,32 @@ class CheckersGameScene(BoardSceneMixin, Scene):
         x, bottom, w, h = self.sideRect
         top = bottom + h
         self.rect(x, bottom, w, h, PANEL, radius=12)
-        self.text("Players", x + 18, top - 34, size=14, bold=True)
+        self.text(_("Players"), x + 18, top - 34, size=14, bold=True)
         y = top - 72
         for name, region in sorted(st.regions.items(),
                                    key=lambda kv: kv[1]):
             seat = board.seatOfRegion(region)
             self.circle(x + 30, y + 6, 11, REGION_COLOURS[region])
             turn = st.currentRegion == region and st.phase == S.GAME
-            me = " (you)" if name == st.name else ""
+            me = _(" (you)") if name == st.name else ""
             self.text(name + me, x + 50, y, size=13, bold=turn,
                       color=TEXT if turn or not st.currentRegion else MUTED)
             if board.hasFinished(seat):
-                status, c = "home #%d" % (board.finished.index(seat) + 1,
+                status, c = _("home #%d") % (board.finished.index(seat) + 1,
                                           ), GOOD
             elif board.isEliminated(seat):
-                status, c = "out", BAD
+                status, c = _("out"), BAD
             elif turn:
-                status, c = "to move", GOLD
+                status, c = _("to move"), GOLD
             else:
-                status, c = "%d/10 home" % (board.piecesInTarget(seat),), \
+                status, c = _("%d/10 home") % (board.piecesInTarget(seat),), \
                     MUTED
             self.text(status, x + 296, y, size=11, color=c,
                       anchor_x="right")
             y -= 34
         y -= 20
         if st.phase == S.OVER:
-            self.text("Ranking", x + 18, y, size=16, bold=True, color=GOLD)
+            self.text(_("Ranking"), x + 18, y, size=16, bold=True, color=GOLD)
             y -= 34
             for i, name in enumerate(st.ranking or []):
                 region = st.regions.get(name)
@@ -383,24 +385,24 @@ class CheckersGameScene(BoardSceneMixin, Scene):
                 self.text("%d. %s" % (i + 1, name), x + 50, y, size=14,
                           bold=name == st.name)
                 y -= 30
-            self.button("Play again", x + 18, 80, 276, 40, self.again)
+            self.button(_("Play again"), x + 18, 80, 276, 40, self.again)
             return
         if st.isMyTurn():
-            s, c = "Your turn", ACCENT
+            s, c = _("Your turn"), ACCENT
         elif st.finishedMe:
-            s, c = "You finished!", GOOD
+            s, c = _("You finished!"), GOOD
         else:
-            s, c = "Waiting for %s" % (
+            s, c = _("Waiting for %s") % (
                 st.nameOfRegion(st.currentRegion) or "...",), MUTED
         self.text(s, x + 156, y, size=17, bold=True, color=c,
                   anchor_x="center")
         self.countdownY = y - 40
         self.countdownX = x + 156
         self.buildAssist(x + 25, y - 110)
-        self.button("Leave game", x + 25, y - 160, 150, 30, self.leave,
+        self.button(_("Leave game"), x + 25, y - 160, 150, 30, self.leave,
                     color=(120, 60, 60), size=11)
         if not self.session.autoplay.enabled:
-            self.text("Click one of your pieces, then a green target.",
+            self.text(_("Click one of your pieces, then a green target."),
                       x + 18, 90, size=10, color=MUTED, width=280,
                       multiline=True)
 

@@ -4,6 +4,7 @@ Gomoku screens: lobby (room list, create, join), room, and the board.
 
 from twisted.internet.task import LoopingCall
 
+from hub.client.i18n import N_, _
 from hub.client import state as S
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT,
@@ -15,8 +16,8 @@ WOOD_DARK = (190, 150, 80)
 INK = (60, 40, 20)
 STONE_BLACK = (30, 30, 34)
 STONE_WHITE = (245, 245, 240)
-COLOUR_NAMES = {BLACK: "black", WHITE: "white"}
-ROOM_STATES = {0: "open", 1: "full", 2: "playing"}
+COLOUR_NAMES = {BLACK: N_("black"), WHITE: N_("white")}
+ROOM_STATES = {0: N_("open"), 1: N_("full"), 2: N_("playing")}
 #: The lobby asks for the room list this often.
 REFRESH_SECONDS = 5.0
 #: A row this long wins (as in L{hub.games.gomoku}).
@@ -66,7 +67,7 @@ class GomokuLobbyScene(Scene):
     password and colour).
     """
 
-    title = "Gomoku · lobby"
+    title = N_("Gomoku · lobby")
 
     def setup(self):
         self.selected = None
@@ -94,16 +95,16 @@ class GomokuLobbyScene(Scene):
         x0, top = 30, h - 80
         lw = 620
         self.rect(x0, 60, lw, top - 60, PANEL, radius=10)
-        self.text("Rooms", x0 + 16, top - 34, size=16, bold=True)
-        self.button("Refresh", x0 + lw - 116, top - 44, 100, 32,
+        self.text(_("Rooms"), x0 + 16, top - 34, size=16, bold=True)
+        self.button(_("Refresh"), x0 + lw - 116, top - 44, 100, 32,
                     st.refreshRooms)
         y = top - 90
-        self.text("room", x0 + 20, y + 10, size=10, color=MUTED)
-        self.text("owner", x0 + 220, y + 10, size=10, color=MUTED)
-        self.text("guest", x0 + 370, y + 10, size=10, color=MUTED)
-        self.text("state", x0 + 520, y + 10, size=10, color=MUTED)
+        self.text(_("room"), x0 + 20, y + 10, size=10, color=MUTED)
+        self.text(_("owner"), x0 + 220, y + 10, size=10, color=MUTED)
+        self.text(_("guest"), x0 + 370, y + 10, size=10, color=MUTED)
+        self.text(_("state"), x0 + 520, y + 10, size=10, color=MUTED)
         if not st.rooms:
-            self.text("No rooms yet: create one.", x0 + 20, y - 30,
+            self.text(_("No rooms yet: create one."), x0 + 20, y - 30,
                       size=12, color=MUTED)
         for room in st.rooms[:12]:
             y -= 40
@@ -116,29 +117,29 @@ class GomokuLobbyScene(Scene):
             self.text(room.get("guest", "") or "-", x0 + 370, y + 11,
                       size=12)
             rs = room.get("state", 0)
-            self.text(ROOM_STATES.get(rs, str(rs)), x0 + 520, y + 11,
+            self.text(_(ROOM_STATES.get(rs, str(rs))), x0 + 520, y + 11,
                       size=12, color=GOOD if rs == 0 else MUTED)
             self.hit(x0 + 10, y, lw - 20, 34, self.select, room.get("name"))
         # join
-        self.field("joinpsw", "password (if any)", x0 + 16, 80, 250,
+        self.field("joinpsw", _("password (if any)"), x0 + 16, 80, 250,
                    secret=True)
-        self.button("Join %s" % (self.selected or "..."), x0 + 290, 78,
+        self.button(_("Join %s") % (self.selected or "..."), x0 + 290, 78,
                     200, 34, self.join, enabled=self.selected is not None)
         # create
         cx = x0 + lw + 30
         cw = w - cx - 30
         self.rect(cx, 60, cw, top - 60, PANEL, radius=10)
-        self.text("Create a room", cx + 16, top - 34, size=16, bold=True)
-        self.field("name", "room name", cx + 16, top - 130, cw - 32,
+        self.text(_("Create a room"), cx + 16, top - 34, size=16, bold=True)
+        self.field("name", _("room name"), cx + 16, top - 130, cw - 32,
                    value="%s-room" % (st.shownName,))
-        self.field("psw", "password (optional)", cx + 16, top - 210,
+        self.field("psw", _("password (optional)"), cx + 16, top - 210,
                    cw - 32, secret=True)
-        self.text("your colour (black moves first)", cx + 16, top - 250,
+        self.text(_("your colour (black moves first)"), cx + 16, top - 250,
                   size=10, color=MUTED)
         for i, c in enumerate((BLACK, WHITE)):
-            self.button(COLOUR_NAMES[c], cx + 16 + i * 120, top - 300, 110,
+            self.button(_(COLOUR_NAMES[c]), cx + 16 + i * 120, top - 300, 110,
                         34, self.setColour, c, active=self.colour == c)
-        self.button("Create", cx + 16, top - 370, cw - 32, 40, self.create,
+        self.button(_("Create"), cx + 16, top - 370, cw - 32, 40, self.create,
                     size=14)
 
     def select(self, name):
@@ -154,7 +155,7 @@ class GomokuLobbyScene(Scene):
     def create(self):
         name = self.fieldValue("name").strip()
         if not name:
-            self.state.error("the room needs a name")
+            self.state.error(_("the room needs a name"))
             return
         self.state.createRoom(name, self.fieldValue("psw"), self.colour)
 
@@ -179,13 +180,13 @@ class GomokuRoomScene(Scene):
     switch, start, leave.
     """
 
-    title = "Gomoku · room"
+    title = N_("Gomoku · room")
 
     def build(self):
         st = self.state
         room = st.room or {}
         w, h = self.width, self.height
-        self.text("Room “%s”" % (room.get("name", ""),), w / 2, h - 110,
+        self.text(_("Room “%s”") % (room.get("name", ""),), w / 2, h - 110,
                   size=22, bold=True, anchor_x="center")
         oct_ = room.get("oct", WHITE)
         cards = [("owner", room.get("owner", ""), oct_, None),
@@ -196,42 +197,42 @@ class GomokuRoomScene(Scene):
             y = h / 2 - 60
             self.rect(x, y, 300, 180, PANEL, radius=12)
             self.text(role, x + 20, y + 145, size=11, color=MUTED)
-            self.text(name or "waiting for a player...", x + 20, y + 105,
+            self.text(name or _("waiting for a player..."), x + 20, y + 105,
                       size=18 if name else 13, bold=bool(name),
                       color=TEXT if name else MUTED)
             drawStoneIcon(self, x + 35, y + 60, colour, 16)
-            self.text("plays %s" % (COLOUR_NAMES[colour],), x + 62, y + 54,
-                      size=12)
+            self.text(_("plays %s") % (_(COLOUR_NAMES[colour]),), x + 62,
+                      y + 54, size=12)
             if role == "owner":
                 self.text("★", x + 280, y + 145, size=14, color=GOLD,
                           anchor_x="right")
             elif name:
-                self.text("READY" if ready else "not ready", x + 20,
+                self.text(_("READY") if ready else _("not ready"), x + 20,
                           y + 20, size=12, bold=True,
                           color=GOOD if ready else BAD)
         by = h / 2 - 140
         if st.isOwner():
-            self.button("Switch colour", w / 2 - 330, by, 180, 40,
+            self.button(_("Switch colour"), w / 2 - 330, by, 180, 40,
                         st.setColour, 17 - oct_,
                         enabled=bool(room.get("guest")))
             guestReady = bool(room.get("guest")) and room.get("gs") == 3
-            self.button("Start game", w / 2 - 140, by, 180, 40,
+            self.button(_("Start game"), w / 2 - 140, by, 180, 40,
                         st.startGame, enabled=guestReady,
                         color=GOOD if guestReady else None)
         else:
             ready = room.get("gs") == 3
-            self.button("Unready" if ready else "Ready", w / 2 - 330, by,
+            self.button(_("Unready") if ready else _("Ready"), w / 2 - 330, by,
                         180, 40, st.setReady, not ready, active=ready)
-        self.button("Leave room", w / 2 + 150, by, 180, 40, st.exitRoom,
+        self.button(_("Leave room"), w / 2 + 150, by, 180, 40, st.exitRoom,
                     color=(120, 60, 60))
         if st.isOwner() and not room.get("guest"):
-            self.text("Waiting for a guest to join ...", w / 2, by - 50,
+            self.text(_("Waiting for a guest to join ..."), w / 2, by - 50,
                       size=12, color=MUTED, anchor_x="center")
         elif st.isOwner() and room.get("gs") != 3:
-            self.text("The guest is not ready yet.", w / 2, by - 50,
+            self.text(_("The guest is not ready yet."), w / 2, by - 50,
                       size=12, color=MUTED, anchor_x="center")
         elif not st.isOwner():
-            self.text("The owner starts the game when you are ready.",
+            self.text(_("The owner starts the game when you are ready."),
                       w / 2, by - 50, size=12, color=MUTED,
                       anchor_x="center")
 
@@ -245,7 +246,7 @@ class GomokuGameScene(BoardSceneMixin, Scene):
         last build (empty while the game runs or when no five ended it).
     """
 
-    title = "Gomoku"
+    title = N_("Gomoku")
 
     def setup(self):
         self.winningCells = []
@@ -340,7 +341,7 @@ class GomokuGameScene(BoardSceneMixin, Scene):
         other = st.opponent or (room.get("guest") if st.isOwner()
                                 else room.get("owner"))
         y = top - 50
-        for name, colour in ((st.name + " (you)", mine),
+        for name, colour in ((st.name + _(" (you)"), mine),
                              (other or "?", 17 - mine if mine else None)):
             if colour:
                 drawStoneIcon(self, x + 30, y + 6, colour, 13)
@@ -348,30 +349,31 @@ class GomokuGameScene(BoardSceneMixin, Scene):
                 self.text(name, x + 55, y, size=14, bold=turn,
                           color=TEXT if turn else MUTED)
                 if turn:
-                    self.text("to move", x + 270, y, size=11, color=GOLD,
+                    self.text(_("to move"), x + 270, y, size=11, color=GOLD,
                               anchor_x="right")
             y -= 44
-        self.text("moves: %d" % (st.moveCount,), x + 20, y, size=11,
+        self.text(_("moves: %d") % (st.moveCount,), x + 20, y, size=11,
                   color=MUTED)
         y -= 50
         if st.phase == S.OVER:
             res = st.result or "?"
             col = {"win": GOOD, "lose": BAD}.get(res, GOLD)
-            label = {"win": "You win!", "lose": "You lose",
-                     "draw": "Draw", "error": "Game aborted"}.get(res, res)
+            label = {"win": _("You win!"), "lose": _("You lose"),
+                     "draw": _("Draw"), "error": _("Game aborted")}.get(
+                         res, res)
             self.rect(x + 15, y - 30, 260, 60, col, radius=10)
             self.text(label, x + 145, y, size=20, bold=True,
                       anchor_x="center", anchor_y="center")
-            self.button("Back to room", x + 15, y - 90, 260, 40,
+            self.button(_("Back to room"), x + 15, y - 90, 260, 40,
                         st.backToRoom)
         else:
-            s = "Your turn" if st.isMyTurn() else "Opponent's turn"
+            s = _("Your turn") if st.isMyTurn() else _("Opponent's turn")
             self.text(s, x + 145, y, size=18, bold=True,
                       color=ACCENT if st.isMyTurn() else MUTED,
                       anchor_x="center")
             self.buildAssist(x + 15, y - 70)
         if not st.connected and st.token is not None:
-            self.text("reconnecting ...", x + 145, 90, size=12, color=BAD,
+            self.text(_("reconnecting ..."), x + 145, 90, size=12, color=BAD,
                       anchor_x="center")
 
     def clickBoard(self):

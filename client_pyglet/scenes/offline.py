@@ -5,6 +5,7 @@ seat).
 """
 
 from hub.bots import LEVELS
+from hub.client.i18n import N_, _
 from hub.client import offline as O
 from client_pyglet.scenes.base import (
     GOLD, MUTED, PANEL, TEXT, Scene)
@@ -12,7 +13,9 @@ from client_pyglet.scenes.checkers import REGION_COLOURS
 from client_pyglet.scenes.start import GAME_TITLES
 
 AUTO = "auto"
-LEVEL_NAMES = {1: "random", 2: "heuristic", 3: "search"}
+LEVEL_NAMES = {1: N_("random"), 2: N_("heuristic"), 3: N_("search")}
+#: The words of the choices, for the catalog.
+CHOICE_WORDS = (N_("auto"), N_("black"), N_("white"))
 
 
 class OfflineSetupScene(Scene):
@@ -32,7 +35,7 @@ class OfflineSetupScene(Scene):
 
     def setup(self):
         o = self.app.options
-        self.title = "%s · play offline" % (GAME_TITLES[self.game],)
+        self.title = _("%s · play offline") % (_(GAME_TITLES[self.game]),)
         self.humans = max(1, o.humans or 1)
         level = o.opponentLevel or 2
         self.levels = [level] * 6
@@ -110,19 +113,19 @@ class OfflineSetupScene(Scene):
             self.buildGomoku(x, y)
         else:
             self.buildSeats(x, y)
-        self.button("Back", 60, 110, 150, 44, self.app.navigator.showStart,
+        self.button(_("Back"), 60, 110, 150, 44, self.app.navigator.showStart,
                     color=(120, 60, 60), size=14)
-        self.button("Start the game", w - 290, 110, 230, 44, self.play,
+        self.button(_("Start the game"), w - 290, 110, 230, 44, self.play,
                     size=15)
-        self.text("Runs a hub inside this program, on 127.0.0.1 only; "
-                  "games are recorded in your data folder.", w / 2, 60,
+        self.text(_("Runs a hub inside this program, on 127.0.0.1 only; "
+                    "games are recorded in your data folder."), w / 2, 60,
                   size=10, color=MUTED, anchor_x="center")
 
     def choiceRow(self, label, x, y, choices, current, callback):
-        self.text(label, x, y + 12, size=13, bold=True)
+        self.text(_(label), x, y + 12, size=13, bold=True)
         bx = x + 200
         for value in choices:
-            text = str(value)
+            text = _(value) if isinstance(value, str) else str(value)
             bw = 58 if len(text) < 4 else 110
             self.button(text, bx, y, bw, 36, callback, value,
                         active=value == current, size=13)
@@ -133,28 +136,28 @@ class OfflineSetupScene(Scene):
         counts = list(self.counts)
         if self.game == "checkers":
             counts.append(AUTO)
-        end = self.choiceRow("Players", x, y, counts, self.count,
+        end = self.choiceRow(N_("Players"), x, y, counts, self.count,
                              self.setCount)
         if self.count == AUTO:
-            self.text("auto: %d" % (self.playerCount(),), end + 10, y + 12,
+            self.text(_("auto: %d") % (self.playerCount(),), end + 10, y + 12,
                       size=12, color=GOLD)
         n = self.playerCount()
         y -= 60
         most = max(self.counts) if self.count == AUTO else n
-        self.choiceRow("People here", x, y, range(1, most + 1),
+        self.choiceRow(N_("People here"), x, y, range(1, most + 1),
                        self.humans, self.setHumans)
         if self.humans > 1:
-            self.text("hot seat: the board turns to whoever moves", x + 200,
+            self.text(_("hot seat: the board turns to whoever moves"), x + 200,
                       y - 20, size=10, color=MUTED)
         y -= 70
         plan = self.plan()
         regions = plan.regions() if self.game == "checkers" else None
-        self.text("Seats", x, y, size=13, bold=True)
+        self.text(_("Seats"), x, y, size=13, bold=True)
         if self.game == "checkers":
-            self.text("(click a seat to sit there)", x + 70, y, size=10,
+            self.text(_("(click a seat to sit there)"), x + 70, y, size=10,
                       color=MUTED)
         else:
-            self.text("(the hub draws the order of play)", x + 70, y,
+            self.text(_("(the hub draws the order of play)"), x + 70, y,
                       size=10, color=MUTED)
         humanIndex = 0
         for i, seat in enumerate(plan.seats):
@@ -172,24 +175,25 @@ class OfflineSetupScene(Scene):
             if seat.human:
                 humanIndex += 1
                 who = self.app.options.name if humanIndex == 1 else \
-                    "%s%d (hot seat)" % (self.app.options.name, humanIndex)
-                self.text(who + ("  (you)" if humanIndex == 1 else ""),
+                    _("%s%d (hot seat)") % (self.app.options.name,
+                                            humanIndex)
+                self.text(who + (_("  (you)") if humanIndex == 1 else ""),
                           x + 44, yy + 8, size=14, bold=True, color=TEXT)
             else:
-                self.text("bot", x + 44, yy + 8, size=13, color=MUTED)
-                self.button("level %d · %s" % (
-                    seat.level, LEVEL_NAMES.get(seat.level, "")),
+                self.text(_("bot"), x + 44, yy + 8, size=13, color=MUTED)
+                self.button(_("level %d · %s") % (
+                    seat.level, _(LEVEL_NAMES.get(seat.level, ""))),
                     x + 200, yy, 220, 30, self.cycleLevel, i, size=11)
 
     def buildGomoku(self, x, y):
-        self.choiceRow("Your colour", x, y, ("black", "white"),
+        self.choiceRow(N_("Your colour"), x, y, ("black", "white"),
                        self.colour, self.setColour)
-        self.text("black moves first", x + 200, y - 20, size=10,
+        self.text(_("black moves first"), x + 200, y - 20, size=10,
                   color=MUTED)
         y -= 80
-        self.choiceRow("Bot level", x, y, LEVELS, self.levels[1],
+        self.choiceRow(N_("Bot level"), x, y, LEVELS, self.levels[1],
                        self.setBotLevel)
-        self.text(LEVEL_NAMES[self.levels[1]], x + 200, y - 20, size=10,
+        self.text(_(LEVEL_NAMES[self.levels[1]]), x + 200, y - 20, size=10,
                   color=MUTED)
 
     def setBotLevel(self, level):

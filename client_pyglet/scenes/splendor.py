@@ -6,6 +6,7 @@ clicking, the discard dialog and the noble choice.
 
 from hub.games import splendor as G
 
+from hub.client.i18n import N_, _
 from hub.client import events as E
 from hub.client import state as S
 from client_pyglet.scenes.base import (
@@ -18,6 +19,9 @@ GEM_COLOURS = {
     "obsidian": (46, 44, 50), "golden": (234, 192, 62),
 }
 GEM_TEXT = {"diamond": (30, 30, 30), "golden": (30, 30, 30)}
+#: The gems' names, for the catalog.
+GEM_NAMES = (N_("diamond"), N_("sapphire"), N_("emerald"), N_("ruby"),
+             N_("obsidian"), N_("golden"))
 CARD_W, CARD_H = 92, 120
 #: The action panel (buttons, or the result at the end): x, y, w, h.
 ACTIONS_RECT = (570, 90, 190, 350)
@@ -33,12 +37,12 @@ class SplendorTableScene(Scene):
     The players at the table with their ready flags; ready; add bot.
     """
 
-    title = "Splendor · table"
+    title = N_("Splendor · table")
 
     def build(self):
         st = self.state
         w, h = self.width, self.height
-        self.text("Splendor table", w / 2, h - 110, size=22, bold=True,
+        self.text(_("Splendor table"), w / 2, h - 110, size=22, bold=True,
                   anchor_x="center")
         x = w / 2 - 240
         y = h - 160
@@ -55,24 +59,24 @@ class SplendorTableScene(Scene):
                 self.circle(x + 36, yy + 24, 16, ACCENT if me else MUTED)
                 self.text(str(pid), x + 36, yy + 24, size=12, bold=True,
                           anchor_x="center", anchor_y="center")
-                self.text("%s" % ("you (%s)" % (st.name,) if me else
-                                  "player %d" % (pid,)),
+                self.text(_("you (%s)") % (st.name,) if me else
+                          _("player %d") % (pid,),
                           x + 66, yy + 16, size=15, bold=me)
-                self.text("READY" if ready else "not ready", x + 460,
+                self.text(_("READY") if ready else _("not ready"), x + 460,
                           yy + 16, size=12, bold=True,
                           color=GOOD if ready else BAD, anchor_x="right")
             else:
-                self.text("empty seat", x + 66, yy + 16, size=12,
+                self.text(_("empty seat"), x + 66, yy + 16, size=12,
                           color=(90, 100, 120))
         n = len(rows)
-        self.text("The game starts when 2 to 4 players are all ready.",
+        self.text(_("The game starts when 2 to 4 players are all ready."),
                   w / 2, y - 4 * 60 - 40, size=12, color=MUTED,
                   anchor_x="center")
         meReady = any(p[0] == st.myId and p[1] for p in st.players)
         by = y - 4 * 60 - 100
-        self.button("Ready", w / 2 - 240, by, 230, 42, st.setReady, True,
+        self.button(_("Ready"), w / 2 - 240, by, 230, 42, st.setReady, True,
                     active=meReady, enabled=not meReady)
-        self.button("Add bot", w / 2 + 10, by, 230, 42,
+        self.button(_("Add bot"), w / 2 + 10, by, 230, 42,
                     self.session.addBot, enabled=n < 4)
 
 
@@ -81,8 +85,8 @@ class SplendorGameScene(GameSceneMixin, Scene):
     The game table.
     """
 
-    title = "Splendor"
-    bankTitle = "Bank (click to pick gems)"
+    title = N_("Splendor")
+    bankTitle = N_("Bank (click to pick gems)")
 
     def setup(self):
         self.picked = {}
@@ -188,7 +192,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
         hintCard = hint.card if hint is not None else None
         # nobles
         top = self.height - 60
-        self.text("Nobles" if t.nobles else "no nobles left", 30,
+        self.text(_("Nobles") if t.nobles else _("no nobles left"), 30,
                   top - 16, size=11, color=MUTED)
         for i, n in enumerate(t.nobles):
             self.noble(100 + i * 88, top - 84, n)
@@ -202,9 +206,9 @@ class SplendorGameScene(GameSceneMixin, Scene):
             if self.selected == deckCard or hintCard == deckCard:
                 self.frame(27, y - 3, CARD_W + 6, CARD_H + 6,
                            GOLD if hintCard == deckCard else TEXT, 4)
-            self.text("level %d" % (level,), 30 + CARD_W / 2, y + 70,
+            self.text(_("level %d") % (level,), 30 + CARD_W / 2, y + 70,
                       size=12, bold=True, anchor_x="center")
-            self.text("%d left" % (deck,), 30 + CARD_W / 2, y + 45,
+            self.text(_("%d left") % (deck,), 30 + CARD_W / 2, y + 45,
                       size=10, anchor_x="center")
             if deck:
                 self.hit(30, y, CARD_W, CARD_H, self.select, deckCard)
@@ -235,7 +239,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
     def buildBank(self, hint):
         t = self.state.table
         y = 100
-        self.text(self.bankTitle, 30, y + 62, size=11, color=MUTED)
+        self.text(_(self.bankTitle), 30, y + 62, size=11, color=MUTED)
         hintGems = dict(hint.gems) if hint is not None and \
             hint.kind == G.GET_GEMS else {}
         for i, g in enumerate(G.TOKENS):
@@ -261,17 +265,19 @@ class SplendorGameScene(GameSceneMixin, Scene):
             return
         mine = st.isMyTurn() and not st.discard and not st.nobleChoice
         if self.picked:
-            s = ", ".join("%d %s" % (n, g) for g, n in self.picked.items())
-            self.text("take: " + s, x + 10, top - 12, size=10, width=170,
-                      multiline=True, anchor_y="top")
+            s = ", ".join("%d %s" % (n, _(g))
+                          for g, n in self.picked.items())
+            self.text(_("take: %s") % (s,), x + 10, top - 12, size=10,
+                      width=170, multiline=True, anchor_y="top")
         elif self.selected:
-            s = ("deck level %d" % (self.selected - G.UNKNOWN_CARD_BASE,)
+            s = (_("deck level %d") % (
+                self.selected - G.UNKNOWN_CARD_BASE,)
                  if self.selected > G.UNKNOWN_CARD_BASE else
-                 "card #%d" % (self.selected,))
-            self.text("selected: " + s, x + 10, top - 12, size=11,
+                 _("card #%d") % (self.selected,))
+            self.text(_("selected: %s") % (s,), x + 10, top - 12, size=11,
                       anchor_y="top")
         else:
-            self.text("pick gems or a card", x + 10, top - 12, size=11,
+            self.text(_("pick gems or a card"), x + 10, top - 12, size=11,
                       color=MUTED, anchor_y="top")
         buy = reserve = take = False
         if mine and self.selected:
@@ -284,27 +290,28 @@ class SplendorGameScene(GameSceneMixin, Scene):
         y = bottom + 10
         if st.phase == S.GAME:
             ap = self.session.autoplay
-            self.button("Suggest", bx, y, bw, 32, self.suggest,
+            self.button(_("Suggest"), bx, y, bw, 32, self.suggest,
                         enabled=st.isMyTurn() and not ap.enabled)
             y += 40
-            self.button("AI 托管: %s" % ("on" if ap.enabled else "off"),
+            self.button(_("AI 托管: on") if ap.enabled else
+                        _("AI 托管: off"),
                         bx, y, bw, 32, self.toggleAuto, active=ap.enabled)
             y += 48
-            s, c, size = ("Your turn", ACCENT, 14) if st.isMyTurn() else (
-                "player %s's turn" % (st.currentId,), MUTED, 12)
+            s, c, size = (_("Your turn"), ACCENT, 14) if st.isMyTurn() \
+                else (_("player %s's turn") % (st.currentId,), MUTED, 12)
             self.text(s, x + w / 2, y, size=size, bold=True, color=c,
                       anchor_x="center")
             y += 28
-        self.button("Clear", bx, y, bw, 30, self.clear,
+        self.button(_("Clear"), bx, y, bw, 30, self.clear,
                     enabled=bool(self.picked or self.selected),
                     color=(90, 90, 110))
         y += 40
-        self.button("Reserve", bx, y, bw, 34, self.reserve,
+        self.button(_("Reserve"), bx, y, bw, 34, self.reserve,
                     enabled=reserve)
         y += 44
-        self.button("Buy", bx, y, bw, 34, self.buy, enabled=buy)
+        self.button(_("Buy"), bx, y, bw, 34, self.buy, enabled=buy)
         y += 44
-        self.button("Take gems", bx, y, bw, 34, self.take, enabled=take)
+        self.button(_("Take gems"), bx, y, bw, 34, self.take, enabled=take)
 
     def _assistHits(self):
         """
@@ -331,9 +338,9 @@ class SplendorGameScene(GameSceneMixin, Scene):
                 self.frame(x, y, 300, h, GOLD, 2)
             name = self.playerName(seat, pid)
             if st.winnerId == pid:
-                name += "  ★ winner"
+                name += _("  ★ winner")
             self.text(name, x + 12, y + h - 24, size=13, bold=me)
-            self.text("%d pts" % (p.points,), x + 288, y + h - 24,
+            self.text(_("%d pts") % (p.points,), x + 288, y + h - 24,
                       size=15, bold=True, color=GOLD, anchor_x="right")
             # tokens and bonuses
             for i, g in enumerate(G.TOKENS):
@@ -345,10 +352,11 @@ class SplendorGameScene(GameSceneMixin, Scene):
                     self.text(str(p.bonuses[i]), cx, y + h - 80, size=11,
                               bold=True, color=gemText(g),
                               anchor_x="center", anchor_y="center")
-            summary = "tokens %d · cards %d · nobles %d" % (
+            summary = _("tokens %d · cards %d · nobles %d") % (
                 p.tokenCount(), len(p.purchased), len(p.nobles))
             if me:
-                self.text(summary + " · reserved %d" % (len(p.reserved),),
+                self.text(summary + _(" · reserved %d") % (
+                    len(p.reserved),),
                           x + 12, y + 8, size=9, color=MUTED)
             else:
                 self.text(summary, x + 288, y + 12, size=9, color=MUTED,
@@ -370,8 +378,8 @@ class SplendorGameScene(GameSceneMixin, Scene):
         What the hand of player C{pid} (at C{seat}) is called.
         """
         if pid == self.state.myId:
-            return "you (%s)" % (self.state.name,)
-        return "player %d" % (pid,)
+            return _("you (%s)") % (self.state.name,)
+        return _("player %d") % (pid,)
 
     def buildResult(self, x, top):
         """
@@ -382,11 +390,12 @@ class SplendorGameScene(GameSceneMixin, Scene):
         won = st.winnerId == st.myId
         self.rect(x + 8, top - 62, 174, 52, GOOD if won else GOLD,
                   radius=8)
-        self.text("You win!" if won else "Player %s wins" % (st.winnerId,),
+        self.text(_("You win!") if won else
+                  _("Player %s wins") % (st.winnerId,),
                   x + 95, top - 36, size=16 if won else 13, bold=True,
                   anchor_x="center", anchor_y="center")
         yy = top - 100
-        self.text("Ranking", x + 12, yy, size=13, bold=True, color=GOLD)
+        self.text(_("Ranking"), x + 12, yy, size=13, bold=True, color=GOLD)
         ranking = t.ranking()
         winner = st.seatOf(st.winnerId)
         if winner in ranking:
@@ -396,13 +405,13 @@ class SplendorGameScene(GameSceneMixin, Scene):
             yy -= 40
             pid = st.sequence[seat]
             p = t.players[seat]
-            self.text("%d. %s" % (rank + 1, "you" if pid == st.myId
-                                   else "player %d" % (pid,)),
+            self.text("%d. %s" % (rank + 1, _("you") if pid == st.myId
+                                  else _("player %d") % (pid,)),
                       x + 12, yy, size=13, bold=pid == st.myId)
-            self.text("%d points, %d cards" % (p.points, len(p.purchased)),
+            self.text(_("%d points, %d cards") % (p.points, len(p.purchased)),
                       x + 30, yy - 18, size=10, color=MUTED)
         if st.connected:
-            self.button("New game", x + 10, 100, 170, 34, st.newGame)
+            self.button(_("New game"), x + 10, 100, 170, 34, st.newGame)
 
     def buildDiscard(self, hint):
         st = self.state
@@ -412,7 +421,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
         self.rect(x, y, w, h, (28, 34, 50), radius=14)
         self.frame(x, y, w, h, GOLD, 2)
         picked = sum(self.discardPick.values())
-        self.text("Too many tokens: give back %d (%d chosen)" % (
+        self.text(_("Too many tokens: give back %d (%d chosen)") % (
             st.discard, picked), x + w / 2, y + h - 40, size=15,
             bold=True, anchor_x="center")
         hintGems = dict(hint.gems) if hint is not None and \
@@ -426,9 +435,9 @@ class SplendorGameScene(GameSceneMixin, Scene):
             if g in hintGems:
                 self.ring(cx, y + 110, 29, GOLD, 4)
             self.hit(cx - 26, y + 84, 52, 52, self.pickDiscard, g)
-        self.button("Give back", x + w / 2 - 170, y + 16, 160, 36,
+        self.button(_("Give back"), x + w / 2 - 170, y + 16, 160, 36,
                     self.sendDiscard, enabled=picked == st.discard)
-        self.button("Reset", x + w / 2 + 10, y + 16, 160, 36,
+        self.button(_("Reset"), x + w / 2 + 10, y + 16, 160, 36,
                     self.resetDiscard, color=(90, 90, 110))
 
     def buildNobleChoice(self, hint):
@@ -437,7 +446,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
         x, y = (self.width - w) / 2, (self.height - h) / 2
         self.rect(x, y, w, h, (28, 34, 50), radius=14)
         self.frame(x, y, w, h, GOLD, 2)
-        self.text("Choose a noble", x + w / 2, y + h - 40, size=16,
+        self.text(_("Choose a noble"), x + w / 2, y + h - 40, size=16,
                   bold=True, anchor_x="center")
         for i, n in enumerate(st.nobleChoice):
             nx = x + 40 + i * 100
@@ -489,7 +498,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
             return
         why = self.state.check(action)
         if why is not None:
-            self.state.error("not allowed: %s" % (why,))
+            self.state.error(_("not allowed: %s") % (why,))
             return
         self.state.playAction(action)
         self.clear()

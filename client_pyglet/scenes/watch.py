@@ -12,6 +12,7 @@ from pyglet.window import key
 from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 
+from hub.client.i18n import N_, _
 from hub.client import events as E
 from hub.client import state as S
 from hub.client.watch import listGames
@@ -84,7 +85,7 @@ class WatchMixin:
         self.session = WatchSession(self.game, self.app.options)
         self.state = self.game.mirror()
         self.game.subscribe(self.gameEvent)
-        self.title = "Watching %s" % (GAME_TITLES[self.game.kind],)
+        self.title = _("Watching %s") % (_(GAME_TITLES[self.game.kind]),)
         super().setup()
 
     def close(self):
@@ -119,12 +120,12 @@ class WatchMixin:
         self.text(self.title, 16, y + 14, size=15, bold=True)
         where = self.app.connection.watchRoot or ""
         if self.game.live:
-            where += "  ·  %d watching" % (self.game.spectators,)
+            where += _("  ·  %d watching") % (self.game.spectators,)
         self.text(where, self.width - 16, y + 15, size=11, color=MUTED,
                   anchor_x="right")
         if self.game.live:
             self.rect(self.width / 2 - 40, y + 8, 80, 28, BAD, radius=8)
-            self.text("LIVE", self.width / 2, y + 22, size=13, bold=True,
+            self.text(_("LIVE"), self.width / 2, y + 22, size=13, bold=True,
                       anchor_x="center", anchor_y="center")
 
     # the replay controls
@@ -138,15 +139,15 @@ class WatchMixin:
         if g.steps is None:
             self.text(g.stepText(), x + w / 2, y + 64, size=13, bold=True,
                       anchor_x="center")
-            note = ("replay when the game ends" if g.live
-                    else "no replay kept")
+            note = (_("replay when the game ends") if g.live
+                    else _("no replay kept"))
             self.text(note, x + w / 2, y + 40, size=10, color=MUTED,
                       anchor_x="center")
             self.buildLeave(x, y, w)
             return
         bw = (w - 4 * 6) / 5.0
         labels = (("|<", g.first), ("<", self.back),
-                  ("pause" if g.playing else "play", g.togglePlay),
+                  (_("pause") if g.playing else _("play"), g.togglePlay),
                   (">", self.forward), (">|", g.last))
         for i, (label, callback) in enumerate(labels):
             enabled = (callback in (g.first, self.back) and g.step > 0) \
@@ -176,7 +177,7 @@ class WatchMixin:
 
         @return: the button's left edge.
         """
-        label = "Games" if self.app.connection.watchBack else "Quit"
+        label = _("Games") if self.app.connection.watchBack else _("Quit")
         left = x + w - LEAVE_WIDTH
         self.button(label, left, y + 2, LEAVE_WIDTH, 26, self.leave,
                     color=(120, 60, 60), size=10)
@@ -222,7 +223,7 @@ class WatchMixin:
         if g.atEnd and g.result is not None:
             return g.resultText(), GOLD
         if g.live and g.turn is not None:
-            return "to move: %s" % (g.seatName(g.turn.get("seat")),), TEXT
+            return _("to move: %s") % (g.seatName(g.turn.get("seat")),), TEXT
         return None, MUTED
 
 
@@ -244,7 +245,7 @@ class WatchCheckersScene(WatchMixin, CheckersGameScene):
         x, bottom, w, h = self.sideRect
         top = bottom + h
         self.rect(x, bottom, w, h, PANEL, radius=12)
-        self.text("Players", x + 18, top - 34, size=14, bold=True)
+        self.text(_("Players"), x + 18, top - 34, size=14, bold=True)
         y = top - 72
         for seat, data in enumerate(self.game.seats):
             if seat >= board.seatCount:
@@ -256,14 +257,14 @@ class WatchCheckersScene(WatchMixin, CheckersGameScene):
                       color=TEXT if turn or not st.currentRegion
                       else MUTED)
             if board.hasFinished(seat):
-                status, c = "home #%d" % (
+                status, c = _("home #%d") % (
                     board.finished.index(seat) + 1,), GOOD
             elif board.isEliminated(seat) or data.get("out"):
-                status, c = "out", BAD
+                status, c = _("out"), BAD
             elif turn:
-                status, c = "to move", GOLD
+                status, c = _("to move"), GOLD
             else:
-                status, c = "%d/10 home" % (
+                status, c = _("%d/10 home") % (
                     board.piecesInTarget(seat),), MUTED
             self.text(status, x + 296, y, size=11, color=c,
                       anchor_x="right")
@@ -271,7 +272,7 @@ class WatchCheckersScene(WatchMixin, CheckersGameScene):
         y -= 16
         text, colour = self.statusText()
         if st.phase == S.OVER and st.ranking:
-            self.text("Ranking", x + 18, y, size=15, bold=True, color=GOLD)
+            self.text(_("Ranking"), x + 18, y, size=15, bold=True, color=GOLD)
             y -= 30
             for i, name in enumerate(st.ranking):
                 region = st.regions.get(name)
@@ -307,10 +308,10 @@ class WatchGomokuScene(WatchMixin, GomokuGameScene):
             self.text(name, x + 55, y, size=14, bold=turn,
                       color=TEXT if turn else MUTED)
             if turn:
-                self.text("to move", x + 270, y, size=11, color=GOLD,
+                self.text(_("to move"), x + 270, y, size=11, color=GOLD,
                           anchor_x="right")
             y -= 44
-        self.text("stones: %d" % (st.moveCount,), x + 20, y, size=11,
+        self.text(_("stones: %d") % (st.moveCount,), x + 20, y, size=11,
                   color=MUTED)
         y -= 50
         text, colour = self.statusText()
@@ -329,7 +330,7 @@ class WatchSplendorScene(WatchMixin, SplendorGameScene):
     panel.
     """
 
-    bankTitle = "Bank"
+    bankTitle = N_("Bank")
 
     def playerName(self, seat, pid):
         return self.game.seatName(seat)
@@ -356,7 +357,7 @@ class WatchSplendorScene(WatchMixin, SplendorGameScene):
                 p = t.players[seat]
                 self.text("%d. %s" % (rank + 1, self.game.seatName(seat)),
                           x + 10, yy, size=11)
-                self.text("%d points, %d cards" % (
+                self.text(_("%d points, %d cards") % (
                     p.points, len(p.purchased)), x + 24, yy - 16, size=9,
                     color=MUTED)
                 yy -= 38
@@ -374,7 +375,7 @@ class WatchWaitScene(Scene):
     Before the watched game is known: loading, or why it cannot be.
     """
 
-    title = "Watching"
+    title = N_("Watching")
 
     def __init__(self, app, game):
         self.game = game
@@ -395,13 +396,14 @@ class WatchWaitScene(Scene):
 
     def build(self):
         w, h = self.width, self.height
-        self.text("Loading game %s from %s ..." % (
+        self.text(_("Loading game %s from %s ...") % (
             self.game.gameId, self.app.connection.watchRoot), w / 2,
             h / 2 + 20, size=18, anchor_x="center", anchor_y="center")
         if self.problem:
             self.text(self.problem, w / 2, h / 2 - 20, size=12, color=BAD,
                       anchor_x="center", anchor_y="center")
-        self.button("Games" if self.app.connection.watchBack else "Quit",
+        self.button(_("Games") if self.app.connection.watchBack
+                    else _("Quit"),
                     w / 2 - 60, h / 2 - 100, 120, 36,
                     self.app.connection.stopWatching)
 
@@ -415,16 +417,16 @@ def webRoot(text):
     """
     text = text.strip().rstrip("/")
     if not text:
-        raise ValueError("type the hub's web address, HOST:PORT")
+        raise ValueError(_("type the hub's web address, HOST:PORT"))
     if "://" in text:
-        scheme, _, text = text.partition("://")
+        scheme, unused, text = text.partition("://")
         if scheme not in ("http", "https"):
-            raise ValueError("not a web address: %r" % (scheme,))
+            raise ValueError(_("not a web address: %r") % (scheme,))
     host, sep, port = text.rpartition(":")
     if not sep or "]" in port:
         host, port = text, str(DEFAULT_WEB_PORT)
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError("bad web address %r" % (text,))
+        raise ValueError(_("bad web address %r") % (text,))
     return "http://%s:%d" % (host, int(port))
 
 
@@ -438,7 +440,7 @@ class WatchListScene(Scene):
         first answer.
     """
 
-    title = "Games to watch"
+    title = N_("Games to watch")
 
     def __init__(self, app, root):
         self.root = root
@@ -478,49 +480,49 @@ class WatchListScene(Scene):
     def _failed(self, failure):
         if failure.check(defer.CancelledError):
             return
-        self.problem = "no games from %s: %s" % (
+        self.problem = _("no games from %s: %s") % (
             self.root, failure.getErrorMessage())
         self.invalidate()
 
-    def _done(self, _):
+    def _done(self, ignored):
         self._pending = None
 
     def build(self):
         w, h = self.width, self.height
         top = h - 80
-        self.text("Games at %s" % (self.root,), 30, top, size=16,
+        self.text(_("Games at %s") % (self.root,), 30, top, size=16,
                   bold=True)
         self.rect(30, 120, w - 60, top - 150, PANEL, radius=12)
         y = top - 40
         if self.problem:
             self.text(self.problem, 50, y - 20, size=12, color=BAD)
         elif self.games is None:
-            self.text("Asking the hub ...", 50, y - 20, size=12,
+            self.text(_("Asking the hub ..."), 50, y - 20, size=12,
                       color=MUTED)
         elif not self.games:
-            self.text("No games running there now.", 50, y - 20, size=12,
+            self.text(_("No games running there now."), 50, y - 20, size=12,
                       color=MUTED)
         for game in (self.games or [])[:9]:
             y -= 52
             over = game.get("over")
             self.rect(44, y, w - 88, 44, PANEL_LIGHT, radius=8)
             kind = game.get("kind", "")
-            self.text(GAME_TITLES.get(kind, kind), 60, y + 15, size=13,
+            self.text(_(GAME_TITLES.get(kind, kind)), 60, y + 15, size=13,
                       bold=True)
             players = ", ".join(game.get("players") or [])
             self.text(players, 240, y + 15, size=12, width=w - 620)
-            self.text("%s · %d moves" % ("over" if over else "live",
+            self.text(_("%s · %d moves") % (_("over") if over else _("live"),
                                          game.get("plies", 0)),
                       w - 330, y + 15, size=11,
                       color=MUTED if over else GOOD)
-            self.button("Replay" if over else "Watch", w - 180, y + 6,
+            self.button(_("Replay") if over else _("Watch"), w - 180, y + 6,
                         120, 32, self.watch, game.get("id"), size=11)
-        self.field("web", "another hub: web address HOST:PORT (port %d "
-                   "by default)" % (DEFAULT_WEB_PORT,), 30, 50, 400,
+        self.field("web", _("another hub: web address HOST:PORT (port %d "
+                             "by default)") % (DEFAULT_WEB_PORT,), 30, 50, 400,
                    value=self.root.split("://", 1)[-1])
-        self.button("Look", 440, 50, 100, 30, self.lookAt, size=12)
-        self.button("Back", w - 150, 50, 120, 30, self.app.navigator.showStart,
-                    size=12)
+        self.button(_("Look"), 440, 50, 100, 30, self.lookAt, size=12)
+        self.button(_("Back"), w - 150, 50, 120, 30,
+                    self.app.navigator.showStart, size=12)
 
     def watch(self, gameId):
         self.app.connection.watchGame(self.root, gameId, back=self.root)

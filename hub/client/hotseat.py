@@ -5,6 +5,7 @@ session of the seat to move, and says whose turn it is.  No pyglet: the
 desktop client asks these after every state event.
 """
 
+from hub.client.i18n import _
 from hub.client import state as S
 
 
@@ -40,5 +41,5 @@ def bannerText(state):
     What the banner of a hot seat says over the view of C{state}.
     """
     if state.isMyTurn():
-        return "Hot seat: %s to move" % (state.name,)
-    return "Hot seat: %s's view, others moving" % (state.name,)
+        return _("Hot seat: %s to move") % (state.name,)
+    return _("Hot seat: %s's view, others moving") % (state.name,)

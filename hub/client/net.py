@@ -21,6 +21,7 @@ L{ClientState.wrongServer<hub.client.state.ClientState.wrongServer>}.
 
 from urllib.parse import urlsplit
 
+from hub.client.i18n import _
 from twisted.internet import error
 from twisted.internet.endpoints import HostnameEndpoint
 from twisted.internet.protocol import Factory, Protocol
@@ -133,7 +134,7 @@ class _ClientProtocol(Protocol, TimeoutMixin):
             self.transport.loseConnection()
             return
         if fatal:
-            self.state.error("the server sent %s" % (what,))
+            self.state.error(_("the server sent %s") % (what,))
             self.transport.loseConnection()
         else:
             self.log.warn("bad message from server: {what!r}", what=what)
@@ -294,11 +295,11 @@ def connectError(failure):
     A short reason why a connection attempt failed, for messages.
     """
     if failure.check(error.ConnectionRefusedError):
-        return "connection refused"
+        return _("connection refused")
     if failure.check(error.TimeoutError):
-        return "no reply (timed out)"
+        return _("no reply (timed out)")
     if failure.check(error.DNSLookupError):
-        return "unknown host"
+        return _("unknown host")
     return failure.getErrorMessage()
 
 

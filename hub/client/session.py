@@ -5,6 +5,7 @@ resumes a gomoku game with its token), the local bot for AI 托管 and
 hints, and the lobby steps of C{--bot} (L{hub.client.lobbyflow}).
 """
 
+from hub.client.i18n import _
 import functools
 from dataclasses import dataclass
 
@@ -86,6 +87,9 @@ class Options:
     #: the address of a game to watch from a hub's web face
     #: (C{http://HOST:PORT/games/ID}), or None
     watch: str = None
+    #: join C{room} as soon as the lobby is there, in gomoku too (a
+    #: tournament's room, opened by the hub)
+    joinRoom: bool = False
 
 
 def threadedThinking(reactor):
@@ -273,7 +277,7 @@ class ClientSession:
         if o.game == "gomoku":
             room = (self.state.room or {}).get("name", room)
         bot = self.botSeats.add(level or o.level, room=room, team=team)
-        self.state.notify("bot %s (level %d) is joining"
+        self.state.notify(_("bot %s (level %d) is joining")
                           % (bot.name, level or o.level))
         return bot
 
@@ -285,12 +289,12 @@ class ClientSession:
         @return: the bots added.
         """
         missing = count - len(getattr(self.state, "members", ()))
-        return [self.addBot(level, team=count) for _ in range(missing)]
+        return [self.addBot(level, team=count) for unused in range(missing)]
 
     # the connection
     def _connected(self, protocol):
         if self.attempts and not self._stopped:
-            self.state.notify("connected to %s" % (self.address,))
+            self.state.notify(_("connected to %s") % (self.address,))
         self.attempts = 0
         self._lastFailure = None
 
@@ -363,6 +367,13 @@ class ClientSession:
                 # --room without --bot: join it, the rest is the user's
                 self._autoJoined = True
                 self.clock.callLater(0, self.state.join, self.options.room)
+            elif (new == S.LOBBY and self.options.game == "gomoku"
+                    and self.options.joinRoom and self.options.room
+                    and not self._autoJoined and self.lobby is None):
+                # a tournament's room: the hub opened it for us
+                self._autoJoined = True
+                self.clock.callLater(0, self.state.joinRoom,
+                                     self.options.room)
             if new == S.OVER and not self._overSeen:
                 self._overSeen = True
                 self.onGameOver()

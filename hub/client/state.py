@@ -7,6 +7,7 @@ these objects and the tests drive them through
 L{twisted.internet.testing.StringTransport}.
 """
 
+from hub.client.i18n import _
 from twisted.logger import Logger
 
 from hub.client import events as E
@@ -108,10 +109,10 @@ class ClientState(Observable):
         game.
         """
         if not self.connected:
-            return "offline"
+            return _("offline")
         if not self.answered:
-            return "port open, no answer yet"
-        return "connected"
+            return _("port open, no answer yet")
+        return _("connected")
 
     def setPhase(self, phase):
         """
@@ -173,7 +174,7 @@ class ClientState(Observable):
         @return: True if it was sent, False when not connected.
         """
         if self._protocol is None:
-            self.error("not connected")
+            self.error(_("not connected"))
             return False
         self._protocol.sendMessage(message)
         awaitAnswer = getattr(self._protocol, "awaitAnswer", None)

@@ -7,6 +7,7 @@ that follows the server's moves, so legal destinations, hints and the
 local bot all come from the shared rules.
 """
 
+from hub.client.i18n import N_, _
 from hub.games import checkers as G
 from hub.wire import checkers as W
 
@@ -18,14 +19,14 @@ from hub.client.state import ClientState
 TURN_SECONDS = 15
 
 ERROR_TEXTS = {
-    W.NOT_IN_ROOM: "you are not in a room",
-    W.ROOM_IS_RUNNING: "a game is running in that room",
-    W.ROOM_NOT_RUNNING: "no game is running",
-    W.INVALID_JOIN: "cannot join (name taken, bad name or room full)",
-    W.OUTTURN_MOVE: "not your turn",
-    W.INVALID_MOVE: "illegal move",
-    W.INVALID_REQ: "the server did not understand the request",
-    W.OTHER_ERROR: "refused",
+    W.NOT_IN_ROOM: N_("you are not in a room"),
+    W.ROOM_IS_RUNNING: N_("a game is running in that room"),
+    W.ROOM_NOT_RUNNING: N_("no game is running"),
+    W.INVALID_JOIN: N_("cannot join (name taken, bad name or room full)"),
+    W.OUTTURN_MOVE: N_("not your turn"),
+    W.INVALID_MOVE: N_("illegal move"),
+    W.INVALID_REQ: N_("the server did not understand the request"),
+    W.OTHER_ERROR: N_("refused"),
 }
 
 
@@ -33,7 +34,7 @@ def errorText(data1, data2):
     """
     A readable text for ERROR_OP C{(data1, data2)}.
     """
-    base = ERROR_TEXTS.get(W.errorCode(data1), data1 or "error")
+    base = _(ERROR_TEXTS.get(W.errorCode(data1), data1 or "error"))
     if data2:
         return "%s — %s" % (base, data2)
     return base
@@ -137,13 +138,13 @@ class CheckersState(ClientState):
         Play C{path} (a sequence of cells) for our region.
         """
         if not self.isMyTurn() or self.awaitingReply:
-            self.error("not your turn")
+            self.error(_("not your turn"))
             return
         seat = self.mySeat()
         try:
             path = self.board.validate(seat, path)
         except G.IllegalMove as e:
-            self.error("illegal move: %s" % (e,))
+            self.error(_("illegal move: %s") % (e,))
             return
         if not self.send((W.MOVE_OP, self.myRegion(), W.formatPath(path))):
             return
@@ -192,7 +193,7 @@ class CheckersState(ClientState):
     def _otherLeft(self, data1, data2):
         self.members = [m for m in self.members if m[0] != data1]
         if self.phase == S.GAME:
-            self.notify("%s left the game" % (data1,))
+            self.notify(_("%s left the game") % (data1,))
         self.emit(E.RoomChanged())
 
     def _ready(self, data1, data2):
@@ -243,27 +244,27 @@ class CheckersState(ClientState):
                 self._beforeMove = None
             self.board.eliminate(seat)
             who = self.nameOfRegion(data1) or data1
-            self.notify("%s ran out of time and is out" % (who,))
+            self.notify(_("%s ran out of time and is out") % (who,))
             self.emit(E.Eliminated(seat))
             return
         try:
             path = W.parsePath(data2)
         except W.PathError as e:
-            self.error("bad move from the server: %s" % (e,))
+            self.error(_("bad move from the server: %s") % (e,))
             return
         if self.board.currentSeat != seat and not self.board.isOver:
             self.board.currentSeat = seat
         try:
             self.board.apply(seat, path)
         except G.IllegalMove as e:
-            self.error("out of sync with the server: %s" % (e,))
+            self.error(_("out of sync with the server: %s") % (e,))
             return
         self.lastPath = tuple(path)
         self.emit(E.Moved(seat, tuple(path)))
 
     def _finished(self, data1, data2):
         self.finishedMe = True
-        self.notify("All your pieces are home!")
+        self.notify(_("All your pieces are home!"))
         self.emit(E.Changed())
 
     def _ended(self, data1, data2):
@@ -282,13 +283,13 @@ class CheckersState(ClientState):
             self._beforeMove = None
             self.awaitingReply = False
             self.lastPath = None
-            self.error("move refused: " + text)
+            self.error(_("move refused: %s") % (text,))
             self.emit(E.Rejected())
             return
         if code in (W.INVALID_JOIN, W.ROOM_IS_RUNNING) and \
                 self.phase == S.LOBBY:
             self.roomId = None
-            self.error("join failed: " + text)
+            self.error(_("join failed: %s") % (text,))
             self.emit(E.JoinFailed(code))
             return
         self.error(text)
@@ -296,5 +297,5 @@ class CheckersState(ClientState):
     def _closed(self, data1, data2):
         self.members = []
         self.roomId = None
-        self.notify("the room was closed")
+        self.notify(_("the room was closed"))
         self.setPhase(S.LOBBY)

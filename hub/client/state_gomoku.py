@@ -7,6 +7,7 @@ C{session}) is filled in here.  The position is kept as a
 L{hub.games.gomoku} game so that the local bot can play it.
 """
 
+from hub.client.i18n import N_, _
 from hub.games import gomoku as G
 from hub.wire import gomoku as W
 
@@ -19,22 +20,25 @@ WHITE = G.WHITE
 SIZE = G.SIZE
 
 RESULT_TEXTS = {
-    W.S_NOCHANGE: "no change", W.S_ERROR: "general error",
-    W.S_ILLEGAL_OPER_LIMITS: "too many illegal operations",
-    W.S_INVALID_MSG: "invalid message", W.S_ILLEGAL_MSG: "illegal message",
-    W.S_ILLEGAL_OPER: "illegal operation",
-    W.S_PLAYER_INVALID_META: "invalid player name",
-    W.S_PLAYER_EXISTS: "that name is taken",
-    W.S_PLAYER_INVALID: "invalid player (only the owner can start)",
-    W.S_PLAYER_BUSY: "player busy",
-    W.S_ROOM_INVALID_META: "invalid room name or password",
-    W.S_ROOM_EXISTS: "that room already exists",
-    W.S_ROOM_NOT_EXISTS: "no such room", W.S_ROOM_FULL: "the room is full",
-    W.S_ROOM_ILLEGAL_ACCESS: "wrong password",
-    W.S_ROOM_ALREADY_INSIDE: "already in the room",
-    W.S_ROOM_ILLEGAL_OPER: "not allowed now", W.S_ROOM_EMPTY: "room empty",
-    W.S_MATCH_ILLEGAL_MOVE: "illegal move",
-    W.S_MATCH_OPER_TIMEOUT: "timeout",
+    W.S_NOCHANGE: N_("no change"), W.S_ERROR: N_("general error"),
+    W.S_ILLEGAL_OPER_LIMITS: N_("too many illegal operations"),
+    W.S_INVALID_MSG: N_("invalid message"),
+    W.S_ILLEGAL_MSG: N_("illegal message"),
+    W.S_ILLEGAL_OPER: N_("illegal operation"),
+    W.S_PLAYER_INVALID_META: N_("invalid player name"),
+    W.S_PLAYER_EXISTS: N_("that name is taken"),
+    W.S_PLAYER_INVALID: N_("invalid player (only the owner can start)"),
+    W.S_PLAYER_BUSY: N_("player busy"),
+    W.S_ROOM_INVALID_META: N_("invalid room name or password"),
+    W.S_ROOM_EXISTS: N_("that room already exists"),
+    W.S_ROOM_NOT_EXISTS: N_("no such room"),
+    W.S_ROOM_FULL: N_("the room is full"),
+    W.S_ROOM_ILLEGAL_ACCESS: N_("wrong password"),
+    W.S_ROOM_ALREADY_INSIDE: N_("already in the room"),
+    W.S_ROOM_ILLEGAL_OPER: N_("not allowed now"),
+    W.S_ROOM_EMPTY: N_("room empty"),
+    W.S_MATCH_ILLEGAL_MOVE: N_("illegal move"),
+    W.S_MATCH_OPER_TIMEOUT: N_("timeout"),
 }
 GAME_RESULTS = {W.GAME_RSLT_WIN: "win", W.GAME_RSLT_LOSE: "lose",
                 W.GAME_RSLT_DRAW: "draw", W.GAME_RSLT_ERROR: "error"}
@@ -44,7 +48,8 @@ def resultText(status):
     """
     A readable text for a C{msg_result} status code.
     """
-    return "%s (%d)" % (RESULT_TEXTS.get(status, "error"), status)
+    text = RESULT_TEXTS.get(status, N_("error"))
+    return "%s (%d)" % (_(text), status)
 
 
 class GomokuState(ClientState):
@@ -97,7 +102,7 @@ class GomokuState(ClientState):
 
     def _request(self, kind, build, data=None, *args, **kw):
         if not self.connected:
-            self.error("not connected")
+            self.error(_("not connected"))
             return False
         self.session += 1
         self.pending[self.session] = (kind, data)
@@ -155,7 +160,7 @@ class GomokuState(ClientState):
         if self.token is not None and self.phase in (S.ROOM, S.GAME,
                                                      S.LOBBY):
             self.emit(E.Lost())
-            self.error("connection lost")
+            self.error(_("connection lost"))
         else:
             ClientState.connectionLost(self, reason)
 
@@ -200,7 +205,7 @@ class GomokuState(ClientState):
 
     def move(self, x, y):
         if not self.isMyTurn():
-            self.error("not your turn")
+            self.error(_("not your turn"))
             return
         if self.awaitingReply:
             return
@@ -234,18 +239,18 @@ class GomokuState(ClientState):
                 if kind == "resume" and token == self.token:
                     self.resuming = False
                     self.awaitingReply = False
-                    self.notify("reconnected")
+                    self.notify(_("reconnected"))
                     self.emit(E.Changed())
                     return
                 if kind == "resume":
                     self.room = None
-                    self.notify("reconnected as a new player")
+                    self.notify(_("reconnected as a new player"))
                 self.resuming = False
                 self.token = token
                 self.setPhase(S.LOBBY)
                 self.refreshRooms()
             else:
-                self.error("register failed: " + resultText(status))
+                self.error(_("register failed: %s") % (resultText(status),))
                 if kind == "resume":
                     self.token = None
                     self.setPhase(S.CLOSED)
@@ -261,11 +266,11 @@ class GomokuState(ClientState):
                 self.setPhase(S.ROOM)
                 self.emit(E.RoomChanged())
             else:
-                self.error("create failed: " + resultText(status))
+                self.error(_("create failed: %s") % (resultText(status),))
                 self.emit(E.RoomFailed(status))
         elif kind == "join":
             if status != 0:
-                self.error("join failed: " + resultText(status))
+                self.error(_("join failed: %s") % (resultText(status),))
                 self.emit(E.RoomFailed(status))
         elif kind == "exit":
             if status == 0:
@@ -278,16 +283,17 @@ class GomokuState(ClientState):
                 self.room["gs"] = data
                 self.emit(E.RoomChanged())
             elif status:
-                self.error("ready failed: " + resultText(status))
+                self.error(_("ready failed: %s") % (resultText(status),))
         elif kind == "chess":
             if status == 0 and self.room:
                 self.room["oct"] = data
                 self.emit(E.RoomChanged())
             elif status:
-                self.error("colour change failed: " + resultText(status))
+                self.error(_("colour change failed: %s")
+                           % (resultText(status),))
         elif kind == "start":
             if status:
-                self.error("start failed: " + resultText(status))
+                self.error(_("start failed: %s") % (resultText(status),))
         elif kind == "move":
             self.awaitingReply = False
             if status == 0:
@@ -295,7 +301,7 @@ class GomokuState(ClientState):
                 self._place(x, y, self.myColour())
                 self.emit(E.Accepted())
             else:
-                self.error("move refused: " + resultText(status))
+                self.error(_("move refused: %s") % (resultText(status),))
                 self.emit(E.Rejected())
         elif status:
             self.error(resultText(status))
@@ -316,9 +322,9 @@ class GomokuState(ClientState):
         if t == W.RI_PLAYER_JOIN and self.phase == S.LOBBY:
             self.setPhase(S.ROOM)
         elif t == W.RI_PLAYER_JOIN:
-            self.notify("%s joined" % (room.get("guest"),))
+            self.notify(_("%s joined") % (room.get("guest"),))
         elif t == W.RI_PLAYER_EXIT:
-            self.notify("the other player left")
+            self.notify(_("the other player left"))
         self.emit(E.RoomChanged())
 
     def _gameState(self, m):
@@ -355,7 +361,7 @@ class GomokuState(ClientState):
         try:
             self.game_.apply(G.seatOfColour(colour), (x, y))
         except ValueError as e:
-            self.error("out of sync with the server: %s" % (e,))
+            self.error(_("out of sync with the server: %s") % (e,))
             return
         self.emit(E.Moved(G.seatOfColour(colour), (x, y), colour))
         self.emit(E.TurnChanged())

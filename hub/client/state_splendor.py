@@ -9,6 +9,7 @@ see the decks: they are filled with the cards not yet seen, and every
 NEW_CARD or revealed reserve puts the real card in place.
 """
 
+from hub.client.i18n import _
 from hub.games import splendor as G
 from hub.wire import splendor as W
 
@@ -108,7 +109,7 @@ class SplendorState(ClientState):
         None when it is.
         """
         if not self.isMyTurn():
-            return "not your turn"
+            return _("not your turn")
         try:
             self.table.copy().apply(self.mySeat(), action)
         except G.IllegalAction as e:
@@ -210,7 +211,7 @@ class SplendorState(ClientState):
         try:
             op = W.decodeOperation(body)
         except W.BodyError as e:
-            self.error("bad operation from the server: %s" % (e,))
+            self.error(_("bad operation from the server: %s") % (e,))
             return
         pid = op.playerId
         seat = self.seatOf(pid)
@@ -240,7 +241,7 @@ class SplendorState(ClientState):
         try:
             events = t.apply(seat, action)
         except G.IllegalAction as e:
-            self.error("out of sync with the server: %s" % (e,))
+            self.error(_("out of sync with the server: %s") % (e,))
             return
         if op.kind == G.FOLD_CARD_UNKNOWN:
             drawn = t.players[seat].reserved[-1]
@@ -298,7 +299,7 @@ class SplendorState(ClientState):
                 reserved = self.table.players[seat].reserved
                 reserved[reserved.index(real)] = guess
                 return
-        self.error("out of sync with the server: card %d is not hidden"
+        self.error(_("out of sync with the server: card %d is not hidden")
                    % (real,))
 
     def _newCard(self, playerId, body):
@@ -329,7 +330,7 @@ class SplendorState(ClientState):
 
     def _invalid(self, playerId, body):
         self.awaitingReply = False
-        self.error("the server refused that action")
+        self.error(_("the server refused that action"))
         self.emit(E.Rejected())
 
     def _noble(self, playerId, body):
@@ -353,7 +354,7 @@ class SplendorState(ClientState):
             try:
                 t.apply(seat, G.Action(G.GET_NOBLE, noble))
             except G.IllegalAction as e:
-                self.error("out of sync with the server: %s" % (e,))
+                self.error(_("out of sync with the server: %s") % (e,))
         if pid == self.myId:
             self.awaitingReply = False
             self.nobleChoice = ()

@@ -16,6 +16,7 @@ L{E.WatchError} (C{text}); L{GameWatcher} adds L{E.Following} (its
 event stream is open).
 """
 
+from hub.client.i18n import _
 from twisted.internet.error import ConnectError
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
@@ -333,17 +334,17 @@ class WatchedGame(Observable):
         C{move N / M} of a replay; C{live, move N} of a live game.
         """
         if self.steps is not None:
-            return "move %d / %d" % (self.step, self.lastStep)
+            return _("move %d / %d") % (self.step, self.lastStep)
         if self.live:
-            return "live · move %d" % (len(self.moves),)
-        return "move %d" % (len(self.moves),)
+            return _("live · move %d") % (len(self.moves),)
+        return _("move %d") % (len(self.moves),)
 
     def seatName(self, seat):
         """
         What to call seat C{seat}: its name, with its colour or region.
         """
         if seat is None or not 0 <= seat < len(self.seats):
-            return "seat %s" % (seat,)
+            return _("seat %s") % (seat,)
         data = self.seats[seat]
         if data.get("role"):
             return "%s (%s)" % (data["name"], data["role"])
@@ -358,11 +359,11 @@ class WatchedGame(Observable):
             return None
         winner = result.get("winner")
         if winner is not None:
-            return "%s won (%s)" % (self.seatName(winner),
+            return _("%s won (%s)") % (self.seatName(winner),
                                     result.get("reason"))
         if result.get("reason") == "normal":
-            return "a draw"
-        return "game over (%s)" % (result.get("reason"),)
+            return _("a draw")
+        return _("game over (%s)") % (result.get("reason"),)
 
     def mirror(self):
         """

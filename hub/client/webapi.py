@@ -19,6 +19,8 @@ from twisted.protocols.basic import LineOnlyReceiver
 from twisted.web.client import Agent, ResponseDone
 from twisted.web.http import PotentialDataLoss
 from twisted.web.http_headers import Headers
+from twisted.web.iweb import IBodyProducer
+from zope.interface import implementer
 
 #: The web port a hub listens on by default (C{--web-port tcp:8080}).
 DEFAULT_WEB_PORT = 8080
@@ -27,6 +29,8 @@ DEFAULT_WEB_PORT = 8080
 MAX_LINE = 4 * 1024 * 1024
 #: The biggest JSON document read (a long game's replay).
 MAX_DOCUMENT = 32 * 1024 * 1024
+#: The biggest answer to a POST read.
+MAX_ANSWER = 64 * 1024
 
 
 class WebAPIError(Exception):
@@ -156,6 +160,31 @@ class EventStreamProtocol(LineOnlyReceiver):
                                and not self.tooLong)
 
 
+@implementer(IBodyProducer)
+class BytesProducer:
+    """
+    A request body of a few bytes, written at once (no global
+    cooperator, as L{twisted.web.client.FileBodyProducer} would use).
+    """
+
+    def __init__(self, body):
+        self.body = body
+        self.length = len(body)
+
+    def startProducing(self, consumer):
+        consumer.write(self.body)
+        return defer.succeed(None)
+
+    def pauseProducing(self):
+        pass
+
+    def resumeProducing(self):
+        pass
+
+    def stopProducing(self):
+        pass
+
+
 class WebAPI:
     """
     The web API of one hub.
@@ -168,10 +197,42 @@ class WebAPI:
         self.root = root.rstrip("/")
         self.agent = agent if agent is not None else Agent(reactor)
 
-    def _request(self, path, accept):
+    def _request(self, path, accept, body=None):
+        if body is None:
+            return self.agent.request(
+                b"GET", (self.root + path).encode("ascii"),
+                Headers({b"Accept": [accept]}))
         return self.agent.request(
-            b"GET", (self.root + path).encode("ascii"),
-            Headers({b"Accept": [accept]}))
+            b"POST", (self.root + path).encode("ascii"),
+            Headers({b"Accept": [accept],
+                     b"Content-Type": [b"application/json"]}),
+            BytesProducer(body))
+
+    @defer.inlineCallbacks
+    def postJSON(self, path, data):
+        """
+        POST C{data} as JSON to C{path}: a Deferred of the JSON answered.
+
+        @raise WebAPIError: (in the Deferred) for a status other than 200,
+            with the answer's C{error} as its text when it has one.
+        """
+        response = yield self._request(
+            path, b"application/json", json.dumps(data).encode("utf-8"))
+        reader = _BoundedBody(MAX_ANSWER)
+        response.deliverBody(reader)
+        body = yield reader.done
+        try:
+            answer = json.loads((body or b"").decode("utf-8"))
+        except ValueError:
+            answer = None
+        if response.code != 200:
+            error = answer.get("error") if isinstance(answer, dict) \
+                else None
+            raise WebAPIError(error or "%s: HTTP %d" % (path, response.code),
+                              response.code)
+        if answer is None:
+            raise WebAPIError("%s: not JSON" % (path,), response.code)
+        return answer
 
     @defer.inlineCallbacks
     def getJSON(self, path):

@@ -419,7 +419,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     if director is not None:
         from hub.web.tournaments import TournamentFeeds, TournamentsWeb
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
-                                     spectating, web.gate)
+                                     spectating, web.gate,
+                                     getattr(auth, "names", None), hub.clock)
         feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
         tournaments.auth = auth
         if auth is not None:

@@ -6,6 +6,9 @@ The tournaments on the web face (L{hub.tournaments}):
                                       round (rooms, live game links),
                                       standings, crosstable
     /api/tournaments/ID/next?name=N   the room entrant N should join now
+    /api/tournaments/ID/entry         POST C{{"name", "key"}}: an account
+                                      enters itself, proven with its
+                                      play key (the desktop client)
     /api/tournaments/ID/standings.csv the standings as CSV
     /api/tournaments/ID/events        event stream: C{tournament} (the
                                       event's JSON) at once, then after
@@ -20,8 +23,10 @@ The tournaments on the web face (L{hub.tournaments}):
     /tournaments/ID/withdraw          (POST, CSRF, logged in) withdraw it
 
 Events are created and run with the CLI (C{python -m hub.tournaments})
-and from C{/admin} (L{hub.web.adminactions}).  Engine command lines
-never appear.
+and from C{/admin} (L{hub.web.adminactions}).  A person enters from the
+event's page (logged in), or with the account's play key
+(C{/api/tournaments/ID/entry}, as the game protocols prove a name: the
+key is never logged nor answered).  Engine command lines never appear.
 """
 
 from __future__ import annotations
@@ -70,8 +75,13 @@ class TournamentsWeb:
 
     def __init__(self, database: Any, director: Any = None,
                  lobby: Any = None, spectating: Any = None,
-                 gate: Any = None) -> None:
+                 gate: Any = None, names: Any = None,
+                 clock: Any = None) -> None:
         self.database = database
+        #: The hub's L{hub.accounts.check.NameService}, or None (no
+        #: accounts: nobody enters from the web).
+        self.names = names
+        self.clock = clock
         self.director = director
         self.lobby = lobby
         self.spectating = spectating
@@ -301,6 +311,9 @@ class TournamentsAPI(resource.Resource):
             if not who:
                 return NotFound()
             return JSONResource(lambda: self.web.nextData(eventId, who))
+        if rest == [b"entry"]:
+            request.postpath = []
+            return EntryResource(self.web, eventId)
         if rest == [b"standings.csv"]:
             request.postpath = []
             return StandingsCSV(self.web, eventId)
@@ -311,6 +324,120 @@ class TournamentsAPI(resource.Resource):
         if rest:
             return NotFound()
         return JSONResource(lambda: self.web.eventData(eventId))
+
+
+#: The largest entry request body read (bytes).
+MAX_ENTRY_BODY = 1024
+#: The game kind whose keyed name form the entry's proof is checked in
+#: (the proof is the account's, whatever the event's game).
+PROOF_KIND = "checkers"
+
+
+class EntryError(Exception):
+    """
+    An entry refused: the HTTP C{code} and the C{error} said.
+    """
+
+    def __init__(self, code: int, error: str) -> None:
+        Exception.__init__(self, error)
+        self.code = code
+        self.error = error
+
+
+def entryFields(request: Any) -> Dict[str, str]:
+    """
+    The C{name} and C{key} of an entry request's JSON body.
+
+    @raise EntryError: not a small JSON object of two strings.
+    """
+    raw = request.content.read(MAX_ENTRY_BODY + 1) if request.content \
+        else b""
+    if len(raw) > MAX_ENTRY_BODY:
+        raise EntryError(413, "the body is too long")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:
+        raise EntryError(400, "the body is not JSON")
+    if not isinstance(data, dict) or not all(
+            isinstance(data.get(field), str) for field in ("name", "key")):
+        raise EntryError(400, "give a JSON object with name and key")
+    return {"name": data["name"], "key": data["key"]}
+
+
+class EntryResource(resource.Resource):
+    """
+    C{POST /api/tournaments/ID/entry} with C{{"name": ACCOUNT, "key":
+    PLAY_KEY}}: the account enters the event (as C{enter EVENT ACCOUNT}
+    of the CLI), proven by its play key through the hub's name check
+    (its per-name and per-address limits on failed proofs included).
+    Answers C{{"event", "name", "entered": true}}; 403 for a name and
+    key that do not prove an account (one answer whatever the reason),
+    404 without accounts or for no such event, 409 when the event takes
+    no entry.
+    """
+
+    isLeaf = True
+
+    def __init__(self, web: TournamentsWeb, eventId: int) -> None:
+        resource.Resource.__init__(self)
+        self.web = web
+        self.eventId = eventId
+
+    def render_GET(self, request: Any) -> Any:
+        request.setHeader(b"Allow", b"POST")
+        return sendJSON(request, {"error": "method not allowed"}, 405)
+
+    def render_POST(self, request: Any) -> Any:
+        names = self.web.names
+        if names is None:
+            return sendJSON(request, {"error": "not found"}, 404)
+        try:
+            fields = entryFields(request)
+        except EntryError as e:
+            return sendJSON(request, {"error": e.error}, e.code)
+        from hub.accounts.check import Verdict
+        from hub.accounts.names import keyedName
+        host = getattr(request.getClientAddress(), "host", None)
+        verdict = names.judge(
+            PROOF_KIND, keyedName(PROOF_KIND, fields["name"][:64],
+                                  fields["key"][:64]), host)
+        if not isinstance(verdict, Verdict) or verdict.guest:
+            return sendJSON(request, {
+                "error": "that name and play key prove no account"}, 403)
+        clock = self.web.clock
+        now = clock.seconds() if clock is not None else time.time()
+        d = self.web.database.runInteraction(
+            store.enter, self.eventId, verdict.name, now)
+
+        def entered(name: str) -> Any:
+            log.info("{name} entered tournament {event} from the web",
+                     name=name, event=self.eventId)
+            return 200, {"event": self.eventId, "name": name,
+                         "entered": True}
+
+        def refused(failure: Any) -> Any:
+            failure.trap(store.TournamentError)
+            text = str(failure.value)
+            if "no event" in text or "no such" in text:
+                return 404, {"error": "not found"}
+            return 409, {"error": text}
+
+        def answer(result: Any) -> None:
+            code, data = result
+            if not finished:
+                request.write(sendJSON(request, data, code))
+                request.finish()
+
+        def failed(failure: Any) -> None:
+            log.failure("tournament entry failed", failure)
+            if not finished:
+                request.write(sendJSON(request, {"error": "failed"}, 500))
+                request.finish()
+
+        finished: List[bool] = []
+        request.notifyFinish().addBoth(lambda _: finished.append(True))
+        d.addCallbacks(entered, refused).addCallbacks(answer, failed)
+        return server.NOT_DONE_YET
 
 
 # The pages.

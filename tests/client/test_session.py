@@ -290,3 +290,29 @@ class WrongServerTests(SessionTests):
             ("error", "no checkers server at 127.0.0.1:4242: it gave no "
                       "answer in 5 s"))
         self.assertFalse(session.service.running)
+
+
+class TournamentRoomTests(SessionTests):
+    """
+    A tournament's game (C{joinRoom}): the room the hub opened is joined
+    as soon as the lobby is there, in gomoku too.
+    """
+
+    def test_gomokuJoinsTheRoom(self):
+        session = self.session(room="3-1-2", joinRoom=True)
+        proto, transport = self.register(session)
+        self.clock.advance(0)
+        sent = gwire.decodeMessage(take(transport)[1:-1])
+        self.assertEqual(sent["msg_type"], gwire.roomOpMessage(
+            None, gwire.RO_ROOM_JOIN, "3-1-2", "")["msg_type"])
+        self.assertIn("3-1-2", repr(sent))
+
+    def test_gomokuRoomAloneDoesNot(self):
+        """
+        C{--room} without C{--bot} leaves a gomoku lobby to the user, as
+        before.
+        """
+        session = self.session(room="3-1-2")
+        proto, transport = self.register(session)
+        self.clock.advance(0)
+        self.assertEqual(take(transport), b"")

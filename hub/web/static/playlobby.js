@@ -236,8 +236,8 @@ function roomsOf(kind) {
     name: room.name, members: room.members.map(m => m.name),
     capacity: room.capacity, running: room.state === "playing",
     locked: room.locked, node: null, owner: room.owner}));
-  const there = ((page.state.remote || {})[kind] || []).map(room => Object.assign(
-    {owner: null}, room));
+  const remote = (page.state.remote || {})[kind] || [];
+  const there = remote.map(room => Object.assign({owner: null}, room));
   return here.concat(there);
 }
 
@@ -249,7 +249,8 @@ function joinable(room, kind) {
 
 function roomItem(room, kind) {
   const name = page.state.welcome.name;
-  return el("li", {class: "room", "data-room": room.name},
+  return el("li", {class: "room", "data-kind": kind,
+                   "data-room": room.name},
     el("div", {},
       el("span", {class: "room-name"}, player(room.name)),
       el("span", {class: "state " + (room.running ? "playing" : "waiting")},

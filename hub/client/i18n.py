@@ -1,0 +1,119 @@
+"""
+The desktop client's language: the same gettext catalogs as the web
+face (C{hub/locale/LANG/LC_MESSAGES/}, read with Babel as
+L{hub.web.i18n} reads them), in the C{client} domain: C{client.po}
+beside the pages' C{web.po}.
+
+The client's strings are marked C{_("...")} (translated where they are
+shown) or C{N_("...")} (a constant translated later with C{_}); the
+template C{hub/locale/client.pot} is extracted from them::
+
+    pybabel extract -k _ -k N_ --no-location --omit-header \\
+        -o hub/locale/client.pot client_pyglet hub/client
+
+The language is chosen once, at start (C{--lang}, else the system
+locale: C{LC_ALL}, C{LC_MESSAGES}, C{LANG}, as gettext looks), with
+L{setLanguage}.
+"""
+
+import os
+
+from babel import Locale, UnknownLocaleError
+from babel.messages.pofile import read_po
+
+from hub.web.i18n import LANGUAGES, LOCALE
+
+#: The catalog domain of the desktop client.
+DOMAIN = "client"
+#: The environment variables naming the user's language, first wins (the
+#: order of gettext).
+LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+_catalogs = {}
+_current = {"language": LANGUAGES[0]}
+
+
+def catalog(language):
+    """
+    The translations of C{language}'s client catalog, as a L{dict} from
+    the English text to the translated one (untranslated and fuzzy
+    entries left out), read once.
+    """
+    found = _catalogs.get(language)
+    if found is None:
+        path = os.path.join(LOCALE, language, "LC_MESSAGES",
+                            DOMAIN + ".po")
+        with open(path, "rb") as f:
+            messages = read_po(f, locale=language)
+        found = _catalogs[language] = {
+            message.id: message.string for message in messages
+            if message.id and message.string and not message.fuzzy}
+    return found
+
+
+def languageOf(tag):
+    """
+    The catalog language of a locale name or tag (C{zh_CN.UTF-8},
+    C{zh-TW}, C{en_GB}), or None when there is none for it (C{C},
+    C{POSIX}, an unknown language).
+    """
+    tag = (tag or "").split(".")[0].split("@")[0].strip()
+    if not tag or tag in ("C", "POSIX"):
+        return None
+    try:
+        parsed = Locale.parse(tag.replace("-", "_"))
+    except (ValueError, UnknownLocaleError):
+        return None
+    return parsed.language if parsed.language in LANGUAGES else None
+
+
+def systemLanguage(environ=None):
+    """
+    The language of the system locale: the first of L{LOCALE_VARIABLES}
+    that is set (C{LANGUAGE} may list several, colon-separated) and
+    names a language with a catalog, else English.
+    """
+    environ = os.environ if environ is None else environ
+    for variable in LOCALE_VARIABLES:
+        value = environ.get(variable)
+        if not value:
+            continue
+        for tag in value.split(":"):
+            language = languageOf(tag)
+            if language is not None:
+                return language
+        if variable != "LANGUAGE":
+            # gettext stops at the first of these that is set
+            break
+    return LANGUAGES[0]
+
+
+def setLanguage(language):
+    """
+    Show the client in C{language} (one of L{LANGUAGES}) from now on.
+    """
+    if language not in LANGUAGES:
+        raise ValueError("no catalog for language %r" % (language,))
+    catalog(language)
+    _current["language"] = language
+
+
+def language():
+    """
+    The language the client is shown in.
+    """
+    return _current["language"]
+
+
+def _(text):
+    """
+    C{text} (English) in the client's language.
+    """
+    return catalog(_current["language"]).get(text, text)
+
+
+def N_(text):
+    """
+    Mark C{text} for the catalog without translating it (yet).
+    """
+    return text
