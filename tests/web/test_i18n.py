@@ -58,6 +58,19 @@ def scriptMessages():
         keywords={"t": None})}
 
 
+def templates():
+    """
+    The message ids of each catalog template (C{hub/locale/*.pot}), by
+    domain.
+    """
+    found = {}
+    for name in os.listdir(i18n.LOCALE):
+        if name.endswith(".pot"):
+            with open(os.path.join(i18n.LOCALE, name), "rb") as f:
+                found[name[:-4]] = {m.id for m in read_po(f) if m.id}
+    return found
+
+
 def poFiles(language):
     """
     The catalogs of C{language}: C{{domain: [message, ...]}} (the header
@@ -128,22 +141,22 @@ class CatalogTests(SynchronousTestCase):
 
     def test_sameDomains(self):
         """
-        Both languages have the same catalogs, the template's (C{web}).
+        Both languages have the same catalogs, one for each template: the
+        pages' (C{web}) and the desktop client's (C{client}).
         """
-        self.assertEqual(sorted(poFiles("en")), ["web"])
-        self.assertEqual(sorted(poFiles("zh")), ["web"])
+        self.assertEqual(sorted(templates()), ["client", "web"])
+        self.assertEqual(sorted(poFiles("en")), sorted(templates()))
+        self.assertEqual(sorted(poFiles("zh")), sorted(templates()))
 
     def test_catalogsComplete(self):
         """
-        Every catalog holds exactly the template's texts, in both
+        Every catalog holds exactly its template's texts, in both
         languages: each has its Chinese translation, with the same
         placeholders; nothing is fuzzy (a fuzzy translation is not
         shown).
         """
-        with open(os.path.join(i18n.LOCALE, "web.pot"), "rb") as f:
-            template = {m.id for m in read_po(f) if m.id}
         english, chinese = poFiles("en"), poFiles("zh")
-        for domain in english:
+        for domain, template in templates().items():
             englishIds = {m.id for m in english[domain]}
             chineseIds = {m.id for m in chinese[domain]}
             self.assertEqual(englishIds, chineseIds, domain)
