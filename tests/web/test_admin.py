@@ -106,18 +106,24 @@ class AdminTests(AccountsWebMixin, TestCase):
         """
         The endpoints these tests try against every role are all there
         are: every child of C{/admin} and C{/api/admin}, each action with
-        the role check the tests expect of it.
+        the role check the tests expect of it.  The events' page and
+        actions (admin only) are tried against every role by
+        L{tests.tournaments.test_webadmin}.
         """
+        from tests.tournaments import test_webadmin
+        actions = dict(ACTIONS)
+        actions.update((a, ADMINISTER) for a in test_webadmin.ACTIONS)
         admin = self.web.site.resource.children[b"admin"]
         api = self.web.site.resource.children[b"api"].children[b"admin"]
         self.assertEqual(set(admin.children),
-                         {b"audit"} | {a.encode() for a in ACTIONS})
+                         {b"audit", b"tournaments"}
+                         | {a.encode() for a in actions})
         self.assertEqual(set(api.children),
-                         {p.encode() for p in READS + tuple(ACTIONS)})
-        self.assertEqual(set(adminactions.ACTIONS), set(ACTIONS))
+                         {p.encode() for p in READS + tuple(actions)})
+        self.assertEqual(set(adminactions.ACTIONS), set(actions))
         for action, (allowed, _) in adminactions.ACTIONS.items():
             self.assertEqual(tuple(r for r in ROLES if allowed(r)),
-                             ACTIONS[action], action)
+                             actions[action], action)
 
     @defer.inlineCallbacks
     def test_pagesEveryRole(self):
