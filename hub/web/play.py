@@ -102,7 +102,6 @@ NOT_YOUR_TURN = "not-your-turn"
 NOT_SEATED = "not-seated"
 GAME_OVER = "game-over"
 ILLEGAL = "illegal"
-TOO_LARGE = "too-large"
 UNSUPPORTED = "unsupported"
 NOT_ENTRANT = "not-entrant"
 #: The room is homed on another node of the cluster: its browsers play

@@ -211,7 +211,7 @@ class AccountsBrowserTests(SynchronousTestCase):
         # Logged out, the tab's stored name and resume token are a
         # guest's hello: the account's name is refused.
         self.open("/play")
-        self.wait(lambda: "name-taken" in self.one("#error").text,
+        self.wait(lambda: "That name is taken." in self.one("#error").text,
                   "a guest took the account's name")
         self.one("#name").clear()
         self.one("#name").send_keys("guest1")

@@ -5,6 +5,7 @@ catalogs of the pages and their scripts.
 
 import glob
 import os
+import re
 
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
@@ -260,3 +261,42 @@ class PlayPageTests(SynchronousTestCase):
         named = pages.tags.a(pages.player("account"), href="/account")
         self.assertIs(pages.translatedLink(named, i18n.translator("zh")),
                       named)
+
+
+class ErrorTextTests(SynchronousTestCase):
+    """
+    The play page says a sentence for each error code of C{/ws}
+    (C{static/errors.js}), not the code.
+    """
+
+    def test_everyCode(self):
+        """
+        Every error code the hub's browser play sends (the constants of
+        L{hub.web.play}, and C{internal}) has its sentence, and each
+        sentence is a code's.
+        """
+        from hub.web import play
+        codes = {value for name, value in vars(play).items()
+                 if name.isupper() and isinstance(value, str)
+                 and name != "WEB_KIND" and value == value.lower()
+                 and value.replace("-", "").isalpha()}
+        codes.add("internal")
+        with open(os.path.join(STATIC, "errors.js"), encoding="utf-8") as f:
+            texts = set(re.findall(r'^  "([a-z-]+)": \(\) => t\(',
+                                   f.read(), re.M))
+        self.assertEqual(texts, codes)
+
+    def test_documented(self):
+        """
+        The codes with a sentence are all in C{docs/protocols/web.md}'s
+        list of error codes.
+        """
+        with open(os.path.join(STATIC, "errors.js"), encoding="utf-8") as f:
+            texts = set(re.findall(r'^  "([a-z-]+)": ', f.read(), re.M))
+        docs = os.path.join(os.path.dirname(os.path.dirname(
+            os.path.dirname(os.path.abspath(__file__)))), "docs",
+            "protocols", "web.md")
+        with open(docs, encoding="utf-8") as f:
+            section = f.read().split("### Error codes", 1)[1]
+        section = section.split("\n#", 1)[0]
+        self.assertLessEqual(texts, set(re.findall(r"`([a-z-]+)`", section)))

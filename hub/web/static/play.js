@@ -14,6 +14,7 @@ import { el, player, replaceChildren, svg } from "./dom.js";
 import {
   CHECKERS_STEP, GOMOKU_CELL, checkersPoint, drawCheckers, drawGomoku,
   gomokuAt } from "./boards.js";
+import { errorText } from "./errors.js";
 import { language, otherLanguages, t } from "./i18n.js";
 import {
   drawSplendorPlay, hintChoice, newChoice, phaseOf } from "./splendorplay.js";
@@ -162,7 +163,7 @@ const HANDLERS = {
     const asked = state.askingWho;
     if (message.request === "hello") state.askingWho = false;
     errorLine.textContent = asked && message.code === "bad-message" ? "" :
-      t("Error: {0}", message.code);
+      errorText(message.code);
     if (message.request !== "hello") return;
     sessionStorage.removeItem("gamehub.resume");
     if (message.code === "login-required") {
