@@ -68,12 +68,15 @@ class Entrant:
 
     @ivar entry: Entry order, from 1.
     @ivar command: An engine's command line (admins only), or None.
+    @ivar guest: The name is no account's (entered as a guest's, or an
+        engine's free name).
     """
 
     name: str
     entry: int
     command: Optional[Tuple[str, ...]]
     withdrawn: bool
+    guest: bool = False
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -223,6 +226,8 @@ def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
                     "%s is no account (python -m hub.accounts add %s), "
                     "and entrants are accounts; enter --guest enters a "
                     "guest's name" % (name, name))
+            # An engine under a name no account owns plays as a guest.
+            guest = True
     commandText = _dumps(list(command)) if command else None
     cursor.execute("SELECT command FROM tournament_entrants WHERE "
                    "tournament_id = ? AND name = ?", (eventId, name))
@@ -233,13 +238,15 @@ def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
         entry = int(cursor.fetchone()[0]) + 1
         cursor.execute(
             "INSERT INTO tournament_entrants (tournament_id, name, entry, "
-            "command, withdrawn, entered_at) VALUES (?, ?, ?, ?, 0, ?)",
-            (eventId, name, entry, commandText, now))
+            "command, withdrawn, entered_at, guest) "
+            "VALUES (?, ?, ?, ?, 0, ?, ?)",
+            (eventId, name, entry, commandText, now, int(guest)))
     else:
         cursor.execute(
-            "UPDATE tournament_entrants SET withdrawn = 0, command = ? "
-            "WHERE tournament_id = ? AND name = ?",
-            (commandText if command else row[0], eventId, name))
+            "UPDATE tournament_entrants SET withdrawn = 0, command = ?, "
+            "guest = ? WHERE tournament_id = ? AND name = ?",
+            (commandText if command else row[0], int(guest), eventId,
+             name))
     return name
 
 
@@ -264,13 +271,13 @@ def entrants(cursor: db.Cursor, eventId: int) -> List[Entrant]:
     """
     The entrants of C{eventId}, in entry order.
     """
-    cursor.execute("SELECT name, entry, command, withdrawn FROM "
+    cursor.execute("SELECT name, entry, command, withdrawn, guest FROM "
                    "tournament_entrants WHERE tournament_id = ? "
                    "ORDER BY entry", (eventId,))
     return [Entrant(name, entry,
                     tuple(json.loads(command)) if command else None,
-                    bool(withdrawn))
-            for name, entry, command, withdrawn in cursor.fetchall()]
+                    bool(withdrawn), bool(guest))
+            for name, entry, command, withdrawn, guest in cursor.fetchall()]
 
 
 def requestState(cursor: db.Cursor, eventId: int, action: str,

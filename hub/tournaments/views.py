@@ -66,11 +66,13 @@ def eventJSON(snap: store.Snapshot,
     standings and the crosstable.
     """
     event = snap.event
+    guests = {e.name for e in snap.entrants if e.guest}
     rounds: Dict[int, List[Dict[str, Any]]] = {}
     for game in snap.games:
         reason = snap.reasons.get((game.round, game.board))
         entry: Dict[str, Any] = {
             "board": game.board, "seats": list(game.seats),
+            "guests": [n in guests for n in game.seats],
             "bye": game.bye,
             "points": list(game.points) if game.points is not None
             else None,
@@ -88,11 +90,13 @@ def eventJSON(snap: store.Snapshot,
     summary.update({
         "entrants": [{"name": e.name, "entry": e.entry,
                       "engine": e.command is not None,
-                      "withdrawn": e.withdrawn} for e in snap.entrants],
+                      "withdrawn": e.withdrawn, "guest": e.guest}
+                     for e in snap.entrants],
         "rounds": [{"round": r, "pairings": rounds[r]}
                    for r in sorted(rounds)],
         "standings": [{"rank": s.rank, "name": s.name, "points": s.points,
-                       "tieBreaks": list(s.tieBreaks), "games": s.games}
+                       "tieBreaks": list(s.tieBreaks), "games": s.games,
+                       "guest": s.name in guests}
                       for s in table],
         "crosstable": crosstable(snap.names(), list(snap.games)),
     })

@@ -517,7 +517,9 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
                            tags.th("points"), tags.th("games"),
                            *[tags.th(pages.player(n)) for n in names])),
         tags.tbody(*[
-            tags.tr(tags.td(str(s["rank"])), tags.td(pages.player(s["name"])),
+            tags.tr(tags.td(str(s["rank"])),
+                    tags.td(pages.players([s["name"]], "",
+                                          [s.get("guest")])),
                     tags.td(_points(s["points"]), class_="points"),
                     tags.td(str(s["games"])),
                     *[tags.td("" if n == s["name"] else _points(
@@ -531,7 +533,8 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
         rows = []
         for p in r["pairings"]:
             cells = [tags.td(p.get("room", "bye")),
-                     tags.td(pages.players(p["seats"], " vs ")),
+                     tags.td(pages.players(p["seats"], " vs ",
+                                           p.get("guests"))),
                      tags.td(" - ".join(_points(x) for x in p["points"])
                              if p["points"] is not None else "playing"),
                      tags.td(p["result"] or "")]
@@ -542,7 +545,8 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
         rounds.append(tags.section(tags.h3("Round %d" % (r["round"],)),
                                    tags.table(*rows, class_="pairings")))
     entrants = tags.ul(*[
-        tags.li(pages.player(e["name"]), " (engine)" if e["engine"] else "",
+        tags.li(*pages.players([e["name"]], "", [e.get("guest")]),
+                " (engine)" if e["engine"] else "",
                 " (withdrawn)" if e["withdrawn"] else "")
         for e in data["entrants"]], class_="entrants")
     exports = tags.p(

@@ -9,14 +9,20 @@ L{hub.web.tournaments}).
 """
 
 import json
+import re
 from io import BytesIO
+
+import attr
 
 from twisted.internet import defer
 from twisted.trial.unittest import TestCase
 from twisted.web.client import FileBodyProducer, readBody
 from twisted.web.http_headers import Headers
+from twisted.web.template import flattenString
 
-from hub.tournaments import store
+from hub.tournaments import store, views
+from hub.tournaments.standings import Game
+from hub.web.tournaments import eventContent
 from hub.tournaments.director import Director
 
 from tests.web.accountsupport import AccountsWebMixin, Browser, csrfOf
@@ -336,3 +342,64 @@ class EventAdminTests(AccountsWebMixin, TestCase):
             "/login", path + "/enter", {})
         self.assertEqual(code, 400)
         self.assertIn("entry is closed", page)
+
+
+class GuestEntrantTests(AccountsWebMixin, TestCase):
+    """
+    An entrant whose name is no account's is a guest on the event's
+    pages, as everywhere (issue: "guests are marked as guests in the
+    records and on every page").
+    """
+
+    director = EventAdminTests.director
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        yield self.setUpWeb()
+        self.database = self.accounts.database
+
+    def write(self, interaction, *args):
+        return self.database.runInteraction(interaction, *args, write=True)
+
+    @defer.inlineCallbacks
+    def test_marked(self):
+        """
+        An account entered is not marked; a name entered as a guest's,
+        and an engine under a free name, are: in the store, the event's
+        JSON (entrants, standings, each pairing's seats) and its page.
+        """
+        yield self.addAccount("ann")
+        eventId = yield self.write(store.createEvent, "cup", "gomoku",
+                                   "round-robin", None, None, 2, None, 0.0)
+        yield self.write(store.enter, eventId, "ANN", 0.0)
+        yield self.write(store.enter, eventId, "visitor", 0.0, None, True)
+        yield self.write(store.enter, eventId, "robot", 0.0,
+                         ["python", "-m", "hub.bots"])
+        entrants = yield self.write(store.entrants, eventId)
+        self.assertEqual([(e.name, e.guest) for e in entrants],
+                         [("ann", False), ("visitor", True),
+                          ("robot", True)])
+        snap = yield self.write(store.snapshot, eventId)
+        snap = attr.evolve(snap, games=(Game(1, 1, ("ann", "visitor")),))
+        data = views.eventJSON(snap)
+        self.assertEqual([(e["name"], e["guest"]) for e in data["entrants"]],
+                         [("ann", False), ("visitor", True),
+                          ("robot", True)])
+        self.assertEqual({s["name"]: s["guest"] for s in data["standings"]},
+                         {"ann": False, "visitor": True, "robot": True})
+        self.assertEqual(data["rounds"][0]["pairings"][0]["guests"],
+                         [False, True])
+        page = flattenString(None, eventContent(data))
+        page = self.successResultOf(page).decode("utf-8")
+        marked = re.findall(r"<bdi>(\w+)</bdi> ?<span class=\"tag guest\">",
+                            page)
+        # Standings, pairing, entrants: the two guests each time.
+        self.assertEqual(sorted(marked), ["robot", "robot", "visitor",
+                                          "visitor", "visitor"])
+        code, _, page = yield Browser(self.web).get(
+            "/tournaments/%d" % (eventId,))
+        self.assertEqual(code, 200)
+        self.assertEqual(
+            sorted(re.findall(r"<bdi>(\w+)</bdi> ?<span class=\"tag guest\">",
+                              page)),
+            ["robot", "robot", "visitor", "visitor"])

@@ -3,7 +3,7 @@
 // event's JSON at once and after each change.  The page is complete
 // without this script; every name goes in as a text node (dom.js).
 
-import { el, player, players, replaceChildren } from "./dom.js";
+import { el, player, replaceChildren } from "./dom.js";
 import { t } from "./i18n.js";
 
 const root = document.getElementById("tournament");
@@ -13,10 +13,27 @@ function points(value) {
   return String(Math.round(value * 100) / 100);
 }
 
+// A name, marked when it is a guest's (no account's).
+function entrant(name, guest) {
+  return guest ? [player(name), " ", el("span", { class: "tag guest" },
+                                          t("guest"))]
+               : [player(name)];
+}
+
+// The names of a pairing's seats, the guests marked.
+function seatNames(p) {
+  const parts = [];
+  p.seats.forEach((name, i) => {
+    if (parts.length) parts.push(" vs ");
+    parts.push(...entrant(name, (p.guests || [])[i]));
+  });
+  return parts;
+}
+
 function standingRows(data) {
   const names = data.standings.map((s) => s.name);
   return data.standings.map((s) => el("tr", { class: "standing" },
-    el("td", {}, String(s.rank)), el("td", {}, player(s.name)),
+    el("td", {}, String(s.rank)), el("td", {}, entrant(s.name, s.guest)),
     el("td", { class: "points" }, points(s.points)),
     el("td", {}, String(s.games)),
     names.map((n) => el("td", {}, n === s.name ? "" :
@@ -27,7 +44,7 @@ function pairingRow(p) {
   const result = p.points === null ? "playing"
     : p.points.map(points).join(" - ");
   return el("tr", { class: "pairing" },
-    el("td", {}, p.room || "bye"), el("td", {}, players(p.seats, " vs ")),
+    el("td", {}, p.room || "bye"), el("td", {}, seatNames(p)),
     el("td", {}, result), el("td", {}, p.result || ""),
     p.live ? el("td", {}, el("a", { href: p.live, class: "watch" },
                               "watch")) : null);
