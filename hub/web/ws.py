@@ -25,14 +25,13 @@ is L{hub.web.play}'s; here is the connection and what it may cost:
     L{hub.connection});
   - nothing received for C{--idle-seconds} closes it.
 
-A move costs the hub little more than a legacy client's
-(docs/benchmarks.md, C{bench/ws_gomoku.py}): what nearly every message
-is, a short text frame in one piece, is read and written here without
-autobahn's general machinery (L{PlaySocket.dataReceived},
-L{PlaySocket.sendText}), with the same checks; anything else (longer,
-fragmented, binary or control frames, a frame cut across reads, a
-message that is not UTF-8) is autobahn's, as are the handshake and the
-close.
+All the framing, reading and writing, is autobahn's.  A move costs the
+hub little more than a legacy client's (docs/benchmarks.md,
+C{bench/ws_gomoku.py}) through autobahn's own, documented means: a text
+that goes to several players is framed once (the factory's
+C{prepareMessage}, sent with C{sendPreparedMessage}, autobahn's way to
+broadcast), and autobahn's debug lines are off at txaio's log level
+(its default, C{info}; the hub does not change it).
 """
 
 from urllib.parse import urlsplit
@@ -56,34 +55,9 @@ from hub.web import play as playing
 MAX_MESSAGE = 8192
 #: Close code of a connection cut by a limit (policy violation).
 POLICY_VIOLATION = 1008
-#: The first byte of a whole (FIN) text frame without extension bits.
-_TEXT_FIN = 0x81
-#: The longest payload whose length fits the frame's second byte.
-_SHORT = 125
 
-
-def unmask(payload, mask):
-    """
-    The payload of a client frame, unmasked: XOR with its 4-byte C{mask}
-    repeated (RFC 6455, 5.3), as one integer operation.
-    """
-    size = len(payload)
-    key = (mask * (size // 4 + 1))[:size]
-    return (int.from_bytes(payload, "little")
-            ^ int.from_bytes(key, "little")).to_bytes(size, "little")
-
-
-def textFrame(data):
-    """
-    The unmasked server frame of one whole text message whose UTF-8 is
-    C{data} (RFC 6455, 5.2: what autobahn's C{sendMessage} writes).
-    """
-    size = len(data)
-    if size <= _SHORT:
-        return bytes((_TEXT_FIN, size)) + data
-    if size < 65536:
-        return bytes((_TEXT_FIN, 126)) + size.to_bytes(2, "big") + data
-    return bytes((_TEXT_FIN, 127)) + size.to_bytes(8, "big") + data
+#: The hub's own lines (a socket's C{log} is autobahn's txaio logger).
+_log = Logger()
 
 
 def sameOrigin(origin, host):
@@ -101,21 +75,6 @@ def sameOrigin(origin, host):
             and parts.netloc.lower() == host.strip().lower())
 
 
-class QuietLogger(Logger):
-    """
-    A L{Logger} without its debug and trace lines: autobahn writes two
-    debug lines per message, which cost a browser's move more than the
-    rest of its path through the hub (and are dropped by the hub's log
-    level anyway).
-    """
-
-    def debug(self, format=None, **kwargs):
-        pass
-
-    def trace(self, format=None, **kwargs):
-        pass
-
-
 class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
     """
     One browser's WebSocket: its text messages go to the factory's
@@ -127,7 +86,6 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         None (a guest).
     """
 
-    log = QuietLogger()
     player = None
     visitor = None
     host = None
@@ -143,8 +101,8 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         origin = request.headers.get("origin")
         if origin is not None and not sameOrigin(
                 origin, request.headers.get("host")):
-            self.log.info("refused a WebSocket from origin {origin!r}",
-                          origin=origin[:100], event="refused")
+            _log.info("refused a WebSocket from origin {origin!r}",
+                      origin=origin[:100], event="refused")
             raise ConnectionDeny(ConnectionDeny.FORBIDDEN,
                                  "cross-origin WebSocket refused")
         auth = self.factory.auth
@@ -163,8 +121,7 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         return None
 
     def _unidentified(self, failure):
-        self.log.failure("the login of a WebSocket was not read",
-                         failure)
+        _log.failure("the login of a WebSocket was not read", failure)
         raise ConnectionDeny(ConnectionDeny.SERVICE_UNAVAILABLE,
                              "logins cannot be read now")
 
@@ -205,72 +162,20 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
             self.host = getattr(self.transport.getPeer(), "host", None)
             self._bucket = gate.bucketFor(self.host)
 
-    def dataReceived(self, data):
-        """
-        Read the whole short text frames that C{data} starts with here,
-        and leave the rest to autobahn.
-
-        A frame is read here only while the connection is open and
-        between messages (nothing of an earlier frame is held), and only
-        if it is whole in C{data}, final, a text frame without extension
-        bits, masked (as a client's must be), at most 125 bytes (and
-        within the size limits), and UTF-8 (Python's strict decoder: no
-        surrogates, no overlong forms, RFC 3629); otherwise that frame
-        and all after it go to autobahn, which reads them or fails the
-        connection as it always does.  (autobahn's traffic counters,
-        unused here, do not count these frames.)
-        """
-        if (self.state == self.STATE_OPEN and not self.data
-                and self.current_frame is None and not self.inside_message
-                and self._perMessageCompress is None
-                and self.applyMask and not self.logOctets
-                and not self.logFrames and self.autoPingTimeoutCall is None):
-            # (The limits are far longer than a short frame.)
-            short = min(_SHORT, self.maxFramePayloadSize or _SHORT,
-                        self.maxMessagePayloadSize or _SHORT)
-            end = len(data)
-            offset = 0
-            while end - offset >= 6:
-                second = data[offset + 1]
-                size = second & 0x7F
-                start = offset + 6
-                if (data[offset] != _TEXT_FIN or not second & 0x80
-                        or size > short or start + size > end):
-                    break
-                try:
-                    text = unmask(data[start:start + size],
-                                  data[offset + 2:start]).decode("utf-8")
-                except UnicodeDecodeError:
-                    break
-                offset = start + size
-                self.textReceived(text)
-                if self.state != self.STATE_OPEN:
-                    break
-            if offset == end:
-                return
-            if offset:
-                data = data[offset:]
-        # autobahn's own dataReceived only adds a debug line.
-        self._dataReceived(data)
-
     def onMessage(self, payload, isBinary):
-        if isBinary:
-            self.resetTimeout()
-            if self._gone or not self.countMessage():
-                return
-            self.sendText(self.factory.play.error(
-                playing.BAD_MESSAGE, "messages are text"))
-            return
-        self.textReceived(payload.decode("utf-8"))
-
-    def textReceived(self, text):
         """
-        One text message, as a C{str}: metered, then handed to the play.
+        One message (autobahn has checked that a text is UTF-8): metered,
+        then a text goes to the play; a binary message is answered with
+        an error.
         """
         self.resetTimeout()
         if self._gone or not self.countMessage():
             return
-        self.factory.play.received(self, text)
+        if isBinary:
+            self.sendText(self.factory.play.error(
+                playing.BAD_MESSAGE, "messages are text"))
+            return
+        self.factory.play.received(self, payload.decode("utf-8"))
 
     def countMessage(self):
         """
@@ -305,27 +210,16 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
 
     def sendText(self, text):
         """
-        Send one text message; a connection then owed more than
-        C{--max-send-buffer} bytes is cut.
+        Send one text message (framed by autobahn, once for all who are
+        sent the same text: L{PlayFactory.prepared}); a connection then
+        owed more than C{--max-send-buffer} bytes is cut.  (What the hub
+        sends is not held to C{maxMessagePayloadSize}, the bound of what
+        a browser sends: the lobby, or a Splendor turn's legal actions,
+        may be longer.)
         """
         if self._gone or self.state != self.STATE_OPEN:
             return
-        if (self._perMessageCompress is None and not self.logFrames
-                and not self.maskServerFrames
-                and self.send_state == self.SEND_STATE_GROUND
-                and not self.autoFragmentSize and self._writer is not None):
-            # One frame, as autobahn's sendMessage would make it; every
-            # player at a table is sent the same text, framed once.
-            self.sendData(self.factory.textFrame(text))
-            return
-        # autobahn holds what it sends to maxMessagePayloadSize too; that
-        # bound is for what the browser sends (the lobby, or a Splendor
-        # turn's legal actions, may be longer).
-        limit, self.maxMessagePayloadSize = self.maxMessagePayloadSize, 0
-        try:
-            self.sendMessage(text.encode("utf-8", "surrogatepass"))
-        finally:
-            self.maxMessagePayloadSize = limit
+        self.sendPreparedMessage(self.factory.prepared(text))
 
     def close(self):
         """
@@ -354,8 +248,8 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
             dropUnsent(transport)
 
     def timeoutConnection(self):
-        self.log.info("closing a WebSocket idle for {seconds}s",
-                      seconds=self.timeOut, event="closed")
+        _log.info("closing a WebSocket idle for {seconds}s",
+                  seconds=self.timeOut, event="closed")
         self.transport.loseConnection()
 
     def connectionLost(self, reason):
@@ -408,19 +302,19 @@ class PlayFactory(WebSocketServerFactory):
             autoPingInterval=0, allowNullOrigin=False)
         self._admission = None
 
-    _lastText = _lastFrame = None
+    _lastText = _lastPrepared = None
 
-    def textFrame(self, text):
+    def prepared(self, text):
         """
-        The frame (L{textFrame}) of the text message C{text}; the last one
-        made is kept, as the same text usually goes to several players in
-        turn.
+        The text message C{text}, framed by autobahn
+        (C{prepareMessage}); the last one made is kept, as the same text
+        usually goes to several players in turn.
         """
         if text is self._lastText:
-            return self._lastFrame
-        frame = textFrame(text.encode("utf-8", "surrogatepass"))
-        self._lastText, self._lastFrame = text, frame
-        return frame
+            return self._lastPrepared
+        prepared = self.prepareMessage(text.encode("utf-8", "surrogatepass"))
+        self._lastText, self._lastPrepared = text, prepared
+        return prepared
 
     def admitted(self, gate, host):
         """

@@ -416,9 +416,10 @@ class LimitTests(SynchronousTestCase):
 
 class FrameTests(SynchronousTestCase):
     """
-    The short text frames read and written by L{ws.PlaySocket} itself
-    (without autobahn's machinery) mean what autobahn's would, and every
-    other frame is still autobahn's.
+    What autobahn's framing (all of it: L{ws.PlaySocket} frames nothing
+    itself) means for the hub: frames however they come, the same bytes
+    out as autobahn's C{sendMessage}, and a connection failed on what
+    RFC 6455 forbids.
     """
 
     def setUp(self):
@@ -444,60 +445,71 @@ class FrameTests(SynchronousTestCase):
         self.assertTrue(self.transport.disconnecting)
         self.assertIsNone(closeCode(self.transport.value()))
 
-    def test_unmask(self):
+    def test_sentAsSendMessage(self):
         """
-        L{ws.unmask} undoes a client's masking at every length.
-        """
-        rng = random.Random(7)
-        for size in range(140):
-            payload = bytes(rng.randrange(256) for _ in range(size))
-            mask = bytes(rng.randrange(256) for _ in range(4))
-            frame = clientFrame(payload, mask=mask)
-            masked = frame[len(frame) - size:]
-            self.assertEqual(ws.unmask(masked, mask), payload)
-
-    def test_textFrameIsAutobahns(self):
-        """
-        L{ws.textFrame} is the frame autobahn's C{sendMessage} writes, at
-        every kind of length, and L{ws.PlaySocket.sendText} writes it.
+        L{ws.PlaySocket.sendText} writes what autobahn's C{sendMessage}
+        writes for the same text, at every kind of length.
         """
         socket, transport = self.socket, self.transport
-        socket.maxMessagePayloadSize = 0
+        limit = socket.maxMessagePayloadSize
         for size in (0, 1, 125, 126, 65535, 65536, 70000):
             text = "\u00e9" * (size // 2) + "x" * (size % 2)
-            data = text.encode("utf-8")
             transport.clear()
-            ws.WebSocketServerProtocol.sendMessage(socket, data)
+            socket.maxMessagePayloadSize = 0
+            socket.sendMessage(text.encode("utf-8"))
+            socket.maxMessagePayloadSize = limit
             theirs = transport.value()
-            self.assertEqual(ws.textFrame(data), theirs)
             transport.clear()
             socket.sendText(text)
             self.assertEqual(transport.value(), theirs)
+            self.assertEqual(serverFrames(theirs),
+                             [(1, text.encode("utf-8"))])
 
-    def test_sameTextFramedOnce(self):
+    def test_sameTextPreparedOnce(self):
         """
-        The text sent to one player and then another is framed once.
+        The text sent to one player and then another is framed once
+        (autobahn's C{prepareMessage}); another text is framed anew.
         """
         text = '{"type":"event"}'
         factory = self.socket.factory
-        self.assertIs(factory.textFrame(text), factory.textFrame(text))
-        self.assertEqual(factory.textFrame(text[:]), factory.textFrame(
-            text.encode().decode()))
+        prepared = factory.prepared(text)
+        self.assertIs(factory.prepared(text), prepared)
+        other = factory.prepared('{"type":"other"}')
+        self.assertIsNot(other, prepared)
+        self.assertEqual(serverFrames(other.payloadHybi),
+                         [(1, b'{"type":"other"}')])
+
+    def test_binary(self):
+        """
+        A binary message is answered with an error, and the connection
+        stays open.
+        """
+        self.socket.dataReceived(clientFrame(b'{"type":"bin"}', opcode=2)
+                                 + clientFrame('{"type":"after"}'))
+        messages, closed = serverMessages(self.transport.value())
+        self.assertEqual([(m["type"], m["code"]) for m in messages],
+                         [("error", "bad-message"),
+                          ("error", "unknown-type")])
+        self.assertEqual(self.requests(), [None, "after"])
+        self.assertFalse(self.transport.disconnecting)
 
     def test_severalFramesInOneRead(self):
         """
         The frames of one read are answered in order, short or long,
-        whole or cut across reads.
+        whole or cut across reads (even within their header).
         """
         long = json.dumps({"type": "long", "pad": "x" * 300})
         cut = clientFrame('{"type":"cut"}')
+        header = clientFrame('{"type":"header"}')
         self.socket.dataReceived(
             clientFrame('{"type":"one"}') + clientFrame('{"type":"two"}')
             + clientFrame(long) + clientFrame('{"type":"three"}')
             + cut[:5])
-        self.socket.dataReceived(cut[5:] + clientFrame('{"type":"four"}'))
-        self.assertEqual(self.requests(),
-                         ["one", "two", "long", "three", "cut", "four"])
+        self.socket.dataReceived(cut[5:] + clientFrame('{"type":"four"}')
+                                 + header[:1])
+        self.socket.dataReceived(header[1:])
+        self.assertEqual(self.requests(), ["one", "two", "long", "three",
+                                           "cut", "four", "header"])
         self.assertFalse(self.transport.disconnecting)
 
     def test_fragmented(self):
@@ -539,13 +551,26 @@ class FrameTests(SynchronousTestCase):
         self.assertEqual(self.requests(), [])
         self.assertFailed()
 
-    def test_sizeLimitBelowShort(self):
+    def test_sizeLimit(self):
         """
-        With a size limit below a short frame's length, a short frame
-        over it is autobahn's, which fails the connection.
+        A frame over the size limit fails the connection, however short:
+        the frames before it are answered, none after.
         """
         self.socket.maxFramePayloadSize = 10
-        self.socket.dataReceived(clientFrame('{"type":"x"}'))
+        self.socket.dataReceived(clientFrame('{"a":1}')
+                                 + clientFrame('{"type":"x"}')
+                                 + clientFrame('{"b":2}'))
+        self.assertEqual(self.requests(), [None])
+        self.assertFailed()
+
+    def test_fragmentedOverLimit(self):
+        """
+        A message over L{ws.MAX_MESSAGE} in frames each within it fails
+        the connection.
+        """
+        half = "x" * (ws.MAX_MESSAGE // 2 + 1)
+        self.socket.dataReceived(
+            clientFrame(half, fin=False) + clientFrame(half, opcode=0))
         self.assertEqual(self.requests(), [])
         self.assertFailed()
 
