@@ -30,8 +30,10 @@ hub little more than a legacy client's (docs/benchmarks.md,
 C{bench/ws_gomoku.py}) through autobahn's own, documented means: a text
 that goes to several players is framed once (the factory's
 C{prepareMessage}, sent with C{sendPreparedMessage}, autobahn's way to
-broadcast), and autobahn's debug lines are off at txaio's log level
-(its default, C{info}; the hub does not change it).
+broadcast), messages are read through its advanced API's
+C{onMessageEnd} without the C{message} signal no one here listens to,
+and autobahn's debug lines are off at txaio's log level (its default,
+C{info}; the hub does not change it).
 """
 
 from urllib.parse import urlsplit
@@ -161,6 +163,16 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
             gate = sessions.gate
             self.host = getattr(self.transport.getPeer(), "host", None)
             self._bucket = gate.bucketFor(self.host)
+
+    def onMessageEnd(self):
+        """
+        A whole message: to L{onMessage}, as autobahn's own
+        C{onMessageEnd} does, without firing its C{message} signal (a
+        Deferred a message, which no one here listens to).
+        """
+        if not self.failedByMe:
+            payload, self.message_data = b"".join(self.message_data), None
+            self.onMessage(payload, self.message_is_binary)
 
     def onMessage(self, payload, isBinary):
         """
