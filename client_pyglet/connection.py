@@ -78,12 +78,15 @@ class Connection:
         """
         Leave the start screen for the lobby of C{game} at C{host:port},
         as C{name}, proven with play C{key} if given; with C{room} (a
-        tournament's game), straight into that room.
+        tournament's game), straight into that room, ready to play (as
+        a browser entrant is).
         """
         self.navigator.stopHubBrowser()
+        tournament = room is not None
         options = self.settings.update(game=game, host=host, port=port,
                                        name=name, key=key, offline=None,
-                                       room=room, joinRoom=room is not None)
+                                       room=room, joinRoom=tournament,
+                                       ready=tournament)
         session = self.addSession(options)
         self.showSession(session)
         session.start()

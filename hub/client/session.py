@@ -183,16 +183,20 @@ class ClientSession:
 
     def _makeLobbyFlow(self):
         """
-        The lobby steps of C{--bot} and of the offline seats: enter
-        C{--room} (L{DEFAULT_ROOM} when none was given), ready once
-        C{--players} are there, start as a gomoku owner.
+        The lobby steps of C{--bot}, of the offline seats and of a
+        tournament's game: enter C{--room} (L{DEFAULT_ROOM} when none was
+        given), ready once C{--players} are there (a tournament's room:
+        at once), start as a gomoku owner.
         """
         o = self.options
         colour = None
         if o.game == "gomoku":
             colour = BLACK if o.colour == "black" else WHITE
+        # A tournament's room (joinRoom): ready at once, as its other
+        # entrants come when they come.
         return LobbyFlow(self.state, self.clock, o.room or DEFAULT_ROOM,
-                         team=o.players, password=o.password,
+                         team=None if o.joinRoom else o.players,
+                         password=o.password,
                          colour=colour, onFailed=self._lobbyFailed)
 
     def _lobbyFailed(self, text):

@@ -121,7 +121,7 @@ class TournamentEntryTests(TestCase):
         The start screen's Tournaments lists the hub's event; Join enters
         the account (the key proves it and appears in no log); once the
         CLI starts the event, the client is in the room the director
-        opened for it, as alice, in the checkers protocol.
+        opened for it, as alice, in the checkers protocol, and ready.
         """
         from client_pyglet.app import App
         eventId = int(self.command(
@@ -182,4 +182,6 @@ class TournamentEntryTests(TestCase):
         self.assertEqual(type(app.scene).__name__, "CheckersRoomScene")
         self.server.waitForLog(r"'alice' joined checkers room '%s'" % (room,),
                                timeout=STEP_TIMEOUT)
+        # Ready to play at once, as a browser entrant is.
+        yield until(lambda: dict(app.session.state.members).get(st.name))
         self.assertNotIn(self.key, "".join(self.server.output))
