@@ -37,7 +37,7 @@ NAMES = {"en": {"gomoku": "alice", "checkers": "bob", "splendor": "carol"},
          "zh": {"gomoku": "lihua", "checkers": "wangfang",
                 "splendor": "zhangwei"}}
 #: The level of the page's bots (gomoku, checkers).
-LEVEL = "1"
+LEVEL = "2"
 #: The default Splendor deal (the browser test's, L{tests.web.
 #: test_play_browser.SPLENDOR_SEED}).
 SPLENDOR_SEED = "50"
