@@ -66,8 +66,17 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         for row in self.find("table.standings tbody tr.standing"):
             cells = [c.text for c in row.find_elements("css selector",
                                                        "td")]
-            rows[cells[1]] = (float(cells[2] or 0), int(cells[3]))
+            name = row.find_element("css selector", "td bdi").text
+            rows[name] = (float(cells[2] or 0), int(cells[3]))
         return rows
+
+    def guestsShown(self):
+        """
+        The names the standings table marks as guests'.
+        """
+        return [row.find_element("css selector", "td bdi").text
+                for row in self.find("table.standings tbody tr.standing")
+                if row.find_elements("css selector", ".tag.guest")]
 
     def playGame(self):
         """
@@ -151,6 +160,8 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
                   "the results are not in the standings")
         shown = self.standings()
         self.assertEqual(sorted(shown), ["erin", "robot1"])
+        # The engine's name is no account's: a guest; erin's is hers.
+        self.assertEqual(self.guestsShown(), ["robot1"])
         self.assertEqual(sum(points for points, _ in shown.values()), 2.0)
         self.wait(lambda: not self.find("#game-ready a.play-game"),
                   "still told a game is ready")

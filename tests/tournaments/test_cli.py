@@ -173,7 +173,7 @@ class CLITests(SynchronousTestCase):
         self.assertEqual(data["name"], "Spring cup")
         self.assertEqual(data["entrants"][1],
                          {"name": "bot", "entry": 2, "engine": True,
-                          "withdrawn": False})
+                          "withdrawn": False, "guest": True})
         self.assertNotIn("secret-cmd", json.dumps(data))
 
     def test_usage(self):
