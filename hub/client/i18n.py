@@ -19,9 +19,10 @@ L{setLanguage}.
 import os
 
 from babel import Locale, UnknownLocaleError
-from babel.messages.pofile import read_po
 
-from hub.web.i18n import LANGUAGES, LOCALE
+from hub.web.i18n import LANGUAGES
+from hub.web.i18n import LOCALE  # noqa: F401 (the catalogs' folder)
+from hub.web.i18n import catalog as webCatalog
 
 #: The catalog domain of the desktop client.
 DOMAIN = "client"
@@ -29,7 +30,6 @@ DOMAIN = "client"
 #: order of gettext).
 LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 
-_catalogs = {}
 _current = {"language": LANGUAGES[0]}
 
 
@@ -39,16 +39,7 @@ def catalog(language):
     the English text to the translated one (untranslated and fuzzy
     entries left out), read once.
     """
-    found = _catalogs.get(language)
-    if found is None:
-        path = os.path.join(LOCALE, language, "LC_MESSAGES",
-                            DOMAIN + ".po")
-        with open(path, "rb") as f:
-            messages = read_po(f, locale=language)
-        found = _catalogs[language] = {
-            message.id: message.string for message in messages
-            if message.id and message.string and not message.fuzzy}
-    return found
+    return webCatalog(language, DOMAIN)
 
 
 def languageOf(tag):

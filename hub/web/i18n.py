@@ -23,19 +23,20 @@ DOMAIN = "web"
 _catalogs = {}
 
 
-def catalog(language):
+def catalog(language, domain=DOMAIN):
     """
-    The translations of C{language}'s catalog, as a L{dict} from the
-    English text to the translated one (untranslated and fuzzy entries
-    left out), read once.
+    The translations of C{language}'s catalog of C{domain} (the pages'
+    by default; the desktop client's is C{client}), as a L{dict} from
+    the English text to the translated one (untranslated and fuzzy
+    entries left out), read once.
     """
-    found = _catalogs.get(language)
+    found = _catalogs.get((language, domain))
     if found is None:
         path = os.path.join(LOCALE, language, "LC_MESSAGES",
-                            DOMAIN + ".po")
+                            domain + ".po")
         with open(path, "rb") as f:
             messages = read_po(f, locale=language)
-        found = _catalogs[language] = {
+        found = _catalogs[language, domain] = {
             message.id: message.string for message in messages
             if message.id and message.string and not message.fuzzy}
     return found
