@@ -185,7 +185,9 @@ class BoardTests(SynchronousTestCase):
         intermediate cells included), and the last move stays marked
         once it has arrived.
         """
-        self.serve()
+        # The bots move more slowly than the longest jump chain slides
+        # (240 ms a hop), so that no move cuts the one before short.
+        self.serve("--bot-delay", "2.5")
         self.enter("slider")
         self.click("#new-checkers")
         self.click("#ready")
@@ -349,17 +351,18 @@ class BoardTests(SynchronousTestCase):
             process.wait()
         self.addCleanup(stop)
         self.enter("stayer")
-        self.wait(lambda: any("tcproom" in li.text for li in
-                              self.find("#open-rooms li")),
+        self.wait(lambda: "tcproom" in self.text("#open-rooms li"),
                   "the TCP room is not listed")
         self.click("#open-rooms button.join")
         self.click("#ready")
         self.assertTrue(self.ourTurn())
         # A player of the TCP client: no bot that the hub knows of.
         self.assertEqual(self.find("#seats .tag.bot"), [])
-        other = [node.get_attribute("data-seat")
-                 for node in self.find("#seats li")
-                 if "stayer" not in node.text]
+        # Read at once in the page, which may redraw the seats meanwhile.
+        other = [seat for seat, text in self.driver.execute_script(
+            "return [...document.querySelectorAll('#seats li')].map("
+            "li => [li.dataset.seat, li.textContent])")
+                 if "stayer" not in text]
         name = self.text('#seats li[data-seat="%s"] bdi' % (other[0],))
         stop()
         self.wait(lambda: self.find("#seats .tag.taken-over"),

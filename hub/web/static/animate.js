@@ -72,7 +72,11 @@ export class PathAnimation {
     node.setAttribute("data-cell", cellKey(path[current.step]));
     this.node = node;
     root.append(node);
-    this.draw(performance.now());
+    // Where it was; the next frame moves it on, once the board is in
+    // the page (so that every cell it reaches happens in the page).
+    const [x, y] = checkersPoint(...path[current.step]);
+    node.setAttribute("cx", String(x));
+    node.setAttribute("cy", String(y));
   }
 
   // End the animation under way: the piece passes the rest of its cells
