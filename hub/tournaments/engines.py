@@ -548,6 +548,26 @@ class EngineGame:
         self._timeout = None
         #: the name check's L{hub.accounts.check.GameKeys}, or None
         self.gameKeys = None
+        self._startTurn = None
+
+    def holdStartTurn(self, release):
+        """
+        This game's engines hold one of the launcher's start turns
+        (L{EngineLauncher.starting}); C{release} gives it back, once,
+        when they all connected, failed to, or the game stopped.
+        """
+        self._startTurn = release
+        self.started.addBoth(self.releaseStartTurn)
+
+    def releaseStartTurn(self, result=None):
+        """
+        Give the start turn back, if this game holds it; C{result} passes
+        through (a callback of L{started}).
+        """
+        release, self._startTurn = self._startTurn, None
+        if release is not None:
+            release()
+        return result
 
     def seatConnected(self, seat):
         if self.started.called or self.stopped:
@@ -604,6 +624,7 @@ class EngineGame:
         """
         self.stopped = True
         self._cancelTimeout()
+        self.releaseStartTurn()
         waits = []
         for seat in self.seats.values():
             if self.gameKeys is not None:
@@ -635,6 +656,12 @@ class EngineLauncher(Service):
     @param logCap: bytes of one game log.
     @param grace: seconds from C{SIGTERM} to C{SIGKILL}.
     @param startSeconds: seconds an engine has to connect.
+    @param startingAtOnce: how many games' engines may be starting at
+        once (spawned, not yet all connected); the others wait their
+        turn, so that a Swiss round or an arena of 64 engines does not
+        start 64 interpreters at once on a small machine, where the first
+        ones time out before the hub can answer them.  Default: twice
+        the CPUs.
     @param onCrash: called as C{onCrash(pairing, name, reason)} when an
         engine dies mid-game by itself (non-zero status, or a signal).
     @param environ: the environment engines inherit from (default the
@@ -646,7 +673,8 @@ class EngineLauncher(Service):
 
     def __init__(self, reactor, clock, factories, workRoot, logRoot,
                  cpuSeconds, memoryBytes, logCap=LOG_CAP, grace=KILL_GRACE,
-                 startSeconds=START_SECONDS, onCrash=None, environ=None):
+                 startSeconds=START_SECONDS, onCrash=None, environ=None,
+                 startingAtOnce=None):
         self.reactor = reactor
         self.clock = clock
         self.factories = {kind[:-len("-port")] if kind.endswith("-port")
@@ -662,6 +690,9 @@ class EngineLauncher(Service):
         self.onCrash = onCrash
         self.environ = os.environ if environ is None else environ
         self.games = {}
+        #: The start turns (L{startingAtOnce}).
+        self.starting = defer.DeferredSemaphore(
+            startingAtOnce or 2 * (os.cpu_count() or 1))
 
     # IGameLauncher
 
@@ -718,7 +749,7 @@ class EngineLauncher(Service):
             d.addCallback(self._listening, seat)
             listening.append(d)
         d = defer.gatherResults(listening, consumeErrors=True)
-        d.addCallbacks(lambda _: self._spawnAll(game),
+        d.addCallbacks(lambda _: self._startInTurn(game),
                        lambda f: self._listenFailed(game, f))
         return game.started
 
@@ -839,6 +870,18 @@ class EngineLauncher(Service):
                     failure.getErrorMessage()))
                 break
         self.stop(game.pairing)
+
+    def _startInTurn(self, game):
+        """
+        Spawn C{game}'s engines once it has a start turn (L{starting}).
+        """
+        def start(_):
+            game.holdStartTurn(self.starting.release)
+            if game.stopped:
+                game.releaseStartTurn()
+                return
+            self._spawnAll(game)
+        self.starting.acquire().addCallback(start)
 
     def _spawnAll(self, game):
         if game.stopped:

@@ -1144,3 +1144,118 @@ def waitFor(condition, interval=0.05):
             reactor.callLater(interval, look)
     look()
     return d
+
+
+class SignalledProcess(FakeProcess):
+    """
+    A pretend process that a signal ends (its group is none: no process
+    has the id L{pid}, above any kernel's C{pid_max}).
+    """
+
+    pid = 2 ** 31 - 1
+
+    def __init__(self, protocol):
+        self.protocol = protocol
+
+    def signalProcess(self, name):
+        if self.protocol.running:
+            self.protocol.processEnded(Failure(ProcessDone(0)))
+
+
+class SignallingReactor(SpawningReactor):
+    """
+    A L{SpawningReactor} whose processes a signal ends.
+    """
+
+    def spawnProcess(self, protocol, executable, args=(), env=None,
+                     path=None, **kwargs):
+        self.spawned.append((protocol, args, env, path))
+        transport = SignalledProcess(protocol)
+        protocol.makeConnection(transport)
+        return transport
+
+
+class StartTurnTests(SynchronousTestCase):
+    """
+    Only so many games' engines start at once
+    (C{EngineLauncher.starting}): a round of many engine games does not
+    start every interpreter at the same moment, on a small machine, so
+    that the first ones time out before the hub can answer them.
+    """
+
+    def setUp(self):
+        from tests.gomoku.support import GomokuHarness
+        self.server = GomokuHarness()
+        self.reactor = SignallingReactor()
+        self.clock = Clock()
+        root = os.path.abspath(tempPath(self))
+        self.launcher = EngineLauncher(
+            self.reactor, self.clock, {"gomoku": self.server.factory},
+            os.path.join(root, "work"), os.path.join(root, "logs"), 1, 0,
+            startingAtOnce=1)
+        self.command = ["engine", "--room", "{room}"]
+        self.games = []
+
+    def launch(self, room):
+        d = self.launcher.launch(Event(3), Pairing(room), [
+            Entrant("a" + room, self.command),
+            Entrant("b" + room, self.command)])
+        d.addErrback(lambda f: f.trap(EngineFailed))
+        self.games.append(room)
+        return d
+
+    def spawnedRooms(self):
+        return [args[-1] for _, args, _, _ in self.reactor.spawned]
+
+    def connect(self, index):
+        from tests.gomoku.support import FakeConnection
+        factory = self.reactor.tcpServers[index][1]
+        return FakeConnection(*self.server.connectTo(factory))
+
+    def tearDown(self):
+        for protocol, _, _, _ in self.reactor.spawned:
+            if protocol.running:
+                protocol.processEnded(Failure(ProcessDone(0)))
+        for room in self.games:
+            self.launcher.stop(Pairing(room))
+
+    def test_oneGameStartsAtATime(self):
+        """
+        With one start turn, the second game's engines are spawned only
+        once the first game's have all connected.
+        """
+        first = self.launch("3-1-1")
+        self.launch("3-1-2")
+        self.assertEqual(self.spawnedRooms(), ["3-1-1", "3-1-1"])
+        self.connect(0)
+        self.assertEqual(len(self.reactor.spawned), 2)
+        self.connect(1)
+        self.assertTrue(first.called)
+        self.assertEqual(self.spawnedRooms(),
+                         ["3-1-1", "3-1-1", "3-1-2", "3-1-2"])
+
+    def test_turnBackWhenTheStartFails(self):
+        """
+        A game whose engines do not connect in time gives its turn back
+        when it fails: the next game's engines start.
+        """
+        failed = self.launch("3-1-1")
+        self.launch("3-1-2")
+        self.clock.advance(self.launcher.startSeconds)
+        self.assertTrue(failed.called)
+        self.assertEqual(self.spawnedRooms()[2:], ["3-1-2", "3-1-2"])
+
+    def test_turnBackWhenStopped(self):
+        """
+        A game stopped while its engines start, or while it waits its
+        turn, holds no turn after.
+        """
+        self.launch("3-1-1")
+        self.launch("3-1-2")
+        self.launch("3-1-3")
+        self.launcher.stop(Pairing("3-1-2"))
+        self.launcher.stop(Pairing("3-1-1"))
+        self.assertEqual(self.spawnedRooms()[2:], ["3-1-3", "3-1-3"])
+        self.assertEqual(self.launcher.starting.tokens, 0)
+        self.launcher.stop(Pairing("3-1-3"))
+        self.assertEqual(self.launcher.starting.tokens, 1)
