@@ -65,6 +65,27 @@ def _fileLimit(maxOpenFiles):
     return preexec
 
 
+def waitUntil(condition, timeout, what, interval=0.1):
+    """
+    Ask C{condition()} every C{interval} seconds until it gives a true
+    value, for at most C{timeout} seconds (blocking: for a test thread
+    waiting on real processes, not on the reactor it runs).
+
+    @param what: the failure's text, or a callable giving it (such as
+        the logs, read when the time is up).
+    @return: that value.
+    @raise AssertionError: with C{what}, once the time is up.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(what() if callable(what) else what)
+        time.sleep(interval)
+
+
 class GamehubServer:
     """
     A C{twistd -n gamehub} subprocess for one test.

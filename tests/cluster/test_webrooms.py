@@ -14,7 +14,7 @@ from twisted.trial.unittest import TestCase
 
 from hub.wire import gomoku as wire
 from tests.cluster.test_nodes import createRoom, register, roomList
-from tests.endtoend import GamehubServer
+from tests.endtoend import GamehubServer, waitUntil
 from tests.redisserver import sharedRedisURL
 from tests.web.wsclient import PlayClient
 
@@ -39,13 +39,7 @@ def eventually(check, what):
     Call C{check()} until it is true, for at most L{PUBLISHED} seconds
     (blocking: run it in a thread).
     """
-    deadline = time.monotonic() + PUBLISHED
-    while True:
-        if check():
-            return
-        if time.monotonic() > deadline:
-            raise AssertionError(what)
-        time.sleep(0.1)
+    waitUntil(check, PUBLISHED, what)
 
 
 class WebRoomsInACluster(TestCase):

@@ -22,7 +22,7 @@ import urllib.request
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from tests.endtoend import GamehubServer
+from tests.endtoend import GamehubServer, waitUntil
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -651,11 +651,9 @@ class PerAddressEndToEndTests(EndToEndMixin, SynchronousTestCase):
                      "--delay", "0.3", "--seed", str(index), "--key-env")
         self.cli("start", str(eventId))
         running = '{game="gomoku"}'
-        deadline = time.monotonic() + GAME_TIMEOUT
-        while self.metric("gamehub_games_running", running) < 4:
-            self.assertLess(time.monotonic(), deadline,
-                            "the 4 games never ran at once")
-            time.sleep(0.1)
+        waitUntil(
+            lambda: self.metric("gamehub_games_running", running) >= 4,
+            GAME_TIMEOUT, "the 4 games never ran at once")
         self.assertGreaterEqual(
             self.metric("gamehub_sessions", running), 8)
         plain = [BlockingClient(server.port("gomoku")) for _ in range(4)]

@@ -21,7 +21,7 @@ import urllib.request
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.client.test_windows import requireDisplay
-from tests.endtoend import GamehubServer
+from tests.endtoend import GamehubServer, waitUntil
 from tests.web.test_browser import ROOT, browser
 
 #: Seconds the whole game may take on a loaded 2-core machine.
@@ -238,11 +238,7 @@ class MixedTableTests(SynchronousTestCase):
             recent = self.api("/api/players/checkers/%s" % (
                 BROWSER_NAME,)).get("recent") or []
             return recent[0] if recent else None
-        deadline = time.monotonic() + WAIT
-        while recorded() is None and time.monotonic() < deadline:
-            time.sleep(0.5)
-        record = recorded()
-        self.assertIsNotNone(record, self.logs())
+        record = waitUntil(recorded, WAIT, self.logs, interval=0.5)
         self.assertEqual(sorted(record["players"]), sorted(names))
         stored = self.api("/api/games/%s" % (record["id"],))
         self.assertEqual(sorted(s["name"] for s in stored["seats"]),
