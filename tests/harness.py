@@ -40,6 +40,15 @@ class RecordingTransport(StringTransport):
     def setTcpNoDelay(self, enabled):
         self.noDelay = enabled
 
+    def unregisterProducer(self):
+        """
+        As a TCP transport's: no producer registered is no error (autobahn
+        unregisters one as it drops a connection, whether or not there
+        is one).
+        """
+        self.producer = None
+        self.streaming = None
+
 
 class ServerHarness:
     """

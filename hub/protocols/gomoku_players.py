@@ -152,7 +152,11 @@ class GomokuTableListener:
     C{msg_game} come from L{GomokuPlayer.gameEnded}), then the seats a
     bot played leave the room.
 
-    @ivar players: the L{GomokuPlayer} of each seat.
+    @ivar players: the observer of each seat (a L{GomokuPlayer}, or a
+        browser player's or a room bot's).
+    @ivar hearing: of each seat, its observer if it hears this adapter's
+        frames, else None (one whose C{hearsLegacyFrames} is false: no
+        C{msg_move} is made for it).
     @ivar departed: the sessions of the seats a bot plays.
     """
 
@@ -163,14 +167,19 @@ class GomokuTableListener:
         self.room = room
         self.players = [room.memberAt(seat).observer
                         for seat in (rules.SEAT_BLACK, rules.SEAT_WHITE)]
+        self.hearing = [
+            player if getattr(player, "hearsLegacyFrames", True) else None
+            for player in self.players]
         self.departed = []
 
     def tableEvent(self, table, event):
         eventType = type(event)
         if eventType is ActionPlayed:
-            x, y = event.action
-            self.players[1 - event.seat].send(
-                wire.moveMessage(wire.CHESS_BLANK, x, y, None, None))
+            opponent = self.hearing[1 - event.seat]
+            if opponent is not None:
+                x, y = event.action
+                opponent.send(
+                    wire.moveMessage(wire.CHESS_BLANK, x, y, None, None))
         elif eventType is GameEnded:
             self.lobby.endGame(self.room)
             for session in self.departed:

@@ -210,7 +210,11 @@ def _int(value):
 def _cell(value):
     if not isinstance(value, list) or len(value) != 2:
         raise PlayError(BAD_ACTION, "a cell is [x, y]")
-    return (_int(value[0]), _int(value[1]))
+    x, y = value
+    # (As _int, inline: a gomoku stone's cell is nearly every message.)
+    if type(x) is not int or type(y) is not int:
+        raise PlayError(BAD_ACTION, "not an integer")
+    return (x, y)
 
 
 def decodeAction(kind, value):
@@ -263,6 +267,11 @@ def encodeAction(kind, action):
 _ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
 
 
+#: The one decoder of every message (json.loads's own, without its checks
+#: of what a WebSocket text always is).
+_decodeJSON = json.JSONDecoder().decode
+
+
 def dumps(message):
     """
     One message as the text of a WebSocket message.
@@ -299,8 +308,10 @@ class MuteLegacy:
     """
     What the legacy adapters' table listeners call on a member's observer
     to send it their protocol's frames: a browser player or a room bot
-    hears none of them.
+    hears none of them (and says so: a listener need not make them).
     """
+
+    hearsLegacyFrames = False
 
     def send(self, message):
         pass
@@ -438,10 +449,13 @@ class WebPlayer(MuteLegacy, RoomObserver):
         """
         The player's seat at the running table, or None.
         """
-        room = self.room
+        session = self.session
+        if session is None:
+            return None
+        room = self.play.lobby.roomOf(session)
         if room is None or room.table is None:
             return None
-        return room.memberOf(self.session).seat
+        return room.memberOf(session).seat
 
     def roomState(self):
         """
@@ -625,11 +639,11 @@ class WebPlayer(MuteLegacy, RoomObserver):
             self.sendEvent(message)
             return
         # The same for every player: encoded once.
-        text = self.play.shared(event)
-        if text is None:
-            text = self.play.share(event, self.playedText(table, event))
+        text = self.play.sharedText(self, table, event)
         self.sent.append(text)
-        self.sendText(text)
+        connection = self.connection
+        if connection is not None:
+            connection.sendText(text)
 
     def playedText(self, table, event):
         """
@@ -862,21 +876,16 @@ class WebPlay:
         game = self.spectating.gameOf(table)
         return None if game is None else game.id
 
-    def shared(self, event):
+    def sharedText(self, player, table, event):
         """
-        The text of C{event} that L{share} kept, if C{event} is the one it
-        kept it for (every player at a table hears an event in turn).
+        The text of C{event} that every player at C{table} gets alike
+        (L{WebPlayer.playedText}), encoded for the first player who hears
+        the event and kept for the others, who hear it in turn.
         """
-        if self._shared[0] is event:
-            return self._shared[1]
-        return None
-
-    def share(self, event, text):
-        """
-        Keep C{text}, the message of C{event} every player gets alike.
-        """
-        self._shared = (event, text)
-        return text
+        shared = self._shared
+        if shared[0] is not event:
+            shared = self._shared = (event, player.playedText(table, event))
+        return shared[1]
 
     # Messages.
 
@@ -888,7 +897,7 @@ class WebPlay:
         request = None
         try:
             try:
-                message = json.loads(text)
+                message = _decodeJSON(text)
             except (ValueError, RecursionError):
                 raise PlayError(BAD_JSON, "not JSON")
             if not isinstance(message, dict):

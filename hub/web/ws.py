@@ -20,20 +20,31 @@ is L{hub.web.play}'s; here is the connection and what it may cost:
     with the address's debt remembered by the hub's gate): past the
     rate it is not read, past the overdraft it is cut;
   - what it is sent goes through the hub's L{ImmediateWriter} (at once
-    while the socket takes it), and a connection owed more than
+    while the socket takes it; the writer holds the transport's producer
+    slot while the transport has a backlog, the HTTP channel's hold on
+    it gone with the upgrade), and a connection owed more than
     C{--max-send-buffer} bytes is cut (the slow-consumer cut of
     L{hub.connection});
   - nothing received for C{--idle-seconds} closes it.
 
 All the framing, reading and writing, is autobahn's.  A move costs the
 hub little more than a legacy client's (docs/benchmarks.md,
-C{bench/ws_gomoku.py}) through autobahn's own, documented means: a text
-that goes to several players is framed once (the factory's
-C{prepareMessage}, sent with C{sendPreparedMessage}, autobahn's way to
-broadcast), messages are read through its advanced API's
-C{onMessageEnd} without the C{message} signal no one here listens to,
-and autobahn's debug lines are off at txaio's log level (its default,
-C{info}; the hub does not change it).
+C{bench/ws_gomoku.py}) through autobahn's own means:
+
+  - a text that goes to several players is framed once (the factory's
+    C{prepareMessage}; its frame is what C{sendPreparedMessage} would
+    send, autobahn's way to broadcast);
+  - messages are read through its advanced API's C{onMessageFrameEnd}
+    and C{onMessageEnd}, without the per-frame C{onMessageFrame} call
+    and the per-message C{message} signal that no one here uses;
+  - a read goes to its parser without the debug line of its Twisted
+    protocol's C{dataReceived} (whose arguments cost more than the
+    read's frame header);
+  - its UTF-8 check while reading (C{utf8validateIncoming}) is off:
+    Python's strict decoder checks each whole message once instead,
+    and fails the connection as autobahn would;
+  - its debug lines are off at txaio's log level (its default, C{info};
+    the hub does not change it).
 """
 
 from urllib.parse import urlsplit
@@ -131,13 +142,17 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
 
     def connectionMade(self):
         WebSocketServerProtocol.connectionMade(self)
-        # The hub's own writer (as the event streams use it: the HTTP
-        # channel keeps the transport's producer slot), which cuts a
-        # connection owed more than --max-send-buffer bytes.
+        # The HTTP channel this connection was is done with it (autobahn
+        # took its transport): its hold on the transport's producer slot
+        # goes, and the hub's own writer takes the slot whenever the
+        # transport has a backlog, as on a game connection.  The writer
+        # cuts a connection owed more than --max-send-buffer bytes.
+        transport = self.transport
+        if getattr(transport, "producer", None) is not None:
+            transport.unregisterProducer()
         most = self.factory.sessions.limits.maxSendBuffer
         self._writer = ImmediateWriter(
-            self.transport, most or None, self._sendBufferOverflowed,
-            producer=False)
+            transport, most or None, self._sendBufferOverflowed)
 
     def sendData(self, data, sync=False, chopsize=None):
         """
@@ -164,6 +179,26 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
             self.host = getattr(self.transport.getPeer(), "host", None)
             self._bucket = gate.bucketFor(self.host)
 
+    def dataReceived(self, data):
+        """
+        Bytes read: straight to autobahn's frame parser (the
+        C{_dataReceived} its Twisted protocol calls), without the debug
+        line that protocol writes first, whose arguments (autobahn's
+        C{hltype}, C{hlval}) it computes for every read even when debug
+        lines are off.
+        """
+        self._dataReceived(data)
+
+    def onMessageFrameEnd(self):
+        """
+        A frame of a message read: its data joins the message's, as
+        autobahn's own C{onMessageFrameEnd} has its C{onMessageFrame} do,
+        without that call (the frame-based API, which no one here uses).
+        """
+        if not self.failedByMe:
+            self.message_data.extend(self.frame_data)
+        self.frame_data = None
+
     def onMessageEnd(self):
         """
         A whole message: to L{onMessage}, as autobahn's own
@@ -176,9 +211,11 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
 
     def onMessage(self, payload, isBinary):
         """
-        One message (autobahn has checked that a text is UTF-8): metered,
-        then a text goes to the play; a binary message is answered with
-        an error.
+        One message: metered, then a text goes to the play; a binary
+        message is answered with an error.  A text that is not UTF-8
+        fails the connection (autobahn's own check of it while reading,
+        C{utf8validateIncoming}, is off: Python's strict decoder here is
+        the same check, once, on the whole message).
         """
         self.resetTimeout()
         if self._gone or not self.countMessage():
@@ -187,7 +224,15 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
             self.sendText(self.factory.play.error(
                 playing.BAD_MESSAGE, "messages are text"))
             return
-        self.factory.play.received(self, payload.decode("utf-8"))
+        try:
+            text = payload.decode("utf-8")
+        except UnicodeDecodeError:
+            # Failed as autobahn fails a connection (its failByDrop).
+            self.failedByMe = True
+            self.wasNotCleanReason = "a text message that is not UTF-8"
+            self.dropConnection(abort=True)
+            return
+        self.factory.play.received(self, text)
 
     def countMessage(self):
         """
@@ -231,7 +276,9 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         """
         if self._gone or self.state != self.STATE_OPEN:
             return
-        self.sendPreparedMessage(self.factory.prepared(text))
+        # sendPreparedMessage, for a connection without permessage-deflate
+        # (the factory accepts none): the frame's bytes, to the writer.
+        self._writer.write(self.factory.prepared(text).payloadHybi)
 
     def close(self):
         """
@@ -311,7 +358,8 @@ class PlayFactory(WebSocketServerFactory):
             maxMessagePayloadSize=MAX_MESSAGE,
             maxFramePayloadSize=MAX_MESSAGE,
             openHandshakeTimeout=0, closeHandshakeTimeout=0,
-            autoPingInterval=0, allowNullOrigin=False)
+            autoPingInterval=0, allowNullOrigin=False,
+            utf8validateIncoming=False)
         self._admission = None
 
     _lastText = _lastPrepared = None

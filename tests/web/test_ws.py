@@ -524,14 +524,36 @@ class FrameTests(SynchronousTestCase):
     def test_notUTF8(self):
         """
         A text frame that is not UTF-8 (here a surrogate's bytes, which a
-        lenient decoder would take) fails the connection (autobahn drops
-        it), after the frames before it are answered.
+        lenient decoder would take) fails the connection (dropped, as
+        autobahn drops a connection it fails), after the frames before it
+        are answered; nothing after it is read.
         """
         self.socket.dataReceived(
             clientFrame('{"type":"ok"}')
-            + clientFrame(b'{"type":"\xed\xa0\x80"}'))
+            + clientFrame(b'{"type":"\xed\xa0\x80"}')
+            + clientFrame('{"type":"after"}'))
         self.assertEqual(self.requests(), ["ok"])
         self.assertFailed()
+
+    def test_notUTF8Fragmented(self):
+        """
+        A message whose frames end inside a character fails the
+        connection, as one not UTF-8 does.
+        """
+        self.socket.dataReceived(
+            clientFrame(b'{"type":"\xe6\x97', fin=False)
+            + clientFrame(b'"}', opcode=0))
+        self.assertEqual(self.requests(), [])
+        self.assertFailed()
+
+    def test_characterAcrossFrames(self):
+        """
+        A character split between two frames of a message is read whole.
+        """
+        self.socket.dataReceived(
+            clientFrame(b'{"type":"\xe6\x97', fin=False)
+            + clientFrame(b'\xa5"}', opcode=0))
+        self.assertEqual(self.requests(), ["\u65e5"])
 
     def test_unmasked(self):
         """
