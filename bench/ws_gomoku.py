@@ -6,8 +6,10 @@ run (started here, gomoku and the web port on loopback).
 
 Scenarios (all by default, or those named with C{--scenario}):
   - C{cpu}: C{--games} games over TCP, then as many over the WebSocket,
-    each moving as soon as the previous move reached the opponent; the
-    hub's CPU per move of each (target: WebSocket at most 1.5x TCP).
+    each moving as soon as the previous move reached the opponent (or
+    all at C{--rate} moves a second); the hub's CPU per move of each
+    (target: WebSocket at most 1.5x TCP).  With C{--rounds}, again and
+    again, the order swapped each round; the ratio is of the medians.
   - C{paced}: C{--paced-games} WebSocket games moving once a second;
     the latency from a move's write to the opponent reading it (target:
     p99 at most 20 ms with 100 games).
@@ -21,6 +23,14 @@ Every game plays C{bench/gomoku_load.py}'s 225-move draw, then again.
     python bench/ws_gomoku.py --scenario cpu --games 10 --moves 40000
     python bench/ws_gomoku.py --scenario cpu --games 40 --rate 2000 \
         --moves 20000 --seconds 30
+    python bench/ws_gomoku.py --scenario cpu --games 20 --rate 1000 \
+        --moves 15000 --seconds 30 --warmup 1 --rounds 6
+
+As C{bench/gomoku_load.py} does, the hub runs on the first CPU and this
+load generator on the second (C{--no-pin}: wherever the system puts
+them): the two never share a CPU, whose caches the load generator's
+work (autobahn's client costs about twice the TCP client) would
+otherwise evict under the hub, in every run alike.
 
 Not a test: it prints figures.
 """
@@ -28,6 +38,7 @@ Not a test: it prints figures.
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 
@@ -37,7 +48,8 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import gomoku_load  # noqa: E402
 from gomoku_load import (  # noqa: E402
-    SEQUENCE, Bench, freePort, now, startHub, stopProcess, waitForPort)
+    SEQUENCE, Bench, cpusToPin, freePort, now, startHub, stopProcess,
+    waitForPort)
 
 
 def makeSocketClasses():
@@ -265,6 +277,12 @@ def parseArgs(argv):
     p.add_argument("--moves", type=int, default=0,
                    help="cpu: measure this many moves over TCP and as many "
                    "over the WebSocket (then --seconds bounds each window)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="cpu: measure TCP and the WebSocket this many "
+                   "times each, alternating which goes first")
+    p.add_argument("--no-pin", action="store_true",
+                   help="do not pin the hub to the first CPU and this load "
+                   "generator to the second")
     p.add_argument("--warmup", type=float, default=2.0)
     p.add_argument("--json", action="store_true")
     p.add_argument("--profile", metavar="FILE",
@@ -283,12 +301,16 @@ def main(argv):
     if options.profile:
         profile = ("--profile=" + os.path.abspath(options.profile),
                    "--profiler=cprofile", "--savestats")
-    hub = startHub(port, log, twistdArgs=profile, extra=[
+    pinned = None if options.no_pin else cpusToPin()
+    if pinned:
+        os.sched_setaffinity(0, {pinned[1]})
+    hub = startHub(port, log, twistdArgs=profile,
+                   cpu=pinned[0] if pinned else None, extra=[
         "--web-port", "tcp:%d:interface=127.0.0.1" % (webPort,),
         "--web-max-connections-per-ip", "0", "--web-request-rate", "0",
         "--web-fd-reserve", "0", "--db", "none", "--announce", "no"])
     waitForPort(webPort, hub)
-    results = {}
+    results = {"pinned": pinned}
 
     async def scenario(name, bench, count, kind, roles):
         try:
@@ -303,16 +325,33 @@ def main(argv):
             mode, interval = "saturate", 0
             if options.rate:
                 mode, interval = "paced", options.games / options.rate
-            await scenario("cpu_tcp", Bench(
-                reactor, port, mode, interval, options.warmup,
-                options.seconds, tag="t", moves=moves), options.games,
-                "game", ("owner", "guest"))
-            await scenario("cpu_ws", SocketBench(
-                webPort, reactor, port, mode, interval, options.warmup,
-                options.seconds, tag="s", moves=moves), options.games,
-                "game", ("owner", "guest"))
-            tcp = results["cpu_tcp"]["server_cpu_us_per_op"]
-            ws = results["cpu_ws"]["server_cpu_us_per_op"]
+            perMove = {"tcp": [], "ws": []}
+            for number in range(1, options.rounds + 1):
+                suffix = "" if options.rounds == 1 else "_%d" % (number,)
+                kinds = ("tcp", "ws") if number % 2 else ("ws", "tcp")
+                for kind in kinds:
+                    if kind == "tcp":
+                        bench = Bench(
+                            reactor, port, mode, interval, options.warmup,
+                            options.seconds, tag="t%d_" % (number,),
+                            moves=moves)
+                    else:
+                        bench = SocketBench(
+                            webPort, reactor, port, mode, interval,
+                            options.warmup, options.seconds,
+                            tag="s%d_" % (number,), moves=moves)
+                    name = "cpu_" + kind + suffix
+                    await scenario(name, bench, options.games, "game",
+                                   ("owner", "guest"))
+                    perMove[kind].append(
+                        results[name]["server_cpu_us_per_op"])
+            tcp = statistics.median(perMove["tcp"])
+            ws = statistics.median(perMove["ws"])
+            if options.rounds > 1:
+                results["cpu_us_per_move"] = perMove
+                results["cpu_ratio_each_round"] = [
+                    round(w / t, 2)
+                    for t, w in zip(perMove["tcp"], perMove["ws"])]
             results["cpu_ratio_ws_to_tcp"] = round(ws / tcp, 2)
         if "paced" in scenarios:
             await scenario("paced_ws", SocketBench(
