@@ -7,6 +7,7 @@ L{Clock} and in-memory connections.
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.games import splendor as splendorRules
+from hub.protocols.gomoku_players import GomokuPlayer, GomokuTableListener
 from hub.tables import events
 from hub.tables.gomoku import OWNER_SEAT
 from hub.web import play as playing
@@ -346,6 +347,26 @@ class GomokuTests(SynchronousTestCase):
         self.assertEqual(len(browser.of("event", "TurnStarted")), 1)
         browser.send({"type": "act", "action": [8, 8]})
         self.assertEqual(browser.errors(), [playing.ILLEGAL])
+
+    def test_legacyListenerHearsTCPOnly(self):
+        """
+        The gomoku adapter's table listener makes C{msg_move}s for the
+        TCP player's seat only: a browser player hears no legacy frames.
+        """
+        self.tcpSend(gomokuWire.roomOpMessage(gomokuWire.RO_ROOM_CREATE,
+                                              "tcp", "", 3,
+                                              oct=gomokuWire.CHESS_WHITE))
+        browser = self.hub.browser("alice")
+        browser.send({"type": "join", "kind": "gomoku", "room": "tcp"})
+        browser.send({"type": "ready"})
+        self.tcpSend(gomokuWire.requestMessage(gomokuWire.REQ_GAME_START, 4))
+        table = self.hub.lobby.room("gomoku", "tcp").table
+        [listener] = [each for each in table.listeners
+                      if isinstance(each, GomokuTableListener)]
+        browserSeat = browser.last("event", "GameStarted")["you"]
+        self.assertIsNone(listener.hearing[browserSeat])
+        self.assertIsInstance(listener.hearing[1 - browserSeat],
+                              GomokuPlayer)
 
     def test_botGame(self):
         """
