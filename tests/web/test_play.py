@@ -293,6 +293,20 @@ class GomokuTests(SynchronousTestCase):
     def tcpSend(self, message):
         self.tcp.dataReceived(gomokuWire.encodeMessage(message))
 
+    def startedWithBrowser(self):
+        """
+        The TCP player's room C{tcp}, joined by a browser guest who
+        readies: the owner starts the game.  The browser's client.
+        """
+        self.tcpSend(gomokuWire.roomOpMessage(gomokuWire.RO_ROOM_CREATE,
+                                              "tcp", "", 3,
+                                              oct=gomokuWire.CHESS_WHITE))
+        browser = self.hub.browser("alice")
+        browser.send({"type": "join", "kind": "gomoku", "room": "tcp"})
+        browser.send({"type": "ready"})
+        self.tcpSend(gomokuWire.requestMessage(gomokuWire.REQ_GAME_START, 4))
+        return browser
+
     def test_roomListShared(self):
         """
         A room made in the browser is in msg_room_list; a room made over
@@ -322,13 +336,7 @@ class GomokuTests(SynchronousTestCase):
         starts; the browser's stones reach the TCP player as msg_move and
         the TCP player's stones reach the browser with the legal moves.
         """
-        self.tcpSend(gomokuWire.roomOpMessage(gomokuWire.RO_ROOM_CREATE,
-                                              "tcp", "", 3,
-                                              oct=gomokuWire.CHESS_WHITE))
-        browser = self.hub.browser("alice")
-        browser.send({"type": "join", "kind": "gomoku", "room": "tcp"})
-        browser.send({"type": "ready"})
-        self.tcpSend(gomokuWire.requestMessage(gomokuWire.REQ_GAME_START, 4))
+        browser = self.startedWithBrowser()
         started = browser.last("event", "GameStarted")
         self.assertEqual(started["you"], 0)
         # Gomoku's legal moves are every empty point: not listed.
@@ -353,13 +361,7 @@ class GomokuTests(SynchronousTestCase):
         The gomoku adapter's table listener makes C{msg_move}s for the
         TCP player's seat only: a browser player hears no legacy frames.
         """
-        self.tcpSend(gomokuWire.roomOpMessage(gomokuWire.RO_ROOM_CREATE,
-                                              "tcp", "", 3,
-                                              oct=gomokuWire.CHESS_WHITE))
-        browser = self.hub.browser("alice")
-        browser.send({"type": "join", "kind": "gomoku", "room": "tcp"})
-        browser.send({"type": "ready"})
-        self.tcpSend(gomokuWire.requestMessage(gomokuWire.REQ_GAME_START, 4))
+        browser = self.startedWithBrowser()
         table = self.hub.lobby.room("gomoku", "tcp").table
         [listener] = [each for each in table.listeners
                       if isinstance(each, GomokuTableListener)]

@@ -88,6 +88,18 @@ class BacklogTests(TestCase):
         globalLogPublisher.addObserver(observe)
         self.addCleanup(globalLogPublisher.removeObserver, observe)
 
+    @defer.inlineCallbacks
+    def welcomed(self, web, name):
+        """
+        A L{PlayClient} said hello to C{web} as C{name} and welcomed.
+        """
+        client = PlayClient(reactor, web.url("/ws").replace("http", "ws"))
+        yield client.opened()
+        self.addCleanup(client.close)
+        client.send({"type": "hello", "version": 1, "name": name})
+        yield client.waitType("welcome")
+        return client
+
     def socketNamed(self, web, name):
         for player in web.site.play.players.values():
             if player.name == name:
@@ -103,11 +115,7 @@ class BacklogTests(TestCase):
         then the writer sends directly again.
         """
         web = webHub(self, 64 << 20)
-        client = PlayClient(reactor, web.url("/ws").replace("http", "ws"))
-        yield client.opened()
-        self.addCleanup(client.close)
-        client.send({"type": "hello", "version": 1, "name": "reader"})
-        yield client.waitType("welcome")
+        client = yield self.welcomed(web, "reader")
         socket = self.socketNamed(web, "reader")
         writer = socket._writer
         large = dumps({"type": "padding", "text": "x" * LARGE})
@@ -139,11 +147,7 @@ class BacklogTests(TestCase):
             protocol.Factory.forProtocol(StalledReader))
         self.addCleanup(stalled.transport.abortConnection)
         yield stalled.welcomed.addTimeout(TIMEOUT, reactor)
-        client = PlayClient(reactor, web.url("/ws").replace("http", "ws"))
-        yield client.opened()
-        self.addCleanup(client.close)
-        client.send({"type": "hello", "version": 1, "name": "reader"})
-        yield client.waitType("welcome")
+        client = yield self.welcomed(web, "reader")
         socket = self.socketNamed(web, "stalled")
         closed = defer.Deferred()
         socket.is_closed.addCallback(closed.callback)
