@@ -134,7 +134,7 @@ class Face:
         return self.hub.stopService()
 
     def connect(self, origin="http://" + HOST, host=HOST, path=b"/ws",
-                address="10.0.0.1", cookie=None):
+                address="10.0.0.1", cookie=None, extra=()):
         """
         Open C{path} as a WebSocket: C{(channel, transport)}; the
         transport's protocol is the socket once upgraded.
@@ -158,6 +158,7 @@ class Face:
             headers.append(b"Origin: " + origin.encode())
         if cookie is not None:
             headers.append(b"Cookie: " + cookie.encode())
+        headers.extend(extra)
         channel.dataReceived(b"\r\n".join(headers) + b"\r\n\r\n")
         return channel, transport
 
@@ -198,6 +199,20 @@ class HandshakeTests(SynchronousTestCase):
         messages, closed = serverMessages(transport.value())
         self.assertEqual(messages[0]["type"], "welcome")
         self.assertFalse(closed)
+
+    def test_noCompression(self):
+        """
+        A browser's offer of permessage-deflate is declined: what the
+        socket sends is framed once for every player
+        (L{ws.PlayFactory.prepared}), uncompressed.
+        """
+        channel, transport = self.face.connect(extra=[
+            b"Sec-WebSocket-Extensions: permessage-deflate; "
+            b"client_max_window_bits"])
+        answer = transport.value().split(b"\r\n\r\n", 1)[0]
+        self.assertIn(b"101 Switching Protocols", answer)
+        self.assertNotIn(b"sec-websocket-extensions", answer.lower())
+        self.assertIsNone(socketOf(transport)._perMessageCompress)
 
     def test_noOrigin(self):
         """
