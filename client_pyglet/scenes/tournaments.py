@@ -6,7 +6,6 @@ protocol, as the keyed name.
 """
 
 from twisted.internet import defer
-from twisted.internet.task import LoopingCall
 
 from hub.client.i18n import N_, _
 from hub.client.tournaments import (
@@ -15,7 +14,7 @@ from hub.client.webapi import DEFAULT_WEB_PORT
 from client_pyglet.scenes.base import (
     BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, Scene)
 from client_pyglet.scenes.start import GAME_TITLES
-from client_pyglet.scenes.watch import webRoot
+from client_pyglet.scenes.watch import ListingScene, webRoot
 
 #: Seconds between two looks at the list of events.
 LIST_SECONDS = 5.0
@@ -26,7 +25,7 @@ FORMAT_NAMES = {"round-robin": N_("round robin"), "swiss": N_("Swiss"),
                 "arena": N_("arena")}
 
 
-class TournamentsScene(Scene):
+class TournamentsScene(ListingScene):
     """
     The events of the hub whose web face is C{root}.
 
@@ -38,6 +37,7 @@ class TournamentsScene(Scene):
     """
 
     title = N_("Tournaments")
+    listSeconds = LIST_SECONDS
 
     def __init__(self, app, root, gamePorts):
         self.root = root
@@ -47,53 +47,33 @@ class TournamentsScene(Scene):
     def setup(self):
         self.api = TournamentAPI(self.app.reactor, self.root)
         self.events = None
-        self.problem = None
         self.entered = None
         self.enteredKind = None
         self.waiting = None
         self.poller = None
-        self._pending = None
         self._entering = None
-        self._looking = LoopingCall(self.look)
-        self._looking.clock = self.app.clock
-        self._looking.start(LIST_SECONDS, now=True)
+        self.startListing()
 
     def close(self):
-        if self._looking.running:
-            self._looking.stop()
-        for pending in (self._pending, self._entering):
-            if pending is not None:
-                pending.cancel()
+        self.stopListing()
+        if self._entering is not None:
+            self._entering.cancel()
         if self.poller is not None:
             self.poller.stop()
         Scene.close(self)
 
     # the list
-    def look(self):
-        """
-        Ask the hub for its events (once at a time).
-        """
-        if self._pending is not None:
-            return
-        d = self._pending = self.api.events()
-        d.addCallbacks(self._listed, self._failed)
-        d.addBoth(self._settled)
+    def fetch(self):
+        return self.api.events()
 
-    def _settled(self, result):
-        self._pending = None
-
-    def _listed(self, events):
+    def listed(self, events):
         self.events = events
         if self.poller is None:
             self.problem = None
         self.invalidate()
 
-    def _failed(self, failure):
-        if failure.check(defer.CancelledError):
-            return
-        self.problem = _("no tournaments from %s: %s") % (
-            self.root, failure.getErrorMessage())
-        self.invalidate()
+    def problemText(self, why):
+        return _("no tournaments from %s: %s") % (self.root, why)
 
     # joining
     def join(self, eventId, kind):

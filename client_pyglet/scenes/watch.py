@@ -430,7 +430,75 @@ def webRoot(text):
     return "http://%s:%d" % (host, int(port))
 
 
-class WatchListScene(Scene):
+class ListingScene(Scene):
+    """
+    A scene showing a list the hub's web face gives: asked for again
+    every C{listSeconds}, one request at a time; what went wrong is its
+    C{problem} line.  A subclass says how to ask (L{fetch}), what to do
+    with the answer (L{listed}) and how to say it failed
+    (L{problemText}).
+    """
+
+    listSeconds = LIST_SECONDS
+
+    def startListing(self):
+        """
+        Ask at once, then every C{listSeconds}.
+        """
+        self.problem = None
+        self._pending = None
+        self._looking = LoopingCall(self.look)
+        self._looking.clock = self.app.clock
+        self._looking.start(self.listSeconds, now=True)
+
+    def stopListing(self):
+        """
+        Ask no more, and drop the question under way.
+        """
+        if self._looking.running:
+            self._looking.stop()
+        if self._pending is not None:
+            self._pending.cancel()
+
+    def look(self):
+        """
+        Ask for the list (unless a question is under way).
+        """
+        if self._pending is not None:
+            return
+        self._pending = d = self.fetch()
+        d.addCallbacks(self.listed, self._failed)
+        d.addBoth(self._settled)
+
+    def _settled(self, ignored):
+        self._pending = None
+
+    def _failed(self, failure):
+        if failure.check(defer.CancelledError):
+            return
+        self.problem = self.problemText(failure.getErrorMessage())
+        self.invalidate()
+
+    def fetch(self):
+        """
+        A Deferred of the list.
+        """
+        raise NotImplementedError()
+
+    def listed(self, answer):
+        """
+        The list came.
+        """
+        raise NotImplementedError()
+
+    def problemText(self, why):
+        """
+        What the problem line says when the list did not come, C{why}.
+        """
+        raise NotImplementedError()
+
+
+class WatchListScene(ListingScene):
     """
     The games of a hub, to watch: running ones first, then those just
     finished; looked at again every L{LIST_SECONDS}.
@@ -448,44 +516,22 @@ class WatchListScene(Scene):
 
     def setup(self):
         self.games = None
-        self.problem = None
-        self._pending = None
-        self._looking = LoopingCall(self.look)
-        self._looking.clock = self.app.clock
-        self._looking.start(LIST_SECONDS, now=True)
+        self.startListing()
 
     def close(self):
-        if self._looking.running:
-            self._looking.stop()
-        if self._pending is not None:
-            self._pending.cancel()
+        self.stopListing()
         Scene.close(self)
 
-    def look(self):
-        """
-        Ask the hub for its games (once at a time).
-        """
-        if self._pending is not None:
-            return
-        api = WebAPI(self.app.reactor, self.root)
-        self._pending = d = listGames(api)
-        d.addCallbacks(self._listed, self._failed)
-        d.addBoth(self._done)
+    def fetch(self):
+        return listGames(WebAPI(self.app.reactor, self.root))
 
-    def _listed(self, games):
+    def listed(self, games):
         self.games = games
         self.problem = None
         self.invalidate()
 
-    def _failed(self, failure):
-        if failure.check(defer.CancelledError):
-            return
-        self.problem = _("no games from %s: %s") % (
-            self.root, failure.getErrorMessage())
-        self.invalidate()
-
-    def _done(self, ignored):
-        self._pending = None
+    def problemText(self, why):
+        return _("no games from %s: %s") % (self.root, why)
 
     def build(self):
         w, h = self.width, self.height

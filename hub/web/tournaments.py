@@ -252,9 +252,9 @@ class _EventFeed:
         self.feeds.removeStream(self.eventId, stream)
 
 
-class StandingsCSV(resource.Resource):
+class _EventResource(resource.Resource):
     """
-    C{/api/tournaments/ID/standings.csv}.
+    A leaf resource of one event of L{TournamentsWeb}.
     """
 
     isLeaf = True
@@ -263,6 +263,12 @@ class StandingsCSV(resource.Resource):
         resource.Resource.__init__(self)
         self.web = web
         self.eventId = eventId
+
+
+class StandingsCSV(_EventResource):
+    """
+    C{/api/tournaments/ID/standings.csv}.
+    """
 
     def render_GET(self, request: Any) -> Any:
         def done(snap: Optional[store.Snapshot]) -> None:
@@ -364,7 +370,7 @@ def entryFields(request: Any) -> Dict[str, str]:
     return {"name": data["name"], "key": data["key"]}
 
 
-class EntryResource(resource.Resource):
+class EntryResource(_EventResource):
     """
     C{POST /api/tournaments/ID/entry} with C{{"name": ACCOUNT, "key":
     PLAY_KEY}}: the account enters the event (as C{enter EVENT ACCOUNT}
@@ -375,13 +381,6 @@ class EntryResource(resource.Resource):
     404 without accounts or for no such event, 409 when the event takes
     no entry.
     """
-
-    isLeaf = True
-
-    def __init__(self, web: TournamentsWeb, eventId: int) -> None:
-        resource.Resource.__init__(self)
-        self.web = web
-        self.eventId = eventId
 
     def render_GET(self, request: Any) -> Any:
         request.setHeader(b"Allow", b"POST")
