@@ -75,7 +75,39 @@ def bots(kind, port, *args):
                             stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
 
 
-class BrowserTests(SynchronousTestCase):
+class PageActions:
+    """
+    What a browser test does on a page through C{self.driver}: find
+    elements and click them, with the test's own bounded C{wait}.
+    """
+
+    def find(self, selector):
+        from selenium.webdriver.common.by import By
+        return self.driver.find_elements(By.CSS_SELECTOR, selector)
+
+    def click(self, selector):
+        """
+        Click the first element of C{selector} once it is there (the page
+        redraws as messages come: a stale or covered element is looked
+        up again).
+        """
+        from selenium.common.exceptions import (
+            ElementClickInterceptedException, StaleElementReferenceException)
+
+        def clicked():
+            found = self.find(selector)
+            if not found:
+                return False
+            try:
+                found[0].click()
+            except (StaleElementReferenceException,
+                    ElementClickInterceptedException):
+                return False
+            return True
+        self.wait(clicked, "no " + selector + " to click")
+
+
+class BrowserTests(PageActions, SynchronousTestCase):
     """
     A spectator's browser follows a bots' game of each kind from the
     lobby to the replay.
@@ -107,10 +139,6 @@ class BrowserTests(SynchronousTestCase):
         from selenium.webdriver.support.ui import WebDriverWait
         return WebDriverWait(self.driver, WAIT, poll_frequency=0.1).until(
             lambda driver: condition(), message)
-
-    def find(self, selector):
-        from selenium.webdriver.common.by import By
-        return self.driver.find_elements(By.CSS_SELECTOR, selector)
 
     def screenshot(self, name):
         folder = os.environ.get("GAMEHUB_SCREENSHOTS")

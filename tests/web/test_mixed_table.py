@@ -22,7 +22,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 from tests.client.test_windows import requireDisplay
 from tests.endtoend import GamehubServer, waitUntil
-from tests.web.test_browser import ROOT, browser
+from tests.web.test_browser import ROOT, PageActions, browser
 
 #: Seconds the whole game may take on a loaded 2-core machine.
 GAME_TIMEOUT = 900
@@ -37,7 +37,7 @@ DESKTOP_NAME = "desky"
 BOT_PREFIX = "tcpbot"
 
 
-class MixedTableTests(SynchronousTestCase):
+class MixedTableTests(PageActions, SynchronousTestCase):
     """
     A browser, a TCP bot and the pyglet client at one checkers table.
     """
@@ -100,30 +100,6 @@ class MixedTableTests(SynchronousTestCase):
             self.fail("%s\n--- page:\n%s\n%s" % (
                 message, self.attribute("main", "innerText", ""),
                 self.logs()))
-
-    def find(self, selector):
-        from selenium.webdriver.common.by import By
-        return self.driver.find_elements(By.CSS_SELECTOR, selector)
-
-    def click(self, selector):
-        """
-        Click the first element of C{selector} once it is there (a page
-        redrawn meanwhile is looked at again).
-        """
-        from selenium.common.exceptions import (
-            ElementClickInterceptedException, StaleElementReferenceException)
-
-        def clicked():
-            found = self.find(selector)
-            if not found:
-                return False
-            try:
-                found[0].click()
-            except (StaleElementReferenceException,
-                    ElementClickInterceptedException):
-                return False
-            return True
-        self.wait(clicked, "no " + selector + " to click")
 
     def attribute(self, selector, name, default=None):
         from selenium.common.exceptions import StaleElementReferenceException

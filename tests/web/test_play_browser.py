@@ -10,7 +10,7 @@ import os
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.endtoend import GamehubServer
-from tests.web.test_browser import WAIT, bots, browser
+from tests.web.test_browser import WAIT, PageActions, bots, browser
 
 MOVES = 120
 #: The seed of the Splendor deal under which the clicks of
@@ -21,7 +21,7 @@ MOVES = 120
 SPLENDOR_SEED = "50"
 
 
-class PlayPageTests(SynchronousTestCase):
+class PlayPageTests(PageActions, SynchronousTestCase):
     """
     C{/play} in Chromium.
     """
@@ -40,29 +40,16 @@ class PlayPageTests(SynchronousTestCase):
         return WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(
             lambda driver: condition(), message)
 
-    def find(self, selector):
-        from selenium.webdriver.common.by import By
-        return self.driver.find_elements(By.CSS_SELECTOR, selector)
-
-    def click(self, selector):
+    def statusText(self):
         """
-        Click the element of C{selector} once it is there (the page
-        redraws as messages come: a stale element is looked up again).
+        The status line's text, or None while it is being redrawn.
         """
-        from selenium.common.exceptions import (
-            ElementClickInterceptedException, StaleElementReferenceException)
-
-        def clicked():
-            found = self.find(selector)
-            if not found:
-                return False
-            try:
-                found[0].click()
-            except (StaleElementReferenceException,
-                    ElementClickInterceptedException):
-                return False
-            return True
-        self.wait(clicked, "no " + selector + " to click")
+        from selenium.common.exceptions import StaleElementReferenceException
+        found = self.find("#status")
+        try:
+            return found[0].text if found else None
+        except StaleElementReferenceException:
+            return None
 
     def statusData(self, name):
         found = self.find("#status")
@@ -151,7 +138,7 @@ class PlayPageTests(SynchronousTestCase):
         self.click("#open-rooms button.join")
         self.click("#ready")
         self.playByHints()
-        text = self.find("#status")[0].text
+        text = self.wait(self.statusText, "no status")
         self.assertIn(text, ("You won!", "You lost.", "Draw."))
         self.assertEqual(process.wait(WAIT), 0)
 
@@ -170,7 +157,7 @@ class PlayPageTests(SynchronousTestCase):
         self.wait(lambda: self.find("#board svg.checkers"), "no board")
         self.playByHints(moves=400, pieces=True,
                          shot="web-play-checkers.png")
-        text = self.find("#status")[0].text
+        text = self.wait(self.statusText, "no status")
         self.assertIn(text, ("You won!", "You lost."))
         self.assertGreater(self.moves(), 10)
 
@@ -190,7 +177,7 @@ class PlayPageTests(SynchronousTestCase):
         self.click("#start")
         reloaded = self.playByHints(reload=True, shot="web-play-gomoku.png")
         self.assertTrue(reloaded)
-        text = self.find("#status")[0].text
+        text = self.wait(self.statusText, "no status")
         self.assertIn(text, ("You won!", "You lost.", "Draw."))
         if text != "Draw.":
             self.assertGreaterEqual(len(self.find("#board .win")), 5)
@@ -340,7 +327,7 @@ class PlayPageTests(SynchronousTestCase):
                       "the click played nothing")
         self.wait(lambda: self.statusData("turn") == "over",
                   "the game never ended")
-        text = self.find("#status")[0].text
+        text = self.wait(self.statusText, "no status")
         self.assertIn(text, ("You won!", "You lost."))
         self.assertIn("discard", done)
         self.assertIn("buy", done)
