@@ -14,7 +14,7 @@ from hub.client.webapi import DEFAULT_WEB_PORT
 from client_pyglet.scenes.base import (
     BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, Scene)
 from client_pyglet.scenes.start import GAME_TITLES
-from client_pyglet.scenes.watch import ListingScene, webRoot
+from client_pyglet.scenes.watch import ListingScene
 
 #: Seconds between two looks at the list of events.
 LIST_SECONDS = 5.0
@@ -180,13 +180,5 @@ class TournamentsScene(ListingScene):
                         enabled=state in OPEN_STATES
                         and self.entered is None)
 
-    def lookAt(self):
-        try:
-            root = webRoot(self.fieldValue("web"))
-        except ValueError as e:
-            self.problem = str(e)
-            return
+    def showAt(self, root):
         self.app.connection.showTournaments(root, self.gamePorts)
-
-    def onSubmit(self, name):
-        self.lookAt()

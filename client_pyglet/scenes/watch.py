@@ -497,6 +497,27 @@ class ListingScene(Scene):
         """
         raise NotImplementedError()
 
+    def lookAt(self):
+        """
+        Show this list at the hub whose web address the C{web} field
+        holds (L{showAt}), or say why that address is wrong.
+        """
+        try:
+            root = webRoot(self.fieldValue("web"))
+        except ValueError as e:
+            self.problem = str(e)
+            return
+        self.showAt(root)
+
+    def showAt(self, root):
+        """
+        Show this list at the hub whose web root is C{root}.
+        """
+        raise NotImplementedError()
+
+    def onSubmit(self, name):
+        self.lookAt()
+
 
 class WatchListScene(ListingScene):
     """
@@ -573,13 +594,5 @@ class WatchListScene(ListingScene):
     def watch(self, gameId):
         self.app.connection.watchGame(self.root, gameId, back=self.root)
 
-    def lookAt(self):
-        try:
-            root = webRoot(self.fieldValue("web"))
-        except ValueError as e:
-            self.problem = str(e)
-            return
+    def showAt(self, root):
         self.app.connection.showWatchList(root)
-
-    def onSubmit(self, name):
-        self.lookAt()

@@ -49,6 +49,19 @@ class EndToEndMixin:
         self.path = os.path.join(folder, "hub.sqlite")
         self.url = "sqlite:" + self.path
 
+    def playedThrough(self, server, eventId, name):
+        """
+        Start event C{eventId} (called C{name}), wait until it finished,
+        and give its exported pairings that were played (not byes).
+        """
+        self.cli("start", str(eventId))
+        server.waitForLog(r"tournament %d \('%s'\) finished"
+                          % (eventId, re.escape(name)),
+                          timeout=GAME_TIMEOUT * 3)
+        data = json.loads(self.cli("export", str(eventId)))
+        return [p for r in data["rounds"] for p in r["pairings"]
+                if not p["bye"]]
+
     def cli(self, *argv):
         result = subprocess.run(
             [sys.executable, "-m", "hub.tournaments", "--db", self.url]
@@ -300,12 +313,7 @@ class EnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
                      "0", "--seed", "3")
         self.cli("engine", "add", str(eventId), "broken", "--",
                  sys.executable, "-c", "raise SystemExit(3)")
-        self.cli("start", str(eventId))
-        server.waitForLog(r"tournament %d \('Engine cup'\) finished"
-                          % (eventId,), timeout=GAME_TIMEOUT * 3)
-        data = json.loads(self.cli("export", str(eventId)))
-        games = [p for r in data["rounds"] for p in r["pairings"]
-                 if not p["bye"]]
+        games = self.playedThrough(server, eventId, "Engine cup")
         self.assertEqual(len(games), 6)
         broken = [p for p in games if "broken" in p["seats"]]
         self.assertEqual({p["result"] for p in broken}, {"engine-failed"})
@@ -572,12 +580,7 @@ class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         self.cli("engine", "add", str(eventId), "bob", "--",
                  *bot[:6], "--key-env", *bot[8:], *fast)
         self.cli("engine", "add", str(eventId), "robot", "--", *bot, *fast)
-        self.cli("start", str(eventId))
-        server.waitForLog(r"tournament %d \('Closed cup'\) finished"
-                          % (eventId,), timeout=GAME_TIMEOUT * 3)
-        data = json.loads(self.cli("export", str(eventId)))
-        games = [p for r in data["rounds"] for p in r["pairings"]
-                 if not p["bye"]]
+        games = self.playedThrough(server, eventId, "Closed cup")
         self.assertEqual(len(games), 6)
         self.assertEqual(
             {p["result"] for p in games} & {"engine-failed", "no-show",
