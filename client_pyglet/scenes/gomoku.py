@@ -10,6 +10,7 @@ from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT,
     BoardSceneMixin, Scene)
 from hub.client.state_gomoku import BLACK, SIZE, WHITE
+from hub.games.gomoku import winningRows
 
 WOOD = (222, 184, 112)
 WOOD_DARK = (190, 150, 80)
@@ -20,45 +21,8 @@ COLOUR_NAMES = {BLACK: N_("black"), WHITE: N_("white")}
 ROOM_STATES = {0: N_("open"), 1: N_("full"), 2: N_("playing")}
 #: The lobby asks for the room list this often.
 REFRESH_SECONDS = 5.0
-#: A row this long wins (as in L{hub.games.gomoku}).
-FIVE = 5
 #: The mark on the winning row.
 WIN_MARK = (214, 40, 40)
-DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
-
-
-def winningRows(stone, lastMove):
-    """
-    The rows of five or more through the last move, as in
-    L{hub.games.gomoku.GomokuGame}'s rule: the stone just played wins
-    when it makes five or more of its colour in a line.
-
-    @param stone: C{stone(x, y)} gives the stone at a cell (0 for none).
-    @param lastMove: the C{(x, y)} played last, or None.
-    @return: a list of rows, each a list of C{(x, y)} from one end to
-        the other; empty when the last move made no five.
-    """
-    if lastMove is None:
-        return []
-    x, y = lastMove
-    colour = stone(x, y)
-    if not colour:
-        return []
-
-    def run(dx, dy):
-        cells = []
-        cx, cy = x + dx, y + dy
-        while 0 <= cx < SIZE and 0 <= cy < SIZE and \
-                stone(cx, cy) == colour:
-            cells.append((cx, cy))
-            cx, cy = cx + dx, cy + dy
-        return cells
-    rows = []
-    for dx, dy in DIRECTIONS:
-        row = run(-dx, -dy)[::-1] + [(x, y)] + run(dx, dy)
-        if len(row) >= FIVE:
-            rows.append(row)
-    return rows
 
 
 class GomokuLobbyScene(Scene):

@@ -13,7 +13,7 @@ Pure: no I/O, no Twisted, no wire format.
 
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 from zope.interface import implementer
 
@@ -60,6 +60,41 @@ def seatOfColour(colour: int) -> int:
     The seat that plays C{colour} (L{BLACK} or L{WHITE}).
     """
     return SEAT_BLACK if colour == BLACK else SEAT_WHITE
+
+
+def winningRows(stone: Callable[[int, int], int],
+                lastMove: Optional[Cell]) -> List[List[Cell]]:
+    """
+    The rows of five or more through the last move: the stone just played
+    wins when it makes five or more of its colour in a line.
+
+    @param stone: C{stone(x, y)} gives the stone at a cell (L{EMPTY} for
+        none).
+    @param lastMove: the C{(x, y)} played last, or None.
+    @return: a list of rows, each a list of C{(x, y)} from one end to
+        the other; empty when the last move made no five.
+    """
+    if lastMove is None:
+        return []
+    x, y = lastMove
+    colour = stone(x, y)
+    if not colour:
+        return []
+
+    def run(dx: int, dy: int) -> List[Cell]:
+        cells = []
+        cx, cy = x + dx, y + dy
+        while 0 <= cx < SIZE and 0 <= cy < SIZE and \
+                stone(cx, cy) == colour:
+            cells.append((cx, cy))
+            cx, cy = cx + dx, cy + dy
+        return cells
+    rows = []
+    for dx, dy in _DIRECTIONS:
+        row = run(-dx, -dy)[::-1] + [(x, y)] + run(dx, dy)
+        if len(row) >= 5:
+            rows.append(row)
+    return rows
 
 
 @implementer(IGameRules)

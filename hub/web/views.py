@@ -16,13 +16,20 @@ GOMOKU_COLOURS = ("black", "white")
 def gomokuView(game):
     """
     The board as a string of L{gomoku.SIZE}^2 characters, row by row
-    (C{.} empty, C{b} black, C{w} white), and the last move.
+    (C{.} empty, C{b} black, C{w} white), the last move, and the stones
+    of the five (or more) in a row it made, if it won.
     """
     marks = {gomoku.EMPTY: ".", gomoku.BLACK: "b", gomoku.WHITE: "w"}
+    board = game.board
+    five = []
+    for row in gomoku.winningRows(
+            lambda x, y: board[y * gomoku.SIZE + x], game.lastMove):
+        five.extend([x, y] for x, y in row if [x, y] not in five)
     return {
         "size": gomoku.SIZE,
-        "board": "".join(marks[stone] for stone in game.board),
+        "board": "".join(marks[stone] for stone in board),
         "last": list(game.lastMove) if game.lastMove else None,
+        "five": five,
         "toMove": game.currentSeat,
     }
 

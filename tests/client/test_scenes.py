@@ -15,7 +15,6 @@ from hub.wire import gomoku as gwire
 from hub.wire import splendor as swire
 
 from client_pyglet.scenes.base import contains, overlaps
-from client_pyglet.scenes.gomoku import winningRows
 from hub.client import state as S
 from hub.client.session import Options
 from tests.client.support import FakeEndpoint, take
@@ -436,55 +435,6 @@ class SceneTests(SynchronousTestCase):
         self.assertEqual(take(self.transport), swire.packClientFrame(
             swire.PLAYER_OPERATION, 1, swire.getGemsBody(
                 1, [("diamond", 1), ("emerald", 1), ("sapphire", 1)])))
-
-
-class WinningRowsTests(SynchronousTestCase):
-    """
-    L{winningRows} finds the five the last move made, as the rules do.
-    """
-
-    def stones(self, cells, colour=1):
-        board = dict.fromkeys(cells, colour)
-        return lambda x, y: board.get((x, y), 0)
-
-    def test_directions(self):
-        """
-        Rows across, down and along both diagonals, from end to end,
-        whichever stone of the row was played last.
-        """
-        for row in ([(x, 2) for x in range(4, 9)],
-                    [(0, y) for y in range(10, 15)],
-                    [(i, i) for i in range(10, 15)],
-                    [(4 + i, 8 - i) for i in range(5)]):
-            for last in row:
-                self.assertEqual(winningRows(self.stones(row), last), [row])
-
-    def test_longRowAndCross(self):
-        """
-        Six in a row is one row of six; a stone that closes two fives
-        at once gives both.
-        """
-        six = [(x, 7) for x in range(6)]
-        self.assertEqual(winningRows(self.stones(six), (2, 7)), [six])
-        down = [(2, y) for y in range(3, 8)]
-        stone = self.stones(six[:5] + down)
-        self.assertEqual(winningRows(stone, (2, 7)), [six[:5], down])
-
-    def test_noFive(self):
-        """
-        Four in a row, a broken row, a row of mixed colours, an empty or
-        missing last move: no row.
-        """
-        four = [(x, 0) for x in range(4)]
-        self.assertEqual(winningRows(self.stones(four), (3, 0)), [])
-        broken = four + [(5, 0)]
-        self.assertEqual(winningRows(self.stones(broken), (5, 0)), [])
-        board = {(x, 0): 1 for x in range(4)}
-        board[(4, 0)] = 16
-        self.assertEqual(
-            winningRows(lambda x, y: board.get((x, y), 0), (4, 0)), [])
-        self.assertEqual(winningRows(self.stones(four), None), [])
-        self.assertEqual(winningRows(self.stones(four), (9, 9)), [])
 
 
 class ConnectingTests(SynchronousTestCase):

@@ -297,3 +297,52 @@ class EndingTests(SynchronousTestCase):
         game.forfeit(0)
         self.assertTrue(game.isOver)
         self.assertEqual((game.winnerSeat, game.winner), (1, 16))
+
+
+class WinningRowsTests(SynchronousTestCase):
+    """
+    L{g.winningRows} finds the five the last move made, as the rules do.
+    """
+
+    def stones(self, cells, colour=1):
+        board = dict.fromkeys(cells, colour)
+        return lambda x, y: board.get((x, y), 0)
+
+    def test_directions(self):
+        """
+        Rows across, down and along both diagonals, from end to end,
+        whichever stone of the row was played last.
+        """
+        for row in ([(x, 2) for x in range(4, 9)],
+                    [(0, y) for y in range(10, 15)],
+                    [(i, i) for i in range(10, 15)],
+                    [(4 + i, 8 - i) for i in range(5)]):
+            for last in row:
+                self.assertEqual(g.winningRows(self.stones(row), last), [row])
+
+    def test_longRowAndCross(self):
+        """
+        Six in a row is one row of six; a stone that closes two fives
+        at once gives both.
+        """
+        six = [(x, 7) for x in range(6)]
+        self.assertEqual(g.winningRows(self.stones(six), (2, 7)), [six])
+        down = [(2, y) for y in range(3, 8)]
+        stone = self.stones(six[:5] + down)
+        self.assertEqual(g.winningRows(stone, (2, 7)), [six[:5], down])
+
+    def test_noFive(self):
+        """
+        Four in a row, a broken row, a row of mixed colours, an empty or
+        missing last move: no row.
+        """
+        four = [(x, 0) for x in range(4)]
+        self.assertEqual(g.winningRows(self.stones(four), (3, 0)), [])
+        broken = four + [(5, 0)]
+        self.assertEqual(g.winningRows(self.stones(broken), (5, 0)), [])
+        board = {(x, 0): 1 for x in range(4)}
+        board[(4, 0)] = 16
+        self.assertEqual(
+            g.winningRows(lambda x, y: board.get((x, y), 0), (4, 0)), [])
+        self.assertEqual(g.winningRows(self.stones(four), None), [])
+        self.assertEqual(g.winningRows(self.stones(four), (9, 9)), [])

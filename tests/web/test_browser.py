@@ -8,6 +8,7 @@ there (C{docs/} holds the ones C{docs/web.md} and the README show).
 """
 
 import os
+import re
 import subprocess
 import sys
 
@@ -24,6 +25,11 @@ CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu",
 WAIT = 90
 BOT_DELAY = "0.15"
 SEATS = {"gomoku": 2, "checkers": 2, "splendor": 2}
+#: The status line of a game page while it runs, and at its end: the
+#: seat's name (group C{name}) and its colour or region, or a draw.
+TO_MOVE = r"^To move: (?P<name>\S+)( \(\w+\))?$"
+GAME_OVER = (r"^Game over: ((?P<name>\S+)( \(\w+\))? won \(\w+\)"
+             r"|a draw)$")
 
 
 def missing(why):
@@ -166,10 +172,38 @@ class BrowserTests(PageActions, SynchronousTestCase):
         self.driver.get(href)
         return href
 
+    def text(self, selector):
+        """
+        The text of the first element of C{selector}, or None (none yet,
+        or redrawn while read).
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        found = self.find(selector)
+        try:
+            return found[0].text if found else None
+        except StaleElementReferenceException:
+            return None
+
+    def checkStatus(self, pattern):
+        """
+        The status line, once it matches C{pattern} (whose group C{name}
+        is a seat's name), names that seat as the seat list does: its
+        name, never a script's object.
+        """
+        self.wait(lambda: re.match(pattern, self.text("#status") or ""),
+                  "the status never matched %r" % (pattern,))
+        status = self.text("#status")
+        self.assertNotIn("[object", status)
+        seats = [e.text for e in self.find("#seats li.seat bdi")]
+        match = re.match(pattern, status)
+        if match and match.group("name") is not None:
+            self.assertIn(match.group("name"), seats, status)
+
     def followGame(self, kind, count):
         """
-        The board shows and changes as moves arrive; the result shows at
-        the end.
+        The board shows and changes as moves arrive, the status naming
+        the player to move; the result shows at the end, naming the
+        winner.
         """
         self.wait(lambda: self.find("#board svg"), "no board")
         first = int(self.boardData("ply"))
@@ -177,9 +211,28 @@ class BrowserTests(PageActions, SynchronousTestCase):
                   "the board did not change")
         self.assertTrue(self.find("#moves li"))
         self.assertIn("watching", self.find("#spectators")[0].text)
+        self.checkStatus(TO_MOVE)
         self.screenshot("web-%s.png" % (kind,))
         self.wait(lambda: self.find("#status.over"), "no result shown")
-        self.assertIn("Game over", self.find("#status")[0].text)
+        self.checkStatus(GAME_OVER)
+
+    def checkFive(self):
+        """
+        A gomoku game won by five in a row: the five (or more) stones of
+        the winner's last move are marked, in one line.
+        """
+        self.wait(lambda: len(self.find("#board svg .win")) >= 5,
+                  "the winning five is not marked")
+        cells = [tuple(map(int, e.get_attribute("data-cell").split(",")))
+                 for e in self.find("#board svg .win")]
+        stones = {e.get_attribute("data-cell")
+                  for e in self.find("#board svg .stone")}
+        self.assertTrue(all("%d,%d" % cell in stones for cell in cells))
+        (x0, y0), (x1, y1) = cells[0], cells[1]
+        step = (x1 - x0, y1 - y0)
+        self.assertTrue(all(
+            (x - x0) * step[1] == (y - y0) * step[0] for x, y in cells),
+            cells)
 
     def checkReplay(self, kind, count):
         """
@@ -207,6 +260,31 @@ class BrowserTests(PageActions, SynchronousTestCase):
                   "no last step")
         self.assertIn("move %d / %d" % (last, last),
                       self.find("#step")[0].text)
+        self.checkStatus(GAME_OVER)
+        if kind == "gomoku":
+            self.checkFive()
+            self.find("#back")[0].click()
+            self.wait(lambda: self.boardData("step") == str(last - 1),
+                      "no step back")
+            self.assertEqual(self.find("#board svg .win"), [])
+
+    def checkOnPhone(self, kind):
+        """
+        The replay on a phone's screen: the status names the winner, and
+        a gomoku game's five is marked.
+        """
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 390, "height": 844, "deviceScaleFactor": 1,
+            "mobile": True})
+        self.addCleanup(self.driver.execute_cdp_cmd,
+                        "Emulation.clearDeviceMetricsOverride", {})
+        self.driver.refresh()
+        self.wait(lambda: self.find("#controls #slider"), "no replay")
+        self.assertEqual(
+            self.driver.execute_script("return window.innerWidth"), 390)
+        self.checkStatus(GAME_OVER)
+        if kind == "gomoku":
+            self.checkFive()
 
     @staticmethod
     def initial(kind):
@@ -234,27 +312,32 @@ class BrowserTests(PageActions, SynchronousTestCase):
         self.startBots(kind, "--name", "web" + kind)
         self.watchFromLobby(kind)
         self.followGame(kind, count)
+        if kind == "gomoku":
+            self.checkFive()
         self.checkReplay(kind, count)
+        self.checkOnPhone(kind)
         if kind != "splendor":
             self.server.waitForLog(r"recorded %s game" % (kind,))
             self.checkLeaderboard(kind)
 
     def test_gomoku(self):
         """
-        A gomoku game: stones appear, the result shows, the replay steps.
+        A gomoku game: stones appear, the result shows, the winning five
+        is marked (at the end only), the replay steps; on a phone's
+        screen too.
         """
         self.playAndWatch("gomoku", "stones")
 
     def test_checkers(self):
         """
-        A checkers game of two bots.
+        A checkers game of two bots, followed, replayed, on a phone too.
         """
         self.playAndWatch("checkers", "pieces")
 
     def test_splendor(self):
         """
-        A Splendor game of two bots (Splendor games are not rated: its
-        protocol carries no names).
+        A Splendor game of two bots, followed, replayed, on a phone too
+        (Splendor games are not rated: its protocol carries no names).
         """
         self.playAndWatch("splendor", "cards")
 

@@ -210,6 +210,32 @@ class ViewTests(SynchronousTestCase):
         self.assertEqual(views.gomokuCell(0, 0), "a15")
         self.assertEqual(views.gomokuCell(14, 14), "o1")
 
+    def test_gomokuFive(self):
+        """
+        A gomoku view marks the stones of the five the last stone made
+        (a stone closing two rows marks both), and only then.
+        """
+        from hub.games.gomoku import GomokuGame
+        game = GomokuGame()
+        for x in range(4):
+            game.apply(0, (x, 7))
+            self.assertEqual(views.gomokuView(game)["five"], [])
+            game.apply(1, (x, 0))
+        game.apply(0, (4, 7))
+        self.assertEqual(views.gomokuView(game)["five"],
+                         [[x, 7] for x in range(5)])
+        cross = GomokuGame()
+        black = [(0, 7), (1, 7), (2, 7), (3, 7), (4, 3), (4, 4), (4, 5),
+                 (4, 6)]
+        for i, cell in enumerate(black):
+            cross.apply(0, cell)
+            cross.apply(1, (2 * i, 14))
+        cross.apply(0, (4, 7))
+        self.assertTrue(cross.isOver)
+        self.assertEqual(views.gomokuView(cross)["five"],
+                         [[x, 7] for x in range(5)] +
+                         [[4, y] for y in range(3, 7)])
+
     def test_splendorHidesDecks(self):
         """
         A Splendor view has the decks' sizes, not their cards, and the

@@ -56,6 +56,11 @@ export function drawGomoku(view) {
     root.append(svg("circle", {cx: at(x), cy: at(y), r: CELL * 0.15,
                                class: "last"}));
   }
+  // The winning five, when the view has it (hub/web/views.py).
+  for (const [x, y] of view.five || []) {
+    root.append(svg("circle", {cx: at(x), cy: at(y), r: CELL * 0.47,
+                               class: "win", "data-cell": `${x},${y}`}));
+  }
   root.dataset.stones = String(stones);
   return root;
 }

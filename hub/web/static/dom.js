@@ -27,7 +27,8 @@ function setAttributes(node, attributes) {
 }
 
 function append(node, children) {
-  for (const child of children.flat()) {
+  // Lists of children nest (a seat's label is a list, in a sentence).
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) {
       continue;
     }
