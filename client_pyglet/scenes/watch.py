@@ -383,6 +383,7 @@ class WatchWaitScene(Scene):
 
     def setup(self):
         self.problem = None
+        self.final = False
         self.game.subscribe(self.gameEvent)
 
     def close(self):
@@ -392,11 +393,15 @@ class WatchWaitScene(Scene):
     def gameEvent(self, event):
         if isinstance(event, E.WatchError):
             self.problem = event.text
+            self.final = event.final
         self.invalidate()
 
     def build(self):
         w, h = self.width, self.height
-        self.text(_("Loading game %s from %s ...") % (
+        # Loading, unless the hub said the game cannot be watched.
+        headline = _("Cannot watch game %s from %s") if self.final \
+            else _("Loading game %s from %s ...")
+        self.text(headline % (
             self.game.gameId, self.app.connection.watchRoot), w / 2,
             h / 2 + 20, size=18, anchor_x="center", anchor_y="center")
         if self.problem:

@@ -220,10 +220,12 @@ class ReplayLoaded:
 @attr.s(frozen=True)
 class WatchError:
     """
-    Watching went wrong: C{text} says how.
+    Watching went wrong: C{text} says how; C{final} when it is not tried
+    again (the hub answered that the game cannot be watched).
     """
 
     text = attr.ib()
+    final = attr.ib(default=False)
 
 
 @attr.s(frozen=True)

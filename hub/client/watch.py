@@ -491,9 +491,13 @@ class GameWatcher:
         else:
             self.log.failure("watch: {game!r}", failure,
                              game=self.game.gameId)
-        self.game.emit(E.WatchError(self.problem))
-        if not failure.check(WebAPIError) or failure.value.code is None \
-                or failure.value.code >= 500:
+        final = failure.check(WebAPIError) is not None and \
+            failure.value.code is not None and failure.value.code < 500
+        if final and failure.value.code == 404:
+            self.problem = _("This hub has no game %s.") % (
+                self.game.gameId,)
+        self.game.emit(E.WatchError(self.problem, final))
+        if not final:
             # the hub is not there (yet): try again
             self._later(self.start)
 

@@ -306,7 +306,8 @@ class WatcherTests(TestCase):
     def test_listAndUnknown(self):
         """
         The hub's games are listed, running ones first; an unknown game
-        is an error, said to the observers.
+        is an error said to the observers in words, final (not tried
+        again).
         """
         table, live = self.startGame("gomoku", ["ann", "bob"], "one")
         other, live2 = self.startGame("gomoku", ["cid", "dan"], "two")
@@ -322,7 +323,8 @@ class WatcherTests(TestCase):
         watcher.game.subscribe(lambda event: errors.append(event)
                                if isinstance(event, E.WatchError) else None)
         yield watcher.start()
-        self.assertIn("HTTP 404", errors[0].text)
+        self.assertEqual(errors, [E.WatchError(
+            "This hub has no game live-99.", final=True)])
         self.assertFalse(watcher.game.loaded)
         self.assertEqual(self.clock.getDelayedCalls(), [])
 

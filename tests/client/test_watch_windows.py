@@ -224,6 +224,26 @@ class WatchSceneTests(TestCase):
         self.assertEqual(type(app.scene).__name__, "WatchListScene")
         self.assertIsNone(app.connection.watcher)
 
+    @defer.inlineCallbacks
+    def test_missingGame(self):
+        """
+        A game the hub does not have: the screen says it cannot be
+        watched and why, not that it is loading.
+        """
+        from client_pyglet.app import App
+        app = App(NoStop(), reactor, Options(game=None, name="eve"),
+                  config=self.config, hubBrowserFactory=lambda *a: None)
+        app.start()
+        self.addCleanup(app.stop, 0)
+        root = self.web.url("")
+        yield app.connection.watchGame(root, "live-99")
+        self.frame(app)
+        self.assertEqual(type(app.scene).__name__, "WatchWaitScene")
+        texts = labelTexts(app.scene)
+        self.assertIn("Cannot watch game live-99 from " + root, texts)
+        self.assertIn("This hub has no game live-99.", texts)
+        self.assertFalse([t for t in texts if "Loading" in t], texts)
+
     def assertCounterClear(self, app, text):
         """
         The replay's move counter C{text} ends left of the Quit (Games)
