@@ -13,7 +13,7 @@ from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
 from twisted.python import usage
 
-from hub import __version__, extras
+from hub import commandline, extras
 from hub.limits import Limits, WebLimits
 from hub.logs import LOG_FORMATS, LOG_LEVELS, hubObserver, levelFilter
 from hub.service import Hub
@@ -205,9 +205,10 @@ def usageLine(error):
         error)
 
 
-class Options(usage.Options):
+class Options(commandline.Options):
     """
-    Command-line options of C{twistd gamehub}.
+    Command-line options of C{twistd gamehub} (a refused value names its
+    option; C{--version} is gamehub's: L{commandline.Options}).
     """
 
     synopsis = "[options]"
@@ -353,15 +354,6 @@ class Options(usage.Options):
             if getattr(self, "parent", None) is None:
                 raise
             raise SystemExit(usageLine(e))
-
-    def opt_version(self):
-        """
-        Print gamehub's version and Twisted's, and exit.
-        """
-        from twisted import copyright
-        print("gamehub version:", __version__)
-        print("Twisted version:", copyright.version)
-        raise SystemExit(0)
 
     def postOptions(self):
         try:

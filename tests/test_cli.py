@@ -96,6 +96,19 @@ class ErrorTests(TestCase):
             r"^gamehub: --db must be .*, not 'mysql://x' \(twistd gamehub "
             r"--help lists the options\)$")
 
+    def test_refusedValue(self):
+        """
+        A value an option's type refuses is one line naming the option and
+        the value, not Twisted's "Parameter type enforcement failed".
+        """
+        self.assertOneLine(
+            ["--grace-seconds", "-5"],
+            r"^gamehub: --grace-seconds '-5': must not be negative "
+            r"\(twistd gamehub --help lists the options\)$")
+        self.assertOneLine(
+            ["--checkers-turn-seconds", "soon"],
+            r"^gamehub: --checkers-turn-seconds 'soon': not a whole number ")
+
     def test_databaseCannotOpen(self):
         """
         A SQLite file in a folder that does not exist is one line.

@@ -37,7 +37,7 @@ GUI = ("client_pyglet", "pyglet")
 LAYERS = (
     ("hub",),
     ("wire", "games", "ihub", "clock", "net", "logs", "mdns", "extras",
-     "twistedinternals", "programs"),
+     "twistedinternals", "programs", "commandline"),
     ("bots", "lobby", "sessions", "limits", "connection", "health"),
     ("tables",),
     ("protocols", "records", "accounts", "web", "cluster", "tournaments",

@@ -500,7 +500,8 @@ class VersionTests(SynchronousTestCase):
         from importlib.metadata import version
         import hub
         self.assertEqual(hub.__version__, version("gamehub"))
-        self.assertEqual(tap.__version__, hub.__version__)
+        from hub import commandline
+        self.assertEqual(commandline.__version__, hub.__version__)
 
     def test_option(self):
         """

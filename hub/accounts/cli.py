@@ -26,16 +26,19 @@ import getpass
 import re
 import sys
 
-from twisted.internet import defer, task
+from twisted.internet import defer
 from twisted.python import usage
 
 from hub.accounts.model import Accounts
 from hub.accounts.store import AccountError
 from hub.accounts.websessions import WebSessions
+from hub.commandline import Tool, firstParagraph
 from hub.records import db
-from hub.records.cli import DatabaseOptions, _Command, databaseOption
+from hub.records.cli import (
+    DATABASE_ERRORS, Command, DatabaseOptions, databaseOption, prepared)
 from hub.records.notation import utc
 
+DESCRIPTION = firstParagraph(__doc__)
 _DURATION = re.compile(r"^(\d+)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -43,15 +46,17 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 def parseDuration(value):
     """
     C{30s}, C{10m}, C{2h} or C{7d} in seconds.
+
+    @raise ValueError: for anything else.
     """
     match = _DURATION.match(value.strip())
     if match is None or int(match.group(1)) == 0:
-        raise usage.UsageError("a duration is a number and s, m, h or d, "
-                               "as in 30s, 10m, 2h, 7d")
+        raise ValueError("a duration is a number and s, m, h or d, as in "
+                         "30s, 10m, 2h, 7d")
     return int(match.group(1)) * _UNITS[match.group(2)]
 
 
-class AddOptions(_Command):
+class AddOptions(Command):
     synopsis = "NAME [--role admin|moderator]"
     optParameters = [["role", None, "player",
                       "player, moderator or admin."]]
@@ -60,14 +65,14 @@ class AddOptions(_Command):
         self["name"] = name
 
 
-class NameOptions(_Command):
+class NameOptions(Command):
     synopsis = "NAME"
 
     def parseArgs(self, name):
         self["name"] = name
 
 
-class RoleOptions(_Command):
+class RoleOptions(Command):
     synopsis = "NAME ROLE"
 
     def parseArgs(self, name, role):
@@ -75,7 +80,7 @@ class RoleOptions(_Command):
         self["role"] = role
 
 
-class BanOptions(_Command):
+class BanOptions(Command):
     synopsis = "NAME-or-CIDR --for DURATION --reason TEXT"
     optParameters = [
         ["for", None, None, "How long: 30s, 10m, 2h, 7d.", parseDuration],
@@ -90,14 +95,14 @@ class BanOptions(_Command):
             raise usage.UsageError("ban needs --for DURATION and --reason")
 
 
-class UnbanOptions(_Command):
+class UnbanOptions(Command):
     synopsis = "NAME-or-CIDR"
 
     def parseArgs(self, target):
         self["target"] = target
 
 
-class NoOptions(_Command):
+class NoOptions(Command):
     synopsis = ""
 
 
@@ -106,8 +111,8 @@ class Options(DatabaseOptions):
     C{python -m hub.accounts} options.
     """
 
-    synopsis = ("--db URL (add | key | passwd | role | ban | unban | list "
-                "| audit | token | invite) ...")
+    tool = "hub.accounts"
+    longdesc = DESCRIPTION
     optParameters = [databaseOption()]
     subCommands = [
         ["add", None, AddOptions, "Register an account; prints its key."],
@@ -151,7 +156,7 @@ def run(reactor, options, out, stdin):
     Run the command C{options} (parsed L{Options}) writing to C{out}.
     """
     url = options["url"]
-    db.prepare(url)
+    prepared(url)
     database = db.Database(url, reactor)
     try:
         accounts = Accounts(database, reactor)
@@ -212,29 +217,8 @@ def main(argv=None, out=None, stdin=None):
     """
     The command-line entry point.
     """
-    options = Options()
-    try:
-        options.parseOptions(sys.argv[1:] if argv is None else argv)
-    except usage.UsageError as e:
-        sys.stderr.write("hub.accounts: {} (python -m hub.accounts "
-                         "--help for usage)\n".format(e))
-        raise SystemExit(2)
     out = sys.stdout if out is None else out
     stdin = sys.stdin if stdin is None else stdin
-
-    def failed(failure):
-        if failure.check(BrokenPipeError):
-            raise SystemExit(0)
-        if failure.check(SystemExit):
-            return failure
-        message = str(failure.value).strip().splitlines()
-        if not failure.check(usage.UsageError, db.SchemaTooNew,
-                             AccountError):
-            message = ["{}: {}".format(type(failure.value).__name__,
-                                       message[0] if message else "")]
-        sys.stderr.write("hub.accounts: {}\n".format(
-            message[0] if message else "interrupted"))
-        raise SystemExit(1)
-
-    task.react(lambda reactor: defer.maybeDeferred(
-        run, reactor, options, out, stdin).addErrback(failed))
+    Tool("hub.accounts", DATABASE_ERRORS + (AccountError,)).react(
+        Options(), sys.argv[1:] if argv is None else argv,
+        lambda reactor, options: run(reactor, options, out, stdin))

@@ -12,37 +12,25 @@ C{python -m hub.records}: the records, read from the command line.
 
 import datetime
 import os
-import re
 import sys
 
-from twisted.internet import defer, task
+from twisted.internet import defer
 from twisted.python import usage
 
 from hub import extras
+from hub.commandline import (
+    Tool, ToolOptions, argumentNumber, firstParagraph, positiveInt)
 from hub.records import db, notation, query
 from hub.records.codec import KINDS
 from hub.records.export import recordToLine
 
 EXPORT_PAGE = 500
 
-
-def plainText(docstring):
-    """
-    C{docstring} without its epytext markup (C{C{x}} and the like become
-    C{x}), for C{--help}.
-    """
-    while True:
-        plain = re.sub(r"\b[BCEGILMSUX]\{([^{}]*)\}", r"\1", docstring)
-        if plain == docstring:
-            return plain.strip()
-        docstring = plain
-
-
 #: What C{--help} says after the options: the first line of this module's
 #: docstring (Twisted reflows the text, so the examples would run together).
-DESCRIPTION = (plainText(__doc__).split("\n\n")[0] + "  Each command's "
-               "--help (python -m hub.records leaderboard --help) lists "
-               "its own options.")
+DESCRIPTION = (firstParagraph(__doc__) + "  Each command's --help "
+               "(python -m hub.records leaderboard --help) lists its own "
+               "options.")
 
 
 def _kind(value):
@@ -60,16 +48,15 @@ def parseDate(value):
         moment = datetime.datetime.fromisoformat(value.replace("Z",
                                                                "+00:00"))
     except ValueError:
-        raise usage.UsageError("not a date: {!r} (use 2026-01-31 or "
-                               "2026-01-31T18:00)".format(value))
+        raise ValueError("not a date (use 2026-01-31 or 2026-01-31T18:00)")
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=datetime.timezone.utc)
     return moment.timestamp()
 
 
-class _Command(usage.Options):
+class Command(ToolOptions):
     """
-    A subcommand whose options may follow its arguments
+    A command whose options may follow its arguments
     (C{leaderboard gomoku --limit 5}); every option takes a value.
     """
 
@@ -93,21 +80,21 @@ class _Command(usage.Options):
 
 def _yesNo(value):
     if value not in ("yes", "no"):
-        raise usage.UsageError("--leaderboard-guests must be yes or no")
+        raise ValueError("must be yes or no")
     return value == "yes"
 
 
-class LeaderboardOptions(_Command):
+class LeaderboardOptions(Command):
     longdesc = ("The best players of KIND (gomoku, checkers or splendor) "
                 "by mu - 3 sigma; a player is listed after "
                 "--leaderboard-min-games rated games.")
     synopsis = ("KIND [--limit N] [--leaderboard-min-games N] "
                 "[--leaderboard-guests yes|no]")
     optParameters = [
-        ["limit", None, 20, "How many players.", int],
+        ["limit", None, 20, "How many players.", positiveInt],
         ["leaderboard-min-games", None, query.DEFAULT_MIN_GAMES,
          "Rated games a player needs to be listed (1 lists everyone who "
-         "played).", int],
+         "played).", positiveInt],
         ["leaderboard-guests", None, False, "yes to list guests (names of "
          "no account) too.", _yesNo],
     ]
@@ -116,27 +103,27 @@ class LeaderboardOptions(_Command):
         self["kind"] = _kind(kind)
 
 
-class HistoryOptions(_Command):
+class HistoryOptions(Command):
     longdesc = "The last games of player NAME in KIND, newest first."
     synopsis = "KIND NAME [--limit N]"
     optParameters = [["limit", None, query.DEFAULT_LIMIT,
-                      "How many games.", int]]
+                      "How many games.", positiveInt]]
 
     def parseArgs(self, kind, name):
         self["kind"] = _kind(kind)
         self["name"] = name
 
 
-class ShowOptions(_Command):
+class ShowOptions(Command):
     longdesc = ("One game: its players, outcome and moves (gomoku moves "
                 "in the notation of docs/protocols/gomoku.md).")
     synopsis = "GAME_ID"
 
     def parseArgs(self, gameId):
-        self["id"] = int(gameId)
+        self["id"] = argumentNumber("GAME_ID", gameId)
 
 
-class ExportOptions(_Command):
+class ExportOptions(Command):
     longdesc = "Games as JSON lines, one game a line."
     synopsis = "GAME_ID | --since DATE"
     optParameters = [["since", None, None,
@@ -144,7 +131,8 @@ class ExportOptions(_Command):
                       parseDate]]
 
     def parseArgs(self, gameId=None):
-        self["id"] = int(gameId) if gameId is not None else None
+        self["id"] = argumentNumber("GAME_ID", gameId) \
+            if gameId is not None else None
 
     def postOptions(self):
         if (self["id"] is None) == (self["since"] is None):
@@ -160,7 +148,7 @@ def databaseOption(what="The hub's database"):
             what + ": sqlite:PATH or postgresql://user@host/dbname."]
 
 
-class DatabaseOptions(usage.Options):
+class DatabaseOptions(ToolOptions):
     """
     The options of a command-line tool over the hub's database: a
     subcommand, and C{--db URL}, parsed into C{self["url"]}.
@@ -172,6 +160,7 @@ class DatabaseOptions(usage.Options):
 
     noDatabase = "--db none names no database"
     program = None
+    toolSynopsis = "[--db URL]"
 
     def postOptions(self):
         if self.subCommand is None:
@@ -193,7 +182,7 @@ class Options(DatabaseOptions):
     C{python -m hub.records} options.
     """
 
-    synopsis = "--db URL (leaderboard | history | show | export) ..."
+    tool = "hub.records"
     longdesc = DESCRIPTION
     optParameters = [databaseOption("The records")]
     subCommands = [
@@ -303,6 +292,23 @@ COMMANDS = {"leaderboard": _leaderboard, "history": _history,
             "show": _show, "export": _export}
 
 
+def prepared(url):
+    """
+    Bring the schema of C{url} up to date for a tool (L{db.prepare}): a
+    database that cannot be opened or reached is a L{db.CannotOpen}.
+    """
+    try:
+        return db.prepare(url)
+    except db.SchemaTooNew:
+        raise
+    except Exception as e:
+        raise db.CannotOpen(url, e)
+
+
+#: The errors a tool over the database says in their own words.
+DATABASE_ERRORS = (db.SchemaTooNew, db.CannotOpen)
+
+
 @defer.inlineCallbacks
 def run(reactor, options, out):
     """
@@ -311,12 +317,7 @@ def run(reactor, options, out):
     @return: a Deferred that fires when done.
     """
     url = options["url"]
-    try:
-        db.prepare(url)
-    except db.SchemaTooNew:
-        raise
-    except Exception as e:
-        raise db.CannotOpen(url, e)
+    prepared(url)
     database = db.Database(url, reactor)
     try:
         records = query.Records(database)
@@ -329,20 +330,7 @@ def main(argv=None, out=None):
     """
     The command-line entry point.
     """
-    options = Options()
-    try:
-        options.parseOptions(sys.argv[1:] if argv is None else argv)
-    except usage.UsageError as e:
-        sys.stderr.write("hub.records: {}\n(python -m hub.records "
-                         "--help for usage)\n".format(e))
-        raise SystemExit(2)
     out = sys.stdout if out is None else out
-
-    def failed(failure):
-        if failure.check(BrokenPipeError):
-            raise SystemExit(0)
-        failure.trap(usage.UsageError, db.SchemaTooNew, db.CannotOpen)
-        sys.stderr.write("hub.records: {}\n".format(failure.value))
-        raise SystemExit(1)
-
-    task.react(lambda reactor: run(reactor, options, out).addErrback(failed))
+    Tool("hub.records", DATABASE_ERRORS).react(
+        Options(), sys.argv[1:] if argv is None else argv,
+        lambda reactor, options: run(reactor, options, out))

@@ -28,38 +28,36 @@ from typing import List, Optional, TextIO
 
 from twisted.python import usage
 
-from hub.records import db
+from hub.commandline import (
+    Tool, ToolOptions, argumentNumber, firstParagraph)
 from hub.records.cli import (
-    DatabaseOptions, databaseOption, plainText)
+    DATABASE_ERRORS, DatabaseOptions, databaseOption, prepared)
 from hub.tournaments import formats, store, views
 
-DESCRIPTION = plainText(__doc__).split("\n\n")[0]
+DESCRIPTION = firstParagraph(__doc__)
 
 
 def _eventId(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = 0
-    if number <= 0:
-        raise usage.UsageError("EVENT is an event's id (a positive "
-                               "integer), not %r" % (value,))
-    return number
+    return argumentNumber("EVENT (an event's id)", value)
 
 
-class _EventOptions(usage.Options):
+class _EventOptions(ToolOptions):
     """
     A command on one event: C{EVENT}.
     """
+
+    synopsis = "EVENT"
 
     def parseArgs(self, event: str) -> None:
         self["event"] = _eventId(event)
 
 
-class _EntrantOptions(usage.Options):
+class _EntrantOptions(ToolOptions):
     """
     A command on one entrant of one event: C{EVENT ACCOUNT}.
     """
+
+    synopsis = "EVENT ACCOUNT"
 
     def parseArgs(self, event: str, account: str) -> None:
         self["event"] = _eventId(event)
@@ -71,14 +69,20 @@ class EnterOptions(_EntrantOptions):
     C{enter [--guest] EVENT ACCOUNT}.
     """
 
+    synopsis = "[--guest] EVENT ACCOUNT"
+
     optFlags = [["guest", None, "Enter a name no account owns (a guest's) "
                  "instead of an account."]]
 
 
-class CreateOptions(usage.Options):
+class CreateOptions(ToolOptions):
     """
     C{create}: a new event.
     """
+
+    synopsis = ("--name NAME --game KIND --format round-robin|swiss|arena "
+                "[--rounds N] [--minutes M] [--players-per-table N] "
+                "[--turn-seconds S]")
 
     optParameters = [
         ["name", None, None, "The event's name."],
@@ -105,10 +109,15 @@ class CreateOptions(usage.Options):
                 else 2
 
 
-class EngineAddOptions(usage.Options):
+class EngineAddOptions(ToolOptions):
     """
     C{engine add EVENT ENTRANT -- COMMAND...}.
     """
+
+    synopsis = "EVENT ENTRANT -- COMMAND..."
+    longdesc = ("Register an engine entrant's command line (admins only); "
+                "it may use the placeholders {host} {port} {room} {name} "
+                "{key}.")
 
     def parseArgs(self, event: str, entrant: str, *command: str) -> None:
         self["event"] = _eventId(event)
@@ -121,7 +130,7 @@ class EngineAddOptions(usage.Options):
         self["command"] = list(command)
 
 
-class EngineOptions(usage.Options):
+class EngineOptions(ToolOptions):
     """
     C{engine}: engine entrants (admins only).
     """
@@ -139,6 +148,8 @@ class StandingsOptions(_EventOptions):
     C{standings EVENT [--csv]} (C{--csv} before or after C{EVENT}).
     """
 
+    synopsis = "EVENT [--csv]"
+
     optFlags = [["csv", None, "As CSV: rank,name,points."]]
 
     def parseArgs(self, event: str, *rest: str) -> None:
@@ -154,7 +165,7 @@ class Options(DatabaseOptions):
     C{python -m hub.tournaments}.
     """
 
-    synopsis = "Usage: python -m hub.tournaments [--db URL] COMMAND ..."
+    tool = "hub.tournaments"
     longdesc = DESCRIPTION
     optParameters = [databaseOption()]
     subCommands = [
@@ -181,6 +192,7 @@ def run(options: Options, out: TextIO) -> None:
     """
     url = options["url"]
     command, sub = options.subCommand, options.subOptions
+    prepared(url)
     now = time.time()
     if command == "create":
         eventId = store.runBlocking(
@@ -227,21 +239,10 @@ def main(argv: Optional[List[str]] = None,
     """
     The command-line entry point.
     """
-    options = Options()
-    try:
-        options.parseOptions(sys.argv[1:] if argv is None else argv)
-    except usage.UsageError as e:
-        sys.stderr.write("hub.tournaments: {}\n(python -m hub.tournaments "
-                         "--help for usage)\n".format(e))
-        raise SystemExit(2)
-    try:
-        run(options, sys.stdout if out is None else out)
-    except (store.TournamentError, db.SchemaTooNew) as e:
-        sys.stderr.write("hub.tournaments: {}\n".format(e))
-        raise SystemExit(1)
-    except db.CannotOpen as e:
-        sys.stderr.write("hub.tournaments: {}\n".format(e))
-        raise SystemExit(1)
+    output = sys.stdout if out is None else out
+    Tool("hub.tournaments", DATABASE_ERRORS + (store.TournamentError,)).main(
+        Options(), sys.argv[1:] if argv is None else argv,
+        lambda options: run(options, output))
 
 
 __all__ = ["main", "Options"]

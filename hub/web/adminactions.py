@@ -14,7 +14,6 @@ import shlex
 import time
 
 from twisted.internet import defer
-from twisted.python import usage
 
 from hub.accounts.cli import parseDuration
 from hub.accounts.moderation import mayAdminister, mayModerate
@@ -58,9 +57,10 @@ def end(auth, actor, fields):
 
 def ban(auth, actor, fields):
     target = required(fields, "target")
+    duration = required(fields, "for")
     try:
-        seconds = parseDuration(required(fields, "for"))
-    except usage.UsageError as e:
+        seconds = parseDuration(duration)
+    except ValueError as e:
         raise BadRequest(str(e))
     d = auth.moderation.ban(target, seconds, required(fields, "reason"),
                             actor)

@@ -27,8 +27,8 @@ BOT_DELAY = "0.15"
 SEATS = {"gomoku": 2, "checkers": 2, "splendor": 2}
 #: The status line of a game page while it runs, and at its end: the
 #: seat's name (group C{name}) and its colour or region, or a draw.
-TO_MOVE = r"^To move: (?P<name>\S+)( \(\w+\))?$"
-GAME_OVER = (r"^Game over: ((?P<name>\S+)( \(\w+\))? won \(\w+\)"
+TO_MOVE = r"^To move: (?P<name>.+?)( \(\w+\))?$"
+GAME_OVER = (r"^Game over: ((?P<name>.+?)( \(\w+\))? won \(\w+\)"
              r"|a draw)$")
 
 
