@@ -8,7 +8,9 @@ nobles in view (the colours their requirements still miss).
   - level 2: buy the best affordable card; else reserve a card another
     seat is about to buy when it is worth a lot to them (blocking); else
     take gems toward the most reachable card (value per missing token),
-    other visible cards breaking the ties; discards give back the least
+    other visible cards breaking the ties, each take counted after the
+    tokens it forces back over the limit (so never a take given straight
+    back: a card is reserved instead); discards give back the least
     useful tokens;
   - level 3: one turn of lookahead: every distinct action is played on a
     copy, then the other seats' replies (and any discard or noble choice)
@@ -24,8 +26,8 @@ against the same deals.
 from hub.bots.base import Bot
 from hub.games.splendor import (
     BUY_CARD, CARDS, DISCARD_GEMS, FOLD_CARD, FOLD_CARD_UNKNOWN, GEMS,
-    GET_GEMS, GET_NOBLE, GOLD, GOLDEN, NOBLES, PHASE_ACT, RESERVE_LIMIT,
-    TOKEN_INDEX, TOKEN_LIMIT, WINNING_POINTS)
+    GET_GEMS, GET_NOBLE, GOLD, GOLDEN, NOBLES, PHASE_ACT, PHASE_DISCARD,
+    RESERVE_LIMIT, TOKEN_INDEX, TOKEN_LIMIT, TOKENS, WINNING_POINTS)
 
 COLOURS = range(len(GEMS))
 
@@ -183,7 +185,12 @@ class SplendorBot(Bot):
             return block
         gems = [a for a in actions if a.kind == GET_GEMS]
         if gems:
-            return self._gems(appraisal, gems)
+            worth, take = self._gems(state, seat, appraisal, gems)
+            # A take that must give back as much as it brings is no move:
+            # a reserved card (and its gold) is.
+            if worth > 0 or not any(a.kind in (FOLD_CARD, FOLD_CARD_UNKNOWN)
+                                    for a in actions):
+                return take
         return self._reserve(appraisal, actions)
 
     def _discard(self, appraisal, actions):
@@ -194,28 +201,62 @@ class SplendorBot(Bot):
             return sum(n * weights[TOKEN_INDEX[g]] for g, n in action.gems)
         return min(actions, key=lambda a: (loss(a), a.gems))
 
-    def _gems(self, appraisal, actions):
+    def _gems(self, state, seat, appraisal, actions):
+        """
+        The take that brings the seat most toward its cards, counted after
+        the tokens it then has to give back (L{_giveBack}): a take whose
+        give-back returns what it took brings nothing.
+
+        @return: C{(worth, action)}.
+        """
         weights, targets = appraisal.gemWeights()
         player = appraisal.player
-        main = deficits(player, targets[0]) if targets else [0] * 5
+        main = deficits(player, targets[0]) if targets else [0] * len(GEMS)
+        # The tokens held that the main target still needs.
+        needed = [0] * len(GEMS)
+        if targets:
+            cost = CARDS[targets[0]].cost
+            needed = [min(player.tokens[i], max(0, cost[i] -
+                                                player.bonuses[i]))
+                      for i in COLOURS]
         held = player.tokenCount()
 
         def value(action):
-            total = 0.0
-            taken = 0
+            gained = [0] * len(TOKENS)
             for g, n in action.gems:
-                i = TOKEN_INDEX[g]
-                taken += n
-                useful = min(n, main[i]) if main[i] else 0
-                total += useful * 1.0 + n * weights[i] * 0.5
-            over = held + taken - TOKEN_LIMIT
-            if over > 0:
-                total -= 0.6 * over
-            return total
+                gained[TOKEN_INDEX[g]] += n
+            if held + sum(gained) > TOKEN_LIMIT:
+                for g, n in self._giveBack(state, seat, action):
+                    gained[TOKEN_INDEX[g]] -= n
+            total = 0.0
+            for i, n in enumerate(gained[:len(GEMS)]):
+                if n > 0:
+                    total += min(n, main[i]) + n * weights[i] * 0.5
+                elif n < 0:
+                    spare = player.tokens[i] - needed[i]
+                    total -= max(0, -n - spare) - n * weights[i] * 0.5
+            return total - 5.0 * max(0, -gained[GOLD])
 
-        best = max(value(a) for a in actions)
-        ties = [a for a in actions if value(a) >= best - 1e-9]
-        return ties[0] if len(ties) == 1 else self.random.choice(ties)
+        scored = [(value(a), a) for a in actions]
+        best = max(worth for worth, _ in scored)
+        ties = [a for worth, a in scored if worth >= best - 1e-9]
+        return best, (ties[0] if len(ties) == 1 else
+                      self.random.choice(ties))
+
+    def _giveBack(self, state, seat, action):
+        """
+        The gems the seat would discard (L{_discard}) after C{action}, a
+        take over L{TOKEN_LIMIT}.
+        """
+        after = state.copy()
+        after.apply(seat, action)
+        given = []
+        while after.phase == PHASE_DISCARD and after.currentSeat == seat:
+            discard = self._discard(Appraisal(after, seat),
+                                    after.legalActions(seat))
+            after.apply(seat, discard)
+            given.extend(discard.gems)
+        return given
 
     def _block(self, state, seat, actions):
         """
@@ -252,15 +293,31 @@ class SplendorBot(Bot):
 
     def candidates(self, state, seat, actions):
         """
-        The distinct actions worth a look: every gem take, one payment
-        per card, reserves; discards and noble choices as they are.
+        The distinct actions worth a look: every gem take (but those given
+        straight back), one payment per card, reserves; discards and noble
+        choices as they are.
         """
         if actions[0].kind in (DISCARD_GEMS, GET_NOBLE):
             return actions
-        out = [a for a in actions if a.kind in (GET_GEMS, FOLD_CARD)]
+        out = [a for a in actions if a.kind == GET_GEMS
+               and not self._givesAllBack(state, seat, a)]
+        out.extend(a for a in actions if a.kind == FOLD_CARD)
         out.extend(cheapestPayments(actions).values())
         blind = [a for a in actions if a.kind == FOLD_CARD_UNKNOWN]
-        return out + blind[-1:]
+        return (out + blind[-1:]) or actions
+
+    def _givesAllBack(self, state, seat, action):
+        """
+        Whether C{action}, a take, would be given back whole (L{_giveBack}):
+        the same position, a turn later.
+        """
+        taken = sum(n for _, n in action.gems)
+        if state.players[seat].tokenCount() + taken <= TOKEN_LIMIT:
+            return False
+        given = {}
+        for g, n in self._giveBack(state, seat, action):
+            given[g] = given.get(g, 0) + n
+        return given == dict(action.gems)
 
     def search(self, state, seat, actions):
         if actions[0].kind in (DISCARD_GEMS, GET_NOBLE):

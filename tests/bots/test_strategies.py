@@ -203,3 +203,72 @@ class CheckersAnyPositionTests(SynchronousTestCase):
             self.assertRaises(NoLegalAction, bot.chooseAction, game, seat)
             return
         self.assertIn(bot.chooseAction(game, seat), legal)
+
+
+class SplendorGiveBackTests(SynchronousTestCase):
+    """
+    A Splendor bot does not take gems only to give the same ones back
+    when it is over the ten-token limit (the same position, a turn
+    later: the hint suggested "take sapphire / discard sapphire" turn
+    after turn).
+    """
+
+    def gaveBack(self, level, seeds, players=2):
+        """
+        Play whole games of bots at C{level}: the takes given back whole
+        by the discard that follows, as C{(seed, seat, gems)}.
+        """
+        from hub.games.splendor import DISCARD_GEMS, GET_GEMS
+        found = []
+        for seed in seeds:
+            game = newGame("splendor", players, seed)
+            bots = [botFor("splendor", level, seed + k)
+                    for k in range(players)]
+            taken = {}
+            while not game.isOver:
+                seat = game.currentSeat
+                action = bots[seat].chooseAction(game, seat)
+                if action.kind == DISCARD_GEMS and \
+                        sorted(action.gems) == taken.get(seat):
+                    found.append((seed, seat, action.gems))
+                taken.pop(seat, None)
+                if action.kind == GET_GEMS:
+                    taken[seat] = sorted(action.gems)
+                game.apply(seat, action)
+        return found
+
+    def test_position(self):
+        """
+        Holding 10 tokens, with obsidian the gem its best card lacks, the
+        level-2 bot (the hints' level) takes more than the obsidian it
+        would give back.
+        """
+        from hub.games.splendor import GET_GEMS
+        game = newGame("splendor", 2, 6)
+        game.board = [[3, 10, 32, 1], [52, 56, 47, 61], [83, 86, 78, 75]]
+        game.nobles = [93, 100, 98]
+        game.bank = [2, 2, 0, 0, 2, 5]
+        other, me = game.players
+        other.tokens, other.bonuses, other.points = (
+            [2, 0, 1, 1, 0, 0], [2, 1, 1, 0, 0], 1)
+        me.tokens, me.bonuses, me.points = (
+            [0, 2, 3, 3, 2, 0], [1, 0, 1, 0, 0], 3)
+        game.currentSeat = 1
+        bot = SplendorBot(2, seed=0)
+        action = bot.chooseAction(game, 1)
+        before = list(me.tokens)
+        game.apply(1, action)
+        game.apply(1, bot.chooseAction(game, 1))
+        self.assertNotEqual((action.kind, me.tokens), (GET_GEMS, before))
+
+    def test_heuristic(self):
+        """
+        Level 2, in 60 whole games.
+        """
+        self.assertEqual(self.gaveBack(2, range(60)), [])
+
+    def test_search(self):
+        """
+        Level 3, in 6 whole games.
+        """
+        self.assertEqual(self.gaveBack(3, range(6)), [])
