@@ -29,6 +29,7 @@ from hub.accounts.store import AccountError
 from hub.web import pages
 from hub.web.auth import field
 from hub.web.errors import errorsOf
+from hub.web.i18n import N_
 
 log = Logger()
 #: Where a login may send the browser next: a path of this site.
@@ -62,7 +63,7 @@ def visitorLinks(visitor):
     The account links of the header for C{visitor} (or None).
     """
     if visitor is None:
-        return [tags.a("log in", href="/login", class_="account")]
+        return list(pages.ACCOUNT_LINKS)
     links = [tags.a(pages.player(visitor.name), href="/account",
                     class_="account")]
     if mayModerate(visitor.role):
@@ -204,8 +205,10 @@ class RegisterPage(AccountsResource):
         parts = [message(error, kind="error")] if error else []
         parts.append(tags.form(
             self.auth.csrfInput(request),
+            # No maxlength: a browser would cut a longer name silently;
+            # the answer says the limit instead.
             labelled("Name", name="name", value=name, required="required",
-                     maxlength=str(names.MAX_NAME), autocomplete="username"),
+                     autocomplete="username"),
             tags.p("1 to {} letters, digits or single underscores."
                    .format(names.MAX_NAME), class_="hint"),
             labelled("Password", name="password", type="password",
@@ -238,6 +241,9 @@ class RegisterPage(AccountsResource):
             return lambda request: show(request, None, "Register", content,
                                         code)
 
+        if len(name) > names.MAX_NAME:
+            return again(N_("A name has at most {0} characters; this one "
+                            "has {1}.").format(names.MAX_NAME, len(name)))
         try:
             names.checkName(name)
         except names.BadName as e:

@@ -105,6 +105,8 @@ class Page(Element):
         nav = tags.nav(
             tags.a(TITLE, href="/", class_="brand"),
             tags.a(_("play"), href="/play", class_="play"),
+            tags.a(_("tournaments"), href="/tournaments",
+                   class_="tournaments"),
             *[tags.a(_("leaderboard: {0}").format(_(kind)),
                      href="/leaderboard/" + kind)
               for kind in GAME_KINDS],
@@ -120,7 +122,12 @@ class Page(Element):
 #: 璀璨宝石) and the account links' texts (L{hub.web.accountpages},
 #: L{hub.web.site}).
 HEADER_WORDS = (N_("gomoku"), N_("checkers"), N_("splendor"),
-                N_("account"), N_("log in"), N_("admin"))
+                N_("account"), N_("admin"))
+
+#: The header's link on the pages of a web face with accounts, for a
+#: visitor not logged in or not known to the page (C{/account} sends a
+#: visitor not logged in to C{/login}): the same on every page.
+ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
 
 
 def translatedLink(link, translate):
@@ -424,6 +431,19 @@ class NotFoundPage(resource.Resource):
 
     def render(self, request):
         return notFound(request)
+
+
+class NoTournamentsPage(resource.Resource):
+    """
+    C{/tournaments} of a hub without a database, which keeps no events: a
+    404 saying so.
+    """
+
+    isLeaf = True
+
+    def render(self, request):
+        return notFound(request, N_("This hub keeps no tournaments: it "
+                                    "runs without a database (--db none)."))
 
 
 def playerContent(data):

@@ -38,7 +38,6 @@ import weakref
 from twisted.application.service import Service
 from twisted.logger import Logger
 from twisted.web import http, resource, server, static
-from twisted.web.template import tags
 
 from hub.connection import ServerFactory
 from hub.health import putHealth
@@ -68,9 +67,8 @@ IDLE_SECONDS = 60
 #: start (its descriptor limit is low for the reserve).
 FEW_CONNECTIONS = 64
 log = Logger()
-#: The header's link on the pages of a web face with accounts (C{/account}
-#: sends a visitor not logged in to C{/login}).
-ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
+#: The header's link on the pages of a web face with accounts.
+ACCOUNT_LINKS = pages.ACCOUNT_LINKS
 
 
 class Root(resource.Resource):
@@ -102,6 +100,9 @@ class Root(resource.Resource):
             from hub.web.tournaments import TournamentsAPI, TournamentsPage
             self.putChild(b"tournaments", TournamentsPage(tournaments))
             apiRoot.putChild(b"tournaments", TournamentsAPI(tournaments))
+        else:
+            # The header links here on every page.
+            self.putChild(b"tournaments", pages.NoTournamentsPage())
         self.putChild(b"static", StaticFiles(STATIC))
         self.putChild(b"metrics", metrics)
         if health is not None:

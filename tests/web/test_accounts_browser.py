@@ -218,3 +218,65 @@ class AccountsBrowserTests(SynchronousTestCase):
         self.one("#hello").click()
         self.wait(lambda: "Hello, guest1." in self.one("#status").text,
                   "the guest is not playing")
+
+    #: Each control of the page's forms (the play page's own, #play, too):
+    #: its name, rendered height (CSS px) and font size, and the body's.
+    CONTROLS = """
+    const controls = document.querySelectorAll(
+      "main form input:not([type=hidden]):not([type=checkbox]), " +
+      "main form button, main form select");
+    return [getComputedStyle(document.body).fontSize,
+            Array.from(controls, node => [
+              node.name || node.id || node.textContent,
+              node.getBoundingClientRect().height,
+              getComputedStyle(node).fontSize])];
+    """
+
+    def assertControlsAsPlay(self, path):
+        """
+        Every control of C{path}'s forms is as the play page's are: at
+        least 40 px high (a finger's), in the page's font size.
+        """
+        self.open(path)
+        self.one("main form")
+        body, controls = self.driver.execute_script(self.CONTROLS)
+        self.assertTrue(controls, path)
+        for name, height, size in controls:
+            self.assertGreaterEqual(height, 40, (path, name))
+            self.assertEqual(size, body, (path, name))
+
+    def test_formsAndHeader(self):
+        """
+        The forms of C{/register}, C{/login} and C{/admin} have the play
+        page's controls; a name too long for an account is not cut short
+        in the field, and the answer says the limit; every page's header
+        links to the tournaments, and says "account" to a visitor not
+        logged in, the login pages too.
+        """
+        for path in ("/", "/play", "/login", "/register",
+                     "/leaderboard/gomoku", "/tournaments"):
+            self.open(path)
+            self.assertEqual(self.one("nav a.account").text, "account",
+                             path)
+            self.assertEqual(self.one("nav a.tournaments").get_attribute(
+                "href"), self.base + "/tournaments")
+        self.one("nav a.tournaments").click()
+        self.wait(lambda: self.heading() == "Tournaments",
+                  "no tournaments page")
+        self.assertControlsAsPlay("/play")
+        self.assertControlsAsPlay("/login")
+        self.assertControlsAsPlay("/register")
+        name = "toolongname"
+        self.one("form.register [name=name]").send_keys(name)
+        self.assertEqual(self.one("form.register [name=name]")
+                         .get_attribute("value"), name)
+        self.fill("form.register", password=PASSWORD, again=PASSWORD)
+        self.wait(lambda: "at most" in self.one(".message.error").text,
+                  "the limit is not said")
+        self.assertEqual(self.one(".message.error").text,
+                         "A name has at most {} characters; this one has "
+                         "{}.".format(names.MAX_NAME, len(name)))
+        self.assertEqual(self.one("form.register [name=name]")
+                         .get_attribute("value"), name)
+        self.logIn("root")
+        self.assertControlsAsPlay("/admin")

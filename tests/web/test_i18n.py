@@ -137,7 +137,8 @@ class CatalogTests(SynchronousTestCase):
         found = extracted()
         self.assertLessEqual(scriptMessages(), found)
         for text in ("play", "leaderboard: {0}", "gomoku", "checkers",
-                     "splendor", "log in", "{0} cards", "Your turn."):
+                     "splendor", "tournaments", "account", "{0} cards",
+                     "Your turn."):
             self.assertIn(text, found)
 
     def test_sameDomains(self):
@@ -254,10 +255,10 @@ class PlayPageTests(SynchronousTestCase):
         """
         The account links are translated; a player's name in one is not.
         """
-        link = pages.tags.a("log in", href="/login")
+        link = pages.tags.a("account", href="/account")
         self.assertEqual(pages.translatedLink(
-            link, i18n.translator("zh")).children, ["登录"])
-        self.assertEqual(link.children, ["log in"])
+            link, i18n.translator("zh")).children, ["账户"])
+        self.assertEqual(link.children, ["account"])
         named = pages.tags.a(pages.player("account"), href="/account")
         self.assertIs(pages.translatedLink(named, i18n.translator("zh")),
                       named)

@@ -113,6 +113,22 @@ class LobbyTests(TestCase):
             code, headers, body = yield web.get(path)
             self.assertEqual(code, 404, path)
 
+    @defer.inlineCallbacks
+    def test_noTournaments(self):
+        """
+        Without a database, C{/tournaments} (which every header links to)
+        is a 404 saying why; every page's header has the link.
+        """
+        web = WebHub(self)
+        code, headers, body = yield web.get("/tournaments")
+        self.assertEqual(code, 404)
+        self.assertIn(b"This hub keeps no tournaments: it runs without a "
+                      b"database (--db none).", body)
+        for path in ("/tournaments", "/play", "/leaderboard/gomoku"):
+            code, headers, body = yield web.get(path)
+            self.assertIn(b'<a href="/tournaments" class="tournaments">'
+                          b'tournaments</a>', body, path)
+
 
 class GameTests(TestCase):
     """
