@@ -22,6 +22,8 @@ class OfflineSetupScene(Scene):
     """
     Choose everything before an offline game starts.
 
+    @ivar panelRect: C{(x, y, w, h)} of the panel every control is on.
+
     @ivar count: the player count chosen (checkers: or L{AUTO}).
     @ivar humans: people at this screen.
     @ivar seat: checkers: the index of our region in the count's regions.
@@ -107,8 +109,10 @@ class OfflineSetupScene(Scene):
     # drawing
     def build(self):
         w, h = self.width, self.height
-        x, y = 60, h - 110
-        self.rect(30, 90, w - 60, h - 170, PANEL, radius=12)
+        px, py, pw, ph = self.panelRect = (30, 90, w - 60, h - 170)
+        self.rect(px, py, pw, ph, PANEL, radius=12)
+        # The first row's buttons (36 high) a margin below the panel's top.
+        x, y = 60, py + ph - 20 - 36
         if self.game == "gomoku":
             self.buildGomoku(x, y)
         else:

@@ -183,6 +183,32 @@ class StartScreenTests(SynchronousTestCase):
         self.click(app, "showStart")
         self.assertEqual(type(app.scene).__name__, "StartScene")
 
+    def assertInPanel(self, app):
+        """
+        Every control of the setup screen (its buttons and seats) is on
+        its panel, none sticking out over its edge.
+        """
+        self.frame(app)
+        px, py, pw, ph = app.scene.panelRect
+        self.assertTrue(app.scene._hits)
+        for (x, y, w, h, callback, args) in app.scene._hits:
+            self.assertTrue(px <= x and x + w <= px + pw and py <= y and
+                            y + h <= py + ph,
+                            (callback.__name__, args, (x, y, w, h),
+                             app.scene.panelRect))
+
+    def test_setupOnItsPanel(self):
+        """
+        The setup screen of each game, six checkers seats too, has its
+        rows on its panel (the top row stuck out over the panel's top).
+        """
+        for game in ("gomoku", "splendor", "checkers"):
+            app = self.app(offline=game)
+            self.assertInPanel(app)
+        self.click(app, "setCount", 6)
+        self.click(app, "setHumans", 2)
+        self.assertInPanel(app)
+
     def test_checkersSetup(self):
         """
         Offline checkers setup: count, auto, own seat, bot levels.
