@@ -1,8 +1,9 @@
 """
-What a starting hub exposes, said first: each listener's address (every
-interface, or loopback only), that the web face and the metrics have no
-authentication, whether the hub announces itself on the LAN, and how to
-restrict each.
+What a starting hub exposes, said once every listener listens (after
+twistd's and the listeners' own start lines): each listener's address
+(every interface, or loopback only), that the web face's pages and the
+metrics need no login, whether the hub announces itself on the LAN, and
+how to restrict each.
 
 The defaults suit LAN play (every interface, the web face open, the hub
 announced); these lines make them visible instead of surprising.

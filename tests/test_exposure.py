@@ -84,3 +84,18 @@ class StartTests(TestCase):
                       .format(server.port("gomoku")), log)
         self.assertNotIn("to listen on loopback", log)
         self.assertNotIn("announced on the LAN", log)
+
+    def test_lineNumbers(self):
+        """
+        With the three games and the web face (as the default options
+        have them), the exposure lines start at the log's 11th line, after
+        twistd's two and two for each listener, as the README says (lines
+        11-16 with the defaults' six lines: L{LinesTests.test_defaults}).
+        """
+        server = GamehubServer(self, "--db", "none", "--announce", "no",
+                               games=("gomoku", "checkers", "splendor",
+                                      "web"))
+        server.waitForLog(r"exposed: the web face")
+        lines = "".join(server.output).splitlines()
+        first = [i for i, line in enumerate(lines) if " exposed: " in line]
+        self.assertEqual(first[0] + 1, 11, "\n".join(lines[:12]))
