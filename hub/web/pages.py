@@ -206,8 +206,15 @@ def gameRow(game):
                           or player(game["table"]),
                           href=game["url"], class_="watch"),
                    " ", tags.span(player(game["table"]), class_="room-name"),
-                   " ", tags.span("%d moves" % game["plies"], class_="count"),
+                   " ", tags.span(movesText(game["plies"]), class_="count"),
                    class_="game")
+
+
+def movesText(plies):
+    """
+    C{1 move}, C{2 moves} (as C{lobby.js} says it).
+    """
+    return "%d move%s" % (plies, "" if plies == 1 else "s")
 
 
 #: Rooms or games of the lobby page flattened per reactor turn: a page

@@ -251,3 +251,14 @@ class LeaderboardTests(SQLiteMixin, TestCase):
         self.assertEqual(code, 200)
         self.assertIn(b'id="empty-reason">No rated gomoku game has been '
                       b'recorded yet.<', page)
+
+
+class MovesTextTests(TestCase):
+    """
+    The lobby counts a game's moves in words.
+    """
+
+    def test_singular(self):
+        from hub.web.pages import movesText
+        self.assertEqual([movesText(n) for n in (0, 1, 2, 31)],
+                         ["0 moves", "1 move", "2 moves", "31 moves"])

@@ -41,7 +41,8 @@ function game(data) {
     el("a", {class: "watch", href: data.url},
        data.players.length ? gamePlayers(data) : player(data.table)),
     " ", el("span", {class: "room-name"}, player(data.table)),
-    " ", el("span", {class: "count"}, `${data.plies} moves`));
+    " ", el("span", {class: "count"},
+            `${data.plies} ${data.plies === 1 ? "move" : "moves"}`));
 }
 
 function draw(now) {
