@@ -3,8 +3,9 @@ The web face in a real browser: Debian's C{chromium} through
 C{chromium-driver} and C{selenium}, headless, against the real C{twistd
 -n gamehub} with bots playing a game of each kind.
 
-Set C{GAMEHUB_SCREENSHOTS} to a folder to save the pages' screenshots
-there (C{docs/} holds the ones C{docs/web.md} and the README show).
+Set C{GAMEHUB_SCREENSHOTS} to a folder to save the game pages' screenshots
+there (C{docs/web-KIND.png}, which C{docs/web.md} shows; the README's
+lobby is taken by L{tests.readmepictures}).
 """
 
 import os
@@ -362,4 +363,3 @@ class BrowserTests(PageActions, SynchronousTestCase):
             "<b>waiting</b>\ufffd\ufffd" == e.text
             for e in self.find(".room-name > bdi")),
             "the waiting room is not listed as text")
-        self.screenshot("web-lobby.png")
