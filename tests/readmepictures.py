@@ -27,7 +27,7 @@ import tempfile
 import time
 
 from tests.endtoend import TIMEOUT, GamehubServer
-from tests.web.screenshots import Cleanups
+from tests.web.screenshots import Cleanups, reportSaved
 from tests.web.test_browser import ROOT, WAIT, browser
 
 #: The lobby's picture, in CSS pixels.
@@ -216,11 +216,7 @@ def main(argv=None):
         pictures.clientGame()
     finally:
         cleanups.run()
-    for path in pictures.saved:
-        print(path)
-    print("%d pictures in %.0f s" % (len(pictures.saved),
-                                      time.monotonic() - started),
-          file=sys.stderr)
+    reportSaved(pictures.saved, started)
     return 0
 
 

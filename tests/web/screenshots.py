@@ -95,6 +95,17 @@ class Cleanups:
             function(*args, **kwargs)
 
 
+def reportSaved(saved, started):
+    """
+    Print the pictures C{saved}, and on standard error how many in how
+    long since C{started} (a L{time.monotonic}).
+    """
+    for path in saved:
+        print(path)
+    print("%d pictures in %.0f s" % (len(saved), time.monotonic() - started),
+          file=sys.stderr)
+
+
 class Photographer:
     """
     One Chromium playing on C{/play} of a hub at C{base}, saving pictures
@@ -324,11 +335,7 @@ def main(argv=None):
                 photographer.game(kind, language)
     finally:
         cleanups.run()
-    for path in photographer.saved:
-        print(path)
-    print("%d pictures in %.0f s" % (len(photographer.saved),
-                                      time.monotonic() - started),
-          file=sys.stderr)
+    reportSaved(photographer.saved, started)
     for problem in photographer.problems:
         print("problem: " + problem, file=sys.stderr)
     return 1 if photographer.problems else 0
