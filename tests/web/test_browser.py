@@ -173,17 +173,16 @@ class BrowserTests(PageActions, SynchronousTestCase):
         self.driver.get(href)
         return href
 
-    def text(self, selector):
+    def statusAndSeats(self):
         """
-        The text of the first element of C{selector}, or None (none yet,
-        or redrawn while read).
+        The status line's text and the seat list's names, read at once
+        (the page redraws both as turns pass).
         """
-        from selenium.common.exceptions import StaleElementReferenceException
-        found = self.find(selector)
-        try:
-            return found[0].text if found else None
-        except StaleElementReferenceException:
-            return None
+        return self.driver.execute_script(
+            "const status = document.getElementById('status');"
+            "return [status ? status.innerText : '', Array.from("
+            "document.querySelectorAll('#seats li.seat bdi'),"
+            " node => node.innerText)];")
 
     def checkStatus(self, pattern):
         """
@@ -191,14 +190,17 @@ class BrowserTests(PageActions, SynchronousTestCase):
         is a seat's name), names that seat as the seat list does: its
         name, never a script's object.
         """
-        self.wait(lambda: re.match(pattern, self.text("#status") or ""),
-                  "the status never matched %r" % (pattern,))
-        status = self.text("#status")
+        seen = []
+
+        def matched():
+            seen[:] = [self.statusAndSeats()]
+            return re.match(pattern, seen[0][0])
+        self.wait(matched, "the status never matched %r" % (pattern,))
+        status, seats = seen[0]
         self.assertNotIn("[object", status)
-        seats = [e.text for e in self.find("#seats li.seat bdi")]
-        match = re.match(pattern, status)
-        if match and match.group("name") is not None:
-            self.assertIn(match.group("name"), seats, status)
+        name = re.match(pattern, status).group("name")
+        if name is not None:
+            self.assertIn(name, seats, status)
 
     def followGame(self, kind, count):
         """
