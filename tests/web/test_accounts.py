@@ -12,7 +12,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web import server
 from twisted.web.test.requesthelper import DummyChannel
 
-from hub.accounts import guesses, names
+from hub.accounts import names
 from hub.accounts.websessions import (
     ABSOLUTE_SECONDS, IDLE_SECONDS, csrfMatches, csrfToken, secretHash)
 from hub.web.auth import (
@@ -418,12 +418,13 @@ class LockoutTests(AccountsWebMixin, TestCase):
     @defer.inlineCallbacks
     def loginAt(self, host, name, password=PASSWORD):
         """
-        Log in as C{name} from C{host}, the clock run past any delay.
+        Log in as C{name} from C{host}, the clock run past any delay (in
+        half seconds, so that the limits barely refill meanwhile).
         """
         d = Browser(self.web, host).login(name, password)
         while not d.called:
-            yield deferLater(reactor, 0.01, lambda: None)
-            self.clock.advance(guesses.MAX_DELAY)
+            yield deferLater(reactor, 0.005, lambda: None)
+            self.clock.advance(0.5)
         return (yield d)
 
     @defer.inlineCallbacks
@@ -453,6 +454,28 @@ class LockoutTests(AccountsWebMixin, TestCase):
         self.assertIn('gamehub_web_logins_total{result="locked"} 1.0',
                       metrics)
         self.assertIn('gamehub_web_logins_total{result="ok"} 2.0', metrics)
+
+    @defer.inlineCallbacks
+    def test_attackerCannotLockTheOwner(self):
+        """
+        An attacker sending ten wrong passwords for alice from one
+        address, then one a minute for half an hour (at its limit: even
+        the right password would be refused from there), does not keep
+        alice, from another, from logging in, every five minutes.
+        """
+        for _ in range(LOGIN_NAME_BURST - 1):
+            yield self.loginAt("127.0.0.5", "alice", "wrong")
+        for minute in range(30):
+            code, _, page = yield self.loginAt("127.0.0.5", "alice",
+                                               "wrong")
+            self.assertEqual(code, 403)
+            self.assertIn(WRONG, page)
+            self.assertTrue(self.auth.limits.locked("alice", "127.0.0.5"))
+            if minute % 5 == 4:
+                code, _, _ = yield self.loginAt("127.0.0.6", "alice")
+                self.assertEqual(code, 303)
+            self.clock.advance(60)
+        self.assertEqual(self.auth.logins["ok"], 6)
 
     @defer.inlineCallbacks
     def test_perAddress(self):
