@@ -316,7 +316,7 @@ class NameService(Service):
         self.mode = mode
         self.pollSeconds = pollSeconds
         self.secret = None
-        self.seq = 0
+        self.seq = self._floor = 0
         self._seen = set()
         self.cache = NameCache(cacheSize)
         self._reads = {}
@@ -372,7 +372,8 @@ class NameService(Service):
         the live connections its bans cover.
         """
         self.secret = setup.secret
-        self.seq = setup.seq
+        # (What was written before is read already.)
+        self.seq = self._floor = setup.seq
         self._seen = set()
         self.cache.clear()
         self.bannedAccounts = dict(setup.bannedAccounts)
@@ -425,7 +426,7 @@ class NameService(Service):
         addresses = False
         accounts = []
         for seq, kind, target in rows:
-            if seq in self._seen:
+            if seq <= self._floor or seq in self._seen:
                 continue
             self._seen.add(seq)
             self.seq = max(self.seq, seq)
