@@ -19,6 +19,7 @@ The accounts are made once (b0, b1...); re-runs reuse them.
 """
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -89,26 +90,49 @@ def rss():
 class LagProbe:
     """
     How late a LoopingCall every C{interval} seconds runs: the reactor's
-    stalls.
+    stalls (the longest, and how many passed 10 ms); and the longest
+    pause of Python's cyclic garbage collector meanwhile.
     """
 
     def __init__(self, reactor, interval=0.001):
         self.reactor = reactor
         self.interval = interval
         self.worst = 0.0
+        self.over = 0
+        self.overWithoutGC = 0
+        self.worstWithoutGC = 0.0
+        self._collected = False
         self.last = None
+        self.gcWorst = 0.0
+        self._gcStart = None
         self.loop = task.LoopingCall(self.tick)
 
     def tick(self):
         now = time.perf_counter()
         if self.last is not None:
-            self.worst = max(self.worst, now - self.last - self.interval)
+            late = now - self.last - self.interval
+            self.worst = max(self.worst, late)
+            self.over += late > 0.010
+            if not self._collected:
+                self.worstWithoutGC = max(self.worstWithoutGC, late)
+                self.overWithoutGC += late > 0.010
+        self._collected = False
         self.last = now
 
+    def collecting(self, phase, info):
+        self._collected = True
+        if phase == "start":
+            self._gcStart = time.perf_counter()
+        elif self._gcStart is not None:
+            self.gcWorst = max(self.gcWorst,
+                               time.perf_counter() - self._gcStart)
+
     def start(self):
+        gc.callbacks.append(self.collecting)
         self.loop.start(self.interval)
 
     def stop(self):
+        gc.callbacks.remove(self.collecting)
         self.loop.stop()
 
 
@@ -157,7 +181,9 @@ def child(reactor, options):
     database.close()
     print(json.dumps({
         "cold": cold, "warm": warm, "guest": guest, "rss": rss(),
-        "stall": probe.worst, "cache": len(service.cache)}))
+        "stall": probe.worst, "over": probe.over, "gc": probe.gcWorst,
+        "stallNoGC": probe.worstWithoutGC, "overNoGC": probe.overWithoutGC,
+        "cache": len(service.cache)}))
 
 
 def measure(url, accounts, checks):
@@ -181,6 +207,14 @@ def line(label, values):
     return "{:<22} median {}  p99 {}  ({} checks)".format(
         label, ms(statistics.median(values)), ms(percentile(values, 0.99)),
         len(values))
+
+
+def stalls(result):
+    return ("reactor: longest stall {}, {} over 10 ms (longest garbage "
+            "collection {});\n  without a collection in it: longest {}, "
+            "{} over 10 ms".format(
+                ms(result["stall"]), result["over"], ms(result["gc"]),
+                ms(result["stallNoGC"]), result["overNoGC"]))
 
 
 def baselineURL(url):
@@ -225,16 +259,17 @@ def main():
     print("empty database (baseline):")
     print("  " + line("keyed check (refused)", base["cold"]))
     print("  " + line("guest check", base["guest"]))
-    print("  RSS {:.1f} MB, longest stall {}".format(
-        base["rss"] / 2 ** 20, ms(base["stall"])))
+    print("  RSS {:.1f} MB".format(base["rss"] / 2 ** 20))
+    print("  " + stalls(base))
     print("{} accounts:".format(options.accounts))
     print("  " + line("keyed check, cold", full["cold"]))
     print("  " + line("keyed check, cached", full["warm"]))
     print("  " + line("guest check", full["guest"]))
     print("  RSS {:.1f} MB ({:+.1f} MB over the baseline; cache {} "
-          "names), longest stall {}".format(
-              full["rss"] / 2 ** 20, (full["rss"] - base["rss"]) / 2 ** 20,
-              full["cache"], ms(full["stall"])))
+          "names)".format(full["rss"] / 2 ** 20,
+                          (full["rss"] - base["rss"]) / 2 ** 20,
+                          full["cache"]))
+    print("  " + stalls(full))
 
 
 if __name__ == "__main__":

@@ -258,7 +258,7 @@ def auditEntries(cursor, limit):
     return [AuditEntry(*row) for row in reversed(cursor.fetchall())]
 
 
-@attr.s(frozen=True)
+@attr.s(frozen=True, slots=True)
 class NameEntry:
     """
     What the name check reads of one account.
