@@ -59,7 +59,11 @@ def makeParser():
                         "directory)")
     p.add_argument("--name", default=None,
                    help="player name (checkers, gomoku; default the one "
-                        "remembered by the start screen)")
+                        "remembered by the start screen); NAME#KEY or "
+                        "NAME__KEY is NAME with --key KEY")
+    p.add_argument("--key", default=None,
+                   help="play key of the account --name (sent in the name "
+                        "field, never shown)")
     p.add_argument("--room", default=None,
                    help="room to create or join (checkers, gomoku)")
     p.add_argument("--password", default="",
@@ -95,6 +99,21 @@ def makeParser():
     p.add_argument("--width", type=int, default=1100)
     p.add_argument("--height", type=int, default=760)
     return p
+
+
+def nameAndKey(args):
+    """
+    The name and play key the options C{args} give: C{--name} and
+    C{--key}; a keyed C{--name} (C{alice#KEY}, C{alice__KEY}) is the
+    name and its key, so that neither the title bar nor the player lists
+    show the key.  Without a key, the start screen's remembered one is
+    used if it proves this name (L{client_pyglet.settings}).
+    """
+    from hub.client.keyed import splitName
+    name, key = splitName(args.name)
+    if args.key is not None:
+        key = args.key
+    return name, key
 
 
 def chooseLanguage(asked, environ=None):
@@ -149,6 +168,7 @@ def main(argv=None):
     if args.name is None:
         args.name = config.get("name") or "player%d" % (
             os.getpid() % 10000,)
+    name, key = nameAndKey(args)
 
     from twisted.internet import reactor
     from twisted.logger import (
@@ -160,7 +180,7 @@ def main(argv=None):
 
     from client_pyglet.app import App, Options
     options = Options(
-        game=game, host=host, port=port, name=args.name, room=args.room,
+        game=game, host=host, port=port, name=name, key=key, room=args.room,
         password=args.password, bot=args.bot,
         level=args.bot if args.bot else args.level,
         exitAfterGame=args.exit_after_game, players=args.players,

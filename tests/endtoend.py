@@ -228,11 +228,14 @@ class GamehubServer:
 
 class BlockingClient:
     """
-    A loopback TCP client with reads bounded by L{TIMEOUT}.
+    A loopback TCP client with reads bounded by L{TIMEOUT}, from another
+    loopback address C{source} if given (127.0.0.0/8 is all loopback).
     """
 
-    def __init__(self, port, host="127.0.0.1"):
-        self.sock = socket.create_connection((host, port), timeout=TIMEOUT)
+    def __init__(self, port, host="127.0.0.1", source=None):
+        self.sock = socket.create_connection(
+            (host, port), timeout=TIMEOUT,
+            source_address=(source, 0) if source else None)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def sendBytes(self, data):

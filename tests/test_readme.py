@@ -53,7 +53,8 @@ class ReadmeTests(SynchronousTestCase):
         """
         lines = shBlocks(read("README.md"))[0].strip().split("\n")
         self.assertEqual(lines,
-                         ["sudo apt-get install -y python3-venv",
+                         ["sudo apt-get install -y python3-venv "
+                          "libicu-dev pkg-config g++",
                           "python3 -m venv venv && . venv/bin/activate",
                           'pip install -e ".[client,test]"',
                           "twistd -n gamehub"])

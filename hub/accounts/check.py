@@ -1,53 +1,60 @@
 """
 The name check the protocol adapters call when a player gives a name (at
 name time only, never per move), and the enforcement of bans on live
-connections.
+connections.  docs/accounts.md states the rules; this module is where
+they are kept.
 
-A L{NameService} keeps in memory a snapshot of the accounts' names, key
-hashes and bans, read from the database every L{REFRESH_SECONDS} on the
-hub's clock: a ban made with C{python -m hub.accounts} while the hub runs
-reaches it, and closes the connections it covers, within that time.
+A L{NameService} reads one name at a time: the accounts it was asked
+about are held in a bounded cache (L{NameCache}, by case-folded name);
+the bans in force (few) are held whole, the addresses' indexed by prefix
+(L{BanIndex}).  Every L{POLL_SECONDS} it reads the changes noted since
+its last read (C{account_changes}: keys, bans, roles, new accounts, in
+this hub, another or the CLI) and forgets or reads again just those: a
+ban closes the live connections it covers within that time.
 
-Modes (C{--names}):
-  - C{open}: no account is consulted (the hub gives no name service);
-  - C{accounts}: a registered name needs its key (C{alice__KEY},
-    C{alice#KEY}); any other name is a guest's;
-  - C{closed}: guests are refused too.
-
-Failed proofs are limited per name and per address by token buckets
-(L{NAME_BURST} then one per L{NAME_REFILL_SECONDS}, L{ADDRESS_BURST} then
-one per L{ADDRESS_REFILL_SECONDS}); a proof past either limit is refused
-like a wrong key, so that a lockout says nothing about the name.  With
-keys of 62 ** 10 (about 8.4e17), one name takes at most about 525,600
-guesses a year: about 6e-13 of its keys.
-
-Tournament engines (L{hub.tournaments.engines}) prove their names with
-game keys instead: keys are stored hashed, so the director cannot give an
-engine its account's key; it mints one for each game of an engine entrant
-(L{GameKeys}), held in memory only, and the connections of that game's
-private listener are checked by L{GameNameCheck}, which accepts that key
-for that entrant once, until the game stops.
+Modes (C{--names}): C{open}, no name service at all; C{accounts}, a name
+field holding a separator (C{__}, C{#}) proves the name before it with a
+key, and any other is a guest's, normalised and no account's look-alike
+(L{hub.accounts.names}); C{closed}, guests are refused too.  Guesses of a
+key are limited (L{hub.accounts.guesses}); every refusal is the same
+"taken".  Tournament engines prove their names with one-time game keys
+(L{GameKeys}) on their game's private listener (L{GameNameCheck}).
 """
 
+import bisect
+import collections
 import hmac
 import ipaddress
 
 import attr
 from twisted.application.service import Service
+from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
-from hub.accounts import names
+from hub.accounts import guesses, names
 from hub.limits import LOG_BURST, SummaryLog
 from hub.metrics import ReadCounters
 
 MODES = ("open", "accounts", "closed")
-REFRESH_SECONDS = 2.0
-NAME_BURST = 10
-NAME_REFILL_SECONDS = 60.0
-ADDRESS_BURST = 20
-ADDRESS_REFILL_SECONDS = 30.0
-MAX_BUCKETS = 100000
+#: How often the changes are read.
+POLL_SECONDS = 1.0
+#: How far back each read looks again, for changes committed out of
+#: order (PostgreSQL numbers a row when it is written, not committed).
+LOOKBACK = 50
+#: The most changes one read takes (more: it reads again at once).
+CHANGES_PER_READ = 1000
+#: How long the changes are kept, and how often the old are forgotten.
+CHANGES_KEPT_SECONDS = 3600.0
+PRUNE_SECONDS = 600.0
+#: The most accounts the cache holds.
+CACHE_SIZE = 20000
+# Kept for the callers that count guesses in these terms.
+NAME_BURST = guesses.PAIR_BURST
+NAME_REFILL_SECONDS = guesses.PAIR_REFILL_SECONDS
+ADDRESS_BURST = guesses.ADDRESS_BURST
+ADDRESS_REFILL_SECONDS = guesses.ADDRESS_REFILL_SECONDS
 
 # Why a name was refused (the label of the refusals' counter).
 TAKEN = "taken"
@@ -57,7 +64,9 @@ LOCKED = "locked"
 CLOSED = "closed"
 BANNED = "banned"
 NOT_READY = "not_ready"
-REASONS = (TAKEN, WRONG_KEY, NO_ACCOUNT, LOCKED, CLOSED, BANNED, NOT_READY)
+INVALID = "invalid"
+REASONS = (TAKEN, WRONG_KEY, NO_ACCOUNT, LOCKED, CLOSED, BANNED, NOT_READY,
+           INVALID)
 
 
 @attr.s(frozen=True)
@@ -65,7 +74,8 @@ class Verdict:
     """
     A name accepted.
 
-    @ivar name: the name everybody else sees (an account's as registered).
+    @ivar name: the name everybody else sees (an account's as registered,
+        or the guest's normalised name).
     @ivar guest: True if it is no account's.
     @ivar account: the account's case-folded name, or None.
     """
@@ -75,49 +85,111 @@ class Verdict:
     account = attr.ib(default=None)
 
 
-@attr.s(frozen=True)
-class Snapshot:
+def parseAddress(host):
     """
-    What the check knows of the database.
+    The L{ipaddress} address of C{host} (an IPv4-mapped IPv6 address as
+    IPv4), or None.
+    """
+    if host is None:
+        return None
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if address.version == 6 and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address
 
-    @ivar secret: the play keys' HMAC secret.
-    @ivar accounts: C{{nameKey: (name, keyHash, banned)}}.
-    @ivar networks: the banned L{ipaddress} networks.
+
+class BanIndex:
+    """
+    The bans of addresses in force, indexed by prefix length: whether an
+    address is banned is at most 33 (IPv4) or 129 (IPv6) dictionary
+    reads, however many bans there are.
     """
 
-    secret = attr.ib()
-    accounts = attr.ib()
-    networks = attr.ib()
+    def __init__(self, bans=()):
+        self._byLength = {}
+        self.networks = {}
+        for ban in bans:
+            network = ipaddress.ip_network(ban.cidr, strict=False)
+            self.networks[network] = ban.until
+            self._byLength.setdefault(
+                (network.version, network.prefixlen), {})[
+                    network.network_address] = ban.until
+        self._lengths = sorted(self._byLength)
 
-    @classmethod
-    def fromRows(cls, secret, rows, bans):
-        """
-        The snapshot of L{hub.accounts.store.nameRows}' answer.
-        """
-        return cls(secret, {key: (name, keyHash, banned)
-                            for key, name, keyHash, banned in rows},
-                   tuple(ipaddress.ip_network(b.cidr) for b in bans))
+    def __len__(self):
+        return len(self.networks)
 
-    def bannedAccounts(self):
+    def until(self, address):
         """
-        The case-folded names of the banned accounts.
+        The latest end of a ban covering C{address} (an L{ipaddress}
+        address), or None.
         """
-        return {key for key, (_, _, banned) in self.accounts.items()
-                if banned}
+        found = None
+        start = bisect.bisect_left(self._lengths, (address.version, -1))
+        for version, length in self._lengths[start:]:
+            if version != address.version:
+                break
+            network = ipaddress.ip_network((address, length), strict=False)
+            until = self._byLength[version, length].get(
+                network.network_address)
+            if until is not None and (found is None or until > found):
+                found = until
+        return found
 
-    def addressBanned(self, host):
+
+class NameCache:
+    """
+    The accounts the name check read lately, by case-folded name, the
+    least lately used forgotten past C{size}; an account known to be
+    none is held too (as None).
+    """
+
+    def __init__(self, size=CACHE_SIZE):
+        self.size = size
+        self._entries = collections.OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    def __len__(self):
+        return len(self._entries)
+
+    def __contains__(self, key):
+        return key in self._entries
+
+    def get(self, key):
         """
-        Whether C{host} (an address string, or None) is banned.
+        The entry of C{key} (a L{hub.accounts.store.NameEntry} or None);
+        raise L{KeyError} if it is not held.
         """
-        if not self.networks or host is None:
-            return False
         try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            return False
-        if address.version == 6 and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
-        return any(address in network for network in self.networks)
+            entry = self._entries[key]
+        except KeyError:
+            self.misses += 1
+            raise
+        self._entries.move_to_end(key)
+        self.hits += 1
+        return entry
+
+    def peek(self, key):
+        """
+        The entry of C{key} if held (not counted as a use), else None.
+        """
+        return self._entries.get(key)
+
+    def put(self, key, entry):
+        self._entries[key] = entry
+        self._entries.move_to_end(key)
+        while len(self._entries) > self.size:
+            self._entries.popitem(last=False)
+
+    def drop(self, key):
+        self._entries.pop(key, None)
+
+    def clear(self):
+        self._entries.clear()
 
 
 class GameKeys:
@@ -178,7 +250,7 @@ class GameNameCheck:
 
     def check(self, kind, wireName, host):
         """
-        L{NameService.check}, with C{room}'s game keys.
+        L{NameService.check}, with C{room}'s game keys (a Deferred).
         """
         return self.service.check(kind, wireName, host, room=self.room)
 
@@ -190,58 +262,6 @@ class GameNameCheck:
 
     def __getattr__(self, name):
         return getattr(self.service, name)
-
-
-class Buckets:
-    """
-    Token buckets of failed proofs by key: each holds up to C{burst},
-    gains one every C{refill} seconds, and each failure takes one.
-    """
-
-    def __init__(self, clock, burst, refill):
-        self.clock = clock
-        self.burst = burst
-        self.refill = refill
-        self._buckets = {}
-
-    def _tokens(self, key):
-        bucket = self._buckets.get(key)
-        if bucket is None:
-            return float(self.burst)
-        tokens, at = bucket
-        return min(self.burst,
-                   tokens + (self.clock.seconds() - at) / self.refill)
-
-    def empty(self, key):
-        """
-        Whether C{key} has no failure left.
-        """
-        return self._tokens(key) < 1
-
-    def fail(self, key):
-        """
-        One failure of C{key}.
-        """
-        if len(self._buckets) >= MAX_BUCKETS:
-            self.prune()
-        self._buckets[key] = (self._tokens(key) - 1, self.clock.seconds())
-
-    def refund(self, key):
-        """
-        Give back the try C{key} took with L{fail} before it was known to
-        fail (it did not).
-        """
-        if key in self._buckets:
-            self._buckets[key] = (min(self.burst, self._tokens(key) + 1),
-                                  self.clock.seconds())
-
-    def prune(self):
-        """
-        Forget the buckets that are full again.
-        """
-        for key in [k for k in self._buckets
-                    if self._tokens(k) >= self.burst]:
-            del self._buckets[key]
 
 
 def peerHost(peer):
@@ -261,13 +281,19 @@ class NameService(Service):
     """
     The name check of one hub (C{--names accounts} or C{closed}).
 
-    @param accounts: the L{hub.accounts.model.Accounts}.
+    @param accounts: the L{hub.accounts.model.Accounts} (what it reads:
+        C{nameSetup}, C{nameEntry}, C{guestClash}, C{bans},
+        C{changesSince}, C{pruneChanges}, C{touch} and C{now}).
     @param clock: the hub's (tracked) clock.
     @param sessions: the L{hub.sessions.Sessions} whose live connections
         bans close.
     @param mode: C{accounts} or C{closed}.
 
-    @ivar snapshot: the last L{Snapshot}, or None before the first.
+    @ivar secret: the play keys' HMAC secret, None until first read.
+    @ivar cache: the L{NameCache}.
+    @ivar bannedAccounts: C{{nameKey: until}} of the banned accounts.
+    @ivar bans: the L{BanIndex} of the addresses banned.
+    @ivar limits: the L{guesses.GuessLimits} of the keys' proofs.
     @ivar refused: refusals so far, by reason.
     @ivar proven: names proven with their key so far.
     @ivar closedByBan: live connections closed by a ban.
@@ -281,23 +307,28 @@ class NameService(Service):
     log = Logger()
 
     def __init__(self, accounts, clock, sessions, mode="accounts",
-                 refreshSeconds=REFRESH_SECONDS):
+                 pollSeconds=POLL_SECONDS, cacheSize=CACHE_SIZE):
         if mode not in MODES[1:]:
             raise ValueError("a name service checks accounts or closed")
         self.accounts = accounts
         self.clock = clock
         self.sessions = sessions
         self.mode = mode
-        self.refreshSeconds = refreshSeconds
-        self.snapshot = None
-        self.byName = Buckets(clock, NAME_BURST, NAME_REFILL_SECONDS)
-        self.byAddress = Buckets(clock, ADDRESS_BURST,
-                                 ADDRESS_REFILL_SECONDS)
+        self.pollSeconds = pollSeconds
+        self.secret = None
+        self.seq = self._floor = 0
+        self._seen = set()
+        self.cache = NameCache(cacheSize)
+        self._reads = {}
+        self.bannedAccounts = {}
+        self.bans = BanIndex()
+        self.limits = guesses.GuessLimits(clock)
         self.refused = dict.fromkeys(REASONS, 0)
         self.proven = 0
         self.closedByBan = 0
         self.summary = SummaryLog(clock, self.log, burst=LOG_BURST)
         self._loop = None
+        self._prune = None
         self._reading = None
         self.moderation = None
         self.gameKeys = GameKeys()
@@ -314,76 +345,186 @@ class NameService(Service):
         Service.startService(self)
         self._loop = LoopingCall(self.refresh)
         self._loop.clock = self.clock
-        self._loop.start(self.refreshSeconds, now=self.snapshot is None)
+        self._loop.start(self.pollSeconds, now=self.secret is None)
+        self._prune = LoopingCall(self.pruneChanges)
+        self._prune.clock = self.clock
+        self._prune.start(PRUNE_SECONDS, now=False)
 
     def stopService(self):
         Service.stopService(self)
         self.summary.flush()
-        if self._loop is not None and self._loop.running:
-            self._loop.stop()
+        for loop in (self._loop, self._prune):
+            if loop is not None and loop.running:
+                loop.stop()
         return self._reading
 
-    def load(self, secret, rows, bans):
+    # What is read.
+
+    def ready(self):
         """
-        Take a new snapshot (L{hub.accounts.store.nameRows}' answer) and,
-        if it bans what the last one did not, close the live connections
-        its bans cover (the others were checked when they came).
+        Whether the check has read what it needs to start.
         """
-        before = self.snapshot
-        self.snapshot = Snapshot.fromRows(secret, rows, bans)
-        self.byName.prune()
-        self.byAddress.prune()
-        banned = self.snapshot.bannedAccounts()
-        if before is not None and (
-                banned != before.bannedAccounts()
-                or set(self.snapshot.networks) != set(before.networks)):
-            self.log.info("bans now: {networks} address range(s), "
-                          "{accounts} account(s)",
-                          networks=len(self.snapshot.networks),
-                          accounts=len(banned), event="bans")
-        if before is None or not (
-                self.snapshot.bannedAccounts() <= before.bannedAccounts()
-                and set(self.snapshot.networks) <= set(before.networks)):
-            self.enforce()
+        return self.secret is not None
+
+    def setUp(self, setup):
+        """
+        Start from C{setup} (a L{hub.accounts.store.NameSetup}), and close
+        the live connections its bans cover.
+        """
+        self.secret = setup.secret
+        # (What was written before is read already.)
+        self.seq = self._floor = setup.seq
+        self._seen = set()
+        self.cache.clear()
+        self.bannedAccounts = dict(setup.bannedAccounts)
+        self.bans = BanIndex(setup.bans)
+        self.enforce()
 
     def refresh(self):
         """
-        Read the snapshot again; a failed read keeps the last one.  Asked
-        while a read is under way, it reads once more after it (what
-        was just written must be seen).
+        Read now: what the check starts from if it has not read it yet,
+        else the changes since the last read.  Asked while a read is under
+        way, it reads once more after it (what was just written must be
+        seen).
 
         @return: a Deferred that fires when done (never fails).
         """
         if self._reading is not None:
             return self._reading.addCallback(lambda _: self.refresh())
-        d = self._reading = self.accounts.nameRows()
+        if self.secret is None:
+            d = self.accounts.nameSetup().addCallback(self.setUp)
+        else:
+            d = self.accounts.changesSince(
+                max(0, self.seq - LOOKBACK), CHANGES_PER_READ)
+            d.addCallback(self.changed)
+        self._reading = d
 
         def done(result):
             self._reading = None
-            if result is not None:
-                self.load(*result)
+            return result
 
         def failed(failure):
             self.log.warn("accounts unreadable ({error}); names are "
-                          "checked against the last snapshot",
+                          "checked against what was read before",
                           error=failure.getErrorMessage())
 
-        return d.addErrback(failed).addCallback(done)
+        d.addErrback(failed).addBoth(done)
+        return d.addCallback(self._again)
 
-    def enforce(self):
+    def _again(self, more):
+        if more:
+            return self.refresh()
+
+    @defer.inlineCallbacks
+    def changed(self, rows):
         """
-        Close every live connection of a banned account or address.
+        Forget, or read again, what the changes C{rows} (C{(seq, kind,
+        target)}, oldest first) touched.
+
+        @return: a Deferred of whether more may wait to be read.
         """
-        snapshot = self.snapshot
-        banned = snapshot.bannedAccounts()
-        if not banned and not snapshot.networks:
+        addresses = False
+        accounts = []
+        for seq, kind, target in rows:
+            if seq <= self._floor or seq in self._seen:
+                continue
+            self._seen.add(seq)
+            self.seq = max(self.seq, seq)
+            if kind == "address":
+                addresses = True
+            else:
+                self.cache.drop(target)
+                self._reads.pop(target, None)
+                accounts.append(target)
+        self._seen = {s for s in self._seen if s > self.seq - LOOKBACK}
+        now = self.accounts.now()
+        self.bannedAccounts = {k: until for k, until in
+                               self.bannedAccounts.items() if until > now}
+        newly = set()
+        for key in accounts:
+            entry = yield self.entry(key)
+            until = entry.bannedUntil if entry is not None else None
+            if until is not None and until > now:
+                if key not in self.bannedAccounts:
+                    newly.add(key)
+                self.bannedAccounts[key] = until
+            else:
+                self.bannedAccounts.pop(key, None)
+        if newly:
+            self.log.info("bans now: {networks} address range(s), "
+                          "{accounts} account(s)", networks=len(self.bans),
+                          accounts=len(self.bannedAccounts), event="bans")
+            self.enforce(accounts=newly, networks=False)
+        if addresses:
+            before = set(self.bans.networks)
+            self.bans = BanIndex((yield self.accounts.bans()))
+            after = set(self.bans.networks)
+            if after != before:
+                self.log.info("bans now: {networks} address range(s), "
+                              "{accounts} account(s)", networks=len(after),
+                              accounts=len(self.bannedAccounts),
+                              event="bans")
+            if after - before:
+                self.enforce(accounts=set())
+        return len(rows) >= CHANGES_PER_READ
+
+    def pruneChanges(self):
+        """
+        Forget the changes older than L{CHANGES_KEPT_SECONDS}, and the
+        guess limits back to nothing.
+        """
+        self.limits.prune()
+        d = self.accounts.pruneChanges(CHANGES_KEPT_SECONDS)
+        return d.addErrback(lambda f: self.log.debug(
+            "old account changes not pruned: {error}",
+            error=f.getErrorMessage()))
+
+    def entry(self, key):
+        """
+        A Deferred of the L{hub.accounts.store.NameEntry} of account
+        C{key} (case-folded name), or None: from the cache, else read
+        (once, however many ask at the same time) and cached.
+        """
+        try:
+            return defer.succeed(self.cache.get(key))
+        except KeyError:
+            pass
+        answer = defer.Deferred()
+        waiters = self._reads.get(key)
+        if waiters is not None:
+            waiters.append(answer)
+            return answer
+        waiters = self._reads[key] = [answer]
+        self.accounts.nameEntry(key).addBoth(self._read, key, waiters)
+        return answer
+
+    def _read(self, result, key, waiters):
+        # Cached unless forgotten while it was read (a change came).
+        if self._reads.get(key) is waiters:
+            del self._reads[key]
+            if not isinstance(result, Failure):
+                self.cache.put(key, result)
+        for answer in waiters:
+            answer.callback(result)
+
+    def enforce(self, accounts=None, networks=True):
+        """
+        Close every live connection of a banned account (of C{accounts}
+        only, if given) or address (unless not C{networks}).
+        """
+        now = self.accounts.now()
+        banned = {k for k, until in self.bannedAccounts.items()
+                  if until > now and (accounts is None or k in accounts)}
+        if not banned and not (networks and len(self.bans)):
             return
         for session in list(self.sessions):
             peer = session.peer
-            if peer is None or getattr(peer, "transport", None) is None:
+            transport = getattr(peer, "transport", None)
+            if transport is None or transport.disconnecting:
                 continue
             account = getattr(session, "account", None)
-            if account in banned or snapshot.addressBanned(peerHost(peer)):
+            if account in banned or (
+                    networks and self.addressBanned(peerHost(peer))):
                 self.closedByBan += 1
                 self.summary.note(
                     "connections closed by bans",
@@ -394,29 +535,34 @@ class NameService(Service):
     def addressBanned(self, host):
         """
         Whether connections from C{host} are refused (before the first
-        snapshot nobody is).
+        read nobody is).
         """
-        return self.snapshot is not None and \
-            self.snapshot.addressBanned(host)
-
-    def plainName(self, kind, wireName):
-        """
-        The name others see of C{wireName}: without its key, if keyed.
-        (For a resume, which the session's token proves.)
-        """
-        keyed = names.splitKeyed(kind, wireName)
-        if keyed is None:
-            return wireName
-        entry = self.snapshot and self.snapshot.accounts.get(
-            names.nameKey(keyed[0]))
-        return entry[0] if entry else keyed[0]
+        address = parseAddress(host)
+        if address is None or not len(self.bans):
+            return False
+        until = self.bans.until(address)
+        return until is not None and until > self.accounts.now()
 
     def accountBanned(self, account):
         """
         Whether the account C{account} (case-folded name) is banned.
         """
-        entry = self.snapshot and self.snapshot.accounts.get(account)
-        return bool(entry and entry[2])
+        until = self.bannedAccounts.get(account)
+        return until is not None and until > self.accounts.now()
+
+    def plainName(self, kind, wireName):
+        """
+        The name others see of C{wireName}: without its key, if keyed, as
+        the account spells it if it was read.  (For a resume, which the
+        session's token proves.)
+        """
+        keyed = names.splitKeyed(wireName)
+        if keyed is None:
+            return wireName
+        entry = self.cache.peek(names.nameKey(keyed.name))
+        return entry.name if entry is not None else keyed.name
+
+    # The check.
 
     def check(self, kind, wireName, host, room=None):
         """
@@ -427,10 +573,12 @@ class NameService(Service):
             listener the player came through (L{GameNameCheck}), or None:
             a one-time game key of that game (L{GameKeys}) proves its
             entrant's name too.
-        @return: a L{Verdict}, or None for the protocol's "name taken".
+        @return: a Deferred of a L{Verdict}, or of None for the
+            protocol's "name taken" (it never fails).
         """
-        verdict = self.judge(kind, wireName, host, room)
-        return verdict if isinstance(verdict, Verdict) else None
+        d = self.judge(kind, wireName, host, room)
+        return d.addCallback(
+            lambda verdict: verdict if isinstance(verdict, Verdict) else None)
 
     def judge(self, kind, wireName, host, room=None):
         """
@@ -438,64 +586,102 @@ class NameService(Service):
         refusals are typed (the browser's, L{hub.web.play}).
 
         @param room: as L{check}'s.
-        @return: a L{Verdict}, or the reason of the refusal (one of
-            L{REASONS}), counted and logged as L{check}'s are.
+        @return: a Deferred of a L{Verdict}, or of the reason of the
+            refusal (one of L{REASONS}), counted and logged as L{check}'s
+            are (it never fails).
         """
-        snapshot = self.snapshot
-        keyed = names.splitKeyed(kind, wireName)
-        shown = keyed[0] if keyed else wireName
-        if snapshot is None:
+        shown = names.shownName(wireName)
+        d = defer.maybeDeferred(self._judge, kind, wireName, host, room)
+
+        def failed(failure):
+            self.log.failure("name check of {name!r} failed", failure,
+                             name=shown)
             return self._refuse(NOT_READY, kind, shown, host)
-        if snapshot.addressBanned(host):
+        return d.addErrback(failed)
+
+    def _judge(self, kind, wireName, host, room):
+        keyed = names.splitKeyed(wireName)
+        shown = wireName if keyed is None else keyed.name
+        if self.secret is None:
+            return self._refuse(NOT_READY, kind, shown, host)
+        if self.addressBanned(host):
             return self._refuse(BANNED, kind, shown, host)
         if keyed is None:
-            if names.nameKey(wireName) in snapshot.accounts:
-                return self._refuse(TAKEN, kind, shown, host)
-            if self.mode == "closed":
-                return self._refuse(CLOSED, kind, shown, host)
-            return Verdict(wireName, True)
-        name, key = keyed
+            return self._judgeGuest(kind, wireName, host)
+        return self._judgeKeyed(kind, keyed, host, room)
+
+    @defer.inlineCallbacks
+    def _judgeGuest(self, kind, wireName, host):
+        """
+        A name without a separator: a guest's, normalised, if it is no
+        account's and does not look like one.
+        """
+        try:
+            name = names.guestName(wireName)
+        except names.BadName:
+            return self._refuse(INVALID, kind, wireName, host)
+        key = names.nameKey(name)
+        if self.cache.peek(key) is not None:
+            return self._refuse(TAKEN, kind, name, host)
+        if self.mode == "closed":
+            return self._refuse(CLOSED, kind, name, host)
+        clash = yield self.accounts.guestClash(key, names.skeleton(name))
+        if clash:
+            return self._refuse(TAKEN, kind, name, host)
+        return Verdict(name, True)
+
+    @defer.inlineCallbacks
+    def _judgeKeyed(self, kind, keyed, host, room):
+        """
+        A name with a separator: a proof of the name before it, whatever
+        follows (never a guest's: a mistyped key is not shown).
+        """
+        name = keyed.name
         account = names.nameKey(name)
-        if room is not None and self.gameKeys.redeem(room, name, key):
+        key = keyed.keyFor(kind)
+        if room is not None and key is not None and \
+                self.gameKeys.redeem(room, name, key):
             # The director's key for this entrant of this game: an
             # account's name as registered (unless banned), or the name
             # the admin gave an engine that is no account's (a guest's,
             # admitted to its game even under --names closed).
-            entry = snapshot.accounts.get(account)
-            if entry is not None and entry[2]:
+            entry = yield self.entry(account)
+            if self.accountBanned(account):
                 return self._refuse(BANNED, kind, name, host)
             self.gameKeysProven += 1
             if entry is None:
                 return Verdict(name, True)
-            return Verdict(entry[0], False, account)
-        if self.byName.empty(account) or self.byAddress.empty(host):
+            return Verdict(entry.name, False, account)
+        go = yield self.limits.wait(account, host)
+        if not go or self.limits.locked(account, host):
             return self._refuse(LOCKED, kind, name, host)
-        entry = snapshot.accounts.get(account)
+        # The try is taken before the key is checked, and given back if
+        # it was right: proofs in flight at once count as one after the
+        # other would.
+        self.limits.fail(account, host)
+        entry = yield self.entry(account)
         if entry is None:
-            # A mistyped name must not show its key to everybody as a
-            # guest's name: a keyed form is never a guest's.
-            self.byAddress.fail(host)
             return self._refuse(NO_ACCOUNT, kind, name, host)
-        registered, keyHash, banned = entry
-        if not names.keyMatches(snapshot.secret, key, keyHash):
-            self.byName.fail(account)
-            self.byAddress.fail(host)
+        if key is None or not names.keyMatches(self.secret, key,
+                                               entry.keyHash):
             return self._refuse(WRONG_KEY, kind, name, host)
-        if banned:
+        self.limits.refund(account, host)
+        if self.accountBanned(account):
             return self._refuse(BANNED, kind, name, host)
         self.proven += 1
         self.accounts.touch(account).addErrback(
             lambda f: self.log.debug("last seen of {name!r} not written: "
-                                     "{error}", name=registered,
+                                     "{error}", name=entry.name,
                                      error=f.getErrorMessage()))
-        return Verdict(registered, False, account)
+        return Verdict(entry.name, False, account)
 
     def _refuse(self, reason, kind, name, host):
         self.refused[reason] += 1
         self.summary.note(
             "names refused",
             "refused {kind} name {name!r} from {host}: {reason}",
-            kind=kind, name=name, host=host, reason=reason)
+            kind=kind, name=names.shownName(name)[:40], host=host,
+            reason=reason)
         return reason
 
     def collector(self):
@@ -514,7 +700,7 @@ def namesCollector(service):
     return ReadCounters(labelled=[(
         "gamehub_names_refused", "Names refused at name time, by reason "
         "(taken, wrong_key, no_account, locked, closed, banned, "
-        "not_ready).", "reason", lambda: service.refused)], plain=[
+        "not_ready, invalid).", "reason", lambda: service.refused)], plain=[
         ("gamehub_names_proven", "Account names proven with their play "
          "key.", lambda: service.proven),
         ("gamehub_names_banned_closed", "Live connections closed because "

@@ -143,6 +143,8 @@ class Accounts:
             secret = store.serverSecret(cursor)
             shown = store.update(cursor, names.nameKey(name), name,
                                  key_hash=names.keyHash(secret, key))
+            store.noteChange(cursor, store.ACCOUNT_CHANGE,
+                             names.nameKey(name), now)
             store.audit(cursor, now, actor, "key", shown)
             return key
 
@@ -208,6 +210,8 @@ class Accounts:
         def interaction(cursor):
             shown = store.update(cursor, names.nameKey(name), name,
                                  role=role)
+            store.noteChange(cursor, store.ACCOUNT_CHANGE,
+                             names.nameKey(name), now)
             store.audit(cursor, now, actor, "role", shown, role)
 
         return self._write(interaction)
@@ -230,6 +234,8 @@ class Accounts:
             else:
                 shown = store.update(cursor, names.nameKey(target), target,
                                      banned_until=until, ban_reason=reason)
+                store.noteChange(cursor, store.ACCOUNT_CHANGE,
+                                 names.nameKey(target), now)
             store.audit(cursor, now, actor, "ban", shown,
                         "{}s: {}".format(int(seconds), reason))
 
@@ -247,12 +253,14 @@ class Accounts:
 
         def interaction(cursor):
             if what == "address":
-                if not store.unbanAddress(cursor, target):
+                if not store.unbanAddress(cursor, target, now):
                     raise AccountError("no ban of " + target)
                 shown = target
             else:
                 shown = store.update(cursor, names.nameKey(target), target,
                                      banned_until=None, ban_reason=None)
+                store.noteChange(cursor, store.ACCOUNT_CHANGE,
+                                 names.nameKey(target), now)
             store.audit(cursor, now, actor, "unban", shown)
 
         return self._write(interaction)
@@ -283,12 +291,45 @@ class Accounts:
         """
         return self.database.runInteraction(store.auditEntries, limit)
 
-    def nameRows(self):
+    def nameSetup(self):
         """
-        A Deferred of what the name check keeps in memory
-        (L{store.nameRows}).
+        A Deferred of what the name check reads when it starts
+        (L{store.nameSetup}); the skeletons are made first if they need
+        it (a write).
         """
-        return self.database.runInteraction(store.nameRows, self.now())
+        return self._write(store.nameSetup, self.now())
+
+    def nameEntry(self, key):
+        """
+        A Deferred of the L{store.NameEntry} of account C{key} (case-folded
+        name), or None.
+        """
+        return self.database.runInteraction(store.nameEntry, key)
+
+    def guestClash(self, key, skeleton):
+        """
+        A Deferred of whether a guest's name (case-folded C{key}, confusable
+        C{skeleton}) is or looks like an account's (L{store.guestClash}).
+        """
+        return self.database.runInteraction(store.guestClash, key, skeleton)
+
+    def bans(self):
+        """
+        A Deferred of the L{store.AddressBan}s in force now.
+        """
+        return self.database.runInteraction(store.addressBans, self.now())
+
+    def changesSince(self, seq, limit=1000):
+        """
+        A Deferred of the changes noted after C{seq} (L{store.changesSince}).
+        """
+        return self.database.runInteraction(store.changesSince, seq, limit)
+
+    def pruneChanges(self, age):
+        """
+        Forget the changes noted more than C{age} seconds ago.
+        """
+        return self._write(store.pruneChanges, self.now() - age)
 
     def touch(self, key):
         """

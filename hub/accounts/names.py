@@ -1,12 +1,16 @@
 """
-Account names and play keys, and the keyed names that carry a key through
-the legacy protocols' name fields: C{alice__KEY} (checkers, whose names
-are C{[A-Za-z0-9_]{1,20}}) and C{alice#KEY} (gomoku, 1 to 35 bytes).
+Account names and play keys, the keyed names that carry a key through the
+legacy protocols' name fields (C{alice__KEY} in checkers, C{alice#KEY} in
+gomoku), and guests' names: normalised, and compared with accounts' names
+by their confusable skeletons (Unicode TR39, through ICU).
 
 A registered name is 1 to L{MAX_NAME} letters, digits and single
 underscores (no C{__}, none at the end), so that its checkers form,
 C{NAME__KEY}, fits checkers' 20 characters with a key of L{KEY_LENGTH}
-characters over L{KEY_ALPHABET}: 62 ** 10, about 8.4e17 keys.
+characters over L{KEY_ALPHABET}: 62 ** 10, about 8.4e17 keys.  A name
+field holding any protocol's separator is never a guest's: it is a proof
+of the name before the first separator (L{splitKeyed}).  The rules are
+those of docs/accounts.md, "Names".
 """
 
 import hashlib
@@ -14,6 +18,11 @@ import hmac
 import re
 import secrets
 import string
+import threading
+import unicodedata
+
+import attr
+import icu
 
 KEY_ALPHABET = string.ascii_letters + string.digits
 KEY_LENGTH = 10
@@ -21,6 +30,10 @@ MAX_NAME = 8
 CHECKERS_SEPARATOR = "__"
 GOMOKU_SEPARATOR = "#"
 SEPARATORS = {"checkers": CHECKERS_SEPARATOR, "gomoku": GOMOKU_SEPARATOR}
+#: Every protocol's separator: none may be in a guest's name, anywhere.
+ALL_SEPARATORS = (CHECKERS_SEPARATOR, GOMOKU_SEPARATOR)
+#: The longest guest name, normalised, in UTF-8 bytes (gomoku's limit).
+MAX_GUEST_BYTES = 35
 ROLES = ("player", "moderator", "admin")
 
 _NAME = re.compile(r"[A-Za-z0-9_]{1,%d}" % (MAX_NAME,))
@@ -74,23 +87,132 @@ def keyMatches(secret, key, stored):
     return hmac.compare_digest(keyHash(secret, key), stored)
 
 
-def splitKeyed(kind, wireName):
+@attr.s(frozen=True, repr=False)
+class Keyed:
     """
-    The name and key of C{wireName} if it is in the keyed form of game
-    kind C{kind} (C{NAME__KEY} or C{NAME#KEY}), else None.
+    A name field holding a separator: a proof of C{name}.
 
-    @return: C{(name, key)} or None.
+    @ivar name: what comes before the first separator (of any protocol).
+    @ivar separator: that separator.
+    @ivar rest: everything after it (the key, if well formed): never
+        shown, logged or stored.
     """
-    separator = SEPARATORS.get(kind)
-    if separator is None:
+
+    name = attr.ib()
+    separator = attr.ib()
+    rest = attr.ib()
+
+    def __repr__(self):
+        return "Keyed({!r}, {!r}, ...)".format(self.name, self.separator)
+
+    def keyFor(self, kind):
+        """
+        The key this proof offers in game kind C{kind}: C{rest}, if the
+        separator is C{kind}'s and C{rest} is L{KEY_LENGTH} characters of
+        L{KEY_ALPHABET}; else None (a proof that fails).
+        """
+        if self.separator != SEPARATORS.get(kind):
+            return None
+        if not _KEY.fullmatch(self.rest):
+            return None
+        return self.rest
+
+
+def splitKeyed(wireName):
+    """
+    The L{Keyed} proof of C{wireName} if it holds any protocol's
+    separator (C{__} or C{#}), split at the first one; else None.
+    """
+    found = None
+    for separator in ALL_SEPARATORS:
+        at = wireName.find(separator)
+        if at >= 0 and (found is None or at < found[0]):
+            found = at, separator
+    if found is None:
         return None
-    tail = KEY_LENGTH + len(separator)
-    if len(wireName) <= tail or wireName[-tail:-KEY_LENGTH] != separator:
-        return None
-    key = wireName[-KEY_LENGTH:]
-    if not _KEY.fullmatch(key):
-        return None
-    return wireName[:-tail], key
+    at, separator = found
+    return Keyed(wireName[:at], separator, wireName[at + len(separator):])
+
+
+def shownName(wireName):
+    """
+    What of C{wireName} may be shown or logged: all of it, or for a keyed
+    name the part before its separator.
+    """
+    keyed = splitKeyed(wireName)
+    return wireName if keyed is None else keyed.name
+
+
+# Characters no guest name may hold: controls, format characters (the
+# zero-width ones, the bidi marks, embeddings, overrides and isolates,
+# U+FEFF), surrogates, private use and unassigned code points, and the
+# other default-ignorable ones (Hangul fillers, variation selectors...).
+_HIDDEN_CATEGORIES = frozenset(["Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"])
+_IGNORABLE = re.compile(
+    "[\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164"
+    "\ufe00-\ufe0f\uffa0\U000e0000-\U000e0fff]")
+
+
+def guestName(wireName):
+    """
+    The name a guest who asks for C{wireName} gets: its NFKC form, with
+    runs of white space made one space and none at either end.
+
+    @raise BadName: it is empty then, longer than L{MAX_GUEST_BYTES}, or
+        holds a control, zero-width, bidi or other invisible character,
+        or any protocol's separator.
+    """
+    name = " ".join(unicodedata.normalize("NFKC", wireName).split())
+    if not name:
+        raise BadName("a guest name is not empty")
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_GUEST_BYTES:
+        raise BadName("a guest name is at most {} bytes".format(
+            MAX_GUEST_BYTES))
+    if _IGNORABLE.search(name) or any(
+            unicodedata.category(c) in _HIDDEN_CATEGORIES for c in name):
+        raise BadName("a guest name has no invisible characters")
+    if any(separator in name for separator in ALL_SEPARATORS):
+        raise BadName("a guest name has no '__' or '#'")
+    return name
+
+
+_checkers = threading.local()
+
+
+def _skeleton(text):
+    # ICU's SpoofChecker, one per thread (accounts are written in the
+    # database's threads, guests checked on the reactor's).
+    checker = getattr(_checkers, "checker", None)
+    if checker is None:
+        checker = _checkers.checker = icu.SpoofChecker()
+    return checker.getSkeleton(0, text)
+
+
+def skeleton(text):
+    """
+    The key under which C{text} looks like another name: its confusable
+    skeleton (Unicode TR39: C{I}, C{l} and C{1} alike, Cyrillic C{а} as
+    Latin C{a}...), NFKC-normalised and case-folded.
+    """
+    return unicodedata.normalize("NFKC", _skeleton(text)).casefold()
+
+
+def accountSkeletons(name):
+    """
+    The L{skeleton}s a guest name may not have for fear of passing for
+    account C{name}: those of the name as registered, in lower case and
+    in upper case (C{ALICE} reads C{AL1CE} as well).
+    """
+    return sorted({skeleton(name), skeleton(name.lower()),
+                   skeleton(name.upper())})
+
+
+def skeletonVersion():
+    """
+    What the L{skeleton}s depend on: ICU's version and its Unicode's (the
+    stored skeletons are made again when it changes).
+    """
+    return "icu {} unicode {}".format(icu.ICU_VERSION, icu.UNICODE_VERSION)
 
 
 def keyedName(kind, name, key):

@@ -15,10 +15,11 @@ from hub.records import db
 
 def loadNow(service, url):
     """
-    Read the first snapshot of C{service} now, blocking (the hub's start,
+    Read what C{service} starts from now, blocking (the hub's start,
     before the reactor runs), so that names are checked from the first
-    connection.  A database that cannot be read yet is not fatal: names
-    are refused until the first refresh reads it.
+    connection; the names' skeletons are made first if they need it
+    (L{store.fillSkeletons}).  A database that cannot be read yet is not
+    fatal: names are refused until the first refresh reads it.
     """
     try:
         connection = db.connect(url)
@@ -30,11 +31,11 @@ def loadNow(service, url):
         cursor = db.Cursor(connection.cursor(), url.dialect)
         if url.dialect.begin:
             cursor.execute(url.dialect.begin)
-        rows = store.nameRows(cursor, time.time())
+        setup = store.nameSetup(cursor, time.time())
         connection.commit()
     finally:
         connection.close()
-    service.load(*rows)
+    service.setUp(setup)
 
 
 def nameService(options, records, top, reactor):

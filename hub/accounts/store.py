@@ -1,7 +1,9 @@
 """
 The accounts' SQL: interactions (functions of a L{hub.records.db.Cursor}
 run by L{hub.records.db.Database.runInteraction}) over the tables of
-migration 0002: C{accounts}, C{address_bans}, C{audit}, C{settings}.
+migration 0002: C{accounts}, C{address_bans}, C{audit}, C{settings}; and
+of migration 0009: C{account_skeletons} (the names' confusable skeletons)
+and C{account_changes} (what the name check must see again).
 """
 
 import base64
@@ -9,7 +11,15 @@ import secrets
 
 import attr
 
+from hub.accounts import names as namerules
+
 SECRET_SETTING = "play_key_secret"
+SKELETON_SETTING = "skeleton_version"
+#: What changed (C{account_changes.kind}): an account (its key, ban,
+#: role, or its making; the target its case-folded name), or the bans of
+#: addresses (the target a CIDR).
+ACCOUNT_CHANGE = "account"
+ADDRESS_CHANGE = "address"
 
 
 class AccountError(Exception):
@@ -111,9 +121,29 @@ def audit(cursor, at, actor, action, target, reason=""):
                    (at, actor, action, target, reason))
 
 
+def noteChange(cursor, kind, target, now):
+    """
+    Tell the name checks of every hub on the database that C{target} (of
+    C{kind}, L{ACCOUNT_CHANGE} or L{ADDRESS_CHANGE}) changed.
+    """
+    cursor.execute("INSERT INTO account_changes (kind, target, at) "
+                   "VALUES (?, ?, ?)", (kind, target, now))
+
+
+def insertSkeletons(cursor, name, key):
+    """
+    Index the confusable skeletons of account C{name} (C{key} its
+    case-folded form: L{namerules.accountSkeletons}).
+    """
+    cursor.executemany(
+        "INSERT INTO account_skeletons (skeleton, name_key) VALUES (?, ?)",
+        [(skeleton, key) for skeleton in namerules.accountSkeletons(name)])
+
+
 def insertAccount(cursor, name, key, passwordHash, keyHash, role, now):
     """
-    Add the account C{name} (C{key} its case-folded form).
+    Add the account C{name} (C{key} its case-folded form), with its
+    skeletons, and note the change.
 
     @raise AccountExists: it exists.
     """
@@ -124,6 +154,8 @@ def insertAccount(cursor, name, key, passwordHash, keyHash, role, now):
         "INSERT INTO accounts (name, name_key, password_hash, key_hash, "
         "role, created_at) VALUES (?, ?, ?, ?, ?, ?)",
         (name, key, passwordHash, keyHash, role, now))
+    insertSkeletons(cursor, name, key)
+    noteChange(cursor, ACCOUNT_CHANGE, key, now)
 
 
 def accountName(cursor, key, shown):
@@ -182,9 +214,10 @@ def banAddress(cursor, cidr, until, reason, now):
     cursor.execute("INSERT INTO address_bans (cidr, banned_until, reason, "
                    "created_at) VALUES (?, ?, ?, ?)",
                    (cidr, until, reason, now))
+    noteChange(cursor, ADDRESS_CHANGE, cidr, now)
 
 
-def unbanAddress(cursor, cidr):
+def unbanAddress(cursor, cidr, now):
     """
     Lift the ban of C{cidr}.
 
@@ -193,6 +226,8 @@ def unbanAddress(cursor, cidr):
     cursor.execute("SELECT cidr FROM address_bans WHERE cidr = ?", (cidr,))
     found = cursor.fetchone() is not None
     cursor.execute("DELETE FROM address_bans WHERE cidr = ?", (cidr,))
+    if found:
+        noteChange(cursor, ADDRESS_CHANGE, cidr, now)
     return found
 
 
@@ -223,17 +258,136 @@ def auditEntries(cursor, limit):
     return [AuditEntry(*row) for row in reversed(cursor.fetchall())]
 
 
-def nameRows(cursor, now):
+@attr.s(frozen=True, slots=True)
+class NameEntry:
     """
-    What the name check needs: C{(secret, rows, bans)} with C{rows} the
-    C{(name_key, name, key_hash, banned)} of every account.
+    What the name check reads of one account.
+
+    @ivar name: the name as registered.
+    @ivar keyHash: its play key's HMAC.
+    @ivar bannedUntil: the end of its ban (maybe past), or None.
+    @ivar role: its role.
     """
-    secret = serverSecret(cursor)
-    cursor.execute("SELECT name_key, name, key_hash, banned_until "
-                   "FROM accounts")
-    rows = [(key, name, keyHash, until is not None and until > now)
-            for key, name, keyHash, until in cursor.fetchall()]
-    return secret, rows, addressBans(cursor, now)
+
+    name = attr.ib()
+    keyHash = attr.ib(repr=False)
+    bannedUntil = attr.ib()
+    role = attr.ib()
+
+
+@attr.s(frozen=True)
+class NameSetup:
+    """
+    What the name check reads when it starts.
+
+    @ivar secret: the play keys' HMAC secret.
+    @ivar bannedAccounts: C{{nameKey: until}} of the accounts banned now.
+    @ivar bans: the L{AddressBan}s in force now.
+    @ivar seq: the last change (C{account_changes.seq}), or 0.
+    """
+
+    secret = attr.ib(repr=False)
+    bannedAccounts = attr.ib()
+    bans = attr.ib()
+    seq = attr.ib()
+
+
+def fillSkeletons(cursor):
+    """
+    Make every account's skeletons again if they were made by another
+    version of the confusables' data than this one's (or never: a
+    database migrated to version 9).
+
+    @return: True if they were made again.
+    """
+    version = namerules.skeletonVersion()
+    cursor.execute("SELECT value FROM settings WHERE name = ?",
+                   (SKELETON_SETTING,))
+    row = cursor.fetchone()
+    if row is not None and row[0] == version:
+        return False
+    cursor.execute("DELETE FROM account_skeletons")
+    cursor.execute("SELECT name, name_key FROM accounts")
+    rows = cursor.fetchall()
+    cursor.executemany(
+        "INSERT INTO account_skeletons (skeleton, name_key) VALUES (?, ?)",
+        [(skeleton, key) for name, key in rows
+         for skeleton in namerules.accountSkeletons(name)])
+    cursor.execute("DELETE FROM settings WHERE name = ?", (SKELETON_SETTING,))
+    cursor.execute("INSERT INTO settings (name, value) VALUES (?, ?)",
+                   (SKELETON_SETTING, version))
+    return True
+
+
+def bannedAccounts(cursor, now):
+    """
+    C{{nameKey: until}} of the accounts banned at C{now} (an indexed
+    read: C{accounts_banned}).
+    """
+    cursor.execute("SELECT name_key, banned_until FROM accounts "
+                   "WHERE banned_until > ?", (now,))
+    return dict(cursor.fetchall())
+
+
+def lastChange(cursor):
+    """
+    The C{seq} of the last change, or 0.
+    """
+    cursor.execute("SELECT MAX(seq) FROM account_changes")
+    row = cursor.fetchone()
+    return row[0] or 0
+
+
+def nameSetup(cursor, now):
+    """
+    What the name check needs to start (a L{NameSetup}), after making
+    the skeletons if they need it (L{fillSkeletons}).
+    """
+    fillSkeletons(cursor)
+    return NameSetup(serverSecret(cursor), bannedAccounts(cursor, now),
+                     addressBans(cursor, now), lastChange(cursor))
+
+
+def nameEntry(cursor, key):
+    """
+    The L{NameEntry} of the account C{key} (case-folded name), or None:
+    one indexed read.
+    """
+    cursor.execute("SELECT name, key_hash, banned_until, role "
+                   "FROM accounts WHERE name_key = ?", (key,))
+    row = cursor.fetchone()
+    return None if row is None else NameEntry(*row)
+
+
+def guestClash(cursor, key, skeleton):
+    """
+    Whether a guest name whose case-folded form is C{key} and whose
+    skeleton is C{skeleton} is an account's, or looks like one: two
+    indexed reads.
+    """
+    cursor.execute("SELECT 1 FROM accounts WHERE name_key = ?", (key,))
+    if cursor.fetchone() is not None:
+        return True
+    cursor.execute("SELECT 1 FROM account_skeletons WHERE skeleton = ?",
+                   (skeleton,))
+    return cursor.fetchone() is not None
+
+
+def changesSince(cursor, seq, limit):
+    """
+    The changes after C{seq}, oldest first: at most C{limit} C{(seq, kind,
+    target)}.
+    """
+    cursor.execute("SELECT seq, kind, target FROM account_changes "
+                   "WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))
+    return [tuple(row) for row in cursor.fetchall()]
+
+
+def pruneChanges(cursor, before):
+    """
+    Forget the changes noted before C{before}.
+    """
+    cursor.execute("DELETE FROM account_changes WHERE at < ?", (before,))
 
 
 def touch(cursor, key, now):

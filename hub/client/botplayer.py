@@ -44,7 +44,7 @@ from hub.client import events as E
 from hub.client import net
 from hub.client import state as S
 from hub.client.autoplay import AutoPlayer
-from hub.client.keyed import KEY_SEPARATORS, keyedName
+from hub.client.keyed import KEY_SEPARATORS, keyedName, plainName
 
 #: The environment variable of C{--key-env} (the tournament engine
 #: runner's, L{hub.tournaments.engines.KEY_VARIABLE}).
@@ -264,8 +264,10 @@ class BotPlayer:
         taken and another is left.
         """
         if status != gomokuWire.S_PLAYER_EXISTS or not self._otherNames:
+            # (A keyed name shows only its plain part: the key, even a
+            # mistyped one, is printed nowhere.)
             self._fail("could not register as %r: %s"
-                       % (self.name, resultText(status)))
+                       % (plainName(self.name), resultText(status)))
             return
         name = self._otherNames.pop(0)
         self.log.info("bot name {old!r} is taken: trying {new!r}",

@@ -28,6 +28,31 @@ def wireName(kind, name, key):
     return name
 
 
+def splitName(name):
+    """
+    C{(name, key)} of a name given in a keyed form (C{alice__KEY},
+    C{alice#KEY}: the part before the first separator, and everything
+    after it), else C{(name, "")}.
+    """
+    found = None
+    for separator in KEY_SEPARATORS.values():
+        at = name.find(separator)
+        if at >= 0 and (found is None or at < found[0]):
+            found = at, separator
+    if found is None:
+        return name, ""
+    at, separator = found
+    return name[:at], name[at + len(separator):]
+
+
+def plainName(name):
+    """
+    What of C{name} may be shown: all of it, or for a keyed form (even a
+    mistyped one) the part before its separator.
+    """
+    return splitName(name)[0]
+
+
 def hideKey(text, key):
     """
     C{text} with C{key} taken out: a keyed name becomes the plain name,

@@ -14,7 +14,7 @@ from twisted.protocols.policies import TimeoutMixin
 from hub.limits import (
     FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS,
     AcceptPause, Limits, RequestBucket)
-from hub.connection.control import RATE, TransportControl
+from hub.connection.control import NAMES, RATE, TransportControl
 from hub.connection.immediate import ImmediateWriter, dropUnsent
 from hub.net import setNoDelay
 
@@ -130,6 +130,8 @@ class ServerConnection(TimeoutMixin):
     _resume = None
     _frameCheck = None
     _frameClean = 0
+    _waiting = None
+    _ended = False
 
     def startConnection(self):
         """
@@ -196,6 +198,8 @@ class ServerConnection(TimeoutMixin):
         """
         self.setTimeout(None)
         self.dropPartialFrame()
+        self._ended = True
+        self._waiting = None
         writer = getattr(self, "writer", None)
         if writer is not None:
             # The overflow hook is a bound method of this connection.
@@ -217,6 +221,60 @@ class ServerConnection(TimeoutMixin):
 
     def callLater(self, period, func):
         return self.factory.sessions.clock.callLater(period, func)
+
+    # Answers that wait (the name check).
+
+    def whenDecided(self, decision, handle):
+        """
+        Call C{handle} with the result of the Deferred C{decision} (a name
+        check's), at once if it has one; else when it comes, reading
+        paused meanwhile, and the frames that came after the one being
+        answered waiting (L{frameWaits}) to be handled after it, in order
+        (through L{takeFrame}).  Nothing happens if the connection is
+        gone by then.
+        """
+        now = []
+
+        def decided(result):
+            if not now:
+                now.append(result)
+                return
+            waiting, self._waiting = self._waiting, None
+            if self._ended or self.transport.disconnecting:
+                return
+            self.control.resumeReading(NAMES)
+            handle(result)
+            for frame in waiting or ():
+                self.takeFrame(frame)
+
+        def failed(failure):
+            self.connectionLog.failure("a name check failed", failure)
+            if not self._ended:
+                self.transport.loseConnection()
+        decision.addCallback(decided).addErrback(failed)
+        if now:
+            handle(now[0])
+            return
+        now.append(None)
+        self._waiting = []
+        self.control.pauseReading(NAMES)
+
+    def frameWaits(self, frame):
+        """
+        Whether C{frame} must wait for an answer under way (then it is
+        kept, to be given to L{takeFrame} after it).
+        """
+        if self._waiting is None:
+            return False
+        self._waiting.append(frame)
+        return True
+
+    def takeFrame(self, frame):
+        """
+        Handle one frame that waited for an answer (L{whenDecided}); the
+        protocol's.
+        """
+        raise NotImplementedError()
 
     def timeoutConnection(self):
         self.logClosing("idle connections closed",

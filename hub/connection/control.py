@@ -22,6 +22,7 @@ from twisted.internet.interfaces import IPushProducer
 RATE = "rate"
 ROUTING = "routing"
 RELAY = "relay"
+NAMES = "names"
 
 _controls = weakref.WeakKeyDictionary()
 

@@ -311,6 +311,13 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def lineReceived(self, line):
         self.countRequest()
+        if not self.frameWaits(line):
+            self.takeFrame(line)
+
+    def takeFrame(self, line):
+        """
+        Handle one line (at once, or after the name check it waited for).
+        """
         if not line.strip():
             return
         try:
@@ -353,15 +360,26 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
             self.sendError(wire.INVALID_JOIN, "a room id is at most {} "
                            "characters".format(MAX_ROOM_ID))
             return
-        verdict = None
-        if self.factory.names is not None:
-            # The name check (hub.accounts): a registered name needs its
-            # key; any refusal is "taken", whatever its reason.
-            verdict = self.factory.names.check(KIND, name,
-                                               self.peerAddress())
-            if verdict is None:
-                self.sendError(wire.INVALID_JOIN, "the name is taken")
-                return
+        if self.factory.names is None:
+            self.joinAs(roomId, name, None)
+            return
+        # The name check (hub.accounts): a name with a separator proves
+        # an account's with its key; any refusal is "taken", whatever
+        # its reason.  Lines after this one wait for it.
+        self.whenDecided(
+            self.factory.names.check(KIND, name, self.peerAddress()),
+            lambda verdict: self.joinAs(roomId, name, verdict))
+
+    def joinAs(self, roomId, name, verdict):
+        """
+        Join (or make) room C{roomId} under name field C{name}, as the name
+        check judged it (C{verdict}: a L{hub.accounts.check.Verdict}, or
+        None without a name check).
+        """
+        lobby, sessions = self.lobby, self.factory.sessions
+        if self.factory.names is not None and verdict is None:
+            self.sendError(wire.INVALID_JOIN, "the name is taken")
+            return
         sessions.setRoomName(
             self.session, name if verdict is None else verdict.name)
         self.session.setVerdict(name, verdict)

@@ -46,8 +46,9 @@ from hub.tables.base import TableError, TableOptions
 from hub.tables.gomoku import KIND, OWNER_SEAT, GomokuStartPolicy
 from hub.wire import gomoku as wire
 
-# A play key in a name (hub.accounts: alice#KEY), masked in logs.
-_KEYED = re.compile(rb"#[A-Za-z0-9]{10}")
+# A play key in a name (hub.accounts: alice#KEY, or a mistyped one, or
+# checkers' alice__KEY), masked in logs up to the end of the string.
+_KEYED = re.compile(rb'(#|__)[^"\\]*')
 
 
 @implementer(IClusterPeer)
@@ -120,14 +121,8 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.countRequest()
             if self.transport.disconnecting:
                 return
-            try:
-                self.frameReceived(payload)
-            except Exception:
-                self.log.failure("gomoku frame {frame!r} failed",
-                                 frame=_KEYED.sub(b"#**********",
-                                                  payload[:200]))
-                self.transport.loseConnection()
-                return
+            if not self.frameWaits(payload):
+                self.takeFrame(payload)
         if tooLong and not self.transport.disconnecting:
             self.logClosing("gomoku connections sent too long a frame",
                             "gomoku frame over {max} bytes; closing",
@@ -135,6 +130,17 @@ class GomokuProtocol(Protocol, ServerConnection):
             if self.session.state != INIT:
                 self.echo = wire.INVALID_SESSION
                 self.result(wire.S_INVALID_MSG)
+            self.transport.loseConnection()
+
+    def takeFrame(self, payload):
+        """
+        Handle one frame (at once, or after the name check it waited for).
+        """
+        try:
+            self.frameReceived(payload)
+        except Exception:
+            self.log.failure("gomoku frame {frame!r} failed",
+                             frame=_KEYED.sub(b"#**********", payload[:200]))
             self.transport.loseConnection()
 
     def frameReceived(self, payload):
@@ -196,15 +202,29 @@ class GomokuProtocol(Protocol, ServerConnection):
         if not 1 <= size <= wire.MAX_NAME_BYTES:
             self.result(wire.S_PLAYER_INVALID_META)
             return
-        verdict = None
-        if self.factory.names is not None:
-            # The name check (hub.accounts): a registered name needs its
-            # key; any refusal is "taken", whatever its reason.
-            verdict = self.factory.names.check(KIND, name,
-                                               self.peerAddress())
-            if verdict is None:
-                self.result(wire.S_PLAYER_EXISTS)
-                return
+        if self.factory.names is None:
+            self.registerAs(name, None)
+            return
+        # The name check (hub.accounts): a name with a separator proves
+        # an account's with its key; any refusal is "taken", whatever
+        # its reason.  Frames after this one wait for it.
+        echo = self.echo
+        self.whenDecided(
+            self.factory.names.check(KIND, name, self.peerAddress()),
+            lambda verdict: self.registerAs(name, verdict, echo))
+
+    def registerAs(self, name, verdict, echo=None):
+        """
+        Register under name field C{name}, as the name check judged it
+        (C{verdict}: a L{hub.accounts.check.Verdict}, or None without a
+        name check), answering the request whose session echo is
+        C{echo} (if given).
+        """
+        if echo is not None:
+            self.echo = echo
+        if self.factory.names is not None and verdict is None:
+            self.result(wire.S_PLAYER_EXISTS)
+            return
         try:
             self.sessions.claimName(
                 self.session, name if verdict is None else verdict.name)

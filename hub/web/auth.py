@@ -13,21 +13,24 @@ every form, and the limits on guessing passwords.
     L{FORM_COOKIE} an anonymous browser is given with its first form),
     checked with L{hmac.compare_digest}: a POST without it, or with
     another browser's, is refused (403).
-  - Failed logins are limited per account name and per address, as the
-    play keys' proofs are (L{hub.accounts.check.Buckets}): past either
-    limit even the right password gets the same "wrong name or password",
-    so a lockout reveals nothing about whether the name exists.  A try
-    is taken before the password is hashed (and given back when it was
+  - Failed logins are limited per (name, address) and per address, and
+    a name's failures from everywhere slow its logins down without ever
+    refusing an owner from an address that has not failed, as the play
+    keys' proofs are (L{hub.accounts.guesses.GuessLimits}): past a limit
+    even the right password gets the same "wrong name or password", so a
+    lockout reveals nothing about whether the name exists.  A try is
+    taken before the password is hashed (and given back when it was
     right), so that a flood from one address is refused, once past its
-    limit, before argon2 runs.  Logins
-    are counted in C{gamehub_web_logins_total{result}}.
+    limit, before argon2 runs.  Logins are counted in
+    C{gamehub_web_logins_total{result}}.  The client's address is
+    L{clientHost}'s, everywhere.
 """
 
 from twisted.internet import defer
 from twisted.web.template import tags
 
 from hub.accounts import names
-from hub.accounts.check import Buckets
+from hub.accounts.guesses import GuessLimits
 from hub.accounts.websessions import WebSessions, csrfMatches, csrfToken
 from hub.accounts.websessions import newSecret
 from hub.metrics import ReadCounters
@@ -36,12 +39,12 @@ SESSION_COOKIE = b"gamehub_session"
 FORM_COOKIE = b"gamehub_form"
 CSRF_FIELD = "csrf"
 REGISTRATION_MODES = ("open", "invite", "closed")
-#: Failed logins of one account name before it is limited, and the
-#: seconds after which it gets one more.
+#: Failed logins of one account name from one address before it is
+#: limited, and the seconds after which it gets one more.
 LOGIN_NAME_BURST = 10
 LOGIN_NAME_REFILL_SECONDS = 60.0
-#: The same for one address (registrations count here too: each costs an
-#: argon2 hash).
+#: The same for one address across names (registrations count here too:
+#: each costs an argon2 hash).
 LOGIN_ADDRESS_BURST = 20
 LOGIN_ADDRESS_REFILL_SECONDS = 30.0
 #: The results of a login, the label of C{gamehub_web_logins_total}.
@@ -123,7 +126,8 @@ def field(request, name):
 
 def clientHost(request):
     """
-    The address of the client of C{request}, or None.
+    The address of the client of C{request}, or None: the one place the
+    web face's limits, bans and logs take it from.
     """
     return getattr(request.getClientAddress(), "host", None)
 
@@ -154,10 +158,9 @@ class WebAuth:
         self.clock = clock
         self.registration = registration
         self.names = names
-        self.byName = Buckets(clock, LOGIN_NAME_BURST,
-                              LOGIN_NAME_REFILL_SECONDS)
-        self.byAddress = Buckets(clock, LOGIN_ADDRESS_BURST,
-                                 LOGIN_ADDRESS_REFILL_SECONDS)
+        self.limits = GuessLimits(
+            clock, LOGIN_NAME_BURST, LOGIN_NAME_REFILL_SECONDS,
+            LOGIN_ADDRESS_BURST, LOGIN_ADDRESS_REFILL_SECONDS)
         self.logins = dict.fromkeys(LOGIN_RESULTS, 0)
         self.csrfRefused = 0
         self.registrations = 0
@@ -216,26 +219,26 @@ class WebAuth:
     def checkPassword(self, request, name, password):
         """
         Whether C{password} is that of C{name} (argon2 off the reactor
-        thread), unless the name or C{request}'s address is past its limit
-        of failures: then not, whatever the password.
+        thread), after the name's delay, unless C{request}'s address is
+        past its limit of failures, or its limit for the name: then not,
+        whatever the password.
 
         @return: a Deferred of C{ok}, C{failed} or C{locked}.
         """
         account = names.nameKey(name)
         host = clientHost(request)
-        if self.byName.empty(account) or self.byAddress.empty(host):
+        go = yield self.limits.wait(account, host)
+        if not go or self.limits.locked(account, host):
             return "locked"
         # The try is taken before argon2 runs and given back if right: a
         # flood of logins in flight at once from one address, or at one
         # name, is refused past its limit without hashing, as one after
         # the other would be.
-        self.byName.fail(account)
-        self.byAddress.fail(host)
+        self.limits.fail(account, host)
         right = yield self.accounts.checkPassword(name, password)
         if not right:
             return "failed"
-        self.byName.refund(account)
-        self.byAddress.refund(host)
+        self.limits.refund(account, host)
         return "ok"
 
     @defer.inlineCallbacks
@@ -277,9 +280,9 @@ class WebAuth:
         registration takes one of its tries (each costs an argon2 hash).
         """
         host = clientHost(request)
-        if self.byAddress.empty(host):
+        if self.limits.addressLocked(host):
             return True
-        self.byAddress.fail(host)
+        self.limits.failAddress(host)
         return False
 
     @defer.inlineCallbacks

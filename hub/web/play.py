@@ -111,6 +111,8 @@ OTHER_NODE = "other-node"
 #: What the name check (L{hub.accounts.check}) of the browser's players
 #: is told their game kind is (its logs and keyed forms: none).
 WEB_KIND = "web"
+# The messages kept while a hello waits for the name check.
+MAX_WAITING_HELLO = 8
 
 #: The error code of each lobby refusal.
 LOBBY_ERRORS = {
@@ -835,6 +837,9 @@ class WebPlay:
         self.factories = factories
         self.lobbyFeed = lobbyFeed
         self.names = names
+        # The connections whose hello waits for the name check: the
+        # messages they sent meanwhile.
+        self._hellos = {}
         #: The tournament director (L{hub.tournaments.director.Director})
         #: whose pairings' rooms entrants join here, or None.
         self.tournaments = None
@@ -892,9 +897,16 @@ class WebPlay:
     def received(self, connection, text):
         """
         Handle one text message of C{connection}: answer it, or send a
-        typed error.  Nothing a message holds raises out of here.
+        typed error.  Nothing a message holds raises out of here.  While
+        its hello waits for the name check, later messages wait too (a
+        few: more are dropped).
         """
-        request = None
+        waiting = self._hellos.get(connection)
+        if waiting is not None:
+            if len(waiting) < MAX_WAITING_HELLO:
+                waiting.append(text)
+            return
+        request = result = None
         try:
             try:
                 message = _decodeJSON(text)
@@ -912,7 +924,17 @@ class WebPlay:
             if request == "hello":
                 if player is not None:
                     raise PlayError(ALREADY_HELLO, "hello once")
-                handler(self, connection, message)
+                # (A guest's name is checked against the accounts: what
+                # comes meanwhile waits.)
+                self._hellos[connection] = []
+                try:
+                    result = handler(self, connection, message)
+                finally:
+                    if not isinstance(result, defer.Deferred):
+                        self._hellos.pop(connection, None)
+                if isinstance(result, defer.Deferred):
+                    result.addErrback(self._helloFailed, connection)
+                    result.addCallback(self._helloDone, connection)
             elif player is None:
                 raise PlayError(HELLO_FIRST, "say hello first")
             else:
@@ -926,6 +948,19 @@ class WebPlay:
             self.log.failure("web message {request!r} failed",
                              request=str(request)[:40])
             connection.sendText(self.error("internal", "", request))
+
+    def _helloFailed(self, failure, connection):
+        if failure.check(PlayError):
+            error = failure.value
+            connection.sendText(self.error(error.code, error.message,
+                                           "hello"))
+            return
+        self.log.failure("web message 'hello' failed", failure)
+        connection.sendText(self.error("internal", "", "hello"))
+
+    def _helloDone(self, _, connection):
+        for text in self._hellos.pop(connection, ()):
+            self.received(connection, text)
 
     def _failed(self, failure, player, request):
         """
@@ -982,9 +1017,21 @@ class WebPlay:
                     player.sendClock()
                 return
         if visitor is not None:
-            name, guest = visitor.name, False
-        else:
-            name, guest = self.guestName(message, host), True
+            self.enter(connection, visitor.name, False, account)
+            return None
+        name = self.guestName(message, host)
+        if isinstance(name, str):
+            self.enter(connection, name, True, None)
+            return None
+        # (Unless the connection is gone by the time the name is known.)
+        return name.addCallback(
+            lambda name: connection in self._hellos and
+            self.enter(connection, name, True, None))
+
+    def enter(self, connection, name, guest, account):
+        """
+        Welcome C{connection} as a new player named C{name}.
+        """
         token = secrets.token_urlsafe(24)
         player = WebPlayer(self, name, guest, tokenKey(token), account)
         self.players[player.key] = player
@@ -1008,12 +1055,14 @@ class WebPlay:
     def guestName(self, message, host):
         """
         The guest name of C{hello} C{message} from C{host}, as C{--names}
-        allows: any valid name (C{open}); no account's (C{accounts}); none
+        allows: any valid name (C{open}); no account's, nor one holding a
+        separator or looking like an account's (C{accounts}); none
         (C{closed}).
 
-        @raise PlayError: with L{BAD_NAME}, L{NAME_TAKEN},
-            L{LOGIN_REQUIRED}, L{BANNED} or L{UNAVAILABLE} (the accounts
-            are not read yet).
+        @return: the name, or (with a name check) a Deferred of it.
+        @raise PlayError: (or the Deferred fails with it) with
+            L{BAD_NAME}, L{NAME_TAKEN}, L{LOGIN_REQUIRED}, L{BANNED} or
+            L{UNAVAILABLE} (the accounts are not read yet).
         """
         names = self.names
         closed = names is not None and names.mode == "closed"
@@ -1024,7 +1073,10 @@ class WebPlay:
         if names is None:
             return name
         # (Under closed, whatever was sent: only its log line's start.)
-        verdict = names.judge(WEB_KIND, (name or "")[:40], host)
+        return names.judge(WEB_KIND, (name or "")[:40], host).addCallback(
+            self._guestVerdict, closed)
+
+    def _guestVerdict(self, verdict, closed):
         if isinstance(verdict, check.Verdict):
             return verdict.name
         if verdict == check.BANNED:
@@ -1513,6 +1565,7 @@ class WebPlay:
         """
         C{connection} is gone.
         """
+        self._hellos.pop(connection, None)
         player, connection.player = connection.player, None
         if player is not None:
             player.detach(connection)

@@ -396,17 +396,21 @@ class EntryResource(_EventResource):
             return sendJSON(request, {"error": e.error}, e.code)
         from hub.accounts.check import Verdict
         from hub.accounts.names import keyedName
-        host = getattr(request.getClientAddress(), "host", None)
-        verdict = names.judge(
+        from hub.web.auth import clientHost
+        host = clientHost(request)
+        d = names.judge(
             PROOF_KIND, keyedName(PROOF_KIND, fields["name"][:64],
                                   fields["key"][:64]), host)
-        if not isinstance(verdict, Verdict) or verdict.guest:
-            return sendJSON(request, {
-                "error": "that name and play key prove no account"}, 403)
-        clock = self.web.clock
-        now = clock.seconds() if clock is not None else time.time()
-        d = self.web.database.runInteraction(
-            store.enter, self.eventId, verdict.name, now)
+
+        def proven(verdict: Any) -> Any:
+            if not isinstance(verdict, Verdict) or verdict.guest:
+                return 403, {
+                    "error": "that name and play key prove no account"}
+            clock = self.web.clock
+            now = clock.seconds() if clock is not None else time.time()
+            entry = self.web.database.runInteraction(
+                store.enter, self.eventId, verdict.name, now)
+            return entry.addCallbacks(entered, refused)
 
         def entered(name: str) -> Any:
             log.info("{name} entered tournament {event} from the web",
@@ -435,7 +439,7 @@ class EntryResource(_EventResource):
 
         finished: List[bool] = []
         request.notifyFinish().addBoth(lambda _: finished.append(True))
-        d.addCallbacks(entered, refused).addCallbacks(answer, failed)
+        d.addCallback(proven).addCallbacks(answer, failed)
         return server.NOT_DONE_YET
 
 

@@ -8,14 +8,14 @@ one-time game keys of tournament engines.
 
 import copy
 
-from twisted.internet import defer
 from twisted.internet.address import IPv4Address
 from twisted.trial.unittest import SynchronousTestCase
 
-from hub.accounts import check, names, store
+from hub.accounts import check, guesses, names
 from hub.wire import checkers as cwire
 from hub.wire import gomoku as gwire
 
+from tests.accounts.support import FakeAccounts
 from tests.checkers.support import Client, Server
 from tests.gomoku.support import FakeConnection, GomokuHarness
 from tests.harness import RecordingTransport, ServerHarness
@@ -25,30 +25,12 @@ ALICE_KEY = "A1b2C3d4E5"
 OTHER_ADDRESS = "203.0.113.9"
 
 
-class FakeAccounts:
-    """
-    The accounts as the name check reads them, in memory.
-    """
-
-    def __init__(self):
-        self.rows = [("alice", "Alice", names.keyHash(SECRET, ALICE_KEY),
-                      False)]
-        self.bans = []
-        self.touched = []
-
-    def nameRows(self):
-        return defer.succeed((SECRET, list(self.rows), list(self.bans)))
-
-    def touch(self, key):
-        self.touched.append(key)
-        return defer.succeed(None)
-
-
 def withNames(harness, mode="accounts"):
     """
     Give C{harness}'s factory a name service over L{FakeAccounts}.
     """
-    accounts = FakeAccounts()
+    accounts = FakeAccounts(SECRET)
+    accounts.add("Alice", ALICE_KEY)
     service = check.NameService(accounts, harness.hub.clock,
                                 harness.sessions, mode)
     service.startService()
@@ -132,19 +114,27 @@ class CheckersNamesTests(SynchronousTestCase):
 
     def test_lockout(self):
         """
-        Past the failed proofs a name allows, even the right key is
-        refused, the same way; the bucket refills with time.
+        Past the failed proofs a name allows from one address, even the
+        right key is refused from there, the same way; the bucket refills
+        with time; from another address the key is taken at once.
         """
         for i in range(check.NAME_BURST):
-            client = self.connect("198.51.100.{}".format(i))
+            client = self.connect(OTHER_ADDRESS)
             client.join("r1", "alice__0000000000")
             self.assertTaken(client)
         client = self.connect(OTHER_ADDRESS)
         client.join("r1", "alice__" + ALICE_KEY)
+        self.server.clock.advance(guesses.MAX_DELAY)
         self.assertTaken(client)
         self.assertEqual(self.names.refused[check.LOCKED], 1)
+        owner = self.connect()
+        owner.join("r1", "alice__" + ALICE_KEY)
+        self.server.clock.advance(guesses.MAX_DELAY)
+        self.assertIsNotNone(
+            self.server.lobby.roomOf(owner.protocol.session))
         self.server.clock.advance(check.NAME_REFILL_SECONDS)
-        client.join("r1", "alice__" + ALICE_KEY)
+        client.join("r2", "alice__" + ALICE_KEY)
+        self.server.clock.advance(guesses.MAX_DELAY)
         self.assertIsNotNone(
             self.server.lobby.roomOf(client.protocol.session))
 
@@ -155,12 +145,13 @@ class CheckersNamesTests(SynchronousTestCase):
         about whether the name exists.
         """
         for i in range(check.NAME_BURST):
-            client = self.connect("198.51.100.{}".format(i))
+            client = self.connect(OTHER_ADDRESS)
             client.join("r1", "alice__0000000000")
         answers = []
         for name in ("alice", "nobod"):
             client = self.connect(OTHER_ADDRESS)
             client.join("r1", name + "__" + ALICE_KEY)
+            self.server.clock.advance(guesses.MAX_DELAY)
             self.assertTaken(client)
             answers.append([(m.op, m.data1, m.data2.replace(name, "NAME"))
                             for m in client.received()])
@@ -175,12 +166,12 @@ class CheckersNamesTests(SynchronousTestCase):
             client = self.connect(OTHER_ADDRESS)
             client.join("r1", "n{}__0000000000".format(i))
             self.assertTaken(client)
-        self.accounts.rows.append(("zed", "zed",
-                                   names.keyHash(SECRET, "Z" * 10), False))
+        self.accounts.add("zed", "Z" * 10)
         self.names.refresh()
         client = self.connect(OTHER_ADDRESS)
         client.join("r1", "zed__" + "Z" * 10)
         self.assertTaken(client)
+        self.assertEqual(self.names.refused[check.LOCKED], 1)
 
     def test_closed(self):
         """
@@ -203,10 +194,9 @@ class CheckersNamesTests(SynchronousTestCase):
         alice.join("r1", "alice__" + ALICE_KEY)
         other = self.connect(OTHER_ADDRESS)
         other.join("r2", "carl")
-        self.accounts.bans = [store.AddressBan(OTHER_ADDRESS + "/32", 9e9,
-                                               "flood")]
-        self.accounts.rows[0] = self.accounts.rows[0][:3] + (True,)
-        self.server.clock.advance(check.REFRESH_SECONDS)
+        self.accounts.banAddress(OTHER_ADDRESS + "/32")
+        self.accounts.ban("alice")
+        self.server.clock.advance(check.POLL_SECONDS)
         self.assertTrue(alice.closed)
         self.assertTrue(other.closed)
         self.assertEqual(self.names.closedByBan, 2)
@@ -219,9 +209,9 @@ class CheckersNamesTests(SynchronousTestCase):
 
     def test_notReady(self):
         """
-        Before the first snapshot every name is refused.
+        Before the first read every name is refused.
         """
-        self.names.snapshot = None
+        self.names.secret = None
         client = self.connect()
         client.join("r1", "bob")
         self.assertTaken(client)
@@ -248,8 +238,7 @@ class GomokuNamesTests(SynchronousTestCase):
     def setUp(self):
         self.server = GomokuHarness()
         self.names, self.accounts = withNames(self.server)
-        self.accounts.rows.append(("bob", "bob",
-                                   names.keyHash(SECRET, "B" * 10), False))
+        self.accounts.add("bob", "B" * 10)
         self.names.refresh()
 
     def connect(self, host="127.0.0.1"):
@@ -350,8 +339,7 @@ class GameKeyTests(SynchronousTestCase):
     def setUp(self):
         self.server = GomokuHarness()
         self.names, self.accounts = withNames(self.server, "closed")
-        self.accounts.rows.append(("bob", "bob",
-                                   names.keyHash(SECRET, "B" * 10), False))
+        self.accounts.add("bob", "B" * 10)
         self.names.refresh()
         self.private = copy.copy(self.server.factory)
         self.private.names = self.names.forGame(self.ROOM)
@@ -445,8 +433,7 @@ class GameKeyTests(SynchronousTestCase):
         """
         A banned account's engine is refused with its game key too.
         """
-        self.accounts.rows[-1] = ("bob", "bob",
-                                  names.keyHash(SECRET, "B" * 10), True)
+        self.accounts.ban("bob")
         self.names.refresh()
         key = self.names.gameKeys.mint(self.ROOM, "bob")
         bob = self.connect()
@@ -456,14 +443,16 @@ class GameKeyTests(SynchronousTestCase):
 
     def test_lockoutDoesNotBlock(self):
         """
-        Failed guesses that lock the name out of its own key (in the
-        clock's time) do not keep its engine out of its game.
+        Failed guesses that lock the name out of its own key from an
+        address (in the clock's time) do not keep its engine out of its
+        game.
         """
         for i in range(check.NAME_BURST):
             guess = self.connect(self.server.factory)
             guess.register("bob#" + "0" * 9 + str(i))
         owner = self.connect(self.server.factory)
         owner.register("bob#" + "B" * 10)
+        self.server.clock.advance(guesses.MAX_DELAY)
         self.assertEqual(self.status(owner), [gwire.S_PLAYER_EXISTS])
         self.assertEqual(self.names.refused[check.LOCKED], 1)
         key = self.names.gameKeys.mint(self.ROOM, "bob")

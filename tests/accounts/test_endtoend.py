@@ -50,8 +50,8 @@ class CheckersLineClient(BlockingClient):
     A blocking checkers client reading whole lines.
     """
 
-    def __init__(self, port):
-        BlockingClient.__init__(self, port)
+    def __init__(self, port, source=None):
+        BlockingClient.__init__(self, port, source=source)
         self.pending = b""
 
     def send(self, op, data1="", data2=""):
@@ -323,3 +323,110 @@ class AccountsServerTests(SynchronousTestCase):
         audit = accountsCommand(self.url, "audit")
         self.assertEqual([line.split()[2] for line in audit.splitlines()],
                          ["add", "add", "ban", "unban"])
+
+
+def nineOf(key):
+    """
+    Every run of 9 characters of C{key}, in its case and swapped.
+    """
+    return {variant[i:i + 9] for variant in (key, key.swapcase())
+            for i in range(len(key) - 8)}
+
+
+def pending(client):
+    """
+    What C{client} was sent and has not read (after a moment's wait).
+    """
+    client.sock.settimeout(0.5)
+    data = client.pending
+    try:
+        while True:
+            more = client.sock.recv(65536)
+            if not more:
+                break
+            data += more
+    except OSError:
+        pass
+    return data.decode("utf-8", "replace")
+
+
+class MistypedKeyTests(SynchronousTestCase):
+    """
+    docs/accounts.md, "Names": a name holding a separator is never a
+    guest's, whatever follows it.
+    """
+
+    setUp = AccountsServerTests.setUp
+    startServer = AccountsServerTests.startServer
+    get = AccountsServerTests.get
+
+    def test_mistypedKeysShownNowhere(self):
+        """
+        C{alice} with her key and one character more, one fewer, nothing
+        after the separator, or in another case, through checkers and
+        gomoku (and each protocol's form in the other): every one is
+        refused as "taken", and neither the key nor 9 of its characters
+        reach another client, a page, the JSON API, the metrics, a log
+        line or a record.  Her key, right, is still taken afterwards from
+        an address that has not failed.
+        """
+        self.startServer("checkers", "gomoku")
+        key = self.keys["alice"]
+        tails = [key + "x", key[:-1], "", key.swapcase()]
+        cport, gport = self.server.port("checkers"), self.server.port(
+            "gomoku")
+        gwatch = GomokuClient(gport)
+        gwatch.send(gwire.regMessage("gwatch", gwatch.nextSession(),
+                                     gwire.INVALID_TOKEN))
+        self.assertEqual(gwatch.receive()["status"], gwire.S_OK)
+        cwatch = CheckersLineClient(cport)
+        cwatch.send(cwire.JOIN_ROOM_OP, "R", "cwatch")
+        self.assertEqual(cwatch.receive().op, cwire.JOIN_ROOM_REPLY_OP)
+        for tail in tails:
+            for separator in ("__", "#"):
+                client = GomokuClient(gport)
+                client.send(gwire.regMessage(
+                    "alice" + separator + tail, client.nextSession(),
+                    gwire.INVALID_TOKEN))
+                self.assertEqual(client.receive()["status"],
+                                 gwire.S_PLAYER_EXISTS, tail)
+                client.close()
+            if not tail.isalnum() and tail:
+                continue
+            client = CheckersLineClient(cport)
+            client.send(cwire.JOIN_ROOM_OP, "R", "alice__" + tail)
+            reply = client.receive()
+            self.assertEqual((reply.op, reply.data1),
+                             (cwire.ERROR_OP, str(cwire.INVALID_JOIN)), tail)
+            client.close()
+        gwatch.send(gwire.requestMessage(gwire.REQ_ROOM_LIST,
+                                         gwatch.nextSession()))
+        listed = gwatch.receive()
+        # (From an address that has not failed: this one is past its
+        # limit for alice.)
+        right = CheckersLineClient(cport, source="127.0.0.2")
+        right.send(cwire.JOIN_ROOM_OP, "R2", "alice__" + key)
+        self.assertEqual(right.receive().op, cwire.JOIN_ROOM_REPLY_OP)
+        right.close()
+        self.server.waitForLog(r"refused gomoku name 'alice'")
+        texts = {"log": "".join(self.server.output),
+                 "gomoku watcher": repr([listed] + gwatch.received),
+                 "checkers watcher": pending(cwatch)}
+        gwatch.close()
+        cwatch.close()
+        connection = sqlite3.connect(self.path)
+        try:
+            tables = [name for (name,) in connection.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")]
+            for table in tables:
+                texts[table] = repr(connection.execute(
+                    "SELECT * FROM " + table).fetchall())
+        finally:
+            connection.close()
+        for path in ("/", "/api/hub", "/api/games", "/metrics",
+                     "/leaderboard/gomoku", "/leaderboard/checkers"):
+            texts[path] = self.get(path)
+        for where, text in texts.items():
+            for run in nineOf(key):
+                self.assertNotIn(run, text, "9 of the key's characters in "
+                                 + where)

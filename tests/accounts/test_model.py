@@ -98,18 +98,22 @@ class AccountsTests:
     @defer.inlineCallbacks
     def test_newKeyAndPassword(self):
         """
-        A new key replaces the old one in the name rows; a new password
-        replaces the old one.
+        A new key replaces the old one in the account's name entry (and
+        the change is noted); a new password replaces the old one.
         """
         old = yield self.accounts.add("bob", "first")
-        secret, rows, _ = yield self.accounts.nameRows()
-        self.assertTrue(names.keyMatches(secret, old, rows[0][2]))
+        secret = (yield self.accounts.nameSetup()).secret
+        entry = yield self.accounts.nameEntry("bob")
+        self.assertTrue(names.keyMatches(secret, old, entry.keyHash))
+        seq = (yield self.accounts.nameSetup()).seq
         new = yield self.accounts.newKey("BOB")
         self.assertNotEqual(old, new)
-        secret, rows, _ = yield self.accounts.nameRows()
-        self.assertEqual(rows[0][:2], ("bob", "bob"))
-        self.assertFalse(names.keyMatches(secret, old, rows[0][2]))
-        self.assertTrue(names.keyMatches(secret, new, rows[0][2]))
+        self.assertEqual((yield self.accounts.changesSince(seq)),
+                         [(seq + 1, "account", "bob")])
+        entry = yield self.accounts.nameEntry("bob")
+        self.assertEqual((entry.name, entry.role), ("bob", "player"))
+        self.assertFalse(names.keyMatches(secret, old, entry.keyHash))
+        self.assertTrue(names.keyMatches(secret, new, entry.keyHash))
         yield self.accounts.setPassword("bob", "second")
         self.assertFalse((yield self.accounts.checkPassword("bob", "first")))
         self.assertTrue((yield self.accounts.checkPassword("bob", "second")))
@@ -123,16 +127,22 @@ class AccountsTests:
         yield self.accounts.add("carl", "pw")
         yield self.accounts.ban("carl", 60, "spam", actor="mod")
         yield self.accounts.ban("192.0.2.7/24", 30, "flood", actor="mod")
-        _, rows, bans = yield self.accounts.nameRows()
-        self.assertEqual(rows[0][3], True)
-        self.assertEqual([(b.cidr, b.until, b.reason) for b in bans],
+        setup = yield self.accounts.nameSetup()
+        self.assertEqual(setup.bannedAccounts, {"carl": 1060.0})
+        self.assertEqual([(b.cidr, b.until, b.reason) for b in setup.bans],
                          [("192.0.2.0/24", 1030.0, "flood")])
+        self.assertEqual(
+            [(kind, target) for _, kind, target in
+             (yield self.accounts.changesSince(0))],
+            [("account", "carl"), ("account", "carl"),
+             ("address", "192.0.2.0/24")])
         self.clock[0] = 1031.0
-        _, rows, bans = yield self.accounts.nameRows()
-        self.assertEqual((rows[0][3], bans), (True, []))
+        setup = yield self.accounts.nameSetup()
+        self.assertEqual((setup.bannedAccounts, setup.bans),
+                         ({"carl": 1060.0}, []))
         self.clock[0] = 1061.0
-        _, rows, _ = yield self.accounts.nameRows()
-        self.assertEqual(rows[0][3], False)
+        setup = yield self.accounts.nameSetup()
+        self.assertEqual(setup.bannedAccounts, {})
         yield self.accounts.ban("2001:db8::1", 30, "v6")
         yield self.accounts.unban("2001:db8::1/128")
         yield self.assertFailure(self.accounts.unban("10.0.0.0/8"),
@@ -162,8 +172,8 @@ class AccountsTests:
         """
         The server secret is made once and kept.
         """
-        first, _, _ = yield self.accounts.nameRows()
-        second, _, _ = yield self.accounts.nameRows()
+        first = (yield self.accounts.nameSetup()).secret
+        second = (yield self.accounts.nameSetup()).secret
         self.assertEqual(first, second)
         self.assertEqual(len(first), 32)
 

@@ -67,8 +67,10 @@ class ModerationTests(support.SQLiteMixin, TestCase):
         """
         alice = self.connect("192.0.2.1")
         alice.join("r1", "alice__" + self.key)
+        yield support.settled(self.accounts)
         bob = self.connect("192.0.2.2")
         bob.join("r1", "bob")
+        yield support.settled(self.accounts)
         listed = self.moderation.connections()
         self.assertEqual(
             [(c.kind, c.name, c.guest, c.address, c.room, c.since)
@@ -94,6 +96,7 @@ class ModerationTests(support.SQLiteMixin, TestCase):
         clients = [self.connect("192.0.2.%d" % (i,)) for i in (1, 2)]
         for i, client in enumerate(clients):
             client.join("r1", "p%d" % (i,))
+            yield support.settled(self.accounts)
         for client in clients:
             client.ready()
         table = self.server.table("r1")
@@ -119,14 +122,17 @@ class ModerationTests(support.SQLiteMixin, TestCase):
         """
         alice = self.connect("192.0.2.1")
         alice.join("r1", "alice__" + self.key)
+        yield support.settled(self.accounts)
         yield self.moderation.ban("alice", 600, "abuse", "mod")
         self.assertTrue(alice.closed)
         again = self.connect("192.0.2.1")
         again.join("r2", "alice__" + self.key)
+        yield support.settled(self.accounts)
         self.assertEqual(again.received()[0].op, cwire.ERROR_OP)
         yield self.moderation.unban("alice", "mod")
         third = self.connect("192.0.2.1")
         third.join("r3", "alice__" + self.key)
+        yield support.settled(self.accounts)
         self.assertEqual(third.received()[0].op, cwire.JOIN_ROOM_REPLY_OP)
         yield self.moderation.setRole("alice", "moderator", "admin")
         self.assertEqual([a[1:3] for a in (yield self.audited())],
@@ -141,8 +147,10 @@ class ModerationTests(support.SQLiteMixin, TestCase):
         """
         alice = self.connect("192.0.2.1")
         alice.join("r1", "alice__" + self.key)
+        yield support.settled(self.accounts)
         bob = self.connect("192.0.2.2")
         bob.join("r1", "bob")
+        yield support.settled(self.accounts)
         yield self.moderation.kickName("checkers", "alice", "mod", "abuse")
         self.assertTrue(alice.closed)
         self.assertFalse(bob.closed)
@@ -203,8 +211,10 @@ class ClusterModerationTests(support.SQLiteMixin, TestCase):
         (first, here), (second, _) = self.hubs
         bob = self.connect(second, "192.0.2.2")
         bob.join("r1", "bob")
+        yield support.settled(self.accounts)
         carl = self.connect(second, "192.0.2.3")
         carl.join("r1", "carl")
+        yield support.settled(self.accounts)
         yield here.kickName("checkers", "bob", "mod", "abuse")
         self.assertTrue(bob.closed)
         self.assertFalse(carl.closed)
@@ -229,6 +239,7 @@ class ClusterModerationTests(support.SQLiteMixin, TestCase):
         (first, here), (second, _) = self.hubs
         alice = self.connect(second, "192.0.2.1")
         alice.join("r1", "alice__" + self.key)
+        yield support.settled(self.accounts)
         self.assertFalse(alice.closed)
         yield here.ban("alice", 600, "abuse", "mod")
         yield defer.gatherResults(self.deliveries)

@@ -40,19 +40,38 @@ class NameTests(TestCase):
 
     def test_split(self):
         """
-        The keyed forms split into name and key; other names do not.
+        A name holding any protocol's separator splits at the first one
+        into the name before it and the rest, whatever its length
+        (docs/accounts.md, "Names"); the rest is a key only in its own
+        protocol's form, 10 letters and digits.
         """
-        self.assertEqual(names.splitKeyed("checkers", "a_b__0123456789"),
-                         ("a_b", "0123456789"))
-        self.assertEqual(names.splitKeyed("gomoku", "bob#abcdeABCDE"),
-                         ("bob", "abcdeABCDE"))
+        cases = [("a_b__0123456789", ("a_b", "__", "0123456789")),
+                 ("bob#abcdeABCDE", ("bob", "#", "abcdeABCDE")),
+                 ("bob__short", ("bob", "__", "short")),
+                 ("__0123456789", ("", "__", "0123456789")),
+                 ("bob#0123456789", ("bob", "#", "0123456789")),
+                 ("bob___0123456789", ("bob", "__", "_0123456789")),
+                 ("a#b__c", ("a", "#", "b__c")),
+                 ("bob#", ("bob", "#", ""))]
+        for name, parts in cases:
+            keyed = names.splitKeyed(name)
+            self.assertEqual((keyed.name, keyed.separator, keyed.rest),
+                             parts, name)
+            self.assertNotIn(keyed.rest or "-", repr(keyed))
+        for name in ("bob", "bob_", "b_o_b", "", "#"[:0]):
+            self.assertIsNone(names.splitKeyed(name), name)
+        self.assertEqual(names.splitKeyed("a_b__0123456789").keyFor(
+            "checkers"), "0123456789")
+        self.assertEqual(names.splitKeyed("bob#abcdeABCDE").keyFor("gomoku"),
+                         "abcdeABCDE")
         for kind, name in [("checkers", "bob__short"),
-                           ("checkers", "__0123456789"),
                            ("checkers", "bob#0123456789"),
                            ("gomoku", "bob__0123456789"),
                            ("gomoku", "bob#01234_6789"),
-                           ("splendor", "bob__0123456789")]:
-            self.assertIsNone(names.splitKeyed(kind, name), name)
+                           ("gomoku", "bob#0123456789x"),
+                           ("splendor", "bob__0123456789"),
+                           ("web", "bob__0123456789")]:
+            self.assertIsNone(names.splitKeyed(name).keyFor(kind), name)
 
     def test_keysHashed(self):
         """

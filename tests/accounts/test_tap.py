@@ -67,14 +67,15 @@ class NamesOptionsTests(SynchronousTestCase):
 
     def test_accounts(self):
         """
-        The name service is in the tree, with its snapshot read at start,
+        The name service is in the tree, with what it starts from read at
+        start,
         and every factory has it; the records leave guests out.
         """
         services = self.services("--db", self.url)
         names = services["names"]
         self.assertIsInstance(names, NameService)
         self.assertEqual(names.mode, "accounts")
-        self.assertIsNotNone(names.snapshot)
+        self.assertTrue(names.ready())
         for factory in self.factories(services):
             self.assertIs(factory.names, names)
         self.assertIs(services["records"].records.leaderboardGuests, False)

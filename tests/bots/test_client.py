@@ -204,6 +204,24 @@ class NameTests(SynchronousTestCase):
         self.assertIn("could not register as 'bot2_1': that name is "
                       "taken", str(failure.value))
 
+    def test_keyNeverInTheFailure(self):
+        """
+        A bot whose keyed name is refused (a banned account, a wrong or
+        mistyped key) fails saying the plain name only: the key, whole or
+        in part, is in no line it prints.
+        """
+        for name in ("alice#eXgNty59Q5", "alice#eXgNty59Q", "alice__x#y"):
+            player = BotPlayer(Clock(), "gomoku", "h", 1, name, 1)
+            proto, transport = connect("gomoku", player.state)
+            proto.dataReceived(gomokuWire.encodeMessage(
+                gomokuWire.resultMessage(gomokuWire.S_PLAYER_EXISTS,
+                                         gomokuWire.INVALID_U64, 1)))
+            text = str(self.failureResultOf(player.done).value)
+            self.assertIn("could not register as 'alice': that name is "
+                          "taken", text)
+            self.assertNotIn("eXgNty59Q", text)
+            self.assertNotIn("#", text)
+
     def test_checkersNameRefused(self):
         """
         A checkers bot whose join is refused (its name may be taken in

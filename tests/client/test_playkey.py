@@ -41,12 +41,12 @@ class PlayKeyTests(SynchronousTestCase):
         globalLogPublisher.addObserver(observer)
         self.addCleanup(globalLogPublisher.removeObserver, observer)
 
-    def app(self):
+    def app(self, options=None):
         from client_pyglet.app import App
         self.clock = Clock()
         app = App(FakeReactor(), self.clock,
-                  Options(game=None, name=None), config=self.config,
-                  hubBrowserFactory=FakeBrowser)
+                  options or Options(game=None, name=None),
+                  config=self.config, hubBrowserFactory=FakeBrowser)
         self.endpoint = FakeEndpoint()
         addSession = app.connection.addSession
 
@@ -169,3 +169,26 @@ class PlayKeyTests(SynchronousTestCase):
         self.assertIn("alice", texts)
         self.assertNotShown(app)
         self.assertNotLogged()
+
+    def test_commandLine(self):
+        """
+        C{--name alice#KEY}, C{--name alice__KEY} and C{--name alice --key
+        KEY} all play as C{alice} with the key (which the session sends
+        in the keyed form), and neither the title bar nor any label
+        shows the key.
+        """
+        from client_pyglet.__main__ import makeParser, nameAndKey
+        for argv in (["--name", "alice#" + KEY], ["--name", "alice__" + KEY],
+                     ["--name", "alice", "--key", KEY]):
+            args = makeParser().parse_args(["gomoku://127.0.0.1:4000"]
+                                           + argv)
+            self.assertEqual(nameAndKey(args), ("alice", KEY))
+        app = self.app(Options(game="gomoku", host="127.0.0.1", port=4000,
+                               name="alice", key=KEY))
+        self.frame(app)
+        self.assertNotIn(KEY, app.window.caption)
+        self.assertIn("alice", app.window.caption)
+        self.assertEqual(app.session.options.key, KEY)
+        self.assertNotShown(app)
+        for line in self.logged:
+            self.assertNotIn(KEY, line)

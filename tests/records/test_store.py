@@ -32,7 +32,8 @@ class MigrationTests:
         An empty database gets every migration, once.
         """
         url = db.parseURL(self.databaseURL())
-        every = list(range(1, db.latestVersion() + 1))
+        every = [version for version, _, _ in db.migrations()]
+        self.assertEqual(every[-1], db.latestVersion())
         self.assertEqual(db.prepare(url), every)
         self.assertEqual(db.prepare(url), [])
         connection = db.connect(url)

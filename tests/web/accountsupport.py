@@ -40,7 +40,8 @@ class Browser:
 
     def __init__(self, web, host=None):
         self.web = web
-        self.agent = Agent(reactor)
+        # From another loopback address (127.0.0.0/8), if given.
+        self.agent = Agent(reactor, bindAddress=(host, 0) if host else None)
         self.cookies = {}
         self.setCookies = []
 

@@ -6,7 +6,8 @@ in the pages, the logs or the metrics; over real SQLite and a real HTTP
 port.
 """
 
-from twisted.internet import defer
+from twisted.internet import defer, reactor
+from twisted.internet.task import deferLater
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 from twisted.web import server
 from twisted.web.test.requesthelper import DummyChannel
@@ -112,7 +113,8 @@ class RegistrationTests(AccountsWebMixin, TestCase):
         self.assertIn("alice#" + key, page)
         self.assertIn("gamehub_session", browser.cookies)
         yield self.names.refresh()
-        verdict = self.names.check("checkers", "alice__" + key, "192.0.2.1")
+        verdict = yield self.names.check("checkers", "alice__" + key,
+                                         "192.0.2.1")
         self.assertEqual((verdict.name, verdict.guest), ("alice", False))
         code, _, page = yield browser.get("/account")
         self.assertEqual(code, 200)
@@ -134,9 +136,9 @@ class RegistrationTests(AccountsWebMixin, TestCase):
         self.assertNotEqual(key, old)
         yield self.names.refresh()
         self.assertIsNotNone(
-            self.names.check("gomoku", "alice#" + key, "192.0.2.1"))
+            (yield self.names.check("gomoku", "alice#" + key, "192.0.2.1")))
         self.assertIsNone(
-            self.names.check("gomoku", "alice#" + old, "192.0.2.1"))
+            (yield self.names.check("gomoku", "alice#" + old, "192.0.2.1")))
 
     @defer.inlineCallbacks
     def test_badRegistrations(self):
@@ -414,30 +416,66 @@ class LockoutTests(AccountsWebMixin, TestCase):
             self.assertIn(WRONG, page)
 
     @defer.inlineCallbacks
+    def loginAt(self, host, name, password=PASSWORD):
+        """
+        Log in as C{name} from C{host}, the clock run past any delay (in
+        half seconds, so that the limits barely refill meanwhile).
+        """
+        d = Browser(self.web, host).login(name, password)
+        while not d.called:
+            yield deferLater(reactor, 0.005, lambda: None)
+            self.clock.advance(0.5)
+        return (yield d)
+
+    @defer.inlineCallbacks
     def test_perName(self):
         """
-        Past L{LOGIN_NAME_BURST} failures even the right password gets
-        the same answer as a name that does not exist; a minute later one
-        more try is allowed; the results are counted.
+        Past L{LOGIN_NAME_BURST} failures of a name from one address, even
+        the right password from there gets the same answer as a name that
+        does not exist; from another address it logs in; a minute later
+        one more try is allowed from the first; the results are counted.
         """
         yield self.failures("alice", LOGIN_NAME_BURST)
-        yield self.failures("nobody", LOGIN_NAME_BURST)
-        code, _, locked = yield Browser(self.web).login("alice")
+        code, _, locked = yield self.loginAt("127.0.0.1", "alice")
         self.assertEqual(code, 403)
-        code, _, missing = yield Browser(self.web).login("nobody")
+        code, _, missing = yield self.loginAt("127.0.0.3", "nobody")
         self.assertEqual(code, 403)
         self.assertEqual(locked.replace("alice", "NAME"),
                          missing.replace("nobody", "NAME").replace(
                              csrfOf(missing), csrfOf(locked)))
+        code, _, _ = yield self.loginAt("127.0.0.2", "alice")
+        self.assertEqual(code, 303)
         self.clock.advance(60)
-        code, _, _ = yield Browser(self.web).login("alice")
+        code, _, _ = yield self.loginAt("127.0.0.1", "alice")
         self.assertEqual(code, 303)
         metrics = self.metricsText()
-        self.assertIn('gamehub_web_logins_total{result="failed"} 20.0',
+        self.assertIn('gamehub_web_logins_total{result="failed"} 11.0',
                       metrics)
-        self.assertIn('gamehub_web_logins_total{result="locked"} 2.0',
+        self.assertIn('gamehub_web_logins_total{result="locked"} 1.0',
                       metrics)
-        self.assertIn('gamehub_web_logins_total{result="ok"} 1.0', metrics)
+        self.assertIn('gamehub_web_logins_total{result="ok"} 2.0', metrics)
+
+    @defer.inlineCallbacks
+    def test_attackerCannotLockTheOwner(self):
+        """
+        An attacker sending ten wrong passwords for alice from one
+        address, then one a minute for half an hour (at its limit: even
+        the right password would be refused from there), does not keep
+        alice, from another, from logging in, every five minutes.
+        """
+        for _ in range(LOGIN_NAME_BURST - 1):
+            yield self.loginAt("127.0.0.5", "alice", "wrong")
+        for minute in range(30):
+            code, _, page = yield self.loginAt("127.0.0.5", "alice",
+                                               "wrong")
+            self.assertEqual(code, 403)
+            self.assertIn(WRONG, page)
+            self.assertTrue(self.auth.limits.locked("alice", "127.0.0.5"))
+            if minute % 5 == 4:
+                code, _, _ = yield self.loginAt("127.0.0.6", "alice")
+                self.assertEqual(code, 303)
+            self.clock.advance(60)
+        self.assertEqual(self.auth.logins["ok"], 6)
 
     @defer.inlineCallbacks
     def test_perAddress(self):
@@ -529,7 +567,7 @@ class NoLeakTests(AccountsWebMixin, TestCase):
         # The key is shown once, on the page that made it, and nowhere
         # else.
         self.assertNotIn(key, everything)
-        self.assertTrue(names.splitKeyed("checkers", "alice__" + key))
+        self.assertTrue(names.splitKeyed("alice__" + key))
 
 
 class WithoutAccountsTests(TestCase):

@@ -2,10 +2,9 @@
 Tests for who a browser player is (L{hub.web.play}'s C{hello}): the
 account of the login cookie, or a guest's name as C{--names} allows, and
 bans; on a L{Clock}, in-memory connections, and a name service
-(L{hub.accounts.check.NameService}) whose snapshot the tests load.
+(L{hub.accounts.check.NameService}) over accounts in memory.
 """
 
-import attr
 from twisted.internet.address import IPv4Address
 from twisted.trial.unittest import SynchronousTestCase
 
@@ -15,29 +14,11 @@ from hub.records.record import RecordBuilder
 from hub.tables import events
 from hub.web import play as playing
 
+from tests.accounts.support import FakeAccounts
 from tests.harness import RecordingTransport
 from tests.web.playsupport import PlayHub, playTurns
 
 SECRET = b"s" * 32
-
-
-@attr.s
-class _Ban:
-    """
-    An address ban as L{hub.accounts.store.addressBans} gives one.
-    """
-
-    cidr = attr.ib()
-
-
-class _NoAccounts:
-    """
-    The L{hub.accounts.model.Accounts} of a name service these tests load
-    by hand: never read.
-    """
-
-    def nameRows(self):
-        raise AssertionError("the tests load the snapshot")
 
 
 def nameService(mode, loaded=True):
@@ -46,21 +27,33 @@ def nameService(mode, loaded=True):
     the accounts C{Alice} and C{Mallory} (banned), no address banned.
     """
     def make(clock, sessions):
-        service = check.NameService(_NoAccounts(), clock, sessions, mode)
+        accounts = FakeAccounts(SECRET)
+        for name in ("Alice", "Mallory"):
+            accounts.add(name, "K" * 10)
+        service = check.NameService(accounts, clock, sessions, mode)
         if loaded:
             load(service)
         return service
     return make
 
 
-def load(service, mallory=True, alice=False, networks=()):
+def load(service, mallory=True, alice=False, networks=(), others=()):
     """
-    Load a snapshot into C{service}: C{Alice} (banned if C{alice}) and
-    C{Mallory} (banned if C{mallory}), the address bans C{networks}.
+    Have C{service} read its accounts: C{Alice} (banned if C{alice}) and
+    C{Mallory} (banned if C{mallory}), the accounts C{others}, the
+    address bans C{networks}.
     """
-    service.load(SECRET, [("alice", "Alice", b"", alice),
-                          ("mallory", "Mallory", b"", mallory)],
-                 [_Ban(cidr) for cidr in networks])
+    accounts = service.accounts
+    for name in others:
+        accounts.add(name, "K" * 10)
+    for name, banned in (("Alice", alice), ("Mallory", mallory)):
+        accounts.ban(name, 9e9 if banned else None)
+    for cidr in networks:
+        accounts.banAddress(cidr)
+    if service.ready():
+        service.refresh()
+    else:
+        accounts.nameSetup().addCallback(service.setUp)
 
 
 class RecordsKept:
@@ -211,9 +204,7 @@ class LoggedInTests(SynchronousTestCase):
             self.assertEqual((welcome["name"], welcome["resumed"]),
                              ("bob", False))
         other = loggedIn(self.hub.browser(), "Mallory", banned=False)
-        self.hub.names.load(SECRET, [("alice", "Alice", b"", False),
-                                     ("mallory", "Mallory", b"", False)],
-                            [])
+        load(self.hub.names, mallory=False)
         welcome = other.hello(None, resume=token)
         self.assertEqual((welcome["name"], welcome["resumed"]),
                          ("Mallory", False))
@@ -269,8 +260,7 @@ class GuestAccountsTests(SynchronousTestCase):
         Logged in as one account, a browser plays as it, never under the
         name it asks for.
         """
-        self.hub.names.load(SECRET, [("alice", "Alice", b"", False),
-                                     ("carol", "Carol", b"", False)], [])
+        load(self.hub.names, others=["Carol"])
         browser = loggedIn(self.hub.browser(), "Carol")
         self.assertEqual(browser.hello("Alice")["name"], "Carol")
 
@@ -377,8 +367,8 @@ class BanTests(SynchronousTestCase):
 
     def test_bannedSinceLogin(self):
         """
-        An account banned after its socket opened (in the name check's
-        snapshot) is refused too.
+        An account banned after its socket opened (as the name check read
+        it) is refused too.
         """
         browser = loggedIn(self.hub.browser(), "Mallory")
         browser.hello(None)

@@ -22,7 +22,8 @@ KEY = "AbCdEfGh12"
 
 class FakeNames:
     """
-    The name check: C{alice} with L{KEY} is an account's.
+    The name check: C{alice} with L{KEY} is an account's (its answers are
+    Deferreds, as L{hub.accounts.check.NameService.judge}'s).
     """
 
     def __init__(self):
@@ -31,10 +32,10 @@ class FakeNames:
     def judge(self, kind, wireName, host):
         self.judged.append((kind, wireName, host))
         if wireName == "alice__" + KEY:
-            return Verdict("Alice", False, "alice")
+            return defer.succeed(Verdict("Alice", False, "alice"))
         if "__" not in wireName:
-            return Verdict(wireName, True)
-        return WRONG_KEY
+            return defer.succeed(Verdict(wireName, True))
+        return defer.succeed(WRONG_KEY)
 
 
 class FakeDatabase:
