@@ -36,6 +36,8 @@ MISSING = ("the engine sandbox needs bubblewrap: apt-get install "
 #: The line of a hub whose bwrap does not work.
 BROKEN = ("bwrap cannot confine engines here ({}): see docs/deploy.md, or "
           "run the hub with --engine-sandbox none")
+#: Seconds the probe of a sandbox may take.
+PROBE_SECONDS = 30.0
 #: The choices of C{--engine-sandbox}.
 CHOICES = ("bwrap", "none")
 
@@ -377,12 +379,17 @@ class BwrapSandbox:
         done = defer.Deferred()
         collector = _Collector(done)
         try:
-            self.spawn(collector, confine.Confinement(["true"]))
+            handle = self.spawn(collector, confine.Confinement(["true"]))
         except Exception as e:
             self.broken = BROKEN.format(e)
             return defer.succeed(self.broken)
+        # A bwrap that hangs is killed (and counts as broken).
+        timer = self.reactor.callLater(PROBE_SECONDS, handle.signal,
+                                       signal.SIGKILL)
 
         def ended(result):
+            if timer.active():
+                timer.cancel()
             status, output = result
             if status != 0:
                 lines = output.decode("utf-8", "replace").strip()
