@@ -349,6 +349,40 @@ class EngineFactory(Factory):
         return protocol
 
 
+class EntrantNames:
+    """
+    The name check of one engine's private listener: its game's
+    (L{hub.accounts.check.GameNameCheck}), for its entrant's own name
+    only, with or without a key; any other name is refused as taken, so
+    that an engine cannot take another entrant's name (and seat) through
+    its listener.
+    """
+
+    def __init__(self, names, name):
+        self.names = names
+        self.name = name
+
+    def _own(self, kind, wireName):
+        from hub.accounts.names import nameKey, splitKeyed
+        keyed = splitKeyed(kind, wireName)
+        name = keyed[0] if keyed else wireName
+        return nameKey(name) == nameKey(self.name)
+
+    def check(self, kind, wireName, host):
+        if not self._own(kind, wireName):
+            return None
+        return self.names.check(kind, wireName, host)
+
+    def judge(self, kind, wireName, host):
+        if not self._own(kind, wireName):
+            from hub.accounts.check import TAKEN
+            return TAKEN
+        return self.names.judge(kind, wireName, host)
+
+    def __getattr__(self, name):
+        return getattr(self.names, name)
+
+
 class FullTablePolicy:
     """
     A start policy that starts only once C{players} members are all
@@ -700,7 +734,11 @@ class EngineLauncher(Service):
         listening = []
         for entrant in engines:
             seat = game.seats[entrant.name] = EngineSeat(game, entrant)
-            d = self.sandbox.listen(EngineFactory(factory, seat),
+            own = factory
+            if game.gameKeys is not None:
+                own = copy.copy(factory)
+                own.names = EntrantNames(factory.names, entrant.name)
+            d = self.sandbox.listen(EngineFactory(own, seat),
                                     ENGINE_PORTS.get(kind, 0))
             d.addCallback(self._listening, seat)
             listening.append(d)

@@ -26,6 +26,7 @@ from hub.accounts import check
 from hub.limits import ConnectionGate
 from hub.service import Hub
 from hub.tables import events
+from hub.wire import gomoku as gomokuWire
 from hub.tap import Options, makeFactories
 from hub.sandbox.process import BwrapSandbox, NoSandbox
 from hub.tournaments import engines
@@ -487,6 +488,28 @@ class GameKeyTests(SynchronousTestCase):
         self.assertIsInstance(self.successResultOf(launched),
                               engines.EngineGame)
         self.assertEqual(len(self.names.gameKeys), 0)
+
+    def test_othersNamesRefused(self):
+        """
+        On an engine's private listener, only its entrant's name can be
+        registered: another entrant's, with that entrant's own game key
+        or with none (a guest's name), is refused as taken, and does not
+        use up that key.
+        """
+        self.launch()
+        keys = [env[engines.KEY_VARIABLE]
+                for _, _, env, _ in self.reactor.spawned]
+        for wire in ("robot#" + keys[1], "robot", "ROBOT", "alice#x"):
+            connection = self.connect(0)
+            connection.register(wire)
+            answer, = connection.messages()
+            self.assertEqual(answer["status"], gomokuWire.S_PLAYER_EXISTS,
+                             wire)
+            self.assertIsNone(connection.protocol.session.name, wire)
+        connection = self.connect(1)
+        connection.register("robot#" + keys[1])
+        answer, = connection.messages()
+        self.assertEqual(answer["status"], 0)
 
     def end(self):
         """
