@@ -34,7 +34,7 @@ from hub.tournaments.engines import (
     EngineFactory, EngineFailed, EngineLauncher, GameLog, fromPathPart,
     gamePath, pathPart, substitute)
 from hub.tournaments.interfaces import EngineSpec
-from tests.sandbox.support import marked
+from tests.sandbox.support import marked, waitFor
 
 #: A bounded wait for real processes (the machine may be busy).
 WAIT = 90
@@ -1053,19 +1053,6 @@ class LaunchTests(TestCase):
         self.assertEqual(self.hub.clock.getDelayedCalls(), [])
 
 
-def alive(pid):
-    """
-    Whether process C{pid} runs (a zombie waiting for its reaper does
-    not).
-    """
-    try:
-        with open("/proc/%d/stat" % (pid,)) as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
 class Silent(Protocol):
     """
     A client that connects and says nothing.
@@ -1134,24 +1121,6 @@ class SixtyFourTests(TestCase):
             {seat.process.ended.result for game in games
              for seat in game.seats.values()}, {"killed by SIGTERM"})
         yield bounded(waitFor(lambda: gate.connections == 100))
-
-
-def waitFor(condition, interval=0.05):
-    """
-    A Deferred firing once C{condition()} is true, looked at every
-    C{interval} seconds on the reactor.
-    """
-    d = defer.Deferred()
-
-    def look():
-        if d.called:
-            return
-        if condition():
-            d.callback(None)
-        else:
-            reactor.callLater(interval, look)
-    look()
-    return d
 
 
 class SignalledProcess(FakeProcess):

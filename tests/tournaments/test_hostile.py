@@ -112,11 +112,7 @@ class HostileEngineTests(EndToEndMixin, SynchronousTestCase):
         self.addCleanup(sampler.stop)
         waitUntil(lambda: sampler.samples, 10, "no sample")
         baseline = sampler.samples[0]
-        self.cli("start", str(eventId))
-        server.waitForLog(r"tournament %d \('Hostile'\) finished"
-                          % (eventId,), timeout=GAME_TIMEOUT * 3)
-        data = json.loads(self.cli("export", str(eventId)))
-        games = [p for r in data["rounds"] for p in r["pairings"]]
+        games = self.playedThrough(server, eventId, "Hostile")
         self.assertEqual(len(games), 8)
         for game in games:
             self.assertNotIn(game["result"], (None, "no-show",
