@@ -16,10 +16,10 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.sandbox import confine, inside
 from hub.sandbox.confine import (
-    Forward, Limits, NotAllowed, checkBinds, cleanEnvironment)
+    Confinement, Forward, Limits, NotAllowed, checkBinds, cleanEnvironment)
 from hub.sandbox.process import MISSING, BwrapSandbox
 from tests.sandbox.support import (
-    MB, SYSTEM_PYTHON, WAIT, alive, bounded, folder, marked, noSandbox,
+    MB, SYSTEM_PYTHON, WAIT, Program, alive, bounded, folder, marked, noSandbox,
     python, report, run, sandbox, status, unprivilegedSandbox, waitFor)
 
 
@@ -631,6 +631,92 @@ class NetworkTests(TestCase):
             print(json.dumps(found))
         """)
         self.assertEqual(found, "ConnectionRefusedError")
+
+
+class Lines(Program):
+    """
+    A program's output as lines, each handed to a waiting Deferred.
+    """
+
+    def line(self):
+        return self.seen(b"\n").addCallback(self._take)
+
+    def _take(self, output):
+        line, _, self.output = output.partition(b"\n")
+        return line
+
+
+class StdioTests(TestCase):
+    """
+    A program that talks over its standard input and output, with no
+    network at all, stopped and continued whole between its turns: what
+    engines that live for an event need of the sandbox.
+    """
+
+    timeout = 2 * WAIT
+
+    @defer.inlineCallbacks
+    def test_talkStopContinue(self):
+        """
+        Lines written to the program's stdin are answered on its stdout;
+        C{signalProcess("STOP")} stops its tree (the host sees its
+        processes stopped), C{"CONT"} lets it run and answer again.
+        """
+        program = Lines()
+        handle = sandbox(self).spawn(program, Confinement(python("""
+            import os, socket, sys
+            try:
+                socket.create_connection(("127.0.0.1", 11011), timeout=5)
+                net = "network"
+            except OSError:
+                net = "no network"
+            print(net, os.getpid(), flush=True)
+            for line in sys.stdin:
+                print(line.strip().upper(), flush=True)
+        """)))
+        self.addCleanup(lambda: None if program.ended.called else (
+            handle.signal(signal.SIGKILL), bounded(program.ended))[1])
+        first = yield bounded(program.line())
+        self.assertEqual(first.split()[:2], [b"no", b"network"])
+        program.transport.write(b"h8\n")
+        answer = yield bounded(program.line())
+        self.assertEqual(answer, b"H8")
+        tree = [handle.group] + childrenOf(handle.group)
+        program.transport.signalProcess("STOP")
+        yield waitFor(lambda: all(state(p) == "T" for p in tree))
+        program.transport.write(b"i9\n")
+        pending = program.line()
+        program.transport.signalProcess("CONT")
+        yield waitFor(lambda: not any(state(p) == "T" for p in tree))
+        answer = yield bounded(pending)
+        self.assertEqual(answer, b"I9")
+        program.transport.closeStdin()
+        how, _ = yield bounded(program.ended)
+        self.assertEqual(how, "exited with status 0")
+
+
+def childrenOf(pid):
+    """
+    The host's processes whose parent is C{pid}.
+    """
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/%s/stat" % (name,)) as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(name))
+            except OSError:
+                pass
+    return found
+
+
+def state(pid):
+    """
+    The state letter of process C{pid} (C{T}: stopped).
+    """
+    with open("/proc/%d/stat" % (pid,)) as f:
+        return f.read().rsplit(")", 1)[1].split()[0]
 
 
 class NoSandboxTests(TestCase):
