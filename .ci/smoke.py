@@ -21,9 +21,12 @@ It takes the bare install (no extras) and checks, in order:
   5. bots play one game of each kind (C{python -m hub.bots});
   6. C{python -m hub.records leaderboard gomoku} answers, listing the
      gomoku bots (with C{--leaderboard-guests yes}: bots play as guests);
-  7. the hub stops cleanly on SIGTERM ("Server Shut Down", no
+  7. two engines registered with C{python -m hub.tournaments engine add}
+     (the bot client) play an event in the engine sandbox (bwrap: the
+     installed hub's Python inside), each leaving by itself;
+  8. the hub stops cleanly on SIGTERM ("Server Shut Down", no
      traceback; see L{checkStopped} for the exit status);
-  8. with the cluster extra installed (C{WHEEL[cluster]}), a node with
+  9. with the cluster extra installed (C{WHEEL[cluster]}), a node with
      C{--cluster} (other ports) starts, registers in Redis, and stops
      cleanly.
 It prints each step and its own duration; any failure exits 1 with the
@@ -252,6 +255,49 @@ def checkRecords(cwd):
     step("hub.records leaderboard gomoku:\n" + out.rstrip())
 
 
+def playEngines(hub, cwd):
+    """
+    A two-engine gomoku round robin, the engines in bwrap: played to its
+    end, each engine's log ending as it left by itself.
+    """
+    hub.waitFor(r"engine sandbox: bwrap \(")
+    cli = [sys.executable, "-m", "hub.tournaments", "--db",
+           "sqlite:gamehub.sqlite"]
+
+    def tournaments(*args):
+        status, out = run(cli + list(args), cwd=cwd)
+        check(status == 0, "hub.tournaments {}: exit status {}".format(
+            args[0], status), ("hub.tournaments", out))
+        return out
+
+    event = tournaments("create", "--name", "smoke", "--game", "gomoku",
+                        "--format", "round-robin").strip().splitlines()[-1]
+    for name in ("engineA", "engineB"):
+        tournaments("engine", "add", event, name, "--", "python", "-m",
+                    "hub.bots", "gomoku://{host}:{port}", "--name", "{name}",
+                    "--key-env", "--room", "{room}", "--level", "1",
+                    "--games", "1", "--delay", "0")
+    tournaments("start", event)
+    hub.waitFor(r"tournament {} \('smoke'\) finished".format(event),
+                timeout=BOT_TIMEOUT)
+    logs = os.path.join(cwd, "engines", "logs", event)
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        texts = []
+        for folder, _, files in os.walk(logs):
+            for name in files:
+                with open(os.path.join(folder, name), "rb") as f:
+                    texts.append(f.read().decode("utf-8", "replace"))
+        done = [t for t in texts
+                if t.endswith("# exited with status 0 (by itself)\n")]
+        if len(done) == 4 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    check(len(done) == 4, "engine logs: {} of 4 ended well".format(
+        len(done)), *[("engine log", t) for t in texts])
+    step("hub.tournaments: two engines played their event in bwrap")
+
+
 def checkStopped(hub):
     """
     SIGTERM stops C{hub} cleanly: its shutdown runs to the end ("Main loop
@@ -344,6 +390,7 @@ def main(wheel, redisURL):
         checkWeb()
         playBots()
         checkRecords(cwd)
+        playEngines(hub, cwd)
         checkStopped(hub)
     except Exception as e:
         if not isinstance(e, SmokeFailure):

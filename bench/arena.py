@@ -5,6 +5,7 @@ TCP as the baseline, in the same run.
 
     python bench/arena.py                          # 64 engines, 10 min
     python bench/arena.py --minutes 1 --engines 16 # a short check
+    python bench/arena.py --sandbox bwrap,none     # both, side by side
 
 The hub runs with every default (C{--names accounts}, 100 connections
 per address, the request rate...) but its ports and its SQLite file.
@@ -16,7 +17,9 @@ has C{--engines} engine entrants, each the bot client at C{--level}::
 
 which the hub's engine runner starts for each game (one process per
 engine per game, on a private listener, with a one-time game key in
-C{GAMEHUB_KEY}).  Measured from the start to the hub's "finished":
+C{GAMEHUB_KEY}), in the engine sandbox of C{--sandbox} (bwrap, the
+default; with C{bwrap,none} one arena in each, one after the other, each
+on a fresh hub).  Measured from the start to the hub's "finished":
 
   - games finished (and how the others ended), moves (the recorded
     games' C{action_count}), and the hub's CPU (user + system, from
@@ -73,6 +76,9 @@ def parseArgs(argv):
     p.add_argument("--baseline-seconds", type=float, default=None,
                    help="length of the baseline (default: the arena's "
                         "minutes, at most 120 s)")
+    p.add_argument("--sandbox", default="bwrap",
+                   help="the hub's --engine-sandbox: bwrap, none, or a "
+                        "comma-separated list run in turn (default bwrap)")
     p.add_argument("--keep", action="store_true",
                    help="keep the working folder (the hub's log, the "
                         "database, the engines' logs)")
@@ -96,7 +102,7 @@ def cli(url, *argv):
     return result.stdout.decode()
 
 
-def startHub(folder, url):
+def startHub(folder, url, sandbox="bwrap"):
     """
     C{twistd -n gamehub} with its default options but its ports (gomoku
     and the web face on free loopback ports, the others off) and its
@@ -114,17 +120,18 @@ def startHub(folder, url):
          "--gomoku-port", "tcp:%d:interface=127.0.0.1" % (port,),
          "--web-port", "tcp:%d:interface=127.0.0.1" % (web,),
          "--checkers-port", "none", "--splendor-port", "none",
-         "--db", url], cwd=folder, stdin=subprocess.DEVNULL)
+         "--engine-sandbox", sandbox, "--db", url], cwd=folder,
+        stdin=subprocess.DEVNULL)
     waitForPort(port, process, timeout=60)
     return process, port, log
 
 
 def children(pid):
     """
-    The process ids whose parent is C{pid} (the hub's engines: the
-    limits wrapper execs the engine in its own process).
+    The process ids whose parent is C{pid}: the hub's engines, each
+    with its tree (bwrap and all it started, or the engine alone).
     """
-    found = []
+    parents = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -133,8 +140,15 @@ def children(pid):
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == pid:
-            found.append(int(entry))
+        parents.setdefault(int(fields[1]), []).append(int(entry))
+    return [(child, tree(child, parents))
+            for child in parents.get(pid, [])]
+
+
+def tree(pid, parents):
+    found = [pid]
+    for child in parents.get(pid, []):
+        found.extend(tree(child, parents))
     return found
 
 
@@ -143,6 +157,10 @@ def rssOr0(pid):
         return rssKiB(pid)
     except (OSError, ValueError):
         return 0
+
+
+def treeRss(pids):
+    return sum(rssOr0(pid) for pid in pids)
 
 
 def logged(path, pattern):
@@ -201,7 +219,7 @@ def runArena(options, hub, url, dbPath, log):
         if time.monotonic() > deadline or hub.poll() is not None:
             raise SystemExit("the arena did not finish (see %s)" % (log,))
         rss = rssOr0(hub.pid)
-        engines = [rssOr0(pid) for pid in children(hub.pid)]
+        engines = [treeRss(pids) for _, pids in children(hub.pid)]
         engines = [r for r in engines if r]
         if rss > peakRss:
             peakRss = rss
@@ -291,40 +309,55 @@ def runBaseline(options, hub, port, dbPath, folder):
     }
 
 
-def main(argv):
-    options = parseArgs(argv)
-    folder = tempfile.mkdtemp(prefix="gamehub-arena-bench-")
-    dbPath = os.path.join(folder, "hub.sqlite")
-    url = "sqlite:" + dbPath
-    hub, port, log = startHub(folder, url)
-    try:
-        arena = runArena(options, hub, url, dbPath, log)
-        baseline = runBaseline(options, hub, port, dbPath, folder)
-    finally:
-        stopProcess(hub)
-        if options.keep:
-            print("kept", folder)
-        else:
-            shutil.rmtree(folder, True)
+def report(sandbox, arena, baseline):
     ratio = None
     if arena["hub_cpu_us_per_move"] and baseline["hub_cpu_us_per_move"]:
         ratio = round(arena["hub_cpu_us_per_move"]
                       / baseline["hub_cpu_us_per_move"], 2)
-    print("arena: %(games_finished)d games finished of %(pairings)d "
-          "pairings in %(seconds)g s, %(moves)d moves; hub CPU "
-          "%(hub_cpu_s)g s, %(hub_cpu_us_per_move)s us/move" % arena)
+    print("%s arena: %%(games_finished)d games finished of %%(pairings)d "
+          "pairings in %%(seconds)g s, %%(moves)d moves; hub CPU "
+          "%%(hub_cpu_s)g s, %%(hub_cpu_us_per_move)s us/move" % (sandbox,)
+          % arena)
     print("  results %s" % (arena["results"],))
     print("  memory: hub RSS %(hub_rss_idle_kib)d KiB idle, "
           "%(hub_rss_peak_kib)d KiB peak with up to "
           "%(engines_at_once_max)d engines running: "
           "%(hub_rss_growth_per_engine_kib)s KiB per engine; an engine's "
-          "own RSS %(engine_rss_mean_kib)s KiB" % arena)
-    print("baseline: %(games_finished)d games, %(moves)d moves in "
-          "%(seconds)g s by %(pairs)d bot pairs; hub CPU %(hub_cpu_s)g s, "
-          "%(hub_cpu_us_per_move)s us/move" % baseline)
-    print("arena / ordinary play, hub CPU per move: %s" % (ratio,))
-    print(json.dumps({"arena": arena, "baseline": baseline,
-                      "ratio": ratio, "level": options.level,
+          "own RSS (its tree) %(engine_rss_mean_kib)s KiB" % arena)
+    print("%s baseline: %%(games_finished)d games, %%(moves)d moves in "
+          "%%(seconds)g s by %%(pairs)d bot pairs; hub CPU %%(hub_cpu_s)g s, "
+          "%%(hub_cpu_us_per_move)s us/move" % (sandbox,) % baseline)
+    print("%s arena / ordinary play, hub CPU per move: %s" % (sandbox,
+                                                              ratio))
+    return ratio
+
+
+def main(argv):
+    options = parseArgs(argv)
+    results = {}
+    for sandbox in options.sandbox.split(","):
+        folder = tempfile.mkdtemp(prefix="gamehub-arena-bench-")
+        dbPath = os.path.join(folder, "hub.sqlite")
+        url = "sqlite:" + dbPath
+        hub, port, log = startHub(folder, url, sandbox)
+        try:
+            print("engine sandbox: %s" % (sandbox,), flush=True)
+            arena = runArena(options, hub, url, dbPath, log)
+            baseline = runBaseline(options, hub, port, dbPath, folder)
+        finally:
+            stopProcess(hub)
+            if options.keep:
+                print("kept", folder)
+            else:
+                shutil.rmtree(folder, True)
+        results[sandbox] = {"arena": arena, "baseline": baseline,
+                            "ratio": report(sandbox, arena, baseline)}
+    if "bwrap" in results and "none" in results:
+        bwrap, none = results["bwrap"], results["none"]
+        print("bwrap / none, hub CPU per move in the arena: %.2f" % (
+            bwrap["arena"]["hub_cpu_us_per_move"]
+            / none["arena"]["hub_cpu_us_per_move"]))
+    print(json.dumps({"results": results, "level": options.level,
                       "delay": options.delay, "minutes": options.minutes}))
 
 

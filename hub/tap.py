@@ -25,6 +25,7 @@ TAKEOVER_CHOICES = ("none", "bot")
 NAME_MODES = ("open", "accounts", "closed")
 REGISTRATION_MODES = ("open", "invite", "closed")
 GAME_PORTS = ("gomoku-port", "checkers-port", "splendor-port")
+ENGINE_SANDBOXES = ("bwrap", "none")
 
 #: The listen backlog of an endpoint string that names none: a burst of
 #: thousands of connects is queued instead of dropped and retried.
@@ -325,6 +326,11 @@ class Options(commandline.Options):
         ["announce", None, "yes", "Announce this hub on the LAN with "
          "DNS-SD (_gamehub._tcp, its games' ports and web port in TXT): "
          "yes or no."],
+        ["engine-sandbox", None, "bwrap", "What tournament engines run "
+         "in: bwrap (bubblewrap: their own user, pid and network "
+         "namespaces, a read-only system, a private working folder; "
+         "apt-get install bubblewrap) or none (limits only: engines have "
+         "the hub's rights; a warning at every engine start)."],
     ]
 
     optFlags = [
@@ -397,6 +403,9 @@ class Options(commandline.Options):
             raise usage.UsageError(str(e))
         if url is not None and url.dialect is POSTGRESQL:
             extras.require("postgres", "gamehub", extras.POSTGRES_FEATURE)
+        if self["engine-sandbox"] not in ENGINE_SANDBOXES:
+            raise usage.UsageError("--engine-sandbox must be one of: " +
+                                   ", ".join(ENGINE_SANDBOXES))
         if url is None and self["names"] == "closed":
             raise usage.UsageError("--names closed needs the accounts of "
                                    "a --db")
@@ -506,6 +515,23 @@ def makeAnnouncer(options, top, reactor):
     return announcer
 
 
+def dataFolder(database):
+    """
+    The hub's data folder (where its engines' logs go) for C{--db
+    database}: the SQLite file's folder, else the working directory; and
+    the paths no engine may see (the database file, the working
+    directory).
+    """
+    import os
+    from hub.records.db import SQLITE, parseURL
+    url = parseURL(database)
+    here = os.getcwd()
+    if url is not None and url.dialect is SQLITE:
+        path = os.path.abspath(url.target)
+        return os.path.dirname(path), [path, here]
+    return here, [here]
+
+
 def makeExposure(top, announce):
     """
     The service that logs, first, what the listeners of C{top} expose and
@@ -563,7 +589,10 @@ def makeService(options, reactor=None):
     director = None
     if records is not None:
         from hub.tournaments.service import engineLauncher, tournamentService
-        launcher = engineLauncher(reactor, top.clock, factories)
+        data, hidden = dataFolder(options["db"])
+        launcher = engineLauncher(reactor, top.clock, factories, data,
+                                  options.get("engine-sandbox", "bwrap"),
+                                  hidden)
         launcher.setServiceParent(top)
         tournaments = tournamentService(
             records, top,

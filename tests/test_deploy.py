@@ -117,3 +117,88 @@ class UnitTests(SynchronousTestCase):
         result = subprocess.run([analyze, "verify", "--man=no", path],
                                 capture_output=True, text=True, timeout=60)
         self.assertIn("NoNewPrivilege", result.stderr)
+
+
+#: The mounts of the unit's hardening, as systemd makes them for the
+#: service (run as root in a private mount namespace), then the command
+#: as the unprivileged user: C{ProtectSystem=strict} (the system's
+#: folders read-only), C{PrivateTmp=yes}, C{ProtectHome=yes}; and, when
+#: asked, C{ProtectKernelTunables=yes} (C{/proc/sys} read-only) or
+#: C{ProtectKernelLogs=yes} (C{/proc/kmsg} covered).
+UNIT_MOUNTS = """
+set -e
+mount --make-rprivate /
+for d in /usr /etc /var /opt /srv; do
+    if [ -d $d ]; then mount --bind $d $d; mount -o remount,bind,ro $d; fi
+done
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+for d in /home /root /run/user; do
+    if [ -d $d ]; then mount -t tmpfs -o mode=0755 tmpfs $d; fi
+done
+case "$1" in
+    tunables) mount --bind /proc/sys /proc/sys
+              mount -o remount,bind,ro /proc/sys ;;
+    logs) mount --bind /dev/null /proc/kmsg ;;
+esac
+shift
+exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@" 4<"$HELPER"
+"""
+
+
+class SandboxUnderTheUnitTests(SynchronousTestCase):
+    """
+    The engine sandbox under the unit's hardening (docs/deploy.md): the
+    unit allows what bwrap needs, and the two settings it turns off
+    would stop every engine.
+    """
+
+    def test_settings(self):
+        """
+        bwrap's namespaces and netlink are allowed, /proc is left whole,
+        and the rest of the hardening stays.
+        """
+        found = dict(directives(unitText()))
+        self.assertEqual(set(found["RestrictNamespaces"].split()),
+                         {"user", "mnt", "pid", "net", "ipc", "uts"})
+        self.assertIn("AF_NETLINK", found["RestrictAddressFamilies"])
+        self.assertEqual((found["ProtectKernelTunables"],
+                          found["ProtectKernelLogs"]), ("no", "no"))
+        for kept in ("NoNewPrivileges", "ProtectHome", "PrivateTmp",
+                     "PrivateDevices", "ProtectKernelModules",
+                     "ProtectControlGroups", "ProtectClock",
+                     "ProtectHostname", "RestrictSUIDSGID",
+                     "LockPersonality"):
+            self.assertEqual(found[kept], "yes", kept)
+        self.assertEqual(found["CapabilityBoundingSet"], "")
+        self.assertNotIn("engine-sandbox", found["ExecStart"])
+
+    def sandboxed(self, hardening):
+        """
+        The hub's own bwrap command line (an unprivileged hub's, with
+        Debian's Python) run as nobody under the unit's mounts.
+        """
+        from hub.sandbox import confine
+        args = confine.bwrapArguments(
+            confine.Confinement(["python3", "-c", "print('sandboxed')"]),
+            shutil.which("bwrap"), "/usr/bin/python3", [], False,
+            helperFD=4)
+        env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp",
+               "HELPER": confine.helperPath()}
+        return subprocess.run(
+            ["unshare", "-m", "sh", "-c", UNIT_MOUNTS, "sh", hardening]
+            + args, env=env, capture_output=True, text=True, timeout=60)
+
+    def test_underTheUnit(self):
+        """
+        Under the unit's mounts, an engine starts in its sandbox; with
+        C{ProtectKernelTunables=yes} or C{ProtectKernelLogs=yes} bwrap
+        cannot mount the sandbox's /proc, and nothing starts.
+        """
+        self.assertEqual(os.geteuid(), 0, "the tests run as root")
+        result = self.sandboxed("none")
+        self.assertEqual((result.returncode, result.stdout),
+                         (0, "sandboxed\n"), result.stderr)
+        for hardening in ("tunables", "logs"):
+            result = self.sandboxed(hardening)
+            self.assertNotEqual(result.returncode, 0, hardening)
+            self.assertIn("Can't mount proc", result.stderr, hardening)

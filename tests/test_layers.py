@@ -38,7 +38,8 @@ LAYERS = (
     ("hub",),
     ("wire", "games", "ihub", "clock", "net", "logs", "mdns", "extras",
      "twistedinternals", "programs", "commandline"),
-    ("bots", "lobby", "sessions", "limits", "connection", "health"),
+    ("bots", "lobby", "sessions", "limits", "connection", "health",
+     "sandbox"),
     ("tables",),
     ("protocols", "records", "accounts", "web", "cluster", "tournaments",
      "metrics", "announce"),
@@ -320,6 +321,32 @@ class LayerTests(SynchronousTestCase):
         modules, C{__main__} included, taken together).
         """
         self.assertEqual(cycles(of=packageOf), [])
+
+    def test_sandboxPlaced(self):
+        """
+        The sandbox is in the layer of the hub's services (below the
+        tournaments that use it), imports nothing of the hub's above
+        it, and what runs inside a sandbox before the program
+        (L{hub.sandbox.inside}, run with no site-packages) imports
+        nothing but the standard library.
+        """
+        self.assertEqual(layerOf("hub.sandbox.process"), LAYER["limits"])
+        self.assertLess(layerOf("hub.sandbox.process"),
+                        layerOf("hub.tournaments.engines"))
+        modules, edges = importGraph()
+        self.assertEqual(
+            sorted({b for a, line, b in edges
+                    if a.startswith("hub.sandbox")}),
+            ["hub.sandbox.confine"])
+        with open(modules["hub.sandbox.inside"], encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                imported.update(a.name.split(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                imported.add(node.module.split(".")[0])
+        self.assertEqual(imported - set(sys.stdlib_module_names), set())
 
     def test_noGUI(self):
         """

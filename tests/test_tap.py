@@ -520,3 +520,57 @@ class VersionTests(SynchronousTestCase):
         self.assertEqual(out.getvalue().splitlines(), [
             "gamehub version: " + hub.__version__,
             "Twisted version: " + copyright.version])
+
+
+class EngineSandboxTests(SynchronousTestCase):
+    """
+    C{--engine-sandbox bwrap|none}, and where the engines' files go: the
+    hub's data folder (its SQLite database's), never its working
+    directory.
+    """
+
+    def test_choices(self):
+        """
+        bwrap by default; none; nothing else.
+        """
+        self.assertEqual(parse()["engine-sandbox"], "bwrap")
+        self.assertEqual(parse("--engine-sandbox", "none")["engine-sandbox"],
+                         "none")
+        self.assertRaises(usage.UsageError, parse, "--engine-sandbox",
+                          "docker")
+
+    def launcher(self, *argv):
+        folder = tempfile.mkdtemp(prefix="gamehub-tap-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "data", "hub.sqlite")
+        os.makedirs(os.path.dirname(path))
+        top = tap.makeService(parse("--db", "sqlite:" + path, *argv),
+                              MemoryReactorClock())
+        director = top.getServiceNamed("tournaments").director
+        return director.launcher, path
+
+    def test_bwrapUnderTheDataFolder(self):
+        """
+        The engines' logs go to C{engines/logs} beside the database; the
+        sandbox hides the database and the working directory, and shows
+        nothing of the engines' folder.
+        """
+        from hub.sandbox.process import BwrapSandbox
+        launcher, path = self.launcher()
+        data = os.path.dirname(path)
+        self.assertIsInstance(launcher.sandbox, BwrapSandbox)
+        self.assertEqual(launcher.logRoot,
+                         os.path.join(data, "engines", "logs"))
+        self.assertEqual(launcher.sandbox.hidden, (path, os.getcwd()))
+        self.assertEqual(launcher.sandbox.closed,
+                         (os.path.join(data, "engines"),))
+
+    def test_none(self):
+        """
+        C{none}: engines work in C{engines/work} beside the database.
+        """
+        from hub.sandbox.process import NoSandbox
+        launcher, path = self.launcher("--engine-sandbox", "none")
+        self.assertIsInstance(launcher.sandbox, NoSandbox)
+        self.assertEqual(launcher.sandbox.workRoot, os.path.join(
+            os.path.dirname(path), "engines", "work"))

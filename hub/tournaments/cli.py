@@ -6,7 +6,10 @@ pause within 2 seconds.
     python -m hub.tournaments --db URL create --name NAME --game KIND
         --format round-robin|swiss|arena [--rounds N] [--minutes M]
         [--players-per-table N] [--turn-seconds S]
-    python -m hub.tournaments --db URL engine add EVENT ENTRANT -- COMMAND...
+    python -m hub.tournaments --db URL engine register NAME [--protocol tcp]
+        [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
+    python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
+    python -m hub.tournaments --db URL engine list|remove NAME
     python -m hub.tournaments --db URL enter [--guest] EVENT ACCOUNT
     python -m hub.tournaments --db URL withdraw EVENT ACCOUNT
     python -m hub.tournaments --db URL start|pause|resume EVENT
@@ -16,15 +19,19 @@ pause within 2 seconds.
 C{create} prints the new event's id on its last line; C{standings --csv}
 prints C{rank,name,points} and one line per entrant, best first;
 C{export} prints the event as JSON.  An engine's command line may use
-the placeholders C{{host} {port} {room} {name} {key}}.
+the placeholders C{{host} {port} {room} {name} {key}}; only this CLI,
+run on the server, registers one (C{engine add ... -- COMMAND}
+registers, then enters).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sys
 import time
-from typing import List, Optional, TextIO
+from typing import Any, List, Optional, Sequence, TextIO
 
 from twisted.python import usage
 
@@ -32,7 +39,9 @@ from hub.commandline import (
     Tool, ToolOptions, argumentNumber, firstParagraph)
 from hub.records.cli import (
     DATABASE_ERRORS, DatabaseOptions, databaseOption, prepared)
-from hub.tournaments import formats, store, views
+from hub.tournaments import catalog, formats, store, views
+from hub.tournaments.interfaces import (
+    ENGINE_CPU_SECONDS, ENGINE_MEMORY_BYTES, PROTOCOLS)
 
 DESCRIPTION = firstParagraph(__doc__)
 
@@ -109,38 +118,129 @@ class CreateOptions(ToolOptions):
                 else 2
 
 
-class EngineAddOptions(ToolOptions):
+def _command(command: Sequence[str], required: bool) -> List[str]:
+    command = list(command)
+    if command and command[0] == "--":
+        # The separator reaches a subcommand's arguments as given.
+        command = command[1:]
+    if required and not command:
+        raise usage.UsageError("a command is needed after --")
+    return command
+
+
+def _seconds(value: str) -> int:
+    number = int(value)
+    if number < 0:
+        raise ValueError("must not be negative")
+    return number
+
+
+class EngineRegisterOptions(ToolOptions):
     """
-    C{engine add EVENT ENTRANT -- COMMAND...}.
+    C{engine register NAME [options] -- COMMAND...} (the options before
+    or after NAME).
     """
 
-    synopsis = "EVENT ENTRANT -- COMMAND..."
-    longdesc = ("Register an engine entrant's command line (admins only); "
-                "it may use the placeholders {host} {port} {room} {name} "
-                "{key}.")
+    synopsis = "NAME [options] -- COMMAND..."
 
-    def parseArgs(self, event: str, entrant: str, *command: str) -> None:
+    #: How many words before the command are not options.
+    leading = 1
+
+    def parseOptions(self, options: Optional[Sequence[str]] = None) -> None:
+        words = list(sys.argv[1:] if options is None else options)
+        end = words.index("--") if "--" in words else len(words)
+        head, command = words[:end], words[end:]
+        valued = {"--" + p[0] for p in self.optParameters}
+        flags, names, i = [], [], 0
+        while i < len(head):
+            word = head[i]
+            if word.startswith("-") or len(names) >= self.leading:
+                flags.append(word)
+                if word in valued and i + 1 < len(head):
+                    flags.append(head[i + 1])
+                    i += 1
+            else:
+                names.append(word)
+            i += 1
+        super().parseOptions(flags + names + command)
+
+    optParameters = [
+        ["protocol", None, "tcp", "How it plays: " + ", ".join(PROTOCOLS)
+         + " (its game's own protocol, connecting to {host}:{port})."],
+        ["cpu-seconds", None, ENGINE_CPU_SECONDS, "Its CPU seconds per "
+         "game (RLIMIT_CPU; 0: no limit).", _seconds],
+        ["memory", None, str(ENGINE_MEMORY_BYTES), "Its memory per process "
+         "(RLIMIT_AS): bytes, or with K, M or G (512M; 0: no limit)."],
+        ["folder", None, None, "Its own files: shown read-only to it (at "
+         "the same path) and where it starts."],
+    ]
+
+    def parseArgs(self, name: str, *command: str) -> None:
+        self["name"] = name
+        self["command"] = _command(command, True)
+
+    def postOptions(self) -> None:
+        if self["protocol"] not in PROTOCOLS:
+            raise usage.UsageError("--protocol is one of " +
+                                   ", ".join(PROTOCOLS))
+        try:
+            self["memory"] = catalog.parseSize(self["memory"])
+        except ValueError as e:
+            raise usage.UsageError("--memory: %s" % (e,))
+        folder = self["folder"]
+        if folder is not None:
+            folder = os.path.abspath(folder)
+            if not os.path.isdir(folder):
+                raise usage.UsageError("--folder %s is no folder" % (
+                    folder,))
+            self["folder"] = folder
+
+
+class EngineAddOptions(EngineRegisterOptions):
+    """
+    C{engine add EVENT NAME [options] [-- COMMAND...]}: enter a
+    registered engine, or register it first.
+    """
+
+    synopsis = "EVENT NAME [options] [-- COMMAND...]"
+    leading = 2
+
+    def parseArgs(self, event: str, name: str, *command: str) -> None:
         self["event"] = _eventId(event)
-        self["name"] = entrant
-        if command and command[0] == "--":
-            # The separator reaches a subcommand's arguments as given.
-            command = command[1:]
-        if not command:
-            raise usage.UsageError("engine add needs a command after --")
-        self["command"] = list(command)
+        self["name"] = name
+        self["command"] = _command(command, False)
+
+
+class EngineNameOptions(ToolOptions):
+    """
+    C{engine remove NAME}.
+    """
+
+    synopsis = "NAME"
+
+    def parseArgs(self, name: str) -> None:
+        self["name"] = name
 
 
 class EngineOptions(ToolOptions):
     """
-    C{engine}: engine entrants (admins only).
+    C{engine}: the engine catalog (the server's operator only).
     """
 
-    subCommands = [["add", None, EngineAddOptions,
-                    "Register an engine entrant's command line."]]
+    subCommands = [
+        ["register", None, EngineRegisterOptions,
+         "Register (or change) an engine: its command line and limits."],
+        ["add", None, EngineAddOptions,
+         "Enter a registered engine in an event (with -- COMMAND, "
+         "register it first)."],
+        ["list", None, usage.Options, "The registered engines."],
+        ["remove", None, EngineNameOptions, "Unregister an engine."],
+    ]
 
     def postOptions(self) -> None:
         if self.subCommand is None:
-            raise usage.UsageError("engine what? (engine add)")
+            raise usage.UsageError("engine what? (register, add, list, "
+                                   "remove)")
 
 
 class StandingsOptions(_EventOptions):
@@ -170,7 +270,8 @@ class Options(DatabaseOptions):
     optParameters = [databaseOption()]
     subCommands = [
         ["create", None, CreateOptions, "Create an event; prints its id."],
-        ["engine", None, EngineOptions, "engine add: an engine entrant."],
+        ["engine", None, EngineOptions, "engine register|add|list|remove: "
+         "the engine catalog."],
         ["enter", None, EnterOptions, "Enter an account."],
         ["withdraw", None, _EntrantOptions, "Withdraw an entrant."],
         ["start", None, _EventOptions, "Start the event."],
@@ -202,11 +303,7 @@ def run(options: Options, out: TextIO) -> None:
         out.write("created %s event %r (%s)\n%d\n" % (
             sub["format"], sub["name"], sub["game"], eventId))
     elif command == "engine":
-        add = sub.subOptions
-        name = store.runBlocking(url, store.enter, add["event"],
-                                 add["name"], now, add["command"])
-        out.write("%s entered event %d as an engine\n" % (name,
-                                                         add["event"]))
+        runEngine(url, sub.subCommand, sub.subOptions, now, out)
     elif command == "enter":
         name = store.runBlocking(url, store.enter, sub["event"], sub["name"],
                                  now, None, bool(sub["guest"]))
@@ -232,6 +329,52 @@ def run(options: Options, out: TextIO) -> None:
         snap = store.runBlocking(url, store.snapshot, sub["event"])
         json.dump(views.eventJSON(snap), out, indent=1, sort_keys=True)
         out.write("\n")
+
+
+def _register(cursor: Any, options: usage.Options, now: float) -> Any:
+    return catalog.register(
+        cursor, options["name"], options["command"], now, options["folder"],
+        options["protocol"], options["cpu-seconds"], options["memory"])
+
+
+def _registerAndEnter(cursor: Any, options: usage.Options,
+                      now: float) -> str:
+    if options["command"]:
+        _register(cursor, options, now)
+    return store.enter(cursor, options["event"], options["name"], now,
+                       options["name"])
+
+
+def runEngine(url: Any, command: str, options: usage.Options, now: float,
+              out: TextIO) -> None:
+    """
+    Run C{engine COMMAND}.
+    """
+    if command == "register":
+        spec = store.runBlocking(url, _register, options, now)
+        out.write("engine %s registered: %s\n" % (spec.name,
+                                                   describe(spec)))
+    elif command == "add":
+        name = store.runBlocking(url, _registerAndEnter, options, now)
+        out.write("%s entered event %d as an engine\n" % (name,
+                                                         options["event"]))
+    elif command == "list":
+        for spec in store.runBlocking(url, catalog.engines):
+            out.write("%s: %s\n    %s\n" % (spec.name, describe(spec),
+                                            shlex.join(spec.command)))
+    elif command == "remove":
+        store.runBlocking(url, catalog.unregister, options["name"])
+        out.write("engine %s removed\n" % (options["name"],))
+
+
+def describe(spec: Any) -> str:
+    """
+    An engine's protocol, limits and folder, in words.
+    """
+    return "%s, %s CPU seconds, %s bytes of memory%s" % (
+        spec.protocol, spec.cpuSeconds or "no limit of",
+        spec.memoryBytes or "no limit of",
+        ", in " + spec.folder if spec.folder else "")
 
 
 def main(argv: Optional[List[str]] = None,

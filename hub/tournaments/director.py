@@ -323,6 +323,19 @@ class Director:
         if self._stopped or run.event.state == store.FINISHED:
             return
         if run.event.startedAt is None:
+            problem = self._engineProblem(run)
+            if problem is not None:
+                if run.event.state != store.RUNNING:
+                    return
+                # Not begun: paused, until the operator fixes it and
+                # resumes.
+                self.log.warn("tournament {id} ({name!r}) cannot start: "
+                              "{problem}", id=run.event.id,
+                              name=run.event.name, problem=problem)
+                run.event = yield self._write(store.requestState,
+                                              run.event.id, "pause")
+                self._changed(run)
+                return
             run.event = yield self._write(store.begin, run.event.id)
         yield self._forfeitWithdrawn(run)
         fmt = run.event.format
@@ -330,6 +343,17 @@ class Director:
             yield self._advanceArena(run)
         else:
             yield self._advanceRounds(run)
+
+    def _engineProblem(self, run: RunningEvent) -> Optional[str]:
+        """
+        Why the engines of C{run} cannot be started here (one line, the
+        launcher's: its sandbox is missing), or None.
+        """
+        if not any(e.engine is not None and not e.withdrawn
+                   for e in run.entrants):
+            return None
+        problem = getattr(self.launcher, "problem", None)
+        return problem() if problem is not None else None
 
     @defer.inlineCallbacks
     def _advanceRounds(self, run: RunningEvent) -> Any:
@@ -491,7 +515,7 @@ class Director:
         live.room = room
         live.deadline = self.clock.callLater(self.showSeconds, self._noShow,
                                              run, live)
-        entrants = [EntrantInfo(n, (run.entrant(n).command
+        entrants = [EntrantInfo(n, (run.entrant(n).engine
                                     if run.entrant(n) else None))
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
@@ -539,7 +563,7 @@ class Director:
             why = failure.value.reason
         else:
             names = {n for n in live.game.seats
-                     if (run.entrant(n) and run.entrant(n).command)}
+                     if (run.entrant(n) and run.entrant(n).engine)}
             why = failure.getErrorMessage()
         self.log.warn("tournament {id}: engine of {names!r} failed to "
                       "start for room {room}: {why}", id=run.event.id,
@@ -589,9 +613,10 @@ class Director:
     def _roomOf(self, run: RunningEvent, live: LivePairing) -> str:
         return roomName(run.event.id, live.game.round, live.game.board)
 
-    def _close(self, live: LivePairing) -> None:
+    def _close(self, live: LivePairing, ended: bool = False) -> None:
         """
-        Forget C{live}: its deadline, its engines.
+        Forget C{live}: its deadline, its engines (which may leave by
+        themselves first when its game C{ended}).
         """
         if live.deadline is not None and live.deadline.active():
             live.deadline.cancel()
@@ -609,10 +634,13 @@ class Director:
             if self.rooms.get((kind, name)) is live:
                 del self.rooms[(kind, name)]
         if live.engines and self.launcher is not None:
+            pairing = PairingInfo(live.eventId, live.game.round,
+                                  live.game.board, live.game.seats)
             try:
-                self.launcher.stop(PairingInfo(
-                    live.eventId, live.game.round, live.game.board,
-                    live.game.seats))
+                if ended:
+                    self.launcher.stop(pairing, ended=True)
+                else:
+                    self.launcher.stop(pairing)
             except Exception:
                 self.log.failure("tournament {id}: stopping engines failed",
                                  id=live.eventId)
@@ -810,7 +838,7 @@ class Director:
                     2, (event.winner, 1 - event.winner))
         else:
             gamePoints = placementPoints(count, event.ranking)
-        self._close(live)
+        self._close(live, ended=True)
         self._background(
             self._result(run, live.game, seats, gamePoints, event.reason),
             run, "storing a result")

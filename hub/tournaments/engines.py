@@ -1,98 +1,51 @@
 """
-The engine runner of tournaments: the programs an admin registered as
-entrants (Gomocup-manager style), started for each of their games.
+The engine runner of tournaments: for each game, the registered engines
+(L{hub.tournaments.catalog}) of its entrants, each in its sandbox
+(L{hub.sandbox}), each reaching one private listener of the hub's with
+the hub's protocol factory for the game's kind, so that the director
+knows which connection is which entrant (Splendor's protocol carries no
+name).  It fills the command's placeholders C{{host} {port} {room}
+{name} {key}} argument by argument (no shell), puts the documented
+C{GAMEHUB_*} values in its environment (L{environment}), logs its output
+to a bounded per-game log with its key masked, and kills its whole tree
+when its game stops (after a short leave when the game ended).
 
-The director calls it through this contract (a copy of the director's
-C{IGameLauncher} in L{hub.tournaments.interfaces}, which the director's
-branch owns)::
-
-    class IGameLauncher(Interface):
-        def launch(event, pairing, entrants) -> Deferred
-            # fires once every engine of the pairing is started (has
-            # connected); fails with EngineFailed(name, reason) naming
-            # the entrant whose engine could not start: that entrant
-            # forfeits the game
-        def stop(pairing) -> None
-            # kill whatever was launched for the pairing; idempotent
-
-where C{event} has C{.id} (and C{.kind}), C{pairing} has C{.room} (the
-room, C{EVENT-ROUND-BOARD}; and C{.kind} or the event's), and each
-entrant has C{.name}, C{.command} (the argv an admin registered, with
-the placeholders C{{host} {port} {room} {name} {key}}, or None for a
-person or a connected program, which the launcher skips) and, when it
-has one, C{.key} (its play key).
-
-For each engine of a game, L{EngineLauncher}:
-
-  - opens a private listener on the loopback interface, on a port of
-    its own, with the hub's protocol factory for the game's kind: the
-    connections accepted there are exactly that engine's, so the
-    director knows which connection is which entrant even in Splendor,
-    whose protocol carries no name and no room (a Splendor engine is
-    seated at the pairing's room; a Splendor or checkers room that
-    engines create starts only when all the pairing's players are there
-    and ready).  Those connections count toward the hub's
-    C{--max-connections} but never toward C{--max-connections-per-ip}:
-    a 64-engine event runs with the hub's defaults;
-  - fills the placeholders, argument by argument (no shell), with
-    C{127.0.0.1}, that port, the room, the entrant's name and its key,
-    and puts the key in the engine's environment too, as L{KEY_VARIABLE}
-    (C{GAMEHUB_KEY}).  The key is the entrant's own if the director has
-    one, else, when the hub checks names (C{--names accounts} or
-    C{closed}), a one-time game key minted for this entrant and this
-    game (L{hub.accounts.check.GameKeys}): accepted only on this game's
-    private listeners (their factory's name check is the service's
-    C{forGame(room)}), once, until the game stops; held in memory only.
-    Under C{--names open} there is none (C{{key}} is empty).  A command
-    line is visible to every local user (C{ps}, C{/proc/PID/cmdline});
-    an environment only to the same user and root: an engine that can
-    read C{GAMEHUB_KEY} (C{python -m hub.bots --key-env}) keeps the key
-    off its command line;
-  - spawns it (C{IReactorProcess.spawnProcess}) through
-    L{hub.tournaments.limited}, which sets C{RLIMIT_CPU} and C{RLIMIT_AS}
-    and makes it the leader of a process group, in a working folder of
-    its own (C{workRoot/EVENT/ROOM/NAME}), with a small environment;
-  - writes its standard output and error to a per-game log
-    (C{logRoot/EVENT/ROOM/NAME.log}) of bounded size, its key masked;
-    admins list an event's logs with L{EngineLauncher.engineLogs} and
-    read one with L{EngineLauncher.engineLog};
-  - kills it (its process group: C{SIGTERM}, then C{SIGKILL} after a
-    grace on the clock) when its game stops, its event stops, or the
-    hub stops.
-
-An engine that cannot be run, exits before it connects, or does not
-connect within C{startSeconds} fails the launch (L{EngineFailed}); one
-that dies mid-game (a non-zero exit or a signal the runner did not
-send) is reported to C{onCrash}.  A hang mid-game is the table's turn
-clock's to forfeit; the runner kills the engine at L{stop}.
+The director's contract is L{hub.tournaments.interfaces.IGameLauncher};
+docs/tournaments.md says the rest (keys, limits, start turns).
 """
 
 import copy
 import os
 import re
-import signal
-import sys
 import time
 
 from twisted.application.service import Service
-from twisted.internet import defer, endpoints, error
+from twisted.internet import defer, error
 from twisted.internet.protocol import Factory, ProcessProtocol
 from twisted.logger import Logger
 
 from hub.lobby import LobbyError
+from hub.sandbox.confine import Confinement, Limits, NotAllowed
+from hub.tournaments.interfaces import EngineFailed
 
 #: The placeholders of an engine's command line.
 PLACEHOLDERS = ("host", "port", "room", "name", "key")
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
 
-#: The address engines connect to, and their private listeners' endpoint.
+#: The address engines connect to.
 HOST = "127.0.0.1"
-PRIVATE_LISTENER = "tcp:0:interface=" + HOST
+#: The port an engine connects to in its sandbox: its game's usual one
+#: (under C{--engine-sandbox none}, its private listener's, any).
+ENGINE_PORTS = {"gomoku": 11011, "checkers": 16666, "splendor": 13204}
 
-#: Bytes of one game log past which an engine's output is dropped.
+#: Bytes of one game log past which an engine's output is no longer
+#: read (the engine then waits on its full pipe).
 LOG_CAP = 1024 * 1024
 #: Seconds between an engine's SIGTERM and its SIGKILL.
 KILL_GRACE = 5.0
+#: Seconds the engines of a game that ended have to leave by themselves
+#: (they have its last message to read) before their SIGTERM.
+LEAVE_SECONDS = 5.0
 #: Seconds an engine has to connect after it is spawned.
 START_SECONDS = 60.0
 #: What replaces a play key in a log.
@@ -101,31 +54,24 @@ MASK = b"[key]"
 KEY_VARIABLE = "GAMEHUB_KEY"
 #: The game kinds whose protocols carry names (and so keys).
 KEYED_KINDS = ("gomoku", "checkers")
-#: The variables of the hub's environment an engine inherits.
-INHERITED = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH")
-#: Characters kept as they are in a log's or a working folder's path.
+#: Characters kept as they are in a log's path.
 _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                   "0123456789-_")
 
 
-try:
-    # The director's contract, once its branch is merged: one class.
-    from hub.tournaments.interfaces import EngineFailed
-except ImportError:
-    class EngineFailed(Exception):  # type: ignore[no-redef]
-        """
-        An engine could not be started, or died before its game began
-        (the shape of the director's, in L{hub.tournaments.interfaces};
-        the integrator drops this copy).
-
-        @ivar name: the entrant whose engine failed.
-        @ivar reason: a short text for the event's log.
-        """
-
-        def __init__(self, name, reason=""):
-            Exception.__init__(self, name, reason)
-            self.name = name
-            self.reason = reason
+def environment(kind, port, room, name, key=None):
+    """
+    The C{GAMEHUB_*} variables of an engine: C{GAMEHUB_GAME} (its kind),
+    C{GAMEHUB_HOST}, C{GAMEHUB_PORT}, C{GAMEHUB_ROOM}, C{GAMEHUB_NAME}
+    and, when it has one, C{GAMEHUB_KEY}.  (The sandbox adds C{PATH}
+    and C{HOME}, and nothing else.)
+    """
+    env = {"GAMEHUB_GAME": kind, "GAMEHUB_HOST": HOST,
+           "GAMEHUB_PORT": str(port), "GAMEHUB_ROOM": str(room),
+           "GAMEHUB_NAME": str(name)}
+    if key:
+        env[KEY_VARIABLE] = key
+    return env
 
 
 def substitute(command, host, port, room, name, key=None):
@@ -284,118 +230,99 @@ class GameLog:
         self._file = None
 
 
-def _exitText(reason):
-    """
-    How a process ended, from the failure C{processEnded} got.
-
-    @return: C{(text, failed)}: failed is True for a non-zero status or
-        a signal.
-    """
-    value = reason.value
-    signum = getattr(value, "signal", None)
-    code = getattr(value, "exitCode", None)
-    if signum is not None:
-        try:
-            name = signal.Signals(signum).name
-        except ValueError:
-            name = str(signum)
-        return "killed by {}".format(name), True
-    if code:
-        return "exited with status {}".format(code), True
-    return "exited with status 0", False
-
-
 class EngineProcess(ProcessProtocol):
     """
-    One engine's process: its output to its L{GameLog}, its end to its
-    L{EngineSeat}.
+    One engine's process: its output to its L{GameLog} (read no more
+    past the log's cap), its end to its L{EngineSeat}; its transport is
+    its sandbox's (L{hub.sandbox.process.TreeTransport}): a signal
+    reaches all it started.
 
-    @ivar pid: the process id (and, after L{hub.tournaments.limited}'s
-        C{setsid}, its process group's).
     @ivar ended: a Deferred firing with the text of how it ended.
     @ivar outputSeen: a Deferred firing at its first output.
     @ivar stopping: True once the runner began to kill it.
     """
 
-    def __init__(self, seat, log, clock, grace, work=None):
+    def __init__(self, seat, log, clock, grace):
         self.seat = seat
         self.log = log
-        self.work = work
         self.clock = clock
         self.grace = grace
-        self.pid = None
         self.running = False
         self.stopping = False
+        self.paused = False
         self.ended = defer.Deferred()
         self.outputSeen = defer.Deferred()
         self._kill = None
+        self._leave = None
 
     def connectionMade(self):
         self.running = True
-        self.pid = self.transport.pid
         self.transport.closeStdin()
 
     def outReceived(self, data):
         self.log.write(data)
         if not self.outputSeen.called:
             self.outputSeen.callback(None)
+        if self.log.dropped and not self.paused:
+            # Past the cap: no more reading (and no more of the
+            # reactor's time) for it.
+            self.paused = True
+            self.transport.pauseProducing()
 
     errReceived = outReceived
 
     def processExited(self, reason):
-        # What the engine forked and left behind in its group goes with
-        # it (it may hold the output pipes: processEnded waits for them).
-        if self.pid is not None:
-            self._signalGroup(signal.SIGKILL)
+        if self.paused:
+            # What is left in its pipes is read (and dropped) to their
+            # end.
+            self.transport.resumeProducing()
 
     def processEnded(self, reason):
         self.running = False
-        if self._kill is not None and self._kill.active():
-            self._kill.cancel()
-        self._kill = None
-        text, failed = _exitText(reason)
+        for call in (self._kill, self._leave):
+            if call is not None and call.active():
+                call.cancel()
+        self._kill = self._leave = None
+        text, failed = self.transport.endText(reason)
         self.log.close("{} ({})".format(
             text, "stopped by the runner" if self.stopping else "by itself"))
-        if self.work is not None:
-            try:
-                # An empty working folder is not kept.
-                os.rmdir(self.work)
-            except OSError:
-                pass
         self.seat.processEnded(self, text, failed and not self.stopping)
         self.ended.callback(text)
 
-    def kill(self):
+    def kill(self, leave=0):
         """
-        C{SIGTERM} its process group now, C{SIGKILL} after the grace.
+        C{SIGTERM} its tree now, or after C{leave} seconds if it has
+        not ended by itself by then, and C{SIGKILL} after the grace.
 
         @return: L{ended}.
         """
-        if self.running and not self.stopping:
-            self.stopping = True
-            self._signal(signal.SIGTERM)
-            self._kill = self.clock.callLater(
-                self.grace, self._signal, signal.SIGKILL)
+        if not self.running or self.stopping:
+            return self.ended
+        if leave:
+            if self._leave is None:
+                self._leave = self.clock.callLater(leave, self._terminate)
+        else:
+            if self._leave is not None and self._leave.active():
+                self._leave.cancel()
+            self._terminate()
         return self.ended
 
-    def _signalGroup(self, signum):
-        try:
-            os.killpg(self.pid, signum)
-        except OSError:
-            return False
-        return True
+    def _terminate(self):
+        self._leave = None
+        if not self.running or self.stopping:
+            return
+        self.stopping = True
+        self._signal("TERM")
+        self._kill = self.clock.callLater(self.grace, self._signal, "KILL")
 
-    def _signal(self, signum):
+    def _signal(self, name):
         self._kill = None
         if not self.running:
             return
-        if not self._signalGroup(signum):
-            # Not (yet) the leader of its group: the process alone.
-            try:
-                self.transport.signalProcess(
-                    "KILL" if signum == signal.SIGKILL else "TERM")
-            except error.ProcessExitedAlready:
-                pass
+        try:
+            self.transport.signalProcess(name)
+        except error.ProcessExitedAlready:
+            pass
 
 
 class EngineFactory(Factory):
@@ -420,6 +347,38 @@ class EngineFactory(Factory):
         protocol.engineRoom = self.seat.game.room
         self.seat.connected(protocol)
         return protocol
+
+
+class EntrantNames:
+    """
+    The name check of one engine's private listener: its game's
+    (L{hub.accounts.check.GameNameCheck}), for its entrant's own name
+    only, with or without a key; any other name is refused as taken, so
+    that an engine cannot take another entrant's name (and seat) through
+    its listener.
+    """
+
+    def __init__(self, names, name):
+        self.names = names
+        self.name = name
+
+    def _own(self, wireName):
+        from hub.accounts.names import nameKey, shownName
+        return nameKey(shownName(wireName)) == nameKey(self.name)
+
+    def check(self, kind, wireName, host):
+        if not self._own(wireName):
+            return defer.succeed(None)
+        return self.names.check(kind, wireName, host)
+
+    def judge(self, kind, wireName, host):
+        if not self._own(wireName):
+            from hub.accounts.check import TAKEN
+            return defer.succeed(TAKEN)
+        return self.names.judge(kind, wireName, host)
+
+    def __getattr__(self, name):
+        return getattr(self.names, name)
 
 
 class FullTablePolicy:
@@ -498,7 +457,9 @@ class EngineSeat:
     its connections.
 
     @ivar name: the entrant's name.
-    @ivar port: the L{IListeningPort} of its private listener.
+    @ivar engine: its L{hub.tournaments.interfaces.EngineSpec}.
+    @ivar listener: its private listener (L{hub.sandbox.process.
+        Listener}), once listening.
     @ivar process: its L{EngineProcess}, once spawned.
     @ivar protocols: the hub protocols of its connections, in order.
     """
@@ -507,7 +468,8 @@ class EngineSeat:
         self.game = game
         self.entrant = entrant
         self.name = entrant.name
-        self.port = None
+        self.engine = entrant.engine
+        self.listener = None
         self.process = None
         self.protocols = []
 
@@ -616,9 +578,10 @@ class EngineGame:
             self._timeout.cancel()
         self._timeout = None
 
-    def stop(self):
+    def stop(self, leave=0):
         """
-        Close the private listeners and kill the engines.
+        Close the private listeners and kill the engines (after
+        C{leave} seconds, if they are still there).
 
         @return: a Deferred firing once they are closed and gone.
         """
@@ -629,10 +592,10 @@ class EngineGame:
         for seat in self.seats.values():
             if self.gameKeys is not None:
                 self.gameKeys.revoke(self.room, seat.name)
-            if seat.port is not None:
-                waits.append(defer.maybeDeferred(seat.port.stopListening))
+            if seat.listener is not None:
+                waits.append(seat.listener.stopListening())
             if seat.process is not None:
-                waits.append(seat.process.kill())
+                waits.append(seat.process.kill(leave))
         return defer.DeferredList(waits, consumeErrors=True)
 
 
@@ -642,19 +605,23 @@ class EngineLauncher(Service):
     module's docstring; the director's C{IGameLauncher}).  Stopping the
     service stops every game's engines.
 
-    @param reactor: an L{IReactorProcess} and L{IReactorTCP}.
-    @param clock: an L{IReactorTime} for the kill grace and the start
-        timeout (the hub's clock).
+    @param reactor: an L{IReactorProcess}.
+    @param clock: an L{IReactorTime} for the kill grace, the leave and
+        the start timeout (the hub's clock).
     @param factories: the hub's protocol factories by game kind
         (C{gomoku}, C{checkers}, C{splendor}; L{hub.tap.makeFactories}'
         C{KIND-port} keys are accepted too), over the hub's lobby and
         sessions, not the cluster's gates.
-    @param workRoot: the folder of the engines' working folders.
+    @param sandbox: what engines run in (L{hub.sandbox.process}'s
+        L{BwrapSandbox<hub.sandbox.process.BwrapSandbox>} or
+        L{NoSandbox<hub.sandbox.process.NoSandbox>}).
     @param logRoot: the folder of the engines' game logs.
-    @param cpuSeconds: each engine's C{RLIMIT_CPU} (0: none).
-    @param memoryBytes: each engine's C{RLIMIT_AS} (0: none).
+    @param limits: the L{Limits} of every engine, but for the CPU and
+        memory its registration gives.
     @param logCap: bytes of one game log.
     @param grace: seconds from C{SIGTERM} to C{SIGKILL}.
+    @param leaveSeconds: seconds the engines of a game that ended have
+        to exit by themselves.
     @param startSeconds: seconds an engine has to connect.
     @param startingAtOnce: how many games' engines may be starting at
         once (spawned, not yet all connected); the others wait their
@@ -664,35 +631,53 @@ class EngineLauncher(Service):
         the CPUs.
     @param onCrash: called as C{onCrash(pairing, name, reason)} when an
         engine dies mid-game by itself (non-zero status, or a signal).
-    @param environ: the environment engines inherit from (default the
-        hub's); only L{INHERITED} variables pass, and C{HOME} and
-        C{TMPDIR} are the working folder.
     """
 
     log = Logger()
 
-    def __init__(self, reactor, clock, factories, workRoot, logRoot,
-                 cpuSeconds, memoryBytes, logCap=LOG_CAP, grace=KILL_GRACE,
-                 startSeconds=START_SECONDS, onCrash=None, environ=None,
-                 startingAtOnce=None):
+    def __init__(self, reactor, clock, factories, sandbox, logRoot,
+                 limits=None, logCap=LOG_CAP, grace=KILL_GRACE,
+                 leaveSeconds=LEAVE_SECONDS, startSeconds=START_SECONDS,
+                 onCrash=None, startingAtOnce=None):
         self.reactor = reactor
         self.clock = clock
         self.factories = {kind[:-len("-port")] if kind.endswith("-port")
                           else kind: factory
                           for kind, factory in factories.items()}
-        self.workRoot = workRoot
+        self.sandbox = sandbox
         self.logRoot = logRoot
-        self.cpuSeconds = int(cpuSeconds)
-        self.memoryBytes = int(memoryBytes)
+        self.limits = Limits() if limits is None else limits
         self.logCap = logCap
         self.grace = grace
+        self.leaveSeconds = leaveSeconds
         self.startSeconds = startSeconds
         self.onCrash = onCrash
-        self.environ = os.environ if environ is None else environ
         self.games = {}
+        self._probing = defer.succeed(None)
         #: The start turns (L{startingAtOnce}).
         self.starting = defer.DeferredSemaphore(
             startingAtOnce or 2 * (os.cpu_count() or 1))
+
+    def startService(self):
+        """
+        Find out, once, whether the sandbox works here, and say so.
+        """
+        Service.startService(self)
+        d = self.sandbox.probe()
+
+        def said(problem):
+            if problem is None:
+                self.log.info("engine sandbox: {sandbox}",
+                              sandbox=self.sandbox.describe())
+            else:
+                self.log.warn("engine sandbox: {problem}", problem=problem)
+        self._probing = d.addCallback(said)
+
+    def problem(self):
+        """
+        Why no engine can be started now (one line), or None.
+        """
+        return self.sandbox.problem()
 
     # IGameLauncher
 
@@ -707,7 +692,7 @@ class EngineLauncher(Service):
         kind = getattr(pairing, "kind", None) or getattr(event, "kind")
         game = EngineGame(self, event, pairing, kind)
         engines = [e for e in entrants
-                   if getattr(e, "command", None) is not None]
+                   if getattr(e, "engine", None) is not None]
         if not engines:
             return defer.succeed(game)
         names = [e.name for e in engines]
@@ -723,6 +708,10 @@ class EngineLauncher(Service):
         if factory is None:
             return defer.fail(EngineFailed(
                 engines[0].name, "no {} port to play on".format(kind)))
+        for entrant in engines:
+            refused = self._refusal(entrant.engine)
+            if refused is not None:
+                return defer.fail(EngineFailed(entrant.name, refused))
         self.games[pairing.room] = game
         if kind == "splendor":
             # No rooms in the protocol: seated at the pairing's.
@@ -743,15 +732,30 @@ class EngineLauncher(Service):
         listening = []
         for entrant in engines:
             seat = game.seats[entrant.name] = EngineSeat(game, entrant)
-            endpoint = endpoints.serverFromString(self.reactor,
-                                                  PRIVATE_LISTENER)
-            d = endpoint.listen(EngineFactory(factory, seat))
+            own = factory
+            if game.gameKeys is not None:
+                own = copy.copy(factory)
+                own.names = EntrantNames(factory.names, entrant.name)
+            d = self.sandbox.listen(EngineFactory(own, seat),
+                                    ENGINE_PORTS.get(kind, 0))
             d.addCallback(self._listening, seat)
             listening.append(d)
         d = defer.gatherResults(listening, consumeErrors=True)
         d.addCallbacks(lambda _: self._startInTurn(game),
                        lambda f: self._listenFailed(game, f))
         return game.started
+
+    def _refusal(self, engine):
+        """
+        Why C{engine} (an L{EngineSpec}) cannot be launched, or None.
+        """
+        if not engine.command:
+            return ("engine {} is not registered (python -m "
+                    "hub.tournaments engine register)".format(engine.name))
+        if engine.protocol != "tcp":
+            return "engine {} speaks {}, which this hub does not".format(
+                engine.name, engine.protocol)
+        return self.problem()
 
     def entrantOf(self, room, playerId):
         """
@@ -769,11 +773,13 @@ class EngineLauncher(Service):
                     return name
         return None
 
-    def stop(self, pairing):
+    def stop(self, pairing, ended=False):
         """
-        Kill what was launched for C{pairing} and close its listeners.
-        (A launch stopped before its engines all connected never fires:
-        the director, which stops it, has moved on.)
+        Kill what was launched for C{pairing} and close its listeners
+        (when its game C{ended}, its engines first have L{leaveSeconds}
+        to exit by themselves).  A launch stopped before its engines all
+        connected never fires: the director, which stops it, has moved
+        on.
 
         @return: a Deferred firing once that is done (callers may ignore
             it).
@@ -782,7 +788,7 @@ class EngineLauncher(Service):
         if game is None:
             return defer.succeed(None)
         self.log.info("stopping the engines of {room}", room=game.room)
-        return game.stop()
+        return game.stop(self.leaveSeconds if ended else 0)
 
     # More.
 
@@ -799,9 +805,10 @@ class EngineLauncher(Service):
 
     def stopService(self):
         Service.stopService(self)
-        return defer.DeferredList(
-            [self.stop(game.pairing) for game in list(self.games.values())],
-            consumeErrors=True)
+        d = defer.DeferredList(
+            [self.stop(game.pairing) for game in list(self.games.values())]
+            + [self._probing], consumeErrors=True)
+        return d.addCallback(lambda _: self.sandbox.cleanUp())
 
     def engineLog(self, event, room, name):
         """
@@ -859,13 +866,13 @@ class EngineLauncher(Service):
 
     # Starting.
 
-    def _listening(self, port, seat):
-        seat.port = port
-        return port
+    def _listening(self, listener, seat):
+        seat.listener = listener
+        return listener
 
     def _listenFailed(self, game, failure):
         for seat in game.seats.values():
-            if seat.port is None:
+            if seat.listener is None:
                 game.fail(seat, "no private listener: {}".format(
                     failure.getErrorMessage()))
                 break
@@ -889,59 +896,55 @@ class EngineLauncher(Service):
         for seat in game.seats.values():
             try:
                 self._spawn(game, seat)
+            except NotAllowed as e:
+                game.fail(seat, "not started: {}".format(e))
+                return
             except Exception as e:
                 game.fail(seat, "cannot start: {}".format(e))
                 return
         game.startTimer(self.startSeconds)
 
     def _spawn(self, game, seat):
-        entrant = seat.entrant
+        entrant, engine = seat.entrant, seat.engine
         key = getattr(entrant, "key", None)
         if key is None and game.gameKeys is not None:
             key = game.gameKeys.mint(game.room, entrant.name)
-        argv = substitute(entrant.command, HOST, seat.port.getHost().port,
-                          game.room, entrant.name, key)
-        work = gamePath(self.workRoot, game.eventId, game.room,
-                        entrant.name)
-        os.makedirs(work, exist_ok=True)
+        port = seat.listener.port
+        argv = substitute(engine.command, HOST, port, game.room,
+                          entrant.name, key)
+        limits = self.limitsOf(engine)
         logPath = gamePath(self.logRoot, game.eventId, game.room,
                            entrant.name, ".log")
         os.makedirs(os.path.dirname(logPath), exist_ok=True)
         log = GameLog(logPath, self.logCap, [key] if key else [])
-        log.note("{} engine {} in {}, {}: {}".format(
+        log.note("{} engine {} ({}) in {}, sandbox {}, {}: {}".format(
             time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
-            entrant.name, game.room, self.limitsText(),
-            " ".join(argv)))
+            entrant.name, engine.name, game.room, self.sandbox.name,
+            limits.describe(), " ".join(argv)))
+        if not self.sandbox.confines:
+            self.log.warn("engine {name} of {room} runs with no sandbox "
+                          "(--engine-sandbox none): it has the hub's own "
+                          "rights", name=entrant.name, room=game.room)
         process = seat.process = EngineProcess(seat, log, self.clock,
-                                               self.grace, work)
-        wrapped = [sys.executable, "-m", "hub.tournaments.limited",
-                   "--cpu", str(self.cpuSeconds),
-                   "--as", str(self.memoryBytes), "--"] + argv
+                                               self.grace)
+        confinement = Confinement(
+            argv, environment(game.kind, port, game.room, entrant.name,
+                              key),
+            limits, engine.folder, seat.listener.forward)
         try:
-            self.reactor.spawnProcess(process, wrapped[0], wrapped,
-                                      env=self.environment(work, key),
-                                      path=work)
-        except Exception:
-            log.close("could not be spawned")
+            self.sandbox.spawn(process, confinement)
+        except Exception as e:
+            log.close("could not be started: {}".format(e))
             raise
         self.log.info("engine {name} of {room} started (pid {pid})",
-                      name=entrant.name, room=game.room, pid=process.pid)
+                      name=entrant.name, room=game.room,
+                      pid=process.transport.pid)
 
-    def limitsText(self):
+    def limitsOf(self, engine):
         """
-        The engines' limits, for their logs.
+        The L{Limits} of C{engine}: the launcher's, with its CPU and
+        memory.
         """
-        return "RLIMIT_CPU {}s, RLIMIT_AS {} bytes".format(
-            self.cpuSeconds or "no", self.memoryBytes or "no")
-
-    def environment(self, work, key=None):
-        """
-        The environment of an engine whose working folder is C{work} and
-        whose key is C{key} (L{KEY_VARIABLE}; None for none).
-        """
-        env = {name: self.environ[name] for name in INHERITED
-               if name in self.environ}
-        env["HOME"] = env["TMPDIR"] = work
-        if key:
-            env[KEY_VARIABLE] = key
-        return env
+        return Limits(engine.cpuSeconds, engine.memoryBytes,
+                      self.limits.processes, self.limits.files,
+                      self.limits.fileBytes, self.limits.workBytes)

@@ -39,6 +39,40 @@ class EventInfo:
     turnSeconds: Optional[float] = None
 
 
+#: The protocols an engine may speak: C{tcp} is its game's own protocol
+#: over a TCP connection to the hub.
+PROTOCOLS = ("tcp",)
+#: An engine's CPU seconds (RLIMIT_CPU) and memory (RLIMIT_AS) unless
+#: its registration says otherwise.
+ENGINE_CPU_SECONDS = 600
+ENGINE_MEMORY_BYTES = 1024 * 1024 * 1024
+
+
+@attr.s(frozen=True, auto_attribs=True)
+class EngineSpec:
+    """
+    A registered engine (the operator's catalog, L{hub.tournaments.
+    catalog}).
+
+    @ivar name: Its name in the catalog.
+    @ivar command: Its command line, with the C{{host} {port} {room}
+        {name} {key}} placeholders not yet filled; empty for a name the
+        catalog does not hold (the launch then fails).
+    @ivar folder: Its own files (bound read-only in its sandbox, and
+        where it starts), or None.
+    @ivar protocol: One of L{PROTOCOLS}.
+    @ivar cpuSeconds: Its C{RLIMIT_CPU} (0: none).
+    @ivar memoryBytes: Its C{RLIMIT_AS} (0: none).
+    """
+
+    name: str
+    command: tuple[str, ...] = ()
+    folder: Optional[str] = None
+    protocol: str = "tcp"
+    cpuSeconds: int = ENGINE_CPU_SECONDS
+    memoryBytes: int = ENGINE_MEMORY_BYTES
+
+
 @attr.s(frozen=True, auto_attribs=True)
 class EntrantInfo:
     """
@@ -46,10 +80,9 @@ class EntrantInfo:
 
     @ivar name: The entrant's name (an account name once hub/accounts has
         landed): the name it must play under in the room.
-    @ivar command: The engine's command line as an admin registered it,
-        with its C{{host} {port} {room} {name} {key}} placeholders not yet
-        filled, or L{None} for a person or a connected program (which
-        joins by itself).
+    @ivar engine: The L{EngineSpec} of the registered engine it is, or
+        L{None} for a person or a connected program (which joins by
+        itself).
     @ivar key: A play key that proves C{name} (hub.accounts), for the
         command's C{{key}}, or None: then (keys are stored hashed) the
         engine runner mints a one-time game key for the game when the
@@ -57,7 +90,7 @@ class EntrantInfo:
     """
 
     name: str
-    command: Optional[tuple[str, ...]] = None
+    engine: Optional[EngineSpec] = None
     key: Optional[str] = attr.ib(default=None, repr=False)
 
     @property
@@ -65,7 +98,7 @@ class EntrantInfo:
         """
         True when the director (through its launcher) starts this entrant.
         """
-        return self.command is not None
+        return self.engine is not None
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -131,10 +164,13 @@ class IGameLauncher(Interface):
         @rtype: L{twisted.internet.defer.Deferred}
         """
 
-    def stop(pairing: PairingInfo) -> None:
+    def stop(pairing: PairingInfo, ended: bool = False) -> None:
         """
         Kill whatever was launched for C{pairing} (nothing if nothing
         was).  Idempotent.
+
+        @param ended: The game is over: its engines may first leave by
+            themselves (they have the last message to read).
         """
 
 
@@ -164,6 +200,7 @@ class ITournamentListener(Interface):
         """
 
 
-__all__ = ["EventInfo", "EntrantInfo", "PairingInfo", "roomName",
-           "IGameLauncher", "EngineFailed", "ITournamentListener"]
+__all__ = ["EventInfo", "EngineSpec", "EntrantInfo", "PROTOCOLS",
+           "PairingInfo", "roomName", "IGameLauncher", "EngineFailed",
+           "ITournamentListener"]
 

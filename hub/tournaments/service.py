@@ -11,17 +11,15 @@ restarted hub plays them again).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Sequence
 
 from twisted.application.service import Service
 
 from hub.tournaments.director import POLL_SECONDS, SHOW_SECONDS, Director
 
-#: Where engines run and log, under the hub's working folder.
+#: Where engines log (and, without a sandbox, work), under the hub's
+#: data folder.
 ENGINE_FOLDER = "engines"
-#: Each engine's CPU seconds (RLIMIT_CPU) and address space (RLIMIT_AS).
-ENGINE_CPU_SECONDS = 600
-ENGINE_MEMORY_BYTES = 1024 * 1024 * 1024
 
 
 class TournamentService(Service):
@@ -68,19 +66,25 @@ def tournamentService(records: Any, top: Any, policies: Dict[str, Any],
 
 
 def engineLauncher(reactor: Any, clock: Any, factories: Dict[str, Any],
-                   folder: str = ENGINE_FOLDER) -> Any:
+                   dataFolder: str, sandbox: str = "bwrap",
+                   hidden: Sequence[str] = ()) -> Any:
     """
     The engine runner of the hub's tournaments
-    (L{hub.tournaments.engines.EngineLauncher}): engines work in
-    C{FOLDER/work/EVENT/ROOM/NAME} and log to
-    C{FOLDER/logs/EVENT/ROOM/NAME.log}, under L{ENGINE_CPU_SECONDS} of
-    CPU and L{ENGINE_MEMORY_BYTES} of memory each.
+    (L{hub.tournaments.engines.EngineLauncher}): engines log to
+    C{DATA/engines/logs/EVENT/ROOM/NAME.log} and run in the sandbox
+    C{sandbox} (C{--engine-sandbox}: C{bwrap}, or C{none}, working in
+    C{DATA/engines/work/}).
 
+    @param dataFolder: The hub's data folder (its database's).
+    @param hidden: The hub's paths no engine may see (its database, its
+        working directory); the engines' folder is never shown either.
     @param factories: The hub's protocol factories (L{hub.tap.
         makeFactories}), not the cluster's gates.
     """
+    from hub.sandbox.process import sandboxFor
     from hub.tournaments.engines import EngineLauncher
-    return EngineLauncher(reactor, clock, factories,
-                          os.path.join(folder, "work"),
-                          os.path.join(folder, "logs"),
-                          ENGINE_CPU_SECONDS, ENGINE_MEMORY_BYTES)
+    folder = os.path.join(os.path.abspath(dataFolder), ENGINE_FOLDER)
+    chosen = sandboxFor(sandbox, reactor, os.path.join(folder, "work"),
+                        hidden=hidden, closed=[folder])
+    return EngineLauncher(reactor, clock, factories, chosen,
+                          os.path.join(folder, "logs"))

@@ -19,6 +19,7 @@ import attr
 
 from hub.records import db
 from hub.tournaments.formats import ARENA, FORMATS, ROUND_ROBIN, SWISS
+from hub.tournaments.interfaces import EngineSpec
 from hub.tournaments.standings import Game
 
 CREATED = "created"
@@ -67,14 +68,16 @@ class Entrant:
     One row of C{tournament_entrants}.
 
     @ivar entry: Entry order, from 1.
-    @ivar command: An engine's command line (admins only), or None.
+    @ivar engine: The registered engine it is (L{hub.tournaments.
+        catalog}; a spec with no command if it is no longer
+        registered), or None.
     @ivar guest: The name is no account's (entered as a guest's, or an
         engine's free name).
     """
 
     name: str
     entry: int
-    command: Optional[Tuple[str, ...]]
+    engine: Optional[EngineSpec]
     withdrawn: bool
     guest: bool = False
 
@@ -191,25 +194,34 @@ def activeEvents(cursor: db.Cursor) -> List[Event]:
 
 
 def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
-          command: Optional[Sequence[str]] = None,
-          guest: bool = False) -> str:
+          engine: Optional[str] = None, guest: bool = False) -> str:
     """
     Enter C{name} in the event (again, if it had withdrawn); with
-    C{command}, as an engine (an admin's command line), replacing any
-    earlier one.
+    C{engine}, as that registered engine (L{hub.tournaments.catalog}),
+    under the engine's name when C{name} is None.
 
     Entrants are accounts (L{hub.accounts}): C{name} must be one, and is
     entered under the account's own spelling, unless C{guest} (a name no
     account owns, as the hub's guests play) or an engine (whose name is
-    the admin's to choose; an engine playing under an account's name
+    the operator's to choose; an engine playing under an account's name
     proves it with its C{{key}}).
 
     @return: the name as entered.
-    @raise TournamentError: no such event, it is over, or no account.
+    @raise TournamentError: no such event or engine, the event is over,
+        or no account.
     """
     event = getEvent(cursor, eventId)
     if event.state == FINISHED:
         raise TournamentError("event %d is finished" % (eventId,))
+    if engine is not None:
+        cursor.execute("SELECT name FROM engine_catalog WHERE name = ?",
+                       (engine,))
+        if cursor.fetchone() is None:
+            raise TournamentError(
+                "no engine %s is registered (python -m hub.tournaments "
+                "engine register %s -- COMMAND...)" % (engine, engine))
+        if name is None:
+            name = engine
     if not name or len(name) > 64 or any(c.isspace() for c in name):
         raise TournamentError("an entrant's name is 1 to 64 characters, "
                               "no spaces")
@@ -221,15 +233,14 @@ def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
         try:
             name = accountName(cursor, nameKey(name), name)
         except NoSuchAccount:
-            if not command:
+            if engine is None:
                 raise TournamentError(
                     "%s is no account (python -m hub.accounts add %s), "
                     "and entrants are accounts; enter --guest enters a "
                     "guest's name" % (name, name))
             # An engine under a name no account owns plays as a guest.
             guest = True
-    commandText = _dumps(list(command)) if command else None
-    cursor.execute("SELECT command FROM tournament_entrants WHERE "
+    cursor.execute("SELECT engine FROM tournament_entrants WHERE "
                    "tournament_id = ? AND name = ?", (eventId, name))
     row = cursor.fetchone()
     if row is None:
@@ -238,14 +249,14 @@ def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
         entry = int(cursor.fetchone()[0]) + 1
         cursor.execute(
             "INSERT INTO tournament_entrants (tournament_id, name, entry, "
-            "command, withdrawn, entered_at, guest) "
+            "engine, withdrawn, entered_at, guest) "
             "VALUES (?, ?, ?, ?, 0, ?, ?)",
-            (eventId, name, entry, commandText, now, int(guest)))
+            (eventId, name, entry, engine, now, int(guest)))
     else:
         cursor.execute(
-            "UPDATE tournament_entrants SET withdrawn = 0, command = ?, "
+            "UPDATE tournament_entrants SET withdrawn = 0, engine = ?, "
             "guest = ? WHERE tournament_id = ? AND name = ?",
-            (commandText if command else row[0], int(guest), eventId,
+            (engine if engine is not None else row[0], int(guest), eventId,
              name))
     return name
 
@@ -269,15 +280,26 @@ def withdraw(cursor: db.Cursor, eventId: int, name: str) -> None:
 
 def entrants(cursor: db.Cursor, eventId: int) -> List[Entrant]:
     """
-    The entrants of C{eventId}, in entry order.
+    The entrants of C{eventId}, in entry order, an engine with its
+    registration.
     """
-    cursor.execute("SELECT name, entry, command, withdrawn, guest FROM "
-                   "tournament_entrants WHERE tournament_id = ? "
-                   "ORDER BY entry", (eventId,))
-    return [Entrant(name, entry,
-                    tuple(json.loads(command)) if command else None,
-                    bool(withdrawn), bool(guest))
-            for name, entry, command, withdrawn, guest in cursor.fetchall()]
+    cursor.execute(
+        "SELECT e.name, e.entry, e.engine, e.withdrawn, e.guest, "
+        "c.command, c.folder, c.protocol, c.cpu_seconds, c.memory_bytes "
+        "FROM tournament_entrants e LEFT JOIN engine_catalog c ON "
+        "c.name = e.engine WHERE e.tournament_id = ? ORDER BY e.entry",
+        (eventId,))
+    found = []
+    for (name, entry, engine, withdrawn, guest, command, folder, protocol,
+         cpu, memory) in cursor.fetchall():
+        spec = None
+        if engine is not None:
+            spec = (EngineSpec(engine) if command is None else EngineSpec(
+                engine, tuple(json.loads(command)), folder, protocol,
+                int(cpu), int(memory)))
+        found.append(Entrant(name, entry, spec, bool(withdrawn),
+                             bool(guest)))
+    return found
 
 
 def requestState(cursor: db.Cursor, eventId: int, action: str,

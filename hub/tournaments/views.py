@@ -89,7 +89,7 @@ def eventJSON(snap: store.Snapshot,
     summary = summaryJSON(event)
     summary.update({
         "entrants": [{"name": e.name, "entry": e.entry,
-                      "engine": e.command is not None,
+                      "engine": e.engine is not None,
                       "withdrawn": e.withdrawn, "guest": e.guest}
                      for e in snap.entrants],
         "rounds": [{"round": r, "pairings": rounds[r]}

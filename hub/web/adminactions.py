@@ -7,10 +7,12 @@ L{hub.accounts.moderation.Moderation} (audited there).
 
 Each action takes the caller's L{hub.web.auth.WebAuth}, the acting
 account's name and the request's fields (a dict of text) and answers
-with a Deferred of a dict (the JSON API's answer).
+with a Deferred of a dict (the JSON API's answer).  Each names its
+fields (L{FIELDS}): any other field refuses the request, so that none
+can carry a command line, a path or an environment (engines are the
+operator's: the web chooses among registered ones by name).
 """
 
-import shlex
 import time
 
 from twisted.internet import defer
@@ -198,22 +200,35 @@ def eventWithdraw(auth, actor, fields):
 
 def eventEngine(auth, actor, fields):
     """
-    Register an engine entrant: C{name} and C{command}, a command line
-    split as a POSIX shell would (with the placeholders C{{host} {port}
-    {room} {name} {key}}).
+    Enter a registered engine (L{hub.tournaments.catalog}) by its
+    C{name}.
     """
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
-    try:
-        command = shlex.split(required(fields, "command"))
-    except ValueError as e:
-        raise BadRequest("command: {}".format(e))
     d = _eventWrite(auth, actor, "event-engine", eventId,
                     "event {} {}".format(eventId, name),
-                    store.enter, eventId, name, time.time(), command)
+                    store.enter, eventId, name, time.time(), name)
     return d.addCallback(lambda entered: {
         "done": "event-engine", "event": eventId, "name": entered})
+
+
+def registeredEngines(auth):
+    """
+    The registered engines, for the admins to choose among: names,
+    protocols and limits (never a command line).
+
+    @return: a Deferred of a list of dicts.
+    """
+    from hub.tournaments import catalog
+    events = getattr(auth, "tournaments", None)
+    if events is None:
+        return defer.succeed([])
+    d = events.database.runInteraction(catalog.engines)
+    return d.addCallback(lambda specs: [
+        {"name": e.name, "protocol": e.protocol,
+         "cpuSeconds": e.cpuSeconds, "memoryBytes": e.memoryBytes}
+        for e in specs])
 
 
 def _eventState(action):
@@ -257,6 +272,36 @@ ACTIONS = {
 #: The actions on tournament events (their page: C{/admin/tournaments}).
 EVENT_ACTIONS = tuple(name for name in ACTIONS if name.startswith("event-"))
 
+#: The fields each action takes, and no others.
+FIELDS = {
+    "kick": ("session", "reason"),
+    "end": ("kind", "room", "reason"),
+    "ban": ("target", "for", "reason"),
+    "unban": ("target",),
+    "role": ("name", "role"),
+    "invite": (),
+    "event-create": ("name", "game", "format", "players", "rounds",
+                     "minutes", "turn-seconds"),
+    "event-enter": ("event", "name", "guest"),
+    "event-withdraw": ("event", "name"),
+    "event-engine": ("event", "name"),
+    "event-start": ("event",),
+    "event-pause": ("event",),
+    "event-resume": ("event",),
+}
+
+
+def checkFields(name, fields):
+    """
+    Refuse C{fields} if one of them is not among action C{name}'s.
+
+    @raise BadRequest: naming the first such field.
+    """
+    for field in sorted(fields):
+        if field not in FIELDS[name]:
+            raise BadRequest("{} takes no field {!r}".format(
+                name, field[:40]))
+
 
 def perform(auth, visitor, name, fields):
     """
@@ -266,7 +311,10 @@ def perform(auth, visitor, name, fields):
     @return: a Deferred of the action's answer; it fails with
         L{AccountError} (L{BadRequest}) for what the caller asked wrong.
     """
-    return defer.maybeDeferred(ACTIONS[name][1], auth, visitor.name, fields)
+    def act():
+        checkFields(name, fields)
+        return ACTIONS[name][1](auth, visitor.name, fields)
+    return defer.maybeDeferred(act)
 
 
 def connectionsData(moderation):

@@ -22,8 +22,13 @@ no CSRF token is needed.
     POST /api/admin/event-enter     {"event": ID, "name": ACCOUNT,
                                      "guest": false} (admin)
     POST /api/admin/event-withdraw  {"event": ID, "name": NAME} (admin)
-    POST /api/admin/event-engine    {"event": ID, "name": NAME,
-                                     "command": "COMMAND LINE"} (admin)
+    GET  /api/admin/engines         the registered engines (admin): names,
+                                     protocols, limits
+    POST /api/admin/event-engine    {"event": ID, "name": ENGINE} (admin:
+                                     a registered engine)
+
+An action's body holds its fields and no others (a command line, a path
+or an environment is refused with 400: engines are the operator's).
     POST /api/admin/event-start     {"event": ID} (admin; and -pause,
                                      -resume)
 """
@@ -33,11 +38,12 @@ import json
 from twisted.internet import defer
 from twisted.web import resource, server
 
-from hub.accounts.moderation import mayModerate
+from hub.accounts.moderation import mayAdminister, mayModerate
 from hub.accounts.store import AccountError
 from hub.web.api import NotFound, sendJSON
 from hub.web.adminactions import (
-    ACTIONS, auditData, connectionsData, perform, roomsData)
+    ACTIONS, auditData, connectionsData, perform, registeredEngines,
+    roomsData)
 from hub.web.errors import errorsOf
 
 #: The largest request body read (bytes).
@@ -171,7 +177,13 @@ class AdminAPI(resource.Resource):
         self.putChild(b"connections",
                       Endpoint(auth, b"GET", mayModerate, connections))
         self.putChild(b"rooms", Endpoint(auth, b"GET", mayModerate, rooms))
+        def engines(visitor, request):
+            return registeredEngines(auth).addCallback(
+                lambda found: {"engines": found})
+
         self.putChild(b"audit", Endpoint(auth, b"GET", mayModerate, audit))
+        self.putChild(b"engines",
+                      Endpoint(auth, b"GET", mayAdminister, engines))
         for name, (allowed, _) in ACTIONS.items():
             self.putChild(name.encode("ascii"), Endpoint(
                 auth, b"POST", allowed,

@@ -20,7 +20,7 @@ from twisted.web import resource
 from twisted.web.template import tags
 
 from hub.accounts.moderation import mayAdminister
-from hub.tournaments import formats, store
+from hub.tournaments import catalog, formats, store
 from hub.web import pages
 from hub.web.accountpages import NotFound, labelled, message, show
 
@@ -79,9 +79,10 @@ def createForm(csrf):
         method="post", action="/admin/event-create", class_="event-create")
 
 
-def eventForms(csrf, event):
+def eventForms(csrf, event, engines=()):
     """
-    The forms of one event: enter, withdraw, an engine, and its state.
+    The forms of one event: enter, withdraw, an engine (one of the
+    registered C{engines}' names), and its state.
     """
     hidden = tags.input(type="hidden", name="event", value=str(event.id))
     forms = []
@@ -107,14 +108,18 @@ def eventForms(csrf, event):
             tags.p(tags.button("Withdraw", type="submit")),
             method="post", action="/admin/event-withdraw",
             class_="event-withdraw"))
-        forms.append(tags.form(
-            csrf, hidden, labelled("Engine's name", name="name",
-                                   required="required"),
-            labelled("Command ({host} {port} {room} {name} {key})",
-                     name="command", required="required", size="80"),
-            tags.p(tags.button("Enter the engine", type="submit")),
-            method="post", action="/admin/event-engine",
-            class_="event-engine"))
+        if engines:
+            forms.append(tags.form(
+                csrf, hidden,
+                _select("name", "Registered engine", engines),
+                tags.p(tags.button("Enter the engine", type="submit")),
+                method="post", action="/admin/event-engine",
+                class_="event-engine"))
+        else:
+            forms.append(tags.p(
+                "No engine is registered: the server's operator registers "
+                "them (python -m hub.tournaments engine register).",
+                class_="no-engines"))
     return forms
 
 
@@ -143,10 +148,12 @@ class TournamentsAdminPage(resource.Resource):
         def page(visitor):
             csrf = auth.csrfInput(request)
             events = getattr(auth, "tournaments", None)
-            listed = []
+            listed, engines = [], []
             if events is not None:
                 listed = yield events.database.runInteraction(
                     store.listEvents)
+                engines = [e.name for e in (
+                    yield events.database.runInteraction(catalog.engines))]
             parts = [message(done)] if done else []
             parts.extend([tags.h2("A new event"), createForm(csrf)])
             for event in reversed(listed):
@@ -159,7 +166,7 @@ class TournamentsAdminPage(resource.Resource):
                            tags.a("engine logs",
                                   href="/admin/tournaments/logs?event=%d" % (
                                       event.id,))),
-                    *eventForms(csrf, event), class_="event",
+                    *eventForms(csrf, event, engines), class_="event",
                     **{"data-event": str(event.id)}))
             parts.append(tags.p(tags.a("Moderation", href="/admin")))
             content = tags.div(*parts, id="admin-tournaments")

@@ -67,6 +67,11 @@ HINT_LEVEL = 2
 #: The most cells of a checkers path, or pairs of a Splendor gem list,
 #: an action may have.
 MAX_ACTION_PARTS = 64
+#: Fields no message takes: a program to run, and where and how (the
+#: engines are the operator's, never a browser's).
+PROGRAM_FIELDS = frozenset(["command", "argv", "args", "program", "path",
+                            "folder", "cwd", "env", "environment",
+                            "executable", "engine"])
 
 # Error codes (the "code" of an error message).
 BAD_JSON = "bad-json"
@@ -917,6 +922,9 @@ class WebPlay:
             request = message.get("type")
             if not isinstance(request, str):
                 raise PlayError(BAD_MESSAGE, "a message has a type")
+            if not PROGRAM_FIELDS.isdisjoint(message):
+                raise PlayError(BAD_MESSAGE, "no message takes a command "
+                                "line, a path or an environment")
             handler = self.HANDLERS.get(request)
             if handler is None:
                 raise PlayError(UNKNOWN_TYPE, "no such message type")

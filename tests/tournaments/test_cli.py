@@ -107,7 +107,8 @@ class CLITests(SynchronousTestCase):
         entrants = store.runBlocking(db.parseURL(self.url), store.entrants,
                                      eventId)
         self.assertEqual(
-            [(e.name, e.command, e.withdrawn) for e in entrants],
+            [(e.name, e.engine and e.engine.command, e.withdrawn)
+             for e in entrants],
             [("ann", None, False), ("bob", None, True),
              ("bot", ("python", "-m", "hub.bots", "gomoku://{host}:{port}",
                       "--room", "{room}"), False)])

@@ -18,7 +18,7 @@ from hub.tables import events
 from hub.tables.base import TableOptions
 from hub.tables.checkers import CheckersStartPolicy
 from hub.tables.gomoku import GomokuStartPolicy
-from hub.tournaments import store
+from hub.tournaments import catalog, store
 from hub.tournaments.director import START_GRACE, Director
 from hub.tournaments.interfaces import EngineFailed
 from hub.tournaments.standings import standings
@@ -34,11 +34,16 @@ class FakeLauncher:
     C{failing} fail to start.
     """
 
-    def __init__(self, failing=()):
+    def __init__(self, failing=(), problem=None):
         self.failing = set(failing)
         self.sessions = {}
         self.launched = []
         self.stopped = []
+        self.ended = []
+        self.trouble = problem
+
+    def problem(self):
+        return self.trouble
 
     def launch(self, event, pairing, entrants):
         self.launched.append((event, pairing, tuple(entrants)))
@@ -47,8 +52,10 @@ class FakeLauncher:
                 return defer.fail(EngineFailed(entrant.name, "exit 1"))
         return defer.succeed(None)
 
-    def stop(self, pairing):
+    def stop(self, pairing, ended=False):
         self.stopped.append(pairing)
+        if ended:
+            self.ended.append(pairing)
 
     def entrantOf(self, room, playerId):
         return self.sessions.get(playerId)
@@ -87,9 +94,11 @@ class DirectorTests:
         eventId = yield self.write(store.createEvent, "cup", "gomoku",
                                    format, rounds, minutes, 2, None, 0.0)
         for name in names:
-            command = ["engine", name] if name in engines else None
-            yield self.write(store.enter, eventId, name, 0.0, command,
-                             True)
+            if name in engines:
+                yield self.write(catalog.register, name, ["engine", name],
+                                 0.0)
+            yield self.write(store.enter, eventId, name, 0.0,
+                             name if name in engines else None, True)
         return eventId
 
     @defer.inlineCallbacks
@@ -285,7 +294,8 @@ class DirectorTests:
         event, pairing, entrants = launcher.launched[0]
         self.assertEqual(pairing.room, "%d-1-1" % (eventId,))
         self.assertEqual(event.kind, "gomoku")
-        self.assertEqual({e.name: e.command for e in entrants},
+        self.assertEqual({e.name: e.engine and e.engine.command
+                          for e in entrants},
                          {"ann": None, "bot": ("engine", "bot")})
         snap = yield self.database.runInteraction(store.snapshot, eventId)
         self.assertEqual(snap.event.state, store.FINISHED)
@@ -330,6 +340,40 @@ class DirectorTests:
                          {launcher.sessions[winner]: 1.0,
                           [n for n in seats
                            if n != launcher.sessions[winner]][0]: 0.0})
+        # Its engines may leave by themselves: the game ended.
+        self.assertEqual([p.room for p in launcher.ended], [room])
+
+    @defer.inlineCallbacks
+    def test_noSandbox(self):
+        """
+        An event with an engine does not begin while the launcher cannot
+        start engines (bwrap is missing): it is paused, with one line
+        saying why; the operator resumes it once that is fixed.
+        """
+        launcher = FakeLauncher(problem="the engine sandbox needs "
+                                        "bubblewrap: apt-get install ...")
+        self.lobby, self.director = self.newDirector(launcher)
+        eventId = yield self.newEvent(["ann", "bot"], engines={"bot"})
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        from twisted.logger import formatEvent, globalLogPublisher
+        seen = []
+        globalLogPublisher.addObserver(seen.append)
+        self.addCleanup(globalLogPublisher.removeObserver, seen.append)
+        yield self.settle()
+        logged = [formatEvent(e) for e in seen]
+        snap = yield self.database.runInteraction(store.snapshot, eventId)
+        self.assertEqual((snap.event.state, snap.event.startedAt),
+                         (store.PAUSED, None))
+        self.assertEqual(launcher.launched, [])
+        self.assertIn("tournament %d ('cup') cannot start: the engine "
+                      "sandbox needs bubblewrap: apt-get install ..."
+                      % (eventId,), logged)
+        launcher.trouble = None
+        yield self.write(store.requestState, eventId, "resume",
+                         self.clock.seconds())
+        yield self.settle()
+        self.assertEqual(len(launcher.launched), 1)
 
     @defer.inlineCallbacks
     def test_pauseHoldsNextRound(self):

@@ -512,9 +512,10 @@ class MisbehavingEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
                  *bot, "--name", "hang", "--delay", "600")
         self.cli("engine", "add", str(eventId), "crash", "--",
                  sys.executable, "-c", "raise SystemExit(3)")
-        self.cli("engine", "add", str(eventId), "cheat", "--",
-                 sys.executable, ILLEGAL, "{host}", "{port}", "{name}",
-                 "{room}")
+        # (Its own folder, shown to it read-only in its sandbox.)
+        self.cli("engine", "add", str(eventId), "cheat", "--folder",
+                 os.path.dirname(ILLEGAL), "--", sys.executable, ILLEGAL,
+                 "{host}", "{port}", "{name}", "{room}")
         self.cli("start", str(eventId))
         server.waitForLog(r"tournament %d \('Rogues'\) finished"
                           % (eventId,), timeout=GAME_TIMEOUT * 2)
@@ -594,7 +595,11 @@ class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         finally:
             connection.close()
         self.assertEqual(seats, {("Alice", 0), ("bob", 0), ("robot", 1)})
-        logs = os.path.join(server.workdir, "engines", "logs", str(eventId))
+        # Under the hub's data folder (its database's), nothing in its
+        # working directory.
+        logs = os.path.join(os.path.dirname(self.path), "engines", "logs",
+                            str(eventId))
+        self.assertEqual(os.listdir(server.workdir), [])
         texts = {"hub": "".join(server.output)}
         for room in os.listdir(logs):
             for file in os.listdir(os.path.join(logs, room)):
@@ -609,9 +614,13 @@ class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
             if "/Alice" in where or "/robot" in where:
                 self.assertIn("--key [key] ", text, where)
             if where != "hub":
-                # (The runner kills an engine as soon as its game ends:
-                # it may not have written its result line yet.)
+                # Each engine saw its game to its end, winners and
+                # losers alike, and left by itself: no failure logged.
                 self.assertRegex(text, r"^# .* engine ", where)
+                self.assertRegex(text, r"\ngame 1: gomoku room ", where)
+                self.assertNotIn("failed", text, where)
+                self.assertTrue(text.endswith(
+                    "# exited with status 0 (by itself)\n"), where)
 
 
 class PerAddressEndToEndTests(EndToEndMixin, SynchronousTestCase):

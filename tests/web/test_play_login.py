@@ -124,3 +124,62 @@ class LoginPlayTests(AccountsWebMixin, TestCase):
         answer = yield self.hello(self.client(browser.cookies), "bob")
         self.assertEqual((answer["type"], answer["code"]),
                          ("error", playing.BANNED))
+
+
+class NoCommandTests(AccountsWebMixin, TestCase):
+    """
+    C{/ws} takes no command line, path or environment: engines are the
+    operator's (L{hub.tournaments.catalog}).
+    """
+
+    play = True
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        yield self.setUpWeb()
+        yield self.addAccount("root", "admin")
+        yield self.names.refresh()
+
+    @defer.inlineCallbacks
+    def test_commandLineRefused(self):
+        """
+        An admin, logged in, sends every message type of the protocol,
+        and the types an engine would need, each carrying a command
+        line, a path or an environment: each is refused (C{bad-message}
+        or C{unknown-type}), and the hub runs no program.
+        """
+        browser = Browser(self.web)
+        code, _, _ = yield browser.login("root")
+        self.assertEqual(code, 303)
+        client = PlayClient(reactor, self.web.url("/ws").replace(
+            "http://", "ws://"), headers={"Cookie": "; ".join(
+                "{}={}".format(k, v) for k, v in browser.cookies.items())})
+        self.addCleanup(client.close)
+        yield client.opened()
+        client.send({"type": "hello", "version": playing.PROTOCOL_VERSION})
+        yield client.waitType("welcome")
+        spawned = []
+        self.patch(reactor, "spawnProcess",
+                   lambda *a, **k: spawned.append(a))
+        types = sorted(playing.WebPlay.HANDLERS) + [
+            "engine", "event-engine", "register", "run", "exec"]
+        carried = [{"command": "sh -c 'id > /tmp/owned'"},
+                   {"argv": ["/bin/sh", "-c", "id"]},
+                   {"path": "/bin/sh"}, {"env": {"LD_PRELOAD": "/x.so"}},
+                   {"environment": "PYTHONPATH=/tmp"},
+                   {"engine": "robot", "folder": "/"}]
+        for kind in types:
+            for extra in carried:
+                client.send(dict(extra, type=kind, kind="gomoku"))
+                answer = yield client.waitFor(
+                    lambda m: m["type"] == "error", seen=False)
+                where = (kind, extra)
+                self.assertEqual(answer["request"], kind, where)
+                self.assertIn(answer["code"],
+                              (playing.BAD_MESSAGE, playing.UNKNOWN_TYPE),
+                              where)
+        # Nothing done: no room joined or made, no hint given.
+        self.assertFalse([m for m in client.messages
+                          if m["type"] == "hint" or
+                          (m["type"] == "room" and m.get("room"))])
+        self.assertEqual(spawned, [])
