@@ -7,12 +7,16 @@ time budget, and answers the action in the same codec.
 
 It runs at a lower priority than the hub (L{NICENESS}), with a ceiling on
 its memory (L{MEMORY}), and logs only warnings and errors (to its
-standard error, which the hub logs).
+standard error, which the hub logs).  It ignores SIGINT and SIGTERM (a
+terminal's Ctrl-C, or systemd stopping the service, signals the whole
+group): the hub stops its workers itself, after its games, and a worker
+whose hub is gone exits when its pipes close.
 """
 
 import json
 import os
 import resource
+import signal
 import sys
 import time
 
@@ -83,6 +87,8 @@ def main(argv=None):
     ampoule's pool expects, until the hub closes them.
     """
     os.nice(NICENESS)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard == resource.RLIM_INFINITY or hard > MEMORY:
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
@@ -92,4 +98,4 @@ def main(argv=None):
         [logger.LogLevelFilterPredicate(logger.LogLevel.warn)])])
     from twisted.internet import reactor, stdio
     stdio.StandardIO(BotWorker(), 3, 4)
-    reactor.run()
+    reactor.run(installSignalHandlers=False)

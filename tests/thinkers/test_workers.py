@@ -104,6 +104,22 @@ class RealPoolTests(TestCase):
         self.assertLessEqual(names, {b"PYTHONPATH"})
 
     @defer.inlineCallbacks
+    def test_signals(self):
+        """
+        A worker lives through SIGINT and SIGTERM (sent to the whole
+        group by a terminal or systemd): the hub stops it, after its
+        games.
+        """
+        pool, processes = self.makePool(size=1)
+        yield pool.think("gomoku", 1, 0, GomokuGame(), 0)
+        [pid] = processes.pids()
+        os.kill(pid, signal.SIGINT)
+        os.kill(pid, signal.SIGTERM)
+        action = yield pool.think("gomoku", 2, 0, GomokuGame(), 0)
+        self.assertEqual(action, (7, 7))
+        self.assertEqual(processes.pids(), [pid])
+
+    @defer.inlineCallbacks
     def test_deadWorker(self):
         """
         A worker killed while it thinks: the question is asked again and
