@@ -95,11 +95,12 @@ class GamehubServer:
     @param games: the protocols to enable (the others get C{none}).
     @param maxOpenFiles: the server's soft C{RLIMIT_NOFILE} (its
         C{ulimit -n}), or None for this process's.
+    @param env: the server's environment, or None for this process's.
     """
 
     def __init__(self, testCase, *extra, games=("gomoku", "checkers",
                                                    "splendor"),
-                 maxOpenFiles=None):
+                 maxOpenFiles=None, env=None):
         self.ports = {}
         self.output = []
         self._drain = None
@@ -115,7 +116,7 @@ class GamehubServer:
         self.workdir = workdir
         self.process = subprocess.Popen(
             args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-            cwd=workdir, preexec_fn=_fileLimit(maxOpenFiles))
+            cwd=workdir, preexec_fn=_fileLimit(maxOpenFiles), env=env)
         testCase.addCleanup(self.stop)
         self._waitForPorts(games)
 
