@@ -35,3 +35,22 @@ class ChooseAction(amp.Command):
     response = [(b"action", amp.Unicode()),
                 (b"cut", amp.Boolean())]
     errors = {BadQuestion: b"BAD_QUESTION"}
+
+
+class Hello(amp.Command):
+    """
+    Is the worker up?  (The pool asks each new worker once.)
+    """
+
+    response = [(b"pid", amp.Integer())]
+
+
+class Shutdown(amp.Command):
+    """
+    Exit now: what ampoule's pool sends a worker it stops (the same name
+    and answer as C{ampoule.commands.Shutdown}, which a worker does not
+    import: the ampoule package brings its whole pool along).
+    """
+
+    commandName = b"Shutdown"
+    responseType = amp.QuitBox

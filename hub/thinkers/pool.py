@@ -30,7 +30,7 @@ from zope.interface import implementer
 
 from hub.games.codec import actionFromJSON, stateToJSON
 from hub.ihub import IThinker, NoThought
-from hub.thinkers.commands import ChooseAction
+from hub.thinkers.commands import ChooseAction, Hello
 
 #: Seconds a question of each level (1, 2, 3) may take, queue included:
 #: level 3 searches until its share of it is spent.
@@ -138,11 +138,9 @@ class WorkerProcesses:
         started = self._pool.start()
 
         def ping(_):
-            # (ampoule's Ping answers a str where AMP wants bytes.)
-            from ampoule.commands import Echo
             return defer.gatherResults(
-                [link.callRemote(Echo, data=b"up")
-                 for link in self._pool.processes], consumeErrors=True)
+                [link.callRemote(Hello) for link in self._pool.processes],
+                consumeErrors=True)
         return started.addCallback(ping)
 
     def pids(self):

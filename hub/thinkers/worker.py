@@ -1,7 +1,8 @@
 """
 A bot worker: the process the hub's pool (L{hub.thinkers.pool}) starts,
 which answers L{ChooseAction} over AMP on its file descriptors 3 and 4
-(ampoule's child side).  It reads the position with the game's own codec
+(the child side of ampoule's pool, without importing ampoule: its
+package brings the whole pool, which would double a worker's start).  It reads the position with the game's own codec
 (L{hub.games.codec}), asks the strategy of L{hub.bots} with the question's
 time budget, and answers the action in the same codec.
 
@@ -20,12 +21,12 @@ import signal
 import sys
 import time
 
-from ampoule.child import AMPChild
 from twisted.logger import Logger
+from twisted.protocols import amp
 
 from hub.bots import NoLegalAction, botFor
 from hub.games.codec import actionToJSON, stateFromJSON
-from hub.thinkers.commands import BadQuestion, ChooseAction
+from hub.thinkers.commands import BadQuestion, ChooseAction, Hello, Shutdown
 
 #: How much nicer than the hub a worker runs: the reactor's process wins
 #: the CPU whenever it has work.
@@ -66,12 +67,36 @@ def choose(kind, level, seed, seat, position, expired):
     return json.dumps(actionToJSON(kind, action), separators=(",", ":"))
 
 
-class BotWorker(AMPChild):
+class BotWorker(amp.AMP):
     """
-    The worker's side of the AMP connection: answers L{ChooseAction}.
+    The worker's side of the AMP connection: answers L{ChooseAction},
+    L{Hello} and L{Shutdown}; when the connection is lost, the worker
+    exits (with status 1 if it was not told to stop).
     """
 
     log = Logger()
+    stopping = False
+
+    def __init__(self, reactor=None, exit=os._exit):
+        amp.AMP.__init__(self)
+        self._reactor = reactor
+        self._exit = exit
+
+    @Hello.responder
+    def hello(self):
+        return {"pid": os.getpid()}
+
+    @Shutdown.responder
+    def shutdown(self):
+        self.stopping = True
+        return {}
+
+    def connectionLost(self, reason):
+        amp.AMP.connectionLost(self, reason)
+        if self._reactor is not None and self._reactor.running:
+            self._reactor.stop()
+        if not self.stopping:
+            self._exit(1)
 
     @ChooseAction.responder
     def chooseAction(self, request, kind, level, seed, seat, position,
@@ -97,5 +122,5 @@ def main(argv=None):
         logger.textFileLogObserver(sys.stderr),
         [logger.LogLevelFilterPredicate(logger.LogLevel.warn)])])
     from twisted.internet import reactor, stdio
-    stdio.StandardIO(BotWorker(), 3, 4)
+    stdio.StandardIO(BotWorker(reactor), 3, 4)
     reactor.run(installSignalHandlers=False)

@@ -9,7 +9,9 @@ import json
 import os
 import signal
 
-from twisted.internet import defer, reactor, task
+from twisted.internet import defer, error, reactor, task
+from twisted.internet.testing import StringTransport
+from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.clock import TrackedClock
@@ -245,3 +247,26 @@ class WorkerTests(SynchronousTestCase):
         self.assertFalse(expired())
         now[0] = 10.5
         self.assertTrue(expired())
+
+    def test_exits(self):
+        """
+        A worker whose connection is lost exits: with status 1 unless the
+        pool told it to stop first; its reactor is stopped.
+        """
+        class Reactor:
+            running = True
+
+            def stop(self):
+                self.running = False
+
+        for told in (False, True):
+            exits = []
+            fake = Reactor()
+            child = worker.BotWorker(fake, exits.append)
+            child.makeConnection(StringTransport())
+            if told:
+                self.assertEqual(child.shutdown(), {})
+            child.connectionLost(Failure(error.ConnectionDone()))
+            self.assertFalse(fake.running)
+            self.assertEqual(exits, [] if told else [1])
+        self.assertEqual(worker.BotWorker().hello(), {"pid": os.getpid()})
