@@ -22,7 +22,7 @@ from twisted.internet import defer, reactor
 from twisted.trial.unittest import TestCase
 
 from tests.endtoend import GamehubServer
-from tests.web.wsclient import PlayClient
+from tests.web.wsclient import welcomed
 
 PROBE = '''
 import os, threading
@@ -76,17 +76,9 @@ class ProbeTests(TestCase):
             self, "--takeover", "bot", "--bot-delay", "0.02",
             "--grace-seconds", "1", "--checkers-turn-seconds", "60",
             "--db", "none", games=("gomoku", "checkers", "web"), env=env)
-        self.url = "ws://127.0.0.1:{}/ws".format(self.server.port("web"))
 
-    @defer.inlineCallbacks
     def player(self, name):
-        client = PlayClient(reactor, self.url, origin="http://127.0.0.1:{}"
-                            .format(self.server.port("web")))
-        self.addCleanup(client.close)
-        yield client.opened()
-        client.send({"type": "hello", "version": 1, "name": name})
-        yield client.waitType("welcome")
-        return client
+        return welcomed(self, reactor, self.server, name)
 
     @defer.inlineCallbacks
     def playByHints(self, client, seat):
