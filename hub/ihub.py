@@ -69,6 +69,48 @@ class IBot(Interface):
         """
 
 
+class NoThought(Exception):
+    """
+    A thinker (L{IThinker}) gives no action; C{reason} says why: one of
+    L{NoThought.FULL} (too many moves wait already), L{NoThought.LATE}
+    (no answer by the deadline), L{NoThought.LOST} (the worker died or
+    failed), L{NoThought.STOPPED} (the hub is stopping).
+    """
+
+    FULL = "full"
+    LATE = "late"
+    LOST = "lost"
+    STOPPED = "stopped"
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        Exception.__init__(self, reason, detail)
+        self.reason = reason
+        self.detail = detail
+
+
+class IThinker(Interface):
+    """
+    Where bots think: asked for a move, it answers later.  In the hub it
+    is the pool of bot worker processes (L{hub.thinkers.pool.BotPool}),
+    so that no strategy ever runs on the reactor thread; tests and
+    one-user programs may think in their own thread
+    (L{hub.thinkers.inline.InlineThinker}).
+    """
+
+    def think(kind: str, level: int, seed: int, state: IGameRules,
+              seat: int) -> Any:
+        """
+        The action the C{kind} bot of C{level}, seeded with C{seed},
+        chooses for C{seat} in C{state}.  The state is read at once: the
+        caller may change it afterwards.
+
+        @return: a L{Deferred} that fires with the action (a legal one,
+            unless the strategy is broken: callers check), or fails with
+            L{NoThought} or the strategy's error.  Cancelling it
+            withdraws the question.
+        """
+
+
 class ISession(Interface):
     """
     One player known to the server: a connection, or a lost connection

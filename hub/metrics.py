@@ -8,8 +8,8 @@ shared lobby and sessions (nothing is counted on the hot paths).
 
 and the counters of L{hub.limits} (connections closed or refused by a
 limit, connections slowed for their request rate, web requests answered
-429 for their address's rate).  Served at C{/metrics}
-only.
+429 for their address's rate), and the bot pool's (L{BotsCollector}).
+Served at C{/metrics} only.
 """
 
 from prometheus_client import (
@@ -142,3 +142,38 @@ def metricsRegistry(lobby, sessions, collectors=()):
                       THROTTLED_REQUESTS, *collectors):
         registry.register(collector)
     return registry
+
+
+class BotsCollector(Collector):
+    """
+    The bot pool's figures (a L{hub.thinkers.pool.BotPool}), read at
+    scrape time:
+
+        gamehub_bot_moves_total{outcome}   moves asked, by how they ended
+        gamehub_bot_worker_deaths_total    workers died or killed mid-move
+        gamehub_bot_moves_waiting          moves waiting for a worker
+        gamehub_bot_workers_busy           workers thinking now
+    """
+
+    def __init__(self, pool):
+        self.pool = pool
+
+    def collect(self):
+        pool = self.pool
+        moves = CounterMetricFamily(
+            "gamehub_bot_moves", "Bot moves asked of the worker pool, by "
+            "outcome (answered; cut: answered when the search's time ran "
+            "out; full, late, lost, stopped: a rules' move was played).",
+            labels=["outcome"])
+        for outcome, count in pool.outcomes.items():
+            moves.add_metric([outcome], count)
+        yield moves
+        yield CounterMetricFamily(
+            "gamehub_bot_worker_deaths", "Bot workers that died or were "
+            "killed during a move.", value=pool.workerDeaths)
+        yield GaugeMetricFamily(
+            "gamehub_bot_moves_waiting", "Bot moves waiting for a free "
+            "worker.", value=pool.waiting)
+        yield GaugeMetricFamily(
+            "gamehub_bot_workers_busy", "Bot workers thinking now.",
+            value=pool.busy)

@@ -252,6 +252,16 @@ class Options(commandline.Options):
          _positiveInt],
         ["bot-delay", None, None, "Seconds a server-side bot waits before "
          "each action (default: each protocol's own).", float],
+        ["bot-workers", None, None, "Worker processes in which server-side "
+         "bots think (default: the number of CPUs).", _positiveInt],
+        ["bot-queue", None, 64, "Bot moves that may wait for a free "
+         "worker; past them a bot plays its seat's first legal action.",
+         _positiveInt],
+        ["max-bots-per-ip", None, 8, "Bots that the players of one address "
+         "(and, apart, of one account) may have playing in rooms at once, "
+         "from the web face; 0 for no limit.", _positiveInt],
+        ["max-level3-bots-per-ip", None, 3, "How many of those may be of "
+         "level 3; 0 for no limit.", _positiveInt],
         ["splendor-seed", None, None, "Seed of the Splendor tables' seating "
          "order and deals (default: random), for tests and demonstrations.",
          _positiveInt],
@@ -390,6 +400,11 @@ class Options(commandline.Options):
                 "--takeover must be one of: " + ", ".join(TAKEOVER_CHOICES))
         if not 1 <= self["bot-level"] <= 3:
             raise usage.UsageError("--bot-level must be 1, 2 or 3")
+        if self["bot-workers"] is None:
+            from hub.thinkers.pool import cpuCount
+            self["bot-workers"] = cpuCount()
+        if self["bot-workers"] < 1:
+            raise usage.UsageError("--bot-workers must be at least 1")
         if self["log-level"] not in LOG_LEVELS:
             raise usage.UsageError(
                 "--log-level must be one of: " + ", ".join(LOG_LEVELS))
@@ -457,18 +472,22 @@ def splendorRandom(options):
     return None if seed is None else random.Random(seed)
 
 
-def makeFactories(options, lobby, sessions, clock):
+def makeFactories(options, lobby, sessions, clock, thinker=None):
     """
     One protocol factory per game kind, all over the same lobby and
     sessions.
 
+    @param thinker: the L{hub.ihub.IThinker} of the tables' bots: the
+        hub's L{hub.thinkers.pool.BotPool}; None for one that thinks in
+        the caller's thread (the offline client's hub, which has none).
     @return: a L{dict} mapping the port option name to its factory.
     """
     from hub.protocols.checkers import CheckersFactory
     from hub.protocols.gomoku import GomokuFactory
     from hub.protocols.splendor import SplendorFactory
     takeover = options["takeover"] if options["takeover"] != "none" else None
-    bots = {"takeover": takeover, "botLevel": options["bot-level"]}
+    bots = {"takeover": takeover, "botLevel": options["bot-level"],
+            "thinker": thinker}
     if options.get("bot-delay") is not None:
         bots["botDelay"] = options["bot-delay"]
     sizes = options["checkers-sizes"]
@@ -571,14 +590,18 @@ def makeService(options, reactor=None):
               idleSeconds=options["idle-seconds"], limits=options.limits(),
               drainSeconds=options.get("drain-seconds", 0))
     lobby, sessions = top.lobby, top.sessions
+    thinker = makeBotPool(options, top)
     from hub.records.service import fromOptions
     records = fromOptions(options, reactor, top.clock)
     if records is not None:
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
-    factories = makeFactories(options, lobby, sessions, top.clock)
-    collectors = [records.collector()] if records is not None else []
+    factories = makeFactories(options, lobby, sessions, top.clock, thinker)
+    from hub.metrics import BotsCollector
+    collectors = [BotsCollector(thinker)]
+    if records is not None:
+        collectors.append(records.collector())
     from hub.accounts.service import nameService
     names = nameService(options, records, top, reactor)
     if names is not None:
@@ -644,9 +667,12 @@ def makeService(options, reactor=None):
                  reactor).setServiceParent(top)
     if options["web-port"].strip().lower() != DISABLED:
         from hub.web.site import webSite
+        from hub.thinkers.shares import BotShares
+        shares = BotShares(options.get("max-bots-per-ip", 8),
+                           options.get("max-level3-bots-per-ip", 3))
         site, web = webSite(top, records.records if records else None,
                             collectors, options.webLimits(), auth, games,
-                            director, directory)
+                            director, directory, thinker, shares)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)
@@ -664,6 +690,20 @@ def makeService(options, reactor=None):
         reactor.callWhenRunning(freezeHeap)
         top.onDrain(lambda: stopAgainEndsDrain(top, reactor))
     return top
+
+
+def makeBotPool(options, hub):
+    """
+    The pool of worker processes in which the hub's bots think (a child
+    service of C{hub}, on its clock).
+    """
+    from hub.thinkers.pool import BotPool, WorkerProcesses, cpuCount
+    workers = options.get("bot-workers") or cpuCount()
+    pool = BotPool(hub.clock, WorkerProcesses(workers, hub.clock),
+                   queueSize=options.get("bot-queue", 64))
+    pool.setName("bots")
+    pool.setServiceParent(hub)
+    return pool
 
 
 def stopAgainEndsDrain(hub, reactor):

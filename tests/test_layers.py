@@ -38,8 +38,8 @@ LAYERS = (
     ("hub",),
     ("wire", "games", "ihub", "clock", "net", "logs", "mdns", "extras",
      "twistedinternals", "programs", "commandline"),
-    ("bots", "lobby", "sessions", "limits", "connection", "health",
-     "sandbox"),
+    ("bots", "thinkers", "lobby", "sessions", "limits", "connection",
+     "health", "sandbox"),
     ("tables",),
     ("protocols", "records", "accounts", "web", "cluster", "tournaments",
      "metrics", "announce"),
@@ -251,7 +251,7 @@ class ImportGraphTests(SynchronousTestCase):
         # at the top of a module
         self.assertIn(("hub.tables.base", "hub.tables.seatpilot"), imports)
         # inside a function
-        self.assertIn(("hub.tables.base", "hub.bots"), imports)
+        self.assertIn(("hub.tables.base", "hub.thinkers.inline"), imports)
         # from a package, a module of it
         self.assertIn(("hub.announce", "hub.mdns"), imports)
 

@@ -16,6 +16,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from hub import tap
 from hub.limits import Limits, WebLimits
 from hub.sessions import Sessions
+from hub.thinkers.pool import BotPool, cpuCount
 from hub.web.site import HubSite
 
 
@@ -108,6 +109,55 @@ class OptionsTests(SynchronousTestCase):
         self.assertEqual(options["log-level"], "info")
 
 
+class BotOptionsTests(SynchronousTestCase):
+    """
+    The bots' worker pool and shares (docs/bots.md, docs/operations.md).
+    """
+
+    def test_defaults(self):
+        """
+        As many workers as CPUs, 64 moves may wait; 8 bots per address or
+        account, 3 of them of level 3.
+        """
+        options = parse()
+        self.assertEqual(options["bot-workers"], cpuCount())
+        self.assertEqual(options["bot-queue"], 64)
+        self.assertEqual((options["max-bots-per-ip"],
+                          options["max-level3-bots-per-ip"]), (8, 3))
+
+    def test_badValues(self):
+        """
+        No worker at all, or a negative number, is a usage error.
+        """
+        self.assertRaises(usage.UsageError, parse, "--bot-workers", "0")
+        self.assertRaises(usage.UsageError, parse, "--bot-queue", "-1")
+        self.assertRaises(usage.UsageError, parse, "--max-bots-per-ip",
+                          "-1")
+
+    def test_wiring(self):
+        """
+        The hub's pool is a child service on the hub's clock with the
+        workers and queue asked for; every game's tables, and the web
+        face's hints and room bots, think in it; the web face's room
+        bots keep to the shares asked for.
+        """
+        top = tap.makeService(parse(
+            "--db", "none", "--bot-workers", "3", "--bot-queue", "5",
+            "--max-bots-per-ip", "4", "--max-level3-bots-per-ip", "1",
+            "--web-port", "tcp:0"), MemoryReactorClock())
+        pool = top.getServiceNamed("bots")
+        self.assertIsInstance(pool, BotPool)
+        self.assertIs(pool.clock, top.clock)
+        self.assertEqual((pool.processes.size, pool.queueSize), (3, 5))
+        self.assertIs(pool.processes.clock, top.clock)
+        site = top.getServiceNamed("web-port").factory
+        play = site.play
+        self.assertIs(play.thinker, pool)
+        self.assertEqual((play.shares.seats, play.shares.strong), (4, 1))
+        for kind, factory in play.factories.items():
+            self.assertIs(factory.policy.options.thinker, pool, kind)
+
+
 class ServiceTests(SynchronousTestCase):
     """
     L{tap.makeService} builds one listener per enabled protocol over one
@@ -121,11 +171,13 @@ class ServiceTests(SynchronousTestCase):
 
     def test_allProtocols(self):
         """
-        By default the sessions service, the three listeners, the web
-        face, the LAN announcer and what says what they expose.
+        By default the sessions service, the bots' worker pool, the three
+        listeners, the web face, the LAN announcer and what says what
+        they expose.
         """
         services = self.services()
-        self.assertEqual(sorted(services), ["announce", "checkers-port",
+        self.assertEqual(sorted(services), ["announce", "bots",
+                                            "checkers-port",
                                             "exposure", "gomoku-port",
                                             "sessions",
                                             "splendor-port", "web",
@@ -218,8 +270,9 @@ class ServiceTests(SynchronousTestCase):
         services = self.services("--gomoku-port", "none",
                                  "--splendor-port", "NONE",
                                  "--web-port", "none")
-        self.assertEqual(sorted(services), ["announce", "checkers-port",
-                                            "exposure", "sessions"])
+        self.assertEqual(sorted(services), ["announce", "bots",
+                                            "checkers-port", "exposure",
+                                            "sessions"])
 
     def test_listens(self):
         """

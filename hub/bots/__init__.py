@@ -6,14 +6,15 @@ L{hub.ihub.IBot}, pure and deterministic for a seed, at three levels
     bot = botFor("checkers", 2, seed=7)
     path = bot.chooseAction(game, game.currentSeat)
 
-Strategies only: pure functions of a position.  A bot fills an empty
-seat or plays for a player who left (the tables' L{hub.tables.seatpilot}
-plays it), suggests moves in the client (L{hub.client.autoplay}), and
-drives the network bot player C{python -m hub.bots}
-(L{hub.client.botplayer}).
+Strategies only: pure functions of a position.  In the hub they think in
+the bot workers (L{hub.thinkers}): a bot fills an empty seat or plays for
+a player who left (the tables' L{hub.tables.seatpilot} asks for its
+moves) and gives the web page's hints.  In the client a bot suggests
+moves (L{hub.client.autoplay}) and drives the network bot player
+C{python -m hub.bots} (L{hub.client.botplayer}).
 """
 
-from hub.bots.base import LEVELS, NoLegalAction
+from hub.bots.base import LEVELS, NoLegalAction, never
 
 KINDS = ("gomoku", "checkers", "splendor")
 
@@ -36,17 +37,19 @@ def botClass(kind):
     raise KeyError("no bot for game kind %r" % (kind,))
 
 
-def botFor(kind, level, seed=0):
+def botFor(kind, level, seed=0, expired=never):
     """
     A bot (an L{hub.ihub.IBot}) for game kind C{kind} at C{level}.
 
     @param kind: C{"gomoku"}, C{"checkers"} or C{"splendor"}.
     @param level: 1 (random), 2 (heuristic) or 3 (search).
     @param seed: the seed of the bot's own random generator.
+    @param expired: true once level 3 must answer (L{Bot.expired}).
     @raise KeyError: for an unknown kind.
     @raise ValueError: for an unknown level.
     """
-    return botClass(kind)(level, seed=0 if seed is None else seed)
+    return botClass(kind)(level, seed=0 if seed is None else seed,
+                          expired=expired)
 
 
 __all__ = ["KINDS", "LEVELS", "NoLegalAction", "botClass", "botFor"]

@@ -1,6 +1,6 @@
 """
-What the bots of every game share: the seeded generator, the level check
-and level 1 (a uniformly random legal action).
+What the bots of every game share: the seeded generator, the level check,
+level 1 (a uniformly random legal action) and the search's time limit.
 """
 
 import random
@@ -18,6 +18,13 @@ class NoLegalAction(ValueError):
     """
 
 
+def never():
+    """
+    The search's time is never up (the default of L{Bot.expired}).
+    """
+    return False
+
+
 @implementer(IBot)
 class Bot:
     """
@@ -27,15 +34,21 @@ class Bot:
     @ivar level: 1, 2 or 3.
     @ivar random: the bot's own L{random.Random}, seeded at creation, so a
         bot replays the same game for the same seed and positions.
+    @ivar expired: a callable without arguments, true once the search must
+        answer (a bot worker's deadline, L{hub.thinkers}): level 3 then
+        plays the best action found so far, at worst level 2's.  The
+        strategy only asks it; by default the time is never up, and the
+        search ends by its own bounds, the same for the same seed.
     """
 
-    def __init__(self, level, seed=0):
+    def __init__(self, level, seed=0, expired=never):
         if level not in LEVELS:
             raise ValueError("bot level must be 1, 2 or 3, not %r"
                              % (level,))
         self.level = level
         self.seed = seed
         self.random = random.Random(seed)
+        self.expired = expired
 
     def __repr__(self):
         return "<%s level=%d seed=%r>" % (type(self).__name__,

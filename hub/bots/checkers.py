@@ -14,7 +14,9 @@ target (so that neither seat could ever finish) costs a lot.
     cost most;
   - level 3 looks one more own move ahead: each move is valued by its own
     gain plus the best gain of the seat's next move in the position it
-    leaves (the other seats standing still).
+    leaves (the other seats standing still), best first moves first; when
+    its time is up (L{hub.bots.base.Bot.expired}) it plays the best move
+    valued so far, or level 2's.
 """
 
 from hub.bots.base import Bot
@@ -145,6 +147,9 @@ class CheckersBot(Bot):
             first = [(g, i) for g, i in first if g >= 0]
         scored = []
         for gain, i in first[:BEAM]:
+            if self.expired():
+                # Time is up: the best so far, at worst level 2's move.
+                break
             path = actions[i]
             after = state.copy()
             after.apply(seat, path)
@@ -153,4 +158,6 @@ class CheckersBot(Bot):
             follow = after.movesOf(seat)
             second = max((goal.gain(a, after) for a in follow), default=0)
             scored.append((gain + SECOND * max(second, 0), path))
+        if not scored:
+            return self._best([(g, actions[i]) for g, i in first])
         return self._best(scored)

@@ -11,7 +11,9 @@ colour, and the more stones it holds the more it is worth.
     fours of both sides, and plays the best;
   - level 3 runs an alpha-beta search over the best few cells of that
     ordering, with forced replies to fours and an incremental evaluation
-    of the whole board.
+    of the whole board, deepening two plies at a time until its node
+    budget or its time (L{hub.bots.base.Bot.expired}) runs out; it then
+    plays the best cell found so far, at worst level 2's best cell.
 """
 
 from hub.bots.base import Bot
@@ -66,7 +68,7 @@ WIN = 10 ** 7
 
 class _OutOfNodes(Exception):
     """
-    The search used up its node budget.
+    The search used up its node budget, or its time.
     """
 
 
@@ -210,6 +212,9 @@ class GomokuBot(Bot):
     #: Past this many searched positions, the search evaluates instead
     #: of looking deeper (a bound on time that stays deterministic).
     maxNodes = 8000
+    #: The search asks whether its time is up every this many positions
+    #: (and before each depth).
+    clockEvery = 32
 
     def _board(self, state):
         return Board(state)
@@ -246,6 +251,8 @@ class GomokuBot(Bot):
         self.nodes = 0
         best = moves[0]
         for depth in range(2, self.depth + 1, 2):
+            if self.expired():
+                break
             moves = [best] + [c for c in moves if c != best]
             self._partial = None
             try:
@@ -293,7 +300,8 @@ class GomokuBot(Bot):
         if board.stones == CELLS:
             return 0
         self.nodes += 1
-        if self.nodes > self.maxNodes:
+        if self.nodes > self.maxNodes or (
+                self.nodes % self.clockEvery == 0 and self.expired()):
             raise _OutOfNodes()
         if depth == 0:
             return self._evaluate(board, side)

@@ -16,7 +16,9 @@ nobles in view (the colours their requirements still miss).
     copy, then the other seats' replies (and any discard or noble choice)
     by level 2, until the seat is to act again; the position is valued
     as the seat's standing (points, bonuses, nobles within reach, tokens,
-    the best card within reach) minus the best other seat's.
+    the best card within reach) minus the best other seat's.  When its
+    time is up (L{hub.bots.base.Bot.expired}) it plays the best action
+    valued so far, or level 2's.
 
 The hidden cards are never looked at: the copies get the decks shuffled
 by the bot's own generator, a few deals per search, every action tried
@@ -332,6 +334,9 @@ class SplendorBot(Bot):
             deals.append(deal)
         scored = []
         for action in self.candidates(state, seat, actions):
+            if self.expired():
+                # Time is up: the best so far, at worst level 2's move.
+                break
             total = 0.0
             for deal in deals:
                 after = deal.copy()
@@ -339,6 +344,8 @@ class SplendorBot(Bot):
                 self._rollout(after, seat)
                 total += self.evaluate(after, seat)
             scored.append((total / len(deals), action))
+        if not scored:
+            return self.heuristic(state, seat, actions)
         best = max(s for s, a in scored)
         ties = [a for s, a in scored if s >= best - 1e-9]
         return ties[0] if len(ties) == 1 else self.random.choice(ties)

@@ -20,7 +20,7 @@ Pure: no Twisted, no wire format.
 from __future__ import annotations
 
 from typing import (
-    Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple)
+    Any, Dict, FrozenSet, List, Mapping, NamedTuple, Optional, Sequence, Tuple)
 
 from zope.interface import implementer
 
@@ -262,6 +262,52 @@ class CheckersGame:
         An independent copy of this game.
         """
         return copyState(self)
+
+    def snapshot(self) -> Dict[str, Any]:
+        """
+        The whole state as JSON-able data (the position a bot worker is
+        sent, L{hub.games.codec}): the regions, each seat's pieces as
+        C{[x, y]} cells, who is to move, who finished or was eliminated
+        and who still plays.  L{fromSnapshot} rebuilds it.
+        """
+        return {"regions": "".join(self.regions),
+                "pieces": [[list(CELLS[i]) for i in pieces]
+                           for pieces in self._pieces],
+                "currentSeat": self.currentSeat,
+                "finished": list(self.finished),
+                "eliminated": list(self.eliminated),
+                "active": list(self._active),
+                "lastActive": self._lastActive,
+                "isOver": self.isOver, "plies": self.plies}
+
+    @classmethod
+    def fromSnapshot(cls, data: Mapping[str, Any]) -> "CheckersGame":
+        """
+        The game of a L{snapshot}.
+
+        @raise ValueError: C{data} is not the snapshot of a game.
+        """
+        try:
+            game = cls.fromPosition(
+                data["regions"],
+                {seat: [tuple(cell) for cell in cells]
+                 for seat, cells in enumerate(data["pieces"])})
+            seats = range(game.seatCount)
+            current = data["currentSeat"]
+            if current is not None and current not in seats:
+                raise ValueError("no seat %r" % (current,))
+            game.currentSeat = current
+            game.finished = [int(s) for s in data["finished"]]
+            game.eliminated = [int(s) for s in data["eliminated"]]
+            game._active = [bool(a) for a in data["active"]]
+            if len(game._active) != game.seatCount:
+                raise ValueError("one active flag per seat")
+            game._lastActive = data["lastActive"]
+            game.isOver = bool(data["isOver"])
+            game.plies = int(data["plies"])
+        except (KeyError, TypeError) as e:
+            raise ValueError("not a checkers snapshot: %s" % (e,))
+        return game
 
     # Queries
 

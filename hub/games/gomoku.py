@@ -13,7 +13,7 @@ Pure: no I/O, no Twisted, no wire format.
 
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from zope.interface import implementer
 
@@ -277,3 +277,41 @@ class GomokuGame:
         lists (the only mutable ones) as new lists.
         """
         return copyState(self)
+
+    def snapshot(self) -> Dict[str, Any]:
+        """
+        The whole state as JSON-able data (the position a bot worker is
+        sent, L{hub.games.codec}): the stones in the order played and
+        how the game stands.  L{fromSnapshot} rebuilds it.
+        """
+        return {"moves": [[x, y] for x, y in self.moves],
+                "winnerSeat": self.winnerSeat, "isDraw": self.isDraw,
+                "isOver": self.isOver, "isError": self.isError,
+                "illegalStreak": self.illegalStreak}
+
+    @classmethod
+    def fromSnapshot(cls, data: Mapping[str, Any]) -> GomokuGame:
+        """
+        The game of a L{snapshot}.
+
+        @raise ValueError: C{data} is not the snapshot of a game.
+        """
+        game = cls()
+        try:
+            for index, (x, y) in enumerate(data["moves"]):
+                if not game.isLegal(x, y):
+                    raise ValueError("illegal stone %r" % ((x, y),))
+                game.board[y * SIZE + x] = SEAT_COLOURS[index & 1]
+                game.moves.append((x, y))
+                game.lastMove = (x, y)
+            winnerSeat = data["winnerSeat"]
+            if winnerSeat is not None:
+                game.winner = SEAT_COLOURS[winnerSeat]
+            game.winnerSeat = winnerSeat
+            game.isDraw = bool(data["isDraw"])
+            game.isOver = bool(data["isOver"])
+            game.isError = bool(data["isError"])
+            game.illegalStreak = int(data["illegalStreak"])
+        except (KeyError, TypeError, IndexError) as e:
+            raise ValueError("not a gomoku snapshot: %s" % (e,))
+        return game

@@ -35,7 +35,7 @@ from typing import (
 
 from zope.interface import implementer
 
-from hub.games.state import copyState
+from hub.games.state import copyState, copyValue
 from hub.ihub import IGameRules
 
 
@@ -419,6 +419,67 @@ class SplendorGame:
         C{rng} is shared: only the deal draws from it.
         """
         return copyState(self)
+
+    def snapshot(self) -> Dict[str, Any]:
+        """
+        The whole state as JSON-able data (the position a bot worker is
+        sent, L{hub.games.codec}): L{deal}'s fields as they are now, the
+        bank, each seat's holdings, the phase and what it waits for.
+        L{fromSnapshot} rebuilds it (without C{rng}: only the deal
+        drew from it).
+        """
+        snapshot = self.deal()
+        snapshot.update({
+            "bank": list(self.bank),
+            "players": [{name: copyValue(getattr(player, name))
+                         for name in PlayerState.__slots__}
+                        for player in self.players],
+            "currentSeat": self.currentSeat, "phase": self.phase,
+            "pendingDiscard": self.pendingDiscard,
+            "pendingNobles": list(self.pendingNobles),
+            "winner": self.winner, "stalled": self.stalled,
+            "retired": list(self.retired), "turns": self.turns})
+        return snapshot
+
+    @classmethod
+    def fromSnapshot(cls, data: Mapping[str, Any]) -> SplendorGame:
+        """
+        The game of a L{snapshot}.
+
+        @raise ValueError: C{data} is not the snapshot of a game.
+        """
+        game = cls.fromDeal(data)
+        try:
+            game.bank = [int(n) for n in data["bank"]]
+            players = []
+            for held in data["players"]:
+                player = PlayerState()
+                for name in PlayerState.__slots__:
+                    value = held[name]
+                    setattr(player, name, [int(n) for n in value]
+                            if isinstance(value, list) else int(value))
+                players.append(player)
+            if len(players) != game.seatCount:
+                raise ValueError("one player per seat")
+            game.players = players
+            current = data["currentSeat"]
+            if current is not None and current not in range(
+                    game.seatCount):
+                raise ValueError("no seat %r" % (current,))
+            game.currentSeat = current
+            if data["phase"] not in (PHASE_ACT, PHASE_DISCARD, PHASE_NOBLE,
+                                     PHASE_OVER):
+                raise ValueError("no phase %r" % (data["phase"],))
+            game.phase = data["phase"]
+            game.pendingDiscard = int(data["pendingDiscard"])
+            game.pendingNobles = tuple(int(n) for n in data["pendingNobles"])
+            game.winner = data["winner"]
+            game.stalled = bool(data["stalled"])
+            game.retired = [bool(r) for r in data["retired"]]
+            game.turns = int(data["turns"])
+        except (KeyError, TypeError) as e:
+            raise ValueError("not a Splendor snapshot: %s" % (e,))
+        return game
 
     # Queries.
 

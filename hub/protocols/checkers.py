@@ -31,7 +31,6 @@ Decisions where the spec leaves a choice (see also docs/protocols/checkers.md):
 
 import re
 
-import attr
 from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
@@ -498,8 +497,8 @@ class CheckersFactory(ServerFactory):
     @param takeover: C{"bot"} to have a bot play the seat of a player who
         leaves mid-game; None to eliminate them at their turn.
     @param botLevel: the strength asked of takeover bots.
-    @param botFactory: C{botFactory(level, seed)} returns the L{IBot} of
-        a departed seat; the L{hub.bots} checkers bot by default.
+    @param thinker: the L{hub.ihub.IThinker} takeover bots ask for their
+        moves (the hub's worker pool; see L{TableOptions}).
     @param turnGrace: seconds allowed past C{turnSeconds} for latency.
     @param botDelay: seconds a takeover bot waits before moving.
     @param errorNames: ERROR_OP data1 is the code's name, not its number.
@@ -517,7 +516,7 @@ class CheckersFactory(ServerFactory):
 
     def __init__(self, lobby, sessions, clock, turnSeconds=15,
                  fourPlayers=False, takeover=None, botLevel=2,
-                 botFactory=None, turnGrace=0.5, botDelay=1.0,
+                 thinker=None, turnGrace=0.5, botDelay=1.0,
                  errorNames=False, joinSeats=False,
                  sizes=rules.STANDARD_PLAYER_COUNTS):
         self.lobby = lobby
@@ -526,12 +525,10 @@ class CheckersFactory(ServerFactory):
         self.writeBatch = WriteBatch()
         self.errorNames = errorNames
         self.joinSeats = joinSeats
+        bots = {} if thinker is None else {"thinker": thinker}
         options = TableOptions(turnSeconds=turnSeconds, turnGrace=turnGrace,
                                takeover=takeover, botLevel=botLevel,
-                               botDelay=botDelay)
-        if botFactory is not None:
-            options = attr.evolve(options, botFactory=(
-                lambda kind, level, seed: botFactory(level, seed)))
+                               botDelay=botDelay, **bots)
         self.policy = CheckersStartPolicy(fourPlayers, clock, options,
                                           self.tableMessages, sizes)
 

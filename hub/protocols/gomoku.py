@@ -508,6 +508,9 @@ class GomokuFactory(ServerFactory):
     """
     Makes L{GomokuProtocol}s over the shared lobby and sessions.
 
+    @param thinker: the L{hub.ihub.IThinker} takeover bots ask for their
+        moves (the hub's worker pool; see L{TableOptions}).
+
     @ivar maxIllegal: status-6 operations a connection may make before it
         is closed (spec section 6.3).
     @ivar policy: the rooms' L{GomokuStartPolicy}, which makes each
@@ -518,14 +521,15 @@ class GomokuFactory(ServerFactory):
     protocol = GomokuProtocol
 
     def __init__(self, lobby, sessions, clock, maxIllegal=3, takeover=None,
-                 botLevel=2, botDelay=0.5):
+                 botLevel=2, botDelay=0.5, thinker=None):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
         self.maxIllegal = maxIllegal
+        bots = {} if thinker is None else {"thinker": thinker}
         options = TableOptions(takeover=takeover, botLevel=botLevel,
                                botDelay=botDelay,
-                               maxIllegal=rules.MAX_ILLEGAL_MOVES)
+                               maxIllegal=rules.MAX_ILLEGAL_MOVES, **bots)
         self.policy = GomokuStartPolicy(clock, options, self.tableListener)
         self.players = {}
 

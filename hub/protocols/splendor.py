@@ -435,8 +435,8 @@ class SplendorFactory(ServerFactory):
     @param botLevel: the level of takeover bots.
     @param botDelay: seconds between a takeover bot's moves (the Unity
         client cannot take two messages of one kind in one frame).
-    @param botFactory: C{botFactory(kind, level, seed)} makes a takeover
-        bot (the level's Splendor bot of L{hub.bots} by default).
+    @param thinker: the L{hub.ihub.IThinker} takeover bots ask for their
+        moves (the hub's worker pool; see L{TableOptions}).
     @param minGap: if positive, the least time in seconds between two
         messages of one kind to one connection (L{PacedWriter}); 0 (the
         default) sends at once.
@@ -445,12 +445,12 @@ class SplendorFactory(ServerFactory):
     protocol = SplendorProtocol
 
     def __init__(self, lobby, sessions, clock, takeover=None, rng=None,
-                 botLevel=2, botDelay=1.0, botFactory=None, minGap=0.0):
+                 botLevel=2, botDelay=1.0, thinker=None, minGap=0.0):
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
         self.minGap = minGap
-        bots = {} if botFactory is None else {"botFactory": botFactory}
+        bots = {} if thinker is None else {"thinker": thinker}
         options = TableOptions(takeover=takeover, botLevel=botLevel,
                                botDelay=botDelay, **bots)
         self.policy = tables.SplendorStartPolicy(

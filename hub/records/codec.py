@@ -1,7 +1,8 @@
 """
 The one JSON form of a game's actions and events, per game kind, and back.
 
-Actions (the canonical actions of L{hub.games}):
+Actions (the canonical actions of L{hub.games}, in the form of
+L{hub.games.codec}):
 
     gomoku     [x, y]                               -> (x, y)
     checkers   [[x, y], [x, y], ...]  (the path)    -> ((x, y), ...)
@@ -41,6 +42,7 @@ read back into this one (L{eventsFromText}).
 import json
 import math
 
+from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tables import events
 from hub.tables import splendor as splendorTable
 
@@ -68,43 +70,6 @@ _FIELDS = {
 }
 # The fields that are tuples in events and lists in JSON.
 _SEQUENCES = ("ranking", "nobles")
-
-
-class UnknownKind(ValueError):
-    """
-    The game kind is none of L{KINDS}.
-    """
-
-
-def actionToJSON(kind, action):
-    """
-    The JSON-able form of the canonical C{action} of a C{kind} game.
-    """
-    if kind == "gomoku":
-        x, y = action
-        return [x, y]
-    if kind == "checkers":
-        return [[x, y] for x, y in action]
-    if kind == "splendor":
-        op, card, gems = action
-        return {"op": op, "card": card, "gems": dict(gems)}
-    raise UnknownKind(kind)
-
-
-def actionFromJSON(kind, value):
-    """
-    The canonical action of a C{kind} game from its L{actionToJSON} form.
-    """
-    if kind == "gomoku":
-        x, y = value
-        return (x, y)
-    if kind == "checkers":
-        return tuple((x, y) for x, y in value)
-    if kind == "splendor":
-        from hub.games.splendor import Action
-        return Action(value["op"], value["card"],
-                      tuple(value["gems"].items())).canonical()
-    raise UnknownKind(kind)
 
 
 def isKept(event):
@@ -182,11 +147,12 @@ def eventsText(kind, kept, startedAt):
             else:
                 others.append([count, eventToJSON(kind, item, startedAt)])
     # Whole milliseconds by int(x + 0.5), which rounds halves up from 0.
-    origin = startedAt * 1000 - 0.5
-    times = [int(at * 1000 - origin) for at, _, _, _ in actions]
+    # The offset is taken first: milliseconds since the epoch (1.7e12)
+    # have too few bits left to round a time near a half correctly.
+    times = [int((at - startedAt) * 1000 + 0.5) for at, _, _, _ in actions]
     if times and min(times) <= 0:
         # A time before the start (a clock set back): rounded alike.
-        times = [math.floor(at * 1000 - origin)
+        times = [math.floor((at - startedAt) * 1000 + 0.5)
                  for at, _, _, _ in actions]
     if kind in ("gomoku", "checkers"):
         # Tuples, which the encoder writes as arrays.

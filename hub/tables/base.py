@@ -21,14 +21,11 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.tables.seatpilot import SeatPilot
-from hub.ihub import IBot, IGameRules, ITable, ITableListener
+from hub.ihub import IGameRules, ITable, ITableListener, IThinker
 from hub.tables import events
 
 _E = TypeVar("_E")
 _G = TypeVar("_G")
-
-#: C{botFactory(kind, level, seed)}: the bot of a takeover.
-BotFactory = Callable[[str, int, int], IBot]
 
 
 class TableError(Exception):
@@ -62,10 +59,10 @@ class IllegalAction(TableError):
     """
 
 
-def _defaultBots(kind: str, level: int, seed: int) -> IBot:
-    from hub.bots import botFor
-    bot: IBot = botFor(kind, level, seed=seed)
-    return bot
+def _inlineThinker() -> IThinker:
+    from hub.thinkers.inline import InlineThinker
+    thinker: IThinker = InlineThinker()
+    return thinker
 
 
 @attr.s(frozen=True)
@@ -78,8 +75,11 @@ class TableOptions:
     @ivar takeover: C{"bot"} to have a bot play a departed seat, or None.
     @ivar botLevel: the strength of takeover bots (1 to 3).
     @ivar botDelay: seconds a takeover bot waits before each action.
-    @ivar botFactory: C{botFactory(kind, level, seed)} returns an
-        L{hub.ihub.IBot}; L{hub.bots.botFor} by default.
+    @ivar thinker: the L{hub.ihub.IThinker} the bots ask for their moves:
+        the hub's pool of bot workers (L{hub.thinkers.pool.BotPool}),
+        which C{hub.tap} passes; by default one that thinks in the
+        caller's thread (L{hub.thinkers.inline.InlineThinker}), for tests
+        and one-user programs.
     @ivar maxIllegal: illegal actions a seat may make before it loses
         (where the game has such a limit), or None.
     """
@@ -89,7 +89,7 @@ class TableOptions:
     takeover: Optional[str] = attr.ib(default=None)
     botLevel: int = attr.ib(default=2)
     botDelay: float = attr.ib(default=0.5)
-    botFactory: BotFactory = attr.ib(default=_defaultBots, repr=False)
+    thinker: IThinker = attr.ib(factory=_inlineThinker, repr=False)
     maxIllegal: Optional[int] = attr.ib(default=None)
 
 
@@ -120,8 +120,9 @@ class Takeover:
         options = table.options
         if level is None:
             level = options.botLevel
-        bot = options.botFactory(table.kind, level, seed)
-        self.pilots[seat] = SeatPilot(table.clock, bot, options.botDelay)
+        self.pilots[seat] = SeatPilot(table.clock, options.thinker,
+                                      table.kind, level, seed,
+                                      options.botDelay)
         table.emit(events.SeatTakenOver(seat, level, table.clock.seconds()))
 
     def release(self, seat: int) -> None:

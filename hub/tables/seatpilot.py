@@ -1,117 +1,194 @@
 """
 A bot at the server's side of a seat (takeover, seat filling): the
-tables' seat pilot, which takes its strategy from L{hub.bots}.
+tables' seat pilot, which asks a thinker (L{hub.ihub.IThinker}) for its
+moves: in the hub, the pool of bot workers (L{hub.thinkers.pool}), so
+that no strategy runs on the reactor thread.
 
 An adapter that lets a bot play a seat makes a L{SeatPilot} for it and
-calls L{SeatPilot.turn} whenever that seat is to act.  After C{delay}
-seconds the pilot asks its bot for an action on a copy of the state and
-hands it to the adapter's C{play(action)}, the adapter's own function
-that applies an action exactly as if the player had sent it, so the other
-players receive ordinary protocol messages.  Pure Twisted: the clock is
-injected, nothing touches the global reactor.
+calls L{SeatPilot.turn} whenever that seat is to act.  The pilot asks
+its thinker at once, and hands the answer to the adapter's
+C{play(action)} once C{delay} seconds have passed (so that people can
+follow the game) and the answer has come, whichever is later; C{play} is
+the adapter's own function that applies an action exactly as if the
+player had sent it, so the other players receive ordinary protocol
+messages.  No answer (the pool is full, late, or lost its worker), a
+failure or an illegal answer: the seat's first legal action is played,
+a move of the rules alone.  Pure Twisted: the clock is injected, nothing
+touches the global reactor.
 """
 
 from typing import Any, Callable, Optional
 
+from twisted.internet.defer import CancelledError, Deferred, fail
 from twisted.logger import Logger
+from twisted.python.failure import Failure
+
+from hub.ihub import NoThought
 
 #: An L{hub.ihub.IGameRules} (zope interfaces are not types to mypy).
 Rules = Any
+#: What a pilot plays when its thinker gave no usable answer.
+_RULES_MOVE = object()
+
+
+class _Turn:
+    """
+    One turn of a pilot's seat: what it was asked, and how far it got.
+    """
+
+    def __init__(self, state: Rules, seat: int,
+                 play: Callable[[Any], object]) -> None:
+        self.state = state
+        self.seat = seat
+        self.play = play
+        self.thought: Optional[Deferred[Any]] = None
+        self.call: Optional[Any] = None
+        self.action: Any = None
+        self.answered = False
+        self.due = False
 
 
 class SeatPilot:
     """
-    Plays one seat with a bot, one action per L{turn} call.
+    Plays one seat of a C{kind} game with the bot of C{level}, one action
+    per L{turn} call.
 
-    @ivar bot: the L{hub.ihub.IBot} that chooses.
-    @ivar delay: seconds between L{turn} and the action, so that people
-        can follow the game.
+    @ivar thinker: the L{hub.ihub.IThinker} asked.
+    @ivar seed: the bot's seed: the first question's; each later one's is
+        derived from it and the number of questions asked before.
+    @ivar delay: the least seconds between L{turn} and the action.
     @ivar actions: how many actions the pilot played.
     """
 
     log = Logger()
 
-    def __init__(self, clock: Any, bot: Any,
-                 delay: float = 0.5) -> None:
+    def __init__(self, clock: Any, thinker: Any, kind: str, level: int,
+                 seed: int = 0, delay: float = 0.5) -> None:
         self.clock = clock
-        self.bot = bot
+        self.thinker = thinker
+        self.kind = kind
+        self.level = level
+        self.seed = seed
         self.delay = delay
         self.actions = 0
-        self._call: Optional[Any] = None
+        self._asked = 0
+        self._turn: Optional[_Turn] = None
         self._stopped = False
 
     @property
     def pending(self) -> bool:
         """
-        True while an action is scheduled.
+        True while a turn is under way (thinking, or waiting its delay).
         """
-        return self._call is not None and self._call.active()
+        return self._turn is not None
 
     def turn(self, state: Rules, seat: int,
              play: Callable[[Any], object]) -> None:
         """
-        C{seat} is to act in C{state} (an L{hub.ihub.IGameRules}): in
-        C{delay} seconds choose an action and call C{play(action)}.
+        C{seat} is to act in C{state} (an L{hub.ihub.IGameRules}): ask
+        for an action now, and call C{play(action)} after C{delay}
+        seconds (or when the answer comes, if later).
 
-        A turn already scheduled is replaced.  When the time comes the
+        A turn already under way is replaced.  Nothing is asked if the
+        game is over or C{seat} is not to act; when the time comes the
         pilot does nothing if the game is over or C{seat} is no longer to
-        act.  If the bot fails, the first legal action is played instead.
+        act.
         """
-        if self._stopped:
+        self._cancelTurn()
+        if self._stopped or state.isOver or state.currentSeat != seat:
             return
-        self._cancelCall()
-        self._call = self.clock.callLater(self.delay, self._act, state,
-                                          seat, play)
+        turn = self._turn = _Turn(state, seat, play)
+        seed = self.seed + 100003 * self._asked
+        self._asked += 1
+        try:
+            thought = self.thinker.think(self.kind, self.level, seed,
+                                         state, seat)
+        except Exception as e:
+            thought = fail(e)
+        turn.thought = thought
+        thought.addCallbacks(self._thought, self._noThought,
+                             callbackArgs=(turn,), errbackArgs=(turn,))
+        if self._turn is turn:
+            turn.call = self.clock.callLater(self.delay, self._due, turn)
 
     def cancel(self) -> None:
         """
-        Drop the scheduled action, if any; later L{turn} calls still work.
+        Drop the turn under way, if any; later L{turn} calls still work.
         """
-        self._cancelCall()
+        self._cancelTurn()
 
     def stop(self) -> None:
         """
-        The game ended or the seat is back in human hands: drop the
-        scheduled action and ignore every later L{turn}.
+        The game ended or the seat is back in human hands: drop the turn
+        under way and ignore every later L{turn}.
         """
         self._stopped = True
-        self._cancelCall()
+        self._cancelTurn()
 
-    def _cancelCall(self) -> None:
-        if self._call is not None:
-            if self._call.active():
-                self._call.cancel()
-            self._call = None
+    def _cancelTurn(self) -> None:
+        turn, self._turn = self._turn, None
+        if turn is None:
+            return
+        if turn.call is not None and turn.call.active():
+            turn.call.cancel()
+        turn.call = None
+        if turn.thought is not None and not turn.thought.called:
+            turn.thought.cancel()
 
-    def choose(self, state: Rules, seat: int) -> Any:
-        """
-        The action the bot plays for C{seat} now, or None if it has none.
-        """
-        legal = state.legalActions(seat)
-        if not legal:
-            return None
-        try:
-            action = self.bot.chooseAction(state.copy(), seat)
-        except Exception:
-            self.log.failure("the bot of seat {seat} failed", seat=seat)
-            return legal[0]
-        if action not in legal:
-            self.log.error("the bot of seat {seat} chose {action!r}, "
-                           "which is not legal", seat=seat, action=action)
-            return legal[0]
-        return action
+    def _thought(self, action: Any, turn: _Turn) -> None:
+        if turn is self._turn:
+            turn.action = action
+            turn.answered = True
+            self._maybePlay(turn)
 
-    def _act(self, state: Rules, seat: int,
-             play: Callable[[Any], object]) -> None:
-        self._call = None
+    def _noThought(self, failure: Failure, turn: _Turn) -> None:
+        error = failure.value
+        if isinstance(error, CancelledError) or turn is not self._turn:
+            return
+        if isinstance(error, NoThought):
+            reason = error.reason
+            if reason == NoThought.STOPPED:
+                # The hub stops: nothing more is played.
+                self._turn = None
+                return
+            self.log.info("the bot of seat {seat} has no move ({reason}): "
+                          "its first legal action is played",
+                          seat=turn.seat, reason=reason)
+        else:
+            self.log.failure("the bot of seat {seat} failed", failure,
+                             seat=turn.seat)
+        turn.action = _RULES_MOVE
+        turn.answered = True
+        self._maybePlay(turn)
+
+    def _due(self, turn: _Turn) -> None:
+        turn.call = None
+        turn.due = True
+        self._maybePlay(turn)
+
+    def _maybePlay(self, turn: _Turn) -> None:
+        if turn is not self._turn or not (turn.due and turn.answered):
+            return
+        self._turn = None
+        self._act(turn)
+
+    def _act(self, turn: _Turn) -> None:
+        state, seat = turn.state, turn.seat
         if self._stopped or state.isOver or state.currentSeat != seat:
             return
-        action = self.choose(state, seat)
-        if action is None:
+        legal = state.legalActions(seat)
+        if not legal:
             return
+        action = turn.action
+        if action is _RULES_MOVE:
+            action = legal[0]
+        elif action not in legal:
+            self.log.error("the bot of seat {seat} chose {action!r}, "
+                           "which is not legal", seat=seat, action=action)
+            action = legal[0]
         self.actions += 1
         try:
-            play(action)
+            turn.play(action)
         except Exception:
             self.log.failure("playing {action!r} for seat {seat} failed",
                              action=action, seat=seat)

@@ -27,7 +27,10 @@ actions of the player when it is their turn.
 
 Bots that fill a room's empty seats (L{RoomBot}) are members of their
 own, whose seats a server-side bot plays from the start of the game
-(the table's takeover).
+(the table's takeover), each counted against the share of the player who
+asked for it (L{hub.thinkers.shares}).  Bots and hints think in the
+hub's thinker (L{hub.ihub.IThinker}: the pool of bot workers), never on
+the reactor thread.
 """
 
 import hashlib
@@ -42,8 +45,9 @@ from twisted.logger import Logger
 
 from hub.accounts import check
 from hub.accounts.names import nameKey
-from hub.bots import LEVELS, botFor
+from hub.bots import LEVELS
 from hub.games import splendor as splendorRules
+from hub.ihub import NoThought
 from hub.lobby import (
     AlreadyInRoom, CannotStart, Draining, LobbyError, NameInRoom, NotInRoom,
     RoomExists, RoomFull, RoomNotFound, RoomObserver, RoomRunning,
@@ -56,6 +60,7 @@ from hub.tables.base import (
     GameIsOver, IllegalAction, NotSeated, NotYourTurn, TableError)
 from hub.tables.gomoku import OWNER_SEAT
 from hub.tables.splendor import CAPACITY as SPLENDOR_CAPACITY
+from hub.thinkers.shares import TooManyBots
 from hub.web.views import splendorCard, splendorView
 from hub.wire import gomoku as gomokuWire
 
@@ -109,6 +114,12 @@ GAME_OVER = "game-over"
 ILLEGAL = "illegal"
 UNSUPPORTED = "unsupported"
 NOT_ENTRANT = "not-entrant"
+#: More bots than a player's share (L{hub.thinkers.shares}), or more of
+#: level 3.
+TOO_MANY_BOTS = "too-many-bots"
+TOO_MANY_STRONG_BOTS = "too-many-strong-bots"
+#: A hint was asked while the last one is still being worked out.
+HINT_PENDING = "hint-pending"
 #: The room is homed on another node of the cluster: its browsers play
 #: it from that node's web face.
 OTHER_NODE = "other-node"
@@ -340,10 +351,13 @@ class RoomBot(MuteLegacy, RoomObserver):
     When the game ends it leaves (the room's humans stay).
     """
 
-    def __init__(self, play, kind, level):
+    def __init__(self, play, kind, level, owner=(None, None)):
         self.play = play
         self.kind = kind
         self.level = level
+        #: The address and account (or None) of the player who asked for
+        #: the bot, whose share it counts against.
+        self.owner = owner
         self.session = None
 
     def gameStarted(self, room):
@@ -827,15 +841,30 @@ class WebPlay:
         (L{hub.web.remoterooms}); None on a single node.
     @param spectating: the web face's L{hub.web.live.Spectating}, whose
         game ids C{GameStarted} names, or None (no id).
+    @param thinker: the L{hub.ihub.IThinker} of the hints (the hub's pool
+        of bot workers; by default one in the caller's thread, for
+        tests).
+    @param shares: the L{hub.thinkers.shares.BotShares} that room bots
+        are asked within, or None for no limit.
 
     @ivar players: the L{WebPlayer}s by the hash of their resume token.
+    @ivar roomBots: the L{RoomBot}s made (those still playing, and the
+        latest gone).
     """
 
     log = Logger()
 
     def __init__(self, lobby, sessions, clock, factories, lobbyFeed=None,
-                 names=None, directory=None, spectating=None):
+                 names=None, directory=None, spectating=None, thinker=None,
+                 shares=None):
         self.spectating = spectating
+        if thinker is None:
+            from hub.thinkers.inline import InlineThinker
+            thinker = InlineThinker()
+        self.thinker = thinker
+        self.shares = shares
+        self.roomBots = []
+        self._hinting = set()
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
@@ -1214,6 +1243,8 @@ class WebPlay:
             seat = field(message, "seat", int, 0)
             if not 0 <= seat < players:
                 raise PlayError(BAD_SEAT, "no such seat")
+            if bots:
+                self.claimBots(player, [level] * (players - 1))
             self._createCheckers(player, name, password, players, seat,
                                  bots, level)
         else:
@@ -1222,6 +1253,8 @@ class WebPlay:
                 raise PlayError(BAD_SEAT, "seat 0 plays black, 1 white")
             if self.lobby.room(kind, name) is not None:
                 raise PlayError(ROOM_EXISTS, "the room exists")
+            if bots:
+                self.claimBots(player, [level])
             session = self._session(player, kind)
             room = self._lobbyCall(
                 player, self.lobby.createRoom, kind, name, session, player,
@@ -1229,7 +1262,7 @@ class WebPlay:
             room.settings[OWNER_SEAT] = seat
             player.sendRoom()
             if bots:
-                self.addBots(room, 1, level)
+                self.addBots(room, 1, level, self.botOwner(player))
 
     def _createCheckers(self, player, name, password, players, seat, bots,
                         level):
@@ -1251,13 +1284,14 @@ class WebPlay:
             player.sendRoom()
             return
         room = None
+        owner = self.botOwner(player)
         if seat > 0:
-            first = self.newBot("checkers", level)
+            first = self.newBot("checkers", level, owner)
             room = self._lobbyCall(
                 player, lobby.createRoom, "checkers", name, first.session,
                 first, policy, CHECKERS_CAPACITY, password=password)
             room.settings["players"] = players
-            self.addBots(room, seat - 1, level)
+            self.addBots(room, seat - 1, level, owner)
         try:
             session = self._session(player, "checkers")
             if room is None:
@@ -1274,17 +1308,52 @@ class WebPlay:
                 self.botsAlone(room)
             raise
         player.sendRoom()
-        self.addBots(room, players - seat - 1, level)
+        self.addBots(room, players - seat - 1, level, owner)
         if seat > 0:
             # Ready only now: alone, it could have started a solitaire.
             self._lobbyCall(player, lobby.setReady, first.session, True)
 
-    def newBot(self, kind, level):
+    def botOwner(self, player):
         """
-        A L{RoomBot} of C{level} with a session of C{kind}, named.
+        Whose share the bots C{player} asks for count against: its
+        address and its account (or None).
         """
-        bot = RoomBot(self, kind, level)
+        return (check.peerHost(player.connection), player.account)
+
+    def claimBots(self, player, levels):
+        """
+        Refuse bots of C{levels} for C{player} if they would pass its
+        share (L{shares}).
+
+        @raise PlayError: L{TOO_MANY_BOTS} or L{TOO_MANY_STRONG_BOTS}.
+        """
+        if self.shares is None:
+            return
+        address, account = self.botOwner(player)
+        playing = [bot.owner + (bot.level,) for bot in self.playingBots()]
+        try:
+            self.shares.check(playing, address, account, levels)
+        except TooManyBots as e:
+            raise PlayError(TOO_MANY_STRONG_BOTS if e.strong
+                            else TOO_MANY_BOTS, str(e))
+
+    def playingBots(self):
+        """
+        The L{RoomBot}s still playing (their sessions open).
+        """
+        self.roomBots = [bot for bot in self.roomBots
+                         if not bot.session.closed]
+        return self.roomBots
+
+    def newBot(self, kind, level, owner=(None, None)):
+        """
+        A L{RoomBot} of C{level} with a session of C{kind}, named, that
+        counts against the share of C{owner} (an address and an
+        account).
+        """
+        bot = RoomBot(self, kind, level, owner)
         bot.session = self.sessions.connect(kind, bot)
+        self.playingBots().append(bot)
         while True:
             name = "bot{}_{}".format(level, next(self._botNames))
             if kind == "gomoku":
@@ -1296,15 +1365,15 @@ class WebPlay:
                 self.sessions.setRoomName(bot.session, name)
             return bot
 
-    def addBots(self, room, count, level):
+    def addBots(self, room, count, level, owner=(None, None)):
         """
         Fill C{count} seats of the waiting C{room} with ready bots of
-        C{level} (fewer if it fills up).
+        C{level} (fewer if it fills up), on C{owner}'s share.
         """
         for _ in range(count):
             if room.full or room.running:
                 return
-            bot = self.newBot(room.kind, level)
+            bot = self.newBot(room.kind, level, owner)
             try:
                 self.lobby.join(room.kind, room.name, bot.session, bot)
             except LobbyError:
@@ -1490,7 +1559,9 @@ class WebPlay:
         capacity = {"gomoku": 2, "checkers": room.settings.get(
             "players", CHECKERS_CAPACITY), "splendor": SPLENDOR_CAPACITY}
         count = max(0, min(count, capacity[room.kind] - len(room.members)))
-        self.addBots(room, count, levelField(message))
+        level = levelField(message)
+        self.claimBots(player, [level] * count)
+        self.addBots(room, count, level, self.botOwner(player))
 
     def leave(self, player, message):
         if player.room is None:
@@ -1549,10 +1620,30 @@ class WebPlay:
         game = table.game
         if table.over or game.isOver or seat != game.currentSeat:
             raise PlayError(NOT_YOUR_TURN, "a hint is for your turn")
-        bot = botFor(table.kind, HINT_LEVEL, seed=len(player.sent))
-        action = bot.chooseAction(game.copy(), seat)
-        player.sendJSON({"type": "hint",
-                         "action": encodeAction(table.kind, action)})
+        if player.key in self._hinting:
+            raise PlayError(HINT_PENDING, "a hint is on its way")
+        self._hinting.add(player.key)
+        d = self.thinker.think(table.kind, HINT_LEVEL, len(player.sent),
+                               game, seat)
+
+        def thought(action):
+            # Sent only while it is still that turn (the player may have
+            # moved meanwhile).
+            if (player.table is table and not table.over
+                    and game.currentSeat == seat
+                    and action in game.legalActions(seat)):
+                player.sendJSON({"type": "hint",
+                                 "action": encodeAction(table.kind,
+                                                        action)})
+
+        def noThought(failure):
+            failure.trap(NoThought)
+            raise PlayError(UNAVAILABLE, "no hint just now")
+
+        def done(result):
+            self._hinting.discard(player.key)
+            return result
+        return d.addBoth(done).addCallbacks(thought, noThought)
 
     HANDLERS = {
         "hello": hello,

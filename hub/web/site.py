@@ -379,7 +379,8 @@ def faceSite(hub, root, gate, siteClass=HubSite):
 
 
 def webSite(hub, records=None, collectors=(), limits=None, auth=None,
-            factories=None, director=None, directory=None):
+            factories=None, director=None, directory=None, thinker=None,
+            shares=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -399,6 +400,10 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     @param directory: with C{--cluster}, the node's room directory, which
         the browser players' rooms are claimed in and whose other nodes'
         rooms their lobby shows (L{hub.web.play.WebPlay}); None.
+    @param thinker: the L{hub.ihub.IThinker} of C{/ws}'s hints (the hub's
+        pool of bot workers).
+    @param shares: the L{hub.thinkers.shares.BotShares} of C{/ws}'s room
+        bots, or None for no limit.
     @return: C{(site, service)}.
     """
     spectating = Spectating(hub.clock)
@@ -413,7 +418,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         from hub.web.ws import PlayFactory, PlayResource
         play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
                        lobbyFeed, getattr(auth, "names", None),
-                       directory=directory, spectating=spectating)
+                       directory=directory, spectating=spectating,
+                       thinker=thinker, shares=shares)
         socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock,
                                           auth))
     tournaments = feeds = None

@@ -11,6 +11,7 @@ from hub.bots import KINDS, LEVELS, NoLegalAction, botFor
 from hub.bots.checkers import CheckersBot
 from hub.bots.gomoku import GomokuBot
 from hub.bots.splendor import SplendorBot
+from hub.games.gomoku import GomokuGame
 from hub.ihub import IBot
 
 from tests.bots.support import newGame, reachable
@@ -272,3 +273,86 @@ class SplendorGiveBackTests(SynchronousTestCase):
         Level 3, in 6 whole games.
         """
         self.assertEqual(self.gaveBack(3, range(6)), [])
+
+
+class Countdown:
+    """
+    A search's time (L{hub.bots.base.Bot.expired}) that runs out after
+    C{asks} questions; it counts them.
+    """
+
+    def __init__(self, asks):
+        self.asks = asks
+        self.asked = 0
+
+    def __call__(self):
+        self.asked += 1
+        return self.asked > self.asks
+
+
+class DeadlineTests(SynchronousTestCase):
+    """
+    Level 3 answers when its time is up: the best action found so far,
+    at worst level 2's.
+    """
+
+    def positions(self, kind):
+        for seed in range(6):
+            game = reachable(kind, 3 if kind != "gomoku" else 2, seed,
+                             12 + 3 * seed)
+            if not game.isOver:
+                yield game
+
+    def test_noTimeAtAll(self):
+        """
+        With its time up from the start, level 3 still plays a legal
+        action, having asked the time only a few times.
+        """
+        for kind in KINDS:
+            for game in self.positions(kind):
+                seat = game.currentSeat
+                time = Countdown(0)
+                action = botFor(kind, 3, 1, expired=time).chooseAction(
+                    game, seat)
+                self.assertIn(action, game.legalActions(seat))
+                self.assertLessEqual(time.asked, 3, kind)
+
+    def test_gomokuStillWinsAndBlocks(self):
+        """
+        Out of time, level 3 of gomoku still takes a five, or blocks the
+        opponent's: those come before the search.
+        """
+        game = GomokuGame()
+        for x in range(4):
+            game.apply(0, (x, 0))
+            game.apply(1, (x, 5))
+        bot = botFor("gomoku", 3, 0, expired=Countdown(0))
+        self.assertEqual(bot.chooseAction(game, 0), (4, 0))
+        game.apply(0, (9, 9))
+        self.assertEqual(bot.chooseAction(game, 1), (4, 5))
+
+    def test_stopsSoon(self):
+        """
+        A gomoku search whose time runs out mid-way stops within a few
+        dozen positions, well short of its node budget, and plays a
+        legal cell.
+        """
+        for game in self.positions("gomoku"):
+            seat = game.currentSeat
+            bot = botFor("gomoku", 3, 2, expired=Countdown(3))
+            action = bot.chooseAction(game, seat)
+            self.assertIn(action, game.legalActions(seat))
+            self.assertLess(bot.nodes, 3 * bot.clockEvery + bot.clockEvery)
+
+    def test_neverByDefault(self):
+        """
+        Without a time, the search ends by its own bounds: the same
+        action as with a time that never runs out.
+        """
+        for kind in KINDS:
+            for game in self.positions(kind):
+                seat = game.currentSeat
+                self.assertEqual(
+                    botFor(kind, 3, 4).chooseAction(game, seat),
+                    botFor(kind, 3, 4, expired=lambda: False).chooseAction(
+                        game, seat))

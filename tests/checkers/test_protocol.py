@@ -6,8 +6,9 @@ docs/protocols/checkers.md, on L{StringTransport} with a L{Clock}.
 from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
-from hub.bots.checkers import CheckersBot
+from hub.bots import botFor
 from hub.tables.seatpilot import SeatPilot
+from hub.thinkers.inline import InlineThinker
 from hub.games import checkers as rules
 from hub.ihub import IStartPolicy
 from hub.protocols.checkers import (
@@ -1123,7 +1124,8 @@ class TakeoverTests(SynchronousTestCase):
         """
         By default the seat is played by hub.bots' checkers bot at
         C{botLevel}, seeded with the seat, in a L{SeatPilot} that waits
-        C{botDelay}; its move is legal and forward.
+        C{botDelay} (thinking in the caller's thread: the hub gives its
+        factories its pool); its move is legal and forward.
         """
         server = Server(takeover="bot", botLevel=3, botDelay=0.5)
         a, d = server.startGame(["alice", "bob"])
@@ -1132,8 +1134,10 @@ class TakeoverTests(SynchronousTestCase):
         a.move("A", "-1 5 -1 4")
         pilot = server.table("r1").takeover.pilots[1]
         self.assertIsInstance(pilot, SeatPilot)
-        self.assertIsInstance(pilot.bot, CheckersBot)
-        self.assertEqual((pilot.bot.level, pilot.delay), (3, 0.5))
+        self.assertIsInstance(pilot.thinker, InlineThinker)
+        self.assertEqual(pilot.thinker.botFactory, botFor)
+        self.assertEqual((pilot.kind, pilot.level, pilot.seed, pilot.delay),
+                         ("checkers", 3, 1, 0.5))
         self.assertTrue(pilot.pending)
         legal = game.legalActions(1)
         server.clock.advance(0.5)
@@ -1197,8 +1201,8 @@ class TakeoverTests(SynchronousTestCase):
             level = 1
 
         Broken.chooseAction = chooseAction
-        server = Server(takeover="bot", botFactory=lambda level, seed:
-                        Broken())
+        server = Server(takeover="bot", thinker=InlineThinker(
+            lambda kind, level, seed: Broken()))
         a, c, e = server.startGame(["a", "c", "e"])
         c.disconnect()
         a.move("A", "-1 5 -1 4")
@@ -1267,8 +1271,8 @@ class TakeoverTests(SynchronousTestCase):
             def chooseAction(self, state, seat):
                 return ((-1, 4), last)
 
-        server = Server(takeover="bot", botFactory=lambda level, seed:
-                        Finisher())
+        server = Server(takeover="bot", thinker=InlineThinker(
+            lambda kind, level, seed: Finisher()))
         a, d = server.startGame(["alice", "bob"])
         server.setPosition("r1", {
             0: [(1, 1), (2, 1)],

@@ -13,6 +13,7 @@ from zope.interface.verify import verifyObject
 
 from hub.bots import botFor
 from hub.tables.seatpilot import SeatPilot
+from hub.thinkers.inline import InlineThinker
 from hub.games import checkers as rules
 from hub.ihub import ITable
 from hub.lobby import Lobby, RoomObserver
@@ -289,7 +290,7 @@ class TakeoverTests(SynchronousTestCase):
             SeatDropped(0, START), SeatTakenOver(0, 2, START)])
         pilot = table.takeover.pilots[0]
         self.assertIsInstance(pilot, SeatPilot)
-        self.assertEqual(pilot.bot.level, 2)
+        self.assertEqual(pilot.level, 2)
         self.assertEqual(len(clock.getDelayedCalls()), 1)
         clock.advance(1)
         played, turn = heard(recorder)
@@ -315,8 +316,8 @@ class TakeoverTests(SynchronousTestCase):
 
     def test_seededBots(self):
         """
-        The bot of a seat is made by the options' C{botFactory} with the
-        game kind, the level and the seat as seed.
+        The bot of a seat is asked of the options' C{thinker} with the
+        game kind, the level and a seed made of the seat's.
         """
         made = []
 
@@ -324,8 +325,9 @@ class TakeoverTests(SynchronousTestCase):
             made.append((kind, level, seed))
             return botFor(kind, level, seed)
 
-        table, clock, recorder = makeTable(3, takeover="bot", botLevel=3,
-                                           botFactory=botFactory)
+        table, clock, recorder = makeTable(
+            3, takeover="bot", botLevel=3,
+            thinker=InlineThinker(botFactory))
         table.drop(2)
         table.drop(0)
         self.assertEqual(made, [("checkers", 3, 0)])

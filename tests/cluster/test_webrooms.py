@@ -16,7 +16,7 @@ from hub.wire import gomoku as wire
 from tests.cluster.test_nodes import createRoom, register, roomList
 from tests.endtoend import GamehubServer, waitUntil
 from tests.redisserver import sharedRedisURL
-from tests.web.wsclient import PlayClient
+from tests.web.wsclient import welcomed
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -56,16 +56,8 @@ class WebRoomsInACluster(TestCase):
         for server in (self.a, self.b):
             server.waitForLog("cluster: registered in")
 
-    @defer.inlineCallbacks
     def browser(self, server, name):
-        web = server.port("web")
-        client = PlayClient(reactor, "ws://127.0.0.1:{}/ws".format(web),
-                            origin="http://127.0.0.1:{}".format(web))
-        self.addCleanup(client.close)
-        yield client.opened()
-        client.send({"type": "hello", "version": 1, "name": name})
-        yield client.waitType("welcome")
-        return client
+        return welcomed(self, reactor, server, name)
 
     @defer.inlineCallbacks
     def remoteRooms(self, client, kind, node):

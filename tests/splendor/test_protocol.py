@@ -8,13 +8,14 @@ from twisted.trial.unittest import SynchronousTestCase
 from zope.interface.verify import verifyObject
 
 from hub.tables.seatpilot import SeatPilot
-from hub.bots.splendor import SplendorBot
+from hub.bots import botFor
 from hub.games import splendor as rules
 from hub.games.splendor import Action
 from hub.ihub import IStartPolicy
 from hub.connection.pacing import MAX_PACED
 from hub.protocols.splendor import KIND, RULE_OPERATIONS, WIRE_OPERATIONS
 from hub.tables.splendor import CAPACITY, SplendorStartPolicy
+from hub.thinkers.inline import InlineThinker
 from hub.wire import splendor as wire
 
 from tests.idletimeout import IdleTimeoutTestsMixin
@@ -966,7 +967,8 @@ class DisconnectTests(ProtocolTestCase):
                 raise RuntimeError("boom")
 
         h = Harness(takeover="bot", botDelay=0.5,
-                    botFactory=lambda kind, level, seed: Broken())
+                    thinker=InlineThinker(
+                        lambda kind, level, seed: Broken()))
         conns = h.table(2)
         room = roomOf(h, conns[0])
         game = room.game
@@ -983,7 +985,8 @@ class DisconnectTests(ProtocolTestCase):
     def test_defaultBot(self):
         """
         By default hub.bots' Splendor bot at C{botLevel} plays the seat,
-        in a L{SeatPilot} kept by the table's takeover.
+        in a L{SeatPilot} kept by the table's takeover, thinking in the
+        caller's thread (the hub gives its factories its pool).
         """
         h = Harness(takeover="bot", botDelay=0.5, botLevel=1)
         conns = h.table(3)
@@ -993,8 +996,10 @@ class DisconnectTests(ProtocolTestCase):
         byId[sequence[2]].drop()
         pilot = room.table.takeover.pilots[2]
         self.assertIsInstance(pilot, SeatPilot)
-        self.assertIsInstance(pilot.bot, SplendorBot)
-        self.assertEqual((pilot.bot.level, pilot.delay), (1, 0.5))
+        self.assertIsInstance(pilot.thinker, InlineThinker)
+        self.assertEqual(pilot.thinker.botFactory, botFor)
+        self.assertEqual((pilot.kind, pilot.level, pilot.delay),
+                         ("splendor", 1, 0.5))
         self.assertFalse(pilot.pending)
 
     def test_nothingAfterLastHumanLeaves(self):

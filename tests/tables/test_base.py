@@ -13,6 +13,7 @@ from hub.service import Hub
 from hub.tables import events
 from hub.tables.base import (
     EventRecorder, GameIsOver, NotSeated, NotYourTurn, Table, TableOptions)
+from hub.thinkers.inline import InlineThinker
 
 
 class CountingGame:
@@ -88,8 +89,8 @@ class CountingTable(Table):
 
 def makeTable(clock, **options):
     seats = [events.Seat(0, "ann", 1), events.Seat(1, "ben", 2)]
-    options.setdefault("botFactory", lambda kind, level, seed:
-                       FirstLegalBot())
+    options.setdefault("thinker", InlineThinker(
+        lambda kind, level, seed: FirstLegalBot()))
     table = CountingTable("t1", seats, CountingGame(), clock,
                           TableOptions(**options))
     recorder = EventRecorder()

@@ -30,10 +30,12 @@ class Browser:
     visitor = None
     transport = None
 
-    def __init__(self, play):
+    def __init__(self, play, host=None):
         self.play = play
         self.messages = []
         self.closed = False
+        #: The client's address, as a trusted proxy says it (None: none).
+        self.forwardedFor = host
 
     def sendText(self, text):
         self.messages.append(json.loads(text))
@@ -84,14 +86,15 @@ class PlayHub:
 
     def __init__(self, checkersSizes=(2, 3, 6), graceSeconds=30,
                  takeover=None, botDelay=0.5, turnSeconds=15, names=None,
-                 botLevel=2, directory=None, spectating=False):
+                 botLevel=2, directory=None, spectating=False, thinker=None,
+                 shares=None):
         self.clock = Clock()
         self.clock.advance(1000)
         self.hub = Hub(self.clock, graceSeconds=graceSeconds)
         self.hub.startService()
         self.lobby, self.sessions = self.hub.lobby, self.hub.sessions
         bots = {"takeover": takeover, "botDelay": botDelay,
-                "botLevel": botLevel}
+                "botLevel": botLevel, "thinker": thinker}
         clock = self.hub.clock
         self.factories = {
             "gomoku": GomokuFactory(self.lobby, self.sessions, clock,
@@ -115,11 +118,12 @@ class PlayHub:
             self.lobby.addTableListener(self.spectating)
         self.play = WebPlay(self.lobby, self.sessions, clock, self.factories,
                             names=names, directory=directory,
-                            spectating=self.spectating)
+                            spectating=self.spectating, thinker=thinker,
+                            shares=shares)
         self._port = 41000
 
-    def browser(self, name=None):
-        browser = Browser(self.play)
+    def browser(self, name=None, host=None):
+        browser = Browser(self.play, host)
         if name is not None:
             browser.hello(name)
         return browser

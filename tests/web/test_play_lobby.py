@@ -20,7 +20,7 @@ def pilotLevels(browser):
     player's table, by seat.
     """
     table = browser.player.table
-    return {seat: pilot.bot.level
+    return {seat: pilot.level
             for seat, pilot in table.takeover.pilots.items()}
 
 

@@ -123,3 +123,20 @@ class PlayClient:
         else:
             self.connector.disconnect()
         return self.closed
+
+
+@defer.inlineCallbacks
+def welcomed(testCase, reactor, server, name):
+    """
+    A L{PlayClient} of the web port of C{server} (a
+    L{tests.endtoend.GamehubServer}), from the hub's own origin, that said
+    C{hello} as C{name} and was welcomed; closed at C{testCase}'s cleanup.
+    """
+    web = server.port("web")
+    client = PlayClient(reactor, "ws://127.0.0.1:{}/ws".format(web),
+                        origin="http://127.0.0.1:{}".format(web))
+    testCase.addCleanup(client.close)
+    yield client.opened()
+    client.send({"type": "hello", "version": 1, "name": name})
+    yield client.waitType("welcome")
+    return client

@@ -40,6 +40,9 @@ const TEXTS = {
   "illegal": () => t("That move is not legal."),
   "unsupported": () => t("This game does not offer that."),
   "not-entrant": () => t("This game is for its tournament's entrants."),
+  "too-many-bots": () => t("You have all the bots one player may have."),
+  "too-many-strong-bots": () => t("You have all the level-3 bots allowed."),
+  "hint-pending": () => t("A hint is on its way."),
   "internal": () => t("The hub failed to do that; it has been logged."),
 };
 

@@ -1,0 +1,489 @@
+"""
+The hub's thinker: bot moves worked out in a pool of worker processes
+(L{hub.thinkers.worker}), never on the reactor thread.
+
+L{BotPool} is the L{hub.ihub.IThinker} and the service: it keeps at most
+one question per worker in flight and the rest in a bounded queue, and
+gives each question a deadline by its level (L{DEADLINES}), on the hub's
+clock.  A worker searches until its part of the deadline is spent and
+answers its best move so far (L{hub.bots.base.Bot.expired}); a question
+still unanswered L{LATE_AFTER} seconds past its deadline fails
+(L{NoThought.LATE}: the caller plays a rule's move), and its worker, if
+still silent L{HUNG_AFTER} seconds past the deadline, is killed.  A worker
+that dies is replaced (by ampoule) and its question asked again once.
+L{WorkerProcesses} is the ampoule pool itself.  docs/bots.md has the
+whole story.
+"""
+
+import collections
+import functools
+import itertools
+import json
+import os
+
+from twisted.application.service import Service
+from twisted.internet import defer, error
+from twisted.logger import Logger
+from twisted.protocols import amp
+from twisted.python.failure import Failure
+from zope.interface import implementer
+
+from hub.games.codec import actionFromJSON, stateToJSON
+from hub.ihub import IThinker, NoThought
+from hub.thinkers.commands import ChooseAction, Hello
+
+#: Seconds a question of each level (1, 2, 3) may take, queue included:
+#: level 3 searches until its share of it is spent.
+DEADLINES = {1: 1.0, 2: 1.0, 3: 2.0}
+#: Seconds past its deadline after which a question unanswered fails.
+LATE_AFTER = 1.0
+#: Seconds past its deadline after which a worker still thinking about
+#: it is killed (a healthy one answers at its deadline).
+HUNG_AFTER = 10.0
+#: The least search time a worker is given, even for a question that
+#: waited past its deadline: enough for level 2's move.
+MIN_BUDGET = 0.02
+#: Questions that may wait for a free worker, by default.
+QUEUE_SIZE = 64
+#: Seconds the workers have to exit when the hub stops, before they are
+#: killed.
+STOP_SECONDS = 5.0
+#: How often ampoule looks for idle workers beyond the pool's minimum
+#: (there are none: the minimum is the size).
+IDLE_SECONDS = 3600
+
+#: The failures that say a worker died under a question.
+_DEATHS = (error.ProcessTerminated, error.ProcessDone, error.ConnectionDone,
+           error.ConnectionLost)
+
+
+def cpuCount():
+    """
+    The CPUs this process may run on: the default number of workers.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+class _WorkerLink(amp.AMP):
+    """
+    The hub's end of one worker's AMP connection (ampoule's parent
+    protocol), which notes the question it carries so that a silent
+    worker can be found and killed.
+    """
+
+    def __init__(self, links):
+        amp.AMP.__init__(self)
+        self.links = links
+
+    def callRemote(self, command, *args, **kwargs):
+        if command is ChooseAction:
+            self.links[kwargs["request"]] = self
+        return amp.AMP.callRemote(self, command, *args, **kwargs)
+
+    def kill(self):
+        """
+        Kill the worker at once.
+        """
+        try:
+            self.transport.signalProcess("KILL")
+        except (error.ProcessExitedAlready, AttributeError):
+            pass
+
+
+class WorkerProcesses:
+    """
+    The worker processes: an ampoule L{ampoule.pool.ProcessPool} of
+    C{size} workers, started with it (a worker takes a second or so to
+    start, which a question's deadline would not leave), and one started
+    again when one dies.
+
+    Each worker gets the hub's C{PYTHONPATH} and nothing else of its
+    environment.  The pool is made at L{start}: ampoule's idle check is a
+    timer of its own (which finds nothing to do: the pool never has more
+    than its minimum), stopped by L{stop}.
+
+    @ivar size: the number of workers.
+    @ivar clock: the hub's clock, for the time workers have to exit.
+    @ivar stopSeconds: that time.
+    """
+
+    def __init__(self, size, clock, stopSeconds=STOP_SECONDS):
+        self.size = size
+        self.clock = clock
+        self.stopSeconds = stopSeconds
+        self._pool = None
+        self._links = {}
+
+    def start(self):
+        """
+        Make the pool and start its workers.
+
+        @return: a Deferred that fires once each has answered.
+        """
+        from ampoule.main import ProcessStarter
+        from ampoule.pool import ProcessPool
+        from hub.thinkers.worker import BOOTSTRAP, BotWorker
+        env = {}
+        if os.environ.get("PYTHONPATH"):
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+        starter = ProcessStarter(bootstrap=BOOTSTRAP, env=env)
+        self._pool = ProcessPool(
+            BotWorker, ampParent=functools.partial(_WorkerLink, self._links),
+            min=self.size, max=self.size, maxIdle=IDLE_SECONDS,
+            recycleAfter=0,
+            starter=starter)
+        started = self._pool.start()
+
+        def ping(_):
+            return defer.gatherResults(
+                [link.callRemote(Hello) for link in self._pool.processes],
+                consumeErrors=True)
+        return started.addCallback(ping)
+
+    def pids(self):
+        """
+        The process ids of the workers running now.
+        """
+        if self._pool is None:
+            return []
+        return sorted(link.transport.transport.pid
+                      for link in self._pool.processes
+                      if link.transport is not None
+                      and link.transport.transport.pid is not None)
+
+    def ask(self, **arguments):
+        """
+        Send L{ChooseAction} with C{arguments} to a free worker.
+
+        @return: a Deferred of the answer's fields.
+        """
+        request = arguments["request"]
+
+        def forget(result):
+            self._links.pop(request, None)
+            return result
+        return self._pool.doWork(ChooseAction, **arguments).addBoth(forget)
+
+    def kill(self, request):
+        """
+        Kill the worker thinking about C{request}, if one is.
+
+        @return: True if there was one.
+        """
+        link = self._links.pop(request, None)
+        if link is None:
+            return False
+        link.kill()
+        return True
+
+    def stop(self):
+        """
+        Stop every worker: those thinking are killed (nobody waits for
+        their answers any more), the others told to stop, and killed if
+        they have not within L{stopSeconds}.
+
+        @return: a Deferred that fires once they have all exited.
+        """
+        for request in list(self._links):
+            self.kill(request)
+        if self._pool is None:
+            return defer.succeed(None)
+        links = list(self._pool.processes)
+        d = self._pool.stop()
+        deadline = self.clock.callLater(self.stopSeconds, self._killAll,
+                                        links)
+
+        def stopped(result):
+            if deadline.active():
+                deadline.cancel()
+            return result
+        return d.addBoth(stopped)
+
+    def _killAll(self, links):
+        for link in links:
+            link.kill()
+
+
+class _Question:
+    """
+    One move asked of the pool.
+    """
+
+    def __init__(self, number, kind, level, seed, seat, position,
+                 deadline):
+        self.number = number
+        self.kind = kind
+        self.level = level
+        self.seed = seed
+        self.seat = seat
+        self.position = position
+        self.deadline = deadline
+        self.deferred = None
+        self.late = None
+        self.hung = None
+        self.tries = 0
+        self.done = False
+
+
+@implementer(IThinker)
+class BotPool(Service):
+    """
+    The hub's L{IThinker}: questions go to C{processes} (a
+    L{WorkerProcesses}, or a test's stand-in with the same methods), at
+    most one per worker, the rest waiting in a queue of C{queueSize}; the
+    timers are on C{clock}, the hub's.
+
+    @ivar outcomes: how many questions ended how, by outcome:
+        C{answered} (C{cut} among them: the search's time ran out), and
+        the L{NoThought} reasons C{full}, C{late}, C{lost}, C{stopped}.
+    @ivar workerDeaths: workers that died under a question, or were
+        killed for not answering.
+    @ivar ready: True once the workers are up (L{startService}).
+    """
+
+    log = Logger()
+    ready = False
+
+    def __init__(self, clock, processes, queueSize=QUEUE_SIZE,
+                 deadlines=None, lateAfter=LATE_AFTER,
+                 hungAfter=HUNG_AFTER):
+        self.clock = clock
+        self.processes = processes
+        self.queueSize = queueSize
+        self.deadlines = dict(DEADLINES if deadlines is None else deadlines)
+        self.lateAfter = lateAfter
+        self.hungAfter = hungAfter
+        self.outcomes = dict.fromkeys(
+            ("answered", "cut", "full", "late", "lost", "stopped"), 0)
+        self.workerDeaths = 0
+        self._numbers = itertools.count(1)
+        self._waiting = collections.deque()
+        self._busy = {}
+        self._dispatching = False
+        self._overloaded = False
+
+    @property
+    def waiting(self):
+        """
+        Questions waiting for a free worker.
+        """
+        return len(self._waiting)
+
+    @property
+    def busy(self):
+        """
+        Workers thinking now.
+        """
+        return len(self._busy)
+
+    def startService(self):
+        """
+        Start the workers.  The questions asked before they are all up
+        wait, and their deadlines count from then: a worker's start is
+        no thinking time.
+        """
+        Service.startService(self)
+        self.ready = False
+        d = defer.maybeDeferred(self.processes.start)
+
+        def failed(failure):
+            self.log.failure("bot pool: the workers did not start", failure)
+        d.addErrback(failed).addCallback(lambda _: self._up())
+        return d
+
+    def _up(self):
+        if not self.running:
+            return
+        self.ready = True
+        now = self.clock.seconds()
+        for question in self._waiting:
+            question.deadline = now + self._seconds(question.level)
+            self._startLate(question, now)
+        self._dispatch()
+
+    def _seconds(self, level):
+        return self.deadlines.get(level, max(self.deadlines.values()))
+
+    def _startLate(self, question, now):
+        question.late = self.clock.callLater(
+            question.deadline + self.lateAfter - now, self._late, question)
+
+    def stopService(self):
+        """
+        Fail every question (L{NoThought.STOPPED}) and stop the workers.
+        """
+        Service.stopService(self)
+        for question in list(self._waiting) + list(self._busy.values()):
+            self._end(question, NoThought(NoThought.STOPPED))
+        self._waiting.clear()
+        for question in list(self._busy.values()):
+            self._cancel(question)
+        return self.processes.stop()
+
+    def think(self, kind, level, seed, state, seat):
+        if not self.running:
+            return defer.fail(NoThought(NoThought.STOPPED))
+        if len(self._waiting) >= self.queueSize:
+            self.outcomes["full"] += 1
+            if not self._overloaded:
+                self._overloaded = True
+                self.log.warn(
+                    "bot pool: {waiting} moves wait for {workers} "
+                    "worker(s); more are refused (rules' moves are "
+                    "played) until the queue is half as long",
+                    waiting=len(self._waiting), workers=self.processes.size,
+                    event="bot-pool-full")
+            return defer.fail(NoThought(NoThought.FULL))
+        position = json.dumps(stateToJSON(kind, state),
+                              separators=(",", ":"))
+        now = self.clock.seconds()
+        question = _Question(next(self._numbers), kind, level, seed, seat,
+                             position, now + self._seconds(level))
+        question.deferred = defer.Deferred(
+            lambda d: self._withdraw(question))
+        if self.ready:
+            self._startLate(question, now)
+        self._waiting.append(question)
+        self._dispatch()
+        return question.deferred
+
+    def _dispatch(self):
+        """
+        Give waiting questions to free workers.
+        """
+        if self._dispatching or not self.ready:
+            return
+        self._dispatching = True
+        try:
+            while self._waiting and len(self._busy) < self.processes.size:
+                question = self._waiting.popleft()
+                self._ask(question)
+        finally:
+            self._dispatching = False
+        if self._overloaded and len(self._waiting) <= self.queueSize // 2:
+            self._overloaded = False
+
+    def _ask(self, question):
+        question.tries += 1
+        budget = max(MIN_BUDGET, question.deadline - self.clock.seconds())
+        self._busy[question.number] = question
+        try:
+            d = self.processes.ask(
+                request=question.number, kind=question.kind,
+                level=question.level, seed=question.seed,
+                seat=question.seat, position=question.position,
+                budget=budget)
+        except Exception:
+            d = defer.fail()
+        d.addBoth(self._answered, question)
+
+    def _answered(self, result, question):
+        self._busy.pop(question.number, None)
+        if question.hung is not None:
+            if question.hung.active():
+                question.hung.cancel()
+            question.hung = None
+        if not question.done:
+            if isinstance(result, Failure):
+                self._failed(result, question)
+            else:
+                self._chose(result, question)
+        elif isinstance(result, Failure) and result.check(*_DEATHS):
+            # The worker killed for being silent.
+            pass
+        self._dispatch()
+        return None
+
+    def _chose(self, answer, question):
+        try:
+            action = actionFromJSON(question.kind,
+                                    json.loads(answer["action"]))
+        except (ValueError, KeyError, TypeError):
+            self.log.error("bot pool: a worker answered {answer!r}, which "
+                           "is no {kind} action", answer=answer,
+                           kind=question.kind)
+            self._end(question, NoThought(NoThought.LOST, "bad answer"))
+            return
+        if answer.get("cut"):
+            self.outcomes["cut"] += 1
+        self._end(question, action, "answered")
+
+    def _failed(self, failure, question):
+        if failure.check(*_DEATHS):
+            self.workerDeaths += 1
+            again = (question.tries < 2
+                     and self.clock.seconds() < question.deadline)
+            self.log.warn(
+                "bot pool: a worker died thinking of a {kind} move "
+                "({why}); {then}", kind=question.kind,
+                why=failure.getErrorMessage(),
+                then=("asked again" if again
+                      else "the seat plays a rules' move"),
+                event="bot-worker-died")
+            if again:
+                self._waiting.appendleft(question)
+                return
+            self._end(question, NoThought(NoThought.LOST, "worker died"))
+            return
+        self.log.failure("bot pool: a {kind} move failed", failure,
+                         kind=question.kind)
+        self._end(question, NoThought(NoThought.LOST,
+                                      failure.getErrorMessage()[:200]))
+
+    def _late(self, question):
+        question.late = None
+        if question.done:
+            return
+        if question in self._waiting:
+            self._waiting.remove(question)
+        else:
+            question.hung = self.clock.callLater(
+                self.hungAfter - self.lateAfter, self._hung, question)
+        self._end(question, NoThought(NoThought.LATE))
+
+    def _hung(self, question):
+        question.hung = None
+        if question.number in self._busy and self.processes.kill(
+                question.number):
+            self.workerDeaths += 1
+            self.log.warn(
+                "bot pool: a worker gave no answer {seconds}s past its "
+                "deadline: killed (a new one starts)",
+                seconds=self.hungAfter, event="bot-worker-hung")
+
+    def _withdraw(self, question):
+        """
+        The asker cancelled: forget the question (a worker thinking of
+        it finishes, and its answer is dropped).
+        """
+        if question.done:
+            return
+        question.done = True
+        if question in self._waiting:
+            self._waiting.remove(question)
+        self._cancel(question)
+        self._dispatch()
+
+    def _cancel(self, question):
+        for name in ("late", "hung"):
+            call = getattr(question, name)
+            if call is not None and call.active():
+                call.cancel()
+            setattr(question, name, None)
+
+    def _end(self, question, result, outcome=None):
+        if question.done:
+            return
+        question.done = True
+        if question.late is not None and question.late.active():
+            question.late.cancel()
+        question.late = None
+        if isinstance(result, NoThought):
+            self.outcomes[result.reason] += 1
+            question.deferred.errback(result)
+        else:
+            self.outcomes[outcome] += 1
+            question.deferred.callback(result)
