@@ -6,8 +6,10 @@ its caller makes on every request, and runs through the hub's
 L{hub.accounts.moderation.Moderation} (audited there).
 
 Each action takes the caller's L{hub.web.auth.WebAuth}, the acting
-account's name and the request's fields (a dict of text) and answers
-with a Deferred of a dict (the JSON API's answer).
+account (an L{hub.accounts.store.Actor}: its name, role and client
+address, for the rules of roles and the audit) and the request's fields
+(a dict of text) and answers with a Deferred of a dict (the JSON API's
+answer).
 """
 
 import shlex
@@ -79,6 +81,13 @@ def role(auth, actor, fields):
     d = auth.moderation.setRole(name, value, actor)
     return d.addCallback(lambda _: {"done": "role", "name": name,
                                     "role": value})
+
+
+def tokenRevoke(auth, actor, fields):
+    tokenId = required(fields, "token")
+    d = auth.sessions.revokeToken(tokenId, actor)
+    return d.addCallback(lambda name: {"done": "token-revoke",
+                                       "token": tokenId, "name": name})
 
 
 def invite(auth, actor, fields):
@@ -245,6 +254,7 @@ ACTIONS = {
     "unban": (mayModerate, unban),
     "role": (mayAdminister, role),
     "invite": (mayAdminister, invite),
+    "token-revoke": (mayAdminister, tokenRevoke),
     "event-create": (mayAdminister, eventCreate),
     "event-enter": (mayAdminister, eventEnter),
     "event-withdraw": (mayAdminister, eventWithdraw),
@@ -258,15 +268,17 @@ ACTIONS = {
 EVENT_ACTIONS = tuple(name for name in ACTIONS if name.startswith("event-"))
 
 
-def perform(auth, visitor, name, fields):
+def perform(auth, actor, name, fields):
     """
-    Do action C{name} as C{visitor} (whose role the caller checked with
-    the action's check, this request).
+    Do action C{name} as C{actor} (an L{hub.accounts.store.Actor}, whose
+    role the caller checked with the action's check, this request).
 
     @return: a Deferred of the action's answer; it fails with
-        L{AccountError} (L{BadRequest}) for what the caller asked wrong.
+        L{AccountError} (L{BadRequest}) for what the caller asked wrong,
+        or L{hub.accounts.store.Refused} for what the rules of roles
+        refuse.
     """
-    return defer.maybeDeferred(ACTIONS[name][1], auth, visitor.name, fields)
+    return defer.maybeDeferred(ACTIONS[name][1], auth, actor, fields)
 
 
 def connectionsData(moderation):
@@ -293,4 +305,15 @@ def auditData(entries):
     Audit entries (L{hub.accounts.store.AuditEntry}) as JSON.
     """
     return [{"at": e.at, "actor": e.actor, "action": e.action,
-             "target": e.target, "reason": e.reason} for e in entries]
+             "target": e.target, "reason": e.reason, "address": e.address}
+            for e in entries]
+
+
+def tokensData(tokens):
+    """
+    Admin API tokens (L{hub.accounts.websessions.TokenInfo}) as JSON: their
+    ids, never the tokens.
+    """
+    return [{"token": t.tokenId, "name": t.name, "label": t.label,
+             "created": t.createdAt, "lastUsed": t.lastUsed,
+             "expires": t.expiresAt} for t in tokens]

@@ -47,8 +47,9 @@ class WebCommandLineTests(support.SQLiteMixin, TestCase):
                          [(secretHash(token),)])
         database = db.Database(db.parseURL(self.url), reactor)
         self.addCleanup(database.close)
-        visitor = yield WebSessions(database, reactor.seconds) \
-            .tokenVisitor(token)
+        sessions = WebSessions(database, reactor)
+        self.addCleanup(sessions.stop)
+        visitor = yield sessions.tokenVisitor(token)
         self.assertEqual((visitor.name, visitor.role), ("root", "admin"))
         code, out, _ = self.run_("audit")
         self.assertIn("token", out)

@@ -25,8 +25,7 @@ class WebSessionsTests:
         self.clock = Clock()
         self.clock.advance(1000000)
         self.accounts = support.openAccounts(self, now=self.clock.seconds)
-        self.sessions = WebSessions(self.accounts.database,
-                                    self.clock.seconds)
+        self.sessions = WebSessions(self.accounts.database, self.clock)
         yield self.accounts.add("alice", "pw", "moderator")
 
     def column(self, sql):
@@ -79,22 +78,26 @@ class WebSessionsTests:
         self.assertEqual((yield self.sessions.count()), 1)
 
     @defer.inlineCallbacks
-    def test_roleAndBanReadEachTime(self):
+    def test_roleAndBanEndSessions(self):
         """
-        The role is read with the session each time; a banned account's
-        sessions and tokens find nobody.
+        A role change ends the account's sessions, and a token's role is
+        read at each use; a ban ends the sessions (for good: not back
+        when the ban ends), and the tokens find nobody while it lasts.
         """
         raw = yield self.sessions.open("alice")
         token = yield self.sessions.newToken("alice")
         yield self.accounts.setRole("alice", "player")
-        self.assertEqual((yield self.sessions.find(raw)).role, "player")
+        self.assertIsNone((yield self.sessions.find(raw)))
         self.assertEqual((yield self.sessions.tokenVisitor(token)).role,
                          "player")
+        raw = yield self.sessions.open("alice")
         yield self.accounts.ban("alice", 60, "spam")
         self.assertIsNone((yield self.sessions.find(raw)))
         self.assertIsNone((yield self.sessions.tokenVisitor(token)))
         self.clock.advance(61)
-        self.assertIsNotNone((yield self.sessions.find(raw)))
+        self.assertIsNone((yield self.sessions.find(raw)))
+        self.assertEqual((yield self.sessions.tokenVisitor(token)).role,
+                         "player")
 
     @defer.inlineCallbacks
     def test_closeAll(self):

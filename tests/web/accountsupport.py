@@ -163,8 +163,7 @@ class AccountsWebMixin(support.SQLiteMixin):
         yield self.names.refresh()
         self.names.moderation = Moderation(
             self.accounts, self.names, self.hub.lobby, self.hub.sessions)
-        self.sessions = WebSessions(self.accounts.database,
-                                    self.clock.seconds)
+        self.sessions = WebSessions(self.accounts.database, self.clock)
         self.auth = WebAuth(self.accounts, self.sessions,
                             self.names.moderation, self.clock,
                             registration or self.registration, self.names)

@@ -114,8 +114,8 @@ class WebHub:
         self.agent = Agent(reactor)
 
     def stop(self):
-        self.service.stopService()
-        d = defer.maybeDeferred(self.port.stopListening)
+        d = defer.maybeDeferred(self.service.stopService)
+        d.addCallback(lambda _: self.port.stopListening())
         d.addCallback(lambda _: self.hub.stopService())
         return d
 

@@ -12,6 +12,7 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import TestCase
 
+from hub.accounts.websessions import secretHash
 from hub.lobby import RoomObserver
 from hub.web import adminactions
 
@@ -23,9 +24,12 @@ ROLES = ("anonymous", "player", "moderator", "admin")
 MODERATE = ("moderator", "admin")
 ADMINISTER = ("admin",)
 ACTIONS = {"kick": MODERATE, "end": MODERATE, "ban": MODERATE,
-           "unban": MODERATE, "role": ADMINISTER, "invite": ADMINISTER}
+           "unban": MODERATE, "role": ADMINISTER, "invite": ADMINISTER,
+           "token-revoke": ADMINISTER}
 #: GET pages and API reads: moderators and admins.
 READS = ("connections", "rooms", "audit")
+#: API reads of admins only.
+ADMIN_READS = ("tokens",)
 
 
 class Peer:
@@ -95,6 +99,10 @@ class AdminTests(AccountsWebMixin, TestCase):
             return {"target": "victim"}
         if action == "role":
             return {"name": "victim", "role": "player"}
+        if action == "token-revoke":
+            return defer.succeed(None).addCallback(
+                lambda _: self.sessions.newToken("victim")).addCallback(
+                lambda token: {"token": secretHash(token)[:12]})
         return {}
 
     @defer.inlineCallbacks
@@ -119,7 +127,8 @@ class AdminTests(AccountsWebMixin, TestCase):
                          {b"audit", b"tournaments"}
                          | {a.encode() for a in actions})
         self.assertEqual(set(api.children),
-                         {p.encode() for p in READS + tuple(actions)})
+                         {p.encode() for p in READS + ADMIN_READS
+                          + tuple(actions)})
         self.assertEqual(set(adminactions.ACTIONS), set(actions))
         for action, (allowed, _) in adminactions.ACTIONS.items():
             self.assertEqual(tuple(r for r in ROLES if allowed(r)),
@@ -154,7 +163,7 @@ class AdminTests(AccountsWebMixin, TestCase):
         for action, allowed in sorted(ACTIONS.items()):
             for role in ROLES:
                 browser = self.browsers[role]
-                fields = self.fields(action)
+                fields = yield self.fields(action)
                 _, _, page = yield browser.get("/login")
                 fields["csrf"] = csrfOf(page)
                 before = yield self.auditCount()
@@ -208,12 +217,20 @@ class AdminTests(AccountsWebMixin, TestCase):
                 self.assertEqual(code, expected, (path, role))
                 if code == 200:
                     self.assertIn(path, data)
+        for path in ADMIN_READS:
+            for role in ROLES:
+                code, data = yield self.api(role, b"GET",
+                                            "/api/admin/" + path)
+                expected = {"anonymous": 401, "admin": 200}.get(role, 403)
+                self.assertEqual(code, expected, (path, role))
+                if code == 200:
+                    self.assertIn(path, data)
         for action, allowed in sorted(ACTIONS.items()):
             for role in ROLES:
+                fields = yield self.fields(action)
                 before = yield self.auditCount()
                 code, data = yield self.api(role, b"POST",
-                                            "/api/admin/" + action,
-                                            self.fields(action))
+                                            "/api/admin/" + action, fields)
                 after = yield self.auditCount()
                 where = (action, role)
                 if role in allowed:
@@ -232,12 +249,16 @@ class AdminTests(AccountsWebMixin, TestCase):
     @defer.inlineCallbacks
     def test_roleReadEveryRequest(self):
         """
-        A moderator demoted to player loses C{/admin} and the API at the
-        next request.
+        A moderator demoted to player loses C{/admin} (its sessions end:
+        it must log in again, as a player) and the API at the next
+        request.
         """
         code, _, _ = yield self.browsers["moderator"].get("/admin")
         self.assertEqual(code, 200)
         yield self.accounts.setRole("moderato", "player", actor="root")
+        code, _, _ = yield self.browsers["moderator"].get("/admin")
+        self.assertEqual(code, 303)
+        yield self.browsers["moderator"].login("moderato")
         code, _, _ = yield self.browsers["moderator"].get("/admin")
         self.assertEqual(code, 403)
         code, _ = yield self.api("moderator", b"GET",
