@@ -20,8 +20,9 @@ from hub.web.proxies import PRIVATE_RANGES, ClientResolver, Networks
 
 #: The paths only C{--health-from} may ask for.
 HEALTH_PATHS = (b"healthz", b"readyz")
-#: The WebSocket close code of a connection closed by a ban.
-BANNED_CLOSE = 1008
+#: The WebSocket close code of a connection closed by a ban (one of the
+#: application's own, 4000-4999: 4403, as HTTP's 403).
+BANNED_CLOSE = 4403
 
 
 class Forbidden(resource.Resource):

@@ -78,8 +78,9 @@ MAX_MESSAGE = 8192
 #: Close code of a connection cut by a limit (policy violation).
 POLICY_VIOLATION = 1008
 #: Close code of a connection whose login session ended (logout, a
-#: password or role change, another login).
-SESSION_ENDED = 4001
+#: password or role change, another login): one of the application's
+#: own (4000-4999), as HTTP's 401.
+SESSION_ENDED = 4401
 
 #: The hub's own lines (a socket's C{log} is autobahn's txaio logger).
 _log = Logger()

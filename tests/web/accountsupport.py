@@ -171,7 +171,15 @@ class AccountsWebMixin(support.SQLiteMixin):
         if self.play:
             factories = playFactories(self.hub)
         self.web = WebHub(self, hub=self.hub, auth=self.auth,
-                          factories=factories, director=self.director())
+                          factories=factories, director=self.director(),
+                          door=self.door())
+
+    def door(self):
+        """
+        The door of the web face (L{hub.web.door.WebDoor}), or None for
+        the default: no trusted proxy, C{self.names}' bans.
+        """
+        return None
 
     def director(self):
         """
