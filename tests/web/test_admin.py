@@ -329,3 +329,46 @@ class AdminTests(AccountsWebMixin, TestCase):
         self.assertEqual(code, 403)
         after = yield self.auditCount()
         self.assertEqual(after, before)
+
+
+class TokensPageTests(AccountsWebMixin, TestCase):
+    """
+    The API tokens on C{/admin}: admins see them (never a token) and
+    revoke them there.
+    """
+
+    @defer.inlineCallbacks
+    def test_listAndRevoke(self):
+        """
+        An admin's page lists each token's id, account, name and times,
+        with a Revoke button that ends it (audited with the admin's
+        address); a moderator's page has no tokens.
+        """
+        yield self.setUpWeb()
+        yield self.addAccount("root", "admin")
+        yield self.addAccount("mod", "moderator")
+        token = yield self.sessions.newToken("mod", label="ci-bot")
+        tokenId = secretHash(token)[:12]
+        admin, moderator = Browser(self.web), Browser(self.web)
+        yield admin.login("root")
+        yield moderator.login("mod")
+        _, _, page = yield admin.get("/admin")
+        self.assertIn(tokenId, page)
+        self.assertIn("ci-bot", page)
+        self.assertNotIn(token, page)
+        _, _, page = yield moderator.get("/admin")
+        self.assertNotIn("API tokens", page)
+        self.assertNotIn(tokenId, page)
+        code, _, _ = yield admin.submit("/admin", "/admin/token-revoke",
+                                        {"token": tokenId})
+        self.assertEqual(code, 303)
+        self.assertIsNone((yield self.sessions.tokenVisitor(token)))
+        entries = yield self.accounts.audit()
+        last = entries[-1]
+        self.assertEqual((last.actor, last.action, last.target, last.reason,
+                          last.address),
+                         ("root", "revoke-token", "mod", tokenId,
+                          "127.0.0.1"))
+        _, _, page = yield admin.get("/admin/audit")
+        self.assertIn("revoke-token", page)
+        self.assertNotIn(token, page)
