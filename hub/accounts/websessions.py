@@ -114,12 +114,15 @@ class Visitor:
         session is nobody's).
     @ivar session: the hash of its session (what L{WebSessions.watch}
         watches), or None for a token's.
+    @ivar keepSessions: whether the account keeps its other sessions at
+        a login ("keep me logged in elsewhere").
     """
 
     name = attr.ib()
     role = attr.ib()
     banned = attr.ib(default=False)
     session = attr.ib(default=None, repr=False, eq=False)
+    keepSessions = attr.ib(default=False)
 
     @property
     def account(self):
@@ -153,8 +156,9 @@ class TokenInfo:
 def _sessionRow(cursor, digest):
     cursor.execute(
         "SELECT s.created_at, s.seen_at, s.banned, a.name, a.role, "
-        "a.banned_until FROM web_sessions s JOIN accounts a ON "
-        "a.name_key = s.name_key WHERE s.id_hash = ?", (digest,))
+        "a.banned_until, a.keep_sessions FROM web_sessions s JOIN "
+        "accounts a ON a.name_key = s.name_key WHERE s.id_hash = ?",
+        (digest,))
     return cursor.fetchone()
 
 
@@ -283,7 +287,8 @@ class WebSessions:
         def found(row):
             if row is None:
                 return None
-            createdAt, seenAt, endedByBan, name, role, bannedUntil = row
+            (createdAt, seenAt, endedByBan, name, role, bannedUntil,
+             keep) = row
             seenAt = self._lastSeen(digest, seenAt)
             if now - seenAt >= self.idleSeconds or \
                     now - createdAt >= self.absoluteSeconds:
@@ -293,7 +298,7 @@ class WebSessions:
                 return None
             if now - seenAt >= TOUCH_SECONDS:
                 self._noteSeen(digest, names.nameKey(name), now)
-            return Visitor(name, role, isBanned, digest)
+            return Visitor(name, role, isBanned, digest, bool(keep))
 
         return self._read(_sessionRow, digest).addCallback(found)
 

@@ -351,16 +351,19 @@ class AccountPage(AccountsResource):
             return self
         return NotFound()
 
-    @defer.inlineCallbacks
-    def page(self, request, visitor, note=None, error=None, code=200):
+    def page(self, request, visitor, note=None, error=None, code=200,
+             keep=None):
         """
         The account page of C{visitor} (a Deferred of a function of the
-        request), with C{note} or C{error} said first.
+        request), with C{note} or C{error} said first; C{keep} (default:
+        the visitor's, read with its session) is whether it keeps its
+        other sessions at a login.
         """
-        keep = yield self.auth.accounts.keepsSessions(visitor.name)
+        if keep is None:
+            keep = visitor.keepSessions
         content = self.content(request, visitor, keep, note, error)
-        return lambda request: show(request, visitor, "Your account",
-                                    content, code)
+        return defer.succeed(lambda request: show(
+            request, visitor, "Your account", content, code))
 
     def content(self, request, visitor, keep, note=None, error=None):
         csrf = self.auth.csrfInput(request)
@@ -507,5 +510,5 @@ class KeepSessions(AccountAction):
         yield self.auth.accounts.setKeepSessions(visitor.name, keep)
         answer = yield self.page(request, visitor, note=(
             "A new login keeps your other sessions." if keep else
-            "A new login ends your other sessions."))
+            "A new login ends your other sessions."), keep=keep)
         return answer
