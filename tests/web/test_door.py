@@ -138,6 +138,61 @@ class BannedRequestTests(DoorMixin, TestCase):
         self.assertEqual(code, 403)
 
 
+class AddressesTests(DoorMixin, TestCase):
+    """
+    The address the moderation and the logs see is the client's.
+    """
+
+    @defer.inlineCallbacks
+    def test_liveConnection(self):
+        """
+        A browser player behind the proxy is listed on C{/admin} (and the
+        API) with its own address.
+        """
+        client = self.socket(OTHER)
+        yield self.hello(client, "carol")
+        client.send({"type": "create", "kind": "gomoku", "room": "r1"})
+        yield client.waitFor(lambda m: m["type"] == "room" and m["room"])
+        [connection] = self.names.moderation.connections()
+        self.assertEqual((connection.name, connection.address),
+                         ("carol", OTHER))
+
+
+class MetricsPortTests(TestCase):
+    """
+    The metrics port's health checks are behind the same door.
+    """
+
+    @defer.inlineCallbacks
+    def test_healthFrom(self):
+        """
+        Only C{--health-from} gets the metrics port's C{/healthz}; its
+        C{/metrics} is for everyone who reaches the port.
+        """
+        from hub.service import Hub
+        from hub.web.site import metricsSite
+        from tests.web.accountsupport import Browser as Client
+        hub = Hub(reactor)
+        site, service = metricsSite(hub, door=WebDoor(
+            ClientResolver(Networks.fromOption("127.0.0.1")),
+            Networks.fromOption("10.0.0.0/8")))
+        port = reactor.listenTCP(0, site, interface="127.0.0.1")
+        self.addCleanup(port.stopListening)
+
+        class Where:
+            def url(self, path):
+                return "http://127.0.0.1:%d%s" % (port.getHost().port,
+                                                  path)
+        client = Client(Where())
+        for host, code in (("10.0.0.1", 200), ("192.0.2.1", 403)):
+            answer, _, _ = yield client.request(b"GET", "/healthz",
+                                                headers=forwarded(host))
+            self.assertEqual(answer, code, host)
+        answer, _, _ = yield client.request(b"GET", "/metrics",
+                                            headers=forwarded("192.0.2.1"))
+        self.assertEqual(answer, 200)
+
+
 class UntrustedTests(DoorMixin, TestCase):
     """
     Without a trusted proxy, the headers are a client's own words.
