@@ -42,12 +42,14 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
 from twisted.internet import defer, task, utils  # noqa: E402
 
 from hub import tap  # noqa: E402
 from hub.accounts import names as accountNames  # noqa: E402
 from hub.accounts import websessions  # noqa: E402
+from login_flood import players  # noqa: E402
 
 PASSWORD = "web-sessions-pw-1"
 
@@ -116,23 +118,6 @@ def startHub(reactor, url):
     top = tap.makeService(options, reactor)
     top.startService()
     return top
-
-
-@defer.inlineCallbacks
-def players(port, options):
-    """
-    One paced run of C{bench/gomoku_load.py} against C{port}: its hub
-    figures.
-    """
-    out = yield utils.getProcessOutput(sys.executable, [
-        os.path.join(HERE, "gomoku_load.py"), "--mode", "paced",
-        "--port", str(port), "--server-pid", str(os.getpid()),
-        "--no-baseline", "--no-pin", "--json",
-        "--games", str(options.games), "--interval", str(options.interval),
-        "--seconds", str(options.seconds), "--warmup", str(options.warmup)],
-        env=os.environ, errortoo=False)
-    return json.loads(out.decode().strip().splitlines()[-1])["rounds"][0][
-        "hub"]
 
 
 def pollers(reactor, webPort, cookies, options):

@@ -117,25 +117,24 @@ class BannedRequestTests(DoorMixin, TestCase):
         """
         attacker = Browser(self.web)
         for n in range(LOGIN_ADDRESS_BURST + 5):
-            _, _, page = yield attacker.request(b"GET", "/login",
-                                                headers=forwarded(BANNED))
-            yield attacker.request(b"POST", "/login", {
-                "name": "x%d" % (n,), "password": "guess",
-                "csrf": csrfOf(page)}, headers=forwarded(BANNED))
+            yield self.login(attacker, BANNED, "x%d" % (n,), "guess")
         self.assertGreater(self.auth.logins["locked"], 0)
-        player = Browser(self.web)
-        _, _, page = yield player.request(b"GET", "/login",
-                                          headers=forwarded(OTHER))
-        code, _, _ = yield player.request(b"POST", "/login", {
-            "name": "alice", "password": PASSWORD, "csrf": csrfOf(page)},
-            headers=forwarded(OTHER))
+        code = yield self.login(Browser(self.web), OTHER, "alice", PASSWORD)
         self.assertEqual(code, 303)
-        _, _, page = yield attacker.request(b"GET", "/login",
-                                            headers=forwarded(BANNED))
-        code, _, _ = yield attacker.request(b"POST", "/login", {
-            "name": "alice", "password": PASSWORD, "csrf": csrfOf(page)},
-            headers=forwarded(BANNED))
+        code = yield self.login(attacker, BANNED, "alice", PASSWORD)
         self.assertEqual(code, 403)
+
+    @defer.inlineCallbacks
+    def login(self, browser, host, name, password):
+        """
+        Log C{browser} in from C{host}: the answer's status.
+        """
+        _, _, page = yield browser.request(b"GET", "/login",
+                                           headers=forwarded(host))
+        code, _, _ = yield browser.request(b"POST", "/login", {
+            "name": name, "password": password, "csrf": csrfOf(page)},
+            headers=forwarded(host))
+        return code
 
 
 class AddressesTests(DoorMixin, TestCase):
