@@ -12,6 +12,8 @@ process (the players' p50/p99: a move written to the opponent reading
 it):
 
   - C{idle}: no poller;
+  - C{anon}: the same number of users as below, asking for the same page
+    without a cookie (no session to look up: the page's cost alone);
   - C{new}: C{--users} logged-in users in another process (this script,
     C{--poller}) each asking for C{--path} (default C{/account}, a page
     that reads the session) every C{--poll-interval} seconds over
@@ -34,6 +36,7 @@ prints figures.
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import sys
@@ -171,18 +174,21 @@ def run(reactor, options):
             return find_
         rows = []
         for r in range(options.rounds):
-            for way in ("idle", "new", "old"):
+            for way in ("idle", "anon", "new", "old"):
                 websessions.WebSessions.find = countedFind(
                     oldFind if way == "old" else newFind)
                 polls = None
                 if way != "idle":
-                    polls = pollers(reactor, web.getHost().port, cookies,
-                                    options)
+                    polls = pollers(reactor, web.getHost().port,
+                                    [""] * len(cookies) if way == "anon"
+                                    else cookies, options)
                     yield task.deferLater(reactor, 1.0, lambda: None)
                 writes, reads = counted.writes, counted.reads
                 found = lookups[0]
                 began = time.perf_counter()
+                cpu = cpuSeconds()
                 figures = yield players(port.getHost().port, options)
+                cpu = cpuSeconds() - cpu
                 elapsed = time.perf_counter() - began
                 writes, reads = counted.writes - writes, \
                     counted.reads - reads
@@ -192,14 +198,16 @@ def run(reactor, options):
                     answered = yield polls
                 requests = sum(answered.get("codes", {}).values())
                 rate = answered.get("rate", 0.0)
-                rows.append((r, way, figures, writes, found))
+                rows.append((r, way, figures, writes, found,
+                             cpu / elapsed))
                 print("round %d %-4s p50 %6.3f ms  p99 %7.3f ms  max %7.2f "
-                      "ms  %6.1f moves/s  requests %5d (%.0f/s)  session "
-                      "lookups %5d  db writes %5d  reads %5d  codes %s" % (
+                      "ms  %6.1f moves/s  hub CPU %4.0f%%  requests %5d "
+                      "(%.0f/s)  session lookups %5d  db writes %5d  reads "
+                      "%5d  codes %s" % (
                           r + 1, way, figures["p50_ms"], figures["p99_ms"],
-                          figures["max_ms"], figures["per_second"], requests,
-                          rate, found, writes, reads,
-                          answered.get("codes", {})))
+                          figures["max_ms"], figures["per_second"],
+                          100 * cpu / elapsed, requests, rate, found, writes,
+                          reads, answered.get("codes", {})))
                 sys.stdout.flush()
         websessions.WebSessions.find = newFind
         yield top.stopService()
@@ -209,20 +217,36 @@ def run(reactor, options):
           "every %.2f s; %d CPUs" % (options.games, options.interval,
                                      options.users, options.path,
                                      options.poll_interval, os.cpu_count()))
-    for way in ("new", "old"):
+    elapsed = options.seconds + options.warmup
+    for way in ("anon", "new", "old"):
         rises = []
         perLookup = []
+        cpuPerLookup = []
         for r in range(options.rounds):
-            p99 = {w: f["p99_ms"] for (n, w, f, _, _) in rows if n == r}
-            rises.append(p99[way] - p99["idle"])
-            [(writes, found)] = [(wr, fd) for (n, w, _, wr, fd) in rows
-                                 if n == r and w == way]
+            byWay = {w: (f, wr, fd, c) for (n, w, f, wr, fd, c) in rows
+                     if n == r}
+            f, writes, found, cpu = byWay[way]
+            rises.append(f["p99_ms"] - byWay["idle"][0]["p99_ms"])
             perLookup.append(writes / max(1, found))
+            # The hub's CPU the polls added, per page asked.
+            cpuPerLookup.append(1000 * (cpu - byWay["idle"][3]) * elapsed /
+                                max(1, found))
         print("%s: p99 rise over idle %s ms (median %.3f); write "
-              "transactions per session lookup %s" % (
+              "transactions per session lookup %s; hub CPU per page %s ms "
+              "(median %.3f)" % (
                   way, ", ".join("%.3f" % (x,) for x in rises),
                   statistics.median(rises),
-                  ", ".join("%.4f" % (x,) for x in perLookup)))
+                  ", ".join("%.4f" % (x,) for x in perLookup),
+                  ", ".join("%.3f" % (x,) for x in cpuPerLookup),
+                  statistics.median(cpuPerLookup)))
+
+
+def cpuSeconds():
+    """
+    The CPU time of this process (the hub: its reactor and its threads).
+    """
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _addAccount(cursor, name, passwordHash, now):

@@ -327,8 +327,6 @@ class WebSessions:
         d = self._write(store.endWebSessions, key, keepHash)
         return d.addCallback(self._endedHere)
 
-    closeAll = endAll
-
     def ended(self, name):
         """
         The sessions of the account C{name} were ended by another call

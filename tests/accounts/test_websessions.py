@@ -101,13 +101,15 @@ class WebSessionsTests:
                          "player")
 
     @defer.inlineCallbacks
-    def test_closeAll(self):
+    def test_endAll(self):
         """
-        C{closeAll} ends every session of an account.
+        C{endAll} ends every session of an account.
         """
+        yield self.accounts.setKeepSessions("alice", True)
         first = yield self.sessions.open("alice")
         second = yield self.sessions.open("alice")
-        yield self.sessions.closeAll("Alice")
+        self.assertIsNotNone((yield self.sessions.find(first)))
+        yield self.sessions.endAll("Alice")
         self.assertIsNone((yield self.sessions.find(first)))
         self.assertIsNone((yield self.sessions.find(second)))
 
