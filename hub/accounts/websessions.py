@@ -211,6 +211,9 @@ class WebSessions:
         self.writes = 0
         self._seen = {}
         self._writing = {}
+        # The last batch written: a read begun before it was committed
+        # (PostgreSQL reads beside the write) may end after it.
+        self._written = {}
         self._tokenUses = {}
         self._flushCall = None
         self._flushing = None
@@ -266,7 +269,8 @@ class WebSessions:
         When the session C{digest} was last used: C{seenAt} as read, or
         later if a batch holds a later use.
         """
-        for pending in (self._seen.get(digest), self._writing.get(digest)):
+        for pending in (self._seen.get(digest), self._writing.get(digest),
+                        self._written.get(digest)):
             if pending is not None:
                 seenAt = max(seenAt, pending[0])
         return seenAt
@@ -377,7 +381,7 @@ class WebSessions:
         uses, self._tokenUses = self._tokenUses, {}
         if not (seen or uses):
             return defer.succeed(None)
-        # Still the sessions' last uses until written (L{_alive}).
+        # Still the sessions' last uses until written (L{_lastSeen}).
         self._writing = seen
         now = self.now()
 
@@ -409,7 +413,7 @@ class WebSessions:
 
         def done(_):
             self._flushing = None
-            self._writing = {}
+            self._written, self._writing = self._writing, {}
             if self._seen or self._tokenUses:
                 self._scheduleFlush()
 
