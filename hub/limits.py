@@ -549,6 +549,37 @@ class FaceGate(ConnectionGate):
         ConnectionGate.release(self, host)
         self.hubGate.release(None)
 
+    def claim(self, host):
+        """
+        A connection admitted without an address (a trusted proxy's, which
+        carries many clients' requests) becomes the one client C{host}'s
+        (its WebSocket): count it toward C{host}'s C{maxConnectionsPerIP}
+        from now on, unless C{host} has its cap (then count and log the
+        refusal).
+
+        @return: True if counted (L{release} of C{host} frees it).
+        """
+        cap = self.limits.maxConnectionsPerIP
+        if host is None:
+            return True
+        if cap and self._perHost[host] >= cap:
+            self.limited(WEB_MAX_CONNECTIONS_PER_IP, host,
+                         "{} connections open".format(cap))
+            return False
+        self._perHost[host] += 1
+        return True
+
+    def unclaim(self, host):
+        """
+        Take back a L{claim} of C{host} (the connection stays admitted,
+        without an address).
+        """
+        if host is None:
+            return
+        self._perHost[host] -= 1
+        if self._perHost[host] <= 0:
+            del self._perHost[host]
+
     def request(self, host):
         """
         Take a token from C{host}'s request bucket for one request (the

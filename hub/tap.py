@@ -305,6 +305,16 @@ class Options(commandline.Options):
          "to the game ports: it refuses connections once the hub's "
          "connections (plus a fixed 64 for its own files) reach the soft "
          "'ulimit -n' less this.  0 for no reserve.", _positiveInt],
+        ["trusted-proxies", None, "none", "Reverse proxies in front of the "
+         "web face, as addresses or CIDRs, comma-separated (e.g. "
+         "127.0.0.1/32,10.0.0.0/8): from them, the client's address is the "
+         "one X-Forwarded-For or Forwarded gives and its scheme the one "
+         "X-Forwarded-Proto gives; from any other peer those headers are "
+         "ignored.  'none' trusts none."],
+        ["health-from", None, "private", "Addresses or CIDRs, "
+         "comma-separated, that may ask for /healthz and /readyz (on the "
+         "web and metrics ports; others get 403): 'private' for loopback "
+         "and the private ranges."],
         ["log-level", None, "info", "Least level logged: " +
          ", ".join(LOG_LEVELS) + "."],
         ["log-format", None, "text", "How each log event is written: "
@@ -405,6 +415,7 @@ class Options(commandline.Options):
             self["bot-workers"] = cpuCount()
         if self["bot-workers"] < 1:
             raise usage.UsageError("--bot-workers must be at least 1")
+        self.parseNetworks()
         if self["log-level"] not in LOG_LEVELS:
             raise usage.UsageError(
                 "--log-level must be one of: " + ", ".join(LOG_LEVELS))
@@ -436,6 +447,35 @@ class Options(commandline.Options):
                 import socket
                 self["node-id"] = "{}-{}".format(socket.gethostname(),
                                                  os.getpid())
+
+    def parseNetworks(self):
+        """
+        C{--trusted-proxies} and C{--health-from} as
+        L{hub.web.proxies.Networks}.
+        """
+        from hub.web.proxies import PRIVATE_RANGES, Networks
+        for option in ("trusted-proxies", "health-from"):
+            value = self[option]
+            if isinstance(value, Networks):
+                continue
+            if option == "health-from" and \
+                    value.strip().lower() == "private":
+                value = ",".join(PRIVATE_RANGES)
+            try:
+                self[option] = Networks.fromOption(value)
+            except ValueError as e:
+                raise usage.UsageError("--{}: {}".format(option, e))
+
+    def door(self, names):
+        """
+        The L{hub.web.door.WebDoor} of the web and metrics ports these
+        options ask for, holding to the bans of C{names} (or None).
+        """
+        from hub.web.door import WebDoor
+        from hub.web.proxies import ClientResolver
+        self.parseNetworks()
+        return WebDoor(ClientResolver(self["trusted-proxies"]),
+                       self["health-from"], names)
 
     def limits(self):
         """
@@ -659,9 +699,11 @@ def makeService(options, reactor=None):
                            reactor)
         service.setServiceParent(top)
         top.onDrain(service.stopAccepting)
+    door = options.door(names)
     if options["metrics-port"].strip().lower() != DISABLED:
         from hub.web.site import metricsSite
-        site, metrics = metricsSite(top, collectors, options.webLimits())
+        site, metrics = metricsSite(top, collectors, options.webLimits(),
+                                    door)
         metrics.setServiceParent(top)
         listener("metrics-port", options["metrics-port"], site,
                  reactor).setServiceParent(top)
@@ -672,7 +714,7 @@ def makeService(options, reactor=None):
                            options.get("max-level3-bots-per-ip", 3))
         site, web = webSite(top, records.records if records else None,
                             collectors, options.webLimits(), auth, games,
-                            director, directory, thinker, shares)
+                            director, directory, thinker, shares, door)
         web.setServiceParent(top)
         listener("web-port", options["web-port"], site,
                  reactor).setServiceParent(top)

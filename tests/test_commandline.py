@@ -89,7 +89,7 @@ class ToolTests(TestCase):
                  "NAME"),
                 (["hub.tournaments", "engine", "add", "--help"],
                  "Usage: python -m hub.tournaments [--db URL] engine add "
-                 "EVENT ENTRANT -- COMMAND..."),
+                 "EVENT NAME [options] [-- COMMAND...]"),
                 (["hub.records", "show", "--help"],
                  "Usage: python -m hub.records [--db URL] show GAME_ID")]:
             code, out, err = self.tool(*argv)

@@ -94,6 +94,29 @@ class OptionsTests(SynchronousTestCase):
         self.assertRaises(usage.UsageError, parse, "--max-send-buffer",
                           "lots")
 
+    def test_proxiesAndHealth(self):
+        """
+        --trusted-proxies (default none) and --health-from (default the
+        private ranges) are lists of CIDRs; a bad one is a usage error
+        naming it.
+        """
+        options = parse()
+        self.assertFalse(options["trusted-proxies"])
+        self.assertTrue(options["health-from"].contains("10.1.2.3"))
+        self.assertFalse(options["health-from"].contains("192.0.2.1"))
+        options = parse("--trusted-proxies", "10.0.0.0/8, 127.0.0.1",
+                        "--health-from", "192.0.2.0/24")
+        self.assertTrue(options["trusted-proxies"].contains("127.0.0.1"))
+        self.assertTrue(options["health-from"].contains("192.0.2.1"))
+        self.assertFalse(options["health-from"].contains("127.0.0.1"))
+        door = options.door(None)
+        self.assertTrue(door.resolver.trusts("10.9.9.9"))
+        for option in ("--trusted-proxies", "--health-from"):
+            error = self.assertRaises(usage.UsageError, parse, option,
+                                      "10.0.0.0/8,nonsense")
+            self.assertIn(option, str(error))
+            self.assertIn("nonsense", str(error))
+
     def test_limitDefaults(self):
         """
         The limits' defaults (docs/operations.md, "Limits").

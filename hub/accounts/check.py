@@ -333,6 +333,15 @@ class NameService(Service):
         self.moderation = None
         self.gameKeys = GameKeys()
         self.gameKeysProven = 0
+        self._banWatchers = []
+
+    def watchBans(self, watcher):
+        """
+        Call C{watcher()} whenever bans come to cover more (after the
+        live connections of the hub's sessions are closed): the web face
+        closes the streams and sockets they cover (L{hub.web.door}).
+        """
+        self._banWatchers.append(watcher)
 
     def forGame(self, room):
         """
@@ -531,6 +540,8 @@ class NameService(Service):
                     "closing {kind} connection of {name!r}: banned",
                     kind=session.kind, name=session.label)
                 peer.transport.loseConnection()
+        for watcher in self._banWatchers:
+            watcher()
 
     def addressBanned(self, host):
         """

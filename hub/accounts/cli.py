@@ -11,15 +11,19 @@ works before the hub ever ran and while it runs).
     python -m hub.accounts --db URL unban NAME-or-CIDR
     python -m hub.accounts --db URL list
     python -m hub.accounts --db URL audit
-    python -m hub.accounts --db URL token NAME
+    python -m hub.accounts --db URL token NAME [--days 30] [--label TEXT]
+    python -m hub.accounts --db URL tokens
+    python -m hub.accounts --db URL revoke-token ID
     python -m hub.accounts --db URL invite
 
 C{add} and C{passwd} read the password from standard input when it is not
 a terminal, else ask for it twice.  C{add} and C{key} print the new play
 key on their last line, as C{key: KEY}; C{token} prints a new admin API
-token as C{token: TOKEN}, C{invite} a new invite code (for
-C{--registration invite}) as C{invite: CODE}; nothing else ever prints a
-key, a token, a password or a hash.
+token as C{token: TOKEN} (it expires after C{--days}, 30 by default),
+C{invite} a new invite code (for C{--registration invite}) as C{invite:
+CODE}; nothing else ever prints a key, a token, a password or a hash.
+C{tokens} lists the API tokens by id (the start of the token's hash),
+account, name, made, last used and expiry; C{revoke-token} takes an id.
 """
 
 import getpass
@@ -106,6 +110,34 @@ class NoOptions(Command):
     synopsis = ""
 
 
+def _days(value):
+    try:
+        days = float(value)
+    except ValueError:
+        raise usage.UsageError("--days is a number of days")
+    if not 0 < days <= 3650:
+        raise usage.UsageError("--days is more than 0, at most 3650")
+    return days
+
+
+class TokenOptions(Command):
+    synopsis = "NAME [--days DAYS] [--label TEXT]"
+    optParameters = [
+        ["days", None, 30, "Days until the token expires.", _days],
+        ["label", None, "", "A name for the token, shown in the lists."],
+    ]
+
+    def parseArgs(self, name):
+        self["name"] = name
+
+
+class RevokeOptions(Command):
+    synopsis = "ID"
+
+    def parseArgs(self, tokenId):
+        self["id"] = tokenId
+
+
 class Options(DatabaseOptions):
     """
     C{python -m hub.accounts} options.
@@ -123,7 +155,12 @@ class Options(DatabaseOptions):
         ["unban", None, UnbanOptions, "Lift a ban."],
         ["list", None, NoOptions, "The accounts and address bans."],
         ["audit", None, NoOptions, "The last moderation actions."],
-        ["token", None, NameOptions, "Make an admin API token; prints it."],
+        ["token", None, TokenOptions, "Make an admin API token; prints "
+         "it."],
+        ["tokens", None, NoOptions, "The admin API tokens (never the "
+         "tokens)."],
+        ["revoke-token", None, RevokeOptions, "Revoke an admin API token "
+         "by its id."],
         ["invite", None, NoOptions, "Make an invite code; prints it."],
     ]
 
@@ -198,17 +235,36 @@ def run(reactor, options, out, stdin):
                 out.write("address {} banned until {} ({})\n".format(
                     b.cidr, utc(b.until), b.reason))
         elif command == "token":
-            token = yield WebSessions(database, reactor.seconds).newToken(
-                sub["name"])
+            token = yield WebSessions(database, reactor).newToken(
+                sub["name"], seconds=sub["days"] * 86400,
+                label=sub["label"])
             out.write("token: {}\n".format(token))
+        elif command == "tokens":
+            found = yield WebSessions(database, reactor).tokens()
+            out.write("{:<12} {:<10} {:<12} {:<20} {:<20} {}\n".format(
+                "id", "name", "label", "created", "last used", "expires"))
+            for t in found:
+                expiry = _when(t.expiresAt)
+                if t.expiresAt is not None and \
+                        t.expiresAt <= reactor.seconds():
+                    expiry += " (expired)"
+                out.write("{:<12} {:<10} {:<12} {:<20} {:<20} {}\n".format(
+                    t.tokenId, t.name, t.label or "-", _when(t.createdAt),
+                    _when(t.lastUsed), expiry))
+        elif command == "revoke-token":
+            name = yield WebSessions(database, reactor).revokeToken(
+                sub["id"])
+            out.write("revoked token {} of {}\n".format(sub["id"], name))
         elif command == "invite":
-            code = yield WebSessions(database, reactor.seconds).newInvite()
+            code = yield WebSessions(database, reactor).newInvite()
             out.write("invite: {}\n".format(code))
         elif command == "audit":
             for e in (yield accounts.audit()):
-                out.write("{}  {:<8} {:<7} {:<18} {}".format(
-                    utc(e.at), e.actor, e.action, e.target,
-                    e.reason).rstrip() + "\n")
+                line = "{}  {:<8} {:<13} {:<18} {}".format(
+                    utc(e.at), e.actor, e.action, e.target, e.reason)
+                if e.address:
+                    line += " (from {})".format(e.address)
+                out.write(line.rstrip() + "\n")
     finally:
         database.close()
 

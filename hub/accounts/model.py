@@ -8,6 +8,13 @@ reactor's thread pool, never on the reactor thread.
     ok = yield accounts.checkPassword("alice", "password")
     yield accounts.ban("alice", 3600, "spam", actor="cli")
     yield accounts.ban("192.0.2.0/24", 600, "flood", actor="cli")
+
+An C{actor} is a name (the operator's command line) or a
+L{store.Actor} (an account of the web face, its role and address).  The
+rules of roles (L{mayActOn}, the last admin) are checked inside the
+transaction that would break them; a refusal raises L{store.Refused},
+audited as C{refused-ACTION}.  A password, a role, a ban and its end
+end the account's web sessions (L{store.endWebSessions}).
 """
 
 import ipaddress
@@ -68,6 +75,45 @@ def checkRole(role):
         raise AccountError("a role is one of " + ", ".join(names.ROLES))
 
 
+def mayActOn(actorRole, targetRole):
+    """
+    Whether an actor of role C{actorRole} (None: the operator) may kick,
+    ban, unban or give a role to an account of role C{targetRole} (None:
+    a guest, no account): an admin on anyone, a moderator on players and
+    guests only, a player on nobody.
+    """
+    if actorRole is None or actorRole == "admin":
+        return True
+    if actorRole == "moderator":
+        return targetRole in (None, "player")
+    return False
+
+
+def checkActOn(cursor, actor, action, target, key):
+    """
+    Raise L{store.Refused} unless C{actor} (an L{store.Actor}) may do
+    C{action} to the account C{key} (shown as C{target}).
+
+    @return: the account's role (None: no account).
+    """
+    role = store.roleOf(cursor, key)
+    if not mayActOn(actor.role, role):
+        raise store.Refused(action, target, "a {} may not {} a {}".format(
+            actor.role, action, role))
+    return role
+
+
+def checkNotLastAdmin(cursor, now, action, target, key):
+    """
+    Raise L{store.Refused} if the account C{key} is the last admin not
+    banned (the hub would have no admin).
+    """
+    admins = store.activeAdmins(cursor, now)
+    if admins == {key}:
+        raise store.Refused(action, target, "{} is the last admin".format(
+            target))
+
+
 class Accounts:
     """
     The accounts of one records database.
@@ -94,6 +140,21 @@ class Accounts:
 
     def _write(self, interaction, *args):
         return self.database.runInteraction(interaction, *args, write=True)
+
+    def _refusable(self, interaction, actor):
+        """
+        Run the write C{interaction}; if the rules refuse it
+        (L{store.Refused}), audit the refusal, then fail with it.
+        """
+        def refused(failure):
+            failure.trap(store.Refused)
+            error = failure.value
+            d = self._write(store.audit, self.now(), actor,
+                            "refused-" + error.action, error.target,
+                            str(error))
+            return d.addCallback(lambda _: failure)
+
+        return self._write(interaction).addErrback(refused)
 
     def hashPassword(self, password):
         """
@@ -159,8 +220,10 @@ class Accounts:
         now = self.now()
 
         def interaction(cursor):
-            shown = store.update(cursor, names.nameKey(name), name,
+            key = names.nameKey(name)
+            shown = store.update(cursor, key, name,
                                  password_hash=passwordHash)
+            store.endWebSessions(cursor, key)
             store.audit(cursor, now, actor, "passwd", shown)
 
         yield self._write(interaction)
@@ -199,31 +262,42 @@ class Accounts:
 
     def setRole(self, name, role, actor="cli"):
         """
-        Give C{name} the role C{role}.
+        Give C{name} the role C{role}, unless C{actor} may not act on it
+        (L{mayActOn}) or it is the last admin and would lose the role;
+        its web sessions end.
         """
         try:
             checkRole(role)
         except AccountError as e:
             return defer.fail(e)
+        actor = store.actorOf(actor)
         now = self.now()
 
         def interaction(cursor):
-            shown = store.update(cursor, names.nameKey(name), name,
-                                 role=role)
-            store.noteChange(cursor, store.ACCOUNT_CHANGE,
-                             names.nameKey(name), now)
+            key = names.nameKey(name)
+            shown = store.accountName(cursor, key, name)
+            current = checkActOn(cursor, actor, "role", shown, key)
+            if current == "admin" and role != "admin":
+                checkNotLastAdmin(cursor, now, "role", shown, key)
+            store.update(cursor, key, name, role=role)
+            store.endWebSessions(cursor, key)
+            store.noteChange(cursor, store.ACCOUNT_CHANGE, key, now)
             store.audit(cursor, now, actor, "role", shown, role)
 
-        return self._write(interaction)
+        return self._refusable(interaction, actor)
 
     def ban(self, target, seconds, reason, actor="cli"):
         """
-        Ban an account or the addresses of a CIDR for C{seconds}.
+        Ban an account or the addresses of a CIDR for C{seconds}, unless
+        C{actor} may not act on the account (L{mayActOn}) or it is the
+        last admin not banned.  The account's web sessions end (and their
+        live sockets close).
         """
         try:
             what, target = parseTarget(target)
         except AccountError as e:
             return defer.fail(e)
+        actor = store.actorOf(actor)
         now = self.now()
         until = now + seconds
 
@@ -232,23 +306,29 @@ class Accounts:
                 store.banAddress(cursor, target, until, reason, now)
                 shown = target
             else:
-                shown = store.update(cursor, names.nameKey(target), target,
-                                     banned_until=until, ban_reason=reason)
-                store.noteChange(cursor, store.ACCOUNT_CHANGE,
-                                 names.nameKey(target), now)
+                key = names.nameKey(target)
+                shown = store.accountName(cursor, key, target)
+                if checkActOn(cursor, actor, "ban", shown, key) == "admin":
+                    checkNotLastAdmin(cursor, now, "ban", shown, key)
+                store.update(cursor, key, target, banned_until=until,
+                             ban_reason=reason)
+                store.banWebSessions(cursor, key)
+                store.noteChange(cursor, store.ACCOUNT_CHANGE, key, now)
             store.audit(cursor, now, actor, "ban", shown,
                         "{}s: {}".format(int(seconds), reason))
 
-        return self._write(interaction)
+        return self._refusable(interaction, actor)
 
     def unban(self, target, actor="cli"):
         """
-        Lift the ban of an account or a CIDR.
+        Lift the ban of an account (unless C{actor} may not act on it,
+        L{mayActOn}) or a CIDR.
         """
         try:
             what, target = parseTarget(target)
         except AccountError as e:
             return defer.fail(e)
+        actor = store.actorOf(actor)
         now = self.now()
 
         def interaction(cursor):
@@ -257,13 +337,44 @@ class Accounts:
                     raise AccountError("no ban of " + target)
                 shown = target
             else:
-                shown = store.update(cursor, names.nameKey(target), target,
-                                     banned_until=None, ban_reason=None)
-                store.noteChange(cursor, store.ACCOUNT_CHANGE,
-                                 names.nameKey(target), now)
+                key = names.nameKey(target)
+                shown = store.accountName(cursor, key, target)
+                checkActOn(cursor, actor, "unban", shown, key)
+                store.update(cursor, key, target, banned_until=None,
+                             ban_reason=None)
+                store.noteChange(cursor, store.ACCOUNT_CHANGE, key, now)
             store.audit(cursor, now, actor, "unban", shown)
 
-        return self._write(interaction)
+        return self._refusable(interaction, actor)
+
+    def checkActor(self, actor, action, target, account):
+        """
+        Whether C{actor} (a name or an L{store.Actor}) may do C{action}
+        (shown on C{target}) to the account C{account} (case-folded, or
+        None for a guest) by the rules of roles (L{mayActOn}); a refusal
+        is audited.
+
+        @return: a Deferred that fails with L{store.Refused} if not.
+        """
+        actor = store.actorOf(actor)
+        if account is None or actor.role is None:
+            return defer.succeed(None)
+
+        def interaction(cursor):
+            checkActOn(cursor, actor, action, target, account)
+
+        return self._refusable(interaction, actor)
+
+    def refuse(self, actor, action, target, why):
+        """
+        Refuse C{action} on C{target} to C{actor} because of C{why}: the
+        refusal audited.
+
+        @return: a Deferred that fails with L{store.Refused}.
+        """
+        def interaction(cursor):
+            raise store.Refused(action, target, why)
+        return self._refusable(interaction, store.actorOf(actor))
 
     def note(self, action, target, reason="", actor="cli"):
         """
@@ -272,6 +383,24 @@ class Accounts:
         """
         return self._write(store.audit, self.now(), actor, action, target,
                            reason)
+
+    def setKeepSessions(self, name, keep):
+        """
+        Whether the account C{name} keeps its other web sessions when it
+        logs in again ("keep me logged in elsewhere").
+        """
+        def interaction(cursor):
+            store.update(cursor, names.nameKey(name), name,
+                         keep_sessions=1 if keep else 0)
+        return self._write(interaction)
+
+    def keepsSessions(self, name):
+        """
+        A Deferred of whether the account C{name} keeps its other web
+        sessions when it logs in again.
+        """
+        return self.database.runInteraction(store.keepsSessions,
+                                            names.nameKey(name))
 
     def list(self):
         """

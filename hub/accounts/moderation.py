@@ -5,27 +5,39 @@ role with L{mayModerate} and L{mayAdminister} on every request).
 
     moderation = Moderation(accounts, names, lobby, sessions)
     moderation.connections()                 # [LiveConnection, ...]
-    yield moderation.kick(12, "mod", "abuse")
-    yield moderation.endTable("checkers", "room1", "mod", "stuck")
-    yield moderation.ban("alice", 3600, "abuse", "mod")   # or a CIDR
-    yield moderation.setRole("bob", "moderator", "admin")
+    mod = Actor("mod", "moderator", "198.51.100.7")
+    yield moderation.kick(12, mod, "abuse")
+    yield moderation.endTable("checkers", "room1", mod, "stuck")
+    yield moderation.ban("alice", 3600, "abuse", mod)   # or a CIDR
+    yield moderation.setRole("bob", "moderator", Actor("root", "admin"))
+
+The rules of roles (L{hub.accounts.model.mayActOn}): a moderator acts on
+players and guests only, an admin on anyone, and the last admin keeps
+the role; each refusal is audited (C{refused-ACTION}), as is a ban of a
+range that holds the actor's own address.  An actor given as a plain
+name is the operator's command line, which the rules of roles do not
+hold.
 
 In a cluster each node's C{Moderation} gets a C{publish} callable (from
 L{hub.cluster}, injected by C{hub.tap}): kicks and bans are published to
 every node, and each node applies what the others publish with
 L{Moderation.received}, so that they reach the node that holds the
 connection at once.  A message is a dict: C{{"action": "kick", "id":
-SESSION}}, C{{"action": "kick", "kind": KIND, "name": NAME}}, or
+SESSION}}, C{{"action": "kick", "kind": KIND, "name": NAME}} (with the
+actor's C{"actor"} and C{"role"}, which the node holding the connection
+checks), or
 C{{"action": "ban"}} / C{{"action": "unban"}} (the database, shared, says
 what is banned: the node reads it again).
 """
+
+import ipaddress
 
 import attr
 from twisted.internet import defer
 from twisted.logger import Logger
 
 from hub.accounts.check import peerHost
-from hub.accounts.store import AccountError
+from hub.accounts.store import AccountError, Actor, actorOf
 
 MODERATOR_ROLES = ("moderator", "admin")
 
@@ -107,56 +119,90 @@ class Moderation:
                 session.since))
         return sorted(found, key=lambda c: c.sessionId)
 
+    @defer.inlineCallbacks
     def kick(self, sessionId, actor, reason):
         """
         Close the connection of session C{sessionId} the way its protocol
         closes any (the game's own rules then apply: grace, forfeit,
-        takeover).  In a cluster, session ids are the cluster's: a
-        session another node holds is kicked there.
+        takeover), unless C{actor} may not act on its account.  In a
+        cluster, session ids are the cluster's: a session another node
+        holds is kicked there.
 
         @return: a Deferred that fires once audited.
         """
-        closed = self._close(lambda s: s.id == sessionId)
-        if closed:
-            target = "{} {} #{}".format(closed[0].kind, closed[0].label,
+        actor = actorOf(actor)
+        found = self._matching(lambda s: s.id == sessionId)
+        if found:
+            session = found[0]
+            target = "{} {} #{}".format(session.kind, session.label,
                                         sessionId)
+            yield self.accounts.checkActor(actor, "kick", target,
+                                           session.account)
+            self._closeAll(found)
         elif self.publish is not None:
             target = "#{}".format(sessionId)
         else:
-            return defer.fail(AccountError("no connection #{}".format(
-                sessionId)))
-        self._publish({"action": "kick", "id": sessionId})
-        return self.accounts.note("kick", target, reason, actor)
+            raise AccountError("no connection #{}".format(sessionId))
+        self._publish({"action": "kick", "id": sessionId,
+                       "actor": actor.name, "role": actor.role})
+        yield self.accounts.note("kick", target, reason, actor)
 
+    @defer.inlineCallbacks
     def kickName(self, kind, name, actor, reason):
         """
         Close the connection that plays as C{name} (the plain name others
         see) in game C{kind}, on this hub or, in a cluster, on whichever
-        node holds it.
+        node holds it (unless C{actor} may not act on its account).
 
         @return: a Deferred that fires once audited.
         """
-        closed = self._close(lambda s: s.kind == kind and s.name == name)
-        if not closed and self.publish is None:
-            return defer.fail(AccountError("no {} connection of {!r}".format(
-                kind, name)))
-        self._publish({"action": "kick", "kind": kind, "name": name})
-        return self.accounts.note("kick", "{} {}".format(kind, name),
-                                  reason, actor)
+        actor = actorOf(actor)
+        target = "{} {}".format(kind, name)
+        found = self._matching(lambda s: s.kind == kind and s.name == name)
+        if not found and self.publish is None:
+            raise AccountError("no {} connection of {!r}".format(kind, name))
+        for session in found:
+            yield self.accounts.checkActor(actor, "kick", target,
+                                           session.account)
+        self._closeAll(found)
+        self._publish({"action": "kick", "kind": kind, "name": name,
+                       "actor": actor.name, "role": actor.role})
+        yield self.accounts.note("kick", target, reason, actor)
 
-    def _close(self, matches):
+    def _matching(self, matches):
         """
-        Close the live connections of this hub's sessions that C{matches};
-        the sessions closed.
+        The sessions of this hub with a live connection that C{matches}.
+        """
+        return [session for session in list(self.sessions)
+                if session.peer is not None
+                and getattr(session.peer, "transport", None) is not None
+                and matches(session)]
+
+    @staticmethod
+    def _closeAll(sessions):
+        for session in sessions:
+            transport = getattr(session.peer, "transport", None)
+            if transport is not None:
+                transport.loseConnection()
+
+    @defer.inlineCallbacks
+    def _closeAllowed(self, matches, actor):
+        """
+        Close the live connections of this hub's sessions that C{matches}
+        and that C{actor} may act on (a refusal is audited); the sessions
+        closed.
         """
         closed = []
-        for session in list(self.sessions):
-            peer = session.peer
-            if peer is None or getattr(peer, "transport", None) is None:
+        for session in self._matching(matches):
+            try:
+                yield self.accounts.checkActor(
+                    actor, "kick", "{} {}".format(session.kind,
+                                                  session.label),
+                    session.account)
+            except AccountError:
                 continue
-            if matches(session):
-                closed.append(session)
-                peer.transport.loseConnection()
+            self._closeAll([session])
+            closed.append(session)
         return closed
 
     def _publish(self, message):
@@ -168,27 +214,32 @@ class Moderation:
             "nodes see bans at their next refresh",
             error=f.getErrorMessage()))
 
+    @defer.inlineCallbacks
     def received(self, message):
         """
-        Apply a kick or ban another node of the cluster published.
+        Apply a kick or ban another node of the cluster published (a kick
+        as its actor's role allows).
 
         @return: a Deferred that fires when done.
         """
         action = message.get("action")
         if action == "kick":
+            role = message.get("role")
+            actor = Actor(str(message.get("actor") or "cluster"),
+                          None if role is None else str(role))
             if "id" in message:
-                closed = self._close(lambda s: s.id == message["id"])
+                closed = yield self._closeAllowed(
+                    lambda s: s.id == message["id"], actor)
             else:
-                closed = self._close(
+                closed = yield self._closeAllowed(
                     lambda s: (s.kind, s.name) ==
-                    (message.get("kind"), message.get("name")))
+                    (message.get("kind"), message.get("name")), actor)
             for session in closed:
                 self.log.info("kicked {kind} connection of {name!r} "
                               "(moderation from the cluster)",
                               kind=session.kind, name=session.label)
         elif action in ("ban", "unban") and self.names is not None:
-            return self.names.refresh()
-        return defer.succeed(None)
+            yield self.names.refresh()
 
     def endTable(self, kind, roomName, actor, reason):
         """
@@ -207,11 +258,18 @@ class Moderation:
     @defer.inlineCallbacks
     def ban(self, target, seconds, reason, actor):
         """
-        Ban an account or a CIDR for C{seconds}; the connections it
-        covers are closed at once, on this hub and (through C{publish})
-        on the other nodes of a cluster; without a cluster, other hubs on
-        the database see it within their refresh.
+        Ban an account or a CIDR for C{seconds}, as the rules of roles
+        allow C{actor}, and never a range that holds C{actor}'s own
+        address; the connections it covers are closed at once, on this
+        hub and (through C{publish}) on the other nodes of a cluster;
+        without a cluster, other hubs on the database see it within
+        their refresh.
         """
+        actor = actorOf(actor)
+        if actor.address is not None and coversAddress(target,
+                                                       actor.address):
+            yield self.accounts.refuse(actor, "ban", target,
+                                       "that range holds your own address")
         yield self.accounts.ban(target, seconds, reason, actor)
         self._publish({"action": "ban"})
         if self.names is not None:
@@ -220,7 +278,8 @@ class Moderation:
     @defer.inlineCallbacks
     def unban(self, target, actor):
         """
-        Lift the ban of an account or a CIDR.
+        Lift the ban of an account (as the rules of roles allow C{actor})
+        or a CIDR.
         """
         yield self.accounts.unban(target, actor)
         self._publish({"action": "unban"})
@@ -230,6 +289,22 @@ class Moderation:
     def setRole(self, name, role, actor):
         """
         Give account C{name} the role C{role} (an admin's action: the
-        caller checks L{mayAdminister}).
+        caller checks L{mayAdminister}); never the last admin's loss of
+        it.
         """
         return self.accounts.setRole(name, role, actor)
+
+
+def coversAddress(target, address):
+    """
+    Whether the ban target C{target} (an address or CIDR, else an account
+    name) covers the address C{address}.
+    """
+    try:
+        network = ipaddress.ip_network(target, strict=False)
+        host = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if host.version == 6 and host.ipv4_mapped is not None:
+        host = host.ipv4_mapped
+    return host.version == network.version and host in network

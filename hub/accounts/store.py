@@ -2,8 +2,11 @@
 The accounts' SQL: interactions (functions of a L{hub.records.db.Cursor}
 run by L{hub.records.db.Database.runInteraction}) over the tables of
 migration 0002: C{accounts}, C{address_bans}, C{audit}, C{settings}; and
-of migration 0009: C{account_skeletons} (the names' confusable skeletons)
-and C{account_changes} (what the name check must see again).
+of migration 0009: C{account_skeletons} (the names' confusable
+skeletons) and C{account_changes} (what the name check must see
+again); and the end of an account's web sessions (migration 0003's
+C{web_sessions}, L{endWebSessions}), which every hub on the database
+hears of through the L{SESSIONS_EPOCH} setting.
 """
 
 import base64
@@ -20,6 +23,10 @@ SKELETON_SETTING = "skeleton_version"
 #: addresses (the target a CIDR).
 ACCOUNT_CHANGE = "account"
 ADDRESS_CHANGE = "address"
+#: The setting changed whenever web sessions are ended in bulk (a value
+#: from L{secrets}: a hub that reads another one ends its live sockets
+#: whose session is gone, L{hub.accounts.websessions.SessionWatch}).
+SESSIONS_EPOCH = "web_sessions_epoch"
 
 
 class AccountError(Exception):
@@ -36,6 +43,22 @@ class NoSuchAccount(AccountError):
 
     def __init__(self, name):
         AccountError.__init__(self, "no account {!r}".format(name))
+
+
+class Refused(AccountError):
+    """
+    An action the rules of roles refuse (a moderator acting on a
+    moderator, the last admin losing the role...); audited as
+    C{refused-ACTION}.
+
+    @ivar action: the action refused (C{ban}, C{role}, C{kick}...).
+    @ivar target: what it was refused on.
+    """
+
+    def __init__(self, action, target, why):
+        AccountError.__init__(self, why)
+        self.action = action
+        self.target = target
 
 
 class AccountExists(AccountError):
@@ -55,7 +78,8 @@ class Account:
     @ivar name: the name as registered.
     @ivar role: C{player}, C{moderator} or C{admin}.
     @ivar createdAt: seconds since the epoch.
-    @ivar lastSeen: when its name was last proven, or None.
+    @ivar lastSeen: when its name was last proven, or it last used the
+        web face while logged in (within a minute), or None.
     @ivar bannedUntil: the end of its ban, or None.
     @ivar banReason: why, or None.
     """
@@ -83,7 +107,8 @@ class AddressBan:
 class AuditEntry:
     """
     One moderation action: C{actor} did C{action} to C{target} at C{at},
-    because of C{reason}.
+    because of C{reason}, from the client address C{address} (None from
+    the command line).
     """
 
     at = attr.ib()
@@ -91,6 +116,7 @@ class AuditEntry:
     action = attr.ib()
     target = attr.ib()
     reason = attr.ib()
+    address = attr.ib(default=None)
 
 
 def serverSecret(cursor):
@@ -112,13 +138,110 @@ def serverSecret(cursor):
     return base64.b64decode(row[0])
 
 
+@attr.s(frozen=True)
+class Actor:
+    """
+    Who does an action: an account of the web face or the API (with its
+    role and its client's address), or the operator (C{cli}, no role:
+    the rules of roles do not hold it, the last admin's do).
+
+    @ivar name: the account's name, or C{cli}, C{web}...
+    @ivar role: the account's role, or None for the operator.
+    @ivar address: the client's address, or None.
+    """
+
+    name = attr.ib()
+    role = attr.ib(default=None)
+    address = attr.ib(default=None)
+
+
+def actorOf(actor):
+    """
+    C{actor} as an L{Actor} (a name alone is the operator's).
+    """
+    return actor if isinstance(actor, Actor) else Actor(actor)
+
+
 def audit(cursor, at, actor, action, target, reason=""):
     """
-    Write one audit row.
+    Write one audit row; C{actor} is a name or an L{Actor} (whose
+    address is kept).
     """
-    cursor.execute("INSERT INTO audit (at, actor, action, target, reason) "
-                   "VALUES (?, ?, ?, ?, ?)",
-                   (at, actor, action, target, reason))
+    actor = actorOf(actor)
+    address = None if actor.address is None else str(actor.address)[:64]
+    cursor.execute("INSERT INTO audit (at, actor, action, target, reason, "
+                   "address) VALUES (?, ?, ?, ?, ?, ?)",
+                   (at, actor.name, action, target, reason, address))
+
+
+def bumpSessionsEpoch(cursor):
+    """
+    Tell every hub on the database that web sessions were ended
+    (L{SESSIONS_EPOCH}).
+    """
+    cursor.execute("INSERT INTO settings (name, value) VALUES (?, ?) "
+                   "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                   (SESSIONS_EPOCH, secrets.token_hex(8)))
+
+
+def sessionsEpoch(cursor):
+    """
+    The current L{SESSIONS_EPOCH} (C{""} before the first).
+    """
+    cursor.execute("SELECT value FROM settings WHERE name = ?",
+                   (SESSIONS_EPOCH,))
+    row = cursor.fetchone()
+    return row[0] if row is not None else ""
+
+
+def endWebSessions(cursor, key, keep=None):
+    """
+    End every web session of the account C{key} (but the one whose hash
+    is C{keep}), and tell every hub.
+
+    @return: the hashes of the sessions ended.
+    """
+    cursor.execute("SELECT id_hash FROM web_sessions WHERE name_key = ?",
+                   (key,))
+    ended = [row[0] for row in cursor.fetchall() if row[0] != keep]
+    if ended:
+        cursor.execute("DELETE FROM web_sessions WHERE name_key = ? AND "
+                       "id_hash <> ?", (key, keep or ""))
+        bumpSessionsEpoch(cursor)
+    return ended
+
+
+def banWebSessions(cursor, key):
+    """
+    End every web session of the account C{key} by its ban: kept, marked,
+    so that its cookie is known as a banned account's
+    (L{hub.accounts.websessions.WebSessions.find}), and never valid again;
+    tell every hub.
+    """
+    cursor.execute("UPDATE web_sessions SET banned = 1 WHERE name_key = ?",
+                   (key,))
+    bumpSessionsEpoch(cursor)
+
+
+def roleOf(cursor, key):
+    """
+    The role of the account C{key}, or None when there is none.
+    """
+    cursor.execute("SELECT role FROM accounts WHERE name_key = ?", (key,))
+    row = cursor.fetchone()
+    return row[0] if row is not None else None
+
+
+def activeAdmins(cursor, now):
+    """
+    The case-folded names of the admins not banned at C{now}, their rows
+    locked until the transaction ends (so that two admins cannot both
+    remove the last but one at once).
+    """
+    cursor.execute("SELECT name_key FROM accounts WHERE role = 'admin' AND "
+                   "(banned_until IS NULL OR banned_until <= ?)" +
+                   cursor.dialect.forUpdate, (now,))
+    return {row[0] for row in cursor.fetchall()}
 
 
 def noteChange(cursor, kind, target, now):
@@ -253,8 +376,8 @@ def auditEntries(cursor, limit):
     """
     The last C{limit} L{AuditEntry}s, oldest first.
     """
-    cursor.execute("SELECT at, actor, action, target, reason FROM audit "
-                   "ORDER BY id DESC LIMIT ?", (limit,))
+    cursor.execute("SELECT at, actor, action, target, reason, address "
+                   "FROM audit ORDER BY id DESC LIMIT ?", (limit,))
     return [AuditEntry(*row) for row in reversed(cursor.fetchall())]
 
 
@@ -388,6 +511,17 @@ def pruneChanges(cursor, before):
     Forget the changes noted before C{before}.
     """
     cursor.execute("DELETE FROM account_changes WHERE at < ?", (before,))
+
+
+def keepsSessions(cursor, key):
+    """
+    Whether the account C{key} keeps its other web sessions when it logs
+    in again ("keep me logged in elsewhere").
+    """
+    cursor.execute("SELECT keep_sessions FROM accounts WHERE name_key = ?",
+                   (key,))
+    row = cursor.fetchone()
+    return bool(row and row[0])
 
 
 def touch(cursor, key, now):

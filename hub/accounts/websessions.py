@@ -1,19 +1,30 @@
 """
-The web face's secrets, in the records database (migration 0003): login
-sessions, the admin API's tokens and the invite codes of C{--registration
-invite}.  Each comes from L{secrets} and is kept only as its SHA-256 (a
-session id or a token stolen from the database's rows would be of no
-use); every call answers with a Deferred.
+The web face's secrets, in the records database (migrations 0003 and
+0008): login sessions, the admin API's tokens and the invite codes of
+C{--registration invite}.  Each comes from L{secrets} and is kept only as
+its SHA-256 (a session id or a token stolen from the database's rows
+would be of no use); every call answers with a Deferred.
 
-A session ends at logout, after L{IDLE_SECONDS} without a request, and
-L{ABSOLUTE_SECONDS} after its login whatever happens.  The caller's role
-and ban are read with the session on every request, so a role removed or
-a ban takes effect at the next request.
+A session ends at logout (all the account's), after L{IDLE_SECONDS}
+without a request, L{ABSOLUTE_SECONDS} after its login whatever happens,
+when the account logs in again elsewhere (unless it keeps its sessions),
+changes its password or role, or is banned (then its cookie is still
+known as a banned account's while the ban lasts, L{WebSessions.find}'s
+C{banned}, and never valid again).  Finding a session is a read:
+its last use (and the account's last seen) is written at most once per
+L{TOUCH_SECONDS}, in a batch every L{FLUSH_SECONDS}, off the request
+path.  A live WebSocket of a session (L{WebSessions.watch}) is closed
+within L{POLL_SECONDS} of the session's end, by this hub or another on
+the database (L{hub.accounts.store.SESSIONS_EPOCH}).
 
-    sessions = WebSessions(database, clock.seconds)
+An API token expires (L{TOKEN_SECONDS} by default, set when made), is
+listed by an id (the start of its hash, never the token) and revoked by
+it; its last use is written in the same batches.
+
+    sessions = WebSessions(database, clock)
     raw = yield sessions.open("alice")          # the cookie's value
     visitor = yield sessions.find(raw)          # Visitor or None
-    yield sessions.close(raw)
+    yield sessions.endAll("alice")              # logout
     token = yield sessions.newToken("root", actor="cli")
     visitor = yield sessions.tokenVisitor(token)
     code = yield sessions.newInvite(actor="root")
@@ -25,6 +36,7 @@ import secrets
 
 import attr
 from twisted.internet import defer
+from twisted.logger import Logger
 
 from hub.accounts import names, store
 from hub.accounts.store import AccountError
@@ -35,6 +47,21 @@ IDLE_SECONDS = 2 * 3600
 ABSOLUTE_SECONDS = 24 * 3600
 #: A session's last use is written at most this often (seconds).
 TOUCH_SECONDS = 60
+#: Seconds between a use and the batch that writes it.
+FLUSH_SECONDS = 10.0
+#: Uses waiting for their batch at most: more write it at once.
+MAX_PENDING = 10000
+#: Seconds between two looks for ended sessions while sockets live.
+POLL_SECONDS = 1.0
+#: Seconds between two full checks of the live sockets' sessions (their
+#: age, and their use noted).
+CHECK_SECONDS = 60.0
+#: Session hashes asked about in one query.
+CHUNK = 500
+#: Seconds an admin API token lasts by default.
+TOKEN_SECONDS = 30 * 86400
+#: Hex characters of a token's hash that name it (its id).
+TOKEN_ID_LENGTH = 12
 #: Bytes of randomness of a session id, a token or an invite code.
 SECRET_BYTES = 32
 
@@ -85,25 +112,80 @@ class Visitor:
     @ivar banned: whether the account is banned now (only asked for by
         L{WebSessions.find}'s C{banned}: otherwise a banned account's
         session is nobody's).
+    @ivar session: the hash of its session (what L{WebSessions.watch}
+        watches), or None for a token's.
+    @ivar keepSessions: whether the account keeps its other sessions at
+        a login ("keep me logged in elsewhere").
     """
 
     name = attr.ib()
     role = attr.ib()
     banned = attr.ib(default=False)
+    session = attr.ib(default=None, repr=False, eq=False)
+    keepSessions = attr.ib(default=False)
+
+    @property
+    def account(self):
+        """
+        The account's case-folded name.
+        """
+        return names.nameKey(self.name)
 
 
-def _visitor(cursor, table, column, digest, now, banned=False):
+@attr.s(frozen=True)
+class TokenInfo:
+    """
+    An admin API token as listed (never the token).
+
+    @ivar tokenId: its id, the start of its hash (what revoking takes).
+    @ivar name: its account's name.
+    @ivar label: the name it was given, or C{""}.
+    @ivar createdAt: when it was made.
+    @ivar lastUsed: when it was last used, or None.
+    @ivar expiresAt: when it expires.
+    """
+
+    tokenId = attr.ib()
+    name = attr.ib()
+    label = attr.ib()
+    createdAt = attr.ib()
+    lastUsed = attr.ib()
+    expiresAt = attr.ib()
+
+
+def _sessionRow(cursor, digest):
     cursor.execute(
-        "SELECT a.name, a.role, a.banned_until FROM " + table + " t JOIN "
-        "accounts a ON a.name_key = t.name_key WHERE t." + column + " = ?",
+        "SELECT s.created_at, s.seen_at, s.banned, a.name, a.role, "
+        "a.banned_until, a.keep_sessions FROM web_sessions s JOIN "
+        "accounts a ON a.name_key = s.name_key WHERE s.id_hash = ?",
         (digest,))
-    row = cursor.fetchone()
-    if row is None:
-        return None
-    isBanned = row[2] is not None and row[2] > now
-    if isBanned and not banned:
-        return None
-    return Visitor(row[0], row[1], isBanned)
+    return cursor.fetchone()
+
+
+def _tokenRow(cursor, digest):
+    cursor.execute(
+        "SELECT t.expires_at, a.name, a.role, a.banned_until "
+        "FROM api_tokens t JOIN accounts a ON a.name_key = t.name_key "
+        "WHERE t.token_hash = ?", (digest,))
+    return cursor.fetchone()
+
+
+class SessionWatch:
+    """
+    A live socket watching its login session (L{WebSessions.watch}).
+    """
+
+    def __init__(self, sessions, digest, account, ended):
+        self.sessions = sessions
+        self.digest = digest
+        self.account = account
+        self.ended = ended
+
+    def stop(self):
+        """
+        The socket is gone: watch no more.
+        """
+        self.sessions._unwatch(self)
 
 
 class WebSessions:
@@ -111,135 +193,455 @@ class WebSessions:
     The sessions, tokens and invites of one records database.
 
     @param database: the L{hub.records.db.Database}.
-    @param now: a function of the time now (the hub's clock's
-        C{seconds}).
+    @param clock: the hub's clock (an L{IReactorTime}: its C{seconds}, and
+        the timers of the batches and the watch).
+
+    @ivar writes: the write transactions of the sessions' batches so far.
     """
 
-    def __init__(self, database, now, idleSeconds=IDLE_SECONDS,
+    log = Logger()
+
+    def __init__(self, database, clock, idleSeconds=IDLE_SECONDS,
                  absoluteSeconds=ABSOLUTE_SECONDS):
         self.database = database
-        self.now = now
+        self.clock = clock
+        self.now = clock.seconds
         self.idleSeconds = idleSeconds
         self.absoluteSeconds = absoluteSeconds
+        self.writes = 0
+        self._seen = {}
+        self._writing = {}
+        # The last batch written: a read begun before it was committed
+        # (PostgreSQL reads beside the write) may end after it.
+        self._written = {}
+        self._tokenUses = {}
+        self._flushCall = None
+        self._flushing = None
+        self._watches = {}
+        self._pollCall = None
+        self._epoch = None
+        self._checkedAt = None
 
     def _write(self, interaction, *args):
         return self.database.runInteraction(interaction, *args, write=True)
 
+    def _read(self, interaction, *args):
+        return self.database.runInteraction(interaction, *args)
+
+    # Sessions.
+
     def open(self, name):
         """
-        A new session of the account C{name}, the sessions that ended
-        dropped.
+        A new session of the account C{name}; its other sessions end,
+        unless it keeps them ("keep me logged in elsewhere"), and the
+        sessions that ended are dropped.
 
         @return: a Deferred of the session's id (for the cookie only).
         """
         raw = newSecret()
+        digest = secretHash(raw)
         now = self.now()
+        key = names.nameKey(name)
 
         def interaction(cursor):
-            store.accountName(cursor, names.nameKey(name), name)
-            cursor.execute(
-                "DELETE FROM web_sessions WHERE seen_at < ? OR "
-                "created_at < ?", (now - self.idleSeconds,
-                                   now - self.absoluteSeconds))
+            store.accountName(cursor, key, name)
+            self._dropEnded(cursor, now)
+            ended = []
+            if not store.keepsSessions(cursor, key):
+                ended = store.endWebSessions(cursor, key)
             cursor.execute(
                 "INSERT INTO web_sessions (id_hash, name_key, created_at, "
-                "seen_at) VALUES (?, ?, ?, ?)",
-                (secretHash(raw), names.nameKey(name), now, now))
-            return raw
+                "seen_at) VALUES (?, ?, ?, ?)", (digest, key, now, now))
+            store.touch(cursor, key, now)
+            return ended
 
-        return self._write(interaction)
+        d = self._write(interaction)
+        d.addCallback(self._endedHere)
+        return d.addCallback(lambda _: raw)
+
+    def _dropEnded(self, cursor, now):
+        cursor.execute(
+            "DELETE FROM web_sessions WHERE seen_at < ? OR created_at < ?",
+            (now - self.idleSeconds, now - self.absoluteSeconds))
+
+    def _lastSeen(self, digest, seenAt):
+        """
+        When the session C{digest} was last used: C{seenAt} as read, or
+        later if a batch holds a later use.
+        """
+        for pending in (self._seen.get(digest), self._writing.get(digest),
+                        self._written.get(digest)):
+            if pending is not None:
+                seenAt = max(seenAt, pending[0])
+        return seenAt
 
     def find(self, raw, banned=False):
         """
         The L{Visitor} of the session C{raw}, or None when it is unknown,
         has ended, or its account is banned (unless C{banned}: then a
-        banned account's visitor, so marked).  Its last use is noted.
+        banned account's visitor, so marked).  A read: its use is noted
+        for the next batch (L{FLUSH_SECONDS}) when its last was
+        L{TOUCH_SECONDS} ago or more.
         """
         if not raw:
             return defer.succeed(None)
         digest = secretHash(raw)
         now = self.now()
 
-        def interaction(cursor):
-            cursor.execute("SELECT created_at, seen_at FROM web_sessions "
-                           "WHERE id_hash = ?", (digest,))
-            row = cursor.fetchone()
+        def found(row):
             if row is None:
                 return None
-            createdAt, seenAt = row
-            if (now - seenAt >= self.idleSeconds
-                    or now - createdAt >= self.absoluteSeconds):
-                cursor.execute("DELETE FROM web_sessions WHERE id_hash = ?",
-                               (digest,))
+            (createdAt, seenAt, endedByBan, name, role, bannedUntil,
+             keep) = row
+            seenAt = self._lastSeen(digest, seenAt)
+            if now - seenAt >= self.idleSeconds or \
+                    now - createdAt >= self.absoluteSeconds:
+                return None
+            isBanned = bannedUntil is not None and bannedUntil > now
+            if (isBanned or endedByBan) and not (banned and isBanned):
                 return None
             if now - seenAt >= TOUCH_SECONDS:
-                cursor.execute("UPDATE web_sessions SET seen_at = ? WHERE "
-                               "id_hash = ?", (now, digest))
-            return _visitor(cursor, "web_sessions", "id_hash", digest, now,
-                            banned)
+                self._noteSeen(digest, names.nameKey(name), now)
+            return Visitor(name, role, isBanned, digest, bool(keep))
 
-        return self._write(interaction)
+        return self._read(_sessionRow, digest).addCallback(found)
 
     def close(self, raw):
         """
-        End the session C{raw} (logout).
+        End the session C{raw} alone (a cookie of no account's, or one
+        that ended).
         """
         if not raw:
             return defer.succeed(None)
-        return self._write(
+        digest = secretHash(raw)
+        d = self._write(
             lambda cursor: cursor.execute(
                 "DELETE FROM web_sessions WHERE id_hash = ?",
-                (secretHash(raw),)) and None)
+                (digest,)) and None)
+        return d.addCallback(lambda _: self._endedHere([digest]))
 
-    def closeAll(self, name):
+    def endAll(self, name, keep=None):
         """
-        End every session of the account C{name} (its password changed).
+        End every session of the account C{name} (logout; but the session
+        C{keep}, a raw id, if given), and close their live sockets; other
+        hubs on the database close theirs within L{POLL_SECONDS}.
         """
-        return self._write(
-            lambda cursor: cursor.execute(
-                "DELETE FROM web_sessions WHERE name_key = ?",
-                (names.nameKey(name),)) and None)
+        key = names.nameKey(name)
+        keepHash = secretHash(keep) if keep else None
+        d = self._write(store.endWebSessions, key, keepHash)
+        return d.addCallback(self._endedHere)
+
+    def ended(self, name):
+        """
+        The sessions of the account C{name} were ended by another call
+        (L{hub.accounts.model.Accounts}' password or role change): close
+        its live sockets here now, rather than at the next look.
+        """
+        key = names.nameKey(name)
+        self._endedHere([w.digest for watches in list(self._watches.values())
+                         for w in watches if w.account == key])
 
     def count(self):
         """
         A Deferred of how many sessions are kept (ended ones included
-        until the next login drops them).
+        until the next login or batch drops them).
         """
         def interaction(cursor):
             cursor.execute("SELECT COUNT(*) FROM web_sessions")
             return cursor.fetchone()[0]
-        return self.database.runInteraction(interaction)
+        return self._read(interaction)
 
-    def newToken(self, name, actor="cli"):
-        """
-        A new admin API token of the account C{name} (its role is checked
-        at each use), audited.
+    # The batch of uses.
 
-        @return: a Deferred of the token (shown once, stored as a hash).
+    def _noteSeen(self, digest, key, at):
+        self._seen[digest] = (at, key)
+        self._scheduleFlush()
+
+    def _scheduleFlush(self):
+        if len(self._seen) + len(self._tokenUses) >= MAX_PENDING:
+            self.flush()
+        elif self._flushCall is None and self._flushing is None:
+            self._flushCall = self.clock.callLater(FLUSH_SECONDS, self.flush)
+
+    def flush(self):
         """
-        raw = newSecret()
+        Write the uses noted so far (sessions' and accounts' last seen,
+        tokens' last use) in one transaction, and drop the sessions that
+        ended.  A failed write is logged and its uses kept for the next.
+
+        @return: a Deferred that fires when written (never fails).
+        """
+        if self._flushCall is not None:
+            if self._flushCall.active():
+                self._flushCall.cancel()
+            self._flushCall = None
+        if self._flushing is not None:
+            return self._flushing.addCallback(lambda _: self.flush())
+        seen, self._seen = self._seen, {}
+        uses, self._tokenUses = self._tokenUses, {}
+        if not (seen or uses):
+            return defer.succeed(None)
+        # Still the sessions' last uses until written (L{_lastSeen}).
+        self._writing = seen
         now = self.now()
 
         def interaction(cursor):
-            shown = store.accountName(cursor, names.nameKey(name), name)
+            cursor.executemany(
+                "UPDATE web_sessions SET seen_at = ? WHERE id_hash = ? AND "
+                "seen_at < ?", [(at, digest, at)
+                                for digest, (at, _) in seen.items()])
+            latest = {}
+            for at, key in seen.values():
+                latest[key] = max(at, latest.get(key, at))
+            cursor.executemany(
+                "UPDATE accounts SET last_seen = ? WHERE name_key = ?",
+                sorted((at, key) for key, at in latest.items()))
+            cursor.executemany(
+                "UPDATE api_tokens SET last_used_at = ? WHERE "
+                "token_hash = ?", [(at, digest)
+                                   for digest, at in uses.items()])
+            self._dropEnded(cursor, now)
+
+        def failed(failure):
+            self.log.warn("the last uses of web sessions were not written "
+                          "({error}); they are kept for the next batch",
+                          error=failure.getErrorMessage())
+            for digest, value in seen.items():
+                self._seen.setdefault(digest, value)
+            for digest, at in uses.items():
+                self._tokenUses.setdefault(digest, at)
+
+        def done(_):
+            self._flushing = None
+            self._written, self._writing = self._writing, {}
+            if self._seen or self._tokenUses:
+                self._scheduleFlush()
+
+        self.writes += 1
+        d = self._flushing = self._write(interaction)
+        d.addErrback(failed)
+        d.addCallback(done)
+        return d
+
+    def stop(self):
+        """
+        The hub stops: stop watching, and write the uses noted.
+
+        @return: a Deferred that fires when written.
+        """
+        if self._pollCall is not None:
+            if self._pollCall.active():
+                self._pollCall.cancel()
+            self._pollCall = None
+        return self.flush()
+
+    # Live sockets.
+
+    def watch(self, visitor, ended):
+        """
+        Call C{ended()} once the session of C{visitor} (a L{Visitor} of
+        L{find}) has ended: by this hub at once (L{endAll}, L{open}), by
+        another on the database or by the command line within
+        L{POLL_SECONDS} (L{store.SESSIONS_EPOCH}), by its age or its
+        account's ban within L{CHECK_SECONDS}.  While watched, the
+        session counts as used.
+
+        @return: a L{SessionWatch} (its C{stop} ends the watch).
+        """
+        watch = SessionWatch(self, visitor.session, visitor.account, ended)
+        self._watches.setdefault(watch.digest, set()).add(watch)
+        if self._pollCall is None:
+            self._checkedAt = self.now()
+            self._pollCall = self.clock.callLater(POLL_SECONDS, self._poll)
+        return watch
+
+    def _unwatch(self, watch):
+        watches = self._watches.get(watch.digest)
+        if watches is not None:
+            watches.discard(watch)
+            if not watches:
+                del self._watches[watch.digest]
+
+    def _endedHere(self, digests):
+        for digest in digests or ():
+            for watch in list(self._watches.pop(digest, ())):
+                watch.ended()
+
+    def _poll(self):
+        self._pollCall = None
+        if not self._watches:
+            self._epoch = None
+            return
+        now = self.now()
+        full = now - self._checkedAt >= CHECK_SECONDS
+        asked = list(self._watches)
+        epoch = self._epoch
+
+        def interaction(cursor):
+            current = store.sessionsEpoch(cursor)
+            if current == epoch and not full:
+                return current, None
+            alive = {}
+            for start in range(0, len(asked), CHUNK):
+                chunk = asked[start:start + CHUNK]
+                cursor.execute(
+                    "SELECT id_hash, created_at, seen_at, banned FROM "
+                    "web_sessions WHERE id_hash IN (" +
+                    ", ".join("?" * len(chunk)) + ")", tuple(chunk))
+                for digest, createdAt, seenAt, banned in cursor.fetchall():
+                    alive[digest] = (createdAt, seenAt, banned)
+            return current, alive
+
+        def looked(result):
+            self._epoch, alive = result
+            if alive is None:
+                return
+            if full:
+                self._checkedAt = now
+            ended = []
+            for digest in asked:
+                row = alive.get(digest)
+                if row is None or row[2] or \
+                        now - row[0] >= self.absoluteSeconds:
+                    ended.append(digest)
+                elif full and \
+                        now - self._lastSeen(digest, row[1]) >= TOUCH_SECONDS:
+                    watches = self._watches.get(digest)
+                    if watches:
+                        self._noteSeen(digest, next(iter(watches)).account,
+                                       now)
+            self._endedHere(ended)
+
+        def failed(failure):
+            self.log.warn("ended web sessions not looked for ({error})",
+                          error=failure.getErrorMessage())
+
+        def again(_):
+            if self._watches and self._pollCall is None:
+                self._pollCall = self.clock.callLater(POLL_SECONDS,
+                                                      self._poll)
+
+        d = self._read(interaction)
+        d.addCallbacks(looked, failed)
+        d.addCallback(again)
+
+    # Tokens.
+
+    def newToken(self, name, actor="cli", seconds=TOKEN_SECONDS, label=""):
+        """
+        A new admin API token of the account C{name} (its role is checked
+        at each use), expiring in C{seconds}, named C{label}, audited.
+
+        @return: a Deferred of the token (shown once, stored as a hash).
+        """
+        if seconds <= 0:
+            return defer.fail(AccountError("a token lasts more than 0s"))
+        raw = newSecret()
+        digest = secretHash(raw)
+        now = self.now()
+        label = (label or "")[:40]
+
+        def interaction(cursor):
+            key = names.nameKey(name)
+            shown = store.accountName(cursor, key, name)
             cursor.execute(
-                "INSERT INTO api_tokens (token_hash, name_key, created_at) "
-                "VALUES (?, ?, ?)", (secretHash(raw), names.nameKey(name),
-                                     now))
-            store.audit(cursor, now, actor, "token", shown)
+                "INSERT INTO api_tokens (token_hash, name_key, created_at, "
+                "label, expires_at) VALUES (?, ?, ?, ?, ?)",
+                (digest, key, now, label, now + seconds))
+            store.audit(cursor, now, actor, "token", shown,
+                        "{} {}, {} days".format(
+                            digest[:TOKEN_ID_LENGTH], label or "-",
+                            round(seconds / 86400.0, 2)))
             return raw
 
         return self._write(interaction)
 
     def tokenVisitor(self, raw):
         """
-        A Deferred of the L{Visitor} of the API token C{raw}, or None.
+        A Deferred of the L{Visitor} of the API token C{raw}, or None (no
+        such token, expired, or its account banned); its use is noted for
+        the next batch.
         """
         if not raw:
             return defer.succeed(None)
-        return self.database.runInteraction(
-            _visitor, "api_tokens", "token_hash", secretHash(raw),
-            self.now())
+        digest = secretHash(raw)
+        now = self.now()
+
+        def found(row):
+            if row is None:
+                return None
+            expiresAt, name, role, bannedUntil = row
+            if expiresAt is None or expiresAt <= now:
+                return None
+            if bannedUntil is not None and bannedUntil > now:
+                return None
+            self._tokenUses[digest] = now
+            self._scheduleFlush()
+            return Visitor(name, role)
+
+        return self._read(_tokenRow, digest).addCallback(found)
+
+    def tokens(self):
+        """
+        A Deferred of every admin API token as a L{TokenInfo}, expired
+        ones included, by account then age; uses not yet written count.
+        """
+        pending = dict(self._tokenUses)
+
+        def interaction(cursor):
+            cursor.execute(
+                "SELECT t.token_hash, a.name, t.label, t.created_at, "
+                "t.last_used_at, t.expires_at FROM api_tokens t JOIN "
+                "accounts a ON a.name_key = t.name_key "
+                "ORDER BY t.name_key, t.created_at")
+            return [TokenInfo(
+                digest[:TOKEN_ID_LENGTH], name, label, createdAt,
+                max(filter(None, (lastUsed, pending.get(digest))),
+                    default=None), expiresAt)
+                for digest, name, label, createdAt, lastUsed, expiresAt
+                in cursor.fetchall()]
+
+        return self._read(interaction)
+
+    def revokeToken(self, tokenId, actor="cli"):
+        """
+        Revoke the token whose id (L{TokenInfo.tokenId}) is C{tokenId},
+        audited.
+
+        @return: a Deferred of its account's name.
+        @raise AccountError: no token has that id.
+        """
+        tokenId = (tokenId or "").strip().lower()
+        if len(tokenId) != TOKEN_ID_LENGTH or not all(
+                c in "0123456789abcdef" for c in tokenId):
+            return defer.fail(AccountError(
+                "a token's id is {} hex digits (as listed)".format(
+                    TOKEN_ID_LENGTH)))
+        now = self.now()
+
+        def interaction(cursor):
+            cursor.execute(
+                "SELECT t.token_hash, a.name FROM api_tokens t JOIN "
+                "accounts a ON a.name_key = t.name_key WHERE "
+                "t.token_hash LIKE ?", (tokenId + "%",))
+            rows = cursor.fetchall()
+            if len(rows) != 1:
+                raise AccountError("no token {}".format(tokenId))
+            digest, name = rows[0]
+            cursor.execute("DELETE FROM api_tokens WHERE token_hash = ?",
+                           (digest,))
+            store.audit(cursor, now, actor, "revoke-token", name, tokenId)
+            return name
+
+        def revoked(name):
+            self._tokenUses = {digest: at for digest, at
+                               in self._tokenUses.items()
+                               if not digest.startswith(tokenId)}
+            return name
+
+        return self._write(interaction).addCallback(revoked)
+
+    # Invites.
 
     def newInvite(self, actor="cli"):
         """
@@ -253,7 +655,8 @@ class WebSessions:
         def interaction(cursor):
             cursor.execute(
                 "INSERT INTO invites (code_hash, created_by, created_at) "
-                "VALUES (?, ?, ?)", (secretHash(raw), actor, now))
+                "VALUES (?, ?, ?)", (secretHash(raw),
+                                     store.actorOf(actor).name, now))
             store.audit(cursor, now, actor, "invite", "-")
             return raw
 

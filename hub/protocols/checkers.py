@@ -344,7 +344,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     def joinRoom(self, message):
         roomId, name = message.data1, message.data2
-        lobby, sessions = self.lobby, self.factory.sessions
+        lobby = self.lobby
         if lobby.roomOf(self.session) is not None:
             self.sendError(wire.OTHER_ERROR, "already in a room")
             return

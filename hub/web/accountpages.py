@@ -7,9 +7,11 @@ links to them):
                         with an invite code; C{closed}: no)
     /login              log in (a new session id at each login)
     /logout             log out (POST)
-    /account            change the password, make a new play key
+    /account            change the password, make a new play key, keep
+                        or end the other sessions at a login
     /account/password   (POST)
     /account/key        (POST)
+    /account/sessions   (POST) "keep me logged in elsewhere"
 
 Every POST carries the browser's CSRF token (L{hub.web.auth}).  A play
 key is kept only as its keyed hash, so no page can show it again: a new
@@ -348,13 +350,28 @@ class AccountPage(AccountsResource):
         AccountsResource.__init__(self, auth)
         self.putChild(b"password", PasswordChange(auth))
         self.putChild(b"key", NewKey(auth))
+        self.putChild(b"sessions", KeepSessions(auth))
 
     def getChild(self, name, request):
         if name == b"":
             return self
         return NotFound()
 
-    def content(self, request, visitor, note=None, error=None):
+    def page(self, request, visitor, note=None, error=None, code=200,
+             keep=None):
+        """
+        The account page of C{visitor} (a Deferred of a function of the
+        request), with C{note} or C{error} said first; C{keep} (default:
+        the visitor's, read with its session) is whether it keeps its
+        other sessions at a login.
+        """
+        if keep is None:
+            keep = visitor.keepSessions
+        content = self.content(request, visitor, keep, note, error)
+        return defer.succeed(lambda request: show(
+            request, visitor, "Your account", content, code))
+
+    def content(self, request, visitor, keep, note=None, error=None):
         csrf = self.auth.csrfInput(request)
         parts = []
         if note:
@@ -386,7 +403,18 @@ class AccountPage(AccountsResource):
                 tags.p(tags.button("Change the password", type="submit")),
                 method="post", action="/account/password",
                 class_="password-form"),
-            tags.h2("Session"),
+            tags.h2("Sessions"),
+            tags.form(
+                csrf,
+                tags.p(tags.label(
+                    tags.input(type="checkbox", name="keep", value="on",
+                               **({"checked": "checked"} if keep else {})),
+                    " Keep me logged in elsewhere: a new login does not "
+                    "end my other sessions")),
+                tags.p(tags.button("Save", type="submit")),
+                method="post", action="/account/sessions",
+                class_="sessions-form"),
+            tags.p("Logging out ends all your sessions, in every browser."),
             tags.form(csrf, tags.button("Log out", type="submit"),
                       method="post", action="/logout", class_="logout"),
         ])
@@ -399,9 +427,8 @@ class AccountPage(AccountsResource):
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
-        content = self.content(request, visitor)
-        return lambda request: show(request, visitor, "Your account",
-                                    content)
+        answer = yield self.page(request, visitor)
+        return answer
 
 
 class AccountAction(AccountPage):
@@ -433,25 +460,27 @@ class PasswordChange(AccountAction):
             return lambda request: redirect(request, "/login?next=/account")
         password = field(request, "password")
 
-        def again(error, code=400):
-            content = self.content(request, visitor, error=error)
-            return lambda request: show(request, visitor, "Your account",
-                                        content, code)
-
         if not password or password != field(request, "again"):
-            return again("The new passwords are empty or differ.")
+            answer = yield self.page(
+                request, visitor, error="The new passwords are empty or "
+                "differ.", code=400)
+            return answer
         result = yield auth.checkPassword(request, visitor.name,
                                           field(request, "current"))
         if result != "ok":
-            return again("Wrong current password (or too many tries).", 403)
+            answer = yield self.page(
+                request, visitor, error="Wrong current password (or too "
+                "many tries).", code=403)
+            return answer
+        # Every session of the account ends with the change (and its live
+        # sockets, here at once); this browser gets a new one.
         yield auth.accounts.setPassword(visitor.name, password,
-                                        actor=visitor.name)
-        yield auth.sessions.closeAll(visitor.name)
+                                        actor=auth.actor(request, visitor))
+        auth.sessions.ended(visitor.name)
         yield auth.startSession(request, visitor.name)
-        content = self.content(request, visitor, note="Password changed; "
-                               "your other sessions have ended.")
-        return lambda request: show(request, visitor, "Your account",
-                                    content)
+        answer = yield self.page(request, visitor, note="Password changed; "
+                                 "your other sessions have ended.")
+        return answer
 
 
 class NewKey(AccountAction):
@@ -464,9 +493,28 @@ class NewKey(AccountAction):
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
-        key = yield self.auth.accounts.newKey(visitor.name,
-                                              actor=visitor.name)
+        key = yield self.auth.accounts.newKey(
+            visitor.name, actor=self.auth.actor(request, visitor))
         content = tags.div(keyShown(visitor.name, key),
                            tags.p(tags.a("Your account", href="/account")))
         return lambda request: show(request, visitor, "Your new play key",
                                     content)
+
+
+class KeepSessions(AccountAction):
+    """
+    C{/account/sessions} (POST): whether a new login ends the account's
+    other sessions (unchecked, the default) or keeps them.
+    """
+
+    @defer.inlineCallbacks
+    def post(self, request):
+        visitor = yield self.auth.visitor(request)
+        if visitor is None:
+            return lambda request: redirect(request, "/login?next=/account")
+        keep = field(request, "keep") == "on"
+        yield self.auth.accounts.setKeepSessions(visitor.name, keep)
+        answer = yield self.page(request, visitor, note=(
+            "A new login keeps your other sessions." if keep else
+            "A new login ends your other sessions."), keep=keep)
+        return answer

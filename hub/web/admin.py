@@ -4,12 +4,15 @@ caller's session and role are read again on every request: an anonymous
 browser is sent to C{/login}, a player gets 403, and a moderator gets 403
 for what only admins do (roles, invite codes).
 
-    /admin              live connections, rooms and tables, the forms
+    /admin              live connections, rooms and tables, the forms;
+                        for admins, the API tokens too
     /admin/audit        the audit
     /admin/ACTION       (POST, with the CSRF token) kick, end, ban,
-                        unban, role, invite, event-create, event-enter,
-                        event-withdraw, event-engine, event-start,
-                        event-pause, event-resume (L{hub.web.adminactions})
+                        unban, role, invite, token-revoke, event-create,
+                        event-enter, event-withdraw, event-engine,
+                        event-start, event-pause, event-resume
+                        (L{hub.web.adminactions}); what the rules of
+                        roles refuse is a 403, audited
     /admin/tournaments  events, run by admins (L{hub.web.admintournaments})
 """
 
@@ -19,7 +22,7 @@ from twisted.web.template import tags
 
 from hub.accounts import names
 from hub.accounts.moderation import mayAdminister, mayModerate
-from hub.accounts.store import AccountError
+from hub.accounts.store import AccountError, Refused
 from hub.web import pages
 from hub.web.accountpages import (
     NotFound, labelled, message, redirect, refusedForm, respond, show)
@@ -28,7 +31,8 @@ from hub.web.admintournaments import TournamentsAdminPage
 from hub.web.auth import field
 
 DONE = {"kick": "Connection closed.", "end": "Table ended.",
-        "ban": "Banned.", "unban": "Ban lifted.", "role": "Role set."}
+        "ban": "Banned.", "unban": "Ban lifted.", "role": "Role set.",
+        "token-revoke": "Token revoked."}
 
 
 def guarded(auth, request, allowed, then):
@@ -72,7 +76,8 @@ class AdminPage(resource.Resource):
             return self
         return NotFound()
 
-    def content(self, request, visitor, note=None, error=None, extra=()):
+    def content(self, request, visitor, note=None, error=None, extra=(),
+                tokens=()):
         auth = self.auth
         csrf = auth.csrfInput(request)
         parts = []
@@ -154,6 +159,11 @@ class AdminPage(resource.Resource):
                           tags.p(tags.button("Set the role", type="submit")),
                           method="post", action="/admin/role",
                           class_="role"),
+                tags.h2("API tokens"),
+                tokensTable(tokens, csrf),
+                tags.p("Make one with ", tags.code(
+                    "python -m hub.accounts token NAME [--days N]"),
+                    " on the server: it is shown once."),
                 tags.h2("Invite codes"),
                 tags.p("Registration is {} (--registration).".format(
                     auth.registration)),
@@ -172,11 +182,49 @@ class AdminPage(resource.Resource):
         done = (request.args or {}).get(b"done", [b""])[0].decode(
             "ascii", "replace")
 
+        @defer.inlineCallbacks
         def page(visitor):
-            content = self.content(request, visitor, DONE.get(done))
-            return defer.succeed(lambda request: show(
-                request, visitor, "Moderation", content))
+            content = yield self.fullContent(request, visitor,
+                                             DONE.get(done))
+            return lambda request: show(request, visitor, "Moderation",
+                                        content)
         return guarded(self.auth, request, mayModerate, page)
+
+    @defer.inlineCallbacks
+    def fullContent(self, request, visitor, note=None, error=None,
+                    extra=()):
+        """
+        L{content}, with the API tokens read for an admin.
+        """
+        tokens = ()
+        if mayAdminister(visitor.role):
+            tokens = yield self.auth.sessions.tokens()
+        return self.content(request, visitor, note, error, extra, tokens)
+
+
+def tokensTable(tokens, csrf):
+    """
+    The API tokens (never the tokens: their ids), each with a Revoke
+    button.
+    """
+    if not tokens:
+        return tags.p("None.")
+    rows = [tags.tr(tags.th("id"), tags.th("account"), tags.th("name"),
+                    tags.th("made"), tags.th("last used"),
+                    tags.th("expires"), tags.th(""))]
+    for t in tokens:
+        rows.append(tags.tr(
+            tags.td(tags.code(t.tokenId)), tags.td(pages.player(t.name)),
+            tags.td(t.label or "-"), tags.td(when(t.createdAt)),
+            tags.td(when(t.lastUsed) if t.lastUsed else "never"),
+            tags.td(when(t.expiresAt)),
+            tags.td(tags.form(
+                csrf, tags.input(type="hidden", name="token",
+                                 value=t.tokenId),
+                tags.button("Revoke", type="submit"), method="post",
+                action="/admin/token-revoke", class_="token-revoke")),
+            class_="token", **{"data-token": t.tokenId}))
+    return tags.table(*rows, class_="tokens")
 
 
 class ActionPage(resource.Resource):
@@ -207,23 +255,27 @@ class ActionPage(resource.Resource):
         def act(visitor):
             event = self.name in EVENT_ACTIONS
             try:
-                done = yield perform(self.auth, visitor, self.name, fields)
+                done = yield perform(self.auth,
+                                     self.auth.actor(request, visitor),
+                                     self.name, fields)
             except AccountError as e:
+                code = 403 if isinstance(e, Refused) else 400
                 if event:
                     content = tags.div(message(str(e), kind="error"),
                                        tags.p(tags.a(
                                            "Tournaments",
                                            href="/admin/tournaments")))
                     return lambda request: show(
-                        request, visitor, "Tournaments", content, 400)
-                content = self.admin.content(request, visitor,
-                                             error=str(e))
+                        request, visitor, "Tournaments", content, code)
+                content = yield self.admin.fullContent(request, visitor,
+                                                       error=str(e))
                 return lambda request: show(request, visitor, "Moderation",
-                                            content, 400)
+                                            content, code)
             if self.name == "invite":
-                content = self.admin.content(request, visitor, extra=[
-                    tags.p("A new invite code (shown only now): ",
-                           tags.code(done["invite"], class_="invite-code"))])
+                content = yield self.admin.fullContent(
+                    request, visitor, extra=[tags.p(
+                        "A new invite code (shown only now): ",
+                        tags.code(done["invite"], class_="invite-code"))])
                 return lambda request: show(request, visitor, "Moderation",
                                             content)
             page = "/admin/tournaments" if event else "/admin"
@@ -249,11 +301,12 @@ class AuditPage(resource.Resource):
         def page(visitor):
             entries = yield self.auth.accounts.audit()
             rows = [tags.tr(tags.th("when"), tags.th("who"),
-                            tags.th("what"), tags.th("target"),
-                            tags.th("why"))]
+                            tags.th("from"), tags.th("what"),
+                            tags.th("target"), tags.th("why"))]
             for e in reversed(entries):
                 rows.append(tags.tr(
                     tags.td(when(e.at)), tags.td(pages.player(e.actor)),
+                    tags.td(e.address or "-"),
                     tags.td(e.action), tags.td(pages.player(e.target)),
                     tags.td(pages.player(e.reason)), class_="audit-row"))
             content = tags.div(tags.table(*rows, class_="audit"),

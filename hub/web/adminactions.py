@@ -6,11 +6,13 @@ its caller makes on every request, and runs through the hub's
 L{hub.accounts.moderation.Moderation} (audited there).
 
 Each action takes the caller's L{hub.web.auth.WebAuth}, the acting
-account's name and the request's fields (a dict of text) and answers
-with a Deferred of a dict (the JSON API's answer).  Each names its
-fields (L{FIELDS}): any other field refuses the request, so that none
-can carry a command line, a path or an environment (engines are the
-operator's: the web chooses among registered ones by name).
+account (an L{hub.accounts.store.Actor}: its name, role and client
+address, for the rules of roles and the audit) and the request's fields
+(a dict of text) and answers with a Deferred of a dict (the JSON API's
+answer).  Each names its fields (L{FIELDS}): any other field refuses
+the request, so that none can carry a command line, a path or an
+environment (engines are the operator's: the web chooses among
+registered ones by name).
 """
 
 import time
@@ -81,6 +83,13 @@ def role(auth, actor, fields):
     d = auth.moderation.setRole(name, value, actor)
     return d.addCallback(lambda _: {"done": "role", "name": name,
                                     "role": value})
+
+
+def tokenRevoke(auth, actor, fields):
+    tokenId = required(fields, "token")
+    d = auth.sessions.revokeToken(tokenId, actor)
+    return d.addCallback(lambda name: {"done": "token-revoke",
+                                       "token": tokenId, "name": name})
 
 
 def invite(auth, actor, fields):
@@ -260,6 +269,7 @@ ACTIONS = {
     "unban": (mayModerate, unban),
     "role": (mayAdminister, role),
     "invite": (mayAdminister, invite),
+    "token-revoke": (mayAdminister, tokenRevoke),
     "event-create": (mayAdminister, eventCreate),
     "event-enter": (mayAdminister, eventEnter),
     "event-withdraw": (mayAdminister, eventWithdraw),
@@ -280,6 +290,7 @@ FIELDS = {
     "unban": ("target",),
     "role": ("name", "role"),
     "invite": (),
+    "token-revoke": ("token",),
     "event-create": ("name", "game", "format", "players", "rounds",
                      "minutes", "turn-seconds"),
     "event-enter": ("event", "name", "guest"),
@@ -303,17 +314,19 @@ def checkFields(name, fields):
                 name, field[:40]))
 
 
-def perform(auth, visitor, name, fields):
+def perform(auth, actor, name, fields):
     """
-    Do action C{name} as C{visitor} (whose role the caller checked with
-    the action's check, this request).
+    Do action C{name} as C{actor} (an L{hub.accounts.store.Actor}, whose
+    role the caller checked with the action's check, this request).
 
     @return: a Deferred of the action's answer; it fails with
-        L{AccountError} (L{BadRequest}) for what the caller asked wrong.
+        L{AccountError} (L{BadRequest}) for what the caller asked wrong,
+        or L{hub.accounts.store.Refused} for what the rules of roles
+        refuse.
     """
     def act():
         checkFields(name, fields)
-        return ACTIONS[name][1](auth, visitor.name, fields)
+        return ACTIONS[name][1](auth, actor, fields)
     return defer.maybeDeferred(act)
 
 
@@ -341,4 +354,15 @@ def auditData(entries):
     Audit entries (L{hub.accounts.store.AuditEntry}) as JSON.
     """
     return [{"at": e.at, "actor": e.actor, "action": e.action,
-             "target": e.target, "reason": e.reason} for e in entries]
+             "target": e.target, "reason": e.reason, "address": e.address}
+            for e in entries]
+
+
+def tokensData(tokens):
+    """
+    Admin API tokens (L{hub.accounts.websessions.TokenInfo}) as JSON: their
+    ids, never the tokens.
+    """
+    return [{"token": t.tokenId, "name": t.name, "label": t.label,
+             "created": t.createdAt, "lastUsed": t.lastUsed,
+             "expires": t.expiresAt} for t in tokens]

@@ -1,10 +1,11 @@
 """
 The JSON admin API, authenticated by an API token (C{Authorization:
-Bearer TOKEN}; tokens are made with C{python -m hub.accounts token NAME}
-and kept only as their SHA-256).  The token's account and role are read
-again on every request: no token or an unknown one is a 401, a player's
-(or a moderator's, for an admin's action) a 403.  No cookie is read, so
-no CSRF token is needed.
+Bearer TOKEN}; tokens are made with C{python -m hub.accounts token NAME},
+expire, and are kept only as their SHA-256).  The token's account and
+role are read again on every request (and its use noted): no token, an
+unknown or expired one is a 401, a player's (or a moderator's, for an
+admin's action) a 403, an action the rules of roles refuse a 403 too.
+No cookie is read, so no CSRF token is needed.
 
     GET  /api/admin/connections     live connections
     GET  /api/admin/rooms           rooms and tables
@@ -16,6 +17,10 @@ no CSRF token is needed.
     POST /api/admin/unban           {"target": NAME-or-CIDR}
     POST /api/admin/role            {"name": NAME, "role": ROLE} (admin)
     POST /api/admin/invite          {} (admin): {"invite": CODE}
+    GET  /api/admin/tokens          the API tokens (admin): ids, names,
+                                     made, last used, expiry (never the
+                                     tokens)
+    POST /api/admin/token-revoke    {"token": ID} (admin)
     POST /api/admin/event-create    {"name", "game", "format", "rounds",
                                      "minutes", "players", "turn-seconds"}
                                      (admin): {"event": ID}
@@ -40,10 +45,11 @@ from twisted.web import resource, server
 
 from hub.accounts.moderation import mayAdminister, mayModerate
 from hub.accounts.store import AccountError
+from hub.accounts.store import Refused as RolesRefused
 from hub.web.api import NotFound, sendJSON
 from hub.web.adminactions import (
     ACTIONS, auditData, connectionsData, perform, registeredEngines,
-    roomsData)
+    roomsData, tokensData)
 from hub.web.errors import errorsOf
 
 #: The largest request body read (bytes).
@@ -98,7 +104,8 @@ class Refused(Exception):
 class Endpoint(resource.Resource):
     """
     One endpoint: C{method} only, for callers whose role C{allowed}
-    accepts; C{answer(visitor, request)} is a Deferred of its JSON.
+    accepts; C{answer(actor, request)} is a Deferred of its JSON (the
+    caller as an L{hub.accounts.store.Actor}).
     """
 
     isLeaf = True
@@ -122,11 +129,14 @@ class Endpoint(resource.Resource):
                 raise Refused(401, "an admin API token is needed")
             if not self.allowed(visitor.role):
                 raise Refused(403, "your role may not do this")
-            data = yield self.answer(visitor, request)
+            data = yield self.answer(self.auth.actor(request, visitor),
+                                     request)
             return data
 
         def refuse(failure):
             failure.trap(Refused, AccountError)
+            if failure.check(RolesRefused):
+                return 403, {"error": str(failure.value)}
             if failure.check(Refused):
                 if failure.value.code == 401:
                     request.setHeader(b"WWW-Authenticate", b"Bearer")
@@ -164,31 +174,37 @@ class AdminAPI(resource.Resource):
         resource.Resource.__init__(self)
         moderation = auth.moderation
 
-        def connections(visitor, request):
+        def connections(actor, request):
             return {"connections": connectionsData(moderation)}
 
-        def rooms(visitor, request):
+        def rooms(actor, request):
             return {"rooms": roomsData(moderation)}
 
-        def audit(visitor, request):
+        def audit(actor, request):
             return auth.accounts.audit().addCallback(
                 lambda entries: {"audit": auditData(entries)})
+
+        def tokens(actor, request):
+            return auth.sessions.tokens().addCallback(
+                lambda found: {"tokens": tokensData(found)})
 
         self.putChild(b"connections",
                       Endpoint(auth, b"GET", mayModerate, connections))
         self.putChild(b"rooms", Endpoint(auth, b"GET", mayModerate, rooms))
-        def engines(visitor, request):
+        def engines(actor, request):
             return registeredEngines(auth).addCallback(
                 lambda found: {"engines": found})
 
         self.putChild(b"audit", Endpoint(auth, b"GET", mayModerate, audit))
         self.putChild(b"engines",
                       Endpoint(auth, b"GET", mayAdminister, engines))
+        self.putChild(b"tokens", Endpoint(auth, b"GET", mayAdminister,
+                                          tokens))
         for name, (allowed, _) in ACTIONS.items():
             self.putChild(name.encode("ascii"), Endpoint(
                 auth, b"POST", allowed,
-                lambda visitor, request, name=name: perform(
-                    auth, visitor, name, bodyFields(request))))
+                lambda actor, request, name=name: perform(
+                    auth, actor, name, bodyFields(request))))
 
     def getChild(self, name, request):
         return NotFound()

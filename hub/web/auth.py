@@ -5,9 +5,10 @@ every form, and the limits on guessing passwords.
   - The session cookie, L{SESSION_COOKIE}, holds a session id from
     L{secrets} (kept in the database only as its SHA-256:
     L{hub.accounts.websessions}); it is C{HttpOnly}, C{SameSite=Lax},
-    and C{Secure} when the web face runs over TLS, or a proxy in front of
-    it does (L{overTLS}).  A login makes a new
-    one; a logout clears it and ends the session.
+    and C{Secure} when the web face runs over TLS, or a trusted proxy in
+    front of it does (L{overTLS}).  A login makes a new one (and ends
+    the account's other sessions, unless it keeps them); a logout clears
+    it and ends the account's sessions.
   - Every form that changes something carries a hidden C{csrf} field,
     the HMAC of the browser's cookie (the session's, else the
     L{FORM_COOKIE} an anonymous browser is given with its first form),
@@ -31,6 +32,7 @@ from twisted.web.template import tags
 
 from hub.accounts import names
 from hub.accounts.guesses import GuessLimits
+from hub.accounts.store import Actor
 from hub.accounts.websessions import WebSessions, csrfMatches, csrfToken
 from hub.accounts.websessions import newSecret
 from hub.metrics import ReadCounters
@@ -85,16 +87,11 @@ def headerCookie(header, name):
 def overTLS(request):
     """
     Whether C{request} came over TLS: the web face's own (C{--web-port
-    ssl:...}), or a proxy's that ends TLS and says so with
-    C{X-Forwarded-Proto: https} (as docs/deploy.md's nginx does).  The
-    header is believed whoever sends it: it only adds C{Secure} to the
-    cookies of the answer, which a browser on plain HTTP then refuses,
-    so a client that forges it harms nobody but itself.
+    ssl:...}), or a trusted proxy's that ends TLS and says so with
+    C{X-Forwarded-Proto: https} (as docs/deploy.md's nginx does:
+    L{hub.web.errors.HubRequest.isSecure}).
     """
-    if request.isSecure():
-        return True
-    proto = request.getHeader(b"x-forwarded-proto") or b""
-    return proto.split(b",")[0].strip().lower() == b"https"
+    return request.isSecure()
 
 
 def setCookie(request, name, value):
@@ -126,8 +123,8 @@ def field(request, name):
 
 def clientHost(request):
     """
-    The address of the client of C{request}, or None: the one place the
-    web face's limits, bans and logs take it from.
+    The address of the client of C{request} (behind a trusted proxy, the
+    one it names), or None.
     """
     return getattr(request.getClientAddress(), "host", None)
 
@@ -182,6 +179,23 @@ class WebAuth:
         return self.sessions.find(
             headerCookie(header, SESSION_COOKIE.decode("ascii")),
             banned=True)
+
+    def actor(self, request, visitor):
+        """
+        C{visitor} (a L{hub.accounts.websessions.Visitor}) acting through
+        C{request}: an L{hub.accounts.store.Actor} with its role and its
+        client's address (for the rules of roles and the audit).
+        """
+        return Actor(visitor.name, visitor.role, clientHost(request))
+
+    def watchSession(self, visitor, ended):
+        """
+        Call C{ended()} once the session of C{visitor} (read by
+        L{cookieVisitor}) has ended (L{WebSessions.watch}).
+
+        @return: the watch (its C{stop} ends it).
+        """
+        return self.sessions.watch(visitor, ended)
 
     def formSeed(self, request):
         """
@@ -245,7 +259,7 @@ class WebAuth:
     def startSession(self, request, name):
         """
         Open a new session of C{name} and set its cookie (a new id at every
-        login).
+        login; the account's other sessions end, unless it keeps them).
 
         @return: a Deferred of its L{hub.accounts.websessions.Visitor}, or
             None (no session: the account is banned).
@@ -288,9 +302,16 @@ class WebAuth:
     @defer.inlineCallbacks
     def logout(self, request):
         """
-        End C{request}'s session and clear its cookie.
+        End every session of C{request}'s account (and their live
+        sockets), or the cookie's session alone if it is no account's
+        now, and clear its cookie.
         """
-        yield self.sessions.close(cookieValue(request, SESSION_COOKIE))
+        raw = cookieValue(request, SESSION_COOKIE)
+        visitor = yield self.sessions.find(raw, banned=True)
+        if visitor is not None:
+            yield self.sessions.endAll(visitor.name)
+        else:
+            yield self.sessions.close(raw)
         setCookie(request, SESSION_COOKIE, "")
 
     def collector(self):
@@ -325,5 +346,5 @@ def webAuth(names, clock, registration="open"):
     if names is None:
         return None
     return WebAuth(names.accounts,
-                   WebSessions(names.accounts.database, clock.seconds),
+                   WebSessions(names.accounts.database, clock),
                    names.moderation, clock, registration, names)

@@ -12,8 +12,10 @@ length.  Anything else is malformed, and answered 404 before it reaches
 the records.
 """
 
+import ipaddress
 import re
 
+from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.logger import Logger, LogLevel
 from twisted.web import server
 
@@ -148,12 +150,66 @@ def refuse(request, why, page):
     return page.render(request)
 
 
+def clientAddress(host, peer):
+    """
+    The L{IAddress} of the client C{host} (text), or C{peer} (the TCP
+    peer's address) when it is that one.
+    """
+    if host is None or host == getattr(peer, "host", None):
+        return peer
+    if ipaddress.ip_address(host).version == 6:
+        return IPv6Address("TCP", host, 0)
+    return IPv4Address("TCP", host, 0)
+
+
 class HubRequest(server.Request):
     """
     A request of the web face: a resource that fails is answered 500
     with a short page, and logged summarised (L{WebErrors}) instead of a
     traceback each time.
+
+    Its client is found once, as it is processed, by its site's
+    C{resolver} (L{hub.web.proxies.ClientResolver}): behind a trusted
+    proxy, L{getClientAddress} is the client's address the proxy gives,
+    and L{isSecure} says whether the client used HTTPS.  Everything that
+    uses a request's address (limits, bans, logins, logs) asks
+    L{getClientAddress}.
     """
+
+    _client = None
+    _secure = None
+
+    def process(self):
+        self.findClient()
+        server.Request.process(self)
+
+    def findClient(self):
+        """
+        Ask the site's resolver who the client is (its headers read).
+        """
+        resolver = getattr(getattr(self.channel, "site", None), "resolver",
+                           None)
+        if resolver is not None:
+            client = resolver.client(getattr(self.client, "host", None),
+                                     self.requestHeaders)
+            self._client = clientAddress(client.host, self.client)
+            self._secure = client.secure
+
+    def getClientAddress(self):
+        """
+        The client's address: the peer's, or the one a trusted proxy
+        gives.
+        """
+        return self._client if self._client is not None else self.client
+
+    def isSecure(self):
+        """
+        Whether the client's request came over TLS: to the web face
+        itself, or to a trusted proxy that says so.
+        """
+        if self._secure is not None:
+            return self._secure
+        return server.Request.isSecure(self)
 
     def processingFailed(self, reason):
         errors = errorsOf(self)

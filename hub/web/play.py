@@ -431,6 +431,16 @@ class WebPlayer(MuteLegacy, RoomObserver):
         """
         return getattr(self.connection, "transport", None)
 
+    @property
+    def forwardedFor(self):
+        """
+        The live connection's client address (behind a trusted proxy, not
+        its transport's peer: L{hub.web.ws}), or None: the address that
+        bans, moderation and the name check read
+        (L{hub.accounts.check.peerHost}).
+        """
+        return getattr(self.connection, "forwardedFor", None)
+
     # Sending.
 
     def sendText(self, text):

@@ -22,13 +22,18 @@ C{closed} with a C{--db}), also:
 
 Without, those are 404s and no page links to them.
 
+Every request passes the site's door first (L{hub.web.door}): its
+client found (behind C{--trusted-proxies}, the one the proxy names), a
+banned address refused 403, the health checks only for C{--health-from}.
 The site holds to the web port's limits (L{hub.limits.WebLimits}) through
 a L{hub.limits.FaceGate}, as the game ports' factories do through the
 hub's gate (L{hub.connection.ServerFactory}): connections per address and
 in all, a reserve of file descriptors for the game ports, requests per
-address (429 past the rate), event streams per address.  The metrics port
-(L{metricsSite}) is a L{HubSite} too, under the same limits (a gate of
-its own), so that no port of the hub is unlimited.
+address (429 past the rate), event streams per address.  A connection
+from a trusted proxy is many clients': it counts toward the totals, not
+toward an address (docs/deploy.md).  The metrics port (L{metricsSite}) is
+a L{HubSite} too, under the same limits (a gate of its own), so that no
+port of the hub is unlimited.
 """
 
 import math
@@ -44,6 +49,7 @@ from hub.health import putHealth
 from hub.limits import WEB_REQUEST_RATE, FaceGate, WebLimits
 from hub.metrics import MetricsResource, MetricsRoot, metricsRegistry
 from hub.web import api, pages
+from hub.web.door import WebDoor
 from hub.web.errors import HubRequest, WebErrors
 from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
 from hub.web.live import Spectating
@@ -213,7 +219,11 @@ class HubSite(ServerFactory, server.Site):
 
     @param reactor: the L{IReactorTime} of the idle timeouts (the hub's
         tracked clock, given by L{faceSite}).
+    @param door: the L{WebDoor} every request passes first (default: no
+        trusted proxy, no bans, health checks from the private ranges).
     @ivar gate: the L{FaceGate}.
+    @ivar resolver: the door's L{hub.web.proxies.ClientResolver}, which
+        the requests (L{HubRequest}) ask who their client is.
     @ivar channels: the open HTTP connections (L{HubChannel}s).
     """
 
@@ -224,10 +234,12 @@ class HubSite(ServerFactory, server.Site):
     #: The L{hub.web.auth.WebAuth} of a site with accounts, or None.
     auth = None
 
-    def __init__(self, root, gate, reactor=None):
+    def __init__(self, root, gate, reactor=None, door=None):
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
+        self.door = door if door is not None else WebDoor()
+        self.resolver = self.door.resolver
         # Weak: a channel upgraded to a WebSocket (hub.web.ws) never
         # hears of its connection again, and is forgotten when freed.
         self.channels = weakref.WeakSet()
@@ -258,6 +270,10 @@ class HubSite(ServerFactory, server.Site):
 
     def buildProtocol(self, addr):
         host = getattr(addr, "host", None)
+        if self.resolver.trusts(host):
+            # A proxy's connection carries many clients' requests, each
+            # held to its own client's limits.
+            host = None
         refused = self.gate.admit(host)
         if refused is not None:
             self.gate.limited(refused, addr, "too many connections")
@@ -277,6 +293,7 @@ class HubSite(ServerFactory, server.Site):
         if self.auth is not None:
             request.accountLinks = ACCOUNT_LINKS
         address = request.getClientAddress()
+        refused = self.door.refusal(request)
         limited = self.gate.request(getattr(address, "host", None))
         if limited is not None:
             wait, overdrawn = limited
@@ -287,7 +304,10 @@ class HubSite(ServerFactory, server.Site):
                 channel = request.channel
                 request.notifyFinish().addBoth(
                     lambda _: channel.loseConnection())
-            return TooManyRequests(wait)
+            if refused is None:
+                refused = TooManyRequests(wait)
+        if refused is not None:
+            return refused
         return server.Site.getResourceFor(self, request)
 
     def log(self, request):
@@ -311,17 +331,21 @@ class WebService(Service):
     @param errors: the site's L{WebErrors}, or None.
     @param play: the browser play (L{hub.web.play.WebPlay}), or None.
     @param name: the service's name (default C{"web"}).
+    @param sessions: the login sessions
+        (L{hub.accounts.websessions.WebSessions}) whose last uses are
+        written as the hub stops, or None.
     """
 
     name = "web"
 
     def __init__(self, spectating, lobbyFeed, errors=None, play=None,
-                 name=None, tournamentFeeds=None):
+                 name=None, tournamentFeeds=None, sessions=None):
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.errors = errors
         self.play = play
         self.tournamentFeeds = tournamentFeeds
+        self.sessions = sessions
         if name is not None:
             self.name = name
 
@@ -333,6 +357,8 @@ class WebService(Service):
                 feed.stop()
         if self.errors is not None:
             self.errors.flush()
+        if self.sessions is not None:
+            return self.sessions.stop()
 
 
 def metricsResource(lobby, sessions, collectors=()):
@@ -364,23 +390,38 @@ def faceGate(hub, limits=None, port="web port"):
     return gate
 
 
-def faceSite(hub, root, gate, siteClass=HubSite):
+def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=()):
     """
     A L{HubSite} serving C{root} for C{hub} through C{gate} (a
-    L{faceGate}): its errors are summarised and its idle timeouts run on
-    the hub's clock (so that they are tracked, and a test drives them
-    with a L{Clock}).
+    L{faceGate}) and C{door} (a L{WebDoor}): its errors are summarised
+    and its idle timeouts run on the hub's clock (so that they are
+    tracked, and a test drives them with a L{Clock}).  When the door's
+    bans come to cover more, the site's connections and C{sockets} (the
+    live WebSockets, a set that changes) that they cover are closed.
 
     @param siteClass: L{HubSite} or a subclass.
     """
-    site = siteClass(root, gate, reactor=hub.clock)
+    site = siteClass(root, gate, reactor=hub.clock, door=door)
     site.errors = WebErrors(hub.clock)
+    names = site.door.names
+    if names is not None:
+        names.watchBans(lambda: site.door.enforce(site.channels, sockets))
     return site
+
+
+def webDoor(hub, auth=None, door=None):
+    """
+    C{door}, or the L{WebDoor} of a hub without a proxy in front, holding
+    to the bans of C{auth}'s name service (if any).
+    """
+    if door is not None:
+        return door
+    return WebDoor(names=getattr(auth, "names", None))
 
 
 def webSite(hub, records=None, collectors=(), limits=None, auth=None,
             factories=None, director=None, directory=None, thinker=None,
-            shares=None):
+            shares=None, door=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -404,6 +445,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         pool of bot workers).
     @param shares: the L{hub.thinkers.shares.BotShares} of C{/ws}'s room
         bots, or None for no limit.
+    @param door: the L{WebDoor} (C{--trusted-proxies}, C{--health-from},
+        the bans), or None for L{webDoor}'s.
     @return: C{(site, service)}.
     """
     spectating = Spectating(hub.clock)
@@ -413,6 +456,7 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     web.gate = faceGate(hub, limits)
     web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
     play = socket = None
+    sockets = ()
     if factories is not None:
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
@@ -420,8 +464,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
                        lobbyFeed, getattr(auth, "names", None),
                        directory=directory, spectating=spectating,
                        thinker=thinker, shares=shares)
-        socket = PlayResource(PlayFactory(play, hub.sessions, hub.clock,
-                                          auth))
+        socketFactory = PlayFactory(play, hub.sessions, hub.clock, auth)
+        sockets = socketFactory.sockets
+        socket = PlayResource(socketFactory)
     tournaments = feeds = None
     if director is not None:
         from hub.web.tournaments import TournamentFeeds, TournamentsWeb
@@ -440,21 +485,23 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
             director.listeners.append(play)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket, tournaments)
-    site = faceSite(hub, root, web.gate)
+    site = faceSite(hub, root, web.gate, door=webDoor(hub, auth, door),
+                    sockets=sockets)
     site.auth = auth
     site.web = web
     site.play = play
     return site, WebService(spectating, lobbyFeed, site.errors, play,
-                            tournamentFeeds=feeds)
+                            tournamentFeeds=feeds,
+                            sessions=getattr(auth, "sessions", None))
 
 
-def metricsSite(hub, collectors=(), limits=None):
+def metricsSite(hub, collectors=(), limits=None, door=None):
     """
     The site of C{--metrics-port}: the hub's metrics (and the process
     metrics of C{prometheus_client}, and those of C{collectors}, e.g. the
     records') at C{/metrics}, the hub's C{/healthz} and C{/readyz}, 404
     elsewhere; a L{HubSite} under the web port's C{limits}, with a gate
-    of its own.
+    of its own, behind C{door} (L{webDoor}'s by default).
 
     @return: C{(site, service)}: the site, and the L{WebService} (named
         C{"metrics"}) that writes its error summaries when the hub stops.
@@ -462,5 +509,5 @@ def metricsSite(hub, collectors=(), limits=None):
     root = MetricsRoot(metricsRegistry(hub.lobby, hub.sessions, collectors),
                        getattr(hub, "health", None))
     site = faceSite(hub, root, faceGate(hub, limits, "metrics port"),
-                    MetricsSite)
+                    MetricsSite, webDoor(hub, door=door))
     return site, WebService(None, None, site.errors, name="metrics")

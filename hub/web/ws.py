@@ -13,8 +13,17 @@ is L{hub.web.play}'s; here is the connection and what it may cost:
     sends no C{Origin} is not a browser page and is let in;
   - autobahn's C{maxMessagePayloadSize} and C{maxFramePayloadSize}
     (L{MAX_MESSAGE}): a longer message closes the connection;
+  - its client is the opening request's (L{hub.web.errors.HubRequest}:
+    behind a trusted proxy, the one the proxy names): its address is the
+    one its limits, bans and logs use (L{PlaySocket.clientHost});
   - the connection was one of the web port's HTTP connections, admitted
-    by its L{hub.limits.FaceGate}: it keeps that place until it closes;
+    by its L{hub.limits.FaceGate}: it keeps that place until it closes
+    (a trusted proxy's connection, admitted without an address, is
+    counted toward its client's C{--web-max-connections-per-ip} from
+    the upgrade on);
+  - it is closed when a ban comes to cover its address or account
+    (L{hub.web.door}), or its login session ends (L{hub.accounts.
+    websessions.SessionWatch});
   - its messages are metered as a game connection's frames are
     (C{--request-rate}, C{--request-burst}, C{--request-overdraft},
     with the address's debt remembered by the hub's gate): past the
@@ -68,6 +77,10 @@ from hub.web import play as playing
 MAX_MESSAGE = 8192
 #: Close code of a connection cut by a limit (policy violation).
 POLICY_VIOLATION = 1008
+#: Close code of a connection whose login session ended (logout, a
+#: password or role change, another login): one of the application's
+#: own (4000-4999), as HTTP's 401.
+SESSION_ENDED = 4401
 
 #: The hub's own lines (a socket's C{log} is autobahn's txaio logger).
 _log = Logger()
@@ -102,6 +115,10 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
     player = None
     visitor = None
     host = None
+    #: The client's address, from the opening request (given by the
+    #: factory, L{PlayResource}); None for the TCP peer's.
+    forwardedFor = None
+    _watch = None
     _admission = None
     _bucket = None
     _resume = None
@@ -131,7 +148,36 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
             # Lost while the login was read: no upgrade to complete.
             raise ConnectionDeny(ConnectionDeny.BAD_REQUEST, "gone")
         self.visitor = visitor
+        if visitor is not None and visitor.session is not None and \
+                not visitor.banned:
+            # Closed when its session ends (logout, password, role...).
+            self._watch = self.factory.auth.watchSession(
+                visitor, lambda: self.end(SESSION_ENDED, "session ended"))
         return None
+
+    def clientHost(self):
+        """
+        The client's address: the opening request's (behind a trusted
+        proxy, the one it names), else the TCP peer's; or None.
+        """
+        return self.forwardedFor or getattr(self.transport.getPeer(), "host",
+                                            None)
+
+    def end(self, code, reason):
+        """
+        Close the connection now with C{code} and C{reason} (a ban, a
+        session that ended): the close frame is sent if the socket takes
+        it, and the connection is dropped without waiting for an answer.
+        """
+        if self._gone:
+            return
+        if self.state == self.STATE_OPEN:
+            self.sendClose(code, reason)
+        self._gone = True
+        if self._writer is not None:
+            self._writer.close()
+        transport = self.transport
+        getattr(transport, "abortConnection", transport.loseConnection)()
 
     def _unidentified(self, failure):
         _log.failure("the login of a WebSocket was not read", failure)
@@ -176,7 +222,7 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         limits = sessions.limits
         if limits.requestRate:
             gate = sessions.gate
-            self.host = getattr(self.transport.getPeer(), "host", None)
+            self.host = self.clientHost()
             self._bucket = gate.bucketFor(self.host)
 
     def dataReceived(self, data):
@@ -297,8 +343,7 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         self._gone = True
         if self._writer is not None:
             self._writer.close()
-        self.factory.sessions.gate.limited(limit, self.transport.getPeer(),
-                                           why)
+        self.factory.sessions.gate.limited(limit, self.clientHost(), why)
         transport = self.transport
         transport.loseConnection()
         abort = getattr(transport, "abortConnection", None)
@@ -314,6 +359,10 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
     def connectionLost(self, reason):
         self._gone = True
         self.setTimeout(None)
+        self.factory.sockets.discard(self)
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.stop()
         if self._writer is not None:
             self._writer.close()
             self._writer.overflowed = None
@@ -341,6 +390,7 @@ class PlayFactory(WebSocketServerFactory):
     @param clock: the hub's clock (the sockets' timers).
     @param auth: the web face's L{hub.web.auth.WebAuth}, whose login
         cookie says who a socket is, or None (every player a guest).
+    @ivar sockets: the live L{PlaySocket}s.
     """
 
     protocol = PlaySocket
@@ -361,6 +411,7 @@ class PlayFactory(WebSocketServerFactory):
             autoPingInterval=0, allowNullOrigin=False,
             utf8validateIncoming=False)
         self._admission = None
+        self.sockets = set()
 
     _lastText = _lastPrepared = None
 
@@ -376,15 +427,20 @@ class PlayFactory(WebSocketServerFactory):
         self._lastText, self._lastPrepared = text, prepared
         return prepared
 
-    def admitted(self, gate, host):
+    def admitted(self, gate, host, client=None):
         """
-        The next protocol built holds the web gate's place of C{host}.
+        The next protocol built holds the web gate's place of C{host}, and
+        is the client C{client}'s (its address, or None for the peer's).
         """
-        self._admission = (gate, host)
+        self._admission = (gate, host, client)
 
     def buildProtocol(self, addr):
         protocol = WebSocketServerFactory.buildProtocol(self, addr)
-        protocol._admission, self._admission = self._admission, None
+        admission, self._admission = self._admission, None
+        if admission is not None:
+            gate, host, protocol.forwardedFor = admission
+            protocol._admission = (gate, host)
+        self.sockets.add(protocol)
         return protocol
 
 
@@ -397,11 +453,21 @@ class PlayResource(WebSocketResource):
     def render(self, request):
         channel = request.channel
         gate = getattr(channel, "gate", None)
+        client = getattr(request.getClientAddress(), "host", None)
+        claimed = None
         if gate is not None and channel.transport is not None:
+            host = channel.admittedHost
+            if host is None and client is not None:
+                # A trusted proxy's connection: from now on its one
+                # client's.
+                if not gate.claim(client):
+                    request.setResponseCode(429, b"Too Many Requests")
+                    return b"too many connections\n"
+                host = claimed = client
             # The channel will never hear of its connection again: the
             # socket frees the place instead, and the channel's idle
             # timer stops.
-            self._factory.admitted(gate, channel.admittedHost)
+            self._factory.admitted(gate, host, client)
             channel.gate = None
             channel.setTimeout(None)
         try:
@@ -411,3 +477,4 @@ class PlayResource(WebSocketResource):
                 None
             if leftover is not None:
                 channel.gate = leftover[0]
+                gate.unclaim(claimed)

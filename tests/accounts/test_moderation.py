@@ -222,8 +222,10 @@ class ClusterModerationTests(support.SQLiteMixin, TestCase):
         yield here.kick(carlSession.id, "mod", "abuse")
         self.assertTrue(carl.closed)
         self.assertEqual(self.published, [
-            {"action": "kick", "kind": "checkers", "name": "bob"},
-            {"action": "kick", "id": carlSession.id}])
+            {"action": "kick", "kind": "checkers", "name": "bob",
+             "actor": "mod", "role": None},
+            {"action": "kick", "id": carlSession.id, "actor": "mod",
+             "role": None}])
         entries = yield self.accounts.audit()
         self.assertEqual([(e.action, e.target) for e in entries
                           if e.action == "kick"],

@@ -47,8 +47,9 @@ class WebCommandLineTests(support.SQLiteMixin, TestCase):
                          [(secretHash(token),)])
         database = db.Database(db.parseURL(self.url), reactor)
         self.addCleanup(database.close)
-        visitor = yield WebSessions(database, reactor.seconds) \
-            .tokenVisitor(token)
+        sessions = WebSessions(database, reactor)
+        self.addCleanup(sessions.stop)
+        visitor = yield sessions.tokenVisitor(token)
         self.assertEqual((visitor.name, visitor.role), ("root", "admin"))
         code, out, _ = self.run_("audit")
         self.assertIn("token", out)
@@ -72,3 +73,36 @@ class WebCommandLineTests(support.SQLiteMixin, TestCase):
         self.assertEqual(
             self.rows("SELECT code_hash, used_by FROM invites"),
             [(secretHash(code), None)])
+
+    def test_tokensListRevoke(self):
+        """
+        C{token NAME --days N --label TEXT} sets the expiry and the name;
+        C{tokens} lists id, account, name, made, last used and expiry
+        (never the token); C{revoke-token ID} ends it, audited; a bad id
+        or number of days is a one-line error.
+        """
+        self.run_("add", "root", "--role", "admin", stdin="pw\n")
+        code, out, _ = self.run_("token", "root", "--days", "2",
+                                 "--label", "deploy")
+        token = out.strip().splitlines()[-1][len("token: "):]
+        [(made, expires)] = self.rows(
+            "SELECT created_at, expires_at FROM api_tokens")
+        self.assertEqual(expires - made, 2 * 86400)
+        code, listed, err = self.run_("tokens")
+        self.assertEqual((code, err), (0, ""))
+        tokenId = secretHash(token)[:12]
+        [header, line] = listed.splitlines()
+        self.assertEqual(header.split(), ["id", "name", "label", "created",
+                                          "last", "used", "expires"])
+        self.assertEqual(line.split()[:3], [tokenId, "root", "deploy"])
+        self.assertNotIn(token, listed)
+        self.assertOneLineError(self.run_("revoke-token", "nothex"), "id")
+        self.assertOneLineError(self.run_("token", "root", "--days", "0"),
+                                "--days")
+        code, out, err = self.run_("revoke-token", tokenId)
+        self.assertEqual((code, err), (0, ""))
+        self.assertEqual(self.rows("SELECT * FROM api_tokens"), [])
+        _, audit, _ = self.run_("audit")
+        self.assertEqual([line.split()[2] for line in audit.splitlines()],
+                         ["add", "token", "revoke-token"])
+        self.assertNotIn(token, audit)

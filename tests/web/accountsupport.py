@@ -164,8 +164,7 @@ class AccountsWebMixin(support.SQLiteMixin):
         yield self.names.refresh()
         self.names.moderation = Moderation(
             self.accounts, self.names, self.hub.lobby, self.hub.sessions)
-        self.sessions = WebSessions(self.accounts.database,
-                                    self.clock.seconds)
+        self.sessions = WebSessions(self.accounts.database, self.clock)
         self.auth = WebAuth(self.accounts, self.sessions,
                             self.names.moderation, self.clock,
                             registration or self.registration, self.names)
@@ -173,7 +172,15 @@ class AccountsWebMixin(support.SQLiteMixin):
         if self.play:
             factories = playFactories(self.hub)
         self.web = WebHub(self, hub=self.hub, auth=self.auth,
-                          factories=factories, director=self.director())
+                          factories=factories, director=self.director(),
+                          door=self.door())
+
+    def door(self):
+        """
+        The door of the web face (L{hub.web.door.WebDoor}), or None for
+        the default: no trusted proxy, C{self.names}' bans.
+        """
+        return None
 
     def director(self):
         """

@@ -99,13 +99,14 @@ class WebHub:
     """
 
     def __init__(self, testCase, records=None, limits=None, hub=None,
-                 auth=None, clock=None, factories=None, director=None):
+                 auth=None, clock=None, factories=None, director=None,
+                 door=None):
         if hub is None:
             hub = Hub(reactor if clock is None else clock)
         self.hub = hub
         self.site, self.service = webSite(self.hub, records, limits=limits,
                                           auth=auth, factories=factories,
-                                          director=director)
+                                          director=director, door=door)
         self.web = self.site.web
         self.hub.startService()
         self.service.startService()
@@ -114,8 +115,8 @@ class WebHub:
         self.agent = Agent(reactor)
 
     def stop(self):
-        self.service.stopService()
-        d = defer.maybeDeferred(self.port.stopListening)
+        d = defer.maybeDeferred(self.service.stopService)
+        d.addCallback(lambda _: self.port.stopListening())
         d.addCallback(lambda _: self.hub.stopService())
         return d
 
@@ -136,13 +137,15 @@ class WebHub:
         code, headers, body = yield self.get(path)
         return (code, json.loads(body))
 
-    def stream(self, path, testCase):
+    def stream(self, path, testCase, headers=b""):
         """
         Open a raw event stream: a L{StreamClient} once connected.
+
+        @param headers: more request header lines, each ending in CRLF.
         """
         endpoint = TCP4ClientEndpoint(reactor, "127.0.0.1",
                                       self.port.getHost().port)
-        d = endpoint.connect(StreamFactory(path))
+        d = endpoint.connect(StreamFactory(path, headers))
 
         def connected(client):
             testCase.addCleanup(client.transport.abortConnection)
@@ -156,8 +159,9 @@ class StreamClient(protocol.Protocol):
     message.
     """
 
-    def __init__(self, path):
+    def __init__(self, path, headers=b""):
         self.path = path
+        self.headers = headers
         self.buffer = b""
         self.messages = []
         self.waiters = []
@@ -166,7 +170,8 @@ class StreamClient(protocol.Protocol):
     def connectionMade(self):
         self.transport.write(
             b"GET " + self.path.encode() + b" HTTP/1.0\r\n"
-            b"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+            b"Host: 127.0.0.1\r\nAccept: text/event-stream\r\n" +
+            self.headers + b"\r\n")
 
     def dataReceived(self, data):
         self.buffer += data
@@ -204,8 +209,9 @@ class StreamClient(protocol.Protocol):
 
 
 class StreamFactory(protocol.Factory):
-    def __init__(self, path):
+    def __init__(self, path, headers=b""):
         self.path = path
+        self.headers = headers
 
     def buildProtocol(self, addr):
-        return StreamClient(self.path)
+        return StreamClient(self.path, self.headers)

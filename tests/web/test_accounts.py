@@ -17,6 +17,8 @@ from hub.accounts.websessions import (
     ABSOLUTE_SECONDS, IDLE_SECONDS, csrfMatches, csrfToken, secretHash)
 from hub.web.auth import (
     LOGIN_ADDRESS_BURST, LOGIN_NAME_BURST, SESSION_COOKIE, setCookie)
+from hub.web.errors import HubRequest
+from hub.web.proxies import ClientResolver, Networks
 
 from tests.web.accountsupport import (
     PASSWORD, AccountsWebMixin, Browser, LogRecorder, csrfOf, keyOf)
@@ -30,28 +32,35 @@ class CookieTests(SynchronousTestCase):
     The session cookie's flags.
     """
 
-    def cookieOver(self, transport, proto=None):
+    def cookieOver(self, transport, proto=None, trusted="none"):
         channel = DummyChannel()
         channel.transport = transport()
-        request = server.Request(channel)
+        channel.site.resolver = ClientResolver(Networks.fromOption(trusted))
+        request = HubRequest(channel)
         if proto is not None:
             request.requestHeaders.addRawHeader(b"X-Forwarded-Proto", proto)
+        request.findClient()
         setCookie(request, SESSION_COOKIE, "abc")
         [cookie] = request.cookies
         return cookie.decode("ascii")
 
     def test_behindTLSProxy(self):
         """
-        Behind a proxy that ends TLS and says so (C{X-Forwarded-Proto:
-        https}, as docs/deploy.md's nginx does) the cookie is Secure; a
-        proxy that says C{http} leaves it as over plain HTTP.
+        Behind a trusted proxy that ends TLS and says so
+        (C{X-Forwarded-Proto: https}, as docs/deploy.md's nginx does) the
+        cookie is Secure; a proxy that says C{http} leaves it as over
+        plain HTTP; from a peer that is no trusted proxy, the header is
+        not believed.
         """
-        for proto in (b"https", b"HTTPS", b"https, http"):
-            cookie = self.cookieOver(DummyChannel.TCP, proto)
+        peer = DummyChannel.TCP().getPeer().host
+        for proto in (b"https", b"HTTPS", b"http, https"):
+            cookie = self.cookieOver(DummyChannel.TCP, proto, peer)
             self.assertIn("Secure", cookie, proto)
             self.assertIn("HttpOnly", cookie)
         self.assertNotIn("Secure", self.cookieOver(DummyChannel.TCP,
-                                                   b"http"))
+                                                   b"http", peer))
+        self.assertNotIn("Secure", self.cookieOver(DummyChannel.TCP,
+                                                   b"https"))
 
     def test_plainHTTP(self):
         """
@@ -317,6 +326,8 @@ class SessionTests(AccountsWebMixin, TestCase):
         yield browser.login("alice")
         code, _, _ = yield browser.request(b"POST", "/account/key", {})
         self.assertEqual(code, 403)
+        # (Two browsers logged in at once.)
+        yield self.accounts.setKeepSessions("alice", True)
         other = Browser(self.web)
         yield other.login("alice")
         _, _, page = yield other.get("/account")

@@ -12,6 +12,7 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import TestCase
 
+from hub.accounts.websessions import secretHash
 from hub.lobby import RoomObserver
 from hub.web import adminactions
 
@@ -23,11 +24,12 @@ ROLES = ("anonymous", "player", "moderator", "admin")
 MODERATE = ("moderator", "admin")
 ADMINISTER = ("admin",)
 ACTIONS = {"kick": MODERATE, "end": MODERATE, "ban": MODERATE,
-           "unban": MODERATE, "role": ADMINISTER, "invite": ADMINISTER}
+           "unban": MODERATE, "role": ADMINISTER, "invite": ADMINISTER,
+           "token-revoke": ADMINISTER}
 #: GET pages and API reads: moderators and admins.
 READS = ("connections", "rooms", "audit")
-#: What only admins read.
-ADMIN_READS = ("engines",)
+#: API reads of admins only.
+ADMIN_READS = ("engines", "tokens")
 
 
 class Peer:
@@ -97,6 +99,10 @@ class AdminTests(AccountsWebMixin, TestCase):
             return {"target": "victim"}
         if action == "role":
             return {"name": "victim", "role": "player"}
+        if action == "token-revoke":
+            return defer.succeed(None).addCallback(
+                lambda _: self.sessions.newToken("victim")).addCallback(
+                lambda token: {"token": secretHash(token)[:12]})
         return {}
 
     @defer.inlineCallbacks
@@ -157,7 +163,7 @@ class AdminTests(AccountsWebMixin, TestCase):
         for action, allowed in sorted(ACTIONS.items()):
             for role in ROLES:
                 browser = self.browsers[role]
-                fields = self.fields(action)
+                fields = yield self.fields(action)
                 _, _, page = yield browser.get("/login")
                 fields["csrf"] = csrfOf(page)
                 before = yield self.auditCount()
@@ -204,21 +210,21 @@ class AdminTests(AccountsWebMixin, TestCase):
         token is a 401 too.
         """
         for path in READS + ADMIN_READS:
+            allowed = ADMINISTER if path in ADMIN_READS else MODERATE
             for role in ROLES:
                 code, data = yield self.api(role, b"GET",
                                             "/api/admin/" + path)
-                expected = {"anonymous": 401, "player": 403}.get(role, 200)
-                if path in ADMIN_READS and role == "moderator":
-                    expected = 403
+                expected = 200 if role in allowed else \
+                    401 if role == "anonymous" else 403
                 self.assertEqual(code, expected, (path, role))
                 if code == 200:
                     self.assertIn(path, data)
         for action, allowed in sorted(ACTIONS.items()):
             for role in ROLES:
+                fields = yield self.fields(action)
                 before = yield self.auditCount()
                 code, data = yield self.api(role, b"POST",
-                                            "/api/admin/" + action,
-                                            self.fields(action))
+                                            "/api/admin/" + action, fields)
                 after = yield self.auditCount()
                 where = (action, role)
                 if role in allowed:
@@ -237,12 +243,16 @@ class AdminTests(AccountsWebMixin, TestCase):
     @defer.inlineCallbacks
     def test_roleReadEveryRequest(self):
         """
-        A moderator demoted to player loses C{/admin} and the API at the
-        next request.
+        A moderator demoted to player loses C{/admin} (its sessions end:
+        it must log in again, as a player) and the API at the next
+        request.
         """
         code, _, _ = yield self.browsers["moderator"].get("/admin")
         self.assertEqual(code, 200)
         yield self.accounts.setRole("moderato", "player", actor="root")
+        code, _, _ = yield self.browsers["moderator"].get("/admin")
+        self.assertEqual(code, 303)
+        yield self.browsers["moderator"].login("moderato")
         code, _, _ = yield self.browsers["moderator"].get("/admin")
         self.assertEqual(code, 403)
         code, _ = yield self.api("moderator", b"GET",
@@ -313,3 +323,46 @@ class AdminTests(AccountsWebMixin, TestCase):
         self.assertEqual(code, 403)
         after = yield self.auditCount()
         self.assertEqual(after, before)
+
+
+class TokensPageTests(AccountsWebMixin, TestCase):
+    """
+    The API tokens on C{/admin}: admins see them (never a token) and
+    revoke them there.
+    """
+
+    @defer.inlineCallbacks
+    def test_listAndRevoke(self):
+        """
+        An admin's page lists each token's id, account, name and times,
+        with a Revoke button that ends it (audited with the admin's
+        address); a moderator's page has no tokens.
+        """
+        yield self.setUpWeb()
+        yield self.addAccount("root", "admin")
+        yield self.addAccount("mod", "moderator")
+        token = yield self.sessions.newToken("mod", label="ci-bot")
+        tokenId = secretHash(token)[:12]
+        admin, moderator = Browser(self.web), Browser(self.web)
+        yield admin.login("root")
+        yield moderator.login("mod")
+        _, _, page = yield admin.get("/admin")
+        self.assertIn(tokenId, page)
+        self.assertIn("ci-bot", page)
+        self.assertNotIn(token, page)
+        _, _, page = yield moderator.get("/admin")
+        self.assertNotIn("API tokens", page)
+        self.assertNotIn(tokenId, page)
+        code, _, _ = yield admin.submit("/admin", "/admin/token-revoke",
+                                        {"token": tokenId})
+        self.assertEqual(code, 303)
+        self.assertIsNone((yield self.sessions.tokenVisitor(token)))
+        entries = yield self.accounts.audit()
+        last = entries[-1]
+        self.assertEqual((last.actor, last.action, last.target, last.reason,
+                          last.address),
+                         ("root", "revoke-token", "mod", tokenId,
+                          "127.0.0.1"))
+        _, _, page = yield admin.get("/admin/audit")
+        self.assertIn("revoke-token", page)
+        self.assertNotIn(token, page)
