@@ -54,6 +54,11 @@ WEB_MAX_CONNECTIONS_PER_IP = "web-max-connections-per-ip"
 WEB_MAX_STREAMS_PER_IP = "web-max-streams-per-ip"
 WEB_REQUEST_RATE = "web-request-rate"
 WEB_FD_RESERVE = "web-fd-reserve"
+#: A WebSocket message in more frames than C{hub.web.ws.MAX_FRAMES}: a
+#: limit of the protocol's, not an option.
+WS_MESSAGE_FRAMES = "ws-message-frames"
+#: The labels that name no option.
+NOT_OPTIONS = frozenset({WS_MESSAGE_FRAMES})
 
 #: Web requests answered 429 for their address's request rate.
 THROTTLED_REQUESTS = Counter(
@@ -319,10 +324,11 @@ class ConnectionGate:
         (C{why} says how): count it, and log it, summarised.
         """
         LIMITED_CONNECTIONS.labels(limit).inc()
+        option = "" if limit in NOT_OPTIONS else "--"
         self.summary.note(
-            "connections closed by --" + limit,
-            "closing {peer}: {why} (--{limit})", peer=peer, why=why,
-            limit=limit, event="closed")
+            "connections closed by " + option + limit,
+            "closing {peer}: {why} ({option}{limit})", peer=peer, why=why,
+            option=option, limit=limit, event="closed")
 
 
 class RequestBucket:
