@@ -357,9 +357,9 @@ class RequestBucket:
                           self.tokens + (now - self._at) * self.rate)
         self._at = now
 
-    def take(self):
+    def take(self, count=1):
         """
-        Take a token for one frame.
+        Take a token for one frame (or C{count} tokens).
 
         @return: True if the connection is past its overdraft (it should
             be closed).
@@ -367,7 +367,7 @@ class RequestBucket:
         if not self.rate:
             return False
         self._refill()
-        self.tokens -= 1
+        self.tokens -= count
         return bool(self.overdraft) and -self.tokens > self.overdraft
 
     def overdrawn(self):
@@ -567,6 +567,26 @@ class FaceGate(ConnectionGate):
         """
         if not self.limits.requestRate or host is None:
             return None
+        bucket = self._bucketOf(host)
+        overdrawn = bucket.take()
+        if bucket.tokens >= 0:
+            return None
+        THROTTLED_REQUESTS.inc()
+        return bucket.wait(), overdrawn
+
+    def charge(self, host, tokens):
+        """
+        Take C{tokens} more from C{host}'s request bucket: its request
+        cost as much as that many more (a large document).  Its next
+        requests wait for them, or are refused past the overdraft.
+        """
+        if not self.limits.requestRate or host is None or tokens <= 0:
+            return
+        self._bucketOf(host).take(tokens)
+
+    def _bucketOf(self, host):
+        # The bucket of host, now the most recently used (a bounded dict,
+        # the oldest forgotten first).
         debts = self._debts
         bucket = debts.pop(host, None)
         if bucket is None:
@@ -574,11 +594,7 @@ class FaceGate(ConnectionGate):
         debts[host] = bucket
         while len(debts) > MAX_DEBTORS:
             del debts[next(iter(debts))]
-        overdrawn = bucket.take()
-        if bucket.tokens >= 0:
-            return None
-        THROTTLED_REQUESTS.inc()
-        return bucket.wait(), overdrawn
+        return bucket
 
     def openStream(self, host):
         """

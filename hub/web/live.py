@@ -231,13 +231,21 @@ class LiveGame:
         final = self._finalSnapshot
         if final is not None and final[0] == self.spectators:
             return final[1]
-        head, tail = self._snapshotParts()
-        frame = sseEncoded("snapshot", "%s,\"moves\":[%s],%s" % (
-            encodeJSON(head)[:-1], ",".join(self.moveTexts()),
-            encodeJSON(tail)[1:]))
+        frame = sseEncoded("snapshot", self.snapshotText())
         if self.over:
             self._finalSnapshot = (self.spectators, frame)
         return frame
+
+    def snapshotText(self):
+        """
+        L{snapshot} as JSON text (as L{encodeJSON} writes it), spliced
+        from the move texts (L{moveTexts}): a move is encoded once, when
+        first asked for, however often the snapshot is.
+        """
+        head, tail = self._snapshotParts()
+        return "%s,\"moves\":[%s],%s" % (
+            encodeJSON(head)[:-1], ",".join(self.moveTexts()),
+            encodeJSON(tail)[1:])
 
     def replay(self):
         """
