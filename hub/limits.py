@@ -287,18 +287,19 @@ class ConnectionGate:
                 self._debts[host] = debt
         return bucket
 
-    def refuses(self, host, peer=None):
+    def refuses(self, host, peer=None, owing=False):
         """
         Whether a new connection from C{host} is to be refused before it
         has a protocol: its address flooded, and its debt is still past
-        the overdraft (so L{bucketFor} would give it an overdrawn bucket).
-        A refusal is counted and logged, summarised, as the close of such
-        a connection is.
+        the overdraft (so L{bucketFor} would give it an overdrawn bucket),
+        or with C{owing}, not yet paid back at all.  A refusal is counted
+        and logged, summarised, as the close of such a connection is.
 
         @param peer: the connection's address, for the log line.
         """
         debt = self._debts.get(host)
-        if debt is None or not debt.overdrawn():
+        if debt is None or not (debt.owing() if owing
+                                else debt.overdrawn()):
             return False
         self.limited(self.rateLimit, peer if peer is not None else host,
                      "its address is over {:g} {} a second".format(
@@ -369,6 +370,25 @@ class RequestBucket:
         self._refill()
         self.tokens -= count
         return bool(self.overdraft) and -self.tokens > self.overdraft
+
+    def overdraw(self):
+        """
+        Put the bucket past its overdraft, if it is not already: its
+        connection broke a limit only a flood breaks (a WebSocket message
+        in too many frames), and is treated as a flooder.
+        """
+        if self.rate:
+            self._refill()
+            self.tokens = min(self.tokens, -float(self.overdraft) - 1)
+
+    def owing(self):
+        """
+        Whether the bucket is in debt now.
+        """
+        if not self.rate:
+            return False
+        self._refill()
+        return self.tokens < 0
 
     def overdrawn(self):
         """
@@ -554,6 +574,19 @@ class FaceGate(ConnectionGate):
         """
         ConnectionGate.release(self, host)
         self.hubGate.release(None)
+
+    def refuses(self, host, peer=None):
+        """
+        Whether a new connection from C{host} is to be refused before it
+        has a protocol: its address is past its overdraft of web requests,
+        or was cut for flooding a game port or C{/ws} and still owes the
+        hub gate (an address that flooded one door is refused at this one
+        until it has paid its debt back: each connection it made would
+        cost an HTTP request and a WebSocket handshake, to be cut at its
+        first frame).
+        """
+        return (ConnectionGate.refuses(self, host, peer)
+                or self.hubGate.refuses(host, peer, owing=True))
 
     def request(self, host):
         """

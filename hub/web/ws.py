@@ -196,11 +196,18 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
         A data frame begins, the first of a message or a continuation, of
         any length: autobahn's size checks, then it counts toward the
         request rate, and toward its message's frames (one past
-        L{MAX_FRAMES} closes the connection, 1009).
+        L{MAX_FRAMES} closes the connection, 1009, and puts its address in
+        flooding debt).
         """
         WebSocketServerProtocol.onMessageFrameBegin(self, length)
         frames = self._messageFrames = self._messageFrames + 1
         if frames > MAX_FRAMES:
+            # Only a flood does that: the address is in debt, as a
+            # flooder's is (refused at every door until it is paid).
+            bucket = self._bucket
+            if bucket is not None and self._gate is not None:
+                bucket.overdraw()
+                self._gate.flooded(self._host, bucket)
             self.cutConnection(
                 WS_MESSAGE_FRAMES, "a message in more than {} frames".format(
                     MAX_FRAMES), MESSAGE_TOO_BIG)

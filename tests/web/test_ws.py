@@ -714,8 +714,14 @@ class FrameLimitTests(SynchronousTestCase):
         self.assertEqual([op for op, _ in frames], [10] * 25 + [8])
         self.assertCut(transport, ws.POLICY_VIOLATION)
         self.assertEqual(limited(limits.REQUEST_RATE), before + 1)
+        # The address is refused at the web port, before a protocol, until
+        # its debt is paid back (21 frames at 10 a second).
+        self.assertEqual(face.connect(), (None, None))
+        face.clock.advance(2)
+        self.assertEqual(face.connect(), (None, None))
+        face.clock.advance(0.2)
         channel, again = face.connect()
-        self.assertCut(again, ws.POLICY_VIOLATION)
+        self.assertFalse(again.disconnecting)
 
     def test_tooManyFrames(self):
         """
@@ -742,6 +748,22 @@ class FrameLimitTests(SynchronousTestCase):
         self.assertEqual(serverMessages(transport.value())[0], [])
         self.assertCut(transport, ws.MESSAGE_TOO_BIG)
         self.assertEqual(limited(limits.WS_MESSAGE_FRAMES), before + 1)
+
+    def test_tooManyFramesIsAFlood(self):
+        """
+        A message in too many frames puts its address in flooding debt:
+        refused at the web port until the debt is paid back.
+        """
+        face, socket, transport = self.open(
+            requestRate=10, requestBurst=5, requestOverdraft=20)
+        socket.dataReceived(
+            clientFrame(b'{"type":', fin=False)
+            + clientFrame(b"", opcode=0, fin=False) * ws.MAX_FRAMES)
+        self.assertCut(transport, ws.MESSAGE_TOO_BIG)
+        self.assertEqual(face.connect(), (None, None))
+        face.clock.advance(2.2)
+        channel, again = face.connect()
+        self.assertFalse(again.disconnecting)
 
     def test_emptyContinuationFlood(self):
         """
@@ -1039,6 +1061,10 @@ class FuzzTests(SynchronousTestCase):
                 if transport is not None:
                     lose(transport)
                 channel, transport = face.connect()
+                while transport is None:
+                    # Refused: its address flooded (too many frames).
+                    face.clock.advance(1)
+                    channel, transport = face.connect()
                 connections += 1
                 socket = socketOf(transport)
                 transport.clear()
