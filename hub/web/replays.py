@@ -22,8 +22,9 @@ from hub.web import replay, views
 from hub.web.live import moveText
 from hub.web.stream import encodeJSON
 
-#: Bytes of documents the cache keeps at most.
-MAX_BYTES = 32 << 20
+#: Bytes of documents the cache keeps at most (three replays of 3,000
+#: checkers moves).
+MAX_BYTES = 4 << 20
 #: Seconds of building one reactor turn may take (then the reactor reads
 #: and writes before the next).
 SLICE_SECONDS = 0.003
@@ -47,6 +48,10 @@ class Document:
     @ivar cacheControl: its C{Cache-Control}.
     @ivar head: how many bytes of C{body} come before its replay.
     @ivar spectators: a finished live game's spectators it says, or None.
+    @ivar steps: the steps of its replay.
+    @ivar built: the steps built to answer this request: C{steps} for the
+        request whose arrival started the build, 0 for the others (the
+        cost L{hub.web.api} weighs it by).
     """
 
     body = attr.ib()
@@ -54,9 +59,11 @@ class Document:
     cacheControl = attr.ib()
     head = attr.ib(default=0)
     spectators = attr.ib(default=None)
+    steps = attr.ib(default=0)
+    built = attr.ib(default=0)
 
     @classmethod
-    def of(cls, text, cacheControl, head=0, spectators=None):
+    def of(cls, text, cacheControl, head=0, spectators=None, steps=0):
         """
         The document of the JSON text C{text} (ASCII, as
         L{encodeJSON} writes it).
@@ -64,7 +71,7 @@ class Document:
         body = text.encode("ascii")
         digest = hashlib.blake2b(body, digest_size=12).hexdigest()
         return cls(body, b'"' + digest.encode("ascii") + b'"',
-                   cacheControl, head, spectators)
+                   cacheControl, head, spectators, steps)
 
 
 class DocumentCache:
@@ -166,7 +173,8 @@ class Replays:
         A Deferred of the L{Document} cached under C{key}; else C{work}
         (an iterator, run a few steps a reactor turn) is run to its end,
         and C{finish()} makes the document, which is cached.  While one
-        is built, the others who ask for it wait for it.
+        is built, the others who ask for it wait for it; the one who
+        started the build gets it with its C{built} steps.
         """
         cached = self.cache.get(key)
         if cached is not None:
@@ -185,7 +193,9 @@ class Replays:
 
     def _built(self, document, key):
         self.cache.put(key, document)
-        for d in self._waiting.pop(key):
+        first, *others = self._waiting.pop(key)
+        first.callback(attr.evolve(document, built=document.steps))
+        for d in others:
             d.callback(document)
 
     def _failed(self, failure, key):
@@ -212,7 +222,8 @@ class Replays:
             return Document.of(
                 '%s,"replay":{"steps":[%s],"moves":[%s]},"moves":[%s],'
                 '"view":%s}' % (encodeJSON(head)[:-1], ",".join(steps),
-                                listed, listed, steps[-1]), STORED_CACHE)
+                                listed, listed, steps[-1]), STORED_CACHE,
+                steps=len(steps))
         return self.document(("stored", record.gameId), work, finish)
 
     def finishedDocument(self, game):
@@ -229,7 +240,8 @@ class Replays:
             if cached.spectators != game.spectators:
                 cached = Document.of(
                     snapshot + cached.body[cached.head:].decode("ascii"),
-                    FINISHED_CACHE, len(snapshot), game.spectators)
+                    FINISHED_CACHE, len(snapshot), game.spectators,
+                    cached.steps)
                 self.cache.put(key, cached)
             return defer.succeed(cached)
         spectators = game.spectators
@@ -245,5 +257,5 @@ class Replays:
             return Document.of(
                 '%s,"replay":{"steps":[%s],"moves":[%s]}}' % (
                     snapshot, ",".join(steps), ",".join(game.moveTexts())),
-                FINISHED_CACHE, len(snapshot), spectators)
+                FINISHED_CACHE, len(snapshot), spectators, len(steps))
         return self.document(key, work, finish)

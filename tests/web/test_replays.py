@@ -142,7 +142,8 @@ class StoredTests(support.SQLiteMixin, TestCase):
         A long game's document is built in a turn per L{replays.STEPS}
         steps (with no time to spare each turn); the requests made
         meanwhile wait for the same build, and the ones after are
-        answered from the cache.
+        answered from the cache; only the first is said to have cost the
+        build.
         """
         records, [record] = yield self.records(
             "gomoku", 1, random.Random(3), incidents=False)
@@ -157,9 +158,11 @@ class StoredTests(support.SQLiteMixin, TestCase):
         document, _ = built(clock, first)
         turns = clock.turns - before
         self.assertGreaterEqual(turns, steps // replays.STEPS)
-        self.assertIs(self.successResultOf(second), document)
+        waited = self.successResultOf(second)
+        self.assertEqual(waited.body, document.body)
+        self.assertEqual((document.built, waited.built), (steps + 1, 0))
         self.assertIs(self.successResultOf(
-            made.recordDocument(record, head)), document)
+            made.recordDocument(record, head)), waited)
         self.assertEqual(made.builds, 1)
 
     @defer.inlineCallbacks
@@ -310,3 +313,33 @@ class WeightTests(TestCase):
         self.assertGreater(len(body), 16 * 1024)
         code, headers, body = yield web.get("/api/hub")
         self.assertEqual(code, 429)
+
+    @defer.inlineCallbacks
+    def test_buildCharged(self):
+        """
+        The request whose arrival builds a finished game's replay weighs
+        one request more per L{api.CHARGE_STEPS} steps; the next, answered
+        from the cache, only its bytes.
+        """
+        self.patch(api, "CHARGE_STEPS", 1)
+        web = WebHub(self, limits=WebLimits(
+            requestRate=0.5, requestBurst=40, requestOverdraft=1000))
+        room, _ = openRoom(web.hub, "gomoku", "den", ["ann", "bob"])
+        web.hub.lobby.start(room)
+        for x in range(4):
+            room.table.act(0, (x, 0))
+            room.table.act(1, (x, 1))
+        room.table.act(0, (4, 0))
+        game = web.web.spectating.game("live-1")
+        self.assertTrue(game.over)
+        path = "/api/games/" + game.id
+        code, headers, body = yield web.get(path)
+        self.assertEqual(code, 200)
+        # 40, less the request and its replay's 10 steps (each refilled
+        # at 0.5 a second).
+        bucket = web.web.gate._bucketOf("127.0.0.1")
+        self.assertLess(bucket.tokens, 29.5)
+        spent = bucket.tokens
+        code, headers, body = yield web.get(path)
+        self.assertEqual(code, 200)
+        self.assertGreater(bucket.tokens, spent - 1.5)

@@ -970,6 +970,20 @@ def fuzzedFrames(rng, payload):
     return frames
 
 
+def loggedFailures(testCase):
+    """
+    The list of the failures logged from now to the end of C{testCase}.
+    """
+    failures = []
+
+    def observe(event):
+        if event.get("log_failure") is not None:
+            failures.append(event)
+    globalLogPublisher.addObserver(observe)
+    testCase.addCleanup(globalLogPublisher.removeObserver, observe)
+    return failures
+
+
 class FuzzTests(SynchronousTestCase):
     """
     100,000 random and mutated frames: the hub answers or closes, never
@@ -980,13 +994,7 @@ class FuzzTests(SynchronousTestCase):
         face = Face(limits=Limits(maxSendBuffer=1 << 20))
         self.addCleanup(face.stop)
         rng = random.Random(2026)
-        failures = []
-
-        def observe(event):
-            if event.get("log_failure") is not None:
-                failures.append(event)
-        globalLogPublisher.addObserver(observe)
-        self.addCleanup(globalLogPublisher.removeObserver, observe)
+        failures = loggedFailures(self)
         texts = [json.dumps(m) for m in MESSAGES]
         channel = transport = None
         connections = 0
@@ -1046,13 +1054,7 @@ class FuzzTests(SynchronousTestCase):
                                   requestOverdraft=2000))
         self.addCleanup(face.stop)
         rng = random.Random(33)
-        failures = []
-
-        def observe(event):
-            if event.get("log_failure") is not None:
-                failures.append(event)
-        globalLogPublisher.addObserver(observe)
-        self.addCleanup(globalLogPublisher.removeObserver, observe)
+        failures = loggedFailures(self)
         texts = [json.dumps(m).encode("utf-8") for m in MESSAGES]
         transport = socket = None
         connections = cut = 0
