@@ -106,8 +106,9 @@ class ServerConnection(TimeoutMixin):
 
     A protocol calls L{startConnection} from C{connectionMade} (one
     admitted by another gate, as C{/ws} is by the web port's, calls
-    L{prepareConnection} then L{startLimits} instead), C{resetTimeout} at the start of every read, L{countRequest} for every
-    frame and L{endConnection} from C{connectionLost}, says in
+    L{prepareConnection} then L{startLimits} instead), C{resetTimeout}
+    at the start of every read, L{countRequest} for every frame and
+    L{endConnection} from C{connectionLost}, says in
     L{partialFrameBytes} how much of an unfinished frame it holds, and
     forgets it in L{dropPartialFrame}.  It needs C{factory.sessions} and
     C{transport}.

@@ -8,8 +8,8 @@ at most L{MAX_FRAMES} frames and within C{--frame-seconds}, and a limit
 closes the connection at once with its close code.  autobahn does all the
 framing; its lines for each connection go to the hub's summarised log.
 
-docs/web.md ("The connection") says what each limit does and how a move
-stays cheap; the parts of autobahn used beyond its API are in
+docs/web.md ("The connection's limits") says what each limit does and
+how a move stays cheap; the parts of autobahn used beyond its API are in
 L{hub.twistedinternals}.
 """
 
