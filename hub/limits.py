@@ -54,6 +54,11 @@ WEB_MAX_CONNECTIONS_PER_IP = "web-max-connections-per-ip"
 WEB_MAX_STREAMS_PER_IP = "web-max-streams-per-ip"
 WEB_REQUEST_RATE = "web-request-rate"
 WEB_FD_RESERVE = "web-fd-reserve"
+#: A WebSocket message in more frames than C{hub.web.ws.MAX_FRAMES}: a
+#: limit of the protocol's, not an option.
+WS_MESSAGE_FRAMES = "ws-message-frames"
+#: The labels that name no option.
+NOT_OPTIONS = frozenset({WS_MESSAGE_FRAMES})
 
 #: Web requests answered 429 for their address's request rate.
 THROTTLED_REQUESTS = Counter(
@@ -282,18 +287,19 @@ class ConnectionGate:
                 self._debts[host] = debt
         return bucket
 
-    def refuses(self, host, peer=None):
+    def refuses(self, host, peer=None, owing=False):
         """
         Whether a new connection from C{host} is to be refused before it
         has a protocol: its address flooded, and its debt is still past
-        the overdraft (so L{bucketFor} would give it an overdrawn bucket).
-        A refusal is counted and logged, summarised, as the close of such
-        a connection is.
+        the overdraft (so L{bucketFor} would give it an overdrawn bucket),
+        or with C{owing}, not yet paid back at all.  A refusal is counted
+        and logged, summarised, as the close of such a connection is.
 
         @param peer: the connection's address, for the log line.
         """
         debt = self._debts.get(host)
-        if debt is None or not debt.overdrawn():
+        if debt is None or not (debt.owing() if owing
+                                else debt.overdrawn()):
             return False
         self.limited(self.rateLimit, peer if peer is not None else host,
                      "its address is over {:g} {} a second".format(
@@ -319,10 +325,11 @@ class ConnectionGate:
         (C{why} says how): count it, and log it, summarised.
         """
         LIMITED_CONNECTIONS.labels(limit).inc()
+        option = "" if limit in NOT_OPTIONS else "--"
         self.summary.note(
-            "connections closed by --" + limit,
-            "closing {peer}: {why} (--{limit})", peer=peer, why=why,
-            limit=limit, event="closed")
+            "connections closed by " + option + limit,
+            "closing {peer}: {why} ({option}{limit})", peer=peer, why=why,
+            option=option, limit=limit, event="closed")
 
 
 class RequestBucket:
@@ -351,9 +358,9 @@ class RequestBucket:
                           self.tokens + (now - self._at) * self.rate)
         self._at = now
 
-    def take(self):
+    def take(self, count=1):
         """
-        Take a token for one frame.
+        Take a token for one frame (or C{count} tokens).
 
         @return: True if the connection is past its overdraft (it should
             be closed).
@@ -361,8 +368,27 @@ class RequestBucket:
         if not self.rate:
             return False
         self._refill()
-        self.tokens -= 1
+        self.tokens -= count
         return bool(self.overdraft) and -self.tokens > self.overdraft
+
+    def overdraw(self):
+        """
+        Put the bucket past its overdraft, if it is not already: its
+        connection broke a limit only a flood breaks (a WebSocket message
+        in too many frames), and is treated as a flooder.
+        """
+        if self.rate:
+            self._refill()
+            self.tokens = min(self.tokens, -float(self.overdraft) - 1)
+
+    def owing(self):
+        """
+        Whether the bucket is in debt now.
+        """
+        if not self.rate:
+            return False
+        self._refill()
+        return self.tokens < 0
 
     def overdrawn(self):
         """
@@ -580,6 +606,19 @@ class FaceGate(ConnectionGate):
         if self._perHost[host] <= 0:
             del self._perHost[host]
 
+    def refuses(self, host, peer=None):
+        """
+        Whether a new connection from C{host} is to be refused before it
+        has a protocol: its address is past its overdraft of web requests,
+        or was cut for flooding a game port or C{/ws} and still owes the
+        hub gate (an address that flooded one door is refused at this one
+        until it has paid its debt back: each connection it made would
+        cost an HTTP request and a WebSocket handshake, to be cut at its
+        first frame).
+        """
+        return (ConnectionGate.refuses(self, host, peer)
+                or self.hubGate.refuses(host, peer, owing=True))
+
     def request(self, host):
         """
         Take a token from C{host}'s request bucket for one request (the
@@ -592,6 +631,26 @@ class FaceGate(ConnectionGate):
         """
         if not self.limits.requestRate or host is None:
             return None
+        bucket = self._bucketOf(host)
+        overdrawn = bucket.take()
+        if bucket.tokens >= 0:
+            return None
+        THROTTLED_REQUESTS.inc()
+        return bucket.wait(), overdrawn
+
+    def charge(self, host, tokens):
+        """
+        Take C{tokens} more from C{host}'s request bucket: its request
+        cost as much as that many more (a large document).  Its next
+        requests wait for them, or are refused past the overdraft.
+        """
+        if not self.limits.requestRate or host is None or tokens <= 0:
+            return
+        self._bucketOf(host).take(tokens)
+
+    def _bucketOf(self, host):
+        # The bucket of host, now the most recently used (a bounded dict,
+        # the oldest forgotten first).
         debts = self._debts
         bucket = debts.pop(host, None)
         if bucket is None:
@@ -599,11 +658,7 @@ class FaceGate(ConnectionGate):
         debts[host] = bucket
         while len(debts) > MAX_DEBTORS:
             del debts[next(iter(debts))]
-        overdrawn = bucket.take()
-        if bucket.tokens >= 0:
-            return None
-        THROTTLED_REQUESTS.inc()
-        return bucket.wait(), overdrawn
+        return bucket
 
     def openStream(self, host):
         """

@@ -1,15 +1,16 @@
 """
-Every part of Twisted that gamehub uses without Twisted promising it: the
-private attributes (a leading underscore) and the undocumented internals
-of its transports, web requests, listening services and C{twistd}.  Each
-is read or written here and nowhere else; L{PRIVATE} lists them, and
+Every part of Twisted and autobahn that gamehub uses without the library
+promising it: private attributes (a leading underscore) and undocumented
+internals of Twisted's transports, web requests, listening services,
+C{twistd} and line receivers, and of autobahn's WebSocket protocol.  Each
+is read or written here and nowhere else; L{PRIVATE} lists them, L{COPIED}
+the library methods copied here for speed (with the release copied), and
 C{tests/connection/test_internals.py} checks every one on the installed
-Twisted, failing with the attribute's name when a release changes it.
+releases, failing with the attribute's name when a release changes it.
 
 The rest of the hub calls the functions below, which say what they need
-in Twisted's terms ("what this transport still holds") and fall back to
-public behaviour for transports that are not Twisted's file descriptors
-(test fakes, TLS wrappers).
+in the library's terms ("what this transport still holds").  Nothing here
+imports autobahn: its functions take the protocol or factory.
 """
 
 from twisted.application.internet import StreamServerEndpointService
@@ -28,6 +29,8 @@ PRIVATE = (
      "emptied: the writes not yet joined into dataBuffer (dropUnsent)"),
     ("twisted.internet.abstract.FileDescriptor._tempDataLen",
      "read and reset: their length (unsentBytes, dropUnsent)"),
+    ("twisted.internet.abstract.FileDescriptor.producer",
+     "read: the producer registered with a transport (producerOf)"),
     ("twisted.internet.tcp.Connection.socket",
      "sent to directly (through the public getHandle()) while the "
      "transport holds nothing: directSocket"),
@@ -57,8 +60,48 @@ PRIVATE = (
     ("twisted.application.app.AppLogger._getLogObserver",
      "called: the observer for twistd's --logfile/--syslog options"),
     ("twisted.protocols.basic.LineOnlyReceiver._buffer",
-     "read: how long the unfinished line is (partialLineLength)"),
+     "read and emptied: the unfinished line (partialLineLength, "
+     "dropPartialLine)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol._dataReceived",
+     "called: a read goes straight to the frame parser (frameParser)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol.data",
+     "read and emptied: the bytes read and not yet parsed; empty, the "
+     "parser's loop (consumeData) ends (unparsedBytes, dropUnparsed, "
+     "dropMessage)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol.message_data",
+     "extended, joined and emptied: the message's frames (joinFrame, "
+     "deliverMessage, dropMessage)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol.frame_data",
+     "read and emptied: the frame's data (joinFrame, dropMessage)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol.message_is_binary",
+     "read: the message's kind (deliverMessage)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol.failedByMe",
+     "read: a failed connection delivers nothing (joinFrame, "
+     "deliverMessage)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol._invalid_payload",
+     "called: a text that is not UTF-8 fails the connection as autobahn "
+     "fails it (failInvalidPayload)"),
+    ("autobahn.websocket.protocol.WebSocketProtocol.sendCloseFrame",
+     "called (autobahn's 'internal method'): a close with a protocol "
+     "code, which sendClose refuses (sendCloseFrame)"),
+    ("autobahn.twisted.websocket.WebSocketAdapterProtocol.log",
+     "replaced per connection: the lines autobahn writes for each "
+     "connection go to the hub's summary (setLog)"),
+    ("autobahn.websocket.protocol.PreparedMessage.payloadHybi",
+     "read: the frame prepareMessage made (framedText)"),
 )
+
+#: C{{dotted method: digest}} for every library method the functions
+#: below copy for speed: the digest (L{codeDigest} in the tests: its
+#: code's syntax tree without docstrings and annotations) of the method
+#: the copy was made from, autobahn 26.11.1's (the same in 23.1.2, the
+#: oldest release supported).  A release that changes one fails its test.
+COPIED = {
+    "autobahn.websocket.protocol.WebSocketProtocol.onMessageFrameEnd":
+        "5a3334eb86d2d1f2",
+    "autobahn.websocket.protocol.WebSocketProtocol.onMessageEnd":
+        "632a8d0be9f9b7b2",
+}
 
 
 # Transports: the socket, the bytes held.
@@ -122,6 +165,14 @@ def dropUnsent(transport):
         transport = getattr(transport, "transport", None)
         if transport is None:
             return
+
+
+def producerOf(transport):
+    """
+    The producer registered with C{transport} (a Twisted file descriptor),
+    or None.
+    """
+    return getattr(transport, "producer", None)
 
 
 def receiverOf(transport):
@@ -219,3 +270,113 @@ def partialLineLength(receiver):
     L{twisted.protocols.basic.LineOnlyReceiver} C{receiver} holds.
     """
     return len(receiver._buffer)
+
+
+def dropPartialLine(receiver):
+    """
+    Forget the unfinished line a L{LineOnlyReceiver} holds (its connection
+    is gone).
+    """
+    receiver._buffer = b""
+
+
+# autobahn's WebSocket protocol (hub.web.ws).
+
+def frameParser(protocolClass):
+    """
+    The method of autobahn's WebSocket C{protocolClass} that parses the
+    bytes of a read (C{_dataReceived}, what the Twisted adapter's
+    C{dataReceived} calls after a debug line whose arguments it computes
+    even when debug lines are off), for a subclass's C{dataReceived}.
+    """
+    return protocolClass._dataReceived
+
+
+def joinFrame(protocol):
+    """
+    A frame of a message is read: its data joins the message's.  A copy
+    of autobahn's C{WebSocketProtocol.onMessageFrameEnd} (L{COPIED})
+    without its call of C{onMessageFrame}, the frame-based API no one here
+    uses; a protocol class takes it as its C{onMessageFrameEnd}.
+    """
+    if not protocol.failedByMe:
+        protocol.message_data.extend(protocol.frame_data)
+    protocol.frame_data = None
+
+
+def deliverMessage(protocol):
+    """
+    A whole message is read: to the protocol's C{onMessage}.  A copy of
+    autobahn's C{WebSocketProtocol.onMessageEnd} (L{COPIED}) without its
+    timings and its C{message} signal (a Deferred a message, which no
+    one here listens to); a protocol class takes it as its
+    C{onMessageEnd}.
+    """
+    if not protocol.failedByMe:
+        payload, protocol.message_data = b"".join(protocol.message_data), None
+        protocol.onMessage(payload, protocol.message_is_binary)
+
+
+def failInvalidPayload(protocol, reason):
+    """
+    Fail C{protocol}'s connection for a payload that is not valid (close
+    code 1007), as autobahn fails it for invalid UTF-8: by its options
+    (the server's C{failByDrop}: dropped at once).
+    """
+    protocol._invalid_payload(reason)
+
+
+def unparsedBytes(protocol):
+    """
+    How many bytes read by C{protocol} its parser holds, not yet parsed (a
+    frame header begun).
+    """
+    return len(protocol.data)
+
+
+def dropUnparsed(protocol):
+    """
+    Parse nothing more of what C{protocol} was sent: the bytes its parser
+    holds are dropped, and its loop (C{consumeData}, which runs while it
+    holds some) ends with the frame under way.  For a connection being
+    cut.
+    """
+    protocol.data = b""
+
+
+def sendCloseFrame(protocol, code, reason):
+    """
+    Send C{protocol}'s peer a close frame with C{code} (any code: autobahn's
+    public C{sendClose} takes only 1000 and 3000-4999, not the protocol's
+    own, such as 1008) and C{reason} (ASCII, cut to 123 bytes).
+    """
+    protocol.sendCloseFrame(code=code,
+                            reasonUtf8=reason.encode("ascii")[:123],
+                            isReply=False)
+
+
+def dropMessage(protocol):
+    """
+    Let go of what C{protocol} holds of a message, a frame or a header
+    not yet whole (its connection is gone).
+    """
+    protocol.data = b""
+    protocol.message_data = None
+    protocol.frame_data = None
+
+
+def framedText(factory, payload):
+    """
+    The bytes of one text frame of C{payload} (UTF-8), framed by the
+    WebSocket C{factory}'s C{prepareMessage}: what C{sendPreparedMessage}
+    writes on a connection without permessage-deflate.
+    """
+    return factory.prepareMessage(payload).payloadHybi
+
+
+def setLog(protocol, log):
+    """
+    Have autobahn write C{protocol}'s log lines (C{self.log.warn(...)} and
+    so on, txaio's logger methods) to C{log}.
+    """
+    protocol.log = log

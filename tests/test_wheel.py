@@ -287,16 +287,23 @@ class WheelMetadataTests(SynchronousTestCase):
 
     def test_oldestTwistedTested(self):
         """
-        The oldest Twisted that C{.ci/run} tests is the lower bound of the
-        requirement, and the requirement has an upper bound.
+        The oldest Twisted and the oldest autobahn that C{.ci/run} tests
+        are the lower bounds of their requirements, and each requirement
+        has an upper bound (the hub uses internals of both:
+        L{hub.twistedinternals}).
         """
         from packaging.requirements import Requirement
         from packaging.version import Version
-        [line] = [line for line in wheelMetadata().get_all("Requires-Dist")
-                  if normalize(Requirement(line).name) == "twisted"]
-        bounds = {spec.operator: Version(spec.version)
-                  for spec in Requirement(line).specifier}
         with open(os.path.join(ROOT, ".ci", "run"), encoding="utf-8") as f:
-            tested = re.search(r"^OLDEST_TWISTED=(\S+)$", f.read(), re.M)
-        self.assertEqual(bounds.get(">="), Version(tested.group(1)))
-        self.assertIn("<", bounds)
+            script = f.read()
+        for name, variable in (("twisted", "OLDEST_TWISTED"),
+                               ("autobahn", "OLDEST_AUTOBAHN")):
+            [line] = [line for line in
+                      wheelMetadata().get_all("Requires-Dist")
+                      if normalize(Requirement(line).name) == name]
+            bounds = {spec.operator: Version(spec.version)
+                      for spec in Requirement(line).specifier}
+            tested = re.search(r"^%s=(\S+)$" % (variable,), script, re.M)
+            self.assertEqual(bounds.get(">="), Version(tested.group(1)),
+                             name)
+            self.assertIn("<", bounds, name)

@@ -104,9 +104,11 @@ class ServerConnection(TimeoutMixin):
     waiting forever.  The protocol's C{connectionLost} follows as for
     any other drop.
 
-    A protocol calls L{startConnection} from C{connectionMade},
-    C{resetTimeout} at the start of every read, L{countRequest} for every
-    frame and L{endConnection} from C{connectionLost}, says in
+    A protocol calls L{startConnection} from C{connectionMade} (one
+    admitted by another gate, as C{/ws} is by the web port's, calls
+    L{prepareConnection} then L{startLimits} instead), C{resetTimeout}
+    at the start of every read, L{countRequest} for every frame and
+    L{endConnection} from C{connectionLost}, says in
     L{partialFrameBytes} how much of an unfinished frame it holds, and
     forgets it in L{dropPartialFrame}.  It needs C{factory.sessions} and
     C{transport}.
@@ -135,18 +137,12 @@ class ServerConnection(TimeoutMixin):
 
     def startConnection(self):
         """
-        Set the connection up, or close it at once when a connection limit
-        is reached.
+        Set the connection up (L{prepareConnection}), close it at once when
+        a connection limit is reached or its address is banned, else start
+        its limits (L{startLimits}).
         """
-        setNoDelay(self.transport)
-        self.control = TransportControl.of(self.transport)
-        sessions = self.factory.sessions
-        limits = self._limits = getattr(sessions, "limits", NO_LIMITS)
-        self.writer = ImmediateWriter(
-            self.transport, limits.maxSendBuffer or None,
-            self._sendBufferOverflowed,
-            getattr(self.factory, "writeBatch", None))
-        gate = self._gate = getattr(sessions, "gate", None)
+        self.prepareConnection()
+        gate = self._gate
         if gate is not None:
             host = None if self.addressExempt else (
                 self.forwardedFor
@@ -167,13 +163,42 @@ class ServerConnection(TimeoutMixin):
                             peer=self.transport.getPeer())
             self.transport.loseConnection()
             return
+        self.startLimits(self._host)
+
+    def prepareConnection(self):
+        """
+        What a connection needs before it is admitted: Nagle off, its
+        transport's L{TransportControl}, its writer (bounded by
+        C{maxSendBuffer}) and the gate of its sessions.
+        """
+        setNoDelay(self.transport)
+        self.control = TransportControl.of(self.transport)
+        sessions = self.factory.sessions
+        limits = self._limits = getattr(sessions, "limits", NO_LIMITS)
+        self.writer = ImmediateWriter(
+            self.transport, limits.maxSendBuffer or None,
+            self._sendBufferOverflowed,
+            getattr(self.factory, "writeBatch", None))
+        self._gate = getattr(sessions, "gate", None)
+
+    def startLimits(self, host):
+        """
+        Start the idle timeout, the clock of unfinished frames and the
+        request rate of a connection from C{host}: its address's debt, if
+        it flooded, is inherited (L{hub.limits.ConnectionGate.bucketFor}),
+        and one still past its overdraft is cut at once.
+        """
+        sessions = self.factory.sessions
+        limits = self._limits
         self.setTimeout(sessions.idleSeconds or None)
         self._frameClean = sessions.clock.seconds()
         if limits.requestRate:
+            gate = self._gate
             if gate is None:
                 self._bucket = RequestBucket(limits, sessions.clock)
                 return
-            self._bucket = gate.bucketFor(self._host)
+            self._host = host
+            self._bucket = gate.bucketFor(host)
             if self._bucket.overdrawn():
                 # Its address flooded and is still past its overdraft:
                 # closed before a byte is read.
@@ -310,7 +335,8 @@ class ServerConnection(TimeoutMixin):
         """
         self.writer.close()
         if self._gate is not None:
-            self._gate.limited(limit, self.transport.getPeer(), why)
+            self._gate.limited(limit, self.forwardedFor
+                               or self.transport.getPeer(), why)
         transport = self.transport
         # loseConnection marks the transport as disconnecting, which stops
         # the protocols' frame loops; abortConnection drops the buffers and

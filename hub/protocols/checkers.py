@@ -45,7 +45,7 @@ from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
 from hub.tables.checkers import KIND, CheckersStartPolicy
-from hub.twistedinternals import partialLineLength
+from hub.twistedinternals import dropPartialLine, partialLineLength
 from hub.wire import checkers as wire
 
 # The most members a room holds (docs/protocols/checkers.md, Flows: Join).
@@ -480,7 +480,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         return partialLineLength(self)
 
     def dropPartialFrame(self):
-        self._buffer = b""
+        dropPartialLine(self)
 
 
 @implementer(IClusterRoomList)

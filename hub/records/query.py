@@ -198,7 +198,10 @@ def game(cursor, gameId):
     cursor.execute("SELECT position, events FROM game_events "
                    "WHERE game_id = ?", (gameId,))
     position, events = cursor.fetchone()
-    return _gameFromRow(row, seats, json.loads(position), events)
+    record = _gameFromRow(row, seats, json.loads(position), events)
+    # Decoded here, in the database's thread, not by the first reader.
+    record.events
+    return record
 
 
 def gameIdsSince(cursor, since, after, limit):

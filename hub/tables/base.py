@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 from typing import (
-    Any, Callable, Dict, Iterable, List, Optional, Set, Type, TypeVar)
+    Any, Callable, Dict, Generator, Iterable, List, Optional, Set, Tuple,
+    Type, TypeVar)
 
 import attr
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -26,6 +27,7 @@ from hub.tables import events
 
 _E = TypeVar("_E")
 _G = TypeVar("_G")
+_R = TypeVar("_R")
 
 
 class TableError(Exception):
@@ -393,6 +395,25 @@ class Table:
         """
         self.stopClock()
         self.takeover.stopAll()
+
+
+def runReplay(
+        steps: Generator[Tuple[_G, events.ActionPlayed], None, _R],
+        onAction: Optional[Callable[[_G, events.ActionPlayed], object]],
+) -> _R:
+    """
+    Run a replay to its end: C{steps} is a table module's C{replaying}
+    (which yields the game and the event after each action, and returns
+    the final game), C{onAction(game, event)} is called at each step.
+    """
+    while True:
+        try:
+            game, event = next(steps)
+        except StopIteration as stop:
+            result: _R = stop.value
+            return result
+        if onAction is not None:
+            onAction(game, event)
 
 
 def replayed(game: Optional[_G]) -> _G:

@@ -16,7 +16,8 @@ and makes its table; L{replay} rebuilds a game from a table's events.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+from typing import (
+    Any, Callable, Dict, Generator, Iterable, List, Mapping, Optional, Tuple)
 
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
@@ -25,7 +26,7 @@ from hub.games import checkers as rules
 from hub.ihub import ILobby, IStartPolicy, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import (
-    IllegalAction, NotSeated, Table, TableOptions, replayed)
+    IllegalAction, NotSeated, Table, TableOptions, replayed, runReplay)
 
 KIND = "checkers"
 
@@ -299,18 +300,29 @@ def replay(
         L{events.GameStarted}.
     @raise ValueError: a move or an elimination before any position.
     """
+    return runReplay(replaying(tableEvents, game), onAction)
+
+
+def replaying(
+        tableEvents: Iterable[object],
+        game: Optional[rules.CheckersGame] = None,
+) -> Generator[Tuple[rules.CheckersGame, events.ActionPlayed], None,
+               Optional[rules.CheckersGame]]:
+    """
+    L{replay} a step at a time: yields C{(game, event)} after each
+    L{events.ActionPlayed}, and returns the final game.
+    """
     for event in tableEvents:
         if isinstance(event, events.GameStarted):
             game = restore(event.position)
         elif isinstance(event, events.ActionPlayed):
             game = replayed(game)
             game.apply(event.seat, event.action)
-            if onAction is not None:
-                onAction(game, event)
+            yield game, event
         elif isinstance(event, events.SeatEliminated):
             replayed(game).eliminate(event.seat)
     return game
 
 
 __all__ = ["KIND", "CheckersStartPolicy", "CheckersTable", "positionOf",
-           "restore", "replay"]
+           "restore", "replay", "replaying"]

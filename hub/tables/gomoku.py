@@ -17,7 +17,8 @@ L{events.SeatDropped}, then either L{events.SeatTakenOver} or the end
 from __future__ import annotations
 
 from typing import (
-    Any, Callable, Dict, Iterable, List, Mapping, Optional, Set, Tuple)
+    Any, Callable, Dict, Generator, Iterable, List, Mapping, Optional, Set,
+    Tuple)
 
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
@@ -25,7 +26,8 @@ from zope.interface import implementer
 from hub.games import gomoku as rules
 from hub.ihub import IStartPolicy, ITable, ITableListener, Room
 from hub.tables import events
-from hub.tables.base import IllegalAction, Table, TableOptions, replayed
+from hub.tables.base import (
+    IllegalAction, Table, TableOptions, replayed, runReplay)
 from hub.tables.events import ActionPlayed
 
 KIND = "gomoku"
@@ -293,6 +295,17 @@ def replay(
     @return: a L{rules.GomokuGame}, or None without a L{GameStarted}.
     @raise ValueError: a stone or a forfeit before any position.
     """
+    return runReplay(replaying(tableEvents, game), onAction)
+
+
+def replaying(
+        tableEvents: Iterable[Any], game: Optional[rules.GomokuGame] = None,
+) -> Generator[Tuple[rules.GomokuGame, events.ActionPlayed], None,
+               Optional[rules.GomokuGame]]:
+    """
+    L{replay} a step at a time: yields C{(game, event)} after each
+    L{events.ActionPlayed}, and returns the final rules object.
+    """
     for event in tableEvents:
         eventType = type(event)
         if eventType is events.GameStarted:
@@ -300,8 +313,7 @@ def replay(
         elif eventType is events.ActionPlayed:
             game = replayed(game)
             game.apply(event.seat, tuple(event.action))
-            if onAction is not None:
-                onAction(game, event)
+            yield game, event
         elif eventType is events.GameEnded:
             if event.reason == events.FORFEIT:
                 replayed(game).forfeit(1 - event.winner)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import random
 from typing import (
-    Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple)
+    Any, Callable, Dict, Generator, Iterable, List, Mapping, Optional, Tuple)
 
 import attr
 from twisted.internet.interfaces import IReactorTime
@@ -41,7 +41,8 @@ from hub.ihub import (
     ILobby, IRoomObserver, ISession, IStartPolicy, ITable, ITableListener,
     Room)
 from hub.tables import events
-from hub.tables.base import IllegalAction, Table, TableOptions, replayed
+from hub.tables.base import (
+    IllegalAction, Table, TableOptions, replayed, runReplay)
 
 KIND = "splendor"
 CAPACITY = 4
@@ -262,6 +263,19 @@ def replay(
     @raise ValueError: if the events contradict each other (an action
         before any position included).
     """
+    return runReplay(replaying(tableEvents, game), onAction)
+
+
+def replaying(
+        tableEvents: Iterable[object],
+        game: Optional[rules.SplendorGame] = None,
+) -> Generator[Tuple[rules.SplendorGame, events.ActionPlayed], None,
+               rules.SplendorGame]:
+    """
+    L{replay} a step at a time: yields C{(game, event)} after each
+    L{events.ActionPlayed}, played or settled, and returns the final
+    game.
+    """
     settling: List[Tuple[int, rules.Action]] = []
     for event in tableEvents:
         if isinstance(event, events.GameStarted):
@@ -279,8 +293,7 @@ def replay(
                     raise ValueError("a retirement settled otherwise")
             else:
                 game.apply(event.seat, event.action)
-            if onAction is not None:
-                onAction(game, event)
+            yield game, event
     if game is None:
         raise ValueError("no GameStarted event")
     return game

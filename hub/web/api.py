@@ -4,7 +4,9 @@ The JSON API (C{/api/...}) and the event streams:
     GET /api/hub                      the hub now (L{hub.web.now.hubNow})
     GET /api/hub/events               the hub now, streamed on change (SSE)
     GET /api/games                    the games running and just finished
-    GET /api/games/ID                 one game: live snapshot or record
+    GET /api/games/ID                 one game: live snapshot or record,
+                                      a finished game's with its replay
+                                      (L{hub.web.replays})
     GET /api/games/ID/events          one live game, streamed (SSE)
     GET /api/players/KIND/NAME        a player's rating and recent games
     GET /api/leaderboard/KIND         the leaderboard of a game kind
@@ -12,9 +14,10 @@ The JSON API (C{/api/...}) and the event streams:
 
 from twisted.internet import defer
 from twisted.logger import Logger
-from twisted.web import resource, server
+from twisted.web import http, resource, server
 
 from hub.web import replay
+from hub.web.replays import Document, Replays
 from hub.web.errors import (
     errorsOf, pathSegment, recordId, refuse, wellFormedGameId)
 from hub.web.now import GAME_KINDS, listedGame
@@ -23,6 +26,14 @@ from hub.web.stream import encodeJSON as encodeJSONText
 
 RECORD_PAGE = 50
 TOO_MANY_REQUESTS = 429
+#: Bytes of a game's document that weigh as much as one request on the
+#: address's request rate (L{hub.limits.FaceGate.charge}): a 1.3 MB
+#: replay costs 21 requests.
+CHARGE_BYTES = 64 * 1024
+#: Steps of a replay built for a request that weigh as much as one
+#: request more (about 10 ms of CPU): the request that makes a 3,000-move
+#: replay's document costs 30 more, the next ones only their bytes.
+CHARGE_STEPS = 100
 # Seconds a client refused a stream for its address's cap is told to wait.
 STREAM_RETRY = 10
 log = Logger()
@@ -73,11 +84,15 @@ def sendTooMany(request, error, retryAfter):
 
 def deferJSON(request, d):
     """
-    Answer C{request} with the JSON a Deferred fires with (None: 404).
+    Answer C{request} with the JSON a Deferred fires with (None: 404;
+    bytes: a body whose headers are set).
     """
     def done(data):
         if data is None:
             body = sendJSON(request, {"error": "not found"}, 404)
+        elif isinstance(data, bytes):
+            # Sent as they are, with their headers set.
+            body = data
         else:
             body = sendJSON(request, data)
         if not finished:
@@ -175,30 +190,56 @@ class Web:
 
     gate = None
 
-    def __init__(self, lobby, sessions, spectating, lobbyFeed, records=None):
+    def __init__(self, lobby, sessions, spectating, lobbyFeed, records=None,
+                 replays=None):
         self.lobby = lobby
         self.sessions = sessions
         self.spectating = spectating
         self.lobbyFeed = lobbyFeed
         self.records = records
+        if replays is None:
+            replays = Replays(spectating.clock)
+        self.replays = replays
 
-    def gameData(self, gameId):
+    def gameHead(self, gameId):
         """
-        A Deferred of the JSON of game C{gameId}: a live game's snapshot
-        (with its replay once over), or a stored game; None if unknown.
+        A Deferred of what a game's page needs of C{gameId}: its kind,
+        seats and whether it is live (a live game's snapshot, or a stored
+        game's record without its replay); None if unknown.
         """
         game = self.spectating.game(gameId)
         if game is not None:
-            data = game.snapshot()
+            return defer.succeed({
+                "id": game.id, "kind": game.kind, "live": not game.over,
+                "table": game.tableName, "seats": game.seats})
+        d = self._record(gameId)
+        d.addCallback(lambda r: recordJSON(r, False) if r is not None
+                      else None)
+        return d
+
+    def gameDocument(self, gameId):
+        """
+        A Deferred of the L{Document} of game C{gameId}, or None if
+        unknown: a live game's snapshot, spliced from its move texts; a
+        finished game's, with its replay, built once and cached
+        (L{Replays}).
+        """
+        game = self.spectating.game(gameId)
+        if game is not None:
             if game.over:
-                data["replay"] = game.replay()
-            return defer.succeed(data)
+                return self.replays.finishedDocument(game)
+            return defer.succeed(Document(
+                game.snapshotText().encode("ascii"), None, b"no-cache"))
+        d = self._record(gameId)
+        d.addCallback(lambda r: self.replays.recordDocument(
+            r, recordJSON(r, False)) if r is not None else None)
+        return d
+
+    def _record(self, gameId):
         number = recordId(gameId)
         if self.records is None or number is None:
             return defer.succeed(None)
-        d = self.records.game(number)
-        d.addCallback(lambda r: recordJSON(r) if r is not None else None)
-        return d
+        return self.records.game(number)
 
     def playerData(self, kind, name):
         """
@@ -350,7 +391,46 @@ class GamesAPI(resource.Resource):
             return StreamResource(game, self.web.gate)
         if rest:
             return NotFound()
-        return JSONResource(lambda: self.web.gameData(gameId))
+        return GameResource(self.web, gameId)
+
+
+class GameResource(resource.Resource):
+    """
+    C{/api/games/ID}: the game's L{Document}, with its C{ETag} (a
+    C{If-None-Match} that names it is answered 304, without a body) and
+    its C{Cache-Control}; its bytes weigh on the address's request rate
+    (L{CHARGE_BYTES} a request), and the steps of a replay built for it
+    (L{CHARGE_STEPS} a request).
+    """
+
+    isLeaf = True
+
+    def __init__(self, web, gameId):
+        resource.Resource.__init__(self)
+        self.web = web
+        self.gameId = gameId
+
+    def render_GET(self, request):
+        d = self.web.gameDocument(self.gameId)
+        d.addCallback(self._send, request)
+        return deferJSON(request, d)
+
+    def _send(self, document, request):
+        if document is None:
+            return None
+        request.setHeader(b"Content-Type",
+                          b"application/json; charset=utf-8")
+        request.setHeader(b"Cache-Control", document.cacheControl)
+        if document.etag is not None:
+            request.setHeader(b"ETag", document.etag)
+            if request.setETag(document.etag) is http.CACHED:
+                return b""
+        gate = self.web.gate
+        if gate is not None:
+            gate.charge(getattr(request.getClientAddress(), "host", None),
+                        len(document.body) // CHARGE_BYTES
+                        + document.built // CHARGE_STEPS)
+        return document.body
 
 
 class PathAPI(resource.Resource):

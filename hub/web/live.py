@@ -2,7 +2,8 @@
 The spectators' feed: an L{ITableListener} on every table of the hub that
 keeps each running game's view, move list and turn, and streams every
 event to the game's spectators (L{hub.web.stream}).  Finished games stay
-for a while (the last L{MAX_FINISHED}) so that a page opened on a game
+for a while (the last L{MAX_FINISHED}, holding at most
+L{MAX_FINISHED_ACTIONS} actions in all) so that a page opened on a game
 that just ended shows its replay at the same address.
 
 Each event is encoded once, however many spectators there are, and the
@@ -23,8 +24,11 @@ from hub.tables import events
 from hub.web import replay, views
 from hub.web.stream import Fanout, encodeJSON, sseEncoded, sseFrame
 
-# Finished games kept in memory for their replay.
+# Finished games kept in memory for their replay, and the actions they
+# may hold in all (the oldest games forgotten first): a few long games
+# would otherwise hold as much as many short ones, each up to MAX_EVENTS.
 MAX_FINISHED = 64
+MAX_FINISHED_ACTIONS = 20000
 # Events kept per game for its replay; a longer game streams on but its
 # replay is left to the records.
 MAX_EVENTS = 5000
@@ -160,6 +164,13 @@ class LiveGame:
         return encodeJSON(self.turnJSON())
 
     @property
+    def plies(self):
+        """
+        How many actions were played.
+        """
+        return len(self._played)
+
+    @property
     def watched(self):
         """
         True while some stream follows the game.
@@ -231,13 +242,21 @@ class LiveGame:
         final = self._finalSnapshot
         if final is not None and final[0] == self.spectators:
             return final[1]
-        head, tail = self._snapshotParts()
-        frame = sseEncoded("snapshot", "%s,\"moves\":[%s],%s" % (
-            encodeJSON(head)[:-1], ",".join(self.moveTexts()),
-            encodeJSON(tail)[1:]))
+        frame = sseEncoded("snapshot", self.snapshotText())
         if self.over:
             self._finalSnapshot = (self.spectators, frame)
         return frame
+
+    def snapshotText(self):
+        """
+        L{snapshot} as JSON text (as L{encodeJSON} writes it), spliced
+        from the move texts (L{moveTexts}): a move is encoded once, when
+        first asked for, however often the snapshot is.
+        """
+        head, tail = self._snapshotParts()
+        return "%s,\"moves\":[%s],%s" % (
+            encodeJSON(head)[:-1], ",".join(self.moveTexts()),
+            encodeJSON(tail)[1:])
 
     def replay(self):
         """
@@ -456,12 +475,15 @@ class Spectating:
 
     log = Logger()
 
-    def __init__(self, clock, maxFinished=MAX_FINISHED):
+    def __init__(self, clock, maxFinished=MAX_FINISHED,
+                 maxFinishedActions=MAX_FINISHED_ACTIONS):
         self.clock = clock
         self.maxFinished = maxFinished
+        self.maxFinishedActions = maxFinishedActions
         self.games = collections.OrderedDict()
         self._byTable = {}
         self._finished = collections.deque()
+        self._finishedActions = 0
         self._ids = itertools.count(1)
 
     def tableEvent(self, table, event):
@@ -481,9 +503,15 @@ class Spectating:
         if type(event) is events.GameEnded:
             del self._byTable[table]
             game.fanout.finish()
-            self._finished.append(game.id)
-            while len(self._finished) > self.maxFinished:
-                old = self.games.pop(self._finished.popleft(), None)
+            finished = self._finished
+            finished.append((game.id, game.plies))
+            self._finishedActions += game.plies
+            while finished and (
+                    len(finished) > self.maxFinished
+                    or self._finishedActions > self.maxFinishedActions):
+                gameId, plies = finished.popleft()
+                self._finishedActions -= plies
+                old = self.games.pop(gameId, None)
                 if old is not None:
                     old.forget()
 

@@ -363,7 +363,7 @@ class GamePage(resource.Resource):
         gameId = pathSegment(request.postpath[0])
         if gameId is None or not wellFormedGameId(gameId):
             return refuse(request, "no such game id", NotFoundPage())
-        d = self.web.gameData(gameId)
+        d = self.web.gameHead(gameId)
         d.addCallback(self._rendered, request, gameId)
         d.addErrback(self._failed, request)
         return server.NOT_DONE_YET

@@ -1,59 +1,21 @@
 """
-C{/ws}: the WebSocket of browser play, built on autobahn's Twisted
-integration and mounted in the web face's site.  What the messages mean
-is L{hub.web.play}'s; here is the connection and what it may cost:
+C{/ws}: the WebSocket of browser play, on autobahn's Twisted integration
+in the web face's site.  What the messages mean is L{hub.web.play}'s;
+here is the connection, under the limits of every connection of the hub
+(L{hub.connection.ServerConnection}): each frame (data, continuation,
+ping, pong, close) counts toward the request rate, a message may come in
+at most L{MAX_FRAMES} frames and within C{--frame-seconds}, and a limit
+closes the connection at once with its close code.  autobahn does all the
+framing; its lines for each connection go to the hub's summarised log.
+Its client is the opening request's (L{hub.web.errors.HubRequest}: behind
+a trusted proxy, the one the proxy names), whose address its limits, bans
+and logs use; it is closed when a ban comes to cover its address or
+account (L{hub.web.door}), or its login session ends
+(L{hub.accounts.websessions.SessionWatch}).
 
-  - who it is: with accounts, the login cookie of the opening request is
-    read (L{hub.web.auth.WebAuth.cookieVisitor}) before the upgrade
-    completes, once; a store that cannot be read refuses it with 503;
-
-  - only the hub's own origin: a browser's C{Origin} must name the host
-    the page came from (the request's C{Host}), else the handshake is
-    refused with 403 (cross-site WebSocket hijacking); a client that
-    sends no C{Origin} is not a browser page and is let in;
-  - autobahn's C{maxMessagePayloadSize} and C{maxFramePayloadSize}
-    (L{MAX_MESSAGE}): a longer message closes the connection;
-  - its client is the opening request's (L{hub.web.errors.HubRequest}:
-    behind a trusted proxy, the one the proxy names): its address is the
-    one its limits, bans and logs use (L{PlaySocket.clientHost});
-  - the connection was one of the web port's HTTP connections, admitted
-    by its L{hub.limits.FaceGate}: it keeps that place until it closes
-    (a trusted proxy's connection, admitted without an address, is
-    counted toward its client's C{--web-max-connections-per-ip} from
-    the upgrade on);
-  - it is closed when a ban comes to cover its address or account
-    (L{hub.web.door}), or its login session ends (L{hub.accounts.
-    websessions.SessionWatch});
-  - its messages are metered as a game connection's frames are
-    (C{--request-rate}, C{--request-burst}, C{--request-overdraft},
-    with the address's debt remembered by the hub's gate): past the
-    rate it is not read, past the overdraft it is cut;
-  - what it is sent goes through the hub's L{ImmediateWriter} (at once
-    while the socket takes it; the writer holds the transport's producer
-    slot while the transport has a backlog, the HTTP channel's hold on
-    it gone with the upgrade), and a connection owed more than
-    C{--max-send-buffer} bytes is cut (the slow-consumer cut of
-    L{hub.connection});
-  - nothing received for C{--idle-seconds} closes it.
-
-All the framing, reading and writing, is autobahn's.  A move costs the
-hub little more than a legacy client's (docs/benchmarks.md,
-C{bench/ws_gomoku.py}) through autobahn's own means:
-
-  - a text that goes to several players is framed once (the factory's
-    C{prepareMessage}; its frame is what C{sendPreparedMessage} would
-    send, autobahn's way to broadcast);
-  - messages are read through its advanced API's C{onMessageFrameEnd}
-    and C{onMessageEnd}, without the per-frame C{onMessageFrame} call
-    and the per-message C{message} signal that no one here uses;
-  - a read goes to its parser without the debug line of its Twisted
-    protocol's C{dataReceived} (whose arguments cost more than the
-    read's frame header);
-  - its UTF-8 check while reading (C{utf8validateIncoming}) is off:
-    Python's strict decoder checks each whole message once instead,
-    and fails the connection as autobahn would;
-  - its debug lines are off at txaio's log level (its default, C{info};
-    the hub does not change it).
+docs/web.md ("The connection's limits") says what each limit does and
+how a move stays cheap; the parts of autobahn used beyond its API are in
+L{hub.twistedinternals}.
 """
 
 from urllib.parse import urlsplit
@@ -63,26 +25,33 @@ from autobahn.twisted.websocket import (
     WebSocketServerFactory, WebSocketServerProtocol)
 from autobahn.websocket.types import ConnectionDeny
 from twisted.logger import Logger
-from twisted.protocols.policies import TimeoutMixin
 
-from hub.connection.control import RATE, TransportControl
-from hub.limits import (
-    REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS)
-from hub.connection.immediate import ImmediateWriter
-from hub.twistedinternals import dropUnsent
+from hub.connection import ServerConnection
+from hub.limits import WS_MESSAGE_FRAMES
+from hub.twistedinternals import (
+    deliverMessage, dropMessage, dropUnparsed, failInvalidPayload,
+    frameParser, framedText, joinFrame, producerOf, sendCloseFrame, setLog,
+    unparsedBytes)
 from hub.web import play as playing
 
 #: Bytes of one message (and one frame) at most: every request of the
 #: protocol fits in far less.
 MAX_MESSAGE = 8192
-#: Close code of a connection cut by a limit (policy violation).
+#: Frames one message may come in (a browser sends one).
+MAX_FRAMES = 16
+#: Bytes of a read given to autobahn's parser at a time: it copies what
+#: it holds after each frame, so that a read of many tiny frames costs
+#: the square of its length unless cut into pieces.
+READ_PIECE = 4096
+#: Close codes: a connection cut by a limit, a message in too many frames.
 POLICY_VIOLATION = 1008
+MESSAGE_TOO_BIG = 1009
 #: Close code of a connection whose login session ended (logout, a
 #: password or role change, another login): one of the application's
 #: own (4000-4999), as HTTP's 401.
 SESSION_ENDED = 4401
 
-#: The hub's own lines (a socket's C{log} is autobahn's txaio logger).
+#: The hub's own lines.
 _log = Logger()
 
 
@@ -101,7 +70,48 @@ def sameOrigin(origin, host):
             and parts.netloc.lower() == host.strip().lower())
 
 
-class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
+class SocketLog:
+    """
+    The log autobahn writes to for each socket (L{setLog}): its debug
+    lines dropped, the rest (a connection failed or dropped, a handshake
+    refused: lines that come once per connection) summarised with the
+    game ports' closes (L{hub.limits.SummaryLog}: one line per kind an
+    interval, then a count), a traceback logged as it is.
+
+    @param summary: the hub gate's L{hub.limits.SummaryLog}.
+    """
+
+    #: The kind of each of autobahn's lines, by its format.
+    KINDS = {
+        'failing WebSocket connection (code={code}): "{reason}"':
+            "WebSocket connections failed",
+        "dropping connection to peer {peer} with abort={abort}: {reason}":
+            "WebSocket connections dropped",
+        "failing WebSocket opening handshake ('{reason}')":
+            "WebSocket handshakes refused",
+    }
+
+    def __init__(self, summary):
+        self.summary = summary
+
+    def debug(self, *args, **fields):
+        pass
+
+    trace = debug
+
+    def info(self, format, *args, **fields):
+        kind = self.KINDS.get(format)
+        if kind is None:
+            kind = "autobahn lines: " + str(format).split("{", 1)[0].strip()
+        self.summary.note(kind, format, **fields)
+
+    warn = error = critical = info
+
+    def failure(self, format=None, failure=None, **fields):
+        _log.failure(format or "in autobahn", failure, **fields)
+
+
+class PlaySocket(ServerConnection, WebSocketServerProtocol):
     """
     One browser's WebSocket: its text messages go to the factory's
     L{playing.WebPlay}, whose answers come back through L{sendText}.
@@ -114,25 +124,27 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
 
     player = None
     visitor = None
-    host = None
-    #: The client's address, from the opening request (given by the
-    #: factory, L{PlayResource}); None for the TCP peer's.
-    forwardedFor = None
     _watch = None
     _admission = None
-    _bucket = None
-    _resume = None
+    _open = False
     _gone = False
+    # Set once autobahn's own sendData had to queue (never in the hub's
+    # use): from then on it sends everything, in order.
+    _libraryQueues = False
+    # Data frames of the message under way.
+    _messageFrames = 0
 
-    def callLater(self, period, func):
-        return self.factory.clock.callLater(period, func)
+    _readFrames = frameParser(WebSocketServerProtocol)
+    onMessageFrameEnd = joinFrame
+    onMessageEnd = deliverMessage
 
     def onConnect(self, request):
         origin = request.headers.get("origin")
         if origin is not None and not sameOrigin(
                 origin, request.headers.get("host")):
-            _log.info("refused a WebSocket from origin {origin!r}",
-                      origin=origin[:100], event="refused")
+            self.logClosing("WebSockets refused for their origin",
+                            "refused a WebSocket from origin {origin!r}",
+                            origin=origin[:100], event="refused")
             raise ConnectionDeny(ConnectionDeny.FORBIDDEN,
                                  "cross-origin WebSocket refused")
         auth = self.factory.auth
@@ -160,22 +172,23 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         The client's address: the opening request's (behind a trusted
         proxy, the one it names), else the TCP peer's; or None.
         """
-        return self.forwardedFor or getattr(self.transport.getPeer(), "host",
-                                            None)
+        return self.peerAddress()
 
     def end(self, code, reason):
         """
         Close the connection now with C{code} and C{reason} (a ban, a
         session that ended): the close frame is sent if the socket takes
-        it, and the connection is dropped without waiting for an answer.
+        it, nothing more of it is read, and the connection is dropped
+        without waiting for an answer.
         """
         if self._gone:
             return
-        if self.state == self.STATE_OPEN:
-            self.sendClose(code, reason)
         self._gone = True
-        if self._writer is not None:
-            self._writer.close()
+        if self._open:
+            self._open = False
+            sendCloseFrame(self, code, reason)
+        dropUnparsed(self)
+        self.writer.close()
         transport = self.transport
         getattr(transport, "abortConnection", transport.loseConnection)()
 
@@ -184,87 +197,100 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         raise ConnectionDeny(ConnectionDeny.SERVICE_UNAVAILABLE,
                              "logins cannot be read now")
 
-    _writer = None
-
     def connectionMade(self):
         WebSocketServerProtocol.connectionMade(self)
         # The HTTP channel this connection was is done with it (autobahn
         # took its transport): its hold on the transport's producer slot
-        # goes, and the hub's own writer takes the slot whenever the
-        # transport has a backlog, as on a game connection.  The writer
-        # cuts a connection owed more than --max-send-buffer bytes.
+        # goes, and the connection's writer takes the slot whenever the
+        # transport has a backlog, as on a game connection.
         transport = self.transport
-        if getattr(transport, "producer", None) is not None:
+        if producerOf(transport) is not None:
             transport.unregisterProducer()
-        most = self.factory.sessions.limits.maxSendBuffer
-        self._writer = ImmediateWriter(
-            transport, most or None, self._sendBufferOverflowed)
-
-    def sendData(self, data, sync=False, chopsize=None):
-        """
-        What autobahn sends (the handshake's answer, frames) goes out
-        through the hub's L{ImmediateWriter}: at once while the socket
-        takes it, behind what the transport holds otherwise.
-        """
-        if (sync or chopsize or self.send_queue or self._writer is None):
-            WebSocketServerProtocol.sendData(self, data, sync, chopsize)
-            return
-        self._writer.write(data)
-
-    def _sendBufferOverflowed(self):
-        self.cut(SEND_BUFFER, "more than {} bytes unsent".format(
-            self.factory.sessions.limits.maxSendBuffer))
+        self.prepareConnection()
 
     def onOpen(self):
-        factory = self.factory
-        sessions = factory.sessions
-        self.setTimeout(sessions.idleSeconds or None)
-        limits = sessions.limits
-        if limits.requestRate:
-            gate = sessions.gate
-            self.host = self.clientHost()
-            self._bucket = gate.bucketFor(self.host)
+        self._open = True
+        self.startLimits(self.peerAddress())
+
+    # What comes in.
 
     def dataReceived(self, data):
         """
-        Bytes read: straight to autobahn's frame parser (the
-        C{_dataReceived} its Twisted protocol calls), without the debug
-        line that protocol writes first, whose arguments (autobahn's
-        C{hltype}, C{hlval}) it computes for every read even when debug
-        lines are off.
+        Bytes read: to autobahn's frame parser (L{frameParser}: without
+        the debug line of its Twisted protocol's C{dataReceived}), in
+        pieces of at most L{READ_PIECE} bytes.
         """
-        self._dataReceived(data)
+        if self._gone:
+            return
+        self.resetTimeout()
+        if len(data) <= READ_PIECE:
+            self._readFrames(data)
+            return
+        for start in range(0, len(data), READ_PIECE):
+            if self._gone:
+                return
+            self._readFrames(data[start:start + READ_PIECE])
 
-    def onMessageFrameEnd(self):
+    def onMessageFrameBegin(self, length):
         """
-        A frame of a message read: its data joins the message's, as
-        autobahn's own C{onMessageFrameEnd} has its C{onMessageFrame} do,
-        without that call (the frame-based API, which no one here uses).
+        A data frame begins, the first of a message or a continuation, of
+        any length: autobahn's size checks, then it counts toward the
+        request rate, and toward its message's frames (one past
+        L{MAX_FRAMES} closes the connection, 1009, and puts its address in
+        flooding debt).
         """
-        if not self.failedByMe:
-            self.message_data.extend(self.frame_data)
-        self.frame_data = None
+        WebSocketServerProtocol.onMessageFrameBegin(self, length)
+        frames = self._messageFrames = self._messageFrames + 1
+        if frames > MAX_FRAMES:
+            # Only a flood does that: the address is in debt, as a
+            # flooder's is (refused at every door until it is paid).
+            bucket = self._bucket
+            if bucket is not None and self._gate is not None:
+                bucket.overdraw()
+                self._gate.flooded(self._host, bucket)
+            self.cutConnection(
+                WS_MESSAGE_FRAMES, "a message in more than {} frames".format(
+                    MAX_FRAMES), MESSAGE_TOO_BIG)
+        elif self._bucket is not None:
+            self.countRequest()
 
-    def onMessageEnd(self):
+    def onPing(self, payload):
         """
-        A whole message: to L{onMessage}, as autobahn's own
-        C{onMessageEnd} does, without firing its C{message} signal (a
-        Deferred a message, which no one here listens to).
+        A ping counts toward the request rate, then autobahn answers it.
         """
-        if not self.failedByMe:
-            payload, self.message_data = b"".join(self.message_data), None
-            self.onMessage(payload, self.message_is_binary)
+        if self._bucket is not None:
+            self.countRequest()
+        if not self._gone:
+            WebSocketServerProtocol.onPing(self, payload)
+
+    def onPong(self, payload):
+        """
+        A pong (none was asked for) counts toward the request rate.
+        """
+        if self._bucket is not None:
+            self.countRequest()
+
+    def onCloseFrame(self, code, reasonRaw):
+        """
+        A close counts toward the request rate, then autobahn answers it.
+        """
+        if self._bucket is not None:
+            self.countRequest()
+        self._open = False
+        if self._gone:
+            return True
+        return WebSocketServerProtocol.onCloseFrame(self, code, reasonRaw)
 
     def onMessage(self, payload, isBinary):
         """
-        One message: metered, then a text goes to the play; a binary
-        message is answered with an error.  A text that is not UTF-8
-        fails the connection (autobahn's own check of it while reading,
-        C{utf8validateIncoming}, is off: Python's strict decoder here is
-        the same check, once, on the whole message).
+        One message: a text goes to the play; a binary message is
+        answered with an error.  A text that is not UTF-8 fails the
+        connection (autobahn's own check of it while reading,
+        C{utf8validateIncoming}, is off: Python's strict decoder is the
+        same check, once, on the whole message).
         """
-        self.resetTimeout()
-        if self._gone or not self.countMessage():
+        self._messageFrames = 0
+        if self._gone:
             return
         if isBinary:
             self.sendText(self.factory.play.error(
@@ -273,103 +299,79 @@ class PlaySocket(WebSocketServerProtocol, TimeoutMixin):
         try:
             text = payload.decode("utf-8")
         except UnicodeDecodeError:
-            # Failed as autobahn fails a connection (its failByDrop).
-            self.failedByMe = True
-            self.wasNotCleanReason = "a text message that is not UTF-8"
-            self.dropConnection(abort=True)
+            failInvalidPayload(self, "a text message that is not UTF-8")
             return
         self.factory.play.received(self, text)
 
-    def countMessage(self):
+    def framePending(self):
         """
-        Take a token for one message: a connection out of tokens is not
-        read until it has them back, one past its overdraft is cut.
-
-        @return: False if the connection was cut.
+        Whether a message, or a frame's header, is begun and not finished
+        (timed by C{--frame-seconds}).
         """
-        bucket = self._bucket
-        if bucket is None:
-            return True
-        if bucket.take():
-            self.factory.sessions.gate.flooded(self.host, bucket)
-            self.cut(REQUEST_RATE, "over {:g} messages a second".format(
-                bucket.rate))
-            return False
-        if bucket.tokens < 0 and self._resume is None:
-            THROTTLED_CONNECTIONS.inc()
-            TransportControl.of(self.transport).pauseReading(RATE)
-            self._resume = self.callLater(bucket.wait(), self._resumeReading)
-        return True
+        return self._messageFrames > 0 or unparsedBytes(self) > 0
 
-    def _resumeReading(self):
-        self._resume = None
-        if self._gone:
+    def dropPartialFrame(self):
+        self._messageFrames = 0
+        dropMessage(self)
+
+    # What goes out.
+
+    def sendData(self, data, sync=False, chopsize=None):
+        """
+        What autobahn sends (the handshake's answer, frames) goes out
+        through the connection's writer: at once while the socket takes
+        it, behind what the transport holds otherwise.
+        """
+        if sync or chopsize or self._libraryQueues:
+            self._libraryQueues = True
+            WebSocketServerProtocol.sendData(self, data, sync, chopsize)
             return
-        wait = self._bucket.wait()
-        if wait > 0:
-            self._resume = self.callLater(wait, self._resumeReading)
-            return
-        TransportControl.of(self.transport).resumeReading(RATE)
+        self.writer.write(data)
 
     def sendText(self, text):
         """
         Send one text message (framed by autobahn, once for all who are
-        sent the same text: L{PlayFactory.prepared}); a connection then
+        sent the same text: L{PlayFactory.framed}); a connection then
         owed more than C{--max-send-buffer} bytes is cut.  (What the hub
-        sends is not held to C{maxMessagePayloadSize}, the bound of what
-        a browser sends: the lobby, or a Splendor turn's legal actions,
-        may be longer.)
+        sends is not held to L{MAX_MESSAGE}, the bound of what a browser
+        sends: the lobby, or a Splendor turn's legal actions, may be
+        longer.)
         """
-        if self._gone or self.state != self.STATE_OPEN:
-            return
-        # sendPreparedMessage, for a connection without permessage-deflate
-        # (the factory accepts none): the frame's bytes, to the writer.
-        self._writer.write(self.factory.prepared(text).payloadHybi)
+        if self._open:
+            self.writer.write(self.factory.framed(text))
 
     def close(self):
         """
         Close the connection (another took the player over).
         """
-        if not self._gone and self.state == self.STATE_OPEN:
+        if self._open:
+            self._open = False
             self.sendClose(1000, "replaced by another connection")
 
-    def cut(self, limit, why):
+    def cutConnection(self, limit, why, code=POLICY_VIOLATION):
         """
-        Close the connection at once for C{limit}: drop what it is owed,
-        count and log it.
+        Close the connection at once for C{limit}: a close frame with
+        C{code} if it is open, nothing more of it read, then what every
+        connection does (L{ServerConnection.cutConnection}: what it is
+        owed dropped, counted and logged).
         """
         if self._gone:
             return
         self._gone = True
-        if self._writer is not None:
-            self._writer.close()
-        self.factory.sessions.gate.limited(limit, self.clientHost(), why)
-        transport = self.transport
-        transport.loseConnection()
-        abort = getattr(transport, "abortConnection", None)
-        if abort is not None:
-            abort()
-            dropUnsent(transport)
-
-    def timeoutConnection(self):
-        _log.info("closing a WebSocket idle for {seconds}s",
-                  seconds=self.timeOut, event="closed")
-        self.transport.loseConnection()
+        if self._open:
+            self._open = False
+            sendCloseFrame(self, code, why)
+        dropUnparsed(self)
+        ServerConnection.cutConnection(self, limit, why)
 
     def connectionLost(self, reason):
         self._gone = True
-        self.setTimeout(None)
+        self._open = False
+        self.endConnection()
         self.factory.sockets.discard(self)
         watch, self._watch = self._watch, None
         if watch is not None:
             watch.stop()
-        if self._writer is not None:
-            self._writer.close()
-            self._writer.overflowed = None
-        if self._resume is not None:
-            if self._resume.active():
-                self._resume.cancel()
-            self._resume = None
         try:
             WebSocketServerProtocol.connectionLost(self, reason)
         finally:
@@ -385,9 +387,9 @@ class PlayFactory(WebSocketServerFactory):
     Makes L{PlaySocket}s for a L{playing.WebPlay}.
 
     @param play: the L{playing.WebPlay}.
-    @param sessions: the hub's sessions (their limits, gate, idle
-        seconds).
-    @param clock: the hub's clock (the sockets' timers).
+    @param sessions: the hub's sessions (their limits, gate, clock and
+        idle seconds).
+    @param clock: the hub's clock (that of the sessions).
     @param auth: the web face's L{hub.web.auth.WebAuth}, whose login
         cookie says who a socket is, or None (every player a guest).
     @ivar sockets: the live L{PlaySocket}s.
@@ -401,6 +403,7 @@ class PlayFactory(WebSocketServerFactory):
         self.sessions = sessions
         self.clock = clock
         self.auth = auth
+        self.socketLog = SocketLog(sessions.gate.summary)
         # The request reached the site in full before the upgrade, and a
         # connection that never answers a close is the idle timeout's:
         # autobahn starts no timer of its own (on the global reactor).
@@ -413,19 +416,19 @@ class PlayFactory(WebSocketServerFactory):
         self._admission = None
         self.sockets = set()
 
-    _lastText = _lastPrepared = None
+    _lastText = _lastFramed = None
 
-    def prepared(self, text):
+    def framed(self, text):
         """
-        The text message C{text}, framed by autobahn
-        (C{prepareMessage}); the last one made is kept, as the same text
+        The bytes of the text message C{text}, framed by autobahn
+        (L{framedText}); the last one made is kept, as the same text
         usually goes to several players in turn.
         """
         if text is self._lastText:
-            return self._lastPrepared
-        prepared = self.prepareMessage(text.encode("utf-8", "surrogatepass"))
-        self._lastText, self._lastPrepared = text, prepared
-        return prepared
+            return self._lastFramed
+        framed = framedText(self, text.encode("utf-8", "surrogatepass"))
+        self._lastText, self._lastFramed = text, framed
+        return framed
 
     def admitted(self, gate, host, client=None):
         """
@@ -440,6 +443,7 @@ class PlayFactory(WebSocketServerFactory):
         if admission is not None:
             gate, host, protocol.forwardedFor = admission
             protocol._admission = (gate, host)
+        setLog(protocol, self.socketLog)
         self.sockets.add(protocol)
         return protocol
 
@@ -448,7 +452,13 @@ class PlayResource(WebSocketResource):
     """
     C{/ws}: the site's HTTP connection becomes the WebSocket, and its
     place at the web port's gate goes with it.
+
+    @param factory: the L{PlayFactory}.
     """
+
+    def __init__(self, factory):
+        WebSocketResource.__init__(self, factory)
+        self.factory = factory
 
     def render(self, request):
         channel = request.channel
@@ -467,14 +477,13 @@ class PlayResource(WebSocketResource):
             # The channel will never hear of its connection again: the
             # socket frees the place instead, and the channel's idle
             # timer stops.
-            self._factory.admitted(gate, host, client)
+            self.factory.admitted(gate, host, client)
             channel.gate = None
             channel.setTimeout(None)
         try:
             return WebSocketResource.render(self, request)
         finally:
-            leftover, self._factory._admission = self._factory._admission, \
-                None
+            leftover, self.factory._admission = self.factory._admission, None
             if leftover is not None:
                 channel.gate = leftover[0]
                 gate.unclaim(claimed)

@@ -1,11 +1,18 @@
 """
-Every private part of Twisted the hub touches (L{hub.twistedinternals}),
-checked on the installed Twisted: each test fails naming the attribute a
-Twisted release changed.
+Every private part of Twisted and autobahn the hub touches
+(L{hub.twistedinternals}), checked on the installed releases: each test
+fails naming the attribute a release changed.
 """
 
+import ast
+import hashlib
 import importlib
+import inspect
+import textwrap
 
+from autobahn.twisted.websocket import (
+    WebSocketServerFactory, WebSocketServerProtocol)
+from autobahn.websocket.protocol import PreparedMessage
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import abstract, defer, reactor, tcp
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
@@ -21,6 +28,8 @@ from twisted.web.server import Request as WebRequest
 from twisted.web.test.requesthelper import DummyChannel
 
 from hub import twistedinternals as internals
+from tests.harness import RecordingTransport
+from tests.web.test_ws import clientFrame
 
 
 def resolve(dotted):
@@ -63,7 +72,8 @@ class Sink(abstract.FileDescriptor):
 
 class ListedTests(SynchronousTestCase):
     """
-    Every attribute L{internals.PRIVATE} lists is there.
+    Every attribute L{internals.PRIVATE} lists is there (the autobahn
+    helpers it uses are defined below).
     """
 
     # Instance attributes, made in __init__: looked for on an instance.
@@ -85,6 +95,19 @@ class ListedTests(SynchronousTestCase):
             lambda: WebRequest(DummyChannel()),
         "twisted.web.http.HTTPChannel._transferDecoder":
             lambda: HTTPChannel(),
+        # autobahn's, made per connection: on one in a message's middle.
+        "autobahn.websocket.protocol.WebSocketProtocol.data":
+            lambda: begunMessage(),
+        "autobahn.websocket.protocol.WebSocketProtocol.message_data":
+            lambda: begunMessage(),
+        "autobahn.websocket.protocol.WebSocketProtocol.frame_data":
+            lambda: begunMessage(),
+        "autobahn.websocket.protocol.WebSocketProtocol.message_is_binary":
+            lambda: begunMessage(),
+        "autobahn.websocket.protocol.WebSocketProtocol.failedByMe":
+            lambda: begunMessage(),
+        "autobahn.websocket.protocol.PreparedMessage.payloadHybi":
+            lambda: PreparedMessage(b"x", False, False, True),
     }
 
     def test_everyAttribute(self):
@@ -107,7 +130,7 @@ class ListedTests(SynchronousTestCase):
                     missing.append(dotted)
                     break
                 target = getattr(target, name)
-        self.assertEqual(missing, [], "Twisted changed: {}".format(
+        self.assertEqual(missing, [], "the library changed: {}".format(
             ", ".join(missing)))
 
     def test_listedOnce(self):
@@ -386,3 +409,289 @@ class LineReceiverTests(SynchronousTestCase):
         receiver.dataReceived(b"done\r\nhalf")
         self.assertEqual(internals.partialLineLength(receiver), 4,
                          "LineOnlyReceiver._buffer")
+
+
+class LineDropTests(SynchronousTestCase):
+    """
+    L{internals.dropPartialLine}.
+    """
+
+    def test_dropped(self):
+        """
+        The unfinished line a L{LineOnlyReceiver} holds is forgotten
+        (C{LineOnlyReceiver._buffer}); the next line starts afresh.
+        """
+        lines = []
+        receiver = LineOnlyReceiver()
+        receiver.lineReceived = lines.append
+        receiver.makeConnection(StringTransport())
+        receiver.dataReceived(b"half")
+        internals.dropPartialLine(receiver)
+        self.assertEqual(internals.partialLineLength(receiver), 0,
+                         "LineOnlyReceiver._buffer")
+        receiver.dataReceived(b"next\r\n")
+        self.assertEqual(lines, [b"next"])
+
+
+class ProducerTests(SynchronousTestCase):
+    """
+    L{internals.producerOf}.
+    """
+
+    def test_registered(self):
+        """
+        The producer registered with a file descriptor is read from it
+        (C{FileDescriptor.producer}); None once unregistered.
+        """
+        descriptor = abstract.FileDescriptor(reactor=MemoryReactor())
+        descriptor.connected = True
+        self.assertIsNone(internals.producerOf(descriptor))
+        producer = Protocol()
+        producer.pauseProducing = producer.resumeProducing = \
+            producer.stopProducing = lambda: None
+        descriptor.registerProducer(producer, True)
+        self.assertIs(internals.producerOf(descriptor), producer,
+                      "FileDescriptor.producer")
+        descriptor.unregisterProducer()
+        self.assertIsNone(internals.producerOf(descriptor))
+
+
+# autobahn
+
+HANDSHAKE = (b"GET /ws HTTP/1.1\r\nHost: hub\r\nUpgrade: websocket\r\n"
+             b"Connection: Upgrade\r\n"
+             b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+             b"Sec-WebSocket-Version: 13\r\n\r\n")
+
+
+def codeDigest(function):
+    """
+    The digest L{internals.COPIED} records of a library method: of its
+    code's syntax tree, without its docstring and annotations (so that a
+    release that only reformats it or annotates it keeps the digest).
+    """
+    tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            body = node.body
+            if (body and isinstance(body[0], ast.Expr)
+                    and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                node.body = body[1:]
+        elif isinstance(node, ast.arg):
+            node.annotation = None
+    return hashlib.sha256(ast.dump(tree).encode("utf-8")).hexdigest()[:16]
+
+
+class Recording(WebSocketServerProtocol):
+    """
+    autobahn's server protocol, recording the messages it reads.
+    """
+
+    def onConnect(self, request):
+        self.messages = []
+
+    def onMessage(self, payload, isBinary):
+        self.messages.append((payload, isBinary))
+
+
+class Joined(Recording):
+    """
+    L{Recording} with the fence's copies in place of autobahn's
+    C{onMessageFrameEnd} and C{onMessageEnd}.
+    """
+
+    onMessageFrameEnd = internals.joinFrame
+    onMessageEnd = internals.deliverMessage
+
+
+def openSocket(protocolClass=Recording):
+    """
+    An autobahn server protocol of C{protocolClass} after its opening
+    handshake, on a L{StringTransport}: C{(protocol, transport)}.
+    """
+    factory = WebSocketServerFactory()
+    factory.protocol = protocolClass
+    factory.setProtocolOptions(openHandshakeTimeout=0,
+                               closeHandshakeTimeout=0, autoPingInterval=0)
+    protocol = factory.buildProtocol(None)
+    transport = RecordingTransport()
+    protocol.makeConnection(transport)
+    protocol.dataReceived(HANDSHAKE)
+    transport.clear()
+    return protocol, transport
+
+
+def begunMessage():
+    """
+    An L{openSocket} in the middle of a message: its first frame's header
+    read, the payload not yet.
+    """
+    protocol, transport = openSocket()
+    protocol.dataReceived(clientFrame(b"unfinished", fin=False)[:6])
+    return protocol
+
+
+class CopiedTests(SynchronousTestCase):
+    """
+    The library methods copied (L{internals.COPIED}), as they were copied.
+    """
+
+    def test_copiedAsCopied(self):
+        """
+        Every method the fence copies is the same on the installed
+        autobahn as when it was copied: its digest is the one recorded
+        (else the copy in L{internals} must be compared with the new
+        release's, and the digest updated).
+        """
+        changed = []
+        for dotted, digest in sorted(internals.COPIED.items()):
+            module, path = resolve(dotted)
+            target = module
+            for name in path:
+                target = getattr(target, name)
+            if codeDigest(target) != digest:
+                changed.append(dotted)
+        self.assertEqual(changed, [], "autobahn changed: {}".format(
+            ", ".join(changed)))
+
+
+class AutobahnTests(SynchronousTestCase):
+    """
+    The functions of L{internals} on autobahn's WebSocket protocol, each
+    failing with the attribute it relies on when a release changes it.
+    """
+
+    def test_frameParser(self):
+        """
+        A read given to the parser (C{WebSocketProtocol._dataReceived})
+        is read as the Twisted adapter's C{dataReceived} reads it.
+        """
+        protocol, transport = openSocket()
+        parse = internals.frameParser(Recording)
+        two = clientFrame(b"two")
+        parse(protocol, clientFrame(b"one") + two[:3])
+        parse(protocol, two[3:])
+        self.assertEqual(protocol.messages, [(b"one", False),
+                                             (b"two", False)],
+                         "WebSocketProtocol._dataReceived")
+
+    def test_joinedAndDelivered(self):
+        """
+        With L{internals.joinFrame} and L{internals.deliverMessage} in
+        place of autobahn's own, messages whole or in frames, text or
+        binary, are read as autobahn reads them (C{message_data},
+        C{frame_data}, C{message_is_binary}).
+        """
+        data = (clientFrame(b"whole") + clientFrame(b"in ", fin=False)
+                + clientFrame(b"", opcode=0, fin=False)
+                + clientFrame(b"frames", opcode=0)
+                + clientFrame(b"\x00\x01", opcode=2))
+        theirs, _ = openSocket(Recording)
+        ours, _ = openSocket(Joined)
+        theirs.dataReceived(data)
+        ours.dataReceived(data)
+        self.assertEqual(ours.messages, theirs.messages)
+        self.assertEqual(ours.messages, [
+            (b"whole", False), (b"in frames", False), (b"\x00\x01", True)])
+
+    def test_failedDeliversNothing(self):
+        """
+        A connection autobahn failed (C{failedByMe}) delivers nothing
+        more, through the copies as through autobahn's own.
+        """
+        protocol, transport = openSocket(Joined)
+        protocol.dataReceived(clientFrame(b"in ", fin=False))
+        internals.failInvalidPayload(protocol, "not valid")
+        self.assertTrue(protocol.failedByMe, "WebSocketProtocol.failedByMe")
+        internals.joinFrame(protocol)
+        self.assertEqual(protocol.messages, [])
+
+    def test_failInvalidPayload(self):
+        """
+        A connection failed for an invalid payload
+        (C{WebSocketProtocol._invalid_payload}) is dropped at once, as a
+        server's is (C{failByDrop}), without a close frame.
+        """
+        protocol, transport = openSocket()
+        internals.failInvalidPayload(protocol, "not UTF-8")
+        self.assertTrue(protocol.failedByMe,
+                        "WebSocketProtocol._invalid_payload")
+        self.assertTrue(transport.disconnecting)
+        self.assertEqual(transport.value(), b"")
+
+    def test_unparsedAndDropped(self):
+        """
+        A frame header begun is held unparsed (C{WebSocketProtocol.data});
+        dropped in a frame's callback, the rest of the read is not parsed.
+        """
+        protocol, transport = openSocket()
+        protocol.dataReceived(clientFrame(b"x")[:1])
+        self.assertEqual(internals.unparsedBytes(protocol), 1,
+                         "WebSocketProtocol.data")
+        protocol.dataReceived(clientFrame(b"x")[1:])
+        self.assertEqual(internals.unparsedBytes(protocol), 0)
+
+        class Dropping(Recording):
+            def onMessage(self, payload, isBinary):
+                Recording.onMessage(self, payload, isBinary)
+                internals.dropUnparsed(self)
+        protocol, transport = openSocket(Dropping)
+        protocol.dataReceived(clientFrame(b"a") + clientFrame(b"b"))
+        self.assertEqual(protocol.messages, [(b"a", False)],
+                         "WebSocketProtocol.data: emptied, consumeData "
+                         "goes on")
+
+    def test_sendCloseFrame(self):
+        """
+        A close frame with any code and a reason
+        (C{WebSocketProtocol.sendCloseFrame}).
+        """
+        protocol, transport = openSocket()
+        internals.sendCloseFrame(protocol, 1008, "over the rate")
+        self.assertEqual(transport.value(),
+                         b"\x88\x0f\x03\xf0over the rate",
+                         "WebSocketProtocol.sendCloseFrame")
+
+    def test_dropMessage(self):
+        """
+        What a connection holds of a message begun is let go
+        (C{message_data}, C{frame_data}, C{data}).
+        """
+        protocol = begunMessage()
+        protocol.dataReceived(b"unf")
+        internals.dropMessage(protocol)
+        self.assertEqual((protocol.data, protocol.message_data,
+                          protocol.frame_data), (b"", None, None))
+
+    def test_framedText(self):
+        """
+        The frame of a prepared message (C{PreparedMessage.payloadHybi})
+        is what C{sendMessage} writes.
+        """
+        protocol, transport = openSocket()
+        protocol.sendMessage("caf\u00e9".encode("utf-8"))
+        self.assertEqual(
+            internals.framedText(protocol.factory,
+                                 "caf\u00e9".encode("utf-8")),
+            transport.value(), "PreparedMessage.payloadHybi")
+
+    def test_setLog(self):
+        """
+        The lines autobahn writes for a connection go to the log set
+        (C{WebSocketAdapterProtocol.log}): here, failing one.
+        """
+        lines = []
+
+        class Lines:
+            def __getattr__(self, level):
+                return lambda format=None, **fields: lines.append(
+                    (level, format))
+        protocol, transport = openSocket()
+        internals.setLog(protocol, Lines())
+        protocol.dataReceived(b"\x81\x01x")   # unmasked: a violation
+        self.assertIn(
+            "warn", [level for level, _ in lines],
+            "WebSocketAdapterProtocol.log: autobahn's warnings go "
+            "elsewhere")

@@ -159,6 +159,45 @@ class FaceGateTests(SynchronousTestCase):
         clock.advance(1.5)
         self.assertIsNone(gate.request("10.0.0.1"))
 
+    def test_charged(self):
+        """
+        A request charged more tokens (a large document) makes the
+        address's next requests wait, and past the overdraft refuses it.
+        """
+        clock = Clock()
+        gate, _ = faceGate(clock, WebLimits(requestRate=2, requestBurst=5,
+                                            requestOverdraft=10))
+        self.assertIsNone(gate.request("10.0.0.1"))
+        gate.charge("10.0.0.1", 4)
+        self.assertEqual(gate.request("10.0.0.1"), (0.5, False))
+        self.assertIsNone(gate.request("10.0.0.2"))
+        gate.charge("10.0.0.1", 10)
+        self.assertTrue(gate.refuses("10.0.0.1"))
+        gate.charge(None, 100)
+        gate.charge("10.0.0.2", 0)
+        self.assertFalse(gate.refuses("10.0.0.2"))
+
+    def test_hubDebtRefused(self):
+        """
+        An address in flooding debt at the hub's gate (a game port or
+        C{/ws}) is refused by the web port too, until the debt is paid
+        back in full.
+        """
+        clock = Clock()
+        gate, hubGate = faceGate(clock, WebLimits(), Limits(
+            requestRate=10, requestBurst=1, requestOverdraft=5))
+        bucket = hubGate.bucketFor("10.0.0.1")
+        bucket.overdraw()
+        hubGate.flooded("10.0.0.1", bucket)
+        self.assertTrue(gate.refuses("10.0.0.1"))
+        self.assertFalse(gate.refuses("10.0.0.2"))
+        # Past the overdraft no longer, but still owing: refused.
+        clock.advance(0.2)
+        self.assertFalse(hubGate.refuses("10.0.0.1"))
+        self.assertTrue(gate.refuses("10.0.0.1"))
+        clock.advance(0.5)
+        self.assertFalse(gate.refuses("10.0.0.1"))
+
     def test_bucketsBounded(self):
         """
         At most L{limits.MAX_DEBTORS} addresses' buckets are remembered.

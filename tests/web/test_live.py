@@ -77,6 +77,20 @@ class SpectatingTests(SynchronousTestCase):
             play("gomoku", ["a", "b"], spectating, clock, seed)
         self.assertEqual(list(spectating.games), ["live-4", "live-5"])
 
+    def test_finishedActionsBounded(self):
+        """
+        The finished games kept hold at most C{maxFinishedActions}
+        actions in all: the oldest are forgotten first.
+        """
+        clock = Clock()
+        plies = [play("gomoku", ["a", "b"], Spectating(clock), clock,
+                      seed)[1] for seed in range(4)]
+        spectating = Spectating(clock,
+                                maxFinishedActions=plies[2] + plies[3])
+        for seed in range(4):
+            play("gomoku", ["a", "b"], spectating, clock, seed)
+        self.assertEqual(list(spectating.games), ["live-3", "live-4"])
+
     def test_turnClock(self):
         """
         The turn carries the seconds left on its clock.

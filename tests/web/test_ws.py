@@ -18,10 +18,11 @@ from twisted.internet.address import IPv4Address
 from twisted.internet.task import Clock
 from twisted.python.failure import Failure
 from twisted.internet.error import ConnectionDone
-from twisted.logger import globalLogPublisher
+from twisted.logger import formatEvent, globalLogPublisher
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.accounts.websessions import Visitor
+from hub import limits
 from hub.limits import Limits, WebLimits
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
@@ -204,7 +205,7 @@ class HandshakeTests(SynchronousTestCase):
         """
         A browser's offer of permessage-deflate is declined: what the
         socket sends is framed once for every player
-        (L{ws.PlayFactory.prepared}), uncompressed.
+        (L{ws.PlayFactory.framed}), uncompressed.
         """
         channel, transport = self.face.connect(extra=[
             b"Sec-WebSocket-Extensions: permessage-deflate; "
@@ -480,19 +481,18 @@ class FrameTests(SynchronousTestCase):
             self.assertEqual(serverFrames(theirs),
                              [(1, text.encode("utf-8"))])
 
-    def test_sameTextPreparedOnce(self):
+    def test_sameTextFramedOnce(self):
         """
         The text sent to one player and then another is framed once
         (autobahn's C{prepareMessage}); another text is framed anew.
         """
         text = '{"type":"event"}'
         factory = self.socket.factory
-        prepared = factory.prepared(text)
-        self.assertIs(factory.prepared(text), prepared)
-        other = factory.prepared('{"type":"other"}')
-        self.assertIsNot(other, prepared)
-        self.assertEqual(serverFrames(other.payloadHybi),
-                         [(1, b'{"type":"other"}')])
+        framed = factory.framed(text)
+        self.assertIs(factory.framed(text), framed)
+        other = factory.framed('{"type":"other"}')
+        self.assertIsNot(other, framed)
+        self.assertEqual(serverFrames(other), [(1, b'{"type":"other"}')])
 
     def test_binary(self):
         """
@@ -637,6 +637,250 @@ class FrameTests(SynchronousTestCase):
         self.assertEqual(closeCode(self.transport.value()), 1000)
 
 
+def limited(limit):
+    """
+    How many connections L{limits.LIMITED_CONNECTIONS} counts for
+    C{limit}.
+    """
+    return limits.LIMITED_CONNECTIONS.labels(limit)._value.get()
+
+
+class FrameLimitTests(SynchronousTestCase):
+    """
+    Every frame counts toward the request rate; a message has a limit on
+    its frames and on its time; a limit closes the connection with its
+    close code, and nothing more of it is read.
+    """
+
+    def open(self, **kwargs):
+        """
+        A socket of a face with the L{Limits} C{kwargs}: C{(face, socket,
+        transport)}.
+        """
+        face = Face(limits=Limits(**kwargs))
+        self.addCleanup(face.stop)
+        channel, transport = face.connect()
+        transport.clear()
+        return face, socketOf(transport), transport
+
+    def assertCut(self, transport, code):
+        """
+        The connection was closed at once with close code C{code}.
+        """
+        frames = transport.value()
+        if frames.startswith(b"HTTP/"):
+            frames = frames.split(b"\r\n\r\n", 1)[1]
+        self.assertEqual(closeCode(frames), code)
+        self.assertTrue(transport.disconnecting)
+
+    def test_continuationsCount(self):
+        """
+        Empty continuation frames of a message not yet whole each count
+        toward the rate: past it the socket is not read.
+        """
+        face, socket, transport = self.open(
+            requestRate=10, requestBurst=5, requestOverdraft=100)
+        socket.dataReceived(clientFrame(b'{"type":', fin=False)
+                            + clientFrame(b"", opcode=0, fin=False) * 4)
+        self.assertEqual(transport.producerState, "producing")
+        socket.dataReceived(clientFrame(b"", opcode=0, fin=False))
+        self.assertEqual(transport.producerState, "paused")
+        face.clock.advance(1)
+        self.assertEqual(transport.producerState, "producing")
+
+    def test_controlFramesCount(self):
+        """
+        Pings, pongs and closes each count toward the rate.
+        """
+        face, socket, transport = self.open(
+            requestRate=10, requestBurst=2, requestOverdraft=0)
+        socket.dataReceived(clientFrame(b"p", opcode=9)
+                            + clientFrame(b"q", opcode=10))
+        self.assertEqual(transport.producerState, "producing")
+        socket.dataReceived(clientFrame(struct.pack("!H", 1000), opcode=8))
+        self.assertEqual(transport.producerState, "paused")
+
+    def test_pingFlood(self):
+        """
+        A flood of pings is answered up to the overdraft, then cut with
+        1008 (policy violation); the pings after it in the same read get
+        no pong, and the address's next connection is cut as it opens.
+        """
+        face, socket, transport = self.open(
+            requestRate=10, requestBurst=5, requestOverdraft=20)
+        before = limited(limits.REQUEST_RATE)
+        socket.dataReceived(clientFrame(b"ping", opcode=9) * 1000)
+        frames = serverFrames(transport.value())
+        self.assertEqual([op for op, _ in frames], [10] * 25 + [8])
+        self.assertCut(transport, ws.POLICY_VIOLATION)
+        self.assertEqual(limited(limits.REQUEST_RATE), before + 1)
+        # The address is refused at the web port, before a protocol, until
+        # its debt is paid back (21 frames at 10 a second).
+        self.assertEqual(face.connect(), (None, None))
+        face.clock.advance(2)
+        self.assertEqual(face.connect(), (None, None))
+        face.clock.advance(0.2)
+        channel, again = face.connect()
+        self.assertFalse(again.disconnecting)
+
+    def test_tooManyFrames(self):
+        """
+        A message may come in L{ws.MAX_FRAMES} frames; one in more closes
+        the connection with 1009 (message too big), and nothing after it
+        in the read is answered.
+        """
+        face, socket, transport = self.open()
+        fragments = [clientFrame(b'{"type":"frag"}', fin=False)]
+        fragments += [clientFrame(b"", opcode=0, fin=False)] * (
+            ws.MAX_FRAMES - 2)
+        fragments.append(clientFrame(b"", opcode=0))
+        socket.dataReceived(b"".join(fragments))
+        messages, closed = serverMessages(transport.value())
+        self.assertEqual([m["request"] for m in messages], ["frag"])
+        self.assertFalse(transport.disconnecting)
+        transport.clear()
+        before = limited(limits.WS_MESSAGE_FRAMES)
+        socket.dataReceived(
+            clientFrame(b'{"type":', fin=False)
+            + clientFrame(b"", opcode=0, fin=False) * ws.MAX_FRAMES
+            + clientFrame(b'"x"}', opcode=0)
+            + clientFrame(b'{"type":"after"}'))
+        self.assertEqual(serverMessages(transport.value())[0], [])
+        self.assertCut(transport, ws.MESSAGE_TOO_BIG)
+        self.assertEqual(limited(limits.WS_MESSAGE_FRAMES), before + 1)
+
+    def test_tooManyFramesIsAFlood(self):
+        """
+        A message in too many frames puts its address in flooding debt:
+        refused at the web port until the debt is paid back.
+        """
+        face, socket, transport = self.open(
+            requestRate=10, requestBurst=5, requestOverdraft=20)
+        socket.dataReceived(
+            clientFrame(b'{"type":', fin=False)
+            + clientFrame(b"", opcode=0, fin=False) * ws.MAX_FRAMES)
+        self.assertCut(transport, ws.MESSAGE_TOO_BIG)
+        self.assertEqual(face.connect(), (None, None))
+        face.clock.advance(2.2)
+        channel, again = face.connect()
+        self.assertFalse(again.disconnecting)
+
+    def test_emptyContinuationFlood(self):
+        """
+        A message that never ends, 100,000 empty continuations in 60 KB
+        reads: the connection is cut at the frame past L{ws.MAX_FRAMES},
+        and what the socket held of the message is let go.
+        """
+        face, socket, transport = self.open(
+            requestRate=100, requestBurst=200, requestOverdraft=200)
+        socket.dataReceived(clientFrame(b'{"type":', fin=False))
+        flood = clientFrame(b"", opcode=0, fin=False, mask=b"abcd") * 10000
+        for _ in range(10):
+            socket.dataReceived(flood)
+        self.assertCut(transport, ws.MESSAGE_TOO_BIG)
+        lose(transport)
+        self.assertFalse(socket.framePending())
+        self.assertIsNone(socket.message_data)
+
+    def test_messageTime(self):
+        """
+        A message begun must be whole within C{--frame-seconds}, however
+        its frames trickle in; past it the connection is closed with 1008.
+        """
+        face, socket, transport = self.open(frameSeconds=5)
+        socket.dataReceived(clientFrame(b'{"type":', fin=False))
+        for _ in range(4):
+            face.clock.advance(1)
+            socket.dataReceived(clientFrame(b" ", opcode=0, fin=False))
+        self.assertFalse(transport.disconnecting)
+        face.clock.advance(1)
+        self.assertCut(transport, ws.POLICY_VIOLATION)
+
+    def test_headerTime(self):
+        """
+        A frame header begun and not finished is timed as a message is.
+        """
+        face, socket, transport = self.open(frameSeconds=5)
+        socket.dataReceived(clientFrame(b'{"type":"lobby"}')[:3])
+        face.clock.advance(4)
+        self.assertFalse(transport.disconnecting)
+        face.clock.advance(1)
+        self.assertCut(transport, ws.POLICY_VIOLATION)
+
+    def test_wholeMessagesUntimed(self):
+        """
+        Whole messages, however many, leave nothing to time.
+        """
+        face, socket, transport = self.open(frameSeconds=5)
+        for _ in range(20):
+            socket.dataReceived(clientFrame(b'{"type":"lobby"}'))
+            face.clock.advance(1)
+        self.assertFalse(transport.disconnecting)
+
+    def test_partialMessageFreed(self):
+        """
+        What a socket holds of a message begun (up to L{ws.MAX_MESSAGE}
+        bytes) is let go when its connection is lost.
+        """
+        face, socket, transport = self.open()
+        socket.dataReceived(clientFrame(b"x" * 8000, fin=False)
+                            + clientFrame(b"y" * 100, opcode=0)[:50])
+        self.assertTrue(socket.framePending())
+        lose(transport)
+        self.assertFalse(socket.framePending())
+        self.assertIsNone(socket.message_data)
+
+    def test_longRead(self):
+        """
+        A read longer than L{ws.READ_PIECE} bytes, its frames cut across
+        the pieces it is parsed in, is read whole and in order.
+        """
+        face, socket, transport = self.open()
+        frames = [clientFrame(json.dumps({"type": "t%d" % (n,),
+                                          "pad": "x" * (n % 300)}))
+                  for n in range(200)]
+        data = b"".join(frames)
+        self.assertGreater(len(data), 4 * ws.READ_PIECE)
+        socket.dataReceived(data)
+        messages, closed = serverMessages(transport.value())
+        self.assertEqual([m["request"] for m in messages],
+                         ["t%d" % (n,) for n in range(200)])
+
+
+class SocketLogTests(SynchronousTestCase):
+    """
+    autobahn's lines for each connection go through the hub's summary:
+    one line per kind an interval, then a count.
+    """
+
+    def test_summarised(self):
+        """
+        Fifty connections autobahn fails (an unmasked frame) write one
+        line of each kind, and a count at the interval's end.
+        """
+        face = Face()
+        self.addCleanup(face.stop)
+        lines = []
+
+        def observe(event):
+            lines.append(formatEvent(event))
+        globalLogPublisher.addObserver(observe)
+        self.addCleanup(globalLogPublisher.removeObserver, observe)
+        for _ in range(50):
+            channel, transport = face.connect()
+            socketOf(transport).dataReceived(b"\x81\x01x")
+            self.assertTrue(transport.disconnecting)
+            lose(transport)
+        failed = [line for line in lines if "failing WebSocket" in line]
+        dropped = [line for line in lines if "dropping connection" in line]
+        self.assertEqual((len(failed), len(dropped)), (1, 1), lines)
+        face.clock.advance(limits.LOG_INTERVAL)
+        self.assertIn("49 more WebSocket connections failed in the last "
+                      "10s", lines)
+        self.assertIn("49 more WebSocket connections dropped in the last "
+                      "10s", lines)
+
+
 MESSAGES = [
     {"type": "hello", "version": 1, "name": "fuzz"},
     {"type": "lobby"},
@@ -681,6 +925,65 @@ def mutate(rng, text):
     return bytes(data)
 
 
+def fuzzedFrames(rng, payload):
+    """
+    The frames of one message C{payload} as a fuzzer sends them: cut into
+    one to L{ws.MAX_FRAMES} + 2 fragments (some empty), with control
+    frames between them, and now and then what the protocol forbids: an
+    RSV bit, a control frame over 125 bytes or fragmented, a continuation
+    or a new message out of place, a close or a cut in the middle.
+    """
+    count = rng.choice((1, 1, 1, 2, 3, rng.randint(1, ws.MAX_FRAMES + 2)))
+    cuts = sorted(rng.randint(0, len(payload)) for _ in range(count - 1))
+    pieces = [payload[a:b] for a, b in zip([0] + cuts,
+                                           cuts + [len(payload)])]
+    frames = []
+    for index, piece in enumerate(pieces):
+        frame = clientFrame(piece, opcode=0 if index else 1,
+                            fin=index == count - 1)
+        roll = rng.random()
+        if roll < 0.01:
+            frame = bytes([frame[0] | rng.choice((0x10, 0x20, 0x40))]) \
+                + frame[1:]
+        elif roll < 0.02:
+            frame = clientFrame(piece, opcode=rng.choice((0, 1, 3)),
+                                fin=rng.random() < 0.5)
+        frames.append(frame)
+        if index < count - 1 or rng.random() < 0.2:
+            roll = rng.random()
+            if roll < 0.15:
+                frames.append(clientFrame(os.urandom(rng.randrange(126)),
+                                          opcode=rng.choice((9, 10))))
+            elif roll < 0.17:
+                frames.append(clientFrame(b"p" * rng.randint(126, 300),
+                                          opcode=9))
+            elif roll < 0.18:
+                frames.append(clientFrame(b"p", opcode=9, fin=False))
+            elif roll < 0.19:
+                frames.append(clientFrame(
+                    struct.pack("!H", rng.choice((1000, 1001, 1008, 999,
+                                                  5000))), opcode=8))
+            elif roll < 0.20:
+                frames.append(clientFrame(b"", opcode=rng.choice((11, 3))))
+    if rng.random() < 0.02:
+        frames[-1] = frames[-1][:rng.randrange(len(frames[-1]))]
+    return frames
+
+
+def loggedFailures(testCase):
+    """
+    The list of the failures logged from now to the end of C{testCase}.
+    """
+    failures = []
+
+    def observe(event):
+        if event.get("log_failure") is not None:
+            failures.append(event)
+    globalLogPublisher.addObserver(observe)
+    testCase.addCleanup(globalLogPublisher.removeObserver, observe)
+    return failures
+
+
 class FuzzTests(SynchronousTestCase):
     """
     100,000 random and mutated frames: the hub answers or closes, never
@@ -691,13 +994,7 @@ class FuzzTests(SynchronousTestCase):
         face = Face(limits=Limits(maxSendBuffer=1 << 20))
         self.addCleanup(face.stop)
         rng = random.Random(2026)
-        failures = []
-
-        def observe(event):
-            if event.get("log_failure") is not None:
-                failures.append(event)
-        globalLogPublisher.addObserver(observe)
-        self.addCleanup(globalLogPublisher.removeObserver, observe)
+        failures = loggedFailures(self)
         texts = [json.dumps(m) for m in MESSAGES]
         channel = transport = None
         connections = 0
@@ -741,3 +1038,53 @@ class FuzzTests(SynchronousTestCase):
         self.assertEqual(list(face.hub.sessions), [])
         self.assertLess(grown, 64 * 1024, "max RSS grew by {} KiB".format(
             grown))
+
+    def test_frameFuzz(self):
+        """
+        20,000 messages cut into random frames, with what RFC 6455 allows
+        and forbids between them: empty continuations, pings and pongs
+        between fragments, control frames over 125 bytes, RSV bits,
+        continuations out of place, closes in the middle of a message,
+        too many frames; each read cut anywhere.  The hub answers or
+        closes, never raises, and holds nothing of the connections once
+        they are gone.
+        """
+        face = Face(limits=Limits(maxSendBuffer=1 << 20, frameSeconds=20,
+                                  requestRate=1000, requestBurst=2000,
+                                  requestOverdraft=2000))
+        self.addCleanup(face.stop)
+        rng = random.Random(33)
+        failures = loggedFailures(self)
+        texts = [json.dumps(m).encode("utf-8") for m in MESSAGES]
+        transport = socket = None
+        connections = cut = 0
+        for index in range(20000):
+            if transport is None or transport.disconnecting:
+                if transport is not None:
+                    lose(transport)
+                channel, transport = face.connect()
+                while transport is None:
+                    # Refused: its address flooded (too many frames).
+                    face.clock.advance(1)
+                    channel, transport = face.connect()
+                connections += 1
+                socket = socketOf(transport)
+                transport.clear()
+            data = b"".join(fuzzedFrames(rng, rng.choice(texts)))
+            while data:
+                size = rng.choice((len(data), rng.randrange(1, 40)))
+                socket.dataReceived(data[:size])
+                data = data[size:]
+            if transport.disconnecting:
+                cut += closeCode(transport.value()) is not None
+            transport.clear()
+            if index % 499 == 0:
+                face.clock.advance(rng.choice((1, 25)))
+        lose(transport)
+        face.clock.advance(60)
+        self.assertEqual(failures, [])
+        self.assertGreater(connections, 100)
+        self.assertGreater(cut, 10)
+        self.assertEqual(face.site.play.players, {})
+        self.assertEqual(face.site.gate.connections, 0)
+        self.assertEqual(list(face.hub.sessions), [])

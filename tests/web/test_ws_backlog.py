@@ -117,7 +117,7 @@ class BacklogTests(TestCase):
         web = webHub(self, 64 << 20)
         client = yield self.welcomed(web, "reader")
         socket = self.socketNamed(web, "reader")
-        writer = socket._writer
+        writer = socket.writer
         large = dumps({"type": "padding", "text": "x" * LARGE})
         socket.sendText(large)
         self.assertTrue(writer.buffered)
@@ -153,7 +153,7 @@ class BacklogTests(TestCase):
         socket.is_closed.addCallback(closed.callback)
         socket.sendText(dumps({"type": "padding", "text": "x" * LARGE}))
         yield closed.addTimeout(TIMEOUT, reactor)
-        self.assertTrue(socket._writer.closed)
+        self.assertTrue(socket.writer.closed)
         # The hub still answers the other browser.
         answered = client.waitType("lobby", seen=False)
         client.send({"type": "lobby"})

@@ -1,0 +1,261 @@
+"""
+The documents of C{/api/games/ID} that cost more than a request should: a
+finished game's, with its replay (the view before the first action and
+after each), is built once, at its first request, a few steps a reactor
+turn (a L{Cooperator} on the hub's clock), and kept as bytes with its
+ETag in a cache bounded by bytes (L{DocumentCache}, the least recently
+used let go first); requests that come meanwhile wait for the same
+build.  A live game's document is spliced from the texts the feed keeps
+(L{hub.web.live.LiveGame.snapshotText}).  docs/web.md, "Replays".
+"""
+
+import collections
+import hashlib
+import time
+
+import attr
+from twisted.internet import defer
+from twisted.internet.task import Cooperator
+
+from hub.records import codec
+from hub.web import replay, views
+from hub.web.live import moveText
+from hub.web.stream import encodeJSON
+
+#: Bytes of documents the cache keeps at most (three replays of 3,000
+#: checkers moves).
+MAX_BYTES = 4 << 20
+#: Seconds of building one reactor turn may take (then the reactor reads
+#: and writes before the next).
+SLICE_SECONDS = 0.003
+#: Steps of a replay built between two looks at the time.
+STEPS = 8
+#: How long a client may keep a stored game's document without asking
+#: again (a stored game never changes).
+STORED_CACHE = b"public, max-age=3600"
+#: A game that just ended, known by its live id (ids start again when
+#: the hub does): kept, but asked again each time (its ETag answers).
+FINISHED_CACHE = b"no-cache"
+
+
+@attr.s(frozen=True)
+class Document:
+    """
+    One game's JSON document, ready to send.
+
+    @ivar body: its bytes.
+    @ivar etag: its strong ETag (quoted).
+    @ivar cacheControl: its C{Cache-Control}.
+    @ivar head: how many bytes of C{body} come before its replay.
+    @ivar spectators: a finished live game's spectators it says, or None.
+    @ivar steps: the steps of its replay.
+    @ivar built: the steps built to answer this request: C{steps} for the
+        request whose arrival started the build, 0 for the others (the
+        cost L{hub.web.api} weighs it by).
+    """
+
+    body = attr.ib()
+    etag = attr.ib()
+    cacheControl = attr.ib()
+    head = attr.ib(default=0)
+    spectators = attr.ib(default=None)
+    steps = attr.ib(default=0)
+    built = attr.ib(default=0)
+
+    @classmethod
+    def of(cls, text, cacheControl, head=0, spectators=None, steps=0):
+        """
+        The document of the JSON text C{text} (ASCII, as
+        L{encodeJSON} writes it).
+        """
+        body = text.encode("ascii")
+        digest = hashlib.blake2b(body, digest_size=12).hexdigest()
+        return cls(body, b'"' + digest.encode("ascii") + b'"',
+                   cacheControl, head, spectators, steps)
+
+
+class DocumentCache:
+    """
+    L{Document}s by key, at most C{maxBytes} of their bodies: a new one
+    pushes out the least recently used; one larger than the whole cache
+    is not kept.
+
+    @ivar size: the bytes kept.
+    """
+
+    def __init__(self, maxBytes=MAX_BYTES):
+        self.maxBytes = maxBytes
+        self.size = 0
+        self._documents = collections.OrderedDict()
+
+    def __len__(self):
+        return len(self._documents)
+
+    def get(self, key):
+        """
+        The document kept under C{key} (now the most recently used), or
+        None.
+        """
+        document = self._documents.get(key)
+        if document is not None:
+            self._documents.move_to_end(key)
+        return document
+
+    def put(self, key, document):
+        """
+        Keep C{document} under C{key}, letting go of the least recently
+        used until it fits.
+        """
+        size = len(document.body)
+        if size > self.maxBytes:
+            return
+        old = self._documents.pop(key, None)
+        if old is not None:
+            self.size -= len(old.body)
+        while self._documents and self.size + size > self.maxBytes:
+            _, gone = self._documents.popitem(last=False)
+            self.size -= len(gone.body)
+        self._documents[key] = document
+        self.size += size
+
+
+def replayParts(kind, game, tableEvents, steps, moves=None):
+    """
+    Build a replay a few steps at a time: append to C{steps} the JSON text
+    of the view of C{game} (the position before the first action), then
+    after each action of C{tableEvents} (the events after
+    L{hub.tables.events.GameStarted}, any iterable), and to C{moves}
+    (unless None) the text of each move; yield every L{STEPS} steps.
+    """
+    viewOf = views.viewOf
+    steps.append(encodeJSON(viewOf(kind, game)))
+    replaying = replay.tableModule(kind).replaying(tableEvents, game)
+    for ply, (game, event) in enumerate(replaying, 1):
+        steps.append(encodeJSON(viewOf(kind, game)))
+        if moves is not None:
+            moves.append(moveText(kind, event, ply))
+        if ply % STEPS == 0:
+            yield None
+
+
+def _slice(seconds):
+    """
+    A termination predicate factory for a L{Cooperator}: each turn's work
+    ends once C{seconds} have passed.
+    """
+    def predicate():
+        end = time.monotonic() + seconds
+        return lambda: time.monotonic() >= end
+    return predicate
+
+
+class Replays:
+    """
+    The documents of finished games, each built once and cached.
+
+    @param clock: the hub's clock (its tracked clock: the build's turns
+        are cancelled with its other timers when the hub stops).
+    @ivar cache: the L{DocumentCache}.
+    @ivar builds: how many documents were built.
+    """
+
+    def __init__(self, clock, maxBytes=MAX_BYTES,
+                 sliceSeconds=SLICE_SECONDS):
+        self.cache = DocumentCache(maxBytes)
+        self.cooperator = Cooperator(
+            terminationPredicateFactory=_slice(sliceSeconds),
+            scheduler=lambda work: clock.callLater(0, work))
+        self.builds = 0
+        self._waiting = {}
+
+    def document(self, key, work, finish):
+        """
+        A Deferred of the L{Document} cached under C{key}; else C{work}
+        (an iterator, run a few steps a reactor turn) is run to its end,
+        and C{finish()} makes the document, which is cached.  While one
+        is built, the others who ask for it wait for it; the one who
+        started the build gets it with its C{built} steps.
+        """
+        cached = self.cache.get(key)
+        if cached is not None:
+            return defer.succeed(cached)
+        d = defer.Deferred()
+        waiting = self._waiting.get(key)
+        if waiting is not None:
+            waiting.append(d)
+            return d
+        self._waiting[key] = [d]
+        self.builds += 1
+        built = self.cooperator.coiterate(work)
+        built.addCallback(lambda _: finish())
+        built.addCallbacks(self._built, self._failed, (key,), None, (key,))
+        return d
+
+    def _built(self, document, key):
+        self.cache.put(key, document)
+        first, *others = self._waiting.pop(key)
+        first.callback(attr.evolve(document, built=document.steps))
+        for d in others:
+            d.callback(document)
+
+    def _failed(self, failure, key):
+        for d in self._waiting.pop(key):
+            d.errback(failure)
+
+    def recordDocument(self, record, head):
+        """
+        A Deferred of the L{Document} of a stored game (a
+        L{hub.records.record.GameRecord}), its JSON C{head} (the
+        record's fields) followed by its replay, its moves and its last
+        view.
+        """
+        kind = record.kind
+        steps, moves = [], []
+        started = record.startedAt
+        tableEvents = (codec.eventFromJSON(kind, event, started)
+                       for event in record.events)
+        work = replayParts(kind, replay.restore(kind, record.position),
+                           tableEvents, steps, moves)
+
+        def finish():
+            listed = ",".join(moves)
+            return Document.of(
+                '%s,"replay":{"steps":[%s],"moves":[%s]},"moves":[%s],'
+                '"view":%s}' % (encodeJSON(head)[:-1], ",".join(steps),
+                                listed, listed, steps[-1]), STORED_CACHE,
+                steps=len(steps))
+        return self.document(("stored", record.gameId), work, finish)
+
+    def finishedDocument(self, game):
+        """
+        A Deferred of the L{Document} of a finished live game (a
+        L{hub.web.live.LiveGame}): its snapshot and its replay (None when
+        it was too long to keep).  When its number of spectators changes,
+        the new snapshot is spliced to the replay already built.
+        """
+        snapshot = game.snapshotText()[:-1]
+        key = ("finished", game.id)
+        cached = self.cache.get(key)
+        if cached is not None:
+            if cached.spectators != game.spectators:
+                cached = Document.of(
+                    snapshot + cached.body[cached.head:].decode("ascii"),
+                    FINISHED_CACHE, len(snapshot), game.spectators,
+                    cached.steps)
+                self.cache.put(key, cached)
+            return defer.succeed(cached)
+        spectators = game.spectators
+        if not game.complete or game.initial is None:
+            return self.document(key, iter(()), lambda: Document.of(
+                snapshot + ',"replay":null}', FINISHED_CACHE,
+                len(snapshot), spectators))
+        steps = []
+        work = replayParts(game.kind, game.initial.copy(), game.events,
+                           steps)
+
+        def finish():
+            return Document.of(
+                '%s,"replay":{"steps":[%s],"moves":[%s]}}' % (
+                    snapshot, ",".join(steps), ",".join(game.moveTexts())),
+                FINISHED_CACHE, len(snapshot), spectators, len(steps))
+        return self.document(key, work, finish)
