@@ -16,7 +16,8 @@ and makes its table; L{replay} rebuilds a game from a table's events.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional
+from typing import (
+    Any, Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional)
 
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
@@ -25,7 +26,7 @@ from hub.games import checkers as rules
 from hub.ihub import ILobby, IStartPolicy, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import (
-    IllegalAction, NotSeated, Table, TableOptions, replayed)
+    IllegalAction, NotSeated, Table, TableOptions, replayed, startIfReady)
 
 KIND = "checkers"
 
@@ -71,6 +72,13 @@ class CheckersStartPolicy:
         self.options = options if options is not None else TableOptions()
         self.listenerFor = listenerFor
 
+    @property
+    def playerCounts(self) -> FrozenSet[int]:
+        """
+        The member counts that start: L{counts}.
+        """
+        return self.counts
+
     def canStart(self, room: Room) -> bool:
         """
         Everyone is ready and the member count is allowed.
@@ -105,10 +113,7 @@ class CheckersStartPolicy:
         A member left C{room} while no game runs: start the game if the
         members left are all ready and their count is allowed.
         """
-        if (room.members and not room.running and not lobby.draining
-                and lobby.room(room.kind, room.name) is room
-                and self.canStart(room)):
-            lobby.start(room)
+        startIfReady(self, lobby, room)
 
 
 class CheckersTable(Table):

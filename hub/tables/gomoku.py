@@ -23,7 +23,7 @@ from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from hub.games import gomoku as rules
-from hub.ihub import IStartPolicy, ITable, ITableListener, Room
+from hub.ihub import ILobby, IStartPolicy, ITable, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import IllegalAction, Table, TableOptions, replayed
 from hub.tables.events import ActionPlayed
@@ -228,6 +228,7 @@ class GomokuStartPolicy:
     """
 
     autoStart = False
+    playerCounts = frozenset([2])
 
     def __init__(
             self, clock: IReactorTime,
@@ -244,6 +245,11 @@ class GomokuStartPolicy:
         A guest is present and ready.
         """
         return len(room.members) == 2 and room.members[1].ready
+
+    def memberLeft(self, lobby: ILobby, room: Room) -> None:
+        """
+        Nothing: the owner starts a gomoku game.
+        """
 
     def newTable(self, room: Room) -> GomokuTable:
         """

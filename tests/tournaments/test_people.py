@@ -27,15 +27,19 @@ class PeopleTests:
 
     def setUp(self):
         self.database = support.openDatabase(self, self.databaseURL())
-        self.hub = PlayHub()
+        self.hub = PlayHub(director=self.makeDirector)
         self.addCleanup(self.hub.stop)
-        policies = {kind: factory.policy
-                    for kind, factory in self.hub.factories.items()}
-        self.director = Director(self.database, self.hub.lobby,
-                                 self.hub.hub.clock, policies.__getitem__)
+        self.director = self.hub.director
         self.addCleanup(self.director.stop)
-        self.hub.play.tournaments = self.director
-        self.director.listeners.append(self.hub.play)
+
+    def makeDirector(self, hub):
+        """
+        The director of C{hub}'s pairings, over its protocols' policies.
+        """
+        policies = {kind: factory.policy
+                    for kind, factory in hub.factories.items()}
+        return Director(self.database, hub.lobby, hub.hub.clock,
+                        policies.__getitem__)
 
     def write(self, interaction, *args):
         return self.database.runInteraction(interaction, *args, write=True)

@@ -45,7 +45,6 @@ class BotLevelTests(SynchronousTestCase):
             browser.send({"type": "create", "kind": "checkers",
                           "room": "r{}".format(level), "players": 3,
                           "seat": 1, "bots": True, "level": level})
-            browser.send({"type": "ready"})
             self.hub.clock.advance(0)
             self.assertEqual(pilotLevels(browser), {0: level, 2: level})
             self.assertEqual(
@@ -246,8 +245,7 @@ class ClusterTests(SynchronousTestCase):
 
     def setUp(self):
         self.directory = FakeDirectory()
-        self.hub = PlayHub(directory=self.directory)
-        self.hub.play.lobbyFeed = Feed(self.hub)
+        self.hub = PlayHub(directory=self.directory, lobbyFeed=Feed)
         self.addCleanup(self.hub.stop)
 
     def test_claimed(self):
