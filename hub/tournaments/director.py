@@ -89,10 +89,7 @@ class TournamentPolicy:
 
     @property
     def options(self) -> Any:
-        """
-        The kind's table options, with the event's turn clock if it has
-        one.
-        """
+        # The kind's, with the event's turn clock if it has one.
         options = self.inner.options
         if self.turnSeconds is not None:
             options = attr.evolve(options, turnSeconds=self.turnSeconds)
@@ -100,9 +97,7 @@ class TournamentPolicy:
 
     @property
     def playerCounts(self) -> FrozenSet[int]:
-        """
-        The pairing's players, all of them.
-        """
+        # The pairing's players, all of them.
         return frozenset([len(self.names)])
 
     def canStart(self, room: Any) -> bool:
@@ -130,10 +125,7 @@ class TournamentPolicy:
         return inner.newTable(room)
 
     def memberLeft(self, lobby: Any, room: Any) -> None:
-        """
-        Start the game if the members left are the pairing's players, all
-        ready (as the kind's policy would, with this one's rule).
-        """
+        # As the kind's policy would, with this one's canStart.
         startIfReady(self, lobby, room)
 
 
@@ -216,10 +208,7 @@ class Director:
 
     @ivar running: Event id -> L{RunningEvent}.
     @ivar rooms: C{(kind, room name)} -> L{LivePairing}.
-    @ivar listeners: Objects told C{eventChanged(eventId)}
-        (L{hub.tournaments.interfaces.ITournamentListener}) and, if they
-        have it, C{gameReady(eventId, kind, room, seats)} when a
-        pairing's room opens (the browser players).
+    @ivar listeners: The L{ITournamentListener}s (L{addListener}).
     """
 
     log = Logger()
@@ -246,8 +235,8 @@ class Director:
 
     def addListener(self, listener: ITournamentListener) -> None:
         """
-        Tell C{listener} of every change from now on (and, an
-        L{IGameReadyListener}, of every pairing's room opening).
+        Tell C{listener} of every change from now on; an
+        L{IGameReadyListener} of every pairing's room opening too.
         """
         self.listeners.append(listener)
 
@@ -543,7 +532,7 @@ class Director:
     def _ready(self, run: RunningEvent, kind: str, room: str,
                seats: Sequence[str]) -> None:
         """
-        Tell the listeners that have a C{gameReady} (the browser players,
+        Tell the L{IGameReadyListener}s (the browser players,
         L{hub.web.play}) that C{room} waits for its C{seats}.
         """
         for listener in list(self.listeners):

@@ -13,7 +13,8 @@ length, a level's range, an action's shape) is the handlers' to check.
 
 import json
 import typing
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from typing import (
+    Any, Callable, ClassVar, Dict, List, Optional, Tuple, Union)
 from urllib.parse import urlencode
 
 import attr
@@ -41,34 +42,24 @@ def dumps(message: Dict[str, Any]) -> str:
     return _ENCODER.encode(message)
 
 
-# Browser to hub.
+# Browser to hub: what a C{type} reads into.
 
-def request(name: str) -> Callable[[type], type]:
-    """
-    Declare a request class: frozen attrs, read from the message whose
-    C{type} is C{name}.
-    """
-    def declare(cls: type) -> type:
-        cls = attr.s(frozen=True, auto_attribs=True)(cls)
-        cls.TYPE = name  # type: ignore[attr-defined]
-        return cls
-    return declare
-
-
-@request("hello")
+@attr.frozen
 class Hello:
+    TYPE: ClassVar[str] = "hello"
     version: int
     name: Optional[str] = None
     resume: Optional[str] = None
 
 
-@request("lobby")
+@attr.frozen
 class LobbyRequest:
-    pass
+    TYPE: ClassVar[str] = "lobby"
 
 
-@request("create")
+@attr.frozen
 class Create:
+    TYPE: ClassVar[str] = "create"
     kind: str
     room: Optional[str] = None
     password: str = ""
@@ -78,60 +69,65 @@ class Create:
     players: Optional[int] = None
 
 
-@request("join")
+@attr.frozen
 class Join:
+    TYPE: ClassVar[str] = "join"
     kind: str
     room: Optional[str] = None
     password: str = ""
 
 
-@request("quick")
+@attr.frozen
 class Quick:
+    TYPE: ClassVar[str] = "quick"
     kind: str
     seat: Optional[int] = None
     players: Optional[int] = None
 
 
-@request("bots")
+@attr.frozen
 class Bots:
+    TYPE: ClassVar[str] = "bots"
     count: int = 1
     level: int = 2
 
 
-@request("leave")
+@attr.frozen
 class Leave:
-    pass
+    TYPE: ClassVar[str] = "leave"
 
 
-@request("ready")
+@attr.frozen
 class Ready:
+    TYPE: ClassVar[str] = "ready"
     ready: bool = True
 
 
-@request("start")
+@attr.frozen
 class Start:
-    pass
+    TYPE: ClassVar[str] = "start"
 
 
-@request("act")
+@attr.frozen
 class Act:
+    TYPE: ClassVar[str] = "act"
     #: Any JSON value but null: the game's module reads it.
     action: Any
 
 
-@request("resign")
+@attr.frozen
 class Resign:
-    pass
+    TYPE: ClassVar[str] = "resign"
 
 
-@request("hint")
+@attr.frozen
 class Hint:
-    pass
+    TYPE: ClassVar[str] = "hint"
 
 
 #: Every request class by its message type.
-REQUESTS: Dict[str, type] = {
-    cls.TYPE: cls for cls in (  # type: ignore[attr-defined]
+REQUESTS: Dict[str, Any] = {
+    cls.TYPE: cls for cls in (
         Hello, LobbyRequest, Create, Join, Quick, Bots, Leave, Ready,
         Start, Act, Resign, Hint)}
 
@@ -232,22 +228,12 @@ def decode(text: str) -> Any:
     return typed(parse(text))
 
 
-# Hub to browser.
+# Hub to browser: each written by L{encode}, C{"type"} first, then its
+# fields in order.
 
-def reply(name: str) -> Callable[[type], type]:
-    """
-    Declare a message class the hub sends: frozen attrs, written by
-    L{encode} with C{"type": name} first, then its fields in order.
-    """
-    def declare(cls: type) -> type:
-        cls = attr.s(frozen=True, auto_attribs=True)(cls)
-        cls.TYPE = name  # type: ignore[attr-defined]
-        return cls
-    return declare
-
-
-@reply("welcome")
+@attr.frozen
 class Welcome:
+    TYPE: ClassVar[str] = "welcome"
     version: int
     name: str
     guest: bool
@@ -259,26 +245,30 @@ class Welcome:
     levels: List[int]
 
 
-@reply("room")
+@attr.frozen
 class RoomState:
+    TYPE: ClassVar[str] = "room"
     #: The player's room (docs/protocols/web.md), or None.
     room: Optional[Dict[str, Any]]
 
 
-@reply("error")
+@attr.frozen
 class Error:
+    TYPE: ClassVar[str] = "error"
     code: str
     message: str
     request: Optional[str]
 
 
-@reply("hint")
+@attr.frozen
 class HintReply:
+    TYPE: ClassVar[str] = "hint"
     action: Any
 
 
-@reply("game-ready")
+@attr.frozen
 class GameReady:
+    TYPE: ClassVar[str] = "game-ready"
     event: int
     kind: str
     room: str
@@ -286,8 +276,9 @@ class GameReady:
     url: str
 
 
-@reply("game-gone")
+@attr.frozen
 class GameGone:
+    TYPE: ClassVar[str] = "game-gone"
     event: int
     kind: str
     room: str

@@ -9,6 +9,7 @@ A room made here is a room of the kind's protocol (its start policy, its
 seating), so that legacy clients play at the same tables.
 """
 
+import functools
 import itertools
 import secrets
 from typing import Any, Callable, Dict, List, Mapping, Optional
@@ -159,7 +160,7 @@ class WebPlay:
         if self.spectating is None:
             return None
         game = self.spectating.gameOf(table)
-        return None if game is None else game.id  # type: ignore
+        return None if game is None else str(game.id)
 
     def sharedText(self, game: GamePlay, table: Any, event: Any) -> str:
         """
@@ -402,12 +403,13 @@ class WebPlay:
         players = game.players(message.players, False)
         seat = game.defaultSeat if message.seat is None else message.seat
         game.checkSeat(players, seat)
+        make: Callable[[], Any]
         if message.bots:
-            make = lambda: self.playBots(  # noqa: E731
-                player, game, name, key, players, seat, level)
+            make = functools.partial(self.playBots, player, game, name, key,
+                                     players, seat, level)
         else:
-            make = lambda: self.makeRoom(  # noqa: E731
-                player, game, name, key, players, seat)
+            make = functools.partial(self.makeRoom, player, game, name, key,
+                                     players, seat)
         if not game.namedRooms:
             return make()
         return self.claimed(player, game.kind, name, make)
@@ -610,8 +612,8 @@ class WebPlay:
         seat = game.defaultSeat if message.seat is None else message.seat
         game.checkSeat(players, seat)
         name = self.freeRoomName(game.kind, player.name)
-        return self.claimed(player, game.kind, name, lambda: self.makeRoom(
-            player, game, name, "", players, seat))
+        return self.claimed(player, game.kind, name, functools.partial(
+            self.makeRoom, player, game, name, "", players, seat))
 
     def freeRoomName(self, kind: str, base: str) -> str:
         """

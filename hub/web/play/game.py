@@ -253,6 +253,8 @@ class GamePlay:
     def newRoom(self, lobby: ILobby, name: Optional[str], session: ISession,
                 observer: IRoomObserver, password: str,
                 settings: Dict[str, Any]) -> Room:
+        if name is None:
+            raise PlayError(BAD_MESSAGE, "room is required")
         room = lobby.createRoom(self.kind, name, session, observer,
                                 self.policy, self.capacity,
                                 password=password)
@@ -266,9 +268,9 @@ class GamePlay:
     def leaveTable(self, lobby: ILobby, room: Room, session: ISession,
                    table: Optional[ITable], seat: Optional[int]) -> None:
         lobby.leave(session)
-        if table is not None:
+        if table is not None and seat is not None:
             table.drop(seat)
-        else:
+        elif table is None:
             # The others may start without the player.
             room.policy.memberLeft(lobby, room)
 

@@ -86,7 +86,7 @@ class GomokuPlay(GamePlay):
 
     def leaveTable(self, lobby: ILobby, room: Room, session: ISession,
                    table: Optional[ITable], seat: Optional[int]) -> None:
-        if table is None:
+        if table is None or seat is None:
             GamePlay.leaveTable(self, lobby, room, session, table, seat)
             return
         # The forfeit first: the room stays, the others in it.

@@ -16,8 +16,7 @@ from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 from zope.interface import Attribute, Interface, implementer
 
-from hub.ihub import ITableListener
-from hub.lobby import RoomObserver
+from hub.ihub import IRoomObserver, ITableListener
 from hub.tables import events
 from hub.web.play.codec import RoomState, dumps, encode
 
@@ -53,7 +52,8 @@ def tokenKey(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
-class RoomBot(RoomObserver):
+@implementer(IRoomObserver)
+class RoomBot:
     """
     A bot filling an empty seat of a room: a member with its own session,
     always ready, whose seat the table's takeover plays from the start.
@@ -66,6 +66,20 @@ class RoomBot(RoomObserver):
         self.play = play
         self.level = level
         self.session: Any = None
+
+    # What happens in the room before its game is nothing to a bot.
+
+    def memberJoined(self, room: Any, actor: Any) -> None:
+        pass
+
+    def memberLeft(self, room: Any, actor: Any, previousOwner: Any) -> None:
+        pass
+
+    def readyChanged(self, room: Any, actor: Any) -> None:
+        pass
+
+    def roleChanged(self, room: Any, actor: Any) -> None:
+        pass
 
     def gameStarted(self, room: Any) -> None:
         seat = room.memberOf(self.session).seat
@@ -98,8 +112,8 @@ def isBot(member: Any) -> bool:
     return isinstance(member.observer, RoomBot)
 
 
-@implementer(ITableListener)
-class WebPlayer(RoomObserver):
+@implementer(IRoomObserver, ITableListener)
+class WebPlayer:
     """
     One browser player.
 
@@ -262,16 +276,18 @@ class WebPlayer(RoomObserver):
             return
         handler = self._handlers.get(type(event))
         if handler is None:
-            handler = getattr(type(self), "on" + events.eventName(event),
-                              WebPlayer.sendFields)
-            self._handlers[type(event)] = handler
+            found: Callable[..., None] = getattr(
+                type(self), "on" + events.eventName(event),
+                WebPlayer.sendFields)
+            handler = self._handlers[type(event)] = found
         handler(self, table, event)
 
     def sendFields(self, table: Any, event: Any) -> None:
         """
         Send C{event} with its fields, but its time.
         """
-        message = {"type": "event", "event": events.eventName(event)}
+        message: Dict[str, Any] = {"type": "event",
+                                   "event": events.eventName(event)}
         for attribute in attr.fields(type(event)):
             if attribute.name != "at":
                 value = getattr(event, attribute.name)

@@ -30,7 +30,9 @@ class PairingRooms:
         The entrants of the pairing whose room C{room} is, waiting for
         its players, or None.
         """
-        return self.director.pairingOf(kind, room)
+        seats: Optional[Tuple[str, ...]] = self.director.pairingOf(
+            kind, room)
+        return seats
 
     def join(self, player: Any, game: Any, room: str) -> None:
         """
