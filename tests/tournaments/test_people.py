@@ -177,6 +177,63 @@ class PeopleTests:
         self.assertNotEqual(dan.player.room.name, room)
 
 
+    @defer.inlineCallbacks
+    def playRound(self, eventId, browsers):
+        """
+        The entrants (C{browsers} by name) join their game's room, the
+        first in the pairing resigns, and the result is stored.
+
+        @return: the room.
+        """
+        room = self.director.roomFor(eventId, "Alice")
+        seats = self.director.pairingOf("gomoku", room)
+        for name in seats:
+            browsers[name].send({"type": "join", "kind": "gomoku",
+                                 "room": room})
+        self.hub.clock.advance(START_GRACE)
+        browsers[seats[0]].send({"type": "resign"})
+        yield self.settle()
+        return room
+
+    @defer.inlineCallbacks
+    def test_laterGameFromTheLastOnesRoom(self):
+        """
+        After a gomoku game of an event, its players are still in its
+        room (a gomoku room outlives its game); the next game's room is
+        joined from there, the hub taking them out of the last one.
+        """
+        eventId = yield self.startEvent(["Alice", "Bob"])
+        browsers = {name: self.account(name) for name in ("Alice", "Bob")}
+        first = yield self.playRound(eventId, browsers)
+        self.assertEqual(browsers["Alice"].player.room.name, first)
+        second = yield self.playRound(eventId, browsers)
+        self.assertNotEqual(second, first)
+        self.assertEqual([c for b in browsers.values() for c in b.errors()],
+                         [])
+        self.assertEqual(len(self.hub.recorder.ofType(events.GameStarted)),
+                         2)
+        self.assertEqual(browsers["Alice"].player.room.name, second)
+
+    @defer.inlineCallbacks
+    def test_toldWhenTheGameIsGone(self):
+        """
+        An entrant told that a game waits is told that it is gone once
+        it no longer does (it began, or, here, it was forfeited as a
+        no-show); one told of nothing hears nothing.
+        """
+        alice, carol = self.account("Alice"), self.account("Carol")
+        eventId = yield self.startEvent(["Alice", "Bob"])
+        room = self.director.roomFor(eventId, "Alice")
+        self.assertEqual(alice.of("game-gone"), [])
+        self.director.rooms[("gomoku", room)].deadline.reset(0)
+        self.hub.clock.advance(1)
+        yield self.settle()
+        self.assertEqual(alice.of("game-gone"), [
+            {"type": "game-gone", "event": eventId, "kind": "gomoku",
+             "room": room}])
+        self.assertEqual(carol.of("game-gone"), [])
+
+
 class SQLitePeopleTests(support.SQLiteMixin, PeopleTests, TestCase):
     pass
 

@@ -254,7 +254,8 @@ class PhoneTests(SynchronousTestCase):
         self.checkLayout("a waiting room")
         self.enterOn("#fill-bots")
         self.enterOn("#ready")
-        self.wait(lambda: len(self.find("#seats li")) == 3, "no game")
+        self.wait(lambda: self.turn() in ("yours", "theirs"), "no game")
+        self.wait(lambda: len(self.find("#seats li")) == 3, "no seats")
         self.wait(lambda: len(self.find("#seats li .tag")) >= 3,
                   "the bots are not marked")
         # The bots are named after their level.
