@@ -98,18 +98,22 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         self.wait(lambda: self.statusData("turn") == "over",
                   "the game never ended")
 
-    def test_enterAndPlay(self):
+    def enterEvent(self, name):
+        """
+        Create a gomoku round robin called C{name} with an engine entrant
+        (a level-1 C{hub.bots}); a person registers (and is logged in) as
+        erin and enters it from its page.
+
+        @return: the event's id and its page's path.
+        """
         eventId = int(self.cli(
-            "create", "--name", "People cup", "--game", "gomoku",
+            "create", "--name", name, "--game", "gomoku",
             "--format", "round-robin").splitlines()[-1])
         self.cli("engine", "add", str(eventId), "robot1", "--",
                  sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
                  "--count", "1", "--name", "robot", "--room", "{room}",
                  "--level", "1", "--delay", "0", "--seed", "5")
         page = "/tournaments/%d" % (eventId,)
-
-        # A person registers (and is logged in), and enters the event
-        # from its page.
         self.open("/register")
         self.fill("form.register", name="erin", password=PASSWORD,
                   again=PASSWORD)
@@ -117,6 +121,10 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         self.open(page)
         self.click("#entry-enter")
         self.wait(lambda: self.find("#entry-withdraw"), "not entered")
+        return eventId, page
+
+    def test_enterAndPlay(self):
+        eventId, page = self.enterEvent("People cup")
         self.assertIn("erin", self.one("ul.entrants").text)
         self.assertTrue(self.one("#game-ready").get_attribute("hidden"))
 
@@ -181,21 +189,7 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         over), with no error shown and no notice of a game that waits no
         more.
         """
-        eventId = int(self.cli(
-            "create", "--name", "Links cup", "--game", "gomoku",
-            "--format", "round-robin").splitlines()[-1])
-        self.cli("engine", "add", str(eventId), "robot1", "--",
-                 sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
-                 "--count", "1", "--name", "robot", "--room", "{room}",
-                 "--level", "1", "--delay", "0", "--seed", "5")
-        page = "/tournaments/%d" % (eventId,)
-        self.open("/register")
-        self.fill("form.register", name="erin", password=PASSWORD,
-                  again=PASSWORD)
-        self.wait(lambda: self.heading() == "Registered", "not registered")
-        self.open(page)
-        self.click("#entry-enter")
-        self.wait(lambda: self.find("#entry-withdraw"), "not entered")
+        eventId, page = self.enterEvent("Links cup")
         self.cli("start", str(eventId))
         for round in (1, 2):
             room = "%d-%d-1" % (eventId, round)

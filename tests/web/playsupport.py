@@ -77,6 +77,25 @@ class Browser:
         del self.messages[:]
 
 
+class HubNowFeed:
+    """
+    A lobby feed (as L{hub.web.now.LobbyFeed}) built anew on each request
+    (the web face's caches a second) from a L{PlayHub}.
+    """
+
+    def __init__(self, hub):
+        self.hub = hub
+
+    def now(self):
+        from hub.web.live import Spectating
+        from hub.web.now import hubNow
+        return hubNow(self.hub.lobby, self.hub.sessions,
+                      Spectating(self.hub.hub.clock))
+
+    def encoded(self, encode):
+        return encode(self.now())
+
+
 def playGames(factories):
     """
     Browser play's game modules over the legacy C{factories} (by kind),

@@ -15,7 +15,7 @@ from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
 from hub.wire import splendor as splendorWire
 
-from tests.web.playsupport import PlayHub, playTurns
+from tests.web.playsupport import HubNowFeed, PlayHub, playTurns
 
 
 def checkersLines(transport):
@@ -283,7 +283,7 @@ class GomokuTests(SynchronousTestCase):
     """
 
     def setUp(self):
-        self.hub = PlayHub(lobbyFeed=_Feed)
+        self.hub = PlayHub(lobbyFeed=HubNowFeed)
         self.addCleanup(self.hub.stop)
         self.tcp, self.transport = self.hub.legacy("gomoku")
         self.tcpSend(gomokuWire.regMessage("bob", 1))
@@ -422,21 +422,6 @@ class GomokuTests(SynchronousTestCase):
         ended = browser.last("event", "GameEnded")
         self.assertEqual(ended["reason"], events.FORFEIT)
         self.assertEqual(ended["winner"], 0)
-
-
-class _Feed:
-    """
-    A lobby feed built on each request (the web face's caches a second).
-    """
-
-    def __init__(self, hub):
-        self.hub = hub
-
-    def encoded(self, encode):
-        from hub.web.live import Spectating
-        from hub.web.now import hubNow
-        return encode(hubNow(self.hub.lobby, self.hub.sessions,
-                             Spectating(self.hub.hub.clock)))
 
 
 class SplendorTests(SynchronousTestCase):

@@ -19,7 +19,7 @@ from hub.tables.events import GameEnded
 from hub.web.play import codec
 from hub.web.play.errors import BAD_MESSAGE, INTERNAL, PlayError
 
-from tests.web.playsupport import PlayHub
+from tests.web.playsupport import HubNowFeed, PlayHub
 
 #: A value of each JSON type.
 JSON_VALUES = {"null": None, "true": True, "false": False, "int": 3,
@@ -46,21 +46,6 @@ VALID = {
 }
 
 
-class Feed:
-    """
-    A lobby feed built on each request.
-    """
-
-    def __init__(self, hub):
-        self.hub = hub
-
-    def encoded(self, encode):
-        from hub.web.live import Spectating
-        from hub.web.now import hubNow
-        return encode(hubNow(self.hub.lobby, self.hub.sessions,
-                             Spectating(self.hub.hub.clock)))
-
-
 def fuzzerHub(state):
     """
     A L{PlayHub} and a browser in C{state}: C{"new"} (no hello yet),
@@ -68,7 +53,7 @@ def fuzzerHub(state):
     playing against bots (C{"gomoku-game"}...) or after a game
     (C{"over"}).
     """
-    hub = PlayHub(lobbyFeed=Feed)
+    hub = PlayHub(lobbyFeed=HubNowFeed)
     browser = hub.browser()
     if state == "new":
         return hub, browser

@@ -11,7 +11,7 @@ from hub.cluster.directory import DirectoryUnavailable
 from hub.web import play as playing
 from hub.web.remoterooms import RemoteRooms, remoteRoom
 
-from tests.web.playsupport import PlayHub, playTurns
+from tests.web.playsupport import HubNowFeed, PlayHub, playTurns
 
 
 def pilotLevels(browser):
@@ -292,21 +292,6 @@ class FakeDirectory:
         return defer.succeed(self.listed[kind])
 
 
-class Feed:
-    """
-    A lobby feed built on each request.
-    """
-
-    def __init__(self, hub):
-        self.hub = hub
-
-    def now(self):
-        from hub.web.live import Spectating
-        from hub.web.now import hubNow
-        return hubNow(self.hub.lobby, self.hub.sessions,
-                      Spectating(self.hub.hub.clock))
-
-
 class ClusterTests(SynchronousTestCase):
     """
     With a cluster, a room made in the browser is claimed in the room
@@ -315,7 +300,7 @@ class ClusterTests(SynchronousTestCase):
 
     def setUp(self):
         self.directory = FakeDirectory()
-        self.hub = PlayHub(directory=self.directory, lobbyFeed=Feed)
+        self.hub = PlayHub(directory=self.directory, lobbyFeed=HubNowFeed)
         self.addCleanup(self.hub.stop)
 
     def test_claimed(self):
