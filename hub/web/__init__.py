@@ -9,5 +9,7 @@ C{/metrics}.  Read-only: nothing here writes the game.
     api.py      the JSON resources
     pages.py    the HTML pages (twisted.web.template)
     site.py     the resource tree and the L{twisted.web.server.Site}
+    ws.py       C{/ws}, the WebSocket of browser play
+    play/       browser play: its messages, its core, a module per game
     static/     the pages' JavaScript and CSS, plain files
 """

@@ -396,7 +396,8 @@ class WebPlay:
         """
         game = self.gameOf(message.kind)
         if not game.namedRooms and not message.bots:
-            return self.join(player, codec.Join(message.kind))
+            return self.join(player, codec.Join(
+                message.kind, message.room, message.password))
         name = roomName(message.room, game.namedRooms)
         key = password(message.password)
         level = botLevel(message.level)
