@@ -2,10 +2,11 @@
 People in events (L{hub.web.play} with L{hub.tournaments.director}): a
 logged-in entrant is told over C{/ws} that a game waits ("game-ready"),
 when its room opens and at its C{hello}; joining that room seats the
-entrant in the pairing's seat (colour) and nobody else; a Splendor
-table, whose seats carry no names, is counted for the accounts that the
-browser play seated.  A real director on SQLite and PostgreSQL, a hub on a L{Clock},
-in-memory browsers.
+entrant in the pairing's seat (colour) and nobody else, from the room of
+the game before too; a game that waits no more is said gone
+("game-gone"); a Splendor table, whose seats carry no names, is counted
+for the accounts that the browser play seated.  A real director on
+SQLite and PostgreSQL, a hub on a L{Clock}, in-memory browsers.
 """
 
 from twisted.internet import defer

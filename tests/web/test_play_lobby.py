@@ -1,7 +1,8 @@
 """
 Tests for the lobby side of L{hub.web.play}: bots at the level asked
-for, playing a bot at once, quick play, and rooms made in the browser on a node of a cluster
-(claimed in the room directory, the other nodes' rooms in the lobby).
+for, playing a bot at once, quick play, and rooms made in the browser on
+a node of a cluster (claimed in the room directory, the other nodes'
+rooms in the lobby).
 """
 
 from twisted.internet import defer

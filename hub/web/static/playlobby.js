@@ -87,13 +87,13 @@ function withPlayers(game, message) {
   return message;
 }
 
-// Play a bot, at once: you in the seat chosen, bots of the level chosen
-// in the others, and the game starts by itself.
+// Play a bot, at once: you in the first seat (gomoku: black), bots of
+// the level chosen in the others, and the game starts by itself.
 export function newGame(kind) {
   const game = GAMES[kind], state = page.state;
   if (state.room) page.send({type: "leave"});
   page.resetGame();
-  const message = {type: "create", kind, seat: seatOf(game), bots: true,
+  const message = {type: "create", kind, seat: 0, bots: true,
                    level: level()};
   if (game.namedRooms) {
     message.room = `web-${state.welcome.name}-${Date.now() % 100000}`;
