@@ -226,6 +226,10 @@ class IStartPolicy(Interface):
 
     autoStart = Attribute(
         "True if the game starts by itself as soon as canStart allows.")
+    options = Attribute(
+        "The hub.tables.base.TableOptions of the tables it makes.")
+    playerCounts = Attribute(
+        "The member counts a game may start with (a frozenset of int).")
 
     def canStart(room: Room) -> bool:
         """
@@ -237,6 +241,39 @@ class IStartPolicy(Interface):
         Make the table (an L{ITable}, not started) for C{room}'s members,
         with the adapter's own listener attached, and set each member's
         C{seat}; called once canStart is true.
+        """
+
+    def memberLeft(lobby: ILobby, room: Room) -> None:
+        """
+        A member left C{room} while no game runs: a policy that starts by
+        itself starts the game if the members left may play it.
+        """
+
+
+class ISeating(Interface):
+    """
+    Where the players of a game kind without named rooms (Splendor) sit:
+    the table a Unity client's INIT seats at.
+    """
+
+    def seat(session: ISession, observer: IRoomObserver,
+             preferred: Optional[str] = None) -> None:
+        """
+        Seat C{session} at the open table, or at a new one.
+
+        @raise hub.lobby.LobbyError: a subclass saying why not.
+        """
+
+    def seatApart(session: ISession, observer: IRoomObserver) -> Room:
+        """
+        Seat C{session} at a new table of its own (a game against bots),
+        which no INIT is seated at before its game starts.
+        """
+
+    def leave(session: ISession) -> None:
+        """
+        C{session} is gone: before the game the others may now start;
+        during it the table drops the seat.
         """
 
 
@@ -336,10 +373,28 @@ class ITable(Interface):
     seats = Attribute("The L{hub.tables.events.Seat}s in seat order.")
     game = Attribute("The L{IGameRules} state.")
     over = Attribute("True once the game has ended.")
+    takeover = Attribute(
+        "The seats a bot plays: C{seat in table.takeover}.")
 
     def addListener(listener: ITableListener) -> None:
         """
         Tell C{listener} (an L{ITableListener}) of every later event.
+        """
+
+    def removeListener(listener: ITableListener) -> None:
+        """
+        Tell C{listener} nothing more.
+        """
+
+    def now() -> float:
+        """
+        The table clock's time.
+        """
+
+    def takeOver(seat: int, seed: Optional[int] = None,
+                 level: Optional[int] = None) -> None:
+        """
+        Have a bot (of C{level}, or the table's) play C{seat} from now on.
         """
 
     def start() -> None:
@@ -363,6 +418,49 @@ class ITable(Interface):
     def stop() -> None:
         """
         The server is stopping: cancel every timer, tell nobody.
+        """
+
+
+class ICheckersPeer(Interface):
+    """
+    A room member's observer that is a checkers protocol connection: the
+    checkers table's listener writes it the protocol's lines.  A member
+    of another kind (a browser player, a room bot) hears its own events.
+    """
+
+    def sendBytes(data: bytes) -> None:
+        """
+        Write C{data}, one or more encoded lines.
+        """
+
+
+class IGomokuPeer(Interface):
+    """
+    A room member's observer that is a gomoku-battle connection: the
+    gomoku table's listener sends it C{msg_move}s.
+    """
+
+    def send(message: Dict[str, Any]) -> None:
+        """
+        Send one gomoku message.
+        """
+
+
+class ISplendorPeer(Interface):
+    """
+    A room member's observer that is a Splendor (Unity) connection: the
+    Splendor table's listener sends it the protocol's frames.
+    """
+
+    def sendFrame(frame: bytes) -> None:
+        """
+        Write one packed frame.
+        """
+
+    def sendMessage(apiId: int, playerId: int = 0,
+                    body: Optional[Dict[str, Any]] = None) -> None:
+        """
+        Pack and write one message.
         """
 
 

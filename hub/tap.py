@@ -549,6 +549,19 @@ def makeFactories(options, lobby, sessions, clock, thinker=None):
     }
 
 
+def playGames(factories):
+    """
+    The browser play's module of each game kind
+    (L{hub.web.play.games.makeGames}), over the start policies of the
+    protocols' C{factories} (by port option) and Splendor's seating.
+    """
+    from hub.web.play.games import makeGames
+    return makeGames(
+        {port[:-len("-port")]: factory.policy
+         for port, factory in factories.items()},
+        factories["splendor-port"].seats)
+
+
 def makeAnnouncer(options, top, reactor):
     """
     The service announcing the listeners of C{top} on the LAN (the games'
@@ -669,8 +682,10 @@ def makeService(options, reactor=None):
         from hub.web.auth import webAuth
         auth = webAuth(names, top.clock, options["registration"])
         collectors.append(auth.collector())
-    games = {port[:-len("-port")]: factory
-             for port, factory in factories.items()}
+    games = None
+    if options["web-port"].strip().lower() != DISABLED:
+        # (Before the cluster wraps the factories.)
+        games = playGames(factories)
     directory = None
     if options.get("cluster") is not None:
         from hub.cluster.service import makeCluster

@@ -1,7 +1,8 @@
 """
 The pure layers type-check: C{mypy --strict}, configured in
 C{pyproject.toml}'s C{[tool.mypy]}, finds nothing in C{hub/wire},
-C{hub/games}, C{hub/tables} and C{hub/ihub.py}.
+C{hub/games}, C{hub/tables}, C{hub/ihub.py} and browser play
+(C{hub/web/play}).
 
 Each test runs mypy in a subprocess with its cache in a fresh temporary
 folder, so a run starts cold (a few seconds) and leaves nothing behind.
@@ -19,7 +20,8 @@ from twisted.trial.unittest import SynchronousTestCase
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: What [tool.mypy] checks, relative to the root of the repository.
-TYPED = ("hub/wire", "hub/games", "hub/tables", "hub/ihub.py")
+TYPED = ("hub/wire", "hub/games", "hub/tables", "hub/ihub.py",
+         "hub/web/play")
 
 
 def typedModules():

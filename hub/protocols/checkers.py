@@ -36,7 +36,8 @@ from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
 from hub.games import checkers as rules
-from hub.ihub import IClusterPeer, IClusterRoomList, ITableListener
+from hub.ihub import (
+    ICheckersPeer, IClusterPeer, IClusterRoomList, ITableListener)
 from hub.lobby import (
     Draining, LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
 from hub.connection import ServerConnection, ServerFactory
@@ -99,6 +100,11 @@ def _ignore(messages, table, event):
     """
 
 
+#: Whether a member's observer is a checkers connection, that hears the
+#: table's lines (a browser player or a room bot hears its own events).
+_hears = ICheckersPeer.providedBy
+
+
 @implementer(ITableListener)
 class TableMessages:
     """
@@ -128,7 +134,7 @@ class TableMessages:
         Write C{data} to every member now in the room but C{exclude}.
         """
         for member in list(self.room.members):
-            if member is not exclude:
+            if member is not exclude and _hears(member.observer):
                 member.observer.sendBytes(data)
 
     def broadcastNames(self, op, seats, data2=""):
@@ -140,6 +146,8 @@ class TableMessages:
         """
         plain = wire.encode(op, " ".join(seat.name for seat in seats), data2)
         for member in list(self.room.members):
+            if not _hears(member.observer):
+                continue
             session = member.session
             if session.wireName is not None and any(
                     seat.playerId == session.id for seat in seats):
@@ -173,7 +181,8 @@ class TableMessages:
                                    wireRegion(table, event.seat),
                                    wire.formatPath(event.action)),
                        exclude=mover)
-        if event.detail.finished and mover is not None:
+        if (event.detail.finished and mover is not None
+                and _hears(mover.observer)):
             mover.observer.sendBytes(wire.encode(wire.END_TURN_OP))
 
     def onSeatEliminated(self, table, event):
@@ -207,7 +216,7 @@ class TableMessages:
             self.factory.sessions.clearName(member.session)
 
 
-@implementer(IClusterPeer)
+@implementer(IClusterPeer, ICheckersPeer)
 class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     """
     One checkers connection, and the observer of its room.

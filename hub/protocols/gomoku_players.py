@@ -8,7 +8,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.games import gomoku as rules
-from hub.ihub import ITableListener
+from hub.ihub import IGomokuPeer, ITableListener
 from hub.lobby import RoomObserver
 from hub.tables.events import ActionPlayed, GameEnded, SeatTakenOver
 from hub.tables.gomoku import OWNER_SEAT
@@ -61,6 +61,7 @@ def roomObjectOf(room, viewer=None):
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 
 
+@implementer(IGomokuPeer)
 class GomokuPlayer(RoomObserver):
     """
     A registered player, with or without a live connection.
@@ -155,8 +156,8 @@ class GomokuTableListener:
     @ivar players: the observer of each seat (a L{GomokuPlayer}, or a
         browser player's or a room bot's).
     @ivar hearing: of each seat, its observer if it hears this adapter's
-        frames, else None (one whose C{hearsLegacyFrames} is false: no
-        C{msg_move} is made for it).
+        frames (an L{IGomokuPeer}), else None (a browser player's or a
+        room bot's: no C{msg_move} is made for it).
     @ivar departed: the sessions of the seats a bot plays.
     """
 
@@ -168,7 +169,7 @@ class GomokuTableListener:
         self.players = [room.memberAt(seat).observer
                         for seat in (rules.SEAT_BLACK, rules.SEAT_WHITE)]
         self.hearing = [
-            player if getattr(player, "hearsLegacyFrames", True) else None
+            player if IGomokuPeer.providedBy(player) else None
             for player in self.players]
         self.departed = []
 

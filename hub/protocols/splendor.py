@@ -54,7 +54,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.games import splendor as rules
-from hub.ihub import IClusterPeer, ITableListener
+from hub.ihub import IClusterPeer, ISplendorPeer, ITableListener
 from hub.lobby import Draining, RoomObserver
 from hub.connection import ServerConnection, ServerFactory
 from hub.connection.pacing import PacedWriter
@@ -88,7 +88,7 @@ def frameKind(frame):
     return wire.HEADER.unpack_from(frame)[0]
 
 
-@implementer(IClusterPeer)
+@implementer(IClusterPeer, ISplendorPeer)
 class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
     """
     One Splendor connection, and the observer of its room.
@@ -319,6 +319,11 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         self.reader = wire.FrameReader(self.reader.maxLength)
 
 
+#: Whether a member's observer is a Splendor connection, that hears the
+#: table's frames (a browser player or a room bot hears its own events).
+_hears = ISplendorPeer.providedBy
+
+
 @implementer(ITableListener)
 class SplendorFeed:
     """
@@ -340,14 +345,15 @@ class SplendorFeed:
         """
         frame = wire.packFrame(apiId, playerId, body)
         for member in list(self.room.members):
-            member.observer.sendFrame(frame)
+            if _hears(member.observer):
+                member.observer.sendFrame(frame)
 
     def sendTo(self, seat, apiId, playerId, body=None):
         """
         Send one message to the player of C{seat}, if still present.
         """
         member = self.room.memberAt(seat)
-        if member is not None:
+        if member is not None and _hears(member.observer):
             member.observer.sendMessage(apiId, playerId, body)
 
     def onGameStarted(self, table, event):
@@ -415,7 +421,7 @@ class SplendorFeed:
         hidden = wire.packFrame(wire.PLAYER_OPERATION, 0, wire.foldUnknownBody(
             playerId, level, action.card, done.golden))
         for member in list(self.room.members):
-            if member.seat != seat:
+            if member.seat != seat and _hears(member.observer):
                 member.observer.sendFrame(hidden)
         self.sendTo(seat, wire.PLAYER_OPERATION, 0, wire.foldUnknownBody(
             playerId, level, done.drawn, done.golden))

@@ -22,7 +22,8 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.tables.seatpilot import SeatPilot
-from hub.ihub import IGameRules, ITable, ITableListener, IThinker
+from hub.ihub import (
+    IGameRules, ILobby, IStartPolicy, ITable, ITableListener, IThinker, Room)
 from hub.tables import events
 
 _E = TypeVar("_E")
@@ -155,6 +156,19 @@ class Takeover:
         """
         for pilot in self.pilots.values():
             pilot.stop()
+
+
+def startIfReady(policy: IStartPolicy, lobby: ILobby, room: Room) -> None:
+    """
+    What a policy that starts by itself does when a member left C{room}
+    before its game (L{IStartPolicy.memberLeft}): start the game if the
+    members left may play it now.
+    """
+    if (policy.autoStart and room.members and not room.running
+            and not lobby.draining
+            and lobby.room(room.kind, room.name) is room
+            and policy.canStart(room)):
+        lobby.start(room)
 
 
 @implementer(ITable)

@@ -17,7 +17,8 @@ and makes its table; L{replay} rebuilds a game from a table's events.
 from __future__ import annotations
 
 from typing import (
-    Any, Callable, Dict, Generator, Iterable, List, Mapping, Optional, Tuple)
+    Any, Callable, Dict, FrozenSet, Generator, Iterable, List, Mapping,
+    Optional, Tuple)
 
 from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
@@ -26,7 +27,8 @@ from hub.games import checkers as rules
 from hub.ihub import ILobby, IStartPolicy, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import (
-    IllegalAction, NotSeated, Table, TableOptions, replayed, runReplay)
+    IllegalAction, NotSeated, Table, TableOptions, replayed, runReplay,
+    startIfReady)
 
 KIND = "checkers"
 
@@ -72,6 +74,13 @@ class CheckersStartPolicy:
         self.options = options if options is not None else TableOptions()
         self.listenerFor = listenerFor
 
+    @property
+    def playerCounts(self) -> FrozenSet[int]:
+        """
+        The member counts that start: L{counts}.
+        """
+        return self.counts
+
     def canStart(self, room: Room) -> bool:
         """
         Everyone is ready and the member count is allowed.
@@ -106,10 +115,7 @@ class CheckersStartPolicy:
         A member left C{room} while no game runs: start the game if the
         members left are all ready and their count is allowed.
         """
-        if (room.members and not room.running and not lobby.draining
-                and lobby.room(room.kind, room.name) is room
-                and self.canStart(room)):
-            lobby.start(room)
+        startIfReady(self, lobby, room)
 
 
 class CheckersTable(Table):

@@ -24,7 +24,7 @@ from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from hub.games import gomoku as rules
-from hub.ihub import IStartPolicy, ITable, ITableListener, Room
+from hub.ihub import ILobby, IStartPolicy, ITable, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import (
     IllegalAction, Table, TableOptions, replayed, runReplay)
@@ -230,6 +230,7 @@ class GomokuStartPolicy:
     """
 
     autoStart = False
+    playerCounts = frozenset([2])
 
     def __init__(
             self, clock: IReactorTime,
@@ -246,6 +247,11 @@ class GomokuStartPolicy:
         A guest is present and ready.
         """
         return len(room.members) == 2 and room.members[1].ready
+
+    def memberLeft(self, lobby: ILobby, room: Room) -> None:
+        """
+        Nothing: the owner starts a gomoku game.
+        """
 
     def newTable(self, room: Room) -> GomokuTable:
         """

@@ -38,11 +38,11 @@ from zope.interface import implementer
 
 from hub.games import splendor as rules
 from hub.ihub import (
-    ILobby, IRoomObserver, ISession, IStartPolicy, ITable, ITableListener,
-    Room)
+    ILobby, IRoomObserver, ISeating, ISession, IStartPolicy, ITable,
+    ITableListener, Room)
 from hub.tables import events
 from hub.tables.base import (
-    IllegalAction, Table, TableOptions, replayed, runReplay)
+    IllegalAction, Table, TableOptions, replayed, runReplay, startIfReady)
 
 KIND = "splendor"
 CAPACITY = 4
@@ -314,6 +314,7 @@ class SplendorStartPolicy:
     """
 
     autoStart = True
+    playerCounts = frozenset(range(MIN_PLAYERS, CAPACITY + 1))
 
     def __init__(
             self, lobby: ILobby, clock: IReactorTime, rng: random.Random,
@@ -333,6 +334,12 @@ class SplendorStartPolicy:
         """
         return (MIN_PLAYERS <= len(room.members) <= CAPACITY
                 and room.allReady)
+
+    def memberLeft(self, lobby: ILobby, room: Room) -> None:
+        """
+        The rest may start now, if they are 2 or more, all ready.
+        """
+        startIfReady(self, lobby, room)
 
     def newTable(self, room: Room) -> SplendorTable:
         """
@@ -375,6 +382,11 @@ class RoomCloser:
             self.lobby.dissolve(self.room)
 
 
+#: The L{Room.settings} key of a table L{SplendorSeats.seatApart} made.
+APART = "apart"
+
+
+@implementer(ISeating)
 class SplendorSeats:
     """
     Where Splendor players sit in the lobby, and what their departure
@@ -401,7 +413,8 @@ class SplendorSeats:
         """
         for room in reversed(self.lobby.rooms(KIND)):
             if (not room.running and len(room.members) < CAPACITY
-                    and getattr(room.policy, "openTable", True)):
+                    and getattr(room.policy, "openTable", True)
+                    and not room.settings.get(APART)):
                 return room
         return None
 
@@ -416,14 +429,30 @@ class SplendorSeats:
         """
         room = self.lobby.room(KIND, preferred) if preferred else None
         if (room is None or room.running or len(room.members) >= CAPACITY
-                or not getattr(room.policy, "openTable", True)):
+                or not getattr(room.policy, "openTable", True)
+                or room.settings.get(APART)):
             room = self.openRoom()
         if room is None:
-            name = "{}{}".format(self.tablePrefix, next(self._tableNumbers))
-            self.lobby.createRoom(KIND, name, session, observer,
+            self.lobby.createRoom(KIND, self.newName(), session, observer,
                                   self.policy, CAPACITY)
         else:
             self.lobby.join(KIND, room.name, session, observer)
+
+    def seatApart(self, session: ISession, observer: IRoomObserver) -> Room:
+        """
+        Seat C{session} at a new table of its own, which L{seat} never
+        seats anyone at (a game against bots, who join it next).
+        """
+        room = self.lobby.createRoom(KIND, self.newName(), session,
+                                     observer, self.policy, CAPACITY)
+        room.settings[APART] = True
+        return room
+
+    def newName(self) -> str:
+        """
+        The name of a new table.
+        """
+        return "{}{}".format(self.tablePrefix, next(self._tableNumbers))
 
     def leave(self, session: ISession) -> None:
         """
@@ -440,6 +469,5 @@ class SplendorSeats:
         self.lobby.leave(session)
         if table is not None:
             table.drop(member.seat)
-        elif (room.members and not self.lobby.draining
-              and room.policy.canStart(room)):
-            self.lobby.start(room)
+        else:
+            room.policy.memberLeft(self.lobby, room)

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from typing import (
+    Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple)
 
 import attr
 from twisted.internet import defer
@@ -39,13 +40,15 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.clock import loopingCall
-from hub.ihub import ITableListener
+from hub.ihub import IStartPolicy, ITableListener
 from hub.lobby import LobbyError
 from hub.records import db
 from hub.tables import events as tableEvents
+from hub.tables.base import startIfReady
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
-    EngineFailed, EntrantInfo, EventInfo, PairingInfo, roomName)
+    EngineFailed, EntrantInfo, EventInfo, IGameReadyListener, IPairings,
+    ITournamentListener, PairingInfo, roomName)
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
 
@@ -62,13 +65,12 @@ ENGINE_FAILED = "engine-failed"
 WITHDRAWN = "withdrawn"
 
 
+@implementer(IStartPolicy)
 class TournamentPolicy:
     """
     The start policy of a pairing's room: the game kind's own policy
     (C{inner}), but only with exactly the pairing's players in the room,
     and with the event's turn clock.
-
-    Other attributes (C{memberLeft}...) are the inner policy's.
     """
 
     #: Splendor's open seating (L{hub.tables.splendor.SplendorSeats})
@@ -84,6 +86,19 @@ class TournamentPolicy:
     @property
     def autoStart(self) -> bool:
         return bool(self.inner.autoStart)
+
+    @property
+    def options(self) -> Any:
+        # The kind's, with the event's turn clock if it has one.
+        options = self.inner.options
+        if self.turnSeconds is not None:
+            options = attr.evolve(options, turnSeconds=self.turnSeconds)
+        return options
+
+    @property
+    def playerCounts(self) -> FrozenSet[int]:
+        # The pairing's players, all of them.
+        return frozenset([len(self.names)])
 
     def canStart(self, room: Any) -> bool:
         """
@@ -104,14 +119,14 @@ class TournamentPolicy:
         The kind's table, with the event's turn clock if it has one.
         """
         inner = self.inner
-        if self.turnSeconds is not None and hasattr(inner, "options"):
+        if self.turnSeconds is not None:
             inner = copy.copy(inner)
-            inner.options = attr.evolve(inner.options,
-                                        turnSeconds=self.turnSeconds)
+            inner.options = self.options
         return inner.newTable(room)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
+    def memberLeft(self, lobby: Any, room: Any) -> None:
+        # As the kind's policy would, with this one's canStart.
+        startIfReady(self, lobby, room)
 
 
 @attr.s(eq=False)
@@ -176,7 +191,7 @@ class RunningEvent:
                       key=lambda g: g.board)
 
 
-@implementer(ITableListener)
+@implementer(ITableListener, IPairings)
 class Director:
     """
     Runs the database's tournament events on a lobby.
@@ -193,10 +208,7 @@ class Director:
 
     @ivar running: Event id -> L{RunningEvent}.
     @ivar rooms: C{(kind, room name)} -> L{LivePairing}.
-    @ivar listeners: Objects told C{eventChanged(eventId)}
-        (L{hub.tournaments.interfaces.ITournamentListener}) and, if they
-        have it, C{gameReady(eventId, kind, room, seats)} when a
-        pairing's room opens (the browser players).
+    @ivar listeners: The L{ITournamentListener}s (L{addListener}).
     """
 
     log = Logger()
@@ -220,6 +232,13 @@ class Director:
         self._busy: Set[defer.Deferred] = set()
         lobby.addTableListener(self)
         lobby.addWatcher(self)
+
+    def addListener(self, listener: ITournamentListener) -> None:
+        """
+        Tell C{listener} of every change from now on; an
+        L{IGameReadyListener} of every pairing's room opening too.
+        """
+        self.listeners.append(listener)
 
     # Running
 
@@ -537,15 +556,14 @@ class Director:
     def _ready(self, run: RunningEvent, kind: str, room: str,
                seats: Sequence[str]) -> None:
         """
-        Tell the listeners that have a C{gameReady} (the browser players,
+        Tell the L{IGameReadyListener}s (the browser players,
         L{hub.web.play}) that C{room} waits for its C{seats}.
         """
         for listener in list(self.listeners):
-            ready = getattr(listener, "gameReady", None)
-            if ready is None:
+            if not IGameReadyListener.providedBy(listener):
                 continue
             try:
-                ready(run.event.id, kind, room, tuple(seats))
+                listener.gameReady(run.event.id, kind, room, tuple(seats))
             except Exception:
                 self.log.failure("tournament game-ready listener failed")
 

@@ -13,7 +13,7 @@ records, no Twisted, no database.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
 import attr
 from zope.interface import Interface
@@ -200,7 +200,51 @@ class ITournamentListener(Interface):
         """
 
 
+class IGameReadyListener(ITournamentListener):
+    """
+    Also told when a pairing's room opens for its players (the browser
+    players, L{hub.web.play}).
+    """
+
+    def gameReady(eventId: int, kind: str, room: str,
+                  seats: Sequence[str]) -> None:
+        """
+        Room C{room} of C{kind} waits for the entrants C{seats} (names,
+        in seat order) of event C{eventId}.
+        """
+
+
+class IPairings(Interface):
+    """
+    The pairings' rooms as the people who play in them see them: what
+    the browser play asks the director (L{hub.tournaments.director}).
+    """
+
+    def pairingOf(kind: str, room: str) -> Optional[Tuple[str, ...]]:
+        """
+        The seats (entrants' names) of the pairing whose room C{room} of
+        C{kind} is open and not yet playing, or None.
+        """
+
+    def claim(kind: str, room: str, playerId: int, name: str) -> None:
+        """
+        Session C{playerId} at C{room} plays entrant C{name} (a Splendor
+        table's seats have no names).
+        """
+
+    def waitingFor(name: str) -> List[Tuple[int, str, str, int]]:
+        """
+        The games whose rooms are open and wait for entrant C{name}:
+        C{(event id, kind, room, seat)}, by event and room.
+        """
+
+    def addListener(listener: ITournamentListener) -> None:
+        """
+        Tell C{listener} of every change from now on.
+        """
+
+
 __all__ = ["EventInfo", "EngineSpec", "EntrantInfo", "PROTOCOLS",
            "PairingInfo", "roomName", "IGameLauncher", "EngineFailed",
-           "ITournamentListener"]
+           "ITournamentListener", "IGameReadyListener", "IPairings"]
 

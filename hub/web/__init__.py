@@ -1,7 +1,8 @@
 """
 The hub on the web (C{--web-port}): the live lobby, spectating every game
 through Server-Sent Events, replays, players, leaderboards, a JSON API and
-C{/metrics}.  Read-only: nothing here writes the game.
+C{/metrics}.  Read-only but for browser play (C{/ws}), which plays at
+the tables as any client does.
 
     views.py    JSON views of the rules objects and of actions (pure)
     stream.py   one Server-Sent Events stream, bounded, as a push producer
@@ -9,5 +10,7 @@ C{/metrics}.  Read-only: nothing here writes the game.
     api.py      the JSON resources
     pages.py    the HTML pages (twisted.web.template)
     site.py     the resource tree and the L{twisted.web.server.Site}
+    ws.py       C{/ws}, the WebSocket of browser play
+    play/       browser play: its messages, its core, a module per game
     static/     the pages' JavaScript and CSS, plain files
 """

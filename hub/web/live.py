@@ -87,6 +87,11 @@ class LiveGame:
     def __init__(self, gameId, table, started, clock):
         self.id = gameId
         self.kind = started.kind
+        # Gomoku's moves are framed per write of the fan-out (the
+        # page plays a stone itself); Splendor's carry the view (too
+        # many rules to replay in the page).
+        self.framesMoves = self.kind == "gomoku"
+        self.sendsView = self.kind == "splendor"
         self.tableName = started.table
         self.table = table
         self.clock = clock
@@ -356,7 +361,7 @@ class LiveGame:
         if start == end:
             return None
         self._framed = end
-        if not self.fanout.streams or self.kind != "gomoku":
+        if not self.fanout.streams or not self.framesMoves:
             return None
         texts = self.moveTexts()
         frames = [GOMOKU_ACTION % (texts[ply], GOMOKU_TURNS[played[ply].seat])
@@ -403,13 +408,13 @@ class LiveGame:
             self.keep(event)
         if not self.fanout.streams:
             return None
-        if self.kind == "gomoku":
+        if self.framesMoves:
             # Framed at the fan-out's next write (L{_actionFrames}).
             self.fanout.wake()
             return None
         self._framed = len(self._played)
         move = self.moveTexts()[-1]
-        if self.kind == "splendor":
+        if self.sendsView:
             # Too many rules to replay in the page: send the position.
             view = ',"view":' + encodeJSON(self.view)
         else:

@@ -420,7 +420,7 @@ def webDoor(hub, auth=None, door=None):
 
 
 def webSite(hub, records=None, collectors=(), limits=None, auth=None,
-            factories=None, director=None, directory=None, thinker=None,
+            games=None, director=None, directory=None, thinker=None,
             shares=None, door=None):
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
@@ -432,9 +432,10 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     @param limits: the web port's L{WebLimits} (default: none).
     @param auth: the L{hub.web.auth.WebAuth} of a hub with accounts, or
         None (no accounts pages).
-    @param factories: the game protocols' factories by game kind, whose
-        rooms browser players join at C{/ws} (L{hub.web.play}); None for
-        no C{/ws}.
+    @param games: the module of each game kind whose rooms browser
+        players join at C{/ws} (L{hub.web.play.games.makeGames}, over the
+        kinds' start policies and Splendor's seating); None for no
+        C{/ws}.
     @param director: the tournament director
         (L{hub.tournaments.director.Director}) whose events the
         C{/tournaments} pages and API show, or None for none.
@@ -457,16 +458,20 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
     play = socket = None
     sockets = ()
-    if factories is not None:
+    if games is not None:
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
-        play = WebPlay(hub.lobby, hub.sessions, hub.clock, factories,
+        play = WebPlay(hub.lobby, hub.sessions, hub.clock, games,
                        lobbyFeed, getattr(auth, "names", None),
                        directory=directory, spectating=spectating,
-                       thinker=thinker, shares=shares)
+                       pairings=director, thinker=thinker,
+                       shares=shares)
         socketFactory = PlayFactory(play, hub.sessions, hub.clock, auth)
         sockets = socketFactory.sockets
         socket = PlayResource(socketFactory)
+        if director is not None:
+            # "Your game is ready" over /ws, and the pairings' rooms.
+            director.addListener(play)
     tournaments = feeds = None
     if director is not None:
         from hub.web.tournaments import TournamentFeeds, TournamentsWeb
@@ -479,10 +484,6 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
             # /admin's events (L{hub.web.adminactions}).
             auth.tournaments = tournaments
         director.listeners.append(feeds)
-        if play is not None:
-            # "Your game is ready" over /ws, and the pairings' rooms.
-            play.tournaments = director
-            director.listeners.append(play)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket, tournaments)
     site = faceSite(hub, root, web.gate, door=webDoor(hub, auth, door),

@@ -107,8 +107,84 @@ def _levelOf(number):
     return card.level if card is not None else None
 
 
+def _gomokuJSON(action):
+    return list(action)
+
+
+def _checkersJSON(action):
+    return [list(cell) for cell in action]
+
+
+def _splendorJSON(action):
+    return {"kind": action[0], "card": action[1],
+            "gems": {gem: n for gem, n in action[2]}}
+
+
+def gomokuCell(x, y):
+    """
+    A cell's name on the board, as the records write it
+    (L{notation.gomokuCell}: C{h8} is the centre).
+    """
+    return notation.gomokuCell(x, y)
+
+
+def _gomokuText(action):
+    return gomokuCell(*action)
+
+
+def _checkersText(action):
+    return " \N{RIGHTWARDS ARROW} ".join(
+        "{},{}".format(x, y) for x, y in action)
+
+
+def _splendorText(action):
+    what, card, gems = action[0], action[1], action[2]
+    gemText = " ".join(
+        "{}\N{MULTIPLICATION SIGN}{}".format(n, gem) if n > 1 else gem
+        for gem, n in gems)
+    if what == splendor.GET_GEMS:
+        return "take " + gemText
+    if what == splendor.BUY_CARD:
+        return "buy #{}".format(card)
+    if what == splendor.FOLD_CARD:
+        return "reserve #{}".format(card)
+    if what == splendor.FOLD_CARD_UNKNOWN:
+        return "reserve from deck {}".format(_deckLevel(card))
+    if what == splendor.DISCARD_GEMS:
+        return "discard " + gemText
+    if what == splendor.GET_NOBLE:
+        return "noble #{}".format(card)
+    return str(what)
+
+
+def _deckLevel(card):
+    if card >= splendor.UNKNOWN_CARD_BASE:
+        return card - splendor.UNKNOWN_CARD_BASE
+    return card
+
+
+def _gomokuRole(seat, role):
+    return GOMOKU_COLOURS[seat] if seat < 2 else None
+
+
+def _checkersRole(seat, role):
+    return str(role) if role is not None else None
+
+
+def _noRole(seat, role):
+    return None
+
+
+#: Of each game kind: its view, its action's JSON, its action's text
+#: and its seats' role text.
 VIEWS = {"gomoku": gomokuView, "checkers": checkersView,
          "splendor": splendorView}
+ACTION_JSON = {"gomoku": _gomokuJSON, "checkers": _checkersJSON,
+               "splendor": _splendorJSON}
+ACTION_TEXT = {"gomoku": _gomokuText, "checkers": _checkersText,
+               "splendor": _splendorText}
+ROLE_TEXT = {"gomoku": _gomokuRole, "checkers": _checkersRole,
+             "splendor": _noRole}
 
 
 def viewOf(kind, game):
@@ -122,66 +198,20 @@ def actionJSON(kind, action):
     """
     The canonical C{action} of game kind C{kind} as JSON.
     """
-    if kind == "gomoku":
-        return list(action)
-    if kind == "checkers":
-        return [list(cell) for cell in action]
-    if kind == "splendor":
-        return {"kind": action[0], "card": action[1],
-                "gems": {gem: n for gem, n in action[2]}}
-    return repr(action)
-
-
-def gomokuCell(x, y):
-    """
-    A cell's name on the board, as the records write it
-    (L{notation.gomokuCell}: C{h8} is the centre).
-    """
-    return notation.gomokuCell(x, y)
+    encode = ACTION_JSON.get(kind)
+    return repr(action) if encode is None else encode(action)
 
 
 def describeAction(kind, action):
     """
     A short text for the move list.
     """
-    if kind == "gomoku":
-        return gomokuCell(*action)
-    if kind == "checkers":
-        return " \N{RIGHTWARDS ARROW} ".join(
-            "{},{}".format(x, y) for x, y in action)
-    if kind == "splendor":
-        what, card, gems = action[0], action[1], action[2]
-        gemText = " ".join(
-            "{}\N{MULTIPLICATION SIGN}{}".format(n, gem) if n > 1 else gem
-            for gem, n in gems)
-        if what == splendor.GET_GEMS:
-            return "take " + gemText
-        if what == splendor.BUY_CARD:
-            return "buy #{}".format(card)
-        if what == splendor.FOLD_CARD:
-            return "reserve #{}".format(card)
-        if what == splendor.FOLD_CARD_UNKNOWN:
-            return "reserve from deck {}".format(_deckLevel(card))
-        if what == splendor.DISCARD_GEMS:
-            return "discard " + gemText
-        if what == splendor.GET_NOBLE:
-            return "noble #{}".format(card)
-        return str(what)
-    return repr(action)
-
-
-def _deckLevel(card):
-    if card >= splendor.UNKNOWN_CARD_BASE:
-        return card - splendor.UNKNOWN_CARD_BASE
-    return card
+    describe = ACTION_TEXT.get(kind)
+    return repr(action) if describe is None else describe(action)
 
 
 def roleText(kind, seat, role):
     """
     What to call a seat's side: a colour, a region letter, or nothing.
     """
-    if kind == "gomoku":
-        return GOMOKU_COLOURS[seat] if seat < 2 else None
-    if kind == "checkers" and role is not None:
-        return str(role)
-    return None
+    return ROLE_TEXT.get(kind, _noRole)(seat, role)

@@ -7,7 +7,8 @@ they click it, and play the gomoku game against an engine entrant (a
 level-1 C{hub.bots}) by clicking, to its end; still on the play page,
 they are told over C{/ws} that the second game (a round robin's other
 colour) is ready, click its button and play it; the event's standings
-then show both results.
+then show both results.  Another person plays each game from its link on
+the event's page, going back to it after each.
 """
 
 import csv
@@ -97,18 +98,22 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         self.wait(lambda: self.statusData("turn") == "over",
                   "the game never ended")
 
-    def test_enterAndPlay(self):
+    def enterEvent(self, name):
+        """
+        Create a gomoku round robin called C{name} with an engine entrant
+        (a level-1 C{hub.bots}); a person registers (and is logged in) as
+        erin and enters it from its page.
+
+        @return: the event's id and its page's path.
+        """
         eventId = int(self.cli(
-            "create", "--name", "People cup", "--game", "gomoku",
+            "create", "--name", name, "--game", "gomoku",
             "--format", "round-robin").splitlines()[-1])
         self.cli("engine", "add", str(eventId), "robot1", "--",
                  sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
                  "--count", "1", "--name", "robot", "--room", "{room}",
                  "--level", "1", "--delay", "0", "--seed", "5")
         page = "/tournaments/%d" % (eventId,)
-
-        # A person registers (and is logged in), and enters the event
-        # from its page.
         self.open("/register")
         self.fill("form.register", name="erin", password=PASSWORD,
                   again=PASSWORD)
@@ -116,6 +121,10 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         self.open(page)
         self.click("#entry-enter")
         self.wait(lambda: self.find("#entry-withdraw"), "not entered")
+        return eventId, page
+
+    def test_enterAndPlay(self):
+        eventId, page = self.enterEvent("People cup")
         self.assertIn("erin", self.one("ul.entrants").text)
         self.assertTrue(self.one("#game-ready").get_attribute("hidden"))
 
@@ -171,3 +180,30 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
                          {n: p for n, (p, _) in shown.items()})
         self.assertIn(self.one("#tournament .state").text, ("finished",))
         self.screenshot("tournament-after.png")
+
+    def test_laterGamesByTheirLinks(self):
+        """
+        Each game of an event is joined by its link on the event's page,
+        as a person goes back to it after each game: the later games too
+        (the hub takes the entrant out of the room of the game before,
+        over), with no error shown and no notice of a game that waits no
+        more.
+        """
+        eventId, page = self.enterEvent("Links cup")
+        self.cli("start", str(eventId))
+        for round in (1, 2):
+            room = "%d-%d-1" % (eventId, round)
+            self.open(page)
+            link = '#game-ready a.play-game[data-room="%s"]' % (room,)
+            self.wait(lambda: self.find(link), "no link to " + room)
+            self.click(link)
+            self.wait(lambda: "/play?" in self.driver.current_url,
+                      "not on the play page")
+            self.wait(lambda: self.statusData("turn") in ("yours",
+                                                          "theirs"),
+                      "game %d never began" % (round,))
+            self.assertEqual(self.one("#error").text, "")
+            # No game waits for erin now.
+            self.wait(lambda: self.one("#game-ready").get_attribute(
+                "hidden"), "told of a game that waits no more")
+            self.playGame()

@@ -2,10 +2,11 @@
 People in events (L{hub.web.play} with L{hub.tournaments.director}): a
 logged-in entrant is told over C{/ws} that a game waits ("game-ready"),
 when its room opens and at its C{hello}; joining that room seats the
-entrant in the pairing's seat (colour) and nobody else; a Splendor
-table, whose seats carry no names, is counted for the accounts that the
-browser play seated.  A real director on SQLite and PostgreSQL, a hub on a L{Clock},
-in-memory browsers.
+entrant in the pairing's seat (colour) and nobody else, from the room of
+the game before too; a game that waits no more is said gone
+("game-gone"); a Splendor table, whose seats carry no names, is counted
+for the accounts that the browser play seated.  A real director on
+SQLite and PostgreSQL, a hub on a L{Clock}, in-memory browsers.
 """
 
 from twisted.internet import defer
@@ -27,15 +28,19 @@ class PeopleTests:
 
     def setUp(self):
         self.database = support.openDatabase(self, self.databaseURL())
-        self.hub = PlayHub()
+        self.hub = PlayHub(director=self.makeDirector)
         self.addCleanup(self.hub.stop)
-        policies = {kind: factory.policy
-                    for kind, factory in self.hub.factories.items()}
-        self.director = Director(self.database, self.hub.lobby,
-                                 self.hub.hub.clock, policies.__getitem__)
+        self.director = self.hub.director
         self.addCleanup(self.director.stop)
-        self.hub.play.tournaments = self.director
-        self.director.listeners.append(self.hub.play)
+
+    def makeDirector(self, hub):
+        """
+        The director of C{hub}'s pairings, over its protocols' policies.
+        """
+        policies = {kind: factory.policy
+                    for kind, factory in hub.factories.items()}
+        return Director(self.database, hub.lobby, hub.hub.clock,
+                        policies.__getitem__)
 
     def write(self, interaction, *args):
         return self.database.runInteraction(interaction, *args, write=True)
@@ -171,6 +176,63 @@ class PeopleTests:
         dan.send({"type": "join", "kind": "splendor"})
         self.assertEqual(dan.errors(), [])
         self.assertNotEqual(dan.player.room.name, room)
+
+
+    @defer.inlineCallbacks
+    def playRound(self, eventId, browsers):
+        """
+        The entrants (C{browsers} by name) join their game's room, the
+        first in the pairing resigns, and the result is stored.
+
+        @return: the room.
+        """
+        room = self.director.roomFor(eventId, "Alice")
+        seats = self.director.pairingOf("gomoku", room)
+        for name in seats:
+            browsers[name].send({"type": "join", "kind": "gomoku",
+                                 "room": room})
+        self.hub.clock.advance(START_GRACE)
+        browsers[seats[0]].send({"type": "resign"})
+        yield self.settle()
+        return room
+
+    @defer.inlineCallbacks
+    def test_laterGameFromTheLastOnesRoom(self):
+        """
+        After a gomoku game of an event, its players are still in its
+        room (a gomoku room outlives its game); the next game's room is
+        joined from there, the hub taking them out of the last one.
+        """
+        eventId = yield self.startEvent(["Alice", "Bob"])
+        browsers = {name: self.account(name) for name in ("Alice", "Bob")}
+        first = yield self.playRound(eventId, browsers)
+        self.assertEqual(browsers["Alice"].player.room.name, first)
+        second = yield self.playRound(eventId, browsers)
+        self.assertNotEqual(second, first)
+        self.assertEqual([c for b in browsers.values() for c in b.errors()],
+                         [])
+        self.assertEqual(len(self.hub.recorder.ofType(events.GameStarted)),
+                         2)
+        self.assertEqual(browsers["Alice"].player.room.name, second)
+
+    @defer.inlineCallbacks
+    def test_toldWhenTheGameIsGone(self):
+        """
+        An entrant told that a game waits is told that it is gone once
+        it no longer does (it began, or, here, it was forfeited as a
+        no-show); one told of nothing hears nothing.
+        """
+        alice, carol = self.account("Alice"), self.account("Carol")
+        eventId = yield self.startEvent(["Alice", "Bob"])
+        room = self.director.roomFor(eventId, "Alice")
+        self.assertEqual(alice.of("game-gone"), [])
+        self.director.rooms[("gomoku", room)].deadline.reset(0)
+        self.hub.clock.advance(1)
+        yield self.settle()
+        self.assertEqual(alice.of("game-gone"), [
+            {"type": "game-gone", "event": eventId, "kind": "gomoku",
+             "room": room}])
+        self.assertEqual(carol.of("game-gone"), [])
 
 
 class SQLitePeopleTests(support.SQLiteMixin, PeopleTests, TestCase):

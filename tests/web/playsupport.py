@@ -15,7 +15,7 @@ from hub.protocols.splendor import SplendorFactory
 from hub.service import Hub
 from hub.tables.base import EventRecorder
 from hub.web.live import Spectating
-from hub.web.play import PROTOCOL_VERSION, WebPlay, encodeAction
+from hub.web.play import PROTOCOL_VERSION, WebPlay, encodeAction, makeGames
 from tests.harness import RecordingTransport
 
 
@@ -79,14 +79,50 @@ class Browser:
         del self.messages[:]
 
 
+class HubNowFeed:
+    """
+    A lobby feed (as L{hub.web.now.LobbyFeed}) built anew on each request
+    (the web face's caches a second) from a L{PlayHub}.
+    """
+
+    def __init__(self, hub):
+        self.hub = hub
+
+    def now(self):
+        from hub.web.live import Spectating
+        from hub.web.now import hubNow
+        return hubNow(self.hub.lobby, self.hub.sessions,
+                      Spectating(self.hub.hub.clock))
+
+    def encoded(self, encode):
+        return encode(self.now())
+
+
+def playGames(factories):
+    """
+    Browser play's game modules over the legacy C{factories} (by kind),
+    as the composition root makes them (L{hub.tap.playGames}).
+    """
+    return makeGames({kind: factory.policy
+                      for kind, factory in factories.items()},
+                     factories["splendor"].seats)
+
+
 class PlayHub:
     """
     A hub on a L{Clock} with the three legacy factories and browser play.
+
+    @param director: called with the hub (once its factories are made),
+        returns the tournament director browser play seats entrants for,
+        or None.
+    @param lobbyFeed: called with the hub, returns the lobby feed of the
+        C{lobby} message, or None.
     """
 
     def __init__(self, checkersSizes=(2, 3, 6), graceSeconds=30,
                  takeover=None, botDelay=0.5, turnSeconds=15, names=None,
-                 botLevel=2, directory=None, spectating=False, thinker=None,
+                 botLevel=2, directory=None, spectating=False,
+                 director=None, lobbyFeed=None, thinker=None,
                  shares=None):
         self.clock = Clock()
         self.clock.advance(1000)
@@ -116,10 +152,16 @@ class PlayHub:
             # The web face's feed of every game (hub.web.live).
             self.spectating = Spectating(clock)
             self.lobby.addTableListener(self.spectating)
-        self.play = WebPlay(self.lobby, self.sessions, clock, self.factories,
+        self.director = director(self) if director is not None else None
+        self.play = WebPlay(self.lobby, self.sessions, clock,
+                            playGames(self.factories),
+                            lobbyFeed(self) if lobbyFeed else None,
                             names=names, directory=directory,
-                            spectating=self.spectating, thinker=thinker,
+                            spectating=self.spectating,
+                            pairings=self.director, thinker=thinker,
                             shares=shares)
+        if self.director is not None:
+            self.director.addListener(self.play)
         self._port = 41000
 
     def browser(self, name=None, host=None):

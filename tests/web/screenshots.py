@@ -207,11 +207,13 @@ class Photographer:
 
     def start(self, kind):
         from selenium.webdriver.support.ui import Select
+        self.click("#pick-" + kind)
+        self.wait(lambda: self.find(
+            '#pick-%s[aria-pressed="true"]' % (kind,)), "not picked")
         Select(self.find("#level")[0]).select_by_value(LEVEL)
         if kind == "checkers":
             Select(self.find("#players")[0]).select_by_value("3")
         self.click("#new-" + kind)
-        self.click("#start" if kind == "gomoku" else "#ready")
         self.wait(lambda: self.find("#board svg." + kind), "no board")
 
     def ourTurn(self):

@@ -9,7 +9,7 @@ between nobles, and the game ends.
 Run C{python -m tests.web.splendorseeds FIRST LAST} after a change to the
 rules, the bot, the seating or the test's clicks (the clicks here mirror
 the test's C{splendorTurn} and C{pickGems} and the page's offers,
-C{hub/web/static/splendorplay.js}).
+C{hub/web/static/playsplendor.js}).
 """
 
 import random

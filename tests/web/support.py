@@ -13,6 +13,7 @@ from hub.lobby import RoomObserver
 from hub.service import Hub
 from hub.web.site import webSite
 from tests.web.fakes import FakeTable
+from tests.web.playsupport import playGames
 
 TIMEOUT = 10
 
@@ -105,7 +106,9 @@ class WebHub:
             hub = Hub(reactor if clock is None else clock)
         self.hub = hub
         self.site, self.service = webSite(self.hub, records, limits=limits,
-                                          auth=auth, factories=factories,
+                                          auth=auth,
+                                          games=(None if factories is None
+                                                 else playGames(factories)),
                                           director=director, door=door)
         self.web = self.site.web
         self.hub.startService()

@@ -15,7 +15,7 @@ from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
 from hub.wire import splendor as splendorWire
 
-from tests.web.playsupport import PlayHub, playTurns
+from tests.web.playsupport import HubNowFeed, PlayHub, playTurns
 
 
 def checkersLines(transport):
@@ -201,7 +201,6 @@ class CheckersTests(SynchronousTestCase):
         browser = self.hub.browser("alice")
         browser.send({"type": "create", "kind": "checkers", "room": "r1",
                       "players": 2, "bots": True})
-        browser.send({"type": "ready"})
         browser.clear()
         browser.send({"type": "act", "action": [[0, 0], [9, 9]]})
         browser.send({"type": "act", "action": "e2e4"})
@@ -214,8 +213,8 @@ class CheckersTests(SynchronousTestCase):
     def test_botsFillSeats(self):
         """
         A room for 3 made with bots and the seat 1: a bot sits before the
-        player and one after, the game starts when the player is ready,
-        the bots play their seats, and the game runs to its end.
+        player and one after, the game starts at once, the bots play
+        their seats, and the game runs to its end.
         """
         browser = self.hub.browser("alice")
         # (Level 2: the bots play at the level asked for, and random
@@ -247,7 +246,6 @@ class CheckersTests(SynchronousTestCase):
         browser = self.hub.browser("alice")
         browser.send({"type": "create", "kind": "checkers", "room": "r1",
                       "players": 2, "bots": True})
-        browser.send({"type": "ready"})
         legal = browser.last("event", "TurnStarted")["legal"]
         browser.send({"type": "hint"})
         self.assertIn(browser.last("hint")["action"], legal)
@@ -285,7 +283,7 @@ class GomokuTests(SynchronousTestCase):
     """
 
     def setUp(self):
-        self.hub = PlayHub()
+        self.hub = PlayHub(lobbyFeed=HubNowFeed)
         self.addCleanup(self.hub.stop)
         self.tcp, self.transport = self.hub.legacy("gomoku")
         self.tcpSend(gomokuWire.regMessage("bob", 1))
@@ -324,7 +322,6 @@ class GomokuTests(SynchronousTestCase):
         other = self.hub.browser("carol")
         self.tcpSend(gomokuWire.roomOpMessage(gomokuWire.RO_ROOM_CREATE,
                                               "tcp", "", 3))
-        self.hub.play.lobbyFeed = _Feed(self.hub)
         other.send({"type": "lobby"})
         names = [r["name"] for r in
                  other.last("lobby")["kinds"]["gomoku"]["rooms"]]
@@ -372,8 +369,8 @@ class GomokuTests(SynchronousTestCase):
 
     def test_botGame(self):
         """
-        A gomoku room with a bot guest: the owner starts, plays to the
-        end; the bot leaves, the owner stays.
+        A gomoku room with a bot guest starts at once; the owner plays to
+        the end; the bot leaves, the owner stays.
         """
         browser = self.hub.browser("alice")
         browser.send({"type": "create", "kind": "gomoku", "room": "g",
@@ -389,21 +386,20 @@ class GomokuTests(SynchronousTestCase):
     def test_playedText(self):
         """
         A gomoku stone's C{ActionPlayed}, encoded from its numbers, is
-        the encoding of L{playing.WebPlayer.playedMessage}, by the
+        the encoding of its game module's C{playedMessage}, by the
         browser's stones and the bot's, to the last (no C{next}).
         """
         browser = self.hub.browser("alice")
         browser.send({"type": "create", "kind": "gomoku", "room": "g",
                       "seat": 0, "bots": True, "level": 1})
-        browser.send({"type": "start"})
         player = browser.player
         texts = []
 
         class Check:
             def tableEvent(self, table, event):
                 if isinstance(event, events.ActionPlayed):
-                    texts.append((player.playedText(table, event),
-                                  playing.dumps(player.playedMessage(
+                    texts.append((player.game.playedText(table, event),
+                                  playing.dumps(player.game.playedMessage(
                                       table, event))))
         player.table.addListener(Check())
         playTurns(self.hub, [browser])
@@ -422,26 +418,10 @@ class GomokuTests(SynchronousTestCase):
         browser = self.hub.browser("alice")
         browser.send({"type": "create", "kind": "gomoku", "room": "g",
                       "bots": True})
-        browser.send({"type": "start"})
         browser.send({"type": "resign"})
         ended = browser.last("event", "GameEnded")
         self.assertEqual(ended["reason"], events.FORFEIT)
         self.assertEqual(ended["winner"], 0)
-
-
-class _Feed:
-    """
-    A lobby feed built on each request (the web face's caches a second).
-    """
-
-    def __init__(self, hub):
-        self.hub = hub
-
-    def encoded(self, encode):
-        from hub.web.live import Spectating
-        from hub.web.now import hubNow
-        return encode(hubNow(self.hub.lobby, self.hub.sessions,
-                             Spectating(self.hub.hub.clock)))
 
 
 class SplendorTests(SynchronousTestCase):
@@ -576,7 +556,6 @@ class ReconnectTests(SynchronousTestCase):
         self.browser.send({"type": "create", "kind": "checkers",
                            "room": "r1", "players": 2, "bots": True,
                            "seat": 1})
-        self.browser.send({"type": "ready"})
         self.table = self.browser.player.table
 
     def test_resume(self):
@@ -642,7 +621,6 @@ class ReconnectTests(SynchronousTestCase):
         token = browser.hello("bob")["resume"]
         browser.send({"type": "create", "kind": "gomoku", "room": "g",
                       "bots": True, "seat": 0})
-        browser.send({"type": "start"})
         sent = [m for m in browser.messages if m["type"] == "event"]
         browser.drop()
         again = hub.browser()
@@ -774,7 +752,6 @@ class BoardTests(SynchronousTestCase):
         browser = hub.browser("alice")
         browser.send({"type": "create", "kind": "checkers", "room": "r1",
                       "players": 3, "seat": 1, "bots": True})
-        browser.send({"type": "ready"})
         started = browser.last("event", "GameStarted")
         self.assertEqual([s["bot"] for s in started["seats"]],
                          [True, False, True])
@@ -802,7 +779,6 @@ class BoardTests(SynchronousTestCase):
         browser = hub.browser("alice")
         browser.send({"type": "create", "kind": "gomoku", "room": "g1",
                       "bots": True})
-        browser.send({"type": "start"})
         started = browser.last("event", "GameStarted")
         [live] = hub.spectating.running()
         self.assertEqual(started["game"], live.id)
@@ -812,7 +788,6 @@ class BoardTests(SynchronousTestCase):
         other = bare.browser("bob")
         other.send({"type": "create", "kind": "gomoku", "room": "g1",
                     "bots": True})
-        other.send({"type": "start"})
         self.assertIsNone(other.last("event", "GameStarted")["game"])
 
     def test_turnClock(self):
@@ -825,7 +800,6 @@ class BoardTests(SynchronousTestCase):
         browser = hub.browser("alice")
         browser.send({"type": "create", "kind": "checkers", "room": "r1",
                       "players": 2, "bots": True, "level": 1})
-        browser.send({"type": "ready"})
         table = browser.player.table
         self.assertEqual(browser.last("event", "TurnStarted")["seconds"],
                          40 + table.options.turnGrace)

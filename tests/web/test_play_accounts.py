@@ -143,7 +143,6 @@ class LoggedInTests(SynchronousTestCase):
         self.assertEqual([m["guest"] for m in
                           browser.last("room")["room"]["members"]
                           if m["name"] == "Alice"], [False])
-        browser.send({"type": "start"})
         self.assertIs({s["name"]: s["guest"] for s in browser.last(
             "event", "GameStarted")["seats"]}["Alice"], False)
         players = [browser]
@@ -157,7 +156,6 @@ class LoggedInTests(SynchronousTestCase):
             self.assertEqual([m["guest"] for m in
                               guest.last("room")["room"]["members"]
                               if m["name"] == "bob"], [True])
-            guest.send({"type": "start"})
             self.assertIs({s["name"]: s["guest"] for s in guest.last(
                 "event", "GameStarted")["seats"]}["bob"], True)
             players.append(guest)
@@ -179,7 +177,6 @@ class LoggedInTests(SynchronousTestCase):
         browser.hello(None)
         browser.send({"type": "create", "kind": "checkers", "room": "c",
                       "players": 2, "bots": True})
-        browser.send({"type": "ready"})
         started = self.hub.recorder.ofType(events.GameStarted)[-1]
         seats = {s.name: s.guest for s in started.seats}
         self.assertIs(seats["Alice"], False)
@@ -195,7 +192,6 @@ class LoggedInTests(SynchronousTestCase):
         token = browser.hello(None)["resume"]
         browser.send({"type": "create", "kind": "gomoku", "room": "g",
                       "seat": 0, "bots": True})
-        browser.send({"type": "start"})
         player = browser.player
         browser.drop()
         if self.mode == "accounts":
@@ -399,7 +395,6 @@ class BanTests(SynchronousTestCase):
         token = browser.hello(None)["resume"]
         browser.send({"type": "create", "kind": "gomoku", "room": "g",
                       "seat": 0, "bots": True})
-        browser.send({"type": "start"})
         # Mid-game: the player is kept for the grace.
         browser.drop()
         self.assertIn(playing.tokenKey(token), self.hub.play.players)

@@ -189,8 +189,8 @@ class BoardTests(SynchronousTestCase):
         # (240 ms a hop), so that no move cuts the one before short.
         self.serve("--bot-delay", "2.5")
         self.enter("slider")
+        self.click("#pick-checkers")
         self.click("#new-checkers")
-        self.click("#ready")
         self.wait(lambda: self.find("#board svg.checkers"), "no board")
         self.driver.execute_script(WATCH_HOPS)
         for _ in range(80):
@@ -261,8 +261,8 @@ class BoardTests(SynchronousTestCase):
                           "value": "reduce"}]})
         self.serve()
         self.enter("still")
+        self.click("#pick-checkers")
         self.click("#new-checkers")
-        self.click("#ready")
         self.wait(lambda: self.find("#board svg.checkers"), "no board")
         self.driver.execute_script(WATCH_HOPS)
         for _ in range(2):
@@ -280,8 +280,8 @@ class BoardTests(SynchronousTestCase):
         """
         self.serve()
         self.enter("timer")
+        self.click("#pick-checkers")
         self.click("#new-checkers")
-        self.click("#ready")
         self.assertTrue(self.ourTurn())
         self.wait(lambda: self.attribute("#turn-clock", "data-timed")
                   == "yes", "no turn clock")
@@ -292,8 +292,8 @@ class BoardTests(SynchronousTestCase):
                               or first) < first,
                   "the clock does not count down")
         self.enter("untimed")
+        self.click("#pick-gomoku")
         self.click("#new-gomoku")
-        self.click("#start")
         self.wait(lambda: self.attribute("#turn-clock", "data-timed")
                   == "no", "no turn clock in gomoku")
         self.assertIn("No time limit", self.text("#turn-clock"))
@@ -312,8 +312,8 @@ class BoardTests(SynchronousTestCase):
                 ("hinter3", "splendor",
                  "#board .hinted, #actions .hinted")]:
             self.enter(name)
+            self.click("#pick-" + kind)
             self.click("#new-" + kind)
-            self.click("#start" if kind == "gomoku" else "#ready")
             self.wait(lambda: self.ourTurn(), "never our turn")
             # The turn clock is shown on every board: the table's (only
             # checkers rooms have one), or no time limit.

@@ -152,8 +152,8 @@ class PlayPageTests(PageActions, SynchronousTestCase):
         self.wait(lambda: self.find("#name"), "no name field")
         self.find("#name")[0].send_keys("jumper")
         self.click("#hello")
+        self.click("#pick-checkers")
         self.click("#new-checkers")
-        self.click("#ready")
         self.wait(lambda: self.find("#board svg.checkers"), "no board")
         self.playByHints(moves=400, pieces=True,
                          shot="web-play-checkers.png")
@@ -173,8 +173,8 @@ class PlayPageTests(PageActions, SynchronousTestCase):
         self.wait(lambda: self.find("#name"), "no name field")
         self.find("#name")[0].send_keys("clicker")
         self.click("#hello")
+        self.click("#pick-gomoku")
         self.click("#new-gomoku")
-        self.click("#start")
         reloaded = self.playByHints(reload=True, shot="web-play-gomoku.png")
         self.assertTrue(reloaded)
         text = self.wait(self.statusText, "no status")
@@ -183,6 +183,81 @@ class PlayPageTests(PageActions, SynchronousTestCase):
             self.assertGreaterEqual(len(self.find("#board .win")), 5)
         self.assertEqual(self.find("#seats li")[0].text.split()[0],
                          "clicker")
+
+    def enterAs(self, name):
+        """
+        Open C{/play} as a new player called C{name} (the tab's earlier
+        player forgotten on a page that does not play).
+        """
+        self.driver.get(self.base + "/")
+        self.driver.execute_script("sessionStorage.clear()")
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.find("#name"), "no name field")
+        self.find("#name")[0].send_keys(name)
+        self.click("#hello")
+
+    def seatTexts(self):
+        """
+        The seat list's items' texts, or None while it is redrawn.
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        try:
+            return [item.text for item in self.find("#seats li")]
+        except StaleElementReferenceException:
+            return None
+
+    def test_playABotStartsAtOnce(self):
+        """
+        In each game, "Play a bot" (after picking the game and a bot
+        level) seats the player and a bot of that level and starts the
+        game at once, with no other click; the seat list shows the bot.
+        """
+        from selenium.webdriver.support.ui import Select
+        for kind in ("gomoku", "checkers", "splendor"):
+            self.enterAs("eager_" + kind)
+            self.click("#pick-" + kind)
+            self.wait(lambda: self.find(
+                '#pick-%s[aria-pressed="true"]' % (kind,)), "not picked")
+            Select(self.find("#level")[0]).select_by_value("1")
+            self.click("#new-" + kind)
+            self.wait(lambda: self.statusData("turn") in ("yours",
+                                                          "theirs"),
+                      "the %s game never began: %r" % (
+                          kind, self.statusText()))
+            seats = self.wait(self.seatTexts, "no seats")
+            self.assertEqual(len(seats), 2, seats)
+            self.assertEqual(len(self.find("#seats li .tag.bot")), 1)
+            self.assertEqual(len([text for text in seats
+                                  if text.endswith("you")]), 1, seats)
+            self.assertEqual(self.find("#ready, #start, #fill-bots"), [])
+
+    def test_seatListWhileWaiting(self):
+        """
+        While a room waits for its game, the seat list shows its members
+        as they come: a checkers room for 3 made with "Create a room"
+        lists its maker, then the bots "Fill with bots" seats, each the
+        moment it is seated and ready; the game starts when the maker is
+        ready.
+        """
+        from selenium.webdriver.support.ui import Select
+        self.enterAs("waiter")
+        self.click("#pick-checkers")
+        self.wait(lambda: self.find('#pick-checkers[aria-pressed="true"]'),
+                  "not picked")
+        Select(self.find("#players")[0]).select_by_value("3")
+        self.click("#create-room")
+        self.wait(lambda: self.seatTexts() and len(self.seatTexts()) == 1,
+                  "the maker is not in the seat list")
+        self.assertIn("waiter", self.seatTexts()[0])
+        self.assertEqual(self.statusText(), "Waiting for the game to start.")
+        self.click("#fill-bots")
+        self.wait(lambda: len(self.find("#seats li .tag.bot")) == 2,
+                  "the bots are not in the seat list")
+        self.assertEqual(len(self.find("#seats li .tag.ready")), 2)
+        self.assertEqual(self.statusText(), "Waiting for the game to start.")
+        self.click("#ready")
+        self.wait(lambda: self.statusData("turn") in ("yours", "theirs"),
+                  "the game never began")
 
     def enabled(self, selector):
         """
@@ -292,8 +367,8 @@ class PlayPageTests(PageActions, SynchronousTestCase):
         self.wait(lambda: self.find("#name"), "no name field")
         self.find("#name")[0].send_keys("jeweller")
         self.click("#hello")
+        self.click("#pick-splendor")
         self.click("#new-splendor")
-        self.click("#ready")
         self.wait(lambda: self.find("#board svg.splendor"), "no board")
         done = []
         shot = "web-play-splendor.png"
@@ -344,8 +419,8 @@ class PlayPageTests(PageActions, SynchronousTestCase):
         self.wait(lambda: self.find("#name"), "no name field")
         self.find("#name")[0].send_keys("reserver")
         self.click("#hello")
+        self.click("#pick-splendor")
         self.click("#new-splendor")
-        self.click("#ready")
 
         def ourTurn():
             self.wait(lambda: self.statusData("turn") == "yours",

@@ -1,7 +1,8 @@
 """
 Tests for the lobby side of L{hub.web.play}: bots at the level asked
-for, quick play, and rooms made in the browser on a node of a cluster
-(claimed in the room directory, the other nodes' rooms in the lobby).
+for, playing a bot at once, quick play, and rooms made in the browser on
+a node of a cluster (claimed in the room directory, the other nodes'
+rooms in the lobby).
 """
 
 from twisted.internet import defer
@@ -11,7 +12,7 @@ from hub.cluster.directory import DirectoryUnavailable
 from hub.web import play as playing
 from hub.web.remoterooms import RemoteRooms, remoteRoom
 
-from tests.web.playsupport import PlayHub, playTurns
+from tests.web.playsupport import HubNowFeed, PlayHub, playTurns
 
 
 def pilotLevels(browser):
@@ -45,7 +46,6 @@ class BotLevelTests(SynchronousTestCase):
             browser.send({"type": "create", "kind": "checkers",
                           "room": "r{}".format(level), "players": 3,
                           "seat": 1, "bots": True, "level": level})
-            browser.send({"type": "ready"})
             self.hub.clock.advance(0)
             self.assertEqual(pilotLevels(browser), {0: level, 2: level})
             self.assertEqual(
@@ -99,6 +99,76 @@ class BotLevelTests(SynchronousTestCase):
         bob.drop()
         hub.clock.advance(2)
         self.assertEqual(pilotLevels(alice), {seat: 3})
+
+
+class PlayABotTests(SynchronousTestCase):
+    """
+    One way to play a bot: C{create} with C{bots} seats the player and
+    bots of the level asked for, and starts the game at once, in every
+    game.
+    """
+
+    def setUp(self):
+        self.hub = PlayHub()
+        self.addCleanup(self.hub.stop)
+
+    def test_startsAtOnce(self):
+        """
+        Gomoku, checkers and Splendor against bots start with no ready
+        and no start; the room message before the game lists the bots,
+        ready (but gomoku's owner, who starts).
+        """
+        for kind, players in (("gomoku", 2), ("checkers", 3),
+                              ("splendor", 3)):
+            browser = self.hub.browser("eager_" + kind)
+            browser.send({"type": "create", "kind": kind, "room": "r",
+                          "players": players, "seat": 0, "bots": True,
+                          "level": 1})
+            self.assertEqual(browser.errors(), [])
+            started = browser.last("event", "GameStarted")
+            self.assertIsNotNone(started, kind)
+            self.assertEqual(len(started["seats"]), players)
+            self.assertEqual(sum(s["bot"] for s in started["seats"]),
+                             players - 1)
+            rooms = [m["room"] for m in browser.of("room")]
+            bots = [m for m in rooms[-1]["members"] if m["bot"]]
+            self.assertEqual(len(bots), players - 1, kind)
+            self.assertTrue(all(m["ready"] for m in bots))
+            self.hub.clock.advance(0)
+            self.assertEqual(pilotLevels(browser),
+                             {s["index"]: 1 for s in started["seats"]
+                              if s["bot"]})
+            browser.send({"type": "resign"})
+
+    def test_seatChosen(self):
+        """
+        The player sits in the seat asked for, the bots in the others.
+        """
+        browser = self.hub.browser("alice")
+        browser.send({"type": "create", "kind": "checkers", "room": "r",
+                      "players": 3, "seat": 2, "bots": True})
+        self.assertEqual(browser.last("event", "GameStarted")["you"], 2)
+        other = self.hub.browser("bob")
+        other.send({"type": "create", "kind": "gomoku", "room": "g",
+                    "seat": 1, "bots": True})
+        self.assertEqual(other.last("event", "GameStarted")["you"], 1)
+
+    def test_splendorTableApart(self):
+        """
+        A Splendor game against bots is at a table of its own: a player
+        waiting at the open table is not seated with the bots, and one
+        seated after the game began sits at the open table.
+        """
+        waiting = self.hub.browser("waiting")
+        waiting.send({"type": "join", "kind": "splendor"})
+        browser = self.hub.browser("alice")
+        browser.send({"type": "create", "kind": "splendor", "players": 2,
+                      "bots": True})
+        self.assertIsNotNone(browser.last("event", "GameStarted"))
+        self.assertNotEqual(browser.player.room, waiting.player.room)
+        later = self.hub.browser("later")
+        later.send({"type": "join", "kind": "splendor"})
+        self.assertIs(later.player.room, waiting.player.room)
 
 
 class QuickPlayTests(SynchronousTestCase):
@@ -223,21 +293,6 @@ class FakeDirectory:
         return defer.succeed(self.listed[kind])
 
 
-class Feed:
-    """
-    A lobby feed built on each request.
-    """
-
-    def __init__(self, hub):
-        self.hub = hub
-
-    def now(self):
-        from hub.web.live import Spectating
-        from hub.web.now import hubNow
-        return hubNow(self.hub.lobby, self.hub.sessions,
-                      Spectating(self.hub.hub.clock))
-
-
 class ClusterTests(SynchronousTestCase):
     """
     With a cluster, a room made in the browser is claimed in the room
@@ -246,8 +301,7 @@ class ClusterTests(SynchronousTestCase):
 
     def setUp(self):
         self.directory = FakeDirectory()
-        self.hub = PlayHub(directory=self.directory)
-        self.hub.play.lobbyFeed = Feed(self.hub)
+        self.hub = PlayHub(directory=self.directory, lobbyFeed=HubNowFeed)
         self.addCleanup(self.hub.stop)
 
     def test_claimed(self):

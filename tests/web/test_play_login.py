@@ -9,6 +9,7 @@ from twisted.internet import defer, reactor
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.web import play as playing
+from hub.web.play import codec
 from hub.web.auth import headerCookie
 
 from tests.web.accountsupport import AccountsWebMixin, Browser
@@ -161,7 +162,7 @@ class NoCommandTests(AccountsWebMixin, TestCase):
         spawned = []
         self.patch(reactor, "spawnProcess",
                    lambda *a, **k: spawned.append(a))
-        types = sorted(playing.WebPlay.HANDLERS) + [
+        types = sorted(codec.REQUESTS) + [
             "engine", "event-engine", "register", "run", "exec"]
         carried = [{"command": "sh -c 'id > /tmp/owned'"},
                    {"argv": ["/bin/sh", "-c", "id"]},

@@ -183,8 +183,9 @@ class PhoneTests(SynchronousTestCase):
 
     def test_gomokuByKeyboard(self):
         """
-        Gomoku against a bot, by the keyboard alone: Enter on "against a
-        bot" and on Start, then Tab to an intersection and Enter.  The
+        Gomoku against a bot, by the keyboard alone: Enter on "Play a
+        bot" (the game starts at once), then Tab to an intersection and
+        Enter.  The
         15 x 15 board scales to the screen; a point's hit area is its
         whole cell (the points tile the board, so a tap plays the
         nearest intersection): at 360 px a cell is about 21 px, below
@@ -192,7 +193,6 @@ class PhoneTests(SynchronousTestCase):
         """
         self.helloByKeyboard("gomoku", "thumb")
         self.enterOn("#new-gomoku")
-        self.enterOn("#start")
         self.waitForOurTurn()
         points = self.driver.execute_script(POINTS, "#board .spot")
         self.assertEqual(points["count"], 225)
@@ -204,12 +204,11 @@ class PhoneTests(SynchronousTestCase):
 
     def test_checkersByKeyboard(self):
         """
-        Checkers against a bot: Enter on "against bots" and on Ready, then
-        Tab to a piece that can move, Enter, Tab to a destination, Enter.
+        Checkers against a bot: Enter on "Play a bot", then Tab to a piece
+        that can move, Enter, Tab to a destination, Enter.
         """
         self.helloByKeyboard("checkers", "thumb")
         self.enterOn("#new-checkers")
-        self.enterOn("#ready")
         self.waitForOurTurn()
         before = self.moves()
         self.enterOn("#board .movable")
@@ -219,13 +218,11 @@ class PhoneTests(SynchronousTestCase):
 
     def test_splendorByKeyboard(self):
         """
-        Splendor against a bot: Enter on "against bots" and on Ready, then
-        Enter on Hint (which chooses a move) and on the button that plays
-        it.
+        Splendor against a bot: Enter on "Play a bot", then Enter on Hint
+        (which chooses a move) and on the button that plays it.
         """
         self.helloByKeyboard("splendor", "thumb")
         self.enterOn("#new-splendor")
-        self.enterOn("#ready")
         self.waitForOurTurn()
         before = self.moves()
         self.enterOn("#hint")
@@ -257,7 +254,8 @@ class PhoneTests(SynchronousTestCase):
         self.checkLayout("a waiting room")
         self.enterOn("#fill-bots")
         self.enterOn("#ready")
-        self.wait(lambda: len(self.find("#seats li")) == 3, "no game")
+        self.wait(lambda: self.turn() in ("yours", "theirs"), "no game")
+        self.wait(lambda: len(self.find("#seats li")) == 3, "no seats")
         self.wait(lambda: len(self.find("#seats li .tag")) >= 3,
                   "the bots are not marked")
         # The bots are named after their level.

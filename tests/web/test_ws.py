@@ -31,6 +31,7 @@ from hub.service import Hub
 from hub.web import ws
 from hub.web.site import webSite
 from tests.harness import RecordingTransport
+from tests.web.playsupport import playGames
 
 HOST = "hub.example:8080"
 
@@ -126,7 +127,8 @@ class Face:
             "splendor": SplendorFactory(lobby, sessions, clock),
         }
         self.site, self.service = webSite(self.hub, limits=webLimits,
-                                          factories=factories, auth=auth)
+                                          games=playGames(factories),
+                                          auth=auth)
         self.service.startService()
         self.port = 50000
 

@@ -78,3 +78,25 @@ const LONE_SURROGATE = new RegExp(
 export function pathPart(text) {
   return encodeURIComponent(String(text).replace(LONE_SURROGATE, "\ufffd"));
 }
+
+// A button of the page: a click runs onPress.
+export function button(attributes, label, onPress) {
+  const node = el("button", Object.assign({type: "button"}, attributes),
+                  label);
+  node.addEventListener("click", onPress);
+  return node;
+}
+
+// A focusable SVG button on a board: a click, Enter or space.
+export function svgButton(tag, attributes, onPress) {
+  const node = svg(tag, Object.assign(
+    {tabindex: 0, role: "button"}, attributes));
+  node.addEventListener("click", onPress);
+  node.addEventListener("keydown", event => {
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      onPress();
+    }
+  });
+  return node;
+}

@@ -2,8 +2,10 @@
 // "game-ready"): a link /play?room=ROOM&kind=KIND (from /tournaments/ID)
 // joins that room once the hub has said welcome, and a "game-ready"
 // message (a logged-in entrant's game waits in a room) shows a notice
-// with a button that joins it.  The hub seats the entrant in the seat
-// (colour) of the pairing and marks them ready.
+// with a button that joins it, until the hub says the game is gone
+// ("game-gone": it began, or was played or forfeited without you).  The
+// hub seats the entrant in the seat (colour) of the pairing, out of a
+// room whose game is over, and marks them ready.
 import { el, replaceChildren } from "./dom.js";
 import { t } from "./i18n.js";
 
@@ -54,6 +56,11 @@ export function joinLinked(send, room) {
 export function gameReady(send, message) {
   waiting.set(message.room, message);
   draw(send);
+}
+
+// A "game-gone" message: that game waits no more.
+export function gameGone(send, message) {
+  if (waiting.delete(message.room)) draw(send);
 }
 
 // A "room" message: a tournament room joined is no longer waiting.

@@ -1,20 +1,15 @@
 // The play page's lobby, the start of play (docs/protocols/web.md):
 // pick a game; see its rooms, with their players and state (the rooms of
-// the cluster's other nodes too); create one (checkers: the player count
-// of the hub's checkersSizes and your seat; gomoku: your colour); join
-// one; quick play (the fullest open room of that kind, or a new one);
-// fill the empty seats of your room with bots of a chosen level; or play
-// at once against bots.  play.js calls lobbyControls, drawOpenRooms and
-// lookAtLobby; everything else here is the lobby's own.
+// the cluster's other nodes too); create one (for a number of players,
+// and your seat: each game's module says what it offers); join one;
+// quick play (the fullest open room of that kind, or a new one); fill
+// the empty seats of your room with bots of a chosen level; or play a
+// bot, at once: you and bots of the level chosen, in a game that starts
+// by itself.  play.js calls lobbyControls, drawOpenRooms and lookAtLobby;
+// everything else here is the lobby's own.
 import { el, player, replaceChildren } from "./dom.js";
 import { t } from "./i18n.js";
-
-// The game kinds, as the seeds name them.
-const KINDS = ["gomoku", "checkers", "splendor"];
-const KIND_NAMES = {
-  gomoku: () => t("Gomoku"), checkers: () => t("Chinese checkers"),
-  splendor: () => t("Splendor")};
-const SPLENDOR_SEATS = 4;
+import { GAMES, KINDS } from "./playgames.js";
 
 let page = null;
 
@@ -32,7 +27,7 @@ export const openRoomsTitle = el("h2", {id: "open-rooms-title",
 
 function picked() {
   const kind = sessionStorage.getItem("gamehub.kind");
-  return KINDS.includes(kind) ? kind : "gomoku";
+  return KINDS.includes(kind) ? kind : KINDS[0];
 }
 
 function pick(kind) {
@@ -59,14 +54,15 @@ function select(id, label, values, stored, initial) {
   return node;
 }
 
-function checkersSizes() {
-  return page.state.welcome.checkersSizes.filter(n => n > 1);
+// The player counts the picked game offers, if it has a choice.
+function sizesOf(game) {
+  return game.sizes ? game.sizes(page.state.welcome) : [];
 }
 
-function seatChoices(kind, chosen) {
-  if (kind === "gomoku") return [[0, t("black")], [1, t("white")]];
-  const players = Number(chosen.value);
-  return Array.from({length: players}, (_, i) => [i, t("Seat {0}", i + 1)]);
+// The number of players chosen (none for a game of two).
+function players(game) {
+  const chosen = document.getElementById("players");
+  return chosen && sizesOf(game).length ? Number(chosen.value) : null;
 }
 
 // A room name no room of the lobby has: the player's name, or NAME-N.
@@ -79,143 +75,129 @@ function freeName(kind) {
   }
 }
 
-function seatOf(kind) {
+function seatOf(game) {
   const seat = document.getElementById("seat");
-  return seat ? Number(seat.value) : (kind === "gomoku" ? 1 : 0);
+  return seat ? Number(seat.value) : game.defaultSeat;
 }
 
-// Play at once against bots (the seats before yours and after it).
+// With the number of players chosen, if the game has a choice.
+function withPlayers(game, message) {
+  const count = players(game);
+  if (count !== null) message.players = count;
+  return message;
+}
+
+// Play a bot, at once: you in the first seat (gomoku: black), bots of
+// the level chosen in the others, and the game starts by itself.
 export function newGame(kind) {
-  const state = page.state;
+  const game = GAMES[kind], state = page.state;
   if (state.room) page.send({type: "leave"});
   page.resetGame();
-  if (kind === "splendor") {
-    // Seated as a Unity client's INIT; bots fill the table up to the
-    // number of players chosen.
-    const players = Number(document.getElementById(
-      "splendor-players").value);
-    page.send({type: "join", kind});
-    page.send({type: "bots", count: players - 1, level: level()});
-    return;
-  }
-  const room = `web-${state.welcome.name}-${Date.now() % 100000}`;
-  const message = {type: "create", kind, room, seat: 0, bots: true,
+  const message = {type: "create", kind, seat: 0, bots: true,
                    level: level()};
-  if (kind === "checkers") {
-    message.players = Number(document.getElementById("players").value);
+  if (game.namedRooms) {
+    message.room = `web-${state.welcome.name}-${Date.now() % 100000}`;
   }
-  page.send(message);
+  page.send(withPlayers(game, message));
 }
 
-function createRoom(kind) {
+function createRoom(game) {
   page.resetGame();
-  if (kind === "splendor") {
-    page.send({type: "join", kind});
+  if (!game.namedRooms) {
+    page.send({type: "join", kind: game.kind});
     return;
   }
   const input = document.getElementById("room-name");
-  const room = (input && input.value.trim()) || freeName(kind);
-  const message = {type: "create", kind, room, seat: seatOf(kind)};
-  if (kind === "checkers") {
-    message.players = Number(document.getElementById("players").value);
-  }
-  page.send(message);
+  const room = (input && input.value.trim()) || freeName(game.kind);
+  page.send(withPlayers(game, {type: "create", kind: game.kind, room,
+                               seat: seatOf(game)}));
 }
 
-function quickPlay(kind) {
+function quickPlay(game) {
   page.resetGame();
-  const message = {type: "quick", kind, seat: seatOf(kind)};
-  if (kind === "checkers") {
-    message.players = Number(document.getElementById("players").value);
-  }
-  page.send(message);
+  page.send(withPlayers(game, {type: "quick", kind: game.kind,
+                               seat: seatOf(game)}));
 }
 
 // The seats of the player's room that bots could fill.
 function emptySeats(room) {
-  const seats = room.kind === "gomoku" ? 2
-      : room.kind === "splendor" ? SPLENDOR_SEATS
-      : room.players || room.capacity;
-  return Math.max(0, seats - room.members.length);
+  return Math.max(0, GAMES[room.kind].seatsOf(room) - room.members.length);
 }
 
 function label(forId, text) {
   return el("label", {for: forId}, text);
 }
 
+// What a new room of the picked game is: its number of players, your
+// seat and its name, as the game offers them.
+function roomChoice(game) {
+  const choice = [];
+  const sizes = sizesOf(game);
+  if (sizes.length) {
+    choice.push(label("players", t("Players")), select(
+      "players", t("Players"), sizes.map(n => [n, String(n)]),
+      "gamehub.players." + game.kind, sizes[0]));
+  }
+  if (game.namedRooms) {
+    const chosen = sessionStorage.getItem("gamehub.players." + game.kind);
+    const count = sizes.includes(Number(chosen)) ? Number(chosen)
+        : sizes[0];
+    const seat = select("seat", t("Your seat"), game.seatChoices(count),
+                        "gamehub.seat." + game.kind, game.defaultSeat);
+    const name = el("input", {id: "room-name", type: "text",
+                              maxlength: 64, "aria-label": t("Room name"),
+                              placeholder: t("Room name")});
+    name.value = sessionStorage.getItem("gamehub.room-name") || "";
+    name.addEventListener("input", () => sessionStorage.setItem(
+      "gamehub.room-name", name.value));
+    choice.push(label("seat", t("Your seat")), seat,
+                label("room-name", t("Room name")), name);
+  }
+  return choice;
+}
+
 // The lobby's controls, while no game is being played.
 export function lobbyControls() {
   const state = page.state, button = page.button;
   const room = state.room;
-  const kind = room ? room.kind : picked();
+  const game = GAMES[room ? room.kind : picked()];
   const parts = [];
   const levels = select("level", t("Bot level"),
                         [1, 2, 3].map(n => [n, String(n)]),
                         "gamehub.level", 2);
-  const sizes = checkersSizes();
-  const players = select("players", t("Players"),
-                         sizes.map(n => [n, String(n)]),
-                         "gamehub.players", sizes[0]);
   if (!room) {
     parts.push(el("div", {class: "kind-picker", role: "group",
                           "aria-label": t("Choose a game")},
       KINDS.map(k => {
-        const node = button("pick-" + k, KIND_NAMES[k](), () => pick(k));
+        const node = button("pick-" + k, GAMES[k].name(), () => pick(k));
         node.classList.add("kind-pick");
-        node.setAttribute("aria-pressed", String(k === kind));
+        node.setAttribute("aria-pressed", String(k === game.kind));
         return node;
       })));
-    const choice = [];
-    if (kind === "checkers") choice.push(label("players", t("Players")),
-                                         players);
-    if (kind !== "splendor") {
-      const seat = select("seat", t("Your seat"), seatChoices(kind, players),
-                          "gamehub.seat." + kind, kind === "gomoku" ? 1 : 0);
-      const name = el("input", {id: "room-name", type: "text",
-                                maxlength: 64, "aria-label": t("Room name"),
-                                placeholder: t("Room name")});
-      name.value = sessionStorage.getItem("gamehub.room-name") || "";
-      name.addEventListener("input", () => sessionStorage.setItem(
-        "gamehub.room-name", name.value));
-      choice.push(label("seat", t("Your seat")), seat,
-                  label("room-name", t("Room name")), name);
-    }
-    parts.push(el("div", {class: "controls room-choice"}, choice));
+    parts.push(el("div", {class: "controls room-choice"}, roomChoice(game)));
     parts.push(el("div", {class: "controls"},
-      button("quick-play", t("Quick play"), () => quickPlay(kind)),
-      button("create-room", t("Create a room"), () => createRoom(kind))));
+      button("quick-play", t("Quick play"), () => quickPlay(game)),
+      button("create-room", t("Create a room"), () => createRoom(game))));
   }
   const bots = [label("level", t("Bot level")), levels];
-  if (room && !room.running && emptySeats(room) > 0) {
+  if (!room) {
+    bots.push(button("new-" + game.kind, t("Play a bot"),
+                     () => newGame(game.kind)));
+  } else if (!room.running && emptySeats(room) > 0) {
     bots.push(button("fill-bots", t("Fill with bots"), () => page.send({
       type: "bots", count: emptySeats(room), level: level()})));
   }
   parts.push(el("div", {class: "controls bots"}, bots));
-  if (!room) {
-    const splendorPlayers = select(
-      "splendor-players", t("Splendor players"),
-      [2, 3, 4].map(n => [n, String(n)]), "gamehub.splendor-players", 2);
-    parts.push(el("div", {class: "controls against-bots"},
-      kind === "checkers" ? null : [label("players", t("Players")),
-                                    players],
-      button("new-gomoku", t("Gomoku against a bot"),
-             () => newGame("gomoku")),
-      button("new-checkers", t("Checkers against bots"),
-             () => newGame("checkers")),
-      label("splendor-players", t("Splendor players")), splendorPlayers,
-      button("new-splendor", t("Splendor against bots"),
-             () => newGame("splendor"))));
-  }
   if (room && !room.running) {
     const actions = [];
-    if (room.kind === "gomoku" && room.members.length === 2 &&
-        room.owner === state.welcome.name && !state.seats.length) {
+    const me = room.members.find(member => member.you);
+    const owner = me && room.owner === me.name;
+    if (game.ownerStarts && owner && room.members.length === 2 &&
+        !state.seats.length) {
       actions.push(button("start", t("Start"), () => page.send(
         {type: "start"})));
     }
-    const me = room.members.find(member => member.you);
-    if (me && !me.ready && (room.kind !== "gomoku" ||
-                            room.owner !== me.name)) {
+    if (me && !me.ready && !(game.ownerStarts && owner)) {
       actions.push(button("ready", t("Ready"), () => page.send(
         {type: "ready"})));
     }
@@ -241,29 +223,28 @@ function roomsOf(kind) {
   return here.concat(there);
 }
 
-function joinable(room, kind) {
-  const seats = kind === "gomoku" ? 2 : room.capacity;
+function joinable(room, game) {
   return !room.running && !room.locked && room.node === null &&
-      room.members.length < seats;
+      room.members.length < game.seatsOf(room);
 }
 
-function roomItem(room, kind) {
+function roomItem(room, game) {
   const name = page.state.welcome.name;
-  return el("li", {class: "room", "data-kind": kind,
+  return el("li", {class: "room", "data-kind": game.kind,
                    "data-room": room.name},
     el("div", {},
       el("span", {class: "room-name"}, player(room.name)),
       el("span", {class: "state " + (room.running ? "playing" : "waiting")},
          room.running ? t("playing") : t("waiting")),
       el("span", {class: "count"},
-         `${room.members.length}/${kind === "gomoku" ? 2 : room.capacity}`),
+         `${room.members.length}/${game.seatsOf(room)}`),
       room.locked ? el("span", {class: "locked"}, t("locked")) : null,
       room.node !== null ? el("span", {class: "node"},
                               t("on node {0}", room.node)) : null,
-      joinable(room, kind) && !room.members.includes(name)
+      joinable(room, game) && !room.members.includes(name)
         ? page.button(null, t("Join"), () => {
             page.resetGame();
-            page.send({type: "join", kind, room: room.name});
+            page.send({type: "join", kind: game.kind, room: room.name});
           }) : null),
     el("ul", {class: "members"}, room.members.map(
       member => el("li", {class: "member"}, player(member)))));
@@ -273,19 +254,20 @@ function roomItem(room, kind) {
 export function drawOpenRooms() {
   const state = page.state;
   const shown = state.lobby && !page.playing() && !state.room;
-  const kind = picked();
-  // Splendor's tables have no names to pick: quick play seats you.
-  const rooms = shown && kind !== "splendor" ? roomsOf(kind) : [];
-  replaceChildren(openRooms, rooms.length || !shown || kind === "splendor"
-      ? rooms.map(room => roomItem(room, kind))
+  const game = GAMES[picked()];
+  // A game without named rooms (Splendor): quick play seats you.
+  const named = game.namedRooms;
+  const rooms = shown && named ? roomsOf(game.kind) : [];
+  replaceChildren(openRooms, rooms.length || !shown || !named
+      ? rooms.map(room => roomItem(room, game))
       : [el("li", {class: "empty"},
             t("No room yet: create one, or quick play."))]);
   for (const node of openRooms.querySelectorAll("button")) {
     node.classList.add("join");
   }
   openRoomsTitle.textContent = shown
-      ? t("Rooms: {0}", KIND_NAMES[kind]()) : "";
-  openRoomsTitle.hidden = !shown || kind === "splendor";
+      ? t("Rooms: {0}", game.name()) : "";
+  openRoomsTitle.hidden = !shown || !named;
 }
 
 export function lookAtLobby() {

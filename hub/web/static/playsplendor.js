@@ -1,7 +1,8 @@
-// Playing Splendor on the play page (play.js): the table drawn as the
-// spectators see it (boards.js), with what the player may do now built
-// from the legal actions the hub sent with the turn (docs/protocols/
-// web.md).  Nothing is offered that is not among them:
+// Splendor on the play page (play.js): the table drawn as the spectators
+// see it (boards.js, from the view and hand of the hub's events), with
+// what the player may do now built from the legal actions the hub sent
+// with the turn (docs/protocols/web.md).  Nothing is offered that is not
+// among them:
 // - take tokens: gem buttons add a token while some legal take still
 //   holds the pick (3 different, or 2 of one), "Take" when it is one;
 // - a face-up card or a deck (click, Enter or space) shows "Buy" (one
@@ -9,7 +10,7 @@
 // - the player's reserved cards are buttons too, to buy them;
 // - giving back tokens down to 10 as the gem buttons pick them;
 // - choosing among the nobles that qualify.
-import { el, svg } from "./dom.js";
+import { button, el, svgButton } from "./dom.js";
 import { drawSplendor } from "./boards.js";
 import { t } from "./i18n.js";
 
@@ -56,35 +57,14 @@ function sameGems(action, pick) {
     ([gem, n]) => (pick[gem] || 0) === n);
 }
 
-// A focusable SVG button: click, Enter or space.
-function svgButton(tag, attributes, onPress) {
-  const node = svg(tag, Object.assign(
-    {tabindex: 0, role: "button"}, attributes));
-  node.addEventListener("click", onPress);
-  node.addEventListener("keydown", event => {
-    if (event.key === "Enter" || event.key === " ") {
-      event.preventDefault();
-      onPress();
-    }
-  });
-  return node;
-}
-
-function button(attributes, label, onPress) {
-  const node = el("button", Object.assign({type: "button"}, attributes),
-                  label);
-  node.addEventListener("click", onPress);
-  return node;
-}
-
 // What the player has chosen so far, kept between redraws of one turn.
-export function newChoice() {
+function newChoice() {
   return {pick: {}, selected: null};
 }
 
 // The phase of the turn: "act", "discard" or "noble" (from the legal
 // actions), or null when it is not the player's.
-export function phaseOf(legal) {
+function phaseOf(legal) {
   if (!legal || !legal.length) return null;
   const kind = legal[0].kind;
   return kind === "discard_gems" ? "discard"
@@ -92,7 +72,7 @@ export function phaseOf(legal) {
 }
 
 // The hub's hint (an action) as the choice that shows it.
-export function hintChoice(action) {
+function hintChoice(action) {
   const choice = newChoice();
   if (action.kind === "get_gems" || action.kind === "discard_gems") {
     choice.pick = Object.fromEntries(action.gems);
@@ -107,10 +87,10 @@ export function hintChoice(action) {
 /**
  * The board (an SVG) and the panel of what can be done now.
  *
- * game: {view, hand, seats, legal, hint, choice}; act(action) sends an
- * action; redraw() draws again after the choice changed.
+ * game: {view, hand, seats, legal, hint, choice, nobles}; act(action)
+ * sends an action; redraw() draws again after the choice changed.
  */
-export function drawSplendorPlay(game, act, redraw) {
+function drawSplendorPlay(game, act, redraw) {
   const legal = game.legal || [];
   const phase = phaseOf(legal);
   const choice = game.choice;
@@ -361,3 +341,68 @@ function handList(game, legal, acting, choice, redraw) {
   box.append(list);
   return box;
 }
+
+// A Splendor event's table (view) and the player's reserved cards.
+function keepTable(board, message) {
+  if (message.view) board.view = message.view;
+  if (message.hand) board.hand = message.hand;
+}
+
+// A prompt of the player's: discard, or choose a noble.
+function prompt(board, message, page) {
+  keepTable(board, message);
+  board.choice = newChoice();
+  page.turn(message.seat, message.legal || null);
+}
+
+export const splendor = {
+  kind: "splendor",
+  name: () => t("Splendor"),
+  // Seated as a Unity client's INIT is: no room names.
+  namedRooms: false,
+  defaultSeat: 0,
+  seatsOf: () => 4,
+  seatChoices: () => [],
+  sizes: () => [2, 3, 4],
+
+  start(message) {
+    const board = {view: null, hand: [], choice: newChoice()};
+    keepTable(board, message);
+    return board;
+  },
+  update: keepTable,
+  played: () => null,
+  newTurn(board) {
+    board.choice = newChoice();
+  },
+  hint(board, action) {
+    board.choice = hintChoice(action);
+  },
+  events: {DiscardRequired: prompt, NobleOffered: prompt},
+  colourName(board, seat) {
+    return t("{0} points", board.view ? board.view.players[seat].points
+                                      : 0);
+  },
+  // What the player is asked now, if not a move.
+  phaseText(board, legal) {
+    const phase = phaseOf(legal);
+    if (phase === "discard") return t("Give back tokens: you may keep 10.");
+    if (phase === "noble") return t("Several nobles visit you: choose one.");
+    return null;
+  },
+
+  draw(page) {
+    const {state} = page, board = state.board;
+    if (!board.view) return null;
+    const nobles = Object.fromEntries(board.view.nobles.map(
+      noble => [noble.id, noble]));
+    const drawn = drawSplendorPlay({
+      view: board.view, hand: board.hand, seats: state.seats,
+      legal: state.legal, hint: state.hint, choice: board.choice, nobles},
+      action => {
+        board.choice = newChoice();
+        page.act(action);
+      }, page.redraw);
+    return {board: drawn.board, panel: drawn.panel};
+  },
+};
