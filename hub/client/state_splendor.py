@@ -11,6 +11,7 @@ NEW_CARD or revealed reserve puts the real card in place.
 
 from hub.client.i18n import _
 from hub.games import splendor as G
+from hub.games import splendor_moves as GE
 from hub.wire import splendor as W
 
 from hub.client import events as E
@@ -250,7 +251,7 @@ class SplendorState(ClientState):
                 self._unguess(drawn, real)
             else:
                 self._hidden.setdefault(seat, []).append(drawn)
-        if any(isinstance(e, G.DiscardRequired) for e in events) and \
+        if any(isinstance(e, GE.DiscardRequired) for e in events) and \
                 seat == self.mySeat():
             self.discard = t.pendingDiscard
         self.lastAction = (pid, action)

@@ -18,9 +18,8 @@ sits where is the caller's business.  An action is an L{Action}:
 C{gems} is a tuple of C{(colour, count)} pairs; L{SplendorGame.legalActions}
 lists them in the order the Unity client writes them (alphabetical, golden
 last) and only with positive counts.  L{SplendorGame.apply} returns the
-events the move caused (L{OperationDone}, L{NewCard}, L{DiscardRequired},
-L{NobleOffered}, L{NobleAwarded}, L{TurnSkipped}, L{NewTurn},
-L{GameOver}) in the order the protocol must announce them.
+events the move caused (L{hub.games.splendor_moves}) in the order the
+protocol must announce them.
 """
 
 from __future__ import annotations
@@ -31,20 +30,21 @@ import random
 from itertools import combinations
 from typing import (
     Any, Container, Dict, Iterable, List, Mapping, NamedTuple, Optional,
-    Tuple, Union)
+    Tuple)
 
 from zope.interface import implementer
 
+from hub.games.splendor_moves import (
+    CLIENT_ORDER, GEMS, GOLDEN, Action, DiscardRequired, GameOver, Gems,
+    NewCard, NewTurn, NobleAwarded, NobleOffered, OperationDone, RulesEvent,
+    TurnSkipped)
 from hub.games.state import copyState, copyValue
 from hub.ihub import IGameRules
 
 
-GEMS = ("diamond", "sapphire", "emerald", "ruby", "obsidian")
-GOLDEN = "golden"
 TOKENS = GEMS + (GOLDEN,)
 TOKEN_INDEX = {name: i for i, name in enumerate(TOKENS)}
 GOLD = TOKEN_INDEX[GOLDEN]
-CLIENT_ORDER = tuple(sorted(GEMS)) + (GOLDEN,)
 CLIENT_GEMS = tuple(sorted(GEMS))
 _CLIENT_GEM_INDEX = tuple(GEMS.index(g) for g in CLIENT_GEMS)
 _GEM_RANGE = range(len(GEMS))
@@ -69,10 +69,6 @@ PHASE_ACT = "act"
 PHASE_DISCARD = "discard"
 PHASE_NOBLE = "noble"
 PHASE_OVER = "over"
-
-#: C{(colour, count)} pairs: gems taken, paid or discarded.
-Gems = Tuple[Tuple[str, int], ...]
-
 
 class Card(NamedTuple):
     """
@@ -116,101 +112,6 @@ def loadCards(
 
 
 CARDS, NOBLES = loadCards()
-
-
-class Action(NamedTuple):
-    """
-    One move; see the module docstring for the kinds.
-    """
-    kind: str
-    card: int = 0
-    gems: Gems = ()
-
-    def canonical(self) -> Action:
-        """
-        The same action with C{gems} in the order L{legalActions} uses
-        (alphabetical, golden last), zero counts dropped.
-        """
-        rank = {g: i for i, g in enumerate(CLIENT_ORDER)}
-        try:
-            gems = tuple(sorted(((g, n) for g, n in self.gems if n),
-                                key=lambda pair: rank.get(pair[0], -1)))
-        except (TypeError, ValueError):
-            return self
-        return Action(self.kind, self.card, gems)
-
-
-class OperationDone(NamedTuple):
-    """
-    C{seat} played C{action}.  C{golden} is the gold a reserve gave (0 or
-    1); C{drawn} is the real card a C{fold_card_unknown} took (else 0).
-    """
-    seat: int
-    action: Action
-    golden: int = 0
-    drawn: int = 0
-
-
-class NewCard(NamedTuple):
-    """
-    C{card} was dealt from the deck of C{level} into the slot C{seat}'s
-    action emptied.
-    """
-    seat: int
-    level: int
-    card: int
-
-
-class DiscardRequired(NamedTuple):
-    """
-    C{seat} holds more than 10 tokens and must give back C{count}.
-    """
-    seat: int
-    # The field shadows tuple.count(), which nobody calls on an event.
-    count: int  # type: ignore[assignment]
-
-
-class NobleOffered(NamedTuple):
-    """
-    C{seat} qualifies for several C{nobles} and must choose one.
-    """
-    seat: int
-    nobles: Tuple[int, ...]
-
-
-class NobleAwarded(NamedTuple):
-    """
-    C{seat} got C{noble}; C{chosen} if it came from a choice.
-    """
-    seat: int
-    noble: int
-    chosen: bool
-
-
-class TurnSkipped(NamedTuple):
-    """
-    C{seat} had no legal action and passed.
-    """
-    seat: int
-
-
-class NewTurn(NamedTuple):
-    """
-    It is C{seat}'s turn.
-    """
-    seat: int
-
-
-class GameOver(NamedTuple):
-    """
-    The game is over and C{winner} won.
-    """
-    winner: int
-
-
-#: What L{SplendorGame.apply} and L{SplendorGame.retire} return a list of.
-RulesEvent = Union[OperationDone, NewCard, DiscardRequired, NobleOffered,
-                   NobleAwarded, TurnSkipped, NewTurn, GameOver]
 
 
 class IllegalAction(ValueError):

@@ -89,7 +89,7 @@ class ActionPlayed:
     @ivar byBot: True when a server-side bot (takeover) played it.
     @ivar detail: what the rules returned that the players must hear
         (checkers: the L{hub.games.checkers.TurnResult}; Splendor: the
-        L{hub.games.splendor.OperationDone}; gomoku: None).
+        L{hub.games.splendor_moves.OperationDone}; gomoku: None).
     """
 
     seat: int = attr.ib()

@@ -19,7 +19,7 @@ without transports, and the seating of Splendor players in the lobby.
 What happens goes out as events: the shared ones of L{hub.tables.events}
 (L{events.GameStarted} whose C{position} is the whole deal,
 L{events.TurnStarted}, L{events.ActionPlayed} whose C{detail} is the
-L{hub.games.splendor.OperationDone} (None for a noble choice),
+L{hub.games.splendor_moves.OperationDone} (None for a noble choice),
 L{events.CardDealt}, ...) and the Splendor ones defined here
 (L{DiscardRequired}, L{NobleOffered}, L{NobleAwarded}, L{TurnSkipped}).
 L{replay} rebuilds the game from the events alone.
@@ -37,6 +37,7 @@ from twisted.internet.interfaces import IReactorTime
 from zope.interface import implementer
 
 from hub.games import splendor as rules
+from hub.games import splendor_moves as moves
 from hub.ihub import (
     ILobby, IRoomObserver, ISeating, ISession, IStartPolicy, ITable,
     ITableListener, Room)
@@ -97,7 +98,7 @@ class TurnSkipped:
 
 
 #: What L{playedActions} lists: C{(seat, action, detail)}.
-Played = Tuple[int, rules.Action, Optional[rules.OperationDone]]
+Played = Tuple[int, rules.Action, Optional[moves.OperationDone]]
 
 
 def seatName(playerId: int) -> str:
@@ -107,17 +108,17 @@ def seatName(playerId: int) -> str:
     return "player {}".format(playerId)
 
 
-def playedActions(ruled: Iterable[rules.RulesEvent]) -> List[Played]:
+def playedActions(ruled: Iterable[moves.RulesEvent]) -> List[Played]:
     """
     The actions the rules events C{ruled} report as played, in order: one
-    C{(seat, action, detail)} per L{rules.OperationDone} and per chosen
-    L{rules.NobleAwarded} (detail None).
+    C{(seat, action, detail)} per L{moves.OperationDone} and per chosen
+    L{moves.NobleAwarded} (detail None).
     """
     played: List[Played] = []
     for event in ruled:
-        if type(event) is rules.OperationDone:
+        if type(event) is moves.OperationDone:
             played.append((event.seat, event.action, event))
-        elif type(event) is rules.NobleAwarded and event.chosen:
+        elif type(event) is moves.NobleAwarded and event.chosen:
             played.append((event.seat,
                            rules.Action(rules.GET_NOBLE, event.noble), None))
     return played
@@ -172,7 +173,7 @@ class SplendorTable(Table):
             raise IllegalAction(str(e))
         self.announce(ruled, byBot)
 
-    def announce(self, ruled: List[rules.RulesEvent], byBot: bool) -> None:
+    def announce(self, ruled: List[moves.RulesEvent], byBot: bool) -> None:
         """
         Turn the rules events C{ruled} into table events, in order; a new
         turn is a L{Table.startTurn}, the game's end a L{Table.end}.
@@ -183,28 +184,28 @@ class SplendorTable(Table):
         event: Any
         for event in ruled:
             kind = type(event)
-            if kind is rules.OperationDone:
+            if kind is moves.OperationDone:
                 seat, action, detail = next(played)
                 self.emit(events.ActionPlayed(seat, action, byBot, detail,
                                               now))
-            elif kind is rules.NewCard:
+            elif kind is moves.NewCard:
                 self.emit(events.CardDealt(event.level, event.card, now))
-            elif kind is rules.DiscardRequired:
+            elif kind is moves.DiscardRequired:
                 self.emit(DiscardRequired(event.seat, event.count, now))
-            elif kind is rules.NobleOffered:
+            elif kind is moves.NobleOffered:
                 self.emit(NobleOffered(event.seat, event.nobles, now))
-            elif kind is rules.NobleAwarded:
+            elif kind is moves.NobleAwarded:
                 if event.chosen:
                     seat, action, detail = next(played)
                     self.emit(events.ActionPlayed(seat, action, byBot,
                                                   detail, now))
                 self.emit(NobleAwarded(event.seat, event.noble,
                                        event.chosen, now))
-            elif kind is rules.TurnSkipped:
+            elif kind is moves.TurnSkipped:
                 self.emit(TurnSkipped(event.seat, now))
-            elif kind is rules.NewTurn:
+            elif kind is moves.NewTurn:
                 self.startTurn()
-            elif kind is rules.GameOver:
+            elif kind is moves.GameOver:
                 self.finish()
         if not self.over:
             self.takeover.turn()

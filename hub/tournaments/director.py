@@ -28,10 +28,9 @@ games already under way are played out.
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from typing import (
-    Any, Dict, FrozenSet, List, Optional, Sequence, Set, Tuple)
+    Any, Dict, List, Optional, Sequence, Set, Tuple)
 
 import attr
 from twisted.internet import defer
@@ -40,15 +39,15 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.clock import loopingCall
-from hub.ihub import IStartPolicy, ITableListener
+from hub.ihub import ITableListener
 from hub.lobby import LobbyError
 from hub.records import db
 from hub.tables import events as tableEvents
-from hub.tables.base import startIfReady
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
     EngineFailed, EntrantInfo, EventInfo, IGameReadyListener, IPairings,
     ITournamentListener, PairingInfo, roomName)
+from hub.tournaments.policy import TournamentPolicy
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
 
@@ -63,70 +62,6 @@ START_GRACE = 5.0
 NO_SHOW = "no-show"
 ENGINE_FAILED = "engine-failed"
 WITHDRAWN = "withdrawn"
-
-
-@implementer(IStartPolicy)
-class TournamentPolicy:
-    """
-    The start policy of a pairing's room: the game kind's own policy
-    (C{inner}), but only with exactly the pairing's players in the room,
-    and with the event's turn clock.
-    """
-
-    #: Splendor's open seating (L{hub.tables.splendor.SplendorSeats})
-    #: never seats a stranger here.
-    openTable = False
-
-    def __init__(self, inner: Any, names: Sequence[str],
-                 turnSeconds: Optional[float] = None) -> None:
-        self.inner = inner
-        self.names = frozenset(names)
-        self.turnSeconds = turnSeconds
-
-    @property
-    def autoStart(self) -> bool:
-        return bool(self.inner.autoStart)
-
-    @property
-    def options(self) -> Any:
-        # The kind's, with the event's turn clock if it has one.
-        options = self.inner.options
-        if self.turnSeconds is not None:
-            options = attr.evolve(options, turnSeconds=self.turnSeconds)
-        return options
-
-    @property
-    def playerCounts(self) -> FrozenSet[int]:
-        # The pairing's players, all of them.
-        return frozenset([len(self.names)])
-
-    def canStart(self, room: Any) -> bool:
-        """
-        The pairing's players, all of them and nobody else, are in the
-        room, and the kind's policy agrees.  Members without names
-        (Splendor's) are counted only: the engine runner's private
-        listeners say who they are.
-        """
-        names = room.names()
-        if len(names) != len(self.names):
-            return False
-        if None not in names and frozenset(names) != self.names:
-            return False
-        return bool(self.inner.canStart(room))
-
-    def newTable(self, room: Any) -> Any:
-        """
-        The kind's table, with the event's turn clock if it has one.
-        """
-        inner = self.inner
-        if self.turnSeconds is not None:
-            inner = copy.copy(inner)
-            inner.options = self.options
-        return inner.newTable(room)
-
-    def memberLeft(self, lobby: Any, room: Any) -> None:
-        # As the kind's policy would, with this one's canStart.
-        startIfReady(self, lobby, room)
 
 
 @attr.s(eq=False)

@@ -7,8 +7,9 @@ knows which connection is which entrant (Splendor's protocol carries no
 name).  It fills the command's placeholders C{{host} {port} {room}
 {name} {key}} argument by argument (no shell), puts the documented
 C{GAMEHUB_*} values in its environment (L{environment}), logs its output
-to a bounded per-game log with its key masked, and kills its whole tree
-when its game stops (after a short leave when the game ended).
+to a bounded per-game log (L{hub.tournaments.gamelog}) with its key
+masked, and kills its whole tree when its game stops (after a short
+leave when the game ended).
 
 The director's contract is L{hub.tournaments.interfaces.IGameLauncher};
 docs/tournaments.md says the rest (keys, limits, start turns).
@@ -26,6 +27,7 @@ from twisted.logger import Logger
 
 from hub.lobby import LobbyError
 from hub.sandbox.confine import Confinement, Limits, NotAllowed
+from hub.tournaments.gamelog import LOG_CAP, GameLog, fromPathPart, gamePath
 from hub.tournaments.interfaces import EngineFailed
 
 #: The placeholders of an engine's command line.
@@ -38,9 +40,6 @@ HOST = "127.0.0.1"
 #: (under C{--engine-sandbox none}, its private listener's, any).
 ENGINE_PORTS = {"gomoku": 11011, "checkers": 16666, "splendor": 13204}
 
-#: Bytes of one game log past which an engine's output is no longer
-#: read (the engine then waits on its full pipe).
-LOG_CAP = 1024 * 1024
 #: Seconds between an engine's SIGTERM and its SIGKILL.
 KILL_GRACE = 5.0
 #: Seconds the engines of a game that ended have to leave by themselves
@@ -48,15 +47,10 @@ KILL_GRACE = 5.0
 LEAVE_SECONDS = 5.0
 #: Seconds an engine has to connect after it is spawned.
 START_SECONDS = 60.0
-#: What replaces a play key in a log.
-MASK = b"[key]"
 #: The environment variable that carries an engine's key.
 KEY_VARIABLE = "GAMEHUB_KEY"
 #: The game kinds whose protocols carry names (and so keys).
 KEYED_KINDS = ("gomoku", "checkers")
-#: Characters kept as they are in a log's path.
-_SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                  "0123456789-_")
 
 
 def environment(kind, port, room, name, key=None):
@@ -88,146 +82,6 @@ def substitute(command, host, port, room, name, key=None):
               "name": str(name), "key": "" if key is None else str(key)}
     return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], str(argument))
             for argument in command]
-
-
-def pathPart(text):
-    """
-    C{text} as one safe path component: letters, digits, C{-} and C{_}
-    as they are, every other byte of its UTF-8 as C{%XX}.  The result
-    has no C{/} and no C{.}, so it is never C{..} or hidden, and two
-    different texts never give the same part.
-
-    @raise ValueError: C{text} is empty.
-    """
-    text = str(text)
-    if not text:
-        raise ValueError("an empty path part")
-    return "".join(
-        chr(byte) if chr(byte) in _SAFE else "%{:02X}".format(byte)
-        for byte in text.encode("utf-8", "surrogatepass"))
-
-
-def fromPathPart(part):
-    """
-    The text L{pathPart} made C{part} from.
-
-    @raise ValueError: C{part} is not one L{pathPart} makes.
-    """
-    if not part or pathPart(
-            _unquote(part).decode("utf-8", "surrogatepass")) != part:
-        raise ValueError("not a path part: {!r}".format(part))
-    return _unquote(part).decode("utf-8", "surrogatepass")
-
-
-def _unquote(part):
-    pieces = part.split("%")
-    data = bytearray(pieces[0].encode("ascii"))
-    for piece in pieces[1:]:
-        data += bytes.fromhex(piece[:2]) + piece[2:].encode("ascii")
-    return bytes(data)
-
-
-def gamePath(root, event, room, name, suffix=""):
-    """
-    The path under C{root} of what belongs to entrant C{name} in game
-    C{room} of event C{event}: C{root/EVENT/ROOM/NAME+suffix}, each part
-    through L{pathPart}.
-
-    @raise ValueError: an empty part, or (it cannot be) a path outside
-        C{root}.
-    """
-    base = os.path.realpath(root)
-    path = os.path.join(base, pathPart(event), pathPart(room),
-                        pathPart(name) + suffix)
-    if os.path.commonpath([base, os.path.realpath(path)]) != base:
-        raise ValueError("{!r} is outside {!r}".format(path, base))
-    return path
-
-
-class GameLog:
-    """
-    The log of one engine in one game: what it writes, up to C{cap}
-    bytes in the file, then a note of what was dropped; its C{secrets}
-    (its play key) masked, even when a write splits one.
-
-    @param path: the file, appended to (a game played again after a
-        restart adds to the log of the first try).
-    @param cap: bytes the file may reach before output is dropped.
-    @param secrets: texts never written (L{MASK} instead).
-    @ivar dropped: bytes of output dropped for the cap.
-    """
-
-    def __init__(self, path, cap=LOG_CAP, secrets=()):
-        self.path = path
-        self.cap = cap
-        self._secrets = [s.encode("utf-8") for s in secrets if s]
-        self._file = open(path, "ab", buffering=0)
-        self.size = os.fstat(self._file.fileno()).st_size
-        self.dropped = 0
-        self._pending = b""
-
-    def _mask(self, data):
-        for secret in self._secrets:
-            data = data.replace(secret, MASK)
-        return data
-
-    def write(self, data):
-        """
-        Log C{data} (bytes the engine wrote): masked, and within the cap.
-        """
-        if self._file is None:
-            return
-        data = self._mask(self._pending + data)
-        # Hold back a tail that may be the start of a secret.
-        keep = 0
-        for secret in self._secrets:
-            for length in range(min(len(secret) - 1, len(data)), keep, -1):
-                if data.endswith(secret[:length]):
-                    keep = length
-                    break
-        self._pending = data[len(data) - keep:] if keep else b""
-        self._append(data[:len(data) - keep])
-
-    def _append(self, data):
-        room = self.cap - self.size
-        if room > 0:
-            chunk = data[:room]
-            self._file.write(chunk)
-            self.size += len(chunk)
-            data = data[len(chunk):]
-        if data:
-            if not self.dropped:
-                self._file.write(b"\n# [the log reached %d bytes: more "
-                                 b"output is dropped]\n" % (self.cap,))
-            self.dropped += len(data)
-
-    def note(self, text):
-        """
-        Write one line of the runner's own (C{# text}), masked, whatever
-        the cap (the notes of one game are few and short).
-        """
-        if self._file is None:
-            return
-        self._file.write(self._mask(
-            b"# " + text.encode("utf-8", "replace") + b"\n"))
-
-    def close(self, ending=None):
-        """
-        Write what was held back, the count of dropped bytes and
-        C{ending} (a note), and close the file.
-        """
-        if self._file is None:
-            return
-        if self._pending:
-            self._append(self._pending)
-            self._pending = b""
-        if self.dropped:
-            self.note("{} bytes of output dropped past the {}-byte cap"
-                      .format(self.dropped, self.cap))
-        if ending:
-            self.note(ending)
-        self._file.close()
-        self._file = None
 
 
 class EngineProcess(ProcessProtocol):

@@ -12,6 +12,7 @@ from zope.interface.verify import verifyObject
 from hub.ihub import IGameRules
 from hub.games import splendor as sp
 from hub.games.splendor import Action
+from hub.games import splendor_moves as spe
 
 
 def game(seats=2, seed=1):
@@ -202,8 +203,8 @@ class TakeGemsTests(SynchronousTestCase, IllegalMixin):
                                         ("sapphire", 1)))
         self.assertIn(action, g.legalActions(0))
         events = g.apply(0, action)
-        self.assertEqual(events, [sp.OperationDone(0, action),
-                                  sp.NewTurn(1)])
+        self.assertEqual(events, [spe.OperationDone(0, action),
+                                  spe.NewTurn(1)])
         self.assertEqual(g.bank, [3, 3, 4, 3, 4, 5])
         self.assertEqual(g.players[0].tokens, [1, 1, 0, 1, 0, 0])
         self.assertEqual(g.currentSeat, 1)
@@ -322,8 +323,8 @@ class DiscardTests(SynchronousTestCase, IllegalMixin):
         """
         g = self.g
         events = g.apply(0, self.take)
-        self.assertEqual(events, [sp.OperationDone(0, self.take),
-                                  sp.DiscardRequired(0, 2)])
+        self.assertEqual(events, [spe.OperationDone(0, self.take),
+                                  spe.DiscardRequired(0, 2)])
         self.assertEqual(g.currentSeat, 0)
         self.assertEqual(g.phase, sp.PHASE_DISCARD)
         legal = g.legalActions(0)
@@ -342,8 +343,8 @@ class DiscardTests(SynchronousTestCase, IllegalMixin):
         self.assertIllegal(g, 1, Action("discard_gems", 0, (("ruby", 2),)))
         discard = Action("discard_gems", 0, (("ruby", 1), ("golden", 1)))
         events = g.apply(0, discard)
-        self.assertEqual(events, [sp.OperationDone(0, discard),
-                                  sp.NewTurn(1)])
+        self.assertEqual(events, [spe.OperationDone(0, discard),
+                                  spe.NewTurn(1)])
         self.assertEqual(g.players[0].tokenCount(), 10)
         self.assertEqual(g.bank, [3, 4, 4, 4, 3, 5])
 
@@ -363,7 +364,7 @@ class DiscardTests(SynchronousTestCase, IllegalMixin):
                obsidian=2)
         card = g.board[0][0]
         events = g.apply(0, Action("fold_card", card))
-        self.assertEqual(events[-1], sp.DiscardRequired(0, 1))
+        self.assertEqual(events[-1], spe.DiscardRequired(0, 1))
         self.assertIn(Action("discard_gems", 0, (("golden", 1),)),
                       g.legalActions(0))
 
@@ -383,8 +384,8 @@ class ReserveTests(SynchronousTestCase, IllegalMixin):
         top = g.decks[1][-1]
         events = g.apply(0, Action("fold_card", card))
         self.assertEqual(events, [
-            sp.OperationDone(0, Action("fold_card", card), 1),
-            sp.NewCard(0, 2, top), sp.NewTurn(1)])
+            spe.OperationDone(0, Action("fold_card", card), 1),
+            spe.NewCard(0, 2, top), spe.NewTurn(1)])
         self.assertEqual(g.players[0].reserved, [card])
         self.assertEqual(g.players[0].tokens[sp.GOLD], 1)
         self.assertEqual(g.board[1][2], top)
@@ -410,7 +411,7 @@ class ReserveTests(SynchronousTestCase, IllegalMixin):
         card = g.board[2][3]
         events = g.apply(0, Action("fold_card", card))
         self.assertEqual([type(e) for e in events],
-                         [sp.OperationDone, sp.NewTurn])
+                         [spe.OperationDone, spe.NewTurn])
         self.assertEqual(g.board[2][3], 0)
         self.assertIllegal(g, 1, Action("fold_card", 0))
 
@@ -423,8 +424,8 @@ class ReserveTests(SynchronousTestCase, IllegalMixin):
         action = Action("fold_card_unknown", 10001)
         self.assertIn(action, g.legalActions(0))
         events = g.apply(0, action)
-        self.assertEqual(events, [sp.OperationDone(0, action, 1, top),
-                                  sp.NewTurn(1)])
+        self.assertEqual(events, [spe.OperationDone(0, action, 1, top),
+                                  spe.NewTurn(1)])
         self.assertEqual(g.players[0].reserved, [top])
         self.assertEqual(len(g.decks[0]), 35)
 
@@ -479,8 +480,8 @@ class BuyTests(SynchronousTestCase, IllegalMixin):
                                         ("sapphire", 1)))
         self.assertIn(action, g.legalActions(0))
         events = g.apply(0, action)
-        self.assertEqual(events, [sp.OperationDone(0, action),
-                                  sp.NewCard(0, 1, top), sp.NewTurn(1)])
+        self.assertEqual(events, [spe.OperationDone(0, action),
+                                  spe.NewCard(0, 1, top), spe.NewTurn(1)])
         p = g.players[0]
         self.assertEqual(p.tokens, [0, 0, 0, 1, 0, 0])
         self.assertEqual(p.bonuses, [0, 1, 0, 0, 0])
@@ -562,8 +563,8 @@ class BuyTests(SynchronousTestCase, IllegalMixin):
         action = Action("buy_card", card, g.payment(0, card))
         self.assertIn(action, g.legalActions(0))
         events = g.apply(0, action)
-        self.assertEqual(events, [sp.OperationDone(0, action),
-                                  sp.NewTurn(1)])
+        self.assertEqual(events, [spe.OperationDone(0, action),
+                                  spe.NewTurn(1)])
         self.assertEqual(g.players[0].reserved, [])
         self.assertEqual(g.players[0].purchased, [card])
 
@@ -606,8 +607,8 @@ class NobleTests(SynchronousTestCase, IllegalMixin):
         g = self.g
         g.players[0].bonuses = [2, 3, 3, 0, 0]
         events = g.apply(0, self.buy())
-        self.assertEqual(events[-2:], [sp.NobleAwarded(0, 93, False),
-                                       sp.NewTurn(1)])
+        self.assertEqual(events[-2:], [spe.NobleAwarded(0, 93, False),
+                                       spe.NewTurn(1)])
         self.assertEqual(g.players[0].points, 1 + 3)
         self.assertEqual(g.players[0].nobles, [93])
         self.assertEqual(g.nobles, [91, 97, 100])
@@ -620,7 +621,7 @@ class NobleTests(SynchronousTestCase, IllegalMixin):
         g = self.g
         g.players[0].bonuses = [3, 4, 3, 0, 0]
         events = g.apply(0, self.buy())
-        self.assertEqual(events[-1], sp.NobleOffered(0, (91, 93)))
+        self.assertEqual(events[-1], spe.NobleOffered(0, (91, 93)))
         self.assertEqual(g.currentSeat, 0)
         self.assertEqual(g.phase, sp.PHASE_NOBLE)
         self.assertEqual(g.legalActions(0),
@@ -630,8 +631,8 @@ class NobleTests(SynchronousTestCase, IllegalMixin):
         self.assertIllegal(g, 0, Action("get_gems", 0, (
             ("ruby", 1), ("emerald", 1), ("obsidian", 1))))
         events = g.apply(0, Action("get_noble", 93))
-        self.assertEqual(events, [sp.NobleAwarded(0, 93, True),
-                                  sp.NewTurn(1)])
+        self.assertEqual(events, [spe.NobleAwarded(0, 93, True),
+                                  spe.NewTurn(1)])
         self.assertEqual(g.nobles, [91, 97, 100])
         self.assertEqual(g.players[0].points, 1 + 3)
 
@@ -649,7 +650,7 @@ class NobleTests(SynchronousTestCase, IllegalMixin):
         g.apply(1, take)
         g.apply(2, take)
         events = g.apply(0, take)
-        self.assertEqual(events[1], sp.NobleAwarded(0, 91, False))
+        self.assertEqual(events[1], spe.NobleAwarded(0, 91, False))
 
     def test_noNobleOutsideChoice(self):
         """
@@ -674,10 +675,10 @@ class EndTests(SynchronousTestCase, IllegalMixin):
         """
         g = game(3)
         g.players[0].points = 15
-        self.assertEqual(g.apply(0, self.take)[-1], sp.NewTurn(1))
-        self.assertEqual(g.apply(1, self.take)[-1], sp.NewTurn(2))
+        self.assertEqual(g.apply(0, self.take)[-1], spe.NewTurn(1))
+        self.assertEqual(g.apply(1, self.take)[-1], spe.NewTurn(2))
         events = g.apply(2, self.take)
-        self.assertEqual(events[-1], sp.GameOver(0))
+        self.assertEqual(events[-1], spe.GameOver(0))
         self.assertTrue(g.isOver)
         self.assertIsNone(g.currentSeat)
         self.assertEqual(g.winner, 0)
@@ -692,7 +693,7 @@ class EndTests(SynchronousTestCase, IllegalMixin):
         g.players[0].points = 15
         g.players[1].points = 16
         g.apply(0, self.take)
-        self.assertEqual(g.apply(1, self.take)[-1], sp.GameOver(1))
+        self.assertEqual(g.apply(1, self.take)[-1], spe.GameOver(1))
 
     def test_tieFewestCards(self):
         """
@@ -708,7 +709,7 @@ class EndTests(SynchronousTestCase, IllegalMixin):
         g.players[0].reserved = [8, 9, 10]
         g.players[0].nobles = [91]
         g.apply(0, self.take)
-        self.assertEqual(g.apply(1, self.take)[-1], sp.GameOver(0))
+        self.assertEqual(g.apply(1, self.take)[-1], spe.GameOver(0))
 
     def test_fullTieLatest(self):
         """
@@ -720,7 +721,7 @@ class EndTests(SynchronousTestCase, IllegalMixin):
             p.purchased = [1, 2]
         g.apply(0, self.take)
         g.apply(1, self.take)
-        self.assertEqual(g.apply(2, self.take)[-1], sp.GameOver(1))
+        self.assertEqual(g.apply(2, self.take)[-1], spe.GameOver(1))
 
     def test_skipStuckSeat(self):
         """
@@ -730,7 +731,7 @@ class EndTests(SynchronousTestCase, IllegalMixin):
         g.bank = [0, 0, 0, 1, 0, 5]
         g.players[1].reserved = [g.decks[0].pop() for _ in range(3)]
         events = g.apply(0, Action("get_gems", 0, (("ruby", 1),)))
-        self.assertEqual(events[1:], [sp.TurnSkipped(1), sp.NewTurn(0)])
+        self.assertEqual(events[1:], [spe.TurnSkipped(1), spe.NewTurn(0)])
         self.assertEqual(g.currentSeat, 0)
 
 
@@ -819,8 +820,8 @@ class StalledTests(SynchronousTestCase):
             p.reserved = [g.decks[0].pop() for _ in range(3)]
         g.players[1].points = 2
         events = g.apply(0, Action("get_gems", 0, (("ruby", 1),)))
-        self.assertEqual(events[1:], [sp.TurnSkipped(1), sp.TurnSkipped(0),
-                                      sp.GameOver(1)])
+        self.assertEqual(events[1:], [spe.TurnSkipped(1), spe.TurnSkipped(0),
+                                      spe.GameOver(1)])
         self.assertTrue(g.isOver)
         self.assertTrue(g.stalled)
 
@@ -839,7 +840,7 @@ class RetireTests(SynchronousTestCase):
         """
         g = game(3)
         self.assertEqual(g.retire(1), [])
-        self.assertEqual(g.apply(0, self.take)[1:], [sp.NewTurn(2)])
+        self.assertEqual(g.apply(0, self.take)[1:], [spe.NewTurn(2)])
         self.assertEqual(g.retire(1), [])
 
     def test_onTurn(self):
@@ -847,7 +848,7 @@ class RetireTests(SynchronousTestCase):
         The seat to act retiring passes the turn.
         """
         g = game(3)
-        self.assertEqual(g.retire(0), [sp.NewTurn(1)])
+        self.assertEqual(g.retire(0), [spe.NewTurn(1)])
         self.assertEqual(g.legalActions(0), [])
 
     def test_pendingDiscard(self):
@@ -858,8 +859,8 @@ class RetireTests(SynchronousTestCase):
         tokens(g.players[0], diamond=3, sapphire=3, emerald=3)
         g.apply(0, self.take)
         first = g.legalActions(0)[0]
-        self.assertEqual(g.retire(0), [sp.OperationDone(0, first),
-                                       sp.NewTurn(1)])
+        self.assertEqual(g.retire(0), [spe.OperationDone(0, first),
+                                       spe.NewTurn(1)])
         self.assertEqual(g.players[0].tokenCount(), 10)
 
     def test_pendingNoble(self):
@@ -870,8 +871,8 @@ class RetireTests(SynchronousTestCase):
         g.phase = sp.PHASE_NOBLE
         g.pendingNobles = tuple(g.nobles[:2])
         first = g.nobles[0]
-        self.assertEqual(g.retire(0), [sp.NobleAwarded(0, first, True),
-                                       sp.NewTurn(1)])
+        self.assertEqual(g.retire(0), [spe.NobleAwarded(0, first, True),
+                                       spe.NewTurn(1)])
 
     def test_lastOneWins(self):
         """
@@ -880,7 +881,7 @@ class RetireTests(SynchronousTestCase):
         """
         g = game(2)
         g.players[0].points = 14
-        self.assertEqual(g.retire(0), [sp.GameOver(1)])
+        self.assertEqual(g.retire(0), [spe.GameOver(1)])
         self.assertTrue(g.isOver)
         self.assertIsNone(g.currentSeat)
         self.assertEqual(g.retire(1), [])
@@ -896,8 +897,8 @@ class RetireTests(SynchronousTestCase):
         g.apply(0, self.take)
         first = g.legalActions(0)[0]
         total = g.tokenTotal()
-        self.assertEqual(g.retire(0), [sp.OperationDone(0, first),
-                                       sp.GameOver(1)])
+        self.assertEqual(g.retire(0), [spe.OperationDone(0, first),
+                                       spe.GameOver(1)])
         self.assertEqual(g.players[0].tokenCount(), 10)
         self.assertEqual(g.tokenTotal(), total)
         self.assertEqual(g.winner, 1)
@@ -910,8 +911,8 @@ class RetireTests(SynchronousTestCase):
         g.phase = sp.PHASE_NOBLE
         g.pendingNobles = tuple(g.nobles[:2])
         first = g.nobles[0]
-        self.assertEqual(g.retire(0), [sp.NobleAwarded(0, first, True),
-                                       sp.GameOver(1)])
+        self.assertEqual(g.retire(0), [spe.NobleAwarded(0, first, True),
+                                       spe.GameOver(1)])
 
     def test_retiredNeverWins(self):
         """
@@ -923,7 +924,7 @@ class RetireTests(SynchronousTestCase):
         g.players[1].points = 15
         g.retire(2)
         g.apply(0, self.take)
-        self.assertEqual(g.apply(1, self.take)[-1], sp.GameOver(1))
+        self.assertEqual(g.apply(1, self.take)[-1], spe.GameOver(1))
 
 
 def candidateActions(g, seat):

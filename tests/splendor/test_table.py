@@ -15,6 +15,7 @@ from hub.bots import botFor
 from hub.tables.seatpilot import SeatPilot
 from hub.games import splendor as rules
 from hub.games.splendor import Action
+from hub.games import splendor_moves as moves
 from hub.ihub import IStartPolicy, ITable
 from hub.lobby import Lobby, RoomObserver
 from hub.sessions import Sessions
@@ -116,7 +117,7 @@ class ActTests(SynchronousTestCase):
         table.act(0, TAKE)
         self.assertEqual(withoutTimes(recorder.events), [
             events.ActionPlayed(0, TAKE, False,
-                                rules.OperationDone(0, TAKE), 0),
+                                moves.OperationDone(0, TAKE), 0),
             events.TurnStarted(1, None, 0)])
 
     def test_reserve(self):
@@ -130,7 +131,7 @@ class ActTests(SynchronousTestCase):
         table.act(0, Action("fold_card", card))
         self.assertEqual(withoutTimes(recorder.events), [
             events.ActionPlayed(0, Action("fold_card", card), False,
-                                rules.OperationDone(
+                                moves.OperationDone(
                                     0, Action("fold_card", card), 1), 0),
             events.CardDealt(2, top, 0),
             events.TurnStarted(1, None, 0)])
@@ -172,7 +173,7 @@ class ActTests(SynchronousTestCase):
         table.act(0, discard)
         self.assertEqual(withoutTimes(recorder.events), [
             events.ActionPlayed(0, discard, False,
-                                rules.OperationDone(0, discard), 0),
+                                moves.OperationDone(0, discard), 0),
             events.TurnStarted(1, None, 0)])
 
     def test_nobles(self):
@@ -279,7 +280,7 @@ class DropTests(SynchronousTestCase):
             events.SeatDropped(0, 0),
             events.SeatEliminated(0, events.FORFEIT, 0),
             events.ActionPlayed(0, first, True,
-                                rules.OperationDone(0, first), 0),
+                                moves.OperationDone(0, first), 0),
             events.TurnStarted(1, None, 0)])
 
     def test_twoSeatsDuringDiscard(self):
@@ -297,7 +298,7 @@ class DropTests(SynchronousTestCase):
             events.SeatDropped(0, 0),
             events.SeatEliminated(0, events.FORFEIT, 0),
             events.ActionPlayed(0, first, True,
-                                rules.OperationDone(0, first), 0),
+                                moves.OperationDone(0, first), 0),
             events.GameEnded(events.FORFEIT, (1,), 1, 0)])
         self.assertEqual(table.game.players[0].tokenCount(), 10)
 

@@ -31,9 +31,10 @@ from hub.tap import Options, makeFactories
 from hub.sandbox.process import BwrapSandbox, NoSandbox
 from hub.tournaments import engines
 from hub.tournaments.engines import (
-    EngineFactory, EngineFailed, EngineLauncher, GameLog, fromPathPart,
-    gamePath, pathPart, substitute)
-from hub.tournaments.interfaces import EngineSpec
+    EngineFactory, EngineLauncher, substitute)
+from hub.tournaments.gamelog import (
+    GameLog, fromPathPart, gamePath, pathPart)
+from hub.tournaments.interfaces import EngineFailed, EngineSpec
 from tests.sandbox.support import marked, waitFor
 
 #: A bounded wait for real processes (the machine may be busy).

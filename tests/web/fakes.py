@@ -8,7 +8,8 @@ import random
 
 from hub.games.checkers import CheckersGame
 from hub.games.gomoku import GomokuGame
-from hub.games.splendor import NewCard, SplendorGame
+from hub.games.splendor import SplendorGame
+from hub.games.splendor_moves import NewCard
 from hub.tables import events
 from hub.tables.base import Table, TableOptions
 
