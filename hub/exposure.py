@@ -10,7 +10,7 @@ announced); these lines make them visible instead of surprising.
 """
 
 from twisted.application.service import Service
-from twisted.internet.defer import gatherResults
+from twisted.internet.defer import FirstError, gatherResults
 from twisted.logger import Logger
 
 #: What each listener serves, in the log's words, and what to know of it.
@@ -97,8 +97,12 @@ class Exposure(Service):
         waiting = [listener.whenListening()
                    for _, listener in self.listeners]
         d = gatherResults(waiting, consumeErrors=True)
-        d.addCallback(self._say)
-        d.addErrback(lambda failure: None)
+        d.addCallbacks(self._say, self._notListening)
+        d.addErrback(lambda f: self.log.failure("exposure lines", f))
+
+    def _notListening(self, failure):
+        # A listener that failed says so itself (tap's start error).
+        failure.trap(FirstError)
 
     def _say(self, ports):
         listening = [(option, port.getHost())

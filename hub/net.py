@@ -16,5 +16,5 @@ def setNoDelay(transport):
         return
     try:
         setTcpNoDelay(True)
-    except Exception:
+    except OSError:
         pass

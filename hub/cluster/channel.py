@@ -99,7 +99,8 @@ class ModerationChannel(Service):
         if factory is None:
             return None
         d = factory.disconnect()
-        d.addErrback(lambda f: None)
+        d.addErrback(lambda f: self.log.failure(
+            "cluster: closing the channel's connection", f))
         return d
 
     def subscribe(self, protocol):

@@ -46,6 +46,15 @@ class DirectoryUnavailable(Exception):
     """
 
 
+def bestEffort(failure):
+    """
+    The errback of a call whose failure changes nothing: Redis's own
+    failure is already logged and counted (L{ClusterDirectory.call});
+    any other failure (a bug) goes on.
+    """
+    failure.trap(DirectoryUnavailable)
+
+
 def parseRedisURL(url):
     """
     Split C{redis://HOST:PORT/DB?prefix=P&ttl=SECONDS} into its parts.
@@ -137,7 +146,7 @@ class BlockIds:
         d = self.directory.call("incrby", self.directory.key("ids"),
                                 ID_BLOCK)
         d.addCallback(got)
-        d.addErrback(lambda f: None)
+        d.addErrback(bestEffort)
         d.addBoth(done)
 
 
@@ -384,7 +393,7 @@ class ClusterDirectory:
             self._expected.discard((kind, name))
             d = self.call("set", self.nameKey(kind, name), self.node,
                           pexpire=int(self.ttl * 1000))
-            d.addErrback(lambda f: None)
+            d.addErrback(bestEffort)
         else:
             self._publish([(self.nameKey(kind, name), self.node, "", "",
                             "")])
@@ -414,7 +423,7 @@ class ClusterDirectory:
     def _releaseName(self, kind, name):
         d = self.eval(scripts.RELEASE, [self.nameKey(kind, name)],
                       [self.node, ""])
-        d.addErrback(lambda f: None)
+        d.addErrback(bestEffort)
         return d
 
     # Rooms.
@@ -463,7 +472,7 @@ class ClusterDirectory:
     def _releaseRoom(self, kind, name):
         d = self.eval(scripts.RELEASE, [self.roomKey(kind, name)],
                       [self.node, self.roomIndex(kind)])
-        d.addErrback(lambda f: None)
+        d.addErrback(bestEffort)
         return d
 
     def roomChanged(self, room):

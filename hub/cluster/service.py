@@ -131,10 +131,17 @@ class ClusterService(Service):
             stopping.append(defer.maybeDeferred(self._port.stopListening))
         d = defer.DeferredList(stopping, consumeErrors=True)
         d.addTimeout(STOP_TIMEOUT, self.hub.clock)
-        d.addErrback(lambda f: None)
+        d.addErrback(self._stopTimedOut)
         d.addBoth(lambda _: self.redis.disconnect())
-        d.addErrback(lambda f: None)
+        d.addErrback(lambda f: self.log.failure(
+            "cluster: disconnecting from Redis", f))
         return d
+
+    def _stopTimedOut(self, failure):
+        # The links and the directory get STOP_TIMEOUT to stop.
+        failure.trap(defer.TimeoutError)
+        self.log.warn("cluster: stopping took over {timeout:g} s",
+                      timeout=STOP_TIMEOUT)
 
     def withdraw(self):
         """

@@ -34,10 +34,15 @@ from typing import (
 
 from zope.interface import implementer
 
+# The moves' names stay the rules' own (re-exported for their users).
+from hub.games.splendor_moves import CLIENT_ORDER as CLIENT_ORDER
+from hub.games.splendor_moves import GEMS as GEMS
+from hub.games.splendor_moves import GOLDEN as GOLDEN
+from hub.games.splendor_moves import Action as Action
+from hub.games.splendor_moves import Gems as Gems
 from hub.games.splendor_moves import (
-    CLIENT_ORDER, GEMS, GOLDEN, Action, DiscardRequired, GameOver, Gems,
-    NewCard, NewTurn, NobleAwarded, NobleOffered, OperationDone, RulesEvent,
-    TurnSkipped)
+    DiscardRequired, GameOver, NewCard, NewTurn, NobleAwarded, NobleOffered,
+    OperationDone, RulesEvent, TurnSkipped)
 from hub.games.state import copyState, copyValue
 from hub.ihub import IGameRules
 

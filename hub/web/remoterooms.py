@@ -11,6 +11,8 @@ the rooms as last read.
 
 from twisted.logger import Logger
 
+from hub.cluster.directory import bestEffort
+
 #: The kinds whose rooms have names a browser can see and make.
 KINDS = ("gomoku", "checkers")
 #: Seconds a reading of the directory is used before the next.
@@ -86,10 +88,11 @@ class RemoteRooms:
 
         for kind in KINDS:
             d = self.directory.listRooms(kind)
-            d.addCallback(self._read, kind)
             # The directory logs and counts its own failures: the rooms
-            # stay as last read.
-            d.addErrback(lambda f: None)
+            # stay as last read.  A failure of _read is a bug: logged.
+            d.addCallbacks(self._read, bestEffort, callbackArgs=(kind,))
+            d.addErrback(lambda f: self.log.failure(
+                "reading the cluster's rooms", f))
             d.addBoth(done, kind)
 
     def _read(self, entries, kind):
