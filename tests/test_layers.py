@@ -37,7 +37,7 @@ GUI = ("client_pyglet", "pyglet")
 LAYERS = (
     ("hub",),
     ("wire", "games", "ihub", "clock", "net", "logs", "mdns", "extras",
-     "twistedinternals", "programs", "commandline"),
+     "twistedinternals", "programs", "commandline", "catalogs"),
     ("bots", "thinkers", "lobby", "sessions", "limits", "connection",
      "health", "sandbox"),
     ("tables",),
@@ -347,6 +347,21 @@ class LayerTests(SynchronousTestCase):
             elif isinstance(node, ast.ImportFrom):
                 imported.add(node.module.split(".")[0])
         self.assertEqual(imported - set(sys.stdlib_module_names), set())
+
+    def test_clientOwnRoot(self):
+        """
+        The client library (offline play's composition root
+        L{hub.client.localhub} included) imports neither the server's
+        composition root (L{hub.tap}) nor the web face: the catalogs
+        both faces read are in L{hub.catalogs}, below them.
+        """
+        modules, edges = importGraph()
+        wrong = sorted("%s imports %s" % (a, b) for a, line, b in edges
+                       if component(a) in ("client", "client_pyglet")
+                       and component(b) in ("tap", "web"))
+        self.assertEqual(wrong, [])
+        self.assertIn(("hub.client.localhub", "hub.protocols.factories"),
+                      {(a, b) for a, line, b in edges})
 
     def test_noGUI(self):
         """
