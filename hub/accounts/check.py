@@ -531,8 +531,7 @@ class NameService(Service):
             transport = getattr(peer, "transport", None)
             if transport is None or transport.disconnecting:
                 continue
-            account = getattr(session, "account", None)
-            if account in banned or (
+            if session.account in banned or (
                     networks and self.addressBanned(peerHost(peer))):
                 self.closedByBan += 1
                 self.summary.note(
