@@ -21,7 +21,7 @@ class Connection:
     @ivar app: the L{client_pyglet.app.App}.
     @ivar session: the session shown (hot seat: the seat to move).
     @ivar sessions: every session, the first one first.
-    @ivar offlineHub: the L{hub.client.offline.OfflineHub}, or None.
+    @ivar offlineHub: the L{hub.client.localhub.OfflineHub}, or None.
     @ivar offlineBots: the bots of the offline game, or None.
     @ivar offlinePlan: the offline game's plan, or None.
     @ivar watcher: the L{hub.client.watch.GameWatcher}, or None.
@@ -200,7 +200,7 @@ class Connection:
 
         @return: a Deferred firing once everyone is seated.
         """
-        from hub.client.offline import OfflineHub
+        from hub.client.localhub import OfflineHub
         from hub.client.userdirs import recordsURL
         from client_pyglet.scenes.base import NoticeScene
         self.navigator.stopHubBrowser()

@@ -515,38 +515,29 @@ def splendorRandom(options):
 def makeFactories(options, lobby, sessions, clock, thinker=None):
     """
     One protocol factory per game kind, all over the same lobby and
-    sessions.
+    sessions, as C{options} set them (L{hub.protocols.factories}).
 
     @param thinker: the L{hub.ihub.IThinker} of the tables' bots: the
         hub's L{hub.thinkers.pool.BotPool}; None for one that thinks in
-        the caller's thread (the offline client's hub, which has none).
+        the caller's thread.
     @return: a L{dict} mapping the port option name to its factory.
     """
-    from hub.protocols.checkers import CheckersFactory
-    from hub.protocols.gomoku import GomokuFactory
-    from hub.protocols.splendor import SplendorFactory
+    from hub.protocols.factories import makeFactories as factoriesOf
     takeover = options["takeover"] if options["takeover"] != "none" else None
-    bots = {"takeover": takeover, "botLevel": options["bot-level"],
-            "thinker": thinker}
-    if options.get("bot-delay") is not None:
-        bots["botDelay"] = options["bot-delay"]
     sizes = options["checkers-sizes"]
     if isinstance(sizes, str):
         # Options made but never parsed: the default string.
         sizes = checkersSizes(sizes)
-    return {
-        "gomoku-port": GomokuFactory(
-            lobby, sessions, clock,
-            maxIllegal=options["gomoku-max-illegal"], **bots),
-        "checkers-port": CheckersFactory(
-            lobby, sessions, clock,
-            turnSeconds=options["checkers-turn-seconds"],
-            sizes=sizes,
-            errorNames=bool(options["checkers-error-names"]),
-            joinSeats=bool(options["checkers-join-seats"]), **bots),
-        "splendor-port": SplendorFactory(
-            lobby, sessions, clock, rng=splendorRandom(options), **bots),
-    }
+    factories = factoriesOf(
+        lobby, sessions, clock,
+        turnSeconds=options["checkers-turn-seconds"], sizes=sizes,
+        maxIllegal=options["gomoku-max-illegal"],
+        errorNames=bool(options["checkers-error-names"]),
+        joinSeats=bool(options["checkers-join-seats"]),
+        rng=splendorRandom(options), takeover=takeover,
+        botLevel=options["bot-level"], botDelay=options.get("bot-delay"),
+        thinker=thinker)
+    return {kind + "-port": factory for kind, factory in factories.items()}
 
 
 def playGames(factories):

@@ -1,7 +1,8 @@
 """
 The layers of the design (C{docs/architecture.md}): every module under
-C{hub/} and C{client_pyglet/} imports only from its own layer or below,
-the imports form no cycle, and nothing under C{hub/} imports the desktop
+C{hub/} and C{client_pyglet/} imports only from its own layer or below
+(within its layer, only the packages written before its own), the
+imports form no cycle, and nothing under C{hub/} imports the desktop
 client (C{client_pyglet}) or pyglet.
 
 The imports are read from the source with L{ast}, every one of them,
@@ -31,24 +32,34 @@ import hub
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUI = ("client_pyglet", "pyglet")
 
-#: The layers, lowest first: the packages and modules of each (the part
-#: of a module's name after C{hub.}, or C{client_pyglet}).  The bare
-#: C{hub} package (its C{__init__}) is below them all.
+#: The named layers, lowest first, and the packages and modules of each
+#: (the part of a module's name after C{hub.}, or C{client_pyglet}).
+#: The bare C{hub} package (its C{__init__}) is below them all.  Within a
+#: layer, imports follow the order written: a package imports only the
+#: packages written before it in its layer, and those of lower layers.
 LAYERS = (
-    ("hub",),
-    ("wire", "games", "ihub", "clock", "net", "logs", "mdns", "extras",
-     "twistedinternals", "programs", "commandline"),
-    ("bots", "thinkers", "lobby", "sessions", "limits", "connection",
-     "health", "sandbox"),
-    ("tables",),
-    ("protocols", "records", "accounts", "web", "cluster", "tournaments",
-     "metrics", "announce"),
-    ("service", "tap", "exposure"),
-    ("client",),
-    ("client_pyglet", "pyglet"),
+    ("package", ("hub",)),
+    ("pure", ("ihub", "wire", "games", "clock", "net", "twistedinternals",
+              "logs", "mdns", "extras", "programs", "commandline",
+              "catalogs")),
+    ("shared services", ("limits", "bots", "thinkers", "lobby", "sessions",
+                         "connection", "health", "sandbox", "metrics")),
+    ("tables", ("tables",)),
+    ("stores", ("records", "accounts")),
+    ("listeners and back ends", ("tournaments", "cluster", "announce")),
+    ("faces", ("protocols", "web")),
+    ("process", ("service", "exposure", "tap")),
+    ("client", ("client",)),
+    ("window", ("pyglet", "client_pyglet")),
 )
-LAYER = {part: number for number, parts in enumerate(LAYERS)
+LAYER = {part: number for number, (name, parts) in enumerate(LAYERS)
          for part in parts}
+#: Each package's place in the order: its layer, then where it is
+#: written in it.
+ORDER = {part: (number, index)
+         for number, (name, parts) in enumerate(LAYERS)
+         for index, part in enumerate(parts)}
+
 
 #: Imports one module in a fresh interpreter and prints the GUI modules
 #: it brought in.
@@ -193,6 +204,10 @@ def layerViolations(root=ROOT):
             problems.append("%s: layer %d (%s) imports layer %d (%s)" % (
                 where, low, component(importer), high,
                 component(imported)))
+        elif ORDER[component(imported)] > ORDER[component(importer)]:
+            problems.append("%s: %s is written after %s in layer %d (%s)"
+                            % (where, component(imported),
+                               component(importer), low, LAYERS[low][0]))
     return problems
 
 
@@ -257,8 +272,9 @@ class ImportGraphTests(SynchronousTestCase):
 
     def test_findsAWrongWayImport(self):
         """
-        A wrong-way import, a cycle and an unplaced package are found in
-        a tree that has them.
+        A wrong-way import (to a higher layer, or to a package written
+        later in the importer's own layer), a cycle and an unplaced
+        package are found in a tree that has them.
         """
         tree = tempfile.mkdtemp(prefix="layers-")
         self.addCleanup(shutil.rmtree, tree, True)
@@ -269,6 +285,8 @@ class ImportGraphTests(SynchronousTestCase):
             "hub/tables/__init__.py": "from . import x\n",
             "hub/tables/x.py": "import hub.tables\n",
             "hub/extra.py": "",
+            "hub/ihub.py": "import hub.games\n",
+            "hub/games/__init__.py": "",
             "hub/bots/__main__.py": "import hub.client\n",
             "hub/client/__init__.py": "",
             "client_pyglet/__init__.py": "import pyglet\n",
@@ -279,12 +297,14 @@ class ImportGraphTests(SynchronousTestCase):
             with open(path, "w") as f:
                 f.write(text)
         problems = layerViolations(tree)
-        self.assertEqual(len(problems), 3, problems)
+        self.assertEqual(len(problems), 4, problems)
         self.assertIn("hub.extra: its package is in no layer", problems[0])
         self.assertEqual(problems[1], "hub/bots/__main__.py:1 imports "
-                         "hub.client: layer 2 (bots) imports layer 6 "
+                         "hub.client: layer 2 (bots) imports layer 8 "
                          "(client)")
-        self.assertRegex(problems[2], r"^hub/wire/codec.py:2 imports "
+        self.assertEqual(problems[2], "hub/ihub.py:1 imports hub.games: "
+                         "games is written after ihub in layer 1 (pure)")
+        self.assertRegex(problems[3], r"^hub/wire/codec.py:2 imports "
                                       r"hub.tables.x: "
                                       r"layer 1 \(wire\) imports layer 3 "
                                       r"\(tables\)$")
@@ -304,10 +324,29 @@ class LayerTests(SynchronousTestCase):
     def test_layers(self):
         """
         Every import under C{hub/} and C{client_pyglet/} goes to the
-        importer's own layer or one below, never to a C{__main__}, and
+        importer's own layer (a package written before it) or one below, never to a C{__main__}, and
         never from C{hub/} to the GUI.
         """
         self.assertEqual(layerViolations(), [])
+
+    def test_storesListenersFaces(self):
+        """
+        What listens to tables is cut in three named layers: the stores
+        (records, accounts), then the table listeners and back ends
+        (tournaments, cluster), then the faces (protocols, web).
+        """
+        stores = {LAYER["records"], LAYER["accounts"]}
+        listeners = {LAYER["tournaments"], LAYER["cluster"]}
+        faces = {LAYER["protocols"], LAYER["web"]}
+        self.assertEqual([len(stores), len(listeners), len(faces)],
+                         [1, 1, 1])
+        self.assertLess(LAYER["tables"], min(stores))
+        self.assertLess(max(stores), min(listeners))
+        self.assertLess(max(listeners), min(faces))
+        self.assertLess(max(faces), LAYER["tap"])
+        self.assertEqual([LAYERS[n][0] for n in (
+            min(stores), min(listeners), min(faces))],
+            ["stores", "listeners and back ends", "faces"])
 
     def test_noCycles(self):
         """
@@ -347,6 +386,21 @@ class LayerTests(SynchronousTestCase):
             elif isinstance(node, ast.ImportFrom):
                 imported.add(node.module.split(".")[0])
         self.assertEqual(imported - set(sys.stdlib_module_names), set())
+
+    def test_clientOwnRoot(self):
+        """
+        The client library (offline play's composition root
+        L{hub.client.localhub} included) imports neither the server's
+        composition root (L{hub.tap}) nor the web face: the catalogs
+        both faces read are in L{hub.catalogs}, below them.
+        """
+        modules, edges = importGraph()
+        wrong = sorted("%s imports %s" % (a, b) for a, line, b in edges
+                       if component(a) in ("client", "client_pyglet")
+                       and component(b) in ("tap", "web"))
+        self.assertEqual(wrong, [])
+        self.assertIn(("hub.client.localhub", "hub.protocols.factories"),
+                      {(a, b) for a, line, b in edges})
 
     def test_noGUI(self):
         """

@@ -32,8 +32,10 @@ from twisted.internet import defer
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from hub.accounts import guesses, names
+from hub.accounts.interfaces import INameCheck
 from hub.limits import LOG_BURST, SummaryLog
 from hub.metrics import ReadCounters
 
@@ -236,17 +238,19 @@ class GameKeys:
         self._keys.pop((room, names.nameKey(name)), None)
 
 
+@implementer(INameCheck)
 class GameNameCheck:
     """
     The name check of the connections of one tournament game's private
     listener (L{hub.tournaments.engines}): L{NameService}'s, which also
-    takes the game's one-time keys (L{GameKeys}) for C{room}.  Anything
-    else is the service's.
+    takes the game's one-time keys (L{GameKeys}) for C{room}; the bans
+    are the service's.
     """
 
     def __init__(self, service, room):
         self.service = service
         self.room = room
+        self.gameKeys = service.gameKeys
 
     def check(self, kind, wireName, host):
         """
@@ -260,8 +264,23 @@ class GameNameCheck:
         """
         return self.service.judge(kind, wireName, host, room=self.room)
 
-    def __getattr__(self, name):
-        return getattr(self.service, name)
+    def plainName(self, kind, wireName):
+        """
+        L{NameService.plainName}.
+        """
+        return self.service.plainName(kind, wireName)
+
+    def accountBanned(self, account):
+        """
+        L{NameService.accountBanned}.
+        """
+        return self.service.accountBanned(account)
+
+    def addressBanned(self, host):
+        """
+        L{NameService.addressBanned}.
+        """
+        return self.service.addressBanned(host)
 
 
 def peerHost(peer):
@@ -277,6 +296,7 @@ def peerHost(peer):
     return getattr(transport.getPeer(), "host", None)
 
 
+@implementer(INameCheck)
 class NameService(Service):
     """
     The name check of one hub (C{--names accounts} or C{closed}).
@@ -531,8 +551,7 @@ class NameService(Service):
             transport = getattr(peer, "transport", None)
             if transport is None or transport.disconnecting:
                 continue
-            account = getattr(session, "account", None)
-            if account in banned or (
+            if session.account in banned or (
                     networks and self.addressBanned(peerHost(peer))):
                 self.closedByBan += 1
                 self.summary.note(

@@ -1,8 +1,7 @@
 """
 The desktop client's language: the same gettext catalogs as the web
-face (C{hub/locale/LANG/LC_MESSAGES/}, read with Babel as
-L{hub.web.i18n} reads them), in the C{client} domain: C{client.po}
-beside the pages' C{web.po}.
+face (C{hub/locale/LANG/LC_MESSAGES/}, read by L{hub.catalogs}), in
+the C{client} domain: C{client.po} beside the pages' C{web.po}.
 
 The client's strings are marked C{_("...")} (translated where they are
 shown) or C{N_("...")} (a constant translated later with C{_}); the
@@ -20,9 +19,9 @@ import os
 
 from babel import Locale, UnknownLocaleError
 
-from hub.web.i18n import LANGUAGES
-from hub.web.i18n import LOCALE  # noqa: F401 (the catalogs' folder)
-from hub.web.i18n import catalog as webCatalog
+from hub import catalogs
+from hub.catalogs import LANGUAGES
+from hub.catalogs import LOCALE  # noqa: F401 (the catalogs' folder)
 
 #: The catalog domain of the desktop client.
 DOMAIN = "client"
@@ -39,7 +38,7 @@ def catalog(language):
     the English text to the translated one (untranslated and fuzzy
     entries left out), read once.
     """
-    return webCatalog(language, DOMAIN)
+    return catalogs.catalog(language, DOMAIN)
 
 
 def languageOf(tag):

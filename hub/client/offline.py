@@ -1,19 +1,16 @@
 """
-Play without a server: the hub inside the client's own reactor.
+Play without a server: who plays an offline game and how they sit down
+at the hub inside the client's own reactor (L{hub.client.localhub}).
 
-L{OfflineHub} starts the same L{hub.service.Hub}, protocol factories
-(L{hub.tap.makeFactories}) and records as C{twistd gamehub}, each game on
-a loopback port the OS picks (127.0.0.1 only).  An L{OfflinePlan} says
-who sits where; L{seatPlayers} seats them in join order (which decides a
-checkers region), bots as in-process connections (L{BotSeats}).
+An L{OfflinePlan} says who sits where; L{seatPlayers} seats them in
+join order (which decides a checkers region), bots as in-process
+connections (L{BotSeats}).
 """
 
 from dataclasses import dataclass, field
 from typing import List, Optional
 
 from twisted.internet import defer
-from twisted.internet.endpoints import TCP4ServerEndpoint
-from twisted.logger import Logger
 
 from hub.games import checkers as G
 
@@ -40,106 +37,11 @@ def autoCount(humans, counts=CHECKERS_COUNTS):
     raise ValueError("no game for %d players" % (humans,))
 
 
-def hubOptions(dbURL=None, turnSeconds=15, extra=()):
-    """
-    The parsed L{hub.tap.Options} of an offline hub: records in
-    C{dbURL} (or none), every checkers count allowed.
-    """
-    from hub.tap import Options
-    options = Options()
-    args = ["--db", dbURL or "none",
-            "--checkers-turn-seconds", str(int(turnSeconds))]
-    if checkersSizesOption(options):
-        args += ["--checkers-sizes", ",".join(map(str, CHECKERS_COUNTS))]
-    else:
-        args += ["--checkers-four-players"]
-    options.parseOptions(args + list(extra))
-    return options
-
-
-def checkersSizesOption(options):
-    """
-    Whether this hub's options know C{--checkers-sizes} (then a 1-player
-    game can start).
-    """
-    return any(p[0] == "checkers-sizes" for p in options.optParameters)
-
-
 def supportedCheckersCounts():
     """
-    The checkers counts an offline hub starts.
+    The checkers counts an offline hub (L{hub.client.localhub}) starts.
     """
-    from hub.tap import Options
-    if checkersSizesOption(Options()):
-        return CHECKERS_COUNTS
-    return (2, 3, 4, 6)
-
-
-class OfflineHub:
-    """
-    A hub in the client's reactor.
-
-    @ivar ports: C{{game: port number}} once started.
-    @ivar service: the L{hub.service.Hub}.
-    """
-
-    log = Logger()
-
-    def __init__(self, reactor, dbURL=None, turnSeconds=15, games=GAMES):
-        self.reactor = reactor
-        self.dbURL = dbURL
-        self.turnSeconds = turnSeconds
-        self.games = games
-        self.ports = {}
-        self.service = None
-        self._listening = []
-
-    @defer.inlineCallbacks
-    def start(self):
-        """
-        Start the hub and listen on loopback ports.
-
-        @return: a Deferred firing with L{ports}.
-        """
-        from hub.records.service import fromOptions
-        from hub.service import Hub
-        from hub.tap import makeFactories
-        options = hubOptions(self.dbURL, self.turnSeconds)
-        hub = self.service = Hub(self.reactor)
-        records = None
-        if self.dbURL:
-            import os
-            path = self.dbURL.partition(":")[2]
-            os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-            try:
-                records = fromOptions(options, self.reactor)
-            except (Exception, SystemExit) as e:
-                self.log.warn("offline games are not recorded: {error}",
-                              error=str(e))
-        if records is not None:
-            records.setServiceParent(hub)
-            hub.lobby.addTableListener(records.recorder)
-        hub.startService()
-        factories = makeFactories(options, hub.lobby, hub.sessions,
-                                  hub.clock)
-        for game in self.games:
-            endpoint = TCP4ServerEndpoint(self.reactor, 0,
-                                          interface=LOOPBACK)
-            port = yield endpoint.listen(factories[game + "-port"])
-            self._listening.append(port)
-            self.ports[game] = port.getHost().port
-        self.log.info("offline hub on {ports!r}", ports=self.ports)
-        return self.ports
-
-    def stop(self):
-        """
-        Stop listening and stop the hub.
-        """
-        ds = [defer.maybeDeferred(p.stopListening) for p in self._listening]
-        self._listening = []
-        if self.service is not None and self.service.running:
-            ds.append(defer.maybeDeferred(self.service.stopService))
-        return defer.gatherResults(ds, consumeErrors=True)
+    return CHECKERS_COUNTS
 
 
 @dataclass

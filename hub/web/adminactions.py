@@ -160,9 +160,7 @@ def _changed(events, eventId):
     The event's page hears of an entry at once (the director hears of
     it at its next poll).
     """
-    feeds = getattr(events, "feeds", None)
-    if feeds is not None:
-        feeds.eventChanged(eventId)
+    events.eventChanged(eventId)
 
 
 def eventCreate(auth, actor, fields):

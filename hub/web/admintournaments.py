@@ -51,8 +51,7 @@ def launcherOf(auth):
     The engine runner of the hub's director, or None.
     """
     events = getattr(auth, "tournaments", None)
-    director = getattr(events, "director", None)
-    return getattr(director, "launcher", None)
+    return None if events is None else events.launcher()
 
 
 def _select(name, label, options):

@@ -1,7 +1,7 @@
 """
 The pages' languages: gettext catalogs (C{hub/locale/LANG/LC_MESSAGES/
-web.po}, read with Babel) for the strings of the play page's scripts,
-and the choice of a language for a request: C{?lang=}, else its
+web.po}, read by L{hub.catalogs}) for the strings of the play page's
+scripts, and the choice of a language for a request: C{?lang=}, else its
 C{Accept-Language}, else English.
 
 The pages' Python marks its words with C{_("...")} (L{translator}).  A
@@ -11,35 +11,20 @@ ones (the command is in C{hub/locale/babel.cfg}; the workflow in
 C{docs/web.md}).
 """
 
-import os
-
 from babel import Locale
-from babel.messages.pofile import read_po
 
-LOCALE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "locale")
-#: The languages with a catalog, the first the default.
-LANGUAGES = ("en", "zh")
+from hub import catalogs
+from hub.catalogs import LANGUAGES, LOCALE  # noqa: F401 (for the pages)
+
 DOMAIN = "web"
-_catalogs = {}
 
 
 def catalog(language, domain=DOMAIN):
     """
     The translations of C{language}'s catalog of C{domain} (the pages'
-    by default; the desktop client's is C{client}), as a L{dict} from
-    the English text to the translated one (untranslated and fuzzy
-    entries left out), read once.
+    by default), as L{hub.catalogs.catalog} reads them.
     """
-    found = _catalogs.get((language, domain))
-    if found is None:
-        path = os.path.join(LOCALE, language, "LC_MESSAGES",
-                            domain + ".po")
-        with open(path, "rb") as f:
-            messages = read_po(f, locale=language)
-        found = _catalogs[language, domain] = {
-            message.id: message.string for message in messages
-            if message.id and message.string and not message.fuzzy}
-    return found
+    return catalogs.catalog(language, domain)
 
 
 def translator(language):

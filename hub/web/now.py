@@ -65,8 +65,8 @@ def roomJSON(room, spectating):
                         "ready": bool(member.ready),
                         "seat": member.seat,
                         "bot": bool(seat.get("bot") or seat.get("takenOver")),
-                        "guest": bool(getattr(member.session, "guest",
-                                              False))})
+                        "guest": member.session is not None
+                        and bool(member.session.guest)})
     return {
         "name": listedName(room.name),
         "members": members,

@@ -48,6 +48,7 @@ from hub.web import i18n, pages
 from hub.web.api import (
     JSONResource, NotFound, StreamResource, deferJSON, sendJSON)
 from hub.web.errors import pathSegment
+from hub.web.interfaces import ITournamentsWeb
 from hub.web.stream import Fanout, sseFrame
 
 #: Seconds between two pushes of one event's stream.
@@ -61,6 +62,7 @@ def _eventId(segment: Optional[str]) -> Optional[int]:
     return int(segment)
 
 
+@implementer(ITournamentsWeb)
 class TournamentsWeb:
     """
     The data of the tournament pages and API.
@@ -91,6 +93,19 @@ class TournamentsWeb:
         #: The L{hub.web.auth.WebAuth} of a web face with accounts, or
         #: None (no entering from the page).
         self.auth: Any = None
+
+    def launcher(self) -> Any:
+        """
+        The engine runner of the director, or None.
+        """
+        return None if self.director is None else self.director.launcher
+
+    def eventChanged(self, eventId: int) -> None:
+        """
+        The event's page hears of a change at once.
+        """
+        if self.feeds is not None:
+            self.feeds.eventChanged(eventId)
 
     def listData(self) -> defer.Deferred:
         d = self.database.runInteraction(store.listEvents)

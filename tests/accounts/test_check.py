@@ -348,6 +348,26 @@ class GameKeyTests(SynchronousTestCase):
         return FakeConnection(*self.server.connectTo(
             factory or self.private))
 
+    def test_interface(self):
+        """
+        The hub's name check and a game's provide L{INameCheck}; a
+        game's asks the hub's of bans and plain names, and shares its
+        keys.
+        """
+        from zope.interface.verify import verifyObject
+
+        from hub.accounts.interfaces import INameCheck
+        game = self.private.names
+        verifyObject(INameCheck, self.names)
+        verifyObject(INameCheck, game)
+        self.assertIs(game.gameKeys, self.names.gameKeys)
+        self.names.bannedAccounts["bob"] = self.accounts.now() + 60
+        self.assertTrue(game.accountBanned("bob"))
+        self.assertFalse(game.accountBanned("ann"))
+        self.assertFalse(game.addressBanned("192.0.2.1"))
+        self.assertEqual(game.plainName("gomoku", "bob"),
+                         self.names.plainName("gomoku", "bob"))
+
     def status(self, connection):
         return [m["status"] for m in connection.messages()
                 if m["msg_type"] == gwire.MSG_RESULT]

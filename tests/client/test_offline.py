@@ -12,6 +12,7 @@ from twisted.internet import defer, reactor
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.client import offline as O
+from hub.client.localhub import OfflineHub
 from hub.client.botseats import BotSeats
 from hub.client.session import ClientSession, Options
 from hub.client.userdirs import UserConfig, configDir, dataDir, recordsURL
@@ -76,15 +77,12 @@ class PlanTests(SynchronousTestCase):
         self.assertEqual(plan.colour, "white")
         self.assertEqual(plan.seats[1].level, 1)
 
-    def test_hubOptions(self):
+    def test_supportedCounts(self):
         """
-        The offline hub records where it is told, and starts games of 4.
+        The offline hub starts checkers games of every count it offers,
+        4 and the 1-player race among them.
         """
-        options = O.hubOptions("sqlite:/tmp/x.sqlite", turnSeconds=20)
-        self.assertEqual(options["db"], "sqlite:/tmp/x.sqlite")
-        self.assertEqual(options["checkers-turn-seconds"], 20)
-        self.assertIn(4, O.supportedCheckersCounts())
-        self.assertEqual(O.hubOptions()["db"], "none")
+        self.assertEqual(O.supportedCheckersCounts(), (1, 2, 3, 4, 6))
 
 
 class UserConfigTests(SynchronousTestCase):
@@ -240,12 +238,14 @@ class OfflineHubTests(TestCase):
         d = tempfile.mkdtemp()
         self.addCleanup(__import__("shutil").rmtree, d)
         db = "sqlite:" + os.path.join(d, "data", "offline.sqlite")
-        hub = O.OfflineHub(reactor, dbURL=db)
+        hub = OfflineHub(reactor, dbURL=db)
         ports = yield hub.start()
         self.addCleanup(hub.stop)
         self.assertEqual(sorted(ports), ["checkers", "gomoku", "splendor"])
         for port in hub._listening:
             self.assertEqual(port.getHost().host, "127.0.0.1")
+        self.assertEqual(hub.factories["checkers"].policy.counts,
+                         frozenset(O.CHECKERS_COUNTS))
         plan = O.checkersPlan(3, levels=2, humans=0)
         seats = BotSeats(reactor, "checkers", "127.0.0.1",
                          ports["checkers"], delay=0)

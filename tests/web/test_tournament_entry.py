@@ -73,6 +73,18 @@ class EntryTests(SynchronousTestCase):
         self.addCleanup(globalLogPublisher.removeObserver,
                         self.logged.append)
 
+    def test_noDirector(self):
+        """
+        Events without a director (L{ITournamentsWeb}) have no launcher,
+        and a change with no feeds goes nowhere.
+        """
+        from zope.interface.verify import verifyObject
+
+        from hub.web.interfaces import ITournamentsWeb
+        verifyObject(ITournamentsWeb, self.web)
+        self.assertIsNone(self.web.launcher())
+        self.web.eventChanged(1)
+
     def post(self, eventId, body, names=True):
         if not names:
             self.web.names = None

@@ -1,0 +1,34 @@
+"""
+The gettext catalogs of the hub's faces (C{hub/locale/LANG/LC_MESSAGES/
+DOMAIN.po}, read with Babel): the web pages' C{web} domain and the
+desktop client's C{client} domain share the folder and the languages,
+so both faces (L{hub.web.i18n}, L{hub.client.i18n}) read them here.
+"""
+
+import os
+
+from babel.messages.pofile import read_po
+
+#: The catalogs' folder.
+LOCALE = os.path.join(os.path.dirname(__file__), "locale")
+#: The languages with a catalog, the first the default.
+LANGUAGES = ("en", "zh")
+_catalogs = {}
+
+
+def catalog(language, domain):
+    """
+    The translations of C{language}'s catalog of C{domain}, as a L{dict}
+    from the English text to the translated one (untranslated and fuzzy
+    entries left out), read once.
+    """
+    found = _catalogs.get((language, domain))
+    if found is None:
+        path = os.path.join(LOCALE, language, "LC_MESSAGES",
+                            domain + ".po")
+        with open(path, "rb") as f:
+            messages = read_po(f, locale=language)
+        found = _catalogs[language, domain] = {
+            message.id: message.string for message in messages
+            if message.id and message.string and not message.fuzzy}
+    return found

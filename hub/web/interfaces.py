@@ -1,0 +1,27 @@
+"""
+The contracts the web face's modules call on each other's collaborators
+(the pages of one package, the objects L{hub.web.site} builds).
+"""
+
+from zope.interface import Attribute, Interface
+
+
+class ITournamentsWeb(Interface):
+    """
+    The tournament events as the pages and C{/admin} see them
+    (L{hub.web.tournaments.TournamentsWeb}).
+    """
+
+    database = Attribute("The records' hub.records.db.Database.")
+
+    def launcher():
+        """
+        The engine runner (L{hub.tournaments.interfaces.IGameLauncher})
+        of the hub's director, or None.
+        """
+
+    def eventChanged(eventId):
+        """
+        Tell the event's page of a change at once (the director hears of
+        it at its next poll).
+        """
