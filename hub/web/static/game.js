@@ -68,9 +68,20 @@ function drawSeats(toMove) {
     seat.place ? el("span", {class: "tag"}, `#${seat.place}`) : null)));
 }
 
+// A move's words (views.actionWords) in the page's language: a template
+// and its arguments, each a number, a text or words again.
+function wordsText(words) {
+  if (Array.isArray(words)) {
+    const [template, ...args] = words;
+    return t(template, ...args.map(wordsText));
+  }
+  return typeof words === "string" ? t(words) : String(words);
+}
+
 function moveItem(move) {
+  const text = move.words ? wordsText(move.words) : move.text;
   return el("li", {"data-ply": move.ply},
-            seatLabel(move.seat), `: ${move.text}`,
+            seatLabel(move.seat), `: ${text}`,
             move.byBot ? el("span", {class: "tag"}, "bot") : null);
 }
 
