@@ -310,6 +310,26 @@ class BrowserTests(PageActions, SynchronousTestCase):
         self.wait(lambda: self.find("#controls #slider"),
                   "the stored game has no replay")
 
+    #: A Splendor move in the move list: the seat, then the move in words.
+    SPLENDOR_MOVE = re.compile(
+        r".+: (took|bought a level-[123] \w+ card|reserved a level-[123] "
+        r"\w+ card|reserved a card from the level-[123] deck|gave back"
+        r"|was visited by a noble \(3 points\))")
+
+    def checkSplendorWords(self):
+        """
+        The replay's move list says each Splendor move in words (a bought
+        card by its level and colour), never by a card's number.
+        """
+        texts = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#moves li'),"
+            " node => node.innerText)")
+        self.assertGreater(len(texts), 2)
+        for text in texts:
+            self.assertRegex(text, self.SPLENDOR_MOVE)
+            self.assertNotIn("#", text)
+        self.assertTrue(any(": bought a level-" in t for t in texts), texts)
+
     def playAndWatch(self, kind, count):
         self.startServer(kind)
         self.startBots(kind, "--name", "web" + kind)
@@ -318,6 +338,8 @@ class BrowserTests(PageActions, SynchronousTestCase):
         if kind == "gomoku":
             self.checkFive()
         self.checkReplay(kind, count)
+        if kind == "splendor":
+            self.checkSplendorWords()
         self.checkOnPhone(kind)
         if kind != "splendor":
             self.server.waitForLog(r"recorded %s game" % (kind,))
@@ -339,8 +361,9 @@ class BrowserTests(PageActions, SynchronousTestCase):
 
     def test_splendor(self):
         """
-        A Splendor game of two bots, followed, replayed, on a phone too
-        (Splendor games are not rated: its protocol carries no names).
+        A Splendor game of two bots, followed, replayed (its moves in
+        words), on a phone too (Splendor games are not rated: its
+        protocol carries no names).
         """
         self.playAndWatch("splendor", "cards")
 
