@@ -7,7 +7,7 @@ and token on the table, but not the hidden cards (Splendor's decks, and
 the reserved cards, which stay face down as at a real table).
 """
 
-from hub.games import gomoku, splendor
+from hub.games import checkers, gomoku, splendor
 from hub.records import notation
 from hub.web.i18n import N_
 
@@ -134,8 +134,7 @@ def _gomokuText(action):
 
 
 def _checkersText(action):
-    return " \N{RIGHTWARDS ARROW} ".join(
-        "{},{}".format(x, y) for x, y in action)
+    return checkers.moveName(action)
 
 
 #: A Splendor token's name in the move words (the bank's C{golden} is

@@ -277,6 +277,14 @@ class ViewTests(SynchronousTestCase):
             "splendor", ("discard_gems", 0, (("ruby", 1), ("onyx", 1)))),
             "gave back ruby, onyx")
 
+    def test_checkersNotation(self):
+        """
+        A checkers move reads in the hub's notation (docs/games.md), not
+        as the board's x,y.
+        """
+        self.assertEqual(views.describeAction(
+            "checkers", ((4, -4), (4, -6))), "i5-c3")
+
     def test_splendorInWords(self):
         """
         Each Splendor action reads as a person says it: a bought card's
