@@ -211,7 +211,7 @@ class AccountsBrowserTests(SynchronousTestCase):
         # Logged out, the tab's stored name and resume token are a
         # guest's hello: the account's name is refused.
         self.open("/play")
-        self.wait(lambda: "If it is your account, log in first."
+        self.wait(lambda: "if it is yours, log in."
                           in self.one("#error").text,
                   "a guest took the account's name")
         self.one("#name").clear()

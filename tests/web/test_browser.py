@@ -28,8 +28,8 @@ BOT_DELAY = "0.15"
 SEATS = {"gomoku": 2, "checkers": 2, "splendor": 2}
 #: The status line of a game page while it runs, and at its end: the
 #: seat's name (group C{name}) and its colour or region, or a draw.
-TO_MOVE = r"^To move: (?P<name>.+?)( \(\w+\))?$"
-GAME_OVER = (r"^Game over: ((?P<name>.+?)( \(\w+\))? won \(\w+\)"
+TO_MOVE = r"^To move: (?P<name>.+?)( \(\w+( [A-F])?\))?$"
+GAME_OVER = (r"^Game over: ((?P<name>.+?)( \(\w+( [A-F])?\))? won \(\w+\)"
              r"|a draw)$")
 
 
@@ -330,6 +330,18 @@ class BrowserTests(PageActions, SynchronousTestCase):
             self.assertNotIn("#", text)
         self.assertTrue(any(": bought a level-" in t for t in texts), texts)
 
+    def checkRegionSeats(self):
+        """
+        A checkers seat says its colour on the board beside its region's
+        letter: the two players are red A and green D.
+        """
+        texts = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#seats li.seat'),"
+            " node => node.innerText)")
+        self.assertEqual(len(texts), 2, texts)
+        self.assertIn("(red A)", texts[0])
+        self.assertIn("(green D)", texts[1])
+
     def playAndWatch(self, kind, count):
         self.startServer(kind)
         self.startBots(kind, "--name", "web" + kind)
@@ -340,6 +352,8 @@ class BrowserTests(PageActions, SynchronousTestCase):
         self.checkReplay(kind, count)
         if kind == "splendor":
             self.checkSplendorWords()
+        if kind == "checkers":
+            self.checkRegionSeats()
         self.checkOnPhone(kind)
         if kind != "splendor":
             self.server.waitForLog(r"recorded %s game" % (kind,))
@@ -355,7 +369,8 @@ class BrowserTests(PageActions, SynchronousTestCase):
 
     def test_checkers(self):
         """
-        A checkers game of two bots, followed, replayed, on a phone too.
+        A checkers game of two bots, followed, replayed (its seats by
+        colour), on a phone too.
         """
         self.playAndWatch("checkers", "pieces")
 

@@ -2,7 +2,7 @@
 // finished game's replay from /api/games/ID.
 import { PathAnimation } from "./animate.js";
 import { el, pathPart, player, replaceChildren } from "./dom.js";
-import { drawBoard } from "./boards.js";
+import { drawBoard, regionName } from "./boards.js";
 import { t } from "./i18n.js";
 import { TurnClock } from "./turnclock.js";
 
@@ -28,8 +28,10 @@ const state = {seats: [], view: null, moves: [], turn: null, result: null,
 function seatLabel(seat) {
   const data = state.seats[seat];
   if (!data) return [`seat ${seat}`];
-  return data.role ? [player(data.name), ` (${data.role})`]
-                   : [player(data.name)];
+  if (!data.role) return [player(data.name)];
+  // A checkers seat by its colour too ("red A"), not a letter only.
+  const role = kind === "checkers" ? regionName(data.role) : data.role;
+  return [player(data.name), ` (${role})`];
 }
 
 function lastAction() {

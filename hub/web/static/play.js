@@ -308,7 +308,8 @@ function statusText() {
     // Of three or more, a place after the first is said (2nd of 3).
     const place = (ended.ranking || []).indexOf(state.you);
     if (place > 0 && state.seats.length > 2) {
-      return t("You finished in place {0} of {1}.", place + 1, state.seats.length);
+      return t("You finished in place {0} of {1}.", place + 1,
+               state.seats.length);
     }
     return t("You lost.");
   }
