@@ -96,6 +96,33 @@ CELLS: Tuple[Cell, ...] = tuple(
 INDEX: Dict[Tuple[int, ...], int] = {cell: i for i, cell in enumerate(CELLS)}
 CELL_COUNT = len(CELLS)
 
+# The first x of each row (L{cellName}).
+_ROW_START: Dict[int, int] = {
+    y: min(x for x, row in CELLS if row == y) for y in range(-8, 9)}
+_ROW_LETTERS = "abcdefghijklm"
+
+
+def cellName(cell: Sequence[int]) -> str:
+    """
+    The hub's name of a cell (docs/games.md, "Writing checkers moves"):
+    a letter counting from its row's left end, then its row from 1 at
+    the bottom (D's tip, a1) to 17 at the top (A's tip, a17); the
+    centre is e9.  A cell off the board is written x,y.
+    """
+    x, y = cell
+    if not isValidCell(x, y):
+        return "{},{}".format(x, y)
+    return "{}{}".format(_ROW_LETTERS[x - _ROW_START[y]], y + 9)
+
+
+def moveName(path: Sequence[Sequence[int]]) -> str:
+    """
+    A move in the hub's notation: its path's cells joined by dashes
+    (C{i5-c3}: from i5 over d4 to c3).
+    """
+    return "-".join(cellName(cell) for cell in path)
+
+
 REGION_CELLS: Dict[str, FrozenSet[Cell]] = {
     letter: frozenset(c for c in CELLS if regionOf(*c) == letter)
     for letter in REGION_LETTERS}

@@ -4,7 +4,8 @@ Records in a readable notation, for C{python -m hub.records show}.
     gomoku    h8 (column a-o from the left, row 1-15 from the bottom, as
               gomoku and renju players write moves: the centre, (7, 7),
               is h8; (0, 0), the top left corner, is a15)
-    checkers  the path's cells, 0,-4 > 0,-3 (the board's x,y)
+    checkers  the path's cells, i5-c3 (rows 1-17 from the bottom, a
+              letter from each row's left end: docs/games.md)
     splendor  take diamond+sapphire+emerald, buy #12 (gold 1),
               reserve #34, reserve hidden level 2, discard ruby,
               noble #3
@@ -15,6 +16,8 @@ outcome.
 """
 
 import datetime
+
+from hub.games import checkers
 
 GOMOKU_COLUMNS = "abcdefghijklmno"
 GOMOKU_SIZE = len(GOMOKU_COLUMNS)
@@ -69,7 +72,7 @@ def action(kind, value):
     if kind == "gomoku":
         return gomokuCell(*value)
     if kind == "checkers":
-        return " > ".join("{},{}".format(x, y) for x, y in value)
+        return checkers.moveName(value)
     op, card, gems = value["op"], value["card"], dict(value["gems"])
     if op == "get_gems":
         return "take " + _gems(gems)

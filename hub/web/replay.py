@@ -27,12 +27,18 @@ def restore(kind, position):
 def moveJSON(kind, event, ply):
     """
     One entry of the move list: the ply number (from 1), the seat, the
-    action as JSON and as text, and whether a server-side bot played it.
+    action as JSON, as text and (some kinds) as words to translate, and
+    whether a server-side bot played it.
     """
-    return {"ply": ply, "seat": event.seat,
+    move = {"ply": ply, "seat": event.seat,
             "action": views.actionJSON(kind, event.action),
             "text": views.describeAction(kind, event.action),
             "byBot": bool(event.byBot), "at": event.at}
+    words = views.actionWords(kind, event.action)
+    if words is not None:
+        # The same in the page's language (game.js).
+        move["words"] = words
+    return move
 
 
 def replaySteps(kind, game, tableEvents):

@@ -496,3 +496,24 @@ class GameTests(SynchronousTestCase):
         self.assertEqual(lines[0].strip(), "A")
         self.assertEqual(lines[4].split(), list("FFFF.....BBBB"))
         self.assertEqual(lines[16].strip(), "D")
+
+    def test_cellNames(self):
+        """
+        The hub's notation names each of the 121 cells once: a letter
+        from its row's left end, its row from 1 (D's tip) to 17 (A's
+        tip); a move is its cells joined by dashes.
+        """
+        names = [checkers.cellName(cell) for cell in checkers.CELLS]
+        self.assertEqual(len(set(names)), 121)
+        self.assertEqual(checkers.cellName(checkers.TIPS["D"]), "a1")
+        self.assertEqual(checkers.cellName(checkers.TIPS["A"]), "a17")
+        self.assertEqual(checkers.cellName((0, 0)), "e9")
+        self.assertEqual(checkers.cellName(checkers.TIPS["F"]), "a13")
+        self.assertEqual(checkers.cellName(checkers.TIPS["B"]), "m13")
+        self.assertEqual(checkers.cellName(checkers.TIPS["E"]), "a5")
+        self.assertEqual(checkers.cellName(checkers.TIPS["C"]), "m5")
+        # The reading order (top row first, left to right) is the names'.
+        self.assertEqual(names[:4], ["a17", "a16", "b16", "a15"])
+        self.assertEqual(checkers.moveName([(4, -4), (4, -6)]), "i5-c3")
+        self.assertEqual(checkers.moveName([(-2, 6), (0, 4)]), "c15-i13")
+        self.assertEqual(checkers.cellName((8, 8)), "8,8")

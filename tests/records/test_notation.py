@@ -50,10 +50,12 @@ class ActionTests(TestCase):
 
     def test_checkers(self):
         """
-        The path's cells.
+        The path's cells, in the hub's notation (docs/games.md).
         """
         self.assertEqual(notation.action("checkers", [[0, -4], [0, -3]]),
-                         "0,-4 > 0,-3")
+                         "e5-e6")
+        self.assertEqual(notation.action(
+            "checkers", [[4, -4], [4, -6], [2, -4]]), "i5-c3-g5")
 
     def test_splendor(self):
         """

@@ -197,7 +197,7 @@ class AccountsBrowserTests(SynchronousTestCase):
         """
         Logged in, C{/play} plays under the account at once (no name
         asked); logged out, the same browser is a guest asked for a name,
-        and the account's name is refused.
+        and the account's name is refused with a hint to log in.
         """
         accountsCommand(self.url, "add", "dora", stdin=PASSWORD + "\n")
         self.wait(lambda: self.nameKnown("dora"),
@@ -211,7 +211,8 @@ class AccountsBrowserTests(SynchronousTestCase):
         # Logged out, the tab's stored name and resume token are a
         # guest's hello: the account's name is refused.
         self.open("/play")
-        self.wait(lambda: "That name is taken." in self.one("#error").text,
+        self.wait(lambda: "if it is yours, log in."
+                          in self.one("#error").text,
                   "a guest took the account's name")
         self.one("#name").clear()
         self.one("#name").send_keys("guest1")

@@ -28,8 +28,8 @@ BOT_DELAY = "0.15"
 SEATS = {"gomoku": 2, "checkers": 2, "splendor": 2}
 #: The status line of a game page while it runs, and at its end: the
 #: seat's name (group C{name}) and its colour or region, or a draw.
-TO_MOVE = r"^To move: (?P<name>.+?)( \(\w+\))?$"
-GAME_OVER = (r"^Game over: ((?P<name>.+?)( \(\w+\))? won \(\w+\)"
+TO_MOVE = r"^To move: (?P<name>.+?)( \(\w+( [A-F])?\))?$"
+GAME_OVER = (r"^Game over: ((?P<name>.+?)( \(\w+( [A-F])?\))? won \(\w+\)"
              r"|a draw)$")
 
 
@@ -310,6 +310,38 @@ class BrowserTests(PageActions, SynchronousTestCase):
         self.wait(lambda: self.find("#controls #slider"),
                   "the stored game has no replay")
 
+    #: A Splendor move in the move list: the seat, then the move in words.
+    SPLENDOR_MOVE = re.compile(
+        r".+: (took|bought a level-[123] \w+ card|reserved a level-[123] "
+        r"\w+ card|reserved a card from the level-[123] deck|gave back"
+        r"|was visited by a noble \(3 points\))")
+
+    def checkSplendorWords(self):
+        """
+        The replay's move list says each Splendor move in words (a bought
+        card by its level and colour), never by a card's number.
+        """
+        texts = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#moves li'),"
+            " node => node.innerText)")
+        self.assertGreater(len(texts), 2)
+        for text in texts:
+            self.assertRegex(text, self.SPLENDOR_MOVE)
+            self.assertNotIn("#", text)
+        self.assertTrue(any(": bought a level-" in t for t in texts), texts)
+
+    def checkRegionSeats(self):
+        """
+        A checkers seat says its colour on the board beside its region's
+        letter: the two players are red A and green D.
+        """
+        texts = self.driver.execute_script(
+            "return Array.from(document.querySelectorAll('#seats li.seat'),"
+            " node => node.innerText)")
+        self.assertEqual(len(texts), 2, texts)
+        self.assertIn("(red A)", texts[0])
+        self.assertIn("(green D)", texts[1])
+
     def playAndWatch(self, kind, count):
         self.startServer(kind)
         self.startBots(kind, "--name", "web" + kind)
@@ -318,6 +350,10 @@ class BrowserTests(PageActions, SynchronousTestCase):
         if kind == "gomoku":
             self.checkFive()
         self.checkReplay(kind, count)
+        if kind == "splendor":
+            self.checkSplendorWords()
+        if kind == "checkers":
+            self.checkRegionSeats()
         self.checkOnPhone(kind)
         if kind != "splendor":
             self.server.waitForLog(r"recorded %s game" % (kind,))
@@ -333,14 +369,16 @@ class BrowserTests(PageActions, SynchronousTestCase):
 
     def test_checkers(self):
         """
-        A checkers game of two bots, followed, replayed, on a phone too.
+        A checkers game of two bots, followed, replayed (its seats by
+        colour), on a phone too.
         """
         self.playAndWatch("checkers", "pieces")
 
     def test_splendor(self):
         """
-        A Splendor game of two bots, followed, replayed, on a phone too
-        (Splendor games are not rated: its protocol carries no names).
+        A Splendor game of two bots, followed, replayed (its moves in
+        words), on a phone too (Splendor games are not rated: its
+        protocol carries no names).
         """
         self.playAndWatch("splendor", "cards")
 

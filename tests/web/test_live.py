@@ -263,18 +263,74 @@ class ViewTests(SynchronousTestCase):
         self.assertEqual(view["players"][0]["reserved"], [{"level": 2}])
         self.assertEqual(views.describeAction(
             "splendor", ("fold_card_unknown", 10002, ())),
-            "reserve from deck 2")
+            "reserved a card from the level-2 deck")
 
     def test_splendorGemCounts(self):
         """
-        Two gems of a colour read "2×emerald", not "2emerald".
+        Two gems of a colour read "emerald ×2"; gems given back are
+        listed with commas.
         """
         self.assertEqual(views.describeAction(
             "splendor", ("get_gems", 0, (("emerald", 2),))),
-            "take 2\N{MULTIPLICATION SIGN}emerald")
+            "took emerald \N{MULTIPLICATION SIGN}2")
         self.assertEqual(views.describeAction(
             "splendor", ("discard_gems", 0, (("ruby", 1), ("onyx", 1)))),
-            "discard ruby onyx")
+            "gave back ruby, onyx")
+
+    def test_checkersNotation(self):
+        """
+        A checkers move reads in the hub's notation (docs/games.md), not
+        as the board's x,y.
+        """
+        self.assertEqual(views.describeAction(
+            "checkers", ((4, -4), (4, -6))), "i5-c3")
+
+    def test_splendorInWords(self):
+        """
+        Each Splendor action reads as a person says it: a bought card's
+        level, colour and points, not its number (card 63 is a level-2
+        obsidian card of 1 point, card 90 a level-3 one of 3).
+        """
+        from hub.games import splendor
+        card = splendor.CARDS[90]
+        cases = [
+            (("buy_card", 63, ()), "bought a level-2 obsidian card "
+             "(1 point)"),
+            (("buy_card", 90, ()), "bought a level-3 {} card ({} points)"
+             .format(views.GEM_WORD[splendor.GEMS[card.bonus]],
+                     card.points)),
+            (("buy_card", 6, ()), "bought a level-1 {} card".format(
+                views.GEM_WORD[splendor.GEMS[splendor.CARDS[6].bonus]])),
+            (("fold_card", 63, (("golden", 1),)),
+             "reserved a level-2 obsidian card"),
+            (("get_gems", 0, (("diamond", 1), ("ruby", 1),
+                              ("emerald", 1))),
+             "took diamond, ruby, emerald"),
+            (("discard_gems", 0, (("golden", 1),)), "gave back gold"),
+            (("get_noble", 3, ()), "was visited by a noble (3 points)"),
+        ]
+        self.assertEqual(splendor.CARDS[6].points, 0)
+        for action, text in cases:
+            self.assertEqual(views.describeAction("splendor", action), text)
+            self.assertNotIn("#", text)
+
+    def test_splendorWordsTranslated(self):
+        """
+        A Splendor move's words (L{views.actionWords}) read in Chinese
+        through the web catalog, gem names included; the other kinds'
+        texts need none.
+        """
+        from hub.web.i18n import translator
+        zh = translator("zh")
+        words = views.actionWords("splendor", ("buy_card", 63, ()))
+        self.assertEqual(views.wordsText(words, zh),
+                         "\u4e70\u4e86\u4e00\u5f202\u7ea7"
+                         "\u9ed1\u66dc\u77f3\u5361\uff081 \u5206\uff09")
+        words = views.actionWords(
+            "splendor", ("get_gems", 0, (("ruby", 2),)))
+        self.assertEqual(views.wordsText(words, zh),
+                         "\u62ff\u4e86\u7ea2\u5b9d\u77f3 \u00d72")
+        self.assertIsNone(views.actionWords("gomoku", (7, 7)))
 
 
 def gomokuTable(clock, spectating, name="g"):

@@ -162,7 +162,8 @@ class MixedTableTests(PageActions, SynchronousTestCase):
         The pyglet client makes room r1 and waits for three players, the
         TCP bot joins and readies, the browser joins r1 from the page's
         open rooms and clicks Ready; the game is played to its end (the
-        browser clicking its moves) and its record has all three.
+        browser clicking its moves), the browser's status says its place, and
+        its record has all three.
         """
         desktop = self.spawn("desktop", [
             "-m", "client_pyglet", self.url, "--name", DESKTOP_NAME,
@@ -219,3 +220,11 @@ class MixedTableTests(PageActions, SynchronousTestCase):
         stored = self.api("/api/games/%s" % (record["id"],))
         self.assertEqual(sorted(s["name"] for s in stored["seats"]),
                          sorted(names))
+        # The browser's last words say its place: a 2nd of 3 did not
+        # simply lose.
+        place, = [seat["place"] for seat in stored["seats"]
+                  if seat["name"] == BROWSER_NAME]
+        self.assertEqual(
+            self.attribute("#status", "textContent"),
+            "You won!" if place == 1
+            else "You finished in place %d of 3." % (place,))

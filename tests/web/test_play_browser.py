@@ -146,7 +146,7 @@ class PlayPageTests(PageActions, SynchronousTestCase):
         """
         A two-player checkers game against a level-1 bot, played by
         clicking the hint, the hinted piece and the hinted destination,
-        to its end.
+        to its end; the player's seat reads "red A".
         """
         self.driver.get(self.base + "/play")
         self.wait(lambda: self.find("#name"), "no name field")
@@ -155,6 +155,10 @@ class PlayPageTests(PageActions, SynchronousTestCase):
         self.click("#pick-checkers")
         self.click("#new-checkers")
         self.wait(lambda: self.find("#board svg.checkers"), "no board")
+        # The seats by their colours on the board, not letters only.
+        self.wait(lambda: [li.text.startswith("jumper (red A)")
+                           for li in self.find("#seats li")][:1] == [True],
+                  "the seat is not red A")
         self.playByHints(moves=400, pieces=True,
                          shot="web-play-checkers.png")
         text = self.wait(self.statusText, "no status")

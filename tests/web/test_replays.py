@@ -305,7 +305,7 @@ class WeightTests(TestCase):
         room, _ = openRoom(web.hub, "checkers", "den", ["ann", "bob"])
         web.hub.lobby.start(room)
         rng = random.Random(1)
-        for _ in range(150):
+        for _ in range(200):
             room.table.playOne(rng)
         game = web.web.spectating.gameOf(room.table)
         code, headers, body = yield web.get("/api/games/" + game.id)

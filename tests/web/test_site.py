@@ -114,6 +114,19 @@ class LobbyTests(TestCase):
             self.assertEqual(code, 404, path)
 
     @defer.inlineCallbacks
+    def test_missingGamePage(self):
+        """
+        Watching a missing game is a page that says so, with no game
+        script left saying "Loading" above an HTTP error.
+        """
+        web = WebHub(self)
+        code, headers, body = yield web.get("/games/live-99")
+        self.assertEqual(code, 404)
+        self.assertIn(b"No game live-99", body)
+        self.assertNotIn(b"Loading", body)
+        self.assertNotIn(b"game.js", body)
+
+    @defer.inlineCallbacks
     def test_noTournaments(self):
         """
         Without a database, C{/tournaments} (which every header links to)

@@ -69,6 +69,12 @@ export function drawGomoku(view) {
 export const REGION_COLOURS = {
   A: "#e53935", B: "#fb8c00", C: "#fdd835", D: "#43a047", E: "#1e88e5",
   F: "#8e24aa"};
+// A region's seat in words: its colour on the board, then its letter.
+export function regionName(region) {
+  const names = {A: t("red"), B: t("orange"), C: t("yellow"),
+                 D: t("green"), E: t("blue"), F: t("purple")};
+  return names[region] ? `${names[region]} ${region}` : region;
+}
 const STEP = 30;
 
 function isValidCell(x, y) {

@@ -2,7 +2,7 @@
 // finished game's replay from /api/games/ID.
 import { PathAnimation } from "./animate.js";
 import { el, pathPart, player, replaceChildren } from "./dom.js";
-import { drawBoard } from "./boards.js";
+import { drawBoard, regionName } from "./boards.js";
 import { t } from "./i18n.js";
 import { TurnClock } from "./turnclock.js";
 
@@ -28,8 +28,10 @@ const state = {seats: [], view: null, moves: [], turn: null, result: null,
 function seatLabel(seat) {
   const data = state.seats[seat];
   if (!data) return [`seat ${seat}`];
-  return data.role ? [player(data.name), ` (${data.role})`]
-                   : [player(data.name)];
+  if (!data.role) return [player(data.name)];
+  // A checkers seat by its colour too ("red A"), not a letter only.
+  const role = kind === "checkers" ? regionName(data.role) : data.role;
+  return [player(data.name), ` (${role})`];
 }
 
 function lastAction() {
@@ -68,9 +70,20 @@ function drawSeats(toMove) {
     seat.place ? el("span", {class: "tag"}, `#${seat.place}`) : null)));
 }
 
+// A move's words (views.actionWords) in the page's language: a template
+// and its arguments, each a number, a text or words again.
+function wordsText(words) {
+  if (Array.isArray(words)) {
+    const [template, ...args] = words;
+    return t(template, ...args.map(wordsText));
+  }
+  return typeof words === "string" ? t(words) : String(words);
+}
+
 function moveItem(move) {
+  const text = move.words ? wordsText(move.words) : move.text;
   return el("li", {"data-ply": move.ply},
-            seatLabel(move.seat), `: ${move.text}`,
+            seatLabel(move.seat), `: ${text}`,
             move.byBot ? el("span", {class: "tag"}, "bot") : null);
 }
 

@@ -304,7 +304,14 @@ function statusText() {
       return ended.reason === "normal" ? t("Draw.")
                                        : t("Game over ({0}).", ended.reason);
     }
-    return ended.winner === state.you ? t("You won!") : t("You lost.");
+    if (ended.winner === state.you) return t("You won!");
+    // Of three or more, a place after the first is said (2nd of 3).
+    const place = (ended.ranking || []).indexOf(state.you);
+    if (place > 0 && state.seats.length > 2) {
+      return t("You finished in place {0} of {1}.", place + 1,
+               state.seats.length);
+    }
+    return t("You lost.");
   }
   if (state.turn !== null && state.seats.length) {
     if (state.turn === state.you) {

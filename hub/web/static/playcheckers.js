@@ -4,7 +4,8 @@
 // along its path, every move animated along it (animate.js).  A room is
 // made for a number of players, from the hub's checkersSizes.
 import { svgButton } from "./dom.js";
-import { CHECKERS_STEP, checkersPoint, drawCheckers } from "./boards.js";
+import {
+  CHECKERS_STEP, checkersPoint, drawCheckers, regionName} from "./boards.js";
 import { t } from "./i18n.js";
 
 export const checkers = {
@@ -46,7 +47,7 @@ export const checkers = {
       board.position.pieces[message.seat] = [];
     },
   },
-  colourName: (board, seat) => board.position.regions[seat],
+  colourName: (board, seat) => regionName(board.position.regions[seat]),
 
   draw(page) {
     const {state} = page, board = state.board;
