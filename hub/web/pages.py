@@ -157,11 +157,14 @@ def languageSwitch(language, arguments):
     return tags.span(*links, class_="language")
 
 
-def switchArguments(request):
+def switchArguments(request, code=200):
     """
     The arguments of C{request} that the language switch keeps (all but
-    C{lang}), as texts.
+    C{lang}), as texts: none but a successful GET's (a POST's are its
+    form's fields, a password among them; a refusal's are not echoed).
     """
+    if request.method != b"GET" or code >= 400:
+        return {}
     return {key.decode("utf-8", "replace"): values[0].decode(
                 "utf-8", "replace")
             for key, values in request.args.items()
@@ -213,7 +216,7 @@ def render(request, title, content, scripts=(), bodyAttributes=None,
     links = getattr(request, "accountLinks", ())
     return renderElement(request, Page(title, content, scripts,
                                        bodyAttributes, links, language,
-                                       switchArguments(request)))
+                                       switchArguments(request, code)))
 
 
 def translatorFor(request):

@@ -237,7 +237,7 @@ class PlayPageTests(SynchronousTestCase):
         self.assertIn('data-lang="zh"', body)
         self.assertIn("对弈", body)
         self.assertEqual(r.responseHeaders.getRawHeaders(b"vary"),
-                         [b"Accept-Language"])
+                         [b"Accept-Language, Cookie"])
 
     def test_english(self):
         r = request("en-GB")
