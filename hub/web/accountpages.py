@@ -372,9 +372,9 @@ class LogoutPage(AccountsResource):
 
     def render_GET(self, request):
         request.setHeader(b"Allow", b"POST")
+        _ = pages.translatorFor(request)
         return show(request, None, N_("Log out"), message(
-            pages.translatorFor(request)(
-                "Log out with the button of your account page.")), 405)
+            _("Log out with the button of your account page.")), 405)
 
     @defer.inlineCallbacks
     def post(self, request):

@@ -124,7 +124,8 @@ def pageLanguage(request):
     language = chooseLanguage(request)
     request.setHeader(b"Vary", b"Accept-Language, Cookie")
     asked = request.args.get(b"lang", [b""])[0]
-    if asked.decode("ascii", "replace") in LANGUAGES:
-        request.addCookie(COOKIE, asked, path=b"/", max_age=b"31536000",
-                          samesite=b"lax")
+    # Once, though a page asks for its language more than once.
+    if (asked.decode("ascii", "replace") in LANGUAGES and not any(
+            c.startswith(COOKIE + b"=") for c in request.cookies)):
+        request.addCookie(COOKIE, asked, path=b"/", max_age=b"31536000")
     return language

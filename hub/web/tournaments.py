@@ -594,9 +594,9 @@ class TournamentsPage(resource.Resource):
         parts: List[Optional[str]] = [pathSegment(p)
                                       for p in request.postpath if p]
         if not parts:
-            return pages._deferredPage(
-                request, self.web.listData(),
-                pages.translatorFor(request)("Tournaments"), listContent)
+            _ = pages.translatorFor(request)
+            return pages._deferredPage(request, self.web.listData(),
+                                       _("Tournaments"), listContent)
         eventId = _eventId(parts[0]) if len(parts) == 1 else None
         if eventId is None:
             return pages.notFound(request)
