@@ -57,6 +57,14 @@ def checkName(name):
         raise BadName("a name has no '__' and does not end with '_'")
 
 
+def isLegacyName(name):
+    """
+    Whether C{name} has only the characters every legacy protocol allows
+    in a name, C{[A-Za-z0-9_]}, and at most L{MAX_NAME} of them.
+    """
+    return _NAME.fullmatch(name) is not None
+
+
 def nameKey(name):
     """
     The key under which C{name} is unique: its case-folded form.

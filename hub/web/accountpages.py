@@ -27,7 +27,7 @@ from twisted.web.template import tags
 
 from hub.accounts import names
 from hub.accounts.moderation import mayModerate
-from hub.accounts.store import AccountError
+from hub.accounts.store import AccountError, AccountExists
 from hub.web import pages
 from hub.web.auth import field
 from hub.web.errors import errorsOf
@@ -79,6 +79,8 @@ def show(request, visitor, title, content, code=200):
     """
     request.accountLinks = visitorLinks(visitor)
     request.setHeader(b"Cache-Control", b"no-store")
+    if isinstance(title, str):
+        title = pages.translatorFor(request)(title)
     return pages.render(request, title, content, code=code)
 
 
@@ -127,9 +129,10 @@ def refusedForm(request):
     """
     A 403 for a POST whose CSRF token is missing or wrong.
     """
-    return show(request, None, "Refused", message(
-        "This form has expired or did not come from this site: go back, "
-        "reload the page and try again.", kind="error"), 403)
+    _ = pages.translatorFor(request)
+    return show(request, None, N_("Refused"), message(
+        _("This form has expired or did not come from this site: go back, "
+          "reload the page and try again."), kind="error"), 403)
 
 
 def labelled(label, **attributes):
@@ -139,21 +142,31 @@ def labelled(label, **attributes):
     return tags.p(tags.label(label, " ", tags.input(**attributes)))
 
 
-def keyShown(name, key):
+def keyShown(name, key, _=lambda text: text):
     """
     A new play key, shown once, with the names that use it.
     """
     return tags.div(
-        tags.p("Your new play key: ", tags.code(key, class_="play-key")),
-        tags.p("It is shown only now: the hub keeps a keyed hash of it, "
-               "never the key, so no page can show it again (make a new "
-               "one on your account page if you lose it)."),
-        tags.p("Play as ", tags.code(names.keyedName("checkers", name, key)),
-               " in checkers and ",
-               tags.code(names.keyedName("gomoku", name, key)),
-               " in gomoku: everybody else sees ",
-               tags.code(name), "."),
+        tags.p(_("Your new play key:"), " ",
+               tags.code(key, class_="play-key")),
+        tags.p(_("It is shown only now: the hub keeps a keyed hash of it, "
+                 "never the key, so no page can show it again (make a new "
+                 "one on your account page if you lose it).")),
+        tags.p(*pages.filled(
+            _("Play as {0} in checkers and {1} in gomoku: everybody else "
+              "sees {2}."),
+            tags.code(names.keyedName("checkers", name, key)),
+            tags.code(names.keyedName("gomoku", name, key)),
+            tags.code(name))),
         class_="new-key")
+
+
+#: Why an account's name is ASCII, said on the forms that take one.
+ASCII_WHY = N_("The legacy game clients' protocols allow only the letters "
+               "A-Z and a-z, the digits 0-9 and the underscore in a name, "
+               "so a name in Chinese cannot be one.")
+#: The words of the accounts' pages not in a call of C{_}: the roles.
+ROLE_WORDS = (N_("player"), N_("moderator"), N_("admin"))
 
 
 class NotFound(resource.Resource):
@@ -201,25 +214,29 @@ class RegisterPage(AccountsResource):
     """
 
     def form(self, request, error=None, name=""):
+        # error: a text already in the page's language.
+        _ = pages.translatorFor(request)
         if self.auth.registration == "closed":
-            return tags.div(message("Registration is closed on this hub: "
-                                    "an admin adds accounts."))
+            return tags.div(message(_("Registration is closed on this hub: "
+                                      "an admin adds accounts.")))
         parts = [message(error, kind="error")] if error else []
         parts.append(tags.form(
             self.auth.csrfInput(request),
             # No maxlength: a browser would cut a longer name silently;
             # the answer says the limit instead.
-            labelled("Name", name="name", value=name, required="required",
-                     autocomplete="username"),
-            tags.p("1 to {} letters, digits or single underscores."
-                   .format(names.MAX_NAME), class_="hint"),
-            labelled("Password", name="password", type="password",
+            labelled(_("Name"), name="name", value=name,
+                     required="required", autocomplete="username"),
+            tags.p(_("1 to {0} letters, digits or single underscores.")
+                   .format(names.MAX_NAME), " ", _(ASCII_WHY),
+                   class_="hint"),
+            labelled(_("Password"), name="password", type="password",
                      required="required", autocomplete="new-password"),
-            labelled("Password again", name="again", type="password",
+            labelled(_("Password again"), name="again", type="password",
                      required="required", autocomplete="new-password"),
-            *([labelled("Invite code", name="invite", required="required")]
+            *([labelled(_("Invite code"), name="invite",
+                        required="required")]
               if self.auth.registration == "invite" else []),
-            tags.p(tags.button("Register", type="submit")),
+            tags.p(tags.button(_("Register"), type="submit")),
             method="post", action="/register", class_="register"))
         return tags.div(*parts)
 
@@ -227,50 +244,71 @@ class RegisterPage(AccountsResource):
     def get(self, request):
         visitor = yield self.auth.visitor(request)
         content = self.form(request)
-        return lambda request: show(request, visitor, "Register", content)
+        return lambda request: show(request, visitor, N_("Register"),
+                                    content)
 
     @defer.inlineCallbacks
     def post(self, request):
         auth = self.auth
+        _ = pages.translatorFor(request)
         name = field(request, "name").strip()
         password = field(request, "password")
         if auth.registration == "closed":
-            return lambda request: show(request, None, "Register",
+            return lambda request: show(request, None, N_("Register"),
                                         self.form(request), 403)
 
-        def again(error, code=400):
-            content = self.form(request, error, name)
-            return lambda request: show(request, None, "Register", content,
-                                        code)
+        def again(error, *arguments, code=400):
+            # error: an English text of the catalogs, {0}... its arguments.
+            content = self.form(request, _(error).format(*arguments), name)
+            return lambda request: show(request, None, N_("Register"),
+                                        content, code)
 
         if len(name) > names.MAX_NAME:
             return again(N_("A name has at most {0} characters; this one "
-                            "has {1}.").format(names.MAX_NAME, len(name)))
+                            "has {1}."), names.MAX_NAME, len(name))
         try:
             names.checkName(name)
-        except names.BadName as e:
-            return again(str(e).capitalize() + ".")
+        except names.BadName:
+            if not names.isLegacyName(name):
+                return again(N_("A name is 1 to {0} letters (A-Z, a-z), "
+                                "digits or underscores: the legacy game "
+                                "clients' protocols allow no other "
+                                "character, so a name in Chinese cannot "
+                                "be one."), names.MAX_NAME)
+            return again(N_("A name has no '__' and does not end with "
+                            "'_'."))
         if not password:
-            return again("The password is empty.")
+            return again(N_("The password is empty."))
         if password != field(request, "again"):
-            return again("The passwords differ.")
+            return again(N_("The passwords differ."))
         if auth.registrationLimited(request):
-            return again("Too many tries from your address: wait a minute.",
-                         429)
+            return again(N_("Too many tries from your address: wait a "
+                            "minute."), code=429)
         invite = field(request, "invite").strip() \
             if auth.registration == "invite" else None
         try:
             key = yield auth.sessions.register(auth.accounts, name,
                                                password, invite)
+        except AccountExists:
+            return again(N_("An account {0} exists already: log in if it "
+                            "is yours."), repr(name))
         except AccountError as e:
+            # The invite's (the one other refusal of a registration).
             return again(str(e).capitalize() + ".")
         auth.registrations += 1
         visitor = yield auth.startSession(request, name)
-        content = tags.div(message("Welcome, ", pages.player(name), "."),
-                           keyShown(name, key),
-                           tags.p(tags.a("Your account", href="/account")))
-        return lambda request: show(request, visitor, "Registered",
+        content = tags.div(message(*pages.filled(_("Welcome, {0}."),
+                                                 pages.player(name))),
+                           keyShown(name, key, _),
+                           tags.p(tags.a(_("Your account"),
+                                         href="/account")))
+        return lambda request: show(request, visitor, N_("Registered"),
                                     content)
+
+
+#: The refusals of a registration from L{hub.accounts} said as they are,
+#: marked for the catalogs.
+REGISTER_REFUSALS = (N_("That invite code is not valid."),)
 
 
 class LoginPage(AccountsResource):
@@ -279,7 +317,9 @@ class LoginPage(AccountsResource):
     """
 
     def form(self, request, error=None, name=""):
-        parts = [message(error, kind="error")] if error else []
+        # error: an English text of the catalogs.
+        _ = pages.translatorFor(request)
+        parts = [message(_(error), kind="error")] if error else []
         nextPath = safeNext(
             field(request, "next") or
             (request.args or {}).get(b"next", [b""])[0].decode(
@@ -287,22 +327,23 @@ class LoginPage(AccountsResource):
         parts.append(tags.form(
             self.auth.csrfInput(request),
             tags.input(type="hidden", name="next", value=nextPath),
-            labelled("Name", name="name", value=name, required="required",
-                     autocomplete="username"),
-            labelled("Password", name="password", type="password",
+            labelled(_("Name"), name="name", value=name,
+                     required="required", autocomplete="username"),
+            labelled(_("Password"), name="password", type="password",
                      required="required", autocomplete="current-password"),
-            tags.p(tags.button("Log in", type="submit")),
+            tags.p(tags.button(_("Log in"), type="submit")),
             method="post", action="/login", class_="login"))
         if self.auth.registration != "closed":
-            parts.append(tags.p("No account? ",
-                                tags.a("Register", href="/register")))
+            parts.append(tags.p(_("No account?"), " ",
+                                tags.a(_("Register"), href="/register")))
         return tags.div(*parts)
 
     @defer.inlineCallbacks
     def get(self, request):
         visitor = yield self.auth.visitor(request)
         content = self.form(request)
-        return lambda request: show(request, visitor, "Log in", content)
+        return lambda request: show(request, visitor, N_("Log in"),
+                                    content)
 
     @defer.inlineCallbacks
     def post(self, request):
@@ -313,14 +354,15 @@ class LoginPage(AccountsResource):
             target = safeNext(field(request, "next"))
             return lambda request: redirect(request, target)
         if result == "banned":
-            error = "This account is banned."
+            error = N_("This account is banned.")
         else:
             # The same words, whether the name exists, the password is
             # wrong, or the name or the address is past its limit.
-            error = "Wrong name or password (or too many tries: wait a " \
-                    "minute)."
+            error = N_("Wrong name or password (or too many tries: wait a "
+                       "minute).")
         content = self.form(request, error, name)
-        return lambda request: show(request, None, "Log in", content, 403)
+        return lambda request: show(request, None, N_("Log in"), content,
+                                    403)
 
 
 class LogoutPage(AccountsResource):
@@ -330,8 +372,9 @@ class LogoutPage(AccountsResource):
 
     def render_GET(self, request):
         request.setHeader(b"Allow", b"POST")
-        return show(request, None, "Log out", message(
-            "Log out with the button of your account page."), 405)
+        _ = pages.translatorFor(request)
+        return show(request, None, N_("Log out"), message(
+            _("Log out with the button of your account page.")), 405)
 
     @defer.inlineCallbacks
     def post(self, request):
@@ -369,57 +412,63 @@ class AccountPage(AccountsResource):
             keep = visitor.keepSessions
         content = self.content(request, visitor, keep, note, error)
         return defer.succeed(lambda request: show(
-            request, visitor, "Your account", content, code))
+            request, visitor, N_("Your account"), content, code))
 
     def content(self, request, visitor, keep, note=None, error=None):
+        # note, error: English texts of the catalogs.
+        _ = pages.translatorFor(request)
         csrf = self.auth.csrfInput(request)
         parts = []
         if note:
-            parts.append(message(note))
+            parts.append(message(_(note)))
         if error:
-            parts.append(message(error, kind="error"))
+            parts.append(message(_(error), kind="error"))
         parts.extend([
-            tags.p("You are ", pages.player(visitor.name), " (",
-                   visitor.role, ")."),
-            tags.h2("Play key"),
-            tags.p("Your play key proves your name to the game servers. "
-                   "The hub keeps only a keyed hash of it, so it cannot "
-                   "be shown again: make a new key to see one (the old key "
-                   "stops working)."),
-            tags.form(csrf, tags.button("Make a new key", type="submit"),
+            tags.p(*pages.filled(_("You are {0} ({1})."),
+                                 pages.player(visitor.name),
+                                 _(visitor.role))),
+            tags.h2(_("Play key")),
+            tags.p(_("Your play key proves your name to the game servers. "
+                     "The hub keeps only a keyed hash of it, so it cannot "
+                     "be shown again: make a new key to see one (the old "
+                     "key stops working).")),
+            tags.form(csrf, tags.button(_("Make a new key"), type="submit"),
                       method="post", action="/account/key",
                       class_="new-key-form"),
-            tags.h2("Password"),
+            tags.h2(_("Password")),
             tags.form(
                 csrf,
-                labelled("Current password", name="current",
+                labelled(_("Current password"), name="current",
                          type="password", required="required",
                          autocomplete="current-password"),
-                labelled("New password", name="password", type="password",
-                         required="required", autocomplete="new-password"),
-                labelled("New password again", name="again",
+                labelled(_("New password"), name="password",
                          type="password", required="required",
                          autocomplete="new-password"),
-                tags.p(tags.button("Change the password", type="submit")),
+                labelled(_("New password again"), name="again",
+                         type="password", required="required",
+                         autocomplete="new-password"),
+                tags.p(tags.button(_("Change the password"),
+                                   type="submit")),
                 method="post", action="/account/password",
                 class_="password-form"),
-            tags.h2("Sessions"),
+            tags.h2(_("Sessions")),
             tags.form(
                 csrf,
                 tags.p(tags.label(
                     tags.input(type="checkbox", name="keep", value="on",
                                **({"checked": "checked"} if keep else {})),
-                    " Keep me logged in elsewhere: a new login does not "
-                    "end my other sessions")),
-                tags.p(tags.button("Save", type="submit")),
+                    " ", _("Keep me logged in elsewhere: a new login does "
+                           "not end my other sessions"))),
+                tags.p(tags.button(_("Save"), type="submit")),
                 method="post", action="/account/sessions",
                 class_="sessions-form"),
-            tags.p("Logging out ends all your sessions, in every browser."),
-            tags.form(csrf, tags.button("Log out", type="submit"),
+            tags.p(_("Logging out ends all your sessions, in every "
+                     "browser.")),
+            tags.form(csrf, tags.button(_("Log out"), type="submit"),
                       method="post", action="/logout", class_="logout"),
         ])
         if mayModerate(visitor.role):
-            parts.insert(1, tags.p(tags.a("Moderation", href="/admin")))
+            parts.insert(1, tags.p(tags.a(_("Moderation"), href="/admin")))
         return tags.div(*parts)
 
     @defer.inlineCallbacks
@@ -462,15 +511,15 @@ class PasswordChange(AccountAction):
 
         if not password or password != field(request, "again"):
             answer = yield self.page(
-                request, visitor, error="The new passwords are empty or "
-                "differ.", code=400)
+                request, visitor, error=N_("The new passwords are empty or "
+                                           "differ."), code=400)
             return answer
         result = yield auth.checkPassword(request, visitor.name,
                                           field(request, "current"))
         if result != "ok":
             answer = yield self.page(
-                request, visitor, error="Wrong current password (or too "
-                "many tries).", code=403)
+                request, visitor, error=N_("Wrong current password (or too "
+                                           "many tries)."), code=403)
             return answer
         # Every session of the account ends with the change (and its live
         # sockets, here at once); this browser gets a new one.
@@ -478,8 +527,8 @@ class PasswordChange(AccountAction):
                                         actor=auth.actor(request, visitor))
         auth.sessions.ended(visitor.name)
         yield auth.startSession(request, visitor.name)
-        answer = yield self.page(request, visitor, note="Password changed; "
-                                 "your other sessions have ended.")
+        answer = yield self.page(request, visitor, note=N_(
+            "Password changed; your other sessions have ended."))
         return answer
 
 
@@ -495,10 +544,12 @@ class NewKey(AccountAction):
             return lambda request: redirect(request, "/login?next=/account")
         key = yield self.auth.accounts.newKey(
             visitor.name, actor=self.auth.actor(request, visitor))
-        content = tags.div(keyShown(visitor.name, key),
-                           tags.p(tags.a("Your account", href="/account")))
-        return lambda request: show(request, visitor, "Your new play key",
-                                    content)
+        _ = pages.translatorFor(request)
+        content = tags.div(keyShown(visitor.name, key, _),
+                           tags.p(tags.a(_("Your account"),
+                                         href="/account")))
+        return lambda request: show(request, visitor,
+                                    N_("Your new play key"), content)
 
 
 class KeepSessions(AccountAction):
@@ -515,6 +566,6 @@ class KeepSessions(AccountAction):
         keep = field(request, "keep") == "on"
         yield self.auth.accounts.setKeepSessions(visitor.name, keep)
         answer = yield self.page(request, visitor, note=(
-            "A new login keeps your other sessions." if keep else
-            "A new login ends your other sessions."), keep=keep)
+            N_("A new login keeps your other sessions.") if keep else
+            N_("A new login ends your other sessions.")), keep=keep)
         return answer

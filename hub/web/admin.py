@@ -29,10 +29,11 @@ from hub.web.accountpages import (
 from hub.web.adminactions import ACTIONS, EVENT_ACTIONS, perform
 from hub.web.admintournaments import TournamentsAdminPage
 from hub.web.auth import field
+from hub.web.i18n import N_
 
-DONE = {"kick": "Connection closed.", "end": "Table ended.",
-        "ban": "Banned.", "unban": "Ban lifted.", "role": "Role set.",
-        "token-revoke": "Token revoked."}
+DONE = {"kick": N_("Connection closed."), "end": N_("Table ended."),
+        "ban": N_("Banned."), "unban": N_("Ban lifted."),
+        "role": N_("Role set."), "token-revoke": N_("Token revoked.")}
 
 
 def guarded(auth, request, allowed, then):
@@ -47,8 +48,10 @@ def guarded(auth, request, allowed, then):
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/admin")
         if not allowed(visitor.role):
-            return lambda request: show(request, visitor, "Forbidden",
-                                        message("Moderators only.", kind="error"), 403)
+            _ = pages.translatorFor(request)
+            return lambda request: show(
+                request, visitor, N_("Forbidden"),
+                message(_("Moderators only."), kind="error"), 403)
         answer = yield then(visitor)
         return answer
     return respond(request, work)
@@ -78,21 +81,24 @@ class AdminPage(resource.Resource):
 
     def content(self, request, visitor, note=None, error=None, extra=(),
                 tokens=()):
+        # note, error: texts of the catalogs (an error from an action is
+        # said as the accounts say it).
+        _ = pages.translatorFor(request)
         auth = self.auth
         csrf = auth.csrfInput(request)
         parts = []
         if note:
-            parts.append(message(note))
+            parts.append(message(_(note)))
         if error:
-            parts.append(message(error, kind="error"))
+            parts.append(message(_(error), kind="error"))
         parts.extend(extra)
-        rows = [tags.tr(tags.th("#"), tags.th("name"), tags.th("address"),
-                        tags.th("protocol"), tags.th("room"),
-                        tags.th("since"), tags.th(""))]
+        rows = [tags.tr(tags.th("#"), tags.th(_("name")), tags.th(_("address")),
+                        tags.th(_("protocol")), tags.th(_("room")),
+                        tags.th(_("since")), tags.th(""))]
         for c in auth.moderation.connections():
             name = [pages.player(c.name)] if c.name else ["-"]
             if c.name and c.guest:
-                name.append(" (guest)")
+                name.append(" " + _("(guest)"))
             rows.append(tags.tr(
                 tags.td(str(c.sessionId)), tags.td(*name),
                 tags.td(c.address or "-"), tags.td(c.kind),
@@ -101,16 +107,16 @@ class AdminPage(resource.Resource):
                 tags.td(tags.form(
                     csrf, tags.input(type="hidden", name="session",
                                      value=str(c.sessionId)),
-                    tags.input(name="reason", placeholder="reason"),
-                    tags.button("Kick", type="submit"),
+                    tags.input(name="reason", placeholder=_("reason")),
+                    tags.button(_("Kick"), type="submit"),
                     method="post", action="/admin/kick", class_="kick")),
                 class_="connection", **{"data-session": str(c.sessionId),
                                         "data-name": c.name or ""}))
-        parts.extend([tags.h2("Live connections"),
+        parts.extend([tags.h2(_("Live connections")),
                       tags.table(*rows, class_="connections")
-                      if len(rows) > 1 else tags.p("None.")])
-        rows = [tags.tr(tags.th("game"), tags.th("room"),
-                        tags.th("members"), tags.th("table"), tags.th(""))]
+                      if len(rows) > 1 else tags.p(_("None."))])
+        rows = [tags.tr(tags.th(_("game")), tags.th(_("room")),
+                        tags.th(_("members")), tags.th(_("table")), tags.th(""))]
         for room in auth.moderation.lobby.allRooms():
             action = ""
             if room.running:
@@ -118,64 +124,65 @@ class AdminPage(resource.Resource):
                     csrf, tags.input(type="hidden", name="kind",
                                      value=room.kind),
                     tags.input(type="hidden", name="room", value=room.name),
-                    tags.input(name="reason", placeholder="reason"),
-                    tags.button("End as abandoned", type="submit"),
+                    tags.input(name="reason", placeholder=_("reason")),
+                    tags.button(_("End as abandoned"), type="submit"),
                     method="post", action="/admin/end", class_="end")
             rows.append(tags.tr(
-                tags.td(room.kind), tags.td(pages.player(room.name)),
+                tags.td(_(room.kind)), tags.td(pages.player(room.name)),
                 tags.td(pages.players(
-                    [m.name for m in room.members], ", ")),
-                tags.td("playing" if room.running else "waiting"),
+                    [m.name for m in room.members], _(", "))),
+                tags.td(_("playing") if room.running else _("waiting")),
                 tags.td(action), class_="room"))
         parts.extend([
-            tags.h2("Rooms and tables"),
+            tags.h2(_("Rooms and tables")),
             tags.table(*rows, class_="rooms") if len(rows) > 1
-            else tags.p("None."),
-            tags.h2("Ban"),
+            else tags.p(_("None.")),
+            tags.h2(_("Ban")),
             tags.form(csrf,
-                      labelled("Account or address (CIDR)", name="target",
+                      labelled(_("Account or address (CIDR)"), name="target",
                                required="required"),
-                      labelled("For (30s, 10m, 2h, 7d)", name="for",
+                      labelled(_("For (30s, 10m, 2h, 7d)"), name="for",
                                required="required", value="1d"),
-                      labelled("Reason", name="reason", required="required"),
-                      tags.p(tags.button("Ban", type="submit")),
+                      labelled(_("Reason"), name="reason", required="required"),
+                      tags.p(tags.button(_("Ban"), type="submit")),
                       method="post", action="/admin/ban", class_="ban"),
-            tags.h2("Unban"),
+            tags.h2(_("Unban")),
             tags.form(csrf,
-                      labelled("Account or address (CIDR)", name="target",
+                      labelled(_("Account or address (CIDR)"), name="target",
                                required="required"),
-                      tags.p(tags.button("Unban", type="submit")),
+                      tags.p(tags.button(_("Unban"), type="submit")),
                       method="post", action="/admin/unban", class_="unban"),
         ])
         if mayAdminister(visitor.role):
             parts.extend([
-                tags.h2("Roles"),
+                tags.h2(_("Roles")),
                 tags.form(csrf,
-                          labelled("Account", name="name",
+                          labelled(_("Account"), name="name",
                                    required="required"),
-                          tags.p(tags.label("Role ", tags.select(
-                              *[tags.option(r, value=r)
+                          tags.p(tags.label(_("Role"), " ", tags.select(
+                              *[tags.option(_(r), value=r)
                                 for r in names.ROLES], name="role"))),
-                          tags.p(tags.button("Set the role", type="submit")),
+                          tags.p(tags.button(_("Set the role"), type="submit")),
                           method="post", action="/admin/role",
                           class_="role"),
-                tags.h2("API tokens"),
-                tokensTable(tokens, csrf),
-                tags.p("Make one with ", tags.code(
-                    "python -m hub.accounts token NAME [--days N]"),
-                    " on the server: it is shown once."),
-                tags.h2("Invite codes"),
-                tags.p("Registration is {} (--registration).".format(
-                    auth.registration)),
-                tags.form(csrf, tags.button("Make an invite code",
+                tags.h2(_("API tokens")),
+                tokensTable(tokens, csrf, _),
+                tags.p(*pages.filled(
+                    _("Make one with {0} on the server: it is shown once."),
+                    tags.code("python -m hub.accounts token NAME "
+                              "[--days N]"))),
+                tags.h2(_("Invite codes")),
+                tags.p(_("Registration is {0} (--registration).").format(
+                    _(auth.registration))),
+                tags.form(csrf, tags.button(_("Make an invite code"),
                                             type="submit"),
                           method="post", action="/admin/invite",
                           class_="invite"),
-                tags.h2("Tournaments"),
-                tags.p(tags.a("Create and run events, read the engines' "
-                              "logs", href="/admin/tournaments",
+                tags.h2(_("Tournaments")),
+                tags.p(tags.a(_("Create and run events, read the engines' "
+                                "logs"), href="/admin/tournaments",
                               class_="admin-tournaments"))])
-        parts.append(tags.p(tags.a("The audit", href="/admin/audit")))
+        parts.append(tags.p(tags.a(_("The audit"), href="/admin/audit")))
         return tags.div(*parts)
 
     def render_GET(self, request):
@@ -186,7 +193,7 @@ class AdminPage(resource.Resource):
         def page(visitor):
             content = yield self.fullContent(request, visitor,
                                              DONE.get(done))
-            return lambda request: show(request, visitor, "Moderation",
+            return lambda request: show(request, visitor, N_("Moderation"),
                                         content)
         return guarded(self.auth, request, mayModerate, page)
 
@@ -202,26 +209,30 @@ class AdminPage(resource.Resource):
         return self.content(request, visitor, note, error, extra, tokens)
 
 
-def tokensTable(tokens, csrf):
+#: The registration modes (C{--registration}), said on C{/admin}.
+REGISTRATION_WORDS = (N_("open"), N_("invite"), N_("closed"))
+
+
+def tokensTable(tokens, csrf, _=lambda text: text):
     """
     The API tokens (never the tokens: their ids), each with a Revoke
     button.
     """
     if not tokens:
-        return tags.p("None.")
-    rows = [tags.tr(tags.th("id"), tags.th("account"), tags.th("name"),
-                    tags.th("made"), tags.th("last used"),
-                    tags.th("expires"), tags.th(""))]
+        return tags.p(_("None."))
+    rows = [tags.tr(tags.th(_("id")), tags.th(_("account")), tags.th(_("name")),
+                    tags.th(_("made")), tags.th(_("last used")),
+                    tags.th(_("expires")), tags.th(""))]
     for t in tokens:
         rows.append(tags.tr(
             tags.td(tags.code(t.tokenId)), tags.td(pages.player(t.name)),
             tags.td(t.label or "-"), tags.td(when(t.createdAt)),
-            tags.td(when(t.lastUsed) if t.lastUsed else "never"),
+            tags.td(when(t.lastUsed) if t.lastUsed else _("never")),
             tags.td(when(t.expiresAt)),
             tags.td(tags.form(
                 csrf, tags.input(type="hidden", name="token",
                                  value=t.tokenId),
-                tags.button("Revoke", type="submit"), method="post",
+                tags.button(_("Revoke"), type="submit"), method="post",
                 action="/admin/token-revoke", class_="token-revoke")),
             class_="token", **{"data-token": t.tokenId}))
     return tags.table(*rows, class_="tokens")
@@ -253,6 +264,7 @@ class ActionPage(resource.Resource):
 
         @defer.inlineCallbacks
         def act(visitor):
+            _ = pages.translatorFor(request)
             event = self.name in EVENT_ACTIONS
             try:
                 done = yield perform(self.auth,
@@ -263,21 +275,21 @@ class ActionPage(resource.Resource):
                 if event:
                     content = tags.div(message(str(e), kind="error"),
                                        tags.p(tags.a(
-                                           "Tournaments",
+                                           _("Tournaments"),
                                            href="/admin/tournaments")))
                     return lambda request: show(
-                        request, visitor, "Tournaments", content, code)
+                        request, visitor, N_("Tournaments"), content, code)
                 content = yield self.admin.fullContent(request, visitor,
                                                        error=str(e))
-                return lambda request: show(request, visitor, "Moderation",
-                                            content, code)
+                return lambda request: show(request, visitor,
+                                            N_("Moderation"), content, code)
             if self.name == "invite":
                 content = yield self.admin.fullContent(
                     request, visitor, extra=[tags.p(
-                        "A new invite code (shown only now): ",
+                        _("A new invite code (shown only now):"), " ",
                         tags.code(done["invite"], class_="invite-code"))])
-                return lambda request: show(request, visitor, "Moderation",
-                                            content)
+                return lambda request: show(request, visitor,
+                                            N_("Moderation"), content)
             page = "/admin/tournaments" if event else "/admin"
             return lambda request: redirect(request,
                                             page + "?done=" + self.name)
@@ -299,10 +311,11 @@ class AuditPage(resource.Resource):
     def render_GET(self, request):
         @defer.inlineCallbacks
         def page(visitor):
+            _ = pages.translatorFor(request)
             entries = yield self.auth.accounts.audit()
-            rows = [tags.tr(tags.th("when"), tags.th("who"),
-                            tags.th("from"), tags.th("what"),
-                            tags.th("target"), tags.th("why"))]
+            rows = [tags.tr(tags.th(_("when")), tags.th(_("who")),
+                            tags.th(_("from")), tags.th(_("what")),
+                            tags.th(_("target")), tags.th(_("why")))]
             for e in reversed(entries):
                 rows.append(tags.tr(
                     tags.td(when(e.at)), tags.td(pages.player(e.actor)),
@@ -310,6 +323,8 @@ class AuditPage(resource.Resource):
                     tags.td(e.action), tags.td(pages.player(e.target)),
                     tags.td(pages.player(e.reason)), class_="audit-row"))
             content = tags.div(tags.table(*rows, class_="audit"),
-                               tags.p(tags.a("Moderation", href="/admin")))
-            return lambda request: show(request, visitor, "Audit", content)
+                               tags.p(tags.a(_("Moderation"),
+                                             href="/admin")))
+            return lambda request: show(request, visitor, N_("Audit"),
+                                        content)
         return guarded(self.auth, request, mayModerate, page)

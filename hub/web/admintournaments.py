@@ -23,11 +23,16 @@ from hub.accounts.moderation import mayAdminister
 from hub.tournaments import catalog, formats, store
 from hub.web import pages
 from hub.web.accountpages import NotFound, labelled, message, show
+from hub.web.i18n import N_
 
-DONE = {"event-create": "Event created.", "event-enter": "Entered.",
-        "event-withdraw": "Withdrawn.", "event-engine": "Engine entered.",
-        "event-start": "Started: the hub begins within 2 s.",
-        "event-pause": "Paused.", "event-resume": "Resumed."}
+DONE = {"event-create": N_("Event created."), "event-enter": N_("Entered."),
+        "event-withdraw": N_("Withdrawn."),
+        "event-engine": N_("Engine entered."),
+        "event-start": N_("Started: the hub begins within 2 s."),
+        "event-pause": N_("Paused."), "event-resume": N_("Resumed.")}
+#: The events' actions, as their buttons say them.
+ACTION_WORDS = {"start": N_("Start"), "pause": N_("Pause"),
+                "resume": N_("Resume")}
 
 
 def argument(request, name):
@@ -54,31 +59,33 @@ def launcherOf(auth):
     return None if events is None else events.launcher()
 
 
-def _select(name, label, options):
+def _select(name, label, options, shown=lambda option: option):
+    # shown: an option's words (a translator; an engine's name as it is).
     return tags.p(tags.label(label, " ", tags.select(
-        *[tags.option(o, value=o) for o in options], name=name)))
+        *[tags.option(shown(o), value=o) for o in options], name=name)))
 
 
-def createForm(csrf):
+def createForm(csrf, _=lambda text: text):
     """
     The form of a new event (C{python -m hub.tournaments create}).
     """
     return tags.form(
-        csrf, labelled("Name", name="name", required="required"),
-        _select("game", "Game", ("gomoku", "checkers", "splendor")),
-        _select("format", "Format", formats.FORMATS),
-        labelled("Rounds (Swiss)", name="rounds", type="number", min="1"),
-        labelled("Minutes (arena)", name="minutes", type="number",
+        csrf, labelled(_("Name"), name="name", required="required"),
+        _select("game", _("Game"), ("gomoku", "checkers", "splendor"), _),
+        _select("format", _("Format"), formats.FORMATS, _),
+        labelled(_("Rounds (Swiss)"), name="rounds", type="number",
                  min="1"),
-        labelled("Players per table", name="players", type="number",
+        labelled(_("Minutes (arena)"), name="minutes", type="number",
+                 min="1"),
+        labelled(_("Players per table"), name="players", type="number",
                  min="2", max="6"),
-        labelled("Turn seconds", name="turn-seconds", type="number",
+        labelled(_("Turn seconds"), name="turn-seconds", type="number",
                  min="1"),
-        tags.p(tags.button("Create the event", type="submit")),
+        tags.p(tags.button(_("Create the event"), type="submit")),
         method="post", action="/admin/event-create", class_="event-create")
 
 
-def eventForms(csrf, event, engines=()):
+def eventForms(csrf, event, engines=(), _=lambda text: text):
     """
     The forms of one event: enter, withdraw, an engine (one of the
     registered C{engines}' names), and its state.
@@ -89,35 +96,37 @@ def eventForms(csrf, event, engines=()):
               "paused": ("resume",)}.get(event.state, ())
     for action in states:
         forms.append(tags.form(
-            csrf, hidden, tags.button(action.capitalize(), type="submit"),
+            csrf, hidden, tags.button(_(ACTION_WORDS[action]), type="submit"),
             method="post", action="/admin/event-" + action,
             class_="event-" + action))
     if event.state != store.FINISHED:
         forms.append(tags.form(
-            csrf, hidden, labelled("Account", name="name",
+            csrf, hidden, labelled(_("Account"), name="name",
                                    required="required"),
             tags.p(tags.label(tags.input(type="checkbox", name="guest",
-                                         value="1"), " a guest's name")),
-            tags.p(tags.button("Enter", type="submit")),
+                                         value="1"), " ",
+                              _("a guest's name"))),
+            tags.p(tags.button(_("Enter"), type="submit")),
             method="post", action="/admin/event-enter",
             class_="event-enter"))
         forms.append(tags.form(
-            csrf, hidden, labelled("Entrant", name="name",
+            csrf, hidden, labelled(_("Entrant"), name="name",
                                    required="required"),
-            tags.p(tags.button("Withdraw", type="submit")),
+            tags.p(tags.button(_("Withdraw"), type="submit")),
             method="post", action="/admin/event-withdraw",
             class_="event-withdraw"))
         if engines:
             forms.append(tags.form(
                 csrf, hidden,
-                _select("name", "Registered engine", engines),
-                tags.p(tags.button("Enter the engine", type="submit")),
+                _select("name", _("Registered engine"), engines),
+                tags.p(tags.button(_("Enter the engine"), type="submit")),
                 method="post", action="/admin/event-engine",
                 class_="event-engine"))
         else:
-            forms.append(tags.p(
-                "No engine is registered: the server's operator registers "
-                "them (python -m hub.tournaments engine register).",
+            forms.append(tags.p(*pages.filled(
+                _("No engine is registered: the server's operator "
+                  "registers them ({0})."),
+                tags.code("python -m hub.tournaments engine register")),
                 class_="no-engines"))
     return forms
 
@@ -145,6 +154,7 @@ class TournamentsAdminPage(resource.Resource):
 
         @defer.inlineCallbacks
         def page(visitor):
+            _ = pages.translatorFor(request)
             csrf = auth.csrfInput(request)
             events = getattr(auth, "tournaments", None)
             listed, engines = [], []
@@ -153,23 +163,23 @@ class TournamentsAdminPage(resource.Resource):
                     store.listEvents)
                 engines = [e.name for e in (
                     yield events.database.runInteraction(catalog.engines))]
-            parts = [message(done)] if done else []
-            parts.extend([tags.h2("A new event"), createForm(csrf)])
+            parts = [message(_(done))] if done else []
+            parts.extend([tags.h2(_("A new event")), createForm(csrf, _)])
             for event in reversed(listed):
                 parts.append(tags.section(
                     tags.h2("#%d " % (event.id,), pages.player(event.name)),
-                    tags.p(event.kind, ", ", event.format, ", ",
-                           tags.span(event.state, class_="state"), " ",
-                           tags.a("page", href="/tournaments/%d" % (
+                    tags.p(_(event.kind), _(", "), _(event.format), _(", "),
+                           tags.span(_(event.state), class_="state"), " ",
+                           tags.a(_("page"), href="/tournaments/%d" % (
                                event.id,)), " ",
-                           tags.a("engine logs",
+                           tags.a(_("engine logs"),
                                   href="/admin/tournaments/logs?event=%d" % (
                                       event.id,))),
-                    *eventForms(csrf, event, engines), class_="event",
+                    *eventForms(csrf, event, engines, _), class_="event",
                     **{"data-event": str(event.id)}))
-            parts.append(tags.p(tags.a("Moderation", href="/admin")))
+            parts.append(tags.p(tags.a(_("Moderation"), href="/admin")))
             content = tags.div(*parts, id="admin-tournaments")
-            return lambda request: show(request, visitor, "Tournaments",
+            return lambda request: show(request, visitor, N_("Tournaments"),
                                         content)
         return self.guarded(auth, request, mayAdminister, page)
 
@@ -193,6 +203,7 @@ class LogsPage(resource.Resource):
         launcher = launcherOf(self.auth)
 
         def page(visitor):
+            _ = pages.translatorFor(request)
             logs = []
             if eventId is not None and launcher is not None:
                 logs = launcher.engineLogs(eventId)
@@ -203,10 +214,10 @@ class LogsPage(resource.Resource):
                 for room, name in logs]
             content = tags.div(
                 tags.ul(*items, class_="engine-logs") if items
-                else tags.p("No engine logs."),
-                tags.p(tags.a("Tournaments", href="/admin/tournaments")))
+                else tags.p(_("No engine logs.")),
+                tags.p(tags.a(_("Tournaments"), href="/admin/tournaments")))
             return defer.succeed(lambda request: show(
-                request, visitor, "Engine logs", content))
+                request, visitor, N_("Engine logs"), content))
         return self.guarded(self.auth, request, mayAdminister, page)
 
 
@@ -235,9 +246,10 @@ class LogPage(resource.Resource):
                     raise KeyError(room)
                 text = launcher.engineLog(eventId, room, name)
             except KeyError:
+                _ = pages.translatorFor(request)
                 return defer.succeed(lambda request: show(
-                    request, visitor, "Engine log",
-                    message("No such log.", kind="error"), 404))
+                    request, visitor, N_("Engine log"),
+                    message(_("No such log."), kind="error"), 404))
 
             def answer(request):
                 request.setHeader(b"Content-Type",

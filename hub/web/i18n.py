@@ -1,8 +1,9 @@
 """
 The pages' languages: gettext catalogs (C{hub/locale/LANG/LC_MESSAGES/
 web.po}, read by L{hub.catalogs}) for the strings of the play page's
-scripts, and the choice of a language for a request: C{?lang=}, else its
-C{Accept-Language}, else English.
+scripts, and the choice of a language for a request: C{?lang=} (the
+pages' switch, remembered in the C{lang} cookie), else that cookie, else
+its C{Accept-Language}, else English.
 
 The pages' Python marks its words with C{_("...")} (L{translator}).  A
 translator edits the C{.po} files; C{hub/locale/web.pot} is the template,
@@ -17,6 +18,10 @@ from hub import catalogs
 from hub.catalogs import LANGUAGES, LOCALE  # noqa: F401 (for the pages)
 
 DOMAIN = "web"
+#: The cookie remembering the language a visitor chose with the switch.
+COOKIE = b"lang"
+#: Each language's name in itself, for the switch.
+NAMES = {"en": "English", "zh": "\u4e2d\u6587"}
 
 
 def catalog(language, domain=DOMAIN):
@@ -69,13 +74,18 @@ def acceptedLanguages(header):
 def chooseLanguage(request):
     """
     The language of the page answering C{request}: a C{lang} argument
-    naming one of L{LANGUAGES}, else the best of its C{Accept-Language}
+    naming one of L{LANGUAGES}, else the L{COOKIE} naming one, else the
+    best of its C{Accept-Language}
     (negotiated by Babel: C{zh-CN}, C{zh-TW} and C{zh} are Chinese),
     else English.
     """
     asked = request.args.get(b"lang", [b""])[0].decode("ascii", "replace")
     if asked in LANGUAGES:
         return asked
+    remembered = (request.getCookie(COOKIE) or b"").decode(
+        "ascii", "replace")
+    if remembered in LANGUAGES:
+        return remembered
     header = (request.getHeader(b"accept-language") or b"").decode(
         "latin-1")
     preferred = [tag.replace("_", "-") for tag in acceptedLanguages(header)]
@@ -88,3 +98,19 @@ def chooseLanguage(request):
         if language in LANGUAGES:
             return language
     return LANGUAGES[0]
+
+
+def pageLanguage(request):
+    """
+    L{chooseLanguage} for a page: the answer varies with the request's
+    C{Accept-Language} and cookies, and a C{lang} argument (the switch)
+    is remembered in the L{COOKIE} for a year.
+    """
+    language = chooseLanguage(request)
+    request.setHeader(b"Vary", b"Accept-Language, Cookie")
+    asked = request.args.get(b"lang", [b""])[0]
+    # Once, though a page asks for its language more than once.
+    if (asked.decode("ascii", "replace") in LANGUAGES and not any(
+            c.startswith(COOKIE + b"=") for c in request.cookies)):
+        request.addCookie(COOKIE, asked, path=b"/", max_age=b"31536000")
+    return language

@@ -9,6 +9,8 @@ records' pages are complete without them too.
 
 import datetime
 import json
+import re
+from urllib.parse import urlencode
 
 from twisted.internet import task
 from twisted.logger import Logger
@@ -34,15 +36,15 @@ def player(text):
     return tags.bdi(displayText(text))
 
 
-def guestMark():
+def guestMark(_=lambda text: text):
     """
     The mark of a guest on a page: a name that is no account's
     (L{hub.accounts}; never under C{--names open}, where no name is).
     """
-    return tags.span("guest", class_="tag guest")
+    return tags.span(_("guest"), class_="tag guest")
 
 
-def players(names, separator, guests=()):
+def players(names, separator, guests=(), _=lambda text: text):
     """
     The L{player} of each of C{names}, C{separator} between them; those
     whose flag in C{guests} (a list beside C{names}) is true marked as
@@ -55,7 +57,7 @@ def players(names, separator, guests=()):
             parts.append(separator)
         parts.append(player(name))
         if i < len(guests) and guests[i]:
-            parts.extend([" ", guestMark()])
+            parts.extend([" ", guestMark(_)])
     return parts
 
 
@@ -84,14 +86,14 @@ class Page(Element):
     """
 
     def __init__(self, title, content, scripts=(), bodyAttributes=None,
-                 accountLinks=(), language="en"):
+                 accountLinks=(), language="en", switch=None):
         Element.__init__(self, TagLoader(self.layout(
             title, content, scripts, bodyAttributes or {}, accountLinks,
-            language)))
+            language, switch)))
 
     @staticmethod
     def layout(title, content, scripts, bodyAttributes, accountLinks=(),
-               language="en"):
+               language="en", switch=None):
         # The header in the page's language (the pages that have one).
         _ = i18n.translator(language)
         head = tags.head(
@@ -110,8 +112,16 @@ class Page(Element):
             *[tags.a(_("leaderboard: {0}").format(_(kind)),
                      href="/leaderboard/" + kind)
               for kind in GAME_KINDS],
-            *[translatedLink(link, _) for link in accountLinks])
+            *[translatedLink(link, _) for link in accountLinks],
+            languageSwitch(language, switch or {}))
         heading = tags.h1(title if isinstance(title, str) else list(title))
+        # Every page's scripts read their language and catalog here
+        # (C{static/i18n.js}).
+        bodyAttributes = dict({
+            "data-lang": language,
+            "data-catalog": json.dumps(i18n.catalog(language),
+                                       ensure_ascii=False)},
+            **bodyAttributes)
         body = tags.body(nav, Tag("main")(heading, content),
                          **bodyAttributes)
         return tags.html(head, body, lang=language)
@@ -120,14 +130,60 @@ class Page(Element):
 #: The header's words that are not in a call of C{_}, marked for the
 #: catalogs: the games' names (in Chinese the seeds' names, 五子棋, 跳棋,
 #: 璀璨宝石) and the account links' texts (L{hub.web.accountpages},
-#: L{hub.web.site}).
+#: L{hub.web.site}); and the rooms' states.
 HEADER_WORDS = (N_("gomoku"), N_("checkers"), N_("splendor"),
-                N_("account"), N_("admin"))
+                N_("account"), N_("admin"), N_("log in"), N_("log out"),
+                N_("playing"), N_("waiting"))
 
 #: The header's link on the pages of a web face with accounts, for a
 #: visitor not logged in or not known to the page (C{/account} sends a
 #: visitor not logged in to C{/login}): the same on every page.
 ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
+
+
+def languageSwitch(language, arguments):
+    """
+    The header's switch: a link to this page in each other language
+    (C{?lang=}, which L{i18n.pageLanguage} remembers), keeping the page's
+    other C{arguments} (a L{dict} of texts).
+    """
+    links = []
+    for other in i18n.LANGUAGES:
+        if other != language:
+            query = dict(arguments, lang=other)
+            links.append(tags.a(i18n.NAMES[other], lang=other,
+                                hreflang=other, href="?" + urlencode(query),
+                                class_="lang-" + other))
+    return tags.span(*links, class_="language")
+
+
+def switchArguments(request, code=200):
+    """
+    The arguments of C{request} that the language switch keeps (all but
+    C{lang}), as texts: none but a successful GET's (a POST's are its
+    form's fields, a password among them; a refusal's are not echoed).
+    """
+    if request.method != b"GET" or code >= 400:
+        return {}
+    return {key.decode("utf-8", "replace"): values[0].decode(
+                "utf-8", "replace")
+            for key, values in request.args.items()
+            if key != b"lang" and values}
+
+
+def filled(text, *parts):
+    """
+    A translated C{text} with its C{{0}}, C{{1}}... replaced by C{parts}
+    (tags or strings), as a list for a tag's children: the translation
+    may put them in another order.
+    """
+    found = []
+    for piece in re.split(r"(\{\d+\})", text):
+        if re.fullmatch(r"\{\d+\}", piece):
+            found.append(parts[int(piece[1:-1])])
+        elif piece:
+            found.append(piece)
+    return found
 
 
 def translatedLink(link, translate):
@@ -143,20 +199,32 @@ def translatedLink(link, translate):
 
 
 def render(request, title, content, scripts=(), bodyAttributes=None,
-           code=200, language="en"):
+           code=200, language=None):
     """
     Render a L{Page} to C{request}.
 
     @param title: a string, or a list of strings and L{player}s.
-    @param language: the language of the page's header (L{i18n}).
+    @param language: the language of the page (L{i18n}); by default the
+        request's (L{i18n.pageLanguage}).
 
     @return: L{server.NOT_DONE_YET}.
     """
+    if language is None:
+        language = i18n.pageLanguage(request)
     request.setResponseCode(code)
     # The links of a web face with accounts (L{hub.web.accountpages}).
     links = getattr(request, "accountLinks", ())
     return renderElement(request, Page(title, content, scripts,
-                                       bodyAttributes, links, language))
+                                       bodyAttributes, links, language,
+                                       switchArguments(request, code)))
+
+
+def translatorFor(request):
+    """
+    The translator (L{i18n.translator}) of the language of the page
+    answering C{request}.
+    """
+    return i18n.translator(i18n.pageLanguage(request))
 
 
 def when(seconds):
@@ -169,7 +237,7 @@ def when(seconds):
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def roomRow(room):
+def roomRow(room, _=lambda text: text):
     """
     One room of the lobby as a list item.
     """
@@ -178,43 +246,46 @@ def roomRow(room):
         classes = "member" + (" ready" if member["ready"] else "")
         label = [player(member["name"]) if member["name"] else "?"]
         if member.get("guest"):
-            label.extend([" ", guestMark()])
+            label.extend([" ", guestMark(_)])
         if member["ready"]:
             label.append(" \N{CHECK MARK}")
         if member["bot"]:
-            label.append(" (bot)")
+            label.append(" " + _("(bot)"))
         members.append(tags.li(*label, class_=classes))
     parts = [tags.span(player(room["name"]), class_="room-name"),
-             tags.span(room["state"], class_="state " + room["state"]),
+             tags.span(_(room["state"]), class_="state " + room["state"]),
              tags.span("%d/%d" % (len(room["members"]), room["capacity"]),
                        class_="count")]
     if room["locked"]:
-        parts.append(tags.span("locked", class_="locked"))
+        parts.append(tags.span(_("locked"), class_="locked"))
     if room["game"] is not None:
-        parts.append(tags.a("watch", href="/games/" + room["game"],
+        parts.append(tags.a(_("watch"), href="/games/" + room["game"],
                             class_="watch"))
     return tags.li(tags.div(*parts), tags.ul(*members, class_="members"),
                    class_="room")
 
 
-def gameRow(game):
+def gameRow(game, _=lambda text: text):
     """
     One running game of the lobby.
     """
-    return tags.li(tags.a(players(game["players"], " vs ",
-                                  game.get("guests"))
+    return tags.li(tags.a(players(game["players"], _(" vs "),
+                                  game.get("guests"), _)
                           or player(game["table"]),
                           href=game["url"], class_="watch"),
                    " ", tags.span(player(game["table"]), class_="room-name"),
-                   " ", tags.span(movesText(game["plies"]), class_="count"),
+                   " ", tags.span(movesText(game["plies"], _),
+                                  class_="count"),
                    class_="game")
 
 
-def movesText(plies):
+def movesText(plies, _=lambda text: text):
     """
     C{1 move}, C{2 moves} (as C{lobby.js} says it).
     """
-    return "%d move%s" % (plies, "" if plies == 1 else "s")
+    if plies == 1:
+        return _("1 move")
+    return _("{0} moves").format(plies)
 
 
 #: Rooms or games of the lobby page flattened per reactor turn: a page
@@ -234,26 +305,29 @@ def _rows(row, items, later):
             for i in range(0, len(items), ROWS_PER_TURN))
 
 
-def lobbyContent(now, later=None):
+def lobbyContent(now, later=None, _=lambda text: text):
     """
     The lobby: one section per game kind.
 
     @param later: None, or a function of a function making rows that
         returns a Deferred of them made in a later reactor turn.
+    @param _: the page's translator (L{i18n.translator}).
     """
     sections = []
     for kind in GAME_KINDS:
         data = now["kinds"][kind]
         sections.append(tags.section(
-            tags.h2(kind),
+            tags.h2(_(kind)),
             tags.p(tags.span(str(data["online"]), class_="online"),
-                   " players online ",
-                   tags.a("Play", href="/play?kind=" + kind,
+                   " ", _("players online"), " ",
+                   tags.a(_("Play"), href="/play?kind=" + kind,
                           class_="play-kind")),
-            tags.h3("Games running"),
-            tags.ul(_rows(gameRow, data["games"], later), class_="games"),
-            tags.h3("Rooms"),
-            tags.ul(_rows(roomRow, data["rooms"], later), class_="rooms"),
+            tags.h3(_("Games running")),
+            tags.ul(_rows(lambda game: gameRow(game, _), data["games"],
+                          later), class_="games"),
+            tags.h3(_("Rooms")),
+            tags.ul(_rows(lambda room: roomRow(room, _), data["rooms"],
+                          later), class_="rooms"),
             class_="kind", id="kind-" + kind, **{"data-kind": kind}))
     return tags.div(*sections, id="lobby")
 
@@ -269,15 +343,11 @@ class PlayPage(resource.Resource):
     def render_GET(self, request):
         if request.postpath not in ([], [b""]):
             return notFound(request)
-        language = i18n.chooseLanguage(request)
-        request.setHeader(b"Vary", b"Accept-Language")
+        language = i18n.pageLanguage(request)
         _ = i18n.translator(language)
         return render(request, _("Play"), tags.div(
             tags.p("\N{HORIZONTAL ELLIPSIS}"), id="play"),
-            scripts=["play.js"], language=language, bodyAttributes={
-                "data-lang": language,
-                "data-catalog": json.dumps(i18n.catalog(language),
-                                           ensure_ascii=False)})
+            scripts=["play.js"], language=language)
 
 
 class LobbyPage(resource.Resource):
@@ -295,18 +365,24 @@ class LobbyPage(resource.Resource):
         # on a web face with accounts.
         links = getattr(web, "accountLinks", ())
 
-        def page(now):
-            return lobbyPage(
-                now, lambda rows: task.deferLater(clock, 0, rows), links)
-        # One function for the life of the page: it keys the feed's cache.
-        self._page = page
+        def pageIn(language):
+            def page(now):
+                return lobbyPage(
+                    now, lambda rows: task.deferLater(clock, 0, rows), links,
+                    language)
+            return page
+        # One function per language for the life of the page: it keys the
+        # feed's cache.
+        self._pages = {language: pageIn(language)
+                       for language in i18n.LANGUAGES}
 
     def render_GET(self, request):
         if request.postpath not in ([], [b""]):
             return notFound(request)
         # Rendered at most once per build of the hub now, whoever asks.
         request.setHeader(b"Content-Type", b"text/html; charset=utf-8")
-        d = self.web.lobbyFeed.rendered(self._page)
+        d = self.web.lobbyFeed.rendered(
+            self._pages[i18n.pageLanguage(request)])
         finished = []
         request.notifyFinish().addErrback(lambda _: finished.append(True))
 
@@ -325,24 +401,31 @@ class LobbyPage(resource.Resource):
         return server.NOT_DONE_YET
 
 
-def lobbyPage(now, later=None, accountLinks=()):
+def lobbyPage(now, later=None, accountLinks=(), language="en"):
     """
     A Deferred of the lobby page of the hub now C{now}, the bytes of a
     whole response body.
 
     @param later: as for L{lobbyContent}.
     @param accountLinks: the header's account links (L{render}).
+    @param language: the page's language (L{i18n}).
     """
-    d = flattenString(None, Page("The hub now", lobbyContent(now, later),
-                                 ["lobby.js"], accountLinks=accountLinks))
+    _ = i18n.translator(language)
+    d = flattenString(None, Page(_("The hub now"),
+                                 lobbyContent(now, later, _),
+                                 ["lobby.js"], accountLinks=accountLinks,
+                                 language=language))
     return d.addCallback(lambda body: b"<!DOCTYPE html>\n" + body)
 
 
-def notFound(request, what="Nothing here"):
+def notFound(request, what=N_("Nothing here"), *arguments):
     """
-    A 404 page.
+    A 404 page saying C{what} (an English text of the catalogs, its
+    C{{0}}... filled with C{arguments}) in the request's language.
     """
-    return render(request, "Not found", tags.p(what), code=404)
+    _ = translatorFor(request)
+    return render(request, _("Not found"),
+                  tags.p(_(what).format(*arguments)), code=404)
 
 
 class GamePage(resource.Resource):
@@ -370,12 +453,13 @@ class GamePage(resource.Resource):
 
     def _rendered(self, data, request, gameId):
         if data is None:
-            return notFound(request, "No game " + gameId)
-        title = [data["kind"], ": "] + players(
-            [s["name"] for s in data["seats"]], " vs ",
-            [s.get("guest") for s in data["seats"]])
+            return notFound(request, N_("No game {0}"), gameId)
+        _ = translatorFor(request)
+        title = [_(data["kind"]), _(": ")] + players(
+            [s["name"] for s in data["seats"]], _(" vs "),
+            [s.get("guest") for s in data["seats"]], _)
         content = tags.div(
-            tags.p(tags.span("table ", tags.b(player(data["table"])),
+            tags.p(tags.span(_("table"), " ", tags.b(player(data["table"])),
                              class_="table-name"),
                    " \N{MIDDLE DOT} ",
                    tags.span("", id="status", class_="status"),
@@ -384,9 +468,9 @@ class GamePage(resource.Resource):
                 tags.div(tags.div("", id="board", class_="board"),
                          tags.div("", id="controls", class_="controls"),
                          class_="board-column"),
-                tags.aside(tags.h2("Players"),
+                tags.aside(tags.h2(_("Players")),
                            tags.ol("", id="seats", class_="seats"),
-                           tags.h2("Moves"),
+                           tags.h2(_("Moves")),
                            tags.ol("", id="moves", class_="moves"),
                            class_="side"),
                 class_="game-layout"),
@@ -399,22 +483,32 @@ class GamePage(resource.Resource):
         _logFailure(request, failure)
         if request.startedWriting:
             return
-        render(request, "Unavailable",
-               tags.p("The records cannot be read now."), code=503)
+        unavailable(request)
+
+
+def unavailable(request):
+    """
+    The 503 page of records that cannot be read.
+    """
+    _ = translatorFor(request)
+    return render(request, _("Unavailable"),
+                  tags.p(_("The records cannot be read now.")), code=503)
 
 
 def _deferredPage(request, d, title, build):
+    # build: a function of the data and the page's translator.
+    _ = translatorFor(request)
+
     def done(data):
         if data is None:
             return notFound(request)
-        return render(request, title, build(data))
+        return render(request, title, build(data, _))
 
     def failed(failure):
         # The query failed, or making its page did.
         _logFailure(request, failure)
         if not request.startedWriting:
-            render(request, "Unavailable",
-                   tags.p("The records cannot be read now."), code=503)
+            unavailable(request)
 
     d.addCallback(done)
     d.addErrback(failed)
@@ -453,38 +547,46 @@ class NoTournamentsPage(resource.Resource):
                                     "runs without a database (--db none)."))
 
 
-def playerContent(data):
+#: The reasons a game ended, as the records say them (the player pages'
+#: results), marked for the catalogs.
+REASONS = (N_("normal"), N_("timeout"), N_("forfeit"), N_("illegal"),
+           N_("abandoned"))
+
+
+def playerContent(data, _=lambda text: text):
     """
     A player's rating, games, wins and recent games.
     """
     rating = data["rating"]
     facts = tags.dl(
-        tags.dt("rating"),
-        tags.dd("%.2f" % rating["rating"] if rating else "not rated yet",
+        tags.dt(_("rating")),
+        tags.dd("%.2f" % rating["rating"] if rating else _("not rated yet"),
                 class_="rating"),
-        tags.dt("games"), tags.dd(str(data["games"]), class_="games"),
-        tags.dt("wins"), tags.dd(str(data["wins"]), class_="wins"),
+        tags.dt(_("games")), tags.dd(str(data["games"]), class_="games"),
+        tags.dt(_("wins")), tags.dd(str(data["wins"]), class_="wins"),
         class_="facts")
     rows = [tags.tr(tags.td(tags.a("#" + g["id"], href=g["url"])),
                     tags.td(when(g["endedAt"])),
                     tags.td(player(g["table"])),
-                    tags.td(players(g["players"], ", ", g.get("guests"))),
-                    tags.td("won" if g["won"] else
-                            ("place %s" % g["place"]
-                             if g["place"] is not None else g["reason"])))
+                    tags.td(players(g["players"], ", ", g.get("guests"), _)),
+                    tags.td(_("won") if g["won"] else
+                            (_("place {0}").format(g["place"])
+                             if g["place"] is not None
+                             else _(g["reason"] or ""))))
             for g in data["recent"]]
     note = []
     if data.get("guest"):
-        note = [tags.p(guestMark(), " This name is no account's: a guest "
-                       "played under it.", class_="guest-note")]
-    return tags.div(facts, *note, tags.h2("Recent games"), tags.table(
-        tags.thead(tags.tr(tags.th("game"), tags.th("ended"),
-                           tags.th("table"), tags.th("players"),
-                           tags.th("result"))),
+        note = [tags.p(guestMark(_), " ", _("This name is no account's: a "
+                                            "guest played under it."),
+                       class_="guest-note")]
+    return tags.div(facts, *note, tags.h2(_("Recent games")), tags.table(
+        tags.thead(tags.tr(tags.th(_("game")), tags.th(_("ended")),
+                           tags.th(_("table")), tags.th(_("players")),
+                           tags.th(_("result")))),
         tags.tbody(*rows), class_="recent"))
 
 
-def leaderboardContent(data):
+def leaderboardContent(data, _=lambda text: text):
     """
     The leaderboard's table.
     """
@@ -492,7 +594,7 @@ def leaderboardContent(data):
     rows = [tags.tr(tags.td(str(s["rank"])),
                     tags.td(tags.a(player(s["name"]), href="/players/%s/%s" % (
                         kind, _quote(s["name"]))),
-                        *([" ", guestMark()] if s.get("guest") else [])),
+                        *([" ", guestMark(_)] if s.get("guest") else [])),
                     tags.td("%.2f" % s["rating"]), tags.td(str(s["games"])),
                     tags.td(str(s["wins"])))
             for s in data["standings"]]
@@ -501,12 +603,12 @@ def leaderboardContent(data):
         empty = [tags.p(data["emptyReason"], class_="empty",
                         id="empty-reason")]
     return tags.div(
-        tags.p("Players with at least %d rated games, by rating "
-               "(mu - 3 sigma)." % data["minGames"]),
+        tags.p(_("Players with at least {0} rated games, by rating "
+                 "(mu - 3 sigma).").format(data["minGames"])),
         *empty,
         tags.table(tags.thead(tags.tr(
-            tags.th("#"), tags.th("player"), tags.th("rating"),
-            tags.th("games"), tags.th("wins"))),
+            tags.th("#"), tags.th(_("player")), tags.th(_("rating")),
+            tags.th(_("games")), tags.th(_("wins")))),
             tags.tbody(*rows), class_="leaderboard", id="leaderboard"))
 
 
@@ -535,8 +637,10 @@ class PlayerPage(resource.Resource):
         if len(parts) != 2 or not all(parts):
             return notFound(request)
         kind, name = parts
+        _ = translatorFor(request)
         return _deferredPage(request, self.web.playerData(kind, name),
-                             [player(name), " at " + kind], playerContent)
+                             [player(name), " ", _("at {0}").format(_(kind))],
+                             playerContent)
 
 
 class LeaderboardPage(resource.Resource):
@@ -554,5 +658,7 @@ class LeaderboardPage(resource.Resource):
         parts = [pathSegment(p) for p in request.postpath]
         if len(parts) != 1 or parts[0] not in GAME_KINDS:
             return notFound(request)
+        _ = translatorFor(request)
         return _deferredPage(request, self.web.leaderboardData(parts[0]),
-                             "Leaderboard: " + parts[0], leaderboardContent)
+                             _("Leaderboard: {0}").format(_(parts[0])),
+                             leaderboardContent)

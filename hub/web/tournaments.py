@@ -44,7 +44,8 @@ from zope.interface import implementer
 from hub.accounts.names import nameKey
 from hub.tournaments import store, views
 from hub.tournaments.interfaces import ITournamentListener
-from hub.web import i18n, pages
+from hub.web import pages
+from hub.web.i18n import N_
 from hub.web.api import (
     JSONResource, NotFound, StreamResource, deferJSON, sendJSON)
 from hub.web.errors import pathSegment
@@ -460,24 +461,31 @@ class EntryResource(_EventResource):
 
 # The pages.
 
-def listContent(data: Dict[str, Any]) -> Any:
+#: The words of the events' pages not in a call of C{_}: the formats
+#: and the states.
+EVENT_WORDS = (N_("round-robin"), N_("swiss"), N_("arena"), N_("created"),
+               N_("running"), N_("paused"), N_("finished"))
+
+
+def listContent(data: Dict[str, Any], _: Any = lambda text: text) -> Any:
     """
     The events by state: running (and paused), upcoming, finished.
     """
-    groups = (("Running", ("running", "paused")), ("Upcoming", ("created",)),
-              ("Finished", ("finished",)))
+    groups = ((N_("Running"), ("running", "paused")),
+              (N_("Upcoming"), ("created",)),
+              (N_("Finished"), ("finished",)))
     sections = []
     for title, states in groups:
         items = [tags.li(tags.a(pages.player(e["name"]),
                                 href="/tournaments/%d" % (e["id"],)),
-                         " ", e["kind"], ", ", e["format"], " ",
-                         tags.span(e["state"], class_="state"),
+                         " ", _(e["kind"]), _(", "), _(e["format"]), " ",
+                         tags.span(_(e["state"]), class_="state"),
                          class_="tournament")
                  for e in data["tournaments"] if e["state"] in states]
         sections.append(tags.section(
-            tags.h2(title),
+            tags.h2(_(title)),
             tags.ul(*items, class_="tournaments") if items
-            else tags.p("None."), class_="tournaments-" + title.lower()))
+            else tags.p(_("None.")), class_="tournaments-" + title.lower()))
     return tags.div(*sections, id="tournaments")
 
 
@@ -494,7 +502,8 @@ def entryOpen(data: Dict[str, Any]) -> bool:
         data["format"] == "arena" and data["state"] != "finished")
 
 
-def entryForm(data: Dict[str, Any], visitor: Any, csrf: Any) -> Any:
+def entryForm(data: Dict[str, Any], visitor: Any, csrf: Any,
+              _: Any = lambda text: text) -> Any:
     """
     The Enter (or Withdraw) button of logged-in C{visitor}, or nothing.
     """
@@ -512,32 +521,32 @@ def entryForm(data: Dict[str, Any], visitor: Any, csrf: Any) -> Any:
     else:
         return ""
     return tags.form(
-        csrf, tags.button(label, type="submit", id="entry-" + action),
+        csrf, tags.button(_(label), type="submit", id="entry-" + action),
         method="post", action="/tournaments/%d/%s" % (data["id"], action),
         class_="entry")
 
 
 def eventContent(data: Dict[str, Any], visitor: Any = None,
-                 csrf: Any = None) -> Any:
+                 csrf: Any = None, _: Any = lambda text: text) -> Any:
     """
     One event: its facts, standings, crosstable, rounds, entrants and
     export links; for a logged-in C{visitor}, the entry button (with
     C{csrf}, its form's token) and the place of "your game is ready".
     """
     eventId = data["id"]
-    facts = tags.p(data["kind"], ", ", data["format"], ", ",
-                   tags.span(data["state"], class_="state"),
-                   (", round %d" % data["currentRound"])
+    facts = tags.p(_(data["kind"]), _(", "), _(data["format"]), _(", "),
+                   tags.span(_(data["state"]), class_="state"),
+                   (_(", ") + _("round {0}").format(data["currentRound"]))
                    if data["currentRound"] else "")
     names = [s["name"] for s in data["standings"]]
     standingsTable = tags.table(
-        tags.thead(tags.tr(tags.th("rank"), tags.th("name"),
-                           tags.th("points"), tags.th("games"),
+        tags.thead(tags.tr(tags.th(_("rank")), tags.th(_("name")),
+                           tags.th(_("points")), tags.th(_("games")),
                            *[tags.th(pages.player(n)) for n in names])),
         tags.tbody(*[
             tags.tr(tags.td(str(s["rank"])),
                     tags.td(pages.players([s["name"]], "",
-                                          [s.get("guest")])),
+                                          [s.get("guest")], _)),
                     tags.td(_points(s["points"]), class_="points"),
                     tags.td(str(s["games"])),
                     *[tags.td("" if n == s["name"] else _points(
@@ -550,33 +559,34 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
     for r in data["rounds"]:
         rows = []
         for p in r["pairings"]:
-            cells = [tags.td(p.get("room", "bye")),
-                     tags.td(pages.players(p["seats"], " vs ",
-                                           p.get("guests"))),
+            cells = [tags.td(p.get("room", _("bye"))),
+                     tags.td(pages.players(p["seats"], _(" vs "),
+                                           p.get("guests"), _)),
                      tags.td(" - ".join(_points(x) for x in p["points"])
-                             if p["points"] is not None else "playing"),
-                     tags.td(p["result"] or "")]
+                             if p["points"] is not None else _("playing")),
+                     tags.td(_(p["result"]) if p["result"] else "")]
             if p.get("live"):
-                cells.append(tags.td(tags.a("watch", href=p["live"],
+                cells.append(tags.td(tags.a(_("watch"), href=p["live"],
                                             class_="watch")))
             rows.append(tags.tr(*cells, class_="pairing"))
-        rounds.append(tags.section(tags.h3("Round %d" % (r["round"],)),
+        rounds.append(tags.section(tags.h3(_("Round {0}").format(
+                                       r["round"])),
                                    tags.table(*rows, class_="pairings")))
     entrants = tags.ul(*[
-        tags.li(*pages.players([e["name"]], "", [e.get("guest")]),
-                " (engine)" if e["engine"] else "",
-                " (withdrawn)" if e["withdrawn"] else "")
+        tags.li(*pages.players([e["name"]], "", [e.get("guest")], _),
+                " " + _("(engine)") if e["engine"] else "",
+                " " + _("(withdrawn)") if e["withdrawn"] else "")
         for e in data["entrants"]], class_="entrants")
     exports = tags.p(
-        tags.a("standings (CSV)",
+        tags.a(_("standings (CSV)"),
                href="/api/tournaments/%d/standings.csv" % (eventId,)),
-        " ", tags.a("event (JSON)", href="/api/tournaments/%d" % (eventId,)))
+        " ", tags.a(_("event (JSON)"), href="/api/tournaments/%d" % (eventId,)))
     you = {"data-you": visitor.name} if visitor is not None else {}
     return tags.div(facts, tags.div(id="game-ready", class_="game-ready",
                                     hidden="hidden", role="status"),
-                    entryForm(data, visitor, csrf),
-                    tags.h2("Standings"), standingsTable, exports,
-                    tags.h2("Rounds"), *rounds, tags.h2("Entrants"),
+                    entryForm(data, visitor, csrf, _),
+                    tags.h2(_("Standings")), standingsTable, exports,
+                    tags.h2(_("Rounds")), *rounds, tags.h2(_("Entrants")),
                     entrants, id="tournament",
                     **{"data-event": str(eventId),
                        "data-state": data["state"],
@@ -599,8 +609,9 @@ class TournamentsPage(resource.Resource):
         parts: List[Optional[str]] = [pathSegment(p)
                                       for p in request.postpath if p]
         if not parts:
+            _ = pages.translatorFor(request)
             return pages._deferredPage(request, self.web.listData(),
-                                       "Tournaments", listContent)
+                                       _("Tournaments"), listContent)
         eventId = _eventId(parts[0]) if len(parts) == 1 else None
         if eventId is None:
             return pages.notFound(request)
@@ -656,7 +667,7 @@ class TournamentsPage(resource.Resource):
             except store.TournamentError as e:
                 error = str(e)
                 return lambda request: show(
-                    request, visitor, "Refused",
+                    request, visitor, N_("Refused"),
                     tags.p(error, " ", tags.a("Back", href=page),
                            class_="message error"), 400)
             return lambda request: redirect(request, page)
@@ -669,24 +680,23 @@ def _eventPage(request: Any, d: defer.Deferred, visitor: Any = None,
     def done(data: Optional[Dict[str, Any]]) -> Any:
         if data is None:
             return pages.notFound(request)
-        language = i18n.chooseLanguage(request)
-        request.setHeader(b"Vary", b"Accept-Language")
+        _ = pages.translatorFor(request)
         if visitor is not None:
             from hub.web.accountpages import visitorLinks
             request.accountLinks = visitorLinks(visitor)
             request.setHeader(b"Cache-Control", b"no-store")
-        return pages.render(request, ["Tournament: ", pages.player(
-            data["name"])], eventContent(data, visitor, csrf),
-            scripts=["tournament.js"], bodyAttributes={
-                "data-lang": language,
-                "data-catalog": json.dumps(i18n.catalog(language),
-                                           ensure_ascii=False)})
+        return pages.render(request, pages.filled(
+            _("Tournament: {0}"), pages.player(data["name"])),
+            eventContent(data, visitor, csrf, _),
+            scripts=["tournament.js"])
 
     def failed(failure: Any) -> None:
         pages._logFailure(request, failure)
         if not request.startedWriting:
-            pages.render(request, "Unavailable",
-                         tags.p("The events cannot be read now."), code=503)
+            _ = pages.translatorFor(request)
+            pages.render(request, _("Unavailable"),
+                         tags.p(_("The events cannot be read now.")),
+                         code=503)
 
     d.addCallbacks(done, failed)
     return server.NOT_DONE_YET

@@ -10,6 +10,7 @@ import re
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
 from babel.messages.pofile import read_po
 from twisted.trial.unittest import SynchronousTestCase
+from twisted.web.http import Request
 from twisted.web.test.requesthelper import DummyRequest
 
 from hub.web import i18n, pages
@@ -26,9 +27,26 @@ STATIC = os.path.join(WEB, "static")
 KEYWORDS = dict(DEFAULT_KEYWORDS, t=None)
 
 
-def request(acceptLanguage=None, lang=None):
-    r = DummyRequest([b""])
+class CookieRequest(DummyRequest):
+    """
+    A L{DummyRequest} with the cookies of a real one: those it was sent
+    (C{received_cookies}) and those it sets (C{cookies}, header lines).
+    """
+
+    def __init__(self, *args, **kwargs):
+        DummyRequest.__init__(self, *args, **kwargs)
+        self.received_cookies = {}
+        self.cookies = []
+
+    getCookie = Request.getCookie
+    addCookie = Request.addCookie
+
+
+def request(acceptLanguage=None, lang=None, cookie=None):
+    r = CookieRequest([b""])
     r.postpath = []
+    if cookie is not None:
+        r.received_cookies[b"lang"] = cookie.encode()
     if acceptLanguage is not None:
         r.requestHeaders.setRawHeaders(b"accept-language",
                                        [acceptLanguage.encode("latin-1")])
@@ -219,7 +237,7 @@ class PlayPageTests(SynchronousTestCase):
         self.assertIn('data-lang="zh"', body)
         self.assertIn("对弈", body)
         self.assertEqual(r.responseHeaders.getRawHeaders(b"vary"),
-                         [b"Accept-Language"])
+                         [b"Accept-Language, Cookie"])
 
     def test_english(self):
         r = request("en-GB")

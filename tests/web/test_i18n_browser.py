@@ -113,6 +113,52 @@ class LanguageTests(SynchronousTestCase):
         self.wait(lambda: self.text("label[for=name]") == ["你的名字"],
                   "the switch did not give Chinese")
 
+    def test_switchRemembered(self):
+        """
+        A person switching a page to English with the header's switch
+        sees the next page, reached by a link, in English (the C{lang}
+        cookie), though the browser asks for Chinese; and back.
+        """
+        self.driver.get(self.base + "/")
+        self.wait(lambda: self.text("main > h1") == ["服务器现况"],
+                  "the lobby is not in Chinese")
+        self.assertEqual(self.driver.execute_script(
+            "return document.documentElement.lang"), "zh")
+        [switch] = self.find("nav a.lang-en")
+        self.assertEqual(switch.text, "English")
+        switch.click()
+        self.wait(lambda: self.text("main > h1") == ["The hub now"],
+                  "the switch did not give English")
+        self.find("nav a.play")[0].click()
+        self.wait(lambda: self.text("label[for=name]") == ["Your name"],
+                  "the next page is not in English")
+        self.assertEqual(self.driver.execute_script(
+            "return document.documentElement.lang"), "en")
+        self.assertEqual(self.text("nav a.tournaments"), ["tournaments"])
+        self.find("nav a.lang-zh")[0].click()
+        self.wait(lambda: self.text("label[for=name]") == ["你的名字"],
+                  "the switch did not give Chinese")
+        self.find("nav a.brand")[0].click()
+        self.wait(lambda: self.text("main > h1") == ["服务器现况"],
+                  "the next page is not in Chinese")
+
+    def test_guestNameWhy(self):
+        """
+        A guest name the protocols refuse (游客一) is refused by the form
+        with why a name is ASCII, in the page's language, not the
+        browser's "Please match the requested format".
+        """
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.text("label[for=name]") == ["你的名字"],
+                  "the page is not in Chinese")
+        [name] = self.find("#name")
+        name.send_keys("游客一")
+        self.find("#hello")[0].click()
+        message = self.driver.execute_script(
+            "return document.getElementById('name').validationMessage")
+        self.assertIn("旧版游戏客户端的协议", message)
+        self.assertIn("旧版游戏客户端的协议", self.text("#name-why")[0])
+
     def test_chineseFont(self):
         """
         The Chinese page's text is drawn with a CJK font of its stack

@@ -10,7 +10,10 @@ const TEXTS = {
   "bad-version": () => t("This page is out of date: reload it."),
   "hello-first": () => t("Not connected yet: reload the page."),
   "already-hello": () => t("You are connected already."),
-  "bad-name": () => t("A name is 1 to 20 letters, digits or underscores."),
+  "bad-name": () => t("A name is 1 to {0} letters (A-Z, a-z), digits or " +
+                      "underscores: the legacy game clients' protocols " +
+                      "allow no other character, so a name in Chinese " +
+                      "cannot be one.", 20),
   "name-taken": () => t("That name is taken: if it is yours, log in."),
   "login-required": () => t("Only registered players play here."),
   "banned": () => t("You are banned from this hub."),

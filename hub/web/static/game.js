@@ -27,11 +27,11 @@ const state = {seats: [], view: null, moves: [], turn: null, result: null,
 // A seat's player as nodes: the name in a <bdi>, and the role.
 function seatLabel(seat) {
   const data = state.seats[seat];
-  if (!data) return [`seat ${seat}`];
+  if (!data) return [t("seat {0}", seat)];
   if (!data.role) return [player(data.name)];
   // A checkers seat by its colour too ("red A"), not a letter only.
-  const role = kind === "checkers" ? regionName(data.role) : data.role;
-  return [player(data.name), ` (${role})`];
+  const role = kind === "checkers" ? regionName(data.role) : t(data.role);
+  return [player(data.name), " ", t("({0})", role)];
 }
 
 function lastAction() {
@@ -65,7 +65,7 @@ function drawSeats(toMove) {
       seatLabel(i)),
     seatMark(seat),
     seat.guest ? el("span", {class: "tag guest"}, t("guest")) : null,
-    seat.out && !takenFrom(seat) ? el("span", {class: "tag"}, seat.out)
+    seat.out && !takenFrom(seat) ? el("span", {class: "tag"}, t(seat.out))
                                  : null,
     seat.place ? el("span", {class: "tag"}, `#${seat.place}`) : null)));
 }
@@ -84,7 +84,7 @@ function moveItem(move) {
   const text = move.words ? wordsText(move.words) : move.text;
   return el("li", {"data-ply": move.ply},
             seatLabel(move.seat), `: ${text}`,
-            move.byBot ? el("span", {class: "tag"}, "bot") : null);
+            move.byBot ? el("span", {class: "tag"}, t("bot")) : null);
 }
 
 function drawMoves(moves, current) {
@@ -113,13 +113,19 @@ function drawClock() {
   }
 }
 
+// A translated text with its {0} filled by nodes (a seat's label).
+function filled(text, nodes) {
+  const [before, after] = text.split("{0}");
+  return [before, ...nodes, after];
+}
+
 function resultText(result) {
   if (result.winner !== null && result.winner !== undefined) {
-    return ["Game over: ", seatLabel(result.winner),
-            ` won (${result.reason})`];
+    return filled(t("Game over: {0} won ({1})", "{0}", t(result.reason)),
+                  seatLabel(result.winner));
   }
-  return [result.reason === "normal" ? "Game over: a draw"
-                                     : `Game over (${result.reason})`];
+  return [result.reason === "normal" ? t("Game over: a draw")
+                                     : t("Game over ({0})", t(result.reason))];
 }
 
 function drawStatus() {
@@ -129,15 +135,16 @@ function drawStatus() {
     return;
   }
   if (!state.turn) {
-    statusLine.textContent = "Starting";
+    statusLine.textContent = t("Starting");
     return;
   }
   // The seconds left are the turn clock's (drawClock).
-  replaceChildren(statusLine, ["To move: ", seatLabel(state.turn.seat)]);
+  replaceChildren(statusLine,
+                  filled(t("To move: {0}", "{0}"), seatLabel(state.turn.seat)));
 }
 
 function drawSpectators(count) {
-  spectators.textContent = `${count} watching`;
+  spectators.textContent = t("{0} watching", count);
 }
 
 // Gomoku and checkers actions come without the position: play them here.
@@ -241,19 +248,20 @@ function replayFrom(data) {
   let shownStep = last;
   let timer = null;
   const slider = el("input", {type: "range", min: 0, max: last, value: last,
-                              id: "slider", "aria-label": "move"});
+                              id: "slider", "aria-label": t("move")});
   const counter = el("span", {id: "step", class: "step"});
   const button = (id, label, title) => el("button", {id, type: "button",
                                                      title}, label);
-  const first = button("first", "\u00ab first", "first position");
-  const back = button("back", "\u25c0", "one move back");
-  const play = button("play", "\u25b6 play", "play");
-  const forward = button("forward", "\u25b6", "one move forward");
-  const end = button("last", "last \u00bb", "last position");
+  const first = button("first", "\u00ab " + t("first"),
+                       t("first position"));
+  const back = button("back", "\u25c0", t("one move back"));
+  const play = button("play", "\u25b6 " + t("play"), t("play"));
+  const forward = button("forward", "\u25b6", t("one move forward"));
+  const end = button("last", t("last") + " \u00bb", t("last position"));
   function show(n) {
     step = Math.max(0, Math.min(last, n));
     slider.value = String(step);
-    counter.textContent = `move ${step} / ${last}`;
+    counter.textContent = t("move {0} / {1}", step, last);
     const lastMove = step > 0 ? moves[step - 1].action : null;
     // One move forward slides along its path; any other jump does not.
     if (kind === "checkers" && step === shownStep + 1 && lastMove) {
@@ -271,7 +279,7 @@ function replayFrom(data) {
   function stop() {
     if (timer !== null) clearInterval(timer);
     timer = null;
-    play.textContent = "\u25b6 play";
+    play.textContent = "\u25b6 " + t("play");
   }
   first.addEventListener("click", () => { stop(); show(0); });
   back.addEventListener("click", () => { stop(); show(step - 1); });
@@ -281,7 +289,7 @@ function replayFrom(data) {
   play.addEventListener("click", () => {
     if (timer !== null) { stop(); return; }
     if (step === last) show(0);
-    play.textContent = "\u23f8 pause";
+    play.textContent = "\u23f8 " + t("pause");
     timer = setInterval(() => {
       if (step >= last) { stop(); return; }
       show(step + 1);

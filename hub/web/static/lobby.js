@@ -1,22 +1,23 @@
 // The lobby page: the hub now, redrawn from /api/hub/events on change.
 import { el, player, replaceChildren } from "./dom.js";
+import { t } from "./i18n.js";
 
 function member(data) {
   return el("li", {class: "member" + (data.ready ? " ready" : "")},
             data.name ? player(data.name) : "?",
             data.guest ? " " : "",
-            data.guest ? el("span", {class: "tag guest"}, "guest") : null,
-            data.ready ? " \u2713" : "", data.bot ? " (bot)" : "");
+            data.guest ? el("span", {class: "tag guest"}, t("guest")) : null,
+            data.ready ? " \u2713" : "", data.bot ? " " + t("(bot)") : "");
 }
 
 // The players of a game, a guest's name marked as the page's own are.
 function gamePlayers(data) {
   const parts = [];
   data.players.forEach((name, i) => {
-    if (parts.length) parts.push(" vs ");
+    if (parts.length) parts.push(t(" vs "));
     parts.push(player(name));
     if (data.guests && data.guests[i]) {
-      parts.push(" ", el("span", {class: "tag guest"}, "guest"));
+      parts.push(" ", el("span", {class: "tag guest"}, t("guest")));
     }
   });
   return parts;
@@ -26,13 +27,14 @@ function room(data) {
   return el("li", {class: "room"},
     el("div", {},
        el("span", {class: "room-name"}, player(data.name)),
-       el("span", {class: "state " + data.state}, data.state),
+       el("span", {class: "state " + data.state},
+          data.state === "playing" ? t("playing") : t("waiting")),
        el("span", {class: "count"},
           `${data.members.length}/${data.capacity}`),
-       data.locked ? el("span", {class: "locked"}, "locked") : null,
+       data.locked ? el("span", {class: "locked"}, t("locked")) : null,
        data.game ? el("a", {class: "watch",
                             href: "/games/" + encodeURIComponent(data.game)},
-                      "watch") : null),
+                      t("watch")) : null),
     el("ul", {class: "members"}, data.members.map(member)));
 }
 
@@ -42,7 +44,7 @@ function game(data) {
        data.players.length ? gamePlayers(data) : player(data.table)),
     " ", el("span", {class: "room-name"}, player(data.table)),
     " ", el("span", {class: "count"},
-            `${data.plies} ${data.plies === 1 ? "move" : "moves"}`));
+            data.plies === 1 ? t("1 move") : t("{0} moves", data.plies)));
 }
 
 function draw(now) {

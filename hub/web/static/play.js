@@ -66,10 +66,20 @@ function drawNameForm() {
                              "aria-label": t("Your name"),
                              placeholder: t("Your name")});
   input.value = sessionStorage.getItem("gamehub.name") || "";
+  // Why a name is ASCII, said instead of the browser's "Please match the
+  // requested format".
+  const why = t("1 to {0} letters (A-Z, a-z), digits or underscores: the " +
+                "legacy game clients' protocols allow no other character " +
+                "in a name.", 20);
+  input.title = why;
+  input.setAttribute("aria-describedby", "name-why");
+  input.addEventListener("invalid", () => input.setCustomValidity(why));
+  input.addEventListener("input", () => input.setCustomValidity(""));
   const form = el("form", {id: "hello-form", class: "controls"},
                   el("label", {for: "name"}, t("Your name")), input,
                   el("button", {id: "hello", type: "submit"}, t("Enter")),
-                  languageSwitch());
+                  languageSwitch(),
+                  el("p", {id: "name-why", class: "hint"}, why));
   form.addEventListener("submit", event => {
     event.preventDefault();
     sessionStorage.setItem("gamehub.name", input.value);

@@ -31,7 +31,9 @@ function gameSeats(state) {
   const game = state.game;
   return state.seats.map((seat, i) => el("li", {
     class: "seat" + (state.turn === i ? " to-move" : ""), "data-seat": i},
-    player(seat.name), " (", game.colourName(state.board, i), ")",
+    // "ann (black)", "ann（黑棋）": the language's brackets.
+    withPlayer(t("{0} ({1})", "{0}", game.colourName(state.board, i)),
+               seat.name),
     botMark(seat),
     seat.guest ? tag("guest", t("guest")) : null,
     i === state.you ? tag("", t("you")) : null));

@@ -101,7 +101,7 @@ function update(data) {
   data.rounds.forEach((r, i) => {
     let section = sections[i];
     if (!section) {
-      section = el("section", {}, el("h3", {}, "Round " + r.round),
+      section = el("section", {}, el("h3", {}, t("Round {0}", r.round)),
                    el("table", { class: "pairings" }));
       const entrants = [...root.querySelectorAll("h2")].pop();
       root.insertBefore(section, entrants);
