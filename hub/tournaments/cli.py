@@ -6,8 +6,8 @@ pause within 2 seconds.
     python -m hub.tournaments --db URL create --name NAME --game KIND
         --format round-robin|swiss|arena [--rounds N] [--minutes M]
         [--players-per-table N] [--turn-seconds S]
-    python -m hub.tournaments --db URL engine register NAME [--protocol tcp]
-        [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
+    python -m hub.tournaments --db URL engine register NAME
+        [--protocol tcp|gomocup] [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
     python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
     python -m hub.tournaments --db URL engine list|remove NAME
     python -m hub.tournaments --db URL enter [--guest] EVENT ACCOUNT
@@ -160,7 +160,9 @@ class EngineRegisterOptions(usage.Options):
 
     optParameters = [
         ["protocol", None, "tcp", "How it plays: " + ", ".join(PROTOCOLS)
-         + " (its game's own protocol, connecting to {host}:{port})."],
+         + " (tcp: its game's own protocol, connecting to {host}:{port};"
+         " gomocup: a Piskvork brain over stdin and stdout, gomoku "
+         "only)."],
         ["cpu-seconds", None, ENGINE_CPU_SECONDS, "Its CPU seconds per "
          "game (RLIMIT_CPU; 0: no limit).", _seconds],
         ["memory", None, str(ENGINE_MEMORY_BYTES), "Its memory per process "

@@ -25,7 +25,8 @@ from twisted.internet.protocol import Factory, ProcessProtocol
 from twisted.logger import Logger
 
 from hub.lobby import LobbyError
-from hub.sandbox.confine import Confinement, Limits, NotAllowed
+from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
+from hub.tournaments import gomocup
 from hub.tournaments.interfaces import EngineFailed
 
 #: The placeholders of an engine's command line.
@@ -633,6 +634,11 @@ class EngineLauncher(Service):
         the CPUs.
     @param onCrash: called as C{onCrash(pairing, name, reason)} when an
         engine dies mid-game by itself (non-zero status, or a signal).
+    @param brainRestarts: new processes a Gomocup brain may get after
+        crashes in one event.
+    @ivar brains: the L{gomocup.BrainRunner} of Gomocup brains (seated
+        through the gomoku factory's lobby and sessions), or None with
+        no gomoku factory.
     """
 
     log = Logger()
@@ -640,7 +646,8 @@ class EngineLauncher(Service):
     def __init__(self, reactor, clock, factories, sandbox, logRoot,
                  limits=None, logCap=LOG_CAP, grace=KILL_GRACE,
                  leaveSeconds=LEAVE_SECONDS, startSeconds=START_SECONDS,
-                 onCrash=None, startingAtOnce=None):
+                 onCrash=None, startingAtOnce=None,
+                 brainRestarts=gomocup.RESTARTS):
         self.reactor = reactor
         self.clock = clock
         self.factories = {kind[:-len("-port")] if kind.endswith("-port")
@@ -659,6 +666,13 @@ class EngineLauncher(Service):
         #: The start turns (L{startingAtOnce}).
         self.starting = defer.DeferredSemaphore(
             startingAtOnce or 2 * (os.cpu_count() or 1))
+        gomoku = self.factories.get("gomoku")
+        self.brains = None
+        if gomoku is not None:
+            self.brains = gomocup.BrainRunner(
+                clock, gomoku.lobby, gomoku.sessions, self._spawnBrain,
+                self._openLog, timeControl, WORK, brainRestarts,
+                grace=grace)
 
     def startService(self):
         """
@@ -697,6 +711,9 @@ class EngineLauncher(Service):
                    if getattr(e, "engine", None) is not None]
         if not engines:
             return defer.succeed(game)
+        brains = [e for e in engines if e.engine.protocol == "gomocup"]
+        if brains:
+            return self._launchBrains(event, pairing, game, engines, brains)
         names = [e.name for e in engines]
         if len(set(names)) != len(names):
             return defer.fail(EngineFailed(
@@ -747,6 +764,86 @@ class EngineLauncher(Service):
                        lambda f: self._listenFailed(game, f))
         return game.started
 
+    def _launchBrains(self, event, pairing, game, engines, brains):
+        """
+        Seat the Gomocup brains of C{pairing} (its other engines, which
+        connect over TCP, are not launched with them: a pairing of
+        brains and TCP engines is refused).
+        """
+        if len(brains) != len(engines):
+            return defer.fail(EngineFailed(
+                brains[0].name, "Gomocup brains and TCP engines cannot "
+                "share a game"))
+        if game.kind != "gomoku" or self.brains is None:
+            return defer.fail(EngineFailed(
+                brains[0].name, "a Gomocup brain plays gomoku only"))
+        if pairing.room in self.games:
+            return defer.fail(EngineFailed(
+                brains[0].name, "game {} is running already".format(
+                    pairing.room)))
+        for entrant in brains:
+            refused = self._refusal(entrant.engine)
+            if refused is not None:
+                return defer.fail(EngineFailed(entrant.name, refused))
+        self.games[pairing.room] = game
+        for entrant in brains:
+            try:
+                self.brains.seat(event, pairing, entrant)
+            except Exception as e:
+                self.stop(pairing)
+                return defer.fail(EngineFailed(
+                    entrant.name, "not seated: {}".format(e)))
+        game.started.callback(game)
+        return game.started
+
+    def _spawnBrain(self, process, entrant, eventId):
+        """
+        Start a Gomocup brain's process (a L{gomocup.BrainProcess}) in
+        its sandbox, with no network.
+        """
+        engine = entrant.engine
+        argv = substitute(engine.command, HOST, 0, "", entrant.name)
+        limits = self.limitsOf(engine)
+        process.log.note("{} brain {} ({}) of event {}, sandbox {}, {}: {}"
+                         .format(time.strftime("%Y-%m-%d %H:%M:%S",
+                                               time.gmtime()),
+                                 entrant.name, engine.name, eventId,
+                                 self.sandbox.name, limits.describe(),
+                                 " ".join(argv)))
+        if not self.sandbox.confines:
+            self.log.warn("brain {name} runs with no sandbox "
+                          "(--engine-sandbox none): it has the hub's own "
+                          "rights", name=entrant.name)
+        self.sandbox.spawn(process, Confinement(
+            argv, {"GAMEHUB_GAME": "gomoku",
+                   "GAMEHUB_NAME": str(entrant.name)},
+            limits, engine.folder, None))
+
+    def _openLog(self, eventId, room, name):
+        path = gamePath(self.logRoot, eventId, room, name, ".log")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return GameLog(path, self.logCap)
+
+    def endOf(self, event, room):
+        """
+        C{{name: (reason, detail)}} of the Gomocup brains that lost the
+        game of C{room} by failing (L{gomocup.BrainFailed} reasons).
+        """
+        if self.brains is None:
+            return {}
+        return self.brains.endOf(getattr(event, "id", event), room)
+
+    def abouts(self, event):
+        """
+        C{{name: pairs}}: the C{ABOUT} of each Gomocup brain of C{event}
+        that played.
+        """
+        if self.brains is None:
+            return {}
+        eventId = getattr(event, "id", event)
+        return {name: dict(pairs) for (e, name), pairs
+                in self.brains.abouts.items() if e == eventId}
+
     def _refusal(self, engine):
         """
         Why C{engine} (an L{EngineSpec}) cannot be launched, or None.
@@ -754,7 +851,7 @@ class EngineLauncher(Service):
         if not engine.command:
             return ("engine {} is not registered (python -m "
                     "hub.tournaments engine register)".format(engine.name))
-        if engine.protocol != "tcp":
+        if engine.protocol not in ("tcp", "gomocup"):
             return "engine {} speaks {}, which this hub does not".format(
                 engine.name, engine.protocol)
         return self.problem()
@@ -786,6 +883,8 @@ class EngineLauncher(Service):
         @return: a Deferred firing once that is done (callers may ignore
             it).
         """
+        if self.brains is not None:
+            self.brains.stop(pairing.room)
         game = self.games.pop(pairing.room, None)
         if game is None:
             return defer.succeed(None)
@@ -803,13 +902,17 @@ class EngineLauncher(Service):
         eventId = getattr(event, "id", event)
         return defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())
-             if game.eventId == eventId], consumeErrors=True)
+             if game.eventId == eventId]
+            + ([self.brains.stopEvent(eventId)] if self.brains else []),
+            consumeErrors=True)
 
     def stopService(self):
         Service.stopService(self)
         d = defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())]
-            + [self._probing], consumeErrors=True)
+            + [self._probing]
+            + ([self.brains.stopAll()] if self.brains else []),
+            consumeErrors=True)
         return d.addCallback(lambda _: self.sandbox.cleanUp())
 
     def engineLog(self, event, room, name):
@@ -950,3 +1053,17 @@ class EngineLauncher(Service):
         return Limits(engine.cpuSeconds, engine.memoryBytes,
                       self.limits.processes, self.limits.files,
                       self.limits.fileBytes, self.limits.workBytes)
+
+
+def timeControl(event):
+    """
+    The Gomocup L{gomocup.TimeControl} of C{event} (an L{EventInfo}):
+    its C{turnMs}, C{matchMs} and C{pondering}, the turn limit its turn
+    clock's when it gives none.
+    """
+    turnMs = getattr(event, "turnMs", None)
+    if turnMs is None and getattr(event, "turnSeconds", None):
+        turnMs = int(event.turnSeconds * 1000)
+    return gomocup.TimeControl(turnMs, getattr(event, "matchMs", None),
+                               pondering=bool(getattr(event, "pondering",
+                                                      False)))
