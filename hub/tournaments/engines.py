@@ -713,13 +713,19 @@ class EngineLauncher(Service):
             return defer.succeed(game)
         brains = [e for e in engines if e.engine.protocol == "gomocup"]
         if brains:
-            return self._launchBrains(event, pairing, game, engines, brains)
+            refused = self._seatBrains(event, pairing, game, brains)
+            if refused is not None:
+                return refused
+            engines = [e for e in engines if e not in brains]
+            if not engines:
+                game.started.callback(game)
+                return game.started
         names = [e.name for e in engines]
         if len(set(names)) != len(names):
             return defer.fail(EngineFailed(
                 names[0], "an entrant is seated twice in {}".format(
                     pairing.room)))
-        if pairing.room in self.games:
+        if self.games.get(pairing.room, game) is not game:
             return defer.fail(EngineFailed(
                 engines[0].name, "game {} is running already".format(
                     pairing.room)))
@@ -764,16 +770,13 @@ class EngineLauncher(Service):
                        lambda f: self._listenFailed(game, f))
         return game.started
 
-    def _launchBrains(self, event, pairing, game, engines, brains):
+    def _seatBrains(self, event, pairing, game, brains):
         """
-        Seat the Gomocup brains of C{pairing} (its other engines, which
-        connect over TCP, are not launched with them: a pairing of
-        brains and TCP engines is refused).
+        Seat the Gomocup brains of C{pairing} at its room (its other
+        engines are launched as ever).
+
+        @return: None, or a failed Deferred (L{EngineFailed}).
         """
-        if len(brains) != len(engines):
-            return defer.fail(EngineFailed(
-                brains[0].name, "Gomocup brains and TCP engines cannot "
-                "share a game"))
         if game.kind != "gomoku" or self.brains is None:
             return defer.fail(EngineFailed(
                 brains[0].name, "a Gomocup brain plays gomoku only"))
@@ -793,8 +796,7 @@ class EngineLauncher(Service):
                 self.stop(pairing)
                 return defer.fail(EngineFailed(
                     entrant.name, "not seated: {}".format(e)))
-        game.started.callback(game)
-        return game.started
+        return None
 
     def _spawnBrain(self, process, entrant, eventId):
         """
