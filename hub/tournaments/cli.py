@@ -5,7 +5,8 @@ pause within 2 seconds.
 
     python -m hub.tournaments --db URL create --name NAME --game KIND
         --format round-robin|swiss|arena [--rounds N] [--minutes M]
-        [--players-per-table N] [--turn-seconds S]
+        [--players-per-table N] [--turn-seconds S] [--turn-ms MS]
+        [--match-ms MS] [--pondering]
     python -m hub.tournaments --db URL engine register NAME
         [--protocol tcp|gomocup] [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
     python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
@@ -100,6 +101,14 @@ class CreateOptions(usage.Options):
          "by default 2, and 3 for Splendor).", int],
         ["turn-seconds", None, None, "The turn clock of the event's "
          "games (the hub's default if not given).", float],
+        ["turn-ms", None, None, "Gomocup brains: milliseconds a turn "
+         "(INFO timeout_turn; by default the turn clock's).", int],
+        ["match-ms", None, None, "Gomocup brains: milliseconds of a "
+         "game's time bank (INFO timeout_match; none by default).", int],
+    ]
+    optFlags = [
+        ["pondering", None, "Engines keep running off turn (by default "
+         "their processes are stopped between their turns)."],
     ]
 
     def postOptions(self) -> None:
@@ -289,7 +298,8 @@ def run(options: Options, out: TextIO) -> None:
         eventId = store.runBlocking(
             url, store.createEvent, sub["name"], sub["game"], sub["format"],
             sub["rounds"], sub["minutes"], sub["players-per-table"],
-            sub["turn-seconds"], now)
+            sub["turn-seconds"], now, sub["turn-ms"], sub["match-ms"],
+            bool(sub["pondering"]))
         out.write("created %s event %r (%s)\n%d\n" % (
             sub["format"], sub["name"], sub["game"], eventId))
     elif command == "engine":

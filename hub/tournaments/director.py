@@ -154,7 +154,8 @@ class RunningEvent:
     @property
     def info(self) -> EventInfo:
         return EventInfo(self.event.id, self.event.name, self.event.kind,
-                         self.event.turnSeconds)
+                         self.event.turnSeconds, self.event.turnMs,
+                         self.event.matchMs, self.event.pondering)
 
     def active(self) -> List[str]:
         return [e.name for e in self.entrants if not e.withdrawn]
@@ -468,6 +469,10 @@ class Director:
     def _finish(self, run: RunningEvent) -> Any:
         yield self._write(store.finish, run.event.id)
         run.event = attr.evolve(run.event, state=store.FINISHED)
+        stopEvent = getattr(self.launcher, "stopEvent", None)
+        if stopEvent is not None:
+            # Its Gomocup brains lived for the event: END.
+            stopEvent(run.info)
         table = self.standings(run)
         self.log.info("tournament {id} ({name!r}) finished: {top!r}",
                       id=run.event.id, name=run.event.name,
@@ -838,10 +843,38 @@ class Director:
                     2, (event.winner, 1 - event.winner))
         else:
             gamePoints = placementPoints(count, event.ranking)
+        reason = self._engineEnd(run, live, event.reason)
         self._close(live, ended=True)
         self._background(
-            self._result(run, live.game, seats, gamePoints, event.reason),
+            self._result(run, live.game, seats, gamePoints, reason),
             run, "storing a result")
+
+    def _engineEnd(self, run: RunningEvent, live: LivePairing,
+                   reason: str) -> str:
+        """
+        The result's reason of C{live}'s game that ended for C{reason}:
+        a Gomocup brain's failure (C{time}, C{illegal}, C{error},
+        C{crash}, C{start}) in place of the table's when one lost so;
+        and the brains' C{ABOUT} kept with their entries.
+        """
+        if not live.engines or self.launcher is None:
+            return reason
+        room = self._roomOf(run, live)
+        endOf = getattr(self.launcher, "endOf", None)
+        ends = endOf(run.event.id, room) if endOf is not None else {}
+        abouts = getattr(self.launcher, "abouts", None)
+        for name, about in (abouts(run.event.id) if abouts else
+                            {}).items():
+            entrant = run.entrant(name)
+            if about and entrant is not None and entrant.about != about:
+                run.entrants[run.entrants.index(entrant)] = attr.evolve(
+                    entrant, about=about)
+                self._background(self._write(store.setAbout, run.event.id,
+                                             name, about), run,
+                                 "storing an ABOUT")
+        if ends:
+            return sorted(why for why, _ in ends.values())[0]
+        return reason
 
     # Queries
 

@@ -842,9 +842,7 @@ class EngineLauncher(Service):
         """
         if self.brains is None:
             return {}
-        eventId = getattr(event, "id", event)
-        return {name: dict(pairs) for (e, name), pairs
-                in self.brains.abouts.items() if e == eventId}
+        return self.brains.abouts(getattr(event, "id", event))
 
     def _refusal(self, engine):
         """

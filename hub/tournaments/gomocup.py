@@ -537,10 +537,11 @@ class GomocupPlayer(RoomObserver):
         # Mid-thought, or gone: the next game gets a new process.
         self.brain.retire(crashed=e.reason == CRASH)
         table = self.table
+        # Told before the table ends the game (and its listeners, the
+        # director among them, ask why).
+        self._over(e.reason, e.detail)
         if table is not None and not table.over:
             table.lose(self.seat, TABLE_REASONS[e.reason])
-        else:
-            self._over(e.reason, e.detail)
 
     def _over(self, reason, detail):
         if self.done:
@@ -550,7 +551,7 @@ class GomocupPlayer(RoomObserver):
             reason, detail = self.failure.reason, self.failure.detail
         if self.table is not None:
             self.table.removeListener(self)
-        if self.thinking:
+        if self.thinking and self.failure is None:
             # Mid-thought when the game ended: a new process next game.
             self.brain.retire()
         if self._locked and not self._preparing:
@@ -575,7 +576,6 @@ class BrainRunner:
     @param folder: the C{INFO folder} of brains (their working folder).
     @ivar ends: C{(eventId, room)} -> {name: (reason, detail)} of the
         games whose brains failed (L{BrainFailed} reasons).
-    @ivar abouts: C{(eventId, name)} -> the brain's ABOUT pairs.
     """
 
     log = Logger()
@@ -596,7 +596,6 @@ class BrainRunner:
         self.brains = {}
         self.players = {}
         self.ends = {}
-        self.abouts = {}
 
     def brainOf(self, event, entrant):
         eventId = getattr(event, "id", event)
@@ -642,7 +641,6 @@ class BrainRunner:
 
     def _ended(self, eventId, room, player, reason, detail):
         name = player.brain.name
-        self.abouts[(eventId, name)] = dict(player.brain.about)
         if reason is not None:
             self.ends.setdefault((eventId, room), {})[name] = (reason,
                                                                detail)
@@ -676,6 +674,14 @@ class BrainRunner:
         game by failing (time, illegal, error, crash, start).
         """
         return dict(self.ends.get((eventId, room), {}))
+
+    def abouts(self, eventId):
+        """
+        C{{name: pairs}}: the C{ABOUT} of each brain of event C{eventId}
+        that started.
+        """
+        return {name: dict(brain.about) for (e, name), brain
+                in self.brains.items() if e == eventId and brain.about}
 
     def stopEvent(self, eventId):
         """

@@ -105,7 +105,7 @@ class CatalogTests:
         finally:
             connection.close()
         self.patch(db, "migrations", every)
-        self.assertEqual(db.prepare(self.url), [7])
+        self.assertEqual(db.prepare(self.url), [7, 8])
         self.assertEqual(self.run_(catalog.engines),
                          [EngineSpec("robot", ("bot", "{port}"))])
         entrants = {e.name: e.engine for e in self.run_(store.entrants, 1)}
