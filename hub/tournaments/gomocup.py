@@ -449,6 +449,11 @@ class GomocupPlayer(RoomObserver):
         self.table = room.table
         self.seat = member.seat
         self.table.addListener(self)
+        # After the table's start (a brain failing at once ends a game
+        # that has begun).
+        self.clock.callLater(0, self._begin)
+
+    def _begin(self):
         d = self.brain.lock.acquire()
         d.addCallback(lambda _: self._ready())
         d.addErrback(self._failed)

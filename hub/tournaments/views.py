@@ -90,6 +90,7 @@ def eventJSON(snap: store.Snapshot,
     summary.update({
         "entrants": [{"name": e.name, "entry": e.entry,
                       "engine": e.engine is not None,
+                      "about": e.about,
                       "withdrawn": e.withdrawn, "guest": e.guest}
                      for e in snap.entrants],
         "rounds": [{"round": r, "pairings": rounds[r]}

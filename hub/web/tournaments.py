@@ -462,6 +462,19 @@ def listContent(data: Dict[str, Any]) -> Any:
     return tags.div(*sections, id="tournaments")
 
 
+def aboutText(about):
+    """
+    A Gomocup brain's C{ABOUT} in one line: C{name version, by author
+    (country)}, with what it gave.
+    """
+    text = " ".join(about[k] for k in ("name", "version") if about.get(k))
+    if about.get("author"):
+        text += ", by " + about["author"]
+    if about.get("country"):
+        text += " (" + about["country"] + ")"
+    return text.strip(", ")
+
+
 def _points(value: Optional[float]) -> str:
     return views.formatPoints(value) if value is not None else ""
 
@@ -546,6 +559,8 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
     entrants = tags.ul(*[
         tags.li(*pages.players([e["name"]], "", [e.get("guest")]),
                 " (engine)" if e["engine"] else "",
+                tags.span(" " + aboutText(e["about"]), class_="about")
+                if e.get("about") else "",
                 " (withdrawn)" if e["withdrawn"] else "")
         for e in data["entrants"]], class_="entrants")
     exports = tags.p(

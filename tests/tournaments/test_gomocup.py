@@ -344,12 +344,16 @@ class GameTests(TestCase):
         self.factories = makeFactories(options, self.hub.lobby,
                                        self.hub.sessions, self.hub.clock)
         self.root = os.path.abspath(tempPath(self))
-        self.launcher = EngineLauncher(
+        self.launcher = self.makeLauncher()
+
+    def makeLauncher(self, **kwargs):
+        launcher = EngineLauncher(
             reactor, reactor, self.factories,
             BwrapSandbox(reactor, closed=[self.root]),
-            os.path.join(self.root, "logs"))
-        self.launcher.startService()
-        self.addCleanup(self.launcher.stopService)
+            os.path.join(self.root, "logs"), **kwargs)
+        launcher.startService()
+        self.addCleanup(launcher.stopService)
+        return launcher
 
     def play(self, event, round, board, black, white):
         """
@@ -450,3 +454,22 @@ class GameTests(TestCase):
         ended = yield self.play(event, 2, 1, Brain("fairexit", seed=3),
                                 Brain("one", seed=5))
         self.assertIn(ended.reason, (events.NORMAL,))
+
+    @defer.inlineCallbacks
+    def test_restartLimit(self):
+        """
+        A brain that crashed more times than the launcher's limit is not
+        started again: its next game is lost as a start failure.
+        """
+        self.launcher = self.makeLauncher(brainRestarts=0)
+        event = Event(42, turnMs=5000)
+        crasher, fair = Brain("crasher", "exit"), Brain("fair", seed=4)
+        ended = yield self.play(event, 1, 1, crasher, fair)
+        self.assertEqual(ended.reason, events.FORFEIT)
+        self.assertEqual(self.launcher.endOf(event, "42-1-1")["crasher"],
+                         (gomocup.CRASH, "exited with status 3"))
+        ended = yield self.play(event, 2, 1, fair, crasher)
+        self.assertEqual((ended.reason, ended.winner),
+                         (events.FORFEIT, 0))
+        self.assertEqual(self.launcher.endOf(event, "42-2-1")["crasher"],
+                         (gomocup.START, "crashed 1 times"))

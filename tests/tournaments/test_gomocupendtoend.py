@@ -1,0 +1,69 @@
+"""
+Gomocup brains end to end: the real hub (C{twistd -n gamehub}) runs a
+gomoku round robin whose entrants are registered with C{engine register
+--protocol gomocup} (the tests' brain, C{gomocupbrain.py}), beside the
+hub's level-2 bot connecting over TCP; one brain crashes in each game.
+"""
+
+import json
+import os
+import sys
+
+from twisted.trial.unittest import SynchronousTestCase
+
+from tests.endtoend import GamehubServer
+from tests.tournaments.test_endtoend import (
+    GAME_TIMEOUT, EndToEndMixin, botName)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BRAIN = os.path.join(HERE, "gomocupbrain.py")
+
+
+class GomocupEndToEndTests(EndToEndMixin, SynchronousTestCase):
+
+    def test_roundRobin(self):
+        """
+        A round robin of a fair brain, a level-2 bot and a brain that
+        exits at its second move: every game is played; the crashing
+        brain's games end in C{crash} (or C{start}, once it crashed more
+        than the limit) with its opponent winning; the fair brain's
+        games against the bot end on the board; the event page and the
+        export show the fair brain's ABOUT.
+        """
+        server = GamehubServer(self, "--db", self.url,
+                               games=("gomoku", "web"))
+        self.webPort = server.port("web")
+        eventId = int(self.cli(
+            "create", "--name", "Brains", "--game", "gomoku", "--format",
+            "round-robin", "--turn-ms", "5000").splitlines()[-1])
+        for name, mode in (("pela", "fair"), ("crasher", "exit")):
+            self.cli("engine", "register", name, "--protocol", "gomocup",
+                     "--folder", HERE, "--", sys.executable, BRAIN, mode)
+            self.cli("engine", "add", str(eventId), name)
+        self.cli("engine", "add", str(eventId), botName("bot"), "--",
+                 sys.executable, "-m", "hub.bots", "gomoku://{host}:{port}",
+                 "--count", "1", "--name", "bot", "--room", "{room}",
+                 "--level", "2", "--delay", "0", "--seed", "3")
+        games = self.playedThrough(server, eventId, "Brains")
+        self.assertEqual(len(games), 6)
+        for game in games:
+            seats = game["seats"]
+            if "crasher" in seats:
+                self.assertIn(game["result"], ("crash", "start"), game)
+                self.assertEqual(game["points"][seats.index("crasher")],
+                                 0.0, game)
+            else:
+                self.assertEqual(game["result"], "normal", game)
+                self.assertEqual(sum(game["points"]), 1.0, game)
+        self.assertIn("crash", {g["result"] for g in games})
+        data = json.loads(self.cli("export", str(eventId)))
+        about = {e["name"]: e["about"] for e in data["entrants"]}
+        self.assertEqual(about["pela"], {
+            "name": "testbrain-fair", "version": "1.0",
+            "author": "gamehub tests", "country": "CZ"})
+        self.assertIsNone(about[botName("bot")])
+        page = self.get("/tournaments/%d" % (eventId,))
+        self.assertIn("testbrain-fair 1.0, by gamehub tests (CZ)", page)
+        server.waitForLog(r"brain crasher of %d-\d+-\d+: crash "
+                          r"\(exited with status 3\)" % (eventId,),
+                          timeout=GAME_TIMEOUT)
