@@ -26,7 +26,7 @@ from twisted.logger import Logger
 
 from hub.lobby import LobbyError
 from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
-from hub.tournaments import gomocup
+from hub.tournaments import brains as streams, gomocup
 from hub.tournaments.interfaces import EngineFailed
 
 #: The placeholders of an engine's command line.
@@ -666,11 +666,12 @@ class EngineLauncher(Service):
         #: The start turns (L{startingAtOnce}).
         self.starting = defer.DeferredSemaphore(
             startingAtOnce or 2 * (os.cpu_count() or 1))
-        gomoku = self.factories.get("gomoku")
+        hubs = [f for f in self.factories.values()
+                if getattr(f, "sessions", None) is not None]
         self.brains = None
-        if gomoku is not None:
-            self.brains = gomocup.BrainRunner(
-                clock, gomoku.lobby, gomoku.sessions, self._spawnBrain,
+        if hubs:
+            self.brains = streams.BrainRunner(
+                clock, hubs[0].lobby, hubs[0].sessions, self._spawnBrain,
                 self._openLog, timeControl, WORK, brainRestarts,
                 grace=grace)
 
@@ -711,7 +712,8 @@ class EngineLauncher(Service):
                    if getattr(e, "engine", None) is not None]
         if not engines:
             return defer.succeed(game)
-        brains = [e for e in engines if e.engine.protocol == "gomocup"]
+        brains = [e for e in engines
+                  if e.engine.protocol in streams.PROTOCOLS]
         if brains:
             refused = self._seatBrains(event, pairing, game, brains)
             if refused is not None:
@@ -777,9 +779,13 @@ class EngineLauncher(Service):
 
         @return: None, or a failed Deferred (L{EngineFailed}).
         """
-        if game.kind != "gomoku" or self.brains is None:
+        if self.brains is None:
             return defer.fail(EngineFailed(
-                brains[0].name, "a Gomocup brain plays gomoku only"))
+                brains[0].name, "no game port to play on"))
+        for entrant in brains:
+            if entrant.engine.protocol == "gomocup" and game.kind != "gomoku":
+                return defer.fail(EngineFailed(
+                    entrant.name, "a Gomocup brain plays gomoku only"))
         if pairing.room in self.games:
             return defer.fail(EngineFailed(
                 brains[0].name, "game {} is running already".format(
@@ -791,7 +797,7 @@ class EngineLauncher(Service):
         self.games[pairing.room] = game
         for entrant in brains:
             try:
-                self.brains.seat(event, pairing, entrant)
+                self.brains.seat(event, pairing, entrant, game.kind)
             except Exception as e:
                 self.stop(pairing)
                 return defer.fail(EngineFailed(
@@ -800,8 +806,8 @@ class EngineLauncher(Service):
 
     def _spawnBrain(self, process, entrant, eventId):
         """
-        Start a Gomocup brain's process (a L{gomocup.BrainProcess}) in
-        its sandbox, with no network.
+        Start the process (a L{gomocup.BrainProcess}) of an engine over
+        its standard streams in its sandbox, with no network.
         """
         engine = entrant.engine
         argv = substitute(engine.command, HOST, 0, "", entrant.name)
@@ -817,8 +823,7 @@ class EngineLauncher(Service):
                           "(--engine-sandbox none): it has the hub's own "
                           "rights", name=entrant.name)
         self.sandbox.spawn(process, Confinement(
-            argv, {"GAMEHUB_GAME": "gomoku",
-                   "GAMEHUB_NAME": str(entrant.name)},
+            argv, {"GAMEHUB_NAME": str(entrant.name)},
             limits, engine.folder, None))
 
     def _openLog(self, eventId, room, name):
@@ -851,7 +856,7 @@ class EngineLauncher(Service):
         if not engine.command:
             return ("engine {} is not registered (python -m "
                     "hub.tournaments engine register)".format(engine.name))
-        if engine.protocol not in ("tcp", "gomocup"):
+        if engine.protocol not in ("tcp",) + streams.PROTOCOLS:
             return "engine {} speaks {}, which this hub does not".format(
                 engine.name, engine.protocol)
         return self.problem()
@@ -862,6 +867,10 @@ class EngineLauncher(Service):
         at C{room}'s game, or None: how the director knows who sat where
         in a Splendor game, whose protocol carries no names.
         """
+        if self.brains is not None:
+            name = self.brains.entrantOf(room, playerId)
+            if name is not None:
+                return name
         game = self.games.get(room)
         if game is None:
             return None

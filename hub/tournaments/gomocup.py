@@ -7,11 +7,10 @@ chatter to the log escaped and bounded, its tree stopped (C{SIGSTOP})
 between its turns unless the event allows pondering.  L{Brain} keeps
 one entrant's brain for a whole event (C{RESTART} between games, a new
 process after a crash, up to a limit), and L{GomocupPlayer} is its
-member of a pairing's room, playing the table's turns through it.
-docs/tournaments.md and docs/protocols/engines.md say the rest.
+member of a pairing's room, playing the table's turns through it
+(L{EnginePlayer}, which stdio engines share).  docs/tournaments.md and
+docs/protocols/engines.md say the rest.
 """
-
-import os
 
 from twisted.internet import defer, error
 from twisted.internet.protocol import ProcessProtocol
@@ -306,8 +305,7 @@ class Brain:
         if self.alive and self.games:
             self.process.setLog(log)
             try:
-                yield self.process.ask(gomocup.restart(), gomocup.OK,
-                                       self.startMs)
+                yield self.restart(self.process)
             except BrainFailed as e:
                 log.note("RESTART failed ({}): a new process".format(e))
                 self.retire(crashed=e.reason == CRASH)
@@ -329,14 +327,28 @@ class Brain:
         except Exception as e:
             raise BrainFailed(START, "cannot start: {}".format(e))
         try:
-            yield process.ask(gomocup.start(), gomocup.OK, self.startMs)
-            about, _ = yield process.ask(gomocup.about(), gomocup.ABOUT,
-                                         self.startMs)
+            yield self.handshake(process)
         except BrainFailed as e:
             process.kill()
             raise BrainFailed(START, "START: {}".format(e))
+
+    @defer.inlineCallbacks
+    def handshake(self, process):
+        """
+        What a new process is asked first: C{START 15}, C{ABOUT}.
+        """
+        yield process.ask(gomocup.start(), gomocup.OK, self.startMs)
+        about, _ = yield process.ask(gomocup.about(), gomocup.ABOUT,
+                                     self.startMs)
         self.about = about
-        log.note("ABOUT {}".format(gomocup.escape(repr(about), 400)))
+        process.log.note("ABOUT {}".format(gomocup.escape(repr(about),
+                                                          400)))
+
+    def restart(self, process):
+        """
+        What a live process is asked before a new game: C{RESTART}.
+        """
+        return process.ask(gomocup.restart(), gomocup.OK, self.startMs)
 
     def retire(self, crashed=False):
         """
@@ -388,13 +400,14 @@ class TimeControl:
                                   self.toleranceMs)
 
 
-class GomocupPlayer(RoomObserver):
+class EnginePlayer(RoomObserver):
     """
-    A brain's member of its pairing's room: ready at once; at the game's
-    start it gets its brain ready (L{Brain.newGame}) and sends the
-    C{INFO} lines, then plays each of its turns (C{time_left}, then
-    C{BEGIN}, C{TURN x,y} or C{BOARD}), and makes its seat lose when the
-    brain fails (L{TABLE_REASONS}).
+    An engine's member of its pairing's room, for any game kind: ready
+    at once; at the game's start it gets its brain ready
+    (L{Brain.newGame}, then L{prepare}), plays each of its turns
+    (L{command}, the answer through L{accept}) and makes its seat lose
+    when the engine fails (L{TABLE_REASONS}).  Subclasses say what is
+    sent.
 
     @param onEnd: C{onEnd(player, reason, detail)} once its game is
         over: C{reason} None when the board ended it, else a
@@ -403,14 +416,13 @@ class GomocupPlayer(RoomObserver):
 
     hearsLegacyFrames = False
     log = Logger()
+    #: What L{BrainProcess.ask} expects of a turn's answer.
+    expect = gomocup.MOVE
 
-    def __init__(self, brain, clock, control, memoryBytes, folder, gameLog,
-                 onEnd):
+    def __init__(self, brain, clock, control, gameLog, onEnd):
         self.brain = brain
         self.clock = clock
         self.control = control
-        self.memoryBytes = memoryBytes
-        self.folder = folder
         self.gameLog = gameLog
         self.onEnd = onEnd
         self.session = None
@@ -418,7 +430,6 @@ class GomocupPlayer(RoomObserver):
         self.seat = None
         self.process = None
         self.matchClock = control.clock()
-        self.known = 0
         self.thinking = False
         self.done = False
         self.failure = None
@@ -475,16 +486,39 @@ class GomocupPlayer(RoomObserver):
         if self.done:
             return
         self.process = process
-        c = self.matchClock
-        self.process.tell(gomocup.infos(
-            c.turnMs, c.matchMs, c.leftMs, self.memoryBytes, self.folder))
+        self.prepare(process)
         self._maybeTurn()
 
+    def prepare(self, process):
+        """
+        A game begins with C{process}: tell it what it needs to know.
+        """
+
+    def command(self):
+        """
+        The bytes that ask for this turn's action.
+        """
+        raise NotImplementedError()
+
+    def accept(self, answer):
+        """
+        The canonical action C{answer} (what L{BrainProcess.ask} gave)
+        is.
+
+        @raise BrainFailed: it is none, or not a legal one (L{ILLEGAL}).
+        """
+        raise NotImplementedError()
+
+    def played(self, action):
+        """
+        C{action}, this engine's, was played.
+        """
+
     def tableEvent(self, table, event):
-        if isinstance(event, events.ActionPlayed):
-            self.clock.callLater(0, self._maybeTurn)
-        elif isinstance(event, events.GameEnded):
+        if isinstance(event, events.GameEnded):
             self._over(None, "")
+        elif not self.done and not isinstance(event, events.TurnStarted):
+            self.clock.callLater(0, self._maybeTurn)
 
     def _maybeTurn(self):
         table = self.table
@@ -492,40 +526,28 @@ class GomocupPlayer(RoomObserver):
                 or table is None or table.over
                 or table.game.currentSeat != self.seat):
             return
-        moves = list(table.game.moves)
-        if not moves:
-            command = gomocup.begin()
-        elif self.known and len(moves) == self.known + 1:
-            command = gomocup.turn(*moves[-1])
-        else:
-            command = gomocup.board(moves, len(moves) % 2)
-        c = self.matchClock
-        if c.leftMs is not None:
-            self.process.tell(gomocup.info("time_left", c.leftMs))
+        command = self.command()
         self.thinking = True
-        d = self.process.ask(command, gomocup.MOVE, c.deadlineMs())
-        d.addCallback(self._moved, len(moves))
+        d = self.process.ask(command, self.expect,
+                             self.matchClock.deadlineMs())
+        d.addCallback(self._moved)
         d.addErrback(self._failed)
 
-    def _moved(self, answer, before):
+    def _moved(self, answer):
         self.thinking = False
-        move, elapsedMs = answer
+        value, elapsedMs = answer
         if self.done:
             return
         if self.matchClock.charge(elapsedMs):
             raise BrainFailed(TIME, "answered after {:.0f} ms".format(
                 elapsedMs))
-        if not gomocup.moveOnBoard(move):
-            raise BrainFailed(ILLEGAL, "{},{} is off the board".format(
-                *move))
-        if self.table.game.at(*move) != 0:
-            raise BrainFailed(ILLEGAL, "{},{} is taken".format(*move))
-        self.known = before + 1
+        action = self.accept(value)
         self.moves += 1
         try:
-            self.table.act(self.seat, move)
+            self.table.act(self.seat, action)
         except TableError as e:
             raise BrainFailed(ILLEGAL, "refused: {!r}".format(e))
+        self.played(action)
 
     def _failed(self, failure):
         self.thinking = False
@@ -568,140 +590,50 @@ class GomocupPlayer(RoomObserver):
         self._over(None, "")
 
 
-class BrainRunner:
+class GomocupPlayer(EnginePlayer):
     """
-    The Gomocup brains of an L{hub.tournaments.engines.EngineLauncher}:
-    one L{Brain} per event and entrant, a L{GomocupPlayer} per game.
+    A Gomocup brain's member of its room: C{INFO} lines at the game's
+    start, then each turn C{time_left} and C{BEGIN}, C{TURN x,y} or
+    C{BOARD}.
 
-    @param spawnBrain: C{spawnBrain(process, entrant, eventId)}: start
-        C{process} (a L{BrainProcess}) for C{entrant} in its sandbox,
-        with no network.
-    @param openLog: C{openLog(eventId, room, name)}: a game's log.
-    @param controlOf: C{controlOf(event)}: the event's L{TimeControl}.
-    @param folder: the C{INFO folder} of brains (their working folder).
-    @ivar ends: C{(eventId, room)} -> {name: (reason, detail)} of the
-        games whose brains failed (L{BrainFailed} reasons).
+    @param memoryBytes: its C{INFO max_memory}.
+    @param folder: its C{INFO folder}.
     """
 
-    log = Logger()
-
-    def __init__(self, clock, lobby, sessions, spawnBrain, openLog,
-                 controlOf, folder, restarts=RESTARTS, startMs=START_MS,
-                 grace=END_GRACE):
-        self.clock = clock
-        self.lobby = lobby
-        self.sessions = sessions
-        self.spawnBrain = spawnBrain
-        self.openLog = openLog
-        self.controlOf = controlOf
+    def __init__(self, brain, clock, control, memoryBytes, folder, gameLog,
+                 onEnd):
+        EnginePlayer.__init__(self, brain, clock, control, gameLog, onEnd)
+        self.memoryBytes = memoryBytes
         self.folder = folder
-        self.restarts = restarts
-        self.startMs = startMs
-        self.grace = grace
-        self.brains = {}
-        self.players = {}
-        self.ends = {}
+        #: stones the brain knows of (0 after RESTART or START)
+        self.known = 0
 
-    def brainOf(self, event, entrant):
-        eventId = getattr(event, "id", event)
-        key = (eventId, entrant.name)
-        brain = self.brains.get(key)
-        if brain is None:
-            control = self.controlOf(event)
-            brain = self.brains[key] = Brain(
-                entrant.name,
-                lambda process: self.spawnBrain(process, entrant, eventId),
-                lambda: BrainProcess(self.clock, None, control.pondering),
-                self.restarts, self.startMs)
-        return brain
+    def prepare(self, process):
+        c = self.matchClock
+        process.tell(gomocup.infos(c.turnMs, c.matchMs, c.leftMs,
+                                   self.memoryBytes, self.folder))
 
-    def seat(self, event, pairing, entrant):
-        """
-        Seat C{entrant}'s brain at C{pairing}'s room, ready.
+    def command(self):
+        moves = list(self.table.game.moves)
+        if not moves:
+            command = gomocup.begin()
+        elif self.known and len(moves) == self.known + 1:
+            command = gomocup.turn(*moves[-1])
+        else:
+            command = gomocup.board(moves, len(moves) % 2)
+        self.known = len(moves)
+        left = self.matchClock.leftMs
+        if left is not None:
+            command = gomocup.info("time_left", left) + command
+        return command
 
-        @raise Exception: it cannot be (a L{hub.lobby.LobbyError}, a
-            name taken).
-        """
-        from hub.sessions import NameTaken
-        eventId = getattr(event, "id", event)
-        brain = self.brainOf(event, entrant)
-        control = self.controlOf(event)
-        room = pairing.room
-        player = GomocupPlayer(
-            brain, self.clock, control, entrant.engine.memoryBytes,
-            self.folder, self.openLog(eventId, room, entrant.name),
-            lambda p, reason, detail: self._ended(eventId, room, p,
-                                                  reason, detail))
-        session = player.session = self.sessions.connect("gomoku", player)
-        try:
-            self.sessions.claimName(session, entrant.name)
-            self.lobby.join("gomoku", room, session, player)
-            self.lobby.setReady(session, True)
-        except (NameTaken, Exception):
-            self.sessions.disconnect(session)
-            player.gameLog.close()
-            raise
-        self.players.setdefault(room, []).append(player)
-        return player
+    def accept(self, move):
+        if not gomocup.moveOnBoard(move):
+            raise BrainFailed(ILLEGAL, "{},{} is off the board".format(
+                *move))
+        if self.table.game.at(*move) != 0:
+            raise BrainFailed(ILLEGAL, "{},{} is taken".format(*move))
+        return move
 
-    def _ended(self, eventId, room, player, reason, detail):
-        name = player.brain.name
-        if reason is not None:
-            self.ends.setdefault((eventId, room), {})[name] = (reason,
-                                                               detail)
-            self.log.info("brain {name} of {room}: {reason} ({detail})",
-                          name=name, room=room, reason=reason,
-                          detail=detail)
-        self.clock.callLater(0, self._leave, player)
-
-    def _leave(self, player):
-        session = player.session
-        if session is None or session.closed:
-            return
-        if self.lobby.roomOf(session) is not None:
-            self.lobby.leave(session)
-        self.sessions.disconnect(session)
-        player.gameLog.close()
-
-    def stop(self, room):
-        """
-        The game of C{room} is over or cut off: its players leave (a game
-        under way is lost by their seats' leaving).
-        """
-        for player in self.players.pop(room, []):
-            if not player.done:
-                player._over(None, "")
-            self._leave(player)
-
-    def endOf(self, eventId, room):
-        """
-        C{{name: (reason, detail)}} of the brains that lost C{room}'s
-        game by failing (time, illegal, error, crash, start).
-        """
-        return dict(self.ends.get((eventId, room), {}))
-
-    def abouts(self, eventId):
-        """
-        C{{name: pairs}}: the C{ABOUT} of each brain of event C{eventId}
-        that started.
-        """
-        return {name: dict(brain.about) for (e, name), brain
-                in self.brains.items() if e == eventId and brain.about}
-
-    def stopEvent(self, eventId):
-        """
-        C{END} every brain of event C{eventId}.
-
-        @return: a Deferred firing once they are gone.
-        """
-        waits = []
-        for key in [k for k in self.brains if k[0] == eventId]:
-            waits.append(self.brains.pop(key).close(self.clock,
-                                                    self.grace))
-        return defer.DeferredList(waits, consumeErrors=True)
-
-    def stopAll(self):
-        return defer.DeferredList(
-            [self.stopEvent(eventId)
-             for eventId in {k[0] for k in self.brains}],
-            consumeErrors=True)
+    def played(self, move):
+        self.known += 1

@@ -48,8 +48,9 @@ class EventInfo:
 
 #: The protocols an engine may speak: C{tcp} is its game's own protocol
 #: over a TCP connection to the hub; C{gomocup} the Piskvork brains'
-#: (gomoku only) over its stdin and stdout (docs/protocols/engines.md).
-PROTOCOLS = ("tcp", "gomocup")
+#: (gomoku only) and C{stdio} the hub's JSON lines, over its stdin and
+#: stdout (docs/protocols/engines.md).
+PROTOCOLS = ("tcp", "gomocup", "stdio")
 #: An engine's CPU seconds (RLIMIT_CPU) and memory (RLIMIT_AS) unless
 #: its registration says otherwise.
 ENGINE_CPU_SECONDS = 600

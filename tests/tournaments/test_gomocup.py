@@ -323,11 +323,10 @@ class Starter(RoomObserver):
             self.lobby.start(room)
 
 
-class GameTests(TestCase):
+class HubHarness:
     """
-    Brains playing whole games at an in-process hub, seated by the
-    engine launcher: one process for all their games (RESTART between
-    them), each failure its own end.
+    An in-process hub with its engine launcher (bwrap), whose pairings'
+    rooms a test opens as the director does.
     """
 
     timeout = 4 * WAIT
@@ -362,10 +361,7 @@ class GameTests(TestCase):
         @return: a Deferred of its L{events.GameEnded}.
         """
         pairing = Pairing(event.id, round, board, (black.name, white.name))
-        policy = TournamentPolicy(self.launcher.factories["gomoku"].policy,
-                                  pairing.seats, None)
-        self.hub.lobby.openRoom("gomoku", pairing.room, policy, 2,
-                                settings={OWNER_SEAT: 0})
+        self.openRoom(pairing, "gomoku")
         d = self.launcher.launch(event, pairing, [black, white])
         d.addCallback(lambda _: self.watcher.whenEnded(pairing.room))
 
@@ -373,6 +369,21 @@ class GameTests(TestCase):
             self.launcher.stop(pairing, ended=True)
             return ended
         return bounded(d.addCallback(stop))
+
+    def openRoom(self, pairing, kind):
+        policy = TournamentPolicy(self.launcher.factories[kind].policy,
+                                  pairing.seats, None)
+        self.hub.lobby.openRoom(
+            kind, pairing.room, policy, len(pairing.seats),
+            settings={OWNER_SEAT: 0} if kind == "gomoku" else {})
+
+
+class GameTests(HubHarness, TestCase):
+    """
+    Brains playing whole games at an in-process hub, seated by the
+    engine launcher: one process for all their games (RESTART between
+    them), each failure its own end.
+    """
 
     @defer.inlineCallbacks
     def test_wholeEvent(self):
