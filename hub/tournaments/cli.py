@@ -8,7 +8,7 @@ pause within 2 seconds.
         [--players-per-table N] [--turn-seconds S] [--turn-ms MS]
         [--match-ms MS] [--pondering]
     python -m hub.tournaments --db URL engine register NAME
-        [--protocol tcp|gomocup] [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
+        [--protocol tcp|gomocup|stdio] [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
     python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
     python -m hub.tournaments --db URL engine list|remove NAME
     python -m hub.tournaments --db URL enter [--guest] EVENT ACCOUNT
@@ -171,7 +171,7 @@ class EngineRegisterOptions(usage.Options):
         ["protocol", None, "tcp", "How it plays: " + ", ".join(PROTOCOLS)
          + " (tcp: its game's own protocol, connecting to {host}:{port};"
          " gomocup: a Piskvork brain over stdin and stdout, gomoku "
-         "only)."],
+         "only; stdio: JSON lines over stdin and stdout, any game)."],
         ["cpu-seconds", None, ENGINE_CPU_SECONDS, "Its CPU seconds per "
          "game (RLIMIT_CPU; 0: no limit).", _seconds],
         ["memory", None, str(ENGINE_MEMORY_BYTES), "Its memory per process "
