@@ -15,7 +15,7 @@ pause within 2 seconds.
     python -m hub.tournaments --db URL withdraw EVENT ACCOUNT
     python -m hub.tournaments --db URL start|pause|resume EVENT
     python -m hub.tournaments --db URL standings EVENT --csv
-    python -m hub.tournaments --db URL export EVENT
+    python -m hub.tournaments --db URL export EVENT [--psq DIR]
 
 C{create} prints the new event's id on its last line; C{standings --csv}
 prints C{rank,name,points} and one line per entrant, best first;
@@ -32,7 +32,7 @@ import os
 import shlex
 import sys
 import time
-from typing import Any, List, Optional, Sequence, TextIO
+from typing import Any, Dict, List, Optional, Sequence, TextIO
 
 from twisted.python import usage
 
@@ -64,6 +64,26 @@ class _EventOptions(usage.Options):
 
     def parseArgs(self, event: str) -> None:
         self["event"] = _eventId(event)
+
+
+class ExportOptions(_EventOptions):
+    """
+    C{export EVENT [--psq DIR]}.
+    """
+
+    optParameters = [
+        ["psq", None, None, "Write each gomoku game of the event as a "
+         "Piskvork record, DIR/ROOM.psq, and all of them as "
+         "DIR/event-EVENT-psq.zip (instead of the JSON)."],
+    ]
+
+    def parseArgs(self, event: str, *rest: str) -> None:
+        # Also after the event, as the docs write it.
+        _EventOptions.parseArgs(self, event)
+        if len(rest) == 2 and rest[0] == "--psq":
+            self["psq"] = rest[1]
+        elif rest:
+            raise usage.UsageError("export EVENT [--psq DIR]")
 
 
 class _EntrantOptions(usage.Options):
@@ -278,7 +298,8 @@ class Options(DatabaseOptions):
         ["pause", None, _EventOptions, "Pause it (games under way end)."],
         ["resume", None, _EventOptions, "Resume a paused event."],
         ["standings", None, StandingsOptions, "The standings."],
-        ["export", None, _EventOptions, "The event as JSON."],
+        ["export", None, ExportOptions, "The event as JSON, or its "
+         "gomoku games as Piskvork records (--psq DIR)."],
     ]
 
     noDatabase = "--db none keeps no events"
@@ -325,10 +346,70 @@ def run(options: Options, out: TextIO) -> None:
             for line in views.eventStandings(snap):
                 out.write("%3d. %-24s %s\n" % (
                     line.rank, line.name, views.formatPoints(line.points)))
+    elif command == "export" and sub["psq"]:
+        records = store.runBlocking(url, eventGomokuGames, sub["event"])
+        paths = writePsq(records, sub["psq"], sub["event"])
+        out.write("%d games written to %s\n" % (len(paths) - 1,
+                                                sub["psq"]))
     elif command == "export":
         snap = store.runBlocking(url, store.snapshot, sub["event"])
         json.dump(views.eventJSON(snap), out, indent=1, sort_keys=True)
         out.write("\n")
+
+
+def eventGomokuGames(cursor: Any, eventId: int) -> List[Any]:
+    """
+    The records (L{hub.records.record.GameRecord}) of event
+    C{eventId}'s gomoku games, in the order played.
+    """
+    from hub.records import query
+    store.getEvent(cursor, eventId)
+    cursor.execute("SELECT id FROM games WHERE event = ? AND kind = ? "
+                   "ORDER BY id", (eventId, "gomoku"))
+    return [query.game(cursor, row[0]) for row in cursor.fetchall()]
+
+
+def psqOf(record: Any) -> str:
+    """
+    One gomoku record as Piskvork's C{.psq} (L{gomocup.psq}): its stones
+    and the seconds each took, from its events.
+    """
+    from hub.wire import gomocup
+    moves, times, last = [], [], 0.0
+    for event in record.events:
+        if event.get("type") == "ActionPlayed":
+            moves.append(tuple(event["action"]))
+            times.append(int(round((event["t"] - last) * 1000)))
+            last = event["t"]
+    names = {seat.seat: seat.name for seat in record.seats}
+    return gomocup.psq(moves, times, names.get(0, "-"), names.get(1, "-"))
+
+
+def writePsq(records: Sequence[Any], folder: str, eventId: int) -> List[str]:
+    """
+    Write each record as C{folder/TABLE.psq} (a game played again after
+    a restart as C{TABLE-2.psq}...) and all as C{event-EVENT-psq.zip}.
+
+    @return: the paths written, the zip last.
+    """
+    import zipfile
+    from hub.tournaments.engines import pathPart
+    os.makedirs(folder, exist_ok=True)
+    paths: List[str] = []
+    names: Dict[str, int] = {}
+    for record in records:
+        base = pathPart(record.table)
+        names[base] = names.get(base, 0) + 1
+        name = base + ("-%d" % names[base] if names[base] > 1 else "")
+        path = os.path.join(folder, name + ".psq")
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(psqOf(record))
+        paths.append(path)
+    archive = os.path.join(folder, "event-%d-psq.zip" % (eventId,))
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in paths:
+            z.write(path, os.path.basename(path))
+    return paths + [archive]
 
 
 def _register(cursor: Any, options: usage.Options, now: float) -> Any:

@@ -367,3 +367,45 @@ def parseOpenings(lines: Iterable[str]) -> List[List[Tuple[int, int]]]:
             moves.append(move)
         openings.append(moves)
     return openings
+
+
+# Piskvork's game records (.psq).
+
+def psq(moves: Sequence[Tuple[int, int]], timesMs: Sequence[int],
+        black: str, white: str, size: int = SIZE) -> str:
+    """
+    A game as Piskvork saves it (C{.psq}): C{Piskvorky 15x15, 8:8, 0},
+    one C{x,y,ms} line per stone in the order played (C{x} and C{y}
+    from 1, C{ms} the time its player took), the two players' names
+    (black's first) and C{-1}.
+    """
+    centre = size // 2 + 1
+    lines = ["Piskvorky %dx%d, %d:%d, 0" % (size, size, centre, centre)]
+    for (x, y), ms in zip(moves, timesMs):
+        lines.append("%d,%d,%d" % (x + 1, y + 1, max(0, int(ms))))
+    for name in (black, white):
+        lines.append(" ".join(str(name).split()) or "-")
+    lines.append("-1")
+    return "\n".join(lines) + "\n"
+
+
+def readPsq(text: str) -> Tuple[List[Tuple[int, int]], List[int],
+                                 List[str]]:
+    """
+    The stones (from 0), their times and the names after them of a
+    C{.psq} record (LF or CRLF).
+
+    @raise ValueError: it is none.
+    """
+    rows = [line.strip() for line in text.splitlines()]
+    if not rows or not rows[0].startswith("Piskvorky "):
+        raise ValueError("not a .psq record")
+    moves, times, rest = [], [], []
+    for row in rows[1:]:
+        match = re.match(r"^(\d+),(\d+),(-?\d+)$", row)
+        if match is not None and not rest:
+            moves.append((int(match.group(1)) - 1, int(match.group(2)) - 1))
+            times.append(int(match.group(3)))
+        elif row and row != "-1":
+            rest.append(row)
+    return moves, times, rest

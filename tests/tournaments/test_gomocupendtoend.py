@@ -7,10 +7,15 @@ hub's level-2 bot connecting over TCP; one brain crashes in each game.
 
 import json
 import os
+import sqlite3
 import sys
+import tempfile
+import zipfile
 
 from twisted.trial.unittest import SynchronousTestCase
 
+from hub.records.codec import eventsFromText
+from hub.wire.gomocup import readPsq
 from tests.endtoend import GamehubServer
 from tests.tournaments.test_endtoend import (
     GAME_TIMEOUT, EndToEndMixin, botName)
@@ -67,3 +72,39 @@ class GomocupEndToEndTests(EndToEndMixin, SynchronousTestCase):
         server.waitForLog(r"brain crasher of %d-\d+-\d+: crash "
                           r"\(exited with status 3\)" % (eventId,),
                           timeout=GAME_TIMEOUT)
+        self.psqReadsBack(eventId)
+
+    def psqReadsBack(self, eventId):
+        """
+        C{export EVENT --psq DIR} writes one record per game played,
+        which reads back (L{readPsq}) to the stones the database holds
+        for it, black's name first; the zip holds the same files.
+        """
+        folder = tempfile.mkdtemp(prefix="gamehub-psq-")
+        self.addCleanup(__import__("shutil").rmtree, folder, True)
+        out = self.cli("export", str(eventId), "--psq", folder)
+        with sqlite3.connect(self.path) as db:
+            rows = db.execute(
+                "SELECT g.id, g.table_name, e.events FROM games g JOIN "
+                "game_events e ON e.game_id = g.id WHERE g.event = ? "
+                "ORDER BY g.id", (eventId,)).fetchall()
+            seats = dict(((gameId, seat), name) for gameId, seat, name in
+                         db.execute("SELECT game_id, seat, name FROM "
+                                    "game_seats").fetchall())
+        self.assertTrue(rows)
+        self.assertEqual(out, "%d games written to %s\n" % (len(rows),
+                                                            folder))
+        for gameId, table, text in rows:
+            with open(os.path.join(folder, table + ".psq")) as f:
+                moves, times, names = readPsq(f.read())
+            stored = [tuple(e["action"]) for e in eventsFromText(text)
+                      if e["type"] == "ActionPlayed"]
+            self.assertEqual(moves, stored, table)
+            self.assertEqual(len(times), len(moves))
+            self.assertEqual(names, [seats[(gameId, 0)],
+                                     seats[(gameId, 1)]])
+        with zipfile.ZipFile(os.path.join(
+                folder, "event-%d-psq.zip" % (eventId,))) as z:
+            self.assertEqual(sorted(z.namelist()),
+                             sorted(t + ".psq" for _, t, _ in rows))
+
