@@ -6,7 +6,7 @@ pause within 2 seconds.
     python -m hub.tournaments --db URL create --name NAME --game KIND
         --format round-robin|swiss|arena [--rounds N] [--minutes M]
         [--players-per-table N] [--turn-seconds S] [--turn-ms MS]
-        [--match-ms MS] [--pondering]
+        [--match-ms MS] [--pondering] [--openings FILE|default]
     python -m hub.tournaments --db URL engine register NAME
         [--protocol tcp|gomocup|stdio] [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
     python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
@@ -125,6 +125,10 @@ class CreateOptions(usage.Options):
          "(INFO timeout_turn; by default the turn clock's).", int],
         ["match-ms", None, None, "Gomocup brains: milliseconds of a "
          "game's time bank (INFO timeout_match; none by default).", int],
+        ["openings", None, None, "Gomoku: a file of openings (one a line, "
+         "in the hub's notation: h8 i9 j10), or 'default' for the hub's "
+         "list; the games of engines over standard streams start from "
+         "them."],
     ]
     optFlags = [
         ["pondering", None, "Engines keep running off turn (by default "
@@ -141,6 +145,29 @@ class CreateOptions(usage.Options):
         if self["players-per-table"] is None:
             self["players-per-table"] = 3 if self["game"] == "splendor" \
                 else 2
+        if self["openings"] is not None:
+            self["openings"] = readOpenings(self["openings"])
+
+
+def readOpenings(path: str) -> List[Any]:
+    """
+    The openings of C{path} (L{hub.wire.gomocup.parseOpenings}), or of the
+    hub's own list for C{default}.
+
+    @raise usage.UsageError: it cannot be read, or is not a list.
+    """
+    from hub.wire import gomocup
+    if path == "default":
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "openings.txt")
+    try:
+        with open(path, encoding="utf-8") as f:
+            openings = gomocup.parseOpenings(f)
+    except (OSError, ValueError) as e:
+        raise usage.UsageError("--openings: {}".format(e))
+    if not openings:
+        raise usage.UsageError("--openings: no opening in " + path)
+    return openings
 
 
 def _command(command: Sequence[str], required: bool) -> List[str]:
@@ -320,7 +347,7 @@ def run(options: Options, out: TextIO) -> None:
             url, store.createEvent, sub["name"], sub["game"], sub["format"],
             sub["rounds"], sub["minutes"], sub["players-per-table"],
             sub["turn-seconds"], now, sub["turn-ms"], sub["match-ms"],
-            bool(sub["pondering"]))
+            bool(sub["pondering"]), sub["openings"] or ())
         out.write("created %s event %r (%s)\n%d\n" % (
             sub["format"], sub["name"], sub["game"], eventId))
     elif command == "engine":
@@ -372,10 +399,13 @@ def eventGomokuGames(cursor: Any, eventId: int) -> List[Any]:
 def psqOf(record: Any) -> str:
     """
     One gomoku record as Piskvork's C{.psq} (L{gomocup.psq}): its stones
-    and the seconds each took, from its events.
+    (an opening's first, each taking 0 ms) and the time each took, from
+    its events.
     """
     from hub.wire import gomocup
-    moves, times, last = [], [], 0.0
+    opening = [tuple(stone) for stone in
+               (record.position or {}).get("moves", [])]
+    moves, times, last = list(opening), [0] * len(opening), 0.0
     for event in record.events:
         if event.get("type") == "ActionPlayed":
             moves.append(tuple(event["action"]))

@@ -76,10 +76,12 @@ class TournamentPolicy:
     openTable = False
 
     def __init__(self, inner: Any, names: Sequence[str],
-                 turnSeconds: Optional[float] = None) -> None:
+                 turnSeconds: Optional[float] = None,
+                 opening: Sequence[Tuple[int, int]] = ()) -> None:
         self.inner = inner
         self.names = frozenset(names)
         self.turnSeconds = turnSeconds
+        self.opening = tuple(opening)
 
     @property
     def autoStart(self) -> bool:
@@ -108,7 +110,11 @@ class TournamentPolicy:
             inner = copy.copy(inner)
             inner.options = attr.evolve(inner.options,
                                         turnSeconds=self.turnSeconds)
-        return inner.newTable(room)
+        table = inner.newTable(room)
+        for stone in self.opening:
+            # Before its start: its GameStarted's position has them.
+            table.game.apply(table.game.currentSeat, stone)
+        return table
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -175,6 +181,47 @@ class RunningEvent:
     def roundGames(self, round: int) -> List[Game]:
         return sorted((g for g in self.games.values() if g.round == round),
                       key=lambda g: g.board)
+
+
+#: The engines that are told a position (an opening): over standard
+#: streams (a TCP engine's protocol, gomoku-battle's, cannot say one).
+POSITIONED = ("gomocup", "stdio")
+
+
+def openingFor(run: "RunningEvent", game: Game) -> Tuple[Tuple[int, int],
+                                                          ...]:
+    """
+    The opening C{game} of C{run}'s event starts from: none unless the
+    event has openings and every seat is an engine over standard
+    streams.  The pairs of entrants take the openings in turn, in the
+    order they first meet; a pair's first and second game (a round
+    robin's, colours swapped) share one, its third and fourth the next.
+    """
+    openings = run.event.openings
+    if not openings or game.bye:
+        return ()
+    for name in game.seats:
+        entrant = run.entrant(name)
+        if (entrant is None or entrant.engine is None
+                or entrant.engine.protocol not in POSITIONED):
+            return ()
+    pair = frozenset(game.seats)
+    pairs: List[frozenset] = []
+    met = 0
+    for key in sorted(run.games):
+        other = run.games[key]
+        if other.bye:
+            continue
+        seats = frozenset(other.seats)
+        if seats not in pairs:
+            pairs.append(seats)
+        if key == (game.round, game.board):
+            break
+        if seats == pair:
+            met += 1
+    if pair not in pairs:
+        pairs.append(pair)
+    return tuple(openings[(pairs.index(pair) + met // 2) % len(openings)])
 
 
 @implementer(ITableListener)
@@ -501,7 +548,8 @@ class Director:
         room = self.lobby.room(kind, name)
         if room is None:
             policy = TournamentPolicy(self.policyFor(kind), game.seats,
-                                      run.event.turnSeconds)
+                                      run.event.turnSeconds,
+                                      openingFor(run, game))
             settings = self._roomSettings(kind)
             try:
                 room = self.lobby.openRoom(kind, name, policy,

@@ -65,6 +65,8 @@ class Event:
     turnMs: Optional[int] = None
     matchMs: Optional[int] = None
     pondering: bool = False
+    #: Gomoku openings: each a tuple of C{(x, y)} stones, black's first.
+    openings: Tuple[Tuple[Tuple[int, int], ...], ...] = ()
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -124,11 +126,13 @@ class Snapshot:
 _EVENT_COLUMNS = ("id, name, kind, format, rounds, minutes, table_size, "
                   "turn_seconds, state, current_round, created_at, "
                   "started_at, ends_at, paused_at, finished_at, "
-                  "turn_ms, match_ms, pondering")
+                  "turn_ms, match_ms, pondering, openings")
 
 
 def _event(row: Sequence[Any]) -> Event:
-    return Event(*row[:-1], pondering=bool(row[-1]))
+    openings = tuple(tuple(tuple(stone) for stone in opening)
+                     for opening in json.loads(row[-1] or "[]"))
+    return Event(*row[:-2], pondering=bool(row[-2]), openings=openings)
 
 
 def _dumps(value: Any) -> str:
@@ -140,10 +144,12 @@ def createEvent(cursor: db.Cursor, name: str, kind: str, format: str,
                 tableSize: int, turnSeconds: Optional[float],
                 now: float, turnMs: Optional[int] = None,
                 matchMs: Optional[int] = None,
-                pondering: bool = False) -> int:
+                pondering: bool = False,
+                openings: Sequence[Sequence[Tuple[int, int]]] = ()) -> int:
     """
     Store a new event (state C{created}); C{turnMs}, C{matchMs} and
-    C{pondering} are its Gomocup brains' time control.
+    C{pondering} are its Gomocup brains' time control, C{openings} its
+    gomoku openings.
 
     @return: its id.
     @raise TournamentError: a kind, format or option that does not fit.
@@ -166,14 +172,18 @@ def createEvent(cursor: db.Cursor, name: str, kind: str, format: str,
     for value in (turnMs, matchMs):
         if value is not None and not value > 0:
             raise TournamentError("--turn-ms and --match-ms are positive")
+    if openings and kind != "gomoku":
+        raise TournamentError("openings are gomoku's")
     cursor.execute(
         "INSERT INTO tournaments (name, kind, format, rounds, minutes, "
         "table_size, turn_seconds, state, current_round, created_at, "
-        "turn_ms, match_ms, pondering) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?) RETURNING id",
+        "turn_ms, match_ms, pondering, openings) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) RETURNING id",
         (name, kind, format, rounds if format == SWISS else None,
          minutes if format == ARENA else None, tableSize, turnSeconds,
-         CREATED, now, turnMs, matchMs, int(bool(pondering))))
+         CREATED, now, turnMs, matchMs, int(bool(pondering)),
+         _dumps([[list(stone) for stone in opening]
+                 for opening in openings]) if openings else None))
     return int(cursor.fetchone()[0])
 
 

@@ -11,7 +11,7 @@ import sys
 
 import attr
 from twisted.internet import defer, reactor
-from twisted.trial.unittest import TestCase
+from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.lobby import RoomObserver
 from hub.sandbox.confine import Confinement
@@ -484,3 +484,83 @@ class GameTests(HubHarness, TestCase):
                          (events.FORFEIT, 0))
         self.assertEqual(self.launcher.endOf(event, "42-2-1")["crasher"],
                          (gomocup.START, "crashed 1 times"))
+
+
+class OpeningTests(SynchronousTestCase):
+    """
+    L{director.openingFor}: which opening a pairing starts from, and
+    L{TournamentPolicy} placing it before the table starts.
+    """
+
+    def running(self, protocols, games, openings=(((7, 7),),)):
+        from hub.tournaments import store
+        from hub.tournaments.director import RunningEvent
+        event = store.Event(7, "Brains", "gomoku", "round-robin", None, None,
+                            2, None, store.RUNNING, 1, 0.0,
+                            openings=openings)
+        entrants = [store.Entrant(name, i, EngineSpec(name, ("x",), None,
+                                                      protocol)
+                                  if protocol else None, False)
+                    for i, (name, protocol) in enumerate(protocols.items())]
+        return RunningEvent(event, entrants,
+                            {(g.round, g.board): g for g in games})
+
+    def test_pairsInTurn(self):
+        """
+        A round robin of three brains: each pair's two games (colours
+        swapped) share one opening, the pairs take them in the order
+        they first meet, round the list; a bye has none.
+        """
+        from hub.tournaments.director import openingFor
+        from hub.tournaments.standings import Game
+        games = [Game(1, 1, ("a", "b")), Game(1, -1, ("c",)),
+                 Game(2, 1, ("c", "a")), Game(3, 1, ("b", "c")),
+                 Game(4, 1, ("b", "a")), Game(5, 1, ("a", "c")),
+                 Game(6, 1, ("c", "b"))]
+        run = self.running({"a": "gomocup", "b": "stdio", "c": "gomocup"},
+                       games, ((1,), (2,)))
+        self.assertEqual([openingFor(run, g) for g in games],
+                         [(1,), (), (2,), (1,), (1,), (2,), (1,)])
+
+    def test_notForTcp(self):
+        """
+        A pairing with a TCP engine or a person starts from the empty
+        board: its protocol cannot be told a position.
+        """
+        from hub.tournaments.director import openingFor
+        from hub.tournaments.standings import Game
+        game = Game(1, 1, ("a", "b"))
+        for other in ("tcp", None):
+            run = self.running({"a": "gomocup", "b": other}, [game])
+            self.assertEqual(openingFor(run, game), ())
+
+    def test_placed(self):
+        """
+        The policy puts the opening's stones on the new table before it
+        starts: its GameStarted's position holds them, and the seat
+        after the last stone's is to move.
+        """
+        from hub.lobby import Lobby
+        from hub.sessions import Sessions
+        from hub.tables.gomoku import GomokuStartPolicy
+        from hub.tables.base import EventRecorder
+        from twisted.internet.task import Clock
+        clock = Clock()
+        lobby, sessions = Lobby(clock), Sessions(clock)
+        policy = TournamentPolicy(GomokuStartPolicy(clock), ("a", "b"),
+                                  None, [(7, 7), (8, 6), (6, 8)])
+        lobby.openRoom("gomoku", "7-1-1", policy, 2,
+                       settings={OWNER_SEAT: 0})
+        recorder = EventRecorder()
+        lobby.addTableListener(recorder)
+        for name in ("a", "b"):
+            session = sessions.connect("gomoku", RoomObserver())
+            sessions.claimName(session, name)
+            lobby.join("gomoku", "7-1-1", session, RoomObserver())
+            lobby.setReady(session, True)
+        room = lobby.room("gomoku", "7-1-1")
+        lobby.start(room)
+        [started] = recorder.ofType(events.GameStarted)
+        self.assertEqual(started.position["moves"],
+                         [[7, 7], [8, 6], [6, 8]])
+        self.assertEqual(room.table.game.currentSeat, 1)

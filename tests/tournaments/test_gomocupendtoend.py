@@ -15,12 +15,13 @@ import zipfile
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.records.codec import eventsFromText
-from hub.wire.gomocup import readPsq
+from hub.wire.gomocup import parseOpenings, readPsq
 from tests.endtoend import GamehubServer
 from tests.tournaments.test_endtoend import (
     GAME_TIMEOUT, EndToEndMixin, botName)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 BRAIN = os.path.join(HERE, "gomocupbrain.py")
 
 
@@ -33,14 +34,18 @@ class GomocupEndToEndTests(EndToEndMixin, SynchronousTestCase):
         brain's games end in C{crash} (or C{start}, once it crashed more
         than the limit) with its opponent winning; the fair brain's
         games against the bot end on the board; the event page and the
-        export show the fair brain's ABOUT.
+        export show the fair brain's ABOUT.  The two brains' games start
+        from one opening of the default list (the bot's, from the empty
+        board: its protocol cannot say a position); each game's .psq
+        export reads back to its stones.
         """
         server = GamehubServer(self, "--db", self.url,
                                games=("gomoku", "web"))
         self.webPort = server.port("web")
         eventId = int(self.cli(
             "create", "--name", "Brains", "--game", "gomoku", "--format",
-            "round-robin", "--turn-ms", "5000").splitlines()[-1])
+            "round-robin", "--turn-ms", "5000", "--openings",
+            "default").splitlines()[-1])
         for name, mode in (("pela", "fair"), ("crasher", "exit")):
             self.cli("engine", "register", name, "--protocol", "gomocup",
                      "--folder", HERE, "--", sys.executable, BRAIN, mode)
@@ -91,14 +96,29 @@ class GomocupEndToEndTests(EndToEndMixin, SynchronousTestCase):
             seats = dict(((gameId, seat), name) for gameId, seat, name in
                          db.execute("SELECT game_id, seat, name FROM "
                                     "game_seats").fetchall())
+            openings = {gameId: [tuple(s) for s in json.loads(p)["moves"]]
+                        for gameId, p in db.execute(
+                            "SELECT game_id, position FROM game_events")}
         self.assertTrue(rows)
+        brains = {o for gameId, _, _ in rows
+                  if {seats[(gameId, 0)], seats[(gameId, 1)]}
+                  == {"pela", "crasher"} for o in [tuple(openings[gameId])]}
+        with open(os.path.join(ROOT, "hub", "tournaments",
+                               "openings.txt")) as f:
+            listed = {tuple(o) for o in parseOpenings(f)}
+        self.assertEqual(len(brains), 1)
+        self.assertLessEqual(brains, listed)
+        for gameId, _, _ in rows:
+            if "bot1" in (seats[(gameId, 0)], seats[(gameId, 1)]):
+                self.assertEqual(openings[gameId], [])
         self.assertEqual(out, "%d games written to %s\n" % (len(rows),
                                                             folder))
         for gameId, table, text in rows:
             with open(os.path.join(folder, table + ".psq")) as f:
                 moves, times, names = readPsq(f.read())
-            stored = [tuple(e["action"]) for e in eventsFromText(text)
-                      if e["type"] == "ActionPlayed"]
+            stored = openings[gameId] + [
+                tuple(e["action"]) for e in eventsFromText(text)
+                if e["type"] == "ActionPlayed"]
             self.assertEqual(moves, stored, table)
             self.assertEqual(len(times), len(moves))
             self.assertEqual(names, [seats[(gameId, 0)],
