@@ -527,6 +527,8 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
     standingsTable = tags.table(
         tags.thead(tags.tr(tags.th("rank"), tags.th("name"),
                            tags.th("points"), tags.th("games"),
+                           tags.th("rating", title="OpenSkill over this "
+                                   "event's games: mu ± sigma"),
                            *[tags.th(pages.player(n)) for n in names])),
         tags.tbody(*[
             tags.tr(tags.td(str(s["rank"])),
@@ -534,6 +536,9 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
                                           [s.get("guest")])),
                     tags.td(_points(s["points"]), class_="points"),
                     tags.td(str(s["games"])),
+                    tags.td("%.1f ± %.1f" % (s["rating"]["mu"],
+                                             s["rating"]["sigma"]),
+                            class_="rating"),
                     *[tags.td("" if n == s["name"] else _points(
                         data["crosstable"].get(s["name"], {}).get(n)))
                       for n in names],
