@@ -138,6 +138,8 @@ class LivePairing:
     table: Any = attr.ib(default=None)
     seats: Optional[Tuple[str, ...]] = attr.ib(default=None)
     engines: bool = attr.ib(default=False)
+    #: Every seat an engine over standard streams: nobody to wait for.
+    streams: bool = attr.ib(default=False)
     starting: Any = attr.ib(default=None)
     toMove: Optional[int] = attr.ib(default=None)
     #: Session id -> entrant, of the browser players seated (Splendor).
@@ -573,6 +575,8 @@ class Director:
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
             live.engines = True
+            live.streams = all(e.isEngine and e.engine.protocol in POSITIONED
+                               for e in entrants)
             pairing = PairingInfo(run.event.id, game.round, game.board,
                                   game.seats)
             if self.launcher is None:
@@ -762,15 +766,16 @@ class Director:
         A gomoku pairing's first player to join owns the room: give the
         owner the colour the pairing planned for it.  A room whose owner
         starts the game (gomoku) and could start is started by the
-        director after L{START_GRACE} if its owner has not.
+        director after L{START_GRACE} if its owner has not (at once when
+        every seat is an engine over standard streams).
         """
         live = self.rooms.get((room.kind, room.name))
         if live is None or live.room is not room or room.running:
             return
         if (not room.policy.autoStart and live.starting is None
                 and room.policy.canStart(room)):
-            live.starting = self.clock.callLater(START_GRACE,
-                                                 self._startRoom, live)
+            live.starting = self.clock.callLater(
+                0 if live.streams else START_GRACE, self._startRoom, live)
         if (room.kind != "gomoku" or room.owner is None
                 or len(room.members) != 1):
             return
