@@ -100,6 +100,29 @@ class Draining(LobbyError):
     """
 
 
+class MuteLegacy:
+    """
+    What the legacy adapters' table listeners call on a member's observer
+    to send it their protocol's frames: a browser player, a room bot or
+    a tournament's engine over standard streams hears none of them (and
+    says so: a listener need not make them).
+    """
+
+    hearsLegacyFrames = False
+
+    def send(self, message):
+        pass
+
+    def sendBytes(self, data):
+        pass
+
+    def sendFrame(self, frame):
+        pass
+
+    def sendMessage(self, apiId, playerId=0, body=None):
+        pass
+
+
 @implementer(IRoomObserver)
 class RoomObserver:
     """

@@ -8,7 +8,8 @@ pause within 2 seconds.
         [--players-per-table N] [--turn-seconds S] [--turn-ms MS]
         [--match-ms MS] [--pondering] [--openings FILE|default]
     python -m hub.tournaments --db URL engine register NAME
-        [--protocol tcp|gomocup|stdio] [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
+        [--protocol tcp|gomocup|stdio] [--cpu-seconds S] [--memory BYTES]
+        [--folder DIR] -- COMMAND...
     python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
     python -m hub.tournaments --db URL engine list|remove NAME
     python -m hub.tournaments --db URL enter [--guest] EVENT ACCOUNT
@@ -32,14 +33,14 @@ import os
 import shlex
 import sys
 import time
-from typing import Any, Dict, List, Optional, Sequence, TextIO
+from typing import Any, List, Optional, Sequence, TextIO
 
 from twisted.python import usage
 
 from hub.records import db
 from hub.records.cli import (
     DatabaseOptions, databaseOption, plainText)
-from hub.tournaments import catalog, formats, store, views
+from hub.tournaments import catalog, formats, psqexport, store, views
 from hub.tournaments.interfaces import (
     ENGINE_CPU_SECONDS, ENGINE_MEMORY_BYTES, PROTOCOLS)
 
@@ -374,72 +375,15 @@ def run(options: Options, out: TextIO) -> None:
                 out.write("%3d. %-24s %s\n" % (
                     line.rank, line.name, views.formatPoints(line.points)))
     elif command == "export" and sub["psq"]:
-        records = store.runBlocking(url, eventGomokuGames, sub["event"])
-        paths = writePsq(records, sub["psq"], sub["event"])
+        records = store.runBlocking(url, psqexport.eventGomokuGames,
+                                    sub["event"])
+        paths = psqexport.writePsq(records, sub["psq"], sub["event"])
         out.write("%d games written to %s\n" % (len(paths) - 1,
                                                 sub["psq"]))
     elif command == "export":
         snap = store.runBlocking(url, store.snapshot, sub["event"])
         json.dump(views.eventJSON(snap), out, indent=1, sort_keys=True)
         out.write("\n")
-
-
-def eventGomokuGames(cursor: Any, eventId: int) -> List[Any]:
-    """
-    The records (L{hub.records.record.GameRecord}) of event
-    C{eventId}'s gomoku games, in the order played.
-    """
-    from hub.records import query
-    store.getEvent(cursor, eventId)
-    cursor.execute("SELECT id FROM games WHERE event = ? AND kind = ? "
-                   "ORDER BY id", (eventId, "gomoku"))
-    return [query.game(cursor, row[0]) for row in cursor.fetchall()]
-
-
-def psqOf(record: Any) -> str:
-    """
-    One gomoku record as Piskvork's C{.psq} (L{gomocup.psq}): its stones
-    (an opening's first, each taking 0 ms) and the time each took, from
-    its events.
-    """
-    from hub.wire import gomocup
-    opening = [tuple(stone) for stone in
-               (record.position or {}).get("moves", [])]
-    moves, times, last = list(opening), [0] * len(opening), 0.0
-    for event in record.events:
-        if event.get("type") == "ActionPlayed":
-            moves.append(tuple(event["action"]))
-            times.append(int(round((event["t"] - last) * 1000)))
-            last = event["t"]
-    names = {seat.seat: seat.name for seat in record.seats}
-    return gomocup.psq(moves, times, names.get(0, "-"), names.get(1, "-"))
-
-
-def writePsq(records: Sequence[Any], folder: str, eventId: int) -> List[str]:
-    """
-    Write each record as C{folder/TABLE.psq} (a game played again after
-    a restart as C{TABLE-2.psq}...) and all as C{event-EVENT-psq.zip}.
-
-    @return: the paths written, the zip last.
-    """
-    import zipfile
-    from hub.tournaments.engines import pathPart
-    os.makedirs(folder, exist_ok=True)
-    paths: List[str] = []
-    names: Dict[str, int] = {}
-    for record in records:
-        base = pathPart(record.table)
-        names[base] = names.get(base, 0) + 1
-        name = base + ("-%d" % names[base] if names[base] > 1 else "")
-        path = os.path.join(folder, name + ".psq")
-        with open(path, "w", encoding="utf-8", newline="\n") as f:
-            f.write(psqOf(record))
-        paths.append(path)
-    archive = os.path.join(folder, "event-%d-psq.zip" % (eventId,))
-    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
-        for path in paths:
-            z.write(path, os.path.basename(path))
-    return paths + [archive]
 
 
 def _register(cursor: Any, options: usage.Options, now: float) -> Any:

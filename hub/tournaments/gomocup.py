@@ -16,7 +16,7 @@ from twisted.internet import defer, error
 from twisted.internet.protocol import ProcessProtocol
 from twisted.logger import Logger
 
-from hub.lobby import RoomObserver
+from hub.lobby import MuteLegacy, RoomObserver
 from hub.tables import events
 from hub.tables.base import TableError
 from hub.wire import gomocup
@@ -400,7 +400,7 @@ class TimeControl:
                                   self.toleranceMs)
 
 
-class EnginePlayer(RoomObserver):
+class EnginePlayer(MuteLegacy, RoomObserver):
     """
     An engine's member of its pairing's room, for any game kind: ready
     at once; at the game's start it gets its brain ready
@@ -414,7 +414,6 @@ class EnginePlayer(RoomObserver):
         L{BrainFailed} reason.
     """
 
-    hearsLegacyFrames = False
     log = Logger()
     #: What L{BrainProcess.ask} expects of a turn's answer.
     expect = gomocup.MOVE
@@ -436,20 +435,6 @@ class EnginePlayer(RoomObserver):
         self.moves = 0
         self._locked = False
         self._preparing = False
-
-    # The legacy adapters' calls (nothing to send).
-
-    def send(self, message):
-        pass
-
-    def sendBytes(self, data):
-        pass
-
-    def sendFrame(self, frame):
-        pass
-
-    def sendMessage(self, apiId, playerId=0, body=None):
-        pass
 
     # The room.
 
@@ -517,7 +502,10 @@ class EnginePlayer(RoomObserver):
     def tableEvent(self, table, event):
         if isinstance(event, events.GameEnded):
             self._over(None, "")
-        elif not self.done and not isinstance(event, events.TurnStarted):
+        elif (not self.done and not self.thinking
+                and table.game.currentSeat == self.seat
+                and not isinstance(event, events.TurnStarted)):
+            # After the table's other listeners heard of it.
             self.clock.callLater(0, self._maybeTurn)
 
     def _maybeTurn(self):
@@ -607,6 +595,14 @@ class GomocupPlayer(EnginePlayer):
         self.folder = folder
         #: stones the brain knows of (0 after RESTART or START)
         self.known = 0
+        #: whether the brain's board is the game's but for the last
+        #: stone (not so when the game began from an opening)
+        self.synced = True
+
+    def gameStarted(self, room):
+        if room.table is not None:
+            self.synced = not room.table.game.moves
+        EnginePlayer.gameStarted(self, room)
 
     def prepare(self, process):
         c = self.matchClock
@@ -617,11 +613,12 @@ class GomocupPlayer(EnginePlayer):
         moves = list(self.table.game.moves)
         if not moves:
             command = gomocup.begin()
-        elif self.known and len(moves) == self.known + 1:
+        elif self.synced and len(moves) == self.known + 1:
             command = gomocup.turn(*moves[-1])
         else:
             command = gomocup.board(moves, len(moves) % 2)
         self.known = len(moves)
+        self.synced = True
         left = self.matchClock.leftMs
         if left is not None:
             command = gomocup.info("time_left", left) + command

@@ -46,8 +46,8 @@ from hub.bots import LEVELS, botFor
 from hub.games import splendor as splendorRules
 from hub.lobby import (
     AlreadyInRoom, CannotStart, Draining, LobbyError, NameInRoom, NotInRoom,
-    RoomExists, RoomFull, RoomNotFound, RoomObserver, RoomRunning,
-    WrongPassword)
+    MuteLegacy, RoomExists, RoomFull, RoomNotFound, RoomObserver,
+    RoomRunning, WrongPassword)
 from hub.protocols.checkers import CAPACITY as CHECKERS_CAPACITY
 from hub.protocols.checkers import MAX_ROOM_ID, isValidName
 from hub.sessions import NameTaken
@@ -307,28 +307,6 @@ def lobbyMessage(now):
     (once per build of the lobby feed).
     """
     return dumps(dict(now, type="lobby"))
-
-
-class MuteLegacy:
-    """
-    What the legacy adapters' table listeners call on a member's observer
-    to send it their protocol's frames: a browser player or a room bot
-    hears none of them (and says so: a listener need not make them).
-    """
-
-    hearsLegacyFrames = False
-
-    def send(self, message):
-        pass
-
-    def sendBytes(self, data):
-        pass
-
-    def sendFrame(self, frame):
-        pass
-
-    def sendMessage(self, apiId, playerId=0, body=None):
-        pass
 
 
 class RoomBot(MuteLegacy, RoomObserver):

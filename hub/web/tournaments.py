@@ -10,6 +10,7 @@ The tournaments on the web face (L{hub.tournaments}):
                                       enters itself, proven with its
                                       play key (the desktop client)
     /api/tournaments/ID/standings.csv the standings as CSV
+    /api/tournaments/ID/games.psq.zip its gomoku games as .psq records
     /api/tournaments/ID/events        event stream: C{tournament} (the
                                       event's JSON) at once, then after
                                       each change (at most once a second)
@@ -42,7 +43,7 @@ from twisted.web.template import tags
 from zope.interface import implementer
 
 from hub.accounts.names import nameKey
-from hub.tournaments import store, views
+from hub.tournaments import psqexport, store, views
 from hub.tournaments.interfaces import ITournamentListener
 from hub.web import i18n, pages
 from hub.web.api import (
@@ -291,6 +292,36 @@ class StandingsCSV(_EventResource):
         return server.NOT_DONE_YET
 
 
+class PsqZip(_EventResource):
+    """
+    C{/api/tournaments/ID/games.psq.zip}: the event's gomoku games as
+    Piskvork records (L{psqexport}), made in the database's thread.
+    """
+
+    def render_GET(self, request: Any) -> Any:
+        def done(data: bytes) -> None:
+            request.setHeader(b"Content-Type", b"application/zip")
+            request.setHeader(
+                b"Content-Disposition", b"attachment; filename=" +
+                psqexport.zipName(self.eventId).encode("ascii"))
+            request.write(data)
+            request.finish()
+
+        def failed(failure: Any) -> None:
+            if failure.check(store.TournamentError):
+                request.write(sendJSON(request, {"error": "not found"},
+                                       404))
+            else:
+                request.write(sendJSON(request, {"error": "unavailable"},
+                                       503))
+            request.finish()
+
+        d = self.web.database.runInteraction(psqexport.eventZip,
+                                             self.eventId)
+        d.addCallbacks(done, failed)
+        return server.NOT_DONE_YET
+
+
 class TournamentsAPI(resource.Resource):
     """
     C{/api/tournaments} and below.
@@ -323,6 +354,9 @@ class TournamentsAPI(resource.Resource):
         if rest == [b"standings.csv"]:
             request.postpath = []
             return StandingsCSV(self.web, eventId)
+        if rest == [b"games.psq.zip"]:
+            request.postpath = []
+            return PsqZip(self.web, eventId)
         if rest == [b"events"] and self.web.feeds is not None:
             request.postpath = []
             return StreamResource(self.web.feeds.feed(eventId),
@@ -571,7 +605,10 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
     exports = tags.p(
         tags.a("standings (CSV)",
                href="/api/tournaments/%d/standings.csv" % (eventId,)),
-        " ", tags.a("event (JSON)", href="/api/tournaments/%d" % (eventId,)))
+        " ", tags.a("event (JSON)", href="/api/tournaments/%d" % (eventId,)),
+        *([" ", tags.a("games (.psq zip)",
+                       href="/api/tournaments/%d/games.psq.zip" % (
+                           eventId,))] if data["kind"] == "gomoku" else []))
     you = {"data-you": visitor.name} if visitor is not None else {}
     return tags.div(facts, tags.div(id="game-ready", class_="game-ready",
                                     hidden="hidden", role="status"),

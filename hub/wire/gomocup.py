@@ -140,7 +140,7 @@ def infos(turnMs: Optional[int], matchMs: Optional[int],
     and C{time_left} (each only with a limit: a brain then has none),
     C{max_memory} (0: none), C{game_type}, C{rule} and C{folder}.
     """
-    lines = []
+    lines: List[bytes] = []
     if turnMs is not None:
         lines.append(info("timeout_turn", int(turnMs)))
     if matchMs is not None:
@@ -246,7 +246,7 @@ class LineSplitter:
         The lines C{data} completes (decoded as UTF-8, bad bytes replaced,
         without their line ends).
         """
-        lines = []
+        lines: List[str] = []
         buffer = self._buffer + data
         start = 0
         while True:
@@ -298,7 +298,7 @@ class MatchClock:
         self.matchMs = matchMs
         self.toleranceMs = toleranceMs
         self.leftMs = matchMs
-        self.usedMs = 0
+        self.usedMs = 0.0
 
     @property
     def limited(self) -> bool:
@@ -348,12 +348,12 @@ def parseOpenings(lines: Iterable[str]) -> List[List[Tuple[int, int]]]:
 
     @raise ValueError: a line that is not one, naming its number.
     """
-    openings = []
+    openings: List[List[Tuple[int, int]]] = []
     for number, line in enumerate(lines, 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        moves = []
+        moves: List[Tuple[int, int]] = []
         for cell in re.split(r"[\s,]+", line):
             match = re.match(r"^([a-o])(\d{1,2})$", cell.lower())
             if match is None or not 1 <= int(match.group(2)) <= SIZE:
@@ -400,7 +400,9 @@ def readPsq(text: str) -> Tuple[List[Tuple[int, int]], List[int],
     rows = [line.strip() for line in text.splitlines()]
     if not rows or not rows[0].startswith("Piskvorky "):
         raise ValueError("not a .psq record")
-    moves, times, rest = [], [], []
+    moves: List[Tuple[int, int]] = []
+    times: List[int] = []
+    rest: List[str] = []
     for row in rows[1:]:
         match = re.match(r"^(\d+),(\d+),(-?\d+)$", row)
         if match is not None and not rest:

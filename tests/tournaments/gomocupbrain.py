@@ -44,10 +44,10 @@ class Brain:
         self.moves = 0
         self.games = 0
 
-    def play(self):
+    def play(self, command):
         self.moves += 1
-        say("MESSAGE move %d of game %d, info %s" % (
-            self.moves, self.games, sorted(self.info.items())))
+        say("MESSAGE move %d of game %d after %s, info %s" % (
+            self.moves, self.games, command, sorted(self.info.items())))
         for i in range(3):
             say("MESSAGE thinking %d" % (i,))
         if MODE == "debug":
@@ -93,11 +93,11 @@ class Brain:
             key, _, value = rest.partition(" ")
             self.info[key] = value
         elif command == "BEGIN":
-            self.play()
+            self.play(command)
         elif command == "TURN":
             x, y = (int(v) for v in rest.split(","))
             self.board[(x, y)] = 2
-            self.play()
+            self.play(command)
         elif command == "BOARD":
             self.board = {}
             for row in sys.stdin:
@@ -106,7 +106,7 @@ class Brain:
                     break
                 x, y, field = (int(v) for v in row.split(","))
                 self.board[(x, y)] = field
-            self.play()
+            self.play(command)
         elif command == "ABOUT":
             say('name="testbrain-%s", version="1.0", author="gamehub '
                 'tests", country="CZ"' % (MODE,))

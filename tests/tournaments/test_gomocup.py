@@ -7,7 +7,6 @@ brains (late, pondering, illegal, silent, exiting, flooding DEBUG).
 """
 
 import os
-import sys
 
 import attr
 from twisted.internet import defer, reactor
@@ -16,10 +15,8 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from hub.lobby import RoomObserver
 from hub.sandbox.confine import Confinement
 from hub.sandbox.process import BwrapSandbox
-from hub.service import Hub
 from hub.tables import events
 from hub.tables.gomoku import OWNER_SEAT
-from hub.tap import makeFactories
 from hub.tournaments import gomocup
 from hub.tournaments.director import TournamentPolicy
 from hub.tournaments.engines import EngineLauncher, GameLog
@@ -27,7 +24,7 @@ from hub.tournaments.interfaces import EngineSpec
 from hub.wire import gomocup as wire
 from tests.sandbox.support import folder, waitFor
 from tests.tournaments.test_engines import (
-    MB, WAIT, GameWatcher, bounded, defaultOptions, tempPath)
+    MB, WAIT, bounded, inProcessHub, tempPath)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BRAIN = os.path.join(HERE, "gomocupbrain.py")
@@ -134,7 +131,8 @@ class BrainProcessTests(TestCase):
         text = log.data.decode()
         self.assertTrue(text.startswith("MESSAGE testbrain fair ready\n"),
                         text[:200])
-        self.assertIn("MESSAGE move 1 of game 0, info [('folder', '/tmp'),"
+        self.assertIn("MESSAGE move 1 of game 0 after BEGIN, info [("
+                      "'folder', '/tmp'),"
                       " ('game_type', '1'), ('max_memory', '0'), "
                       "('rule', '0'), ('time_left', '170000'), "
                       "('timeout_match', '180000'), ('timeout_turn', "
@@ -332,16 +330,8 @@ class HubHarness:
     timeout = 4 * WAIT
 
     def setUp(self):
-        options = defaultOptions()
-        self.hub = Hub(reactor, limits=options.limits())
-        self.hub.startService()
-        self.addCleanup(
-            lambda: self.hub.stopService() if self.hub.running else None)
-        self.watcher = GameWatcher()
-        self.hub.lobby.addTableListener(self.watcher)
+        self.hub, self.watcher, self.factories = inProcessHub(self)
         self.hub.lobby.addWatcher(Starter(self.hub.lobby))
-        self.factories = makeFactories(options, self.hub.lobby,
-                                       self.hub.sessions, self.hub.clock)
         self.root = os.path.abspath(tempPath(self))
         self.launcher = self.makeLauncher()
 
@@ -354,14 +344,14 @@ class HubHarness:
         self.addCleanup(launcher.stopService)
         return launcher
 
-    def play(self, event, round, board, black, white):
+    def play(self, event, round, board, black, white, opening=()):
         """
         Open the pairing's room as the director does, launch its brains.
 
         @return: a Deferred of its L{events.GameEnded}.
         """
         pairing = Pairing(event.id, round, board, (black.name, white.name))
-        self.openRoom(pairing, "gomoku")
+        self.openRoom(pairing, "gomoku", opening)
         d = self.launcher.launch(event, pairing, [black, white])
         d.addCallback(lambda _: self.watcher.whenEnded(pairing.room))
 
@@ -370,9 +360,9 @@ class HubHarness:
             return ended
         return bounded(d.addCallback(stop))
 
-    def openRoom(self, pairing, kind):
+    def openRoom(self, pairing, kind, opening=()):
         policy = TournamentPolicy(self.launcher.factories[kind].policy,
-                                  pairing.seats, None)
+                                  pairing.seats, None, opening)
         self.hub.lobby.openRoom(
             kind, pairing.room, policy, len(pairing.seats),
             settings={OWNER_SEAT: 0} if kind == "gomoku" else {})
@@ -418,7 +408,11 @@ class GameTests(HubHarness, TestCase):
                          ["exited with status 0"] * 2)
         log = self.launcher.engineLog(event, "40-2-1", "alpha").decode()
         self.assertIn("<OK", log)    # RESTART's answer
-        self.assertIn("MESSAGE move 1 of game 1", log)
+        # White in its second game: told black's first stone.
+        self.assertIn("MESSAGE move 1 of game 1 after TURN", log)
+        self.assertNotIn("after BOARD", log)
+        log = self.launcher.engineLog(event, "40-2-1", "beta").decode()
+        self.assertIn("MESSAGE move 1 of game 1 after BEGIN", log)
         self.assertEqual(self.launcher.endOf(event, "40-1-1"), {})
 
     @defer.inlineCallbacks
@@ -465,6 +459,25 @@ class GameTests(HubHarness, TestCase):
         ended = yield self.play(event, 2, 1, Brain("fairexit", seed=3),
                                 Brain("one", seed=5))
         self.assertIn(ended.reason, (events.NORMAL,))
+
+    @defer.inlineCallbacks
+    def test_fromOpening(self):
+        """
+        A game that starts from an opening: the brain to move is sent
+        the stones with BOARD (1 its own, 2 its opponent's), then TURN.
+        """
+        event = Event(43, turnMs=5000)
+        opening = [(7, 7), (8, 6), (6, 8)]
+        ended = yield self.play(event, 1, 1, Brain("black", seed=1),
+                                Brain("white", seed=2), opening)
+        self.assertEqual(ended.reason, events.NORMAL)
+        table = self.watcher.tables["43-1-1"]
+        self.assertEqual(list(table.game.moves[:3]), opening)
+        log = self.launcher.engineLog(event, "43-1-1", "white").decode()
+        self.assertIn("MESSAGE move 1 of game 0 after BOARD", log)
+        self.assertIn("MESSAGE move 2 of game 0 after TURN", log)
+        log = self.launcher.engineLog(event, "43-1-1", "black").decode()
+        self.assertIn("MESSAGE move 1 of game 0 after BOARD", log)
 
     @defer.inlineCallbacks
     def test_restartLimit(self):

@@ -5,11 +5,13 @@ gomoku round robin whose entrants are registered with C{engine register
 hub's level-2 bot connecting over TCP; one brain crashes in each game.
 """
 
+import io
 import json
 import os
 import sqlite3
 import sys
 import tempfile
+import urllib.request
 import zipfile
 
 from twisted.trial.unittest import SynchronousTestCase
@@ -127,4 +129,16 @@ class GomocupEndToEndTests(EndToEndMixin, SynchronousTestCase):
                 folder, "event-%d-psq.zip" % (eventId,))) as z:
             self.assertEqual(sorted(z.namelist()),
                              sorted(t + ".psq" for _, t, _ in rows))
+            files = {name: z.read(name) for name in z.namelist()}
+        # The event page's link: the same zip from the web face.
+        page = self.get("/tournaments/%d" % (eventId,))
+        link = "/api/tournaments/%d/games.psq.zip" % (eventId,)
+        self.assertIn('href="%s"' % (link,), page)
+        with urllib.request.urlopen("http://127.0.0.1:%d%s" % (
+                self.webPort, link), timeout=30) as response:
+            self.assertEqual(response.headers["Content-Type"],
+                             "application/zip")
+            with zipfile.ZipFile(io.BytesIO(response.read())) as z:
+                self.assertEqual({name: z.read(name)
+                                  for name in z.namelist()}, files)
 

@@ -10,7 +10,7 @@ import os
 import shutil
 import subprocess
 
-from twisted.internet import defer, reactor
+from twisted.internet import defer
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.games import splendor
