@@ -6,6 +6,7 @@ TCP as the baseline, in the same run.
     python bench/arena.py                          # 64 engines, 10 min
     python bench/arena.py --minutes 1 --engines 16 # a short check
     python bench/arena.py --sandbox bwrap,none     # both, side by side
+    python bench/arena.py --protocol tcp,gomocup,stdio  # engines' protocols
 
 The hub runs with every default (C{--names accounts}, 100 connections
 per address, the request rate...) but its ports and its SQLite file.
@@ -27,6 +28,11 @@ on a fresh hub).  Measured from the start to the hub's "finished":
   - memory: the hub's RSS before the event and at its peak during it,
     over the most engines running at once (growth per engine), and the
     engines' own RSS (the hub's child processes, sampled every second).
+
+With C{--protocol gomocup} or C{stdio} the entrants are the same bot
+as engines over standard streams (C{bench/hubbrain.py}: a Gomocup brain,
+or a stdio engine), which live for the whole event: one process each,
+not one per game.
 
 Then the baseline: C{--engines}/2 bot client processes, each two bots
 in a room of its own playing game after game at the same level and
@@ -79,6 +85,11 @@ def parseArgs(argv):
     p.add_argument("--sandbox", default="bwrap",
                    help="the hub's --engine-sandbox: bwrap, none, or a "
                         "comma-separated list run in turn (default bwrap)")
+    p.add_argument("--protocol", default="tcp",
+                   help="the engines' protocol: tcp (the bot client, a "
+                        "process per game), gomocup or stdio "
+                        "(bench/hubbrain.py, a process per event), or a "
+                        "comma-separated list run in turn (default tcp)")
     p.add_argument("--keep", action="store_true",
                    help="keep the working folder (the hub's log, the "
                         "database, the engines' logs)")
@@ -187,7 +198,7 @@ def movesOf(path, where, params=()):
         connection.close()
 
 
-def runArena(options, hub, url, dbPath, log):
+def runArena(options, hub, url, dbPath, log, protocol="tcp"):
     """
     The arena, from its start to the hub's "finished".
 
@@ -201,9 +212,18 @@ def runArena(options, hub, url, dbPath, log):
                "--level", str(options.level), "--games", "1", "--delay",
                "%g" % (options.delay,)]
     command[0] = sys.executable
+    if protocol != "tcp":
+        command = [sys.executable, os.path.join(HERE, "hubbrain.py"),
+                   protocol, str(options.level)]
     for index in range(options.engines):
-        cli(url, "engine", "add", str(eventId), "a%02d" % (index,), "--",
-            *command)
+        if protocol == "tcp":
+            cli(url, "engine", "add", str(eventId), "a%02d" % (index,),
+                "--", *command)
+        else:
+            # Each entrant a registered engine of its own name.
+            cli(url, "engine", "register", "a%02d" % (index,),
+                "--protocol", protocol, "--folder", HERE, "--", *command)
+            cli(url, "engine", "add", str(eventId), "a%02d" % (index,))
     time.sleep(3)
     idleRss = rssOr0(hub.pid)
     cpu0, t0 = cpuSeconds(hub.pid), time.monotonic()
@@ -242,7 +262,11 @@ def runArena(options, hub, url, dbPath, log):
     games, moves = movesOf(dbPath, "event = ?", (eventId,))
     return {
         "engines": options.engines,
+        "protocol": protocol,
         "seconds": round(t1 - t0, 1),
+        "games_per_minute": round(60.0 * sum(
+            n for r, n in results.items() if r not in failed)
+            / (t1 - t0), 1),
         "pairings": len(pairings),
         "games_finished": sum(n for r, n in results.items()
                               if r not in failed),
@@ -302,6 +326,7 @@ def runBaseline(options, hub, port, dbPath, folder):
         "pairs": pairs,
         "seconds": round(t1 - t0, 1),
         "games_finished": games,
+        "games_per_minute": round(60.0 * games / (t1 - t0), 1),
         "moves": moves,
         "hub_cpu_s": round(cpu1 - cpu0, 2),
         "hub_cpu_us_per_move": round(1e6 * (cpu1 - cpu0) / moves, 1)
@@ -310,14 +335,15 @@ def runBaseline(options, hub, port, dbPath, folder):
 
 
 def report(sandbox, arena, baseline):
+    sandbox = "%s/%s" % (sandbox, arena["protocol"])
     ratio = None
     if arena["hub_cpu_us_per_move"] and baseline["hub_cpu_us_per_move"]:
         ratio = round(arena["hub_cpu_us_per_move"]
                       / baseline["hub_cpu_us_per_move"], 2)
     print("%s arena: %%(games_finished)d games finished of %%(pairings)d "
           "pairings in %%(seconds)g s, %%(moves)d moves; hub CPU "
-          "%%(hub_cpu_s)g s, %%(hub_cpu_us_per_move)s us/move" % (sandbox,)
-          % arena)
+          "%%(hub_cpu_s)g s, %%(hub_cpu_us_per_move)s us/move, "
+          "%%(games_per_minute)g games/min" % (sandbox,) % arena)
     print("  results %s" % (arena["results"],))
     print("  memory: hub RSS %(hub_rss_idle_kib)d KiB idle, "
           "%(hub_rss_peak_kib)d KiB peak with up to "
@@ -326,7 +352,8 @@ def report(sandbox, arena, baseline):
           "own RSS (its tree) %(engine_rss_mean_kib)s KiB" % arena)
     print("%s baseline: %%(games_finished)d games, %%(moves)d moves in "
           "%%(seconds)g s by %%(pairs)d bot pairs; hub CPU %%(hub_cpu_s)g s, "
-          "%%(hub_cpu_us_per_move)s us/move" % (sandbox,) % baseline)
+          "%%(hub_cpu_us_per_move)s us/move, %%(games_per_minute)g "
+          "games/min" % (sandbox,) % baseline)
     print("%s arena / ordinary play, hub CPU per move: %s" % (sandbox,
                                                               ratio))
     return ratio
@@ -336,21 +363,25 @@ def main(argv):
     options = parseArgs(argv)
     results = {}
     for sandbox in options.sandbox.split(","):
-        folder = tempfile.mkdtemp(prefix="gamehub-arena-bench-")
-        dbPath = os.path.join(folder, "hub.sqlite")
-        url = "sqlite:" + dbPath
-        hub, port, log = startHub(folder, url, sandbox)
-        try:
-            print("engine sandbox: %s" % (sandbox,), flush=True)
-            arena = runArena(options, hub, url, dbPath, log)
-            baseline = runBaseline(options, hub, port, dbPath, folder)
-        finally:
-            stopProcess(hub)
-            if options.keep:
-                print("kept", folder)
-            else:
-                shutil.rmtree(folder, True)
-        results[sandbox] = {"arena": arena, "baseline": baseline,
+        for protocol in options.protocol.split(","):
+            folder = tempfile.mkdtemp(prefix="gamehub-arena-bench-")
+            dbPath = os.path.join(folder, "hub.sqlite")
+            url = "sqlite:" + dbPath
+            hub, port, log = startHub(folder, url, sandbox)
+            try:
+                print("engine sandbox: %s, protocol %s" % (
+                    sandbox, protocol), flush=True)
+                arena = runArena(options, hub, url, dbPath, log, protocol)
+                baseline = runBaseline(options, hub, port, dbPath, folder)
+            finally:
+                stopProcess(hub)
+                if options.keep:
+                    print("kept", folder)
+                else:
+                    shutil.rmtree(folder, True)
+            key = sandbox if protocol == "tcp" else "%s/%s" % (sandbox,
+                                                               protocol)
+            results[key] = {"arena": arena, "baseline": baseline,
                             "ratio": report(sandbox, arena, baseline)}
     if "bwrap" in results and "none" in results:
         bwrap, none = results["bwrap"], results["none"]

@@ -402,6 +402,28 @@ class LayerTests(SynchronousTestCase):
         self.assertIn(("hub.client.localhub", "hub.protocols.factories"),
                       {(a, b) for a, line, b in edges})
 
+    def test_gomocupCodecPlaced(self):
+        """
+        The Gomocup codec (L{hub.wire.gomocup}) is in the pure layer,
+        below the tournaments' driver of its brains, and imported alone
+        brings no Twisted and nothing of the hub's but itself.
+        """
+        self.assertEqual(layerOf("hub.wire.gomocup"), LAYER["games"])
+        self.assertLess(layerOf("hub.wire.gomocup"),
+                        layerOf("hub.tournaments.gomocup"))
+        modules, edges = importGraph()
+        self.assertEqual([b for a, line, b in edges
+                          if a == "hub.wire.gomocup"], [])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        probe = ("import sys, hub.wire.gomocup\nprint(sorted({m.split('.')"
+                 "[0] for m in sys.modules} & {'twisted', 'hub'}))")
+        result = subprocess.run(
+            [sys.executable, "-c", probe], cwd=ROOT, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        self.assertEqual(result.stdout.decode().strip(), "['hub']",
+                         result.stderr.decode()[-500:])
+
     def test_noGUI(self):
         """
         No module under C{hub/}, imported alone, brings C{client_pyglet}

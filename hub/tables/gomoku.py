@@ -209,11 +209,18 @@ class GomokuTable(Table):
         """
         C{seat} loses by forfeit (L{events.FORFEIT}).
         """
+        self.lose(seat, events.FORFEIT)
+
+    def lose(self, seat: int, reason: str) -> None:
+        """
+        C{seat} loses for C{reason} (an L{events.END_REASONS}: an engine
+        lost on time, played an illegal move or crashed).
+        """
         if self.over:
             return
         winner = 1 - seat
         self.game.forfeit(seat)
-        self.end(events.FORFEIT, (winner, seat), winner)
+        self.end(reason, (winner, seat), winner)
 
 
 @implementer(IStartPolicy)

@@ -5,16 +5,18 @@ pause within 2 seconds.
 
     python -m hub.tournaments --db URL create --name NAME --game KIND
         --format round-robin|swiss|arena [--rounds N] [--minutes M]
-        [--players-per-table N] [--turn-seconds S]
-    python -m hub.tournaments --db URL engine register NAME [--protocol tcp]
-        [--cpu-seconds S] [--memory BYTES] [--folder DIR] -- COMMAND...
+        [--players-per-table N] [--turn-seconds S] [--turn-ms MS]
+        [--match-ms MS] [--pondering] [--openings FILE|default]
+    python -m hub.tournaments --db URL engine register NAME
+        [--protocol tcp|gomocup|stdio] [--cpu-seconds S] [--memory BYTES]
+        [--folder DIR] -- COMMAND...
     python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
     python -m hub.tournaments --db URL engine list|remove NAME
     python -m hub.tournaments --db URL enter [--guest] EVENT ACCOUNT
     python -m hub.tournaments --db URL withdraw EVENT ACCOUNT
     python -m hub.tournaments --db URL start|pause|resume EVENT
     python -m hub.tournaments --db URL standings EVENT --csv
-    python -m hub.tournaments --db URL export EVENT
+    python -m hub.tournaments --db URL export EVENT [--psq DIR]
 
 C{create} prints the new event's id on its last line; C{standings --csv}
 prints C{rank,name,points} and one line per entrant, best first;
@@ -39,7 +41,7 @@ from hub.commandline import (
     Tool, ToolOptions, argumentNumber, firstParagraph)
 from hub.records.cli import (
     DATABASE_ERRORS, DatabaseOptions, databaseOption, prepared)
-from hub.tournaments import catalog, formats, store, views
+from hub.tournaments import catalog, formats, psqexport, store, views
 from hub.tournaments.interfaces import (
     ENGINE_CPU_SECONDS, ENGINE_MEMORY_BYTES, PROTOCOLS)
 
@@ -59,6 +61,28 @@ class _EventOptions(ToolOptions):
 
     def parseArgs(self, event: str) -> None:
         self["event"] = _eventId(event)
+
+
+class ExportOptions(_EventOptions):
+    """
+    C{export EVENT [--psq DIR]}.
+    """
+
+    synopsis = "EVENT [--psq DIR]"
+
+    optParameters = [
+        ["psq", None, None, "Write each gomoku game of the event as a "
+         "Piskvork record, DIR/ROOM.psq, and all of them as "
+         "DIR/event-EVENT-psq.zip (instead of the JSON)."],
+    ]
+
+    def parseArgs(self, event: str, *rest: str) -> None:
+        # Also after the event, as the docs write it.
+        _EventOptions.parseArgs(self, event)
+        if len(rest) == 2 and rest[0] == "--psq":
+            self["psq"] = rest[1]
+        elif rest:
+            raise usage.UsageError("export EVENT [--psq DIR]")
 
 
 class _EntrantOptions(ToolOptions):
@@ -91,7 +115,8 @@ class CreateOptions(ToolOptions):
 
     synopsis = ("--name NAME --game KIND --format round-robin|swiss|arena "
                 "[--rounds N] [--minutes M] [--players-per-table N] "
-                "[--turn-seconds S]")
+                "[--turn-seconds S] [--turn-ms MS] [--match-ms MS] "
+                "[--pondering] [--openings FILE|default]")
 
     optParameters = [
         ["name", None, None, "The event's name."],
@@ -104,6 +129,18 @@ class CreateOptions(ToolOptions):
          "by default 2, and 3 for Splendor).", int],
         ["turn-seconds", None, None, "The turn clock of the event's "
          "games (the hub's default if not given).", float],
+        ["turn-ms", None, None, "Gomocup brains: milliseconds a turn "
+         "(INFO timeout_turn; by default the turn clock's).", int],
+        ["match-ms", None, None, "Gomocup brains: milliseconds of a "
+         "game's time bank (INFO timeout_match; none by default).", int],
+        ["openings", None, None, "Gomoku: a file of openings (one a line, "
+         "in the hub's notation: h8 i9 j10), or 'default' for the hub's "
+         "list; the games of engines over standard streams start from "
+         "them."],
+    ]
+    optFlags = [
+        ["pondering", None, "Engines keep running off turn (by default "
+         "their processes are stopped between their turns)."],
     ]
 
     def postOptions(self) -> None:
@@ -116,6 +153,29 @@ class CreateOptions(ToolOptions):
         if self["players-per-table"] is None:
             self["players-per-table"] = 3 if self["game"] == "splendor" \
                 else 2
+        if self["openings"] is not None:
+            self["openings"] = readOpenings(self["openings"])
+
+
+def readOpenings(path: str) -> List[Any]:
+    """
+    The openings of C{path} (L{hub.wire.gomocup.parseOpenings}), or of the
+    hub's own list for C{default}.
+
+    @raise usage.UsageError: it cannot be read, or is not a list.
+    """
+    from hub.wire import gomocup
+    if path == "default":
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                            "openings.txt")
+    try:
+        with open(path, encoding="utf-8") as f:
+            openings = gomocup.parseOpenings(f)
+    except (OSError, ValueError) as e:
+        raise usage.UsageError("--openings: {}".format(e))
+    if not openings:
+        raise usage.UsageError("--openings: no opening in " + path)
+    return openings
 
 
 def _command(command: Sequence[str], required: bool) -> List[str]:
@@ -166,7 +226,9 @@ class EngineRegisterOptions(ToolOptions):
 
     optParameters = [
         ["protocol", None, "tcp", "How it plays: " + ", ".join(PROTOCOLS)
-         + " (its game's own protocol, connecting to {host}:{port})."],
+         + " (tcp: its game's own protocol, connecting to {host}:{port};"
+         " gomocup: a Piskvork brain over stdin and stdout, gomoku "
+         "only; stdio: JSON lines over stdin and stdout, any game)."],
         ["cpu-seconds", None, ENGINE_CPU_SECONDS, "Its CPU seconds per "
          "game (RLIMIT_CPU; 0: no limit).", _seconds],
         ["memory", None, str(ENGINE_MEMORY_BYTES), "Its memory per process "
@@ -278,7 +340,8 @@ class Options(DatabaseOptions):
         ["pause", None, _EventOptions, "Pause it (games under way end)."],
         ["resume", None, _EventOptions, "Resume a paused event."],
         ["standings", None, StandingsOptions, "The standings."],
-        ["export", None, _EventOptions, "The event as JSON."],
+        ["export", None, ExportOptions, "The event as JSON, or its "
+         "gomoku games as Piskvork records (--psq DIR)."],
     ]
 
     noDatabase = "--db none keeps no events"
@@ -299,7 +362,8 @@ def run(options: Options, out: TextIO) -> None:
         eventId = store.runBlocking(
             url, store.createEvent, sub["name"], sub["game"], sub["format"],
             sub["rounds"], sub["minutes"], sub["players-per-table"],
-            sub["turn-seconds"], now)
+            sub["turn-seconds"], now, sub["turn-ms"], sub["match-ms"],
+            bool(sub["pondering"]), sub["openings"] or ())
         out.write("created %s event %r (%s)\n%d\n" % (
             sub["format"], sub["name"], sub["game"], eventId))
     elif command == "engine":
@@ -325,6 +389,12 @@ def run(options: Options, out: TextIO) -> None:
             for line in views.eventStandings(snap):
                 out.write("%3d. %-24s %s\n" % (
                     line.rank, line.name, views.formatPoints(line.points)))
+    elif command == "export" and sub["psq"]:
+        records = store.runBlocking(url, psqexport.eventGomokuGames,
+                                    sub["event"])
+        paths = psqexport.writePsq(records, sub["psq"], sub["event"])
+        out.write("%d games written to %s\n" % (len(paths) - 1,
+                                                sub["psq"]))
     elif command == "export":
         snap = store.runBlocking(url, store.snapshot, sub["event"])
         json.dump(views.eventJSON(snap), out, indent=1, sort_keys=True)

@@ -82,6 +82,8 @@ class LivePairing:
     table: Any = attr.ib(default=None)
     seats: Optional[Tuple[str, ...]] = attr.ib(default=None)
     engines: bool = attr.ib(default=False)
+    #: Every seat an engine over standard streams: nobody to wait for.
+    streams: bool = attr.ib(default=False)
     starting: Any = attr.ib(default=None)
     toMove: Optional[int] = attr.ib(default=None)
     #: Session id -> entrant, of the browser players seated (Splendor).
@@ -104,7 +106,8 @@ class RunningEvent:
     @property
     def info(self) -> EventInfo:
         return EventInfo(self.event.id, self.event.name, self.event.kind,
-                         self.event.turnSeconds)
+                         self.event.turnSeconds, self.event.turnMs,
+                         self.event.matchMs, self.event.pondering)
 
     def active(self) -> List[str]:
         return [e.name for e in self.entrants if not e.withdrawn]
@@ -124,6 +127,47 @@ class RunningEvent:
     def roundGames(self, round: int) -> List[Game]:
         return sorted((g for g in self.games.values() if g.round == round),
                       key=lambda g: g.board)
+
+
+#: The engines that are told a position (an opening): over standard
+#: streams (a TCP engine's protocol, gomoku-battle's, cannot say one).
+POSITIONED = ("gomocup", "stdio")
+
+
+def openingFor(run: "RunningEvent", game: Game) -> Tuple[Tuple[int, int],
+                                                          ...]:
+    """
+    The opening C{game} of C{run}'s event starts from: none unless the
+    event has openings and every seat is an engine over standard
+    streams.  The pairs of entrants take the openings in turn, in the
+    order they first meet; a pair's first and second game (a round
+    robin's, colours swapped) share one, its third and fourth the next.
+    """
+    openings = run.event.openings
+    if not openings or game.bye:
+        return ()
+    for name in game.seats:
+        entrant = run.entrant(name)
+        if (entrant is None or entrant.engine is None
+                or entrant.engine.protocol not in POSITIONED):
+            return ()
+    pair = frozenset(game.seats)
+    pairs: List[frozenset] = []
+    met = 0
+    for key in sorted(run.games):
+        other = run.games[key]
+        if other.bye:
+            continue
+        seats = frozenset(other.seats)
+        if seats not in pairs:
+            pairs.append(seats)
+        if key == (game.round, game.board):
+            break
+        if seats == pair:
+            met += 1
+    if pair not in pairs:
+        pairs.append(pair)
+    return tuple(openings[(pairs.index(pair) + met // 2) % len(openings)])
 
 
 @implementer(ITableListener, IPairings)
@@ -422,6 +466,10 @@ class Director:
     def _finish(self, run: RunningEvent) -> Any:
         yield self._write(store.finish, run.event.id)
         run.event = attr.evolve(run.event, state=store.FINISHED)
+        stopEvent = getattr(self.launcher, "stopEvent", None)
+        if stopEvent is not None:
+            # Its Gomocup brains lived for the event: END.
+            stopEvent(run.info)
         table = self.standings(run)
         self.log.info("tournament {id} ({name!r}) finished: {top!r}",
                       id=run.event.id, name=run.event.name,
@@ -450,7 +498,8 @@ class Director:
         room = self.lobby.room(kind, name)
         if room is None:
             policy = TournamentPolicy(self.policyFor(kind), game.seats,
-                                      run.event.turnSeconds)
+                                      run.event.turnSeconds,
+                                      openingFor(run, game))
             settings = self._roomSettings(kind)
             try:
                 room = self.lobby.openRoom(kind, name, policy,
@@ -474,6 +523,8 @@ class Director:
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
             live.engines = True
+            live.streams = all(e.isEngine and e.engine.protocol in POSITIONED
+                               for e in entrants)
             pairing = PairingInfo(run.event.id, game.round, game.board,
                                   game.seats)
             if self.launcher is None:
@@ -662,15 +713,16 @@ class Director:
         A gomoku pairing's first player to join owns the room: give the
         owner the colour the pairing planned for it.  A room whose owner
         starts the game (gomoku) and could start is started by the
-        director after L{START_GRACE} if its owner has not.
+        director after L{START_GRACE} if its owner has not (at once when
+        every seat is an engine over standard streams).
         """
         live = self.rooms.get((room.kind, room.name))
         if live is None or live.room is not room or room.running:
             return
         if (not room.policy.autoStart and live.starting is None
                 and room.policy.canStart(room)):
-            live.starting = self.clock.callLater(START_GRACE,
-                                                 self._startRoom, live)
+            live.starting = self.clock.callLater(
+                0 if live.streams else START_GRACE, self._startRoom, live)
         if (room.kind != "gomoku" or room.owner is None
                 or len(room.members) != 1):
             return
@@ -791,10 +843,38 @@ class Director:
                     2, (event.winner, 1 - event.winner))
         else:
             gamePoints = placementPoints(count, event.ranking)
+        reason = self._engineEnd(run, live, event.reason)
         self._close(live, ended=True)
         self._background(
-            self._result(run, live.game, seats, gamePoints, event.reason),
+            self._result(run, live.game, seats, gamePoints, reason),
             run, "storing a result")
+
+    def _engineEnd(self, run: RunningEvent, live: LivePairing,
+                   reason: str) -> str:
+        """
+        The result's reason of C{live}'s game that ended for C{reason}:
+        a Gomocup brain's failure (C{time}, C{illegal}, C{error},
+        C{crash}, C{start}) in place of the table's when one lost so;
+        and the brains' C{ABOUT} kept with their entries.
+        """
+        if not live.engines or self.launcher is None:
+            return reason
+        room = self._roomOf(run, live)
+        endOf = getattr(self.launcher, "endOf", None)
+        ends = endOf(run.event.id, room) if endOf is not None else {}
+        abouts = getattr(self.launcher, "abouts", None)
+        for name, about in (abouts(run.event.id) if abouts else
+                            {}).items():
+            entrant = run.entrant(name)
+            if about and entrant is not None and entrant.about != about:
+                run.entrants[run.entrants.index(entrant)] = attr.evolve(
+                    entrant, about=about)
+                self._background(self._write(store.setAbout, run.event.id,
+                                             name, about), run,
+                                 "storing an ABOUT")
+        if ends:
+            return sorted(why for why, _ in ends.values())[0]
+        return reason
 
     # Queries
 

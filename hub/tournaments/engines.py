@@ -26,7 +26,8 @@ from twisted.internet.protocol import Factory, ProcessProtocol
 from twisted.logger import Logger
 
 from hub.lobby import LobbyError
-from hub.sandbox.confine import Confinement, Limits, NotAllowed
+from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
+from hub.tournaments import brains as streams, gomocup
 from hub.tournaments.gamelog import LOG_CAP, GameLog, fromPathPart, gamePath
 from hub.tournaments.interfaces import EngineFailed
 
@@ -485,6 +486,11 @@ class EngineLauncher(Service):
         the CPUs.
     @param onCrash: called as C{onCrash(pairing, name, reason)} when an
         engine dies mid-game by itself (non-zero status, or a signal).
+    @param brainRestarts: new processes a Gomocup brain may get after
+        crashes in one event.
+    @ivar brains: the L{gomocup.BrainRunner} of Gomocup brains (seated
+        through the gomoku factory's lobby and sessions), or None with
+        no gomoku factory.
     """
 
     log = Logger()
@@ -492,7 +498,8 @@ class EngineLauncher(Service):
     def __init__(self, reactor, clock, factories, sandbox, logRoot,
                  limits=None, logCap=LOG_CAP, grace=KILL_GRACE,
                  leaveSeconds=LEAVE_SECONDS, startSeconds=START_SECONDS,
-                 onCrash=None, startingAtOnce=None):
+                 onCrash=None, startingAtOnce=None,
+                 brainRestarts=gomocup.RESTARTS):
         self.reactor = reactor
         self.clock = clock
         self.factories = {kind[:-len("-port")] if kind.endswith("-port")
@@ -511,6 +518,14 @@ class EngineLauncher(Service):
         #: The start turns (L{startingAtOnce}).
         self.starting = defer.DeferredSemaphore(
             startingAtOnce or 2 * (os.cpu_count() or 1))
+        hubs = [f for f in self.factories.values()
+                if getattr(f, "sessions", None) is not None]
+        self.brains = None
+        if hubs:
+            self.brains = streams.BrainRunner(
+                clock, hubs[0].lobby, hubs[0].sessions, self._spawnBrain,
+                self._openLog, timeControl, WORK, brainRestarts,
+                grace=grace)
 
     def startService(self):
         """
@@ -549,12 +564,22 @@ class EngineLauncher(Service):
                    if getattr(e, "engine", None) is not None]
         if not engines:
             return defer.succeed(game)
+        brains = [e for e in engines
+                  if e.engine.protocol in streams.PROTOCOLS]
+        if brains:
+            refused = self._seatBrains(event, pairing, game, brains)
+            if refused is not None:
+                return refused
+            engines = [e for e in engines if e not in brains]
+            if not engines:
+                game.started.callback(game)
+                return game.started
         names = [e.name for e in engines]
         if len(set(names)) != len(names):
             return defer.fail(EngineFailed(
                 names[0], "an entrant is seated twice in {}".format(
                     pairing.room)))
-        if pairing.room in self.games:
+        if self.games.get(pairing.room, game) is not game:
             return defer.fail(EngineFailed(
                 engines[0].name, "game {} is running already".format(
                     pairing.room)))
@@ -599,6 +624,83 @@ class EngineLauncher(Service):
                        lambda f: self._listenFailed(game, f))
         return game.started
 
+    def _seatBrains(self, event, pairing, game, brains):
+        """
+        Seat the Gomocup brains of C{pairing} at its room (its other
+        engines are launched as ever).
+
+        @return: None, or a failed Deferred (L{EngineFailed}).
+        """
+        if self.brains is None:
+            return defer.fail(EngineFailed(
+                brains[0].name, "no game port to play on"))
+        for entrant in brains:
+            if entrant.engine.protocol == "gomocup" and game.kind != "gomoku":
+                return defer.fail(EngineFailed(
+                    entrant.name, "a Gomocup brain plays gomoku only"))
+        if pairing.room in self.games:
+            return defer.fail(EngineFailed(
+                brains[0].name, "game {} is running already".format(
+                    pairing.room)))
+        for entrant in brains:
+            refused = self._refusal(entrant.engine)
+            if refused is not None:
+                return defer.fail(EngineFailed(entrant.name, refused))
+        self.games[pairing.room] = game
+        for entrant in brains:
+            try:
+                self.brains.seat(event, pairing, entrant, game.kind)
+            except Exception as e:
+                self.stop(pairing)
+                return defer.fail(EngineFailed(
+                    entrant.name, "not seated: {}".format(e)))
+        return None
+
+    def _spawnBrain(self, process, entrant, eventId):
+        """
+        Start the process (a L{gomocup.BrainProcess}) of an engine over
+        its standard streams in its sandbox, with no network.
+        """
+        engine = entrant.engine
+        argv = substitute(engine.command, HOST, 0, "", entrant.name)
+        limits = self.limitsOf(engine)
+        process.log.note("{} brain {} ({}) of event {}, sandbox {}, {}: {}"
+                         .format(time.strftime("%Y-%m-%d %H:%M:%S",
+                                               time.gmtime()),
+                                 entrant.name, engine.name, eventId,
+                                 self.sandbox.name, limits.describe(),
+                                 " ".join(argv)))
+        if not self.sandbox.confines:
+            self.log.warn("brain {name} runs with no sandbox "
+                          "(--engine-sandbox none): it has the hub's own "
+                          "rights", name=entrant.name)
+        self.sandbox.spawn(process, Confinement(
+            argv, {"GAMEHUB_NAME": str(entrant.name)},
+            limits, engine.folder, None))
+
+    def _openLog(self, eventId, room, name):
+        path = gamePath(self.logRoot, eventId, room, name, ".log")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return GameLog(path, self.logCap)
+
+    def endOf(self, event, room):
+        """
+        C{{name: (reason, detail)}} of the Gomocup brains that lost the
+        game of C{room} by failing (L{gomocup.BrainFailed} reasons).
+        """
+        if self.brains is None:
+            return {}
+        return self.brains.endOf(getattr(event, "id", event), room)
+
+    def abouts(self, event):
+        """
+        C{{name: pairs}}: the C{ABOUT} of each Gomocup brain of C{event}
+        that played.
+        """
+        if self.brains is None:
+            return {}
+        return self.brains.abouts(getattr(event, "id", event))
+
     def _refusal(self, engine):
         """
         Why C{engine} (an L{EngineSpec}) cannot be launched, or None.
@@ -606,7 +708,7 @@ class EngineLauncher(Service):
         if not engine.command:
             return ("engine {} is not registered (python -m "
                     "hub.tournaments engine register)".format(engine.name))
-        if engine.protocol != "tcp":
+        if engine.protocol not in ("tcp",) + streams.PROTOCOLS:
             return "engine {} speaks {}, which this hub does not".format(
                 engine.name, engine.protocol)
         return self.problem()
@@ -617,6 +719,10 @@ class EngineLauncher(Service):
         at C{room}'s game, or None: how the director knows who sat where
         in a Splendor game, whose protocol carries no names.
         """
+        if self.brains is not None:
+            name = self.brains.entrantOf(room, playerId)
+            if name is not None:
+                return name
         game = self.games.get(room)
         if game is None:
             return None
@@ -638,6 +744,8 @@ class EngineLauncher(Service):
         @return: a Deferred firing once that is done (callers may ignore
             it).
         """
+        if self.brains is not None:
+            self.brains.stop(pairing.room)
         game = self.games.pop(pairing.room, None)
         if game is None:
             return defer.succeed(None)
@@ -655,13 +763,17 @@ class EngineLauncher(Service):
         eventId = getattr(event, "id", event)
         return defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())
-             if game.eventId == eventId], consumeErrors=True)
+             if game.eventId == eventId]
+            + ([self.brains.stopEvent(eventId)] if self.brains else []),
+            consumeErrors=True)
 
     def stopService(self):
         Service.stopService(self)
         d = defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())]
-            + [self._probing], consumeErrors=True)
+            + [self._probing]
+            + ([self.brains.stopAll()] if self.brains else []),
+            consumeErrors=True)
         return d.addCallback(lambda _: self.sandbox.cleanUp())
 
     def engineLog(self, event, room, name):
@@ -802,3 +914,17 @@ class EngineLauncher(Service):
         return Limits(engine.cpuSeconds, engine.memoryBytes,
                       self.limits.processes, self.limits.files,
                       self.limits.fileBytes, self.limits.workBytes)
+
+
+def timeControl(event):
+    """
+    The Gomocup L{gomocup.TimeControl} of C{event} (an L{EventInfo}):
+    its C{turnMs}, C{matchMs} and C{pondering}, the turn limit its turn
+    clock's when it gives none.
+    """
+    turnMs = getattr(event, "turnMs", None)
+    if turnMs is None and getattr(event, "turnSeconds", None):
+        turnMs = int(event.turnSeconds * 1000)
+    return gomocup.TimeControl(turnMs, getattr(event, "matchMs", None),
+                               pondering=bool(getattr(event, "pondering",
+                                                      False)))

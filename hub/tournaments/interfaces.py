@@ -31,17 +31,26 @@ class EventInfo:
         C{'splendor'}.
     @ivar turnSeconds: The turn clock of the event's games, or L{None} for
         the kind's default.
+    @ivar turnMs: Gomocup brains' milliseconds a turn, or None (then the
+        turn clock's, if any).
+    @ivar matchMs: Gomocup brains' milliseconds a game, or None.
+    @ivar pondering: Engines keep running off turn.
     """
 
     id: int
     name: str
     kind: str
     turnSeconds: Optional[float] = None
+    turnMs: Optional[int] = None
+    matchMs: Optional[int] = None
+    pondering: bool = False
 
 
 #: The protocols an engine may speak: C{tcp} is its game's own protocol
-#: over a TCP connection to the hub.
-PROTOCOLS = ("tcp",)
+#: over a TCP connection to the hub; C{gomocup} the Piskvork brains'
+#: (gomoku only) and C{stdio} the hub's JSON lines, over its stdin and
+#: stdout (docs/protocols/engines.md).
+PROTOCOLS = ("tcp", "gomocup", "stdio")
 #: An engine's CPU seconds (RLIMIT_CPU) and memory (RLIMIT_AS) unless
 #: its registration says otherwise.
 ENGINE_CPU_SECONDS = 600

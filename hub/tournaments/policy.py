@@ -7,7 +7,7 @@ event's turn clock.
 from __future__ import annotations
 
 import copy
-from typing import Any, FrozenSet, Optional, Sequence
+from typing import Any, FrozenSet, Optional, Sequence, Tuple
 
 import attr
 from zope.interface import implementer
@@ -21,7 +21,7 @@ class TournamentPolicy:
     """
     The start policy of a pairing's room: the game kind's own policy
     (C{inner}), but only with exactly the pairing's players in the room,
-    and with the event's turn clock.
+    and with the event's turn clock (and a gomoku pairing's opening).
     """
 
     #: Splendor's open seating (L{hub.tables.splendor.SplendorSeats})
@@ -29,10 +29,12 @@ class TournamentPolicy:
     openTable = False
 
     def __init__(self, inner: Any, names: Sequence[str],
-                 turnSeconds: Optional[float] = None) -> None:
+                 turnSeconds: Optional[float] = None,
+                 opening: Sequence[Tuple[int, int]] = ()) -> None:
         self.inner = inner
         self.names = frozenset(names)
         self.turnSeconds = turnSeconds
+        self.opening = tuple(opening)
 
     @property
     def autoStart(self) -> bool:
@@ -67,13 +69,18 @@ class TournamentPolicy:
 
     def newTable(self, room: Any) -> Any:
         """
-        The kind's table, with the event's turn clock if it has one.
+        The kind's table, with the event's turn clock if it has one, and
+        the stones of the pairing's opening (gomoku's) placed.
         """
         inner = self.inner
         if self.turnSeconds is not None:
             inner = copy.copy(inner)
             inner.options = self.options
-        return inner.newTable(room)
+        table = inner.newTable(room)
+        for stone in self.opening:
+            # Before its start: its GameStarted's position has them.
+            table.game.apply(table.game.currentSeat, stone)
+        return table
 
     def memberLeft(self, lobby: Any, room: Any) -> None:
         # As the kind's policy would, with this one's canStart.

@@ -232,3 +232,29 @@ def crosstable(names: Sequence[str], games: Sequence[Game]) -> \
                     row[opponent] = row.get(opponent, 0.0) + \
                         game.points[seat]
     return table
+
+
+def eventRatings(names: Iterable[str],
+                 games: Iterable[Game]) -> Dict[str, Tuple[float, float]]:
+    """
+    Each entrant's rating over the event's games alone: OpenSkill's
+    (L{hub.records.ratings}, as the hub's leaderboards), every entrant
+    from the default, then the finished games (byes aside) in the order
+    played, their places by points (equal points tie).
+
+    @return: C{{name: (mu, sigma)}}, sigma the uncertainty.
+    """
+    from hub.records import ratings
+    rated = {name: ratings.Rating() for name in names}
+    for game in sorted(games, key=lambda g: (g.round, g.board)):
+        if game.bye or game.points is None or len(game.seats) < 2:
+            continue
+        seats = [name for name in game.seats]
+        for name in seats:
+            rated.setdefault(name, ratings.Rating())
+        places = [1 + sum(1 for other in game.points if other > mine)
+                  for mine in game.points]
+        after = ratings.rate([rated[name] for name in seats], places)
+        for name, rating in zip(seats, after):
+            rated[name] = rating
+    return {name: (r.mu, r.sigma) for name, r in rated.items()}

@@ -60,6 +60,13 @@ class Event:
     endsAt: Optional[float] = None
     pausedAt: Optional[float] = None
     finishedAt: Optional[float] = None
+    #: Gomocup brains' time control: milliseconds a turn, a game's bank
+    #: (None: no limit), and whether engines may ponder off turn.
+    turnMs: Optional[int] = None
+    matchMs: Optional[int] = None
+    pondering: bool = False
+    #: Gomoku openings: each a tuple of C{(x, y)} stones, black's first.
+    openings: Tuple[Tuple[Tuple[int, int], ...], ...] = ()
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -80,6 +87,9 @@ class Entrant:
     engine: Optional[EngineSpec]
     withdrawn: bool
     guest: bool = False
+    #: What its Gomocup brain answered to ABOUT (name, version, author,
+    #: country...), or None.
+    about: Optional[Dict[str, str]] = None
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -115,11 +125,14 @@ class Snapshot:
 
 _EVENT_COLUMNS = ("id, name, kind, format, rounds, minutes, table_size, "
                   "turn_seconds, state, current_round, created_at, "
-                  "started_at, ends_at, paused_at, finished_at")
+                  "started_at, ends_at, paused_at, finished_at, "
+                  "turn_ms, match_ms, pondering, openings")
 
 
 def _event(row: Sequence[Any]) -> Event:
-    return Event(*row)
+    openings = tuple(tuple(tuple(stone) for stone in opening)
+                     for opening in json.loads(row[-1] or "[]"))
+    return Event(*row[:-2], pondering=bool(row[-2]), openings=openings)
 
 
 def _dumps(value: Any) -> str:
@@ -129,9 +142,14 @@ def _dumps(value: Any) -> str:
 def createEvent(cursor: db.Cursor, name: str, kind: str, format: str,
                 rounds: Optional[int], minutes: Optional[float],
                 tableSize: int, turnSeconds: Optional[float],
-                now: float) -> int:
+                now: float, turnMs: Optional[int] = None,
+                matchMs: Optional[int] = None,
+                pondering: bool = False,
+                openings: Sequence[Sequence[Tuple[int, int]]] = ()) -> int:
     """
-    Store a new event (state C{created}).
+    Store a new event (state C{created}); C{turnMs}, C{matchMs} and
+    C{pondering} are its Gomocup brains' time control, C{openings} its
+    gomoku openings.
 
     @return: its id.
     @raise TournamentError: a kind, format or option that does not fit.
@@ -151,13 +169,21 @@ def createEvent(cursor: db.Cursor, name: str, kind: str, format: str,
         raise TournamentError("an arena needs --minutes M")
     if not name.strip():
         raise TournamentError("an event needs a name")
+    for value in (turnMs, matchMs):
+        if value is not None and not value > 0:
+            raise TournamentError("--turn-ms and --match-ms are positive")
+    if openings and kind != "gomoku":
+        raise TournamentError("openings are gomoku's")
     cursor.execute(
         "INSERT INTO tournaments (name, kind, format, rounds, minutes, "
-        "table_size, turn_seconds, state, current_round, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?) RETURNING id",
+        "table_size, turn_seconds, state, current_round, created_at, "
+        "turn_ms, match_ms, pondering, openings) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?) RETURNING id",
         (name, kind, format, rounds if format == SWISS else None,
          minutes if format == ARENA else None, tableSize, turnSeconds,
-         CREATED, now))
+         CREATED, now, turnMs, matchMs, int(bool(pondering)),
+         _dumps([[list(stone) for stone in opening]
+                 for opening in openings]) if openings else None))
     return int(cursor.fetchone()[0])
 
 
@@ -284,22 +310,36 @@ def entrants(cursor: db.Cursor, eventId: int) -> List[Entrant]:
     registration.
     """
     cursor.execute(
-        "SELECT e.name, e.entry, e.engine, e.withdrawn, e.guest, "
+        "SELECT e.name, e.entry, e.engine, e.withdrawn, e.guest, e.about, "
         "c.command, c.folder, c.protocol, c.cpu_seconds, c.memory_bytes "
         "FROM tournament_entrants e LEFT JOIN engine_catalog c ON "
         "c.name = e.engine WHERE e.tournament_id = ? ORDER BY e.entry",
         (eventId,))
     found = []
-    for (name, entry, engine, withdrawn, guest, command, folder, protocol,
-         cpu, memory) in cursor.fetchall():
+    for (name, entry, engine, withdrawn, guest, about, command, folder,
+         protocol, cpu, memory) in cursor.fetchall():
         spec = None
         if engine is not None:
             spec = (EngineSpec(engine) if command is None else EngineSpec(
                 engine, tuple(json.loads(command)), folder, protocol,
                 int(cpu), int(memory)))
         found.append(Entrant(name, entry, spec, bool(withdrawn),
-                             bool(guest)))
+                             bool(guest),
+                             json.loads(about) if about else None))
     return found
+
+
+def setAbout(cursor: db.Cursor, eventId: int, name: str,
+             about: Dict[str, str], now: float = 0.0) -> None:
+    """
+    Keep what entrant C{name}'s brain answered to C{ABOUT} (at most ten
+    pairs, each value at most 100 characters).
+    """
+    pairs = {str(k)[:20]: str(v)[:100]
+             for k, v in sorted(about.items())[:10]}
+    cursor.execute("UPDATE tournament_entrants SET about = ? WHERE "
+                   "tournament_id = ? AND name = ?",
+                   (_dumps(pairs), eventId, name))
 
 
 def requestState(cursor: db.Cursor, eventId: int, action: str,

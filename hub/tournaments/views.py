@@ -14,7 +14,8 @@ from typing import Any, Callable, Dict, List, Optional
 
 from hub.tournaments import store
 from hub.tournaments.interfaces import roomName
-from hub.tournaments.standings import Standing, crosstable, standings
+from hub.tournaments.standings import (
+    Standing, crosstable, eventRatings, standings)
 
 
 def eventStandings(snap: store.Snapshot) -> List[Standing]:
@@ -86,17 +87,21 @@ def eventJSON(snap: store.Snapshot,
                 entry["live"] = link
         rounds.setdefault(game.round, []).append(entry)
     table = eventStandings(snap)
+    rated = eventRatings(snap.names(), snap.games)
     summary = summaryJSON(event)
     summary.update({
         "entrants": [{"name": e.name, "entry": e.entry,
                       "engine": e.engine is not None,
+                      "about": e.about,
                       "withdrawn": e.withdrawn, "guest": e.guest}
                      for e in snap.entrants],
         "rounds": [{"round": r, "pairings": rounds[r]}
                    for r in sorted(rounds)],
         "standings": [{"rank": s.rank, "name": s.name, "points": s.points,
                        "tieBreaks": list(s.tieBreaks), "games": s.games,
-                       "guest": s.name in guests}
+                       "guest": s.name in guests,
+                       "rating": {"mu": round(rated[s.name][0], 2),
+                                  "sigma": round(rated[s.name][1], 2)}}
                       for s in table],
         "crosstable": crosstable(snap.names(), list(snap.games)),
     })

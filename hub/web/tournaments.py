@@ -10,6 +10,7 @@ The tournaments on the web face (L{hub.tournaments}):
                                       enters itself, proven with its
                                       play key (the desktop client)
     /api/tournaments/ID/standings.csv the standings as CSV
+    /api/tournaments/ID/games.psq.zip its gomoku games as .psq records
     /api/tournaments/ID/events        event stream: C{tournament} (the
                                       event's JSON) at once, then after
                                       each change (at most once a second)
@@ -42,7 +43,7 @@ from twisted.web.template import tags
 from zope.interface import implementer
 
 from hub.accounts.names import nameKey
-from hub.tournaments import store, views
+from hub.tournaments import psqexport, store, views
 from hub.tournaments.interfaces import ITournamentListener
 from hub.web import pages
 from hub.web.i18n import N_
@@ -307,6 +308,36 @@ class StandingsCSV(_EventResource):
         return server.NOT_DONE_YET
 
 
+class PsqZip(_EventResource):
+    """
+    C{/api/tournaments/ID/games.psq.zip}: the event's gomoku games as
+    Piskvork records (L{psqexport}), made in the database's thread.
+    """
+
+    def render_GET(self, request: Any) -> Any:
+        def done(data: bytes) -> None:
+            request.setHeader(b"Content-Type", b"application/zip")
+            request.setHeader(
+                b"Content-Disposition", b"attachment; filename=" +
+                psqexport.zipName(self.eventId).encode("ascii"))
+            request.write(data)
+            request.finish()
+
+        def failed(failure: Any) -> None:
+            if failure.check(store.TournamentError):
+                request.write(sendJSON(request, {"error": "not found"},
+                                       404))
+            else:
+                request.write(sendJSON(request, {"error": "unavailable"},
+                                       503))
+            request.finish()
+
+        d = self.web.database.runInteraction(psqexport.eventZip,
+                                             self.eventId)
+        d.addCallbacks(done, failed)
+        return server.NOT_DONE_YET
+
+
 class TournamentsAPI(resource.Resource):
     """
     C{/api/tournaments} and below.
@@ -339,6 +370,9 @@ class TournamentsAPI(resource.Resource):
         if rest == [b"standings.csv"]:
             request.postpath = []
             return StandingsCSV(self.web, eventId)
+        if rest == [b"games.psq.zip"]:
+            request.postpath = []
+            return PsqZip(self.web, eventId)
         if rest == [b"events"] and self.web.feeds is not None:
             request.postpath = []
             return StreamResource(self.web.feeds.feed(eventId),
@@ -489,6 +523,19 @@ def listContent(data: Dict[str, Any], _: Any = lambda text: text) -> Any:
     return tags.div(*sections, id="tournaments")
 
 
+def aboutText(about):
+    """
+    A Gomocup brain's C{ABOUT} in one line: C{name version, by author
+    (country)}, with what it gave.
+    """
+    text = " ".join(about[k] for k in ("name", "version") if about.get(k))
+    if about.get("author"):
+        text += ", by " + about["author"]
+    if about.get("country"):
+        text += " (" + about["country"] + ")"
+    return text.strip(", ")
+
+
 def _points(value: Optional[float]) -> str:
     return views.formatPoints(value) if value is not None else ""
 
@@ -542,6 +589,9 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
     standingsTable = tags.table(
         tags.thead(tags.tr(tags.th(_("rank")), tags.th(_("name")),
                            tags.th(_("points")), tags.th(_("games")),
+                           tags.th(_("rating"), title=_(
+                               "OpenSkill over this event's games: "
+                               "mu \u00b1 sigma")),
                            *[tags.th(pages.player(n)) for n in names])),
         tags.tbody(*[
             tags.tr(tags.td(str(s["rank"])),
@@ -549,6 +599,9 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
                                           [s.get("guest")], _)),
                     tags.td(_points(s["points"]), class_="points"),
                     tags.td(str(s["games"])),
+                    tags.td("%.1f ± %.1f" % (s["rating"]["mu"],
+                                             s["rating"]["sigma"]),
+                            class_="rating"),
                     *[tags.td("" if n == s["name"] else _points(
                         data["crosstable"].get(s["name"], {}).get(n)))
                       for n in names],
@@ -575,12 +628,18 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
     entrants = tags.ul(*[
         tags.li(*pages.players([e["name"]], "", [e.get("guest")], _),
                 " " + _("(engine)") if e["engine"] else "",
+                tags.span(" " + aboutText(e["about"]), class_="about")
+                if e.get("about") else "",
                 " " + _("(withdrawn)") if e["withdrawn"] else "")
         for e in data["entrants"]], class_="entrants")
     exports = tags.p(
         tags.a(_("standings (CSV)"),
                href="/api/tournaments/%d/standings.csv" % (eventId,)),
-        " ", tags.a(_("event (JSON)"), href="/api/tournaments/%d" % (eventId,)))
+        " ", tags.a(_("event (JSON)"),
+                    href="/api/tournaments/%d" % (eventId,)),
+        *([" ", tags.a(_("games (.psq zip)"),
+                       href="/api/tournaments/%d/games.psq.zip" % (
+                           eventId,))] if data["kind"] == "gomoku" else []))
     you = {"data-you": visitor.name} if visitor is not None else {}
     return tags.div(facts, tags.div(id="game-ready", class_="game-ready",
                                     hidden="hidden", role="status"),

@@ -59,7 +59,7 @@ class CatalogTests:
         No engine without a command, with a bad name, protocol, limit or
         folder; no entrant of an engine not registered.
         """
-        for args in ((["x"], 0.0, None, "stdio"), ([], 0.0),
+        for args in ((["x"], 0.0, None, "smoke-signals"), ([], 0.0),
                      (["x"], 0.0, "relative/path"),
                      (["x"], 0.0, None, "tcp", -1),
                      (["a\0b"], 0.0)):
@@ -105,7 +105,7 @@ class CatalogTests:
         finally:
             connection.close()
         self.patch(db, "migrations", every)
-        self.assertEqual(db.prepare(self.url), [7])
+        self.assertEqual(db.prepare(self.url), [7, 8])
         self.assertEqual(self.run_(catalog.engines),
                          [EngineSpec("robot", ("bot", "{port}"))])
         entrants = {e.name: e.engine for e in self.run_(store.entrants, 1)}

@@ -174,7 +174,8 @@ class CLITests(SynchronousTestCase):
         self.assertEqual(data["name"], "Spring cup")
         self.assertEqual(data["entrants"][1],
                          {"name": "bot", "entry": 2, "engine": True,
-                          "withdrawn": False, "guest": True})
+                          "withdrawn": False, "guest": True,
+                          "about": None})
         self.assertNotIn("secret-cmd", json.dumps(data))
 
     def test_usage(self):

@@ -587,6 +587,23 @@ def bounded(d, seconds=WAIT):
     return d.addTimeout(seconds, reactor)
 
 
+def inProcessHub(case):
+    """
+    A started in-process hub with the default options, stopped after
+    C{case}, with a L{GameWatcher} of its tables.
+
+    @return: C{(hub, watcher, factories)}.
+    """
+    options = defaultOptions()
+    hub = Hub(reactor, limits=options.limits())
+    hub.startService()
+    case.addCleanup(lambda: hub.stopService() if hub.running else None)
+    watcher = GameWatcher()
+    hub.lobby.addTableListener(watcher)
+    return hub, watcher, makeFactories(options, hub.lobby, hub.sessions,
+                                       hub.clock)
+
+
 class LaunchTests(TestCase):
     """
     Real engines on private listeners of an in-process hub with the
@@ -596,15 +613,7 @@ class LaunchTests(TestCase):
     timeout = 4 * WAIT
 
     def setUp(self):
-        options = defaultOptions()
-        self.hub = Hub(reactor, limits=options.limits())
-        self.hub.startService()
-        self.addCleanup(
-            lambda: self.hub.stopService() if self.hub.running else None)
-        self.watcher = GameWatcher()
-        self.hub.lobby.addTableListener(self.watcher)
-        self.factories = makeFactories(options, self.hub.lobby,
-                                       self.hub.sessions, self.hub.clock)
+        self.hub, self.watcher, self.factories = inProcessHub(self)
         self.crashes = []
         self.clock = reactor
         self.root = os.path.abspath(tempPath(self))

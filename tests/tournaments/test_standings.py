@@ -5,7 +5,8 @@ Scores, tie-breaks and standings (L{hub.tournaments.standings}).
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.tournaments.standings import (
-    Game, byePoints, crosstable, forfeitPoints, placementPoints, standings)
+    Game, byePoints, crosstable, eventRatings, forfeitPoints,
+    placementPoints, standings)
 
 
 class PointsTests(SynchronousTestCase):
@@ -131,3 +132,40 @@ class StandingsTests(SynchronousTestCase):
                  Game(2, 1, ("b", "a"), (0.5, 0.5))]
         self.assertEqual(crosstable(["a", "b"], games),
                          {"a": {"b": 1.5}, "b": {"a": 0.5}})
+
+
+class EventRatingTests(SynchronousTestCase):
+    """
+    L{eventRatings}: OpenSkill over the event's games, with uncertainty.
+    """
+
+    def test_ranksAsResults(self):
+        """
+        After a round robin where a beats b and c and b beats c, the
+        ratings order a, b, c; every sigma has shrunk from the default;
+        a bye and a game not yet played change nothing.
+        """
+        from hub.records import ratings
+        games = [Game(1, 1, ("a", "b"), (1.0, 0.0)),
+                 Game(1, -1, ("c",), (1.0,)),
+                 Game(2, 1, ("c", "a"), (0.0, 1.0)),
+                 Game(3, 1, ("b", "c"), (1.0, 0.0)),
+                 Game(4, 1, ("a", "c"))]
+        rated = eventRatings(["a", "b", "c", "d"], games)
+        self.assertGreater(rated["a"][0], rated["b"][0])
+        self.assertGreater(rated["b"][0], rated["c"][0])
+        for name in "abc":
+            self.assertLess(rated[name][1], ratings.SIGMA)
+        self.assertEqual(rated["d"], (ratings.MU, ratings.SIGMA))
+
+    def test_sameAsTheRecords(self):
+        """
+        One game rated as the records rate it (L{hub.records.ratings.
+        rate}), a draw a tie.
+        """
+        from hub.records import ratings
+        rated = eventRatings(["a", "b"], [Game(1, 1, ("a", "b"),
+                                              (0.5, 0.5))])
+        a, b = ratings.rate([ratings.Rating(), ratings.Rating()], [1, 1])
+        self.assertEqual(rated, {"a": (a.mu, a.sigma),
+                                 "b": (b.mu, b.sigma)})

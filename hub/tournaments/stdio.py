@@ -1,0 +1,161 @@
+"""
+Engines that speak the hub's stdio protocol (C{--protocol stdio}, all
+three games): one JSON object a line each way.  Each turn the hub
+writes the game's kind, the seat, the position in the canonical form of
+C{hub.games}, the legal actions and the time left; the engine answers
+C{{"action": ...}} (the records' JSON form of an action), optionally
+with a C{"debug"} text.  Processes, time control and no pondering are
+L{hub.tournaments.gomocup}'s; docs/protocols/engines.md is the spec.
+"""
+
+import json
+
+from twisted.internet import defer
+
+from hub.records.codec import actionFromJSON, actionToJSON
+from hub.tournaments.gomocup import (
+    ILLEGAL, Brain, BrainFailed, BrainProcess, EnginePlayer)
+from hub.wire import gomocup as lines
+
+#: The protocol's version (docs/protocols/engines.md).
+VERSION = 1
+#: What the hub's requests say they are.
+NAME = "gamehub-stdio"
+#: Characters of an answer's C{debug} kept for the log.
+DEBUG_CHARS = 2000
+
+
+def splendorPosition(game, seat):
+    """
+    The public position of a Splendor game (L{hub.games.splendor.
+    SplendorGame}) as C{seat} sees it: the bank, the face-up cards, the
+    decks' sizes, the nobles, each seat's tokens, bonuses, points, cards
+    bought and nobles, its own reserved cards (the others' as a count),
+    the phase and what it waits for.
+    """
+    from hub.games import splendor
+    players = []
+    for index, player in enumerate(game.players):
+        entry = {"tokens": player.tokenDict(),
+                 "bonuses": dict(zip(splendor.GEMS, player.bonuses)),
+                 "points": player.points,
+                 "purchased": list(player.purchased),
+                 "nobles": list(player.nobles),
+                 "reservedCount": len(player.reserved)}
+        if index == seat:
+            entry["reserved"] = list(player.reserved)
+        players.append(entry)
+    return {"bank": dict(zip(splendor.TOKENS, game.bank)),
+            "board": [list(row) for row in game.board],
+            "decks": [len(deck) for deck in game.decks],
+            "nobles": list(game.nobles),
+            "players": players, "phase": game.phase,
+            "pendingDiscard": game.pendingDiscard,
+            "pendingNobles": list(game.pendingNobles),
+            "currentSeat": game.currentSeat}
+
+
+def position(kind, table, seat):
+    """
+    The canonical position of C{table}'s game for C{seat}: gomoku's and
+    checkers' C{table.position()} (the stones in order; the regions,
+    each seat's pieces and the seat to move), Splendor's
+    L{splendorPosition}.
+    """
+    if kind == "splendor":
+        return splendorPosition(table.game, seat)
+    return table.position()
+
+
+def request(kind, seat, seats, positionOf, legal, timeLeftMs, turnMs):
+    """
+    One request line (bytes, LF-ended).
+
+    @param legal: the legal actions, canonical.
+    @param timeLeftMs: what is left of the game's bank, or None.
+    @param turnMs: what this turn may last, or None.
+    """
+    return json.dumps({
+        "protocol": NAME, "version": VERSION, "kind": kind, "seat": seat,
+        "seats": seats, "position": positionOf,
+        "legal": [actionToJSON(kind, action) for action in legal],
+        "timeLeftMs": timeLeftMs, "turnMs": turnMs},
+        separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def answer(kind, message, legal):
+    """
+    The canonical action of an answer (its C{"action"}), if legal.
+
+    @raise BrainFailed: it is no action of C{kind}, or not in C{legal}.
+    """
+    try:
+        action = actionFromJSON(kind, message)
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        raise BrainFailed(ILLEGAL, "not a {} action: {}".format(
+            kind, lines.escape(repr(message), 200))) from e
+    if action not in legal:
+        raise BrainFailed(ILLEGAL, "not a legal action: {}".format(
+            lines.escape(json.dumps(message), 200)))
+    return action
+
+
+class StdioProcess(BrainProcess):
+    """
+    A stdio engine's process: each line a JSON object; C{"debug"} to the
+    log, C{"action"} the answer (a line that is no JSON object while it
+    is asked is an unparsable action).
+    """
+
+    def lineReceived(self, line):
+        wait = self._wait
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            self._logLine(line, "?")
+            if wait is not None:
+                self._fail(BrainFailed(ILLEGAL, "not a JSON object: "
+                                       + lines.escape(line, 200)))
+            return
+        debug = message.get("debug")
+        if debug is not None:
+            self._logLine("debug: " + str(debug)[:DEBUG_CHARS])
+        if "action" not in message:
+            return
+        self._logLine(json.dumps(message["action"]), "<")
+        if wait is not None:
+            self._answer(message["action"])
+
+
+class StdioBrain(Brain):
+    """
+    A stdio engine for a whole event: no handshake, nothing between
+    games (each request carries the whole position).
+    """
+
+    def handshake(self, process):
+        return defer.succeed(None)
+
+    def restart(self, process):
+        return defer.succeed(None)
+
+
+class StdioPlayer(EnginePlayer):
+    """
+    A stdio engine's member of its room, for any game kind.
+    """
+
+    expect = "action"
+
+    def command(self):
+        table, seat = self.table, self.seat
+        self.legal = table.game.legalActions(seat)
+        c = self.matchClock
+        return request(table.kind, seat, len(table.seats),
+                       position(table.kind, table, seat), self.legal,
+                       c.leftMs, c.allowanceMs())
+
+    def accept(self, message):
+        return answer(self.table.kind, message, self.legal)
