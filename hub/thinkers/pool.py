@@ -289,9 +289,17 @@ class BotPool(Service):
         self.ready = False
         d = defer.maybeDeferred(self.processes.start)
 
+        def started(_):
+            if self.running:
+                # One line for what ampoule says at debug
+                # (hub.logs.CHATTY).
+                self.log.info("bot pool: {workers} worker(s) up",
+                              workers=self.processes.size,
+                              event="bot-pool-up")
+
         def failed(failure):
             self.log.failure("bot pool: the workers did not start", failure)
-        d.addErrback(failed).addCallback(lambda _: self._up())
+        d.addCallbacks(started, failed).addCallback(lambda _: self._up())
         return d
 
     def _up(self):
