@@ -165,7 +165,7 @@ def serve(args):
     hub.startService()
     if args.thinker == "pool":
         thinker = BotPool(hub.clock, WorkerProcesses(args.workers,
-                                                     hub.clock))
+                                                     hub.clock, reactor))
         thinker.setServiceParent(hub)
     else:
         thinker = InlineThinker()

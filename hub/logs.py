@@ -1,7 +1,11 @@
 """
 The log of C{twistd gamehub}: the observer C{twistd} would use (or, with
 C{--log-format json}, one JSON event per line to the same place), behind a
-filter that drops events below C{--log-level}.
+filter that drops events below C{--log-level}.  The info lines of the
+libraries in L{CHATTY} count as debug: what they say at info (the bot
+pool's ampoule: each worker started and its AMP link made, the pool's
+settings over twenty lines) is routine, and the hub's own lines say what
+matters (the pool's workers up, a worker that died).
 
 With C{--log-format json} each line is one event as
 L{twisted.logger.eventAsJSON} writes it, with these fields added for a
@@ -26,8 +30,9 @@ import datetime
 import sys
 
 from twisted.logger import (
-    FileLogObserver, FilteringLogObserver, LogLevel, LogLevelFilterPredicate,
-    eventAsJSON, formatEvent)
+    FileLogObserver, FilteringLogObserver, ILogObserver, LogLevel,
+    LogLevelFilterPredicate, eventAsJSON, formatEvent)
+from zope.interface import implementer
 
 # twistd's own observer is made through Twisted's internals, kept in one
 # module.
@@ -48,14 +53,47 @@ LOG_FORMATS = ("text", "json")
 GAME_KINDS = ("gomoku", "checkers", "splendor")
 
 
+#: The log namespaces (and those under them) whose info events are logged
+#: as debug: the bot pool's process pool, and the AMP links to its
+#: workers (nothing else of the hub speaks AMP).
+CHATTY = ("ampoule", "twisted.protocols.amp")
+
+
+def isChatty(namespace):
+    """
+    Whether the log C{namespace} is one of L{CHATTY} or under one.
+    """
+    return any(namespace == chatty or namespace.startswith(chatty + ".")
+               for chatty in CHATTY)
+
+
+@implementer(ILogObserver)
+class ChatterDemoted:
+    """
+    An observer that passes every event to C{observer}, the info events of
+    L{CHATTY} namespaces as debug (a copy: other observers of the same
+    event see it as it was).
+    """
+
+    def __init__(self, observer):
+        self.observer = observer
+
+    def __call__(self, event):
+        if (event.get("log_level") == LogLevel.info
+                and isChatty(event.get("log_namespace") or "")):
+            event = dict(event, log_level=LogLevel.debug)
+        self.observer(event)
+
+
 def levelFilter(observer, level):
     """
-    C{observer}, seeing only events of C{level} or above.
+    C{observer}, seeing only events of C{level} or above, the info lines
+    of L{CHATTY} namespaces counting as debug.
 
     @param level: a L{LogLevel}.
     """
-    return FilteringLogObserver(
-        observer, [LogLevelFilterPredicate(defaultLogLevel=level)])
+    return ChatterDemoted(FilteringLogObserver(
+        observer, [LogLevelFilterPredicate(defaultLogLevel=level)]))
 
 
 def logFile(twistdOptions):

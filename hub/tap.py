@@ -634,7 +634,7 @@ def makeService(options, reactor=None):
               idleSeconds=options["idle-seconds"], limits=options.limits(),
               drainSeconds=options.get("drain-seconds", 0))
     lobby, sessions = top.lobby, top.sessions
-    thinker = makeBotPool(options, top)
+    thinker = makeBotPool(options, top, reactor)
     from hub.records.service import fromOptions
     records = fromOptions(options, reactor, top.clock)
     if records is not None:
@@ -740,14 +740,15 @@ def makeService(options, reactor=None):
     return top
 
 
-def makeBotPool(options, hub):
+def makeBotPool(options, hub, reactor):
     """
     The pool of worker processes in which the hub's bots think (a child
-    service of C{hub}, on its clock).
+    service of C{hub}, on its clock; its workers start once C{reactor}
+    runs).
     """
     from hub.thinkers.pool import BotPool, WorkerProcesses, cpuCount
     workers = options.get("bot-workers") or cpuCount()
-    pool = BotPool(hub.clock, WorkerProcesses(workers, hub.clock),
+    pool = BotPool(hub.clock, WorkerProcesses(workers, hub.clock, reactor),
                    queueSize=options.get("bot-queue", 64))
     pool.setName("bots")
     pool.setServiceParent(hub)

@@ -21,7 +21,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub import tap
 from hub.limits import LOG_BURST, LOG_INTERVAL
-from hub.logs import jsonLine
+from hub.logs import CHATTY, isChatty, jsonLine, levelFilter
 from hub.wire import checkers as checkersWire
 from tests.checkers.support import Server as CheckersServer
 from tests.gomoku.support import GomokuHarness
@@ -320,6 +320,51 @@ class JSONLogTests(SynchronousTestCase):
             "log_format": "broken", "log_failure": failure}))
         self.assertIn("ZeroDivisionError", event["traceback"])
         self.assertEqual(event["level"], "critical")
+
+
+class ChatterTests(SynchronousTestCase):
+    """
+    The hub's log filter (L{levelFilter}) counts the info lines of the
+    bot pool's libraries (L{CHATTY}: ampoule, AMP) as debug.
+    """
+
+    def filtered(self, level, *events):
+        seen = []
+        observer = levelFilter(seen.append, level)
+        for event in events:
+            observer(event)
+        return [(e["log_namespace"], e["log_level"]) for e in seen]
+
+    def event(self, namespace, level=LogLevel.info):
+        return {"log_namespace": namespace, "log_level": level,
+                "log_format": "x", "log_time": 0.0}
+
+    def test_info(self):
+        """
+        At C{--log-level info}, ampoule's and AMP's info lines are
+        dropped, their warnings kept, and the hub's info lines kept.
+        """
+        self.assertEqual(self.filtered(
+            LogLevel.info, self.event("ampoule.main"),
+            self.event("twisted.protocols.amp"),
+            self.event("ampoule.pool", LogLevel.warn),
+            self.event("ampoulette"),
+            self.event("hub.thinkers.pool.BotPool")), [
+                ("ampoule.pool", LogLevel.warn),
+                ("ampoulette", LogLevel.info),
+                ("hub.thinkers.pool.BotPool", LogLevel.info)])
+
+    def test_debug(self):
+        """
+        At C{--log-level debug} they are written, as debug; the event
+        other observers see is unchanged.
+        """
+        event = self.event("ampoule.main")
+        self.assertEqual(self.filtered(LogLevel.debug, event),
+                         [("ampoule.main", LogLevel.debug)])
+        self.assertEqual(event["log_level"], LogLevel.info)
+        self.assertTrue(isChatty("ampoule"))
+        self.assertIn("ampoule", CHATTY)
 
 
 class JSONLogFileTests(TestCase):

@@ -177,8 +177,13 @@ class BotOptionsTests(SynchronousTestCase):
         play = site.play
         self.assertIs(play.thinker, pool)
         self.assertEqual((play.shares.seats, play.shares.strong), (4, 1))
-        for kind, factory in play.factories.items():
+        self.assertEqual(sorted(play.games),
+                         ["checkers", "gomoku", "splendor"])
+        for kind, game in play.games.items():
+            factory = top.getServiceNamed(kind + "-port").factory
             self.assertIs(factory.policy.options.thinker, pool, kind)
+            # The web face's rooms are the protocol's, on its policy.
+            self.assertIs(game.policy.options.thinker, pool, kind)
 
 
 class ServiceTests(SynchronousTestCase):

@@ -101,28 +101,45 @@ class WorkerProcesses:
     again when one dies.
 
     Each worker gets the hub's C{PYTHONPATH} and nothing else of its
-    environment.  The pool is made at L{start}: ampoule's idle check is a
-    timer of its own (which finds nothing to do: the pool never has more
-    than its minimum), stopped by L{stop}.
+    environment.  The pool is made once C{reactor} runs: ampoule spawns
+    its workers, and runs its idle check (a timer that finds nothing to
+    do: the pool never has more than its minimum; stopped by L{stop}), on
+    the global reactor, which is the hub's under twistd; a hub built on
+    another reactor (a test's fake, which never runs) starts none.
 
     @ivar size: the number of workers.
     @ivar clock: the hub's clock, for the time workers have to exit.
+    @ivar reactor: the hub's reactor.
     @ivar stopSeconds: that time.
     """
 
-    def __init__(self, size, clock, stopSeconds=STOP_SECONDS):
+    def __init__(self, size, clock, reactor, stopSeconds=STOP_SECONDS):
         self.size = size
         self.clock = clock
+        self.reactor = reactor
         self.stopSeconds = stopSeconds
         self._pool = None
+        self._starting = None
         self._links = {}
 
     def start(self):
         """
-        Make the pool and start its workers.
+        Make the pool and start its workers, once the reactor runs (at
+        once if it does).
 
         @return: a Deferred that fires once each has answered.
         """
+        d = self._starting = defer.Deferred()
+        self.reactor.callWhenRunning(self._spawn, d)
+        return d
+
+    def _spawn(self, d):
+        if d is not self._starting:
+            return  # stopped (or started again) before the reactor ran
+        self._starting = None
+        defer.maybeDeferred(self._startPool).chainDeferred(d)
+
+    def _startPool(self):
         from ampoule.main import ProcessStarter
         from ampoule.pool import ProcessPool
         from hub.thinkers.worker import BOOTSTRAP, BotWorker
@@ -187,6 +204,7 @@ class WorkerProcesses:
 
         @return: a Deferred that fires once they have all exited.
         """
+        self._starting = None
         for request in list(self._links):
             self.kill(request)
         if self._pool is None:
@@ -289,9 +307,17 @@ class BotPool(Service):
         self.ready = False
         d = defer.maybeDeferred(self.processes.start)
 
+        def started(_):
+            if self.running:
+                # One line for what ampoule says at debug
+                # (hub.logs.CHATTY).
+                self.log.info("bot pool: {workers} worker(s) up",
+                              workers=self.processes.size,
+                              event="bot-pool-up")
+
         def failed(failure):
             self.log.failure("bot pool: the workers did not start", failure)
-        d.addErrback(failed).addCallback(lambda _: self._up())
+        d.addCallbacks(started, failed).addCallback(lambda _: self._up())
         return d
 
     def _up(self):

@@ -164,16 +164,46 @@ class BotPoolTests(SynchronousTestCase):
         self.clock.advance(P.DEADLINES[2] + P.LATE_AFTER)
         self.assertEqual(results[0].value.reason, NoThought.LATE)
 
+    def observeUp(self):
+        """
+        The pool's C{bot-pool-up} lines from now on.
+        """
+        lines = []
+
+        def observe(event):
+            if event.get("event") == "bot-pool-up":
+                lines.append(event["workers"])
+        globalLogPublisher.addObserver(observe)
+        self.addCleanup(globalLogPublisher.removeObserver, observe)
+        return lines
+
+    def test_workersUpLogged(self):
+        """
+        The workers up: one line says how many (ampoule's own lines are
+        debug, L{hub.logs.CHATTY}).
+        """
+        self.pool.stopService()
+        starting = defer.Deferred()
+        self.processes = FakeProcesses(size=3, started=starting)
+        self.pool = P.BotPool(self.clock, self.processes)
+        lines = self.observeUp()
+        self.pool.startService()
+        self.assertEqual(lines, [])
+        starting.callback(None)
+        self.assertEqual(lines, [3])
+
     def test_workersDoNotStart(self):
         """
-        Workers that cannot start: logged; the questions go out anyway
-        (and fail as their workers do).
+        Workers that cannot start: logged (and not said to be up); the
+        questions go out anyway (and fail as their workers do).
         """
         self.pool.stopService()
         self.processes = FakeProcesses(started=defer.fail(OSError("no")))
         self.pool = P.BotPool(self.clock, self.processes)
+        lines = self.observeUp()
         self.pool.startService()
         self.assertEqual(len(self.flushLoggedErrors(OSError)), 1)
+        self.assertEqual(lines, [])
         self.ask()
         self.assertEqual(len(self.processes.asked), 1)
 

@@ -10,7 +10,7 @@ import os
 import signal
 
 from twisted.internet import defer, error, reactor, task
-from twisted.internet.testing import StringTransport
+from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
@@ -45,6 +45,33 @@ def until(condition, interval=0.05):
         yield task.deferLater(reactor, interval, lambda: None)
 
 
+class ReactorTests(SynchronousTestCase):
+    """
+    The workers start once the hub's reactor runs: a hub built on a
+    reactor that never runs (a test's fake) starts none.
+    """
+
+    def test_notRunning(self):
+        """
+        Started on a reactor that is not running, the pool starts no
+        worker and leaves nothing on the global reactor; stopped, it is
+        done at once, and starts none when that reactor runs later.
+        """
+        fake = MemoryReactorClock()
+        before = set(reactor.getDelayedCalls())
+        processes = WorkerProcesses(2, TrackedClock(fake), fake)
+        started = processes.start()
+        self.assertNoResult(started)
+        self.assertEqual(processes.pids(), [])
+        self.assertEqual(set(reactor.getDelayedCalls()), before)
+        self.successResultOf(processes.stop())
+        for hook, args, kwargs in fake.whenRunningHooks:
+            hook(*args, **kwargs)
+        self.assertEqual(processes.pids(), [])
+        self.assertEqual(set(reactor.getDelayedCalls()), before)
+        self.assertNoResult(started)
+
+
 class RealPoolTests(TestCase):
     """
     Questions answered by real worker processes.
@@ -54,7 +81,7 @@ class RealPoolTests(TestCase):
 
     def makePool(self, size=2, **options):
         clock = TrackedClock(reactor)
-        processes = WorkerProcesses(size, clock)
+        processes = WorkerProcesses(size, clock, reactor)
         pool = BotPool(clock, processes, **options)
         pool.startService()
 
@@ -68,9 +95,11 @@ class RealPoolTests(TestCase):
     def test_movesOfEveryKind(self):
         """
         Workers answer legal moves of every kind and level, from other
-        processes than this one; they start with the pool.
+        processes than this one; they start with the pool, once the
+        reactor runs.
         """
         pool, processes = self.makePool()
+        yield until(lambda: pool.ready)
         self.assertEqual(len(processes.pids()), 2)
         for kind in ("gomoku", "checkers", "splendor"):
             game = reachable(kind, 3 if kind != "gomoku" else 2, 4, 10)
@@ -190,7 +219,7 @@ class RealPoolTests(TestCase):
         one that does not answer the order to stop after a while.
         """
         clock = TrackedClock(reactor)
-        processes = WorkerProcesses(2, clock, stopSeconds=0.5)
+        processes = WorkerProcesses(2, clock, reactor, stopSeconds=0.5)
         pool = BotPool(clock, processes)
         pool.startService()
         yield defer.gatherResults([

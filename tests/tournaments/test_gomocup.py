@@ -19,7 +19,8 @@ from hub.tables import events
 from hub.tables.gomoku import OWNER_SEAT
 from hub.tournaments import gomocup
 from hub.tournaments.director import TournamentPolicy
-from hub.tournaments.engines import EngineLauncher, GameLog
+from hub.tournaments.engines import EngineLauncher
+from hub.tournaments.gamelog import GameLog
 from hub.tournaments.interfaces import EngineSpec
 from hub.wire import gomocup as wire
 from tests.sandbox.support import folder, waitFor

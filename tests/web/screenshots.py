@@ -38,8 +38,9 @@ NAMES = {"en": {"gomoku": "alice", "checkers": "bob", "splendor": "carol"},
                 "splendor": "zhangwei"}}
 #: The level of the page's bots (gomoku, checkers).
 LEVEL = "2"
-#: The default Splendor deal (the browser test's, L{tests.web.
-#: test_play_browser.SPLENDOR_SEED}).
+#: The default Splendor deal: the pictures' in docs/ (the browser test's
+#: once; L{tests.web.test_play_browser.SPLENDOR_SEED} is found again when
+#: the bot changes, the pictures need no noble).
 SPLENDOR_SEED = "50"
 #: The player's moves before the picture.
 MOVES = {"gomoku": 6, "checkers": 5}

@@ -2,21 +2,27 @@
 Finding the C{--splendor-seed} of
 L{tests.web.test_play_browser.PlayPageTests.test_wholeSplendorGameByClicking}:
 its clicks played offline against the rules (L{hub.games.splendor}) and
-the hub's bot, as the hub would deal and seat with that seed.  A seed is
-good when the browser's player both gives back tokens and chooses
-between nobles, and the game ends.
+the hub's bot, as the hub would deal and seat with that seed, and ask
+its bot (L{WorkerThinker}).  A seed is good when the browser's player both
+gives back tokens and chooses between nobles, and the game ends.
 
 Run C{python -m tests.web.splendorseeds FIRST LAST} after a change to the
-rules, the bot, the seating or the test's clicks (the clicks here mirror
-the test's C{splendorTurn} and C{pickGems} and the page's offers,
-C{hub/web/static/playsplendor.js}).
+rules, the bot, how the bot is asked, the seating or the test's clicks
+(the clicks here mirror the test's C{splendorTurn} and C{pickGems} and
+the page's offers, C{hub/web/static/playsplendor.js}).
 """
 
+import json
 import random
 import sys
 
-from hub.bots import botFor
+from twisted.internet import defer
+from twisted.internet.task import Clock
+
 from hub.games import splendor as rules
+from hub.games.codec import actionFromJSON, stateToJSON
+from hub.tables.seatpilot import SeatPilot
+from hub.thinkers.worker import choose
 
 #: The page's order of the gem buttons.
 TOKENS = rules.GEMS + (rules.GOLDEN,)
@@ -100,11 +106,28 @@ def clicked(game, seat, legal, done):
     raise RuntimeError("the test would find nothing to click")
 
 
+class WorkerThinker:
+    """
+    An L{hub.ihub.IThinker} that answers at once as a worker of the hub's
+    pool does (L{hub.thinkers.worker.choose}: a bot made for the
+    question, the position through the codec), without a time limit
+    (level 2 has none).
+    """
+
+    def think(self, kind, level, seed, state, seat):
+        position = json.dumps(stateToJSON(kind, state),
+                              separators=(",", ":"))
+        text = choose(kind, level, seed, seat, position, lambda: False)
+        return defer.succeed(actionFromJSON(kind, json.loads(text)))
+
+
 def play(seed):
     """
     The game of C{seed}: the browser's player (who joined first) and one
     bot, seated and dealt as L{hub.tables.splendor.SplendorStartPolicy}
-    does with C{random.Random(seed)}.
+    does with C{random.Random(seed)}, the bot's seat played by a
+    L{SeatPilot} as the room bot's takeover has it (seeded with its
+    seat).
 
     @return: what the player did, and the game.
     """
@@ -113,15 +136,19 @@ def play(seed):
     rng.shuffle(members)
     game = rules.SplendorGame(2, random.Random(rng.getrandbits(64)))
     mine = members.index("browser")
-    # The table's takeover seeds a bot with its seat.
-    bot = botFor("splendor", BOT_LEVEL, seed=1 - mine)
+    clock = Clock()
+    pilot = SeatPilot(clock, WorkerThinker(), "splendor", BOT_LEVEL,
+                      seed=1 - mine, delay=0)
     done = []
     while not game.isOver:
         seat = game.currentSeat
         if seat == mine:
             action = clicked(game, seat, game.legalActions(seat), done)
         else:
-            action = bot.chooseAction(game.copy(), seat)
+            chosen = []
+            pilot.turn(game, seat, chosen.append)
+            clock.advance(0)
+            [action] = chosen
         game.apply(seat, action)
     return done, game
 

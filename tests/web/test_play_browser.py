@@ -15,10 +15,11 @@ from tests.web.test_browser import WAIT, PageActions, bots, browser
 MOVES = 120
 #: The seed of the Splendor deal under which the clicks of
 #: L{PlayPageTests.test_wholeSplendorGameByClicking} against the level-2
-#: bot (the hub's --bot-level) lead to a discard and to a choice between
-#: two nobles (found by L{tests.web.splendorseeds}, which plays the same
-#: clicks against the rules and the bot offline).
-SPLENDOR_SEED = "50"
+#: room bot (the page's default level) lead to a discard and to a choice
+#: between two nobles (found by L{tests.web.splendorseeds}, which plays
+#: the same clicks against the rules and the bot, asked as the hub's
+#: pool asks it, offline).
+SPLENDOR_SEED = "36"
 
 
 class PlayPageTests(PageActions, SynchronousTestCase):
@@ -351,11 +352,9 @@ class PlayPageTests(PageActions, SynchronousTestCase):
 
     def test_wholeSplendorGameByClicking(self):
         """
-        A two-player Splendor game against a server bot (seated as a
-        Unity INIT, the bot filling the table; the table's bots play at
-        the hub's --bot-level, 2, whatever the page's level), played to
-        its end by
-        clicking: tokens are taken until more than 10 must be given back
+        A two-player Splendor game against a server bot (Play a bot:
+        the bot at the page's level, 2 by default), played to its end
+        by clicking: tokens are taken until more than 10 must be given back
         (the discard, by clicking gem buttons), then cards are bought
         from the board or the hand whenever one is offered. A noble
         choice, when several nobles qualify at once, is made by clicking

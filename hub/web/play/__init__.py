@@ -15,12 +15,12 @@ The connection itself is L{hub.web.ws}'s; docs/web.md tells the whole.
 """
 
 from hub.web.play.codec import PROTOCOL_VERSION, dumps
-from hub.web.play.core import WebPlay
+from hub.web.play.core import HINT_LEVEL, WebPlay
 from hub.web.play.errors import *  # noqa: F401,F403
 from hub.web.play.errors import PlayError
 from hub.web.play.games import KINDS, decodeAction, encodeAction, makeGames
 from hub.web.play.player import RoomBot, WebPlayer, tokenKey
 
-__all__ = ["PROTOCOL_VERSION", "dumps", "WebPlay", "PlayError", "KINDS",
-           "decodeAction", "encodeAction", "makeGames", "RoomBot",
-           "WebPlayer", "tokenKey"]
+__all__ = ["PROTOCOL_VERSION", "HINT_LEVEL", "dumps", "WebPlay",
+           "PlayError", "KINDS", "decodeAction", "encodeAction",
+           "makeGames", "RoomBot", "WebPlayer", "tokenKey"]

@@ -16,7 +16,8 @@ thread.
 import functools
 import itertools
 import secrets
-from typing import Any, Callable, Dict, List, Mapping, Optional, Set
+from typing import (
+    Any, Callable, Dict, List, Mapping, Optional, Set, Union)
 
 from twisted.internet import defer
 from twisted.logger import Logger
@@ -290,7 +291,7 @@ class WebPlay:
     # Who the player is.
 
     def hello(self, connection: Any,
-              message: codec.Hello) -> Optional[defer.Deferred]:
+              message: codec.Hello) -> Optional["defer.Deferred[None]"]:
         """
         Who the player is: the account of the connection's login cookie
         (C{connection.visitor}, read when it opened, L{hub.web.ws}), else
@@ -332,10 +333,13 @@ class WebPlay:
         if isinstance(name, str):
             self.enter(connection, name, True, None)
             return None
-        # (Unless the connection is gone by the time the name is known.)
-        return name.addCallback(
-            lambda name: connection in self._hellos and
-            self.enter(connection, name, True, None))
+
+        def named(name: str) -> None:
+            # (Unless the connection is gone by the time the name is
+            # known.)
+            if connection in self._hellos:
+                self.enter(connection, name, True, None)
+        return name.addCallback(named)
 
     def enter(self, connection: Any, name: str, guest: bool,
               account: Optional[str]) -> None:
@@ -363,8 +367,8 @@ class WebPlay:
                 (account is not None and names.accountBanned(account)))):
             raise PlayError(BANNED, "banned")
 
-    def guestName(self, message: codec.Hello,
-                  host: Optional[str]) -> Any:
+    def guestName(self, message: codec.Hello, host: Optional[str]
+                  ) -> Union[str, "defer.Deferred[str]"]:
         """
         The guest name of C{hello} C{message} from C{host}, as C{--names}
         allows: any valid name (C{open}); no account's, nor one holding a
@@ -379,16 +383,19 @@ class WebPlay:
         names = self.names
         closed = names is not None and names.mode == "closed"
         name = message.name
-        if name is None and not closed:
-            raise PlayError(BAD_MESSAGE, "name is required")
-        if not closed and not isValidName(name):
-            raise PlayError(BAD_NAME, "a name is 1 to 20 letters, "
-                            "digits or underscores")
-        if names is None:
-            return name  # type: ignore[return-value]
+        if not closed:
+            if name is None:
+                raise PlayError(BAD_MESSAGE, "name is required")
+            if not isValidName(name):
+                raise PlayError(BAD_NAME, "a name is 1 to 20 letters, "
+                                "digits or underscores")
+            if names is None:
+                return name
         # (Under closed, whatever was sent: only its log line's start.)
-        return names.judge(WEB_KIND, (name or "")[:40], host).addCallback(
-            self._guestVerdict, closed)
+        judged: "defer.Deferred[str]" = names.judge(
+            WEB_KIND, (name or "")[:40], host).addCallback(
+                self._guestVerdict, closed)
+        return judged
 
     def _guestVerdict(self, verdict: Any, closed: bool) -> str:
         if isinstance(verdict, check.Verdict):

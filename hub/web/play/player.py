@@ -32,6 +32,9 @@ class IPlayConnection(Interface):
         "The hub.accounts.websessions.Visitor of the login cookie it "
         "opened with, or None (a guest).")
     transport = Attribute("Its transport (its address), or None.")
+    forwardedFor = Attribute(
+        "The client's address a trusted proxy forwarded, or None (the "
+        "transport's peer is the client).")
 
     def sendText(text: str) -> None:
         """
@@ -181,7 +184,8 @@ class WebPlayer:
         bans, moderation and the name check read
         (L{hub.accounts.check.peerHost}).
         """
-        return getattr(self.connection, "forwardedFor", None)
+        connection = self.connection
+        return None if connection is None else connection.forwardedFor
 
     # Sending.
 
