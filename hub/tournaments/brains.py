@@ -9,7 +9,7 @@ seated at its pairing's room through the hub's lobby and sessions.
 from twisted.internet import defer
 from twisted.logger import Logger
 
-from hub.tournaments import stdio
+from hub.tournaments import gomocup, stdio
 from hub.tournaments.gomocup import (
     END_GRACE, RESTARTS, START_MS, Brain, BrainProcess, GomocupPlayer)
 
@@ -178,3 +178,17 @@ class BrainRunner:
             [self.stopEvent(eventId)
              for eventId in {k[0] for k in self.brains}],
             consumeErrors=True)
+
+
+def timeControl(event):
+    """
+    The Gomocup L{gomocup.TimeControl} of C{event} (an L{EventInfo}):
+    its C{turnMs}, C{matchMs} and C{pondering}, the turn limit its turn
+    clock's when it gives none.
+    """
+    turnMs = getattr(event, "turnMs", None)
+    if turnMs is None and getattr(event, "turnSeconds", None):
+        turnMs = int(event.turnSeconds * 1000)
+    return gomocup.TimeControl(turnMs, getattr(event, "matchMs", None),
+                               pondering=bool(getattr(event, "pondering",
+                                                      False)))

@@ -47,7 +47,7 @@ from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
     EngineFailed, EntrantInfo, EventInfo, IGameReadyListener, IPairings,
     ITournamentListener, PairingInfo, roomName)
-from hub.tournaments.policy import TournamentPolicy
+from hub.tournaments.policy import POSITIONED, TournamentPolicy, openingFor
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
 
@@ -127,47 +127,6 @@ class RunningEvent:
     def roundGames(self, round: int) -> List[Game]:
         return sorted((g for g in self.games.values() if g.round == round),
                       key=lambda g: g.board)
-
-
-#: The engines that are told a position (an opening): over standard
-#: streams (a TCP engine's protocol, gomoku-battle's, cannot say one).
-POSITIONED = ("gomocup", "stdio")
-
-
-def openingFor(run: "RunningEvent", game: Game) -> Tuple[Tuple[int, int],
-                                                          ...]:
-    """
-    The opening C{game} of C{run}'s event starts from: none unless the
-    event has openings and every seat is an engine over standard
-    streams.  The pairs of entrants take the openings in turn, in the
-    order they first meet; a pair's first and second game (a round
-    robin's, colours swapped) share one, its third and fourth the next.
-    """
-    openings = run.event.openings
-    if not openings or game.bye:
-        return ()
-    for name in game.seats:
-        entrant = run.entrant(name)
-        if (entrant is None or entrant.engine is None
-                or entrant.engine.protocol not in POSITIONED):
-            return ()
-    pair = frozenset(game.seats)
-    pairs: List[frozenset] = []
-    met = 0
-    for key in sorted(run.games):
-        other = run.games[key]
-        if other.bye:
-            continue
-        seats = frozenset(other.seats)
-        if seats not in pairs:
-            pairs.append(seats)
-        if key == (game.round, game.board):
-            break
-        if seats == pair:
-            met += 1
-    if pair not in pairs:
-        pairs.append(pair)
-    return tuple(openings[(pairs.index(pair) + met // 2) % len(openings)])
 
 
 @implementer(ITableListener, IPairings)

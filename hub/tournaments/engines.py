@@ -30,6 +30,7 @@ from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
 from hub.tournaments import brains as streams, gomocup
 from hub.tournaments.gamelog import LOG_CAP, GameLog, fromPathPart, gamePath
 from hub.tournaments.interfaces import EngineFailed
+from hub.tournaments.policy import FullTablePolicy
 
 #: The placeholders of an engine's command line.
 PLACEHOLDERS = ("host", "port", "room", "name", "key")
@@ -234,36 +235,6 @@ class EntrantNames:
 
     def __getattr__(self, name):
         return getattr(self.names, name)
-
-
-class FullTablePolicy:
-    """
-    A start policy that starts only once C{players} members are all
-    ready, and is C{policy} otherwise (a tournament's Splendor or
-    checkers table is played by the players paired, not by the first
-    two or three ready).
-    """
-
-    def __init__(self, policy, players):
-        self.policy = policy
-        self.players = players
-
-    def __getattr__(self, name):
-        return getattr(self.policy, name)
-
-    def canStart(self, room):
-        return (len(room.members) == self.players
-                and self.policy.canStart(room))
-
-    def memberLeft(self, lobby, room):
-        """
-        A member left before the game: start if the rest are all the
-        players, all ready (never, unless the room had one too many).
-        """
-        if (room.members and not room.running and not lobby.draining
-                and lobby.room(room.kind, room.name) is room
-                and self.canStart(room)):
-            lobby.start(room)
 
 
 class RoomSeats:
@@ -524,7 +495,7 @@ class EngineLauncher(Service):
         if hubs:
             self.brains = streams.BrainRunner(
                 clock, hubs[0].lobby, hubs[0].sessions, self._spawnBrain,
-                self._openLog, timeControl, WORK, brainRestarts,
+                self._openLog, streams.timeControl, WORK, brainRestarts,
                 grace=grace)
 
     def startService(self):
@@ -915,16 +886,3 @@ class EngineLauncher(Service):
                       self.limits.processes, self.limits.files,
                       self.limits.fileBytes, self.limits.workBytes)
 
-
-def timeControl(event):
-    """
-    The Gomocup L{gomocup.TimeControl} of C{event} (an L{EventInfo}):
-    its C{turnMs}, C{matchMs} and C{pondering}, the turn limit its turn
-    clock's when it gives none.
-    """
-    turnMs = getattr(event, "turnMs", None)
-    if turnMs is None and getattr(event, "turnSeconds", None):
-        turnMs = int(event.turnSeconds * 1000)
-    return gomocup.TimeControl(turnMs, getattr(event, "matchMs", None),
-                               pondering=bool(getattr(event, "pondering",
-                                                      False)))

@@ -1,13 +1,15 @@
 """
 The start policy of a tournament pairing's room (L{TournamentPolicy}):
 the game kind's own, held to exactly the pairing's players and the
-event's turn clock.
+event's turn clock; an engine game's room held to its full table
+(L{FullTablePolicy}); the opening a gomoku pairing of engines over
+standard streams starts from (L{openingFor}).
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any, FrozenSet, Optional, Sequence, Tuple
+from typing import Any, FrozenSet, List, Optional, Sequence, Tuple
 
 import attr
 from zope.interface import implementer
@@ -85,3 +87,74 @@ class TournamentPolicy:
     def memberLeft(self, lobby: Any, room: Any) -> None:
         # As the kind's policy would, with this one's canStart.
         startIfReady(self, lobby, room)
+
+
+class FullTablePolicy:
+    """
+    A start policy that starts only once C{players} members are all
+    ready, and is C{policy} otherwise (a tournament's Splendor or
+    checkers table is played by the players paired, not by the first
+    two or three ready).
+    """
+
+    def __init__(self, policy: Any, players: int) -> None:
+        self.policy = policy
+        self.players = players
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.policy, name)
+
+    def canStart(self, room: Any) -> bool:
+        return (len(room.members) == self.players
+                and bool(self.policy.canStart(room)))
+
+    def memberLeft(self, lobby: Any, room: Any) -> None:
+        """
+        A member left before the game: start if the rest are all the
+        players, all ready (never, unless the room had one too many).
+        """
+        if (room.members and not room.running and not lobby.draining
+                and lobby.room(room.kind, room.name) is room
+                and self.canStart(room)):
+            lobby.start(room)
+
+
+#: The engines that are told a position (an opening): over standard
+#: streams (a TCP engine's protocol, gomoku-battle's, cannot say one).
+POSITIONED = ("gomocup", "stdio")
+
+
+def openingFor(run: Any, game: Any) -> Tuple[Tuple[int, int], ...]:
+    """
+    The opening C{game} (a L{hub.tournaments.standings.Game}) of C{run}'s
+    event (C{run} a L{hub.tournaments.director.RunningEvent}) starts
+    from: none unless the event has openings and every seat is an engine
+    over standard streams.  The pairs of entrants take the openings in turn, in the
+    order they first meet; a pair's first and second game (a round
+    robin's, colours swapped) share one, its third and fourth the next.
+    """
+    openings = run.event.openings
+    if not openings or game.bye:
+        return ()
+    for name in game.seats:
+        entrant = run.entrant(name)
+        if (entrant is None or entrant.engine is None
+                or entrant.engine.protocol not in POSITIONED):
+            return ()
+    pair = frozenset(game.seats)
+    pairs: List[FrozenSet[str]] = []
+    met = 0
+    for key in sorted(run.games):
+        other = run.games[key]
+        if other.bye:
+            continue
+        seats = frozenset(other.seats)
+        if seats not in pairs:
+            pairs.append(seats)
+        if key == (game.round, game.board):
+            break
+        if seats == pair:
+            met += 1
+    if pair not in pairs:
+        pairs.append(pair)
+    return tuple(openings[(pairs.index(pair) + met // 2) % len(openings)])

@@ -301,6 +301,8 @@ class StandingsCSV(_EventResource):
             request.finish()
 
         def failed(failure: Any) -> None:
+            log.failure("tournament {event} unreadable", failure,
+                        event=self.eventId)
             request.write(sendJSON(request, {"error": "unavailable"}, 503))
             request.finish()
 
@@ -328,6 +330,8 @@ class PsqZip(_EventResource):
                 request.write(sendJSON(request, {"error": "not found"},
                                        404))
             else:
+                log.failure("tournament {event}'s games unreadable",
+                            failure, event=self.eventId)
                 request.write(sendJSON(request, {"error": "unavailable"},
                                        503))
             request.finish()

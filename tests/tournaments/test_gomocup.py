@@ -502,7 +502,7 @@ class GameTests(HubHarness, TestCase):
 
 class OpeningTests(SynchronousTestCase):
     """
-    L{director.openingFor}: which opening a pairing starts from, and
+    L{policy.openingFor}: which opening a pairing starts from, and
     L{TournamentPolicy} placing it before the table starts.
     """
 
@@ -525,7 +525,7 @@ class OpeningTests(SynchronousTestCase):
         swapped) share one opening, the pairs take them in the order
         they first meet, round the list; a bye has none.
         """
-        from hub.tournaments.director import openingFor
+        from hub.tournaments.policy import openingFor
         from hub.tournaments.standings import Game
         games = [Game(1, 1, ("a", "b")), Game(1, -1, ("c",)),
                  Game(2, 1, ("c", "a")), Game(3, 1, ("b", "c")),
@@ -541,7 +541,7 @@ class OpeningTests(SynchronousTestCase):
         A pairing with a TCP engine or a person starts from the empty
         board: its protocol cannot be told a position.
         """
-        from hub.tournaments.director import openingFor
+        from hub.tournaments.policy import openingFor
         from hub.tournaments.standings import Game
         game = Game(1, 1, ("a", "b"))
         for other in ("tcp", None):

@@ -533,6 +533,9 @@ class WebPlay:
                     directory.releaseRoom(kind, name)
 
         def failed(failure: Any) -> None:
+            # The directory says when it is down; a line here, no trace.
+            self.log.warn("room {room!r} not claimed: {why}", room=name,
+                          why=failure.getErrorMessage())
             raise PlayError(UNAVAILABLE, "the room directory is "
                             "unavailable")
         d.addCallbacks(got, failed)
