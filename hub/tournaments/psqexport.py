@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from hub.records import query
 from hub.tournaments import store
-from hub.tournaments.engines import pathPart
+from hub.tournaments.gamelog import pathPart
 from hub.wire import gomocup
 
 
