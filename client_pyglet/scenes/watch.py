@@ -16,6 +16,7 @@ from hub.client.i18n import N_, _
 from hub.client import events as E
 from hub.client import state as S
 from hub.client.watch import listGames
+from hub.client.watchstate import gamePlayers
 from hub.client.webapi import DEFAULT_WEB_PORT, WebAPI
 from client_pyglet.scenes.base import (
     ACCENT, BAD, GOLD, GOOD, MUTED, PANEL, PANEL_LIGHT, TEXT, Scene)
@@ -253,7 +254,8 @@ class WatchCheckersScene(WatchMixin, CheckersGameScene):
             region = board.regionOfSeat(seat)
             self.circle(x + 30, y + 6, 11, REGION_COLOURS[region])
             turn = st.currentRegion == region and st.phase == S.GAME
-            self.text(data["name"], x + 50, y, size=13, bold=turn,
+            self.text(self.game.playerName(seat), x + 50, y, size=13,
+                      bold=turn,
                       color=TEXT if turn or not st.currentRegion
                       else MUTED)
             if board.hasFinished(seat):
@@ -274,11 +276,14 @@ class WatchCheckersScene(WatchMixin, CheckersGameScene):
         if st.phase == S.OVER and st.ranking:
             self.text(_("Ranking"), x + 18, y, size=15, bold=True, color=GOLD)
             y -= 30
+            shown = {data["name"]: self.game.playerName(seat)
+                     for seat, data in enumerate(self.game.seats)}
             for i, name in enumerate(st.ranking):
                 region = st.regions.get(name)
                 if region:
                     self.circle(x + 30, y + 6, 9, REGION_COLOURS[region])
-                self.text("%d. %s" % (i + 1, name), x + 50, y, size=13)
+                self.text("%d. %s" % (i + 1, shown.get(name, name)),
+                          x + 50, y, size=13)
                 y -= 28
         elif text:
             self.text(text, x + 18, y, size=12, bold=True, color=colour,
@@ -301,7 +306,7 @@ class WatchGomokuScene(WatchMixin, GomokuGameScene):
         y = top - 50
         toMove = st.toMove() if st.phase == S.GAME else None
         for seat, colour in ((0, BLACK), (1, WHITE)):
-            name = self.game.seats[seat]["name"] \
+            name = self.game.playerName(seat) \
                 if seat < len(self.game.seats) else "?"
             drawStoneIcon(self, x + 30, y + 6, colour, 13)
             turn = toMove == colour
@@ -581,7 +586,7 @@ class WatchListScene(ListingScene):
             kind = game.get("kind", "")
             self.text(_(GAME_TITLES.get(kind, kind)), 60, y + 15, size=13,
                       bold=True)
-            players = ", ".join(game.get("players") or [])
+            players = gamePlayers(game)
             self.text(players, 240, y + 15, size=12, width=w - 620)
             self.text(_("%s · %d moves") % (_("over") if over else _("live"),
                                          game.get("plies", 0)),

@@ -354,6 +354,7 @@ class NameService(Service):
         self.gameKeys = GameKeys()
         self.gameKeysProven = 0
         self._banWatchers = []
+        self._changeWatchers = []
 
     def watchBans(self, watcher):
         """
@@ -362,6 +363,15 @@ class NameService(Service):
         closes the streams and sockets they cover (L{hub.web.door}).
         """
         self._banWatchers.append(watcher)
+
+    def watchChanges(self, watcher):
+        """
+        Call C{watcher(keys)} with the case-folded names of the accounts
+        that changed, as the check reads of them (C{keys} None: any may
+        have, the check read everything again).  What the pages show of
+        an account is forgotten so (L{hub.accounts.displays}).
+        """
+        self._changeWatchers.append(watcher)
 
     def forGame(self, room):
         """
@@ -407,6 +417,8 @@ class NameService(Service):
         self.cache.clear()
         self.bannedAccounts = dict(setup.bannedAccounts)
         self.bans = BanIndex(setup.bans)
+        for watcher in self._changeWatchers:
+            watcher(None)
         self.enforce()
 
     def refresh(self):
@@ -466,6 +478,9 @@ class NameService(Service):
                 self._reads.pop(target, None)
                 accounts.append(target)
         self._seen = {s for s in self._seen if s > self.seq - LOOKBACK}
+        if accounts:
+            for watcher in self._changeWatchers:
+                watcher(accounts)
         now = self.accounts.now()
         self.bannedAccounts = {k: until for k, until in
                                self.bannedAccounts.items() if until > now}

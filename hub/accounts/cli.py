@@ -7,6 +7,7 @@ works before the hub ever ran and while it runs).
     python -m hub.accounts --db URL key NAME
     python -m hub.accounts --db URL passwd NAME
     python -m hub.accounts --db URL role NAME ROLE
+    python -m hub.accounts --db URL display-name NAME [TEXT]
     python -m hub.accounts --db URL ban NAME-or-CIDR --for 2h --reason TEXT
     python -m hub.accounts --db URL unban NAME-or-CIDR
     python -m hub.accounts --db URL list
@@ -24,6 +25,9 @@ C{invite} a new invite code (for C{--registration invite}) as C{invite:
 CODE}; nothing else ever prints a key, a token, a password or a hash.
 C{tokens} lists the API tokens by id (the start of the token's hash),
 account, name, made, last used and expiry; C{revoke-token} takes an id.
+C{display-name NAME TEXT} gives an account a display name (shown on the
+web and in the desktop client, never by the legacy protocols), C{""}
+clears it, and C{display-name NAME} prints it.
 """
 
 import getpass
@@ -82,6 +86,14 @@ class RoleOptions(Command):
     def parseArgs(self, name, role):
         self["name"] = name
         self["role"] = role
+
+
+class DisplayNameOptions(Command):
+    synopsis = "NAME [TEXT]"
+
+    def parseArgs(self, name, text=None):
+        self["name"] = name
+        self["text"] = text
 
 
 class BanOptions(Command):
@@ -151,6 +163,8 @@ class Options(DatabaseOptions):
         ["key", None, NameOptions, "Make a new play key; prints it."],
         ["passwd", None, NameOptions, "Change a password."],
         ["role", None, RoleOptions, "Set a role: player, moderator, admin."],
+        ["display-name", None, DisplayNameOptions, "Set (\"\" clears) or "
+         "print an account's display name."],
         ["ban", None, BanOptions, "Ban an account or addresses."],
         ["unban", None, UnbanOptions, "Lift a ban."],
         ["list", None, NoOptions, "The accounts and address bans."],
@@ -188,6 +202,25 @@ def _when(moment):
 
 
 @defer.inlineCallbacks
+def displayNameCommand(accounts, sub, out):
+    """
+    C{display-name NAME [TEXT]}: set, clear (C{""}) or print the display
+    name of an account.
+    """
+    name, text = sub["name"], sub["text"]
+    if text is None:
+        shown = yield accounts.displayName(name)
+        out.write("{}: {}\n".format(name, shown if shown is not None
+                                    else "no display name"))
+        return
+    shown = yield accounts.setDisplayName(name, text)
+    if shown is None:
+        out.write("display name of {} cleared\n".format(name))
+    else:
+        out.write("display name of {} is now {}\n".format(name, shown))
+
+
+@defer.inlineCallbacks
 def run(reactor, options, out, stdin):
     """
     Run the command C{options} (parsed L{Options}) writing to C{out}.
@@ -212,6 +245,8 @@ def run(reactor, options, out, stdin):
         elif command == "role":
             yield accounts.setRole(sub["name"], sub["role"])
             out.write("{} is {}\n".format(sub["name"], sub["role"]))
+        elif command == "display-name":
+            yield displayNameCommand(accounts, sub, out)
         elif command == "ban":
             yield accounts.ban(sub["target"], sub["for"], sub["reason"])
             out.write("banned {} for {}s\n".format(sub["target"],

@@ -24,7 +24,7 @@ from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 from twisted.internet import defer, threads
 
-from hub.accounts import names, store
+from hub.accounts import display, names, store
 from hub.accounts.store import AccountError
 
 AUDIT_LIMIT = 100
@@ -401,6 +401,50 @@ class Accounts:
         """
         return self.database.runInteraction(store.keepsSessions,
                                             names.nameKey(name))
+
+    def setDisplayName(self, name, text, actor="cli"):
+        """
+        Give the account C{name} the display name C{text}
+        (L{display.displayName}; an empty one clears it), unless it looks
+        like another account's name or display name; audited.
+
+        @return: a Deferred of the display name set (None: cleared).
+        @raise display.DisplayNameRefused: (in the Deferred) why not.
+        """
+        try:
+            shown = display.displayName(text)
+        except display.DisplayNameRefused as e:
+            return defer.fail(e)
+        now = self.now()
+
+        def interaction(cursor):
+            key = names.nameKey(name)
+            if shown is not None:
+                found = store.lookalike(cursor, key,
+                                        display.displaySkeletons(shown))
+                if found is not None:
+                    raise display.DisplayNameLookalike(*found)
+            registered = store.setDisplayName(cursor, key, name, shown, now)
+            store.audit(cursor, now, actor, "display-name", registered,
+                        shown or "")
+            return shown
+
+        return self._write(interaction)
+
+    def displayName(self, name):
+        """
+        A Deferred of the display name of the account C{name}, or None;
+        it fails with L{store.NoSuchAccount} if there is no account.
+        """
+        return self.database.runInteraction(store.displayNameOf,
+                                            names.nameKey(name), name)
+
+    def displayNames(self, keys):
+        """
+        A Deferred of C{{key: display name}} of the accounts C{keys}
+        (case-folded names) that have one (L{store.displayNames}).
+        """
+        return self.database.runInteraction(store.displayNames, keys)
 
     def list(self):
         """

@@ -161,6 +161,21 @@ _IGNORABLE = re.compile(
     "\ufe00-\ufe0f\uffa0\U000e0000-\U000e0fff]")
 
 
+def hiddenCharacter(text):
+    """
+    The first character of C{text} that no name a person reads may hold
+    (a control, format, zero-width, bidi, private use, unassigned or
+    other default-ignorable character), or None.
+    """
+    found = _IGNORABLE.search(text)
+    for at, c in enumerate(text):
+        if found is not None and found.start() == at:
+            return c
+        if unicodedata.category(c) in _HIDDEN_CATEGORIES:
+            return c
+    return None
+
+
 def guestName(wireName):
     """
     The name a guest who asks for C{wireName} gets: its NFKC form, with
@@ -176,8 +191,7 @@ def guestName(wireName):
     if len(name.encode("utf-8", "surrogatepass")) > MAX_GUEST_BYTES:
         raise BadName("a guest name is at most {} bytes".format(
             MAX_GUEST_BYTES))
-    if _IGNORABLE.search(name) or any(
-            unicodedata.category(c) in _HIDDEN_CATEGORIES for c in name):
+    if hiddenCharacter(name) is not None:
         raise BadName("a guest name has no invisible characters")
     if any(separator in name for separator in ALL_SEPARATORS):
         raise BadName("a guest name has no '__' or '#'")

@@ -4,7 +4,8 @@ run by L{hub.records.db.Database.runInteraction}) over the tables of
 migration 0002: C{accounts}, C{address_bans}, C{audit}, C{settings}; and
 of migration 0009: C{account_skeletons} (the names' confusable
 skeletons) and C{account_changes} (what the name check must see
-again); and the end of an account's web sessions (migration 0003's
+again); of migration 0011: the display names and C{display_skeletons};
+and the end of an account's web sessions (migration 0003's
 C{web_sessions}, L{endWebSessions}), which every hub on the database
 hears of through the L{SESSIONS_EPOCH} setting.
 """
@@ -417,9 +418,9 @@ class NameSetup:
 
 def fillSkeletons(cursor):
     """
-    Make every account's skeletons again if they were made by another
-    version of the confusables' data than this one's (or never: a
-    database migrated to version 9).
+    Make every account's skeletons (its name's, and its display name's)
+    again if they were made by another version of the confusables' data
+    than this one's (or never: a database migrated to version 9).
 
     @return: True if they were made again.
     """
@@ -436,6 +437,13 @@ def fillSkeletons(cursor):
         "INSERT INTO account_skeletons (skeleton, name_key) VALUES (?, ?)",
         [(skeleton, key) for name, key in rows
          for skeleton in namerules.accountSkeletons(name)])
+    cursor.execute("DELETE FROM display_skeletons")
+    cursor.execute("SELECT display_name, name_key FROM accounts "
+                   "WHERE display_name IS NOT NULL")
+    # Two display names that this version finds alike keep their rows
+    # (the first one's skeleton): neither is refused after the fact.
+    for display, key in cursor.fetchall():
+        insertDisplaySkeletons(cursor, display, key, keepOthers=True)
     cursor.execute("DELETE FROM settings WHERE name = ?", (SKELETON_SETTING,))
     cursor.execute("INSERT INTO settings (name, value) VALUES (?, ?)",
                    (SKELETON_SETTING, version))
@@ -530,3 +538,94 @@ def touch(cursor, key, now):
     """
     cursor.execute("UPDATE accounts SET last_seen = ? WHERE name_key = ?",
                    (now, key))
+
+
+def insertDisplaySkeletons(cursor, display, key, keepOthers=False):
+    """
+    Index the confusable skeletons of C{display}, the display name of the
+    account C{key}.  A skeleton is one account's: another's already there
+    is kept if C{keepOthers}, else the insert fails (two display names
+    made alike at once: the second's transaction fails).
+    """
+    cursor.executemany(
+        "INSERT INTO display_skeletons (skeleton, name_key) VALUES (?, ?)" +
+        (" ON CONFLICT (skeleton) DO NOTHING" if keepOthers else ""),
+        [(skeleton, key)
+         for skeleton in namerules.accountSkeletons(display)])
+
+
+def _placeholders(values):
+    return ", ".join("?" * len(values))
+
+
+def lookalike(cursor, key, skeletons):
+    """
+    The account (not C{key}) whose display name or name has one of
+    C{skeletons}: C{(name, "display")} or C{(name, "name")}, or None
+    (two indexed reads).
+    """
+    for table, what in (("display_skeletons", "display"),
+                        ("account_skeletons", "name")):
+        cursor.execute(
+            "SELECT accounts.name FROM " + table + " JOIN accounts ON "
+            "accounts.name_key = " + table + ".name_key WHERE " + table +
+            ".skeleton IN (" + _placeholders(skeletons) + ") AND " + table +
+            ".name_key <> ? ORDER BY accounts.name_key LIMIT 1",
+            tuple(skeletons) + (key,))
+        row = cursor.fetchone()
+        if row is not None:
+            return row[0], what
+    return None
+
+
+def setDisplayName(cursor, key, shown, display, now):
+    """
+    Set (or with None clear) the display name of the account C{key}, its
+    skeletons indexed, and note the change (the pages' display names are
+    forgotten on every hub).
+
+    @return: the account's name.
+    @raise NoSuchAccount: there is none (named C{shown}).
+    """
+    name = update(cursor, key, shown, display_name=display)
+    cursor.execute("DELETE FROM display_skeletons WHERE name_key = ?",
+                   (key,))
+    if display is not None:
+        insertDisplaySkeletons(cursor, display, key)
+    noteChange(cursor, ACCOUNT_CHANGE, key, now)
+    return name
+
+
+def displayNameOf(cursor, key, shown):
+    """
+    The display name of the account C{key}, or None.
+
+    @raise NoSuchAccount: there is none (named C{shown}).
+    """
+    cursor.execute("SELECT display_name FROM accounts WHERE name_key = ?",
+                   (key,))
+    row = cursor.fetchone()
+    if row is None:
+        raise NoSuchAccount(shown)
+    return row[0]
+
+
+#: Names read by one query of L{displayNames}.
+DISPLAY_BATCH = 500
+
+
+def displayNames(cursor, keys):
+    """
+    C{{key: display name}} of the accounts C{keys} (case-folded names)
+    that have one, in indexed reads of L{DISPLAY_BATCH} names.
+    """
+    keys = sorted(set(keys))
+    found = {}
+    for at in range(0, len(keys), DISPLAY_BATCH):
+        batch = keys[at:at + DISPLAY_BATCH]
+        cursor.execute(
+            "SELECT name_key, display_name FROM accounts WHERE name_key IN "
+            "(" + _placeholders(batch) + ") AND display_name IS NOT NULL",
+            tuple(batch))
+        found.update(cursor.fetchall())
+    return found

@@ -347,8 +347,16 @@ class WatchedGame(Observable):
             return _("seat %s") % (seat,)
         data = self.seats[seat]
         if data.get("role"):
-            return "%s (%s)" % (data["name"], data["role"])
-        return data["name"]
+            return "%s (%s)" % (self.playerName(seat), data["role"])
+        return self.playerName(seat)
+
+    def playerName(self, seat):
+        """
+        The player of seat C{seat} as the screens show it: its name, with
+        its display name first if its account has one (L{W.shownName}).
+        """
+        data = self.seats[seat]
+        return W.shownName(data["name"], data.get("display"))
 
     def resultText(self):
         """

@@ -126,6 +126,29 @@ def seatNames(seats):
     return [seat["name"] for seat in seats]
 
 
+def shownName(name, display=None):
+    """
+    A player as a screen shows it: C{name}, or with its account's
+    C{display} name first, C{李雷 (lilei)}, as the web pages do (the
+    web API's C{"display"}; the legacy protocols carry none).
+    """
+    if not display:
+        return name
+    return "%s (%s)" % (display, name)
+
+
+def gamePlayers(game):
+    """
+    The players of C{game} (an item of C{/api/games}) as a list shows
+    them, with their display names (L{shownName}).
+    """
+    names = game.get("players") or []
+    displays = list(game.get("displays") or [])
+    displays += [None] * (len(names) - len(displays))
+    return ", ".join(shownName(name, display)
+                     for name, display in zip(names, displays))
+
+
 def checkersMirror(game, seats, turn=None, lastAction=None, result=None,
                    turnAt=None):
     """

@@ -12,6 +12,7 @@ links to them):
     /account/password   (POST)
     /account/key        (POST)
     /account/sessions   (POST) "keep me logged in elsewhere"
+    /account/display-name (POST) set or clear the display name
 
 Every POST carries the browser's CSRF token (L{hub.web.auth}).  A play
 key is kept only as its keyed hash, so no page can show it again: a new
@@ -25,7 +26,7 @@ from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import tags
 
-from hub.accounts import names
+from hub.accounts import display, names
 from hub.accounts.moderation import mayModerate
 from hub.accounts.store import AccountError, AccountExists
 from hub.web import pages
@@ -394,39 +395,51 @@ class AccountPage(AccountsResource):
         self.putChild(b"password", PasswordChange(auth))
         self.putChild(b"key", NewKey(auth))
         self.putChild(b"sessions", KeepSessions(auth))
+        self.putChild(b"display-name", DisplayNameChange(auth))
 
     def getChild(self, name, request):
         if name == b"":
             return self
         return NotFound()
 
+    @defer.inlineCallbacks
     def page(self, request, visitor, note=None, error=None, code=200,
-             keep=None):
+             keep=None, typed=None):
         """
         The account page of C{visitor} (a Deferred of a function of the
         request), with C{note} or C{error} said first; C{keep} (default:
         the visitor's, read with its session) is whether it keeps its
-        other sessions at a login.
+        other sessions at a login; C{typed}, the display name typed in
+        its form (default: the account's).
         """
         if keep is None:
             keep = visitor.keepSessions
-        content = self.content(request, visitor, keep, note, error)
-        return defer.succeed(lambda request: show(
-            request, visitor, N_("Your account"), content, code))
+        shown = yield self.auth.accounts.displayName(visitor.name)
+        content = self.content(request, visitor, keep, note, error, shown,
+                               typed)
+        return lambda request: show(request, visitor, N_("Your account"),
+                                    content, code)
 
-    def content(self, request, visitor, keep, note=None, error=None):
-        # note, error: English texts of the catalogs.
+    def content(self, request, visitor, keep, note=None, error=None,
+                shown=None, typed=None):
+        # note, error: English texts of the catalogs, or tuples of one and
+        # the parts that fill it (L{pages.filled}); shown: the display
+        # name.
         _ = pages.translatorFor(request)
         csrf = self.auth.csrfInput(request)
         parts = []
-        if note:
-            parts.append(message(_(note)))
-        if error:
-            parts.append(message(_(error), kind="error"))
+        for said, kind in ((note, "note"), (error, "error")):
+            if isinstance(said, tuple):
+                parts.append(message(*pages.filled(_(said[0]), *said[1:]),
+                                     kind=kind))
+            elif said:
+                parts.append(message(_(said), kind=kind))
         parts.extend([
             tags.p(*pages.filled(_("You are {0} ({1})."),
-                                 pages.player(visitor.name),
+                                 pages.player(visitor.name, shown),
                                  _(visitor.role))),
+            *displayNameForm(_, csrf, visitor.name,
+                             shown if typed is None else typed),
             tags.h2(_("Play key")),
             tags.p(_("Your play key proves your name to the game servers. "
                      "The hub keeps only a keyed hash of it, so it cannot "
@@ -478,6 +491,60 @@ class AccountPage(AccountsResource):
             return lambda request: redirect(request, "/login?next=/account")
         answer = yield self.page(request, visitor)
         return answer
+
+
+def displayNameForm(_, csrf, name, value):
+    """
+    The account page's section of the display name: its form, holding
+    C{value}, for the account C{name}.
+    """
+    return [
+        tags.h2(_("Display name")),
+        tags.p(*pages.filled(
+            _("A name in any script, shown before yours on this site's "
+              "pages and in the desktop client, as in {0}; the legacy game "
+              "clients still see only {1}."),
+            pages.player(name, "李雷"), tags.code(name))),
+        tags.form(
+            csrf,
+            # No maxlength: a browser would cut a longer one silently.
+            labelled(_("Display name"), name="display", value=value or "",
+                     autocomplete="nickname"),
+            tags.p(_("At most {0} characters, no invisible characters and "
+                     "no parentheses, and not like another player's name; "
+                     "empty, it clears yours.").format(display.MAX_DISPLAY),
+                   class_="hint"),
+            tags.p(tags.button(_("Save the display name"), type="submit")),
+            method="post", action="/account/display-name",
+            class_="display-name-form"),
+    ]
+
+
+def displayRefusal(error):
+    """
+    What the account page says of the L{display.DisplayNameRefused}
+    C{error}: an English text of the catalogs and the parts that fill
+    it.
+    """
+    if isinstance(error, display.DisplayNameTooLong):
+        return (N_("A display name has at most {0} characters; this one "
+                   "has {1}."), str(display.MAX_DISPLAY), str(error.length))
+    if isinstance(error, display.DisplayNameHidden):
+        return (N_("A display name holds no invisible or control "
+                   "character; this one holds {0}."),
+                tags.code("U+%04X" % (ord(error.character),)))
+    if isinstance(error, display.DisplayNameMarks):
+        return (N_("A display name has at most {0} combining marks in a "
+                   "row."), str(display.MAX_MARKS))
+    if isinstance(error, display.DisplayNameParenthesis):
+        return (N_("A display name holds no parenthesis: the name it stands "
+                   "beside is shown in them."),)
+    if getattr(error, "what", None) == "display":
+        return (N_("That display name looks like the display name of "
+                   "another player, {0}: choose another."),
+                pages.player(error.other))
+    return (N_("That display name looks like the name of another player, "
+               "{0}: choose another."), pages.player(error.other))
 
 
 class AccountAction(AccountPage):
@@ -568,4 +635,38 @@ class KeepSessions(AccountAction):
         answer = yield self.page(request, visitor, note=(
             N_("A new login keeps your other sessions.") if keep else
             N_("A new login ends your other sessions.")), keep=keep)
+        return answer
+
+
+class DisplayNameChange(AccountAction):
+    """
+    C{/account/display-name} (POST): set the account's display name, or
+    clear it with an empty one; a refusal is said in the page's language,
+    the text typed kept in the form.
+    """
+
+    @defer.inlineCallbacks
+    def post(self, request):
+        auth = self.auth
+        visitor = yield auth.visitor(request)
+        if visitor is None:
+            return lambda request: redirect(request, "/login?next=/account")
+        text = field(request, "display")
+        try:
+            shown = yield auth.accounts.setDisplayName(
+                visitor.name, text, actor=auth.actor(request, visitor))
+        except display.DisplayNameRefused as e:
+            answer = yield self.page(request, visitor,
+                                     error=displayRefusal(e), code=400,
+                                     typed=text)
+            return answer
+        if auth.displays is not None:
+            # Seen here at once; elsewhere, at the change's reading.
+            auth.displays.changed([names.nameKey(visitor.name)])
+        if shown is None:
+            note = N_("Your display name is cleared.")
+        else:
+            note = (N_("Your display name is now {0}."),
+                    pages.player(visitor.name, shown))
+        answer = yield self.page(request, visitor, note=note)
         return answer

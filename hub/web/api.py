@@ -142,12 +142,15 @@ class Malformed(NotFound):
         return refuse(request, self.why, NotFound())
 
 
-def recordJSON(record, withReplay=True):
+def recordJSON(record, withReplay=True, displays=None):
     """
     A stored game (L{hub.records.record.GameRecord}) as JSON, with its
     replay (the view before the first action and after each) unless not
     asked for.
+
+    @param displays: C{{name: display name}} of its accounts' seats.
     """
+    displays = displays or {}
     data = {
         "id": str(record.gameId), "kind": record.kind, "live": False,
         "table": record.table, "startedAt": record.startedAt,
@@ -155,7 +158,8 @@ def recordJSON(record, withReplay=True):
         "seats": [{"index": s.seat, "name": s.name, "bot": s.botClient,
                    "role": _role(record.kind, s.seat, s.role),
                    "takenOver": s.takeoverPly is not None,
-                   "place": s.place, "guest": s.guest}
+                   "place": s.place, "guest": s.guest,
+                   "display": None if s.guest else displays.get(s.name)}
                   for s in record.seats],
         "result": {"reason": record.reason, "winner": record.winner,
                    "ranking": list(record.ranking),
@@ -189,6 +193,9 @@ class Web:
     """
 
     gate = None
+    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
+    #: of a web face with accounts, or None.
+    displays = None
 
     def __init__(self, lobby, sessions, spectating, lobbyFeed, records=None,
                  replays=None):
@@ -213,9 +220,33 @@ class Web:
                 "id": game.id, "kind": game.kind, "live": not game.over,
                 "table": game.tableName, "seats": game.seats})
         d = self._record(gameId)
-        d.addCallback(lambda r: recordJSON(r, False) if r is not None
-                      else None)
+        d.addCallback(self._withDisplays)
+        d.addCallback(lambda found: recordJSON(found[0], False, found[1])
+                      if found is not None else None)
         return d
+
+    def displaysOf(self, names):
+        """
+        A Deferred of C{{name: display name}} of those of C{names} whose
+        account has one (nothing without accounts, or if they cannot be
+        read now: the names are shown alone).
+        """
+        if self.displays is None:
+            return defer.succeed({})
+        d = self.displays.lookup(names)
+
+        def failed(failure):
+            log.warn("display names not shown: {error}",
+                     error=failure.getErrorMessage())
+            return {}
+        return d.addErrback(failed)
+
+    def _withDisplays(self, record):
+        # (record, its seats' display names), or None.
+        if record is None:
+            return None
+        d = self.displaysOf([s.name for s in record.seats if not s.guest])
+        return d.addCallback(lambda found: (record, found))
 
     def gameDocument(self, gameId):
         """
@@ -231,8 +262,11 @@ class Web:
             return defer.succeed(Document(
                 game.snapshotText().encode("ascii"), None, b"no-cache"))
         d = self._record(gameId)
-        d.addCallback(lambda r: self.replays.recordDocument(
-            r, recordJSON(r, False)) if r is not None else None)
+        d.addCallback(self._withDisplays)
+        d.addCallback(lambda found: self.replays.recordDocument(
+            found[0], recordJSON(found[0], False, found[1]),
+            tuple(sorted(found[1].items())))
+            if found is not None else None)
         return d
 
     def _record(self, gameId):
@@ -251,7 +285,17 @@ class Web:
             self.records.rating(kind, name),
             self.records.history(kind, name, RECORD_PAGE)],
             consumeErrors=True)
-        d.addCallback(lambda results: _player(kind, name, *results))
+
+        def withDisplays(results):
+            rating, history = results
+            shown = {name} if not (rating is not None and rating.guest) \
+                else set()
+            for entry in history:
+                shown.update(s.name for s in entry.game.seats
+                             if not s.guest)
+            return self.displaysOf(sorted(shown)).addCallback(
+                lambda found: _player(kind, name, rating, history, found))
+        d.addCallback(withDisplays)
         return d
 
     def leaderboardData(self, kind):
@@ -262,28 +306,35 @@ class Web:
             return defer.succeed(None)
         d = self.records.leaderboard(kind)
 
-        def data(standings, emptyReason=None):
+        def data(standings, emptyReason=None, found=None):
             return {"kind": kind,
                     "minGames": self.records.leaderboardMinGames,
                     "guests": self.records.leaderboardGuests,
-                    "standings": [_standing(s) for s in standings],
+                    "standings": [_standing(s, found) for s in standings],
                     "emptyReason": emptyReason}
 
         def explained(standings):
             if standings:
-                return data(standings)
+                d = self.displaysOf([s.name for s in standings
+                                     if not s.guest])
+                return d.addCallback(lambda found: data(standings,
+                                                        found=found))
             return self.records.whyEmpty(kind).addCallback(
                 lambda reason: data(standings, reason))
         return d.addCallback(explained)
 
 
-def _standing(s):
-    return {"rank": s.rank, "name": s.name, "rating": round(s.ordinal, 2),
+def _standing(s, displays=None):
+    return {"rank": s.rank, "name": s.name,
+            "display": None if s.guest else (displays or {}).get(s.name),
+            "rating": round(s.ordinal, 2),
             "mu": round(s.mu, 3), "sigma": round(s.sigma, 3),
             "games": s.games, "wins": s.wins, "guest": s.guest}
 
 
-def _player(kind, name, rating, history):
+def _player(kind, name, rating, history, displays=None):
+    # displays: {name: display name} of the accounts among them.
+    displays = displays or {}
     if rating is None and not history:
         return None
     games = []
@@ -296,13 +347,17 @@ def _player(kind, name, rating, history):
             "place": entry.mine.place,
             "won": game.winner == entry.seat,
             "players": [s.name for s in game.seats],
-            "guests": [bool(s.guest) for s in game.seats]})
+            "guests": [bool(s.guest) for s in game.seats],
+            "displays": [None if s.guest else displays.get(s.name)
+                         for s in game.seats]})
     if rating is not None:
         guest = rating.guest
     else:
         guest = bool(history) and bool(history[0].mine.guest)
     return {"kind": kind, "name": name, "guest": guest,
-            "rating": _standing(rating) if rating is not None else None,
+            "display": None if guest else displays.get(name),
+            "rating": (_standing(rating, displays) if rating is not None
+                       else None),
             "games": rating.games if rating is not None else len(games),
             "wins": rating.wins if rating is not None else sum(
                 1 for g in games if g["won"]),

@@ -142,7 +142,11 @@ class WebAuth:
     @ivar logins: logins so far, by result.
     @ivar csrfRefused: requests refused for their CSRF token.
     @ivar registrations: accounts registered on the web face.
+    @ivar displays: the pages' display names
+        (L{hub.accounts.displays.DisplayNames}), or None.
     """
+
+    displays = None
 
     def __init__(self, accounts, sessions, moderation, clock,
                  registration="open", names=None):

@@ -68,7 +68,7 @@ def seatJSON(kind, seat):
     return {"index": seat.index, "name": seat.name,
             "role": views.roleText(kind, seat.index, seat.role),
             "bot": bool(seat.bot), "takenOver": False, "out": None,
-            "guest": bool(seat.guest)}
+            "guest": bool(seat.guest), "display": None}
 
 
 class LiveGame:
@@ -216,6 +216,7 @@ class LiveGame:
         return {"id": self.id, "kind": self.kind, "table": self.tableName,
                 "players": [s["name"] for s in self.seats],
                 "guests": [s["guest"] for s in self.seats],
+                "displays": [s["display"] for s in self.seats],
                 "plies": len(self._played), "over": self.over,
                 "spectators": self.spectators,
                 "url": "/games/" + self.id}
@@ -479,6 +480,9 @@ class Spectating:
     """
 
     log = Logger()
+    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
+    #: of a web face with accounts, or None.
+    displays = None
 
     def __init__(self, clock, maxFinished=MAX_FINISHED,
                  maxFinishedActions=MAX_FINISHED_ACTIONS):
@@ -500,6 +504,7 @@ class Spectating:
                             self.clock)
             self.games[game.id] = game
             self._byTable[table] = game
+            self.showDisplays(game)
             return
         game = self._byTable.get(table)
         if game is None:
@@ -519,6 +524,26 @@ class Spectating:
                 old = self.games.pop(gameId, None)
                 if old is not None:
                     old.forget()
+
+    def showDisplays(self, game):
+        """
+        Give the accounts' seats of C{game} their display names: at once
+        when they are held, else when read (a spectator who came in
+        between sees them at the next visit).
+        """
+        if self.displays is None:
+            return
+        seats = [s for s in game.seats if not s["guest"]]
+
+        def read(found):
+            for seat in seats:
+                seat["display"] = found.get(seat["name"])
+
+        def failed(failure):
+            self.log.warn("display names not shown: {error}",
+                          error=failure.getErrorMessage())
+        self.displays.lookup([s["name"] for s in seats]).addCallbacks(
+            read, failed)
 
     def gameOf(self, table):
         """

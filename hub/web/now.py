@@ -49,10 +49,11 @@ def listedGame(summary):
                 players=[listedName(n) for n in summary["players"]])
 
 
-def roomJSON(room, spectating):
+def roomJSON(room, spectating, displays=None):
     """
     One room: its name, members (name, ready flag, seat, bot, guest: no
-    account's name, L{hub.accounts}), owner,
+    account's name, L{hub.accounts}; an account's display name, if held
+    by C{displays}, a L{hub.accounts.displays.DisplayNames}), owner,
     capacity, whether it has a password, its state, and its live game.
     """
     game = spectating.gameOf(room.table) if room.table is not None else None
@@ -61,7 +62,11 @@ def roomJSON(room, spectating):
     members = []
     for member in room.members:
         seat = bySeat.get(member.seat, {})
+        account = member.session is not None and not member.session.guest
         members.append({"name": listedName(member.name or seat.get("name")),
+                        "display": (displays.known(member.name)
+                                    if account and displays is not None
+                                    else None),
                         "ready": bool(member.ready),
                         "seat": member.seat,
                         "bot": bool(seat.get("bot") or seat.get("takenOver")),
@@ -81,12 +86,13 @@ def roomJSON(room, spectating):
     }
 
 
-def hubNow(lobby, sessions, spectating):
+def hubNow(lobby, sessions, spectating, displays=None):
     """
     The hub now, as JSON: per kind, the players online (their count, and
     at most L{MAX_NAMES} names), the rooms (their count, and the newest
     L{MAX_ROOMS}) and the games running (their count, and the newest
-    L{MAX_GAMES}).
+    L{MAX_GAMES}); the display names of the rooms' members that
+    C{displays} holds (the others' are read for the next build).
     """
     online = {kind: [] for kind in GAME_KINDS}
     counts = dict.fromkeys(GAME_KINDS, 0)
@@ -102,7 +108,7 @@ def hubNow(lobby, sessions, spectating):
         kinds[kind] = {
             "online": counts.get(kind, 0),
             "players": sorted(online.get(kind, [])),
-            "rooms": [roomJSON(room, spectating)
+            "rooms": [roomJSON(room, spectating, displays)
                       for room in _newest(rooms, MAX_ROOMS)],
             "roomCount": len(rooms),
             "games": [listedGame(g.summary())
@@ -165,6 +171,10 @@ class LobbyFeed:
     @ivar builds: how many times the hub now was built.
     """
 
+    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
+    #: of a web face with accounts, or None.
+    displays = None
+
     def __init__(self, lobby, sessions, spectating, clock,
                  interval=POLL_INTERVAL):
         self.lobby = lobby
@@ -188,7 +198,8 @@ class LobbyFeed:
         """
         at = self.clock.seconds()
         if self._now is None or at - self._builtAt >= self.interval:
-            self._now = hubNow(self.lobby, self.sessions, self.spectating)
+            self._now = hubNow(self.lobby, self.sessions, self.spectating,
+                               self.displays)
             self._builtAt = at
             self._encoded = {}
             self.builds += 1

@@ -28,12 +28,18 @@ TITLE = "gamehub"
 log = Logger()
 
 
-def player(text):
+def player(text, display=None):
     """
     A player's text (a player's or a room's name) on a page: shown
-    (L{displayText}), isolated in a C{<bdi>}.
+    (L{displayText}), isolated in a C{<bdi>}; with its account's
+    C{display} name (L{hub.accounts.display}), that first, each in its
+    own C{<bdi>}: C{李雷 (lilei)}, the protocol name always seen.
     """
-    return tags.bdi(displayText(text))
+    if not display:
+        return tags.bdi(displayText(text))
+    return tags.span(tags.bdi(displayText(display), class_="display"),
+                     " (", tags.bdi(displayText(text)), ")",
+                     class_="named")
 
 
 def guestMark(_=lambda text: text):
@@ -44,18 +50,22 @@ def guestMark(_=lambda text: text):
     return tags.span(_("guest"), class_="tag guest")
 
 
-def players(names, separator, guests=(), _=lambda text: text):
+def players(names, separator, guests=(), _=lambda text: text,
+            displays=()):
     """
     The L{player} of each of C{names}, C{separator} between them; those
     whose flag in C{guests} (a list beside C{names}) is true marked as
-    guests (L{guestMark}).
+    guests (L{guestMark}); with their display names in C{displays} (a
+    list beside C{names}, None for none).
     """
     parts = []
     guests = list(guests or ())
+    displays = list(displays or ())
     for i, name in enumerate(names):
         if parts:
             parts.append(separator)
-        parts.append(player(name))
+        parts.append(player(name, displays[i] if i < len(displays)
+                            else None))
         if i < len(guests) and guests[i]:
             parts.extend([" ", guestMark(_)])
     return parts
@@ -73,9 +83,12 @@ def titleText(title):
 
 
 def _titlePart(part):
-    # A player's text isolated, a mark (a guest's) in parentheses.
+    # A player's text isolated (with its display name), a mark (a
+    # guest's) in parentheses.
     if not isinstance(part, Tag):
         return part
+    if part.attributes.get("class") == "named":
+        return "".join(_titlePart(child) for child in part.children)
     text = "".join(part.children)
     return isolatedText(text) if part.tagName == "bdi" else "(%s)" % (text,)
 
@@ -244,7 +257,8 @@ def roomRow(room, _=lambda text: text):
     members = []
     for member in room["members"]:
         classes = "member" + (" ready" if member["ready"] else "")
-        label = [player(member["name"]) if member["name"] else "?"]
+        label = [player(member["name"], member.get("display"))
+                 if member["name"] else "?"]
         if member.get("guest"):
             label.extend([" ", guestMark(_)])
         if member["ready"]:
@@ -270,7 +284,8 @@ def gameRow(game, _=lambda text: text):
     One running game of the lobby.
     """
     return tags.li(tags.a(players(game["players"], _(" vs "),
-                                  game.get("guests"), _)
+                                  game.get("guests"), _,
+                                  game.get("displays"))
                           or player(game["table"]),
                           href=game["url"], class_="watch"),
                    " ", tags.span(player(game["table"]), class_="room-name"),
@@ -455,9 +470,11 @@ class GamePage(resource.Resource):
         if data is None:
             return notFound(request, N_("No game {0}"), gameId)
         _ = translatorFor(request)
+        seats = data["seats"]
         title = [_(data["kind"]), _(": ")] + players(
-            [s["name"] for s in data["seats"]], _(" vs "),
-            [s.get("guest") for s in data["seats"]], _)
+            [s["name"] for s in seats], _(" vs "),
+            [s.get("guest") for s in seats], _,
+            [s.get("display") for s in seats])
         content = tags.div(
             tags.p(tags.span(_("table"), " ", tags.b(player(data["table"])),
                              class_="table-name"),
@@ -496,13 +513,15 @@ def unavailable(request):
 
 
 def _deferredPage(request, d, title, build):
-    # build: a function of the data and the page's translator.
+    # build: a function of the data and the page's translator; title: the
+    # title, or a function of the data that makes it.
     _ = translatorFor(request)
 
     def done(data):
         if data is None:
             return notFound(request)
-        return render(request, title, build(data, _))
+        return render(request, title(data) if callable(title) else title,
+                      build(data, _))
 
     def failed(failure):
         # The query failed, or making its page did.
@@ -568,7 +587,8 @@ def playerContent(data, _=lambda text: text):
     rows = [tags.tr(tags.td(tags.a("#" + g["id"], href=g["url"])),
                     tags.td(when(g["endedAt"])),
                     tags.td(player(g["table"])),
-                    tags.td(players(g["players"], ", ", g.get("guests"), _)),
+                    tags.td(players(g["players"], ", ", g.get("guests"), _,
+                                    g.get("displays"))),
                     tags.td(_("won") if g["won"] else
                             (_("place {0}").format(g["place"])
                              if g["place"] is not None
@@ -592,8 +612,9 @@ def leaderboardContent(data, _=lambda text: text):
     """
     kind = data["kind"]
     rows = [tags.tr(tags.td(str(s["rank"])),
-                    tags.td(tags.a(player(s["name"]), href="/players/%s/%s" % (
-                        kind, _quote(s["name"]))),
+                    tags.td(tags.a(player(s["name"], s.get("display")),
+                                   href="/players/%s/%s" % (
+                                       kind, _quote(s["name"]))),
                         *([" ", guestMark(_)] if s.get("guest") else [])),
                     tags.td("%.2f" % s["rating"]), tags.td(str(s["games"])),
                     tags.td(str(s["wins"])))
@@ -638,9 +659,11 @@ class PlayerPage(resource.Resource):
             return notFound(request)
         kind, name = parts
         _ = translatorFor(request)
-        return _deferredPage(request, self.web.playerData(kind, name),
-                             [player(name), " ", _("at {0}").format(_(kind))],
-                             playerContent)
+        return _deferredPage(
+            request, self.web.playerData(kind, name),
+            lambda data: [player(name, data.get("display")), " ",
+                          _("at {0}").format(_(kind))],
+            playerContent)
 
 
 class LeaderboardPage(resource.Resource):

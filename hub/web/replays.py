@@ -202,12 +202,15 @@ class Replays:
         for d in self._waiting.pop(key):
             d.errback(failure)
 
-    def recordDocument(self, record, head):
+    def recordDocument(self, record, head, variant=()):
         """
         A Deferred of the L{Document} of a stored game (a
         L{hub.records.record.GameRecord}), its JSON C{head} (the
         record's fields) followed by its replay, its moves and its last
         view.
+
+        @param variant: what of C{head} is not the record's (its seats'
+            display names, which change): a document is cached for each.
         """
         kind = record.kind
         steps, moves = [], []
@@ -224,7 +227,8 @@ class Replays:
                 '"view":%s}' % (encodeJSON(head)[:-1], ",".join(steps),
                                 listed, listed, steps[-1]), STORED_CACHE,
                 steps=len(steps))
-        return self.document(("stored", record.gameId), work, finish)
+        return self.document(("stored", record.gameId, variant), work,
+                             finish)
 
     def finishedDocument(self, game):
         """

@@ -337,6 +337,8 @@ class WebService(Service):
     """
 
     name = "web"
+    #: The pages' L{hub.accounts.displays.DisplayNames}, or None.
+    displays = None
 
     def __init__(self, spectating, lobbyFeed, errors=None, play=None,
                  name=None, tournamentFeeds=None, sessions=None):
@@ -352,7 +354,7 @@ class WebService(Service):
     def stopService(self):
         Service.stopService(self)
         for feed in (self.play, self.spectating, self.lobbyFeed,
-                     self.tournamentFeeds):
+                     self.tournamentFeeds, self.displays):
             if feed is not None:
                 feed.stop()
         if self.errors is not None:
@@ -454,6 +456,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
+    displays = displayNames(hub, auth)
+    web.displays = spectating.displays = lobbyFeed.displays = displays
     web.gate = faceGate(hub, limits)
     web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
     play = socket = None
@@ -466,6 +470,7 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
                        directory=directory, spectating=spectating,
                        pairings=director, thinker=thinker,
                        shares=shares)
+        play.displays = displays
         socketFactory = PlayFactory(play, hub.sessions, hub.clock, auth)
         sockets = socketFactory.sockets
         socket = PlayResource(socketFactory)
@@ -491,9 +496,28 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     site.auth = auth
     site.web = web
     site.play = play
-    return site, WebService(spectating, lobbyFeed, site.errors, play,
-                            tournamentFeeds=feeds,
-                            sessions=getattr(auth, "sessions", None))
+    service = WebService(spectating, lobbyFeed, site.errors, play,
+                         tournamentFeeds=feeds,
+                         sessions=getattr(auth, "sessions", None))
+    service.displays = displays
+    return site, service
+
+
+def displayNames(hub, auth):
+    """
+    The accounts' display names the pages of C{hub} show
+    (L{hub.accounts.displays.DisplayNames}), forgotten as the name
+    check of C{auth} reads the accounts' changes; None without accounts.
+    """
+    names = getattr(auth, "names", None)
+    if names is None:
+        return None
+    from hub.accounts.displays import DisplayNames
+    displays = DisplayNames(names.accounts, hub.clock)
+    names.watchChanges(displays.changed)
+    if auth is not None:
+        auth.displays = displays
+    return displays
 
 
 def metricsSite(hub, collectors=(), limits=None, door=None):

@@ -132,6 +132,9 @@ class WebPlay:
     """
 
     log = Logger()
+    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
+    #: the room lists show, or None.
+    displays: Any = None
 
     def __init__(self, lobby: Any, sessions: Any, clock: Any,
                  games: Mapping[str, GamePlay], lobbyFeed: Any = None,

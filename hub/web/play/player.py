@@ -248,6 +248,8 @@ class WebPlayer:
                 "name": member.name, "ready": bool(member.ready),
                 "seat": member.seat, "bot": isBot(member),
                 "guest": bool(member.session.guest),
+                "display": self.displayOf(member.name,
+                                          member.session.guest),
                 "you": member.session is self.session})
         state = {
             "kind": room.kind, "name": room.name, "members": members,
@@ -257,6 +259,16 @@ class WebPlayer:
         }
         state.update(self.play.games[room.kind].roomFields(room))
         return RoomState(state)
+
+    def displayOf(self, name: Optional[str], guest: Any) -> Optional[str]:
+        """
+        The display name of the account C{name} if the hub holds it
+        (L{hub.accounts.displays.DisplayNames.known}), else None.
+        """
+        displays = self.play.displays
+        if guest or displays is None:
+            return None
+        return displays.known(name)  # type: ignore[no-any-return]
 
     def sendRoom(self) -> None:
         self.send(self.roomState())
@@ -348,7 +360,8 @@ class WebPlayer:
                        # A bot from the start, where a later takeover
                        # of another seat is a departed player's.
                        "bot": bool(s.bot) or s.index in bots,
-                       "guest": bool(s.guest)}
+                       "guest": bool(s.guest),
+                       "display": self.displayOf(s.name, s.guest)}
                       for s in event.seats],
             "you": self.seat, "game": self.play.gameId(table)}))
 

@@ -54,9 +54,14 @@ export function shown(text) {
   return String(text).replace(HIDDEN, "\ufffd");
 }
 
-// A player's text on the page: shown, isolated in a <bdi>.
-export function player(text) {
-  return el("bdi", {}, shown(text));
+// A player's text on the page: shown, isolated in a <bdi>; with its
+// account's display name first, each in its own <bdi>: "李雷 (lilei)",
+// the name the game protocols know always seen (hub/web/pages.py).
+export function player(text, display) {
+  if (!display) return el("bdi", {}, shown(text));
+  return el("span", {class: "named"},
+            el("bdi", {class: "display"}, shown(display)), " (",
+            el("bdi", {}, shown(text)), ")");
 }
 
 // The player() of each name, with separator between them.

@@ -28,10 +28,10 @@ const state = {seats: [], view: null, moves: [], turn: null, result: null,
 function seatLabel(seat) {
   const data = state.seats[seat];
   if (!data) return [t("seat {0}", seat)];
-  if (!data.role) return [player(data.name)];
+  if (!data.role) return [player(data.name, data.display)];
   // A checkers seat by its colour too ("red A"), not a letter only.
   const role = kind === "checkers" ? regionName(data.role) : t(data.role);
-  return [player(data.name), " ", t("({0})", role)];
+  return [player(data.name, data.display), " ", t("({0})", role)];
 }
 
 function lastAction() {

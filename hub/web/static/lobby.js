@@ -4,7 +4,7 @@ import { t } from "./i18n.js";
 
 function member(data) {
   return el("li", {class: "member" + (data.ready ? " ready" : "")},
-            data.name ? player(data.name) : "?",
+            data.name ? player(data.name, data.display) : "?",
             data.guest ? " " : "",
             data.guest ? el("span", {class: "tag guest"}, t("guest")) : null,
             data.ready ? " \u2713" : "", data.bot ? " " + t("(bot)") : "");
@@ -15,7 +15,7 @@ function gamePlayers(data) {
   const parts = [];
   data.players.forEach((name, i) => {
     if (parts.length) parts.push(t(" vs "));
-    parts.push(player(name));
+    parts.push(player(name, data.displays && data.displays[i]));
     if (data.guests && data.guests[i]) {
       parts.push(" ", el("span", {class: "tag guest"}, t("guest")));
     }

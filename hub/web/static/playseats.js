@@ -7,10 +7,12 @@ import { t } from "./i18n.js";
 
 export const seatList = el("ol", {id: "seats", class: "seats"});
 
-// A translated text whose {0} is a player's name (in a <bdi>).
-function withPlayer(text, name) {
+// A translated text whose {0} is a player's name (in a <bdi>, after its
+// display name if it has one).
+function withPlayer(text, name, display) {
   const [before, after] = text.split("{0}");
-  return after === undefined ? [text] : [before, player(name), after];
+  return after === undefined ? [text]
+                             : [before, player(name, display), after];
 }
 
 function tag(kind, text) {
@@ -33,7 +35,7 @@ function gameSeats(state) {
     class: "seat" + (state.turn === i ? " to-move" : ""), "data-seat": i},
     // "ann (black)", "ann（黑棋）": the language's brackets.
     withPlayer(t("{0} ({1})", "{0}", game.colourName(state.board, i)),
-               seat.name),
+               seat.name, seat.display),
     botMark(seat),
     seat.guest ? tag("guest", t("guest")) : null,
     i === state.you ? tag("", t("you")) : null));
@@ -42,7 +44,7 @@ function gameSeats(state) {
 function roomMembers(room) {
   return room.members.map((member, i) => el("li", {
     class: "seat waiting", "data-member": i},
-    player(member.name), botMark(member),
+    player(member.name, member.display), botMark(member),
     member.guest ? tag("guest", t("guest")) : null,
     member.ready ? tag("ready", t("ready")) : null,
     member.you ? tag("", t("you")) : null));
