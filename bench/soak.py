@@ -209,21 +209,19 @@ class BrowserPlayer(Client):
         room = "%s-%d" % (name, rng.randrange(10 ** 6))
         ws.send({"type": "create", "kind": "gomoku", "room": room,
                  "seat": 0, "bots": True, "level": 1})
-        started = False
+        # A room with a bot starts its game at once ("play a bot").
+        mine = None
         board = set()
         while self.running:
             message = ws.receive()
             kind, event = message["type"], message.get("event")
-            if kind == "room" and not started and message["room"] and \
-                    len(message["room"]["members"]) == 2:
-                started = True
-                ws.send({"type": "start"})
-            elif kind == "event" and event == "GameStarted":
+            if kind == "event" and event == "GameStarted":
                 self.counts["games"] += 1
                 mine = message["you"]
                 if mine == 0:
                     self.move(ws, board, rng)
-            elif kind == "event" and event == "ActionPlayed":
+            elif kind == "event" and event == "ActionPlayed" and \
+                    mine is not None:
                 board.add(tuple(message["action"]))
                 if message.get("next") == mine:
                     self.move(ws, board, rng)
@@ -233,7 +231,7 @@ class BrowserPlayer(Client):
                 return
             elif kind == "error":
                 self.counts["error " + message["code"]] += 1
-                if message["request"] in ("create", "start"):
+                if message["request"] == "create":
                     ws.send({"type": "leave"})
                     return
 
