@@ -497,7 +497,7 @@ class GamePage(resource.Resource):
                 "data-live": "1" if data["live"] else "0"})
 
     def _failed(self, failure, request):
-        _logFailure(request, failure)
+        logFailure(request, failure)
         if request.startedWriting:
             return
         unavailable(request)
@@ -512,9 +512,16 @@ def unavailable(request):
                   tags.p(_("The records cannot be read now.")), code=503)
 
 
-def _deferredPage(request, d, title, build):
-    # build: a function of the data and the page's translator; title: the
-    # title, or a function of the data that makes it.
+def deferredPage(request, d, title, build):
+    """
+    Render the page of the data C{d} fires with: 404 for None, 503 when
+    the query (or making the page) fails.
+
+    @param title: the title, or a function of the data that makes it.
+    @param build: a function of the data and the page's translator that
+        makes the content.
+    @return: L{server.NOT_DONE_YET}.
+    """
     _ = translatorFor(request)
 
     def done(data):
@@ -525,7 +532,7 @@ def _deferredPage(request, d, title, build):
 
     def failed(failure):
         # The query failed, or making its page did.
-        _logFailure(request, failure)
+        logFailure(request, failure)
         if not request.startedWriting:
             unavailable(request)
 
@@ -534,7 +541,11 @@ def _deferredPage(request, d, title, build):
     return server.NOT_DONE_YET
 
 
-def _logFailure(request, failure):
+def logFailure(request, failure):
+    """
+    Log C{failure} of C{request}'s page with the site's error log (or the
+    module's when the request has none).
+    """
     errors = errorsOf(request)
     if errors is not None:
         errors.failed(request, failure)
@@ -659,7 +670,7 @@ class PlayerPage(resource.Resource):
             return notFound(request)
         kind, name = parts
         _ = translatorFor(request)
-        return _deferredPage(
+        return deferredPage(
             request, self.web.playerData(kind, name),
             lambda data: [player(name, data.get("display")), " ",
                           _("at {0}").format(_(kind))],
@@ -682,6 +693,6 @@ class LeaderboardPage(resource.Resource):
         if len(parts) != 1 or parts[0] not in GAME_KINDS:
             return notFound(request)
         _ = translatorFor(request)
-        return _deferredPage(request, self.web.leaderboardData(parts[0]),
-                             _("Leaderboard: {0}").format(_(parts[0])),
-                             leaderboardContent)
+        return deferredPage(request, self.web.leaderboardData(parts[0]),
+                            _("Leaderboard: {0}").format(_(parts[0])),
+                            leaderboardContent)

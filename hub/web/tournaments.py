@@ -673,8 +673,8 @@ class TournamentsPage(resource.Resource):
                                       for p in request.postpath if p]
         if not parts:
             _ = pages.translatorFor(request)
-            return pages._deferredPage(request, self.web.listData(),
-                                       _("Tournaments"), listContent)
+            return pages.deferredPage(request, self.web.listData(),
+                                      _("Tournaments"), listContent)
         eventId = _eventId(parts[0]) if len(parts) == 1 else None
         if eventId is None:
             return pages.notFound(request)
@@ -754,7 +754,7 @@ def _eventPage(request: Any, d: defer.Deferred, visitor: Any = None,
             scripts=["tournament.js"])
 
     def failed(failure: Any) -> None:
-        pages._logFailure(request, failure)
+        pages.logFailure(request, failure)
         if not request.startedWriting:
             _ = pages.translatorFor(request)
             pages.render(request, _("Unavailable"),
