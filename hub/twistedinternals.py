@@ -102,7 +102,6 @@ PRIVATE_USES = frozenset({
     ("hub/client/state_checkers.py", "_active"),
     ("hub/client/watchstate.py", "_active"),
     ("hub/client/watchstate.py", "_hidden"),
-    ("hub/cluster/routes.py", "_releaseName"),
     ("client_pyglet/scenes/splendor.py", "_hidden"),
 })
 

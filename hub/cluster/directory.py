@@ -291,7 +291,7 @@ class ClusterDirectory:
         releases = [self.eval(scripts.RELEASE, [self.key("node", self.node)],
                               [self.node, ""])]
         for kind, name in list(self.names):
-            releases.append(self._releaseName(kind, name))
+            releases.append(self.releaseName(kind, name))
         for kind, name in list(self.rooms):
             releases.append(self._releaseRoom(kind, name))
         self.names.clear()
@@ -411,7 +411,7 @@ class ClusterDirectory:
         forgotten first, see L{handOverName}).
         """
         if self.names.pop((kind, name), None):
-            self._releaseName(kind, name)
+            self.releaseName(kind, name)
 
     def handOverName(self, kind, name):
         """
@@ -420,7 +420,12 @@ class ClusterDirectory:
         """
         self.names.pop((kind, name), None)
 
-    def _releaseName(self, kind, name):
+    def releaseName(self, kind, name):
+        """
+        Let C{name} of C{kind} go if this node holds it (best effort).
+
+        @return: a L{Deferred} that fires when Redis has answered.
+        """
         d = self.eval(scripts.RELEASE, [self.nameKey(kind, name)],
                       [self.node, ""])
         d.addErrback(bestEffort)

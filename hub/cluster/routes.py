@@ -248,7 +248,7 @@ class GomokuRoute(Route):
 
     def _unusedName(self, name):
         if self.factory.sessions.byName(self.kind, name) is None:
-            self.directory._releaseName(self.kind, name)
+            self.directory.releaseName(self.kind, name)
 
     def listRooms(self, message):
         d = self.directory.listRooms(self.kind)

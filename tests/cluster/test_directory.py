@@ -69,7 +69,7 @@ class RedisDirectoryTests(TestCase):
         self.assertEqual((yield self.a.claimName("gomoku", "ann")), "a")
         self.assertEqual((yield self.a.claimName("gomoku", "ann")), "a")
         self.assertEqual((yield self.b.claimName("gomoku", "ann")), "a")
-        yield self.a._releaseName("gomoku", "ann")
+        yield self.a.releaseName("gomoku", "ann")
         self.assertEqual((yield self.b.claimName("gomoku", "ann")), "b")
 
     @defer.inlineCallbacks

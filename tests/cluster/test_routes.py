@@ -60,7 +60,7 @@ class FakeDirectory:
         return self.answer(self.owners.setdefault(("name", kind, name),
                                                   self.node))
 
-    def _releaseName(self, kind, name):
+    def releaseName(self, kind, name):
         self.owners.pop(("name", kind, name), None)
 
     def claimRoom(self, kind, name):
