@@ -133,7 +133,7 @@ class BrainRunner:
         """
         for player in self.players.pop(room, []):
             if not player.done:
-                player._over(None, "")
+                player.finish()
             self._leave(player)
 
     def entrantOf(self, room, playerId):

@@ -501,7 +501,7 @@ class EnginePlayer(RoomObserver):
 
     def tableEvent(self, table, event):
         if isinstance(event, events.GameEnded):
-            self._over(None, "")
+            self.finish()
         elif (not self.done and not self.thinking
                 and table.game.currentSeat == self.seat
                 and not isinstance(event, events.TurnStarted)):
@@ -554,11 +554,18 @@ class EnginePlayer(RoomObserver):
         table = self.table
         # Told before the table ends the game (and its listeners, the
         # director among them, ask why).
-        self._over(e.reason, e.detail)
+        self.finish(e.reason, e.detail)
         if table is not None and not table.over:
             table.lose(self.seat, TABLE_REASONS[e.reason])
 
-    def _over(self, reason, detail):
+    def finish(self, reason=None, detail=""):
+        """
+        This player's game is over, once: it stops listening to the
+        table, lets go of its brain and tells C{onEnd}.
+
+        @param reason: None when the board ended the game (or the game
+            is cut off), else a L{BrainFailed} reason.
+        """
         if self.done:
             return
         self.done = True
@@ -575,7 +582,7 @@ class EnginePlayer(RoomObserver):
         self.onEnd(self, reason, detail)
 
     def gameEnded(self, room, game):
-        self._over(None, "")
+        self.finish()
 
 
 class GomocupPlayer(EnginePlayer):
