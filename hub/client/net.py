@@ -106,7 +106,7 @@ class _ClientProtocol(Protocol, TimeoutMixin):
         closedByUs = getattr(self.transport, "disconnecting", False)
         if self._asked and not self.answered and not closedByUs:
             self.wrongServer("closed the connection without an answer")
-        if self.state._protocol is self:
+        if self.state.isAttached(self):
             self.state.detach(reason)
 
     def timeoutConnection(self):

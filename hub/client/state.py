@@ -158,6 +158,13 @@ class ClientState(Observable):
         self.connected = True
         self.connectionMade()
 
+    def isAttached(self, protocol):
+        """
+        Whether C{protocol} is the one carrying our messages (not one
+        already replaced by a newer connection's).
+        """
+        return protocol is not None and protocol is self._protocol
+
     def detach(self, reason=None):
         """
         The protocol's connection is gone.

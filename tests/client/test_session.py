@@ -316,3 +316,24 @@ class TournamentRoomTests(SessionTests):
         proto, transport = self.register(session)
         self.clock.advance(0)
         self.assertEqual(take(transport), b"")
+
+
+class AttachedTests(SynchronousTestCase):
+    """
+    L{S.ClientState.isAttached}: the protocol a state sends through.
+    """
+
+    def test_newestOnly(self):
+        """
+        Only the protocol attached last is, until it is detached.
+        """
+        state, first, second = S.ClientState(), object(), object()
+        self.assertFalse(state.isAttached(first))
+        self.assertFalse(state.isAttached(None))
+        state.attach(first)
+        self.assertTrue(state.isAttached(first))
+        state.attach(second)
+        self.assertFalse(state.isAttached(first))
+        self.assertTrue(state.isAttached(second))
+        state.detach()
+        self.assertFalse(state.isAttached(second))
