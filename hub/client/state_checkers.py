@@ -236,7 +236,7 @@ class CheckersState(ClientState):
         if seat is None:
             return
         if data2.strip() == W.TIMEOUT_PATH:
-            if self.board.isOver or not self.board._active[seat]:
+            if not self.board.isActive(seat):
                 return
             if seat == self.board.seatOfRegion(self.myRegion()) and \
                     self._beforeMove is not None:

@@ -62,11 +62,9 @@ def checkersGame(view):
     toMove = view.get("toMove")
     game = checkersTable.restore({
         "regions": view["regions"], "pieces": view["pieces"],
-        "currentSeat": toMove if toMove is not None else 0})
-    game.finished = list(view.get("finished", ()))
-    game.eliminated = list(view.get("eliminated", ()))
-    for seat in game.finished + game.eliminated:
-        game._active[seat] = False
+        "currentSeat": toMove if toMove is not None else 0,
+        "finished": view.get("finished", ()),
+        "eliminated": view.get("eliminated", ())})
     if toMove is None:
         game.currentSeat = None
         game.isOver = True

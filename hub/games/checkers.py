@@ -256,16 +256,20 @@ class CheckersGame:
     @classmethod
     def fromPosition(cls, regions: Sequence[str],
                      pieces: Mapping[int, Sequence[Sequence[int]]],
-                     currentSeat: int = 0) -> "CheckersGame":
+                     currentSeat: int = 0, finished: Sequence[int] = (),
+                     eliminated: Sequence[int] = ()) -> "CheckersGame":
         """
         Build a game with the given pieces instead of the start position
-        (for tests, puzzles and benchmarks).
+        (for tests, puzzles, benchmarks and a spectator's view).
 
         @param regions: the regions in play (sorted into seat order).
         @param pieces: for each seat, the cells of its pieces (any
             number, including none).
         @param currentSeat: the seat to move.
-        @raise ValueError: a cell is off the board or used twice.
+        @param finished: the seats that brought their pieces home, in
+            order; C{eliminated}, those eliminated.  Neither plays on.
+        @raise ValueError: a cell is off the board or used twice, or a
+            seat is not the game's.
         """
         game = cls(regions=regions)
         game._board = bytearray(CELL_COUNT)
@@ -279,9 +283,14 @@ class CheckersGame:
                 game._pieces[seat].append(i)
             game._pieces[seat].sort()
             game._recount(seat)
-        if not 0 <= currentSeat < game.seatCount:
-            raise ValueError("no seat %r" % (currentSeat,))
+        for seat in (currentSeat, *finished, *eliminated):
+            if not 0 <= seat < game.seatCount:
+                raise ValueError("no seat %r" % (seat,))
         game.currentSeat = currentSeat
+        game.finished = list(finished)
+        game.eliminated = list(eliminated)
+        for seat in game.finished + game.eliminated:
+            game._active[seat] = False
         return game
 
     def copy(self) -> "CheckersGame":

@@ -280,12 +280,14 @@ def positionOf(game: rules.CheckersGame) -> Dict[str, Any]:
 
 def restore(position: Mapping[str, Any]) -> rules.CheckersGame:
     """
-    The L{rules.CheckersGame} of a position from L{positionOf}.
+    The L{rules.CheckersGame} of a position from L{positionOf} (with, if
+    it says, the seats C{"finished"} and C{"eliminated"}).
     """
     pieces = {seat: [tuple(cell) for cell in cells]
               for seat, cells in enumerate(position["pieces"])}
     return rules.CheckersGame.fromPosition(
-        position["regions"], pieces, position["currentSeat"])
+        position["regions"], pieces, position["currentSeat"],
+        position.get("finished", ()), position.get("eliminated", ()))
 
 
 def replay(

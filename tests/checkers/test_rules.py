@@ -485,6 +485,19 @@ class GameTests(SynchronousTestCase):
                           {0: [(8, 8)]})
         self.assertRaises(ValueError, CheckersGame.fromPosition, "AD",
                           {}, 5)
+        self.assertRaises(ValueError, CheckersGame.fromPosition, "AD",
+                          {}, 0, (), (2,))
+
+    def test_fromPositionOut(self):
+        """
+        The seats a position says finished or were eliminated play on no
+        more.
+        """
+        game = CheckersGame.fromPosition("ACE", {}, 0, [1], [2])
+        self.assertEqual((game.finished, game.eliminated), ([1], [2]))
+        self.assertEqual(game.activeSeats(), [0])
+        self.assertFalse(game.isActive(1))
+        self.assertFalse(game.isActive(2))
 
     def test_render(self):
         """

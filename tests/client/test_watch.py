@@ -15,12 +15,15 @@ from twisted.web.client import ResponseDone
 
 from hub.client import events as E
 from hub.client import state as S
+from hub.client import watchstate
 from hub.client.watch import GameWatcher, WatchedGame, listGames
 from hub.client.webapi import (
     EventStreamDecoder, EventStreamProtocol, WebAPI, WebAPIError,
     parseWatchURL)
 from hub.client.state_gomoku import BLACK, WHITE
 from hub.games import splendor as SG
+from hub.games.checkers import CheckersGame
+from hub.web.views import checkersView
 from tests.web.support import WebHub, openRoom
 
 TIMEOUT = 10
@@ -368,3 +371,15 @@ class ModelTests(SynchronousTestCase):
         game = WatchedGame(Clock(), "g")
         self.assertRaises(WebAPIError, game.loadGame,
                           {"kind": "chess", "live": True})
+
+    def test_checkersSeatsOut(self):
+        """
+        A checkers view's finished and eliminated seats play on no more in
+        the game rebuilt from it.
+        """
+        played = CheckersGame(3)
+        played.eliminate(1)
+        game = watchstate.checkersGame(checkersView(played))
+        self.assertEqual(game.eliminated, [1])
+        self.assertEqual(game.activeSeats(), [0, 2])
+        self.assertEqual(game.currentSeat, played.currentSeat)
