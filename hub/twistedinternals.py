@@ -97,8 +97,6 @@ PRIVATE = (
 #: other (see C{docs/development.md}).  This list only shrinks.
 PRIVATE_USES = frozenset({
     ("hub/sandbox/inside.py", "_exit"),
-    ("hub/client/watchstate.py", "_hidden"),
-    ("client_pyglet/scenes/splendor.py", "_hidden"),
 })
 
 #: C{{dotted method: digest}} for every library method the functions

@@ -361,7 +361,7 @@ class SplendorGameScene(GameSceneMixin, Scene):
             else:
                 self.text(summary, x + 288, y + 12, size=9, color=MUTED,
                           anchor_x="right")
-                hidden = st._hidden.get(seat, [])
+                hidden = st.hidden.get(seat, [])
                 for i, card in enumerate(p.reserved):
                     self.miniCard(x + 12 + i * 30, y + 6, card,
                                   card in hidden)

@@ -50,6 +50,8 @@ class SplendorState(ClientState):
     @ivar nobleChoice: nobles offered to us, or ().
     @ivar winnerId: the winner, once over.
     @ivar awaitingReply: an operation of ours is unanswered.
+    @ivar hidden: for a seat, the cards of its reserve that are our
+        guesses (blind reserves we cannot see).
     """
 
     game = "splendor"
@@ -68,7 +70,7 @@ class SplendorState(ClientState):
         self.awaitingReply = False
         self.lastAction = None
         self._refillSlot = None
-        self._hidden = {}
+        self.hidden = {}
 
     # interface for the bot and the scenes
     def seatOf(self, playerId):
@@ -133,7 +135,7 @@ class SplendorState(ClientState):
         self.discard = 0
         self.nobleChoice = ()
         self.awaitingReply = False
-        self._hidden = {}
+        self.hidden = {}
         self.send((W.INIT, 0, None))
 
     def setReady(self, ready=True):
@@ -250,7 +252,7 @@ class SplendorState(ClientState):
                 t.players[seat].reserved[-1] = real
                 self._unguess(drawn, real)
             else:
-                self._hidden.setdefault(seat, []).append(drawn)
+                self.hidden.setdefault(seat, []).append(drawn)
         if any(isinstance(e, GE.DiscardRequired) for e in events) and \
                 seat == self.mySeat():
             self.discard = t.pendingDiscard
@@ -265,7 +267,7 @@ class SplendorState(ClientState):
         put the real card in its place.
         """
         player = self.table.players[seat]
-        hidden = self._hidden.get(seat, [])
+        hidden = self.hidden.get(seat, [])
         if card in player.reserved:
             # our guess was right: the card is known from now on
             if card in hidden:
@@ -294,7 +296,7 @@ class SplendorState(ClientState):
         if real in deck:
             deck[deck.index(real)] = guess
             return
-        for seat, guesses in self._hidden.items():
+        for seat, guesses in self.hidden.items():
             if real in guesses:
                 guesses[guesses.index(real)] = guess
                 reserved = self.table.players[seat].reserved

@@ -197,7 +197,7 @@ def splendorMirror(game, hidden, seats, result=None):
     st = WatchedSplendor(SPECTATOR)
     st.sequence = [i + 1 for i in range(len(seats) or game.seatCount)]
     st.table = game
-    st._hidden = hidden
+    st.hidden = hidden
     if game.currentSeat is not None and game.currentSeat < len(st.sequence):
         st.currentId = st.sequence[game.currentSeat]
     st.phase = S.GAME

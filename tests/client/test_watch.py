@@ -296,7 +296,7 @@ class WatcherTests(TestCase):
             self.assertEqual(mine.points, theirs.points)
             self.assertEqual(len(mine.purchased), len(theirs.purchased))
             self.assertEqual(len(mine.reserved), len(theirs.reserved))
-            self.assertEqual(st._hidden.get(seat, []), mine.reserved)
+            self.assertEqual(st.hidden.get(seat, []), mine.reserved)
         self.assertEqual(SG.CARDS[t.players[0].reserved[0]].level, 2)
         self.assertEqual(st.sequence, [1, 2])
         self.assertEqual(st.seatOf(st.currentId), table.game.currentSeat)
