@@ -342,6 +342,24 @@ def setAbout(cursor: db.Cursor, eventId: int, name: str,
                    (_dumps(pairs), eventId, name))
 
 
+def latestAbout(cursor: db.Cursor, kind: str,
+                name: str) -> Optional[Tuple[int, Dict[str, str]]]:
+    """
+    What engine entrant C{name}'s brain last answered to C{ABOUT} in a
+    C{kind} event (the latest event that kept one), as C{(event,
+    pairs)}, or None (it never told one).
+    """
+    cursor.execute(
+        "SELECT e.tournament_id, e.about FROM tournament_entrants e JOIN "
+        "tournaments t ON t.id = e.tournament_id WHERE e.name = ? AND "
+        "t.kind = ? AND e.engine IS NOT NULL AND e.about IS NOT NULL "
+        "ORDER BY e.tournament_id DESC LIMIT 1", (name, kind))
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    return int(row[0]), json.loads(row[1])
+
+
 def requestState(cursor: db.Cursor, eventId: int, action: str,
                  now: float) -> Event:
     """

@@ -193,6 +193,11 @@ class Web:
     """
 
     gate = None
+    #: C{latestAbout(kind, name)}: a Deferred of C{(event, pairs)}, what
+    #: an engine's brain last answered to C{ABOUT}, or None
+    #: (L{hub.web.tournaments.TournamentsWeb.latestAbout}); None for a
+    #: web face without events.
+    abouts = None
     #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
     #: of a web face with accounts, or None.
     displays = None
@@ -283,18 +288,21 @@ class Web:
             return defer.succeed(None)
         d = defer.gatherResults([
             self.records.rating(kind, name),
-            self.records.history(kind, name, RECORD_PAGE)],
+            self.records.history(kind, name, RECORD_PAGE),
+            defer.succeed(None) if self.abouts is None
+            else self.abouts(kind, name)],
             consumeErrors=True)
 
         def withDisplays(results):
-            rating, history = results
+            rating, history, about = results
             shown = {name} if not (rating is not None and rating.guest) \
                 else set()
             for entry in history:
                 shown.update(s.name for s in entry.game.seats
                              if not s.guest)
             return self.displaysOf(sorted(shown)).addCallback(
-                lambda found: _player(kind, name, rating, history, found))
+                lambda found: _player(kind, name, rating, history, found,
+                                      about))
         d.addCallback(withDisplays)
         return d
 
@@ -332,8 +340,9 @@ def _standing(s, displays=None):
             "games": s.games, "wins": s.wins, "guest": s.guest}
 
 
-def _player(kind, name, rating, history, displays=None):
-    # displays: {name: display name} of the accounts among them.
+def _player(kind, name, rating, history, displays=None, about=None):
+    # displays: {name: display name} of the accounts among them; about:
+    # (event, pairs) of an engine's latest ABOUT, or None.
     displays = displays or {}
     if rating is None and not history:
         return None
@@ -361,7 +370,9 @@ def _player(kind, name, rating, history, displays=None):
             "games": rating.games if rating is not None else len(games),
             "wins": rating.wins if rating is not None else sum(
                 1 for g in games if g["won"]),
-            "recent": games}
+            "recent": games,
+            "about": about[1] if about is not None else None,
+            "aboutEvent": about[0] if about is not None else None}
 
 
 class JSONResource(resource.Resource):

@@ -20,6 +20,12 @@ class ITournamentsWeb(Interface):
         of the hub's director, or None.
         """
 
+    def latestAbout(kind, name):
+        """
+        A Deferred of C{(event, pairs)}, what engine entrant C{name}'s
+        brain last answered to C{ABOUT} in a C{kind} event, or None.
+        """
+
     def eventChanged(eventId):
         """
         Tell the event's page of a change at once (the director hears of

@@ -610,11 +610,37 @@ def playerContent(data, _=lambda text: text):
         note = [tags.p(guestMark(_), " ", _("This name is no account's: a "
                                             "guest played under it."),
                        class_="guest-note")]
+    if data.get("about"):
+        note.append(aboutContent(data["about"], data["aboutEvent"], _))
     return tags.div(facts, *note, tags.h2(_("Recent games")), tags.table(
         tags.thead(tags.tr(tags.th(_("game")), tags.th(_("ended")),
                            tags.th(_("table")), tags.th(_("players")),
                            tags.th(_("result")))),
         tags.tbody(*rows), class_="recent"))
+
+
+#: The pairs of an engine's C{ABOUT} that its player page shows, in
+#: order, with their labels.
+ABOUT_FIELDS = (("name", N_("engine")), ("version", N_("version")),
+                ("author", N_("author")), ("country", N_("country")))
+
+
+def aboutContent(about, eventId, _=lambda text: text):
+    """
+    An engine's C{ABOUT} (name, version, author, country: those it
+    told) on its player page, with a link to the event it told it.
+    """
+    rows = []
+    for key, label in ABOUT_FIELDS:
+        if about.get(key):
+            rows += [tags.dt(_(label)),
+                     tags.dd(tags.bdi(displayText(about[key])), class_=key)]
+    return tags.section(
+        tags.h2(_("Engine")),
+        tags.dl(*rows, class_="facts"),
+        tags.p(tags.a(_("As its brain answered ABOUT in event {0}").format(
+            eventId), href="/tournaments/%d" % (eventId,))),
+        class_="about")
 
 
 def leaderboardContent(data, _=lambda text: text):

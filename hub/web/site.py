@@ -484,6 +484,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
                                      spectating, web.gate,
                                      getattr(auth, "names", None), hub.clock)
         feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
+        # An engine's ABOUT on its player page.
+        web.abouts = tournaments.latestAbout
         tournaments.auth = auth
         if auth is not None:
             # /admin's events (L{hub.web.adminactions}).

@@ -147,6 +147,20 @@ class TournamentsWeb:
                 snap, lambda room: self.gameLink(kind, room))
         return self.snapshot(eventId).addCallback(made)
 
+    def latestAbout(self, kind: str, name: str) -> defer.Deferred:
+        """
+        A Deferred of what engine entrant C{name}'s brain last answered
+        to C{ABOUT} in a C{kind} event, C{(event, pairs)}, or None (also
+        when the database cannot tell now: the page goes without it).
+        """
+        d = self.database.runInteraction(store.latestAbout, kind, name)
+
+        def failed(failure: Any) -> None:
+            log.warn("an engine's ABOUT not shown: {error}",
+                     error=failure.getErrorMessage())
+            return None
+        return d.addErrback(failed)
+
     def nextData(self, eventId: int, name: str) -> defer.Deferred:
         """
         The room C{name} should join now in event C{eventId} (None when

@@ -1,8 +1,10 @@
 """
 The stdio engine protocol (L{hub.tournaments.stdio}): its requests and
-answers, and the examples of C{examples/engines/} (a random legal player
+answers, the examples of C{examples/engines/} (a random legal player
 per game in Python, and one in C built here with C{cc}) playing real
-games in the bwrap sandbox through the engine launcher.
+games in the bwrap sandbox through the engine launcher, and hostile
+engines (C{stdioengine.py}: late, pondering, illegal, garbled, silent,
+exiting, flooding debug) beside fair ones.
 """
 
 import json
@@ -10,20 +12,27 @@ import os
 import shutil
 import subprocess
 
-from twisted.internet import defer
+import attr
+from twisted.internet import defer, reactor
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.games import splendor
+from hub.sandbox.confine import Confinement
+from hub.sandbox.process import BwrapSandbox
 from hub.tables import events
 from hub.tournaments import gomocup, stdio
+from hub.tournaments.gamelog import GameLog
 from hub.tournaments.interfaces import EngineSpec
+from hub.wire import gomocup as wire
 from tests.sandbox.support import folder, waitFor
-from tests.tournaments.test_engines import MB, bounded
-from tests.tournaments.test_gomocup import Event, HubHarness, Pairing
+from tests.tournaments.test_engines import MB, WAIT, bounded
+from tests.tournaments.test_gomocup import (
+    Event, HubHarness, MemoryLog, Pairing, treeOf)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 EXAMPLES = os.path.join(ROOT, "examples", "engines")
+ENGINE = os.path.join(HERE, "stdioengine.py")
 
 
 class CodecTests(SynchronousTestCase):
@@ -179,3 +188,203 @@ class ExampleTests(HubHarness, TestCase):
         self.assertFalse(room.table.over)
         self.assertEqual([p.failure for p in players], [None, None])
         self.launcher.stop(pairing)
+
+
+@attr.s(frozen=True)
+class Engine:
+    """
+    An entrant that is the tests' stdio engine (C{stdioengine.py}) in
+    one of its modes.
+    """
+
+    name = attr.ib()
+    mode = attr.ib(default="fair")
+    seed = attr.ib(default=1)
+    key = None
+
+    @property
+    def engine(self):
+        return EngineSpec(self.name, ("python", ENGINE, self.mode,
+                                      str(self.seed)),
+                          HERE, "stdio", 30, 512 * MB)
+
+
+class StdioProcessTests(TestCase):
+    """
+    L{stdio.StdioProcess} and the tests' engine in the bwrap sandbox:
+    the ways a hostile engine answers one request.
+    """
+
+    timeout = 2 * WAIT
+
+    def engine(self, mode, log=None, pondering=False):
+        process = stdio.StdioProcess(reactor, log or MemoryLog(), pondering)
+        box = BwrapSandbox(reactor, folder(self))
+        self.handle = box.spawn(process, Confinement(
+            ["python", ENGINE, mode], folder=HERE))
+
+        def kill():
+            if process.running:
+                process.kill()
+                return bounded(process.ended)
+        self.addCleanup(kill)
+        return process
+
+    def ask(self, process, moves=(), timeoutMs=5000):
+        """
+        Ask C{process} for black's or white's move after C{moves}.
+        """
+        taken = set(moves)
+        legal = [(x, y) for y in range(15) for x in range(15)
+                 if (x, y) not in taken]
+        line = stdio.request("gomoku", len(moves) % 2, 2,
+                             {"size": 15, "moves": [list(m) for m in moves]},
+                             legal, None, timeoutMs)
+        return bounded(process.ask(line, "action", timeoutMs))
+
+    @defer.inlineCallbacks
+    def secondAnswer(self, mode, timeoutMs=5000):
+        """
+        C{mode}'s failure at its second answer.
+        """
+        process = self.engine(mode)
+        first, _ = yield self.ask(process, (), timeoutMs)
+        move = tuple(first)
+        other = (0, 0) if move != (0, 0) else (1, 1)
+        d = self.ask(process, (move, other), timeoutMs)
+        e = yield self.assertFailure(d, gomocup.BrainFailed)
+        return e
+
+    @defer.inlineCallbacks
+    def test_late(self):
+        """
+        An engine that answers after its turn limit and the tolerance
+        has lost on time when the limit is over, not when it answers.
+        """
+        e = yield self.secondAnswer("late", 300)
+        self.assertEqual((e.reason, e.detail),
+                         (gomocup.TIME, "no answer within 300 ms"))
+
+    @defer.inlineCallbacks
+    def test_garbled(self):
+        """
+        A line that is no JSON object is an unparsable action.
+        """
+        e = yield self.secondAnswer("garbled")
+        self.assertEqual((e.reason, e.detail),
+                         (gomocup.ILLEGAL, "not a JSON object: h8"))
+
+    @defer.inlineCallbacks
+    def test_exit(self):
+        """
+        An engine that exits while it is asked: a crash, how it ended.
+        """
+        e = yield self.secondAnswer("exit")
+        self.assertEqual((e.reason, e.detail),
+                         (gomocup.CRASH, "exited with status 3"))
+
+    @defer.inlineCallbacks
+    def test_stoppedOffTurn(self):
+        """
+        An engine that thinks all the time (a spinning thread) is stopped
+        once it answered: its tree uses no CPU while another, allowed to
+        ponder, spins on (0.2 s of its CPU); its next request continues
+        it.
+        """
+        process = self.engine("ponder")
+        stopped = self.handle
+        pondering = self.engine("ponder", pondering=True)
+        spinning = self.handle
+        first, _ = yield self.ask(process)
+        yield self.ask(pondering)
+        self.assertTrue(process.stopped)
+        self.assertFalse(pondering.stopped)
+
+        def cpu(handle):
+            return sum(ticks for _, _, ticks in treeOf(handle.group))
+        yield waitFor(lambda: all(
+            s == "T" for _, s, _ in treeOf(stopped.group)))
+        before, other = cpu(stopped), cpu(spinning)
+        yield waitFor(lambda: cpu(spinning) > other + 20)
+        self.assertEqual(cpu(stopped), before)
+        self.assertTrue(all(s != "T" for _, s, _ in treeOf(spinning.group)))
+        move, _ = yield self.ask(process, (tuple(first), (0, 0)
+                                           if tuple(first) != (0, 0)
+                                           else (1, 1)))
+        self.assertEqual(len(move), 2)
+
+    @defer.inlineCallbacks
+    def test_debugFlood(self):
+        """
+        10 MB of C{debug} lines before an answer: the answer is read,
+        the log stays within its cap, the splitter's buffer within a
+        line.
+        """
+        path = os.path.join(folder(self), "engine.log")
+        log = GameLog(path, cap=256 * 1024)
+        process = self.engine("debug", log)
+        move, _ = yield self.ask(process)
+        self.assertEqual(len(move), 2)
+        self.assertGreater(log.dropped, 4 * MB)
+        log.close()
+        self.assertLess(os.path.getsize(path), 256 * 1024 + 4096)
+        self.assertLessEqual(len(process.splitter._buffer), wire.MAX_LINE)
+
+
+class HostileTests(HubHarness, TestCase):
+    """
+    Hostile stdio engines in whole games, as the Gomocup brains' (in
+    L{tests.tournaments.test_gomocup.GameTests.test_hostile}).
+    """
+
+    @defer.inlineCallbacks
+    def test_hostile(self):
+        """
+        Hostile stdio engines, each against a fair one, all games at
+        once: each ends as documented (docs/protocols/engines.md), the
+        fair pairing's game ends on the board, and an engine that
+        crashed plays its next game in a new process.
+        """
+        event = Event(61, turnMs=1500)
+        modes = {"late": (events.TIMEOUT, gomocup.TIME),
+                 "illegal": (events.ILLEGAL, gomocup.ILLEGAL),
+                 "garbled": (events.ILLEGAL, gomocup.ILLEGAL),
+                 "silent": (events.TIMEOUT, gomocup.TIME),
+                 "exit": (events.FORFEIT, gomocup.CRASH),
+                 "debug": (events.NORMAL, None),
+                 "ponder": (events.NORMAL, None)}
+        games = {}
+        for board, mode in enumerate(sorted(modes), 1):
+            games[mode] = self.play(event, 1, board, Engine(mode, mode),
+                                    Engine("fair" + mode, seed=board))
+        games["fair"] = self.play(event, 1, 99, Engine("one", seed=5),
+                                  Engine("two", seed=6))
+        results = {}
+        for mode, d in games.items():
+            results[mode] = yield d
+        self.assertEqual(results["fair"].reason, events.NORMAL)
+        for board, mode in enumerate(sorted(modes), 1):
+            reason, engineReason = modes[mode]
+            ended = results[mode]
+            self.assertEqual(ended.reason, reason, mode)
+            ends = self.launcher.endOf(event, "61-1-%d" % (board,))
+            if engineReason is None:
+                self.assertEqual(ends, {}, mode)
+            else:
+                self.assertEqual(ended.winner, 1, mode)
+                self.assertEqual(list(ends), [mode])
+                self.assertEqual(ends[mode][0], engineReason, mode)
+        log = self.launcher.engineLog(event, "61-1-3", "garbled").decode()
+        self.assertIn("?h8", log)
+        crashed = self.launcher.brains.brains[(61, "exit")]
+        self.assertEqual(crashed.crashes, 1)
+        first = crashed.process
+        # The crashed engine's next game: a new process, which plays its
+        # first move (and crashes again at its second).
+        ended = yield self.play(event, 2, 1, Engine("fairexit", seed=3),
+                                Engine("exit", "exit"))
+        self.assertEqual((ended.reason, ended.winner), (events.FORFEIT, 0))
+        self.assertIsNot(crashed.process, first)
+        self.assertEqual(crashed.crashes, 2)
+        log = self.launcher.engineLog(event, "61-2-1", "exit").decode()
+        self.assertIn("exit answer 1 of 224 legal", log)
