@@ -1,0 +1,48 @@
+"""
+C{bench/defaults.py} (issue 36) runs to the end with its smallest
+settings.  A smoke test only: the figures it prints are the machine's,
+and no bound is put on them.
+"""
+
+import os
+import subprocess
+import sys
+
+from twisted.trial.unittest import TestCase
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(TOP, "bench", "defaults.py")
+
+
+class DefaultsBenchTests(TestCase):
+    """
+    The benchmark against real C{twistd -n gamehub} processes, each on
+    free loopback ports.
+    """
+
+    def test_smallestRun(self):
+        """
+        One round of about a second per configuration, two gomoku pairs
+        and two checkers rooms, the bare hub and the defaults: the script
+        exits 0 and prints, for each game, a row of the table per
+        configuration.
+        """
+        done = subprocess.run(
+            [sys.executable, SCRIPT, "--rounds", "1", "--seconds", "1",
+             "--warmup", "0.5", "--pairs", "2", "--rooms", "2",
+             "--configs", "bare,defaults"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=TOP,
+            timeout=300)
+        output = done.stdout.decode()
+        self.assertEqual(done.returncode, 0, output)
+        rows = [line for line in output.splitlines()
+                if line.startswith("| ") and "---" not in line]
+        self.assertEqual(
+            [row.split(" | ")[0] for row in rows],
+            ["| hub", "| bare (`--web-port none --announce no --db none "
+             "--names open`)", "| the defaults, everything on"] * 2,
+            output)
+        for game in ("gomoku", "checkers"):
+            self.assertEqual(
+                len([line for line in output.splitlines()
+                     if line.startswith("round 1 " + game)]), 2, output)
