@@ -18,7 +18,7 @@ from hub.sandbox.process import BwrapSandbox
 from hub.tables import events
 from hub.tables.gomoku import OWNER_SEAT
 from hub.tournaments import gomocup
-from hub.tournaments.director import TournamentPolicy
+from hub.tournaments.policy import TournamentPolicy
 from hub.tournaments.engines import EngineLauncher
 from hub.tournaments.gamelog import GameLog
 from hub.tournaments.interfaces import EngineSpec
@@ -361,6 +361,38 @@ class HubHarness:
             return ended
         return bounded(d.addCallback(stop))
 
+    @defer.inlineCallbacks
+    def playHostile(self, event, modes, engine):
+        """
+        Play, all at once, a game for each mode of C{modes} (C{{mode:
+        (table reason, engine reason or None)}}): C{engine(mode, mode)}
+        as black against the fair C{engine("fair" + mode, seed=board)},
+        board by board in the modes' order; and a fair pairing on board
+        99.  Each ends as C{modes} says (the hostile side losing when its
+        engine is blamed), the fair pairing's on the board.
+        """
+        games = {}
+        for board, mode in enumerate(sorted(modes), 1):
+            games[mode] = self.play(event, 1, board, engine(mode, mode),
+                                    engine("fair" + mode, seed=board))
+        games["fair"] = self.play(event, 1, 99, engine("one", seed=5),
+                                  engine("two", seed=6))
+        results = {}
+        for mode, d in games.items():
+            results[mode] = yield d
+        self.assertEqual(results["fair"].reason, events.NORMAL)
+        for board, mode in enumerate(sorted(modes), 1):
+            reason, engineReason = modes[mode]
+            ended = results[mode]
+            self.assertEqual(ended.reason, reason, mode)
+            ends = self.launcher.endOf(event, "%d-1-%d" % (event.id, board))
+            if engineReason is None:
+                self.assertEqual(ends, {}, mode)
+            else:
+                self.assertEqual(ended.winner, 1, mode)
+                self.assertEqual(list(ends), [mode])
+                self.assertEqual(ends[mode][0], engineReason, mode)
+
     def openRoom(self, pairing, kind, opening=()):
         policy = TournamentPolicy(self.launcher.factories[kind].policy,
                                   pairing.seats, None, opening)
@@ -433,27 +465,7 @@ class GameTests(HubHarness, TestCase):
                  "exit": (events.FORFEIT, gomocup.CRASH),
                  "debug": (events.NORMAL, None),
                  "ponder": (events.NORMAL, None)}
-        games = {}
-        for board, mode in enumerate(sorted(modes), 1):
-            games[mode] = self.play(event, 1, board, Brain(mode, mode),
-                                    Brain("fair" + mode, seed=board))
-        games["fair"] = self.play(event, 1, 99, Brain("one", seed=5),
-                                  Brain("two", seed=6))
-        results = {}
-        for mode, d in games.items():
-            results[mode] = yield d
-        self.assertEqual(results["fair"].reason, events.NORMAL)
-        for board, mode in enumerate(sorted(modes), 1):
-            reason, brainReason = modes[mode]
-            ended = results[mode]
-            self.assertEqual(ended.reason, reason, mode)
-            ends = self.launcher.endOf(event, "41-1-%d" % (board,))
-            if brainReason is None:
-                self.assertEqual(ends, {}, mode)
-            else:
-                self.assertEqual(ended.winner, 1, mode)
-                self.assertEqual(list(ends), [mode])
-                self.assertEqual(ends[mode][0], brainReason, mode)
+        yield self.playHostile(event, modes, Brain)
         crashed = self.launcher.brains.brains[(41, "exit")]
         self.assertEqual(crashed.crashes, 1)
         # The crashed brain's next game: a new process, which plays.

@@ -353,27 +353,7 @@ class HostileTests(HubHarness, TestCase):
                  "exit": (events.FORFEIT, gomocup.CRASH),
                  "debug": (events.NORMAL, None),
                  "ponder": (events.NORMAL, None)}
-        games = {}
-        for board, mode in enumerate(sorted(modes), 1):
-            games[mode] = self.play(event, 1, board, Engine(mode, mode),
-                                    Engine("fair" + mode, seed=board))
-        games["fair"] = self.play(event, 1, 99, Engine("one", seed=5),
-                                  Engine("two", seed=6))
-        results = {}
-        for mode, d in games.items():
-            results[mode] = yield d
-        self.assertEqual(results["fair"].reason, events.NORMAL)
-        for board, mode in enumerate(sorted(modes), 1):
-            reason, engineReason = modes[mode]
-            ended = results[mode]
-            self.assertEqual(ended.reason, reason, mode)
-            ends = self.launcher.endOf(event, "61-1-%d" % (board,))
-            if engineReason is None:
-                self.assertEqual(ends, {}, mode)
-            else:
-                self.assertEqual(ended.winner, 1, mode)
-                self.assertEqual(list(ends), [mode])
-                self.assertEqual(ends[mode][0], engineReason, mode)
+        yield self.playHostile(event, modes, Engine)
         log = self.launcher.engineLog(event, "61-1-3", "garbled").decode()
         self.assertIn("?h8", log)
         crashed = self.launcher.brains.brains[(61, "exit")]
