@@ -459,33 +459,12 @@ class GuestEntrantTests(AccountsWebMixin, TestCase):
     """
 
     director = EventAdminTests.director
+    write = EventAdminTests.write
 
     @defer.inlineCallbacks
     def setUp(self):
         yield self.setUpWeb()
         self.database = self.accounts.database
-
-    def write(self, interaction, *args):
-        return self.database.runInteraction(interaction, *args, write=True)
-
-    def test_tournamentsWeb(self):
-        """
-        The events the site gives C{/admin} provide L{ITournamentsWeb}:
-        the director's launcher is theirs, and a change reaches the
-        event's page through their feeds.
-        """
-        from zope.interface.verify import verifyObject
-
-        from hub.web.admintournaments import launcherOf
-        from hub.web.interfaces import ITournamentsWeb
-        events = self.auth.tournaments
-        verifyObject(ITournamentsWeb, events)
-        self.assertIsInstance(events.launcher(), FakeLauncher)
-        self.assertIs(launcherOf(self.auth), events.launcher())
-        changed = []
-        events.feeds.eventChanged = changed.append
-        events.eventChanged(7)
-        self.assertEqual(changed, [7])
 
     @defer.inlineCallbacks
     def test_marked(self):
