@@ -193,17 +193,18 @@ class Web:
     """
 
     gate = None
-    #: C{latestAbout(kind, name)}: a Deferred of C{(event, pairs)}, what
-    #: an engine's brain last answered to C{ABOUT}, or None
-    #: (L{hub.web.tournaments.TournamentsWeb.latestAbout}); None for a
-    #: web face without events.
-    abouts = None
-    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
-    #: of a web face with accounts, or None.
-    displays = None
 
     def __init__(self, lobby, sessions, spectating, lobbyFeed, records=None,
-                 replays=None):
+                 replays=None, displays=None, abouts=None):
+        #: The accounts' display names
+        #: (L{hub.accounts.displays.DisplayNames}) of a web face with
+        #: accounts, or None.
+        self.displays = displays
+        #: C{latestAbout(kind, name)}: a Deferred of C{(event, pairs)},
+        #: what an engine's brain last answered to C{ABOUT}, or None
+        #: (L{hub.web.tournaments.TournamentsWeb.latestAbout}); None for
+        #: a web face without events.
+        self.abouts = abouts
         self.lobby = lobby
         self.sessions = sessions
         self.spectating = spectating

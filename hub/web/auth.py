@@ -146,10 +146,8 @@ class WebAuth:
         (L{hub.accounts.displays.DisplayNames}), or None.
     """
 
-    displays = None
-
     def __init__(self, accounts, sessions, moderation, clock,
-                 registration="open", names=None):
+                 registration="open", names=None, displays=None):
         if registration not in REGISTRATION_MODES:
             raise ValueError("registration is one of " +
                              ", ".join(REGISTRATION_MODES))
@@ -159,6 +157,7 @@ class WebAuth:
         self.clock = clock
         self.registration = registration
         self.names = names
+        self.displays = displays
         self.limits = GuessLimits(
             clock, LOGIN_NAME_BURST, LOGIN_NAME_REFILL_SECONDS,
             LOGIN_ADDRESS_BURST, LOGIN_ADDRESS_REFILL_SECONDS)
@@ -351,4 +350,17 @@ def webAuth(names, clock, registration="open"):
         return None
     return WebAuth(names.accounts,
                    WebSessions(names.accounts.database, clock),
-                   names.moderation, clock, registration, names)
+                   names.moderation, clock, registration, names,
+                   displayNames(names, clock))
+
+
+def displayNames(names, clock):
+    """
+    The accounts' display names the pages show
+    (L{hub.accounts.displays.DisplayNames}), forgotten as the name check
+    C{names} reads the accounts' changes.
+    """
+    from hub.accounts.displays import DisplayNames
+    displays = DisplayNames(names.accounts, clock)
+    names.watchChanges(displays.changed)
+    return displays

@@ -480,13 +480,14 @@ class Spectating:
     """
 
     log = Logger()
-    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
-    #: of a web face with accounts, or None.
-    displays = None
 
     def __init__(self, clock, maxFinished=MAX_FINISHED,
-                 maxFinishedActions=MAX_FINISHED_ACTIONS):
+                 maxFinishedActions=MAX_FINISHED_ACTIONS, displays=None):
         self.clock = clock
+        #: The accounts' display names
+        #: (L{hub.accounts.displays.DisplayNames}) of a web face with
+        #: accounts, or None.
+        self.displays = displays
         self.maxFinished = maxFinished
         self.maxFinishedActions = maxFinishedActions
         self.games = collections.OrderedDict()

@@ -171,12 +171,12 @@ class LobbyFeed:
     @ivar builds: how many times the hub now was built.
     """
 
-    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
-    #: of a web face with accounts, or None.
-    displays = None
-
     def __init__(self, lobby, sessions, spectating, clock,
-                 interval=POLL_INTERVAL):
+                 interval=POLL_INTERVAL, displays=None):
+        #: The accounts' display names
+        #: (L{hub.accounts.displays.DisplayNames}) of a web face with
+        #: accounts, or None.
+        self.displays = displays
         self.lobby = lobby
         self.sessions = sessions
         self.spectating = spectating

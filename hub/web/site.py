@@ -334,15 +334,17 @@ class WebService(Service):
     @param sessions: the login sessions
         (L{hub.accounts.websessions.WebSessions}) whose last uses are
         written as the hub stops, or None.
+    @param displays: the pages' L{hub.accounts.displays.DisplayNames},
+        stopped with the service, or None.
     """
 
     name = "web"
-    #: The pages' L{hub.accounts.displays.DisplayNames}, or None.
-    displays = None
 
     def __init__(self, spectating, lobbyFeed, errors=None, play=None,
-                 name=None, tournamentFeeds=None, sessions=None):
+                 name=None, tournamentFeeds=None, sessions=None,
+                 displays=None):
         self.spectating = spectating
+        self.displays = displays
         self.lobbyFeed = lobbyFeed
         self.errors = errors
         self.play = play
@@ -452,13 +454,29 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         the bans), or None for L{webDoor}'s.
     @return: C{(site, service)}.
     """
-    spectating = Spectating(hub.clock)
+    displays = auth.displays if auth is not None else None
+    spectating = Spectating(hub.clock, displays=displays)
     hub.lobby.addTableListener(spectating)
-    lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock)
-    web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records)
-    displays = displayNames(hub, auth)
-    web.displays = spectating.displays = lobbyFeed.displays = displays
-    web.gate = faceGate(hub, limits)
+    lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock,
+                          displays=displays)
+    gate = faceGate(hub, limits)
+    tournaments = feeds = None
+    if director is not None:
+        from hub.web.tournaments import TournamentFeeds, TournamentsWeb
+        tournaments = TournamentsWeb(director.database, director, hub.lobby,
+                                     spectating, gate,
+                                     getattr(auth, "names", None), hub.clock)
+        feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
+        tournaments.auth = auth
+        if auth is not None:
+            # /admin's events (L{hub.web.adminactions}).
+            auth.tournaments = tournaments
+        director.listeners.append(feeds)
+    web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records,
+                  displays=displays,
+                  # An engine's ABOUT on its player page.
+                  abouts=tournaments.latestAbout if tournaments else None)
+    web.gate = gate
     web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
     play = socket = None
     sockets = ()
@@ -469,28 +487,13 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
                        lobbyFeed, getattr(auth, "names", None),
                        directory=directory, spectating=spectating,
                        pairings=director, thinker=thinker,
-                       shares=shares)
-        play.displays = displays
+                       shares=shares, displays=displays)
         socketFactory = PlayFactory(play, hub.sessions, hub.clock, auth)
         sockets = socketFactory.sockets
         socket = PlayResource(socketFactory)
         if director is not None:
             # "Your game is ready" over /ws, and the pairings' rooms.
             director.addListener(play)
-    tournaments = feeds = None
-    if director is not None:
-        from hub.web.tournaments import TournamentFeeds, TournamentsWeb
-        tournaments = TournamentsWeb(director.database, director, hub.lobby,
-                                     spectating, web.gate,
-                                     getattr(auth, "names", None), hub.clock)
-        feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
-        # An engine's ABOUT on its player page.
-        web.abouts = tournaments.latestAbout
-        tournaments.auth = auth
-        if auth is not None:
-            # /admin's events (L{hub.web.adminactions}).
-            auth.tournaments = tournaments
-        director.listeners.append(feeds)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket, tournaments)
     site = faceSite(hub, root, web.gate, door=webDoor(hub, auth, door),
@@ -500,26 +503,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     site.play = play
     service = WebService(spectating, lobbyFeed, site.errors, play,
                          tournamentFeeds=feeds,
-                         sessions=getattr(auth, "sessions", None))
-    service.displays = displays
+                         sessions=getattr(auth, "sessions", None),
+                         displays=displays)
     return site, service
-
-
-def displayNames(hub, auth):
-    """
-    The accounts' display names the pages of C{hub} show
-    (L{hub.accounts.displays.DisplayNames}), forgotten as the name
-    check of C{auth} reads the accounts' changes; None without accounts.
-    """
-    names = getattr(auth, "names", None)
-    if names is None:
-        return None
-    from hub.accounts.displays import DisplayNames
-    displays = DisplayNames(names.accounts, hub.clock)
-    names.watchChanges(displays.changed)
-    if auth is not None:
-        auth.displays = displays
-    return displays
 
 
 def metricsSite(hub, collectors=(), limits=None, door=None):

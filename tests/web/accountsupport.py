@@ -20,7 +20,7 @@ from hub.accounts.moderation import Moderation
 from hub.accounts.websessions import WebSessions
 from hub.metrics import metricsRegistry
 from hub.service import Hub
-from hub.web.auth import WebAuth
+from hub.web.auth import WebAuth, displayNames
 
 from tests.accounts import support
 from tests.web.support import WebHub
@@ -167,7 +167,8 @@ class AccountsWebMixin(support.SQLiteMixin):
         self.sessions = WebSessions(self.accounts.database, self.clock)
         self.auth = WebAuth(self.accounts, self.sessions,
                             self.names.moderation, self.clock,
-                            registration or self.registration, self.names)
+                            registration or self.registration, self.names,
+                            displayNames(self.names, self.hub.clock))
         factories = None
         if self.play:
             factories = playFactories(self.hub)

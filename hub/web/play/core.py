@@ -132,16 +132,18 @@ class WebPlay:
     """
 
     log = Logger()
-    #: The accounts' display names (L{hub.accounts.displays.DisplayNames})
-    #: the room lists show, or None.
-    displays: Any = None
 
     def __init__(self, lobby: Any, sessions: Any, clock: Any,
                  games: Mapping[str, GamePlay], lobbyFeed: Any = None,
                  names: Any = None, directory: Any = None,
                  spectating: Any = None,
                  pairings: Optional[IPairings] = None,
-                 thinker: Any = None, shares: Any = None) -> None:
+                 thinker: Any = None, shares: Any = None,
+                 displays: Any = None) -> None:
+        #: The accounts' display names
+        #: (L{hub.accounts.displays.DisplayNames}) the room lists show,
+        #: or None.
+        self.displays = displays
         if thinker is None:
             from hub.thinkers.inline import InlineThinker
             thinker = InlineThinker()
