@@ -28,14 +28,7 @@ class GuestRecordsTests:
     def setUp(self):
         self.url = self.databaseURL()
         self.database = support.openDatabase(self, self.url)
-        recorder = Recorder(self.database, Clock())
-        rng = random.Random(5)
-        for _ in range(2):
-            support.playRandomGame("gomoku", [recorder], rng,
-                                   names=["ann", "bob"], incidents=False,
-                                   guests=("bob",))
-        yield recorder.whenIdle()
-        self.ids = sorted(recorder.confirmed)
+        self.ids = yield support.recordGuestGames(self.database)
 
     @defer.inlineCallbacks
     def test_flagStored(self):

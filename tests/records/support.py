@@ -18,6 +18,7 @@ from twisted.trial.unittest import SkipTest
 from hub.bots import botFor
 from hub.games import checkers, gomoku, splendor
 from hub.records import db
+from hub.records.recorder import Recorder
 from hub.tables import checkers as checkersTable
 from hub.tables import events
 from hub.tables import gomoku as gomokuTable
@@ -381,3 +382,19 @@ class Proxy:
                 protocol.transport.abortConnection()
         self.servers = []
         return self.listening.stopListening()
+
+
+def recordGuestGames(database, count=2):
+    """
+    Record C{count} random gomoku games (seeded alike every time) between
+    the name C{ann} and the guest C{bob} in C{database}.
+
+    @return: a Deferred of the games' ids, in order.
+    """
+    recorder = Recorder(database, Clock())
+    rng = random.Random(5)
+    for _ in range(count):
+        playRandomGame("gomoku", [recorder], rng, names=["ann", "bob"],
+                       incidents=False, guests=("bob",))
+    return recorder.whenIdle().addCallback(
+        lambda _: sorted(recorder.confirmed))

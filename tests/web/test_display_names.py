@@ -7,16 +7,13 @@ C{"display"} in the JSON API; guests have none.  Over real SQLite and a
 real HTTP port.
 """
 
-import random
 import re
 
 from twisted.internet import defer, reactor
-from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
 from hub.accounts.displays import DisplayNames
 from hub.records import query
-from hub.records.recorder import Recorder
 from hub.tables.gomoku import GomokuStartPolicy
 from hub.web.text import FSI, PDI
 
@@ -48,14 +45,7 @@ class RecordedTests(support.SQLiteMixin, TestCase):
         self.accounts = accountsupport.openAccounts(self, url)
         yield self.accounts.add("ann", "pw")
         yield self.accounts.setDisplayName("ann", "安妮")
-        recorder = Recorder(self.database, Clock())
-        rng = random.Random(5)
-        for _ in range(2):
-            support.playRandomGame("gomoku", [recorder], rng,
-                                   names=["ann", "bob"], incidents=False,
-                                   guests=("bob",))
-        yield recorder.whenIdle()
-        self.ids = sorted(recorder.confirmed)
+        self.ids = yield support.recordGuestGames(self.database)
         self.web = WebHub(self, query.Records(self.database,
                                               leaderboardMinGames=1))
         self.displays = DisplayNames(self.accounts, reactor)

@@ -6,15 +6,12 @@ rooms and games), and an account's name never does; over real SQLite and
 a real HTTP port.
 """
 
-import random
 import re
 
 from twisted.internet import defer
-from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
 from hub.records import query
-from hub.records.recorder import Recorder
 from hub.tables.gomoku import GomokuStartPolicy
 
 from tests.records import support
@@ -46,14 +43,7 @@ class RecordedGuestsTests(support.SQLiteMixin, TestCase):
     @defer.inlineCallbacks
     def setUp(self):
         self.database = support.openDatabase(self, self.databaseURL())
-        recorder = Recorder(self.database, Clock())
-        rng = random.Random(5)
-        for _ in range(2):
-            support.playRandomGame("gomoku", [recorder], rng,
-                                   names=["ann", "bob"], incidents=False,
-                                   guests=("bob",))
-        yield recorder.whenIdle()
-        self.ids = sorted(recorder.confirmed)
+        self.ids = yield support.recordGuestGames(self.database)
 
     def site(self, guests):
         return WebHub(self, query.Records(self.database,

@@ -7,16 +7,13 @@ language; the switch's choice is remembered in a cookie.  Real SQLite,
 a real HTTP port.
 """
 
-import random
 import re
 from html.parser import HTMLParser
 
 from twisted.internet import defer
-from twisted.internet.task import Clock
 from twisted.trial.unittest import TestCase
 
 from hub.records import query
-from hub.records.recorder import Recorder
 from hub.tournaments import store
 from hub.tournaments.director import Director
 from hub.web import i18n
@@ -148,14 +145,7 @@ class RecordsPagesTests(support.SQLiteMixin, WalkMixin, TestCase):
     @defer.inlineCallbacks
     def setUp(self):
         self.database = support.openDatabase(self, self.databaseURL())
-        recorder = Recorder(self.database, Clock())
-        rng = random.Random(5)
-        for _ in range(2):
-            support.playRandomGame("gomoku", [recorder], rng,
-                                   names=["ann", "bob"], incidents=False,
-                                   guests=("bob",))
-        yield recorder.whenIdle()
-        self.ids = sorted(recorder.confirmed)
+        self.ids = yield support.recordGuestGames(self.database)
         self.web = WebHub(self, query.Records(self.database,
                                               leaderboardMinGames=1,
                                               leaderboardGuests=True))
