@@ -306,3 +306,57 @@ class GomokuClient(BlockingClient):
             for payload in self.scanner.feed(data):
                 self.received.append(gomokuWire.decodeMessage(payload))
         return self.received.pop(0)
+
+
+class GomokuSteps:
+    """
+    The steps of a gomoku game between two L{GomokuClient}s, for a
+    L{twisted.trial.unittest.SynchronousTestCase}.
+    """
+
+    def expect(self, client, msgType, **fields):
+        """
+        The next message of C{client}: of C{msgType}, with C{fields}.
+        """
+        message = client.receive()
+        self.assertEqual(message["msg_type"], msgType, message)
+        for key, value in fields.items():
+            self.assertEqual(message[key], value, message)
+        return message
+
+    def joinAndStart(self, owner, guest, room, password=""):
+        """
+        C{guest} joins C{owner}'s C{room} and is ready; C{owner} starts
+        the game.
+        """
+        guest.send(gomokuWire.roomOpMessage(
+            gomokuWire.RO_ROOM_JOIN, room, password, guest.nextSession()))
+        self.expect(owner, gomokuWire.MSG_ROOM,
+                    type=gomokuWire.RI_PLAYER_JOIN)
+        self.expect(guest, gomokuWire.MSG_RESULT, status=0)
+        self.expect(guest, gomokuWire.MSG_ROOM,
+                    type=gomokuWire.RI_PLAYER_JOIN)
+        guest.send(gomokuWire.stateMessage(gomokuWire.PLAYER_STATE_READY,
+                                           guest.nextSession()))
+        self.expect(owner, gomokuWire.MSG_ROOM,
+                    type=gomokuWire.RI_PLAYER_STATE)
+        self.expect(guest, gomokuWire.MSG_RESULT, status=0)
+        owner.send(gomokuWire.requestMessage(gomokuWire.REQ_GAME_START,
+                                             owner.nextSession()))
+        self.expect(owner, gomokuWire.MSG_RESULT, status=0)
+        self.expect(owner, gomokuWire.MSG_GAME,
+                    state=gomokuWire.GAME_STATE_RUNNING)
+        self.expect(guest, gomokuWire.MSG_GAME,
+                    state=gomokuWire.GAME_STATE_RUNNING)
+
+    def move(self, mover, other, x, y):
+        """
+        C{mover} plays at C{(x, y)}, and C{other} is told.
+        """
+        session = mover.nextSession()
+        mover.send(gomokuWire.moveMessage(0, x, y, gomokuWire.INVALID_TOKEN,
+                                          session))
+        self.expect(mover, gomokuWire.MSG_RESULT, status=0, session=session)
+        mover.send(gomokuWire.gameMessage(2, 0, gomokuWire.INVALID_TOKEN,
+                                          session))
+        self.expect(other, gomokuWire.MSG_MOVE, x=x, y=y)

@@ -13,14 +13,14 @@ import json
 import os
 import shutil
 import tempfile
-import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import gomoku as wire
 
 from tests.accounts.test_endtoend import PASSWORD, accountsCommand
-from tests.endtoend import TIMEOUT, GamehubServer, GomokuClient
+from tests.endtoend import (
+    TIMEOUT, GamehubServer, GomokuClient, GomokuSteps, waitUntil)
 from tests.web.test_display_names import named
 
 DISPLAY = "爱丽丝"
@@ -53,7 +53,7 @@ def encodings(text):
     return forms
 
 
-class LegacyNeverSeesTests(SynchronousTestCase):
+class LegacyNeverSeesTests(GomokuSteps, SynchronousTestCase):
     """
     C{twistd -n gamehub --db sqlite:PATH}, gomoku and the web face.
     """
@@ -86,53 +86,27 @@ class LegacyNeverSeesTests(SynchronousTestCase):
         self.assertEqual(reply["status"], wire.S_OK, reply)
         return c
 
-    def expect(self, client, msgType, **fields):
-        message = client.receive()
-        self.assertEqual(message["msg_type"], msgType, message)
-        for key, value in fields.items():
-            self.assertEqual(message[key], value, message)
-        return message
-
     def startGame(self, owner, guest):
         owner.send(wire.roomOpMessage(wire.RO_ROOM_CREATE, "den", "",
                                       owner.nextSession()))
         self.expect(owner, wire.MSG_RESULT, status=0)
-        guest.send(wire.roomOpMessage(wire.RO_ROOM_JOIN, "den", "",
-                                      guest.nextSession()))
-        self.expect(owner, wire.MSG_ROOM, type=wire.RI_PLAYER_JOIN)
-        self.expect(guest, wire.MSG_RESULT, status=0)
-        self.expect(guest, wire.MSG_ROOM, type=wire.RI_PLAYER_JOIN)
-        guest.send(wire.stateMessage(wire.PLAYER_STATE_READY,
-                                     guest.nextSession()))
-        self.expect(owner, wire.MSG_ROOM, type=wire.RI_PLAYER_STATE)
-        self.expect(guest, wire.MSG_RESULT, status=0)
-        owner.send(wire.requestMessage(wire.REQ_GAME_START,
-                                       owner.nextSession()))
-        self.expect(owner, wire.MSG_RESULT, status=0)
-        self.expect(owner, wire.MSG_GAME, state=wire.GAME_STATE_RUNNING)
-        self.expect(guest, wire.MSG_GAME, state=wire.GAME_STATE_RUNNING)
-
-    def move(self, mover, other, x, y):
-        session = mover.nextSession()
-        mover.send(wire.moveMessage(0, x, y, wire.INVALID_TOKEN, session))
-        self.expect(mover, wire.MSG_RESULT, status=0, session=session)
-        mover.send(wire.gameMessage(2, 0, wire.INVALID_TOKEN, session))
-        self.expect(other, wire.MSG_MOVE, x=x, y=y)
+        self.joinAndStart(owner, guest, "den")
 
     def lobbyShows(self):
-        # The lobby reads a name it does not hold for its next look (once
-        # a second): wait for it.
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
+        """
+        The hub now once its lobby shows alice's display name: it reads a
+        name it does not hold for its next look, within a second.
+        """
+        def shown():
             now = json.loads(self.get("/api/hub"))
             members = [m for room in now["kinds"]["gomoku"]["rooms"]
                        for m in room["members"]]
-            found = {m["name"]: m["display"] for m in members}
-            if found.get("alice") == DISPLAY:
+            if any(m["name"] == "alice" and m["display"] == DISPLAY
+                   for m in members):
                 return now
-            time.sleep(0.2)
-        self.fail("the lobby never showed alice's display name: %r"
-                  % (found,))
+            return None
+        return waitUntil(shown, 10, "the lobby never showed alice's "
+                         "display name", interval=0.2)
 
     def test_gomokuGame(self):
         """

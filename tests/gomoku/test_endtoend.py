@@ -5,10 +5,10 @@ Gomoku against the real C{twistd -n gamehub} over loopback sockets.
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import gomoku as wire
-from tests.endtoend import GamehubServer, GomokuClient
+from tests.endtoend import GamehubServer, GomokuClient, GomokuSteps
 
 
-class GomokuEndToEndTests(SynchronousTestCase):
+class GomokuEndToEndTests(GomokuSteps, SynchronousTestCase):
     """
     Whole flows through the installed plugin.
     """
@@ -27,13 +27,6 @@ class GomokuEndToEndTests(SynchronousTestCase):
         c.token = reply["token"]
         return c
 
-    def expect(self, client, msgType, **fields):
-        message = client.receive()
-        self.assertEqual(message["msg_type"], msgType, message)
-        for key, value in fields.items():
-            self.assertEqual(message[key], value, message)
-        return message
-
     def startGame(self):
         owner = self.client("alice")
         guest = self.client("bob")
@@ -43,28 +36,8 @@ class GomokuEndToEndTests(SynchronousTestCase):
         guest.send(wire.roomOpMessage(wire.RO_ROOM_JOIN, "room1", "bad",
                                       guest.nextSession()))
         self.expect(guest, wire.MSG_RESULT, status=wire.S_ROOM_ILLEGAL_ACCESS)
-        guest.send(wire.roomOpMessage(wire.RO_ROOM_JOIN, "room1", "pw",
-                                      guest.nextSession()))
-        self.expect(owner, wire.MSG_ROOM, type=wire.RI_PLAYER_JOIN)
-        self.expect(guest, wire.MSG_RESULT, status=0)
-        self.expect(guest, wire.MSG_ROOM, type=wire.RI_PLAYER_JOIN)
-        guest.send(wire.stateMessage(wire.PLAYER_STATE_READY,
-                                     guest.nextSession()))
-        self.expect(owner, wire.MSG_ROOM, type=wire.RI_PLAYER_STATE)
-        self.expect(guest, wire.MSG_RESULT, status=0)
-        owner.send(wire.requestMessage(wire.REQ_GAME_START,
-                                       owner.nextSession()))
-        self.expect(owner, wire.MSG_RESULT, status=0)
-        self.expect(owner, wire.MSG_GAME, state=wire.GAME_STATE_RUNNING)
-        self.expect(guest, wire.MSG_GAME, state=wire.GAME_STATE_RUNNING)
+        self.joinAndStart(owner, guest, "room1", "pw")
         return owner, guest
-
-    def move(self, mover, other, x, y):
-        session = mover.nextSession()
-        mover.send(wire.moveMessage(0, x, y, wire.INVALID_TOKEN, session))
-        self.expect(mover, wire.MSG_RESULT, status=0, session=session)
-        mover.send(wire.gameMessage(2, 0, wire.INVALID_TOKEN, session))
-        self.expect(other, wire.MSG_MOVE, x=x, y=y)
 
     def test_fullGame(self):
         """
