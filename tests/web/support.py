@@ -11,6 +11,7 @@ from twisted.web.client import Agent, readBody
 
 from hub.lobby import RoomObserver
 from hub.service import Hub
+from hub.tables.gomoku import GomokuStartPolicy
 from hub.web.site import webSite
 from tests.web.fakes import FakeTable
 from tests.web.playsupport import playGames
@@ -64,6 +65,26 @@ def openRoom(hub, kind, name, players, password="", ready=True):
         if ready:
             hub.lobby.setReady(session, True)
     return room, sessions
+
+
+def startGuestGame(hub):
+    """
+    Start, in C{hub}'s lobby, a gomoku game in the room C{den} between
+    C{ann} (its owner) and the guest C{bob}, both legacy connections.
+
+    @return: the room.
+    """
+    ann = hub.sessions.connect("gomoku", Peer())
+    hub.sessions.claimName(ann, "ann")
+    bob = hub.sessions.connect("gomoku", Peer())
+    hub.sessions.claimName(bob, "bob")
+    bob.guest = True
+    room = hub.lobby.createRoom("gomoku", "den", ann, RoomObserver(),
+                                GomokuStartPolicy(hub.clock), 2)
+    hub.lobby.join("gomoku", "den", bob, RoomObserver())
+    hub.lobby.setReady(bob, True)
+    hub.lobby.start(room)
+    return room
 
 
 def afterCalls(testCase, obj, name, count=1):

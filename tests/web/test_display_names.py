@@ -14,13 +14,12 @@ from twisted.trial.unittest import TestCase
 
 from hub.accounts.displays import DisplayNames
 from hub.records import query
-from hub.tables.gomoku import GomokuStartPolicy
 from hub.web.text import FSI, PDI
 
 from tests.accounts import support as accountsupport
 from tests.records import support
 from tests.web.accountsupport import AccountsWebMixin, Browser
-from tests.web.support import Peer, RoomObserver, WebHub
+from tests.web.support import WebHub, startGuestGame
 
 
 def named(display, name):
@@ -158,17 +157,7 @@ class LobbyTests(TestCase):
         web.web.displays = web.site.web.spectating.displays = displays
         web.web.lobbyFeed.displays = displays
         yield displays.lookup(["ann"])
-        ann = web.hub.sessions.connect("gomoku", Peer())
-        web.hub.sessions.claimName(ann, "ann")
-        bob = web.hub.sessions.connect("gomoku", Peer())
-        web.hub.sessions.claimName(bob, "bob")
-        bob.guest = True
-        room = web.hub.lobby.createRoom(
-            "gomoku", "den", ann, RoomObserver(),
-            GomokuStartPolicy(web.hub.clock), 2)
-        web.hub.lobby.join("gomoku", "den", bob, RoomObserver())
-        web.hub.lobby.setReady(bob, True)
-        web.hub.lobby.start(room)
+        startGuestGame(web.hub)
         code, _, page = yield web.get("/")
         page = page.decode("utf-8")
         members = page.split('class="members"')[1]

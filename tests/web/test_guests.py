@@ -12,10 +12,9 @@ from twisted.internet import defer
 from twisted.trial.unittest import TestCase
 
 from hub.records import query
-from hub.tables.gomoku import GomokuStartPolicy
 
 from tests.records import support
-from tests.web.support import Peer, RoomObserver, WebHub, openRoom
+from tests.web.support import WebHub, openRoom, startGuestGame
 
 MARK = '<span class="tag guest">guest</span>'
 
@@ -120,17 +119,7 @@ class LiveGuestsTests(TestCase):
         the account is not marked.
         """
         web = WebHub(self)
-        ann = web.hub.sessions.connect("gomoku", Peer())
-        web.hub.sessions.claimName(ann, "ann")
-        bob = web.hub.sessions.connect("gomoku", Peer())
-        web.hub.sessions.claimName(bob, "bob")
-        bob.guest = True
-        room = web.hub.lobby.createRoom(
-            "gomoku", "den", ann, RoomObserver(),
-            GomokuStartPolicy(web.hub.clock), 2)
-        web.hub.lobby.join("gomoku", "den", bob, RoomObserver())
-        web.hub.lobby.setReady(bob, True)
-        web.hub.lobby.start(room)
+        room = startGuestGame(web.hub)
         self.assertTrue(room.running)
         code, _, page = yield web.get("/")
         self.assertEqual(code, 200)
