@@ -127,6 +127,9 @@ class UnitTests(SynchronousTestCase):
 #: C{ProtectKernelLogs=yes} (C{/proc/kmsg} covered).
 UNIT_MOUNTS = """
 set -e
+# The hub's own file, opened as the hub opens it: before the unit's
+# mounts hide a source tree under /tmp (a clone's, in CI).
+exec 4<"$HELPER"
 mount --make-rprivate /
 for d in /usr /etc /var /opt /srv; do
     if [ -d $d ]; then mount --bind $d $d; mount -o remount,bind,ro $d; fi
@@ -141,7 +144,7 @@ case "$1" in
     logs) mount --bind /dev/null /proc/kmsg ;;
 esac
 shift
-exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@" 4<"$HELPER"
+exec setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 """
 
 
