@@ -45,8 +45,8 @@ from hub.records import db
 from hub.tables import events as tableEvents
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
-    EngineFailed, EntrantInfo, EventInfo, IGameReadyListener, IPairings,
-    ITournamentListener, PairingInfo, roomName)
+    EngineFailed, EntrantInfo, EventInfo, IGameLauncher, IGameReadyListener,
+    IPairings, ITournamentListener, PairingInfo, roomName)
 from hub.tournaments.policy import POSITIONED, TournamentPolicy, openingFor
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
@@ -152,7 +152,7 @@ class Director:
     log = Logger()
 
     def __init__(self, database: Any, lobby: Any, clock: Any,
-                 policyFor: Any, launcher: Any = None,
+                 policyFor: Any, launcher: Optional[IGameLauncher] = None,
                  showSeconds: float = SHOW_SECONDS,
                  pollSeconds: float = POLL_SECONDS) -> None:
         self.database = database
@@ -309,8 +309,9 @@ class Director:
         if not any(e.engine is not None and not e.withdrawn
                    for e in run.entrants):
             return None
-        problem = getattr(self.launcher, "problem", None)
-        return problem() if problem is not None else None
+        if self.launcher is None:
+            return None
+        return self.launcher.problem()
 
     @defer.inlineCallbacks
     def _advanceRounds(self, run: RunningEvent) -> Any:
@@ -425,10 +426,9 @@ class Director:
     def _finish(self, run: RunningEvent) -> Any:
         yield self._write(store.finish, run.event.id)
         run.event = attr.evolve(run.event, state=store.FINISHED)
-        stopEvent = getattr(self.launcher, "stopEvent", None)
-        if stopEvent is not None:
+        if self.launcher is not None:
             # Its Gomocup brains lived for the event: END.
-            stopEvent(run.info)
+            self.launcher.stopEvent(run.info)
         table = self.standings(run)
         self.log.info("tournament {id} ({name!r}) finished: {top!r}",
                       id=run.event.id, name=run.event.name,
@@ -748,15 +748,16 @@ class Director:
         if live is None:
             return
         names = tuple(seat.name for seat in event.seats)
-        entrantOf = getattr(self.launcher, "entrantOf", None)
+        launcher = self.launcher
         if Counter(names) != Counter(live.game.seats) and (
-                entrantOf or live.claims):
+                launcher is not None or live.claims):
             # Splendor's seats are "player N": the launcher knows which
             # engine's connection each one is, the browser play which
             # logged-in entrant's.
             names = tuple(
                 live.claims.get(seat.playerId)
-                or (entrantOf and entrantOf(event.table, seat.playerId))
+                or (launcher is not None
+                    and launcher.entrantOf(event.table, seat.playerId))
                 or seat.name for seat in event.seats)
         if Counter(names) != Counter(live.game.seats):
             self.log.warn("tournament {id}: a game in room {room} seats "
@@ -819,11 +820,8 @@ class Director:
         if not live.engines or self.launcher is None:
             return reason
         room = self._roomOf(run, live)
-        endOf = getattr(self.launcher, "endOf", None)
-        ends = endOf(run.event.id, room) if endOf is not None else {}
-        abouts = getattr(self.launcher, "abouts", None)
-        for name, about in (abouts(run.event.id) if abouts else
-                            {}).items():
+        ends = self.launcher.endOf(run.event.id, room)
+        for name, about in self.launcher.abouts(run.event.id).items():
             entrant = run.entrant(name)
             if about and entrant is not None and entrant.about != about:
                 run.entrants[run.entrants.index(entrant)] = attr.evolve(

@@ -24,12 +24,13 @@ from twisted.application.service import Service
 from twisted.internet import defer, error
 from twisted.internet.protocol import Factory, ProcessProtocol
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from hub.lobby import LobbyError
 from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
 from hub.tournaments import brains as streams, gomocup
 from hub.tournaments.gamelog import LOG_CAP, GameLog, fromPathPart, gamePath
-from hub.tournaments.interfaces import EngineFailed
+from hub.tournaments.interfaces import EngineFailed, IGameLauncher
 from hub.tournaments.policy import FullTablePolicy
 
 #: The placeholders of an engine's command line.
@@ -425,6 +426,7 @@ class EngineGame:
         return defer.DeferredList(waits, consumeErrors=True)
 
 
+@implementer(IGameLauncher)
 class EngineLauncher(Service):
     """
     Starts the engines of tournament games and stops them (see the

@@ -13,7 +13,7 @@ records, no Twisted, no database.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import attr
 from zope.interface import Interface
@@ -180,6 +180,37 @@ class IGameLauncher(Interface):
 
         @param ended: The game is over: its engines may first leave by
             themselves (they have the last message to read).
+        """
+
+    def stopEvent(event: EventInfo) -> object:
+        """
+        Stop every engine of C{event}, those that live for the event (a
+        Gomocup brain's C{END}) included: the event is over.
+
+        @return: A L{Deferred} firing once that is done.
+        """
+
+    def problem() -> Optional[str]:
+        """
+        Why no engine can be started now (one line), or None.
+        """
+
+    def entrantOf(room: str, playerId: int) -> Optional[str]:
+        """
+        The entrant whose engine is the hub's player C{playerId} at
+        C{room}'s game, or None (a Splendor game's seats carry no names).
+        """
+
+    def endOf(eventId: int, room: str) -> Mapping[str, Tuple[str, str]]:
+        """
+        C{{name: (reason, detail)}} of the engines over standard streams
+        that lost the game of C{room} of event C{eventId} by failing.
+        """
+
+    def abouts(eventId: int) -> Mapping[str, Mapping[str, str]]:
+        """
+        C{{name: pairs}}: the C{ABOUT} of each engine over standard
+        streams of event C{eventId} that played.
         """
 
 

@@ -10,7 +10,9 @@ import itertools
 
 from twisted.internet import defer
 from twisted.internet.task import Clock
-from twisted.trial.unittest import TestCase
+from twisted.trial.unittest import SynchronousTestCase, TestCase
+from zope.interface import implementer
+from zope.interface.verify import verifyObject
 
 from hub.lobby import Lobby, RoomObserver
 from hub.sessions import Session
@@ -20,7 +22,7 @@ from hub.tables.checkers import CheckersStartPolicy
 from hub.tables.gomoku import GomokuStartPolicy
 from hub.tournaments import catalog, store
 from hub.tournaments.director import START_GRACE, Director
-from hub.tournaments.interfaces import EngineFailed
+from hub.tournaments.interfaces import EngineFailed, IGameLauncher
 from hub.tournaments.standings import standings
 
 from tests.records import support
@@ -28,6 +30,7 @@ from tests.records import support
 SHOW = 60.0
 
 
+@implementer(IGameLauncher)
 class FakeLauncher:
     """
     An L{IGameLauncher} that records its calls; engines named in
@@ -40,6 +43,7 @@ class FakeLauncher:
         self.launched = []
         self.stopped = []
         self.ended = []
+        self.eventsStopped = []
         self.trouble = problem
 
     def problem(self):
@@ -59,6 +63,28 @@ class FakeLauncher:
 
     def entrantOf(self, room, playerId):
         return self.sessions.get(playerId)
+
+    def stopEvent(self, event):
+        self.eventsStopped.append(event.id)
+        return defer.succeed(None)
+
+    def endOf(self, eventId, room):
+        return {}
+
+    def abouts(self, eventId):
+        return {}
+
+
+class FakeLauncherTests(SynchronousTestCase):
+    """
+    The director's tests' launcher is one as the director sees it.
+    """
+
+    def test_interface(self):
+        """
+        L{FakeLauncher} provides the whole L{IGameLauncher}.
+        """
+        self.assertTrue(verifyObject(IGameLauncher, FakeLauncher()))
 
 
 class DirectorTests:
@@ -281,7 +307,8 @@ class DirectorTests:
     def test_engineFails(self):
         """
         An engine that fails to start forfeits its game; the launcher is
-        told each pairing with an engine, and to stop it after.
+        told each pairing with an engine, and to stop it after, and the
+        event's end (L{IGameLauncher.stopEvent}).
         """
         launcher = FakeLauncher(failing={"bot"})
         self.lobby, self.director = self.newDirector(launcher)
@@ -306,6 +333,7 @@ class DirectorTests:
                              "engine-failed")
         self.assertEqual(launcher.stopped,
                          [p for _, p, _ in launcher.launched])
+        self.assertEqual(launcher.eventsStopped, [eventId])
 
     @defer.inlineCallbacks
     def test_namelessSeats(self):

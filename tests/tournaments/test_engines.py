@@ -21,6 +21,7 @@ from twisted.internet.error import ProcessDone
 from twisted.internet.testing import MemoryReactor, StringTransport
 from twisted.python.failure import Failure
 from twisted.trial.unittest import SynchronousTestCase, TestCase
+from zope.interface.verify import verifyObject
 
 from hub.accounts import check
 from hub.limits import ConnectionGate
@@ -34,7 +35,8 @@ from hub.tournaments.engines import (
     EngineFactory, EngineLauncher, substitute)
 from hub.tournaments.gamelog import (
     GameLog, fromPathPart, gamePath, pathPart)
-from hub.tournaments.interfaces import EngineFailed, EngineSpec
+from hub.tournaments.interfaces import (
+    EngineFailed, EngineSpec, IGameLauncher)
 from tests.sandbox.support import marked, waitFor
 
 #: A bounded wait for real processes (the machine may be busy).
@@ -632,6 +634,13 @@ class LaunchTests(TestCase):
         launcher.startService()
         self.addCleanup(launcher.stopService)
         return launcher
+
+    def test_interface(self):
+        """
+        The launcher provides the whole of the director's
+        L{IGameLauncher}.
+        """
+        self.assertTrue(verifyObject(IGameLauncher, self.launcher()))
 
     @defer.inlineCallbacks
     def test_gomokuBots(self):

@@ -25,6 +25,7 @@ from hub.tournaments.standings import Game
 from hub.web.tournaments import eventContent
 from hub.tournaments.director import Director
 
+from tests.tournaments.test_director import FakeLauncher as DirectorsLauncher
 from tests.web.accountsupport import AccountsWebMixin, Browser, csrfOf
 
 ROLES = ("anonymous", "player", "moderator", "admin")
@@ -35,10 +36,10 @@ PAGES = ("/admin/tournaments", "/admin/tournaments/logs?event=1",
 LOG = b"robot's move: 7 7\n"
 
 
-class FakeLauncher:
+class FakeLauncher(DirectorsLauncher):
     """
-    The engine runner's log reading (L{hub.tournaments.engines}): one
-    log, of C{robot} in game C{1-1-1} of event 1.
+    An engine runner (L{hub.tournaments.engines}) whose logs are one, of
+    C{robot} in game C{1-1-1} of event 1.
     """
 
     def engineLogs(self, event):
