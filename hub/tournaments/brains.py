@@ -186,9 +186,8 @@ def timeControl(event):
     its C{turnMs}, C{matchMs} and C{pondering}, the turn limit its turn
     clock's when it gives none.
     """
-    turnMs = getattr(event, "turnMs", None)
-    if turnMs is None and getattr(event, "turnSeconds", None):
+    turnMs = event.turnMs
+    if turnMs is None and event.turnSeconds:
         turnMs = int(event.turnSeconds * 1000)
-    return gomocup.TimeControl(turnMs, getattr(event, "matchMs", None),
-                               pondering=bool(getattr(event, "pondering",
-                                                      False)))
+    return gomocup.TimeControl(turnMs, event.matchMs,
+                               pondering=bool(event.pondering))

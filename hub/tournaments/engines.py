@@ -656,23 +656,23 @@ class EngineLauncher(Service):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         return GameLog(path, self.logCap)
 
-    def endOf(self, event, room):
+    def endOf(self, eventId, room):
         """
         C{{name: (reason, detail)}} of the Gomocup brains that lost the
         game of C{room} by failing (L{gomocup.BrainFailed} reasons).
         """
         if self.brains is None:
             return {}
-        return self.brains.endOf(getattr(event, "id", event), room)
+        return self.brains.endOf(eventId, room)
 
-    def abouts(self, event):
+    def abouts(self, eventId):
         """
-        C{{name: pairs}}: the C{ABOUT} of each Gomocup brain of C{event}
-        that played.
+        C{{name: pairs}}: the C{ABOUT} of each Gomocup brain of event
+        C{eventId} that played.
         """
         if self.brains is None:
             return {}
-        return self.brains.abouts(getattr(event, "id", event))
+        return self.brains.abouts(eventId)
 
     def _refusal(self, engine):
         """

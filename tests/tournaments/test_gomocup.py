@@ -272,6 +272,7 @@ class Event:
     turnMs = attr.ib(default=None)
     matchMs = attr.ib(default=None)
     pondering = attr.ib(default=False)
+    turnSeconds = attr.ib(default=None)
 
 
 @attr.s(frozen=True)
@@ -385,7 +386,8 @@ class HubHarness:
             reason, engineReason = modes[mode]
             ended = results[mode]
             self.assertEqual(ended.reason, reason, mode)
-            ends = self.launcher.endOf(event, "%d-1-%d" % (event.id, board))
+            ends = self.launcher.endOf(event.id,
+                                       "%d-1-%d" % (event.id, board))
             if engineReason is None:
                 self.assertEqual(ends, {}, mode)
             else:
@@ -432,7 +434,7 @@ class GameTests(HubHarness, TestCase):
             brain = runner.brains[(40, name)]
             self.assertEqual(brain.process.transport.pid, pids[name])
             self.assertEqual(brain.crashes, 0)
-        self.assertEqual(self.launcher.abouts(event)["alpha"]["name"],
+        self.assertEqual(self.launcher.abouts(event.id)["alpha"]["name"],
                          "testbrain-fair")
         processes = [runner.brains[(40, n)].process
                      for n in ("alpha", "beta")]
@@ -446,7 +448,7 @@ class GameTests(HubHarness, TestCase):
         self.assertNotIn("after BOARD", log)
         log = self.launcher.engineLog(event, "40-2-1", "beta").decode()
         self.assertIn("MESSAGE move 1 of game 1 after BEGIN", log)
-        self.assertEqual(self.launcher.endOf(event, "40-1-1"), {})
+        self.assertEqual(self.launcher.endOf(event.id, "40-1-1"), {})
 
     @defer.inlineCallbacks
     def test_hostile(self):
@@ -503,12 +505,12 @@ class GameTests(HubHarness, TestCase):
         crasher, fair = Brain("crasher", "exit"), Brain("fair", seed=4)
         ended = yield self.play(event, 1, 1, crasher, fair)
         self.assertEqual(ended.reason, events.FORFEIT)
-        self.assertEqual(self.launcher.endOf(event, "42-1-1")["crasher"],
+        self.assertEqual(self.launcher.endOf(event.id, "42-1-1")["crasher"],
                          (gomocup.CRASH, "exited with status 3"))
         ended = yield self.play(event, 2, 1, fair, crasher)
         self.assertEqual((ended.reason, ended.winner),
                          (events.FORFEIT, 0))
-        self.assertEqual(self.launcher.endOf(event, "42-2-1")["crasher"],
+        self.assertEqual(self.launcher.endOf(event.id, "42-2-1")["crasher"],
                          (gomocup.START, "crashed 1 times"))
 
 
