@@ -15,7 +15,7 @@ import time
 
 from twisted.trial.unittest import SynchronousTestCase
 
-from tests.endtoend import TIMEOUT, GamehubServer, waitUntil
+from tests.endtoend import TIMEOUT, GamehubServer, GomokuSteps, waitUntil
 from tests.gomoku import test_endtoend as gomokuEndToEnd
 
 MASK = b"\x01\x02\x03\x04"
@@ -103,7 +103,7 @@ class Flooder:
             sock.close()
 
 
-class FloodTests(SynchronousTestCase):
+class FloodTests(GomokuSteps, SynchronousTestCase):
     """
     A flood on C{/ws} while two players play gomoku.
     """
@@ -113,9 +113,7 @@ class FloodTests(SynchronousTestCase):
         self.port = self.server.port("gomoku")
 
     client = gomokuEndToEnd.GomokuEndToEndTests.client
-    expect = gomokuEndToEnd.GomokuEndToEndTests.expect
     startGame = gomokuEndToEnd.GomokuEndToEndTests.startGame
-    move = gomokuEndToEnd.GomokuEndToEndTests.move
 
     def flood(self, opening, oneFrame, why):
         """
