@@ -12,6 +12,7 @@ hears of through the L{SESSIONS_EPOCH} setting.
 
 import base64
 import secrets
+import typing
 
 import attr
 
@@ -382,10 +383,12 @@ def auditEntries(cursor, limit):
     return [AuditEntry(*row) for row in reversed(cursor.fetchall())]
 
 
-@attr.s(frozen=True, slots=True)
-class NameEntry:
+class NameEntry(typing.NamedTuple):
     """
     What the name check reads of one account.
+
+    A named tuple of atoms, so that the name check's cache can hold its
+    fields as a plain tuple (L{hub.accounts.check.NameCache}).
 
     @ivar name: the name as registered.
     @ivar keyHash: its play key's HMAC.
@@ -393,10 +396,14 @@ class NameEntry:
     @ivar role: its role.
     """
 
-    name = attr.ib()
-    keyHash = attr.ib(repr=False)
-    bannedUntil = attr.ib()
-    role = attr.ib()
+    name: str
+    keyHash: str
+    bannedUntil: typing.Optional[float]
+    role: str
+
+    def __repr__(self):
+        return "NameEntry(name={!r}, bannedUntil={!r}, role={!r})".format(
+            self.name, self.bannedUntil, self.role)
 
 
 @attr.s(frozen=True)

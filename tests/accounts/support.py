@@ -4,7 +4,6 @@ over a fresh database of the records tests' kinds, and the accounts in
 memory as the name check reads them (L{FakeAccounts}).
 """
 
-import attr
 from argon2 import PasswordHasher
 from twisted.internet import defer, reactor
 
@@ -78,8 +77,8 @@ class FakeAccounts:
 
     def setKey(self, name, key):
         entry = self.entries[names.nameKey(name)]
-        self.entries[names.nameKey(name)] = attr.evolve(
-            entry, keyHash=names.keyHash(self.secret, key))
+        self.entries[names.nameKey(name)] = entry._replace(
+            keyHash=names.keyHash(self.secret, key))
         self.note(store.ACCOUNT_CHANGE, names.nameKey(name))
 
     def ban(self, name, until=9e9):
@@ -87,8 +86,8 @@ class FakeAccounts:
         Ban account C{name} until C{until} (None: lift its ban).
         """
         entry = self.entries[names.nameKey(name)]
-        self.entries[names.nameKey(name)] = attr.evolve(
-            entry, bannedUntil=until)
+        self.entries[names.nameKey(name)] = entry._replace(
+            bannedUntil=until)
         self.note(store.ACCOUNT_CHANGE, names.nameKey(name))
 
     def banAddress(self, cidr, until=9e9):
