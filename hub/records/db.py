@@ -71,7 +71,7 @@ def unavailableErrors() -> Tuple[Type[BaseException], ...]:
     return tuple(errors)
 
 
-def firstLine(error: BaseException) -> str:
+def firstLine(error: object) -> str:
     """
     The first line of C{error}'s message (a driver's may run to several),
     or its type's name when it has none.
