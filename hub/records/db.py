@@ -20,7 +20,7 @@ import re
 import time
 from typing import (
     Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type,
-    TypeVar)
+    TypeVar, cast)
 
 import attr
 from twisted.enterprise import adbapi
@@ -335,7 +335,8 @@ class Cursor:
         return self.transaction.fetchone()
 
     def fetchall(self) -> List[Any]:
-        return list(self.transaction.fetchall())
+        # (A list in both drivers, as DB-API says.)
+        return cast(List[Any], self.transaction.fetchall())
 
 
 class Database:
