@@ -129,6 +129,8 @@ class ISession(Interface):
         "from name; shown to this player only.  None otherwise.")
     guest = Attribute("True if the name is no account's (hub.accounts).")
     account = Attribute("The case-folded account name proven, or None.")
+    label = Attribute(
+        "How logs name the player: the name, or '#id' before one is known.")
 
 
 class ISessions(Interface):
@@ -306,9 +308,11 @@ class ILobby(Interface):
         @raise LobbyError: a subclass saying why not.
         """
 
-    def leave(session: ISession) -> None:
+    def leave(session: ISession) -> Optional[Room]:
         """
         Take C{session} out of its room; the room closes when empty.
+
+        @return: the room left, or None when C{session} was in none.
         """
 
     def setReady(session: ISession, ready: bool) -> None:

@@ -26,11 +26,18 @@ How an adapter is wired (the convention every protocol follows)::
     lobby.leave(self.session)            # closes the room when empty
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Protocol, Tuple
+
 import attr
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from hub.ihub import ILobby, IRoomObserver
+from hub.ihub import (
+    IGameRules, ILobby, IRoomObserver, ISession, IStartPolicy, ITable,
+    ITableListener)
 from hub.limits import LOG_BURST, SummaryLog
 
 
@@ -100,6 +107,19 @@ class Draining(LobbyError):
     """
 
 
+class RoomWatcher(Protocol):
+    """
+    What L{Lobby.addWatcher} tells of every room (the cluster's room
+    directory).
+    """
+
+    def roomChanged(self, room: Room) -> object:
+        ...
+
+    def roomClosed(self, room: Room) -> object:
+        ...
+
+
 @implementer(IRoomObserver)
 class RoomObserver:
     """
@@ -107,22 +127,23 @@ class RoomObserver:
     override the events they turn into messages.
     """
 
-    def memberJoined(self, room, actor):
+    def memberJoined(self, room: Room, actor: Member) -> None:
         pass
 
-    def memberLeft(self, room, actor, previousOwner):
+    def memberLeft(self, room: Room, actor: Member,
+                   previousOwner: Optional[Member]) -> None:
         pass
 
-    def readyChanged(self, room, actor):
+    def readyChanged(self, room: Room, actor: Member) -> None:
         pass
 
-    def roleChanged(self, room, actor):
+    def roleChanged(self, room: Room, actor: Member) -> None:
         pass
 
-    def gameStarted(self, room):
+    def gameStarted(self, room: Room) -> None:
         pass
 
-    def gameEnded(self, room, game):
+    def gameEnded(self, room: Room, game: IGameRules) -> None:
         pass
 
 
@@ -139,20 +160,21 @@ class Member:
     @ivar role: what the adapter keeps per member (a gomoku colour...).
     """
 
-    session = attr.ib()
-    observer = attr.ib()
-    ready = attr.ib(default=False)
-    seat = attr.ib(default=None)
-    role = attr.ib(default=None)
+    session: ISession = attr.ib()
+    observer: IRoomObserver = attr.ib()
+    ready: bool = attr.ib(default=False)
+    seat: Optional[int] = attr.ib(default=None)
+    role: Any = attr.ib(default=None)
 
     @property
-    def name(self):
+    def name(self) -> Optional[str]:
         """
         The member's player name.
         """
-        return self.session.name
+        name: Optional[str] = self.session.name
+        return name
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Member {!r} ready={}>".format(self.name, self.ready)
 
 
@@ -168,49 +190,49 @@ class Room:
         the longest-present member after the owner leaves), None when empty.
     """
 
-    kind = attr.ib()
-    name = attr.ib()
-    policy = attr.ib()
-    capacity = attr.ib()
-    password = attr.ib(default="")
-    members = attr.ib(factory=list)
-    owner = attr.ib(default=None)
-    table = attr.ib(default=None)
-    settings = attr.ib(factory=dict)
+    kind: str = attr.ib()
+    name: str = attr.ib()
+    policy: IStartPolicy = attr.ib()
+    capacity: int = attr.ib()
+    password: str = attr.ib(default="")
+    members: List[Member] = attr.ib(factory=list)
+    owner: Optional[Member] = attr.ib(default=None)
+    table: Optional[ITable] = attr.ib(default=None)
+    settings: Dict[str, Any] = attr.ib(factory=dict)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Room {} {!r} {}>".format(
             self.kind, self.name, [m.name for m in self.members])
 
     @property
-    def game(self):
+    def game(self) -> Optional[IGameRules]:
         """
         The rules object of the running table, or None.
         """
         return self.table.game if self.table is not None else None
 
     @property
-    def running(self):
+    def running(self) -> bool:
         """
         True while a game is under way.
         """
         return self.table is not None
 
     @property
-    def full(self):
+    def full(self) -> bool:
         """
         True when no more members fit.
         """
         return len(self.members) >= self.capacity
 
     @property
-    def allReady(self):
+    def allReady(self) -> bool:
         """
         True when every member is ready (and there is at least one).
         """
         return bool(self.members) and all(m.ready for m in self.members)
 
-    def memberOf(self, session):
+    def memberOf(self, session: ISession) -> Optional[Member]:
         """
         The L{Member} of C{session}, or None.
         """
@@ -219,7 +241,7 @@ class Room:
                 return member
         return None
 
-    def memberAt(self, seat):
+    def memberAt(self, seat: int) -> Optional[Member]:
         """
         The L{Member} playing C{seat}, or None once they left.
         """
@@ -228,7 +250,7 @@ class Room:
                 return member
         return None
 
-    def names(self):
+    def names(self) -> List[Optional[str]]:
         """
         The members' names in join order.
         """
@@ -248,20 +270,20 @@ class Lobby:
     #: flag starts nothing.
     draining = False
 
-    def __init__(self, clock=None):
-        self._rooms = {}
+    def __init__(self, clock: Optional[IReactorTime] = None) -> None:
+        self._rooms: Dict[Tuple[str, str], Room] = {}
         # Joins are logged at info, at most LOG_BURST of a kind per
         # interval (then one line counts the rest) when there is a clock
         # to time the intervals.
-        self._joinLog = None
+        self._joinLog: Optional[Any] = None
         if clock is not None:
             self._joinLog = SummaryLog(clock, self.log,
                                        burst=LOG_BURST)
-        self._roomOf = {}
-        self.tableListeners = []
-        self.watchers = []
+        self._roomOf: Dict[ISession, Room] = {}
+        self.tableListeners: List[ITableListener] = []
+        self.watchers: List[RoomWatcher] = []
 
-    def addWatcher(self, watcher):
+    def addWatcher(self, watcher: RoomWatcher) -> None:
         """
         Tell C{watcher} of every room made, changed or closed, of every
         kind: C{watcher.roomChanged(room)} after each event told to the
@@ -270,52 +292,54 @@ class Lobby:
         """
         self.watchers.append(watcher)
 
-    def removeWatcher(self, watcher):
+    def removeWatcher(self, watcher: RoomWatcher) -> None:
         """
         Tell C{watcher} nothing more.
         """
         self.watchers.remove(watcher)
 
-    def addTableListener(self, listener):
+    def addTableListener(self, listener: ITableListener) -> None:
         """
         Give C{listener} (an L{hub.ihub.ITableListener}) to every table
         started from now on: the records, the spectators' feed.
         """
         self.tableListeners.append(listener)
 
-    def rooms(self, kind):
+    def rooms(self, kind: str) -> List[Room]:
         """
         Every room of kind C{kind}, oldest first.
         """
         return [room for (k, _), room in self._rooms.items() if k == kind]
 
-    def allRooms(self):
+    def allRooms(self) -> List[Room]:
         """
         Every room of every kind, oldest first.
         """
         return list(self._rooms.values())
 
-    def room(self, kind, name):
+    def room(self, kind: str, name: str) -> Optional[Room]:
         """
         The room of kind C{kind} called C{name}, or None.
         """
         return self._rooms.get((kind, name))
 
-    def roomOf(self, session):
+    def roomOf(self, session: ISession) -> Optional[Room]:
         """
         The room C{session} is in, or None.
         """
         return self._roomOf.get(session)
 
-    def memberOf(self, session):
+    def memberOf(self, session: ISession) -> Optional[Member]:
         """
         The L{Member} of C{session} in its room, or None.
         """
         room = self._roomOf.get(session)
         return room.memberOf(session) if room is not None else None
 
-    def createRoom(self, kind, name, session, observer, policy, capacity,
-                   password="", role=None):
+    def createRoom(self, kind: str, name: str, session: ISession,
+                   observer: IRoomObserver, policy: IStartPolicy,
+                   capacity: int, password: str = "",
+                   role: object = None) -> Room:
         """
         Make a room with C{session} as its owner and first member.
 
@@ -336,8 +360,9 @@ class Lobby:
         self._add(room, session, observer, role)
         return room
 
-    def openRoom(self, kind, name, policy, capacity, password="",
-                 settings=None):
+    def openRoom(self, kind: str, name: str, policy: IStartPolicy,
+                 capacity: int, password: str = "",
+                 settings: Optional[Dict[str, Any]] = None) -> Room:
         """
         Make an empty room, with no owner until someone joins (the first
         to join owns it): the tournament director's rooms, which wait for
@@ -360,7 +385,9 @@ class Lobby:
             watcher.roomChanged(room)
         return room
 
-    def join(self, kind, name, session, observer, password=None, role=None):
+    def join(self, kind: str, name: str, session: ISession,
+             observer: IRoomObserver, password: Optional[str] = None,
+             role: object = None) -> Room:
         """
         Add C{session} to an existing room.  The checks run in this order:
         already in a room, no such room, game running, name taken in the
@@ -387,7 +414,8 @@ class Lobby:
         self._add(room, session, observer, role)
         return room
 
-    def _add(self, room, session, observer, role):
+    def _add(self, room: Room, session: ISession, observer: IRoomObserver,
+             role: object) -> None:
         member = Member(session, observer, role=role)
         room.members.append(member)
         if room.owner is None:
@@ -405,7 +433,7 @@ class Lobby:
                           room=room.name, event="join")
         self._notify(room, "memberJoined", member)
 
-    def leave(self, session):
+    def leave(self, session: ISession) -> Optional[Room]:
         """
         Take C{session} out of its room, passing ownership to the member
         who joined next; an empty room closes.  The remaining members are
@@ -417,6 +445,7 @@ class Lobby:
         if room is None:
             return None
         member = room.memberOf(session)
+        assert member is not None, "a room's session is its member"
         room.members.remove(member)
         previousOwner = room.owner
         if room.owner is member:
@@ -429,7 +458,7 @@ class Lobby:
             self._notify(room, "memberLeft", member, previousOwner)
         return room
 
-    def dissolve(self, room):
+    def dissolve(self, room: Room) -> None:
         """
         Close C{room}, taking every member out without telling them.
         """
@@ -439,7 +468,7 @@ class Lobby:
         room.owner = None
         self._close(room)
 
-    def _close(self, room):
+    def _close(self, room: Room) -> None:
         if self._rooms.get((room.kind, room.name)) is room:
             del self._rooms[(room.kind, room.name)]
             self.log.debug("{kind} room {room!r} closed",
@@ -447,7 +476,7 @@ class Lobby:
             for watcher in self.watchers:
                 watcher.roomClosed(room)
 
-    def setReady(self, session, ready):
+    def setReady(self, session: ISession, ready: bool) -> None:
         """
         Set the ready flag of C{session} (again, if unchanged), tell the
         room, then start the game if the room's policy starts by itself.
@@ -461,13 +490,14 @@ class Lobby:
         if room.running:
             raise RoomRunning(room.name)
         member = room.memberOf(session)
+        assert member is not None, "a room's session is its member"
         member.ready = ready
         self._notify(room, "readyChanged", member)
         if (room.policy.autoStart and not self.draining
                 and room.policy.canStart(room)):
             self.start(room)
 
-    def setRole(self, session, role):
+    def setRole(self, session: ISession, role: object) -> None:
         """
         Replace the role data of C{session} (a gomoku colour...) and tell
         the room.
@@ -480,7 +510,7 @@ class Lobby:
         member.role = role
         self._notify(self._roomOf[session], "roleChanged", member)
 
-    def start(self, room):
+    def start(self, room: Room) -> None:
         """
         Make C{room}'s table (the start policy's C{newTable}), give it the
         lobby's table listeners, tell the members (C{gameStarted}), then
@@ -504,11 +534,12 @@ class Lobby:
         self._notify(room, "gameStarted")
         room.table.start()
 
-    def endGame(self, room):
+    def endGame(self, room: Room) -> None:
         """
         Detach the finished game from C{room}; members stay, unready.
         """
         table, room.table = room.table, None
+        assert table is not None, "a game ends at a running table"
         for member in room.members:
             member.ready = False
             member.seat = None
@@ -516,7 +547,7 @@ class Lobby:
                        kind=room.kind, room=room.name)
         self._notify(room, "gameEnded", table.game)
 
-    def stopTables(self):
+    def stopTables(self) -> None:
         """
         The hub is stopping: every running table stops its clocks.
         """
@@ -527,7 +558,7 @@ class Lobby:
             if stop is not None:
                 stop()
 
-    def _notify(self, room, event, *args):
+    def _notify(self, room: Room, event: str, *args: object) -> None:
         for member in list(room.members):
             try:
                 getattr(member.observer, event)(room, *args)

@@ -4,11 +4,17 @@ state, reconnect grace and the idle timeout of connections.  Shared by
 every protocol; knows no wire format.
 """
 
+from __future__ import annotations
+
 import itertools
 import secrets
+from typing import (
+    Any, Callable, Dict, Iterator, List, Optional, Protocol, Set, Tuple,
+    cast)
 
 import attr
 from twisted.application.service import Service
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from zope.interface import implementer
 
@@ -16,6 +22,19 @@ from hub.ihub import ISession, ISessions
 from hub.limits import LOG_BURST, ConnectionGate, Limits, SummaryLog
 
 INVALID_TOKEN = 2 ** 64 - 1
+
+
+class NameWatcher(Protocol):
+    """
+    What L{Sessions.addWatcher} tells of registered names (the cluster's
+    name directory).
+    """
+
+    def nameClaimed(self, kind: str, name: str) -> object:
+        ...
+
+    def nameReleased(self, kind: str, name: str) -> object:
+        ...
 
 
 class NameTaken(Exception):
@@ -42,32 +61,32 @@ class Session:
     @ivar since: when the connection was made (the sessions' clock).
     """
 
-    id = attr.ib()
-    kind = attr.ib()
-    peer = attr.ib()
-    name = attr.ib(default=None)
-    token = attr.ib(default=None)
-    state = attr.ib(default=None)
-    lost = attr.ib(default=False)
-    closed = attr.ib(default=False)
-    wireName = attr.ib(default=None)
-    guest = attr.ib(default=False)
-    account = attr.ib(default=None)
-    since = attr.ib(default=None)
-    _expiry = attr.ib(default=None)
+    id: int = attr.ib()
+    kind: str = attr.ib()
+    peer: Any = attr.ib()
+    name: Optional[str] = attr.ib(default=None)
+    token: Optional[int] = attr.ib(default=None)
+    state: Any = attr.ib(default=None)
+    lost: bool = attr.ib(default=False)
+    closed: bool = attr.ib(default=False)
+    wireName: Optional[str] = attr.ib(default=None)
+    guest: bool = attr.ib(default=False)
+    account: Optional[str] = attr.ib(default=None)
+    since: Optional[float] = attr.ib(default=None)
+    _expiry: Optional[IDelayedCall] = attr.ib(default=None)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<Session {} {} {!r}>".format(self.id, self.kind, self.name)
 
     @property
-    def label(self):
+    def label(self) -> str:
         """
         How logs name the player: the name, or C{#id} before one is known
         (Splendor players have no names).
         """
         return self.name if self.name is not None else "#{}".format(self.id)
 
-    def nameTo(self, viewer):
+    def nameTo(self, viewer: object) -> Optional[str]:
         """
         The name C{viewer} (a session) is shown for this player: the name
         field exactly as sent to the player itself, the plain name to
@@ -77,7 +96,7 @@ class Session:
             return self.wireName
         return self.name
 
-    def setVerdict(self, wireName, verdict):
+    def setVerdict(self, wireName: Optional[str], verdict: Any) -> None:
         """
         Remember what the name check (L{hub.accounts.check}) said of the
         name field C{wireName}: a L{hub.accounts.check.Verdict}, or None
@@ -113,8 +132,10 @@ class Sessions(Service):
 
     log = Logger()
 
-    def __init__(self, clock, graceSeconds=30, randomBits=secrets.randbits,
-                 idleSeconds=0, limits=None):
+    def __init__(self, clock: IReactorTime, graceSeconds: float = 30,
+                 randomBits: Callable[[int], int] = secrets.randbits,
+                 idleSeconds: float = 0, limits: Optional[Any] = None
+                 ) -> None:
         self.clock = clock
         self.graceSeconds = graceSeconds
         self.idleSeconds = idleSeconds
@@ -122,13 +143,13 @@ class Sessions(Service):
         self.gate = ConnectionGate(self.limits, clock)
         self.summary = SummaryLog(clock, self.log, burst=LOG_BURST)
         self._randomBits = randomBits
-        self.ids = itertools.count(1)
-        self.watchers = []
-        self._live = {}
-        self._byName = {}
-        self._tokens = set()
+        self.ids: Iterator[int] = itertools.count(1)
+        self.watchers: List[NameWatcher] = []
+        self._live: Dict[int, Session] = {}
+        self._byName: Dict[Tuple[str, str], Session] = {}
+        self._tokens: Set[int] = set()
 
-    def stopService(self):
+    def stopService(self) -> Any:
         """
         Cancel every pending reconnect grace timer; write the log
         summaries under way.
@@ -141,13 +162,13 @@ class Sessions(Service):
                 session._expiry = None
         return Service.stopService(self)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._live)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Session]:
         return iter(list(self._live.values()))
 
-    def connect(self, kind, peer):
+    def connect(self, kind: str, peer: object) -> Session:
         """
         Open a session for a new connection.
         """
@@ -156,7 +177,7 @@ class Sessions(Service):
         self._live[session.id] = session
         return session
 
-    def addWatcher(self, watcher):
+    def addWatcher(self, watcher: NameWatcher) -> None:
         """
         Tell C{watcher} of every registered name taken
         (C{watcher.nameClaimed(kind, name)}) and freed
@@ -166,18 +187,20 @@ class Sessions(Service):
         """
         self.watchers.append(watcher)
 
-    def byName(self, kind, name):
+    def byName(self, kind: str, name: str) -> Optional[Session]:
         """
         The session of game kind C{kind} holding C{name}, or None.
         """
         return self._byName.get((kind, name))
 
-    def claimName(self, session, name):
+    def claimName(self, session: ISession, name: str) -> None:
         """
         Give C{session} the unique name C{name} and a fresh token.
 
         @raise NameTaken: another session of that kind holds C{name}.
         """
+        # Every session given here is one that connect made.
+        session = cast(Session, session)
         holder = self._byName.get((session.kind, name))
         if holder is not None and holder is not session:
             raise NameTaken(name)
@@ -192,7 +215,7 @@ class Sessions(Service):
             "{kind} player {name!r} registered (session {id})",
             kind=session.kind, name=name, id=session.id, event="register")
 
-    def adoptName(self, session, name, token):
+    def adoptName(self, session: Session, name: str, token: int) -> None:
         """
         Give C{session} the registered name C{name} with the token
         C{token} it already had on another node of the cluster (its
@@ -211,7 +234,7 @@ class Sessions(Service):
         for watcher in self.watchers:
             watcher.nameClaimed(session.kind, name)
 
-    def setRoomName(self, session, name):
+    def setRoomName(self, session: Session, name: str) -> None:
         """
         Give C{session} the name C{name}, unique within its room only
         (the lobby checks that): it is not registered, and other sessions
@@ -219,7 +242,7 @@ class Sessions(Service):
         """
         session.name = name
 
-    def clearName(self, session):
+    def clearName(self, session: Session) -> None:
         """
         C{session} has no name any more; a registered name is freed.
         """
@@ -227,19 +250,22 @@ class Sessions(Service):
         session.name = None
         session.setVerdict(None, None)
 
-    def _newToken(self):
+    def _newToken(self) -> int:
         while True:
             token = self._randomBits(64)
             if token != INVALID_TOKEN and token not in self._tokens:
                 self._tokens.add(token)
                 return token
 
-    def lose(self, session, onExpiry):
+    def lose(self, session: ISession,
+             onExpiry: Callable[[Session], object]) -> None:
         """
         The connection of C{session} dropped.  Keep the session for
         C{graceSeconds}; if nobody resumes it by then, call
         C{onExpiry(session)} and forget it.
         """
+        # Every session given here is one that connect made.
+        session = cast(Session, session)
         session.lost = True
         session.peer = None
         session._expiry = self.clock.callLater(
@@ -250,14 +276,16 @@ class Sessions(Service):
             kind=session.kind, name=session.name, grace=self.graceSeconds,
             event="lost")
 
-    def _expire(self, session, onExpiry):
+    def _expire(self, session: Session,
+                onExpiry: Callable[[Session], object]) -> None:
         session._expiry = None
         try:
             onExpiry(session)
         finally:
             self.disconnect(session)
 
-    def resume(self, kind, name, token, peer):
+    def resume(self, kind: str, name: str, token: int,
+               peer: object) -> Optional[Session]:
         """
         Give the session of C{name} with C{token} to C{peer}: a lost
         session within its grace, or a live one whose player reconnected
@@ -279,10 +307,12 @@ class Sessions(Service):
                           name=name, event="resume")
         return session
 
-    def disconnect(self, session):
+    def disconnect(self, session: ISession) -> None:
         """
         Forget C{session} now, freeing its name and token.
         """
+        # Every session given here is one that connect made.
+        session = cast(Session, session)
         if session.closed:
             return
         if session._expiry is not None:
@@ -293,7 +323,7 @@ class Sessions(Service):
         session.closed = True
         session.peer = None
 
-    def _forgetName(self, session):
+    def _forgetName(self, session: Session) -> None:
         if session.name is not None:
             if self._byName.get((session.kind, session.name)) is session:
                 del self._byName[(session.kind, session.name)]

@@ -13,6 +13,8 @@ C{python -m hub.records}: the records, read from the command line.
 import datetime
 import os
 import sys
+from typing import (
+    IO, Any, Callable, Dict, Generator, List, Optional, Sequence, cast)
 
 from twisted.internet import defer
 from twisted.python import usage
@@ -23,6 +25,8 @@ from hub.commandline import (
 from hub.records import db, notation, query
 from hub.records.codec import KINDS
 from hub.records.export import recordToLine
+from hub.records.query import HistoryEntry, Records, Standing
+from hub.records.record import GameRecord
 
 EXPORT_PAGE = 500
 
@@ -33,13 +37,13 @@ DESCRIPTION = (firstParagraph(__doc__) + "  Each command's --help "
                "options.")
 
 
-def _kind(value):
+def _kind(value: str) -> str:
     if value not in KINDS:
         raise usage.UsageError("KIND must be one of " + ", ".join(KINDS))
     return value
 
 
-def parseDate(value):
+def parseDate(value: str) -> float:
     """
     A date or time (ISO 8601; UTC unless it says otherwise) as seconds
     since the epoch.
@@ -60,9 +64,10 @@ class Command(ToolOptions):
     (C{leaderboard gomoku --limit 5}); every option takes a value.
     """
 
-    def parseOptions(self, options=None):
+    def parseOptions(self, options: Optional[Sequence[str]] = None) -> None:
         options = sys.argv[1:] if options is None else list(options)
-        flags, arguments = [], []
+        flags: List[str] = []
+        arguments: List[str] = []
         while options:
             word = options.pop(0)
             if word == "--":
@@ -75,10 +80,10 @@ class Command(ToolOptions):
                     flags.append(options.pop(0))
             else:
                 arguments.append(word)
-        return usage.Options.parseOptions(self, flags + ["--"] + arguments)
+        usage.Options.parseOptions(self, flags + ["--"] + arguments)
 
 
-def _yesNo(value):
+def _yesNo(value: str) -> bool:
     if value not in ("yes", "no"):
         raise ValueError("must be yes or no")
     return value == "yes"
@@ -99,7 +104,8 @@ class LeaderboardOptions(Command):
          "no account) too.", _yesNo],
     ]
 
-    def parseArgs(self, kind):
+    # Twisted's usage.Options.parseArgs takes the command's arguments.
+    def parseArgs(self, kind: str) -> None:  # type: ignore[override]
         self["kind"] = _kind(kind)
 
 
@@ -109,7 +115,9 @@ class HistoryOptions(Command):
     optParameters = [["limit", None, query.DEFAULT_LIMIT,
                       "How many games.", positiveInt]]
 
-    def parseArgs(self, kind, name):
+    # Twisted's usage.Options.parseArgs takes the command's arguments.
+    def parseArgs(  # type: ignore[override]
+            self, kind: str, name: str) -> None:
         self["kind"] = _kind(kind)
         self["name"] = name
 
@@ -119,7 +127,8 @@ class ShowOptions(Command):
                 "in the notation of docs/protocols/gomoku.md).")
     synopsis = "GAME_ID"
 
-    def parseArgs(self, gameId):
+    # Twisted's usage.Options.parseArgs takes the command's arguments.
+    def parseArgs(self, gameId: str) -> None:  # type: ignore[override]
         self["id"] = argumentNumber("GAME_ID", gameId)
 
 
@@ -130,16 +139,16 @@ class ExportOptions(Command):
                       "Every game that ended at or after DATE (UTC).",
                       parseDate]]
 
-    def parseArgs(self, gameId=None):
+    def parseArgs(self, gameId: Optional[str] = None) -> None:
         self["id"] = argumentNumber("GAME_ID", gameId) \
             if gameId is not None else None
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         if (self["id"] is None) == (self["since"] is None):
             raise usage.UsageError("give a GAME_ID or --since DATE")
 
 
-def databaseOption(what="The hub's database"):
+def databaseOption(what: str = "The hub's database") -> List[Any]:
     """
     The C{--db URL} option of a command-line tool over the hub's
     database, C{what} saying what it holds.
@@ -159,10 +168,10 @@ class DatabaseOptions(ToolOptions):
     """
 
     noDatabase = "--db none names no database"
-    program = None
+    program: Optional[str] = None
     toolSynopsis = "[--db URL]"
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         if self.subCommand is None:
             raise usage.UsageError("which command?")
         try:
@@ -182,7 +191,8 @@ class Options(DatabaseOptions):
     C{python -m hub.records} options.
     """
 
-    tool = "hub.records"
+    # (ToolOptions says None; hub.commandline is not annotated here yet.)
+    tool = "hub.records"  # type: ignore[assignment, unused-ignore]
     longdesc = DESCRIPTION
     optParameters = [databaseOption("The records")]
     subCommands = [
@@ -196,19 +206,20 @@ class Options(DatabaseOptions):
     noDatabase = "--db none has no records to read"
     program = "hub.records"
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         DatabaseOptions.postOptions(self)
         url = self["url"]
         if url.dialect is db.SQLITE and not os.path.exists(url.target):
             raise usage.UsageError("no records database at " + url.target)
 
 
-def _leaderboard(records, options, out):
+def _leaderboard(records: Records, options: Any,
+                 out: IO[str]) -> defer.Deferred[Any]:
     d = records.leaderboard(options["kind"], options["limit"],
                             options["leaderboard-min-games"],
                             options["leaderboard-guests"])
 
-    def write(board):
+    def write(board: List[Standing]) -> Optional[defer.Deferred[Any]]:
         if not board:
             return records.whyEmpty(
                 options["kind"], options["leaderboard-min-games"],
@@ -220,11 +231,12 @@ def _leaderboard(records, options, out):
             out.write("{:>4}  {:<24} {:>8.2f} {:>7.2f} {:>7.2f} {:>6} "
                       "{:>5}\n".format(s.rank, s.name, s.ordinal, s.mu,
                                        s.sigma, s.games, s.wins))
+        return None
 
     return d.addCallback(write)
 
 
-def _result(entry):
+def _result(entry: HistoryEntry) -> str:
     game, mine = entry.game, entry.mine
     if game.reason == "abandoned":
         return "abandoned"
@@ -238,10 +250,11 @@ def _result(entry):
     return "place {} of {}".format(mine.place, len(game.seats))
 
 
-def _history(records, options, out):
+def _history(records: Records, options: Any,
+             out: IO[str]) -> defer.Deferred[None]:
     d = records.history(options["kind"], options["name"], options["limit"])
 
-    def write(entries):
+    def write(entries: List[HistoryEntry]) -> None:
         for entry in entries:
             game, mine = entry.game, entry.mine
             others = ", ".join(s.name for s in game.seats
@@ -258,8 +271,9 @@ def _history(records, options, out):
     return d.addCallback(write)
 
 
-def _show(records, options, out):
-    def write(record):
+def _show(records: Records, options: Any,
+          out: IO[str]) -> defer.Deferred[None]:
+    def write(record: Optional[GameRecord]) -> None:
         if record is None:
             raise usage.UsageError("no game {}".format(options["id"]))
         for line in notation.show(record):
@@ -269,7 +283,8 @@ def _show(records, options, out):
 
 
 @defer.inlineCallbacks
-def _export(records, options, out):
+def _export(records: Records, options: Any,
+            out: IO[str]) -> Generator[defer.Deferred[Any], Any, None]:
     if options["id"] is not None:
         record = yield records.game(options["id"])
         if record is None:
@@ -288,11 +303,12 @@ def _export(records, options, out):
         after = ids[-1]
 
 
-COMMANDS = {"leaderboard": _leaderboard, "history": _history,
-            "show": _show, "export": _export}
+COMMANDS: Dict[str, Callable[[Records, Any, IO[str]], Any]] = {
+    "leaderboard": _leaderboard, "history": _history, "show": _show,
+    "export": _export}
 
 
-def prepared(url):
+def prepared(url: db.DatabaseURL) -> List[int]:
     """
     Bring the schema of C{url} up to date for a tool (L{db.prepare}): a
     database that cannot be opened or reached is a L{db.CannotOpen}.
@@ -310,7 +326,8 @@ DATABASE_ERRORS = (db.SchemaTooNew, db.CannotOpen)
 
 
 @defer.inlineCallbacks
-def run(reactor, options, out):
+def run(reactor: Any, options: Options,
+        out: IO[str]) -> Generator[defer.Deferred[Any], Any, None]:
     """
     Run the command C{options} (parsed L{Options}) writing to C{out}.
 
@@ -321,16 +338,21 @@ def run(reactor, options, out):
     database = db.Database(url, reactor)
     try:
         records = query.Records(database)
-        yield COMMANDS[options.subCommand](records, options.subOptions, out)
+        # postOptions refuses a command line without a command.
+        command = COMMANDS[cast(str, options.subCommand)]
+        yield command(records, options.subOptions, out)
     finally:
         database.close()
 
 
-def main(argv=None, out=None):
+def main(argv: Optional[Sequence[str]] = None,
+         out: Optional[IO[str]] = None) -> None:
     """
     The command-line entry point.
     """
     out = sys.stdout if out is None else out
+    # (usage.Options.__init__ is not annotated.)
+    options = Options()  # type: ignore[no-untyped-call]
     Tool("hub.records", DATABASE_ERRORS).react(
-        Options(), sys.argv[1:] if argv is None else argv,
+        options, sys.argv[1:] if argv is None else argv,
         lambda reactor, options: run(reactor, options, out))

@@ -39,8 +39,11 @@ The database keeps them in a compact form by columns (L{eventsText}),
 read back into this one (L{eventsFromText}).
 """
 
+from __future__ import annotations
+
 import json
 import math
+from typing import Any, Dict, List, Sequence, Tuple, Union
 
 from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tables import events
@@ -71,20 +74,25 @@ _FIELDS = {
 # The fields that are tuples in events and lists in JSON.
 _SEQUENCES = ("ranking", "nobles")
 
+#: An action as a record keeps it until the end: C{(at, seat, action,
+#: byBot)} (L{eventsText}).
+KeptAction = Tuple[float, int, Any, bool]
 
-def isKept(event):
+
+def isKept(event: object) -> bool:
     """
     Whether a record keeps C{event}.
     """
     return isinstance(event, _KEPT)
 
 
-def eventToJSON(kind, event, startedAt):
+def eventToJSON(kind: str, event: Any,
+                startedAt: float) -> Dict[str, Any]:
     """
     The JSON-able form of a kept C{event} of a C{kind} game that started
     at C{startedAt} (clock seconds).
     """
-    value = {"type": events.eventName(event),
+    value: Dict[str, Any] = {"type": events.eventName(event),
              "t": round(event.at - startedAt, 3)}
     if isinstance(event, events.ActionPlayed):
         value["seat"] = event.seat
@@ -97,7 +105,7 @@ def eventToJSON(kind, event, startedAt):
     return value
 
 
-def keptEvent(item):
+def keptEvent(item: Union[KeptAction, object]) -> object:
     """
     The event that C{item} of a kept list (L{eventsText}) stands for.
     """
@@ -107,7 +115,8 @@ def keptEvent(item):
     return item
 
 
-def eventsToJSON(kind, kept, startedAt):
+def eventsToJSON(kind: str, kept: Sequence[Union[KeptAction, object]],
+                 startedAt: float) -> List[Dict[str, Any]]:
     """
     The JSON-able forms of the kept events C{kept} (as for L{eventsText})
     of a C{kind} game that started at C{startedAt}, in order
@@ -116,7 +125,8 @@ def eventsToJSON(kind, kept, startedAt):
     return [eventToJSON(kind, keptEvent(item), startedAt) for item in kept]
 
 
-def eventsText(kind, kept, startedAt):
+def eventsText(kind: str, kept: Sequence[Union[KeptAction, object]],
+               startedAt: float) -> str:
     """
     The stored text of the kept events of a C{kind} game that started at
     C{startedAt}: a compact JSON object, by columns, that
@@ -166,7 +176,7 @@ def eventsText(kind, kept, startedAt):
          "events": others}, separators=(",", ":"))
 
 
-def eventsFromText(text):
+def eventsFromText(text: str) -> List[Dict[str, Any]]:
     """
     The L{eventsToJSON} list of events stored as C{text} (L{eventsText};
     a JSON list of them is taken as it is).
@@ -191,7 +201,8 @@ def eventsFromText(text):
     return result
 
 
-def eventFromJSON(kind, value, startedAt):
+def eventFromJSON(kind: str, value: Dict[str, Any],
+                  startedAt: float) -> object:
     """
     The event of a C{kind} game from its L{eventToJSON} form (an action's
     C{detail} is None).

@@ -13,12 +13,21 @@ package, applied in order, each in the same transaction as the row of
 C{schema_migrations} that says it was applied.
 """
 
+from __future__ import annotations
+
 import importlib.resources
 import re
 import time
+from typing import (
+    Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Type,
+    TypeVar, cast)
 
 import attr
 from twisted.enterprise import adbapi
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
+
+_T = TypeVar("_T")
 
 DISABLED = "none"
 DEFAULT_URL = "sqlite:gamehub.sqlite"
@@ -33,25 +42,26 @@ class CannotOpen(Exception):
     @ivar reason: the error, as it was raised.
     """
 
-    def __init__(self, url, reason):
+    def __init__(self, url: DatabaseURL, reason: BaseException) -> None:
         Exception.__init__(self, url, reason)
         self.url = url
         self.reason = reason
 
-    def __str__(self):
+    def __str__(self) -> str:
         verb = "open" if self.url.dialect is SQLITE else "reach"
         return "--db {}: cannot {} the records database: {}".format(
             self.url.describe(), verb, firstLine(self.reason))
 
 
-def unavailableErrors():
+def unavailableErrors() -> Tuple[Type[BaseException], ...]:
     """
     The exception types that mean "the database cannot be reached now"
     (a connection refused or lost, a file locked), as opposed to a fault
     of the query.
     """
     import sqlite3
-    errors = [adbapi.ConnectionLost, sqlite3.OperationalError]
+    errors: List[Type[BaseException]] = [adbapi.ConnectionLost,
+                                         sqlite3.OperationalError]
     try:
         import psycopg
     except ImportError:
@@ -61,7 +71,7 @@ def unavailableErrors():
     return tuple(errors)
 
 
-def firstLine(error):
+def firstLine(error: object) -> str:
     """
     The first line of C{error}'s message (a driver's may run to several),
     or its type's name when it has none.
@@ -75,12 +85,12 @@ class SchemaTooNew(Exception):
     The database's schema is newer than this gamehub knows.
     """
 
-    def __init__(self, found, known):
+    def __init__(self, found: int, known: int) -> None:
         Exception.__init__(self, found, known)
         self.found = found
         self.known = known
 
-    def __str__(self):
+    def __str__(self) -> str:
         return ("the records database has schema version {}, newer than "
                 "the {} this gamehub knows: upgrade gamehub, or use "
                 "another --db".format(self.found, self.known))
@@ -106,14 +116,14 @@ class Dialect:
         where the module opens one by itself.
     """
 
-    name = attr.ib()
-    module = attr.ib()
-    idColumn = attr.ib()
-    paramStyle = attr.ib()
-    forUpdate = attr.ib()
-    begin = attr.ib()
+    name: str = attr.ib()
+    module: str = attr.ib()
+    idColumn: str = attr.ib()
+    paramStyle: str = attr.ib()
+    forUpdate: str = attr.ib()
+    begin: Optional[str] = attr.ib()
 
-    def sql(self, text):
+    def sql(self, text: str) -> str:
         """
         C{text}, written with C{?} placeholders, in this dialect.
         """
@@ -138,10 +148,10 @@ class DatabaseURL:
     @ivar target: the SQLite file's path, or the PostgreSQL URL.
     """
 
-    dialect = attr.ib()
-    target = attr.ib()
+    dialect: Dialect = attr.ib()
+    target: str = attr.ib()
 
-    def describe(self):
+    def describe(self) -> str:
         """
         The URL without a password, for logs.
         """
@@ -150,7 +160,7 @@ class DatabaseURL:
                       if self.dialect is SQLITE else self.target)
 
 
-def parseURL(url):
+def parseURL(url: str) -> Optional[DatabaseURL]:
     """
     Parse a C{--db} value.
 
@@ -173,13 +183,13 @@ def parseURL(url):
                  "postgresql://user@host/dbname, not {!r}".format(url))
 
 
-def migrations():
+def migrations() -> List[Tuple[int, str, str]]:
     """
     The package's migrations, in order.
 
     @return: a L{list} of C{(version, name, sql)}.
     """
-    found = []
+    found: List[Tuple[int, str, str]] = []
     folder = importlib.resources.files("hub.records").joinpath("migrations")
     for entry in folder.iterdir():
         match = _MIGRATION_NAME.match(entry.name)
@@ -190,20 +200,20 @@ def migrations():
     return found
 
 
-def latestVersion():
+def latestVersion() -> int:
     """
     The newest schema version this gamehub knows.
     """
     return migrations()[-1][0]
 
 
-def _statements(script):
+def _statements(script: str) -> List[str]:
     lines = [line for line in script.splitlines()
              if not line.lstrip().startswith("--")]
     return [s.strip() for s in "\n".join(lines).split(";") if s.strip()]
 
 
-def schemaVersion(cursor, dialect):
+def schemaVersion(cursor: Any, dialect: Dialect) -> int:
     """
     The schema version of the database behind C{cursor} (0 when empty).
     """
@@ -215,7 +225,7 @@ def schemaVersion(cursor, dialect):
     return row[0] or 0
 
 
-def migrate(cursor, dialect):
+def migrate(cursor: Any, dialect: Dialect) -> List[int]:
     """
     Apply the migrations the database lacks, through C{cursor}, inside
     the caller's transaction.
@@ -227,7 +237,7 @@ def migrate(cursor, dialect):
     current = schemaVersion(cursor, dialect)
     if current > known[-1][0]:
         raise SchemaTooNew(current, known[-1][0])
-    applied = []
+    applied: List[int] = []
     for version, name, script in known:
         if version <= current:
             continue
@@ -240,7 +250,7 @@ def migrate(cursor, dialect):
     return applied
 
 
-def _sqliteConnect(path, timeout):
+def _sqliteConnect(path: str, timeout: float) -> Any:
     import sqlite3
     connection = sqlite3.connect(path, timeout=timeout,
                                  check_same_thread=False,
@@ -249,7 +259,7 @@ def _sqliteConnect(path, timeout):
     return connection
 
 
-def _sqliteOpened(connection):
+def _sqliteOpened(connection: Any) -> None:
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
@@ -257,14 +267,14 @@ def _sqliteOpened(connection):
     cursor.close()
 
 
-def _postgresArguments(url):
-    arguments = {}
+def _postgresArguments(url: str) -> Dict[str, Any]:
+    arguments: Dict[str, Any] = {}
     if "connect_timeout" not in url:
         arguments["connect_timeout"] = 5
     return arguments
 
 
-def connect(url, timeout=5.0):
+def connect(url: DatabaseURL, timeout: float = 5.0) -> Any:
     """
     A plain blocking DB-API connection to C{url} (a L{DatabaseURL}), for
     the start-up check and for tools; the hub itself goes through
@@ -276,7 +286,7 @@ def connect(url, timeout=5.0):
     return psycopg.connect(url.target, **_postgresArguments(url.target))
 
 
-def prepare(url):
+def prepare(url: DatabaseURL) -> List[int]:
     """
     Bring the schema of C{url} up to date now, blocking: for the hub's
     start (before the reactor runs) and for tools.
@@ -308,23 +318,25 @@ class Cursor:
     @ivar dialect: the L{Dialect}.
     """
 
-    def __init__(self, transaction, dialect):
+    def __init__(self, transaction: Any, dialect: Dialect) -> None:
         self.transaction = transaction
         self.dialect = dialect
 
-    def execute(self, sql, parameters=()):
+    def execute(self, sql: str, parameters: Sequence[Any] = ()) -> Cursor:
         self.transaction.execute(self.dialect.sql(sql), parameters)
         return self
 
-    def executemany(self, sql, rows):
+    def executemany(self, sql: str,
+                    rows: Iterable[Sequence[Any]]) -> Cursor:
         self.transaction.executemany(self.dialect.sql(sql), rows)
         return self
 
-    def fetchone(self):
+    def fetchone(self) -> Any:
         return self.transaction.fetchone()
 
-    def fetchall(self):
-        return self.transaction.fetchall()
+    def fetchall(self) -> List[Any]:
+        # (A list in both drivers, as DB-API says.)
+        return cast(List[Any], self.transaction.fetchall())
 
 
 class Database:
@@ -340,7 +352,8 @@ class Database:
     @ivar pool: the L{adbapi.ConnectionPool}.
     """
 
-    def __init__(self, url, reactor, timeout=5.0):
+    def __init__(self, url: DatabaseURL, reactor: Any,
+                 timeout: float = 5.0) -> None:
         self.url = url
         self.dialect = url.dialect
         self._closed = False
@@ -356,7 +369,8 @@ class Database:
                 "psycopg", url.target, cp_min=1, cp_max=3,
                 **_postgresArguments(url.target), **options)
 
-    def runInteraction(self, interaction, *args, write=False, **kwargs):
+    def runInteraction(self, interaction: Callable[..., _T], *args: Any,
+                       write: bool = False, **kwargs: Any) -> Deferred[_T]:
         """
         Run C{interaction(cursor, *args, **kwargs)} in one transaction in
         a pool thread (C{cursor} a L{Cursor}); C{write} opens it for
@@ -366,19 +380,20 @@ class Database:
         """
         dialect = self.dialect
 
-        def transact(transaction):
+        def transact(transaction: Any) -> _T:
             if write and dialect.begin:
                 transaction.execute(dialect.begin)
             elif dialect is SQLITE:
                 transaction.execute("BEGIN")
             return interaction(Cursor(transaction, dialect), *args, **kwargs)
 
-        d = self.pool.runInteraction(transact)
+        d: Deferred[_T] = self.pool.runInteraction(transact)
         if not write and dialect is POSTGRESQL:
             d.addErrback(self._readAgain, transact, self.pool.max)
         return d
 
-    def _readAgain(self, failure, transact, tries):
+    def _readAgain(self, failure: Failure, transact: Callable[[Any], _T],
+                   tries: int) -> Any:
         """
         A read on a connection that died while idle (the server restarted)
         fails, and the pool drops that connection: read again, at most
@@ -391,7 +406,7 @@ class Database:
         d = self.pool.runInteraction(transact)
         return d.addErrback(self._readAgain, transact, tries - 1)
 
-    def close(self):
+    def close(self) -> None:
         """
         Close every connection (once; later calls do nothing).
         """

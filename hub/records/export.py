@@ -4,22 +4,24 @@ The export form of a record: one JSON object per game, one game per line
 """
 
 import json
+from typing import Any, Dict
 
 from hub.records.notation import utc
+from hub.records.record import GameRecord, SeatRecord
 
 FORMAT_VERSION = 1
 
 
-def seatToJSON(seat):
+def seatToJSON(seat: SeatRecord) -> Dict[str, Any]:
     """
     One seat of a record, JSON-able.
     """
-    rating = None
+    rating: Any = None
     if seat.rating is not None:
         muBefore, sigmaBefore, muAfter, sigmaAfter = seat.rating
         rating = {"muBefore": muBefore, "sigmaBefore": sigmaBefore,
                   "muAfter": muAfter, "sigmaAfter": sigmaAfter}
-    takeover = None
+    takeover: Any = None
     if seat.takeoverPly is not None:
         takeover = {"ply": seat.takeoverPly, "level": seat.takeoverLevel}
     return {"seat": seat.seat, "name": seat.name, "playerId": seat.playerId,
@@ -28,7 +30,7 @@ def seatToJSON(seat):
             "guest": seat.guest}
 
 
-def recordToJSON(record):
+def recordToJSON(record: GameRecord) -> Dict[str, Any]:
     """
     A full L{hub.records.record.GameRecord}, JSON-able.
     """
@@ -42,7 +44,7 @@ def recordToJSON(record):
             "position": record.position, "events": record.events}
 
 
-def recordToLine(record):
+def recordToLine(record: GameRecord) -> str:
     """
     One line of the export: the record's JSON, no newline inside.
     """

@@ -7,8 +7,13 @@ The recorder's Prometheus metrics:
     gamehub_records_written_total    records stored
 """
 
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from typing import Iterator
+
+from prometheus_client.core import (
+    CounterMetricFamily, GaugeMetricFamily, Metric)
 from prometheus_client.registry import Collector
+
+from hub.records.recorder import Recorder
 
 
 class RecordsCollector(Collector):
@@ -16,10 +21,10 @@ class RecordsCollector(Collector):
     A Prometheus collector over a L{hub.records.recorder.Recorder}.
     """
 
-    def __init__(self, recorder):
+    def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
 
-    def collect(self):
+    def collect(self) -> Iterator[Metric]:
         """
         Yield the queue's gauge and counters.
         """

@@ -15,9 +15,13 @@ taken over; Splendor's dealt cards, discards and nobles), and last the
 outcome.
 """
 
+from __future__ import annotations
+
 import datetime
+from typing import Any, List, Mapping, Optional, Sequence, Set
 
 from hub.games import checkers
+from hub.records.record import GameRecord
 
 GOMOKU_COLUMNS = "abcdefghijklmno"
 GOMOKU_SIZE = len(GOMOKU_COLUMNS)
@@ -26,7 +30,7 @@ GOMOKU_COLOURS = {1: "black", 16: "white"}
 UNKNOWN_CARD_BASE = 10000
 
 
-def utc(seconds):
+def utc(seconds: float) -> str:
     """
     C{seconds} since the epoch as an ISO 8601 UTC time.
     """
@@ -34,7 +38,7 @@ def utc(seconds):
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def role(kind, value):
+def role(kind: str, value: Any) -> str:
     """
     A seat's colour or region in words.
     """
@@ -45,15 +49,15 @@ def role(kind, value):
     return "region " + str(value)
 
 
-def _gems(gems):
-    parts = []
+def _gems(gems: Mapping[str, int]) -> str:
+    parts: List[str] = []
     for gem, count in gems.items():
         parts.extend([gem] * count if count <= 3 else
                      ["{} x{}".format(gem, count)])
     return "+".join(parts)
 
 
-def gomokuCell(x, y):
+def gomokuCell(x: int, y: int) -> str:
     """
     The name of the gomoku cell at column C{x}, row C{y} (both 0-based,
     C{y} from the top as on the wire): a column letter a-o from the left
@@ -65,7 +69,7 @@ def gomokuCell(x, y):
     return "{},{}".format(x, y)
 
 
-def action(kind, value):
+def action(kind: str, value: Any) -> str:
     """
     One action (in the records' JSON form) in this module's notation.
     """
@@ -92,7 +96,7 @@ def action(kind, value):
     return "{} {} {}".format(op, card, _gems(gems))
 
 
-def _place(place):
+def _place(place: Optional[int]) -> str:
     if place is None:
         return ""
     suffix = {1: "st", 2: "nd", 3: "rd"}.get(place if place < 20
@@ -100,11 +104,12 @@ def _place(place):
     return "{}{}".format(place, suffix)
 
 
-def _event(record, event, names):
+def _event(record: GameRecord, event: Mapping[str, Any],
+           names: Sequence[str]) -> Optional[str]:
     """
     The line of a kept event other than an action, or None for none.
     """
-    kind = event["type"]
+    kind: str = event["type"]
     seat = event.get("seat")
     who = names[seat] if seat is not None and seat < len(names) else ""
     if kind == "SeatTimedOut":
@@ -140,7 +145,8 @@ def _event(record, event, names):
     return kind
 
 
-def _outcome(record, event, names):
+def _outcome(record: GameRecord, event: Mapping[str, Any],
+             names: Sequence[str]) -> str:
     winner = event["winner"]
     if winner is not None:
         return "{} wins".format(names[winner])
@@ -151,7 +157,7 @@ def _outcome(record, event, names):
     return "draw"
 
 
-def show(record):
+def show(record: GameRecord) -> List[str]:
     """
     The lines of a full L{hub.records.record.GameRecord}: its players,
     outcome and moves.
@@ -165,7 +171,7 @@ def show(record):
                  ", rated" if record.rated else ", not rated"),
              "players:"]
     for seat in record.seats:
-        notes = []
+        notes: List[str] = []
         if seat.botClient:
             notes.append("bot client")
         if seat.takeoverPly is not None:
@@ -184,7 +190,7 @@ def show(record):
         lines.append("no winner")
     lines.append("moves:")
     number = 0
-    takenOver = set()
+    takenOver: Set[int] = set()
     for event in record.events or ():
         if event["type"] == "ActionPlayed":
             number += 1

@@ -9,10 +9,15 @@ database's threads.
     d = records.game(17)                             # GameRecord or None
 """
 
+from __future__ import annotations
+
 import json
+from typing import Any, Dict, List, Optional, Sequence
 
 import attr
+from twisted.internet.defer import Deferred
 
+from hub.records.db import Cursor, Database
 from hub.records.record import GameRecord, SeatRecord
 
 DEFAULT_MIN_GAMES = 5
@@ -40,14 +45,14 @@ class Standing:
         account's: L{hub.accounts}).
     """
 
-    rank = attr.ib()
-    name = attr.ib()
-    mu = attr.ib()
-    sigma = attr.ib()
-    ordinal = attr.ib()
-    games = attr.ib()
-    wins = attr.ib()
-    guest = attr.ib(default=False, converter=bool)
+    rank: Optional[int] = attr.ib()
+    name: str = attr.ib()
+    mu: float = attr.ib()
+    sigma: float = attr.ib()
+    ordinal: float = attr.ib()
+    games: int = attr.ib()
+    wins: int = attr.ib()
+    guest: bool = attr.ib(default=False, converter=bool)
 
 
 @attr.s(frozen=True)
@@ -59,18 +64,18 @@ class HistoryEntry:
     @ivar seat: the player's seat in it.
     """
 
-    game = attr.ib()
-    seat = attr.ib()
+    game: GameRecord = attr.ib()
+    seat: int = attr.ib()
 
     @property
-    def mine(self):
+    def mine(self) -> SeatRecord:
         """
         The player's L{SeatRecord}.
         """
         return self.game.seats[self.seat]
 
 
-def _seatFromRow(row):
+def _seatFromRow(row: Sequence[Any]) -> SeatRecord:
     (_, seat, name, playerId, role, botClient, takeoverPly, takeoverLevel,
      place, muBefore, sigmaBefore, muAfter, sigmaAfter, guest) = row
     rating = None
@@ -82,7 +87,9 @@ def _seatFromRow(row):
                       rating, bool(guest))
 
 
-def _gameFromRow(row, seats, position=None, eventsText=None):
+def _gameFromRow(row: Sequence[Any], seats: Sequence[SeatRecord],
+                 position: Any = None,
+                 eventsText: Optional[str] = None) -> GameRecord:
     (gameId, kind, table, startedAt, endedAt, reason, winner, ranking,
      rated) = row
     return GameRecord(gameId, kind, table, startedAt, endedAt, reason,
@@ -90,11 +97,12 @@ def _gameFromRow(row, seats, position=None, eventsText=None):
                       position, None, bool(rated), eventsText=eventsText)
 
 
-def _seatsOf(cursor, gameIds):
+def _seatsOf(cursor: Cursor,
+             gameIds: Sequence[int]) -> Dict[int, List[SeatRecord]]:
     """
     The L{SeatRecord}s of each of C{gameIds}, as a dict of lists.
     """
-    seats = {gameId: [] for gameId in gameIds}
+    seats: Dict[int, List[SeatRecord]] = {gameId: [] for gameId in gameIds}
     if not gameIds:
         return seats
     marks = ", ".join("?" * len(gameIds))
@@ -106,7 +114,8 @@ def _seatsOf(cursor, gameIds):
     return seats
 
 
-def leaderboard(cursor, kind, limit, minGames, guests=True):
+def leaderboard(cursor: Cursor, kind: str, limit: int, minGames: int,
+                guests: bool = True) -> List[Standing]:
     """
     The interaction behind L{Records.leaderboard}; without C{guests}, the
     names whose last rated game was a guest's are left out.
@@ -120,7 +129,8 @@ def leaderboard(cursor, kind, limit, minGames, guests=True):
             for rank, row in enumerate(cursor.fetchall(), 1)]
 
 
-def whyEmpty(cursor, kind, minGames, guests=True):
+def whyEmpty(cursor: Cursor, kind: str, minGames: int,
+             guests: bool = True) -> str:
     """
     The interaction behind L{Records.whyEmpty}.
     """
@@ -136,7 +146,8 @@ def whyEmpty(cursor, kind, minGames, guests=True):
     return emptyReason(kind, minGames, players or 0, most or 0, guestsOnly)
 
 
-def emptyReason(kind, minGames, players, most, guestsOnly=False):
+def emptyReason(kind: str, minGames: int, players: int, most: int,
+                guestsOnly: bool = False) -> str:
     """
     Why the leaderboard of C{kind} lists nobody, in a sentence.
 
@@ -159,7 +170,8 @@ def emptyReason(kind, minGames, players, most, guestsOnly=False):
                 most=most, games="game" if most == 1 else "games"))
 
 
-def history(cursor, kind, name, limit, before=None):
+def history(cursor: Cursor, kind: str, name: str, limit: int,
+            before: Optional[int] = None) -> List[HistoryEntry]:
     """
     The interaction behind L{Records.history}.
     """
@@ -185,7 +197,7 @@ def history(cursor, kind, name, limit, before=None):
             for gameId, seat in mine]
 
 
-def game(cursor, gameId):
+def game(cursor: Cursor, gameId: int) -> Optional[GameRecord]:
     """
     The interaction behind L{Records.game}.
     """
@@ -204,7 +216,8 @@ def game(cursor, gameId):
     return record
 
 
-def gameIdsSince(cursor, since, after, limit):
+def gameIdsSince(cursor: Cursor, since: float, after: int,
+                 limit: int) -> List[int]:
     """
     The interaction behind L{Records.gameIdsSince}.
     """
@@ -213,7 +226,7 @@ def gameIdsSince(cursor, since, after, limit):
     return [row[0] for row in cursor.fetchall()]
 
 
-def rating(cursor, kind, name):
+def rating(cursor: Cursor, kind: str, name: str) -> Optional[Standing]:
     """
     The interaction behind L{Records.rating}.
     """
@@ -223,7 +236,7 @@ def rating(cursor, kind, name):
     return None if row is None else Standing(None, *row)
 
 
-def counts(cursor):
+def counts(cursor: Cursor) -> Dict[str, int]:
     """
     The interaction behind L{Records.counts}.
     """
@@ -242,14 +255,16 @@ class Records:
         (L{hub.accounts}), unless a query says otherwise.
     """
 
-    def __init__(self, database, leaderboardMinGames=DEFAULT_MIN_GAMES,
-                 leaderboardGuests=True):
+    def __init__(self, database: Database,
+                 leaderboardMinGames: int = DEFAULT_MIN_GAMES,
+                 leaderboardGuests: bool = True) -> None:
         self.database = database
         self.leaderboardMinGames = leaderboardMinGames
         self.leaderboardGuests = leaderboardGuests
 
-    def leaderboard(self, kind, limit=DEFAULT_LIMIT, minGames=None,
-                    guests=None):
+    def leaderboard(self, kind: str, limit: int = DEFAULT_LIMIT,
+                    minGames: Optional[int] = None,
+                    guests: Optional[bool] = None) -> Deferred[List[Standing]]:
         """
         The best C{limit} players of C{kind} by ordinal (C{mu - 3 sigma}),
         among those with at least C{minGames} rated games; guests too if
@@ -264,7 +279,8 @@ class Records:
         return self.database.runInteraction(leaderboard, kind, limit,
                                             minGames, guests)
 
-    def whyEmpty(self, kind, minGames=None, guests=None):
+    def whyEmpty(self, kind: str, minGames: Optional[int] = None,
+                 guests: Optional[bool] = None) -> Deferred[str]:
         """
         Why the leaderboard of C{kind} with C{minGames} lists nobody: no
         rated game yet, none but guests', or no player with enough of
@@ -279,7 +295,8 @@ class Records:
         return self.database.runInteraction(whyEmpty, kind, minGames,
                                             guests)
 
-    def history(self, kind, name, limit=DEFAULT_LIMIT, before=None):
+    def history(self, kind: str, name: str, limit: int = DEFAULT_LIMIT,
+                before: Optional[int] = None) -> Deferred[List[HistoryEntry]]:
         """
         The last C{limit} games of C{kind} in which C{name} had a seat,
         newest first; C{before} (a game id) pages back.
@@ -289,7 +306,7 @@ class Records:
         return self.database.runInteraction(history, kind, name, limit,
                                             before)
 
-    def game(self, gameId):
+    def game(self, gameId: int) -> Deferred[Optional[GameRecord]]:
         """
         One game's full record.
 
@@ -298,7 +315,8 @@ class Records:
         """
         return self.database.runInteraction(game, gameId)
 
-    def gameIdsSince(self, since, after=0, limit=1000):
+    def gameIdsSince(self, since: float, after: int = 0,
+                     limit: int = 1000) -> Deferred[List[int]]:
         """
         The ids of games that ended at or after C{since} (seconds since
         the epoch), above C{after}, in order, at most C{limit}.
@@ -308,7 +326,8 @@ class Records:
         return self.database.runInteraction(gameIdsSince, since, after,
                                             limit)
 
-    def rating(self, kind, name):
+    def rating(self, kind: str,
+               name: str) -> Deferred[Optional[Standing]]:
         """
         The rating of C{name} at C{kind}.
 
@@ -316,7 +335,7 @@ class Records:
         """
         return self.database.runInteraction(rating, kind, name)
 
-    def counts(self):
+    def counts(self) -> Deferred[Dict[str, int]]:
         """
         How many games of each kind are stored.
 

@@ -6,6 +6,8 @@ A player's standing on a leaderboard is the conservative ordinal
 C{mu - 3 * sigma}: it rises with results and with certainty.
 """
 
+from typing import List, Sequence
+
 import attr
 from openskill.models import PlackettLuce
 
@@ -14,7 +16,7 @@ MU = MODEL.mu
 SIGMA = MODEL.sigma
 
 
-def ordinal(mu, sigma):
+def ordinal(mu: float, sigma: float) -> float:
     """
     The conservative estimate C{mu - 3 sigma} that leaderboards rank by.
     """
@@ -30,18 +32,19 @@ class Rating:
     @ivar sigma: its uncertainty.
     """
 
-    mu = attr.ib(default=MU)
-    sigma = attr.ib(default=SIGMA)
+    mu: float = attr.ib(default=MU)
+    sigma: float = attr.ib(default=SIGMA)
 
     @property
-    def ordinal(self):
+    def ordinal(self) -> float:
         """
         C{mu - 3 sigma}.
         """
         return ordinal(self.mu, self.sigma)
 
 
-def rate(ratings, places):
+def rate(ratings: Sequence[Rating],
+         places: Sequence[int]) -> List[Rating]:
     """
     The new ratings after one game.
 

@@ -3,8 +3,11 @@ One finished game as the records keep it (L{GameRecord}), built from a
 table's events by a L{RecordBuilder}.
 """
 
+from __future__ import annotations
+
 import importlib
 import json
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 import attr
 
@@ -39,16 +42,17 @@ class SeatRecord:
     @ivar guest: True if the name was no account's (L{hub.accounts}).
     """
 
-    seat = attr.ib()
-    name = attr.ib()
-    playerId = attr.ib(default=None)
-    role = attr.ib(default=None)
-    botClient = attr.ib(default=False)
-    takeoverPly = attr.ib(default=None)
-    takeoverLevel = attr.ib(default=None)
-    place = attr.ib(default=None)
-    rating = attr.ib(default=None)
-    guest = attr.ib(default=False)
+    seat: int = attr.ib()
+    name: str = attr.ib()
+    playerId: Optional[int] = attr.ib(default=None)
+    role: Any = attr.ib(default=None)
+    botClient: bool = attr.ib(default=False)
+    takeoverPly: Optional[int] = attr.ib(default=None)
+    takeoverLevel: Optional[int] = attr.ib(default=None)
+    place: Optional[int] = attr.ib(default=None)
+    rating: Optional[Tuple[float, float, float, float]] = attr.ib(
+        default=None)
+    guest: bool = attr.ib(default=False)
 
 
 @attr.s(frozen=True)
@@ -79,26 +83,27 @@ class GameRecord:
         game was played for, or None.
     """
 
-    gameId = attr.ib()
-    kind = attr.ib()
-    table = attr.ib()
-    startedAt = attr.ib()
-    endedAt = attr.ib()
-    reason = attr.ib()
-    winner = attr.ib()
-    ranking = attr.ib()
-    seats = attr.ib()
-    position = attr.ib()
-    _events = attr.ib(repr=False)
-    rated = attr.ib(default=False)
-    actions = attr.ib(default=None, repr=False, eq=False)
-    eventsText = attr.ib(default=None, repr=False, eq=False)
-    event = attr.ib(default=None)
+    gameId: Optional[int] = attr.ib()
+    kind: str = attr.ib()
+    table: str = attr.ib()
+    startedAt: float = attr.ib()
+    endedAt: float = attr.ib()
+    reason: str = attr.ib()
+    winner: Optional[int] = attr.ib()
+    ranking: Sequence[int] = attr.ib()
+    seats: Tuple[SeatRecord, ...] = attr.ib()
+    position: Any = attr.ib()
+    _events: Optional[List[Dict[str, Any]]] = attr.ib(repr=False)
+    rated: bool = attr.ib(default=False)
+    actions: Optional[int] = attr.ib(default=None, repr=False, eq=False)
+    eventsText: Optional[str] = attr.ib(default=None, repr=False, eq=False)
+    event: Optional[int] = attr.ib(default=None)
 
     @property
-    def events(self):
+    def events(self) -> Optional[List[Dict[str, Any]]]:
         """
-        The kept events in the JSON form of L{codec}.
+        The kept events in the JSON form of L{codec} (None in a history's
+        records, which are read without them).
         """
         if self._events is None and self.eventsText is not None:
             # Frozen, but this only caches what eventsText says.
@@ -106,7 +111,7 @@ class GameRecord:
                                codec.eventsFromText(self.eventsText))
         return self._events
 
-    def storedEvents(self):
+    def storedEvents(self) -> str:
         """
         L{events} as the text the database keeps: L{codec.eventsText},
         or for a record made with L{events} only, their JSON list (which
@@ -117,27 +122,33 @@ class GameRecord:
         return json.dumps(self._events, separators=(",", ":"))
 
     @property
-    def actionCount(self):
+    def actionCount(self) -> int:
         """
         How many actions were played.
         """
         if self.actions is not None:
             return self.actions
-        return sum(1 for e in self.events if e["type"] == "ActionPlayed")
+        kept = self.events
+        assert kept is not None, "a record read without its events"
+        return sum(1 for e in kept if e["type"] == "ActionPlayed")
 
-    def tableEvents(self):
+    def tableEvents(self) -> List[object]:
         """
         The game as L{hub.tables.events}: the L{events.GameStarted} and
         every kept event, in order (actions without their C{detail}).
         """
-        seats = tuple(events.Seat(s.seat, s.name, s.playerId, s.role,
-                                  s.botClient, s.guest) for s in self.seats)
+        kept = self.events
+        assert kept is not None, "a record read without its events"
+        # A record's seat may lack the player's id (None), a table's not.
+        seats = tuple(events.Seat(s.seat, s.name, cast(int, s.playerId),
+                                  s.role, s.botClient, s.guest)
+                      for s in self.seats)
         started = events.GameStarted(self.kind, self.table, seats,
                                      self.position, self.startedAt)
         return [started] + [codec.eventFromJSON(self.kind, e, self.startedAt)
-                            for e in self.events]
+                            for e in kept]
 
-    def replay(self):
+    def replay(self) -> Any:
         """
         The final rules state, rebuilt by the C{replay(events)} of the
         kind's table module (L{hub.tables}).
@@ -145,7 +156,7 @@ class GameRecord:
         module = importlib.import_module("hub.tables." + self.kind)
         return module.replay(self.tableEvents())
 
-    def isRateable(self):
+    def isRateable(self) -> bool:
         """
         Whether storing this game updates ratings: a rated kind, a rated
         end reason, an outcome, two or more seats and no name twice.
@@ -156,7 +167,8 @@ class GameRecord:
                 and all(s.place is not None for s in self.seats))
 
 
-def places(seatCount, reason, ranking, winner):
+def places(seatCount: int, reason: str, ranking: Sequence[int],
+           winner: Optional[int]) -> List[Optional[int]]:
     """
     Each seat's place (1 first; ties share a place) from a game's outcome:
     the ranking if there is one (seats it leaves out share the last
@@ -166,7 +178,7 @@ def places(seatCount, reason, ranking, winner):
     if reason == events.ABANDONED:
         return [None] * seatCount
     if ranking:
-        result = [len(ranking) + 1] * seatCount
+        result: List[Optional[int]] = [len(ranking) + 1] * seatCount
         for place, seat in enumerate(ranking, 1):
             result[seat] = place
         return result
@@ -181,13 +193,13 @@ class RecordBuilder:
     makes its L{GameRecord} when it ends.
     """
 
-    def __init__(self, started):
+    def __init__(self, started: events.GameStarted) -> None:
         self.started = started
-        self.kept = []
+        self.kept: List[Union[codec.KeptAction, object]] = []
         self.actions = 0
-        self.takeovers = {}
+        self.takeovers: Dict[int, Tuple[int, int]] = {}
 
-    def add(self, event):
+    def add(self, event: object) -> None:
         """
         Keep C{event} if a record keeps its type, as it is, or an action
         as the tuple C{(at, seat, action, byBot)} of L{codec.eventsText};
@@ -205,14 +217,14 @@ class RecordBuilder:
             self.takeovers.setdefault(event.seat, (self.actions, event.level))
         self.kept.append(event)
 
-    def addAction(self, event):
+    def addAction(self, event: ActionPlayed) -> None:
         """
         Keep the L{ActionPlayed} C{event} (L{add}).
         """
         self.actions += 1
         self.kept.append((event.at, event.seat, event.action, event.byBot))
 
-    def finish(self, ended):
+    def finish(self, ended: events.GameEnded) -> GameRecord:
         """
         The L{GameRecord} of the game that C{ended} (an
         L{events.GameEnded}, also kept as the last event).
@@ -239,7 +251,7 @@ class RecordBuilder:
                           eventsText=codec.eventsText(
                               started.kind, self.kept, started.at))
 
-    def illegalOffender(self, ended):
+    def illegalOffender(self, ended: events.GameEnded) -> Optional[int]:
         """
         The seat whose illegal moves ended the game (a gomoku game that
         C{ended} on the illegal-move limit, which has no winner), or None.
@@ -252,7 +264,7 @@ class RecordBuilder:
             return self.actions & 1
         return None
 
-    def abandon(self, at):
+    def abandon(self, at: float) -> GameRecord:
         """
         The L{GameRecord} of a game cut short (the hub is stopping): ended
         at C{at}, abandoned.

@@ -7,14 +7,20 @@ down.  A game is never held up by its record.
 
 import collections
 import itertools
+from typing import (
+    Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple, Type,
+    cast)
 
 import attr
 
 from twisted.internet import defer
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from hub.ihub import ITableListener
+from hub.ihub import ITable, ITableListener
+from hub.records.record import GameRecord
 from hub.records import db, store
 from hub.records.record import RecordBuilder
 from hub.tables import events
@@ -27,7 +33,7 @@ STOP_RETRY_DELAY = 0.5
 FLUSH_SECONDS = 10.0
 
 
-def _transientErrors():
+def _transientErrors() -> Tuple[Type[BaseException], ...]:
     """
     The exception types that mean "the database is unavailable now": the
     record is kept and the write retried.  Any other failure is the
@@ -63,36 +69,37 @@ class Recorder:
 
     log = Logger()
 
-    def __init__(self, database, clock, maxPending=MAX_PENDING,
-                 batchSize=BATCH_SIZE, retryDelay=RETRY_DELAY,
-                 maxRetryDelay=MAX_RETRY_DELAY):
+    def __init__(self, database: db.Database, clock: IReactorTime,
+                 maxPending: int = MAX_PENDING, batchSize: int = BATCH_SIZE,
+                 retryDelay: float = RETRY_DELAY,
+                 maxRetryDelay: float = MAX_RETRY_DELAY) -> None:
         self.database = database
         self.clock = clock
         self.maxPending = maxPending
         self.batchSize = batchSize
         self.retryDelay = retryDelay
         self.maxRetryDelay = maxRetryDelay
-        self.games = {}
-        self.pending = collections.deque()
+        self.games: Dict[ITable, RecordBuilder] = {}
+        self.pending: Deque[GameRecord] = collections.deque()
         self.written = 0
         self.failed = 0
         self.dropped = 0
-        self.confirmed = collections.deque(maxlen=1000)
+        self.confirmed: Deque[Optional[int]] = collections.deque(maxlen=1000)
         self.stopping = False
         self._transient = _transientErrors()
         self._delay = retryDelay
         self._alone = False
         self._writing = False
-        self._retryCall = None
+        self._retryCall: Optional[IDelayedCall] = None
         self._schemaChecked = False
         self._gaveUp = False
-        self._idleWaiters = []
-        self._failureWaiters = []
-        self.eventOf = None
+        self._idleWaiters: List[defer.Deferred[None]] = []
+        self._failureWaiters: List[defer.Deferred[BaseException]] = []
+        self.eventOf: Optional[Callable[[str, str], Optional[int]]] = None
 
     # ITableListener
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: ITable, event: object) -> None:
         """
         Follow C{table}'s game from its start; queue its record at its end.
         """
@@ -114,7 +121,7 @@ class Recorder:
         else:
             builder.add(event)
 
-    def _forEvent(self, record):
+    def _forEvent(self, record: GameRecord) -> GameRecord:
         """
         C{record} with the id of the tournament event it was played for.
         """
@@ -127,7 +134,7 @@ class Recorder:
 
     # The queue
 
-    def enqueue(self, record):
+    def enqueue(self, record: GameRecord) -> None:
         """
         Queue C{record} for writing, or drop it (logged) if the queue is
         full.
@@ -143,25 +150,25 @@ class Recorder:
         self.pending.append(record)
         self._kick()
 
-    def whenIdle(self):
+    def whenIdle(self) -> defer.Deferred[None]:
         """
         A Deferred that fires once nothing is queued or being written.
         """
         if not self.pending and not self._writing:
             return defer.succeed(None)
-        d = defer.Deferred()
+        d: defer.Deferred[None] = defer.Deferred()
         self._idleWaiters.append(d)
         return d
 
-    def nextFailure(self):
+    def nextFailure(self) -> defer.Deferred[BaseException]:
         """
         A Deferred that fires with the next failed write's exception.
         """
-        d = defer.Deferred()
+        d: defer.Deferred[BaseException] = defer.Deferred()
         self._failureWaiters.append(d)
         return d
 
-    def retryNow(self):
+    def retryNow(self) -> None:
         """
         Retry a write waiting for its delay at once.
         """
@@ -170,7 +177,7 @@ class Recorder:
         self._retryCall = None
         self._kick()
 
-    def _kick(self):
+    def _kick(self) -> None:
         if self._writing or self._retryCall is not None or self._gaveUp:
             return
         if not self.pending:
@@ -181,22 +188,24 @@ class Recorder:
         size = 1 if self._alone else self.batchSize
         batch = list(itertools.islice(self.pending, size))
         self._writing = True
-        d = self.database.runInteraction(self._write, batch,
-                                         not self._schemaChecked, write=True)
-        d.addCallbacks(self._written, self._writeFailed,
+        writing = self.database.runInteraction(
+            self._write, batch, not self._schemaChecked, write=True)
+        writing.addCallbacks(self._written, self._writeFailed,
                        callbackArgs=(batch,), errbackArgs=(batch,))
 
     @staticmethod
-    def _write(cursor, batch, checkSchema):
+    def _write(cursor: db.Cursor, batch: Sequence[GameRecord],
+               checkSchema: bool) -> List[GameRecord]:
         if checkSchema:
             db.migrate(cursor, cursor.dialect)
         return store.saveRecords(cursor, batch)
 
-    def _unqueue(self, record):
+    def _unqueue(self, record: GameRecord) -> None:
         if self.pending and self.pending[0] is record:
             self.pending.popleft()
 
-    def _written(self, stored, batch):
+    def _written(self, stored: Sequence[GameRecord],
+                 batch: Sequence[GameRecord]) -> None:
         self._writing = False
         self._schemaChecked = True
         self._delay = self.retryDelay
@@ -216,7 +225,8 @@ class Recorder:
             self.dropped -= len(stored)
         self._kick()
 
-    def _writeFailed(self, failure, batch):
+    def _writeFailed(self, failure: Failure,
+                     batch: Sequence[GameRecord]) -> None:
         self._writing = False
         self.failed += 1
         waiters, self._failureWaiters = self._failureWaiters, []
@@ -247,15 +257,15 @@ class Recorder:
                 players=[s.name for s in record.seats])
             self._kick()
         for d in waiters:
-            d.callback(failure.value)
+            d.callback(cast(BaseException, failure.value))
 
-    def _retry(self):
+    def _retry(self) -> None:
         self._retryCall = None
         self._kick()
 
     # Stopping
 
-    def stop(self, timeout=FLUSH_SECONDS):
+    def stop(self, timeout: float = FLUSH_SECONDS) -> defer.Deferred[None]:
         """
         The hub is stopping: record the games still under way as
         abandoned, then write everything queued, giving up after
@@ -275,14 +285,14 @@ class Recorder:
             return done
         deadline = self.clock.callLater(timeout, self._giveUp)
 
-        def finished(result):
+        def finished(result: Any) -> Any:
             if deadline.active():
                 deadline.cancel()
             return result
 
         return done.addBoth(finished)
 
-    def _giveUp(self):
+    def _giveUp(self) -> None:
         if self._retryCall is not None and self._retryCall.active():
             self._retryCall.cancel()
         self._retryCall = None

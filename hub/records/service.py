@@ -7,9 +7,13 @@ listens to every table, and the query API.
     hub.lobby.addTableListener(records.recorder)
 """
 
+from typing import Any, List, Mapping, Optional, Type, cast
+
 from twisted.application.service import Service
 from twisted.internet import defer
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.records import db
 from hub.records.metrics import RecordsCollector
@@ -34,9 +38,12 @@ class RecordsService(Service):
     name = "records"
     log = Logger()
 
-    def __init__(self, url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
-                 flushSeconds=FLUSH_SECONDS, leaderboardGuests=True,
-                 clock=None, **recorderOptions):
+    def __init__(self, url: db.DatabaseURL, reactor: Any,
+                 leaderboardMinGames: int = DEFAULT_MIN_GAMES,
+                 flushSeconds: float = FLUSH_SECONDS,
+                 leaderboardGuests: bool = True,
+                 clock: Optional[IReactorTime] = None,
+                 **recorderOptions: Any) -> None:
         self.reactor = reactor
         self.database = db.Database(url, reactor)
         self.recorder = Recorder(self.database,
@@ -45,16 +52,16 @@ class RecordsService(Service):
         self.records = Records(self.database, leaderboardMinGames,
                                leaderboardGuests)
         self.flushSeconds = flushSeconds
-        self._probe = None
-        self.unreachable = None
+        self._probe: Optional[List[defer.Deferred[Optional[str]]]] = None
+        self.unreachable: Optional[str] = None
 
-    def collector(self):
+    def collector(self) -> RecordsCollector:
         """
         The Prometheus collector of the recorder's queue.
         """
         return RecordsCollector(self.recorder)
 
-    def databaseProblem(self):
+    def databaseProblem(self) -> defer.Deferred[Optional[str]]:
         """
         The readiness check of the database: run C{SELECT 1} on it (one
         probe at a time: a check asked while one runs shares its answer).
@@ -62,7 +69,7 @@ class RecordsService(Service):
         @return: a Deferred firing with None when it answers, else with
             why not.
         """
-        answer = defer.Deferred()
+        answer: defer.Deferred[Optional[str]] = defer.Deferred()
         if self._probe is not None:
             self._probe.append(answer)
             return answer
@@ -72,20 +79,22 @@ class RecordsService(Service):
         probe.addCallback(self._probed)
         return answer
 
-    def _unreachable(self, failure):
+    def _unreachable(self, failure: Failure) -> str:
         message = failure.getErrorMessage().strip()
         return "{} unreachable: {}".format(
             self.database.url.describe(),
-            message.splitlines()[0] if message else failure.type.__name__)
+            message.splitlines()[0] if message
+            else cast(Type[BaseException], failure.type).__name__)
 
-    def _probed(self, problem):
+    def _probed(self, problem: Optional[str]) -> None:
         waiters, self._probe = self._probe, None
+        assert waiters is not None, "a probe is under way"
         for waiter in waiters:
             if not waiter.called:
                 # (One the health check gave up on is called already.)
                 waiter.callback(problem)
 
-    def startService(self):
+    def startService(self) -> None:
         """
         Say where the games go, once the reactor runs.
         """
@@ -101,19 +110,20 @@ class RecordsService(Service):
                 "games are queued and recorded once it answers",
                 db=self.database.url.describe(), error=self.unreachable)
 
-    def stopService(self):
+    def stopService(self) -> defer.Deferred[None]:
         Service.stopService(self)
         d = self.recorder.stop(self.flushSeconds)
         d.addBoth(lambda _: self.database.close())
         return d
 
 
-def _ping(cursor):
+def _ping(cursor: db.Cursor) -> Any:
     return cursor.execute("SELECT 1").fetchone()
 
 
-def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
-                   **options):
+def recordsService(url: str, reactor: Any,
+                   leaderboardMinGames: int = DEFAULT_MIN_GAMES,
+                   **options: Any) -> Optional[RecordsService]:
     """
     The L{RecordsService} for C{--db url}, its schema brought up to date
     now, or None for C{none}.  A PostgreSQL server that cannot be reached
@@ -140,7 +150,9 @@ def recordsService(url, reactor, leaderboardMinGames=DEFAULT_MIN_GAMES,
     return service
 
 
-def fromOptions(options, reactor, clock=None):
+def fromOptions(options: Mapping[str, Any], reactor: Any,
+                clock: Optional[IReactorTime] = None
+                ) -> Optional[RecordsService]:
     """
     The L{RecordsService} that C{twistd gamehub}'s C{--db} and
     C{--leaderboard-min-games} and C{--leaderboard-guests} ask for, or

@@ -5,23 +5,27 @@ L{hub.records.db.Cursor}, run by L{hub.records.db.Database.runInteraction}.
 """
 
 import json
+from typing import Any, Dict, Iterable, List, Tuple, cast
 
 import attr
 
 from hub.records import ratings
+from hub.records.db import Cursor
+from hub.records.record import GameRecord, SeatRecord
 
 
-def _dumps(value):
+def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"))
 
 
-def _lockRatings(cursor, kind, names, now):
+def _lockRatings(cursor: Cursor, kind: str, names: Iterable[str],
+                 now: float) -> Dict[str, ratings.Rating]:
     """
     The current L{ratings.Rating} of each of C{names} (new players get the
     model's initial rating), locked until the transaction ends.  Rows are
     locked in name order, so that two writers never deadlock.
     """
-    found = {}
+    found: Dict[str, ratings.Rating] = {}
     for name in sorted(names):
         cursor.execute(
             "INSERT INTO ratings (kind, name, mu, sigma, ordinal, games, "
@@ -36,18 +40,20 @@ def _lockRatings(cursor, kind, names, now):
     return found
 
 
-def _rate(cursor, record):
+def _rate(cursor: Cursor,
+          record: GameRecord) -> Tuple[SeatRecord, ...]:
     """
     Update the ratings of C{record}'s players; return its seats with their
     ratings before and after.
     """
     names = [s.name for s in record.seats]
-    places = [s.place for s in record.seats]
+    # A rateable record has every seat's place (isRateable).
+    places = cast(List[int], [s.place for s in record.seats])
     now = record.endedAt
     before = _lockRatings(cursor, record.kind, names, now)
     after = ratings.rate([before[n] for n in names], places)
     decided = len(set(places)) > 1
-    seats = []
+    seats: List[SeatRecord] = []
     for seat, new in zip(record.seats, after):
         old = before[seat.name]
         won = int(decided and seat.place == 1)
@@ -62,7 +68,7 @@ def _rate(cursor, record):
     return tuple(seats)
 
 
-def saveRecord(cursor, record):
+def saveRecord(cursor: Cursor, record: GameRecord) -> GameRecord:
     """
     Store C{record} (a L{hub.records.record.GameRecord}) and, when it is
     rateable, update its players' ratings.
@@ -80,7 +86,7 @@ def saveRecord(cursor, record):
          record.reason, record.winner, _dumps(list(record.ranking)),
          len(record.seats), record.actionCount, int(rated), record.event))
     gameId = cursor.fetchone()[0]
-    rows = []
+    rows: List[Tuple[Any, ...]] = []
     for seat in seats:
         rating = seat.rating or (None, None, None, None)
         rows.append((gameId, seat.seat, record.kind, seat.name,
@@ -99,7 +105,8 @@ def saveRecord(cursor, record):
     return attr.evolve(record, gameId=gameId, seats=seats, rated=rated)
 
 
-def saveRecords(cursor, records):
+def saveRecords(cursor: Cursor,
+                records: Iterable[GameRecord]) -> List[GameRecord]:
     """
     Store every one of C{records}, in order, in the caller's transaction.
 
