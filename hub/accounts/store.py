@@ -10,15 +10,20 @@ C{web_sessions}, L{endWebSessions}), which every hub on the database
 hears of through the L{SESSIONS_EPOCH} setting.
 """
 
+from __future__ import annotations
+
 import base64
 import secrets
 import typing
 from typing import (
-    Any, Dict, Iterable, List, Optional, Sequence, Set, Sized, Tuple, Union)
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Sized, Tuple, Union)
 
 import attr
 
 from hub.accounts import names as namerules
+
+if TYPE_CHECKING:
+    from twisted.internet.defer import Deferred
 
 SECRET_SETTING = "play_key_secret"
 SKELETON_SETTING = "skeleton_version"
@@ -51,6 +56,16 @@ class Cursor(typing.Protocol):
         ...
 
     def fetchall(self) -> Any:
+        ...
+
+
+class Database(typing.Protocol):
+    """
+    What the accounts use of a L{hub.records.db.Database}.
+    """
+
+    def runInteraction(self, interaction: Callable[..., Any], *args: Any,
+                       write: bool = False, **kwargs: Any) -> Deferred[Any]:
         ...
 
 
@@ -180,14 +195,18 @@ class Actor:
     address: Optional[str] = attr.ib(default=None)
 
 
-def actorOf(actor: Union[str, Actor]) -> Actor:
+#: Who acts: a name (the operator's) or an L{Actor}.
+Actorish = Union[str, Actor]
+
+
+def actorOf(actor: Actorish) -> Actor:
     """
     C{actor} as an L{Actor} (a name alone is the operator's).
     """
     return actor if isinstance(actor, Actor) else Actor(actor)
 
 
-def audit(cursor: Cursor, at: float, actor: Union[str, Actor], action: str,
+def audit(cursor: Cursor, at: float, actor: Actorish, action: str,
           target: str, reason: str = "") -> None:
     """
     Write one audit row; C{actor} is a name or an L{Actor} (whose
