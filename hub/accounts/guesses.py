@@ -9,7 +9,7 @@ owner coming from an address that has not failed is never refused.
 docs/accounts.md, "Guessing", gives the figures.
 """
 
-from typing import Dict, Hashable, Tuple
+from typing import Dict, Hashable, Optional, Tuple
 
 from twisted.internet import defer, task
 from twisted.internet.defer import Deferred
@@ -144,7 +144,7 @@ class GuessLimits:
         return min(MAX_DELAY, DELAY_BASE * 2 ** (
             (failures - NAME_FREE) / DELAY_DOUBLING))
 
-    def wait(self, name: str, host: str) -> Deferred[bool]:
+    def wait(self, name: str, host: Optional[str]) -> Deferred[bool]:
         """
         Wait for C{name}'s delay: at once from an address that has not
         failed on C{name}; else in the name's line, one guess per delay.
@@ -166,13 +166,13 @@ class GuessLimits:
         self._line[name] = start + delay
         return task.deferLater(self.clock, start + delay - now, lambda: True)
 
-    def locked(self, name: str, host: str) -> bool:
+    def locked(self, name: str, host: Optional[str]) -> bool:
         """
         Whether C{host} is past its limit, or its limit for C{name}.
         """
         return self.byPair.empty((name, host)) or self.byAddress.empty(host)
 
-    def fail(self, name: str, host: str) -> None:
+    def fail(self, name: str, host: Optional[str]) -> None:
         """
         One failed guess of C{name} from C{host}.
         """
@@ -180,7 +180,7 @@ class GuessLimits:
         self.byAddress.fail(host)
         self.byName.fail(name)
 
-    def refund(self, name: str, host: str) -> None:
+    def refund(self, name: str, host: Optional[str]) -> None:
         """
         The guess L{fail} counted was right.
         """

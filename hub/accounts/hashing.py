@@ -71,11 +71,12 @@ class HashingPool(Service):
         self.pool = ThreadPool(0, threads, name="argon2")
 
     def startService(self) -> None:
-        Service.startService(self)
+        # (Twisted's Service has no annotations.)
+        Service.startService(self)  # type: ignore[no-untyped-call]
         self.pool.start()
 
     def stopService(self) -> None:
-        Service.stopService(self)
+        Service.stopService(self)  # type: ignore[no-untyped-call]
         self.pool.stop()
 
     def run(self, f: Callable[..., _T], *args: Any) -> Deferred[_T]:

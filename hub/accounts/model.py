@@ -527,7 +527,7 @@ class Accounts:
         return self.database.runInteraction(store.addressBans, self.now())
 
     def changesSince(self, seq: int,
-                     limit: int = 1000) -> Deferred[List[Tuple[Any, ...]]]:
+                     limit: int = 1000) -> Deferred[List[store.Change]]:
         """
         A Deferred of the changes noted after C{seq} (L{store.changesSince}).
         """

@@ -429,6 +429,10 @@ def auditEntries(cursor: Cursor, limit: int) -> List[AuditEntry]:
     return [AuditEntry(*row) for row in reversed(cursor.fetchall())]
 
 
+#: A change noted: C{(seq, kind, target)}.
+Change = Tuple[int, str, str]
+
+
 class NameEntry(typing.NamedTuple):
     """
     What the name check reads of one account.
@@ -557,8 +561,7 @@ def guestClash(cursor: Cursor, key: str, skeleton: str) -> bool:
     return cursor.fetchone() is not None
 
 
-def changesSince(cursor: Cursor, seq: int,
-                 limit: int) -> List[Tuple[Any, ...]]:
+def changesSince(cursor: Cursor, seq: int, limit: int) -> List[Change]:
     """
     The changes after C{seq}, oldest first: at most C{limit} C{(seq, kind,
     target)}.
