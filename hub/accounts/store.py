@@ -16,7 +16,8 @@ import base64
 import secrets
 import typing
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence, Set, Sized, Tuple, Union)
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence,
+    Set, Sized, Tuple, Union)
 
 import attr
 
