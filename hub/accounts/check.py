@@ -196,14 +196,14 @@ class NameCache:
             raise
         self._entries.move_to_end(key)
         self.hits += 1
-        return None if fields is None else store.NameEntry._make(fields)
+        return None if fields is None else store.NameEntry(*fields)
 
     def peek(self, key: str) -> Optional[store.NameEntry]:
         """
         The entry of C{key} if held (not counted as a use), else None.
         """
         fields = self._entries.get(key)
-        return None if fields is None else store.NameEntry._make(fields)
+        return None if fields is None else store.NameEntry(*fields)
 
     def put(self, key: str, entry: Optional[store.NameEntry]) -> None:
         self._entries[key] = None if entry is None else tuple(entry)
