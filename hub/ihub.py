@@ -419,6 +419,11 @@ class ITable(Interface):
         or take over the seat, as the game's rules and options say.
         """
 
+    def abandon() -> None:
+        """
+        Everyone left (or a moderator ended it): the game ends unfinished.
+        """
+
     def stop() -> None:
         """
         The server is stopping: cancel every timer, tell nobody.

@@ -21,14 +21,21 @@ key are limited (L{hub.accounts.guesses}); every refusal is the same
 (L{GameKeys}) on their game's private listener (L{GameNameCheck}).
 """
 
+from __future__ import annotations
+
 import bisect
 import collections
 import hmac
 import ipaddress
+from typing import (
+    TYPE_CHECKING, Any, Callable, Collection, Dict, Generator, Iterable, List,
+    Optional, Set, Tuple, Union, cast)
 
 import attr
 from twisted.application.service import Service
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -38,6 +45,10 @@ from hub.accounts import guesses, names, store
 from hub.accounts.interfaces import INameCheck
 from hub.limits import LOG_BURST, SummaryLog
 from hub.metrics import ReadCounters
+
+if TYPE_CHECKING:
+    from hub.accounts.model import Accounts
+    from hub.sessions import Sessions
 
 MODES = ("open", "accounts", "closed")
 #: How often the changes are read.
@@ -82,12 +93,18 @@ class Verdict:
     @ivar account: the account's case-folded name, or None.
     """
 
-    name = attr.ib()
-    guest = attr.ib()
-    account = attr.ib(default=None)
+    name: str = attr.ib()
+    guest: bool = attr.ib()
+    account: Optional[str] = attr.ib(default=None)
 
 
-def parseAddress(host):
+#: What L{NameService.judge} gives: a L{Verdict}, or why not (L{REASONS}).
+Judged = Union[Verdict, str]
+#: An address, as L{ipaddress} parses it.
+Address = Union[ipaddress.IPv4Address, ipaddress.IPv6Address]
+
+
+def parseAddress(host: Optional[str]) -> Optional[Address]:
     """
     The L{ipaddress} address of C{host} (an IPv4-mapped IPv6 address as
     IPv4), or None.
@@ -110,9 +127,10 @@ class BanIndex:
     reads, however many bans there are.
     """
 
-    def __init__(self, bans=()):
-        self._byLength = {}
-        self.networks = {}
+    def __init__(self, bans: Iterable[store.AddressBan] = ()) -> None:
+        self._byLength: Dict[Tuple[int, int], Dict[Address, float]] = {}
+        self.networks: Dict[
+            Union[ipaddress.IPv4Network, ipaddress.IPv6Network], float] = {}
         for ban in bans:
             network = ipaddress.ip_network(ban.cidr, strict=False)
             self.networks[network] = ban.until
@@ -121,10 +139,10 @@ class BanIndex:
                     network.network_address] = ban.until
         self._lengths = sorted(self._byLength)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.networks)
 
-    def until(self, address):
+    def until(self, address: Address) -> Optional[float]:
         """
         The latest end of a ban covering C{address} (an L{ipaddress}
         address), or None.
@@ -153,19 +171,20 @@ class NameCache:
     cache (at 20,000 L{store.NameEntry}s it took 15-30 ms, a stall).
     """
 
-    def __init__(self, size=CACHE_SIZE):
+    def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size
-        self._entries = collections.OrderedDict()
+        self._entries: collections.OrderedDict[
+            str, Optional[Tuple[Any, ...]]] = collections.OrderedDict()
         self.hits = 0
         self.misses = 0
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._entries)
 
-    def __contains__(self, key):
+    def __contains__(self, key: object) -> bool:
         return key in self._entries
 
-    def get(self, key):
+    def get(self, key: str) -> Optional[store.NameEntry]:
         """
         The entry of C{key} (a L{hub.accounts.store.NameEntry} or None);
         raise L{KeyError} if it is not held.
@@ -179,23 +198,23 @@ class NameCache:
         self.hits += 1
         return None if fields is None else store.NameEntry(*fields)
 
-    def peek(self, key):
+    def peek(self, key: str) -> Optional[store.NameEntry]:
         """
         The entry of C{key} if held (not counted as a use), else None.
         """
         fields = self._entries.get(key)
         return None if fields is None else store.NameEntry(*fields)
 
-    def put(self, key, entry):
+    def put(self, key: str, entry: Optional[store.NameEntry]) -> None:
         self._entries[key] = None if entry is None else tuple(entry)
         self._entries.move_to_end(key)
         while len(self._entries) > self.size:
             self._entries.popitem(last=False)
 
-    def drop(self, key):
+    def drop(self, key: str) -> None:
         self._entries.pop(key, None)
 
-    def clear(self):
+    def clear(self) -> None:
         self._entries.clear()
 
 
@@ -208,13 +227,13 @@ class GameKeys:
     in this process's memory only: never stored, logged or shown.
     """
 
-    def __init__(self):
-        self._keys = {}
+    def __init__(self) -> None:
+        self._keys: Dict[Tuple[str, str], str] = {}
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._keys)
 
-    def mint(self, room, name):
+    def mint(self, room: str, name: str) -> str:
         """
         A new key for entrant C{name} in the game of room C{room}
         (replacing any it had).
@@ -224,7 +243,7 @@ class GameKeys:
         key = self._keys[(room, names.nameKey(name))] = names.newKey()
         return key
 
-    def redeem(self, room, name, key):
+    def redeem(self, room: str, name: str, key: str) -> bool:
         """
         Whether C{key} is the key of C{name} in C{room}'s game (compared
         in constant time); if it is, it is used up.
@@ -236,7 +255,7 @@ class GameKeys:
         del self._keys[(room, names.nameKey(name))]
         return True
 
-    def revoke(self, room, name):
+    def revoke(self, room: str, name: str) -> None:
         """
         Forget C{name}'s key in C{room}'s game, if it is not used yet.
         """
@@ -252,53 +271,55 @@ class GameNameCheck:
     are the service's.
     """
 
-    def __init__(self, service, room):
+    def __init__(self, service: NameService, room: str) -> None:
         self.service = service
         self.room = room
         self.gameKeys = service.gameKeys
 
-    def check(self, kind, wireName, host):
+    def check(self, kind: str, wireName: str,
+              host: Optional[str]) -> Deferred[Optional[Verdict]]:
         """
         L{NameService.check}, with C{room}'s game keys (a Deferred).
         """
         return self.service.check(kind, wireName, host, room=self.room)
 
-    def judge(self, kind, wireName, host):
+    def judge(self, kind: str, wireName: str,
+              host: Optional[str]) -> Deferred[Judged]:
         """
         L{NameService.judge}, with C{room}'s game keys.
         """
         return self.service.judge(kind, wireName, host, room=self.room)
 
-    def plainName(self, kind, wireName):
+    def plainName(self, kind: str, wireName: str) -> str:
         """
         L{NameService.plainName}.
         """
         return self.service.plainName(kind, wireName)
 
-    def accountBanned(self, account):
+    def accountBanned(self, account: str) -> bool:
         """
         L{NameService.accountBanned}.
         """
         return self.service.accountBanned(account)
 
-    def addressBanned(self, host):
+    def addressBanned(self, host: Optional[str]) -> bool:
         """
         L{NameService.addressBanned}.
         """
         return self.service.addressBanned(host)
 
 
-def peerHost(peer):
+def peerHost(peer: object) -> Optional[str]:
     """
     The client address of a protocol instance, or None.
     """
     forwarded = getattr(peer, "forwardedFor", None)
     if forwarded:
-        return forwarded
+        return cast(str, forwarded)
     transport = getattr(peer, "transport", None)
     if transport is None:
         return None
-    return getattr(transport.getPeer(), "host", None)
+    return cast(Optional[str], getattr(transport.getPeer(), "host", None))
 
 
 @implementer(INameCheck)
@@ -331,8 +352,10 @@ class NameService(Service):
     name = "names"
     log = Logger()
 
-    def __init__(self, accounts, clock, sessions, mode="accounts",
-                 pollSeconds=POLL_SECONDS, cacheSize=CACHE_SIZE):
+    def __init__(self, accounts: Accounts, clock: IReactorTime,
+                 sessions: Sessions, mode: str = "accounts",
+                 pollSeconds: float = POLL_SECONDS,
+                 cacheSize: int = CACHE_SIZE) -> None:
         if mode not in MODES[1:]:
             raise ValueError("a name service checks accounts or closed")
         self.accounts = accounts
@@ -340,28 +363,30 @@ class NameService(Service):
         self.sessions = sessions
         self.mode = mode
         self.pollSeconds = pollSeconds
-        self.secret = None
+        self.secret: Optional[bytes] = None
         self.seq = self._floor = 0
-        self._seen = set()
+        self._seen: Set[int] = set()
         self.cache = NameCache(cacheSize)
-        self._reads = {}
-        self.bannedAccounts = {}
+        self._reads: Dict[str, List[Deferred[Optional[store.NameEntry]]]] = {}
+        self.bannedAccounts: Dict[str, float] = {}
         self.bans = BanIndex()
         self.limits = guesses.GuessLimits(clock)
         self.refused = dict.fromkeys(REASONS, 0)
         self.proven = 0
         self.closedByBan = 0
         self.summary = SummaryLog(clock, self.log, burst=LOG_BURST)
-        self._loop = None
-        self._prune = None
-        self._reading = None
-        self.moderation = None
+        self._loop: Optional[LoopingCall] = None
+        self._prune: Optional[LoopingCall] = None
+        self._reading: Optional[Deferred[Any]] = None
+        # (A hub.accounts.moderation.Moderation, which imports this.)
+        self.moderation: Any = None
         self.gameKeys = GameKeys()
         self.gameKeysProven = 0
-        self._banWatchers = []
-        self._changeWatchers = []
+        self._banWatchers: List[Callable[[], object]] = []
+        self._changeWatchers: List[
+            Callable[[Optional[List[str]]], object]] = []
 
-    def watchBans(self, watcher):
+    def watchBans(self, watcher: Callable[[], object]) -> None:
         """
         Call C{watcher()} whenever bans come to cover more (after the
         live connections of the hub's sessions are closed): the web face
@@ -369,7 +394,8 @@ class NameService(Service):
         """
         self._banWatchers.append(watcher)
 
-    def watchChanges(self, watcher):
+    def watchChanges(self,
+                     watcher: Callable[[Optional[List[str]]], object]) -> None:
         """
         Call C{watcher(keys)} with the case-folded names of the accounts
         that changed, as the check reads of them (C{keys} None: any may
@@ -378,14 +404,14 @@ class NameService(Service):
         """
         self._changeWatchers.append(watcher)
 
-    def forGame(self, room):
+    def forGame(self, room: str) -> GameNameCheck:
         """
         The name check of the private listener of the tournament game at
         C{room}: this one, with that game's keys (L{GameNameCheck}).
         """
         return GameNameCheck(self, room)
 
-    def startService(self):
+    def startService(self) -> None:
         Service.startService(self)
         self._loop = LoopingCall(self.refresh)
         self._loop.clock = self.clock
@@ -394,7 +420,7 @@ class NameService(Service):
         self._prune.clock = self.clock
         self._prune.start(PRUNE_SECONDS, now=False)
 
-    def stopService(self):
+    def stopService(self) -> Optional[Deferred[Any]]:
         Service.stopService(self)
         self.summary.flush()
         for loop in (self._loop, self._prune):
@@ -404,13 +430,13 @@ class NameService(Service):
 
     # What is read.
 
-    def ready(self):
+    def ready(self) -> bool:
         """
         Whether the check has read what it needs to start.
         """
         return self.secret is not None
 
-    def setUp(self, setup):
+    def setUp(self, setup: store.NameSetup) -> None:
         """
         Start from C{setup} (a L{hub.accounts.store.NameSetup}), and close
         the live connections its bans cover.
@@ -426,7 +452,7 @@ class NameService(Service):
             watcher(None)
         self.enforce()
 
-    def refresh(self):
+    def refresh(self) -> Deferred[None]:
         """
         Read now: what the check starts from if it has not read it yet,
         else the changes since the last read.  Asked while a read is under
@@ -437,19 +463,21 @@ class NameService(Service):
         """
         if self._reading is not None:
             return self._reading.addCallback(lambda _: self.refresh())
+        # The setup's None, or whether more changes wait.
+        d: Deferred[Any]
         if self.secret is None:
             d = self.accounts.nameSetup().addCallback(self.setUp)
         else:
             d = self.accounts.changesSince(
-                max(0, self.seq - LOOKBACK), CHANGES_PER_READ)
-            d.addCallback(self.changed)
+                max(0, self.seq - LOOKBACK), CHANGES_PER_READ
+            ).addCallback(self.changed)
         self._reading = d
 
-        def done(result):
+        def done(result: Optional[bool]) -> Optional[bool]:
             self._reading = None
             return result
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.warn("accounts unreadable ({error}); names are "
                           "checked against what was read before",
                           error=failure.getErrorMessage())
@@ -457,12 +485,14 @@ class NameService(Service):
         d.addErrback(failed).addBoth(done)
         return d.addCallback(self._again)
 
-    def _again(self, more):
+    def _again(self, more: Optional[bool]) -> Optional[Deferred[None]]:
         if more:
             return self.refresh()
+        return None
 
     @defer.inlineCallbacks
-    def changed(self, rows):
+    def changed(self, rows: List[store.Change]
+                ) -> Generator[Deferred[Any], Any, bool]:
         """
         Forget, or read again, what the changes C{rows} (C{(seq, kind,
         target)}, oldest first) touched.
@@ -470,7 +500,7 @@ class NameService(Service):
         @return: a Deferred of whether more may wait to be read.
         """
         addresses = False
-        accounts = []
+        accounts: List[str] = []
         for seq, kind, target in rows:
             if seq <= self._floor or seq in self._seen:
                 continue
@@ -489,7 +519,7 @@ class NameService(Service):
         now = self.accounts.now()
         self.bannedAccounts = {k: until for k, until in
                                self.bannedAccounts.items() if until > now}
-        newly = set()
+        newly: Set[str] = set()
         for key in accounts:
             entry = yield self.entry(key)
             until = entry.bannedUntil if entry is not None else None
@@ -517,7 +547,7 @@ class NameService(Service):
                 self.enforce(accounts=set())
         return len(rows) >= CHANGES_PER_READ
 
-    def pruneChanges(self):
+    def pruneChanges(self) -> Deferred[None]:
         """
         Forget the changes older than L{CHANGES_KEPT_SECONDS}, and the
         guess limits back to nothing.
@@ -528,7 +558,7 @@ class NameService(Service):
             "old account changes not pruned: {error}",
             error=f.getErrorMessage()))
 
-    def entry(self, key):
+    def entry(self, key: str) -> Deferred[Optional[store.NameEntry]]:
         """
         A Deferred of the L{hub.accounts.store.NameEntry} of account
         C{key} (case-folded name), or None: from the cache, else read
@@ -538,7 +568,7 @@ class NameService(Service):
             return defer.succeed(self.cache.get(key))
         except KeyError:
             pass
-        answer = defer.Deferred()
+        answer: Deferred[Optional[store.NameEntry]] = defer.Deferred()
         waiters = self._reads.get(key)
         if waiters is not None:
             waiters.append(answer)
@@ -547,7 +577,9 @@ class NameService(Service):
         self.accounts.nameEntry(key).addBoth(self._read, key, waiters)
         return answer
 
-    def _read(self, result, key, waiters):
+    def _read(self, result: Union[Optional[store.NameEntry], Failure],
+              key: str,
+              waiters: List[Deferred[Optional[store.NameEntry]]]) -> None:
         # Cached unless forgotten while it was read (a change came).
         if self._reads.get(key) is waiters:
             del self._reads[key]
@@ -556,7 +588,8 @@ class NameService(Service):
         for answer in waiters:
             answer.callback(result)
 
-    def enforce(self, accounts=None, networks=True):
+    def enforce(self, accounts: Optional[Collection[str]] = None,
+                networks: bool = True) -> None:
         """
         Close every live connection of a banned account (of C{accounts}
         only, if given) or address (unless not C{networks}).
@@ -582,7 +615,7 @@ class NameService(Service):
         for watcher in self._banWatchers:
             watcher()
 
-    def addressBanned(self, host):
+    def addressBanned(self, host: Optional[str]) -> bool:
         """
         Whether connections from C{host} are refused (before the first
         read nobody is).
@@ -593,14 +626,14 @@ class NameService(Service):
         until = self.bans.until(address)
         return until is not None and until > self.accounts.now()
 
-    def accountBanned(self, account):
+    def accountBanned(self, account: str) -> bool:
         """
         Whether the account C{account} (case-folded name) is banned.
         """
         until = self.bannedAccounts.get(account)
         return until is not None and until > self.accounts.now()
 
-    def plainName(self, kind, wireName):
+    def plainName(self, kind: str, wireName: str) -> str:
         """
         The name others see of C{wireName}: without its key, if keyed, as
         the account spells it if it was read.  (For a resume, which the
@@ -614,7 +647,8 @@ class NameService(Service):
 
     # The check.
 
-    def check(self, kind, wireName, host, room=None):
+    def check(self, kind: str, wireName: str, host: Optional[str],
+              room: Optional[str] = None) -> Deferred[Optional[Verdict]]:
         """
         Whether the player at C{host} may use C{wireName} (the name field
         exactly as sent) in game kind C{kind}.
@@ -630,7 +664,8 @@ class NameService(Service):
         return d.addCallback(
             lambda verdict: verdict if isinstance(verdict, Verdict) else None)
 
-    def judge(self, kind, wireName, host, room=None):
+    def judge(self, kind: str, wireName: str, host: Optional[str],
+              room: Optional[str] = None) -> Deferred[Judged]:
         """
         L{check}, saying why a name is refused: for a protocol whose
         refusals are typed (the browser's, L{hub.web.play}).
@@ -641,15 +676,18 @@ class NameService(Service):
             are (it never fails).
         """
         shown = names.shownName(wireName)
-        d = defer.maybeDeferred(self._judge, kind, wireName, host, room)
+        # (maybeDeferred waits for the Deferred _judge may give.)
+        d = cast(Deferred[Judged], defer.maybeDeferred(
+            self._judge, kind, wireName, host, room))
 
-        def failed(failure):
+        def failed(failure: Failure) -> str:
             self.log.failure("name check of {name!r} failed", failure,
                              name=shown)
             return self._refuse(NOT_READY, kind, shown, host)
         return d.addErrback(failed)
 
-    def _judge(self, kind, wireName, host, room):
+    def _judge(self, kind: str, wireName: str, host: Optional[str],
+               room: Optional[str]) -> Union[str, Deferred[Judged]]:
         keyed = names.splitKeyed(wireName)
         shown = wireName if keyed is None else keyed.name
         if self.secret is None:
@@ -661,7 +699,8 @@ class NameService(Service):
         return self._judgeKeyed(kind, keyed, host, room)
 
     @defer.inlineCallbacks
-    def _judgeGuest(self, kind, wireName, host):
+    def _judgeGuest(self, kind: str, wireName: str, host: Optional[str]
+                    ) -> Generator[Deferred[Any], Any, Judged]:
         """
         A name without a separator: a guest's, normalised, if it is no
         account's and does not look like one.
@@ -681,7 +720,9 @@ class NameService(Service):
         return Verdict(name, True)
 
     @defer.inlineCallbacks
-    def _judgeKeyed(self, kind, keyed, host, room):
+    def _judgeKeyed(self, kind: str, keyed: names.Keyed, host: Optional[str],
+                    room: Optional[str]
+                    ) -> Generator[Deferred[Any], Any, Judged]:
         """
         A name with a separator: a proof of the name before it, whatever
         follows (never a guest's: a mistyped key is not shown).
@@ -712,6 +753,7 @@ class NameService(Service):
         entry = yield self.entry(account)
         if entry is None:
             return self._refuse(NO_ACCOUNT, kind, name, host)
+        assert self.secret is not None  # (_judge refused it before)
         if key is None or not names.keyMatches(self.secret, key,
                                                entry.keyHash):
             return self._refuse(WRONG_KEY, kind, name, host)
@@ -725,7 +767,8 @@ class NameService(Service):
                                      error=f.getErrorMessage()))
         return Verdict(entry.name, False, account)
 
-    def _refuse(self, reason, kind, name, host):
+    def _refuse(self, reason: str, kind: str, name: str,
+                host: Optional[str]) -> str:
         self.refused[reason] += 1
         self.summary.note(
             "names refused",
@@ -734,14 +777,14 @@ class NameService(Service):
             reason=reason)
         return reason
 
-    def collector(self):
+    def collector(self) -> ReadCounters:
         """
         The Prometheus collector of the refusals and proofs.
         """
         return namesCollector(self)
 
 
-def namesCollector(service):
+def namesCollector(service: NameService) -> ReadCounters:
     """
     gamehub_names_refused_total{reason}, gamehub_names_proven_total and
     gamehub_names_banned_closed_total, read from C{service} (a

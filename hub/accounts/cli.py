@@ -33,8 +33,10 @@ clears it, and C{display-name NAME} prints it.
 import getpass
 import re
 import sys
+from typing import Any, Generator, List, Mapping, Optional, TextIO
 
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
 from twisted.python import usage
 
 from hub.accounts.model import Accounts
@@ -51,7 +53,7 @@ _DURATION = re.compile(r"^(\d+)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
-def parseDuration(value):
+def parseDuration(value: str) -> int:
     """
     C{30s}, C{10m}, C{2h} or C{7d} in seconds.
 
@@ -69,21 +71,21 @@ class AddOptions(Command):
     optParameters = [["role", None, "player",
                       "player, moderator or admin."]]
 
-    def parseArgs(self, name):
+    def parseArgs(self, name: str) -> None:
         self["name"] = name
 
 
 class NameOptions(Command):
     synopsis = "NAME"
 
-    def parseArgs(self, name):
+    def parseArgs(self, name: str) -> None:
         self["name"] = name
 
 
 class RoleOptions(Command):
     synopsis = "NAME ROLE"
 
-    def parseArgs(self, name, role):
+    def parseArgs(self, name: str, role: str) -> None:
         self["name"] = name
         self["role"] = role
 
@@ -91,7 +93,7 @@ class RoleOptions(Command):
 class DisplayNameOptions(Command):
     synopsis = "NAME [TEXT]"
 
-    def parseArgs(self, name, text=None):
+    def parseArgs(self, name: str, text: Optional[str] = None) -> None:
         self["name"] = name
         self["text"] = text
 
@@ -103,10 +105,10 @@ class BanOptions(Command):
         ["reason", None, None, "Why (kept in the audit)."],
     ]
 
-    def parseArgs(self, target):
+    def parseArgs(self, target: str) -> None:
         self["target"] = target
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         if self["for"] is None or not self["reason"]:
             raise usage.UsageError("ban needs --for DURATION and --reason")
 
@@ -114,7 +116,7 @@ class BanOptions(Command):
 class UnbanOptions(Command):
     synopsis = "NAME-or-CIDR"
 
-    def parseArgs(self, target):
+    def parseArgs(self, target: str) -> None:
         self["target"] = target
 
 
@@ -122,7 +124,7 @@ class NoOptions(Command):
     synopsis = ""
 
 
-def _days(value):
+def _days(value: str) -> float:
     try:
         days = float(value)
     except ValueError:
@@ -139,14 +141,14 @@ class TokenOptions(Command):
         ["label", None, "", "A name for the token, shown in the lists."],
     ]
 
-    def parseArgs(self, name):
+    def parseArgs(self, name: str) -> None:
         self["name"] = name
 
 
 class RevokeOptions(Command):
     synopsis = "ID"
 
-    def parseArgs(self, tokenId):
+    def parseArgs(self, tokenId: str) -> None:
         self["id"] = tokenId
 
 
@@ -181,7 +183,7 @@ class Options(DatabaseOptions):
     noDatabase = "--db none keeps no accounts"
 
 
-def readPassword(stdin):
+def readPassword(stdin: TextIO) -> str:
     """
     The password: standard input's first line when it is not a terminal,
     else asked twice without echo.
@@ -197,12 +199,13 @@ def readPassword(stdin):
     return password
 
 
-def _when(moment):
+def _when(moment: Optional[float]) -> str:
     return utc(moment) if moment is not None else "-"
 
 
 @defer.inlineCallbacks
-def displayNameCommand(accounts, sub, out):
+def displayNameCommand(accounts: Accounts, sub: Mapping[str, Any],
+                       out: TextIO) -> Generator[Deferred[Any], Any, None]:
     """
     C{display-name NAME [TEXT]}: set, clear (C{""}) or print the display
     name of an account.
@@ -221,7 +224,8 @@ def displayNameCommand(accounts, sub, out):
 
 
 @defer.inlineCallbacks
-def run(reactor, options, out, stdin):
+def run(reactor: Any, options: Options, out: TextIO,
+        stdin: TextIO) -> Generator[Deferred[Any], Any, None]:
     """
     Run the command C{options} (parsed L{Options}) writing to C{out}.
     """
@@ -304,7 +308,8 @@ def run(reactor, options, out, stdin):
         database.close()
 
 
-def main(argv=None, out=None, stdin=None):
+def main(argv: Optional[List[str]] = None, out: Optional[TextIO] = None,
+         stdin: Optional[TextIO] = None) -> None:
     """
     The command-line entry point.
     """

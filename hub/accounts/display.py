@@ -17,6 +17,7 @@ that a page says it in its own language.
 """
 
 import unicodedata
+from typing import List, Optional
 
 from hub.accounts import names
 from hub.accounts.store import AccountError
@@ -46,7 +47,7 @@ class DisplayNameTooLong(DisplayNameRefused):
     @ivar length: its length, normalised.
     """
 
-    def __init__(self, length):
+    def __init__(self, length: int) -> None:
         DisplayNameRefused.__init__(
             self, "a display name has at most {} characters; this one has "
             "{}".format(MAX_DISPLAY, length))
@@ -60,7 +61,7 @@ class DisplayNameHidden(DisplayNameRefused):
     @ivar character: the first one.
     """
 
-    def __init__(self, character):
+    def __init__(self, character: str) -> None:
         DisplayNameRefused.__init__(
             self, "a display name has no invisible or control character "
             "(it has U+{:04X})".format(ord(character)))
@@ -72,7 +73,7 @@ class DisplayNameMarks(DisplayNameRefused):
     It has more than L{MAX_MARKS} combining marks in a row.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         DisplayNameRefused.__init__(
             self, "a display name has at most {} combining marks in a "
             "row".format(MAX_MARKS))
@@ -83,7 +84,7 @@ class DisplayNameParenthesis(DisplayNameRefused):
     It holds a parenthesis, or a character that looks like one.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         DisplayNameRefused.__init__(
             self, "a display name has no parenthesis (the name it stands "
             "beside is shown in them)")
@@ -98,7 +99,7 @@ class DisplayNameLookalike(DisplayNameRefused):
     @ivar what: C{"name"} or C{"display"}: which of its names.
     """
 
-    def __init__(self, other, what):
+    def __init__(self, other: str, what: str) -> None:
         DisplayNameRefused.__init__(
             self, "a display name may not look like another account's {} "
             "({})".format("name" if what == "name" else "display name",
@@ -107,7 +108,7 @@ class DisplayNameLookalike(DisplayNameRefused):
         self.what = what
 
 
-def displayName(text):
+def displayName(text: str) -> Optional[str]:
     """
     The display name C{text} asks for, normalised.
 
@@ -135,7 +136,7 @@ def displayName(text):
     return shown
 
 
-def displaySkeletons(display):
+def displaySkeletons(display: str) -> List[str]:
     """
     The confusable skeletons under which C{display} (normalised) may not
     look like another account's name or display name: those of

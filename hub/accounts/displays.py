@@ -16,12 +16,21 @@ Only a name an account could have (L{names.isLegacyName}) is read: a
 guest's other names are none.
 """
 
+from __future__ import annotations
+
 import collections
+from typing import (
+    TYPE_CHECKING, Collection, Dict, Iterable, List, Optional, Set)
 
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
 from hub.accounts import names
+
+if TYPE_CHECKING:
+    from hub.accounts.model import Accounts
 
 #: The most names held.
 CACHE_SIZE = 20000
@@ -40,20 +49,22 @@ class DisplayNames:
 
     log = Logger()
 
-    def __init__(self, accounts, clock, size=CACHE_SIZE):
+    def __init__(self, accounts: Accounts, clock: IReactorTime,
+                 size: int = CACHE_SIZE) -> None:
         self.accounts = accounts
         self.clock = clock
         self.size = size
         self.reads = 0
-        self._held = collections.OrderedDict()
-        self._wanted = set()
-        self._call = None
+        self._held: collections.OrderedDict[str, Optional[str]] = (
+            collections.OrderedDict())
+        self._wanted: Set[str] = set()
+        self._call: Optional[IDelayedCall] = None
         self._changes = 0
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._held)
 
-    def changed(self, keys):
+    def changed(self, keys: Optional[Iterable[str]]) -> None:
         """
         Forget the accounts C{keys} (case-folded names), or every one for
         None: they changed.
@@ -65,13 +76,13 @@ class DisplayNames:
         for key in keys:
             self._held.pop(key, None)
 
-    def _hold(self, key, value):
+    def _hold(self, key: str, value: Optional[str]) -> None:
         self._held[key] = value
         self._held.move_to_end(key)
         while len(self._held) > self.size:
             self._held.popitem(last=False)
 
-    def known(self, name):
+    def known(self, name: Optional[str]) -> Optional[str]:
         """
         The display name of the account C{name} if held (None: it has
         none, or it is not held yet: then it is read in the next reactor
@@ -88,19 +99,19 @@ class DisplayNames:
             self._call = self.clock.callLater(0, self._readWanted)
         return None
 
-    def _readWanted(self):
+    def _readWanted(self) -> None:
         self._call = None
         wanted, self._wanted = self._wanted, set()
         self._read(wanted).addErrback(lambda f: self.log.warn(
             "display names unreadable: {error}",
             error=f.getErrorMessage()))
 
-    def _read(self, keys):
+    def _read(self, keys: Collection[str]) -> Deferred[Dict[str, str]]:
         # Held unless an account changed while they were read.
         changes = self._changes
         self.reads += 1
 
-        def read(found):
+        def read(found: Dict[str, str]) -> Dict[str, str]:
             if self._changes == changes:
                 for key in keys:
                     self._hold(key, found.get(key))
@@ -108,20 +119,21 @@ class DisplayNames:
 
         return self.accounts.displayNames(sorted(keys)).addCallback(read)
 
-    def lookup(self, accountNames):
+    def lookup(self, accountNames: Iterable[Optional[str]]
+               ) -> Deferred[Dict[str, str]]:
         """
         A Deferred of C{{name: display name}} of those of C{accountNames} whose
         account has one: what is held, and the others read in one batch.
         """
-        byKey = {}
+        byKey: Dict[str, List[str]] = {}
         for name in accountNames:
             if name is not None and names.isLegacyName(name):
                 byKey.setdefault(names.nameKey(name), []).append(name)
         missing = [key for key in byKey if key not in self._held]
         d = self._read(missing) if missing else defer.succeed({})
 
-        def answer(found):
-            shown = {}
+        def answer(found: Dict[str, str]) -> Dict[str, str]:
+            shown: Dict[str, str] = {}
             for key, those in byKey.items():
                 value = found[key] if key in found else self._held.get(key)
                 if value is not None:
@@ -131,7 +143,7 @@ class DisplayNames:
 
         return d.addCallback(answer)
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Read no more.
         """

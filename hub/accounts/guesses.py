@@ -9,7 +9,11 @@ owner coming from an address that has not failed is never refused.
 docs/accounts.md, "Guessing", gives the figures.
 """
 
+from typing import Dict, Hashable, Optional, Tuple
+
 from twisted.internet import defer, task
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 
 #: Failed guesses of one name from one address, then one more every
 #: C{PAIR_REFILL_SECONDS}.
@@ -42,16 +46,16 @@ class Buckets:
     gains one every C{refill} seconds, and each failure takes one.
     """
 
-    def __init__(self, clock, burst, refill):
+    def __init__(self, clock: IReactorTime, burst: int, refill: float) -> None:
         self.clock = clock
         self.burst = burst
         self.refill = refill
-        self._buckets = {}
+        self._buckets: Dict[Hashable, Tuple[float, float]] = {}
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._buckets)
 
-    def _tokens(self, key):
+    def _tokens(self, key: Hashable) -> float:
         bucket = self._buckets.get(key)
         if bucket is None:
             return float(self.burst)
@@ -59,25 +63,25 @@ class Buckets:
         return min(self.burst,
                    tokens + (self.clock.seconds() - at) / self.refill)
 
-    def used(self, key):
+    def used(self, key: Hashable) -> float:
         """
         How many tokens C{key} lacks (0 for a full bucket).
         """
         return self.burst - self._tokens(key)
 
-    def empty(self, key):
+    def empty(self, key: Hashable) -> bool:
         """
         Whether C{key} has no failure left.
         """
         return self._tokens(key) < 1
 
-    def full(self, key):
+    def full(self, key: Hashable) -> bool:
         """
         Whether C{key} has failed no guess it has not been given back.
         """
         return self._tokens(key) >= self.burst
 
-    def fail(self, key):
+    def fail(self, key: Hashable) -> None:
         """
         One failure of C{key}.
         """
@@ -86,7 +90,7 @@ class Buckets:
         self._buckets[key] = (max(0.0, self._tokens(key) - 1),
                               self.clock.seconds())
 
-    def refund(self, key):
+    def refund(self, key: Hashable) -> None:
         """
         Give back the try C{key} took with L{fail} before it was known to
         fail (it did not).
@@ -95,7 +99,7 @@ class Buckets:
             self._buckets[key] = (min(self.burst, self._tokens(key) + 1),
                                   self.clock.seconds())
 
-    def prune(self):
+    def prune(self) -> None:
         """
         Forget the buckets that are full again; if none is, the emptiest
         half (a flood of distinct keys must not grow memory).
@@ -119,17 +123,17 @@ class GuessLimits:
     back with L{refund} if it was right.
     """
 
-    def __init__(self, clock, pairBurst=PAIR_BURST,
-                 pairRefill=PAIR_REFILL_SECONDS,
-                 addressBurst=ADDRESS_BURST,
-                 addressRefill=ADDRESS_REFILL_SECONDS):
+    def __init__(self, clock: IReactorTime, pairBurst: int = PAIR_BURST,
+                 pairRefill: float = PAIR_REFILL_SECONDS,
+                 addressBurst: int = ADDRESS_BURST,
+                 addressRefill: float = ADDRESS_REFILL_SECONDS) -> None:
         self.clock = clock
         self.byPair = Buckets(clock, pairBurst, pairRefill)
         self.byAddress = Buckets(clock, addressBurst, addressRefill)
         self.byName = Buckets(clock, NAME_MEMORY, NAME_DECAY_SECONDS)
-        self._line = {}
+        self._line: Dict[str, float] = {}
 
-    def delay(self, name):
+    def delay(self, name: str) -> float:
         """
         The seconds a guess of C{name} waits now (0 until it failed
         L{NAME_FREE} times lately).
@@ -140,7 +144,7 @@ class GuessLimits:
         return min(MAX_DELAY, DELAY_BASE * 2 ** (
             (failures - NAME_FREE) / DELAY_DOUBLING))
 
-    def wait(self, name, host):
+    def wait(self, name: str, host: Optional[str]) -> Deferred[bool]:
         """
         Wait for C{name}'s delay: at once from an address that has not
         failed on C{name}; else in the name's line, one guess per delay.
@@ -162,13 +166,13 @@ class GuessLimits:
         self._line[name] = start + delay
         return task.deferLater(self.clock, start + delay - now, lambda: True)
 
-    def locked(self, name, host):
+    def locked(self, name: str, host: Optional[str]) -> bool:
         """
         Whether C{host} is past its limit, or its limit for C{name}.
         """
         return self.byPair.empty((name, host)) or self.byAddress.empty(host)
 
-    def fail(self, name, host):
+    def fail(self, name: str, host: Optional[str]) -> None:
         """
         One failed guess of C{name} from C{host}.
         """
@@ -176,7 +180,7 @@ class GuessLimits:
         self.byAddress.fail(host)
         self.byName.fail(name)
 
-    def refund(self, name, host):
+    def refund(self, name: str, host: Optional[str]) -> None:
         """
         The guess L{fail} counted was right.
         """
@@ -184,20 +188,20 @@ class GuessLimits:
         self.byAddress.refund(host)
         self.byName.refund(name)
 
-    def addressLocked(self, host):
+    def addressLocked(self, host: str) -> bool:
         """
         Whether C{host} is past its limit.
         """
         return self.byAddress.empty(host)
 
-    def failAddress(self, host):
+    def failAddress(self, host: str) -> None:
         """
         Count something as costly as a guess against C{host} alone (a
         registration).
         """
         self.byAddress.fail(host)
 
-    def prune(self):
+    def prune(self) -> None:
         """
         Forget what is back to nothing.
         """

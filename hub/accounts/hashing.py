@@ -8,8 +8,11 @@ at once to the players' moves.
 
 import os
 import threading
+from typing import Any, Callable, Optional, TypeVar
 
 from twisted.application.service import Service
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorFromThreads
 from twisted.internet.threads import deferToThreadPool
 from twisted.python.threadpool import ThreadPool
 
@@ -18,9 +21,10 @@ THREADS = 1
 NICENESS = 10
 
 _lowered = threading.local()
+_T = TypeVar("_T")
 
 
-def lowerThisThread(niceness):
+def lowerThisThread(niceness: int) -> Optional[str]:
     """
     Lower the priority of the calling thread (on Linux, where priorities
     are per thread): C{SCHED_IDLE}, which runs only when no other thread
@@ -43,7 +47,7 @@ def lowerThisThread(niceness):
         return None
 
 
-def _nicer(niceness, f, *args):
+def _nicer(niceness: int, f: Callable[..., _T], *args: Any) -> _T:
     if not getattr(_lowered, "done", False):
         _lowered.done = True
         lowerThisThread(niceness)
@@ -60,20 +64,21 @@ class HashingPool(Service):
 
     name = "hashing"
 
-    def __init__(self, reactor, threads=THREADS, niceness=NICENESS):
+    def __init__(self, reactor: IReactorFromThreads, threads: int = THREADS,
+                 niceness: int = NICENESS) -> None:
         self.reactor = reactor
         self.niceness = niceness
         self.pool = ThreadPool(0, threads, name="argon2")
 
-    def startService(self):
+    def startService(self) -> None:
         Service.startService(self)
         self.pool.start()
 
-    def stopService(self):
+    def stopService(self) -> None:
         Service.stopService(self)
         self.pool.stop()
 
-    def run(self, f, *args):
+    def run(self, f: Callable[..., _T], *args: Any) -> Deferred[_T]:
         """
         C{f(*args)} in the pool, at the lower priority.
 

@@ -17,15 +17,30 @@ audited as C{refused-ACTION}.  A password, a role, a ban and its end
 end the account's web sessions (L{store.endWebSessions}).
 """
 
+from __future__ import annotations
+
 import ipaddress
 import time
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Generator, Iterable, List, NoReturn,
+    Optional, Tuple, TypeVar, cast)
 
 from argon2 import PasswordHasher, Type
 from argon2.exceptions import InvalidHashError, VerificationError
 from twisted.internet import defer, threads
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorThreads
+from twisted.python.failure import Failure
 
 from hub.accounts import display, names, store
-from hub.accounts.store import AccountError
+from hub.accounts.store import AccountError, Actorish
+
+if TYPE_CHECKING:
+    from hub.accounts.hashing import HashingPool
+
+_T = TypeVar("_T")
+#: What L{Accounts.list} gives: the accounts and the address bans.
+Listing = Tuple[List[store.Account], List[store.AddressBan]]
 
 AUDIT_LIMIT = 100
 #: The argon2id parameters of the passwords (OWASP's first choice for
@@ -36,18 +51,18 @@ AUDIT_LIMIT = 100
 #: lasts (docs/benchmarks.md, the login flood).  A hash made with other
 #: parameters still verifies, and is made again with these at its
 #: owner's next login.
-HASH_PARAMETERS = {"time_cost": 2, "memory_cost": 19 * 1024,
+HASH_PARAMETERS: Dict[str, Any] = {"time_cost": 2, "memory_cost": 19 * 1024,
                    "parallelism": 1, "type": Type.ID}
 
 
-def passwordHasher():
+def passwordHasher() -> PasswordHasher:
     """
     The argon2id L{PasswordHasher} of the accounts (L{HASH_PARAMETERS}).
     """
     return PasswordHasher(**HASH_PARAMETERS)
 
 
-def parseTarget(target):
+def parseTarget(target: str) -> Tuple[str, str]:
     """
     A ban's target: a network (for an address or CIDR) or an account
     name.
@@ -67,7 +82,7 @@ def parseTarget(target):
     return "address", str(network)
 
 
-def checkRole(role):
+def checkRole(role: str) -> None:
     """
     Raise L{AccountError} unless C{role} is one of L{names.ROLES}.
     """
@@ -75,7 +90,7 @@ def checkRole(role):
         raise AccountError("a role is one of " + ", ".join(names.ROLES))
 
 
-def mayActOn(actorRole, targetRole):
+def mayActOn(actorRole: Optional[str], targetRole: Optional[str]) -> bool:
     """
     Whether an actor of role C{actorRole} (None: the operator) may kick,
     ban, unban or give a role to an account of role C{targetRole} (None:
@@ -89,7 +104,8 @@ def mayActOn(actorRole, targetRole):
     return False
 
 
-def checkActOn(cursor, actor, action, target, key):
+def checkActOn(cursor: store.Cursor, actor: store.Actor, action: str,
+               target: str, key: str) -> Optional[str]:
     """
     Raise L{store.Refused} unless C{actor} (an L{store.Actor}) may do
     C{action} to the account C{key} (shown as C{target}).
@@ -103,7 +119,8 @@ def checkActOn(cursor, actor, action, target, key):
     return role
 
 
-def checkNotLastAdmin(cursor, now, action, target, key):
+def checkNotLastAdmin(cursor: store.Cursor, now: float, action: str,
+                      target: str, key: str) -> None:
     """
     Raise L{store.Refused} if the account C{key} is the last admin not
     banned (the hub would have no admin).
@@ -124,31 +141,35 @@ class Accounts:
         in, or None for the reactor's thread pool.
     """
 
-    def __init__(self, database, reactor, hasher=None, now=time.time,
-                 hashing=None):
+    def __init__(self, database: store.Database, reactor: IReactorThreads,
+                 hasher: Optional[PasswordHasher] = None,
+                 now: Callable[[], float] = time.time,
+                 hashing: Optional[HashingPool] = None) -> None:
         self.database = database
         self.reactor = reactor
         self.hasher = hasher if hasher is not None else passwordHasher()
         self.now = now
         self.hashing = hashing
 
-    def _inThread(self, f, *args):
+    def _inThread(self, f: Callable[..., _T], *args: Any) -> Deferred[_T]:
         if self.hashing is not None:
             return self.hashing.run(f, *args)
         return threads.deferToThreadPool(
             self.reactor, self.reactor.getThreadPool(), f, *args)
 
-    def _write(self, interaction, *args):
+    def _write(self, interaction: Callable[..., _T],
+               *args: Any) -> Deferred[_T]:
         return self.database.runInteraction(interaction, *args, write=True)
 
-    def _refusable(self, interaction, actor):
+    def _refusable(self, interaction: Callable[[store.Cursor], _T],
+                   actor: Actorish) -> Deferred[_T]:
         """
         Run the write C{interaction}; if the rules refuse it
         (L{store.Refused}), audit the refusal, then fail with it.
         """
-        def refused(failure):
+        def refused(failure: Failure) -> Deferred[_T]:
             failure.trap(store.Refused)
-            error = failure.value
+            error = cast(store.Refused, failure.value)
             d = self._write(store.audit, self.now(), actor,
                             "refused-" + error.action, error.target,
                             str(error))
@@ -156,7 +177,7 @@ class Accounts:
 
         return self._write(interaction).addErrback(refused)
 
-    def hashPassword(self, password):
+    def hashPassword(self, password: str) -> Deferred[str]:
         """
         The argon2id hash of C{password}, made off the reactor thread.
         """
@@ -165,7 +186,8 @@ class Accounts:
         return self._inThread(self.hasher.hash, password)
 
     @defer.inlineCallbacks
-    def add(self, name, password, role="player", actor="cli"):
+    def add(self, name: str, password: str, role: str = "player",
+            actor: Actorish = "cli") -> Generator[Deferred[Any], Any, str]:
         """
         Register C{name} with C{password}.
 
@@ -181,7 +203,7 @@ class Accounts:
         key = names.newKey()
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             secret = store.serverSecret(cursor)
             store.insertAccount(cursor, name, names.nameKey(name),
                                 passwordHash, names.keyHash(secret, key),
@@ -191,7 +213,7 @@ class Accounts:
         yield self._write(interaction)
         return key
 
-    def newKey(self, name, actor="cli"):
+    def newKey(self, name: str, actor: Actorish = "cli") -> Deferred[str]:
         """
         Give C{name} a new play key (the old one stops working).
 
@@ -200,7 +222,7 @@ class Accounts:
         key = names.newKey()
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> str:
             secret = store.serverSecret(cursor)
             shown = store.update(cursor, names.nameKey(name), name,
                                  key_hash=names.keyHash(secret, key))
@@ -212,14 +234,15 @@ class Accounts:
         return self._write(interaction)
 
     @defer.inlineCallbacks
-    def setPassword(self, name, password, actor="cli"):
+    def setPassword(self, name: str, password: str, actor: Actorish = "cli"
+                    ) -> Generator[Deferred[Any], Any, None]:
         """
         Change the password of C{name}.
         """
         passwordHash = yield self.hashPassword(password)
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             key = names.nameKey(name)
             shown = store.update(cursor, key, name,
                                  password_hash=passwordHash)
@@ -229,7 +252,8 @@ class Accounts:
         yield self._write(interaction)
 
     @defer.inlineCallbacks
-    def checkPassword(self, name, password):
+    def checkPassword(self, name: str,
+                      password: str) -> Generator[Deferred[Any], Any, bool]:
         """
         Whether C{password} is the password of C{name} (False when there is
         no such account; argon2 runs either way, off the reactor thread).
@@ -242,7 +266,7 @@ class Accounts:
         stored = yield self.database.runInteraction(
             store.passwordHashOf, names.nameKey(name))
 
-        def verify():
+        def verify() -> Tuple[bool, Optional[str]]:
             try:
                 if stored is None:
                     self.hasher.hash(password)
@@ -254,13 +278,16 @@ class Accounts:
                 return True, self.hasher.hash(password)
             return right, None
 
+        right: bool
+        rehashed: Optional[str]
         right, rehashed = yield self._inThread(verify)
         if rehashed is not None:
             yield self._write(store.rehash, names.nameKey(name), stored,
                               rehashed)
         return right
 
-    def setRole(self, name, role, actor="cli"):
+    def setRole(self, name: str, role: str,
+                actor: Actorish = "cli") -> Deferred[None]:
         """
         Give C{name} the role C{role}, unless C{actor} may not act on it
         (L{mayActOn}) or it is the last admin and would lose the role;
@@ -273,7 +300,7 @@ class Accounts:
         actor = store.actorOf(actor)
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             key = names.nameKey(name)
             shown = store.accountName(cursor, key, name)
             current = checkActOn(cursor, actor, "role", shown, key)
@@ -286,7 +313,8 @@ class Accounts:
 
         return self._refusable(interaction, actor)
 
-    def ban(self, target, seconds, reason, actor="cli"):
+    def ban(self, target: str, seconds: float, reason: str,
+            actor: Actorish = "cli") -> Deferred[None]:
         """
         Ban an account or the addresses of a CIDR for C{seconds}, unless
         C{actor} may not act on the account (L{mayActOn}) or it is the
@@ -301,7 +329,7 @@ class Accounts:
         now = self.now()
         until = now + seconds
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             if what == "address":
                 store.banAddress(cursor, target, until, reason, now)
                 shown = target
@@ -319,7 +347,7 @@ class Accounts:
 
         return self._refusable(interaction, actor)
 
-    def unban(self, target, actor="cli"):
+    def unban(self, target: str, actor: Actorish = "cli") -> Deferred[None]:
         """
         Lift the ban of an account (unless C{actor} may not act on it,
         L{mayActOn}) or a CIDR.
@@ -331,7 +359,7 @@ class Accounts:
         actor = store.actorOf(actor)
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             if what == "address":
                 if not store.unbanAddress(cursor, target, now):
                     raise AccountError("no ban of " + target)
@@ -347,7 +375,8 @@ class Accounts:
 
         return self._refusable(interaction, actor)
 
-    def checkActor(self, actor, action, target, account):
+    def checkActor(self, actor: Actorish, action: str, target: str,
+                   account: Optional[str]) -> Deferred[None]:
         """
         Whether C{actor} (a name or an L{store.Actor}) may do C{action}
         (shown on C{target}) to the account C{account} (case-folded, or
@@ -360,23 +389,25 @@ class Accounts:
         if account is None or actor.role is None:
             return defer.succeed(None)
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             checkActOn(cursor, actor, action, target, account)
 
         return self._refusable(interaction, actor)
 
-    def refuse(self, actor, action, target, why):
+    def refuse(self, actor: Actorish, action: str, target: str,
+               why: str) -> Deferred[NoReturn]:
         """
         Refuse C{action} on C{target} to C{actor} because of C{why}: the
         refusal audited.
 
         @return: a Deferred that fails with L{store.Refused}.
         """
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> NoReturn:
             raise store.Refused(action, target, why)
         return self._refusable(interaction, store.actorOf(actor))
 
-    def note(self, action, target, reason="", actor="cli"):
+    def note(self, action: str, target: str, reason: str = "",
+             actor: Actorish = "cli") -> Deferred[None]:
         """
         Write an audit row for an action done elsewhere (a kick, a table
         ended: L{hub.accounts.moderation}).
@@ -384,17 +415,17 @@ class Accounts:
         return self._write(store.audit, self.now(), actor, action, target,
                            reason)
 
-    def setKeepSessions(self, name, keep):
+    def setKeepSessions(self, name: str, keep: bool) -> Deferred[None]:
         """
         Whether the account C{name} keeps its other web sessions when it
         logs in again ("keep me logged in elsewhere").
         """
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             store.update(cursor, names.nameKey(name), name,
                          keep_sessions=1 if keep else 0)
         return self._write(interaction)
 
-    def keepsSessions(self, name):
+    def keepsSessions(self, name: str) -> Deferred[bool]:
         """
         A Deferred of whether the account C{name} keeps its other web
         sessions when it logs in again.
@@ -402,7 +433,8 @@ class Accounts:
         return self.database.runInteraction(store.keepsSessions,
                                             names.nameKey(name))
 
-    def setDisplayName(self, name, text, actor="cli"):
+    def setDisplayName(self, name: str, text: str,
+                       actor: Actorish = "cli") -> Deferred[Optional[str]]:
         """
         Give the account C{name} the display name C{text}
         (L{display.displayName}; an empty one clears it), unless it looks
@@ -417,7 +449,7 @@ class Accounts:
             return defer.fail(e)
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> Optional[str]:
             key = names.nameKey(name)
             if shown is not None:
                 found = store.lookalike(cursor, key,
@@ -431,7 +463,7 @@ class Accounts:
 
         return self._write(interaction)
 
-    def displayName(self, name):
+    def displayName(self, name: str) -> Deferred[Optional[str]]:
         """
         A Deferred of the display name of the account C{name}, or None;
         it fails with L{store.NoSuchAccount} if there is no account.
@@ -439,32 +471,33 @@ class Accounts:
         return self.database.runInteraction(store.displayNameOf,
                                             names.nameKey(name), name)
 
-    def displayNames(self, keys):
+    def displayNames(self, keys: Iterable[str]) -> Deferred[Dict[str, str]]:
         """
         A Deferred of C{{key: display name}} of the accounts C{keys}
         (case-folded names) that have one (L{store.displayNames}).
         """
         return self.database.runInteraction(store.displayNames, keys)
 
-    def list(self):
+    def list(self) -> Deferred[Listing]:
         """
         A Deferred of every L{store.Account} and the address bans in force:
         C{(accounts, bans)}.
         """
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> Listing:
             return store.accounts(cursor), store.addressBans(cursor, now)
 
         return self.database.runInteraction(interaction)
 
-    def audit(self, limit=AUDIT_LIMIT):
+    def audit(self,
+              limit: int = AUDIT_LIMIT) -> Deferred[List[store.AuditEntry]]:
         """
         A Deferred of the last C{limit} L{store.AuditEntry}s, oldest first.
         """
         return self.database.runInteraction(store.auditEntries, limit)
 
-    def nameSetup(self):
+    def nameSetup(self) -> Deferred[store.NameSetup]:
         """
         A Deferred of what the name check reads when it starts
         (L{store.nameSetup}); the skeletons are made first if they need
@@ -472,39 +505,40 @@ class Accounts:
         """
         return self._write(store.nameSetup, self.now())
 
-    def nameEntry(self, key):
+    def nameEntry(self, key: str) -> Deferred[Optional[store.NameEntry]]:
         """
         A Deferred of the L{store.NameEntry} of account C{key} (case-folded
         name), or None.
         """
         return self.database.runInteraction(store.nameEntry, key)
 
-    def guestClash(self, key, skeleton):
+    def guestClash(self, key: str, skeleton: str) -> Deferred[bool]:
         """
         A Deferred of whether a guest's name (case-folded C{key}, confusable
         C{skeleton}) is or looks like an account's (L{store.guestClash}).
         """
         return self.database.runInteraction(store.guestClash, key, skeleton)
 
-    def bans(self):
+    def bans(self) -> Deferred[List[store.AddressBan]]:
         """
         A Deferred of the L{store.AddressBan}s in force now.
         """
         return self.database.runInteraction(store.addressBans, self.now())
 
-    def changesSince(self, seq, limit=1000):
+    def changesSince(self, seq: int,
+                     limit: int = 1000) -> Deferred[List[store.Change]]:
         """
         A Deferred of the changes noted after C{seq} (L{store.changesSince}).
         """
         return self.database.runInteraction(store.changesSince, seq, limit)
 
-    def pruneChanges(self, age):
+    def pruneChanges(self, age: float) -> Deferred[None]:
         """
         Forget the changes noted more than C{age} seconds ago.
         """
         return self._write(store.pruneChanges, self.now() - age)
 
-    def touch(self, key):
+    def touch(self, key: str) -> Deferred[None]:
         """
         Note that the account C{key} (case-folded name) proved its name
         now.

@@ -30,26 +30,39 @@ C{{"action": "ban"}} / C{{"action": "unban"}} (the database, shared, says
 what is banned: the node reads it again).
 """
 
+from __future__ import annotations
+
 import ipaddress
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Generator, Iterable, List, Optional)
 
 import attr
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 
 from hub.accounts.check import peerHost
-from hub.accounts.store import AccountError, Actor, actorOf
+from hub.accounts.store import AccountError, Actor, Actorish, actorOf
+
+if TYPE_CHECKING:
+    from hub.accounts.check import NameService
+    from hub.accounts.model import Accounts
+    from hub.lobby import Lobby
+    from hub.sessions import Session, Sessions
 
 MODERATOR_ROLES = ("moderator", "admin")
+#: How a hub in a cluster sends a message to the other nodes.
+Publish = Callable[[Dict[str, Any]], Deferred[Any]]
 
 
-def mayModerate(role):
+def mayModerate(role: Optional[str]) -> bool:
     """
     Whether C{role} may kick, end tables, ban and unban.
     """
     return role in MODERATOR_ROLES
 
 
-def mayAdminister(role):
+def mayAdminister(role: Optional[str]) -> bool:
     """
     Whether C{role} may grant and remove roles.
     """
@@ -70,13 +83,13 @@ class LiveConnection:
     @ivar since: when it connected (seconds since the epoch).
     """
 
-    sessionId = attr.ib()
-    kind = attr.ib()
-    name = attr.ib()
-    guest = attr.ib()
-    address = attr.ib()
-    room = attr.ib()
-    since = attr.ib()
+    sessionId: int = attr.ib()
+    kind: str = attr.ib()
+    name: Optional[str] = attr.ib()
+    guest: bool = attr.ib()
+    address: Optional[str] = attr.ib()
+    room: Optional[str] = attr.ib()
+    since: Optional[float] = attr.ib()
 
 
 class Moderation:
@@ -97,14 +110,16 @@ class Moderation:
 
     log = Logger()
 
-    def __init__(self, accounts, names, lobby, sessions, publish=None):
+    def __init__(self, accounts: Accounts, names: Optional[NameService],
+                 lobby: Lobby, sessions: Sessions,
+                 publish: Optional[Publish] = None) -> None:
         self.accounts = accounts
         self.names = names
         self.lobby = lobby
         self.sessions = sessions
         self.publish = publish
 
-    def connections(self):
+    def connections(self) -> List[LiveConnection]:
         """
         The live connections, oldest first.
         """
@@ -120,7 +135,8 @@ class Moderation:
         return sorted(found, key=lambda c: c.sessionId)
 
     @defer.inlineCallbacks
-    def kick(self, sessionId, actor, reason):
+    def kick(self, sessionId: int, actor: Actorish,
+             reason: str) -> Generator[Deferred[Any], Any, None]:
         """
         Close the connection of session C{sessionId} the way its protocol
         closes any (the game's own rules then apply: grace, forfeit,
@@ -148,7 +164,8 @@ class Moderation:
         yield self.accounts.note("kick", target, reason, actor)
 
     @defer.inlineCallbacks
-    def kickName(self, kind, name, actor, reason):
+    def kickName(self, kind: str, name: str, actor: Actorish,
+                 reason: str) -> Generator[Deferred[Any], Any, None]:
         """
         Close the connection that plays as C{name} (the plain name others
         see) in game C{kind}, on this hub or, in a cluster, on whichever
@@ -169,7 +186,7 @@ class Moderation:
                        "actor": actor.name, "role": actor.role})
         yield self.accounts.note("kick", target, reason, actor)
 
-    def _matching(self, matches):
+    def _matching(self, matches: Callable[[Session], bool]) -> List[Session]:
         """
         The sessions of this hub with a live connection that C{matches}.
         """
@@ -179,14 +196,15 @@ class Moderation:
                 and matches(session)]
 
     @staticmethod
-    def _closeAll(sessions):
+    def _closeAll(sessions: Iterable[Session]) -> None:
         for session in sessions:
             transport = getattr(session.peer, "transport", None)
             if transport is not None:
                 transport.loseConnection()
 
     @defer.inlineCallbacks
-    def _closeAllowed(self, matches, actor):
+    def _closeAllowed(self, matches: Callable[[Session], bool], actor: Actor
+                      ) -> Generator[Deferred[Any], Any, List[Session]]:
         """
         Close the live connections of this hub's sessions that C{matches}
         and that C{actor} may act on (a refusal is audited); the sessions
@@ -205,7 +223,7 @@ class Moderation:
             closed.append(session)
         return closed
 
-    def _publish(self, message):
+    def _publish(self, message: Dict[str, Any]) -> None:
         if self.publish is None:
             return
         d = defer.maybeDeferred(self.publish, message)
@@ -215,7 +233,8 @@ class Moderation:
             error=f.getErrorMessage()))
 
     @defer.inlineCallbacks
-    def received(self, message):
+    def received(self, message: Dict[str, Any]
+                 ) -> Generator[Deferred[Any], Any, None]:
         """
         Apply a kick or ban another node of the cluster published (a kick
         as its actor's role allows).
@@ -241,7 +260,8 @@ class Moderation:
         elif action in ("ban", "unban") and self.names is not None:
             yield self.names.refresh()
 
-    def endTable(self, kind, roomName, actor, reason):
+    def endTable(self, kind: str, roomName: str, actor: Actorish,
+                 reason: str) -> Deferred[None]:
         """
         End the game of room C{roomName} as abandoned.
 
@@ -256,7 +276,8 @@ class Moderation:
                                   reason, actor)
 
     @defer.inlineCallbacks
-    def ban(self, target, seconds, reason, actor):
+    def ban(self, target: str, seconds: float, reason: str,
+            actor: Actorish) -> Generator[Deferred[Any], Any, None]:
         """
         Ban an account or a CIDR for C{seconds}, as the rules of roles
         allow C{actor}, and never a range that holds C{actor}'s own
@@ -276,7 +297,8 @@ class Moderation:
             yield self.names.refresh()
 
     @defer.inlineCallbacks
-    def unban(self, target, actor):
+    def unban(self, target: str,
+              actor: Actorish) -> Generator[Deferred[Any], Any, None]:
         """
         Lift the ban of an account (as the rules of roles allow C{actor})
         or a CIDR.
@@ -286,7 +308,7 @@ class Moderation:
         if self.names is not None:
             yield self.names.refresh()
 
-    def setRole(self, name, role, actor):
+    def setRole(self, name: str, role: str, actor: Actorish) -> Deferred[None]:
         """
         Give account C{name} the role C{role} (an admin's action: the
         caller checks L{mayAdminister}); never the last admin's loss of
@@ -295,7 +317,7 @@ class Moderation:
         return self.accounts.setRole(name, role, actor)
 
 
-def coversAddress(target, address):
+def coversAddress(target: str, address: str) -> bool:
     """
     Whether the ban target C{target} (an address or CIDR, else an account
     name) covers the address C{address}.

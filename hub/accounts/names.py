@@ -20,6 +20,7 @@ import secrets
 import string
 import threading
 import unicodedata
+from typing import List, Optional, cast
 
 import attr
 import icu
@@ -46,7 +47,7 @@ class BadName(ValueError):
     """
 
 
-def checkName(name):
+def checkName(name: str) -> None:
     """
     Raise L{BadName} saying why C{name} cannot be an account's name.
     """
@@ -57,7 +58,7 @@ def checkName(name):
         raise BadName("a name has no '__' and does not end with '_'")
 
 
-def isLegacyName(name):
+def isLegacyName(name: str) -> bool:
     """
     Whether C{name} has only the characters every legacy protocol allows
     in a name, C{[A-Za-z0-9_]}, and at most L{MAX_NAME} of them.
@@ -65,21 +66,21 @@ def isLegacyName(name):
     return _NAME.fullmatch(name) is not None
 
 
-def nameKey(name):
+def nameKey(name: str) -> str:
     """
     The key under which C{name} is unique: its case-folded form.
     """
     return name.casefold()
 
 
-def newKey():
+def newKey() -> str:
     """
     A fresh play key, from L{secrets}.
     """
     return "".join(secrets.choice(KEY_ALPHABET) for _ in range(KEY_LENGTH))
 
 
-def keyHash(secret, key):
+def keyHash(secret: bytes, key: str) -> str:
     """
     The stored form of play key C{key}: its HMAC-SHA256 under the server's
     C{secret} (bytes), in hex.
@@ -87,7 +88,7 @@ def keyHash(secret, key):
     return hmac.new(secret, key.encode("ascii"), hashlib.sha256).hexdigest()
 
 
-def keyMatches(secret, key, stored):
+def keyMatches(secret: bytes, key: str, stored: str) -> bool:
     """
     Whether C{key} is the key whose L{keyHash} is C{stored}, compared in
     constant time.
@@ -106,14 +107,14 @@ class Keyed:
         shown, logged or stored.
     """
 
-    name = attr.ib()
-    separator = attr.ib()
-    rest = attr.ib()
+    name: str = attr.ib()
+    separator: str = attr.ib()
+    rest: str = attr.ib()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Keyed({!r}, {!r}, ...)".format(self.name, self.separator)
 
-    def keyFor(self, kind):
+    def keyFor(self, kind: str) -> Optional[str]:
         """
         The key this proof offers in game kind C{kind}: C{rest}, if the
         separator is C{kind}'s and C{rest} is L{KEY_LENGTH} characters of
@@ -126,7 +127,7 @@ class Keyed:
         return self.rest
 
 
-def splitKeyed(wireName):
+def splitKeyed(wireName: str) -> Optional[Keyed]:
     """
     The L{Keyed} proof of C{wireName} if it holds any protocol's
     separator (C{__} or C{#}), split at the first one; else None.
@@ -142,7 +143,7 @@ def splitKeyed(wireName):
     return Keyed(wireName[:at], separator, wireName[at + len(separator):])
 
 
-def shownName(wireName):
+def shownName(wireName: str) -> str:
     """
     What of C{wireName} may be shown or logged: all of it, or for a keyed
     name the part before its separator.
@@ -161,7 +162,7 @@ _IGNORABLE = re.compile(
     "\ufe00-\ufe0f\uffa0\U000e0000-\U000e0fff]")
 
 
-def hiddenCharacter(text):
+def hiddenCharacter(text: str) -> Optional[str]:
     """
     The first character of C{text} that no name a person reads may hold
     (a control, format, zero-width, bidi, private use, unassigned or
@@ -176,7 +177,7 @@ def hiddenCharacter(text):
     return None
 
 
-def guestName(wireName):
+def guestName(wireName: str) -> str:
     """
     The name a guest who asks for C{wireName} gets: its NFKC form, with
     runs of white space made one space and none at either end.
@@ -201,16 +202,16 @@ def guestName(wireName):
 _checkers = threading.local()
 
 
-def _skeleton(text):
+def _skeleton(text: str) -> str:
     # ICU's SpoofChecker, one per thread (accounts are written in the
     # database's threads, guests checked on the reactor's).
     checker = getattr(_checkers, "checker", None)
     if checker is None:
         checker = _checkers.checker = icu.SpoofChecker()
-    return checker.getSkeleton(0, text)
+    return cast(str, checker.getSkeleton(0, text))
 
 
-def skeleton(text):
+def skeleton(text: str) -> str:
     """
     The key under which C{text} looks like another name: its confusable
     skeleton (Unicode TR39: C{I}, C{l} and C{1} alike, Cyrillic C{а} as
@@ -219,7 +220,7 @@ def skeleton(text):
     return unicodedata.normalize("NFKC", _skeleton(text)).casefold()
 
 
-def accountSkeletons(name):
+def accountSkeletons(name: str) -> List[str]:
     """
     The L{skeleton}s a guest name may not have for fear of passing for
     account C{name}: those of the name as registered, in lower case and
@@ -229,7 +230,7 @@ def accountSkeletons(name):
                    skeleton(name.upper())})
 
 
-def skeletonVersion():
+def skeletonVersion() -> str:
     """
     What the L{skeleton}s depend on: ICU's version and its Unicode's (the
     stored skeletons are made again when it changes).
@@ -237,7 +238,7 @@ def skeletonVersion():
     return "icu {} unicode {}".format(icu.ICU_VERSION, icu.UNICODE_VERSION)
 
 
-def keyedName(kind, name, key):
+def keyedName(kind: str, name: str, key: str) -> str:
     """
     The name field that proves C{name} with C{key} in game kind C{kind}.
     """

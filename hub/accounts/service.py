@@ -3,7 +3,12 @@ The accounts as a part of the hub: the L{NameService} that C{twistd
 gamehub}'s C{--names} asks for, over the records database.
 """
 
+from __future__ import annotations
+
 import time
+from typing import TYPE_CHECKING, Any, Mapping, Optional
+
+from twisted.internet.interfaces import IReactorThreads
 
 from hub.accounts import store
 from hub.accounts.check import NameService
@@ -12,8 +17,11 @@ from hub.accounts.model import Accounts
 from hub.accounts.moderation import Moderation
 from hub.records import db
 
+if TYPE_CHECKING:
+    from hub.records.service import RecordsService
 
-def loadNow(service, url):
+
+def loadNow(service: NameService, url: db.DatabaseURL) -> None:
     """
     Read what C{service} starts from now, blocking (the hub's start,
     before the reactor runs), so that names are checked from the first
@@ -38,7 +46,9 @@ def loadNow(service, url):
     service.setUp(setup)
 
 
-def nameService(options, records, top, reactor):
+def nameService(options: Mapping[str, Any],
+                records: Optional[RecordsService], top: Any,
+                reactor: IReactorThreads) -> Optional[NameService]:
     """
     The L{NameService} of C{--names accounts} or C{closed} over
     C{records} (a L{hub.records.service.RecordsService}), or None for
@@ -51,7 +61,8 @@ def nameService(options, records, top, reactor):
     if mode == "open" or records is None:
         return None
     hashing = HashingPool(reactor)
-    hashing.setServiceParent(top)
+    # (Twisted's Service has no annotations.)
+    hashing.setServiceParent(top)  # type: ignore[no-untyped-call]
     accounts = Accounts(records.database, reactor, hashing=hashing)
     service = NameService(accounts, top.clock, top.sessions, mode)
     service.moderation = Moderation(accounts, service, top.lobby,

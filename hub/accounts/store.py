@@ -10,13 +10,21 @@ C{web_sessions}, L{endWebSessions}), which every hub on the database
 hears of through the L{SESSIONS_EPOCH} setting.
 """
 
+from __future__ import annotations
+
 import base64
 import secrets
 import typing
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Sequence,
+    Set, Sized, Tuple, Union)
 
 import attr
 
 from hub.accounts import names as namerules
+
+if TYPE_CHECKING:
+    from twisted.internet.defer import Deferred
 
 SECRET_SETTING = "play_key_secret"
 SKELETON_SETTING = "skeleton_version"
@@ -31,6 +39,37 @@ ADDRESS_CHANGE = "address"
 SESSIONS_EPOCH = "web_sessions_epoch"
 
 
+class Cursor(typing.Protocol):
+    """
+    What the interactions use of a L{hub.records.db.Cursor}: SQL with
+    C{?} placeholders, and rows of the database's values.
+    """
+
+    dialect: Any
+
+    def execute(self, sql: str, parameters: Any = ()) -> Any:
+        ...
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        ...
+
+    def fetchone(self) -> Any:
+        ...
+
+    def fetchall(self) -> Any:
+        ...
+
+
+class Database(typing.Protocol):
+    """
+    What the accounts use of a L{hub.records.db.Database}.
+    """
+
+    def runInteraction(self, interaction: Callable[..., Any], *args: Any,
+                       write: bool = False, **kwargs: Any) -> Deferred[Any]:
+        ...
+
+
 class AccountError(Exception):
     """
     An account operation that cannot be done; its text says why, in one
@@ -43,7 +82,7 @@ class NoSuchAccount(AccountError):
     No account has that name.
     """
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         AccountError.__init__(self, "no account {!r}".format(name))
 
 
@@ -57,7 +96,7 @@ class Refused(AccountError):
     @ivar target: what it was refused on.
     """
 
-    def __init__(self, action, target, why):
+    def __init__(self, action: str, target: str, why: str) -> None:
         AccountError.__init__(self, why)
         self.action = action
         self.target = target
@@ -68,7 +107,7 @@ class AccountExists(AccountError):
     An account has that name already (in any case).
     """
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         AccountError.__init__(self, "an account {!r} exists".format(name))
 
 
@@ -86,12 +125,12 @@ class Account:
     @ivar banReason: why, or None.
     """
 
-    name = attr.ib()
-    role = attr.ib()
-    createdAt = attr.ib()
-    lastSeen = attr.ib()
-    bannedUntil = attr.ib()
-    banReason = attr.ib()
+    name: str = attr.ib()
+    role: str = attr.ib()
+    createdAt: float = attr.ib()
+    lastSeen: Optional[float] = attr.ib()
+    bannedUntil: Optional[float] = attr.ib()
+    banReason: Optional[str] = attr.ib()
 
 
 @attr.s(frozen=True)
@@ -100,9 +139,9 @@ class AddressBan:
     A ban of the addresses of C{cidr} until C{until}, for C{reason}.
     """
 
-    cidr = attr.ib()
-    until = attr.ib()
-    reason = attr.ib()
+    cidr: str = attr.ib()
+    until: float = attr.ib()
+    reason: str = attr.ib()
 
 
 @attr.s(frozen=True)
@@ -113,15 +152,15 @@ class AuditEntry:
     the command line).
     """
 
-    at = attr.ib()
-    actor = attr.ib()
-    action = attr.ib()
-    target = attr.ib()
-    reason = attr.ib()
-    address = attr.ib(default=None)
+    at: float = attr.ib()
+    actor: str = attr.ib()
+    action: str = attr.ib()
+    target: str = attr.ib()
+    reason: str = attr.ib()
+    address: Optional[str] = attr.ib(default=None)
 
 
-def serverSecret(cursor):
+def serverSecret(cursor: Cursor) -> bytes:
     """
     The play keys' HMAC secret (bytes), made on first use (a read
     otherwise: the name check reads it every few seconds).
@@ -152,19 +191,24 @@ class Actor:
     @ivar address: the client's address, or None.
     """
 
-    name = attr.ib()
-    role = attr.ib(default=None)
-    address = attr.ib(default=None)
+    name: str = attr.ib()
+    role: Optional[str] = attr.ib(default=None)
+    address: Optional[str] = attr.ib(default=None)
 
 
-def actorOf(actor):
+#: Who acts: a name (the operator's) or an L{Actor}.
+Actorish = Union[str, Actor]
+
+
+def actorOf(actor: Actorish) -> Actor:
     """
     C{actor} as an L{Actor} (a name alone is the operator's).
     """
     return actor if isinstance(actor, Actor) else Actor(actor)
 
 
-def audit(cursor, at, actor, action, target, reason=""):
+def audit(cursor: Cursor, at: float, actor: Actorish, action: str,
+          target: str, reason: str = "") -> None:
     """
     Write one audit row; C{actor} is a name or an L{Actor} (whose
     address is kept).
@@ -176,7 +220,7 @@ def audit(cursor, at, actor, action, target, reason=""):
                    (at, actor.name, action, target, reason, address))
 
 
-def bumpSessionsEpoch(cursor):
+def bumpSessionsEpoch(cursor: Cursor) -> None:
     """
     Tell every hub on the database that web sessions were ended
     (L{SESSIONS_EPOCH}).
@@ -186,7 +230,7 @@ def bumpSessionsEpoch(cursor):
                    (SESSIONS_EPOCH, secrets.token_hex(8)))
 
 
-def sessionsEpoch(cursor):
+def sessionsEpoch(cursor: Cursor) -> str:
     """
     The current L{SESSIONS_EPOCH} (C{""} before the first).
     """
@@ -196,7 +240,8 @@ def sessionsEpoch(cursor):
     return row[0] if row is not None else ""
 
 
-def endWebSessions(cursor, key, keep=None):
+def endWebSessions(cursor: Cursor, key: str,
+                   keep: Optional[str] = None) -> List[str]:
     """
     End every web session of the account C{key} (but the one whose hash
     is C{keep}), and tell every hub.
@@ -213,7 +258,7 @@ def endWebSessions(cursor, key, keep=None):
     return ended
 
 
-def banWebSessions(cursor, key):
+def banWebSessions(cursor: Cursor, key: str) -> None:
     """
     End every web session of the account C{key} by its ban: kept, marked,
     so that its cookie is known as a banned account's
@@ -225,7 +270,7 @@ def banWebSessions(cursor, key):
     bumpSessionsEpoch(cursor)
 
 
-def roleOf(cursor, key):
+def roleOf(cursor: Cursor, key: str) -> Optional[str]:
     """
     The role of the account C{key}, or None when there is none.
     """
@@ -234,7 +279,7 @@ def roleOf(cursor, key):
     return row[0] if row is not None else None
 
 
-def activeAdmins(cursor, now):
+def activeAdmins(cursor: Cursor, now: float) -> Set[str]:
     """
     The case-folded names of the admins not banned at C{now}, their rows
     locked until the transaction ends (so that two admins cannot both
@@ -246,7 +291,7 @@ def activeAdmins(cursor, now):
     return {row[0] for row in cursor.fetchall()}
 
 
-def noteChange(cursor, kind, target, now):
+def noteChange(cursor: Cursor, kind: str, target: str, now: float) -> None:
     """
     Tell the name checks of every hub on the database that C{target} (of
     C{kind}, L{ACCOUNT_CHANGE} or L{ADDRESS_CHANGE}) changed.
@@ -255,7 +300,7 @@ def noteChange(cursor, kind, target, now):
                    "VALUES (?, ?, ?)", (kind, target, now))
 
 
-def insertSkeletons(cursor, name, key):
+def insertSkeletons(cursor: Cursor, name: str, key: str) -> None:
     """
     Index the confusable skeletons of account C{name} (C{key} its
     case-folded form: L{namerules.accountSkeletons}).
@@ -265,7 +310,8 @@ def insertSkeletons(cursor, name, key):
         [(skeleton, key) for skeleton in namerules.accountSkeletons(name)])
 
 
-def insertAccount(cursor, name, key, passwordHash, keyHash, role, now):
+def insertAccount(cursor: Cursor, name: str, key: str, passwordHash: str,
+                  keyHash: str, role: str, now: float) -> None:
     """
     Add the account C{name} (C{key} its case-folded form), with its
     skeletons, and note the change.
@@ -283,7 +329,7 @@ def insertAccount(cursor, name, key, passwordHash, keyHash, role, now):
     noteChange(cursor, ACCOUNT_CHANGE, key, now)
 
 
-def accountName(cursor, key, shown):
+def accountName(cursor: Cursor, key: str, shown: str) -> str:
     """
     The registered name of the account whose case-folded name is C{key}.
 
@@ -293,10 +339,10 @@ def accountName(cursor, key, shown):
     row = cursor.fetchone()
     if row is None:
         raise NoSuchAccount(shown)
-    return row[0]
+    return typing.cast(str, row[0])
 
 
-def passwordHashOf(cursor, key):
+def passwordHashOf(cursor: Cursor, key: str) -> Optional[str]:
     """
     The password hash of the account C{key}, or None.
     """
@@ -306,7 +352,7 @@ def passwordHashOf(cursor, key):
     return row[0] if row is not None else None
 
 
-def rehash(cursor, key, old, new):
+def rehash(cursor: Cursor, key: str, old: str, new: str) -> None:
     """
     Replace the password hash C{old} of the account C{key} by C{new} (the
     same password, hashed with other parameters), unless it changed in
@@ -316,7 +362,7 @@ def rehash(cursor, key, old, new):
                    "WHERE name_key = ? AND password_hash = ?", (new, key, old))
 
 
-def update(cursor, key, shown, **columns):
+def update(cursor: Cursor, key: str, shown: str, **columns: object) -> str:
     """
     Set C{columns} of the account C{key}.
 
@@ -331,7 +377,8 @@ def update(cursor, key, shown, **columns):
     return name
 
 
-def banAddress(cursor, cidr, until, reason, now):
+def banAddress(cursor: Cursor, cidr: str, until: float, reason: str,
+               now: float) -> None:
     """
     Ban the addresses of C{cidr} until C{until} (replacing a ban of it).
     """
@@ -342,7 +389,7 @@ def banAddress(cursor, cidr, until, reason, now):
     noteChange(cursor, ADDRESS_CHANGE, cidr, now)
 
 
-def unbanAddress(cursor, cidr, now):
+def unbanAddress(cursor: Cursor, cidr: str, now: float) -> bool:
     """
     Lift the ban of C{cidr}.
 
@@ -356,7 +403,7 @@ def unbanAddress(cursor, cidr, now):
     return found
 
 
-def accounts(cursor):
+def accounts(cursor: Cursor) -> List[Account]:
     """
     Every L{Account}, by name.
     """
@@ -365,7 +412,7 @@ def accounts(cursor):
     return [Account(*row) for row in cursor.fetchall()]
 
 
-def addressBans(cursor, now):
+def addressBans(cursor: Cursor, now: float) -> List[AddressBan]:
     """
     The L{AddressBan}s in force at C{now}.
     """
@@ -374,13 +421,17 @@ def addressBans(cursor, now):
     return [AddressBan(*row) for row in cursor.fetchall()]
 
 
-def auditEntries(cursor, limit):
+def auditEntries(cursor: Cursor, limit: int) -> List[AuditEntry]:
     """
     The last C{limit} L{AuditEntry}s, oldest first.
     """
     cursor.execute("SELECT at, actor, action, target, reason, address "
                    "FROM audit ORDER BY id DESC LIMIT ?", (limit,))
     return [AuditEntry(*row) for row in reversed(cursor.fetchall())]
+
+
+#: A change noted: C{(seq, kind, target)}.
+Change = Tuple[int, str, str]
 
 
 class NameEntry(typing.NamedTuple):
@@ -401,7 +452,7 @@ class NameEntry(typing.NamedTuple):
     bannedUntil: typing.Optional[float]
     role: str
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "NameEntry(name={!r}, bannedUntil={!r}, role={!r})".format(
             self.name, self.bannedUntil, self.role)
 
@@ -417,13 +468,13 @@ class NameSetup:
     @ivar seq: the last change (C{account_changes.seq}), or 0.
     """
 
-    secret = attr.ib(repr=False)
-    bannedAccounts = attr.ib()
-    bans = attr.ib()
-    seq = attr.ib()
+    secret: bytes = attr.ib(repr=False)
+    bannedAccounts: Dict[str, float] = attr.ib()
+    bans: List[AddressBan] = attr.ib()
+    seq: int = attr.ib()
 
 
-def fillSkeletons(cursor):
+def fillSkeletons(cursor: Cursor) -> bool:
     """
     Make every account's skeletons (its name's, and its display name's)
     again if they were made by another version of the confusables' data
@@ -457,7 +508,7 @@ def fillSkeletons(cursor):
     return True
 
 
-def bannedAccounts(cursor, now):
+def bannedAccounts(cursor: Cursor, now: float) -> Dict[str, float]:
     """
     C{{nameKey: until}} of the accounts banned at C{now} (an indexed
     read: C{accounts_banned}).
@@ -467,7 +518,7 @@ def bannedAccounts(cursor, now):
     return dict(cursor.fetchall())
 
 
-def lastChange(cursor):
+def lastChange(cursor: Cursor) -> int:
     """
     The C{seq} of the last change, or 0.
     """
@@ -476,7 +527,7 @@ def lastChange(cursor):
     return row[0] or 0
 
 
-def nameSetup(cursor, now):
+def nameSetup(cursor: Cursor, now: float) -> NameSetup:
     """
     What the name check needs to start (a L{NameSetup}), after making
     the skeletons if they need it (L{fillSkeletons}).
@@ -486,7 +537,7 @@ def nameSetup(cursor, now):
                      addressBans(cursor, now), lastChange(cursor))
 
 
-def nameEntry(cursor, key):
+def nameEntry(cursor: Cursor, key: str) -> Optional[NameEntry]:
     """
     The L{NameEntry} of the account C{key} (case-folded name), or None:
     one indexed read.
@@ -497,7 +548,7 @@ def nameEntry(cursor, key):
     return None if row is None else NameEntry(*row)
 
 
-def guestClash(cursor, key, skeleton):
+def guestClash(cursor: Cursor, key: str, skeleton: str) -> bool:
     """
     Whether a guest name whose case-folded form is C{key} and whose
     skeleton is C{skeleton} is an account's, or looks like one: two
@@ -511,7 +562,7 @@ def guestClash(cursor, key, skeleton):
     return cursor.fetchone() is not None
 
 
-def changesSince(cursor, seq, limit):
+def changesSince(cursor: Cursor, seq: int, limit: int) -> List[Change]:
     """
     The changes after C{seq}, oldest first: at most C{limit} C{(seq, kind,
     target)}.
@@ -521,14 +572,14 @@ def changesSince(cursor, seq, limit):
     return [tuple(row) for row in cursor.fetchall()]
 
 
-def pruneChanges(cursor, before):
+def pruneChanges(cursor: Cursor, before: float) -> None:
     """
     Forget the changes noted before C{before}.
     """
     cursor.execute("DELETE FROM account_changes WHERE at < ?", (before,))
 
 
-def keepsSessions(cursor, key):
+def keepsSessions(cursor: Cursor, key: str) -> bool:
     """
     Whether the account C{key} keeps its other web sessions when it logs
     in again ("keep me logged in elsewhere").
@@ -539,7 +590,7 @@ def keepsSessions(cursor, key):
     return bool(row and row[0])
 
 
-def touch(cursor, key, now):
+def touch(cursor: Cursor, key: str, now: float) -> None:
     """
     The account C{key} proved its name at C{now}.
     """
@@ -547,7 +598,8 @@ def touch(cursor, key, now):
                    (now, key))
 
 
-def insertDisplaySkeletons(cursor, display, key, keepOthers=False):
+def insertDisplaySkeletons(cursor: Cursor, display: str, key: str,
+                           keepOthers: bool = False) -> None:
     """
     Index the confusable skeletons of C{display}, the display name of the
     account C{key}.  A skeleton is one account's: another's already there
@@ -561,11 +613,12 @@ def insertDisplaySkeletons(cursor, display, key, keepOthers=False):
          for skeleton in namerules.accountSkeletons(display)])
 
 
-def _placeholders(values):
+def _placeholders(values: Sized) -> str:
     return ", ".join("?" * len(values))
 
 
-def lookalike(cursor, key, skeletons):
+def lookalike(cursor: Cursor, key: str,
+              skeletons: Sequence[str]) -> Optional[Tuple[str, str]]:
     """
     The account (not C{key}) whose display name or name has one of
     C{skeletons}: C{(name, "display")} or C{(name, "name")}, or None
@@ -585,7 +638,8 @@ def lookalike(cursor, key, skeletons):
     return None
 
 
-def setDisplayName(cursor, key, shown, display, now):
+def setDisplayName(cursor: Cursor, key: str, shown: str,
+                   display: Optional[str], now: float) -> str:
     """
     Set (or with None clear) the display name of the account C{key}, its
     skeletons indexed, and note the change (the pages' display names are
@@ -603,7 +657,7 @@ def setDisplayName(cursor, key, shown, display, now):
     return name
 
 
-def displayNameOf(cursor, key, shown):
+def displayNameOf(cursor: Cursor, key: str, shown: str) -> Optional[str]:
     """
     The display name of the account C{key}, or None.
 
@@ -614,20 +668,20 @@ def displayNameOf(cursor, key, shown):
     row = cursor.fetchone()
     if row is None:
         raise NoSuchAccount(shown)
-    return row[0]
+    return typing.cast(Optional[str], row[0])
 
 
 #: Names read by one query of L{displayNames}.
 DISPLAY_BATCH = 500
 
 
-def displayNames(cursor, keys):
+def displayNames(cursor: Cursor, keys: Iterable[str]) -> Dict[str, str]:
     """
     C{{key: display name}} of the accounts C{keys} (case-folded names)
     that have one, in indexed reads of L{DISPLAY_BATCH} names.
     """
     keys = sorted(set(keys))
-    found = {}
+    found: Dict[str, str] = {}
     for at in range(0, len(keys), DISPLAY_BATCH):
         batch = keys[at:at + DISPLAY_BATCH]
         cursor.execute(

@@ -30,16 +30,32 @@ it; its last use is written in the same batches.
     code = yield sessions.newInvite(actor="root")
 """
 
+from __future__ import annotations
+
 import hashlib
 import hmac
 import secrets
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Generator, Iterable, List, Optional,
+    Set, Tuple, TypeVar, cast)
 
 import attr
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.accounts import names, store
-from hub.accounts.store import AccountError
+from hub.accounts.store import AccountError, Actorish
+
+if TYPE_CHECKING:
+    from hub.accounts.model import Accounts
+
+_T = TypeVar("_T")
+#: What L{WebSessions._poll} reads of the sessions watched:
+#: C{{hash: (createdAt, seenAt, banned)}}.
+Alive = Dict[str, Tuple[float, float, Any]]
 
 #: A session unused this long (seconds) has ended.
 IDLE_SECONDS = 2 * 3600
@@ -66,14 +82,14 @@ TOKEN_ID_LENGTH = 12
 SECRET_BYTES = 32
 
 
-def newSecret():
+def newSecret() -> str:
     """
     A fresh session id, token or invite code: text from L{secrets}.
     """
     return secrets.token_urlsafe(SECRET_BYTES)
 
 
-def secretHash(raw):
+def secretHash(raw: str) -> str:
     """
     The stored form of a session id, token or invite code: its SHA-256,
     in hex.
@@ -81,7 +97,7 @@ def secretHash(raw):
     return hashlib.sha256(raw.encode("utf-8")).hexdigest()
 
 
-def csrfToken(raw):
+def csrfToken(raw: str) -> str:
     """
     The CSRF token of the browser whose cookie holds C{raw}: its HMAC
     under C{raw}, so that it can be put in a page without showing the
@@ -91,7 +107,7 @@ def csrfToken(raw):
                     hashlib.sha256).hexdigest()
 
 
-def csrfMatches(raw, given):
+def csrfMatches(raw: Optional[str], given: Optional[str]) -> bool:
     """
     Whether C{given} is the L{csrfToken} of C{raw}, compared in constant
     time.
@@ -118,14 +134,14 @@ class Visitor:
         a login ("keep me logged in elsewhere").
     """
 
-    name = attr.ib()
-    role = attr.ib()
-    banned = attr.ib(default=False)
-    session = attr.ib(default=None, repr=False, eq=False)
-    keepSessions = attr.ib(default=False)
+    name: str = attr.ib()
+    role: str = attr.ib()
+    banned: bool = attr.ib(default=False)
+    session: Optional[str] = attr.ib(default=None, repr=False, eq=False)
+    keepSessions: bool = attr.ib(default=False)
 
     @property
-    def account(self):
+    def account(self) -> str:
         """
         The account's case-folded name.
         """
@@ -145,15 +161,15 @@ class TokenInfo:
     @ivar expiresAt: when it expires.
     """
 
-    tokenId = attr.ib()
-    name = attr.ib()
-    label = attr.ib()
-    createdAt = attr.ib()
-    lastUsed = attr.ib()
-    expiresAt = attr.ib()
+    tokenId: str = attr.ib()
+    name: str = attr.ib()
+    label: str = attr.ib()
+    createdAt: float = attr.ib()
+    lastUsed: Optional[float] = attr.ib()
+    expiresAt: float = attr.ib()
 
 
-def _sessionRow(cursor, digest):
+def _sessionRow(cursor: store.Cursor, digest: str) -> Any:
     cursor.execute(
         "SELECT s.created_at, s.seen_at, s.banned, a.name, a.role, "
         "a.banned_until, a.keep_sessions FROM web_sessions s JOIN "
@@ -162,7 +178,7 @@ def _sessionRow(cursor, digest):
     return cursor.fetchone()
 
 
-def _tokenRow(cursor, digest):
+def _tokenRow(cursor: store.Cursor, digest: str) -> Any:
     cursor.execute(
         "SELECT t.expires_at, a.name, a.role, a.banned_until "
         "FROM api_tokens t JOIN accounts a ON a.name_key = t.name_key "
@@ -175,13 +191,14 @@ class SessionWatch:
     A live socket watching its login session (L{WebSessions.watch}).
     """
 
-    def __init__(self, sessions, digest, account, ended):
+    def __init__(self, sessions: WebSessions, digest: str, account: str,
+                 ended: Callable[[], object]) -> None:
         self.sessions = sessions
         self.digest = digest
         self.account = account
         self.ended = ended
 
-    def stop(self):
+    def stop(self) -> None:
         """
         The socket is gone: watch no more.
         """
@@ -201,36 +218,40 @@ class WebSessions:
 
     log = Logger()
 
-    def __init__(self, database, clock, idleSeconds=IDLE_SECONDS,
-                 absoluteSeconds=ABSOLUTE_SECONDS):
+    def __init__(self, database: store.Database, clock: IReactorTime,
+                 idleSeconds: float = IDLE_SECONDS,
+                 absoluteSeconds: float = ABSOLUTE_SECONDS) -> None:
         self.database = database
         self.clock = clock
         self.now = clock.seconds
         self.idleSeconds = idleSeconds
         self.absoluteSeconds = absoluteSeconds
         self.writes = 0
-        self._seen = {}
-        self._writing = {}
+        # {session hash: (when used, account)}
+        self._seen: Dict[str, Tuple[float, str]] = {}
+        self._writing: Dict[str, Tuple[float, str]] = {}
         # The last batch written: a read begun before it was committed
         # (PostgreSQL reads beside the write) may end after it.
-        self._written = {}
-        self._tokenUses = {}
-        self._flushCall = None
-        self._flushing = None
-        self._watches = {}
-        self._pollCall = None
-        self._epoch = None
-        self._checkedAt = None
+        self._written: Dict[str, Tuple[float, str]] = {}
+        self._tokenUses: Dict[str, float] = {}
+        self._flushCall: Optional[IDelayedCall] = None
+        self._flushing: Optional[Deferred[None]] = None
+        self._watches: Dict[str, Set[SessionWatch]] = {}
+        self._pollCall: Optional[IDelayedCall] = None
+        self._epoch: Optional[str] = None
+        self._checkedAt: Optional[float] = None
 
-    def _write(self, interaction, *args):
+    def _write(self, interaction: Callable[..., _T],
+               *args: Any) -> Deferred[_T]:
         return self.database.runInteraction(interaction, *args, write=True)
 
-    def _read(self, interaction, *args):
+    def _read(self, interaction: Callable[..., _T],
+              *args: Any) -> Deferred[_T]:
         return self.database.runInteraction(interaction, *args)
 
     # Sessions.
 
-    def open(self, name):
+    def open(self, name: str) -> Deferred[str]:
         """
         A new session of the account C{name}; its other sessions end,
         unless it keeps them ("keep me logged in elsewhere"), and the
@@ -243,10 +264,10 @@ class WebSessions:
         now = self.now()
         key = names.nameKey(name)
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> List[str]:
             store.accountName(cursor, key, name)
             self._dropEnded(cursor, now)
-            ended = []
+            ended: List[str] = []
             if not store.keepsSessions(cursor, key):
                 ended = store.endWebSessions(cursor, key)
             cursor.execute(
@@ -259,12 +280,12 @@ class WebSessions:
         d.addCallback(self._endedHere)
         return d.addCallback(lambda _: raw)
 
-    def _dropEnded(self, cursor, now):
+    def _dropEnded(self, cursor: store.Cursor, now: float) -> None:
         cursor.execute(
             "DELETE FROM web_sessions WHERE seen_at < ? OR created_at < ?",
             (now - self.idleSeconds, now - self.absoluteSeconds))
 
-    def _lastSeen(self, digest, seenAt):
+    def _lastSeen(self, digest: str, seenAt: float) -> float:
         """
         When the session C{digest} was last used: C{seenAt} as read, or
         later if a batch holds a later use.
@@ -275,7 +296,8 @@ class WebSessions:
                 seenAt = max(seenAt, pending[0])
         return seenAt
 
-    def find(self, raw, banned=False):
+    def find(self, raw: Optional[str],
+             banned: bool = False) -> Deferred[Optional[Visitor]]:
         """
         The L{Visitor} of the session C{raw}, or None when it is unknown,
         has ended, or its account is banned (unless C{banned}: then a
@@ -288,7 +310,7 @@ class WebSessions:
         digest = secretHash(raw)
         now = self.now()
 
-        def found(row):
+        def found(row: Any) -> Optional[Visitor]:
             if row is None:
                 return None
             (createdAt, seenAt, endedByBan, name, role, bannedUntil,
@@ -306,7 +328,7 @@ class WebSessions:
 
         return self._read(_sessionRow, digest).addCallback(found)
 
-    def close(self, raw):
+    def close(self, raw: Optional[str]) -> Deferred[None]:
         """
         End the session C{raw} alone (a cookie of no account's, or one
         that ended).
@@ -320,7 +342,7 @@ class WebSessions:
                 (digest,)) and None)
         return d.addCallback(lambda _: self._endedHere([digest]))
 
-    def endAll(self, name, keep=None):
+    def endAll(self, name: str, keep: Optional[str] = None) -> Deferred[None]:
         """
         End every session of the account C{name} (logout; but the session
         C{keep}, a raw id, if given), and close their live sockets; other
@@ -331,7 +353,7 @@ class WebSessions:
         d = self._write(store.endWebSessions, key, keepHash)
         return d.addCallback(self._endedHere)
 
-    def ended(self, name):
+    def ended(self, name: str) -> None:
         """
         The sessions of the account C{name} were ended by another call
         (L{hub.accounts.model.Accounts}' password or role change): close
@@ -341,29 +363,29 @@ class WebSessions:
         self._endedHere([w.digest for watches in list(self._watches.values())
                          for w in watches if w.account == key])
 
-    def count(self):
+    def count(self) -> Deferred[int]:
         """
         A Deferred of how many sessions are kept (ended ones included
         until the next login or batch drops them).
         """
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> int:
             cursor.execute("SELECT COUNT(*) FROM web_sessions")
-            return cursor.fetchone()[0]
+            return cast(int, cursor.fetchone()[0])
         return self._read(interaction)
 
     # The batch of uses.
 
-    def _noteSeen(self, digest, key, at):
+    def _noteSeen(self, digest: str, key: str, at: float) -> None:
         self._seen[digest] = (at, key)
         self._scheduleFlush()
 
-    def _scheduleFlush(self):
+    def _scheduleFlush(self) -> None:
         if len(self._seen) + len(self._tokenUses) >= MAX_PENDING:
             self.flush()
         elif self._flushCall is None and self._flushing is None:
             self._flushCall = self.clock.callLater(FLUSH_SECONDS, self.flush)
 
-    def flush(self):
+    def flush(self) -> Deferred[None]:
         """
         Write the uses noted so far (sessions' and accounts' last seen,
         tokens' last use) in one transaction, and drop the sessions that
@@ -385,12 +407,12 @@ class WebSessions:
         self._writing = seen
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> None:
             cursor.executemany(
                 "UPDATE web_sessions SET seen_at = ? WHERE id_hash = ? AND "
                 "seen_at < ?", [(at, digest, at)
                                 for digest, (at, _) in seen.items()])
-            latest = {}
+            latest: Dict[str, float] = {}
             for at, key in seen.values():
                 latest[key] = max(at, latest.get(key, at))
             cursor.executemany(
@@ -402,7 +424,7 @@ class WebSessions:
                                    for digest, at in uses.items()])
             self._dropEnded(cursor, now)
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.warn("the last uses of web sessions were not written "
                           "({error}); they are kept for the next batch",
                           error=failure.getErrorMessage())
@@ -411,7 +433,7 @@ class WebSessions:
             for digest, at in uses.items():
                 self._tokenUses.setdefault(digest, at)
 
-        def done(_):
+        def done(_: object) -> None:
             self._flushing = None
             self._written, self._writing = self._writing, {}
             if self._seen or self._tokenUses:
@@ -423,7 +445,7 @@ class WebSessions:
         d.addCallback(done)
         return d
 
-    def stop(self):
+    def stop(self) -> Deferred[None]:
         """
         The hub stops: stop watching, and write the uses noted.
 
@@ -437,7 +459,8 @@ class WebSessions:
 
     # Live sockets.
 
-    def watch(self, visitor, ended):
+    def watch(self, visitor: Visitor,
+              ended: Callable[[], object]) -> SessionWatch:
         """
         Call C{ended()} once the session of C{visitor} (a L{Visitor} of
         L{find}) has ended: by this hub at once (L{endAll}, L{open}), by
@@ -448,40 +471,43 @@ class WebSessions:
 
         @return: a L{SessionWatch} (its C{stop} ends the watch).
         """
-        watch = SessionWatch(self, visitor.session, visitor.account, ended)
+        # (A Visitor of find has its session's hash.)
+        watch = SessionWatch(self, cast(str, visitor.session),
+                             visitor.account, ended)
         self._watches.setdefault(watch.digest, set()).add(watch)
         if self._pollCall is None:
             self._checkedAt = self.now()
             self._pollCall = self.clock.callLater(POLL_SECONDS, self._poll)
         return watch
 
-    def _unwatch(self, watch):
+    def _unwatch(self, watch: SessionWatch) -> None:
         watches = self._watches.get(watch.digest)
         if watches is not None:
             watches.discard(watch)
             if not watches:
                 del self._watches[watch.digest]
 
-    def _endedHere(self, digests):
+    def _endedHere(self, digests: Optional[Iterable[str]]) -> None:
         for digest in digests or ():
             for watch in list(self._watches.pop(digest, ())):
                 watch.ended()
 
-    def _poll(self):
+    def _poll(self) -> None:
         self._pollCall = None
         if not self._watches:
             self._epoch = None
             return
         now = self.now()
+        assert self._checkedAt is not None  # (set by watch)
         full = now - self._checkedAt >= CHECK_SECONDS
         asked = list(self._watches)
         epoch = self._epoch
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> Tuple[str, Optional[Alive]]:
             current = store.sessionsEpoch(cursor)
             if current == epoch and not full:
                 return current, None
-            alive = {}
+            alive: Alive = {}
             for start in range(0, len(asked), CHUNK):
                 chunk = asked[start:start + CHUNK]
                 cursor.execute(
@@ -492,13 +518,13 @@ class WebSessions:
                     alive[digest] = (createdAt, seenAt, banned)
             return current, alive
 
-        def looked(result):
+        def looked(result: Tuple[str, Optional[Alive]]) -> None:
             self._epoch, alive = result
             if alive is None:
                 return
             if full:
                 self._checkedAt = now
-            ended = []
+            ended: List[str] = []
             for digest in asked:
                 row = alive.get(digest)
                 if row is None or row[2] or \
@@ -512,11 +538,11 @@ class WebSessions:
                                        now)
             self._endedHere(ended)
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.warn("ended web sessions not looked for ({error})",
                           error=failure.getErrorMessage())
 
-        def again(_):
+        def again(_: object) -> None:
             if self._watches and self._pollCall is None:
                 self._pollCall = self.clock.callLater(POLL_SECONDS,
                                                       self._poll)
@@ -527,7 +553,9 @@ class WebSessions:
 
     # Tokens.
 
-    def newToken(self, name, actor="cli", seconds=TOKEN_SECONDS, label=""):
+    def newToken(self, name: str, actor: Actorish = "cli",
+                 seconds: float = TOKEN_SECONDS,
+                 label: Optional[str] = "") -> Deferred[str]:
         """
         A new admin API token of the account C{name} (its role is checked
         at each use), expiring in C{seconds}, named C{label}, audited.
@@ -541,7 +569,7 @@ class WebSessions:
         now = self.now()
         label = (label or "")[:40]
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> str:
             key = names.nameKey(name)
             shown = store.accountName(cursor, key, name)
             cursor.execute(
@@ -556,7 +584,7 @@ class WebSessions:
 
         return self._write(interaction)
 
-    def tokenVisitor(self, raw):
+    def tokenVisitor(self, raw: Optional[str]) -> Deferred[Optional[Visitor]]:
         """
         A Deferred of the L{Visitor} of the API token C{raw}, or None (no
         such token, expired, or its account banned); its use is noted for
@@ -567,7 +595,7 @@ class WebSessions:
         digest = secretHash(raw)
         now = self.now()
 
-        def found(row):
+        def found(row: Any) -> Optional[Visitor]:
             if row is None:
                 return None
             expiresAt, name, role, bannedUntil = row
@@ -581,14 +609,14 @@ class WebSessions:
 
         return self._read(_tokenRow, digest).addCallback(found)
 
-    def tokens(self):
+    def tokens(self) -> Deferred[List[TokenInfo]]:
         """
         A Deferred of every admin API token as a L{TokenInfo}, expired
         ones included, by account then age; uses not yet written count.
         """
         pending = dict(self._tokenUses)
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> List[TokenInfo]:
             cursor.execute(
                 "SELECT t.token_hash, a.name, t.label, t.created_at, "
                 "t.last_used_at, t.expires_at FROM api_tokens t JOIN "
@@ -603,7 +631,8 @@ class WebSessions:
 
         return self._read(interaction)
 
-    def revokeToken(self, tokenId, actor="cli"):
+    def revokeToken(self, tokenId: Optional[str],
+                    actor: Actorish = "cli") -> Deferred[str]:
         """
         Revoke the token whose id (L{TokenInfo.tokenId}) is C{tokenId},
         audited.
@@ -619,7 +648,7 @@ class WebSessions:
                     TOKEN_ID_LENGTH)))
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> str:
             cursor.execute(
                 "SELECT t.token_hash, a.name FROM api_tokens t JOIN "
                 "accounts a ON a.name_key = t.name_key WHERE "
@@ -627,13 +656,15 @@ class WebSessions:
             rows = cursor.fetchall()
             if len(rows) != 1:
                 raise AccountError("no token {}".format(tokenId))
+            digest: str
+            name: str
             digest, name = rows[0]
             cursor.execute("DELETE FROM api_tokens WHERE token_hash = ?",
                            (digest,))
             store.audit(cursor, now, actor, "revoke-token", name, tokenId)
             return name
 
-        def revoked(name):
+        def revoked(name: str) -> str:
             self._tokenUses = {digest: at for digest, at
                                in self._tokenUses.items()
                                if not digest.startswith(tokenId)}
@@ -643,7 +674,7 @@ class WebSessions:
 
     # Invites.
 
-    def newInvite(self, actor="cli"):
+    def newInvite(self, actor: Actorish = "cli") -> Deferred[str]:
         """
         A new invite code (one registration), audited.
 
@@ -652,7 +683,7 @@ class WebSessions:
         raw = newSecret()
         now = self.now()
 
-        def interaction(cursor):
+        def interaction(cursor: store.Cursor) -> str:
             cursor.execute(
                 "INSERT INTO invites (code_hash, created_by, created_at) "
                 "VALUES (?, ?, ?)", (secretHash(raw),
@@ -663,7 +694,9 @@ class WebSessions:
         return self._write(interaction)
 
     @defer.inlineCallbacks
-    def register(self, accounts, name, password, invite=None):
+    def register(self, accounts: Accounts, name: str, password: str,
+                 invite: Optional[str] = None
+                 ) -> Generator[Deferred[Any], Any, str]:
         """
         Register C{name} through L{hub.accounts.model.Accounts.add}, using
         up the invite code C{invite} unless it is None.
@@ -672,13 +705,14 @@ class WebSessions:
         @raise AccountError: the invite is unknown or used, or the account
             cannot be added.
         """
+        key: str
         if invite is None:
             key = yield accounts.add(name, password, actor="web")
             return key
         digest = secretHash(invite)
         now = self.now()
 
-        def use(cursor):
+        def use(cursor: store.Cursor) -> bool:
             cursor.execute("UPDATE invites SET used_by = ?, used_at = ? "
                            "WHERE code_hash = ? AND used_at IS NULL",
                            (name[:20], now, digest))

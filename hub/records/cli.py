@@ -104,8 +104,7 @@ class LeaderboardOptions(Command):
          "no account) too.", _yesNo],
     ]
 
-    # Twisted's usage.Options.parseArgs takes the command's arguments.
-    def parseArgs(self, kind: str) -> None:  # type: ignore[override]
+    def parseArgs(self, kind: str) -> None:
         self["kind"] = _kind(kind)
 
 
@@ -115,8 +114,7 @@ class HistoryOptions(Command):
     optParameters = [["limit", None, query.DEFAULT_LIMIT,
                       "How many games.", positiveInt]]
 
-    # Twisted's usage.Options.parseArgs takes the command's arguments.
-    def parseArgs(  # type: ignore[override]
+    def parseArgs(
             self, kind: str, name: str) -> None:
         self["kind"] = _kind(kind)
         self["name"] = name
@@ -127,8 +125,7 @@ class ShowOptions(Command):
                 "in the notation of docs/protocols/gomoku.md).")
     synopsis = "GAME_ID"
 
-    # Twisted's usage.Options.parseArgs takes the command's arguments.
-    def parseArgs(self, gameId: str) -> None:  # type: ignore[override]
+    def parseArgs(self, gameId: str) -> None:
         self["id"] = argumentNumber("GAME_ID", gameId)
 
 
@@ -351,8 +348,7 @@ def main(argv: Optional[Sequence[str]] = None,
     The command-line entry point.
     """
     out = sys.stdout if out is None else out
-    # (usage.Options.__init__ is not annotated.)
-    options = Options()  # type: ignore[no-untyped-call]
+    options = Options()
     Tool("hub.records", DATABASE_ERRORS).react(
         options, sys.argv[1:] if argv is None else argv,
         lambda reactor, options: run(reactor, options, out))

@@ -404,7 +404,7 @@ class WebPlay:
 
     def _guestVerdict(self, verdict: Any, closed: bool) -> str:
         if isinstance(verdict, check.Verdict):
-            return verdict.name  # type: ignore[no-any-return]
+            return verdict.name
         if verdict == check.BANNED:
             raise PlayError(BANNED, "banned")
         if verdict == check.NOT_READY:
