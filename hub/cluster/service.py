@@ -147,7 +147,7 @@ class ClusterService(Service):
         self.log.warn("cluster: stopping took over {timeout:g} s",
                       timeout=STOP_TIMEOUT)
 
-    def withdraw(self) -> "defer.Deferred[None]":
+    def withdraw(self) -> "defer.Deferred[Any]":
         """
         The hub drains: take no new rooms from the cluster (see
         L{ClusterDirectory.withdraw}).
