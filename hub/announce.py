@@ -10,7 +10,7 @@ announced.  Failing to announce is logged and never stops the hub.
 """
 
 import socket
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Callable, List, Mapping, Optional, Tuple
 
 from twisted.application.service import Service
 from twisted.internet.defer import (

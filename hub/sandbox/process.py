@@ -21,7 +21,7 @@ from typing import (
 
 import attr
 from twisted.internet import defer, endpoints, error
-from twisted.internet.interfaces import IListeningPort, IProtocolFactory
+from twisted.internet.interfaces import IProtocolFactory
 from twisted.internet.protocol import ProcessProtocol
 from twisted.python.failure import Failure
 
