@@ -14,6 +14,7 @@ from twisted.python.components import Componentized
 
 from hub.clock import TrackedClock
 from hub.health import Health
+from hub.limits import Limits
 from hub.lobby import Lobby, Room
 from hub.sessions import Sessions
 
@@ -43,7 +44,8 @@ class Hub(MultiService):
     def __init__(self, reactor: Any, graceSeconds: float = 30,
                  idleSeconds: float = 0,
                  randomBits: Callable[[int], int] = secrets.randbits,
-                 limits: Any = None, drainSeconds: float = 0) -> None:
+                 limits: Optional[Limits] = None,
+                 drainSeconds: float = 0) -> None:
         MultiService.__init__(self)
         self.drainSeconds = drainSeconds
         self._drainHooks: List[Callable[[], object]] = []

@@ -10,11 +10,11 @@ import gc
 import random
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from twisted.application.service import IServiceCollection
 from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import (
     IListeningPort, IProtocolFactory, IStreamServerEndpoint)
-from twisted.application.service import IServiceCollection
 from twisted.python import usage
 
 from hub import commandline, extras
