@@ -10,17 +10,20 @@ announced.  Failing to announce is logged and never stops the hub.
 """
 
 import socket
+from typing import Any, Callable, List, Mapping, Optional, Tuple
 
 from twisted.application.service import Service
 from twisted.internet.defer import (
-    CancelledError, FirstError, gatherResults, succeed)
+    CancelledError, Deferred, FirstError, gatherResults, succeed)
+from twisted.internet.interfaces import IListeningPort
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub import mdns
 from hub.wire import dnssd
 
 
-def defaultName():
+def defaultName() -> str:
     """
     The instance name a hub announces by default: C{gamehub on HOST}.
     """
@@ -48,21 +51,23 @@ class Announcer(Service):
 
     log = Logger()
 
-    def __init__(self, reactor, listeners, webListener=None, name=None,
-                 newZeroconf=mdns.newZeroconf,
-                 lanAddresses=mdns.lanAddresses):
+    def __init__(self, reactor: Any, listeners: Mapping[str, Any],
+                 webListener: Any = None, name: Optional[str] = None,
+                 newZeroconf: Callable[[], Any] = mdns.newZeroconf,
+                 lanAddresses: Callable[[], List[str]] = mdns.lanAddresses,
+                 ) -> None:
         self.reactor = reactor
         self.listeners = dict(listeners)
         self.webListener = webListener
         self.hubName = name if name is not None else defaultName()
         self.newZeroconf = newZeroconf
         self.lanAddresses = lanAddresses
-        self.zeroconf = None
-        self.info = None
-        self._work = None
-        self._cancellable = None
+        self.zeroconf: Any = None
+        self.info: Any = None
+        self._work: Optional[Deferred[Any]] = None
+        self._cancellable: Optional[Deferred[Any]] = None
 
-    def startService(self):
+    def startService(self) -> None:
         """
         Wait for the listeners to listen, then announce their ports.
         """
@@ -81,28 +86,29 @@ class Announcer(Service):
                                          ports[-1]))
         listening.addErrback(self._failed)
 
-    def _reachable(self, port):
+    def _reachable(self, port: Optional[IListeningPort],
+                   ) -> Optional[Tuple[str, int]]:
         """
         The address and port number of the listening port C{port}, or
         None if it is not reachable from the LAN.
         """
         if port is None:
             return None
-        address = port.getHost()
+        address: Any = port.getHost()
         host = getattr(address, "host", None)
         if host is None or mdns.isLoopback(host):
             return None
         return host, address.port
 
-    def serviceInfo(self, ports, webPort):
+    def serviceInfo(self, ports: Mapping[str, Optional[IListeningPort]],
+                    webPort: Optional[IListeningPort]) -> Any:
         """
         The L{zeroconf.ServiceInfo} announcing the listening C{ports}
         (game kind -> L{IListeningPort} or None) and C{webPort}, or None
         when none of the games is reachable from the LAN.
         """
-        reachable = {kind: self._reachable(port)
-                     for kind, port in ports.items()}
-        reachable = {kind: found for kind, found in reachable.items()
+        each = {kind: self._reachable(port) for kind, port in ports.items()}
+        reachable = {kind: found for kind, found in each.items()
                      if found is not None}
         if not reachable:
             return None
@@ -126,7 +132,9 @@ class Announcer(Service):
                 socket.gethostname().split(".")[0] or "gamehub"),
             parsed_addresses=addresses)
 
-    def _announce(self, ports, webPort):
+    def _announce(self, ports: Mapping[str, Optional[IListeningPort]],
+                  webPort: Optional[IListeningPort],
+                  ) -> Optional[Deferred[Any]]:
         """
         Make zeroconf (on a thread) and register the service record of
         the listening C{ports}.
@@ -143,12 +151,12 @@ class Announcer(Service):
         making.addCallback(self._register, info)
         return making
 
-    def _register(self, zeroconf, info):
+    def _register(self, zeroconf: Any, info: Any) -> Optional[Deferred[Any]]:
         self.zeroconf = zeroconf
         if not self.running:
             return None
 
-        async def register():
+        async def register() -> Any:
             broadcast = await zeroconf.async_register_service(
                 info, allow_name_change=True)
             await broadcast
@@ -160,7 +168,7 @@ class Announcer(Service):
         registering.addCallback(self._registered)
         return registering
 
-    def _registered(self, info):
+    def _registered(self, info: Any) -> None:
         self._cancellable = None
         self.info = info
         self.log.info("announced on the LAN as {name!r}: {properties}",
@@ -168,7 +176,7 @@ class Announcer(Service):
                           "{}={}".format(k.decode(), v.decode())
                           for k, v in sorted(info.properties.items())))
 
-    def _failed(self, failure):
+    def _failed(self, failure: Failure) -> None:
         self._cancellable = None
         if failure.check(FirstError):
             failure = failure.value.subFailure
@@ -178,7 +186,7 @@ class Announcer(Service):
                       error=failure.getErrorMessage() or failure.type)
         return None
 
-    def stopService(self):
+    def stopService(self) -> Deferred[Any]:
         """
         Stop waiting for listeners or registering, withdraw the
         announcement (zeroconf sends goodbyes) and close zeroconf.
@@ -195,7 +203,7 @@ class Announcer(Service):
         work.addCallback(lambda _: self._close())
         return work
 
-    def _close(self):
+    def _close(self) -> Optional[Deferred[Any]]:
         zeroconf, self.zeroconf = self.zeroconf, None
         self.info = None
         if zeroconf is None:

@@ -6,6 +6,7 @@ so both faces (L{hub.web.i18n}, L{hub.client.i18n}) read them here.
 """
 
 import os
+from typing import Any, Dict, Tuple
 
 from babel.messages.pofile import read_po
 
@@ -13,10 +14,10 @@ from babel.messages.pofile import read_po
 LOCALE = os.path.join(os.path.dirname(__file__), "locale")
 #: The languages with a catalog, the first the default.
 LANGUAGES = ("en", "zh")
-_catalogs = {}
+_catalogs: Dict[Tuple[str, str], Dict[Any, Any]] = {}
 
 
-def catalog(language, domain):
+def catalog(language: str, domain: str) -> Dict[Any, Any]:
     """
     The translations of C{language}'s catalog of C{domain}, as a L{dict}
     from the English text to the translated one (untranslated and fuzzy

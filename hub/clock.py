@@ -4,10 +4,11 @@ cancel every timer it started.
 """
 
 import weakref
+from typing import Any, Callable, Iterable, List, Set
 
 from zope.interface import implementer
 
-from twisted.internet.interfaces import IReactorTime
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.task import LoopingCall
 
 
@@ -24,21 +25,22 @@ class TrackedClock:
     @ivar clock: the wrapped L{IReactorTime}.
     """
 
-    def __init__(self, clock):
+    def __init__(self, clock: IReactorTime) -> None:
         self.clock = clock
-        self._calls = set()
-        self._loops = weakref.WeakSet()
+        self._calls: Set[IDelayedCall] = set()
+        self._loops: "weakref.WeakSet[LoopingCall]" = weakref.WeakSet()
         self._pruneAt = 64
 
-    def seconds(self):
+    def seconds(self) -> float:
         """
         The wrapped clock's time.
         """
         return self.clock.seconds()
 
-    def callLater(self, delay, f, *args, **kwargs):
+    def callLater(self, delay: float, callable: Callable[..., Any],
+                  *args: object, **kwargs: object) -> IDelayedCall:
         """
-        Schedule C{f(*args, **kwargs)} in C{delay} seconds, and remember
+        Schedule C{callable(*args, **kwargs)} in C{delay} seconds, and remember
         the call until it runs or is cancelled.
         """
         calls = self._calls
@@ -49,18 +51,19 @@ class TrackedClock:
         # The call is reached through a list the run empties: a closure
         # over the call itself would make a cycle (call, run, call) that
         # keeps f and its arguments, once called, for the collector.
-        box = []
+        box: List[IDelayedCall] = []
 
-        def run():
+        def run() -> Any:
             calls.discard(box.pop())
-            return f(*args, **kwargs)
+            return callable(*args, **kwargs)
 
         call = self.clock.callLater(delay, run)
         box.append(call)
         calls.add(call)
         return call
 
-    def loop(self, f, *args, **kwargs):
+    def loop(self, f: Callable[..., Any], *args: Any,
+             **kwargs: Any) -> LoopingCall:
         """
         A L{LoopingCall} of C{f(*args, **kwargs)} on this clock, stopped
         by L{cancelAll} if it still runs then.
@@ -70,13 +73,13 @@ class TrackedClock:
         self._loops.add(loop)
         return loop
 
-    def getDelayedCalls(self):
+    def getDelayedCalls(self) -> List[IDelayedCall]:
         """
         The calls made through this clock that are still pending.
         """
         return [call for call in self._calls if call.active()]
 
-    def cancel(self, calls):
+    def cancel(self, calls: Iterable[IDelayedCall]) -> None:
         """
         Stop the running loops, then cancel those of C{calls} (calls made
         through this clock) still pending.
@@ -86,7 +89,7 @@ class TrackedClock:
             if call.active():
                 call.cancel()
 
-    def cancelAll(self):
+    def cancelAll(self) -> None:
         """
         Stop the running loops, and cancel every pending call made through
         this clock.
@@ -97,20 +100,22 @@ class TrackedClock:
             if call.active():
                 call.cancel()
 
-    def _stopLoops(self):
+    def _stopLoops(self) -> None:
         for loop in list(self._loops):
             if loop.running:
                 loop.stop()
 
 
-def loopingCall(clock, f, *args, **kwargs):
+def loopingCall(clock: IReactorTime, f: Callable[..., Any], *args: Any,
+                **kwargs: Any) -> LoopingCall:
     """
     A L{LoopingCall} of C{f(*args, **kwargs)} on C{clock}: tracked when
     C{clock} is a L{TrackedClock}.
     """
     loop = getattr(clock, "loop", None)
     if loop is not None:
-        return loop(f, *args, **kwargs)
+        tracked: LoopingCall = loop(f, *args, **kwargs)
+        return tracked
     call = LoopingCall(f, *args, **kwargs)
     call.clock = clock
     return call

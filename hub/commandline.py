@@ -11,13 +11,17 @@ cut short by its reader (C{--help | head}) ends the tool quietly.
 import os
 import re
 import sys
+from typing import (
+    Any, Callable, Iterable, List, NoReturn, Optional, Sequence, Type,
+    Union)
 
 from twisted.python import usage
+from twisted.python.failure import Failure
 
 from hub import __version__
 
 
-def plainText(docstring):
+def plainText(docstring: str) -> str:
     """
     C{docstring} without its epytext markup (C{C{x}} and the like become
     C{x}), for C{--help}.
@@ -29,7 +33,7 @@ def plainText(docstring):
         docstring = plain
 
 
-def firstParagraph(docstring):
+def firstParagraph(docstring: str) -> str:
     """
     The first paragraph of a module's C{docstring}, as plain text: what
     a tool's C{--help} says after its options.
@@ -37,7 +41,8 @@ def firstParagraph(docstring):
     return " ".join(plainText(docstring).split("\n\n")[0].split())
 
 
-def _refusal(coerce, value, error):
+def _refusal(coerce: Callable[[str], Any], value: str,
+             error: Exception) -> str:
     # What is wrong with a value, in words: Python's own words for a
     # value that is no number name the function, not the option's need.
     reason = str(error)
@@ -48,24 +53,27 @@ def _refusal(coerce, value, error):
     return reason
 
 
-def namedCoercion(name, coerce):
+def namedCoercion(name: str,
+                  coerce: Callable[[str], Any]) -> Callable[[str], Any]:
     """
     C{coerce} (of an option's value) that refuses a value with a
     L{usage.UsageError} naming the option (C{--limit 'x': not a whole
     number}) instead of Twisted's C{Parameter type enforcement failed}.
     """
-    def coerced(value):
+    def coerced(value: str) -> Any:
         try:
             return coerce(value)
         except ValueError as e:
             raise usage.UsageError("--{} {!r}: {}".format(
                 name, value, _refusal(coerce, value, e)))
     if hasattr(coerce, "coerceDoc"):
-        coerced.coerceDoc = coerce.coerceDoc
+        # Twisted's help reads the attribute off the function.
+        coerced.coerceDoc = (  # type: ignore[attr-defined]
+            coerce.coerceDoc)
     return coerced
 
 
-def positiveInt(value):
+def positiveInt(value: str) -> int:
     """
     A whole number of 1 or more.
     """
@@ -75,7 +83,7 @@ def positiveInt(value):
     return number
 
 
-def argumentNumber(what, value):
+def argumentNumber(what: str, value: str) -> int:
     """
     A positional argument that is a positive whole number (an id).
 
@@ -98,15 +106,16 @@ class Options(usage.Options):
     and whose C{--version} is gamehub's.
     """
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("optParameters")
         if own:
-            cls.optParameters = [
+            # Declared by each subclass, not by usage.Options.
+            cls.optParameters = [  # type: ignore[attr-defined]
                 list(p[:4]) + [namedCoercion(p[0], p[4])]
                 if len(p) > 4 and p[4] is not None else p for p in own]
 
-    def opt_version(self):
+    def opt_version(self) -> NoReturn:
         """
         Print gamehub's version and Twisted's, and exit.
         """
@@ -126,24 +135,24 @@ class ToolOptions(Options):
     @cvar synopsis: the words after the command's name (C{KIND NAME}).
     """
 
-    tool = None
+    tool: Optional[str] = None
     toolSynopsis = ""
     synopsis = ""
 
     @property
-    def longdesc(self):
+    def longdesc(self) -> str:
         """
         What C{--help} says after the options: the line of the command in
         its tool's list of commands (never C{__main__}'s docstring, which
         Twisted would show).
         """
-        parent = getattr(self, "parent", None)
+        parent: Any = getattr(self, "parent", None)
         for name, _, _, description in getattr(parent, "subCommands", ()):
             if name == parent.subCommand:
                 return description
         return ""
 
-    def commandLine(self):
+    def commandLine(self) -> str:
         """
         The usage line up to this command: the tool, its options, the
         commands chosen.
@@ -154,13 +163,13 @@ class ToolOptions(Options):
                 "Usage: python -m", self.tool, self.toolSynopsis]))
         return parent.commandLine() + " " + parent.subCommand
 
-    def getSynopsis(self):
+    def getSynopsis(self) -> str:
         words = self.synopsis or (
             "COMMAND ..." if getattr(self, "subCommands", None) else "")
         return (self.commandLine() + " " + words).rstrip()
 
 
-def _quietOutput():
+def _quietOutput() -> None:
     """
     Standard output's reader has gone (C{| head}): what is left unwritten
     goes nowhere, so that Python's flush at exit raises nothing either.
@@ -169,7 +178,8 @@ def _quietOutput():
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def _failureLine(error, expected):
+def _failureLine(error: BaseException,
+                 expected: Sequence[Type[BaseException]]) -> str:
     lines = str(error).strip().splitlines()
     text = lines[0] if lines else ""
     if isinstance(error, (usage.UsageError,) + tuple(expected)):
@@ -191,14 +201,15 @@ class Tool:
     @ivar expected: the error types whose messages say it all.
     """
 
-    def __init__(self, name, expected=()):
+    def __init__(self, name: str,
+                 expected: Iterable[Type[BaseException]] = ()) -> None:
         self.name = name
         self.expected = tuple(expected)
 
-    def say(self, text):
+    def say(self, text: str) -> None:
         sys.stderr.write("{}: {}\n".format(self.name, text))
 
-    def failed(self, error):
+    def failed(self, error: BaseException) -> NoReturn:
         """
         Say C{error} (raised by the work) in one line, and exit 1.
         """
@@ -208,7 +219,8 @@ class Tool:
         self.say(_failureLine(error, self.expected))
         raise SystemExit(1)
 
-    def main(self, options, argv, work):
+    def main(self, options: usage.Options, argv: Optional[List[str]],
+             work: Callable[[Any], object]) -> None:
         """
         Parse C{argv} into C{options}, then call C{work(options)}; raise
         L{SystemExit} with the tool's exit status unless it is 0.
@@ -230,7 +242,7 @@ class Tool:
                     raise
                 except Exception as e:
                     self.failed(e)
-                status = 0
+                status: Optional[Union[str, int]] = 0
             except SystemExit as e:
                 status = e.code
             sys.stdout.flush()
@@ -240,19 +252,20 @@ class Tool:
         if status:
             raise SystemExit(status)
 
-    def react(self, options, argv, run):
+    def react(self, options: usage.Options, argv: Optional[List[str]],
+              run: Callable[[Any, Any], Any]) -> None:
         """
         L{main}, with C{run(reactor, options)} (a Deferred) as the work,
         under L{twisted.internet.task.react}.
         """
         from twisted.internet import defer, task
 
-        def failed(failure):
+        def failed(failure: Failure) -> Optional[Failure]:
             if failure.check(SystemExit):
                 return failure
             self.failed(failure.value)
 
-        def work(options):
+        def work(options: Any) -> None:
             task.react(lambda reactor: defer.maybeDeferred(
                 run, reactor, options).addErrback(failed))
         self.main(options, argv, work)

@@ -9,9 +9,13 @@ The defaults suit LAN play (every interface, the web face open, the hub
 announced); these lines make them visible instead of surprising.
 """
 
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
+
 from twisted.application.service import Service
 from twisted.internet.defer import FirstError, gatherResults
+from twisted.internet.interfaces import IListeningPort
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 #: What each listener serves, in the log's words, and what to know of it.
 WHAT = {
@@ -26,7 +30,7 @@ WHAT = {
 EVERY_INTERFACE = ("0.0.0.0", "::", "")
 
 
-def reach(host):
+def reach(host: str) -> str:
     """
     Who can reach a listener bound to C{host}, in words.
     """
@@ -37,7 +41,8 @@ def reach(host):
     return "this interface only"
 
 
-def exposureLines(listening, announce):
+def exposureLines(listening: Iterable[Tuple[str, Any]],
+                  announce: bool) -> List[str]:
     """
     The lines that say what the hub exposes.
 
@@ -47,8 +52,8 @@ def exposureLines(listening, announce):
     @param announce: whether the hub announces itself on the LAN.
     @return: a L{list} of L{str}.
     """
-    lines = []
-    open_ = []
+    lines: List[str] = []
+    open_: List[Tuple[str, Any]] = []
     for option, address in listening:
         host = getattr(address, "host", None)
         port = getattr(address, "port", None)
@@ -88,11 +93,12 @@ class Exposure(Service):
 
     log = Logger()
 
-    def __init__(self, listeners, announce):
+    def __init__(self, listeners: Iterable[Tuple[str, Any]],
+                 announce: bool) -> None:
         self.listeners = list(listeners)
         self.announce = announce
 
-    def startService(self):
+    def startService(self) -> None:
         Service.startService(self)
         waiting = [listener.whenListening()
                    for _, listener in self.listeners]
@@ -100,11 +106,11 @@ class Exposure(Service):
         d.addCallbacks(self._say, self._notListening)
         d.addErrback(lambda f: self.log.failure("exposure lines", f))
 
-    def _notListening(self, failure):
+    def _notListening(self, failure: Failure) -> None:
         # A listener that failed says so itself (tap's start error).
         failure.trap(FirstError)
 
-    def _say(self, ports):
+    def _say(self, ports: Sequence[Optional[IListeningPort]]) -> None:
         listening = [(option, port.getHost())
                      for (option, _), port in zip(self.listeners, ports)
                      if port is not None]

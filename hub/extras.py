@@ -10,6 +10,7 @@ without its extra stops at start with one line saying what to install::
 """
 
 import importlib
+from types import ModuleType
 
 #: Each extra (as in C{pyproject.toml}) and the module it brings.
 EXTRAS = {
@@ -19,7 +20,7 @@ EXTRAS = {
 }
 
 
-def missingMessage(program, feature, extra):
+def missingMessage(program: str, feature: str, extra: str) -> str:
     """
     The line that says C{feature} needs C{extra}.
 
@@ -32,7 +33,7 @@ def missingMessage(program, feature, extra):
         program, feature, extra)
 
 
-def require(extra, program, feature):
+def require(extra: str, program: str, feature: str) -> ModuleType:
     """
     The module that C{extra} installs, imported.
 

@@ -17,10 +17,16 @@ L{CHECK_SECONDS} counts as not ready.
 """
 
 import json
+from typing import Any, Callable, Dict, List, Tuple
 
 from twisted.internet import defer
+from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
 from twisted.web.resource import Resource
-from twisted.web.server import NOT_DONE_YET
+from twisted.web.server import NOT_DONE_YET, Request
+
+#: A readiness check: None (ready), a short reason, or a Deferred of one.
+Check = Callable[[], Any]
 
 #: Seconds one readiness check may take.
 CHECK_SECONDS = 3.0
@@ -37,26 +43,27 @@ class Health:
     @ivar checks: C{[(name, check)]} in the order they were added.
     """
 
-    def __init__(self, clock, checkSeconds=CHECK_SECONDS):
+    def __init__(self, clock: IReactorTime,
+                 checkSeconds: float = CHECK_SECONDS) -> None:
         self.clock = clock
         self.checkSeconds = checkSeconds
         self.started = clock.seconds()
-        self.checks = []
+        self.checks: List[Tuple[str, Check]] = []
 
-    def addCheck(self, name, check):
+    def addCheck(self, name: str, check: Check) -> None:
         """
         Add a readiness check called C{name}.
         """
         self.checks.append((name, check))
 
-    def alive(self):
+    def alive(self) -> Dict[str, Any]:
         """
         What C{/healthz} says: the status and the uptime in seconds.
         """
         return {"status": "alive",
                 "uptime": round(self.clock.seconds() - self.started, 3)}
 
-    def ready(self):
+    def ready(self) -> "defer.Deferred[Tuple[bool, Dict[str, Any]]]":
         """
         Run every readiness check.
 
@@ -67,26 +74,28 @@ class Health:
         names = [name for name, _ in self.checks]
         runs = [self._run(name, check) for name, check in self.checks]
 
-        def gathered(results):
+        def gathered(results: List[Tuple[bool, str]],
+                     ) -> Tuple[bool, Dict[str, Any]]:
             checks = dict(zip(names, (r for _, r in results)))
             reasons = ["{}: {}".format(name, result)
                        for name, result in checks.items() if result != OK]
-            body = {"status": "unready" if reasons else "ready",
-                    "checks": checks}
+            body: Dict[str, Any] = {
+                "status": "unready" if reasons else "ready",
+                "checks": checks}
             if reasons:
                 body["reasons"] = reasons
             return (not reasons, body)
 
         return defer.DeferredList(runs).addCallback(gathered)
 
-    def _run(self, name, check):
+    def _run(self, name: str, check: Check) -> "defer.Deferred[str]":
         d = defer.maybeDeferred(check)
         d.addTimeout(self.checkSeconds, self.clock)
 
-        def answered(result):
+        def answered(result: object) -> str:
             return OK if result is None else str(result)
 
-        def failed(failure):
+        def failed(failure: Failure) -> str:
             if failure.check(defer.TimeoutError):
                 return "no answer within {:g}s".format(self.checkSeconds)
             return "failed: {}".format(failure.getErrorMessage())
@@ -94,7 +103,7 @@ class Health:
         return d.addCallbacks(answered, failed)
 
 
-def _json(request, code, body):
+def _json(request: Request, code: int, body: Any) -> bytes:
     request.setResponseCode(code)
     request.setHeader(b"Content-Type", b"application/json")
     request.setHeader(b"Cache-Control", b"no-store")
@@ -108,11 +117,11 @@ class HealthzResource(Resource):
 
     isLeaf = True
 
-    def __init__(self, health):
+    def __init__(self, health: Health) -> None:
         Resource.__init__(self)
         self.health = health
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> bytes:
         return _json(request, 200, self.health.alive())
 
     render_HEAD = render_GET
@@ -126,15 +135,15 @@ class ReadyzResource(Resource):
 
     isLeaf = True
 
-    def __init__(self, health):
+    def __init__(self, health: Health) -> None:
         Resource.__init__(self)
         self.health = health
 
-    def render_GET(self, request):
-        gone = []
+    def render_GET(self, request: Request) -> int:
+        gone: List[Failure] = []
         request.notifyFinish().addErrback(gone.append)
 
-        def answer(result):
+        def answer(result: Tuple[bool, Dict[str, Any]]) -> None:
             ready, body = result
             if gone:
                 return
@@ -147,7 +156,7 @@ class ReadyzResource(Resource):
     render_HEAD = render_GET
 
 
-def putHealth(root, health):
+def putHealth(root: Resource, health: Health) -> None:
     """
     Add C{/healthz} and C{/readyz} over C{health} to the resource
     C{root}.

@@ -21,9 +21,11 @@ L{THROTTLED_CONNECTIONS}, for C{/metrics}.
 
 import collections
 import resource
+from typing import Any, Dict, List, Optional, Tuple
 
 import attr
 from prometheus_client import Counter
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger, LogLevel
 
 #: Connections closed or refused by a limit, by limit.
@@ -163,16 +165,17 @@ class SummaryLog:
     @param level: the L{LogLevel} of the lines.
     """
 
-    def __init__(self, clock, log, interval=LOG_INTERVAL, burst=1,
-                 level=LogLevel.info):
+    def __init__(self, clock: IReactorTime, log: Logger,
+                 interval: float = LOG_INTERVAL, burst: int = 1,
+                 level: LogLevel = LogLevel.info) -> None:
         self.clock = clock
         self.log = log
         self.interval = interval
         self.burst = burst
         self.level = level
-        self._windows = {}
+        self._windows: Dict[str, List[Any]] = {}
 
-    def note(self, kind, format, /, **fields):
+    def note(self, kind: str, format: str, /, **fields: Any) -> None:
         """
         Log C{format} (with C{fields}) at C{level} now, unless C{burst}
         lines of this C{kind} were logged in the current interval: then
@@ -196,7 +199,7 @@ class SummaryLog:
                 max(0, window[0] + self.interval - now),
                 self._summarise, kind)
 
-    def flush(self):
+    def flush(self) -> None:
         """
         Write the summaries of the intervals under way now and cancel
         their timers (the hub is stopping).
@@ -206,7 +209,7 @@ class SummaryLog:
                 window[3].cancel()
                 self._summarise(kind)
 
-    def _summarise(self, kind):
+    def _summarise(self, kind: str) -> None:
         window = self._windows.pop(kind)
         self.log.emit(self.level, "{count} more {kind} in the last "
                       "{seconds:g}s", count=window[2], kind=kind,
@@ -231,15 +234,15 @@ class ConnectionGate:
     unit = "frames"
     rateLimit = REQUEST_RATE
 
-    def __init__(self, limits, clock):
+    def __init__(self, limits: Limits, clock: IReactorTime) -> None:
         self.limits = limits
         self.clock = clock
         self.summary = SummaryLog(clock, self.log)
         self.connections = 0
-        self._perHost = collections.Counter()
-        self._debts = {}
+        self._perHost: "collections.Counter[str]" = collections.Counter()
+        self._debts: Dict[Optional[str], RequestBucket] = {}
 
-    def admit(self, host):
+    def admit(self, host: Optional[str]) -> Optional[str]:
         """
         Count a new connection from C{host} (an address string, or None
         when the transport has none), unless a limit is reached.
@@ -258,7 +261,7 @@ class ConnectionGate:
             self._perHost[host] += 1
         return None
 
-    def release(self, host):
+    def release(self, host: Optional[str]) -> None:
         """
         An admitted connection from C{host} is gone.
         """
@@ -268,7 +271,7 @@ class ConnectionGate:
             if self._perHost[host] <= 0:
                 del self._perHost[host]
 
-    def bucketFor(self, host):
+    def bucketFor(self, host: Optional[str]) -> "RequestBucket":
         """
         The L{RequestBucket} of a new connection from C{host}: a full one,
         unless a connection from C{host} was closed for flooding and its
@@ -287,7 +290,8 @@ class ConnectionGate:
                 self._debts[host] = debt
         return bucket
 
-    def refuses(self, host, peer=None, owing=False):
+    def refuses(self, host: Optional[str], peer: object = None,
+                owing: bool = False) -> bool:
         """
         Whether a new connection from C{host} is to be refused before it
         has a protocol: its address flooded, and its debt is still past
@@ -306,7 +310,7 @@ class ConnectionGate:
                          debt.rate, self.unit))
         return True
 
-    def flooded(self, host, bucket):
+    def flooded(self, host: Optional[str], bucket: "RequestBucket") -> None:
         """
         A connection from C{host} is being closed for flooding, with
         C{bucket} in debt: remember the debt for the next connections
@@ -319,7 +323,7 @@ class ConnectionGate:
         while len(self._debts) > MAX_DEBTORS:
             del self._debts[next(iter(self._debts))]
 
-    def limited(self, limit, peer, why):
+    def limited(self, limit: str, peer: object, why: str) -> None:
         """
         A connection from C{peer} was refused or closed by C{limit}
         (C{why} says how): count it, and log it, summarised.
@@ -344,7 +348,7 @@ class RequestBucket:
     @param clock: an L{IReactorTime}.
     """
 
-    def __init__(self, limits, clock):
+    def __init__(self, limits: Limits, clock: IReactorTime) -> None:
         self.rate = limits.requestRate
         self.burst = max(1, limits.requestBurst)
         self.overdraft = limits.requestOverdraft
@@ -352,13 +356,13 @@ class RequestBucket:
         self.tokens = float(self.burst)
         self._at = clock.seconds()
 
-    def _refill(self):
+    def _refill(self) -> None:
         now = self.clock.seconds()
         self.tokens = min(self.burst,
                           self.tokens + (now - self._at) * self.rate)
         self._at = now
 
-    def take(self, count=1):
+    def take(self, count: float = 1) -> bool:
         """
         Take a token for one frame (or C{count} tokens).
 
@@ -371,7 +375,7 @@ class RequestBucket:
         self.tokens -= count
         return bool(self.overdraft) and -self.tokens > self.overdraft
 
-    def overdraw(self):
+    def overdraw(self) -> None:
         """
         Put the bucket past its overdraft, if it is not already: its
         connection broke a limit only a flood breaks (a WebSocket message
@@ -381,7 +385,7 @@ class RequestBucket:
             self._refill()
             self.tokens = min(self.tokens, -float(self.overdraft) - 1)
 
-    def owing(self):
+    def owing(self) -> bool:
         """
         Whether the bucket is in debt now.
         """
@@ -390,7 +394,7 @@ class RequestBucket:
         self._refill()
         return self.tokens < 0
 
-    def overdrawn(self):
+    def overdrawn(self) -> bool:
         """
         Whether the bucket is past its overdraft now (one more frame, and
         L{take} would say so too).
@@ -400,7 +404,7 @@ class RequestBucket:
         self._refill()
         return -self.tokens > self.overdraft
 
-    def wait(self):
+    def wait(self) -> float:
         """
         Seconds until the bucket is out of debt (0 if it is not).
         """
@@ -430,25 +434,26 @@ class AcceptPause:
     @ivar pauses: how many pauses there were.
     """
 
-    def __init__(self, clock, threshold=REFUSALS_BEFORE_PAUSE,
-                 seconds=ACCEPT_PAUSE):
+    def __init__(self, clock: IReactorTime,
+                 threshold: int = REFUSALS_BEFORE_PAUSE,
+                 seconds: float = ACCEPT_PAUSE) -> None:
         self.clock = clock
         self.threshold = threshold
         self.seconds = seconds
-        self.ports = []
+        self.ports: List[Any] = []
         self.pauses = 0
-        self._windowStart = None
+        self._windowStart: Optional[float] = None
         self._refused = 0
-        self._resume = None
+        self._resume: Optional[IDelayedCall] = None
 
     @property
-    def paused(self):
+    def paused(self) -> bool:
         """
         True while the ports do not accept.
         """
         return self._resume is not None
 
-    def refused(self):
+    def refused(self) -> None:
         """
         A connection was refused: count it, and pause the ports if it is
         one refusal too many for the window.
@@ -471,7 +476,7 @@ class AcceptPause:
                 stop()
         self._resume = self.clock.callLater(self.seconds, self._resumePorts)
 
-    def _resumePorts(self):
+    def _resumePorts(self) -> None:
         self._resume = None
         for port in self.ports:
             # A port that stopped listening meanwhile stays closed.
@@ -494,7 +499,8 @@ class DescriptorBudget:
     @param overhead: descriptors the hub holds besides its connections.
     """
 
-    def __init__(self, reserve, softLimit=None, overhead=DESCRIPTOR_OVERHEAD):
+    def __init__(self, reserve: int, softLimit: Optional[int] = None,
+                 overhead: int = DESCRIPTOR_OVERHEAD) -> None:
         if softLimit is None:
             softLimit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         if softLimit == resource.RLIM_INFINITY:
@@ -503,7 +509,7 @@ class DescriptorBudget:
         self.softLimit = softLimit
         self.overhead = overhead
 
-    def connections(self):
+    def connections(self) -> Optional[int]:
         """
         How many connections the hub may hold while the face still
         accepts, or None for no limit.
@@ -512,7 +518,7 @@ class DescriptorBudget:
             return None
         return max(0, self.softLimit - self.reserve - self.overhead)
 
-    def allows(self, connections):
+    def allows(self, connections: int) -> bool:
         """
         Whether one more descriptor may go to the face while the hub holds
         C{connections} connections.
@@ -540,17 +546,20 @@ class FaceGate(ConnectionGate):
 
     unit = "requests"
     rateLimit = WEB_REQUEST_RATE
+    limits: WebLimits
 
-    def __init__(self, limits, clock, hubGate, budget=None):
+    def __init__(self, limits: WebLimits, clock: IReactorTime,
+                 hubGate: ConnectionGate,
+                 budget: Optional[DescriptorBudget] = None) -> None:
         ConnectionGate.__init__(self, limits, clock)
         self.hubGate = hubGate
         self.summary = hubGate.summary
         if budget is None:
             budget = DescriptorBudget(limits.descriptorReserve)
         self.budget = budget
-        self._streams = collections.Counter()
+        self._streams: "collections.Counter[str]" = collections.Counter()
 
-    def admit(self, host):
+    def admit(self, host: Optional[str]) -> Optional[str]:
         """
         Count a new connection from C{host}, unless the descriptors are
         short, or C{host} has its C{maxConnectionsPerIP}, or the hub its
@@ -568,14 +577,14 @@ class FaceGate(ConnectionGate):
             ConnectionGate.release(self, host)
         return refused
 
-    def release(self, host):
+    def release(self, host: Optional[str]) -> None:
         """
         An admitted connection from C{host} is gone.
         """
         ConnectionGate.release(self, host)
         self.hubGate.release(None)
 
-    def claim(self, host):
+    def claim(self, host: Optional[str]) -> bool:
         """
         A connection admitted without an address (a trusted proxy's, which
         carries many clients' requests) becomes the one client C{host}'s
@@ -595,7 +604,7 @@ class FaceGate(ConnectionGate):
         self._perHost[host] += 1
         return True
 
-    def unclaim(self, host):
+    def unclaim(self, host: Optional[str]) -> None:
         """
         Take back a L{claim} of C{host} (the connection stays admitted,
         without an address).
@@ -606,7 +615,9 @@ class FaceGate(ConnectionGate):
         if self._perHost[host] <= 0:
             del self._perHost[host]
 
-    def refuses(self, host, peer=None):
+    # Narrower than ConnectionGate.refuses: no owing (it owes always).
+    def refuses(  # type: ignore[override]
+            self, host: Optional[str], peer: object = None) -> bool:
         """
         Whether a new connection from C{host} is to be refused before it
         has a protocol: its address is past its overdraft of web requests,
@@ -619,7 +630,8 @@ class FaceGate(ConnectionGate):
         return (ConnectionGate.refuses(self, host, peer)
                 or self.hubGate.refuses(host, peer, owing=True))
 
-    def request(self, host):
+    def request(self, host: Optional[str],
+                ) -> Optional[Tuple[float, bool]]:
         """
         Take a token from C{host}'s request bucket for one request (the
         bucket is remembered, for at most L{MAX_DEBTORS} addresses).
@@ -638,7 +650,7 @@ class FaceGate(ConnectionGate):
         THROTTLED_REQUESTS.inc()
         return bucket.wait(), overdrawn
 
-    def charge(self, host, tokens):
+    def charge(self, host: Optional[str], tokens: float) -> None:
         """
         Take C{tokens} more from C{host}'s request bucket: its request
         cost as much as that many more (a large document).  Its next
@@ -648,7 +660,7 @@ class FaceGate(ConnectionGate):
             return
         self._bucketOf(host).take(tokens)
 
-    def _bucketOf(self, host):
+    def _bucketOf(self, host: str) -> RequestBucket:
         # The bucket of host, now the most recently used (a bounded dict,
         # the oldest forgotten first).
         debts = self._debts
@@ -660,7 +672,7 @@ class FaceGate(ConnectionGate):
             del debts[next(iter(debts))]
         return bucket
 
-    def openStream(self, host):
+    def openStream(self, host: Optional[str]) -> bool:
         """
         Count an event stream from C{host}, unless it has its
         C{maxStreamsPerIP} (then count and log the refusal).
@@ -676,7 +688,7 @@ class FaceGate(ConnectionGate):
             self._streams[host] += 1
         return True
 
-    def closeStream(self, host):
+    def closeStream(self, host: Optional[str]) -> None:
         """
         A stream counted by L{openStream} ended.
         """

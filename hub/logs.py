@@ -28,10 +28,11 @@ C{--logfile} (or C{--logfile -}) writes to standard output.
 
 import datetime
 import sys
+from typing import IO, Any, Dict, Iterable, Optional, cast
 
 from twisted.logger import (
     FileLogObserver, FilteringLogObserver, ILogObserver, LogLevel,
-    LogLevelFilterPredicate, eventAsJSON, formatEvent)
+    LogEvent, LogLevelFilterPredicate, eventAsJSON, formatEvent)
 from zope.interface import implementer
 
 # twistd's own observer is made through Twisted's internals, kept in one
@@ -59,7 +60,7 @@ GAME_KINDS = ("gomoku", "checkers", "splendor")
 CHATTY = ("ampoule", "twisted.protocols.amp")
 
 
-def isChatty(namespace):
+def isChatty(namespace: str) -> bool:
     """
     Whether the log C{namespace} is one of L{CHATTY} or under one.
     """
@@ -75,17 +76,17 @@ class ChatterDemoted:
     event see it as it was).
     """
 
-    def __init__(self, observer):
+    def __init__(self, observer: ILogObserver) -> None:
         self.observer = observer
 
-    def __call__(self, event):
+    def __call__(self, event: LogEvent) -> None:
         if (event.get("log_level") == LogLevel.info
                 and isChatty(event.get("log_namespace") or "")):
             event = dict(event, log_level=LogLevel.debug)
         self.observer(event)
 
 
-def levelFilter(observer, level):
+def levelFilter(observer: ILogObserver, level: LogLevel) -> ILogObserver:
     """
     C{observer}, seeing only events of C{level} or above, the info lines
     of L{CHATTY} namespaces counting as debug.
@@ -96,7 +97,7 @@ def levelFilter(observer, level):
         observer, [LogLevelFilterPredicate(defaultLogLevel=level)]))
 
 
-def logFile(twistdOptions):
+def logFile(twistdOptions: Dict[str, Any]) -> IO[Any]:
     """
     The file C{twistd} logs to for its options, as its own text log does:
     standard output with C{--nodaemon} and no C{--logfile} (or
@@ -123,7 +124,7 @@ def logFile(twistdOptions):
     return opened
 
 
-def _rotateOnSIGUSR1(opened):
+def _rotateOnSIGUSR1(opened: Any) -> None:
     """
     Rotate C{opened} on C{SIGUSR1}, as twistd does, unless a handler is
     set already.
@@ -132,9 +133,10 @@ def _rotateOnSIGUSR1(opened):
     if signal.getsignal(signal.SIGUSR1):
         return
 
-    def rotate(signum, frame):
+    def rotate(signum: int, frame: Any) -> None:
         from twisted.internet import reactor
-        reactor.callFromThread(opened.rotate)
+        from twisted.internet.interfaces import IReactorFromThreads
+        cast(IReactorFromThreads, reactor).callFromThread(opened.rotate)
     signal.signal(signal.SIGUSR1, rotate)
 
 
@@ -142,7 +144,7 @@ def _rotateOnSIGUSR1(opened):
 _JSON_TYPES = (str, int, float, bool, type(None), list, tuple, dict)
 
 
-def _first(event, keys):
+def _first(event: LogEvent, keys: Iterable[str]) -> Optional[Any]:
     for key in keys:
         value = event.get(key)
         if value is not None:
@@ -150,7 +152,7 @@ def _first(event, keys):
     return None
 
 
-def indexedEvent(event):
+def indexedEvent(event: LogEvent) -> LogEvent:
     """
     A copy of C{event} with the fields of the JSON log added (see the
     module's docstring).
@@ -185,7 +187,7 @@ def indexedEvent(event):
     return indexed
 
 
-def jsonLine(event):
+def jsonLine(event: LogEvent) -> str:
     """
     One line of the JSON log: C{event} as L{eventAsJSON} writes it, with
     the indexed fields.
@@ -193,14 +195,15 @@ def jsonLine(event):
     return eventAsJSON(indexedEvent(event)) + "\n"
 
 
-def jsonObserver(outFile):
+def jsonObserver(outFile: IO[Any]) -> ILogObserver:
     """
     An observer writing one JSON event per line to C{outFile}.
     """
     return FileLogObserver(outFile, jsonLine)
 
 
-def hubObserver(twistdOptions, logFormat="text"):
+def hubObserver(twistdOptions: Dict[str, Any],
+                logFormat: str = "text") -> ILogObserver:
     """
     The observer of C{twistd gamehub}'s log in C{logFormat}, writing where
     C{twistd}'s options say.

@@ -12,14 +12,18 @@ C{callFromThread}.
 """
 
 import asyncio
+import concurrent.futures
 import ipaddress
+from typing import Any, Callable, Coroutine, List
 
 from twisted.internet.defer import CancelledError, Deferred
+from twisted.internet.interfaces import IReactorFromThreads
 from twisted.internet.threads import deferToThreadPool
 from twisted.python.failure import Failure
 
 
-def onZeroconfLoop(reactor, zeroconf, coroutine):
+def onZeroconfLoop(reactor: IReactorFromThreads, zeroconf: Any,
+                   coroutine: Coroutine[Any, Any, Any]) -> Deferred[Any]:
     """
     Run C{coroutine} on the asyncio loop of C{zeroconf}.
 
@@ -28,9 +32,13 @@ def onZeroconfLoop(reactor, zeroconf, coroutine):
         coroutine.
     """
     future = asyncio.run_coroutine_threadsafe(coroutine, zeroconf.loop)
-    result = Deferred(lambda _: future.cancel())
 
-    def deliver(done):
+    def cancel(_: Deferred[Any]) -> None:
+        future.cancel()
+
+    result: Deferred[Any] = Deferred(cancel)
+
+    def deliver(done: "concurrent.futures.Future[Any]") -> None:
         if result.called:
             return
         if done.cancelled():
@@ -47,7 +55,8 @@ def onZeroconfLoop(reactor, zeroconf, coroutine):
     return result
 
 
-def blocking(reactor, function, *args, **kwargs):
+def blocking(reactor: Any, function: Callable[..., Any], *args: Any,
+             **kwargs: Any) -> Deferred[Any]:
     """
     Call C{function} (a blocking zeroconf call: making or closing a
     L{zeroconf.Zeroconf}) on the reactor's thread pool.
@@ -58,7 +67,7 @@ def blocking(reactor, function, *args, **kwargs):
                              *args, **kwargs)
 
 
-def newZeroconf():
+def newZeroconf() -> Any:
     """
     A L{zeroconf.Zeroconf} on every IPv4 interface (blocking: call it
     through L{blocking}).
@@ -67,13 +76,13 @@ def newZeroconf():
     return Zeroconf()
 
 
-def lanAddresses():
+def lanAddresses() -> List[str]:
     """
     The IPv4 addresses of this machine's interfaces, loopback left out,
     as dotted strings.
     """
     import ifaddr
-    found = []
+    found: List[str] = []
     for adapter in ifaddr.get_adapters():
         for ip in adapter.ips:
             if not isinstance(ip.ip, str):
@@ -84,7 +93,7 @@ def lanAddresses():
     return found
 
 
-def isLoopback(host):
+def isLoopback(host: str) -> bool:
     """
     Whether the listening address C{host} is only reachable from this
     machine (C{127.0.0.1}, C{::1}); a wildcard address is not.
@@ -95,7 +104,7 @@ def isLoopback(host):
         return False
 
 
-def isWildcard(host):
+def isWildcard(host: str) -> bool:
     """
     Whether the listening address C{host} is every interface's.
     """

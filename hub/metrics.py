@@ -12,18 +12,22 @@ limit, connections slowed for their request rate, web requests answered
 Served at C{/metrics} only.
 """
 
+from typing import Any, Callable, Dict, Iterable, Iterator, Optional, Tuple
+
 from prometheus_client import (
     CONTENT_TYPE_LATEST, GC_COLLECTOR, PLATFORM_COLLECTOR, PROCESS_COLLECTOR,
     CollectorRegistry, generate_latest)
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 
-from hub.health import putHealth
+from hub.health import Health, putHealth
+from hub.ihub import ILobby
 from hub.limits import (
     ACCEPT_PAUSES, LIMITED_CONNECTIONS, THROTTLED_CONNECTIONS,
     THROTTLED_REQUESTS)
 from twisted.web.pages import notFound
-from twisted.web.resource import Resource
+from twisted.web.resource import IResource, Resource
+from twisted.web.server import Request
 
 GAME_KINDS = ("gomoku", "checkers", "splendor")
 
@@ -34,11 +38,11 @@ class HubCollector(Collector):
     L{hub.sessions.Sessions}.
     """
 
-    def __init__(self, lobby, sessions):
+    def __init__(self, lobby: ILobby, sessions: Iterable[Any]) -> None:
         self.lobby = lobby
         self.sessions = sessions
 
-    def collect(self):
+    def collect(self) -> Iterator[GaugeMetricFamily]:
         """
         Yield the current gauges, one sample per game kind.
         """
@@ -76,19 +80,24 @@ class ReadCounters(Collector):
         without labels: C{read()} gives its count.
     """
 
-    def __init__(self, labelled=(), plain=()):
+    def __init__(
+            self,
+            labelled: Iterable[Tuple[str, str, str,
+                                     Callable[[], Dict[str, float]]]] = (),
+            plain: Iterable[Tuple[str, str, Callable[[], float]]] = (),
+    ) -> None:
         self.labelled = labelled
         self.plain = plain
 
-    def collect(self):
+    def collect(self) -> Iterator[CounterMetricFamily]:
         for name, documentation, label, read in self.labelled:
             family = CounterMetricFamily(name, documentation,
                                          labels=[label])
             for value, count in read().items():
                 family.add_metric([value], count)
             yield family
-        for name, documentation, read in self.plain:
-            yield CounterMetricFamily(name, documentation, value=read())
+        for name, documentation, readCount in self.plain:
+            yield CounterMetricFamily(name, documentation, value=readCount())
 
 
 class MetricsResource(Resource):
@@ -99,11 +108,11 @@ class MetricsResource(Resource):
 
     isLeaf = True
 
-    def __init__(self, registry):
+    def __init__(self, registry: CollectorRegistry) -> None:
         Resource.__init__(self)
         self.registry = registry
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> bytes:
         if request.postpath not in ([], [b""]):
             return notFound().render(request)
         request.setHeader(b"Content-Type", CONTENT_TYPE_LATEST.encode())
@@ -116,20 +125,22 @@ class MetricsRoot(Resource):
     L{hub.health.Health}, and 404 everywhere else.
     """
 
-    def __init__(self, registry, health=None):
+    def __init__(self, registry: CollectorRegistry,
+                 health: Optional[Health] = None) -> None:
         Resource.__init__(self)
         self.putChild(b"metrics", MetricsResource(registry))
         if health is not None:
             putHealth(self, health)
 
-    def getChild(self, path, request):
+    def getChild(self, path: bytes, request: Request) -> IResource:
         return notFound()
 
-    def render(self, request):
+    def render(self, request: Request) -> bytes:
         return notFound().render(request)
 
 
-def metricsRegistry(lobby, sessions, collectors=()):
+def metricsRegistry(lobby: ILobby, sessions: Iterable[Any],
+                    collectors: Iterable[Collector] = ()) -> CollectorRegistry:
     """
     The registry of the hub's metrics, the process metrics of
     C{prometheus_client} and those of C{collectors}: what C{/metrics}
@@ -155,10 +166,10 @@ class BotsCollector(Collector):
         gamehub_bot_workers_busy           workers thinking now
     """
 
-    def __init__(self, pool):
+    def __init__(self, pool: Any) -> None:
         self.pool = pool
 
-    def collect(self):
+    def collect(self) -> Iterator[Any]:
         pool = self.pool
         moves = CounterMetricFamily(
             "gamehub_bot_moves", "Bot moves asked of the worker pool, by "

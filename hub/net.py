@@ -4,8 +4,10 @@ Socket settings that both sides of gamehub use: the server's protocols
 imports the other; both import this.
 """
 
+from typing import Any
 
-def setNoDelay(transport):
+
+def setNoDelay(transport: Any) -> None:
     """
     Send each small message at once: turn off Nagle's algorithm on
     C{transport}.  Transports without TCP (in-memory ones in tests, UNIX

@@ -7,12 +7,13 @@ L{hub.client.botplayer}, while L{hub.bots} holds strategies only.
 """
 
 from importlib.metadata import entry_points
+from typing import Any
 
 #: The entry-point group of gamehub's programs.
 GROUP = "gamehub.programs"
 
 
-def program(name):
+def program(name: str) -> Any:
     """
     The callable registered as program C{name}.
 

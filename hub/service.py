@@ -4,15 +4,18 @@ clock every table, pilot and timer of the hub runs on.
 """
 
 import secrets
+from typing import Any, Callable, List, Optional
 
-from twisted.application.service import MultiService
+from twisted.application.service import IServiceCollection, MultiService
 from twisted.internet import defer
+from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import ILogObserver, Logger
 from twisted.python.components import Componentized
 
 from hub.clock import TrackedClock
 from hub.health import Health
-from hub.lobby import Lobby
+from hub.limits import Limits
+from hub.lobby import Lobby, Room
 from hub.sessions import Sessions
 
 
@@ -35,15 +38,18 @@ class Hub(MultiService):
     """
 
     log = Logger()
-    logObserver = None
+    logObserver: Optional[ILogObserver] = None
     draining = False
 
-    def __init__(self, reactor, graceSeconds=30, idleSeconds=0,
-                 randomBits=secrets.randbits, limits=None, drainSeconds=0):
+    def __init__(self, reactor: Any, graceSeconds: float = 30,
+                 idleSeconds: float = 0,
+                 randomBits: Callable[[int], int] = secrets.randbits,
+                 limits: Optional[Limits] = None,
+                 drainSeconds: float = 0) -> None:
         MultiService.__init__(self)
         self.drainSeconds = drainSeconds
-        self._drainHooks = []
-        self._drain = None
+        self._drainHooks: List[Callable[[], object]] = []
+        self._drain: Optional[_GamesEnded] = None
         self.clock = TrackedClock(reactor)
         self.health = Health(self.clock)
         self.health.addCheck("draining", self.drainingProblem)
@@ -55,13 +61,13 @@ class Hub(MultiService):
         self.sessions.setServiceParent(self)
         self.lobby = Lobby(self.clock)
 
-    def drainingProblem(self):
+    def drainingProblem(self) -> Optional[str]:
         """
         The readiness check of a drain: None, or why not ready.
         """
         return "the hub is draining" if self.draining else None
 
-    def listeningProblem(self):
+    def listeningProblem(self) -> Optional[str]:
         """
         The readiness check of the listeners: None when each listener
         under the hub listens, else which do not yet.
@@ -73,7 +79,7 @@ class Hub(MultiService):
             return "not listening yet: " + ", ".join(waiting)
         return None
 
-    def onDrain(self, hook):
+    def onDrain(self, hook: Callable[[], object]) -> None:
         """
         Call C{hook()} when a drain starts: what stops taking new players
         (a listener's C{stopAccepting}, the LAN announcement, the
@@ -81,13 +87,13 @@ class Hub(MultiService):
         """
         self._drainHooks.append(hook)
 
-    def runningRooms(self):
+    def runningRooms(self) -> List[Room]:
         """
         The rooms of every kind with a game under way.
         """
         return [room for room in self.lobby.allRooms() if room.running]
 
-    def drain(self, seconds):
+    def drain(self, seconds: float) -> "defer.Deferred[int]":
         """
         Take no new connection, room or game (C{/readyz} answers 503, the
         lobby refuses with each protocol's refusal), run the drain hooks,
@@ -115,7 +121,7 @@ class Hub(MultiService):
         self._drain = _GamesEnded(self, seconds)
         return self._drain.wait()
 
-    def endDrain(self):
+    def endDrain(self) -> None:
         """
         Stop waiting for the games under way now (a second SIGTERM): the
         stop goes on, and they are recorded as abandoned.
@@ -125,7 +131,7 @@ class Hub(MultiService):
             self.log.info("drain cut short: stopping now", event="drain")
             drain.end()
 
-    def stopService(self):
+    def stopService(self) -> "defer.Deferred[object]":
         """
         With L{drainSeconds}, L{drain} first; then stop the listeners,
         the records (the games still running are recorded as abandoned)
@@ -134,7 +140,7 @@ class Hub(MultiService):
         if self.drainSeconds > 0 and not self.draining:
             d = self.drain(self.drainSeconds)
 
-            def drained(left):
+            def drained(left: int) -> "defer.Deferred[object]":
                 if left:
                     self.log.info(
                         "drain over: {count} game(s) still running are "
@@ -146,7 +152,7 @@ class Hub(MultiService):
             return d.addCallback(drained)
         return self._stopAll()
 
-    def _stopAll(self):
+    def _stopAll(self) -> "defer.Deferred[object]":
         """
         Stop the listeners and the sessions, then every table and every
         timer the hub had.  The timers its services start while they
@@ -158,12 +164,12 @@ class Hub(MultiService):
         self.lobby.stopTables()
         self.clock.cancel(before)
 
-        def cancelAll(result):
+        def cancelAll(result: object) -> object:
             self.clock.cancelAll()
             return result
         return stopped.addBoth(cancelAll)
 
-    def setServiceParent(self, parent):
+    def setServiceParent(self, parent: IServiceCollection) -> None:
         """
         Join C{parent}; if it is an application (as C{twistd} makes), have
         it log through L{logObserver}.
@@ -180,14 +186,14 @@ class _GamesEnded:
     a deadline on the hub's clock.
     """
 
-    def __init__(self, hub, seconds):
+    def __init__(self, hub: Hub, seconds: float) -> None:
         self.hub = hub
         self.seconds = seconds
-        self.done = defer.Deferred()
-        self._deadline = None
-        self._check = None
+        self.done: defer.Deferred[int] = defer.Deferred()
+        self._deadline: Optional[IDelayedCall] = None
+        self._check: Optional[IDelayedCall] = None
 
-    def wait(self):
+    def wait(self) -> "defer.Deferred[int]":
         """
         @return: a Deferred of the games still running at the end.
         """
@@ -198,25 +204,25 @@ class _GamesEnded:
         self._deadline = self.hub.clock.callLater(self.seconds, self.end)
         return self.done
 
-    def roomChanged(self, room):
+    def roomChanged(self, room: Room) -> None:
         if not room.running:
             self._soon()
 
-    def roomClosed(self, room):
+    def roomClosed(self, room: Room) -> None:
         self._soon()
 
-    def _soon(self):
+    def _soon(self) -> None:
         # Look once the event is over: the records hear a game's end
         # after the adapter that ends it in the lobby.
         if self._check is None and not self.done.called:
             self._check = self.hub.clock.callLater(0, self._look)
 
-    def _look(self):
+    def _look(self) -> None:
         self._check = None
         if not self.hub.runningRooms():
             self.end()
 
-    def end(self):
+    def end(self) -> None:
         """
         Stop waiting: fire with the games still running.
         """

@@ -8,9 +8,13 @@ C{none}).
 
 import gc
 import random
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from twisted.application.service import IServiceCollection
 from twisted.internet import endpoints
 from twisted.internet.defer import Deferred, succeed
+from twisted.internet.interfaces import (
+    IListeningPort, IProtocolFactory, IStreamServerEndpoint)
 from twisted.python import usage
 
 from hub import commandline, extras
@@ -35,21 +39,21 @@ LISTEN_BACKLOG = 1024
 PORT_TYPES = ("tcp", "tcp6", "ssl")
 
 
-def _positiveInt(value):
+def _positiveInt(value: str) -> int:
     number = int(value)
     if number < 0:
         raise ValueError("must not be negative")
     return number
 
 
-def _positiveFloat(value):
+def _positiveFloat(value: str) -> float:
     number = float(value)
     if not number >= 0:
         raise ValueError("must not be negative")
     return number
 
 
-def checkersSizes(value):
+def checkersSizes(value: str) -> Tuple[int, ...]:
     """
     The player counts of C{--checkers-sizes}: a comma-separated list of
     some of 1, 2, 3, 4 and 6.
@@ -68,7 +72,7 @@ def checkersSizes(value):
     return tuple(sorted(counts))
 
 
-def endpointProblem(description):
+def endpointProblem(description: str) -> Optional[str]:
     """
     What is wrong with a TCP or TLS endpoint string's port, if anything.
 
@@ -87,7 +91,7 @@ def endpointProblem(description):
     return None
 
 
-def withBacklog(description, backlog=LISTEN_BACKLOG):
+def withBacklog(description: str, backlog: int = LISTEN_BACKLOG) -> str:
     """
     C{description} with C{backlog=} added if it is a TCP or TLS endpoint
     string that names none.
@@ -98,7 +102,8 @@ def withBacklog(description, backlog=LISTEN_BACKLOG):
     return description
 
 
-def listener(option, description, factory, reactor):
+def listener(option: str, description: str, factory: IProtocolFactory,
+             reactor: Any) -> "Listener":
     """
     The service listening on C{description} (the value of C{--option}).
 
@@ -125,11 +130,13 @@ class _Observed:
     An endpoint whose listening port goes to C{listening} too.
     """
 
-    def __init__(self, endpoint, listening):
+    def __init__(self, endpoint: IStreamServerEndpoint,
+                 listening: Any) -> None:
         self.endpoint = endpoint
         self.listening = listening
 
-    def listen(self, factory):
+    def listen(self, factory: IProtocolFactory,
+               ) -> "Deferred[IListeningPort]":
         return self.endpoint.listen(factory).addCallback(self.listening)
 
 
@@ -140,7 +147,9 @@ class Listener(SynchronousListener):
     traceback.
     """
 
-    def __init__(self, option, description, endpoint, factory):
+    def __init__(self, option: str, description: str,
+                 endpoint: IStreamServerEndpoint,
+                 factory: IProtocolFactory) -> None:
         SynchronousListener.__init__(
             self, _Observed(endpoint, self._listening), factory)
         self.option = option
@@ -149,14 +158,14 @@ class Listener(SynchronousListener):
         self._portWaiters = []
         self._stopped = None
 
-    def privilegedStartService(self):
+    def privilegedStartService(self) -> None:
         try:
             SynchronousListener.privilegedStartService(self)
         except Exception as e:
             raise SystemExit("gamehub: --{} {!r}: cannot listen: {}".format(
                 self.option, self.description, e))
 
-    def _listening(self, port):
+    def _listening(self, port: IListeningPort) -> IListeningPort:
         self.port = port
         listeningOn = getattr(self.factory, "listeningOn", None)
         if listeningOn is not None:
@@ -166,7 +175,7 @@ class Listener(SynchronousListener):
             waiter.callback(port)
         return port
 
-    def stopAccepting(self):
+    def stopAccepting(self) -> "Deferred[None]":
         """
         Stop listening now, before the hub stops (a drain): connections
         made stay; the hub's own stop later does nothing more here.
@@ -177,13 +186,13 @@ class Listener(SynchronousListener):
             self._stopped = SynchronousListener.stopService(self)
         return self._stopped
 
-    def stopService(self):
+    def stopService(self) -> "Optional[Deferred[None]]":
         if self._stopped is not None:
             # Stopped by a drain already.
             return None
         return SynchronousListener.stopService(self)
 
-    def whenListening(self):
+    def whenListening(self) -> "Deferred[Optional[IListeningPort]]":
         """
         The listening port, once there is one.
 
@@ -198,7 +207,7 @@ class Listener(SynchronousListener):
         return waiter
 
 
-def usageLine(error):
+def usageLine(error: object) -> str:
     """
     The line C{twistd gamehub} writes for a mistake in its options.
     """
@@ -365,7 +374,7 @@ class Options(commandline.Options):
          "1-based seat in data2 (the Team 1 client needs it)."],
     ]
 
-    def parseOptions(self, options=None):
+    def parseOptions(self, options: Optional[Sequence[str]] = None) -> None:
         """
         Parse C{options}; under C{twistd} (as its subcommand) a mistake is
         one line and exit status 1, instead of the whole usage followed by
@@ -381,7 +390,7 @@ class Options(commandline.Options):
                 raise
             raise SystemExit(usageLine(e))
 
-    def postOptions(self):
+    def postOptions(self) -> None:
         try:
             sizes = checkersSizes(self["checkers-sizes"])
         except ValueError as e:
@@ -448,7 +457,7 @@ class Options(commandline.Options):
                 self["node-id"] = "{}-{}".format(socket.gethostname(),
                                                  os.getpid())
 
-    def parseNetworks(self):
+    def parseNetworks(self) -> None:
         """
         C{--trusted-proxies} and C{--health-from} as
         L{hub.web.proxies.Networks}.
@@ -466,7 +475,7 @@ class Options(commandline.Options):
             except ValueError as e:
                 raise usage.UsageError("--{}: {}".format(option, e))
 
-    def door(self, names):
+    def door(self, names: Any) -> Any:
         """
         The L{hub.web.door.WebDoor} of the web and metrics ports these
         options ask for, holding to the bans of C{names} (or None).
@@ -477,7 +486,7 @@ class Options(commandline.Options):
         return WebDoor(ClientResolver(self["trusted-proxies"]),
                        self["health-from"], names)
 
-    def limits(self):
+    def limits(self) -> Limits:
         """
         The L{Limits} these options ask for.
         """
@@ -490,7 +499,7 @@ class Options(commandline.Options):
             requestBurst=self["request-burst"],
             requestOverdraft=self["request-overdraft"])
 
-    def webLimits(self):
+    def webLimits(self) -> WebLimits:
         """
         The L{WebLimits} of the web port these options ask for.
         """
@@ -503,7 +512,7 @@ class Options(commandline.Options):
             descriptorReserve=self["web-fd-reserve"])
 
 
-def splendorRandom(options):
+def splendorRandom(options: Any) -> Optional[random.Random]:
     """
     The random generator of the Splendor tables: seeded by
     C{--splendor-seed} if given, else None (a fresh one).
@@ -512,7 +521,8 @@ def splendorRandom(options):
     return None if seed is None else random.Random(seed)
 
 
-def makeFactories(options, lobby, sessions, clock, thinker=None):
+def makeFactories(options: Any, lobby: Any, sessions: Any, clock: Any,
+                  thinker: Any = None) -> Dict[str, Any]:
     """
     One protocol factory per game kind, all over the same lobby and
     sessions, as C{options} set them (L{hub.protocols.factories}).
@@ -540,7 +550,7 @@ def makeFactories(options, lobby, sessions, clock, thinker=None):
     return {kind + "-port": factory for kind, factory in factories.items()}
 
 
-def playGames(factories):
+def playGames(factories: Dict[str, Any]) -> Any:
     """
     The browser play's module of each game kind
     (L{hub.web.play.games.makeGames}), over the start policies of the
@@ -553,7 +563,8 @@ def playGames(factories):
         factories["splendor-port"].seats)
 
 
-def makeAnnouncer(options, top, reactor):
+def makeAnnouncer(options: Any, top: IServiceCollection,
+                  reactor: Any) -> Any:
     """
     The service announcing the listeners of C{top} on the LAN (the games'
     and, if there is a C{--web-port}, the web pages'), or None with
@@ -578,7 +589,7 @@ def makeAnnouncer(options, top, reactor):
     return announcer
 
 
-def dataFolder(database):
+def dataFolder(database: Optional[str]) -> Tuple[str, List[str]]:
     """
     The hub's data folder (where its engines' logs go) for C{--db
     database}: the SQLite file's folder, else the working directory; and
@@ -595,7 +606,7 @@ def dataFolder(database):
     return here, [here]
 
 
-def makeExposure(top, announce):
+def makeExposure(top: IServiceCollection, announce: bool) -> Any:
     """
     The service that logs, first, what the listeners of C{top} expose and
     how to restrict it (see L{hub.exposure}).
@@ -611,7 +622,7 @@ def makeExposure(top, announce):
     return exposure
 
 
-def _namedListener(top, name):
+def _namedListener(top: IServiceCollection, name: str) -> Any:
     """
     The listener service C{name} of C{top} that can tell its port, or
     None.
@@ -623,7 +634,7 @@ def _namedListener(top, name):
     return service if hasattr(service, "whenListening") else None
 
 
-def makeService(options, reactor=None):
+def makeService(options: Any, reactor: Any = None) -> Hub:
     """
     The service tree: the shared services, a listener per enabled
     protocol, and the metrics listener when asked for.
@@ -740,7 +751,7 @@ def makeService(options, reactor=None):
     return top
 
 
-def makeBotPool(options, hub, reactor):
+def makeBotPool(options: Any, hub: Hub, reactor: Any) -> Any:
     """
     The pool of worker processes in which the hub's bots think (a child
     service of C{hub}, on its clock; its workers start once C{reactor}
@@ -755,7 +766,7 @@ def makeBotPool(options, hub, reactor):
     return pool
 
 
-def stopAgainEndsDrain(hub, reactor):
+def stopAgainEndsDrain(hub: Hub, reactor: Any) -> None:
     """
     While C{hub} drains, a second SIGTERM or SIGINT ends the drain at once
     (the reactor is stopping already: twistd's own handler would only
@@ -763,13 +774,13 @@ def stopAgainEndsDrain(hub, reactor):
     """
     import signal
 
-    def again(signum, frame):
+    def again(signum: int, frame: Any) -> None:
         reactor.callFromThread(hub.endDrain)
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, again)
 
 
-def freezeHeap():
+def freezeHeap() -> None:
     """
     Move what start-up made (modules, classes, the service tree: objects
     that live as long as the process) out of the cyclic collector's

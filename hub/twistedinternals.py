@@ -13,9 +13,16 @@ in the library's terms ("what this transport still holds").  Nothing here
 imports autobahn: its functions take the protocol or factory.
 """
 
+import socket
+from typing import Any, Callable, Dict, Optional
+
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import abstract, tcp
-from twisted.internet.interfaces import ISSLTransport, IUNIXTransport
+from twisted.internet.interfaces import (
+    IDelayedCall, IProtocol, ISSLTransport, IUNIXTransport)
+from twisted.logger import ILogObserver
+from twisted.protocols.basic import LineOnlyReceiver
+from twisted.web.http import HTTPChannel, Request
 
 #: C{(dotted attribute, what the hub does with it)} for every private or
 #: undocumented attribute of Twisted the hub touches.
@@ -117,7 +124,7 @@ COPIED = {
 
 # Transports: the socket, the bytes held.
 
-def sendsDirectly(transport):
+def sendsDirectly(transport: object) -> bool:
     """
     Whether the hub may send to C{transport}'s socket itself: only a plain
     TCP connection of the posix reactors.  TLS (a wrapper that would hand
@@ -130,7 +137,7 @@ def sendsDirectly(transport):
             and not IUNIXTransport.providedBy(transport))
 
 
-def directSocket(transport):
+def directSocket(transport: Any) -> Optional[socket.socket]:
     """
     The socket to send to directly for C{transport}, or None when
     L{sendsDirectly} says no.
@@ -138,7 +145,7 @@ def directSocket(transport):
     return transport.getHandle() if sendsDirectly(transport) else None
 
 
-def unsentBytes(transport):
+def unsentBytes(transport: object) -> int:
     """
     How many bytes written to C{transport} it still holds, not yet taken
     by its socket: what a Twisted file descriptor (a TCP connection, or
@@ -159,7 +166,7 @@ def unsentBytes(transport):
     return 0
 
 
-def dropUnsent(transport):
+def dropUnsent(transport: object) -> None:
     """
     Free what an aborted C{transport} (a Twisted file descriptor, or one
     wrapped) still holds for its peer; the bytes would never be sent.
@@ -178,7 +185,7 @@ def dropUnsent(transport):
             return
 
 
-def producerOf(transport):
+def producerOf(transport: object) -> Any:
     """
     The producer registered with C{transport} (a Twisted file descriptor),
     or None.
@@ -186,7 +193,7 @@ def producerOf(transport):
     return getattr(transport, "producer", None)
 
 
-def receiverOf(transport):
+def receiverOf(transport: object) -> Optional[IProtocol]:
     """
     The protocol C{transport} hands what it reads to (None if it does not
     say).
@@ -194,7 +201,7 @@ def receiverOf(transport):
     return getattr(transport, "protocol", None)
 
 
-def setReceiver(transport, protocol):
+def setReceiver(transport: Any, protocol: IProtocol) -> None:
     """
     Have C{transport} hand what it reads, and its loss, to C{protocol}
     from now on.
@@ -204,7 +211,7 @@ def setReceiver(transport, protocol):
 
 # twisted.web requests.
 
-def rawBodyAllowed(request):
+def rawBodyAllowed(request: Request) -> Optional[bool]:
     """
     Whether the rest of C{request}'s body may go to its connection's
     transport past C{request.write}: the headers are out, the body is
@@ -220,7 +227,7 @@ def rawBodyAllowed(request):
     return None
 
 
-def dropTransferDecoder(channel):
+def dropTransferDecoder(channel: HTTPChannel) -> None:
     """
     Let go of the decoder of a request body that C{channel} (an
     L{http.HTTPChannel} whose connection is lost) began but did not
@@ -231,14 +238,14 @@ def dropTransferDecoder(channel):
     channel._transferDecoder = None
 
 
-def forgetCancelledAbort(channel):
+def forgetCancelledAbort(channel: HTTPChannel) -> None:
     """
     Forget the forced close of C{channel} (an L{http.HTTPChannel} whose
     connection is lost, closed for idling) if its timer is no longer
     pending: the hub's clock cancelled it as the hub stopped, and
     Twisted's C{connectionLost} would cancel it again, and raise.
     """
-    call = channel._abortingCall
+    call: Optional[IDelayedCall] = channel._abortingCall
     if call is not None and not call.active():
         channel._abortingCall = None
 
@@ -258,7 +265,7 @@ class SynchronousListener(StreamServerEndpointService):
 
 # twistd's logging.
 
-def twistdObserver(twistdOptions):
+def twistdObserver(twistdOptions: Dict[str, Any]) -> ILogObserver:
     """
     The log observer C{twistd} makes for its options (C{--logfile},
     C{--nodaemon}, C{--syslog}) when the application sets none.
@@ -275,7 +282,7 @@ def twistdObserver(twistdOptions):
 
 # Line receivers.
 
-def partialLineLength(receiver):
+def partialLineLength(receiver: LineOnlyReceiver) -> int:
     """
     How many bytes of an unfinished line the
     L{twisted.protocols.basic.LineOnlyReceiver} C{receiver} holds.
@@ -283,7 +290,7 @@ def partialLineLength(receiver):
     return len(receiver._buffer)
 
 
-def dropPartialLine(receiver):
+def dropPartialLine(receiver: LineOnlyReceiver) -> None:
     """
     Forget the unfinished line a L{LineOnlyReceiver} holds (its connection
     is gone).
@@ -293,7 +300,7 @@ def dropPartialLine(receiver):
 
 # autobahn's WebSocket protocol (hub.web.ws).
 
-def frameParser(protocolClass):
+def frameParser(protocolClass: Any) -> Callable[[Any, bytes], None]:
     """
     The method of autobahn's WebSocket C{protocolClass} that parses the
     bytes of a read (C{_dataReceived}, what the Twisted adapter's
@@ -303,7 +310,7 @@ def frameParser(protocolClass):
     return protocolClass._dataReceived
 
 
-def joinFrame(protocol):
+def joinFrame(protocol: Any) -> None:
     """
     A frame of a message is read: its data joins the message's.  A copy
     of autobahn's C{WebSocketProtocol.onMessageFrameEnd} (L{COPIED})
@@ -315,7 +322,7 @@ def joinFrame(protocol):
     protocol.frame_data = None
 
 
-def deliverMessage(protocol):
+def deliverMessage(protocol: Any) -> None:
     """
     A whole message is read: to the protocol's C{onMessage}.  A copy of
     autobahn's C{WebSocketProtocol.onMessageEnd} (L{COPIED}) without its
@@ -328,7 +335,7 @@ def deliverMessage(protocol):
         protocol.onMessage(payload, protocol.message_is_binary)
 
 
-def failInvalidPayload(protocol, reason):
+def failInvalidPayload(protocol: Any, reason: str) -> None:
     """
     Fail C{protocol}'s connection for a payload that is not valid (close
     code 1007), as autobahn fails it for invalid UTF-8: by its options
@@ -337,7 +344,7 @@ def failInvalidPayload(protocol, reason):
     protocol._invalid_payload(reason)
 
 
-def unparsedBytes(protocol):
+def unparsedBytes(protocol: Any) -> int:
     """
     How many bytes read by C{protocol} its parser holds, not yet parsed (a
     frame header begun).
@@ -345,7 +352,7 @@ def unparsedBytes(protocol):
     return len(protocol.data)
 
 
-def dropUnparsed(protocol):
+def dropUnparsed(protocol: Any) -> None:
     """
     Parse nothing more of what C{protocol} was sent: the bytes its parser
     holds are dropped, and its loop (C{consumeData}, which runs while it
@@ -355,7 +362,7 @@ def dropUnparsed(protocol):
     protocol.data = b""
 
 
-def sendCloseFrame(protocol, code, reason):
+def sendCloseFrame(protocol: Any, code: int, reason: str) -> None:
     """
     Send C{protocol}'s peer a close frame with C{code} (any code: autobahn's
     public C{sendClose} takes only 1000 and 3000-4999, not the protocol's
@@ -366,7 +373,7 @@ def sendCloseFrame(protocol, code, reason):
                             isReply=False)
 
 
-def dropMessage(protocol):
+def dropMessage(protocol: Any) -> None:
     """
     Let go of what C{protocol} holds of a message, a frame or a header
     not yet whole (its connection is gone).
@@ -376,7 +383,7 @@ def dropMessage(protocol):
     protocol.frame_data = None
 
 
-def framedText(factory, payload):
+def framedText(factory: Any, payload: bytes) -> bytes:
     """
     The bytes of one text frame of C{payload} (UTF-8), framed by the
     WebSocket C{factory}'s C{prepareMessage}: what C{sendPreparedMessage}
@@ -385,7 +392,7 @@ def framedText(factory, payload):
     return factory.prepareMessage(payload).payloadHybi
 
 
-def setLog(protocol, log):
+def setLog(protocol: Any, log: Any) -> None:
     """
     Have autobahn write C{protocol}'s log lines (C{self.log.warn(...)} and
     so on, txaio's logger methods) to C{log}.

@@ -13,18 +13,21 @@ L{hub.accounts.moderation.Moderation} published; a node ignores its own.
 """
 
 import json
+from typing import Any, Callable, Dict, Optional
 
 import txredisapi
 from twisted.application.service import Service
 from twisted.internet import defer
 from twisted.internet.endpoints import HostnameEndpoint
+from twisted.internet.interfaces import IAddress
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 # The seconds a connection to Redis may take.
 CONNECT_TIMEOUT = 2.0
 
 
-def channelName(prefix):
+def channelName(prefix: str) -> str:
     """
     The channel of the cluster whose keys start with C{prefix} (channels
     are shared by every database of a Redis server: the prefix keeps
@@ -38,18 +41,19 @@ class _Listener(txredisapi.SubscriberProtocol):
     The subscribed connection: hands each message to its channel.
     """
 
-    def messageReceived(self, pattern, channel, message):
+    def messageReceived(self, pattern: Optional[str], channel: str,
+                        message: str) -> None:
         self.factory.channel.heard(message)
 
 
 class _ListenerFactory(txredisapi.SubscriberFactory):
     protocol = _Listener
 
-    def __init__(self, channel):
+    def __init__(self, channel: "ModerationChannel") -> None:
         txredisapi.SubscriberFactory.__init__(self, isLazy=True)
         self.channel = channel
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: IAddress) -> Any:
         protocol = txredisapi.SubscriberFactory.buildProtocol(self, addr)
         protocol.whenConnected().addCallback(self.channel.subscribe)
         return protocol
@@ -75,25 +79,26 @@ class ModerationChannel(Service):
 
     log = Logger()
 
-    def __init__(self, reactor, redis, host, port, prefix, node):
+    def __init__(self, reactor: Any, redis: Any, host: str, port: int,
+                 prefix: str, node: str) -> None:
         self.reactor = reactor
         self.redis = redis
         self.host = host
         self.port = port
         self.channel = channelName(prefix)
         self.node = node
-        self.handler = None
+        self.handler: Optional[Callable[[Dict[str, Any]], object]] = None
         self.subscribed = False
         self.heardCount = 0
-        self._factory = None
+        self._factory: Optional[_ListenerFactory] = None
 
-    def startService(self):
+    def startService(self) -> None:
         Service.startService(self)
         factory = self._factory = _ListenerFactory(self)
         factory.startConnecting(HostnameEndpoint(
             self.reactor, self.host, self.port, timeout=CONNECT_TIMEOUT))
 
-    def stopService(self):
+    def stopService(self) -> "Optional[defer.Deferred[Any]]":
         Service.stopService(self)
         factory, self._factory = self._factory, None
         if factory is None:
@@ -103,23 +108,23 @@ class ModerationChannel(Service):
             "cluster: closing the channel's connection", f))
         return d
 
-    def subscribe(self, protocol):
+    def subscribe(self, protocol: Any) -> "defer.Deferred[Any]":
         """
         Subscribe the (re)connected listening C{protocol}.
         """
-        def done(_):
+        def done(_: object) -> None:
             self.subscribed = True
             self.log.info("cluster node {node!r} listens for moderation",
                           node=self.node)
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.warn("cluster: cannot subscribe to moderation "
                           "({error})", error=failure.getErrorMessage())
             protocol.transport.loseConnection()
 
         return protocol.subscribe(self.channel).addCallbacks(done, failed)
 
-    def publish(self, message):
+    def publish(self, message: Dict[str, Any]) -> "defer.Deferred[int]":
         """
         Send C{message} (a dict) to the other nodes.
 
@@ -129,7 +134,7 @@ class ModerationChannel(Service):
         data = dict(message, node=self.node)
         return self.redis.publish(self.channel, json.dumps(data))
 
-    def heard(self, raw):
+    def heard(self, raw: Any) -> None:
         """
         A message on the channel: hand another node's to the handler.
         """

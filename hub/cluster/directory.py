@@ -17,13 +17,22 @@ counted in C{failures}.
 import itertools
 import json
 import zlib
+from typing import (
+    Any, Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple)
 from urllib.parse import parse_qs, urlsplit
 
 from twisted.internet import defer
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.cluster import scripts
 from hub.clock import loopingCall
+from hub.ihub import Room
+
+#: One key a renewal writes: key, value, index, score, open flag.
+Entry = Tuple[str, str, str, Any, str]
 
 # Seconds a node's keys live without renewal, and between renewals.
 TTL = 6.0
@@ -46,7 +55,7 @@ class DirectoryUnavailable(Exception):
     """
 
 
-def bestEffort(failure):
+def bestEffort(failure: Failure) -> None:
     """
     The errback of a call whose failure changes nothing: Redis's own
     failure is already logged and counted (L{ClusterDirectory.call});
@@ -55,7 +64,7 @@ def bestEffort(failure):
     failure.trap(DirectoryUnavailable)
 
 
-def parseRedisURL(url):
+def parseRedisURL(url: str) -> Tuple[str, int, int, str, float]:
     """
     Split C{redis://HOST:PORT/DB?prefix=P&ttl=SECONDS} into its parts.
 
@@ -77,14 +86,14 @@ def parseRedisURL(url):
             ttl)
 
 
-def ownerOf(value):
+def ownerOf(value: str) -> str:
     """
     The node that owns a stored C{value}.
     """
     return value.split("\n", 1)[0]
 
 
-def dataOf(value):
+def dataOf(value: str) -> Any:
     """
     The JSON data stored after the owner in C{value} (C{{}} if none).
     """
@@ -105,17 +114,17 @@ class BlockIds:
 
     log = Logger()
 
-    def __init__(self, directory):
+    def __init__(self, directory: "ClusterDirectory") -> None:
         self.directory = directory
-        self._blocks = []
+        self._blocks: List[List[int]] = []
         self._fetching = False
         base = (1 + zlib.crc32(directory.node.encode()) % 4095) << 40
         self._fallback = itertools.count(base)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[int]:
         return self
 
-    def __next__(self):
+    def __next__(self) -> int:
         blocks = self._blocks
         while blocks and blocks[0][0] > blocks[0][1]:
             blocks.pop(0)
@@ -128,7 +137,7 @@ class BlockIds:
         block[0] += 1
         return value
 
-    def fetch(self):
+    def fetch(self) -> None:
         """
         Ask Redis for one more block, unless a request is under way.
         """
@@ -136,10 +145,10 @@ class BlockIds:
             return
         self._fetching = True
 
-        def got(high):
+        def got(high: int) -> None:
             self._blocks.append([high - ID_BLOCK + 1, high])
 
-        def done(result):
+        def done(result: object) -> object:
             self._fetching = False
             return result
 
@@ -175,10 +184,14 @@ class ClusterDirectory:
 
     log = Logger()
 
-    def __init__(self, redis, clock, node, address=None, prefix="gamehub:",
-                 summaries=None, ttl=TTL, refreshSeconds=REFRESH_SECONDS,
-                 timeout=TIMEOUT, roomUpdateSeconds=ROOM_UPDATE_SECONDS,
-                 where="Redis"):
+    def __init__(
+            self, redis: Any, clock: IReactorTime, node: str,
+            address: Optional[str] = None, prefix: str = "gamehub:",
+            summaries: Optional[Dict[str, Callable[[Room], Any]]] = None,
+            ttl: float = TTL, refreshSeconds: float = REFRESH_SECONDS,
+            timeout: float = TIMEOUT,
+            roomUpdateSeconds: float = ROOM_UPDATE_SECONDS,
+            where: str = "Redis") -> None:
         self.redis = redis
         self.where = where
         self.clock = clock
@@ -194,33 +207,34 @@ class ClusterDirectory:
         self.registered = False
         self.withdrawn = False
         self.available = True
-        self.names = {}
-        self.rooms = {}
-        self._expected = set()
-        self._dirty = set()
-        self._flush = None
-        self._loop = None
+        self.names: Dict[Tuple[str, str], bool] = {}
+        self.rooms: Dict[Tuple[str, str], Tuple[Room, int]] = {}
+        self._expected: Set[Tuple[str, str]] = set()
+        self._dirty: Set[Tuple[str, str]] = set()
+        self._flush: Optional[IDelayedCall] = None
+        self._loop: Optional[LoopingCall] = None
 
     # Keys.
 
-    def key(self, *parts):
+    def key(self, *parts: object) -> str:
         """
         The Redis key of C{parts}, joined with C{:} after the prefix.
         """
         return self.prefix + ":".join(str(p) for p in parts)
 
-    def nameKey(self, kind, name):
+    def nameKey(self, kind: str, name: str) -> str:
         return self.key("name", kind, name)
 
-    def roomIndex(self, kind):
+    def roomIndex(self, kind: str) -> str:
         return self.key("rooms", kind)
 
-    def roomKey(self, kind, name):
+    def roomKey(self, kind: str, name: str) -> str:
         return self.roomIndex(kind) + ":" + name
 
     # Calls.
 
-    def call(self, method, *args, **kwargs):
+    def call(self, method: str, *args: Any,
+             **kwargs: Any) -> "defer.Deferred[Any]":
         """
         Run the C{txredisapi} command C{method}; the result, or a failure
         with L{DirectoryUnavailable} (logged and counted) when Redis fails
@@ -235,7 +249,7 @@ class ClusterDirectory:
                        errbackArgs=(method,))
         return d
 
-    def _answered(self, result):
+    def _answered(self, result: object) -> object:
         if not self.available:
             self.available = True
             self.log.info("cluster: {where} answers again; this node "
@@ -243,7 +257,7 @@ class ClusterDirectory:
                           where=self.where)
         return result
 
-    def _failed(self, failure, method):
+    def _failed(self, failure: Failure, method: str) -> None:
         self.failures += 1
         if failure.check(defer.TimeoutError, defer.CancelledError):
             error = "no answer within {:g} s".format(self.timeout)
@@ -263,7 +277,8 @@ class ClusterDirectory:
                            error=error)
         raise DirectoryUnavailable(error)
 
-    def eval(self, script, keys=(), args=()):
+    def eval(self, script: str, keys: Iterable[str] = (),
+             args: Iterable[object] = ()) -> "defer.Deferred[Any]":
         """
         Run one of L{hub.cluster.scripts}.
         """
@@ -272,14 +287,14 @@ class ClusterDirectory:
 
     # Life.
 
-    def start(self):
+    def start(self) -> None:
         """
         Announce this node and renew its keys every C{refreshSeconds}.
         """
         self._loop = loopingCall(self.clock, self.refresh)
         self._loop.start(self.refreshSeconds, now=True)
 
-    def stop(self):
+    def stop(self) -> "defer.Deferred[Any]":
         """
         Stop renewing and remove this node's keys (best effort).
         """
@@ -298,7 +313,7 @@ class ClusterDirectory:
         self.rooms.clear()
         return defer.DeferredList(releases, consumeErrors=True)
 
-    def refresh(self):
+    def refresh(self) -> "defer.Deferred[Any]":
         """
         Renew (or write again) the node's presence, its names and rooms.
         """
@@ -318,7 +333,8 @@ class ClusterDirectory:
         d.addCallback(lambda _: None)
         return d
 
-    def _publish(self, entries, ttl=None, registering=False):
+    def _publish(self, entries: List[Entry], ttl: Optional[int] = None,
+                 registering: bool = False) -> "defer.Deferred[Any]":
         if ttl is None:
             ttl = int(self.ttl * 1000)
         args = [self.node, ttl]
@@ -326,7 +342,7 @@ class ClusterDirectory:
             args.extend(entry)
         d = self.eval(scripts.PUBLISH, [], args)
 
-        def conflicts(keys):
+        def conflicts(keys: Optional[List[str]]) -> None:
             if registering and not self.registered:
                 self.registered = True
                 self.log.info("cluster: registered in {where}",
@@ -335,13 +351,13 @@ class ClusterDirectory:
                 self.log.warn("cluster: {key!r} is held by another node",
                               key=key)
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             if registering:
                 self.registered = False
         d.addCallbacks(conflicts, failed)
         return d
 
-    def withdraw(self):
+    def withdraw(self) -> "defer.Deferred[Any]":
         """
         Take no new rooms (the node drains): the rooms waiting for a game
         leave the directory, so that joins and Splendor seats go to the
@@ -362,7 +378,7 @@ class ClusterDirectory:
 
     # Nodes.
 
-    def nodeAddress(self, node):
+    def nodeAddress(self, node: str) -> "defer.Deferred[Optional[str]]":
         """
         The link address of C{node}, or None if it is not alive.
         """
@@ -372,7 +388,7 @@ class ClusterDirectory:
 
     # Names.
 
-    def claimName(self, kind, name):
+    def claimName(self, kind: str, name: str) -> "defer.Deferred[str]":
         """
         Hold C{name} of C{kind} for this node if nobody does.
 
@@ -384,7 +400,7 @@ class ClusterDirectory:
         d.addCallback(ownerOf)
         return d
 
-    def nameClaimed(self, kind, name):
+    def nameClaimed(self, kind: str, name: str) -> None:
         """
         A local session took C{name}: keep it alive.
         """
@@ -398,14 +414,14 @@ class ClusterDirectory:
             self._publish([(self.nameKey(kind, name), self.node, "", "",
                             "")])
 
-    def expectName(self, kind, name):
+    def expectName(self, kind: str, name: str) -> None:
         """
         C{name} comes here with its player from another node: the next
         claim of it takes it over.
         """
         self._expected.add((kind, name))
 
-    def nameReleased(self, kind, name):
+    def nameReleased(self, kind: str, name: str) -> None:
         """
         A local session let C{name} go (a name handed to another node was
         forgotten first, see L{handOverName}).
@@ -413,14 +429,14 @@ class ClusterDirectory:
         if self.names.pop((kind, name), None):
             self.releaseName(kind, name)
 
-    def handOverName(self, kind, name):
+    def handOverName(self, kind: str, name: str) -> None:
         """
         C{name} moves to another node with its player: stop renewing it
         without releasing it.
         """
         self.names.pop((kind, name), None)
 
-    def releaseName(self, kind, name):
+    def releaseName(self, kind: str, name: str) -> "defer.Deferred[Any]":
         """
         Let C{name} of C{kind} go if this node holds it (best effort).
 
@@ -433,9 +449,11 @@ class ClusterDirectory:
 
     # Rooms.
 
-    def _roomEntry(self, kind, name, room, score):
+    def _roomEntry(self, kind: str, name: str, room: Room,
+                   score: int) -> Entry:
         summary = self.summaries.get(kind)
-        data = {"n": len(room.members), "running": room.running}
+        data: Dict[str, Any] = {"n": len(room.members),
+                                "running": room.running}
         if summary is not None and room.members:
             data["info"] = summary(room)
         opened = ""
@@ -445,7 +463,7 @@ class ClusterDirectory:
                 self.node + "\n" + json.dumps(data, sort_keys=True),
                 self.roomIndex(kind), score, opened)
 
-    def claimRoom(self, kind, name):
+    def claimRoom(self, kind: str, name: str) -> "defer.Deferred[str]":
         """
         Reserve the room C{name} of C{kind} for this node if no node homes
         it.
@@ -458,7 +476,8 @@ class ClusterDirectory:
         d.addCallback(ownerOf)
         return d
 
-    def lookupRoom(self, kind, name):
+    def lookupRoom(self, kind: str,
+                   name: str) -> "defer.Deferred[Optional[str]]":
         """
         The home node of the room C{name} of C{kind}, or None.
         """
@@ -466,7 +485,7 @@ class ClusterDirectory:
         d.addCallback(lambda v: ownerOf(v) if v else None)
         return d
 
-    def releaseRoom(self, kind, name):
+    def releaseRoom(self, kind: str, name: str) -> None:
         """
         Drop a reservation made by L{claimRoom} for a room that was not
         made after all.
@@ -474,13 +493,14 @@ class ClusterDirectory:
         if (kind, name) not in self.rooms:
             self._releaseRoom(kind, name)
 
-    def _releaseRoom(self, kind, name):
+    def _releaseRoom(self, kind: str,
+                     name: str) -> "defer.Deferred[Any]":
         d = self.eval(scripts.RELEASE, [self.roomKey(kind, name)],
                       [self.node, self.roomIndex(kind)])
         d.addErrback(bestEffort)
         return d
 
-    def roomChanged(self, room):
+    def roomChanged(self, room: Room) -> None:
         """
         A room of this node was made or changed: publish it once the
         current events are over (several changes in one go are published
@@ -506,13 +526,13 @@ class ClusterDirectory:
         elif urgent and self._flush.getTime() > self.clock.seconds():
             self._flush.reset(0)
 
-    def flush(self):
+    def flush(self) -> None:
         """
         Publish the rooms changed since the last flush.
         """
         self._flush = None
         dirty, self._dirty = self._dirty, set()
-        entries = []
+        entries: List[Entry] = []
         for kind, name in dirty:
             known = self.rooms.get((kind, name))
             if known is not None:
@@ -520,7 +540,7 @@ class ClusterDirectory:
         for start in range(0, len(entries), BATCH):
             self._publish(entries[start:start + BATCH])
 
-    def roomClosed(self, room):
+    def roomClosed(self, room: Room) -> None:
         """
         A room of this node closed: remove it from the directory.
         """
@@ -528,12 +548,13 @@ class ClusterDirectory:
         if known is not None and known[0] is room:
             self._forget(room.kind, room.name)
 
-    def _forget(self, kind, name):
+    def _forget(self, kind: str, name: str) -> "defer.Deferred[Any]":
         del self.rooms[(kind, name)]
         self._dirty.discard((kind, name))
         return self._releaseRoom(kind, name)
 
-    def listRooms(self, kind):
+    def listRooms(self,
+                  kind: str) -> "defer.Deferred[List[Dict[str, Any]]]":
         """
         Every room of C{kind} in the cluster, oldest first: its member
         count C{n}, C{running}, its summary C{info} (if its kind has one)
@@ -545,7 +566,8 @@ class ClusterDirectory:
                                       for v in values or ()])
         return d
 
-    def seat(self, kind, capacity):
+    def seat(self, kind: str, capacity: int,
+             ) -> "defer.Deferred[Optional[Tuple[str, str]]]":
         """
         Take a seat at the newest open room of C{kind} in the cluster.
 

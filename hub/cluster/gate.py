@@ -23,10 +23,12 @@ its moves as a node alone would.
 """
 
 import json
+from typing import Any, Callable, Dict, Iterable, Optional, Set
 
 import attr
 from twisted.internet.error import ConnectionDone
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.interfaces import IAddress, IListeningPort
+from twisted.internet.protocol import Factory, Protocol, connectionDone
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
@@ -55,15 +57,15 @@ class Decision:
     after = attr.ib(default=None)
 
 
-def passOn(after=None):
+def passOn(after: Optional[Callable[[], object]] = None) -> Decision:
     return Decision(PASS, after=after)
 
 
-def replied():
+def replied() -> Decision:
     return Decision(REPLY)
 
 
-def forward(node, preface):
+def forward(node: str, preface: Dict[str, Any]) -> Decision:
     return Decision(FORWARD, node, preface)
 
 
@@ -78,26 +80,29 @@ class Gate(Protocol):
 
     log = Logger()
 
-    def __init__(self, cluster, inner, route):
+    transport: Any
+
+    def __init__(self, cluster: Any, inner: Any, route: Any) -> None:
         self.cluster = cluster
         self.inner = inner
         self.route = route
         self.pending = b""
         self.waiting = False
-        self.relay = None
+        self.relay: Any = None
         self.lost = False
-        self.front = None
-        self.control = None
-        self._undecided = None
+        self.front: Any = None
+        # The transport's TransportControl, once connected.
+        self.control: Any = None
+        self._undecided: Optional[bytes] = None
 
-    def logPrefix(self):
+    def logPrefix(self) -> str:
         return self.inner.__class__.__name__
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.control = TransportControl.of(self.transport)
         self.inner.makeConnection(self.transport)
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
         if self.relay is not None:
             self.toHome(data)
         elif self.waiting or self.pending:
@@ -109,7 +114,7 @@ class Gate(Protocol):
         else:
             self.inner.dataReceived(data)
 
-    def drain(self):
+    def drain(self) -> None:
         """
         Hand the adapter what it may see now, stopping at a message that
         waits for the cluster.
@@ -136,7 +141,7 @@ class Gate(Protocol):
             decision.addCallback(self._decided, raw, message)
             decision.addErrback(self._decisionFailed)
 
-    def _decisionFailed(self, failure):
+    def _decisionFailed(self, failure: Failure) -> None:
         """
         The route's decision, or acting on it, failed: log it and read
         again.  A message the route failed to decide goes to the adapter,
@@ -152,7 +157,8 @@ class Gate(Protocol):
             self.inner.dataReceived(raw)
         self.drain()
 
-    def _decided(self, decision, raw, message):
+    def _decided(self, decision: Decision, raw: bytes,
+                 message: Any) -> None:
         self._undecided = None
         if self.lost:
             return
@@ -167,7 +173,8 @@ class Gate(Protocol):
                 decision.after()
         self.drain()
 
-    def handOver(self, decision, raw, message):
+    def handOver(self, decision: Decision, raw: bytes,
+                 message: Any) -> None:
         """
         Open a link to the home node C{decision.node} and relay to it
         C{raw} (the message) and everything after it.
@@ -177,7 +184,7 @@ class Gate(Protocol):
                        peer=getattr(self.transport.getPeer(), "host", None))
         d = self.cluster.connectLink(decision.node, self)
 
-        def connected(relay):
+        def connected(relay: Any) -> None:
             if self.lost:
                 relay.transport.loseConnection()
                 return
@@ -199,7 +206,7 @@ class Gate(Protocol):
             self.control.resumeReading(ROUTING)
             self.cluster.forwarded += 1
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.warn("cluster: cannot reach node {node!r}: {error!r}",
                           node=decision.node,
                           error=failure.getErrorMessage())
@@ -212,7 +219,7 @@ class Gate(Protocol):
                 self.inner.dataReceived(raw)
             self.drain()
 
-        def broken(failure):
+        def broken(failure: Failure) -> None:
             # Handing over (or answering its failure) raised: never leave
             # the connection paused with the failure unseen.
             self.log.failure("cluster: handing over to node {node!r} "
@@ -229,7 +236,7 @@ class Gate(Protocol):
         d.addCallbacks(connected, failed)
         d.addErrback(broken)
 
-    def stepOut(self):
+    def stepOut(self) -> bool:
         """
         Leave the data path: the transport hands its reads (and its loss)
         straight to the adapter, until L{stepIn}.  Only while nothing
@@ -252,7 +259,7 @@ class Gate(Protocol):
         setReceiver(transport, self.inner)
         return True
 
-    def stepIn(self):
+    def stepIn(self) -> None:
         """
         Take the data path back (the route may need to see what comes).
         """
@@ -260,13 +267,13 @@ class Gate(Protocol):
         if front is not None and receiverOf(self.transport) is self.inner:
             setReceiver(self.transport, front)
 
-    def relayLost(self):
+    def relayLost(self) -> None:
         """
         The home node closed the link: close the client's connection.
         """
         self.transport.loseConnection()
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         self.lost = True
         if self.relay is not None:
             self.relay.transport.loseConnection()
@@ -283,21 +290,21 @@ class GateKeeper:
     @ivar out: C{{room: set of gates stepped out}}.
     """
 
-    def __init__(self):
-        self.out = {}
+    def __init__(self) -> None:
+        self.out: Dict[Any, Set[Gate]] = {}
 
-    def roomChanged(self, room):
-        out = self.out.pop(room, ())
+    def roomChanged(self, room: Any) -> None:
+        out: Iterable[Gate] = self.out.pop(room, ())
         if not room.running:
             for gate in out:
                 gate.stepIn()
             return
-        peers = {}
+        peers: Dict[Any, Gate] = {}
         for member in room.members:
-            gate = getattr(member.session.peer, "clusterGate", None)
-            if gate is not None:
-                peers[gate.inner] = gate
-        kept = set()
+            found = getattr(member.session.peer, "clusterGate", None)
+            if found is not None:
+                peers[found.inner] = found
+        kept: Set[Gate] = set()
         for gate in out:
             if peers.get(gate.inner) is gate and not gate.route.watching():
                 kept.add(gate)
@@ -309,7 +316,7 @@ class GateKeeper:
         if kept:
             self.out[room] = kept
 
-    def roomClosed(self, room):
+    def roomClosed(self, room: Any) -> None:
         for gate in self.out.pop(room, ()):
             gate.stepIn()
 
@@ -323,21 +330,22 @@ class GatedFactory(Factory):
 
     noisy = False
 
-    def __init__(self, cluster, inner, routeClass):
+    def __init__(self, cluster: Any, inner: Any,
+                 routeClass: Callable[[Any, Any, Any], Any]) -> None:
         self.cluster = cluster
         self.inner = inner
         self.routeClass = routeClass
 
-    def logPrefix(self):
+    def logPrefix(self) -> str:
         return self.inner.logPrefix()
 
-    def startFactory(self):
+    def startFactory(self) -> None:
         self.inner.doStart()
 
-    def stopFactory(self):
+    def stopFactory(self) -> None:
         self.inner.doStop()
 
-    def listeningOn(self, port):
+    def listeningOn(self, port: IListeningPort) -> None:
         """
         C{port} listens with this factory: so it does with the adapter's
         (which pauses it under a connection flood).
@@ -346,7 +354,7 @@ class GatedFactory(Factory):
         if listeningOn is not None:
             listeningOn(port)
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: Optional[IAddress]) -> Optional[Gate]:
         inner = self.inner.buildProtocol(addr)
         if inner is None:
             # The adapter refuses the connection.

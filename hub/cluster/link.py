@@ -12,10 +12,13 @@ the link as a client connection of that kind, behind its own gate.
 """
 
 import json
+from typing import Any, Callable, Optional
 
 from twisted.internet.address import IPv4Address, IPv6Address
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.interfaces import IAddress, ITransport
+from twisted.internet.protocol import Factory, Protocol, connectionDone
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from twisted.protocols.basic import LineReceiver
 
 from hub.cluster.routes import adopt
@@ -32,18 +35,19 @@ class LinkClient(Protocol):
     the player's connection.
     """
 
-    def __init__(self, gate):
+    def __init__(self, gate: Any) -> None:
         self.gate = gate
-        self.toPlayer = None
+        self.toPlayer: Optional[Callable[[bytes], object]] = None
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         setNoDelay(self.transport)
         self.toPlayer = relayWriter(self.gate.transport)
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
+        assert self.toPlayer is not None  # set when the connection is made
         self.toPlayer(data)
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         self.gate.relayLost()
 
 
@@ -54,10 +58,10 @@ class LinkClientFactory(Factory):
 
     noisy = False
 
-    def __init__(self, gate):
+    def __init__(self, gate: Any) -> None:
         self.gate = gate
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: Optional[IAddress]) -> LinkClient:
         protocol = LinkClient(self.gate)
         protocol.factory = self
         return protocol
@@ -72,14 +76,15 @@ class LinkServer(LineReceiver):
     delimiter = b"\n"
     MAX_LENGTH = MAX_PREFACE
     log = Logger()
+    transport: ITransport
 
-    def __init__(self):
-        self.gate = None
+    def __init__(self) -> None:
+        self.gate: Any = None
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         setNoDelay(self.transport)
 
-    def lineReceived(self, line):
+    def lineReceived(self, line: bytes) -> None:
         try:
             preface = json.loads(line)
             kind = preface["kind"]
@@ -112,13 +117,13 @@ class LinkServer(LineReceiver):
         self.setRawMode()
         gate.dataReceived(data + rest)
 
-    def rawDataReceived(self, data):
+    def rawDataReceived(self, data: bytes) -> None:
         self.gate.dataReceived(data)
 
-    def lineLengthExceeded(self, line):
+    def lineLengthExceeded(self, line: bytes) -> None:
         self.transport.loseConnection()
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         if self.gate is not None:
             self.gate.connectionLost(reason)
 
@@ -130,5 +135,5 @@ class LinkServerFactory(Factory):
 
     protocol = LinkServer
 
-    def __init__(self, cluster):
+    def __init__(self, cluster: Any) -> None:
         self.cluster = cluster

@@ -6,11 +6,13 @@ connections over them.
 """
 
 import socket
+from typing import Any
 
 from zope.interface import implementer
 
 from twisted.internet import tcp
-from twisted.internet.interfaces import IStreamServerEndpoint
+from twisted.internet.interfaces import (
+    IListeningPort, IProtocolFactory, IStreamServerEndpoint)
 from twisted.internet import defer
 
 
@@ -19,7 +21,7 @@ class ReusePort(tcp.Port):
     A TCP port that sets C{SO_REUSEPORT} before binding.
     """
 
-    def createInternetSocket(self):
+    def createInternetSocket(self) -> socket.socket:
         sock = tcp.Port.createInternetSocket(self)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         return sock
@@ -31,23 +33,26 @@ class ReusePortEndpoint:
     Listens on C{port} with C{SO_REUSEPORT}.
     """
 
-    def __init__(self, reactor, port, backlog=50, interface=""):
+    def __init__(self, reactor: Any, port: int, backlog: int = 50,
+                 interface: str = "") -> None:
         self.reactor = reactor
         self.port = port
         self.backlog = backlog
         self.interface = interface
 
-    def listen(self, factory):
+    def listen(self, factory: IProtocolFactory,
+               ) -> "defer.Deferred[IListeningPort]":
         return defer.execute(self._listen, factory)
 
-    def _listen(self, factory):
+    def _listen(self, factory: IProtocolFactory) -> ReusePort:
         port = ReusePort(self.port, factory, self.backlog, self.interface,
                          self.reactor)
         port.startListening()
         return port
 
 
-def parse(reactor, port, backlog=50, interface=""):
+def parse(reactor: Any, port: str, backlog: str = "50",
+          interface: str = "") -> ReusePortEndpoint:
     """
     The endpoint of C{reuseport:PORT:...}.
     """

@@ -12,7 +12,12 @@ the connection moves to another node; C{unreachable(message)} answers a
 request whose home node cannot be reached.
 """
 
-from hub.cluster.gate import passOn, replied, forward
+from typing import Any, Dict, List, Optional, Tuple, Type
+
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
+
+from hub.cluster.gate import Decision, passOn, replied, forward
 from hub.ihub import IClusterPeer
 from hub.tables import gomoku as gomokuTables
 from hub.tables import splendor as splendorTables
@@ -20,15 +25,18 @@ from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
 from hub.wire import splendor as splendorWire
 
+#: What a route's C{decide} returns.
+Decided = Optional[Deferred[Decision]]
+
 
 class Route:
     """
     The parts every route shares.
     """
 
-    kind = None
+    kind: Optional[str] = None
 
-    def __init__(self, cluster, factory, protocol):
+    def __init__(self, cluster: Any, factory: Any, protocol: Any) -> None:
         self.cluster = cluster
         self.directory = cluster.directory
         self.factory = factory
@@ -36,29 +44,29 @@ class Route:
         self.peer = IClusterPeer(protocol)
 
     @property
-    def node(self):
+    def node(self) -> str:
         return self.directory.node
 
-    def watching(self):
+    def watching(self) -> bool:
         """
         Whether the connection's next request may need the cluster (see
         L{IClusterPeer.routable}).
         """
         return self.peer.routable()
 
-    def reset(self):
+    def reset(self) -> None:
         """
         The gate stopped cutting messages (the bytes go to the adapter
         as they come).
         """
 
-    def handingOver(self, message):
+    def handingOver(self, message: Any) -> None:
         pass
 
-    def unreachable(self, message):
+    def unreachable(self, message: Any) -> Decision:
         return passOn()
 
-    def preface(self, **more):
+    def preface(self, **more: Any) -> Dict[str, Any]:
         """
         The preface of a link: the kind, then what the home node needs.
         """
@@ -73,7 +81,7 @@ class CheckersRoute(Route):
 
     kind = "checkers"
 
-    def cut(self, pending):
+    def cut(self, pending: bytes) -> Optional[Tuple[int, Any]]:
         end = pending.find(checkersWire.DELIMITER)
         if end < 0:
             if len(pending) > checkersWire.MAX_LINE_LENGTH:
@@ -85,7 +93,7 @@ class CheckersRoute(Route):
             message = None
         return end + 1, message
 
-    def decide(self, message):
+    def decide(self, message: Any) -> Decided:
         if message is None or message.op != checkersWire.JOIN_ROOM_OP:
             return None
         roomId = message.data1
@@ -94,22 +102,22 @@ class CheckersRoute(Route):
             return None
         d = self.directory.claimRoom(self.kind, roomId)
 
-        def claimed(owner):
+        def claimed(owner: str) -> Decision:
             if owner == self.node:
                 return passOn(lambda: self._unused(roomId))
             return forward(owner, self.preface())
 
-        def failed(failure):
+        def failed(failure: Failure) -> Decision:
             self.protocol.sendError(checkersWire.OTHER_ERROR,
                                     "the room directory is unavailable")
             return replied()
         return d.addCallbacks(claimed, failed)
 
-    def _unused(self, roomId):
+    def _unused(self, roomId: Any) -> None:
         if self.factory.lobby.room(self.kind, roomId) is None:
             self.directory.releaseRoom(self.kind, roomId)
 
-    def unreachable(self, message):
+    def unreachable(self, message: Any) -> Decision:
         self.protocol.sendError(checkersWire.OTHER_ERROR,
                                 "the room's node is unreachable")
         return replied()
@@ -123,7 +131,7 @@ class SplendorRoute(Route):
 
     kind = splendorTables.KIND
 
-    def cut(self, pending):
+    def cut(self, pending: bytes) -> Optional[Tuple[int, Any]]:
         header = splendorWire.HEADER_LENGTH
         if len(pending) < header:
             return None
@@ -135,12 +143,12 @@ class SplendorRoute(Route):
         apiId = splendorWire.HEADER.unpack_from(pending)[0]
         return length, apiId
 
-    def decide(self, apiId):
+    def decide(self, apiId: Any) -> Decided:
         if apiId != splendorWire.INIT:
             return None
         d = self.directory.seat(self.kind, splendorTables.CAPACITY)
 
-        def seated(found):
+        def seated(found: Optional[Tuple[str, str]]) -> Decision:
             if found is None:
                 return passOn()
             name, owner = found
@@ -161,15 +169,15 @@ class GomokuRoute(Route):
 
     kind = gomokuTables.KIND
 
-    def __init__(self, cluster, factory, protocol):
+    def __init__(self, cluster: Any, factory: Any, protocol: Any) -> None:
         Route.__init__(self, cluster, factory, protocol)
         self.reset()
 
-    def reset(self):
+    def reset(self) -> None:
         self.scanner = gomokuWire.FrameScanner()
         self.scanned = 0
 
-    def cut(self, pending):
+    def cut(self, pending: bytes) -> Optional[Tuple[int, Any]]:
         while True:
             end = pending.find(b">", self.scanned)
             if end < 0:
@@ -190,7 +198,8 @@ class GomokuRoute(Route):
                 except gomokuWire.InvalidMessage:
                     return length, None
 
-    def reply(self, message, reply):
+    def reply(self, message: Dict[str, Any],
+              reply: Dict[str, Any]) -> Decision:
         """
         Answer C{message} as the adapter would: stamped with the token
         and the request's session.
@@ -199,11 +208,11 @@ class GomokuRoute(Route):
         self.protocol.send(reply)
         return replied()
 
-    def result(self, message, status):
+    def result(self, message: Dict[str, Any], status: int) -> Decision:
         return self.reply(message, gomokuWire.resultMessage(status, None,
                                                             None))
 
-    def decide(self, message):
+    def decide(self, message: Optional[Dict[str, Any]]) -> Decided:
         if message is None:
             return None
         kind = message["msg_type"]
@@ -225,7 +234,7 @@ class GomokuRoute(Route):
                 return self.joinRoom(message, fields["name"])
         return None
 
-    def register(self, message):
+    def register(self, message: Dict[str, Any]) -> Decided:
         name = message.get("name")
         if not isinstance(name, str) or not name:
             return None
@@ -233,55 +242,55 @@ class GomokuRoute(Route):
         sessions = self.factory.sessions
         d = self.directory.claimName(self.kind, name)
 
-        def claimed(owner):
+        def claimed(owner: str) -> Decision:
             if owner == self.node:
                 return passOn(lambda: self._unusedName(name))
             if token not in (None, gomokuWire.INVALID_TOKEN):
                 return forward(owner, self.preface())
             return self.result(message, gomokuWire.S_PLAYER_EXISTS)
 
-        def failed(failure):
+        def failed(failure: Failure) -> Decision:
             if sessions.byName(self.kind, name) is not None:
                 return passOn()
             return self.result(message, gomokuWire.S_ERROR)
         return d.addCallbacks(claimed, failed)
 
-    def _unusedName(self, name):
+    def _unusedName(self, name: str) -> None:
         if self.factory.sessions.byName(self.kind, name) is None:
             self.directory.releaseName(self.kind, name)
 
-    def listRooms(self, message):
+    def listRooms(self, message: Dict[str, Any]) -> Deferred[Decision]:
         d = self.directory.listRooms(self.kind)
 
-        def listed(rooms):
+        def listed(rooms: List[Dict[str, Any]]) -> Decision:
             objects = [room["info"] for room in rooms if "info" in room]
             return self.reply(message, gomokuWire.roomListMessage(
                 objects or None, None, None))
         # Without the directory, the rooms of this node.
         return d.addCallbacks(listed, lambda f: passOn())
 
-    def createRoom(self, message, name):
+    def createRoom(self, message: Dict[str, Any], name: str) -> Decided:
         if self.factory.lobby.room(self.kind, name) is not None:
             return None
         d = self.directory.claimRoom(self.kind, name)
 
-        def claimed(owner):
+        def claimed(owner: str) -> Decision:
             if owner == self.node:
                 return passOn(lambda: self._unusedRoom(name))
             return self.result(message, gomokuWire.S_ROOM_EXISTS)
         return d.addCallbacks(
             claimed, lambda f: self.result(message, gomokuWire.S_ERROR))
 
-    def _unusedRoom(self, name):
+    def _unusedRoom(self, name: str) -> None:
         if self.factory.lobby.room(self.kind, name) is None:
             self.directory.releaseRoom(self.kind, name)
 
-    def joinRoom(self, message, name):
+    def joinRoom(self, message: Dict[str, Any], name: str) -> Decided:
         if self.factory.lobby.room(self.kind, name) is not None:
             return None
         d = self.directory.lookupRoom(self.kind, name)
 
-        def found(owner):
+        def found(owner: Optional[str]) -> Decision:
             if owner is None or owner == self.node:
                 return passOn()
             session = self.protocol.session
@@ -295,16 +304,17 @@ class GomokuRoute(Route):
         return d.addCallbacks(
             found, lambda f: self.result(message, gomokuWire.S_ERROR))
 
-    def handingOver(self, message):
+    def handingOver(self, message: Any) -> None:
         name = self.peer.handOverName()
         if name is not None:
             self.directory.handOverName(self.kind, name)
 
-    def unreachable(self, message):
+    def unreachable(self, message: Any) -> Decision:
         return self.result(message, gomokuWire.S_ERROR)
 
 
-def adopt(cluster, kind, protocol, preface):
+def adopt(cluster: Any, kind: str, protocol: Any,
+          preface: Dict[str, Any]) -> bool:
     """
     On the home node, before the forwarded bytes: give the adapter
     C{protocol} (an L{IClusterPeer}) what the player had on the arriving
@@ -319,7 +329,7 @@ def adopt(cluster, kind, protocol, preface):
     return IClusterPeer(protocol).adopt(preface)
 
 
-ROUTES = {
+ROUTES: Dict[str, Type[Route]] = {
     "checkers": CheckersRoute,
     "splendor": SplendorRoute,
     "gomoku": GomokuRoute,

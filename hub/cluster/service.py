@@ -4,16 +4,19 @@ gates in front of the game listeners (C{twistd gamehub --cluster ...}).
 """
 
 import socket
+from typing import Any, Dict, List, Optional
 
 from twisted.application.service import Service
 from twisted.internet import defer
 from twisted.internet.endpoints import (
     clientFromString, serverFromString)
+from twisted.internet.interfaces import IListeningPort
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.cluster.directory import BlockIds, ClusterDirectory, parseRedisURL
-from hub.cluster.gate import GatedFactory, GateKeeper
-from hub.cluster.link import LinkClientFactory, LinkServerFactory
+from hub.cluster.gate import Gate, GatedFactory, GateKeeper
+from hub.cluster.link import LinkClient, LinkClientFactory, LinkServerFactory
 from hub.cluster.routes import ROUTES
 from hub.ihub import IClusterRoomList
 
@@ -23,7 +26,7 @@ LINK_TIMEOUT = 5.0
 STOP_TIMEOUT = 2.0
 
 
-def linkAddress(host, port):
+def linkAddress(host: str, port: int) -> str:
     """
     The client endpoint string other nodes use to reach a link listener
     bound to C{host}:C{port} (an unspecified address means this host's
@@ -55,8 +58,9 @@ class ClusterService(Service):
 
     log = Logger()
 
-    def __init__(self, reactor, hub, redis, node, linkEndpoint,
-                 prefix="gamehub:", channel=None, **directoryOptions):
+    def __init__(self, reactor: Any, hub: Any, redis: Any, node: str,
+                 linkEndpoint: str, prefix: str = "gamehub:",
+                 channel: Any = None, **directoryOptions: Any) -> None:
         self.reactor = reactor
         self.hub = hub
         self.redis = redis
@@ -65,16 +69,16 @@ class ClusterService(Service):
         self.channel = channel
         self.directory = ClusterDirectory(
             redis, hub.clock, node, prefix=prefix, **directoryOptions)
-        self.gatedFactories = {}
+        self.gatedFactories: Dict[str, GatedFactory] = {}
         self.forwarded = 0
         self.served = 0
-        self._port = None
+        self._port: Optional[IListeningPort] = None
         hub.lobby.addWatcher(self.directory)
         hub.lobby.addWatcher(GateKeeper())
         hub.sessions.addWatcher(self.directory)
         hub.sessions.ids = BlockIds(self.directory)
 
-    def gate(self, kind, factory):
+    def gate(self, kind: str, factory: Any) -> GatedFactory:
         """
         The factory to listen with for game C{kind}: C{factory} behind
         gates.
@@ -90,7 +94,7 @@ class ClusterService(Service):
         self.gatedFactories[kind] = gated
         return gated
 
-    def moderate(self, moderation):
+    def moderate(self, moderation: Any) -> None:
         """
         Share C{moderation} (a L{hub.accounts.moderation.Moderation}) with
         the other nodes: what it kicks and bans is published to them, and
@@ -101,7 +105,7 @@ class ClusterService(Service):
         moderation.publish = self.channel.publish
         self.channel.handler = moderation.received
 
-    def startService(self):
+    def startService(self) -> None:
         Service.startService(self)
         if self.channel is not None:
             self.channel.startService()
@@ -109,22 +113,22 @@ class ClusterService(Service):
         endpoint = serverFromString(self.reactor, self.linkEndpoint)
         d = endpoint.listen(LinkServerFactory(self))
 
-        def listening(port):
+        def listening(port: IListeningPort) -> None:
             self._port = port
-            address = port.getHost()
+            address: Any = port.getHost()
             self.directory.address = linkAddress(address.host, address.port)
             self.log.info("cluster node {node!r} links on {address}",
                           node=self.node, address=self.directory.address)
             self.directory.start()
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.failure("cluster: cannot listen for links", failure)
             self.reactor.stop()
         d.addCallbacks(listening, failed)
 
-    def stopService(self):
+    def stopService(self) -> "defer.Deferred[Any]":
         Service.stopService(self)
-        stopping = [self.directory.stop()]
+        stopping: List[defer.Deferred[Any]] = [self.directory.stop()]
         if self.channel is not None:
             stopping.append(defer.maybeDeferred(self.channel.stopService))
         if self._port is not None:
@@ -137,13 +141,13 @@ class ClusterService(Service):
             "cluster: disconnecting from Redis", f))
         return d
 
-    def _stopTimedOut(self, failure):
+    def _stopTimedOut(self, failure: Failure) -> None:
         # The links and the directory get STOP_TIMEOUT to stop.
         failure.trap(defer.TimeoutError)
         self.log.warn("cluster: stopping took over {timeout:g} s",
                       timeout=STOP_TIMEOUT)
 
-    def withdraw(self):
+    def withdraw(self) -> "defer.Deferred[Any]":
         """
         The hub drains: take no new rooms from the cluster (see
         L{ClusterDirectory.withdraw}).
@@ -156,7 +160,7 @@ class ClusterService(Service):
             "the directory", node=self.node, count=count, event="drain"))
         return d
 
-    def registrationProblem(self):
+    def registrationProblem(self) -> Optional[str]:
         """
         The readiness check of the node: None once its presence is
         written in Redis, else why not.
@@ -167,7 +171,8 @@ class ClusterService(Service):
             return "node {!r} not registered yet".format(self.node)
         return None
 
-    def connectLink(self, node, gate):
+    def connectLink(self, node: str,
+                    gate: Gate) -> "defer.Deferred[LinkClient]":
         """
         Open a link to C{node} for C{gate}.
 
@@ -175,7 +180,8 @@ class ClusterService(Service):
         """
         d = self.directory.nodeAddress(node)
 
-        def connect(address):
+        def connect(address: Optional[str],
+                    ) -> "defer.Deferred[LinkClient]":
             if address is None:
                 raise LookupError("node {!r} is not alive".format(node))
             endpoint = clientFromString(self.reactor, address)
@@ -185,7 +191,8 @@ class ClusterService(Service):
         return d.addCallback(connect)
 
 
-def makeCluster(reactor, hub, url, node, linkEndpoint):
+def makeCluster(reactor: Any, hub: Any, url: str, node: str,
+                linkEndpoint: str) -> ClusterService:
     """
     A L{ClusterService} over Redis at C{url}
     (C{redis://HOST:PORT/DB[?prefix=P]}).

@@ -9,6 +9,7 @@ import importlib.resources
 import json
 import os
 import sys
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Set
 
 import attr
 
@@ -52,7 +53,7 @@ class Limits:
     fileBytes = attr.ib(default=64 * MB)
     workBytes = attr.ib(default=64 * MB)
 
-    def rlimits(self):
+    def rlimits(self) -> Dict[str, int]:
         """
         The rlimits of L{hub.sandbox.inside} (0 for CPU or memory: none).
         """
@@ -64,7 +65,7 @@ class Limits:
             limits["as"] = self.memoryBytes
         return limits
 
-    def describe(self):
+    def describe(self) -> str:
         """
         The limits in words, for a log.
         """
@@ -112,7 +113,8 @@ class NotAllowed(ValueError):
     """
 
 
-def cleanEnvironment(environment, path, home):
+def cleanEnvironment(environment: Mapping[str, str], path: str,
+                     home: str) -> Dict[str, str]:
     """
     A program's whole environment: C{PATH}, C{HOME} and the C{GAMEHUB_*}
     values of C{environment}, nothing else.
@@ -127,7 +129,7 @@ def cleanEnvironment(environment, path, home):
     return clean
 
 
-def searchPath(python=sys.executable):
+def searchPath(python: str = sys.executable) -> str:
     """
     The C{PATH} of a sandboxed program: the hub's Python first (so that
     C{python -m hub.bots} is the hub's), then the system's.
@@ -137,7 +139,7 @@ def searchPath(python=sys.executable):
         [first, "/usr/local/bin", "/usr/bin", "/bin"]))
 
 
-def hubPackage():
+def hubPackage() -> str:
     """
     The folder of the C{hub} package (the source tree's, for an
     editable install).
@@ -145,7 +147,7 @@ def hubPackage():
     return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def pythonFolders():
+def pythonFolders() -> List[str]:
     """
     The folders of the hub's Python: its installation, its virtualenv
     and the C{hub} package, each once, outermost only.
@@ -154,18 +156,18 @@ def pythonFolders():
                       sys.exec_prefix, hubPackage()])
 
 
-def outermost(paths):
+def outermost(paths: Iterable[str]) -> List[str]:
     """
     C{paths} made absolute, without those inside another of them.
     """
-    found = []
+    found: List[str] = []
     for path in sorted({os.path.abspath(p) for p in paths if p}):
         if not any(within(path, other) for other in found):
             found.append(path)
     return found
 
 
-def within(path, folder):
+def within(path: str, folder: str) -> bool:
     """
     Whether C{path} is C{folder} or inside it (as written; both
     absolute).
@@ -173,7 +175,8 @@ def within(path, folder):
     return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
-def checkBinds(folders, hidden=(), closed=()):
+def checkBinds(folders: Iterable[str], hidden: Iterable[str] = (),
+               closed: Iterable[str] = ()) -> None:
     """
     Refuse to bind a folder that would show one of the hub's own
     paths: one that is or holds a C{hidden} path (its database, its
@@ -182,20 +185,20 @@ def checkBinds(folders, hidden=(), closed=()):
 
     @raise NotAllowed: for the first such folder.
     """
-    hidden = [(p, os.path.realpath(p)) for p in hidden if p]
-    closed = [(p, os.path.realpath(p)) for p in closed if p]
+    hiddenPaths = [(p, os.path.realpath(p)) for p in hidden if p]
+    closedPaths = [(p, os.path.realpath(p)) for p in closed if p]
     for folder in folders:
         mine = os.path.realpath(folder)
         if mine == "/":
             raise NotAllowed("{} is the whole file system".format(folder))
-        for path, theirs in hidden + closed:
+        for path, theirs in hiddenPaths + closedPaths:
             if within(theirs, mine) or (
-                    (path, theirs) in closed and within(mine, theirs)):
+                    (path, theirs) in closedPaths and within(mine, theirs)):
                 raise NotAllowed("{} would show the hub's {}".format(
                     folder, path))
 
 
-def _ancestors(path):
+def _ancestors(path: str) -> List[str]:
     parts = path.strip("/").split("/")[:-1]
     return ["/" + "/".join(parts[:i]) for i in range(1, len(parts) + 1)]
 
@@ -205,22 +208,22 @@ class _Tree:
     The bwrap arguments that make folders, each once, readable by all.
     """
 
-    def __init__(self):
-        self.made = set()
-        self.args = []
+    def __init__(self) -> None:
+        self.made: Set[str] = set()
+        self.args: List[str] = []
 
-    def parents(self, path):
+    def parents(self, path: str) -> None:
         for folder in _ancestors(path):
             if folder not in self.made:
                 self.made.add(folder)
                 self.args += ["--perms", "0755", "--dir", folder]
 
-    def bind(self, option, source, target):
+    def bind(self, option: str, source: str, target: str) -> None:
         self.parents(target)
         self.args += [option, source, target]
 
 
-def systemArguments(root="/"):
+def systemArguments(root: str = "/") -> List[str]:
     """
     The bwrap arguments of the read-only system (L{SYSTEM}, L{ETC}),
     as this machine has it.
@@ -239,8 +242,11 @@ def systemArguments(root="/"):
     return tree.args
 
 
-def bwrapArguments(confinement, bwrap, python, readOnly, asRoot,
-                   infoFD=None, system=None, helperFD=None):
+def bwrapArguments(confinement: Confinement, bwrap: str, python: str,
+                   readOnly: Iterable[str], asRoot: bool,
+                   infoFD: Optional[int] = None,
+                   system: Optional[Iterable[str]] = None,
+                   helperFD: Optional[int] = None) -> List[str]:
     """
     bwrap's whole command line for C{confinement}.
 
@@ -276,7 +282,7 @@ def bwrapArguments(confinement, bwrap, python, readOnly, asRoot,
         folders.append(confinement.folder)
     for folder in outermost(folders):
         tree.bind("--ro-bind", folder, folder)
-    settings = {"limits": limits.rlimits()}
+    settings: Dict[str, Any] = {"limits": limits.rlimits()}
     if confinement.forward is not None:
         tree.bind("--ro-bind", confinement.forward.socket, SOCKET)
         settings["forward"] = [confinement.forward.port, SOCKET]
@@ -295,7 +301,9 @@ def bwrapArguments(confinement, bwrap, python, readOnly, asRoot,
         None if helperFD is None else HELPER)
 
 
-def helperArguments(python, settings, argv, helper=None):
+def helperArguments(python: str, settings: Dict[str, Any],
+                    argv: Iterable[str],
+                    helper: Optional[str] = None) -> List[str]:
     """
     The command line of L{hub.sandbox.inside} (the file C{helper}, or by
     default this package's) running C{argv}.
@@ -305,7 +313,7 @@ def helperArguments(python, settings, argv, helper=None):
     return [python, "-I", "-S", helper, _dumps(settings), "--"] + list(argv)
 
 
-def helperPath():
+def helperPath() -> str:
     """
     The file of L{hub.sandbox.inside}.
     """
@@ -313,14 +321,14 @@ def helperPath():
                         "inside.py")
 
 
-def _dumps(value):
+def _dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=True)
 
 
-_source = []
+_source: List[bytes] = []
 
 
-def helperSource():
+def helperSource() -> bytes:
     """
     The bytes of L{hub.sandbox.inside} (read once).
     """

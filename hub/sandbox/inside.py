@@ -23,6 +23,7 @@ import socket
 import struct
 import sys
 import threading
+from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 CANNOT_SET_UP = 125
 CANNOT_RUN = 127
@@ -56,20 +57,20 @@ _SYSCALLS = {
 }
 
 
-def _libc():
+def _libc() -> Any:
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl.argtypes = [ctypes.c_int] + [ctypes.c_ulong] * 4
     libc.unshare.argtypes = [ctypes.c_int]
     return libc
 
 
-def _check(result, what):
+def _check(result: int, what: str) -> None:
     if result != 0:
         error = ctypes.get_errno()
         raise OSError(error, "{}: {}".format(what, os.strerror(error)))
 
 
-def becomeUser(outUid, outGid, inUid, inGid):
+def becomeUser(outUid: int, outGid: int, inUid: int, inGid: int) -> None:
     """
     Drop to C{outUid}/C{outGid} (no groups), then enter a new user
     namespace in which they are C{inUid}/C{inGid} (bwrap ran as root:
@@ -89,7 +90,7 @@ def becomeUser(outUid, outGid, inUid, inGid):
             f.write(text)
 
 
-def userNamespaceFilter(machine=None):
+def userNamespaceFilter(machine: Optional[str] = None) -> Optional[bytes]:
     """
     The seccomp program (classic BPF, as bytes) that fails C{unshare}
     and C{clone} with C{CLONE_NEWUSER} (EPERM) and C{clone3} (ENOSYS:
@@ -100,9 +101,9 @@ def userNamespaceFilter(machine=None):
     abis = _SYSCALLS.get(machine or platform.machine())
     if abis is None:
         return None
-    code = []
+    code: List[Tuple[int, int, int, int]] = []
     for arch, unshare, clone, clone3, x32 in abis:
-        block = [
+        block: List[Optional[Tuple[int, int, int, int]]] = [
             (0x20, 0, 0, 0),                  # A = nr
             (0x45, 0, 1, x32) if x32 else None,  # x32 ABI
             (0x06, 0, 0, _ERRNO | _ENOSYS) if x32 else None,
@@ -115,10 +116,10 @@ def userNamespaceFilter(machine=None):
             (0x06, 0, 0, _ERRNO | _EPERM),
             (0x06, 0, 0, _ALLOW),
         ]
-        block = [i for i in block if i is not None]
+        kept = [i for i in block if i is not None]
         code.append((0x20, 0, 0, 4))          # A = arch
-        code.append((0x15, 0, len(block), arch))
-        code.extend(block)
+        code.append((0x15, 0, len(kept), arch))
+        code.extend(kept)
     code.append((0x06, 0, 0, _ERRNO | _ENOSYS))
     return b"".join(struct.pack("HBBI", *i) for i in code)
 
@@ -127,7 +128,7 @@ class _Program(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
-def denyUserNamespaces():
+def denyUserNamespaces() -> bool:
     """
     Set C{PR_SET_NO_NEW_PRIVS} and install L{userNamespaceFilter}.
 
@@ -145,7 +146,7 @@ def denyUserNamespaces():
     return True
 
 
-def applyLimits(limits):
+def applyLimits(limits: Mapping[str, Any]) -> None:
     """
     Set each rlimit of C{limits} (a dict of L{LIMITS} names; soft and
     hard alike, but the CPU's hard limit is a second more, so that a
@@ -157,7 +158,7 @@ def applyLimits(limits):
         resource.setrlimit(LIMITS[name], (value, hard))
 
 
-def _pump(source, sink):
+def _pump(source: socket.socket, sink: socket.socket) -> None:
     try:
         while True:
             data = source.recv(65536)
@@ -173,7 +174,8 @@ def _pump(source, sink):
             pass
 
 
-def _carry(connection, path, slots):
+def _carry(connection: socket.socket, path: str,
+           slots: threading.BoundedSemaphore) -> None:
     try:
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -192,7 +194,8 @@ def _carry(connection, path, slots):
         slots.release()
 
 
-def relay(listener, path, most=MOST_CONNECTIONS):
+def relay(listener: socket.socket, path: str,
+          most: int = MOST_CONNECTIONS) -> None:
     """
     Accept on C{listener} forever; carry each connection to the Unix
     socket C{path} and back, byte for byte, at most C{most} at once.
@@ -214,7 +217,7 @@ def relay(listener, path, most=MOST_CONNECTIONS):
             slots.release()
 
 
-def listen(port):
+def listen(port: int) -> socket.socket:
     """
     A socket listening on 127.0.0.1:C{port}.
     """
@@ -225,7 +228,7 @@ def listen(port):
     return listener
 
 
-def startRelay(port, path):
+def startRelay(port: int, path: str) -> None:
     """
     Fork the relay of 127.0.0.1:C{port} to C{path}; the listening
     socket exists before this returns, so the program's first connect
@@ -244,7 +247,7 @@ def startRelay(port, path):
     listener.close()
 
 
-def main(argv):
+def main(argv: Sequence[str]) -> int:
     """
     Set up as C{argv[0]} (the settings) says and execute the rest.
     Returns only on a failure: the exit status.

@@ -16,10 +16,14 @@ import shutil
 import signal
 import sys
 import tempfile
+from typing import (
+    Any, Callable, Iterable, List, Optional, Tuple, Union, cast)
 
 import attr
 from twisted.internet import defer, endpoints, error
+from twisted.internet.interfaces import IProtocolFactory
 from twisted.internet.protocol import ProcessProtocol
+from twisted.python.failure import Failure
 
 from hub.sandbox import confine
 
@@ -42,7 +46,8 @@ PROBE_SECONDS = 30.0
 CHOICES = ("bwrap", "none")
 
 
-def endText(reason, statusSignals=False):
+def endText(reason: Failure,
+            statusSignals: bool = False) -> Tuple[str, bool]:
     """
     How a process ended, from the failure C{processEnded} got.
 
@@ -75,14 +80,14 @@ class TreeTransport:
     C{endText} says how it ended.
     """
 
-    def __init__(self, transport, tree):
+    def __init__(self, transport: Any, tree: "SandboxedProcess") -> None:
         self._transport = transport
         self._tree = tree
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
 
-    def signalProcess(self, signalID):
+    def signalProcess(self, signalID: Union[str, int]) -> None:
         """
         Signal the program's tree: C{"TERM"}, C{"KILL"}, C{"STOP"}... or
         a number.
@@ -90,11 +95,11 @@ class TreeTransport:
         @raise ProcessExitedAlready: nothing is left to signal.
         """
         if isinstance(signalID, str):
-            signalID = getattr(signal, "SIG" + signalID)
+            signalID = cast(int, getattr(signal, "SIG" + signalID))
         if not self._tree.signal(signalID):
             raise error.ProcessExitedAlready()
 
-    def endText(self, reason):
+    def endText(self, reason: Failure) -> Tuple[str, bool]:
         return self._tree.endText(reason)
 
 
@@ -110,29 +115,29 @@ class SandboxedProcess(ProcessProtocol):
     @ivar cleanups: functions called once it has ended.
     """
 
-    def __init__(self, protocol, sandboxed):
+    def __init__(self, protocol: ProcessProtocol, sandboxed: bool) -> None:
         self.protocol = protocol
         self.sandboxed = sandboxed
-        self.pid = None
-        self.group = None
+        self.pid: Optional[int] = None
+        self.group: Optional[int] = None
         self.exited = False
-        self.cleanups = []
+        self.cleanups: List[Callable[[], object]] = []
         self._info = b""
 
-    def makeConnection(self, transport):
+    def makeConnection(self, transport: Any) -> None:
         self.transport = transport
         self.pid = transport.pid
         if not self.sandboxed:
             self.group = self.pid
         self.protocol.makeConnection(TreeTransport(transport, self))
 
-    def childDataReceived(self, fd, data):
+    def childDataReceived(self, fd: int, data: bytes) -> None:
         if fd == INFO_FD and self.sandboxed:
             self._readInfo(data)
         else:
             self.protocol.childDataReceived(fd, data)
 
-    def _readInfo(self, data):
+    def _readInfo(self, data: bytes) -> None:
         if self.group is not None or len(self._info) > INFO_CAP:
             return
         self._info += data
@@ -144,11 +149,11 @@ class SandboxedProcess(ProcessProtocol):
         if isinstance(pid, int) and pid > 1:
             self.group = pid
 
-    def childConnectionLost(self, fd):
+    def childConnectionLost(self, fd: int) -> None:
         if fd != INFO_FD or not self.sandboxed:
             self.protocol.childConnectionLost(fd)
 
-    def processExited(self, reason):
+    def processExited(self, reason: Failure) -> None:
         self.exited = True
         if not self.sandboxed:
             # What it forked and left behind in its session goes with
@@ -156,20 +161,20 @@ class SandboxedProcess(ProcessProtocol):
             self.signal(signal.SIGKILL)
         self.protocol.processExited(reason)
 
-    def processEnded(self, reason):
+    def processEnded(self, reason: Failure) -> None:
         self.exited = True
         for cleanup in self.cleanups:
             cleanup()
         del self.cleanups[:]
         self.protocol.processEnded(reason)
 
-    def endText(self, reason):
+    def endText(self, reason: Failure) -> Tuple[str, bool]:
         """
         L{endText} of C{reason}, this sandbox's way.
         """
         return endText(reason, self.sandboxed)
 
-    def signal(self, signum):
+    def signal(self, signum: int) -> bool:
         """
         Send C{signum} to the program's whole tree.  Under bwrap, before
         the sandbox's pid is known and for C{SIGKILL}, bwrap itself gets
@@ -189,7 +194,8 @@ class SandboxedProcess(ProcessProtocol):
         if self.sandboxed and not self.exited and (
                 self.group is None or signum == signal.SIGKILL):
             try:
-                os.kill(self.pid, signum)
+                # Set by makeConnection, in spawnProcess.
+                os.kill(cast(int, self.pid), signum)
                 sent = True
             except OSError:
                 pass
@@ -218,10 +224,10 @@ class Listener:
     port = attr.ib()
     forward = attr.ib(default=None)
 
-    def stopListening(self):
+    def stopListening(self) -> "defer.Deferred[Any]":
         d = defer.maybeDeferred(self.listening.stopListening)
 
-        def unlink(result):
+        def unlink(result: object) -> object:
             if self.forward is not None:
                 try:
                     os.unlink(self.forward.socket)
@@ -242,27 +248,29 @@ class NoSandbox:
     name = "none"
     confines = False
 
-    def __init__(self, reactor, workRoot, python=sys.executable):
+    def __init__(self, reactor: Any, workRoot: str,
+                 python: str = sys.executable) -> None:
         self.reactor = reactor
         self.workRoot = workRoot
         self.python = python
         self._numbers = itertools.count(1)
 
-    def problem(self):
+    def problem(self) -> Optional[str]:
         return None
 
-    def probe(self):
+    def probe(self) -> "defer.Deferred[Optional[str]]":
         return defer.succeed(None)
 
-    def cleanUp(self):
+    def cleanUp(self) -> None:
         """
         Nothing to remove: each working folder goes with its program.
         """
 
-    def describe(self):
+    def describe(self) -> str:
         return "none (engines run with the hub's rights)"
 
-    def listen(self, factory, port):
+    def listen(self, factory: IProtocolFactory,
+               port: int) -> "defer.Deferred[Listener]":
         """
         A listener for one program: TCP, on a free loopback port.
         """
@@ -272,7 +280,8 @@ class NoSandbox:
         return d.addCallback(lambda listening: Listener(
             listening, listening.getHost().port))
 
-    def spawn(self, protocol, confinement):
+    def spawn(self, protocol: ProcessProtocol,
+              confinement: confine.Confinement) -> SandboxedProcess:
         """
         Run C{confinement} under C{protocol}.
 
@@ -326,9 +335,11 @@ class BwrapSandbox:
     name = "bwrap"
     confines = True
 
-    def __init__(self, reactor, runFolder=None, hidden=(), closed=(),
-                 python=sys.executable, bwrap=None, readOnly=None,
-                 runAs=None):
+    def __init__(self, reactor: Any, runFolder: Optional[str] = None,
+                 hidden: Iterable[str] = (), closed: Iterable[str] = (),
+                 python: str = sys.executable, bwrap: Optional[str] = None,
+                 readOnly: Optional[Iterable[str]] = None,
+                 runAs: Optional[Tuple[int, int]] = None) -> None:
         self.reactor = reactor
         self.runFolder = runFolder
         self._ownFolder = runFolder is None
@@ -339,11 +350,11 @@ class BwrapSandbox:
         self.readOnly = (confine.pythonFolders() if readOnly is None
                          else list(readOnly))
         self.runAs = runAs
-        self.broken = None
-        self._system = None
+        self.broken: Optional[str] = None
+        self._system: Optional[List[str]] = None
         self._numbers = itertools.count(1)
 
-    def command(self):
+    def command(self) -> Optional[str]:
         """
         bwrap's path, or None when it is not installed.
         """
@@ -351,7 +362,7 @@ class BwrapSandbox:
             return self.bwrap if os.access(self.bwrap, os.X_OK) else None
         return shutil.which("bwrap")
 
-    def problem(self):
+    def problem(self) -> Optional[str]:
         """
         Why no program can be confined now (one line), or None.
         """
@@ -364,10 +375,10 @@ class BwrapSandbox:
                 e)
         return self.broken
 
-    def describe(self):
+    def describe(self) -> str:
         return "bwrap ({})".format(self.command() or "not installed")
 
-    def probe(self):
+    def probe(self) -> "defer.Deferred[Optional[str]]":
         """
         Run C{true} in a sandbox once, to find out whether bwrap works
         here; a failure is kept as L{problem}.
@@ -376,7 +387,7 @@ class BwrapSandbox:
         """
         if self.problem() is not None:
             return defer.succeed(self.problem())
-        done = defer.Deferred()
+        done: defer.Deferred[Tuple[int, bytes]] = defer.Deferred()
         collector = _Collector(done)
         try:
             handle = self.spawn(collector, confine.Confinement(["true"]))
@@ -387,7 +398,7 @@ class BwrapSandbox:
         timer = self.reactor.callLater(PROBE_SECONDS, handle.signal,
                                        signal.SIGKILL)
 
-        def ended(result):
+        def ended(result: Tuple[int, bytes]) -> Optional[str]:
             if timer.active():
                 timer.cancel()
             status, output = result
@@ -399,7 +410,7 @@ class BwrapSandbox:
             return self.problem()
         return done.addCallback(ended)
 
-    def cleanUp(self):
+    def cleanUp(self) -> None:
         """
         Remove the private folder of the listeners (once they are
         closed).
@@ -408,7 +419,8 @@ class BwrapSandbox:
             shutil.rmtree(self.runFolder, ignore_errors=True)
             self.runFolder = None
 
-    def listen(self, factory, port):
+    def listen(self, factory: IProtocolFactory,
+               port: int) -> "defer.Deferred[Listener]":
         """
         A listener for one program: a Unix socket in L{runFolder} that
         the program reaches as 127.0.0.1:C{port}.
@@ -426,7 +438,8 @@ class BwrapSandbox:
         return d.addCallback(lambda listening: Listener(
             listening, port, confine.Forward(port, path)))
 
-    def spawn(self, protocol, confinement):
+    def spawn(self, protocol: ProcessProtocol,
+              confinement: confine.Confinement) -> SandboxedProcess:
         """
         Run C{confinement} under C{protocol}.
 
@@ -464,7 +477,7 @@ class BwrapSandbox:
         return handle
 
 
-def _dataPipe(data):
+def _dataPipe(data: bytes) -> int:
     """
     The reading end of a pipe that holds C{data} (less than a pipe's
     buffer) and then its end.
@@ -485,20 +498,22 @@ class _Collector(ProcessProtocol):
     C{(status, output)} at its end.
     """
 
-    def __init__(self, done):
+    def __init__(self, done: "defer.Deferred[Tuple[int, bytes]]") -> None:
         self.done = done
         self.output = b""
 
-    def childDataReceived(self, fd, data):
+    def childDataReceived(self, fd: int, data: bytes) -> None:
         self.output = (self.output + data)[-4096:]
 
-    def processEnded(self, reason):
+    def processEnded(self, reason: Failure) -> None:
         self.done.callback((getattr(reason.value, "exitCode", None) or 0
                             if getattr(reason.value, "signal", None) is None
                             else -1, self.output))
 
 
-def sandboxFor(choice, reactor, workRoot, hidden=(), closed=()):
+def sandboxFor(choice: str, reactor: Any, workRoot: str,
+               hidden: Iterable[str] = (), closed: Iterable[str] = (),
+               ) -> Union[NoSandbox, "BwrapSandbox"]:
     """
     The sandbox of C{--engine-sandbox CHOICE}.
 
