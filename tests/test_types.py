@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: What [tool.mypy] checks, relative to the root of the repository.
 TYPED = ("hub/wire", "hub/games", "hub/tables", "hub/ihub.py",
-         "hub/web/play", "hub/connection")
+         "hub/web/play", "hub/connection", "hub/protocols")
 
 
 def typedModules():
