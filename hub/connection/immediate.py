@@ -226,5 +226,5 @@ def relayWriter(transport: Any) -> Callable[[bytes], None]:
     producers.  Transports not sent to directly are written as they are.
     """
     if not sendsDirectly(transport):
-        return cast(Callable[[bytes], None], transport.write)
+        return cast("Callable[[bytes], None]", transport.write)
     return ImmediateWriter(transport, producer=False).write

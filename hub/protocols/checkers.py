@@ -522,7 +522,8 @@ class CheckersProtocol(
         self.send(wire.PLAYER_READY_OP, actor.session.nameTo(self.session))
 
     def partialFrameBytes(self) -> int:
-        return cast(int, partialLineLength(self))
+        length: int = partialLineLength(self)
+        return length
 
     def dropPartialFrame(self) -> None:
         dropPartialLine(self)

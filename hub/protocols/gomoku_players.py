@@ -80,6 +80,7 @@ def roomObjectOf(room: Room,
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 
 
+# While hub.lobby is not typed its RoomObserver is Any.
 @implementer(IGomokuPeer)
 class GomokuPlayer(RoomObserver):  # type: ignore[misc, unused-ignore]
     """
