@@ -7,21 +7,32 @@ too).  The protocol
 adapters of L{hub.protocols} build on it.
 """
 
-from twisted.internet.protocol import Factory
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, List, Optional
+
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import (
+    IAddress, IDelayedCall, IListeningPort, IReactorTime)
+from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.protocols.policies import TimeoutMixin
+from twisted.python.failure import Failure
 
 from hub.limits import (
     FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS,
-    AcceptPause, Limits, RequestBucket)
+    AcceptPause, ConnectionGate, Limits, RequestBucket)
 from hub.connection.control import NAMES, RATE, TransportControl
 from hub.connection.immediate import ImmediateWriter, dropUnsent
 from hub.net import setNoDelay
 
+if TYPE_CHECKING:
+    from hub.sessions import Sessions
+
 NO_LIMITS = Limits()
 
 
-class ServerFactory(Factory):
+class ServerFactory(Factory[Protocol]):
     """
     What the factories of every protocol share: a connection from an
     address in flooding debt (L{hub.limits.ConnectionGate.refuses}) gets
@@ -39,17 +50,20 @@ class ServerFactory(Factory):
         open}, C{--db none}).
     """
 
-    acceptPause = None
-    names = None
+    acceptPause: Optional[AcceptPause] = None
+    # A hub.accounts.check.NameService (a layer above this one).
+    names: Optional[Any] = None
+    # Set by every subclass: the shared sessions.
+    sessions: Sessions
 
-    def connectionGate(self):
+    def connectionGate(self) -> Optional[ConnectionGate]:
         """
         The L{hub.limits.ConnectionGate} of this factory's connections:
         the sessions' (None if they have none).
         """
         return getattr(self.sessions, "gate", None)
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: Optional[IAddress]) -> Optional[Protocol]:
         """
         A protocol for a connection from C{addr}, or None to refuse it.
         """
@@ -60,7 +74,7 @@ class ServerFactory(Factory):
             return None
         return super().buildProtocol(addr)
 
-    def refused(self):
+    def refused(self) -> None:
         """
         A connection was refused before it had a protocol: count it
         toward a pause of the listening ports.
@@ -68,7 +82,7 @@ class ServerFactory(Factory):
         if self.acceptPause is not None:
             self.acceptPause.refused()
 
-    def listeningOn(self, port):
+    def listeningOn(self, port: IListeningPort) -> None:
         """
         C{port} listens with this factory: pause it under a connection
         flood.
@@ -116,6 +130,14 @@ class ServerConnection(TimeoutMixin):
 
     connectionLog = Logger()
 
+    # What the protocol this is mixed into has: its transport (any of the
+    # hub's, TCP, TLS or a cluster's relay: no interface declares all it
+    # is asked, such as disconnecting), its factory, and the writer made
+    # by prepareConnection.
+    transport: Any
+    factory: ServerFactory
+    writer: ImmediateWriter
+
     # The client's address when another node of a cluster relays the
     # connection (the connection limits count the client, not the node).
     forwardedFor = None
@@ -123,19 +145,19 @@ class ServerConnection(TimeoutMixin):
     # private listener): counted toward maxConnections, never toward an
     # address's cap (hub.tournaments.engines).
     addressExempt = False
-    control = None
-    _limits = NO_LIMITS
-    _gate = None
+    control: Optional[TransportControl] = None
+    _limits: Limits = NO_LIMITS
+    _gate: Optional[ConnectionGate] = None
     _admitted = False
-    _host = None
-    _bucket = None
-    _resume = None
-    _frameCheck = None
-    _frameClean = 0
-    _waiting = None
+    _host: Optional[str] = None
+    _bucket: Optional[RequestBucket] = None
+    _resume: Optional[IDelayedCall] = None
+    _frameCheck: Optional[IDelayedCall] = None
+    _frameClean: float = 0
+    _waiting: Optional[List[Any]] = None
     _ended = False
 
-    def startConnection(self):
+    def startConnection(self) -> None:
         """
         Set the connection up (L{prepareConnection}), close it at once when
         a connection limit is reached or its address is banned, else start
@@ -165,7 +187,7 @@ class ServerConnection(TimeoutMixin):
             return
         self.startLimits(self._host)
 
-    def prepareConnection(self):
+    def prepareConnection(self) -> None:
         """
         What a connection needs before it is admitted: Nagle off, its
         transport's L{TransportControl}, its writer (bounded by
@@ -181,7 +203,7 @@ class ServerConnection(TimeoutMixin):
             getattr(self.factory, "writeBatch", None))
         self._gate = getattr(sessions, "gate", None)
 
-    def startLimits(self, host):
+    def startLimits(self, host: Optional[str]) -> None:
         """
         Start the idle timeout, the clock of unfinished frames and the
         request rate of a connection from C{host}: its address's debt, if
@@ -190,7 +212,9 @@ class ServerConnection(TimeoutMixin):
         """
         sessions = self.factory.sessions
         limits = self._limits
-        self.setTimeout(sessions.idleSeconds or None)
+        # TimeoutMixin is not typed.
+        self.setTimeout(  # type: ignore[no-untyped-call]
+            sessions.idleSeconds or None)
         self._frameClean = sessions.clock.seconds()
         if limits.requestRate:
             gate = self._gate
@@ -206,7 +230,7 @@ class ServerConnection(TimeoutMixin):
                                    "frames a second".format(
                                        self._bucket.rate))
 
-    def peerAddress(self):
+    def peerAddress(self) -> Optional[str]:
         """
         The client's address (the cluster's forwarded one, if relayed), or
         None.
@@ -214,14 +238,14 @@ class ServerConnection(TimeoutMixin):
         return self.forwardedFor or getattr(self.transport.getPeer(),
                                             "host", None)
 
-    def endConnection(self):
+    def endConnection(self) -> None:
         """
         The connection is gone: stop its timers, free its place, drop the
         unfinished frame it holds (L{dropPartialFrame}) and the writer's
         hook back to it, so that nothing of the connection waits for the
         cyclic garbage collector.
         """
-        self.setTimeout(None)
+        self.setTimeout(None)  # type: ignore[no-untyped-call] # untyped mixin
         self.dropPartialFrame()
         self._ended = True
         self._waiting = None
@@ -241,15 +265,20 @@ class ServerConnection(TimeoutMixin):
             # connection's limit no longer holds its reading.
             self.control.resumeReading(RATE)
         if self._admitted:
+            # Only a connection its gate admitted.
+            assert self._gate is not None
             self._admitted = False
             self._gate.release(self._host)
 
-    def callLater(self, period, func):
-        return self.factory.sessions.clock.callLater(period, func)
+    def callLater(self, period: float,
+                  func: Callable[[], object]) -> IDelayedCall:
+        clock: IReactorTime = self.factory.sessions.clock
+        return clock.callLater(period, func)
 
     # Answers that wait (the name check).
 
-    def whenDecided(self, decision, handle):
+    def whenDecided(self, decision: Deferred[Any],
+                    handle: Callable[[Any], object]) -> None:
         """
         Call C{handle} with the result of the Deferred C{decision} (a name
         check's), at once if it has one; else when it comes, reading
@@ -258,21 +287,24 @@ class ServerConnection(TimeoutMixin):
         (through L{takeFrame}).  Nothing happens if the connection is
         gone by then.
         """
-        now = []
+        control = self.control
+        # Prepared (prepareConnection) before any frame is read.
+        assert control is not None
+        now: List[Any] = []
 
-        def decided(result):
+        def decided(result: Any) -> None:
             if not now:
                 now.append(result)
                 return
             waiting, self._waiting = self._waiting, None
             if self._ended or self.transport.disconnecting:
                 return
-            self.control.resumeReading(NAMES)
+            control.resumeReading(NAMES)
             handle(result)
             for frame in waiting or ():
                 self.takeFrame(frame)
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.connectionLog.failure("a name check failed", failure)
             if not self._ended:
                 self.transport.loseConnection()
@@ -282,9 +314,9 @@ class ServerConnection(TimeoutMixin):
             return
         now.append(None)
         self._waiting = []
-        self.control.pauseReading(NAMES)
+        control.pauseReading(NAMES)
 
-    def frameWaits(self, frame):
+    def frameWaits(self, frame: Any) -> bool:
         """
         Whether C{frame} must wait for an answer under way (then it is
         kept, to be given to L{takeFrame} after it).
@@ -294,20 +326,20 @@ class ServerConnection(TimeoutMixin):
         self._waiting.append(frame)
         return True
 
-    def takeFrame(self, frame):
+    def takeFrame(self, frame: Any) -> None:
         """
         Handle one frame that waited for an answer (L{whenDecided}); the
         protocol's.
         """
         raise NotImplementedError()
 
-    def timeoutConnection(self):
+    def timeoutConnection(self) -> None:
         self.logClosing("idle connections closed",
                         "closing {peer}: nothing received for {seconds}s",
                         peer=self.transport.getPeer(), seconds=self.timeOut)
         self.transport.loseConnection()
 
-    def logClosing(self, kind, format, /, **fields):
+    def logClosing(self, kind: str, format: str, /, **fields: Any) -> None:
         """
         Log at info why the hub closes this connection, summarised with
         the others of C{kind} under a flood (L{hub.limits.SummaryLog}).
@@ -319,16 +351,17 @@ class ServerConnection(TimeoutMixin):
         else:
             gate.summary.note(kind, format, **fields)
 
-    def resetTimeout(self):
+    def resetTimeout(self) -> None:
         """
         A read begins: restart the idle count, and note whether the reads
         before it left an unfinished frame.
         """
-        TimeoutMixin.resetTimeout(self)
+        # TimeoutMixin is not typed.
+        TimeoutMixin.resetTimeout(self)  # type: ignore[no-untyped-call]
         if self._limits.frameSeconds:
             self._readStarted()
 
-    def cutConnection(self, limit, why):
+    def cutConnection(self, limit: str, why: str) -> None:
         """
         Close the connection at once for C{limit} (C{why} says how): drop
         what it is owed, handle no more of what it sent, count and log it.
@@ -347,34 +380,34 @@ class ServerConnection(TimeoutMixin):
             abort()
             dropUnsent(transport)
 
-    def _sendBufferOverflowed(self):
+    def _sendBufferOverflowed(self) -> None:
         self.cutConnection(
             SEND_BUFFER, "more than {} bytes unsent".format(
                 self._limits.maxSendBuffer))
 
     # Frames left unfinished.
 
-    def partialFrameBytes(self):
+    def partialFrameBytes(self) -> int:
         """
         How many bytes of a frame begun but not finished the protocol
         holds.  Each protocol says it; this default holds none.
         """
         return 0
 
-    def dropPartialFrame(self):
+    def dropPartialFrame(self) -> None:
         """
         Forget the unfinished frame the protocol holds (the connection is
         gone).  Each protocol with a frame buffer clears it; this default
         holds none.
         """
 
-    def framePending(self):
+    def framePending(self) -> bool:
         """
         Whether the protocol holds a frame begun but not finished.
         """
         return self.partialFrameBytes() > 0
 
-    def _readStarted(self):
+    def _readStarted(self) -> None:
         # What the previous reads left is what this one starts from: if
         # nothing, no frame has been unfinished since now.
         clock = self.factory.sessions.clock
@@ -386,7 +419,7 @@ class ServerConnection(TimeoutMixin):
                 max(0, self._frameClean + self._limits.frameSeconds - now),
                 self._checkFrame)
 
-    def _checkFrame(self):
+    def _checkFrame(self) -> None:
         self._frameCheck = None
         if self.transport.disconnecting or self._resume is not None:
             # Closing, or not being read (resuming rearms the check).
@@ -406,7 +439,7 @@ class ServerConnection(TimeoutMixin):
 
     # Request rate.
 
-    def countRequest(self):
+    def countRequest(self) -> None:
         """
         One frame received: take its token.  A connection out of tokens
         stops being read until it has them back; one past its overdraft is
@@ -422,15 +455,20 @@ class ServerConnection(TimeoutMixin):
                                .format(bucket.rate))
         elif bucket.tokens < 0 and self._resume is None:
             THROTTLED_CONNECTIONS.inc()
+            # A bucket is given only once prepareConnection made the
+            # control.
+            assert self.control is not None
             self.control.pauseReading(RATE)
             self._resume = self.factory.sessions.clock.callLater(
                 bucket.wait(), self._resumeReading)
 
-    def _resumeReading(self):
+    def _resumeReading(self) -> None:
         self._resume = None
         if self.transport.disconnecting:
             return
         clock = self.factory.sessions.clock
+        # Only a connection with a bucket (and its control) waits.
+        assert self._bucket is not None and self.control is not None
         wait = self._bucket.wait()
         if wait > 0:
             self._resume = clock.callLater(wait, self._resumeReading)

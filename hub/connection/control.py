@@ -12,7 +12,10 @@ L{TransportControl}, so that one resuming never undoes another's pause,
 and takes the producer slot through it, so that two never collide.
 """
 
+from __future__ import annotations
+
 import weakref
+from typing import Any, Dict, Optional, Set
 
 from zope.interface import implementer
 
@@ -24,7 +27,11 @@ ROUTING = "routing"
 RELAY = "relay"
 NAMES = "names"
 
-_controls = weakref.WeakKeyDictionary()
+# The transports are any of the hub's (TCP, TLS, a cluster's relay, a
+# test's): no interface declares all they are asked (disconnecting,
+# pauseProducing), so to the type checker a transport is Any.
+_controls: weakref.WeakKeyDictionary[Any, TransportControl] = (
+    weakref.WeakKeyDictionary())
 
 
 class TransportControl:
@@ -41,23 +48,23 @@ class TransportControl:
         None.
     """
 
-    def __init__(self, transport):
+    def __init__(self, transport: Any) -> None:
         # Weakly: the registry of controls is keyed by the transport, which
         # a strong reference here would keep alive forever.
         self._transport = weakref.ref(transport)
-        self.reasons = set()
-        self.pauses = {}
-        self.producer = None
+        self.reasons: Set[str] = set()
+        self.pauses: Dict[str, int] = {}
+        self.producer: Optional[object] = None
 
     @property
-    def transport(self):
+    def transport(self) -> Any:
         """
         The transport (None once it is gone).
         """
         return self._transport()
 
     @classmethod
-    def of(cls, transport):
+    def of(cls, transport: Any) -> TransportControl:
         """
         The control of C{transport}: made on first use, then the same for
         every party.
@@ -70,7 +77,7 @@ class TransportControl:
 
     # Reading.
 
-    def pauseReading(self, reason):
+    def pauseReading(self, reason: str) -> None:
         """
         Stop reading for C{reason} (again for the same reason does
         nothing).
@@ -82,7 +89,7 @@ class TransportControl:
         if len(self.reasons) == 1:
             self.transport.pauseProducing()
 
-    def resumeReading(self, reason):
+    def resumeReading(self, reason: str) -> None:
         """
         C{reason} no longer holds reading: read again if no other does.
         """
@@ -92,7 +99,7 @@ class TransportControl:
         if not self.reasons and not self.transport.disconnecting:
             self.transport.resumeProducing()
 
-    def readingPaused(self, reason=None):
+    def readingPaused(self, reason: Optional[str] = None) -> bool:
         """
         Whether reading is paused (for C{reason}, if given).
         """
@@ -100,7 +107,7 @@ class TransportControl:
             return bool(self.reasons)
         return reason in self.reasons
 
-    def readingProducer(self, reason=RELAY):
+    def readingProducer(self, reason: str = RELAY) -> IPushProducer:
         """
         An L{IPushProducer} whose pauses pause this transport's reading for
         C{reason}: what to register on another transport that this one's
@@ -110,7 +117,7 @@ class TransportControl:
 
     # The producer slot.
 
-    def registerProducer(self, producer, streaming):
+    def registerProducer(self, producer: object, streaming: bool) -> None:
         """
         Make C{producer} the transport's producer.  One registered before
         through this control is unregistered first: the slot has a new
@@ -123,7 +130,7 @@ class TransportControl:
         self.producer = producer
         self.transport.registerProducer(producer, streaming)
 
-    def unregisterProducer(self, producer):
+    def unregisterProducer(self, producer: object) -> None:
         """
         C{producer} leaves the slot, if it holds it still.
         """
@@ -139,15 +146,15 @@ class _ReadingProducer:
     through its L{TransportControl}.
     """
 
-    def __init__(self, control, reason):
+    def __init__(self, control: TransportControl, reason: str) -> None:
         self.control = control
         self.reason = reason
 
-    def pauseProducing(self):
+    def pauseProducing(self) -> None:
         self.control.pauseReading(self.reason)
 
-    def resumeProducing(self):
+    def resumeProducing(self) -> None:
         self.control.resumeReading(self.reason)
 
-    def stopProducing(self):
+    def stopProducing(self) -> None:
         self.control.transport.stopProducing()

@@ -16,6 +16,10 @@ bounds what the transport may hold: a peer that stops reading would
 otherwise make the hub buffer everything sent to it.
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, cast
+
 from zope.interface import implementer
 
 from twisted.internet.interfaces import IPullProducer
@@ -45,17 +49,17 @@ class WriteBatch:
     @ivar depth: how many L{hold}s are not yet released.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.depth = 0
-        self._writers = []
+        self._writers: List[ImmediateWriter] = []
 
-    def hold(self):
+    def hold(self) -> None:
         """
         Keep direct sends until the matching L{release}.
         """
         self.depth += 1
 
-    def release(self):
+    def release(self) -> None:
         """
         End one L{hold}; the last one sends what every writer kept.
         """
@@ -66,7 +70,7 @@ class WriteBatch:
         for writer in writers:
             writer.flush()
 
-    def add(self, writer):
+    def add(self, writer: ImmediateWriter) -> None:
         """
         C{writer} keeps bytes for the last L{release}.
         """
@@ -111,8 +115,10 @@ class ImmediateWriter:
     @ivar closed: whether writes are dropped.
     """
 
-    def __init__(self, transport, maxUnsent=None, overflowed=None,
-                 batch=None, producer=True):
+    def __init__(self, transport: Any, maxUnsent: Optional[int] = None,
+                 overflowed: Optional[Callable[[], object]] = None,
+                 batch: Optional[WriteBatch] = None,
+                 producer: bool = True) -> None:
         self.transport = transport
         self.socket = directSocket(transport)
         self.control = TransportControl.of(transport) if producer else None
@@ -121,9 +127,9 @@ class ImmediateWriter:
         self.maxUnsent = maxUnsent
         self.overflowed = overflowed
         self.batch = batch
-        self._kept = None
+        self._kept: Optional[List[bytes]] = None
 
-    def write(self, data):
+    def write(self, data: bytes) -> None:
         """
         Send C{data} now if the socket takes it, else buffer (the rest of)
         it in the transport; while the batch is held, keep it for its
@@ -143,7 +149,7 @@ class ImmediateWriter:
             return
         self._send(data)
 
-    def flush(self):
+    def flush(self) -> None:
         """
         Send what was kept while the batch was held.
         """
@@ -151,7 +157,7 @@ class ImmediateWriter:
         if kept and not self.closed:
             self._send(b"".join(kept))
 
-    def _send(self, data):
+    def _send(self, data: bytes) -> None:
         transport = self.transport
         if (self.socket is None or self.buffered
                 or transport.disconnecting or not transport.connected
@@ -176,7 +182,7 @@ class ImmediateWriter:
                 self.buffered = True
             self._buffer(data[sent:])
 
-    def _buffer(self, data):
+    def _buffer(self, data: bytes) -> None:
         """
         Leave C{data} to the transport, and call C{overflowed} if it now
         holds more than C{maxUnsent} bytes.
@@ -188,28 +194,30 @@ class ImmediateWriter:
             if self.overflowed is not None:
                 self.overflowed()
 
-    def close(self):
+    def close(self) -> None:
         """
         Drop every write from now on.
         """
         self.closed = True
 
-    def resumeProducing(self):
+    def resumeProducing(self) -> None:
         """
         The transport has sent everything it held: send directly again.
         """
         if self.buffered:
+            # Only a producer (with a control) is ever buffered.
+            assert self.control is not None
             self.buffered = False
             self.control.unregisterProducer(self)
 
-    def stopProducing(self):
+    def stopProducing(self) -> None:
         """
         The connection is gone: never send directly again.
         """
         self.socket = None
 
 
-def relayWriter(transport):
+def relayWriter(transport: Any) -> Callable[[bytes], None]:
     """
     A C{write} for relayed bytes: an L{ImmediateWriter} that is not a
     producer, so that C{transport}'s buffer still pauses its own producer
@@ -218,5 +226,5 @@ def relayWriter(transport):
     producers.  Transports not sent to directly are written as they are.
     """
     if not sendsDirectly(transport):
-        return transport.write
+        return cast("Callable[[bytes], None]", transport.write)
     return ImmediateWriter(transport, producer=False).write

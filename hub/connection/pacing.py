@@ -4,6 +4,14 @@ connection's output (the Unity Splendor client throws when two messages of
 one kind arrive within one of its frames), not of any game.
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional
+
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+
+from hub.connection.immediate import ImmediateWriter
+
 PACING_SLACK = 1e-6
 MAX_PACED = 256
 
@@ -24,26 +32,28 @@ class PacedWriter:
     @param maxPending: the most frames that may wait.
     """
 
-    def __init__(self, clock, writer, transport, minGap, kindOf,
-                 maxPending=MAX_PACED):
+    def __init__(self, clock: IReactorTime, writer: ImmediateWriter,
+                 transport: Any, minGap: float,
+                 kindOf: Callable[[bytes], Any],
+                 maxPending: int = MAX_PACED) -> None:
         self.clock = clock
         self.writer = writer
         self.transport = transport
         self.minGap = minGap
         self.kindOf = kindOf
         self.maxPending = maxPending
-        self._waiting = []
-        self._call = None
-        self._lastSent = {}
+        self._waiting: List[bytes] = []
+        self._call: Optional[IDelayedCall] = None
+        self._lastSent: Dict[Any, float] = {}
 
     @property
-    def pending(self):
+    def pending(self) -> bool:
         """
         True while frames wait for their time.
         """
         return self._call is not None
 
-    def write(self, frame):
+    def write(self, frame: bytes) -> bool:
         """
         Write C{frame} now or when its kind's gap has passed.
 
@@ -61,7 +71,7 @@ class PacedWriter:
             self._flush()
         return True
 
-    def _flush(self):
+    def _flush(self) -> None:
         self._call = None
         clock = self.clock
         while self._waiting and not self.transport.disconnecting:
@@ -77,7 +87,7 @@ class PacedWriter:
             self._lastSent[kind] = now
             self.writer.write(frame)
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Drop the waiting frames and cancel the timer.
         """

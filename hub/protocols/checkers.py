@@ -29,19 +29,32 @@ Decisions where the spec leaves a choice (see also docs/protocols/checkers.md):
     join again under any name.
 """
 
-import re
+from __future__ import annotations
 
+import re
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, Iterable, Optional, Sequence, cast)
+
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.protocol import connectionDone
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from twisted.protocols.basic import LineOnlyReceiver
 from zope.interface import implementer
 
 from hub.games import checkers as rules
 from hub.ihub import (
-    ICheckersPeer, IClusterPeer, IClusterRoomList, ITableListener)
+    ICheckersPeer, IClusterPeer, IClusterRoomList, IThinker, ITable,
+    ITableListener, Member, Room)
 from hub.lobby import (
-    Draining, LobbyError, NameInRoom, RoomFull, RoomObserver, RoomRunning)
+    Draining, Lobby, LobbyError, NameInRoom, RoomFull, RoomObserver,
+    RoomRunning)
 from hub.connection import ServerConnection, ServerFactory
 from hub.connection.immediate import WriteBatch
+from hub.sessions import Session, Sessions
+
+if TYPE_CHECKING:
+    from hub.accounts.check import Verdict
 from hub.tables import events
 from hub.tables.base import (
     GameIsOver, NotSeated, NotYourTurn, TableError, TableOptions)
@@ -61,7 +74,8 @@ MAX_ROOM_ID = 64
 # Where wire values meet rule values: the region letter on the wire
 # (START_GAME_OP data2, START_TURN_OP and MOVE_OP data1) of each region of
 # hub.games.checkers (a seat's role).  They are the same six letters.
-WIRE_REGIONS = {"A": "A", "B": "B", "C": "C", "D": "D", "E": "E", "F": "F"}
+WIRE_REGIONS: Dict[object, str] = {
+    "A": "A", "B": "B", "C": "C", "D": "D", "E": "E", "F": "F"}
 
 # How a refused join is told (ERROR_OP code and reason), by lobby error.
 JOIN_REFUSALS = {
@@ -80,21 +94,21 @@ __all__ = ["CheckersFactory", "CheckersProtocol", "CheckersStartPolicy",
            "TableMessages", "WIRE_REGIONS", "isValidName"]
 
 
-def isValidName(name):
+def isValidName(name: str) -> bool:
     """
     Whether C{name} is 1 to 20 ASCII letters, digits or underscores.
     """
     return NAME_PATTERN.fullmatch(name) is not None
 
 
-def wireRegion(table, seat):
+def wireRegion(table: ITable, seat: int) -> str:
     """
     The wire's region letter of C{seat} at C{table}.
     """
     return WIRE_REGIONS[table.seats[seat].role]
 
 
-def _ignore(messages, table, event):
+def _ignore(messages: TableMessages, table: ITable, event: Any) -> None:
     """
     The handler of the table events that send nothing.
     """
@@ -113,15 +127,15 @@ class TableMessages:
 
     log = Logger()
     # The handler of each event type, found by its name once.
-    _handlers = {}
+    _handlers: Dict[type, Callable[[TableMessages, ITable, Any], None]] = {}
 
-    def __init__(self, factory, room):
+    def __init__(self, factory: CheckersFactory, room: Room) -> None:
         self.factory = factory
         self.room = room
-        self._turnLines = {}
-        self._turnSecond = None
+        self._turnLines: Dict[int, bytes] = {}
+        self._turnSecond: Optional[int] = None
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: ITable, event: object) -> None:
         handler = self._handlers.get(type(event))
         if handler is None:
             name = "on" + events.eventName(event)
@@ -129,7 +143,8 @@ class TableMessages:
             self._handlers[type(event)] = handler = handler or _ignore
         handler(self, table, event)
 
-    def broadcast(self, data, exclude=None):
+    def broadcast(self, data: bytes,
+                  exclude: Optional[Member] = None) -> None:
         """
         Write C{data} to every member now in the room but C{exclude}.
         """
@@ -137,7 +152,8 @@ class TableMessages:
             if member is not exclude and _hears(member.observer):
                 member.observer.sendBytes(data)
 
-    def broadcastNames(self, op, seats, data2=""):
+    def broadcastNames(self, op: int, seats: Sequence[events.Seat],
+                       data2: str = "") -> None:
         """
         Write C{op} with the names of C{seats} (L{events.Seat}s) in data1
         to every member now in the room: a member whose name was sent
@@ -157,12 +173,14 @@ class TableMessages:
             else:
                 member.observer.sendBytes(plain)
 
-    def onGameStarted(self, table, event):
+    def onGameStarted(self, table: ITable,
+                      event: events.GameStarted) -> None:
         self.broadcastNames(
             wire.START_GAME_OP, event.seats,
             " ".join(WIRE_REGIONS[seat.role] for seat in event.seats))
 
-    def onTurnStarted(self, table, event):
+    def onTurnStarted(self, table: ITable,
+                      event: events.TurnStarted) -> None:
         # The same line for a seat all through one second: kept.
         second = int(event.at)
         if second != self._turnSecond:
@@ -175,17 +193,20 @@ class TableMessages:
                 str(second))
         self.broadcast(line)
 
-    def onActionPlayed(self, table, event):
+    def onActionPlayed(self, table: ITable,
+                       event: events.ActionPlayed) -> None:
         mover = None if event.byBot else self.room.memberAt(event.seat)
         self.broadcast(wire.encode(wire.MOVE_OP,
                                    wireRegion(table, event.seat),
                                    wire.formatPath(event.action)),
                        exclude=mover)
-        if (event.detail.finished and mover is not None
+        if (cast(rules.TurnResult, event.detail).finished
+                and mover is not None
                 and _hears(mover.observer)):
             mover.observer.sendBytes(wire.encode(wire.END_TURN_OP))
 
-    def onSeatEliminated(self, table, event):
+    def onSeatEliminated(self, table: ITable,
+                         event: events.SeatEliminated) -> None:
         self.log.debug("checkers {room!r}: seat {seat} out ({reason})",
                        room=self.room.name, seat=event.seat,
                        reason=event.reason)
@@ -193,7 +214,8 @@ class TableMessages:
                                    wireRegion(table, event.seat),
                                    wire.TIMEOUT_PATH))
 
-    def onGameEnded(self, table, event):
+    def onGameEnded(self, table: ITable,
+                    event: events.GameEnded) -> None:
         """
         END_GAME_OP with the ranking to everyone, then the room is
         dissolved; an abandoned game has nobody left to tell.
@@ -217,7 +239,11 @@ class TableMessages:
 
 
 @implementer(IClusterPeer, ICheckersPeer)
-class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
+class CheckersProtocol(
+        # While hub.lobby is not typed its RoomObserver is Any.
+        LineOnlyReceiver,
+        RoomObserver,  # type: ignore[misc, unused-ignore]
+        ServerConnection):
     """
     One checkers connection, and the observer of its room.
     """
@@ -225,49 +251,52 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     delimiter = wire.DELIMITER
     MAX_LENGTH = wire.MAX_LINE_LENGTH
     log = Logger()
+    # See ServerConnection.
+    transport: Any
+    factory: CheckersFactory
 
-    def __init__(self):
-        self.session = None
+    def __init__(self) -> None:
+        self.session: Optional[Session] = None
         self.connected = False
 
     @property
-    def lobby(self):
+    def lobby(self) -> Lobby:
         return self.factory.lobby
 
-    def adopt(self, preface):
+    def adopt(self, preface: Dict[str, Any]) -> bool:
         """
         See L{IClusterPeer.adopt}: a checkers player brings nothing; the
         forwarded JOIN does the rest.
         """
         return True
 
-    def routable(self):
+    def routable(self) -> bool:
         """
         See L{IClusterPeer.routable}: outside any room.
         """
         return (self.session is not None
                 and self.lobby.roomOf(self.session) is None)
 
-    def registered(self):
+    def registered(self) -> bool:
         """
         See L{IClusterPeer.registered}: a checkers name is held from the
         JOIN that takes a seat until the room ends.
         """
         return self.session is not None and self.session.name is not None
 
-    def handOverName(self):
+    def handOverName(self) -> Optional[str]:
         """
         See L{IClusterPeer.handOverName}: checkers names stay with their
         room, so none moves.
         """
         return None
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.connected = True
         self.startConnection()
         self.session = self.factory.sessions.connect(KIND, self)
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         self.connected = False
         self.endConnection()
         session = self.session
@@ -277,52 +306,55 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
             self.leaveRoom()
         self.factory.sessions.disconnect(session)
 
-    def sendBytes(self, data):
+    def sendBytes(self, data: bytes) -> None:
         """
         Write one encoded message (one write per message).
         """
         if self.connected and not self.transport.disconnecting:
             self.writer.write(data)
 
-    def send(self, op, data1="", data2=""):
+    def send(self, op: int, data1: str = "", data2: str = "") -> None:
         """
         Send one message.
         """
         self.sendBytes(wire.encode(op, data1, data2))
 
-    def sendError(self, code, reason=""):
+    def sendError(self, code: int, reason: str = "") -> None:
         """
         Send ERROR_OP with the decimal C{code}.
         """
         self.sendBytes(wire.error(code, reason, self.factory.errorNames))
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
         self.resetTimeout()
         # What the lines ask to send to each connection leaves in one send
         # (a move's MOVE_OP and START_TURN_OP to the opponent).
         batch = self.writer.batch
+        # LineOnlyReceiver is not typed.
         if batch is None:
-            LineOnlyReceiver.dataReceived(self, data)
+            LineOnlyReceiver.dataReceived(  # type: ignore[no-untyped-call]
+                self, data)
             return
         batch.hold()
         try:
-            LineOnlyReceiver.dataReceived(self, data)
+            LineOnlyReceiver.dataReceived(  # type: ignore[no-untyped-call]
+                self, data)
         finally:
             batch.release()
 
-    def lineLengthExceeded(self, line):
+    def lineLengthExceeded(self, line: bytes) -> None:
         self.logClosing("checkers connections sent too long a line",
                         "checkers line over {max} bytes; closing",
                         max=self.MAX_LENGTH)
         self.sendError(wire.INVALID_REQ, "line too long")
         self.transport.loseConnection()
 
-    def lineReceived(self, line):
+    def lineReceived(self, line: bytes) -> None:
         self.countRequest()
         if not self.frameWaits(line):
             self.takeFrame(line)
 
-    def takeFrame(self, line):
+    def takeFrame(self, line: bytes) -> None:
         """
         Handle one line (at once, or after the name check it waited for).
         """
@@ -351,7 +383,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     # Requests
 
-    def joinRoom(self, message):
+    def joinRoom(self, message: wire.Message) -> None:
         roomId, name = message.data1, message.data2
         lobby = self.lobby
         if lobby.roomOf(self.session) is not None:
@@ -378,7 +410,8 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
             self.factory.names.check(KIND, name, self.peerAddress()),
             lambda verdict: self.joinAs(roomId, name, verdict))
 
-    def joinAs(self, roomId, name, verdict):
+    def joinAs(self, roomId: str, name: str,
+               verdict: Optional[Verdict]) -> None:
         """
         Join (or make) room C{roomId} under name field C{name}, as the name
         check judged it (C{verdict}: a L{hub.accounts.check.Verdict}, or
@@ -388,6 +421,8 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         if self.factory.names is not None and verdict is None:
             self.sendError(wire.INVALID_JOIN, "the name is taken")
             return
+        # Connected (connectionMade) before any line is read.
+        assert self.session is not None
         sessions.setRoomName(
             self.session, name if verdict is None else verdict.name)
         self.session.setVerdict(name, verdict)
@@ -408,11 +443,11 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
                   " ".join(m.name for m in before),
                   "".join("1" if m.ready else "0" for m in before))
 
-    def leaveRoomRequest(self, message):
+    def leaveRoomRequest(self, message: wire.Message) -> None:
         if self.lobby.roomOf(self.session) is not None:
             self.leaveRoom()
 
-    def leaveRoom(self):
+    def leaveRoom(self) -> None:
         """
         Leave the room (the others hear LEAVE_ROOM_OP); mid-game the
         table keeps the seat, before it the game may start without us.
@@ -426,7 +461,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         else:
             room.policy.memberLeft(self.lobby, room)
 
-    def playerReady(self, message):
+    def playerReady(self, message: wire.Message) -> None:
         room = self.lobby.roomOf(self.session)
         if room is None:
             self.sendError(wire.NOT_IN_ROOM, "join a room first")
@@ -435,7 +470,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         else:
             self.lobby.setReady(self.session, True)
 
-    def move(self, message):
+    def move(self, message: wire.Message) -> None:
         room = self.lobby.roomOf(self.session)
         if room is None:
             self.sendError(wire.NOT_IN_ROOM, "join a room first")
@@ -463,7 +498,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         except (wire.PathError, TableError) as e:
             self.sendError(wire.INVALID_MOVE, str(e))
 
-    _handlers = {
+    _handlers: Dict[int, Callable[[CheckersProtocol, wire.Message], None]] = {
         wire.JOIN_ROOM_OP: joinRoom,
         wire.LEAVE_ROOM_OP: leaveRoomRequest,
         wire.PLAYER_READY_OP: playerReady,
@@ -472,23 +507,25 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
 
     # Room events
 
-    def memberJoined(self, room, actor):
+    def memberJoined(self, room: Room, actor: Member) -> None:
         if actor.session is not self.session:
             seat = ""
             if self.factory.joinSeats:
                 seat = str(room.members.index(actor) + 1)
             self.send(wire.JOIN_ROOM_OP, actor.name, seat)
 
-    def memberLeft(self, room, actor, previousOwner):
+    def memberLeft(self, room: Room, actor: Member,
+                   previousOwner: Optional[Member]) -> None:
         self.send(wire.LEAVE_ROOM_OP, actor.session.nameTo(self.session))
 
-    def readyChanged(self, room, actor):
+    def readyChanged(self, room: Room, actor: Member) -> None:
         self.send(wire.PLAYER_READY_OP, actor.session.nameTo(self.session))
 
-    def partialFrameBytes(self):
-        return partialLineLength(self)
+    def partialFrameBytes(self) -> int:
+        length: int = partialLineLength(self)
+        return length
 
-    def dropPartialFrame(self):
+    def dropPartialFrame(self) -> None:
         dropPartialLine(self)
 
 
@@ -523,25 +560,28 @@ class CheckersFactory(ServerFactory):
 
     protocol = CheckersProtocol
 
-    def __init__(self, lobby, sessions, clock, turnSeconds=15,
-                 fourPlayers=False, takeover=None, botLevel=2,
-                 thinker=None, turnGrace=0.5, botDelay=1.0,
-                 errorNames=False, joinSeats=False,
-                 sizes=rules.STANDARD_PLAYER_COUNTS):
+    def __init__(self, lobby: Lobby, sessions: Sessions,
+                 clock: IReactorTime, turnSeconds: float = 15,
+                 fourPlayers: bool = False, takeover: Optional[str] = None,
+                 botLevel: int = 2, thinker: Optional[IThinker] = None,
+                 turnGrace: float = 0.5, botDelay: float = 1.0,
+                 errorNames: bool = False, joinSeats: bool = False,
+                 sizes: Iterable[int] = rules.STANDARD_PLAYER_COUNTS
+                 ) -> None:
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
         self.writeBatch = WriteBatch()
         self.errorNames = errorNames
         self.joinSeats = joinSeats
-        bots = {} if thinker is None else {"thinker": thinker}
+        bots: Dict[str, Any] = {} if thinker is None else {"thinker": thinker}
         options = TableOptions(turnSeconds=turnSeconds, turnGrace=turnGrace,
                                takeover=takeover, botLevel=botLevel,
                                botDelay=botDelay, **bots)
         self.policy = CheckersStartPolicy(fourPlayers, clock, options,
                                           self.tableMessages, sizes)
 
-    def roomSummary(self, room):
+    def roomSummary(self, room: Room) -> Dict[str, Any]:
         """
         See L{IClusterRoomList.roomSummary}: what the cluster's room list
         shows of a checkers room (the protocol has no room list of its
@@ -553,7 +593,7 @@ class CheckersFactory(ServerFactory):
                 "players": room.settings.get("players"),
                 "locked": bool(room.password), "running": room.running}
 
-    def tableMessages(self, room):
+    def tableMessages(self, room: Room) -> TableMessages:
         """
         The listener that turns the events of C{room}'s table into
         messages.

@@ -5,16 +5,33 @@ root (L{hub.tap.makeFactories}, from its options) and the desktop
 client's offline hub (L{hub.client.localhub}) both build them here.
 """
 
+from __future__ import annotations
+
+import random
+from typing import Any, Dict, Iterable, Optional
+
+from twisted.internet.interfaces import IReactorTime
+
+from hub.connection import ServerFactory
 from hub.games.checkers import STANDARD_PLAYER_COUNTS
+from hub.ihub import IThinker
+from hub.lobby import Lobby
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory
+from hub.sessions import Sessions
 
 
-def makeFactories(lobby, sessions, clock, turnSeconds=15,
-                  sizes=STANDARD_PLAYER_COUNTS, maxIllegal=3,
-                  errorNames=False, joinSeats=False, rng=None,
-                  takeover=None, botLevel=2, botDelay=None, thinker=None):
+def makeFactories(lobby: Lobby, sessions: Sessions, clock: IReactorTime,
+                  turnSeconds: float = 15,
+                  sizes: Iterable[int] = STANDARD_PLAYER_COUNTS,
+                  maxIllegal: int = 3, errorNames: bool = False,
+                  joinSeats: bool = False,
+                  rng: Optional[random.Random] = None,
+                  takeover: Optional[str] = None, botLevel: int = 2,
+                  botDelay: Optional[float] = None,
+                  thinker: Optional[IThinker] = None
+                  ) -> Dict[str, ServerFactory]:
     """
     One protocol factory per game kind, all over the same lobby and
     sessions.
@@ -30,7 +47,8 @@ def makeFactories(lobby, sessions, clock, turnSeconds=15,
         for one that thinks in the caller's thread.
     @return: a L{dict} mapping the game kind to its factory.
     """
-    bots = {"takeover": takeover, "botLevel": botLevel, "thinker": thinker}
+    bots: Dict[str, Any] = {"takeover": takeover, "botLevel": botLevel,
+                            "thinker": thinker}
     if botDelay is not None:
         bots["botDelay"] = botDelay
     return {

@@ -26,25 +26,37 @@ Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
     ends.
 """
 
+from __future__ import annotations
+
 import hmac
 import re
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
-from twisted.internet.protocol import Protocol
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.protocol import Protocol, connectionDone
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.games import gomoku as rules
 from hub.lobby import (
-    Draining, LobbyError, RoomExists, RoomNotFound, WrongPassword)
+    Draining, Lobby, LobbyError, RoomExists, RoomNotFound, WrongPassword)
 from hub.connection import ServerConnection, ServerFactory
-from hub.ihub import IClusterPeer, IClusterRoomList
+from hub.ihub import (
+    IClusterPeer, IClusterRoomList, IThinker, ITableListener, Room)
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
     GomokuTableListener, roomObjectOf)
-from hub.sessions import NameTaken
+from hub.sessions import NameTaken, Session, Sessions
 from hub.tables.base import TableError, TableOptions
-from hub.tables.gomoku import KIND, OWNER_SEAT, GomokuStartPolicy
+from hub.tables.gomoku import KIND, OWNER_SEAT, GomokuStartPolicy, GomokuTable
 from hub.wire import gomoku as wire
+
+if TYPE_CHECKING:
+    from hub.accounts.check import Verdict
+
+# A decoded frame (L{hub.wire.gomoku.decodeMessage}).
+Message = Dict[str, Any]
 
 # A play key in a name (hub.accounts: alice#KEY, or a mistyped one, or
 # checkers' alice__KEY), masked in logs up to the end of the string.
@@ -64,30 +76,34 @@ class GomokuProtocol(Protocol, ServerConnection):
     """
 
     log = Logger()
+    # See ServerConnection.
+    transport: Any
+    factory: GomokuFactory
+    HANDLERS: Dict[Tuple[str, int], Callable[[GomokuProtocol, Message], None]]
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.scanner = wire.FrameScanner()
         self.echo = wire.INVALID_SESSION
         self.failures = 0
-        self.session = None
-        self.player = None
+        self.session: Optional[Session] = None
+        self.player: Optional[GomokuPlayer] = None
         self.holding = False
-        self.held = []
+        self.held: List[Message] = []
 
     @property
-    def lobby(self):
+    def lobby(self) -> Lobby:
         return self.factory.lobby
 
     @property
-    def sessions(self):
+    def sessions(self) -> Sessions:
         return self.factory.sessions
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.startConnection()
         self.session = self.sessions.connect(KIND, self)
         self.session.state = INIT
 
-    def send(self, message):
+    def send(self, message: Message) -> None:
         """
         Write C{message} stamped with this connection's token and session
         echo, in one write.
@@ -95,6 +111,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         if self.holding:
             self.held.append(message)
             return
+        assert self.session is not None
         if self.session.token is not None:
             message["token"] = self.session.token
         else:
@@ -102,13 +119,13 @@ class GomokuProtocol(Protocol, ServerConnection):
         message["session"] = self.echo
         self.writer.write(wire.encodeMessage(message))
 
-    def result(self, status):
+    def result(self, status: int) -> None:
         """
         Answer the current request with C{status}.
         """
         self.send(wire.resultMessage(status, None, None))
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
         self.resetTimeout()
         try:
             frames = self.scanner.feed(data)
@@ -127,12 +144,13 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.logClosing("gomoku connections sent too long a frame",
                             "gomoku frame over {max} bytes; closing",
                             max=self.scanner.maxFrame)
+            assert self.session is not None
             if self.session.state != INIT:
                 self.echo = wire.INVALID_SESSION
                 self.result(wire.S_INVALID_MSG)
             self.transport.loseConnection()
 
-    def takeFrame(self, payload):
+    def takeFrame(self, payload: bytes) -> None:
         """
         Handle one frame (at once, or after the name check it waited for).
         """
@@ -143,7 +161,7 @@ class GomokuProtocol(Protocol, ServerConnection):
                              frame=_KEYED.sub(b"#**********", payload[:200]))
             self.transport.loseConnection()
 
-    def frameReceived(self, payload):
+    def frameReceived(self, payload: bytes) -> None:
         """
         Handle one frame payload.
         """
@@ -151,6 +169,8 @@ class GomokuProtocol(Protocol, ServerConnection):
             message = wire.decodeMessage(payload)
         except wire.InvalidMessage:
             message = None
+        # Connected (connectionMade) before any frame is read.
+        assert self.session is not None
         state = self.session.state
         if state == INIT:
             if message is not None and message["msg_type"] == wire.MSG_REG:
@@ -175,7 +195,7 @@ class GomokuProtocol(Protocol, ServerConnection):
             except wire.InvalidMessage:
                 self.illegal(wire.S_ILLEGAL_OPER)
 
-    def illegal(self, status):
+    def illegal(self, status: int) -> None:
         """
         Answer with an illegal-operation C{status}; status 6 counts toward
         the limit, past which the connection gets status 3 and is closed.
@@ -189,7 +209,7 @@ class GomokuProtocol(Protocol, ServerConnection):
 
     # INIT
 
-    def register(self, message):
+    def register(self, message: Message) -> None:
         try:
             name = wire.strField(message, "name")
         except wire.InvalidMessage:
@@ -213,7 +233,8 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.factory.names.check(KIND, name, self.peerAddress()),
             lambda verdict: self.registerAs(name, verdict, echo))
 
-    def registerAs(self, name, verdict, echo=None):
+    def registerAs(self, name: str, verdict: Optional[Verdict],
+                   echo: Optional[int] = None) -> None:
         """
         Register under name field C{name}, as the name check judged it
         (C{verdict}: a L{hub.accounts.check.Verdict}, or None without a
@@ -225,6 +246,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         if self.factory.names is not None and verdict is None:
             self.result(wire.S_PLAYER_EXISTS)
             return
+        assert self.session is not None
         try:
             self.sessions.claimName(
                 self.session, name if verdict is None else verdict.name)
@@ -235,12 +257,13 @@ class GomokuProtocol(Protocol, ServerConnection):
         self._registered()
         self.result(wire.S_OK)
 
-    def _registered(self):
+    def _registered(self) -> None:
+        assert self.session is not None
         self.session.state = IDLE
         self.player = GomokuPlayer(self.session, self)
         self.factory.players[self.session.id] = self.player
 
-    def adopt(self, preface):
+    def adopt(self, preface: Dict[str, Any]) -> bool:
         """
         See L{IClusterPeer.adopt}: a player who registered C{name} on
         another node, with its C{token}, is registered here.
@@ -248,6 +271,8 @@ class GomokuProtocol(Protocol, ServerConnection):
         name = preface.get("name")
         if name is None:
             return True
+        # Connected before the forwarded bytes (hub.cluster).
+        assert self.session is not None
         try:
             self.sessions.adoptName(self.session, name, int(preface["token"]))
         except NameTaken:
@@ -265,28 +290,33 @@ class GomokuProtocol(Protocol, ServerConnection):
         self._registered()
         return True
 
-    def routable(self):
+    def routable(self) -> bool:
         """
         See L{IClusterPeer.routable}: in INIT or IDLE.
         """
-        return self.session is not None and self.session.state in (
+        routable: bool = self.session is not None and self.session.state in (
             INIT, IDLE)
+        return routable
 
-    def registered(self):
+    def registered(self) -> bool:
         """
         See L{IClusterPeer.registered}: past INIT.
         """
-        return self.session.state != INIT
+        assert self.session is not None
+        past: bool = self.session.state != INIT
+        return past
 
-    def handOverName(self):
+    def handOverName(self) -> Optional[str]:
         """
         See L{IClusterPeer.handOverName}: the name of a player in IDLE.
         """
+        assert self.session is not None
         if self.session.state == IDLE:
-            return self.session.name
+            name: str = self.session.name
+            return name
         return None
 
-    def resume(self, name, token):
+    def resume(self, name: str, token: int) -> bool:
         """
         Take back the session of C{name} if C{token} is its token: a lost
         one, or a live one whose old connection is then closed (the player
@@ -311,17 +341,19 @@ class GomokuProtocol(Protocol, ServerConnection):
             oldPeer.transport.loseConnection()
         self.sessions.disconnect(self.session)
         self.session = session
-        self.player = self.factory.players[session.id]
-        self.player.protocol = self
+        player = self.player = self.factory.players[session.id]
+        player.protocol = self
         self.result(wire.S_OK)
-        self.player.replay()
+        player.replay()
         if session.state == GAME:
-            self.player.room.table.seatResumed(self.player.seat)
+            # A player in GAME has its game's room.
+            assert player.room is not None
+            player.room.table.seatResumed(player.seat)
         return True
 
     # IDLE
 
-    def listRooms(self, message):
+    def listRooms(self, message: Message) -> None:
         if wire.uintField(message, "target", 0) != wire.REQ_ROOM_LIST:
             self.illegal(wire.S_ILLEGAL_MSG)
             return
@@ -329,7 +361,7 @@ class GomokuProtocol(Protocol, ServerConnection):
                  for room in self.lobby.rooms(KIND)]
         self.send(wire.roomListMessage(rooms or None, None, None))
 
-    def operateFromIdle(self, message):
+    def operateFromIdle(self, message: Message) -> None:
         operation = wire.uintField(message, "type", wire.RO_UNKNOWN)
         if operation == wire.RO_ROOM_CREATE:
             self.createRoom(wire.roomField(message))
@@ -338,7 +370,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         else:
             self.illegal(wire.S_ILLEGAL_OPER)
 
-    def createRoom(self, fields):
+    def createRoom(self, fields: wire.RoomFields) -> None:
         name, password = fields["name"], fields["psw"]
         if not (1 <= len(name.encode("utf-8")) <= wire.MAX_NAME_BYTES
                 and len(password.encode("utf-8")) <= wire.MAX_PSW_BYTES):
@@ -356,10 +388,11 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.result(wire.S_ERROR)
             return
         room.settings[OWNER_SEAT] = ownerSeat
+        assert self.session is not None
         self.session.state = ROOM
         self.result(wire.S_OK)
 
-    def joinRoom(self, fields):
+    def joinRoom(self, fields: wire.RoomFields) -> None:
         try:
             room = self.lobby.join(KIND, fields["name"], self.session,
                                    self.player, password=fields["psw"])
@@ -372,13 +405,15 @@ class GomokuProtocol(Protocol, ServerConnection):
         except LobbyError:
             self.result(wire.S_ROOM_FULL)
         else:
+            # Registered (an IDLE player has both).
+            assert self.session is not None and self.player is not None
             self.session.state = ROOM
             self.result(wire.S_OK)
             self.player.sendRoom(wire.RI_PLAYER_JOIN, room)
 
     # ROOM
 
-    def requestStart(self, message):
+    def requestStart(self, message: Message) -> None:
         if wire.uintField(message, "target", 0) != wire.REQ_GAME_START:
             self.illegal(wire.S_ILLEGAL_OPER)
             return
@@ -393,7 +428,7 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.result(wire.S_OK)
             self.lobby.start(room)
 
-    def operateFromRoom(self, message):
+    def operateFromRoom(self, message: Message) -> None:
         if wire.uintField(message, "type", wire.RO_UNKNOWN) \
                 != wire.RO_ROOM_EXIT:
             self.illegal(wire.S_ILLEGAL_OPER)
@@ -401,15 +436,16 @@ class GomokuProtocol(Protocol, ServerConnection):
         self.leaveRoom()
         self.result(wire.S_OK)
 
-    def leaveRoom(self):
+    def leaveRoom(self) -> None:
         """
         Leave the room; a guest who becomes owner keeps the owner's colour
         (the room's owner seat is unchanged, spec section 7.7).
         """
         self.lobby.leave(self.session)
+        assert self.session is not None
         self.session.state = IDLE
 
-    def changeChess(self, message):
+    def changeChess(self, message: Message) -> None:
         room = self.lobby.roomOf(self.session)
         colour = wire.uintField(message, "type", 0)
         if (room.owner.session is not self.session
@@ -420,7 +456,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         self.lobby.setRole(self.session, colour)
         self.result(wire.S_OK)
 
-    def changeGuestState(self, message):
+    def changeGuestState(self, message: Message) -> None:
         room = self.lobby.roomOf(self.session)
         state = wire.uintField(message, "state", 0)
         if (room.owner.session is self.session or state not in
@@ -432,13 +468,15 @@ class GomokuProtocol(Protocol, ServerConnection):
 
     # GAME
 
-    def move(self, message):
+    def move(self, message: Message) -> None:
         """
         Play a stone: result(0) to the mover, then the opponent's
         msg_move, then the end of the game if it ended; an illegal move
         gets 1025 before the end that the illegal-move limit may cause.
         """
         player = self.player
+        # A player in GAME has its game's room.
+        assert player is not None and player.room is not None
         table = player.room.table
         if table is None:
             return
@@ -463,7 +501,7 @@ class GomokuProtocol(Protocol, ServerConnection):
 
     # Connection loss
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         self.endConnection()
         session, player = self.session, self.player
         # Let go of the session and the player (each points back here
@@ -474,6 +512,8 @@ class GomokuProtocol(Protocol, ServerConnection):
             return
         state = session.state
         if state == GAME:
+            # A player in GAME has its game's room.
+            assert player is not None and player.room is not None
             player.protocol = None
             player.room.table.seatLost(player.seat)
             self.sessions.lose(session, self.factory.graceExpired)
@@ -485,10 +525,10 @@ class GomokuProtocol(Protocol, ServerConnection):
         if player is not None:
             player.protocol = None
 
-    def partialFrameBytes(self):
+    def partialFrameBytes(self) -> int:
         return self.scanner.pending()
 
-    def dropPartialFrame(self):
+    def dropPartialFrame(self) -> None:
         self.scanner = wire.FrameScanner(self.scanner.maxFrame)
 
 
@@ -520,32 +560,36 @@ class GomokuFactory(ServerFactory):
 
     protocol = GomokuProtocol
 
-    def __init__(self, lobby, sessions, clock, maxIllegal=3, takeover=None,
-                 botLevel=2, botDelay=0.5, thinker=None):
+    def __init__(self, lobby: Lobby, sessions: Sessions,
+                 clock: IReactorTime, maxIllegal: int = 3,
+                 takeover: Optional[str] = None, botLevel: int = 2,
+                 botDelay: float = 0.5,
+                 thinker: Optional[IThinker] = None) -> None:
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
         self.maxIllegal = maxIllegal
-        bots = {} if thinker is None else {"thinker": thinker}
+        bots: Dict[str, Any] = {} if thinker is None else {"thinker": thinker}
         options = TableOptions(takeover=takeover, botLevel=botLevel,
                                botDelay=botDelay,
                                maxIllegal=rules.MAX_ILLEGAL_MOVES, **bots)
         self.policy = GomokuStartPolicy(clock, options, self.tableListener)
-        self.players = {}
+        self.players: Dict[int, GomokuPlayer] = {}
 
-    def roomSummary(self, room):
+    def roomSummary(self, room: Room) -> Dict[str, Any]:
         """
         See L{IClusterRoomList.roomSummary}: the wire C{Room} object.
         """
         return roomObjectOf(room)
 
-    def tableListener(self, room, table):
+    def tableListener(self, room: Room,
+                      table: GomokuTable) -> ITableListener:
         """
         The listener that turns C{table}'s events into frames.
         """
         return GomokuTableListener(self.lobby, room)
 
-    def graceExpired(self, session):
+    def graceExpired(self, session: Session) -> None:
         """
         The grace of C{session}, lost mid-game, ran out: its seat is
         dropped (the table forfeits it or has a bot play it), then, unless

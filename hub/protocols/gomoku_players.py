@@ -4,12 +4,18 @@ observer) and table events (L{GomokuTableListener}) turned into frames,
 and the one place where wire colours and the rules' seats meet.
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Protocol, cast
+
 from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.games import gomoku as rules
-from hub.ihub import IGomokuPeer, ITableListener
-from hub.lobby import RoomObserver
+from hub.ihub import (
+    IGameRules, IGomokuPeer, ITable, ITableListener, Member, Room)
+from hub.lobby import Lobby, RoomObserver
+from hub.sessions import Session
 from hub.tables.events import ActionPlayed, GameEnded, SeatTakenOver
 from hub.tables.gomoku import OWNER_SEAT
 from hub.wire import gomoku as wire
@@ -26,7 +32,19 @@ SEAT_OF_COLOUR = {wire.CHESS_BLACK: rules.SEAT_BLACK,
 COLOUR_OF_SEAT = {seat: colour for colour, seat in SEAT_OF_COLOUR.items()}
 
 
-def guestOf(room):
+class Sender(Protocol):
+    """
+    A player's live connection, as its L{GomokuPlayer} uses it (a
+    L{hub.protocols.gomoku.GomokuProtocol}).
+    """
+
+    def send(self, message: Dict[str, Any]) -> None:
+        """
+        Send one message, stamped with the connection's token and echo.
+        """
+
+
+def guestOf(room: Room) -> Optional[Member]:
     """
     The guest L{Member} of C{room}, or None.
     """
@@ -36,7 +54,8 @@ def guestOf(room):
     return None
 
 
-def roomObjectOf(room, viewer=None):
+def roomObjectOf(room: Room,
+                 viewer: Optional[Session] = None) -> Dict[str, Any]:
     """
     The wire C{Room} object for C{room} (passwords are never shown), as
     the session C{viewer} sees it: its own name exactly as it sent it
@@ -61,8 +80,9 @@ def roomObjectOf(room, viewer=None):
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 
 
+# While hub.lobby is not typed its RoomObserver is Any.
 @implementer(IGomokuPeer)
-class GomokuPlayer(RoomObserver):
+class GomokuPlayer(RoomObserver):  # type: ignore[misc, unused-ignore]
     """
     A registered player, with or without a live connection.
 
@@ -73,14 +93,15 @@ class GomokuPlayer(RoomObserver):
     @ivar seat: the player's seat in that game.
     """
 
-    def __init__(self, session, protocol):
+    def __init__(self, session: Session,
+                 protocol: Optional[Sender]) -> None:
         self.session = session
         self.protocol = protocol
-        self.pending = []
-        self.room = None
-        self.seat = None
+        self.pending: List[Dict[str, Any]] = []
+        self.room: Optional[Room] = None
+        self.seat: Optional[int] = None
 
-    def send(self, message):
+    def send(self, message: Dict[str, Any]) -> None:
         """
         Send C{message} (a dict), stamped with token and session, now or
         when the player comes back (never, once the session is closed).
@@ -90,7 +111,7 @@ class GomokuPlayer(RoomObserver):
         elif not self.session.closed:
             self.pending.append(message)
 
-    def replay(self):
+    def replay(self) -> None:
         """
         Send what queued up while the player was lost.
         """
@@ -98,37 +119,39 @@ class GomokuPlayer(RoomObserver):
         for message in pending:
             self.send(message)
 
-    def sendRoom(self, infoType, room):
+    def sendRoom(self, infoType: int, room: Room) -> None:
         """
         Send room information of type C{infoType} (C{RI_*}).
         """
         self.send(wire.roomMessage(infoType, roomObjectOf(room, self.session),
                                    None, None))
 
-    def memberJoined(self, room, actor):
+    def memberJoined(self, room: Room, actor: Member) -> None:
         if actor.session is not self.session:
             self.sendRoom(wire.RI_PLAYER_JOIN, room)
 
-    def memberLeft(self, room, actor, previousOwner):
+    def memberLeft(self, room: Room, actor: Member,
+                   previousOwner: Optional[Member]) -> None:
         self.sendRoom(wire.RI_PLAYER_EXIT, room)
 
-    def readyChanged(self, room, actor):
+    def readyChanged(self, room: Room, actor: Member) -> None:
         if actor.session is not self.session:
             self.sendRoom(wire.RI_PLAYER_STATE, room)
 
-    def roleChanged(self, room, actor):
+    def roleChanged(self, room: Room, actor: Member) -> None:
         if actor.session is not self.session:
             self.sendRoom(wire.RI_PLAYER_CHESS, room)
 
-    def gameStarted(self, room):
+    def gameStarted(self, room: Room) -> None:
         self.session.state = GAME
         self.room = room
         self.seat = room.memberOf(self.session).seat
         self.send(wire.gameMessage(
             wire.GAME_STATE_RUNNING, wire.GAME_RSLT_NONE, None, None))
 
-    def gameEnded(self, room, game):
+    def gameEnded(self, room: Room, game: IGameRules) -> None:
         self.session.state = ROOM
+        game = cast(rules.GomokuGame, game)
         if game.winnerSeat is not None:
             won = game.winnerSeat == self.seat
             ex = wire.GAME_RSLT_WIN if won else wire.GAME_RSLT_LOSE
@@ -163,7 +186,7 @@ class GomokuTableListener:
 
     log = Logger()
 
-    def __init__(self, lobby, room):
+    def __init__(self, lobby: Lobby, room: Room) -> None:
         self.lobby = lobby
         self.room = room
         self.players = [room.memberAt(seat).observer
@@ -171,14 +194,15 @@ class GomokuTableListener:
         self.hearing = [
             player if IGomokuPeer.providedBy(player) else None
             for player in self.players]
-        self.departed = []
+        self.departed: List[Session] = []
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: ITable, event: object) -> None:
         eventType = type(event)
         if eventType is ActionPlayed:
-            opponent = self.hearing[1 - event.seat]
+            played = cast(ActionPlayed, event)
+            opponent = self.hearing[1 - played.seat]
             if opponent is not None:
-                x, y = event.action
+                x, y = played.action
                 opponent.send(
                     wire.moveMessage(wire.CHESS_BLANK, x, y, None, None))
         elif eventType is GameEnded:
@@ -186,7 +210,7 @@ class GomokuTableListener:
             for session in self.departed:
                 self.lobby.leave(session)
         elif eventType is SeatTakenOver:
-            session = self.players[event.seat].session
+            session = self.players[cast(SeatTakenOver, event).seat].session
             self.departed.append(session)
             self.log.info("gomoku {room!r}: a bot plays for {name!r}",
                           room=self.room.name, name=session.name,

@@ -47,17 +47,27 @@ Disconnects (the table decides; these are the messages):
     C{botDelay} seconds; the game ends when the last human leaves.
 """
 
-import random
+from __future__ import annotations
 
-from twisted.internet.protocol import Protocol
+import random
+from typing import Any, Dict, Optional, cast
+
+from twisted.internet.interfaces import IReactorTime
+from twisted.internet.protocol import Protocol, connectionDone
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.games import splendor as rules
-from hub.ihub import IClusterPeer, ISplendorPeer, ITableListener
-from hub.lobby import Draining, RoomObserver
+from hub.games.splendor_moves import OperationDone
+from hub.ihub import (
+    IClusterPeer, IGameRules, ISplendorPeer, IThinker, ITable,
+    ITableListener, Member, Room)
+from hub.lobby import Draining, Lobby, RoomObserver
 from hub.connection import ServerConnection, ServerFactory
 from hub.connection.pacing import PacedWriter
+from hub.sessions import Session, Sessions
+from hub.tables import events
 from hub.tables import splendor as tables
 from hub.tables.base import TableError, TableOptions
 from hub.wire import splendor as wire
@@ -81,15 +91,20 @@ RULE_OPERATIONS = {
 WIRE_OPERATIONS = {rule: w for w, rule in RULE_OPERATIONS.items()}
 
 
-def frameKind(frame):
+def frameKind(frame: bytes) -> int:
     """
     The API id of a whole frame (what L{PacedWriter} spaces).
     """
-    return wire.HEADER.unpack_from(frame)[0]
+    apiId: int = wire.HEADER.unpack_from(frame)[0]
+    return apiId
 
 
 @implementer(IClusterPeer, ISplendorPeer)
-class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
+class SplendorProtocol(
+        # While hub.lobby is not typed its RoomObserver is Any.
+        Protocol,
+        RoomObserver,  # type: ignore[misc, unused-ignore]
+        ServerConnection):
     """
     One Splendor connection, and the observer of its room.
 
@@ -101,15 +116,18 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
 
     log = Logger()
     # The room the next INIT seats at if it is open (set by the cluster).
-    preferredTable = None
+    preferredTable: Optional[str] = None
+    # See ServerConnection.
+    transport: Any
+    factory: SplendorFactory
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.reader = wire.FrameReader()
-        self.session = None
-        self.pacer = None
+        self.session: Optional[Session] = None
+        self.pacer: Optional[PacedWriter] = None
         self._state = NEW
 
-    def adopt(self, preface):
+    def adopt(self, preface: Dict[str, Any]) -> bool:
         """
         See L{IClusterPeer.adopt}: the next INIT seats at the C{table} the
         other node chose.
@@ -117,19 +135,19 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         self.preferredTable = preface.get("table")
         return True
 
-    def routable(self):
+    def routable(self) -> bool:
         """
         See L{IClusterPeer.routable}: before an INIT seats the player.
         """
         return self._state == NEW
 
-    def registered(self):
+    def registered(self) -> bool:
         """
         See L{IClusterPeer.registered}: once an INIT seated the player.
         """
         return self._state != NEW
 
-    def handOverName(self):
+    def handOverName(self) -> Optional[str]:
         """
         See L{IClusterPeer.handOverName}: a Splendor player is handed over
         before it has a name.
@@ -137,26 +155,29 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         return None
 
     @property
-    def state(self):
+    def state(self) -> str:
         """
         L{NEW}, L{TABLE} or L{GAME}; mirrored in the session's C{state}.
         """
         return self._state
 
     @state.setter
-    def state(self, value):
+    def state(self, value: str) -> None:
         self._state = value
         if self.session is not None:
             self.session.state = value
 
     @property
-    def playerId(self):
+    def playerId(self) -> int:
         """
         This connection's player id.
         """
-        return self.session.id
+        # Connected (connectionMade) before anything is sent or read.
+        assert self.session is not None
+        playerId: int = self.session.id
+        return playerId
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.startConnection()
         self.pacer = PacedWriter(self.factory.clock, self.writer,
                                  self.transport, self.factory.minGap,
@@ -166,26 +187,29 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
 
     # Sending.
 
-    def sendFrame(self, frame):
+    def sendFrame(self, frame: bytes) -> None:
         """
         Write one whole frame, in one write, spaced by the factory's
         C{minGap}; a connection too far behind is closed.
         """
         if self.transport is None or self.transport.disconnecting:
             return
+        # Made by connectionMade, before anything is sent.
+        assert self.pacer is not None
         if not self.pacer.write(frame):
             self.logClosing("splendor connections too far behind",
                             "splendor player {id} is too many messages "
                             "behind; closing", id=self.playerId)
             self.transport.loseConnection()
 
-    def sendMessage(self, apiId, playerId=0, body=None):
+    def sendMessage(self, apiId: int, playerId: int = 0,
+                    body: Optional[Dict[str, Any]] = None) -> None:
         """
         Send one message.
         """
         self.sendFrame(wire.packFrame(apiId, playerId, body))
 
-    def invalid(self):
+    def invalid(self) -> None:
         """
         PLAYER_OPERATION_INVALID to this player only.
         """
@@ -193,7 +217,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
 
     # Receiving.
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
         self.resetTimeout()
         if self.transport.disconnecting:
             return
@@ -218,7 +242,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
                             id=self.playerId, error=bad)
             self.transport.loseConnection()
 
-    def frameReceived(self, apiId, playerId, raw):
+    def frameReceived(self, apiId: int, playerId: int, raw: bytes) -> None:
         """
         Handle one frame.
         """
@@ -253,12 +277,13 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             return
         self.play(action)
 
-    def onInit(self):
+    def onInit(self) -> None:
         if self.state != NEW:
             self.invalid()
             return
         self.state = TABLE
         preferred, self.preferredTable = self.preferredTable, None
+        assert self.session is not None
         try:
             self.factory.seats.seat(self.session, self, preferred)
         except Draining:
@@ -266,7 +291,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
             self.state = NEW
             self.invalid()
 
-    def play(self, action):
+    def play(self, action: rules.Action) -> None:
         """
         Play C{action} for this player at the running table, or answer
         PLAYER_OPERATION_INVALID; the table's listeners announce it.
@@ -282,7 +307,7 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
 
     # Room events.
 
-    def memberJoined(self, room, actor):
+    def memberJoined(self, room: Room, actor: Member) -> None:
         if actor.session is self.session:
             others = [m.session.id for m in room.members
                       if m is not actor]
@@ -290,19 +315,19 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
                              wire.initRespBody(self.playerId, others))
         self.sendMessage(wire.NEW_PLAYER, actor.session.id)
 
-    def readyChanged(self, room, actor):
+    def readyChanged(self, room: Room, actor: Member) -> None:
         if actor.ready:
             self.sendMessage(wire.PLAYER_READY, actor.session.id)
 
-    def gameStarted(self, room):
+    def gameStarted(self, room: Room) -> None:
         self.state = GAME
 
-    def gameEnded(self, room, game):
+    def gameEnded(self, room: Room, game: IGameRules) -> None:
         self.state = NEW
 
     # Connection loss.
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         self.endConnection()
         if self.pacer is not None:
             self.pacer.stop()
@@ -312,10 +337,10 @@ class SplendorProtocol(Protocol, RoomObserver, ServerConnection):
         self.state = NEW
         self.factory.sessions.disconnect(self.session)
 
-    def partialFrameBytes(self):
+    def partialFrameBytes(self) -> int:
         return self.reader.pending()
 
-    def dropPartialFrame(self):
+    def dropPartialFrame(self) -> None:
         self.reader = wire.FrameReader(self.reader.maxLength)
 
 
@@ -331,15 +356,16 @@ class SplendorFeed:
     (spec section 5.8), in order.
     """
 
-    def __init__(self, room):
+    def __init__(self, room: Room) -> None:
         self.room = room
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: ITable, event: object) -> None:
         handler = getattr(self, "on" + type(event).__name__, None)
         if handler is not None:
             handler(table, event)
 
-    def broadcast(self, apiId, playerId=0, body=None):
+    def broadcast(self, apiId: int, playerId: int = 0,
+                  body: Optional[Dict[str, Any]] = None) -> None:
         """
         Send one message to every member of the room.
         """
@@ -348,7 +374,8 @@ class SplendorFeed:
             if _hears(member.observer):
                 member.observer.sendFrame(frame)
 
-    def sendTo(self, seat, apiId, playerId, body=None):
+    def sendTo(self, seat: int, apiId: int, playerId: int,
+               body: Optional[Dict[str, Any]] = None) -> None:
         """
         Send one message to the player of C{seat}, if still present.
         """
@@ -356,44 +383,52 @@ class SplendorFeed:
         if member is not None and _hears(member.observer):
             member.observer.sendMessage(apiId, playerId, body)
 
-    def onGameStarted(self, table, event):
+    def onGameStarted(self, table: ITable,
+                      event: events.GameStarted) -> None:
         deal = event.position
         self.broadcast(wire.GAME_START, 0, wire.gameStartBody(
             [seat.playerId for seat in event.seats], deal["nobles"],
             *deal["board"]))
 
-    def onTurnStarted(self, table, event):
+    def onTurnStarted(self, table: ITable,
+                      event: events.TurnStarted) -> None:
         self.broadcast(wire.NEW_TURN, 0,
                        wire.newTurnBody(table.seats[event.seat].playerId))
 
-    def onCardDealt(self, table, event):
+    def onCardDealt(self, table: ITable, event: events.CardDealt) -> None:
+        # Splendor deals a card, or nothing (hub.games.splendor_moves).
+        assert event.card is not None
         self.broadcast(wire.NEW_CARD, 0, wire.newCardBody(event.card))
 
-    def onDiscardRequired(self, table, event):
+    def onDiscardRequired(self, table: ITable,
+                          event: tables.DiscardRequired) -> None:
         playerId = table.seats[event.seat].playerId
         self.sendTo(event.seat, wire.DISCARD_GEMS, playerId,
                     wire.discardGemsBody(event.count))
 
-    def onNobleOffered(self, table, event):
+    def onNobleOffered(self, table: ITable,
+                       event: tables.NobleOffered) -> None:
         playerId = table.seats[event.seat].playerId
         self.sendTo(event.seat, wire.PLAYER_GET_NOBLE, playerId,
                     wire.nobleBody(playerId, event.nobles))
 
-    def onNobleAwarded(self, table, event):
+    def onNobleAwarded(self, table: ITable,
+                       event: tables.NobleAwarded) -> None:
         playerId = table.seats[event.seat].playerId
         self.broadcast(wire.PLAYER_GET_NOBLE, 0 if event.chosen else playerId,
                        wire.nobleBody(playerId, [event.noble]))
 
-    def onGameEnded(self, table, event):
+    def onGameEnded(self, table: ITable, event: events.GameEnded) -> None:
         if event.winner is not None:
             self.broadcast(wire.WINNER, table.seats[event.winner].playerId)
 
-    def onActionPlayed(self, table, event):
+    def onActionPlayed(self, table: ITable,
+                       event: events.ActionPlayed) -> None:
         """
         The PLAYER_OPERATION broadcast of one move (header 0); a noble
         choice is announced by its L{tables.NobleAwarded}.
         """
-        done = event.detail
+        done = cast("Optional[OperationDone]", event.detail)
         if done is None:
             return
         playerId = table.seats[event.seat].playerId
@@ -412,7 +447,9 @@ class SplendorFeed:
             return
         self.broadcast(wire.PLAYER_OPERATION, 0, body)
 
-    def announceHiddenReserve(self, seat, playerId, action, done):
+    def announceHiddenReserve(self, seat: int, playerId: int,
+                              action: rules.Action,
+                              done: OperationDone) -> None:
         """
         fold_card_unknown: the others see the deck (C{10000 + level}),
         the reserving player the card drawn.
@@ -450,13 +487,16 @@ class SplendorFactory(ServerFactory):
 
     protocol = SplendorProtocol
 
-    def __init__(self, lobby, sessions, clock, takeover=None, rng=None,
-                 botLevel=2, botDelay=1.0, thinker=None, minGap=0.0):
+    def __init__(self, lobby: Lobby, sessions: Sessions,
+                 clock: IReactorTime, takeover: Optional[str] = None,
+                 rng: Optional[random.Random] = None, botLevel: int = 2,
+                 botDelay: float = 1.0, thinker: Optional[IThinker] = None,
+                 minGap: float = 0.0) -> None:
         self.lobby = lobby
         self.sessions = sessions
         self.clock = clock
         self.minGap = minGap
-        bots = {} if thinker is None else {"thinker": thinker}
+        bots: Dict[str, Any] = {} if thinker is None else {"thinker": thinker}
         options = TableOptions(takeover=takeover, botLevel=botLevel,
                                botDelay=botDelay, **bots)
         self.policy = tables.SplendorStartPolicy(
@@ -464,7 +504,8 @@ class SplendorFactory(ServerFactory):
             options, self.feedFor)
         self.seats = tables.SplendorSeats(lobby, self.policy)
 
-    def feedFor(self, room, table):
+    def feedFor(self, room: Room,
+                table: tables.SplendorTable) -> ITableListener:
         """
         The listener that tells C{room}'s members what happens at
         C{table}.
