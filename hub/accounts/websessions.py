@@ -116,6 +116,8 @@ class Visitor:
         watches), or None for a token's.
     @ivar keepSessions: whether the account keeps its other sessions at
         a login ("keep me logged in elsewhere").
+    @ivar display: the account's display name (L{hub.accounts.display}),
+        or None (none, or a token's visitor).
     """
 
     name = attr.ib()
@@ -123,6 +125,7 @@ class Visitor:
     banned = attr.ib(default=False)
     session = attr.ib(default=None, repr=False, eq=False)
     keepSessions = attr.ib(default=False)
+    display = attr.ib(default=None)
 
     @property
     def account(self):
@@ -156,7 +159,8 @@ class TokenInfo:
 def _sessionRow(cursor, digest):
     cursor.execute(
         "SELECT s.created_at, s.seen_at, s.banned, a.name, a.role, "
-        "a.banned_until, a.keep_sessions FROM web_sessions s JOIN "
+        "a.banned_until, a.keep_sessions, a.display_name FROM "
+        "web_sessions s JOIN "
         "accounts a ON a.name_key = s.name_key WHERE s.id_hash = ?",
         (digest,))
     return cursor.fetchone()
@@ -292,7 +296,7 @@ class WebSessions:
             if row is None:
                 return None
             (createdAt, seenAt, endedByBan, name, role, bannedUntil,
-             keep) = row
+             keep, display) = row
             seenAt = self._lastSeen(digest, seenAt)
             if now - seenAt >= self.idleSeconds or \
                     now - createdAt >= self.absoluteSeconds:
@@ -302,7 +306,8 @@ class WebSessions:
                 return None
             if now - seenAt >= TOUCH_SECONDS:
                 self._noteSeen(digest, names.nameKey(name), now)
-            return Visitor(name, role, isBanned, digest, bool(keep))
+            return Visitor(name, role, isBanned, digest, bool(keep),
+                           display)
 
         return self._read(_sessionRow, digest).addCallback(found)
 

@@ -21,6 +21,8 @@ key is shown once, on the page that made it.
 
 import re
 
+import attr
+
 from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.web import resource, server
@@ -63,11 +65,13 @@ def redirect(request, location):
 
 def visitorLinks(visitor):
     """
-    The account links of the header for C{visitor} (or None).
+    The account links of the header for C{visitor} (or None): its
+    display name first, as every page shows an account's.
     """
     if visitor is None:
         return list(pages.ACCOUNT_LINKS)
-    links = [tags.a(pages.player(visitor.name), href="/account",
+    links = [tags.a(pages.player(visitor.name, visitor.display),
+                    href="/account",
                     class_="account")]
     if mayModerate(visitor.role):
         links.append(tags.a("admin", href="/admin", class_="admin"))
@@ -417,6 +421,9 @@ class AccountPage(AccountsResource):
         shown = yield self.auth.accounts.displayName(visitor.name)
         content = self.content(request, visitor, keep, note, error, shown,
                                typed)
+        # The header's link shows the display name as it is now (one set
+        # by this request's form included).
+        visitor = attr.evolve(visitor, display=shown)
         return lambda request: show(request, visitor, N_("Your account"),
                                     content, code)
 
