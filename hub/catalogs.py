@@ -34,6 +34,14 @@ def catalog(language, domain):
     return found
 
 
+class Word(str):
+    """
+    A text of the catalogs given as an argument of another one's
+    template (a role in "a {0} may not {1} a {2}"): translated with it,
+    where a name given so is not.
+    """
+
+
 def N_(text):
     """
     Mark C{text} for the catalogs where it is not translated yet (it is

@@ -40,6 +40,7 @@ from twisted.python import usage
 from hub.accounts.model import Accounts
 from hub.accounts.store import AccountError
 from hub.accounts.websessions import WebSessions
+from hub.catalogs import N_
 from hub.commandline import Tool, firstParagraph
 from hub.records import db
 from hub.records.cli import (
@@ -191,9 +192,9 @@ def readPassword(stdin):
     else:
         password = getpass.getpass("password: ")
         if getpass.getpass("again: ") != password:
-            raise AccountError("the passwords differ")
+            raise AccountError(N_("the passwords differ"))
     if not password:
-        raise AccountError("the password is empty")
+        raise AccountError(N_("the password is empty"))
     return password
 
 

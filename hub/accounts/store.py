@@ -17,6 +17,7 @@ import typing
 import attr
 
 from hub.accounts import names as namerules
+from hub.catalogs import N_, Word
 
 SECRET_SETTING = "play_key_secret"
 SKELETON_SETTING = "skeleton_version"
@@ -34,8 +35,31 @@ SESSIONS_EPOCH = "web_sessions_epoch"
 class AccountError(Exception):
     """
     An account operation that cannot be done; its text says why, in one
-    line, without secrets.
+    line, without secrets: an English template of the web's catalogs
+    (marked C{N_}) filled with its arguments (C{{0}}...), so that a page
+    says it in its language (L{translated}); C{str} of it is the English.
+
+    @ivar template: the template.
+    @ivar arguments: what fills it: names as they are, and
+        L{hub.catalogs.Word}s, translated with it.
     """
+
+    def __init__(self, template, *arguments):
+        Exception.__init__(self, template.format(*arguments)
+                           if arguments else template)
+        self.template = template
+        self.arguments = arguments
+
+    def translated(self, translate):
+        """
+        The text in the language of C{translate} (a translator of the
+        web's catalogs, L{hub.web.i18n.translator}).
+        """
+        if not self.arguments:
+            return translate(self.template)
+        return translate(self.template).format(
+            *[translate(a) if isinstance(a, Word) else a
+              for a in self.arguments])
 
 
 class NoSuchAccount(AccountError):
@@ -44,7 +68,7 @@ class NoSuchAccount(AccountError):
     """
 
     def __init__(self, name):
-        AccountError.__init__(self, "no account {!r}".format(name))
+        AccountError.__init__(self, N_("no account {0!r}"), name)
 
 
 class Refused(AccountError):
@@ -57,8 +81,8 @@ class Refused(AccountError):
     @ivar target: what it was refused on.
     """
 
-    def __init__(self, action, target, why):
-        AccountError.__init__(self, why)
+    def __init__(self, action, target, why, *arguments):
+        AccountError.__init__(self, why, *arguments)
         self.action = action
         self.target = target
 
@@ -69,7 +93,7 @@ class AccountExists(AccountError):
     """
 
     def __init__(self, name):
-        AccountError.__init__(self, "an account {!r} exists".format(name))
+        AccountError.__init__(self, N_("an account {0!r} exists"), name)
 
 
 @attr.s(frozen=True)

@@ -40,6 +40,7 @@ from twisted.logger import Logger
 
 from hub.accounts import names, store
 from hub.accounts.store import AccountError
+from hub.catalogs import N_
 
 #: A session unused this long (seconds) has ended.
 IDLE_SECONDS = 2 * 3600
@@ -540,7 +541,8 @@ class WebSessions:
         @return: a Deferred of the token (shown once, stored as a hash).
         """
         if seconds <= 0:
-            return defer.fail(AccountError("a token lasts more than 0s"))
+            return defer.fail(AccountError(N_("a token lasts more than "
+                                              "0s")))
         raw = newSecret()
         digest = secretHash(raw)
         now = self.now()
@@ -620,8 +622,8 @@ class WebSessions:
         if len(tokenId) != TOKEN_ID_LENGTH or not all(
                 c in "0123456789abcdef" for c in tokenId):
             return defer.fail(AccountError(
-                "a token's id is {} hex digits (as listed)".format(
-                    TOKEN_ID_LENGTH)))
+                N_("a token's id is {0} hex digits (as listed)"),
+                TOKEN_ID_LENGTH))
         now = self.now()
 
         def interaction(cursor):
@@ -631,7 +633,7 @@ class WebSessions:
                 "t.token_hash LIKE ?", (tokenId + "%",))
             rows = cursor.fetchall()
             if len(rows) != 1:
-                raise AccountError("no token {}".format(tokenId))
+                raise AccountError(N_("no token {0}"), tokenId)
             digest, name = rows[0]
             cursor.execute("DELETE FROM api_tokens WHERE token_hash = ?",
                            (digest,))
@@ -693,7 +695,7 @@ class WebSessions:
             return row is not None and row == (name[:20], now)
 
         if not (yield self._write(use)):
-            raise AccountError("that invite code is not valid")
+            raise AccountError(N_("that invite code is not valid"))
         try:
             key = yield accounts.add(name, password, actor="web")
         except Exception:

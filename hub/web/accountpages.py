@@ -299,7 +299,9 @@ class RegisterPage(AccountsResource):
                             "is yours."), repr(name))
         except AccountError as e:
             # The invite's (the one other refusal of a registration).
-            return again(str(e).capitalize() + ".")
+            content = self.form(request, pages.refusalText(e, _), name)
+            return lambda request: show(request, None, N_("Register"),
+                                        content, 400)
         auth.registrations += 1
         visitor = yield auth.startSession(request, name)
         content = tags.div(message(*pages.filled(_("Welcome, {0}."),
@@ -309,11 +311,6 @@ class RegisterPage(AccountsResource):
                                          href="/account")))
         return lambda request: show(request, visitor, N_("Registered"),
                                     content)
-
-
-#: The refusals of a registration from L{hub.accounts} said as they are,
-#: marked for the catalogs.
-REGISTER_REFUSALS = (N_("That invite code is not valid."),)
 
 
 class LoginPage(AccountsResource):

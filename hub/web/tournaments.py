@@ -574,17 +574,27 @@ def listContent(data: Dict[str, Any], _: Any = lambda text: text) -> Any:
     return tags.div(*sections, id="tournaments")
 
 
-def aboutText(about):
+def aboutLine(about: Dict[str, str],
+              _: Any = lambda text: text) -> List[Any]:
     """
-    A Gomocup brain's C{ABOUT} in one line: C{name version, by author
-    (country)}, with what it gave.
+    A Gomocup brain's C{ABOUT} in one line, in the page's language
+    (C{_}): C{name version, by author (country)}, with what it gave, each
+    value the brain's text, isolated in a C{<bdi>} (L{pages.player}).
     """
-    text = " ".join(about[k] for k in ("name", "version") if about.get(k))
+    def told(key: str) -> Any:
+        return pages.player(about[key])
+
+    line: List[Any] = []
+    for key in ("name", "version"):
+        if about.get(key):
+            line.extend([" "] * bool(line) + [told(key)])
     if about.get("author"):
-        text += ", by " + about["author"]
+        line = (pages.filled(_("{0}, by {1}"), line, told("author"))
+                if line else pages.filled(_("by {0}"), told("author")))
     if about.get("country"):
-        text += " (" + about["country"] + ")"
-    return text.strip(", ")
+        line = (pages.filled(_("{0} ({1})"), line, told("country"))
+                if line else [told("country")])
+    return line
 
 
 def _points(value: Optional[float]) -> str:
@@ -684,7 +694,7 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
         tags.li(*pages.players([e["name"]], "", [e.get("guest")], _,
                                [e.get("display")]),
                 " " + _("(engine)") if e["engine"] else "",
-                tags.span(" " + aboutText(e["about"]), class_="about")
+                tags.span(" ", aboutLine(e["about"], _), class_="about")
                 if e.get("about") else "",
                 " " + _("(withdrawn)") if e["withdrawn"] else "")
         for e in data["entrants"]], class_="entrants")
@@ -758,6 +768,15 @@ class TournamentsPage(resource.Resource):
         action = parts[1]
         page = "/tournaments/%d" % (eventId,)
 
+        _ = pages.translatorFor(request)
+
+        def refused(visitor: Any, text: str) -> Any:
+            # text: in the page's language.
+            return lambda request: show(
+                request, visitor, N_("Refused"),
+                tags.p(text, " ", tags.a(_("Back"), href=page),
+                       class_="message error"), 400)
+
         @defer.inlineCallbacks
         def work() -> Any:
             visitor = yield auth.visitor(request)
@@ -767,12 +786,12 @@ class TournamentsPage(resource.Resource):
             data = yield self.web.eventData(eventId)
             if data is None:
                 return pages.notFound
+            if action == "enter" and not entryOpen(data):
+                return refused(visitor, _(
+                    "Entry is closed: the event is {0}.").format(
+                        _(data["state"])))
             try:
                 if action == "enter":
-                    if not entryOpen(data):
-                        raise store.TournamentError(
-                            "entry is closed: the event is " +
-                            data["state"])
                     yield self.web.database.runInteraction(
                         store.enter, eventId, visitor.name, time.time(),
                         write=True)
@@ -780,11 +799,7 @@ class TournamentsPage(resource.Resource):
                     yield self.web.database.runInteraction(
                         store.withdraw, eventId, visitor.name, write=True)
             except store.TournamentError as e:
-                error = str(e)
-                return lambda request: show(
-                    request, visitor, N_("Refused"),
-                    tags.p(error, " ", tags.a("Back", href=page),
-                           class_="message error"), 400)
+                return refused(visitor, str(e))
             return lambda request: redirect(request, page)
 
         return respond(request, work)
