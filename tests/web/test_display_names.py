@@ -18,6 +18,7 @@ from hub.web.text import FSI, PDI
 
 from tests.accounts import support as accountsupport
 from tests.records import support
+from tests.web import test_i18n_pages
 from tests.web.accountsupport import AccountsWebMixin, Browser
 from tests.web.support import WebHub, startGuestGame
 
@@ -265,7 +266,7 @@ class AccountPageTests(AccountsWebMixin, TestCase):
                          {"lilei": "李雷"})
 
 
-ZH = {b"accept-language": b"zh-CN,zh;q=0.9"}
+ZH = test_i18n_pages.ZH
 
 
 class TournamentTests(AccountsWebMixin, TestCase):
@@ -275,18 +276,17 @@ class TournamentTests(AccountsWebMixin, TestCase):
     guest C{visitor}, paired in round 1.
     """
 
-    def director(self):
-        from hub.tournaments.director import Director
-        return Director(self.accounts.database, self.hub.lobby,
-                        self.hub.clock, {}.__getitem__)
+    # (The module, not its test case: imported here, that would run
+    # again.)
+    director = test_i18n_pages.AccountPagesTests.director
 
     @defer.inlineCallbacks
     def setUp(self):
         from hub.tournaments import store
         from hub.tournaments.standings import Game
         yield self.setUpWeb()
-        for name in ("ann", "bob"):
-            yield self.addAccount(name)
+        yield self.addAccount("ann")
+        yield self.addAccount("bob")
         yield self.accounts.setDisplayName("ann", "安<b>妮")
 
         def write(interaction, *args):
