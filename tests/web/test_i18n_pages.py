@@ -302,7 +302,8 @@ class AccountPagesTests(AccountsWebMixin, WalkMixin, TestCase):
         csrf = csrfOf(page)
         for path, fields, said in [
                 ("/admin/unban", {"target": "192.0.2.1"},
-                 "<bdi>192.0.2.1/32</bdi> \u6ca1\u6709\u88ab\u5c01\u7981\u3002"),
+                 "<bdi>192.0.2.1/32</bdi> "
+                 "\u6ca1\u6709\u88ab\u5c01\u7981\u3002"),
                 ("/admin/ban", {"target": "no such!", "for": "1h",
                                 "reason": "x"},
                  "<bdi>'no such!'</bdi> \u65e2\u4e0d\u662f\u8d26\u6237\u540d"),
