@@ -52,16 +52,21 @@ _DURATION = re.compile(r"^(\d+)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+#: What a duration is, said when one is not (a template of the web's
+#: catalogs: C{/admin} says it in the page's language).
+DURATION_WORDS = N_("a duration is a number and s, m, h or d, as in 30s, "
+                    "10m, 2h, 7d")
+
+
 def parseDuration(value):
     """
     C{30s}, C{10m}, C{2h} or C{7d} in seconds.
 
-    @raise ValueError: for anything else.
+    @raise ValueError: for anything else (L{DURATION_WORDS}).
     """
     match = _DURATION.match(value.strip())
     if match is None or int(match.group(1)) == 0:
-        raise ValueError("a duration is a number and s, m, h or d, as in "
-                         "30s, 10m, 2h, 7d")
+        raise ValueError(DURATION_WORDS)
     return int(match.group(1)) * _UNITS[match.group(2)]
 
 

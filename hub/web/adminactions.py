@@ -19,7 +19,7 @@ import time
 
 from twisted.internet import defer
 
-from hub.accounts.cli import parseDuration
+from hub.accounts.cli import DURATION_WORDS, parseDuration
 from hub.accounts.moderation import mayAdminister, mayModerate
 from hub.accounts.store import AccountError
 from hub.web.i18n import N_
@@ -65,8 +65,8 @@ def ban(auth, actor, fields):
     duration = required(fields, "for")
     try:
         seconds = parseDuration(duration)
-    except ValueError as e:
-        raise BadRequest(str(e))
+    except ValueError:
+        raise BadRequest(DURATION_WORDS)
     d = auth.moderation.ban(target, seconds, required(fields, "reason"),
                             actor)
     return d.addCallback(lambda _: {"done": "ban", "target": target,

@@ -307,6 +307,9 @@ class AccountPagesTests(AccountsWebMixin, WalkMixin, TestCase):
                 ("/admin/ban", {"target": "no such!", "for": "1h",
                                 "reason": "x"},
                  "<bdi>'no such!'</bdi> \u65e2\u4e0d\u662f\u8d26\u6237\u540d"),
+                ("/admin/ban", {"target": "bob", "for": "soon",
+                                "reason": "x"},
+                 "\u65f6\u957f\u662f\u4e00\u4e2a\u6570\u5b57"),
                 ("/admin/role", {"name": "admin", "role": "player"},
                  "<bdi>admin</bdi> \u662f\u6700\u540e\u4e00\u4f4d\u7ba1\u7406"
                  "\u5458\u3002"),
