@@ -33,3 +33,19 @@ def catalog(language: str, domain: str) -> Dict[Any, Any]:
             message.id: message.string for message in messages
             if message.id and message.string and not message.fuzzy}
     return found
+
+
+class Word(str):
+    """
+    A text of the catalogs given as an argument of another one's
+    template (a role in "a {0} may not {1} a {2}"): translated with it,
+    where a name given so is not.
+    """
+
+
+def N_(text: str) -> str:
+    """
+    Mark C{text} for the catalogs where it is not translated yet (it is
+    given to a translator later, where it is shown): C{text} itself.
+    """
+    return text

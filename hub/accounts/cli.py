@@ -42,6 +42,7 @@ from twisted.python import usage
 from hub.accounts.model import Accounts
 from hub.accounts.store import AccountError
 from hub.accounts.websessions import WebSessions
+from hub.catalogs import N_
 from hub.commandline import Tool, firstParagraph
 from hub.records import db
 from hub.records.cli import (
@@ -53,16 +54,21 @@ _DURATION = re.compile(r"^(\d+)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
+#: What a duration is, said when one is not (a template of the web's
+#: catalogs: C{/admin} says it in the page's language).
+DURATION_WORDS = N_("a duration is a number and s, m, h or d, as in 30s, "
+                    "10m, 2h, 7d")
+
+
 def parseDuration(value: str) -> int:
     """
     C{30s}, C{10m}, C{2h} or C{7d} in seconds.
 
-    @raise ValueError: for anything else.
+    @raise ValueError: for anything else (L{DURATION_WORDS}).
     """
     match = _DURATION.match(value.strip())
     if match is None or int(match.group(1)) == 0:
-        raise ValueError("a duration is a number and s, m, h or d, as in "
-                         "30s, 10m, 2h, 7d")
+        raise ValueError(DURATION_WORDS)
     return int(match.group(1)) * _UNITS[match.group(2)]
 
 
@@ -193,9 +199,9 @@ def readPassword(stdin: TextIO) -> str:
     else:
         password = getpass.getpass("password: ")
         if getpass.getpass("again: ") != password:
-            raise AccountError("the passwords differ")
+            raise AccountError(N_("the passwords differ"))
     if not password:
-        raise AccountError("the password is empty")
+        raise AccountError(N_("the password is empty"))
     return password
 
 

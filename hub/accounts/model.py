@@ -34,6 +34,7 @@ from twisted.python.failure import Failure
 
 from hub.accounts import display, names, store
 from hub.accounts.store import AccountError, Actorish
+from hub.catalogs import N_, Word
 
 if TYPE_CHECKING:
     from hub.accounts.hashing import HashingPool
@@ -76,8 +77,8 @@ def parseTarget(target: str) -> Tuple[str, str]:
         try:
             names.checkName(target)
         except names.BadName:
-            raise AccountError("{!r} is neither an account name nor an "
-                               "address or CIDR".format(target[:40]))
+            raise AccountError(N_("{0!r} is neither an account name nor "
+                                  "an address or CIDR"), target[:40])
         return "account", target
     return "address", str(network)
 
@@ -87,7 +88,13 @@ def checkRole(role: str) -> None:
     Raise L{AccountError} unless C{role} is one of L{names.ROLES}.
     """
     if role not in names.ROLES:
-        raise AccountError("a role is one of " + ", ".join(names.ROLES))
+        raise AccountError(N_("a role is one of {0}"),
+                           ", ".join(names.ROLES))
+
+
+#: The actions of the rules of roles, as a refusal says them (translated
+#: with it: L{store.AccountError}).
+ACTION_WORDS = (N_("kick"), N_("ban"), N_("unban"), N_("role"))
 
 
 def mayActOn(actorRole: Optional[str], targetRole: Optional[str]) -> bool:
@@ -114,8 +121,9 @@ def checkActOn(cursor: store.Cursor, actor: store.Actor, action: str,
     """
     role = store.roleOf(cursor, key)
     if not mayActOn(actor.role, role):
-        raise store.Refused(action, target, "a {} may not {} a {}".format(
-            actor.role, action, role))
+        raise store.Refused(action, target, N_("a {0} may not {1} a {2}"),
+                            Word(actor.role), Word(action),
+                            Word(role or "guest"))
     return role
 
 
@@ -127,8 +135,8 @@ def checkNotLastAdmin(cursor: store.Cursor, now: float, action: str,
     """
     admins = store.activeAdmins(cursor, now)
     if admins == {key}:
-        raise store.Refused(action, target, "{} is the last admin".format(
-            target))
+        raise store.Refused(action, target, N_("{0} is the last admin"),
+                            target)
 
 
 class Accounts:
@@ -182,7 +190,7 @@ class Accounts:
         The argon2id hash of C{password}, made off the reactor thread.
         """
         if not password:
-            return defer.fail(AccountError("the password is empty"))
+            return defer.fail(AccountError(N_("the password is empty")))
         return self._inThread(self.hasher.hash, password)
 
     @defer.inlineCallbacks
@@ -362,7 +370,7 @@ class Accounts:
         def interaction(cursor: store.Cursor) -> None:
             if what == "address":
                 if not store.unbanAddress(cursor, target, now):
-                    raise AccountError("no ban of " + target)
+                    raise AccountError(N_("no ban of {0}"), target)
                 shown = target
             else:
                 key = names.nameKey(target)
@@ -395,15 +403,16 @@ class Accounts:
         return self._refusable(interaction, actor)
 
     def refuse(self, actor: Actorish, action: str, target: str,
-               why: str) -> Deferred[NoReturn]:
+               why: str, *arguments: object) -> Deferred[NoReturn]:
         """
-        Refuse C{action} on C{target} to C{actor} because of C{why}: the
-        refusal audited.
+        Refuse C{action} on C{target} to C{actor} because of C{why} (a
+        template of the catalogs filled with C{arguments}, as
+        L{store.AccountError}'s): the refusal audited.
 
         @return: a Deferred that fails with L{store.Refused}.
         """
         def interaction(cursor: store.Cursor) -> NoReturn:
-            raise store.Refused(action, target, why)
+            raise store.Refused(action, target, why, *arguments)
         return self._refusable(interaction, store.actorOf(actor))
 
     def note(self, action: str, target: str, reason: str = "",

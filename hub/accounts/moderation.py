@@ -43,6 +43,7 @@ from twisted.logger import Logger
 
 from hub.accounts.check import peerHost
 from hub.accounts.store import AccountError, Actor, Actorish, actorOf
+from hub.catalogs import N_, Word
 
 if TYPE_CHECKING:
     from hub.accounts.check import NameService
@@ -158,7 +159,7 @@ class Moderation:
         elif self.publish is not None:
             target = "#{}".format(sessionId)
         else:
-            raise AccountError("no connection #{}".format(sessionId))
+            raise AccountError(N_("no connection #{0}"), sessionId)
         self._publish({"action": "kick", "id": sessionId,
                        "actor": actor.name, "role": actor.role})
         yield self.accounts.note("kick", target, reason, actor)
@@ -177,7 +178,8 @@ class Moderation:
         target = "{} {}".format(kind, name)
         found = self._matching(lambda s: s.kind == kind and s.name == name)
         if not found and self.publish is None:
-            raise AccountError("no {} connection of {!r}".format(kind, name))
+            raise AccountError(N_("no {0} connection of {1!r}"), Word(kind),
+                               name)
         for session in found:
             yield self.accounts.checkActor(actor, "kick", target,
                                            session.account)
@@ -269,8 +271,8 @@ class Moderation:
         """
         room = self.lobby.room(kind, roomName)
         if room is None or room.table is None:
-            return defer.fail(AccountError("no game in {} room {!r}".format(
-                kind, roomName)))
+            return defer.fail(AccountError(N_("no game in {0} room {1!r}"),
+                                           Word(kind), roomName))
         room.table.abandon()
         return self.accounts.note("end", "{} {}".format(kind, roomName),
                                   reason, actor)
@@ -289,8 +291,9 @@ class Moderation:
         actor = actorOf(actor)
         if actor.address is not None and coversAddress(target,
                                                        actor.address):
-            yield self.accounts.refuse(actor, "ban", target,
-                                       "that range holds your own address")
+            yield self.accounts.refuse(
+                actor, "ban", target,
+                N_("that range holds your own address"))
         yield self.accounts.ban(target, seconds, reason, actor)
         self._publish({"action": "ban"})
         if self.names is not None:

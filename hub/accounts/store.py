@@ -22,6 +22,7 @@ from typing import (
 import attr
 
 from hub.accounts import names as namerules
+from hub.catalogs import N_, Word
 
 if TYPE_CHECKING:
     from twisted.internet.defer import Deferred
@@ -73,8 +74,31 @@ class Database(typing.Protocol):
 class AccountError(Exception):
     """
     An account operation that cannot be done; its text says why, in one
-    line, without secrets.
+    line, without secrets: an English template of the web's catalogs
+    (marked C{N_}) filled with its arguments (C{{0}}...), so that a page
+    says it in its language (L{translated}); C{str} of it is the English.
+
+    @ivar template: the template.
+    @ivar arguments: what fills it: names as they are, and
+        L{hub.catalogs.Word}s, translated with it.
     """
+
+    def __init__(self, template: str, *arguments: object) -> None:
+        Exception.__init__(self, template.format(*arguments)
+                           if arguments else template)
+        self.template = template
+        self.arguments = arguments
+
+    def translated(self, translate: Callable[[str], str]) -> str:
+        """
+        The text in the language of C{translate} (a translator of the
+        web's catalogs, L{hub.web.i18n.translator}).
+        """
+        if not self.arguments:
+            return translate(self.template)
+        return translate(self.template).format(
+            *[translate(a) if isinstance(a, Word) else a
+              for a in self.arguments])
 
 
 class NoSuchAccount(AccountError):
@@ -83,7 +107,7 @@ class NoSuchAccount(AccountError):
     """
 
     def __init__(self, name: str) -> None:
-        AccountError.__init__(self, "no account {!r}".format(name))
+        AccountError.__init__(self, N_("no account {0!r}"), name)
 
 
 class Refused(AccountError):
@@ -96,8 +120,9 @@ class Refused(AccountError):
     @ivar target: what it was refused on.
     """
 
-    def __init__(self, action: str, target: str, why: str) -> None:
-        AccountError.__init__(self, why)
+    def __init__(self, action: str, target: str, why: str,
+                 *arguments: object) -> None:
+        AccountError.__init__(self, why, *arguments)
         self.action = action
         self.target = target
 
@@ -108,7 +133,7 @@ class AccountExists(AccountError):
     """
 
     def __init__(self, name: str) -> None:
-        AccountError.__init__(self, "an account {!r} exists".format(name))
+        AccountError.__init__(self, N_("an account {0!r} exists"), name)
 
 
 @attr.s(frozen=True)

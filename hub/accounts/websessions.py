@@ -48,6 +48,7 @@ from twisted.python.failure import Failure
 
 from hub.accounts import names, store
 from hub.accounts.store import AccountError, Actorish
+from hub.catalogs import N_
 
 if TYPE_CHECKING:
     from hub.accounts.model import Accounts
@@ -132,6 +133,8 @@ class Visitor:
         watches), or None for a token's.
     @ivar keepSessions: whether the account keeps its other sessions at
         a login ("keep me logged in elsewhere").
+    @ivar display: the account's display name (L{hub.accounts.display}),
+        or None (none, or a token's visitor).
     """
 
     name: str = attr.ib()
@@ -139,6 +142,7 @@ class Visitor:
     banned: bool = attr.ib(default=False)
     session: Optional[str] = attr.ib(default=None, repr=False, eq=False)
     keepSessions: bool = attr.ib(default=False)
+    display: Optional[str] = attr.ib(default=None)
 
     @property
     def account(self) -> str:
@@ -172,7 +176,8 @@ class TokenInfo:
 def _sessionRow(cursor: store.Cursor, digest: str) -> Any:
     cursor.execute(
         "SELECT s.created_at, s.seen_at, s.banned, a.name, a.role, "
-        "a.banned_until, a.keep_sessions FROM web_sessions s JOIN "
+        "a.banned_until, a.keep_sessions, a.display_name FROM "
+        "web_sessions s JOIN "
         "accounts a ON a.name_key = s.name_key WHERE s.id_hash = ?",
         (digest,))
     return cursor.fetchone()
@@ -314,7 +319,7 @@ class WebSessions:
             if row is None:
                 return None
             (createdAt, seenAt, endedByBan, name, role, bannedUntil,
-             keep) = row
+             keep, display) = row
             seenAt = self._lastSeen(digest, seenAt)
             if now - seenAt >= self.idleSeconds or \
                     now - createdAt >= self.absoluteSeconds:
@@ -324,7 +329,8 @@ class WebSessions:
                 return None
             if now - seenAt >= TOUCH_SECONDS:
                 self._noteSeen(digest, names.nameKey(name), now)
-            return Visitor(name, role, isBanned, digest, bool(keep))
+            return Visitor(name, role, isBanned, digest, bool(keep),
+                           display)
 
         return self._read(_sessionRow, digest).addCallback(found)
 
@@ -563,7 +569,8 @@ class WebSessions:
         @return: a Deferred of the token (shown once, stored as a hash).
         """
         if seconds <= 0:
-            return defer.fail(AccountError("a token lasts more than 0s"))
+            return defer.fail(AccountError(N_("a token lasts more than "
+                                              "0s")))
         raw = newSecret()
         digest = secretHash(raw)
         now = self.now()
@@ -644,8 +651,8 @@ class WebSessions:
         if len(tokenId) != TOKEN_ID_LENGTH or not all(
                 c in "0123456789abcdef" for c in tokenId):
             return defer.fail(AccountError(
-                "a token's id is {} hex digits (as listed)".format(
-                    TOKEN_ID_LENGTH)))
+                N_("a token's id is {0} hex digits (as listed)"),
+                TOKEN_ID_LENGTH))
         now = self.now()
 
         def interaction(cursor: store.Cursor) -> str:
@@ -655,7 +662,7 @@ class WebSessions:
                 "t.token_hash LIKE ?", (tokenId + "%",))
             rows = cursor.fetchall()
             if len(rows) != 1:
-                raise AccountError("no token {}".format(tokenId))
+                raise AccountError(N_("no token {0}"), tokenId)
             digest: str
             name: str
             digest, name = rows[0]
@@ -722,7 +729,7 @@ class WebSessions:
             return row is not None and row == (name[:20], now)
 
         if not (yield self._write(use)):
-            raise AccountError("that invite code is not valid")
+            raise AccountError(N_("that invite code is not valid"))
         try:
             key = yield accounts.add(name, password, actor="web")
         except Exception:

@@ -20,7 +20,7 @@ import os
 from babel import Locale, UnknownLocaleError
 
 from hub import catalogs
-from hub.catalogs import LANGUAGES
+from hub.catalogs import LANGUAGES, N_  # noqa: F401 (for the screens)
 from hub.catalogs import LOCALE  # noqa: F401 (the catalogs' folder)
 
 #: The catalog domain of the desktop client.
@@ -100,10 +100,3 @@ def _(text):
     C{text} (English) in the client's language.
     """
     return catalog(_current["language"]).get(text, text)
-
-
-def N_(text):
-    """
-    Mark C{text} for the catalog without translating it (yet).
-    """
-    return text

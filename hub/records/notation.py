@@ -6,9 +6,10 @@ Records in a readable notation, for C{python -m hub.records show}.
               is h8; (0, 0), the top left corner, is a15)
     checkers  the path's cells, i5-c3 (rows 1-17 from the bottom, a
               letter from each row's left end: docs/games.md)
-    splendor  take diamond+sapphire+emerald, buy #12 (gold 1),
-              reserve #34, reserve hidden level 2, discard ruby,
-              noble #3
+    splendor  in words, as the web's move lists say them
+              (L{splendorWords}): took diamond, sapphire, emerald;
+              bought a level-2 ruby card (2 points); reserved a card
+              from the level-2 deck; gave back ruby ×2
 
 Between the actions, what else happened (a seat left, timed out, was
 taken over; Splendor's dealt cards, discards and nobles), and last the
@@ -18,16 +19,17 @@ outcome.
 from __future__ import annotations
 
 import datetime
-from typing import Any, List, Mapping, Optional, Sequence, Set
+from typing import (
+    Any, Callable, List, Mapping, Optional, Sequence, Set, Tuple)
 
-from hub.games import checkers
+from hub.catalogs import N_
+from hub.games import checkers, splendor
+from hub.games.codec import actionFromJSON
 from hub.records.record import GameRecord
 
 GOMOKU_COLUMNS = "abcdefghijklmno"
 GOMOKU_SIZE = len(GOMOKU_COLUMNS)
 GOMOKU_COLOURS = {1: "black", 16: "white"}
-# A Splendor fold_card_unknown action's card is this plus the deck level.
-UNKNOWN_CARD_BASE = 10000
 
 
 def utc(seconds: float) -> str:
@@ -47,14 +49,6 @@ def role(kind: str, value: Any) -> str:
     if kind == "gomoku":
         return GOMOKU_COLOURS.get(value, str(value))
     return "region " + str(value)
-
-
-def _gems(gems: Mapping[str, int]) -> str:
-    parts: List[str] = []
-    for gem, count in gems.items():
-        parts.extend([gem] * count if count <= 3 else
-                     ["{} x{}".format(gem, count)])
-    return "+".join(parts)
 
 
 def gomokuCell(x: int, y: int) -> str:
@@ -77,23 +71,93 @@ def action(kind: str, value: Any) -> str:
         return gomokuCell(*value)
     if kind == "checkers":
         return checkers.moveName(value)
-    op, card, gems = value["op"], value["card"], dict(value["gems"])
-    if op == "get_gems":
-        return "take " + _gems(gems)
-    if op == "buy_card":
-        gold = gems.get("golden", 0)
-        return "buy #{}".format(card) + (" (gold {})".format(gold)
-                                         if gold else "")
-    if op == "fold_card":
-        return "reserve #{}".format(card)
-    if op == "fold_card_unknown":
-        return "reserve hidden level {}".format(
-            card - UNKNOWN_CARD_BASE if card > UNKNOWN_CARD_BASE else card)
-    if op == "discard_gems":
-        return "discard " + _gems(gems)
-    if op == "get_noble":
-        return "noble #{}".format(card)
-    return "{} {} {}".format(op, card, _gems(gems))
+    return wordsText(splendorWords(actionFromJSON(kind, value)))
+
+
+#: Move words (L{splendorWords}): a text, a number, or a list of a
+#: template and its arguments, each words again.
+Words = Any
+
+#: A Splendor token's name in the move words (the bank's C{golden} is
+#: the players' gold).
+GEM_WORD = {"diamond": N_("diamond"), "sapphire": N_("sapphire"),
+            "emerald": N_("emerald"), "ruby": N_("ruby"),
+            "obsidian": N_("obsidian"), "golden": N_("gold")}
+
+
+def _gemsWords(gems: Sequence[Tuple[str, int]]) -> Words:
+    """
+    Gems given or taken, as words: C{ruby}, C{ruby ×2}, joined by commas.
+    """
+    parts: List[Words] = [GEM_WORD.get(gem, gem) if n == 1
+             else [N_("{0} \N{MULTIPLICATION SIGN}{1}"),
+                   GEM_WORD.get(gem, gem), n]
+             for gem, n in gems]
+    words: Words = parts[-1] if parts else ""
+    for part in reversed(parts[:-1]):
+        words = [N_("{0}, {1}"), part, words]
+    return words
+
+
+def _cardWords(template: str, card: int) -> Words:
+    found = splendor.CARDS.get(card)
+    if found is None:
+        return [N_("card #{0}"), card]
+    return [template, found.level, GEM_WORD[splendor.GEMS[found.bonus]],
+            found.points]
+
+
+def _deckLevel(card: int) -> int:
+    if card >= splendor.UNKNOWN_CARD_BASE:
+        return card - splendor.UNKNOWN_CARD_BASE
+    return card
+
+
+def splendorWords(action: Any) -> Words:
+    """
+    A Splendor action (canonical, L{hub.games.splendor}) in words: "bought
+    a level-2 ruby card (2 points)", as a template of the web's catalogs
+    (English) and its arguments, each a number, a text to translate or
+    words again (L{wordsText}).  The web's move lists, replays and
+    scripts and C{python -m hub.records show} all say a move so.
+    """
+    what, card, gems = action[0], action[1], action[2]
+    if what == splendor.GET_GEMS:
+        return [N_("took {0}"), _gemsWords(gems)]
+    if what == splendor.BUY_CARD:
+        points = getattr(splendor.CARDS.get(card), "points", 0)
+        return _cardWords(
+            N_("bought a level-{0} {1} card") if points == 0
+            else N_("bought a level-{0} {1} card (1 point)") if points == 1
+            else N_("bought a level-{0} {1} card ({2} points)"), card)
+    if what == splendor.FOLD_CARD:
+        return _cardWords(N_("reserved a level-{0} {1} card"), card)
+    if what == splendor.FOLD_CARD_UNKNOWN:
+        return [N_("reserved a card from the level-{0} deck"),
+                _deckLevel(card)]
+    if what == splendor.DISCARD_GEMS:
+        return [N_("gave back {0}"), _gemsWords(gems)]
+    if what == splendor.GET_NOBLE:
+        return [N_("was visited by a noble ({0} points)"),
+                splendor.NOBLE_POINTS]
+    return str(what)
+
+
+def wordsText(words: Words,
+              translate: Callable[[str], str] = lambda text: text) -> str:
+    """
+    The text of move words (L{splendorWords}): each string translated by
+    C{translate} (English by default), each list a template and its
+    arguments; numbers as they are.
+    """
+    if isinstance(words, list):
+        template, args = words[0], words[1:]
+        text: str = translate(template).format(
+            *[wordsText(a, translate) for a in args])
+        return text
+    if isinstance(words, str):
+        return translate(words)
+    return str(words)
 
 
 def _place(place: Optional[int]) -> str:

@@ -21,6 +21,8 @@ key is shown once, on the page that made it.
 
 import re
 
+import attr
+
 from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.web import resource, server
@@ -63,11 +65,13 @@ def redirect(request, location):
 
 def visitorLinks(visitor):
     """
-    The account links of the header for C{visitor} (or None).
+    The account links of the header for C{visitor} (or None): its
+    display name first, as every page shows an account's.
     """
     if visitor is None:
         return list(pages.ACCOUNT_LINKS)
-    links = [tags.a(pages.player(visitor.name), href="/account",
+    links = [tags.a(pages.player(visitor.name, visitor.display),
+                    href="/account",
                     class_="account")]
     if mayModerate(visitor.role):
         links.append(tags.a("admin", href="/admin", class_="admin"))
@@ -295,7 +299,9 @@ class RegisterPage(AccountsResource):
                             "is yours."), repr(name))
         except AccountError as e:
             # The invite's (the one other refusal of a registration).
-            return again(str(e).capitalize() + ".")
+            content = self.form(request, pages.refusalText(e, _), name)
+            return lambda request: show(request, None, N_("Register"),
+                                        content, 400)
         auth.registrations += 1
         visitor = yield auth.startSession(request, name)
         content = tags.div(message(*pages.filled(_("Welcome, {0}."),
@@ -305,11 +311,6 @@ class RegisterPage(AccountsResource):
                                          href="/account")))
         return lambda request: show(request, visitor, N_("Registered"),
                                     content)
-
-
-#: The refusals of a registration from L{hub.accounts} said as they are,
-#: marked for the catalogs.
-REGISTER_REFUSALS = (N_("That invite code is not valid."),)
 
 
 class LoginPage(AccountsResource):
@@ -417,6 +418,9 @@ class AccountPage(AccountsResource):
         shown = yield self.auth.accounts.displayName(visitor.name)
         content = self.content(request, visitor, keep, note, error, shown,
                                typed)
+        # The header's link shows the display name as it is now (one set
+        # by this request's form included).
+        visitor = attr.evolve(visitor, display=shown)
         return lambda request: show(request, visitor, N_("Your account"),
                                     content, code)
 

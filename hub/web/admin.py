@@ -89,7 +89,11 @@ class AdminPage(resource.Resource):
         parts = []
         if note:
             parts.append(message(_(note)))
-        if error:
+        if isinstance(error, list):
+            # An action's refusal, in the page's language already
+            # (L{pages.refusalText}).
+            parts.append(message(*error, kind="error"))
+        elif error:
             parts.append(message(_(error), kind="error"))
         parts.extend(extra)
         rows = [tags.tr(tags.th("#"), tags.th(_("name")), tags.th(_("address")),
@@ -272,15 +276,16 @@ class ActionPage(resource.Resource):
                                      self.name, fields)
             except AccountError as e:
                 code = 403 if isinstance(e, Refused) else 400
+                said = pages.refusalText(e, _)
                 if event:
-                    content = tags.div(message(str(e), kind="error"),
+                    content = tags.div(message(*said, kind="error"),
                                        tags.p(tags.a(
                                            _("Tournaments"),
                                            href="/admin/tournaments")))
                     return lambda request: show(
                         request, visitor, N_("Tournaments"), content, code)
                 content = yield self.admin.fullContent(request, visitor,
-                                                       error=str(e))
+                                                       error=said)
                 return lambda request: show(request, visitor,
                                             N_("Moderation"), content, code)
             if self.name == "invite":

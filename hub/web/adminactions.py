@@ -19,9 +19,10 @@ import time
 
 from twisted.internet import defer
 
-from hub.accounts.cli import parseDuration
+from hub.accounts.cli import DURATION_WORDS, parseDuration
 from hub.accounts.moderation import mayAdminister, mayModerate
 from hub.accounts.store import AccountError
+from hub.web.i18n import N_
 
 
 class BadRequest(AccountError):
@@ -39,7 +40,7 @@ def required(fields, name):
     """
     value = str(fields.get(name, "")).strip()
     if not value:
-        raise BadRequest("{} is needed".format(name))
+        raise BadRequest(N_("{0} is needed"), name)
     return value
 
 
@@ -47,7 +48,7 @@ def kick(auth, actor, fields):
     try:
         session = int(required(fields, "session"))
     except ValueError:
-        raise BadRequest("session is a connection's number")
+        raise BadRequest(N_("session is a connection's number"))
     d = auth.moderation.kick(session, actor, fields.get("reason", ""))
     return d.addCallback(lambda _: {"done": "kick", "session": session})
 
@@ -64,8 +65,8 @@ def ban(auth, actor, fields):
     duration = required(fields, "for")
     try:
         seconds = parseDuration(duration)
-    except ValueError as e:
-        raise BadRequest(str(e))
+    except ValueError:
+        raise BadRequest(DURATION_WORDS)
     d = auth.moderation.ban(target, seconds, required(fields, "reason"),
                             actor)
     return d.addCallback(lambda _: {"done": "ban", "target": target,
@@ -109,7 +110,7 @@ def _events(auth):
     """
     events = getattr(auth, "tournaments", None)
     if events is None:
-        raise BadRequest("this hub runs no tournaments")
+        raise BadRequest(N_("this hub runs no tournaments"))
     return events
 
 
@@ -118,13 +119,13 @@ def _number(fields, name, kind=int, optional=True):
     if not value:
         if optional:
             return None
-        raise BadRequest("{} is needed".format(name))
+        raise BadRequest(N_("{0} is needed"), name)
     try:
         number = kind(value)
     except ValueError:
-        raise BadRequest("{} is a number".format(name))
+        raise BadRequest(N_("{0} is a number"), name)
     if number <= 0:
-        raise BadRequest("{} is more than 0".format(name))
+        raise BadRequest(N_("{0} is more than 0"), name)
     return number
 
 
@@ -168,7 +169,8 @@ def eventCreate(auth, actor, fields):
     name, game = required(fields, "name"), required(fields, "game")
     fmt = required(fields, "format")
     if fmt not in formats.FORMATS:
-        raise BadRequest("format is one of " + ", ".join(formats.FORMATS))
+        raise BadRequest(N_("format is one of {0}"),
+                         ", ".join(formats.FORMATS))
     players = _number(fields, "players") or (3 if game == "splendor"
                                              else 2)
     args = (name, game, fmt, _number(fields, "rounds"),
@@ -308,8 +310,8 @@ def checkFields(name, fields):
     """
     for field in sorted(fields):
         if field not in FIELDS[name]:
-            raise BadRequest("{} takes no field {!r}".format(
-                name, field[:40]))
+            raise BadRequest(N_("{0} takes no field {1!r}"), name,
+                             field[:40])
 
 
 def perform(auth, actor, name, fields):

@@ -183,6 +183,25 @@ def _role(kind, seat, role):
     return roleText(kind, seat, role)
 
 
+def displaysOf(displays, names):
+    """
+    A Deferred of C{{name: display name}} of those of C{names} whose
+    account has one, read from C{displays}
+    (L{hub.accounts.displays.DisplayNames}; nothing for None, a web face
+    without accounts, or if they cannot be read now: the names are shown
+    alone).
+    """
+    if displays is None:
+        return defer.succeed({})
+    d = displays.lookup(names)
+
+    def failed(failure):
+        log.warn("display names not shown: {error}",
+                 error=failure.getErrorMessage())
+        return {}
+    return d.addErrback(failed)
+
+
 class Web:
     """
     What the web face reads: the lobby and sessions, the spectators' feed,
@@ -233,19 +252,9 @@ class Web:
 
     def displaysOf(self, names):
         """
-        A Deferred of C{{name: display name}} of those of C{names} whose
-        account has one (nothing without accounts, or if they cannot be
-        read now: the names are shown alone).
+        L{displaysOf} of this web face's display names.
         """
-        if self.displays is None:
-            return defer.succeed({})
-        d = self.displays.lookup(names)
-
-        def failed(failure):
-            log.warn("display names not shown: {error}",
-                     error=failure.getErrorMessage())
-            return {}
-        return d.addErrback(failed)
+        return displaysOf(self.displays, names)
 
     def _withDisplays(self, record):
         # (record, its seats' display names), or None.

@@ -16,6 +16,8 @@ and on the metrics port.
 
 from twisted.web import resource
 
+from hub.web import i18n
+from hub.web.i18n import N_
 from hub.web.proxies import PRIVATE_RANGES, ClientResolver, Networks
 
 #: The paths only C{--health-from} may ask for.
@@ -27,25 +29,31 @@ BANNED_CLOSE = 4403
 
 class Forbidden(resource.Resource):
     """
-    A short 403 in plain text.
+    A short 403 in plain text, in the request's language
+    (L{i18n.chooseLanguage}: nothing is remembered for a refused one).
+
+    @param why: an English text of the catalogs.
     """
 
     isLeaf = True
 
     def __init__(self, why):
         resource.Resource.__init__(self)
-        self.body = (why + "\n").encode("utf-8")
+        self.why = why
 
     def render(self, request):
+        language = i18n.chooseLanguage(request)
         request.setResponseCode(403)
         request.setHeader(b"Content-Type", b"text/plain; charset=utf-8")
+        request.setHeader(b"Content-Language", language.encode("ascii"))
+        request.setHeader(b"Vary", b"Accept-Language, Cookie")
         request.setHeader(b"Cache-Control", b"no-store")
-        return self.body
+        return (i18n.translator(language)(self.why) + "\n").encode("utf-8")
 
 
-BANNED = Forbidden("Forbidden: this address is banned.")
-HEALTH_REFUSED = Forbidden("Forbidden: health checks are not open to this "
-                           "address (--health-from).")
+BANNED = Forbidden(N_("Forbidden: this address is banned."))
+HEALTH_REFUSED = Forbidden(N_("Forbidden: health checks are not open to "
+                              "this address (--health-from)."))
 
 
 def hostOf(address):

@@ -7,17 +7,23 @@ its C{Accept-Language}, else English.
 
 The pages' Python marks its words with C{_("...")} (L{translator}).  A
 translator edits the C{.po} files; C{hub/locale/web.pot} is the template,
-extracted from the scripts' C{t("...")} calls and the pages' C{_("...")}
-ones (the command is in C{hub/locale/babel.cfg}; the workflow in
-C{docs/web.md}).
+extracted from the scripts' C{t("...")} calls and the C{_("...")} and
+C{N_("...")} ones of L{SOURCES} (the command is in
+C{hub/locale/babel.cfg}; the workflow in C{docs/web.md}).
 """
 
 from babel import Locale
 
 from hub import catalogs
-from hub.catalogs import LANGUAGES, LOCALE  # noqa: F401 (for the pages)
+from hub.catalogs import LANGUAGES, LOCALE, N_  # noqa: F401 (for the pages)
 
 DOMAIN = "web"
+#: The packages (under C{hub/}) whose texts the pages' catalog holds,
+#: C{pybabel extract}'s inputs (C{hub/locale/babel.cfg}): the pages', and
+#: the words of the stores that the pages say (a Splendor move's,
+#: L{hub.records.notation}; an account's refusals,
+#: L{hub.accounts.store.AccountError}).
+SOURCES = ("web", "records", "accounts")
 #: The cookie remembering the language a visitor chose with the switch.
 COOKIE = b"lang"
 #: Each language's name in itself, for the switch.
@@ -40,14 +46,6 @@ def translator(language):
     """
     found = catalog(language)
     return lambda text: found.get(text, text)
-
-
-def N_(text):
-    """
-    Mark C{text} for the catalogs where it is not translated yet (it is
-    given to a L{translator} later): C{text} itself.
-    """
-    return text
 
 
 def acceptedLanguages(header):

@@ -18,6 +18,7 @@ from twisted.web import resource, server
 from twisted.web.template import (
     Element, Tag, TagLoader, flattenString, renderElement, tags)
 
+from hub.catalogs import Word
 from hub.web import i18n
 from hub.web.i18n import N_
 from hub.web.errors import errorsOf, pathSegment, refuse, wellFormedGameId
@@ -40,6 +41,37 @@ def player(text, display=None):
     return tags.span(tags.bdi(displayText(display), class_="display"),
                      " (", tags.bdi(displayText(text)), ")",
                      class_="named")
+
+
+def refusalText(error, _=lambda text: text):
+    """
+    What a page says of an L{hub.accounts.store.AccountError}, for a
+    tag's children: its template in the page's language (C{_}), its
+    words (L{hub.catalogs.Word}) translated, its other arguments (names,
+    addresses) each as a L{player}'s text in a C{<bdi>} (as C{repr} for
+    C{{0!r}}); a sentence: a capital first (unless an argument is), a
+    full stop last unless it has one.
+    """
+    parts = []
+    for i, piece in enumerate(re.split(r"\{(\d+)(?:!([rs]))?\}",
+                                       _(error.template))):
+        if i % 3 == 0:
+            if piece:
+                parts.append(piece)
+        elif i % 3 == 1:
+            argument = error.arguments[int(piece)]
+        else:
+            if isinstance(argument, Word):
+                parts.append(_(argument))
+            else:
+                parts.append(player(repr(argument) if piece == "r"
+                                    else str(argument)))
+    if parts and isinstance(parts[0], str):
+        parts[0] = parts[0][:1].upper() + parts[0][1:]
+    if not (parts and isinstance(parts[-1], str)
+            and parts[-1][-1:] in ".!?\u3002\uff01\uff1f"):
+        parts.append(".")
+    return parts
 
 
 def guestMark(_=lambda text: text):

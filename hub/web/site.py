@@ -465,7 +465,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
         from hub.web.tournaments import TournamentFeeds, TournamentsWeb
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
                                      spectating, gate,
-                                     getattr(auth, "names", None), hub.clock)
+                                     getattr(auth, "names", None), hub.clock,
+                                     displays)
         feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
         tournaments.auth = auth
         if auth is not None:

@@ -48,7 +48,7 @@ from hub.tournaments.interfaces import ITournamentListener
 from hub.web import pages
 from hub.web.i18n import N_
 from hub.web.api import (
-    JSONResource, NotFound, StreamResource, deferJSON, sendJSON)
+    JSONResource, NotFound, StreamResource, deferJSON, displaysOf, sendJSON)
 from hub.web.errors import pathSegment
 from hub.web.interfaces import ITournamentsWeb
 from hub.web.stream import Fanout, sseFrame
@@ -75,13 +75,18 @@ class TournamentsWeb:
     @param lobby: The hub's lobby (a pairing's room -> its table).
     @param spectating: The web's L{hub.web.live.Spectating} (a table ->
         its live game).
+    @param displays: The accounts' display names
+        (L{hub.accounts.displays.DisplayNames}) the pages and the API
+        show beside the entrants' names, or None (a web face without
+        accounts).
     """
 
     def __init__(self, database: Any, director: Any = None,
                  lobby: Any = None, spectating: Any = None,
                  gate: Any = None, names: Any = None,
-                 clock: Any = None) -> None:
+                 clock: Any = None, displays: Any = None) -> None:
         self.database = database
+        self.displays = displays
         #: The hub's L{hub.accounts.check.NameService}, or None (no
         #: accounts: nobody enters from the web).
         self.names = names
@@ -139,12 +144,20 @@ class TournamentsWeb:
         return "/games/" + game.id if game is not None else None
 
     def eventData(self, eventId: int) -> defer.Deferred:
-        def made(snap: Optional[store.Snapshot]) -> Optional[Dict[str, Any]]:
+        """
+        A Deferred of the event's JSON (L{views.eventJSON}) with the
+        accounts' display names (L{withDisplays}), or None.
+        """
+        def made(snap: Optional[store.Snapshot]) -> Any:
             if snap is None:
                 return None
             kind = snap.event.kind
-            return views.eventJSON(
+            data = views.eventJSON(
                 snap, lambda room: self.gameLink(kind, room))
+            accounts = [e["name"] for e in data["entrants"]
+                        if not e["guest"]]
+            d = displaysOf(self.displays, accounts)
+            return d.addCallback(lambda found: withDisplays(data, found))
         return self.snapshot(eventId).addCallback(made)
 
     def latestAbout(self, kind: str, name: str) -> defer.Deferred:
@@ -176,6 +189,26 @@ class TournamentsWeb:
                     "state": snap.event.state, "room": room,
                     "entrant": snap.entrant(name) is not None}
         return self.snapshot(eventId).addCallback(made)
+
+
+def withDisplays(data: Dict[str, Any],
+                 found: Dict[str, str]) -> Dict[str, Any]:
+    """
+    The event's JSON C{data} with the display names C{found} (C{{name:
+    display name}}) beside the names, as the other pages' JSON has them:
+    C{"display"} of each entrant and standing, C{"displays"} of each
+    pairing (beside C{"seats"}); None for a guest or a name without one.
+    """
+    def shown(name: str, guest: Any) -> Optional[str]:
+        return None if guest else found.get(name)
+
+    for entry in data["entrants"] + data["standings"]:
+        entry["display"] = shown(entry["name"], entry["guest"])
+    for r in data["rounds"]:
+        for p in r["pairings"]:
+            p["displays"] = [shown(name, guest) for name, guest in
+                             zip(p["seats"], p["guests"])]
+    return data
 
 
 @implementer(ITournamentListener)
@@ -541,17 +574,27 @@ def listContent(data: Dict[str, Any], _: Any = lambda text: text) -> Any:
     return tags.div(*sections, id="tournaments")
 
 
-def aboutText(about):
+def aboutLine(about: Dict[str, str],
+              _: Any = lambda text: text) -> List[Any]:
     """
-    A Gomocup brain's C{ABOUT} in one line: C{name version, by author
-    (country)}, with what it gave.
+    A Gomocup brain's C{ABOUT} in one line, in the page's language
+    (C{_}): C{name version, by author (country)}, with what it gave, each
+    value the brain's text, isolated in a C{<bdi>} (L{pages.player}).
     """
-    text = " ".join(about[k] for k in ("name", "version") if about.get(k))
+    def told(key: str) -> Any:
+        return pages.player(about[key])
+
+    line: List[Any] = []
+    for key in ("name", "version"):
+        if about.get(key):
+            line.extend([" "] * bool(line) + [told(key)])
     if about.get("author"):
-        text += ", by " + about["author"]
+        line = (pages.filled(_("{0}, by {1}"), line, told("author"))
+                if line else pages.filled(_("by {0}"), told("author")))
     if about.get("country"):
-        text += " (" + about["country"] + ")"
-    return text.strip(", ")
+        line = (pages.filled(_("{0} ({1})"), line, told("country"))
+                if line else [told("country")])
+    return line
 
 
 def _points(value: Optional[float]) -> str:
@@ -604,17 +647,20 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
                    (_(", ") + _("round {0}").format(data["currentRound"]))
                    if data["currentRound"] else "")
     names = [s["name"] for s in data["standings"]]
+    shown = {s["name"]: s.get("display") for s in data["standings"]}
     standingsTable = tags.table(
         tags.thead(tags.tr(tags.th(_("rank")), tags.th(_("name")),
                            tags.th(_("points")), tags.th(_("games")),
                            tags.th(_("rating"), title=_(
                                "OpenSkill over this event's games: "
                                "mu \u00b1 sigma")),
-                           *[tags.th(pages.player(n)) for n in names])),
+                           *[tags.th(pages.player(n, shown[n]))
+                             for n in names])),
         tags.tbody(*[
             tags.tr(tags.td(str(s["rank"])),
                     tags.td(pages.players([s["name"]], "",
-                                          [s.get("guest")], _)),
+                                          [s.get("guest")], _,
+                                          [s.get("display")])),
                     tags.td(_points(s["points"]), class_="points"),
                     tags.td(str(s["games"])),
                     tags.td("%.1f ± %.1f" % (s["rating"]["mu"],
@@ -632,7 +678,8 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
         for p in r["pairings"]:
             cells = [tags.td(p.get("room", _("bye"))),
                      tags.td(pages.players(p["seats"], _(" vs "),
-                                           p.get("guests"), _)),
+                                           p.get("guests"), _,
+                                           p.get("displays"))),
                      tags.td(" - ".join(_points(x) for x in p["points"])
                              if p["points"] is not None else _("playing")),
                      tags.td(_(p["result"]) if p["result"] else "")]
@@ -644,9 +691,10 @@ def eventContent(data: Dict[str, Any], visitor: Any = None,
                                        r["round"])),
                                    tags.table(*rows, class_="pairings")))
     entrants = tags.ul(*[
-        tags.li(*pages.players([e["name"]], "", [e.get("guest")], _),
+        tags.li(*pages.players([e["name"]], "", [e.get("guest")], _,
+                               [e.get("display")]),
                 " " + _("(engine)") if e["engine"] else "",
-                tags.span(" " + aboutText(e["about"]), class_="about")
+                tags.span(" ", aboutLine(e["about"], _), class_="about")
                 if e.get("about") else "",
                 " " + _("(withdrawn)") if e["withdrawn"] else "")
         for e in data["entrants"]], class_="entrants")
@@ -720,6 +768,15 @@ class TournamentsPage(resource.Resource):
         action = parts[1]
         page = "/tournaments/%d" % (eventId,)
 
+        _ = pages.translatorFor(request)
+
+        def refused(visitor: Any, text: str) -> Any:
+            # text: in the page's language.
+            return lambda request: show(
+                request, visitor, N_("Refused"),
+                tags.p(text, " ", tags.a(_("Back"), href=page),
+                       class_="message error"), 400)
+
         @defer.inlineCallbacks
         def work() -> Any:
             visitor = yield auth.visitor(request)
@@ -729,12 +786,12 @@ class TournamentsPage(resource.Resource):
             data = yield self.web.eventData(eventId)
             if data is None:
                 return pages.notFound
+            if action == "enter" and not entryOpen(data):
+                return refused(visitor, _(
+                    "Entry is closed: the event is {0}.").format(
+                        _(data["state"])))
             try:
                 if action == "enter":
-                    if not entryOpen(data):
-                        raise store.TournamentError(
-                            "entry is closed: the event is " +
-                            data["state"])
                     yield self.web.database.runInteraction(
                         store.enter, eventId, visitor.name, time.time(),
                         write=True)
@@ -742,11 +799,7 @@ class TournamentsPage(resource.Resource):
                     yield self.web.database.runInteraction(
                         store.withdraw, eventId, visitor.name, write=True)
             except store.TournamentError as e:
-                error = str(e)
-                return lambda request: show(
-                    request, visitor, N_("Refused"),
-                    tags.p(error, " ", tags.a("Back", href=page),
-                           class_="message error"), 400)
+                return refused(visitor, str(e))
             return lambda request: redirect(request, page)
 
         return respond(request, work)

@@ -9,7 +9,6 @@ the reserved cards, which stay face down as at a real table).
 
 from hub.games import checkers, gomoku, splendor
 from hub.records import notation
-from hub.web.i18n import N_
 
 GOMOKU_COLOURS = ("black", "white")
 
@@ -137,85 +136,15 @@ def _checkersText(action):
     return checkers.moveName(action)
 
 
-#: A Splendor token's name in the move words (the bank's C{golden} is
-#: the players' gold).
-GEM_WORD = {"diamond": N_("diamond"), "sapphire": N_("sapphire"),
-            "emerald": N_("emerald"), "ruby": N_("ruby"),
-            "obsidian": N_("obsidian"), "golden": N_("gold")}
-
-
-def _gemsWords(gems):
-    """
-    Gems given or taken, as words: C{ruby}, C{ruby ×2}, joined by commas.
-    """
-    parts = [GEM_WORD.get(gem, gem) if n == 1
-             else [N_("{0} \N{MULTIPLICATION SIGN}{1}"),
-                   GEM_WORD.get(gem, gem), n]
-             for gem, n in gems]
-    words = parts[-1] if parts else ""
-    for part in reversed(parts[:-1]):
-        words = [N_("{0}, {1}"), part, words]
-    return words
-
-
-def _cardWords(template, card):
-    found = splendor.CARDS.get(card)
-    if found is None:
-        return [N_("card #{0}"), card]
-    return [template, found.level, GEM_WORD[splendor.GEMS[found.bonus]],
-            found.points]
-
-
-def _splendorWords(action):
-    """
-    A Splendor action in words (L{actionWords}): "bought a level-2 ruby
-    card (2 points)".
-    """
-    what, card, gems = action[0], action[1], action[2]
-    if what == splendor.GET_GEMS:
-        return [N_("took {0}"), _gemsWords(gems)]
-    if what == splendor.BUY_CARD:
-        points = getattr(splendor.CARDS.get(card), "points", 0)
-        return _cardWords(
-            N_("bought a level-{0} {1} card") if points == 0
-            else N_("bought a level-{0} {1} card (1 point)") if points == 1
-            else N_("bought a level-{0} {1} card ({2} points)"), card)
-    if what == splendor.FOLD_CARD:
-        return _cardWords(N_("reserved a level-{0} {1} card"), card)
-    if what == splendor.FOLD_CARD_UNKNOWN:
-        return [N_("reserved a card from the level-{0} deck"),
-                _deckLevel(card)]
-    if what == splendor.DISCARD_GEMS:
-        return [N_("gave back {0}"), _gemsWords(gems)]
-    if what == splendor.GET_NOBLE:
-        return [N_("was visited by a noble ({0} points)"),
-                splendor.NOBLE_POINTS]
-    return str(what)
-
-
-def wordsText(words, translate=lambda text: text):
-    """
-    The text of move words (L{actionWords}): each string translated by
-    C{translate} (English by default), each list a template and its
-    arguments; numbers as they are.
-    """
-    if isinstance(words, list):
-        template, args = words[0], words[1:]
-        return translate(template).format(
-            *[wordsText(a, translate) for a in args])
-    if isinstance(words, str):
-        return translate(words)
-    return str(words)
+#: The move words' gems, their text and a Splendor action in words
+#: (L{notation.splendorWords}): the records' CLI says them so too.
+GEM_WORD = notation.GEM_WORD
+wordsText = notation.wordsText
+_splendorWords = notation.splendorWords
 
 
 def _splendorText(action):
     return wordsText(_splendorWords(action))
-
-
-def _deckLevel(card):
-    if card >= splendor.UNKNOWN_CARD_BASE:
-        return card - splendor.UNKNOWN_CARD_BASE
-    return card
 
 
 def _gomokuRole(seat, role):

@@ -10,6 +10,7 @@ from twisted.trial.unittest import TestCase
 
 from hub.accounts import model, names, store
 from hub.accounts.store import AccountError, AccountExists, NoSuchAccount
+from hub.catalogs import Word
 
 from tests.accounts import support
 
@@ -233,3 +234,38 @@ class PostgreSQLAccountsTests(AccountsTests, support.PostgreSQLMixin,
     """
     On PostgreSQL.
     """
+
+
+class AccountErrorTests(TestCase):
+    """
+    L{AccountError}: an English template of the web's catalogs and its
+    arguments, said in English by C{str} (the CLI, the logs, the API)
+    and in a page's language by C{translated}.
+    """
+
+    def test_english(self):
+        """
+        C{str} fills the template; a text without arguments is kept as
+        it is (braces included, as a name may hold).
+        """
+        error = store.Refused("ban", "mod", "a {0} may not {1} a {2}",
+                              *map(Word, ("moderator", "ban", "admin")))
+        self.assertEqual(str(error), "a moderator may not ban a admin")
+        self.assertEqual(str(NoSuchAccount("bob")), "no account 'bob'")
+        self.assertEqual(str(AccountError("{0} {x}")), "{0} {x}")
+
+    def test_translated(self):
+        """
+        The template and its L{Word}s are translated, a name is not (the
+        catalogs hold every template the accounts raise).
+        """
+        from hub.web.i18n import translator
+        zh = translator("zh")
+        error = store.Refused("ban", "mod", "a {0} may not {1} a {2}",
+                              *map(Word, ("moderator", "ban", "admin")))
+        self.assertEqual(error.translated(zh),
+                         "\u7248\u4e3b\u4e0d\u80fd\u5bf9\u7ba1\u7406"
+                         "\u6267\u884c\u201c\u5c01\u7981\u201d\u3002")
+        self.assertEqual(NoSuchAccount("admin").translated(zh),
+                         "\u6ca1\u6709\u8d26\u6237 'admin'\u3002")
+        self.assertEqual(error.translated(lambda text: text), str(error))

@@ -111,6 +111,22 @@ class CommandTests(support.SQLiteMixin, TestCase):
         self.assertRegex(moves[0], r"1\.\s+[\d.]+s\s+ann\s+[a-o]\d+$")
 
     @defer.inlineCallbacks
+    def test_showSplendorInWords(self):
+        """
+        A Splendor game's moves read in words, as the web's replay says
+        them: "bought a level-2 ruby card (2 points)", never "buy #63".
+        """
+        lines = yield self.command("show", str(self.ids[6]))
+        self.assertTrue(lines[0].startswith(
+            "game {}: splendor at table".format(self.ids[6])))
+        moves = [line for line in lines if re.match(r"\s+\d+\.", line)]
+        self.assertTrue(moves)
+        text = "\n".join(moves)
+        self.assertRegex(text, r"took \w+")
+        self.assertRegex(text, r"bought a level-[123] \w+ card")
+        self.assertNotRegex(text, r"buy #|take |reserve #")
+
+    @defer.inlineCallbacks
     def test_export(self):
         """
         One JSON line per game, by id or by date; the fields of

@@ -59,24 +59,40 @@ class ActionTests(TestCase):
 
     def test_splendor(self):
         """
-        Takes, buys with gold, reserves (a hidden one by its level),
-        discards, nobles.
+        Splendor's actions read in words, as the web's move lists say
+        them (L{hub.web.views.describeAction}, the same words): takes,
+        buys (the card's level, colour and points), reserves (a hidden
+        one by its deck), give-backs, nobles.
         """
+        from hub.games.splendor import CARDS, GEMS
+        from hub.web import views
+        ruby2 = [c for c in CARDS.values() if c.level == 2
+                 and GEMS[c.bonus] == "ruby" and c.points == 2][0]
+        noPoints = [c for c in CARDS.values() if c.points == 0][0]
         cases = [
             ({"op": "get_gems", "card": 0,
               "gems": {"diamond": 1, "ruby": 1, "emerald": 1}},
-             "take diamond+ruby+emerald"),
-            ({"op": "buy_card", "card": 12,
-              "gems": {"diamond": 1, "golden": 1}}, "buy #12 (gold 1)"),
-            ({"op": "fold_card", "card": 34, "gems": {}}, "reserve #34"),
+             "took diamond, emerald, ruby"),
+            ({"op": "buy_card", "card": ruby2.number,
+              "gems": {"diamond": 1, "golden": 1}},
+             "bought a level-2 ruby card (2 points)"),
+            ({"op": "buy_card", "card": noPoints.number, "gems": {}},
+             "bought a level-%d %s card" % (noPoints.level,
+                                            GEMS[noPoints.bonus])),
+            ({"op": "fold_card", "card": ruby2.number, "gems": {}},
+             "reserved a level-2 ruby card"),
             ({"op": "fold_card_unknown", "card": 10002, "gems": {}},
-             "reserve hidden level 2"),
+             "reserved a card from the level-2 deck"),
             ({"op": "discard_gems", "card": 0, "gems": {"ruby": 2}},
-             "discard ruby+ruby"),
-            ({"op": "get_noble", "card": 93, "gems": {}}, "noble #93"),
+             "gave back ruby \N{MULTIPLICATION SIGN}2"),
+            ({"op": "get_noble", "card": 93, "gems": {}},
+             "was visited by a noble (3 points)"),
         ]
+        from hub.games.codec import actionFromJSON
         for value, text in cases:
             self.assertEqual(notation.action("splendor", value), text)
+            self.assertEqual(views.describeAction(
+                "splendor", actionFromJSON("splendor", value)), text)
 
 
 class ShowTests(TestCase):

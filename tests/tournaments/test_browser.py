@@ -67,7 +67,8 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         for row in self.find("table.standings tbody tr.standing"):
             cells = [c.text for c in row.find_elements("css selector",
                                                        "td")]
-            name = row.find_element("css selector", "td bdi").text
+            name = row.find_element("css selector",
+                                    "td bdi:not(.display)").text
             rows[name] = (float(cells[2] or 0), int(cells[3]))
         return rows
 
@@ -75,7 +76,8 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
         """
         The names the standings table marks as guests'.
         """
-        return [row.find_element("css selector", "td bdi").text
+        return [row.find_element("css selector",
+                                 "td bdi:not(.display)").text
                 for row in self.find("table.standings tbody tr.standing")
                 if row.find_elements("css selector", ".tag.guest")]
 
@@ -125,13 +127,23 @@ class EventInBrowserTests(EndToEndMixin, SynchronousTestCase):
 
     def test_enterAndPlay(self):
         eventId, page = self.enterEvent("People cup")
-        self.assertIn("erin", self.one("ul.entrants").text)
+        # erin's display name, shown before her name on the event's page
+        # and in the header, as the page's script redraws it too.
+        self.open("/account")
+        self.fill("form.display-name-form", display="艾琳")
+        self.wait(lambda: "艾琳" in self.mainText(), "no display name")
+        self.open(page)
+        self.assertIn("艾琳 (erin)", self.one("ul.entrants").text)
+        self.assertEqual(self.one("nav a.account").text, "艾琳 (erin)")
         self.assertTrue(self.one("#game-ready").get_attribute("hidden"))
 
         # The event starts: the page says the game is ready.
         self.cli("start", str(eventId))
         self.wait(lambda: self.find("#game-ready a.play-game"),
                   "never told the game is ready")
+        # The round the stream brought, drawn by the page's script.
+        self.assertIn("艾琳 (erin)", self.one("table.pairings").text)
+        self.assertIn("艾琳 (erin)", self.one("table.standings").text)
         notice = self.one("#game-ready")
         self.assertFalse(notice.get_attribute("hidden"))
         room = "%d-1-1" % (eventId,)

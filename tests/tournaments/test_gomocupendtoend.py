@@ -85,7 +85,8 @@ class GomocupEndToEndTests(EndToEndMixin, SynchronousTestCase):
             "author": "gamehub tests", "country": "CZ"})
         self.assertIsNone(about[botName("bot")])
         page = self.get("/tournaments/%d" % (eventId,))
-        self.assertIn("testbrain-fair 1.0, by gamehub tests (CZ)", page)
+        self.assertIn("<bdi>testbrain-fair</bdi> <bdi>1.0</bdi>, by "
+                      "<bdi>gamehub tests</bdi> (<bdi>CZ</bdi>)", page)
         server.waitForLog(r"brain crasher of %d-\d+-\d+: crash "
                           r"\(exited with status 3\)" % (eventId,),
                           timeout=GAME_TIMEOUT)

@@ -322,7 +322,7 @@ class EventAdminTests(AccountsWebMixin, TestCase):
             "/admin/tournaments", "/admin/event-engine",
             {"event": number, "name": "unregistered"})
         self.assertEqual(code, 400)
-        self.assertIn("no engine unregistered is registered", page)
+        self.assertIn("No engine unregistered is registered", page)
 
     @defer.inlineCallbacks
     def test_commandLineRefusedEverywhere(self):
@@ -449,7 +449,7 @@ class EventAdminTests(AccountsWebMixin, TestCase):
         code, _, page = yield moderator.submit(
             "/login", path + "/enter", {})
         self.assertEqual(code, 400)
-        self.assertIn("entry is closed", page)
+        self.assertIn("Entry is closed: the event is running.", page)
 
 
 class GuestEntrantTests(AccountsWebMixin, TestCase):

@@ -18,6 +18,7 @@ from hub.web.text import FSI, PDI
 
 from tests.accounts import support as accountsupport
 from tests.records import support
+from tests.web import test_i18n_pages
 from tests.web.accountsupport import AccountsWebMixin, Browser
 from tests.web.support import WebHub, startGuestGame
 
@@ -263,3 +264,119 @@ class AccountPageTests(AccountsWebMixin, TestCase):
         yield self.setDisplay("李雷")
         self.assertEqual((yield displays.lookup(["lilei"])),
                          {"lilei": "李雷"})
+
+
+ZH = test_i18n_pages.ZH
+
+
+class TournamentTests(AccountsWebMixin, TestCase):
+    """
+    An event's page and JSON, and the header's account link: the account
+    C{ann} (display name C{安<b>妮}), the account C{bob} (none) and the
+    guest C{visitor}, paired in round 1.
+    """
+
+    # (The module, not its test case: imported here, that would run
+    # again.)
+    director = test_i18n_pages.AccountPagesTests.director
+
+    @defer.inlineCallbacks
+    def setUp(self):
+        from hub.tournaments import store
+        from hub.tournaments.standings import Game
+        yield self.setUpWeb()
+        yield self.addAccount("ann")
+        yield self.addAccount("bob")
+        yield self.accounts.setDisplayName("ann", "安<b>妮")
+
+        def write(interaction, *args):
+            return self.accounts.database.runInteraction(
+                interaction, *args, write=True)
+        self.eventId = yield write(store.createEvent, "cup", "gomoku",
+                                   "round-robin", None, None, 2, None, 0.0)
+        yield write(store.enter, self.eventId, "ann", 0.0)
+        yield write(store.enter, self.eventId, "bob", 0.0)
+        yield write(store.enter, self.eventId, "visitor", 0.0, None, True)
+        yield write(store.requestState, self.eventId, "start", 0.0)
+        yield write(store.startRound, self.eventId, 1,
+                    [Game(1, 1, ("ann", "visitor")),
+                     Game(1, 2, ("bob", "ann"), (1.0, 0.0))], 0.0)
+        self.path = "/tournaments/%d" % (self.eventId,)
+
+    def assertShown(self, page):
+        # ann's display name, escaped, before her name, each isolated, in
+        # the standings (and the crosstable's heading), the pairings and
+        # the entrants; bob and the guest by their names alone.
+        shown = named("安&lt;b&gt;妮", "ann")
+        self.assertNotIn("安<b>妮", page)
+        standings = page.split('class="standings"')[1].split("</table>")[0]
+        self.assertEqual(standings.count(shown), 2)
+        pairings = page.split('class="pairings"')[1].split("</table>")[0]
+        self.assertIn(shown, pairings)
+        self.assertIn("<bdi>visitor</bdi>", pairings)
+        entrants = page.split('class="entrants"')[1].split("</ul>")[0]
+        self.assertIn(shown, entrants)
+        self.assertIn("<li><bdi>bob</bdi></li>", entrants)
+
+    @defer.inlineCallbacks
+    def test_eventPage(self):
+        """
+        C{/tournaments/ID} shows ann's display name before her name,
+        escaped and isolated, where it shows her, in both languages.
+        """
+        browser = Browser(self.web)
+        code, _, page = yield browser.get(self.path)
+        self.assertEqual(code, 200)
+        self.assertShown(page)
+        code, _, page = yield browser.request(b"GET", self.path,
+                                              headers=ZH)
+        self.assertIn('<html lang="zh">', page)
+        self.assertShown(page)
+
+    @defer.inlineCallbacks
+    def test_eventJSON(self):
+        """
+        The event's JSON (its page's stream sends the same) says
+        C{"display"} beside each entrant's and standing's C{"name"}, and
+        C{"displays"} beside each pairing's C{"seats"}; a guest has none.
+        """
+        code, data = yield self.web.getJSON(
+            "/api/tournaments/%d" % (self.eventId,))
+        self.assertEqual(code, 200)
+        self.assertEqual([(e["name"], e["display"])
+                          for e in data["entrants"]],
+                         [("ann", "安<b>妮"), ("bob", None),
+                          ("visitor", None)])
+        self.assertEqual({s["name"]: s["display"]
+                          for s in data["standings"]},
+                         {"ann": "安<b>妮", "bob": None, "visitor": None})
+        self.assertEqual([(p["seats"], p["displays"])
+                          for p in data["rounds"][0]["pairings"]],
+                         [(["ann", "visitor"], ["安<b>妮", None]),
+                          (["bob", "ann"], [None, "安<b>妮"])])
+
+    @defer.inlineCallbacks
+    def test_headerLink(self):
+        """
+        The header's account link of a logged-in account shows its
+        display name before its name (escaped, isolated) on the event's
+        page and the account's, in both languages; a new one at once.
+        """
+        browser = Browser(self.web)
+        yield browser.login("ann")
+        link = ('<a href="/account" class="account">%s</a>'
+                % (named("安&lt;b&gt;妮", "ann"),))
+        for path in (self.path, "/account"):
+            for headers in (None, ZH):
+                code, _, page = yield browser.request(b"GET", path,
+                                                      headers=headers)
+                self.assertEqual(code, 200, path)
+                self.assertIn(link, page, path)
+        code, _, page = yield browser.submit(
+            "/account", "/account/display-name", {"display": "安妮"})
+        self.assertIn('<a href="/account" class="account">%s</a>'
+                      % (named("安妮", "ann"),), page)
+        yield browser.login("bob")
+        code, _, page = yield browser.get(self.path)
+        self.assertIn('<a href="/account" class="account"><bdi>bob</bdi>'
+                      '</a>', page)

@@ -109,6 +109,41 @@ class BannedRequestTests(DoorMixin, TestCase):
         self.assertEqual(self.web.site.door.refusedBanned, 8)
 
     @defer.inlineCallbacks
+    def test_refusalInTheLanguage(self):
+        """
+        The 403 of a banned address, and of a health check not open to
+        it, are said in the request's language (C{Accept-Language}, the
+        C{lang} argument), none of the catalogs' English left in
+        Chinese.
+        """
+        from tests.web.test_i18n_pages import englishMessages
+        yield self.names.moderation.ban("192.0.2.0/24", 3600, "flood", ROOT)
+        said = {}
+        for path, language, headers in [
+                ("/", "zh", {b"accept-language": b"zh-CN,zh;q=0.9"}),
+                ("/?lang=zh", "zh", {}),
+                ("/", "en", {b"accept-language": b"en"}),
+                ("/healthz", "zh", {b"accept-language": b"zh"})]:
+            headers.update(forwarded(BANNED))
+            code, answer, text = yield Browser(self.web).request(
+                b"GET", path, headers=headers)
+            self.assertEqual(code, 403, path)
+            self.assertEqual(answer.getRawHeaders(b"content-language"),
+                             [language.encode()])
+            said[path, language] = text
+        self.assertEqual(said["/", "zh"], "禁止访问：此地址已被封禁。\n")
+        self.assertEqual(said["/?lang=zh", "zh"], said["/", "zh"])
+        self.assertEqual(said["/", "en"],
+                         "Forbidden: this address is banned.\n")
+        self.assertIn("--health-from", said["/healthz", "zh"])
+        for key in (("/", "zh"), ("/healthz", "zh")):
+            # The option's name is no English to translate.
+            text = said[key].replace("--health-from", "")
+            self.assertEqual(
+                [m for m, pattern in englishMessages().items()
+                 if pattern.search(text)], [], key)
+
+    @defer.inlineCallbacks
     def test_lockoutPerClient(self):
         """
         Logins are limited per client, not per proxy: an attacker past its

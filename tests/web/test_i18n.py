@@ -57,14 +57,18 @@ def request(acceptLanguage=None, lang=None, cookie=None):
 
 def extracted():
     """
-    The texts of the pages (C{_("...")}, C{N_("...")} in C{hub/web/*.py})
-    and of their scripts (C{t("...")}), as C{pybabel extract} finds them
+    The texts of the pages and of the stores' words they say
+    (C{_("...")}, C{N_("...")} in the Python of L{i18n.SOURCES}) and of
+    the pages' scripts (C{t("...")}), as C{pybabel extract} finds them
     with C{hub/locale/babel.cfg}.
     """
     with open(os.path.join(i18n.LOCALE, "babel.cfg")) as f:
         methods, options = parse_mapping_cfg(f)
-    return {message for _, _, message, _, _ in extract_from_dir(
-        WEB, method_map=methods, options_map=options, keywords=KEYWORDS)}
+    top = os.path.dirname(WEB)
+    return {message for source in i18n.SOURCES
+            for _, _, message, _, _ in extract_from_dir(
+                os.path.join(top, source), method_map=methods,
+                options_map=options, keywords=KEYWORDS)}
 
 
 def scriptMessages():

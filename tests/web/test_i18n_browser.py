@@ -52,7 +52,8 @@ class LanguageTests(SynchronousTestCase):
     def setUp(self):
         self.driver = chineseBrowser()
         self.addCleanup(self.driver.quit)
-        self.server = GamehubServer(self, games=("gomoku", "web"))
+        self.server = GamehubServer(self, games=("gomoku", "splendor",
+                                                 "web"))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 
     def wait(self, condition, message):
@@ -141,6 +142,37 @@ class LanguageTests(SynchronousTestCase):
         self.find("nav a.brand")[0].click()
         self.wait(lambda: self.text("main > h1") == ["服务器现况"],
                   "the next page is not in Chinese")
+
+    def test_splendorSeatsInChinese(self):
+        """
+        Splendor against a bot, in Chinese: each seat's points read in
+        the language's words and brackets (C{ann（0 分）}), never the
+        English ones around Chinese (C{player 26 (8 分)}; Splendor's
+        seats are named by the protocol, C{player N}).
+        """
+        import re
+        from selenium.common.exceptions import WebDriverException
+        self.driver.get(self.base + "/play")
+        self.wait(lambda: self.text("label[for=name]") == ["你的名字"],
+                  "the page is not in Chinese")
+        self.find("#name")[0].send_keys("ann")
+        self.find("#hello")[0].click()
+        self.wait(lambda: self.find("#pick-splendor"), "no game to pick")
+        self.find("#pick-splendor")[0].click()
+        self.wait(lambda: self.find('#pick-splendor[aria-pressed="true"]'),
+                  "Splendor not picked")
+        self.find("#new-splendor")[0].click()
+
+        def seats():
+            try:
+                return [item.text for item in self.find("#seats li")]
+            except WebDriverException:
+                return []
+        self.wait(lambda: len(seats()) == 2 and all(
+            re.search("\uff08\\d+ \u5206\uff09", s) for s in seats()),
+            "the seats' points are not in Chinese brackets")
+        for seat in seats():
+            self.assertNotRegex(seat, r"\(|points")
 
     def test_guestNameWhy(self):
         """

@@ -221,6 +221,17 @@ class AccountPagesTests(AccountsWebMixin, WalkMixin, TestCase):
         for name in ("ann", "bob"):
             yield database.runInteraction(store.enter, eventId, name, 0.0,
                                           write=True)
+        # An engine whose brain answered ABOUT (its line on the page).
+        from hub.tournaments import catalog
+        yield database.runInteraction(catalog.register, "robot",
+                                      ["python", "-m", "hub.bots"], 0.0,
+                                      write=True)
+        yield database.runInteraction(store.enter, eventId, "robot", 0.0,
+                                      "robot", write=True)
+        yield database.runInteraction(
+            store.setAbout, eventId, "robot",
+            {"name": "Robo", "version": "1.0", "author": "Ann",
+             "country": "CZ"}, write=True)
         self.eventId = eventId
 
     @defer.inlineCallbacks
@@ -259,6 +270,71 @@ class AccountPagesTests(AccountsWebMixin, WalkMixin, TestCase):
         code, _, page = yield browser.request(b"GET", "/login", headers=ZH)
         yield self.assertChinese(browser, "/login", {
             "name": "ann", "password": "wrong", "csrf": csrfOf(page)})
+
+    @defer.inlineCallbacks
+    def test_aboutLine(self):
+        """
+        An engine's ABOUT on the event's page reads in the page's
+        language, each of its values isolated.
+        """
+        browser = Browser(self.web)
+        path = "/tournaments/%d" % (self.eventId,)
+        code, _, page = yield browser.request(b"GET", path, headers=EN)
+        about = ('<span class="about"> <bdi>Robo</bdi> <bdi>1.0</bdi>, by '
+                 '<bdi>Ann</bdi> (<bdi>CZ</bdi>)</span>')
+        self.assertIn(about, page)
+        code, _, page = yield browser.request(b"GET", path, headers=ZH)
+        self.assertIn('<span class="about"> <bdi>Robo</bdi> <bdi>1.0</bdi>'
+                      '\uff0c\u4f5c\u8005 <bdi>Ann</bdi>\uff08<bdi>CZ</bdi>'
+                      '\uff09</span>', page)
+
+    @defer.inlineCallbacks
+    def test_accountRefusals(self):
+        """
+        The refusals of the accounts (L{hub.accounts.store.AccountError})
+        and of the actions' fields on C{/admin}, and an event's closed
+        entry, are said in the page's language.
+        """
+        from tests.web.accountsupport import csrfOf
+        browser = Browser(self.web)
+        yield browser.login("admin")
+        code, _, page = yield browser.request(b"GET", "/admin", headers=ZH)
+        csrf = csrfOf(page)
+        for path, fields, said in [
+                ("/admin/unban", {"target": "192.0.2.1"},
+                 "<bdi>192.0.2.1/32</bdi> "
+                 "\u6ca1\u6709\u88ab\u5c01\u7981\u3002"),
+                ("/admin/ban", {"target": "no such!", "for": "1h",
+                                "reason": "x"},
+                 "<bdi>'no such!'</bdi> \u65e2\u4e0d\u662f\u8d26\u6237\u540d"),
+                ("/admin/ban", {"target": "bob", "for": "soon",
+                                "reason": "x"},
+                 "\u65f6\u957f\u662f\u4e00\u4e2a\u6570\u5b57"),
+                ("/admin/role", {"name": "admin", "role": "player"},
+                 "<bdi>admin</bdi> \u662f\u6700\u540e\u4e00\u4f4d\u7ba1\u7406"
+                 "\u5458\u3002"),
+                ("/admin/role", {"name": "nobody", "role": "player"},
+                 "\u6ca1\u6709\u8d26\u6237 <bdi>'nobody'</bdi>\u3002"),
+                ("/admin/event-enter", {"event": str(self.eventId)},
+                 "\u9700\u8981 <bdi>name</bdi>\u3002")]:
+            code, _, page = yield self.assertChinese(
+                browser, path, dict(fields, csrf=csrf))
+            shown = re.findall(r'class="message error">(.*?)</p>', page)
+            self.assertIn(code, (400, 403), (path, shown))
+            self.assertIn(said, page, (path, shown))
+        code, _, page = yield browser.request(
+            b"POST", "/admin/unban", {"target": "192.0.2.1", "csrf": csrf},
+            headers=EN)
+        self.assertIn("No ban of <bdi>192.0.2.1/32</bdi>.", page)
+        yield self.accounts.database.runInteraction(
+            store.requestState, self.eventId, "start", 0.0, write=True)
+        path = "/tournaments/%d" % (self.eventId,)
+        yield browser.login("ann")
+        code, _, page = yield browser.request(b"GET", path, headers=ZH)
+        code, _, page = yield self.assertChinese(
+            browser, path + "/enter", {"csrf": csrfOf(page)})
+        self.assertEqual(code, 400)
+        self.assertIn("\u62a5\u540d\u5df2\u622a\u6b62", page)
 
     @defer.inlineCallbacks
     def test_nameWhyAscii(self):

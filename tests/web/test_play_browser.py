@@ -223,6 +223,10 @@ class PlayPageTests(PageActions, SynchronousTestCase):
             self.click("#pick-" + kind)
             self.wait(lambda: self.find(
                 '#pick-%s[aria-pressed="true"]' % (kind,)), "not picked")
+            # A number of players is asked for the games that have a
+            # choice only: never beside gomoku.
+            self.assertEqual(bool(self.find("#players")), kind != "gomoku",
+                             kind)
             Select(self.find("#level")[0]).select_by_value("1")
             self.click("#new-" + kind)
             self.wait(lambda: self.statusData("turn") in ("yours",

@@ -13,19 +13,21 @@ function points(value) {
   return String(Math.round(value * 100) / 100);
 }
 
-// A name, marked when it is a guest's (no account's).
-function entrant(name, guest) {
+// A name (with its account's display name), marked when it is a
+// guest's (no account's).
+function entrant(name, guest, display) {
   return guest ? [player(name), " ", el("span", { class: "tag guest" },
                                           t("guest"))]
-               : [player(name)];
+               : [player(name, display)];
 }
 
 // The names of a pairing's seats, the guests marked.
 function seatNames(p) {
   const parts = [];
   p.seats.forEach((name, i) => {
-    if (parts.length) parts.push(" vs ");
-    parts.push(...entrant(name, (p.guests || [])[i]));
+    if (parts.length) parts.push(t(" vs "));
+    parts.push(...entrant(name, (p.guests || [])[i],
+                          (p.displays || [])[i]));
   });
   return parts;
 }
@@ -33,21 +35,24 @@ function seatNames(p) {
 function standingRows(data) {
   const names = data.standings.map((s) => s.name);
   return data.standings.map((s) => el("tr", { class: "standing" },
-    el("td", {}, String(s.rank)), el("td", {}, entrant(s.name, s.guest)),
+    el("td", {}, String(s.rank)),
+    el("td", {}, entrant(s.name, s.guest, s.display)),
     el("td", { class: "points" }, points(s.points)),
     el("td", {}, String(s.games)),
+    el("td", { class: "rating" },
+       s.rating.mu.toFixed(1) + " ± " + s.rating.sigma.toFixed(1)),
     names.map((n) => el("td", {}, n === s.name ? "" :
       points((data.crosstable[s.name] || {})[n])))));
 }
 
 function pairingRow(p) {
-  const result = p.points === null ? "playing"
+  const result = p.points === null ? t("playing")
     : p.points.map(points).join(" - ");
   return el("tr", { class: "pairing" },
-    el("td", {}, p.room || "bye"), el("td", {}, seatNames(p)),
-    el("td", {}, result), el("td", {}, p.result || ""),
+    el("td", {}, p.room || t("bye")), el("td", {}, seatNames(p)),
+    el("td", {}, result), el("td", {}, p.result ? t(p.result) : ""),
     p.live ? el("td", {}, el("a", { href: p.live, class: "watch" },
-                              "watch")) : null);
+                              t("watch"))) : null);
 }
 
 // The games that wait for the logged-in visitor (data-you): the
@@ -89,13 +94,16 @@ function update(data) {
   drawGameReady(data);
   const table = root.querySelector("table.standings");
   if (table) {
-    replaceChildren(table.querySelector("thead tr"),
-      ["rank", "name", "points", "games"].map((h) => el("th", {}, h)),
-      data.standings.map((s) => el("th", {}, player(s.name))));
+    const head = table.querySelector("thead tr");
+    // The first five headings are the page's (translated); the names'
+    // follow the standings.
+    replaceChildren(head, [...head.children].slice(0, 5),
+      data.standings.map((s) => el("th", {},
+                                   player(s.name, s.display))));
     replaceChildren(table.querySelector("tbody"), standingRows(data));
   }
   const state = root.querySelector(".state");
-  if (state) state.textContent = data.state;
+  if (state) state.textContent = t(data.state);
   root.dataset.state = data.state;
   const sections = root.querySelectorAll("section");
   data.rounds.forEach((r, i) => {
