@@ -223,11 +223,13 @@ class Playing(Protocol):
     (L{hub.client.autoplay}, L{hub.client.lobbyflow}, the bot player).
     """
 
-    game: Optional[str]
     name: str
     phase: str
     connected: bool
     awaitingReply: bool
+
+    @property
+    def game(self) -> Optional[str]: ...
 
     def subscribe(self, observer: Observer) -> None: ...
 

@@ -44,8 +44,9 @@ RESULT_TEXTS = {
     W.S_MATCH_ILLEGAL_MOVE: N_("illegal move"),
     W.S_MATCH_OPER_TIMEOUT: N_("timeout"),
 }
-GAME_RESULTS: Dict[Optional[int], str] = {W.GAME_RSLT_WIN: "win", W.GAME_RSLT_LOSE: "lose",
-                W.GAME_RSLT_DRAW: "draw", W.GAME_RSLT_ERROR: "error"}
+GAME_RESULTS: Dict[Optional[int], str] = {
+    W.GAME_RSLT_WIN: "win", W.GAME_RSLT_LOSE: "lose",
+    W.GAME_RSLT_DRAW: "draw", W.GAME_RSLT_ERROR: "error"}
 
 
 def resultText(status: int) -> str:
