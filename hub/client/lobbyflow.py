@@ -64,7 +64,7 @@ class LobbyFlow:
     log = Logger()
 
     def __init__(
-            self, state: GameState, clock: IReactorTime, room: str,
+            self, state: GameState, clock: IReactorTime, room: Optional[str],
             team: Optional[int] = None, password: Optional[str] = "",
             colour: Optional[int] = None, create: bool = False,
             mayCreate: bool = True, delay: float = STEP_SECONDS,
