@@ -69,9 +69,9 @@ class CheckersState(ClientState):
         self.regions: Dict[str, str] = {}
         self.board: Optional[G.CheckersGame] = None
         self.currentRegion: Optional[str] = None
-        self.turnStarted: Optional[int] = None
+        self.turnStarted: Optional[float] = None
         self.ranking: Optional[List[str]] = None
-        self.lastPath: Optional[G.Path] = None
+        self.lastPath: Optional[Sequence[Sequence[int]]] = None
         self.finishedMe = False
         self.awaitingReply = False
         self._beforeMove: Optional[G.CheckersGame] = None
