@@ -10,7 +10,7 @@ NEW_CARD or revealed reserve puts the real card in place.
 """
 
 from typing import (
-    Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple, cast)
+    Any, Dict, Iterable, List, Optional, Sequence, Tuple, cast)
 
 from twisted.python.failure import Failure
 
