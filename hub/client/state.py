@@ -15,6 +15,7 @@ from twisted.python.failure import Failure
 
 from hub.client import events as E
 from hub.client.keyed import hideKey
+from hub.ihub import IGameRules
 
 #: Phases shared by all three games.
 CONNECTING = "connecting"
@@ -241,6 +242,6 @@ class Playing(Protocol):
 
     def mySeat(self) -> Optional[int]: ...
 
-    def rules(self) -> Any: ...
+    def rules(self) -> Optional[IGameRules]: ...
 
     def playAction(self, action: Any) -> None: ...
