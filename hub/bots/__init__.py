@@ -14,12 +14,14 @@ moves (L{hub.client.autoplay}) and drives the network bot player
 C{python -m hub.bots} (L{hub.client.botplayer}).
 """
 
-from hub.bots.base import LEVELS, NoLegalAction, never
+from typing import Any, Callable, Optional, Type
+
+from hub.bots.base import LEVELS, Bot, NoLegalAction, never
 
 KINDS = ("gomoku", "checkers", "splendor")
 
 
-def botClass(kind):
+def botClass(kind: str) -> Type[Bot[Any, Any]]:
     """
     The bot class of game kind C{kind}.
 
@@ -37,7 +39,8 @@ def botClass(kind):
     raise KeyError("no bot for game kind %r" % (kind,))
 
 
-def botFor(kind, level, seed=0, expired=never):
+def botFor(kind: str, level: int, seed: Optional[int] = 0,
+           expired: Callable[[], bool] = never) -> Bot[Any, Any]:
     """
     A bot (an L{hub.ihub.IBot}) for game kind C{kind} at C{level}.
 

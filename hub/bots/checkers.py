@@ -19,9 +19,12 @@ target (so that neither seat could ever finish) costs a lot.
     valued so far, or level 2's.
 """
 
+from typing import Dict, List, Sequence, Tuple
+
 from hub.bots.base import Bot
 from hub.games.checkers import (
-    REGION_CELLS, TARGET, TIPS, cellDistance, regionOf)
+    REGION_CELLS, TARGET, TIPS, Cell, CheckersGame, Path, cellDistance,
+    regionOf)
 
 #: Weight of the square term of a piece's cost (see the module docstring).
 BEHIND = 0.05
@@ -43,7 +46,7 @@ SECOND = 0.9
 BEAM = 40
 
 
-def pieceCost(d):
+def pieceCost(d: float) -> float:
     """
     The cost of a piece at distance C{d} from its target's tip.
     """
@@ -57,7 +60,7 @@ class Goal:
     pieces there.
     """
 
-    def __init__(self, state, seat):
+    def __init__(self, state: CheckersGame, seat: int) -> None:
         home = state.regionOfSeat(seat)
         self.seat = seat
         self.home = home
@@ -65,9 +68,9 @@ class Goal:
         self.tip = TIPS[self.target]
         self.targetCells = REGION_CELLS[self.target]
         self.allowed = (None, home, self.target)
-        self._costs = {}
+        self._costs: Dict[Cell, float] = {}
 
-    def cellCost(self, cell):
+    def cellCost(self, cell: Cell) -> float:
         """
         The cost of one of the seat's pieces standing on C{cell}.
         """
@@ -82,7 +85,7 @@ class Goal:
             self._costs[cell] = cost
         return cost
 
-    def gain(self, path, state):
+    def gain(self, path: Path, state: CheckersGame) -> float:
         """
         How much playing C{path} in C{state} lowers the seat's cost.
         """
@@ -91,7 +94,7 @@ class Goal:
             gain -= TRAP
         return gain
 
-    def walls(self, path, state):
+    def walls(self, path: Path, state: CheckersGame) -> bool:
         """
         Whether C{path} leaves a piece of another seat standing in our
         target without any move, when it had one before.  Only pieces
@@ -113,20 +116,20 @@ class Goal:
         after.apply(self.seat, path)
         return any(not after.destinations(cell) for cell in threatened)
 
-    def positionCost(self, state, seat):
+    def positionCost(self, state: CheckersGame, seat: int) -> float:
         """
         The total cost of C{seat}'s pieces in C{state} (lower is better).
         """
         return sum(self.cellCost(c) for c in state.pieces(seat))
 
 
-class CheckersBot(Bot):
+class CheckersBot(Bot[CheckersGame, Path]):
     """
     A Chinese checkers player for any seat count: level 1 random, level 2
     greedy progress, level 3 two own moves ahead.
     """
 
-    def _best(self, scored):
+    def _best(self, scored: Sequence[Tuple[float, Path]]) -> Path:
         """
         The action of the best C{(score, action)}, ties broken at random.
         """
@@ -134,11 +137,13 @@ class CheckersBot(Bot):
         ties = [a for s, a in scored if s >= best - 1e-9]
         return ties[0] if len(ties) == 1 else self.random.choice(ties)
 
-    def heuristic(self, state, seat, actions):
+    def heuristic(self, state: CheckersGame, seat: int,
+                  actions: List[Path]) -> Path:
         goal = Goal(state, seat)
         return self._best([(goal.gain(a, state), a) for a in actions])
 
-    def search(self, state, seat, actions):
+    def search(self, state: CheckersGame, seat: int,
+               actions: List[Path]) -> Path:
         goal = Goal(state, seat)
         first = sorted(((goal.gain(a, state), i)
                         for i, a in enumerate(actions)), reverse=True)

@@ -16,13 +16,16 @@ colour, and the more stones it holds the more it is worth.
     plays the best cell found so far, at worst level 2's best cell.
 """
 
+from typing import List, Optional, Set, Tuple, cast
+
 from hub.bots.base import Bot
-from hub.games.gomoku import CELLS, EMPTY, SEAT_COLOURS, SIZE
+from hub.games.gomoku import (
+    CELLS, EMPTY, SEAT_COLOURS, SIZE, Cell, GomokuGame)
 
 CENTRE = (SIZE // 2) * SIZE + SIZE // 2
 
 
-def _windows():
+def _windows() -> Tuple[Tuple[int, ...], ...]:
     """
     Every run of five cells in a line, as tuples of cell indexes.
     """
@@ -43,7 +46,7 @@ CELL_WINDOWS = tuple(
     for c in range(CELLS))
 
 
-def _near(c, reach=2):
+def _near(c: int, reach: int = 2) -> Tuple[int, ...]:
     x, y = c % SIZE, c // SIZE
     return tuple(ny * SIZE + nx
                  for ny in range(max(0, y - reach), min(SIZE, y + reach + 1))
@@ -84,20 +87,20 @@ class Board:
     @ivar value: the evaluation from black's side.
     """
 
-    def __init__(self, game=None):
+    def __init__(self, game: Optional[GomokuGame] = None) -> None:
         self.cells = [0] * CELLS
         self.counts = ([0] * len(WINDOWS), [0] * len(WINDOWS))
-        self.fours = (set(), set())
+        self.fours: Tuple[Set[int], Set[int]] = (set(), set())
         self.near = [0] * CELLS
         self.value = 0
         self.stones = 0
-        self.winner = None
+        self.winner: Optional[int] = None
         if game is not None:
             for i, stone in enumerate(game.board):
                 if stone != EMPTY:
                     self.play(i, SEAT_COLOURS.index(stone))
 
-    def play(self, c, side):
+    def play(self, c: int, side: int) -> None:
         """
         Put a stone of C{side} (0 black, 1 white) on cell C{c}.
         """
@@ -125,7 +128,7 @@ class Board:
         for n in NEAR[c]:
             self.near[n] += 1
 
-    def undo(self, c):
+    def undo(self, c: int) -> None:
         """
         Take the stone off cell C{c} again.
         """
@@ -153,7 +156,7 @@ class Board:
         for n in NEAR[c]:
             self.near[n] -= 1
 
-    def cellScore(self, c, side):
+    def cellScore(self, c: int, side: int) -> int:
         """
         The five-tuple score of an empty cell C{c} for C{side} to play.
         """
@@ -167,7 +170,7 @@ class Board:
                 score += DEFENCE[b]
         return score
 
-    def candidates(self):
+    def candidates(self) -> List[int]:
         """
         Empty cells within two of a stone (the centre on an empty board).
         """
@@ -177,7 +180,7 @@ class Board:
             out = [CENTRE]
         return out
 
-    def winningCells(self, side):
+    def winningCells(self, side: int) -> Set[int]:
         """
         The empty cells that would give C{side} five now.
         """
@@ -189,7 +192,7 @@ class Board:
                     out.add(c)
         return out
 
-    def ranked(self, side):
+    def ranked(self, side: int) -> List[Tuple[int, int]]:
         """
         The candidate cells best first for C{side}, with their scores.
         """
@@ -198,7 +201,7 @@ class Board:
         return scored
 
 
-class GomokuBot(Bot):
+class GomokuBot(Bot[GomokuGame, Cell]):
     """
     A gomoku player: level 1 random, level 2 five-tuple cell scores,
     level 3 alpha-beta search on the best cells.
@@ -216,10 +219,11 @@ class GomokuBot(Bot):
     #: (and before each depth).
     clockEvery = 32
 
-    def _board(self, state):
+    def _board(self, state: GomokuGame) -> Board:
         return Board(state)
 
-    def heuristic(self, state, seat, actions):
+    def heuristic(self, state: GomokuGame, seat: int,
+                  actions: List[Cell]) -> Cell:
         board = self._board(state)
         ranked = board.ranked(seat)
         if not ranked:
@@ -229,7 +233,8 @@ class GomokuBot(Bot):
         c = self.random.choice(ties)
         return (c % SIZE, c // SIZE)
 
-    def search(self, state, seat, actions):
+    def search(self, state: GomokuGame, seat: int,
+               actions: List[Cell]) -> Cell:
         board = self._board(state)
         side = seat
         ranked = board.ranked(side)
@@ -254,7 +259,8 @@ class GomokuBot(Bot):
             if self.expired():
                 break
             moves = [best] + [c for c in moves if c != best]
-            self._partial = None
+            # Optional, not None: _root sets it (mypy would keep None).
+            self._partial = cast(Optional[int], None)
             try:
                 best = self._root(board, side, moves, depth)
             except _OutOfNodes:
@@ -263,7 +269,8 @@ class GomokuBot(Bot):
                 break
         return (best % SIZE, best // SIZE)
 
-    def _root(self, board, side, moves, depth):
+    def _root(self, board: Board, side: int, moves: List[int],
+              depth: int) -> int:
         best, bestScore = moves[0], -WIN * 10
         alpha, beta = -WIN * 10, WIN * 10
         for c in moves:
@@ -282,7 +289,7 @@ class GomokuBot(Bot):
             self._partial = best
         return best
 
-    def _evaluate(self, board, side):
+    def _evaluate(self, board: Board, side: int) -> int:
         """
         The static value of C{board} for C{side}, who is to move.
         """
@@ -293,7 +300,8 @@ class GomokuBot(Bot):
         value = board.value if side == 0 else -board.value
         return value
 
-    def _negamax(self, board, side, depth, ply, alpha, beta):
+    def _negamax(self, board: Board, side: int, depth: int, ply: int,
+                 alpha: int, beta: int) -> int:
         if board.winner is not None:
             # The previous move made five.
             return -WIN + ply

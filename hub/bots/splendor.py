@@ -25,8 +25,11 @@ by the bot's own generator, a few deals per search, every action tried
 against the same deals.
 """
 
+from typing import Dict, Iterable, List, Optional, Tuple
+
 from hub.bots.base import Bot
 from hub.games.splendor import (
+    Action, PlayerState, SplendorGame,
     BUY_CARD, CARDS, DISCARD_GEMS, FOLD_CARD, FOLD_CARD_UNKNOWN, GEMS,
     GET_GEMS, GET_NOBLE, GOLD, GOLDEN, NOBLES, PHASE_ACT, PHASE_DISCARD,
     RESERVE_LIMIT, TOKEN_INDEX, TOKEN_LIMIT, TOKENS, WINNING_POINTS)
@@ -34,7 +37,7 @@ from hub.games.splendor import (
 COLOURS = range(len(GEMS))
 
 
-def shortfall(player, card):
+def shortfall(player: PlayerState, card: int) -> int:
     """
     The tokens C{player} still lacks for C{card}, after bonuses, tokens
     and gold (0: affordable now).
@@ -48,7 +51,7 @@ def shortfall(player, card):
     return max(0, missing - player.tokens[GOLD])
 
 
-def deficits(player, card):
+def deficits(player: PlayerState, card: int) -> List[int]:
     """
     Per colour, the gems C{player} lacks for C{card} (gold not counted).
     """
@@ -57,7 +60,7 @@ def deficits(player, card):
             for i in COLOURS]
 
 
-def visibleCards(state, seat):
+def visibleCards(state: SplendorGame, seat: int) -> List[int]:
     """
     The cards C{seat} could buy some day: face up, and its reserve.
     """
@@ -72,7 +75,7 @@ class Appraisal:
     @ivar bonusWorth: per colour, what one more bonus of it is worth.
     """
 
-    def __init__(self, state, seat):
+    def __init__(self, state: SplendorGame, seat: int) -> None:
         self.state = state
         self.seat = seat
         self.player = player = state.players[seat]
@@ -97,7 +100,7 @@ class Appraisal:
         lead = max(p.points for p in state.players)
         self.pointWorth = 1.0 + lead / 10.0
 
-    def cardValue(self, card):
+    def cardValue(self, card: int) -> float:
         """
         What owning C{card} is worth to the seat.
         """
@@ -107,7 +110,7 @@ class Appraisal:
             value += 10
         return value
 
-    def targets(self):
+    def targets(self) -> List[int]:
         """
         The cards to aim at, best first: value per missing token.
         """
@@ -119,7 +122,7 @@ class Appraisal:
         scored.sort(reverse=True)
         return [card for _, _, card in scored]
 
-    def gemWeights(self):
+    def gemWeights(self) -> Tuple[List[float], List[int]]:
         """
         Per colour, how much one more token of it is worth now.
         """
@@ -133,18 +136,18 @@ class Appraisal:
         return weights, targets
 
 
-def goldUsed(action):
+def goldUsed(action: Action) -> int:
     """
     How much gold a payment uses.
     """
     return sum(n for g, n in action.gems if g == GOLDEN)
 
 
-def cheapestPayments(actions):
+def cheapestPayments(actions: Iterable[Action]) -> Dict[int, Action]:
     """
     One buy action per card: the payment with the least gold.
     """
-    best = {}
+    best: Dict[int, Action] = {}
     for a in actions:
         if a.kind == BUY_CARD:
             kept = best.get(a.card)
@@ -153,7 +156,7 @@ def cheapestPayments(actions):
     return best
 
 
-class SplendorBot(Bot):
+class SplendorBot(Bot[SplendorGame, Action]):
     """
     A Splendor player for 2 to 4 seats: level 1 random, level 2 buy /
     block / gems toward the most reachable card, level 3 one turn of
@@ -170,7 +173,8 @@ class SplendorBot(Bot):
     weights = {"bonus": 0.45, "noble": 0.8, "gem": 0.12, "gold": 0.2,
                "reach": 0.5}
 
-    def heuristic(self, state, seat, actions):
+    def heuristic(self, state: SplendorGame, seat: int,
+                  actions: List[Action]) -> Action:
         kind = actions[0].kind
         if kind == GET_NOBLE:
             return max(actions, key=lambda a: (NOBLES[a.card].points,
@@ -195,15 +199,16 @@ class SplendorBot(Bot):
                 return take
         return self._reserve(appraisal, actions)
 
-    def _discard(self, appraisal, actions):
+    def _discard(self, appraisal: Appraisal, actions: List[Action]) -> Action:
         weights, _ = appraisal.gemWeights()
         weights = weights + [10.0]
 
-        def loss(action):
+        def loss(action: Action) -> float:
             return sum(n * weights[TOKEN_INDEX[g]] for g, n in action.gems)
         return min(actions, key=lambda a: (loss(a), a.gems))
 
-    def _gems(self, state, seat, appraisal, actions):
+    def _gems(self, state: SplendorGame, seat: int, appraisal: Appraisal,
+              actions: List[Action]) -> Tuple[float, Action]:
         """
         The take that brings the seat most toward its cards, counted after
         the tokens it then has to give back (L{_giveBack}): a take whose
@@ -223,7 +228,7 @@ class SplendorBot(Bot):
                       for i in COLOURS]
         held = player.tokenCount()
 
-        def value(action):
+        def value(action: Action) -> float:
             gained = [0] * len(TOKENS)
             for g, n in action.gems:
                 gained[TOKEN_INDEX[g]] += n
@@ -245,14 +250,15 @@ class SplendorBot(Bot):
         return best, (ties[0] if len(ties) == 1 else
                       self.random.choice(ties))
 
-    def _giveBack(self, state, seat, action):
+    def _giveBack(self, state: SplendorGame, seat: int,
+                  action: Action) -> List[Tuple[str, int]]:
         """
         The gems the seat would discard (L{_discard}) after C{action}, a
         take over L{TOKEN_LIMIT}.
         """
         after = state.copy()
         after.apply(seat, action)
-        given = []
+        given: List[Tuple[str, int]] = []
         while after.phase == PHASE_DISCARD and after.currentSeat == seat:
             discard = self._discard(Appraisal(after, seat),
                                     after.legalActions(seat))
@@ -260,7 +266,8 @@ class SplendorBot(Bot):
             given.extend(discard.gems)
         return given
 
-    def _block(self, state, seat, actions):
+    def _block(self, state: SplendorGame, seat: int,
+               actions: List[Action]) -> Optional[Action]:
         """
         Reserve the face-up card another seat can buy now, when it is
         worth a lot to them (points near the end, or the winning card).
@@ -284,7 +291,7 @@ class SplendorBot(Bot):
                         best, bestValue = reservable[card], value
         return best
 
-    def _reserve(self, appraisal, actions):
+    def _reserve(self, appraisal: Appraisal, actions: List[Action]) -> Action:
         folds = [a for a in actions if a.kind == FOLD_CARD]
         if folds:
             return max(folds, key=lambda a: (
@@ -293,7 +300,8 @@ class SplendorBot(Bot):
 
     # Level 3.
 
-    def candidates(self, state, seat, actions):
+    def candidates(self, state: SplendorGame, seat: int,
+                   actions: List[Action]) -> List[Action]:
         """
         The distinct actions worth a look: every gem take (but those given
         straight back), one payment per card, reserves; discards and noble
@@ -308,7 +316,8 @@ class SplendorBot(Bot):
         blind = [a for a in actions if a.kind == FOLD_CARD_UNKNOWN]
         return (out + blind[-1:]) or actions
 
-    def _givesAllBack(self, state, seat, action):
+    def _givesAllBack(self, state: SplendorGame, seat: int,
+                      action: Action) -> bool:
         """
         Whether C{action}, a take, would be given back whole (L{_giveBack}):
         the same position, a turn later.
@@ -316,12 +325,13 @@ class SplendorBot(Bot):
         taken = sum(n for _, n in action.gems)
         if state.players[seat].tokenCount() + taken <= TOKEN_LIMIT:
             return False
-        given = {}
+        given: Dict[str, int] = {}
         for g, n in self._giveBack(state, seat, action):
             given[g] = given.get(g, 0) + n
         return given == dict(action.gems)
 
-    def search(self, state, seat, actions):
+    def search(self, state: SplendorGame, seat: int,
+               actions: List[Action]) -> Action:
         if actions[0].kind in (DISCARD_GEMS, GET_NOBLE):
             return self.heuristic(state, seat, actions)
         # Nobody may know the hidden cards: each sample shuffles them, and
@@ -350,7 +360,7 @@ class SplendorBot(Bot):
         ties = [a for s, a in scored if s >= best - 1e-9]
         return ties[0] if len(ties) == 1 else self.random.choice(ties)
 
-    def _rollout(self, state, seat):
+    def _rollout(self, state: SplendorGame, seat: int) -> None:
         """
         Play on by level 2 until C{seat} has played C{self.horizon} more
         turns (the others playing theirs in between).
@@ -358,6 +368,7 @@ class SplendorBot(Bot):
         turns = 0
         while not state.isOver:
             current = state.currentSeat
+            assert current is not None  # someone is to act until the end
             if current == seat and state.phase == PHASE_ACT:
                 if turns == self.horizon:
                     return
@@ -365,7 +376,7 @@ class SplendorBot(Bot):
             actions = state.legalActions(current)
             state.apply(current, self.heuristic(state, current, actions))
 
-    def worth(self, state, seat):
+    def worth(self, state: SplendorGame, seat: int) -> float:
         """
         A plain measure of a seat's standing: points, bonuses, nobles
         within reach, tokens, and the best card within reach.
@@ -385,7 +396,7 @@ class SplendorBot(Bot):
              for c in visibleCards(state, seat)), default=0.0)
         return value
 
-    def evaluate(self, state, seat):
+    def evaluate(self, state: SplendorGame, seat: int) -> float:
         """
         How good C{state} is for C{seat}: its standing minus the best
         other seat's (higher is better).

@@ -9,13 +9,19 @@ copy of the position), C{mySeat()} and C{playAction(action)}.
 """
 
 import random
+from typing import Any, Callable, Optional, cast
 
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.client import events as E
 from hub.client import state as S
 from hub.bots import botFor
+from hub.client.state import Playing
+from hub.ihub import IBot, IGameRules
 
 #: Seconds the bot waits before acting, so that people can follow.
 BOT_DELAY = 0.25
@@ -23,7 +29,7 @@ BOT_DELAY = 0.25
 MAX_REJECTED = 2
 
 
-def thinkNow(f, *args):
+def thinkNow(f: Callable[..., Any], *args: Any) -> "Deferred[Any]":
     """
     Run C{f(*args)} at once; a L{Deferred} of its result.
     """
@@ -47,35 +53,36 @@ class AutoPlayer:
 
     log = Logger()
 
-    def __init__(self, state, clock, level, bot=None, delay=BOT_DELAY,
-                 think=thinkNow):
+    def __init__(self, state: Playing, clock: IReactorTime, level: int,
+                 bot: Optional[IBot] = None, delay: float = BOT_DELAY,
+                 think: Callable[..., "Deferred[Any]"] = thinkNow) -> None:
         self.state = state
         self.clock = clock
         self.level = level
         self.delay = delay
         self.enabled = False
-        self.hint = None
+        self.hint: Any = None
         self._bot = bot
         self._think = think
         self._thinking = defer.DeferredLock()
         self._position = 0
-        self._call = None
+        self._call: Optional[IDelayedCall] = None
         self._rejected = 0
         self._random = random.Random()
         state.subscribe(self._event)
 
     @property
-    def bot(self):
+    def bot(self) -> IBot:
         """
         The local bot (L{hub.bots.botFor} of the game at C{level}, with a
         random seed), made on first use.
         """
         if self._bot is None:
-            self._bot = botFor(self.state.game, self.level,
+            self._bot = botFor(cast(str, self.state.game), self.level,
                                seed=self._random.randrange(2 ** 31))
         return self._bot
 
-    def setEnabled(self, enabled):
+    def setEnabled(self, enabled: object) -> None:
         """
         Turn AI 托管 on or off.
         """
@@ -87,13 +94,13 @@ class AutoPlayer:
             self._call = None
         self.state.emit(E.AutoplayChanged(self.enabled))
 
-    def toggle(self):
+    def toggle(self) -> None:
         """
         Flip AI 托管.
         """
         self.setEnabled(not self.enabled)
 
-    def suggest(self):
+    def suggest(self) -> "Deferred[Any]":
         """
         Ask the bot for the user's move and remember it as C{hint} (and
         emit L{E.HintReady}) when it comes.
@@ -108,7 +115,7 @@ class AutoPlayer:
             return defer.succeed(None)
         position = self._position
 
-        def thought(action):
+        def thought(action: Any) -> Any:
             if position != self._position:
                 return None
             self.hint = action
@@ -116,7 +123,7 @@ class AutoPlayer:
             return action
         return self._choose(rules).addCallback(thought)
 
-    def _choose(self, rules):
+    def _choose(self, rules: IGameRules) -> "Deferred[Any]":
         """
         The bot's action for the user's seat in C{rules} (a copy of the
         position), one bot thinking at a time.
@@ -124,7 +131,7 @@ class AutoPlayer:
         return self._thinking.run(self._think, self.bot.chooseAction,
                                   rules, self.state.mySeat())
 
-    def _event(self, event):
+    def _event(self, event: object) -> None:
         if isinstance(event, (E.HintReady, E.AutoplayChanged)):
             return
         if isinstance(event, E.Rejected):
@@ -137,19 +144,19 @@ class AutoPlayer:
             self._position += 1
         self._schedule()
 
-    def _schedule(self):
+    def _schedule(self) -> None:
         if not self.enabled or self.state.phase != S.GAME:
             return
         if self._call is not None and self._call.active():
             return
         self._call = self.clock.callLater(self.delay, self._act)
 
-    def _mayAct(self):
+    def _mayAct(self) -> bool:
         st = self.state
         return (self.enabled and st.phase == S.GAME and st.isMyTurn()
                 and not st.awaitingReply and st.connected)
 
-    def _act(self):
+    def _act(self) -> None:
         self._call = None
         if not self._mayAct():
             return
@@ -166,7 +173,8 @@ class AutoPlayer:
         d.addCallback(self._play, rules, position)
         d.addErrback(self._failed, rules, position)
 
-    def _failed(self, failure, rules, position):
+    def _failed(self, failure: Failure, rules: IGameRules,
+                position: int) -> None:
         """
         The bot or the move failed: log it, and play a random legal
         action instead (if the position is still the one it was for).
@@ -177,13 +185,14 @@ class AutoPlayer:
         except Exception:
             self.log.failure("auto-play: the random action failed too")
 
-    def _play(self, action, rules, position):
+    def _play(self, action: Any, rules: IGameRules, position: int) -> None:
         # The position may have changed while the bot thought; then the
         # event that changed it has scheduled another turn.
         if position != self._position or not self._mayAct():
             return
         if action is None:
-            actions = rules.legalActions(self.state.mySeat())
+            # (our turn: we have a seat)
+            actions = rules.legalActions(cast(int, self.state.mySeat()))
             if not actions:
                 return
             action = self._random.choice(actions)

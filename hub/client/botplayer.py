@@ -35,9 +35,14 @@ import os
 import random
 import re
 import sys
+from typing import (
+    Any, Generator, Iterable, List, Mapping, Optional, Sequence, cast)
 
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IProtocol
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.bots import botFor
 from hub.client import events as E
@@ -50,7 +55,7 @@ from hub.client.keyed import KEY_SEPARATORS, keyedName, plainName
 #: runner's, L{hub.tournaments.engines.KEY_VARIABLE}).
 KEY_VARIABLE = "GAMEHUB_KEY"
 from hub.client.lobbyflow import RENAME_SECONDS, LobbyFlow
-from hub.client.machines import stateFor
+from hub.client.machines import GameState, stateFor
 from hub.client.net import parseURL
 from hub.client.state_gomoku import resultText
 from hub.wire import gomoku as gomokuWire
@@ -67,7 +72,8 @@ NAME_TRIES = 10
 NAME_PREFIX = re.compile(r"^[A-Za-z0-9_]{1,16}$")
 
 
-def botNames(prefix, seat, count, tries=NAME_TRIES):
+def botNames(prefix: str, seat: int, count: int,
+             tries: int = NAME_TRIES) -> List[str]:
     """
     The names a bot of seat C{seat} (from 1) in a team of C{count} asks
     for, in order: its own, again, then the seats of the next teams.
@@ -100,9 +106,11 @@ class BotPlayer:
 
     log = Logger()
 
-    def __init__(self, reactor, kind, host, port, name, level, seed=0,
-                 room=None, team=1, creator=False, delay=0.0,
-                 otherNames=()):
+    def __init__(self, reactor: Any, kind: str, host: str, port: int,
+                 name: str, level: int, seed: int = 0,
+                 room: Optional[str] = None, team: int = 1,
+                 creator: bool = False, delay: float = 0.0,
+                 otherNames: Iterable[str] = ()) -> None:
         """
         @param otherNames: the names to ask for, in order, when C{name}
             is taken (gomoku: on the hub; checkers: in the room).
@@ -115,17 +123,18 @@ class BotPlayer:
         self.room = room
         self.team = team
         self.creator = creator
-        self.state = stateFor(kind, name)
+        # (Any: each game's fields are read after a look at the kind)
+        self.state: Any = stateFor(kind, name)
         self.autoplay = AutoPlayer(self.state, reactor, level,
                                    bot=botFor(kind, level, seed),
                                    delay=delay)
-        self.entered = defer.Deferred()
-        self.done = defer.Deferred()
+        self.entered: Deferred[bool] = defer.Deferred()
+        self.done: Deferred[GameState] = defer.Deferred()
         self._otherNames = list(otherNames)
-        self._protocol = None
-        self._leaving = None
-        self._leaveTimer = None
-        self._rename = None
+        self._protocol: Any = None  # the connected protocol
+        self._leaving: Optional[Deferred[None]] = None
+        self._leaveTimer: Optional[IDelayedCall] = None
+        self._rename: Optional[IDelayedCall] = None
         self.state.subscribe(self._event)
         self.lobby = LobbyFlow(self.state, reactor, room, team=team,
                                create=creator,
@@ -134,10 +143,10 @@ class BotPlayer:
                                nextName=self._nextName)
 
     @property
-    def address(self):
+    def address(self) -> str:
         return "%s:%d" % (self.host, self.port)
 
-    def start(self):
+    def start(self) -> "Deferred[GameState]":
         """
         Connect; L{entered} fires when in the room, L{done} when the game
         is over.
@@ -150,7 +159,7 @@ class BotPlayer:
         d.addErrback(self._connectFailed)
         return self.done
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Stop playing and close the connection at once.
         """
@@ -161,7 +170,7 @@ class BotPlayer:
         if self._protocol is not None and self._protocol.transport:
             self._protocol.transport.loseConnection()
 
-    def leave(self):
+    def leave(self) -> "Deferred[None]":
         """
         Leave the server after the game: a gomoku bot exits its room
         first, so that the room is gone before the next game; then the
@@ -184,7 +193,7 @@ class BotPlayer:
             self.stop()
         return self._leaving
 
-    def expire(self, seconds):
+    def expire(self, seconds: float) -> None:
         """
         C{seconds} went by without the end of the game: fail, saying
         what we were waiting for.
@@ -203,26 +212,28 @@ class BotPlayer:
                                                               seconds)
         self._fail(reason)
 
-    def _connected(self, protocol):
+    def _connected(self, protocol: IProtocol) -> None:
         self._protocol = protocol
         self.autoplay.setEnabled(True)
 
-    def _connectFailed(self, reason):
+    def _connectFailed(self, reason: Failure) -> None:
         self._fail("cannot connect to %s: %s" % (
             self.address, net.connectError(reason)))
 
-    def _fail(self, text):
+    def _fail(self, text: str) -> None:
         if not self.entered.called:
             self.entered.callback(False)
         if not self.done.called:
             self.done.errback(BotFailed(text))
 
-    def _event(self, event):
+    def _event(self, event: object) -> None:
         st = self.state
         if self._leaving is not None:
             if isinstance(event, E.PhaseChanged) and event.new == S.LOBBY:
                 self.stop()   # the room exit is confirmed
             elif isinstance(event, E.Disconnected):
+                # (connected when it left: the timer is set)
+                assert self._leaveTimer is not None
                 if self._leaveTimer.active():
                     self._leaveTimer.cancel()
                 if not self._leaving.called:
@@ -245,7 +256,7 @@ class BotPlayer:
         if st.phase == S.ROOM and not self.entered.called:
             self.entered.callback(True)
 
-    def _nextName(self):
+    def _nextName(self) -> Optional[str]:
         """
         Checkers: our join was refused (the name may be taken in the
         room): the next name to try, or None.
@@ -258,7 +269,7 @@ class BotPlayer:
         self.name = name
         return name
 
-    def _registerFailed(self, status):
+    def _registerFailed(self, status: int) -> None:
         """
         Gomoku: our name was refused; ask for the next one, if it was
         taken and another is left.
@@ -277,7 +288,7 @@ class BotPlayer:
             RENAME_SECONDS, self.state.register, name)
 
 
-def describe(kind, bots):
+def describe(kind: str, bots: Sequence[BotPlayer]) -> str:
     """
     A one-line result of a finished game, from the bots' states.
     """
@@ -302,8 +313,11 @@ def describe(kind, bots):
 
 
 @defer.inlineCallbacks
-def playGame(reactor, kind, host, port, count, level, room, seed, delay,
-             timeout, prefix, names=None, keyed=None):
+def playGame(
+        reactor: Any, kind: str, host: str, port: int, count: int, level: int,
+        room: Optional[str], seed: int, delay: float, timeout: float,
+        prefix: str, names: Optional[List[Optional[str]]] = None,
+        keyed: Optional[str] = None) -> Generator["Deferred[Any]", Any, str]:
     """
     Connect C{count} bots, play one game, leave.  A lone bot plays as
     C{keyed} when given (the keyed name of an account, L{keyedName}).
@@ -329,14 +343,15 @@ def playGame(reactor, kind, host, port, count, level, room, seed, delay,
         bots = []
         for i in range(count):
             wanted = botNames(prefix, i + 1, count)
-            if names[i] is not None and names[i] != wanted[0]:
-                wanted = [names[i], names[i]] + wanted
+            last = names[i]
+            if last is not None and last != wanted[0]:
+                wanted = [last, last] + wanted
             bots.append(BotPlayer(
                 reactor, kind, host, port, wanted[0], level, seed=seed + i,
                 room=room, team=count, creator=(i == 0 and count > 1),
                 delay=delay, otherNames=wanted[1:]))
 
-    def expire():
+    def expire() -> None:
         for b in bots:
             b.expire(timeout)
     timer = reactor.callLater(timeout, expire)
@@ -351,7 +366,7 @@ def playGame(reactor, kind, host, port, count, level, room, seed, delay,
         try:
             yield defer.gatherResults(dones, consumeErrors=True)
         except defer.FirstError as e:
-            raise e.subFailure.value
+            raise cast(BaseException, e.subFailure.value)
     except BotFailed:
         for b in bots:
             b.stop()
@@ -365,7 +380,7 @@ def playGame(reactor, kind, host, port, count, level, room, seed, delay,
     return describe(kind, bots)
 
 
-def makeParser():
+def makeParser() -> argparse.ArgumentParser:
     """
     The argument parser of C{python -m hub.bots}.
     """
@@ -409,7 +424,8 @@ def makeParser():
     return p
 
 
-def ownName(options, kind, environ=None):
+def ownName(options: argparse.Namespace, kind: str,
+            environ: Optional[Mapping[str, str]] = None) -> Optional[str]:
     """
     Settle C{options.key} (from C{--key}, or with C{--key-env} from
     L{KEY_VARIABLE} in C{environ}, default the process's; an empty one
@@ -447,7 +463,8 @@ def ownName(options, kind, environ=None):
     return keyedName(kind, options.name, options.key)
 
 
-def gameSeeds(seed, games, rng=None):
+def gameSeeds(seed: Optional[int], games: int,
+              rng: Optional[random.Random] = None) -> List[int]:
     """
     The seed of each of C{games} games: C{seed} every time when given
     (the run can be replayed), else a new random one per game.
@@ -459,7 +476,7 @@ def gameSeeds(seed, games, rng=None):
 
 
 @defer.inlineCallbacks
-def main(reactor, *argv):
+def main(reactor: Any, *argv: str) -> Generator["Deferred[Any]", Any, None]:
     """
     Run the bot client (for L{twisted.internet.task.react}).
 
@@ -483,7 +500,7 @@ def main(reactor, *argv):
     if kind == "gomoku" and options.count > 2:
         raise SystemExit("python -m hub.bots: a gomoku room holds 2")
     seeds = gameSeeds(options.seed, options.games)
-    names = [None] * options.count
+    names: List[Optional[str]] = [None] * options.count
     for number, seed in enumerate(seeds, 1):
         try:
             line = yield playGame(

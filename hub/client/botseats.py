@@ -5,13 +5,17 @@ protocol), driven by L{hub.client.botplayer.BotPlayer}.  No subprocess.
 """
 
 import random
+from typing import Any, List, Optional, Set
 
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.client import events as E
 from hub.client import state as S
 from hub.client.botplayer import BotPlayer
+from hub.client.machines import GameState
 
 #: Seconds an in-process bot waits before each action by default.
 BOT_SEAT_DELAY = 0.25
@@ -26,19 +30,20 @@ class BotSeats:
 
     log = Logger()
 
-    def __init__(self, reactor, game, host, port, delay=BOT_SEAT_DELAY,
-                 rng=None):
+    def __init__(self, reactor: Any, game: str, host: str, port: int,
+                 delay: float = BOT_SEAT_DELAY,
+                 rng: Optional[random.Random] = None) -> None:
         self.reactor = reactor
         self.game = game
         self.host = host
         self.port = port
         self.delay = delay
-        self.bots = []
+        self.bots: List[BotPlayer] = []
         self._random = rng or random.Random()
         self._serial = 0
-        self._given = set()
+        self._given: Set[str] = set()
 
-    def newName(self, hint=None):
+    def newName(self, hint: Optional[str] = None) -> str:
         """
         A bot name the protocols accept (letters, digits, C{_}) and that
         is not one of ours yet.
@@ -54,7 +59,8 @@ class BotSeats:
                 self._given.add(name)
                 return name
 
-    def add(self, level, room=None, team=1, name=None):
+    def add(self, level: int, room: Optional[str] = None, team: int = 1,
+            name: Optional[str] = None) -> BotPlayer:
         """
         Start one bot of C{level} that joins C{room} (checkers, gomoku)
         and readies once C{team} players are present.
@@ -72,16 +78,16 @@ class BotSeats:
                                  callbackArgs=(bot,), errbackArgs=(bot,))
         return bot
 
-    def _finished(self, state, bot):
+    def _finished(self, state: GameState, bot: BotPlayer) -> GameState:
         bot.leave()
         return state
 
-    def _failed(self, failure, bot):
+    def _failed(self, failure: Failure, bot: BotPlayer) -> None:
         self.log.warn("bot {name!r}: {why}", name=bot.name,
                       why=failure.getErrorMessage())
         bot.stop()
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Close every bot's connection.
         """
@@ -89,14 +95,14 @@ class BotSeats:
             bot.stop()
 
 
-def whenInRoom(state):
+def whenInRoom(state: S.Playing) -> "Deferred[S.Playing]":
     """
     A Deferred that fires once C{state} (a client state machine) is in a
     room or at a table, or fails if its connection closes first.
     """
-    d = defer.Deferred()
+    d: Deferred[S.Playing] = defer.Deferred()
 
-    def observe(event):
+    def observe(event: object) -> None:
         if d.called:
             return
         if state.phase in (S.ROOM, S.GAME):

@@ -13,13 +13,19 @@ callbacks come on its own threads; they are handed to the reactor with
 C{callFromThread} (see L{hub.mdns}).
 """
 
-from typing import Dict, NamedTuple, Optional
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, List, NamedTuple, Optional)
 
-from twisted.internet.defer import succeed
+from twisted.internet.defer import Deferred, succeed
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub import mdns
 from hub.wire import dnssd
+
+if TYPE_CHECKING:
+    from zeroconf import ServiceBrowser, ServiceInfo, ServiceStateChange
+    from zeroconf import Zeroconf
 
 #: Seconds to wait for a found hub's records (address, port, TXT).
 RESOLVE_SECONDS = 3.0
@@ -43,7 +49,7 @@ class FoundHub(NamedTuple):
     server: str
 
 
-def instanceName(fullName):
+def instanceName(fullName: str) -> str:
     """
     C{gamehub on HOST} of C{gamehub on HOST._gamehub._tcp.local.}.
     """
@@ -53,7 +59,7 @@ def instanceName(fullName):
     return fullName
 
 
-def foundHub(info):
+def foundHub(info: "ServiceInfo") -> Optional[FoundHub]:
     """
     The L{FoundHub} of a resolved L{zeroconf.ServiceInfo}, or None if it
     has no IPv4 address or serves no game.
@@ -82,29 +88,31 @@ class HubBrowser:
 
     log = Logger()
 
-    def __init__(self, reactor, onChange, newZeroconf=mdns.newZeroconf,
-                 resolveSeconds=RESOLVE_SECONDS):
+    def __init__(self, reactor: Any,
+                 onChange: Callable[[List[FoundHub]], object],
+                 newZeroconf: Callable[[], "Zeroconf"] = mdns.newZeroconf,
+                 resolveSeconds: float = RESOLVE_SECONDS) -> None:
         self.reactor = reactor
         self.onChange = onChange
         self.newZeroconf = newZeroconf
         self.resolveSeconds = resolveSeconds
-        self.found = {}
+        self.found: Dict[str, FoundHub] = {}
         self.running = False
-        self.zeroconf = None
-        self._browser = None
-        self._starting = None
+        self.zeroconf: Optional[Zeroconf] = None
+        self._browser: Optional[ServiceBrowser] = None
+        self._starting: Optional[Deferred[Any]] = None
         # full name -> how many times it was seen change, so that a late
         # resolution of an old state is dropped.
-        self._generation = {}
+        self._generation: Dict[str, int] = {}
 
     @property
-    def hubs(self):
+    def hubs(self) -> List[FoundHub]:
         """
         The hubs found, sorted by name.
         """
         return sorted(self.found.values(), key=lambda hub: hub.name)
 
-    def start(self):
+    def start(self) -> "Deferred[None]":
         """
         Start browsing.
 
@@ -119,7 +127,7 @@ class HubBrowser:
         self._starting.addErrback(self._failed)
         return self._starting
 
-    def _browse(self, zeroconf):
+    def _browse(self, zeroconf: "Zeroconf") -> "Optional[Deferred[Any]]":
         from zeroconf import ServiceBrowser
         self._starting = None
         self.zeroconf = zeroconf
@@ -129,19 +137,21 @@ class HubBrowser:
                                        handlers=[self._zeroconfChanged])
         return None
 
-    def _failed(self, failure):
+    def _failed(self, failure: Failure) -> None:
         self._starting = None
         self.log.warn("cannot browse the LAN for hubs: {error}",
                       error=failure.getErrorMessage() or failure.type)
 
-    def _zeroconfChanged(self, zeroconf, service_type, name, state_change):
+    def _zeroconfChanged(self, zeroconf: "Zeroconf", service_type: str,
+                         name: str,
+                         state_change: "ServiceStateChange") -> None:
         """
         zeroconf's handler, on zeroconf's thread: hand over to the
         reactor.
         """
         self.reactor.callFromThread(self._changed, name, state_change)
 
-    def _changed(self, name, stateChange):
+    def _changed(self, name: str, stateChange: "ServiceStateChange") -> None:
         """
         A service C{name} was added, updated or removed.
         """
@@ -158,9 +168,10 @@ class HubBrowser:
             return
         self._resolve(name, generation)
 
-    def _resolve(self, name, generation):
+    def _resolve(self, name: str, generation: int) -> None:
         from zeroconf.asyncio import AsyncServiceInfo
         info = AsyncServiceInfo(dnssd.SERVICE_TYPE, name)
+        assert self.zeroconf is not None  # (browsing)
         resolving = mdns.onZeroconfLoop(
             self.reactor, self.zeroconf,
             info.async_request(self.zeroconf, self.resolveSeconds * 1000))
@@ -169,7 +180,8 @@ class HubBrowser:
             "cannot resolve {name!r}: {error}", name=name,
             error=f.getErrorMessage()))
 
-    def _resolved(self, complete, name, generation, info):
+    def _resolved(self, complete: bool, name: str, generation: int,
+                  info: "ServiceInfo") -> None:
         if not self.running or self._generation.get(name) != generation:
             return
         hub = foundHub(info) if complete else None
@@ -182,13 +194,13 @@ class HubBrowser:
                           name=hub.name, host=hub.host, ports=hub.ports)
             self._notify()
 
-    def _notify(self):
+    def _notify(self) -> None:
         try:
             self.onChange(self.hubs)
         except Exception:
             self.log.failure("onChange failed")
 
-    def stop(self):
+    def stop(self) -> "Deferred[Any]":
         """
         Stop browsing; the list is emptied (C{onChange} is not called).
 
@@ -204,11 +216,11 @@ class HubBrowser:
             return self._starting
         return self._close()
 
-    def _close(self):
+    def _close(self) -> "Deferred[Any]":
         browser, self._browser = self._browser, None
         zeroconf, self.zeroconf = self.zeroconf, None
 
-        def close():
+        def close() -> None:
             if browser is not None:
                 browser.cancel()
             if zeroconf is not None:

@@ -5,18 +5,27 @@ session of the seat to move, and says whose turn it is.  No pyglet: the
 desktop client asks these after every state event.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Sequence, Sized
+
 from hub.client.i18n import _
 from hub.client import state as S
 
+if TYPE_CHECKING:
+    from hub.client.session import ClientSession
 
-def isHotSeat(sessions):
+
+def isHotSeat(sessions: Sized) -> bool:
     """
     Whether several people play at this screen.
     """
     return len(sessions) > 1
 
 
-def sessionToShow(shown, sessions):
+def sessionToShow(
+        shown: Optional[ClientSession],
+        sessions: Sequence[ClientSession]) -> Optional[ClientSession]:
     """
     The session whose screens to show now: C{shown} while it is to move
     (or nobody at this screen is), else the session whose turn it is.
@@ -36,7 +45,7 @@ def sessionToShow(shown, sessions):
     return shown
 
 
-def bannerText(state):
+def bannerText(state: S.Playing) -> str:
     """
     What the banner of a hot seat says over the view of C{state}.
     """

@@ -16,6 +16,7 @@ L{setLanguage}.
 """
 
 import os
+from typing import Dict, Mapping, Optional
 
 from babel import Locale, UnknownLocaleError
 
@@ -32,7 +33,7 @@ LOCALE_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
 _current = {"language": LANGUAGES[0]}
 
 
-def catalog(language):
+def catalog(language: str) -> Dict[str, str]:
     """
     The translations of C{language}'s client catalog, as a L{dict} from
     the English text to the translated one (untranslated and fuzzy
@@ -41,7 +42,7 @@ def catalog(language):
     return catalogs.catalog(language, DOMAIN)
 
 
-def languageOf(tag):
+def languageOf(tag: Optional[str]) -> Optional[str]:
     """
     The catalog language of a locale name or tag (C{zh_CN.UTF-8},
     C{zh-TW}, C{en_GB}), or None when there is none for it (C{C},
@@ -57,7 +58,7 @@ def languageOf(tag):
     return parsed.language if parsed.language in LANGUAGES else None
 
 
-def systemLanguage(environ=None):
+def systemLanguage(environ: Optional[Mapping[str, str]] = None) -> str:
     """
     The language of the system locale: the first of L{LOCALE_VARIABLES}
     that is set (C{LANGUAGE} may list several, colon-separated) and
@@ -78,7 +79,7 @@ def systemLanguage(environ=None):
     return LANGUAGES[0]
 
 
-def setLanguage(language):
+def setLanguage(language: str) -> None:
     """
     Show the client in C{language} (one of L{LANGUAGES}) from now on.
     """
@@ -88,14 +89,14 @@ def setLanguage(language):
     _current["language"] = language
 
 
-def language():
+def language() -> str:
     """
     The language the client is shown in.
     """
     return _current["language"]
 
 
-def _(text):
+def _(text: str) -> str:
     """
     C{text} (English) in the client's language.
     """

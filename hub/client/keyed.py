@@ -5,20 +5,22 @@ in gomoku; see C{docs/accounts.md}), and how it keeps the key off the
 screen and out of its log.
 """
 
+from typing import Any, Optional, Tuple
+
 #: How a play key rides in the name field of each game with names.
 KEY_SEPARATORS = {"checkers": "__", "gomoku": "#"}
 #: What stands for a key wherever one would show.
 HIDDEN = "***"
 
 
-def keyedName(kind, name, key):
+def keyedName(kind: str, name: str, key: str) -> str:
     """
     The name field that proves account C{name} with play C{key}.
     """
     return name + KEY_SEPARATORS[kind] + key
 
 
-def wireName(kind, name, key):
+def wireName(kind: str, name: str, key: Optional[str]) -> str:
     """
     What a client of game C{kind} sends as C{name}'s name: the keyed form
     when a C{key} is given and the game carries names, else C{name}.
@@ -28,13 +30,13 @@ def wireName(kind, name, key):
     return name
 
 
-def splitName(name):
+def splitName(name: str) -> Tuple[str, str]:
     """
     C{(name, key)} of a name given in a keyed form (C{alice__KEY},
     C{alice#KEY}: the part before the first separator, and everything
     after it), else C{(name, "")}.
     """
-    found = None
+    found: Optional[Tuple[int, str]] = None
     for separator in KEY_SEPARATORS.values():
         at = name.find(separator)
         if at >= 0 and (found is None or at < found[0]):
@@ -45,7 +47,7 @@ def splitName(name):
     return name[:at], name[at + len(separator):]
 
 
-def plainName(name):
+def plainName(name: str) -> str:
     """
     What of C{name} may be shown: all of it, or for a keyed form (even a
     mistyped one) the part before its separator.
@@ -53,7 +55,7 @@ def plainName(name):
     return splitName(name)[0]
 
 
-def hideKey(text, key):
+def hideKey(text: Any, key: Optional[str]) -> Any:
     """
     C{text} with C{key} taken out: a keyed name becomes the plain name,
     and the key anywhere else L{HIDDEN}.
@@ -71,11 +73,11 @@ class Hidden:
     the log is written).
     """
 
-    def __init__(self, value, key):
+    def __init__(self, value: object, key: Optional[str]) -> None:
         self.value = value
         self.key = key
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return hideKey(repr(self.value), self.key)
 
     __str__ = __repr__

@@ -9,10 +9,14 @@ once the guest is ready.
 The protocol's status codes and player states are those of L{hub.wire}.
 """
 
+from typing import Any, Callable, List, Optional
+
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 
 from hub.client import events as E
 from hub.client import state as S
+from hub.client.machines import GameState
 from hub.client.state_gomoku import resultText
 from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
@@ -59,10 +63,15 @@ class LobbyFlow:
 
     log = Logger()
 
-    def __init__(self, state, clock, room, team=None, password="",
-                 colour=None, create=False, mayCreate=True,
-                 delay=STEP_SECONDS, onFailed=None, nextName=None):
-        self.state = state
+    def __init__(
+            self, state: GameState, clock: IReactorTime, room: Optional[str],
+            team: Optional[int] = None, password: Optional[str] = "",
+            colour: Optional[int] = None, create: bool = False,
+            mayCreate: bool = True, delay: float = STEP_SECONDS,
+            onFailed: Optional[Callable[[str], object]] = None,
+            nextName: Optional[Callable[[], Optional[str]]] = None) -> None:
+        # (Any: each game's steps are called after a look at st.game)
+        self.state: Any = state
         self.clock = clock
         self.room = room
         self.team = team
@@ -72,15 +81,16 @@ class LobbyFlow:
         self.mayCreate = mayCreate
         self.delay = delay
         self.onFailed = onFailed or state.error
-        self.nextName = nextName or (lambda: None)
+        self.nextName: Callable[[], Optional[str]] = (
+            nextName or (lambda: None))
         self._tries = 0
         self._readied = False
         self._started = False
         self._stopped = False
-        self._calls = []
+        self._calls: List[IDelayedCall] = []
         state.subscribe(self._event)
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Take no more steps.
         """
@@ -91,18 +101,19 @@ class LobbyFlow:
                 call.cancel()
         self._calls = []
 
-    def _later(self, f, *args, delay=None):
+    def _later(self, f: Callable[..., object], *args: object,
+               delay: Optional[float] = None) -> None:
         if self._stopped:
             return
         self._calls = [c for c in self._calls if c.active()]
         self._calls.append(self.clock.callLater(
             self.delay if delay is None else delay, f, *args))
 
-    def _fail(self, text):
+    def _fail(self, text: str) -> None:
         self.stop()
         self.onFailed(text)
 
-    def _event(self, event):
+    def _event(self, event: object) -> None:
         st = self.state
         if isinstance(event, E.PhaseChanged):
             if event.new != S.ROOM:
@@ -127,7 +138,7 @@ class LobbyFlow:
             self._later(self._inRoom)
 
     # entering
-    def _enter(self):
+    def _enter(self) -> None:
         st = self.state
         if st.phase != S.LOBBY:
             return
@@ -139,11 +150,11 @@ class LobbyFlow:
         elif st.game == "checkers":
             st.join(self.room)
 
-    def _joinAs(self, name):
+    def _joinAs(self, name: str) -> None:
         if self.state.phase == S.LOBBY:
             self.state.join(self.room, name)
 
-    def _createRoom(self):
+    def _createRoom(self) -> None:
         if self.state.phase != S.LOBBY:
             return
         if self.colour is None:
@@ -151,11 +162,11 @@ class LobbyFlow:
         else:
             self.state.createRoom(self.room, self.password, self.colour)
 
-    def _joinRoom(self):
+    def _joinRoom(self) -> None:
         if self.state.phase == S.LOBBY:
             self.state.joinRoom(self.room, self.password)
 
-    def _roomFailed(self, status):
+    def _roomFailed(self, status: int) -> None:
         # gomoku: the room is not there (create it), or it was made
         # meanwhile (join it)
         self._tries += 1
@@ -171,7 +182,7 @@ class LobbyFlow:
                 self.room, resultText(status)))
 
     # in the room
-    def _inRoom(self):
+    def _inRoom(self) -> None:
         st = self.state
         if st.phase != S.ROOM or self._stopped:
             return
@@ -190,7 +201,7 @@ class LobbyFlow:
             self._readied = True
             st.setReady(True)
 
-    def _present(self):
+    def _present(self) -> int:
         st = self.state
         if st.game == "checkers":
             return len(st.members)

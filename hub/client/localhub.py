@@ -8,9 +8,11 @@ listens on a loopback port the OS picks (127.0.0.1 only).
 """
 
 import os
+from typing import Any, Dict, Generator, List, Optional, Sequence
 
 from twisted.internet import defer
 from twisted.internet.endpoints import TCP4ServerEndpoint
+from twisted.internet.interfaces import IListeningPort, IReactorTime
 from twisted.logger import Logger
 
 from hub.client.offline import CHECKERS_COUNTS, GAMES, LOOPBACK
@@ -32,17 +34,19 @@ class OfflineHub:
 
     log = Logger()
 
-    def __init__(self, reactor, dbURL=None, turnSeconds=15, games=GAMES):
+    def __init__(self, reactor: Any, dbURL: Optional[str] = None,
+                 turnSeconds: float = 15,
+                 games: Sequence[str] = GAMES) -> None:
         self.reactor = reactor
         self.dbURL = dbURL
         self.turnSeconds = turnSeconds
         self.games = games
-        self.ports = {}
-        self.service = None
-        self.factories = {}
-        self._listening = []
+        self.ports: Dict[str, int] = {}
+        self.service: Optional[Hub] = None
+        self.factories: Dict[str, Any] = {}
+        self._listening: List[IListeningPort] = []
 
-    def makeRecords(self, clock):
+    def makeRecords(self, clock: IReactorTime) -> Any:
         """
         The records service of C{dbURL}, or None (no URL, or a database
         that cannot be used: offline games are then not recorded).
@@ -60,7 +64,7 @@ class OfflineHub:
             return None
 
     @defer.inlineCallbacks
-    def start(self):
+    def start(self) -> Generator[Any, Any, Dict[str, int]]:
         """
         Start the hub and listen on loopback ports.
 
@@ -84,7 +88,7 @@ class OfflineHub:
         self.log.info("offline hub on {ports!r}", ports=self.ports)
         return self.ports
 
-    def stop(self):
+    def stop(self) -> "defer.Deferred[List[Any]]":
         """
         Stop listening and stop the hub.
         """

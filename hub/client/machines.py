@@ -3,12 +3,18 @@ The client state machine of each game kind, by name: what a session of
 the desktop client and a bot of the bot client start from.
 """
 
+from typing import Union
+
 from hub.client.state_checkers import TURN_SECONDS, CheckersState
 from hub.client.state_gomoku import GomokuState
 from hub.client.state_splendor import SplendorState
 
+#: The state machine of any game.
+GameState = Union[CheckersState, GomokuState, SplendorState]
 
-def stateFor(game, name, turnSeconds=TURN_SECONDS):
+
+def stateFor(game: str, name: str,
+             turnSeconds: float = TURN_SECONDS) -> GameState:
     """
     A new client state machine of C{game} for the player C{name}.
 

@@ -19,17 +19,23 @@ L{ClientState.wrongServer<hub.client.state.ClientState.wrongServer>}.
     L{hub.wire.splendor.FrameReader}.
 """
 
+from typing import Any, Callable, Dict, Optional, Tuple, Type
 from urllib.parse import urlsplit
 
 from hub.client.i18n import _
 from twisted.internet import error
+from twisted.internet.defer import Deferred
 from twisted.internet.endpoints import HostnameEndpoint
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.interfaces import (
+    IAddress, IDelayedCall, IProtocol, IReactorTime, ITransport)
+from twisted.internet.protocol import Factory, Protocol, connectionDone
 from twisted.logger import Logger
 from twisted.protocols.basic import LineOnlyReceiver
 from twisted.protocols.policies import TimeoutMixin
+from twisted.python.failure import Failure
 
 from hub.client.keyed import Hidden
+from hub.client.state import ClientState
 from hub.net import setNoDelay
 from hub.wire import checkers as wireCheckers
 from hub.wire import gomoku as wireGomoku
@@ -42,7 +48,7 @@ DEFAULT_PORTS = {"checkers": 16666, "splendor": 13204, "gomoku": 11011}
 ANSWER_SECONDS = 5
 
 
-def parseURL(url):
+def parseURL(url: str) -> Tuple[str, str, int]:
     """
     Split C{game://host:port} into C{(game, host, port)}; the host
     defaults to 127.0.0.1 and the port to the game's usual one.
@@ -75,23 +81,27 @@ class _ClientProtocol(Protocol, TimeoutMixin):
     """
 
     log = Logger()
+    transport: ITransport  # (from connectionMade on)
 
-    def __init__(self, state, clock=None):
+    def __init__(self, state: ClientState,
+                 clock: Optional[IReactorTime] = None) -> None:
         self.state = state
         self.clock = clock
         self.answered = False
         self._asked = False
         self._wrong = False
 
-    def callLater(self, period, func):
+    def callLater(self, period: float,
+                  func: Callable[[], object]) -> IDelayedCall:
         # TimeoutMixin's timer, on the injected clock
+        assert self.clock is not None  # (only set with a clock)
         return self.clock.callLater(period, func)
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         setNoDelay(self.transport)
         self.state.attach(self)
 
-    def awaitAnswer(self):
+    def awaitAnswer(self) -> None:
         """
         A request went out (the state calls this on every send); a server
         of the game answers the first one at once.
@@ -101,7 +111,7 @@ class _ClientProtocol(Protocol, TimeoutMixin):
                 and self.timeOut is None and not self._wrong):
             self.setTimeout(ANSWER_SECONDS)
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         self.setTimeout(None)
         closedByUs = getattr(self.transport, "disconnecting", False)
         if self._asked and not self.answered and not closedByUs:
@@ -109,11 +119,11 @@ class _ClientProtocol(Protocol, TimeoutMixin):
         if self.state.isAttached(self):
             self.state.detach(reason)
 
-    def timeoutConnection(self):
+    def timeoutConnection(self) -> None:
         self.wrongServer("gave no answer in %d s" % (ANSWER_SECONDS,))
         self.transport.loseConnection()
 
-    def wrongServer(self, reason):
+    def wrongServer(self, reason: str) -> None:
         """
         Tell the state, once, that the peer does not speak the game.
         """
@@ -122,7 +132,7 @@ class _ClientProtocol(Protocol, TimeoutMixin):
             self.setTimeout(None)
             self.state.wrongServer(reason)
 
-    def garbled(self, what, fatal=False):
+    def garbled(self, what: str, fatal: bool = False) -> None:
         """
         The server sent C{what} (a readable description) that we cannot
         decode.  Before any valid message it is not a server of the game:
@@ -139,7 +149,7 @@ class _ClientProtocol(Protocol, TimeoutMixin):
         else:
             self.log.warn("bad message from server: {what!r}", what=what)
 
-    def deliver(self, message):
+    def deliver(self, message: object) -> None:
         """
         Give one decoded message to the state, logging its failures.
         """
@@ -154,7 +164,7 @@ class _ClientProtocol(Protocol, TimeoutMixin):
             self.log.failure("client state failed on {received!r}",
                              received=self.loggable(message))
 
-    def loggable(self, message):
+    def loggable(self, message: object) -> object:
         """
         C{message} as the log may show it: never with the play key.
         """
@@ -167,11 +177,11 @@ class GomokuClientProtocol(_ClientProtocol):
     The gomoku-battle protocol, client side.
     """
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self._scanner = wireGomoku.FrameScanner()
         _ClientProtocol.connectionMade(self)
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
         if not self.answered and not self._scanner.pending() and \
                 not data.lstrip().startswith(b"<"):
             # the scanner drops bytes outside frames: a gomoku server
@@ -193,7 +203,7 @@ class GomokuClientProtocol(_ClientProtocol):
                 continue
             self.deliver(message)
 
-    def sendMessage(self, message):
+    def sendMessage(self, message: Dict[str, Any]) -> None:
         """
         Write C{message} (a dict with every field) as one frame.
         """
@@ -209,7 +219,7 @@ class CheckersClientProtocol(LineOnlyReceiver, _ClientProtocol):
     delimiter = wireCheckers.DELIMITER
     MAX_LENGTH = wireCheckers.MAX_LINE_LENGTH
 
-    def lineReceived(self, line):
+    def lineReceived(self, line: bytes) -> None:
         if not line.strip():
             return
         try:
@@ -219,10 +229,10 @@ class CheckersClientProtocol(LineOnlyReceiver, _ClientProtocol):
             return
         self.deliver(message)
 
-    def lineLengthExceeded(self, line):
+    def lineLengthExceeded(self, line: bytes) -> None:
         self.garbled("an oversized line", fatal=True)
 
-    def sendMessage(self, message):
+    def sendMessage(self, message: Tuple[int, str, str]) -> None:
         """
         Write C{message} = C{(op, data1, data2)} as one line.
         """
@@ -235,11 +245,11 @@ class SplendorClientProtocol(_ClientProtocol):
     The Splendor protocol, client side (28-byte header + JSON body).
     """
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self._reader = wireSplendor.FrameReader()
         _ClientProtocol.connectionMade(self)
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
         try:
             frames = self._reader.feed(data)
         except wireSplendor.FrameError as e:
@@ -255,7 +265,7 @@ class SplendorClientProtocol(_ClientProtocol):
                 continue
             self.deliver((apiId, playerId, body))
 
-    def sendMessage(self, message):
+    def sendMessage(self, message: Tuple[int, int, object]) -> None:
         """
         Write C{message} = C{(apiId, playerId, body)} as one frame.
         """
@@ -264,7 +274,7 @@ class SplendorClientProtocol(_ClientProtocol):
             wireSplendor.packClientFrame(apiId, playerId, body))
 
 
-PROTOCOLS = {
+PROTOCOLS: Dict[str, Type[_ClientProtocol]] = {
     "gomoku": GomokuClientProtocol,
     "checkers": CheckersClientProtocol,
     "splendor": SplendorClientProtocol,
@@ -279,18 +289,19 @@ class ClientFactory(Factory):
         (None: not timed).
     """
 
-    def __init__(self, game, state, clock=None):
+    def __init__(self, game: str, state: ClientState,
+                 clock: Optional[IReactorTime] = None) -> None:
         self.protocolClass = PROTOCOLS[game]
         self.state = state
         self.clock = clock
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: Optional[IAddress]) -> _ClientProtocol:
         p = self.protocolClass(self.state, self.clock)
         p.factory = self
         return p
 
 
-def connectError(failure):
+def connectError(failure: Failure) -> str:
     """
     A short reason why a connection attempt failed, for messages.
     """
@@ -303,14 +314,16 @@ def connectError(failure):
     return failure.getErrorMessage()
 
 
-def endpointFor(reactor, host, port):
+def endpointFor(reactor: Any, host: str, port: int) -> HostnameEndpoint:
     """
     The client endpoint of C{host:port}.
     """
     return HostnameEndpoint(reactor, host, port, timeout=10)
 
 
-def connect(reactor, game, host, port, state, clock=None):
+def connect(
+        reactor: Any, game: str, host: str, port: int, state: ClientState,
+        clock: Optional[IReactorTime] = None) -> "Deferred[IProtocol]":
     """
     Connect C{state} to C{host:port} with C{game}'s protocol, once.
 

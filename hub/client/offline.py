@@ -8,7 +8,9 @@ connections (L{BotSeats}).
 """
 
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import (
+    Any, Callable, Container, Generator, Iterable, List, Optional, Sequence,
+    Tuple, Union)
 
 from twisted.internet import defer
 
@@ -25,7 +27,7 @@ GAMES = ("checkers", "splendor", "gomoku")
 LOOPBACK = "127.0.0.1"
 
 
-def autoCount(humans, counts=CHECKERS_COUNTS):
+def autoCount(humans: int, counts: Iterable[int] = CHECKERS_COUNTS) -> int:
     """
     The least count of C{counts} at or above C{humans} (at least 1).
 
@@ -37,7 +39,7 @@ def autoCount(humans, counts=CHECKERS_COUNTS):
     raise ValueError("no game for %d players" % (humans,))
 
 
-def supportedCheckersCounts():
+def supportedCheckersCounts() -> Tuple[int, ...]:
     """
     The checkers counts an offline hub (L{hub.client.localhub}) starts.
     """
@@ -69,22 +71,24 @@ class OfflinePlan:
     colour: str = "black"
 
     @property
-    def count(self):
+    def count(self) -> int:
         return len(self.seats)
 
     @property
-    def humans(self):
+    def humans(self) -> List[PlanSeat]:
         return [s for s in self.seats if s.human]
 
-    def regions(self):
+    def regions(self) -> Tuple[str, ...]:
         """
         Checkers: the region of each seat.
         """
         return CHECKERS_REGIONS[self.count]
 
 
-def checkersPlan(count=None, mySeat=0, levels=None, humans=1,
-                 counts=CHECKERS_COUNTS):
+def checkersPlan(count: Optional[int] = None, mySeat: int = 0,
+                 levels: Union[None, int, Sequence[int]] = None,
+                 humans: int = 1,
+                 counts: Iterable[int] = CHECKERS_COUNTS) -> OfflinePlan:
     """
     An offline checkers plan: C{count} players (None: auto, the least
     count for C{humans}), the first human at seat C{mySeat} (its index in
@@ -100,7 +104,9 @@ def checkersPlan(count=None, mySeat=0, levels=None, humans=1,
     return OfflinePlan("checkers", _seats(count, humanSeats, levels))
 
 
-def splendorPlan(count=2, levels=None, humans=1):
+def splendorPlan(count: int = 2,
+                 levels: Union[None, int, Sequence[int]] = None,
+                 humans: int = 1) -> OfflinePlan:
     """
     An offline Splendor plan of C{count} (2 to 4) players.
     """
@@ -109,7 +115,7 @@ def splendorPlan(count=2, levels=None, humans=1):
     return OfflinePlan("splendor", _seats(count, range(humans), levels))
 
 
-def gomokuPlan(colour="black", level=2):
+def gomokuPlan(colour: str = "black", level: int = 2) -> OfflinePlan:
     """
     An offline gomoku game: the user (who owns the room) at C{colour}
     against a bot.
@@ -118,14 +124,17 @@ def gomokuPlan(colour="black", level=2):
                        colour=colour)
 
 
-def _seats(count, humanSeats, levels):
+def _seats(count: int, humanSeats: Container[int],
+           levels: Union[None, int, Sequence[int]]) -> List[PlanSeat]:
     if levels is None or isinstance(levels, int):
         levels = [levels or 2] * count
     return [PlanSeat(i in humanSeats, levels[i]) for i in range(count)]
 
 
 @defer.inlineCallbacks
-def seatPlayers(plan, botSeats, seatHuman, room):
+def seatPlayers(plan: OfflinePlan, botSeats: Any,
+                seatHuman: Callable[[int, PlanSeat], "defer.Deferred[object]"],
+                room: str) -> Generator["defer.Deferred[Any]", Any, List[Any]]:
     """
     Bring the players of C{plan} to the table one after the other, each
     once the one before is in: bots through C{botSeats} (ready once

@@ -5,15 +5,22 @@ resumes a gomoku game with its token), the local bot for AI 托管 and
 hints, and the lobby steps of C{--bot} (L{hub.client.lobbyflow}).
 """
 
+from __future__ import annotations
+
 from hub.client.i18n import _
 import functools
 from dataclasses import dataclass
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, cast)
 
 from twisted.application.internet import ClientService, backoffPolicy
+from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorThreads
-from twisted.internet.interfaces import IStreamClientEndpoint
+from twisted.internet.interfaces import (
+    IProtocol, IProtocolFactory, IReactorTime, IStreamClientEndpoint)
 from twisted.internet.threads import deferToThreadPool
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.client import events as E
@@ -23,7 +30,12 @@ from hub.client.autoplay import AutoPlayer, thinkNow
 from hub.client.keyed import wireName
 from hub.client.lobbyflow import DEFAULT_ROOM, LobbyFlow
 from hub.client.machines import stateFor
-from hub.client.state_gomoku import BLACK, WHITE
+from hub.client.state_checkers import CheckersState
+from hub.client.state_gomoku import BLACK, WHITE, GomokuState
+
+if TYPE_CHECKING:
+    from hub.client.botplayer import BotPlayer
+    from hub.client.botseats import BotSeats
 
 #: The backoff between connection attempts: the first retry after
 #: about this many seconds...
@@ -35,7 +47,7 @@ RETRY_FACTOR = 1.5
 RETRY_MAX = 8.0
 
 
-def defaultRetryPolicy():
+def defaultRetryPolicy() -> Callable[[int], float]:
     """
     The backoff of L{ClientSession}'s connection attempts.
     """
@@ -55,16 +67,16 @@ class Options:
     #: the play key of the account C{name} (sent in the name field, never
     #: shown nor logged), or ""
     key: str = ""
-    room: str = None
+    room: Optional[str] = None
     password: str = ""
-    bot: int = None
+    bot: Optional[int] = None
     level: int = 2
     exitAfterGame: bool = False
-    players: int = None
+    players: Optional[int] = None
     turnSeconds: float = 15
-    screenshot: str = None
-    screenshotAfter: float = None
-    size: tuple = (1100, 760)
+    screenshot: Optional[str] = None
+    screenshotAfter: Optional[float] = None
+    size: Tuple[int, int] = (1100, 760)
     #: ready by itself once C{players} are present (offline seats)
     ready: bool = False
     #: gomoku: the colour asked for when creating a room ("black" or
@@ -72,27 +84,27 @@ class Options:
     colour: str = "white"
     #: seconds the local bot (and in-process bots) wait before acting;
     #: None for the default
-    botDelay: float = None
+    botDelay: Optional[float] = None
     #: the game to play offline (a hub in our own reactor), or None
-    offline: str = None
+    offline: Optional[str] = None
     #: offline checkers: our region; None for A
-    seat: str = None
+    seat: Optional[str] = None
     #: offline: people at this screen (hot seat when more than one)
     humans: int = 1
     #: offline: the level of the bots in the other seats
     opponentLevel: int = 2
     #: offline: where games are recorded (C{--db} syntax, C{"none"});
     #: None for a file in the user's data directory
-    records: str = None
+    records: Optional[str] = None
     #: the address of a game to watch from a hub's web face
     #: (C{http://HOST:PORT/games/ID}), or None
-    watch: str = None
+    watch: Optional[str] = None
     #: join C{room} as soon as the lobby is there, in gomoku too (a
     #: tournament's room, opened by the hub)
     joinRoom: bool = False
 
 
-def threadedThinking(reactor):
+def threadedThinking(reactor: Any) -> Callable[..., "Deferred[Any]"]:
     """
     How the local bot thinks: in C{reactor}'s thread pool when it has one,
     so that the window stays live while a strong level searches; at once
@@ -111,12 +123,13 @@ class _ReportingEndpoint:
     failed.
     """
 
-    def __init__(self, endpoint, onFailure):
+    def __init__(self, endpoint: IStreamClientEndpoint,
+                 onFailure: Callable[[Failure], object]) -> None:
         self._endpoint = endpoint
         self._onFailure = onFailure
 
-    def connect(self, factory):
-        def failed(failure):
+    def connect(self, factory: IProtocolFactory) -> "Deferred[IProtocol]":
+        def failed(failure: Failure) -> Failure:
             self._onFailure(failure)
             return failure
         return self._endpoint.connect(factory).addErrback(failed)
@@ -147,8 +160,9 @@ class ClientSession:
 
     log = Logger()
 
-    def __init__(self, reactor, clock, options, endpoint=None,
-                 retryPolicy=None):
+    def __init__(self, reactor: Any, clock: IReactorTime, options: Options,
+                 endpoint: Optional[IStreamClientEndpoint] = None,
+                 retryPolicy: Optional[Callable[[int], float]] = None) -> None:
         self.reactor = reactor
         self.clock = clock
         self.options = options
@@ -158,30 +172,30 @@ class ClientSession:
                               options.turnSeconds)
         if options.key and self.state.name != options.name:
             self.state.secret = options.key
-        delay = {} if options.botDelay is None else {
+        delay: Dict[str, Any] = {} if options.botDelay is None else {
             "delay": options.botDelay}
         self.autoplay = AutoPlayer(self.state, clock, options.level,
                                    think=threadedThinking(reactor), **delay)
-        self.lobby = None
+        self.lobby: Optional[LobbyFlow] = None
         if options.bot:
             self.autoplay.setEnabled(True)
         if options.bot or options.ready:
             self.lobby = self._makeLobbyFlow()
-        self.onGameOver = lambda: None
-        self.onFatal = lambda text: None
+        self.onGameOver: Callable[[], object] = lambda: None
+        self.onFatal: Callable[[str], object] = lambda text: None
         self.endpoint = endpoint
         self.retryPolicy = retryPolicy or defaultRetryPolicy()
-        self.service = None
+        self.service: Optional[ClientService] = None
         self.attempts = 0
-        self._lastFailure = None
+        self._lastFailure: Optional[str] = None
         self._stopped = False
         self._ended = False
         self._overSeen = False
         self._autoJoined = False
-        self._botSeats = None
+        self._botSeats: Optional[BotSeats] = None
         self.state.subscribe(self._event)
 
-    def _makeLobbyFlow(self):
+    def _makeLobbyFlow(self) -> LobbyFlow:
         """
         The lobby steps of C{--bot}, of the offline seats and of a
         tournament's game: enter C{--room} (L{DEFAULT_ROOM} when none was
@@ -199,7 +213,7 @@ class ClientSession:
                          password=o.password,
                          colour=colour, onFailed=self._lobbyFailed)
 
-    def _lobbyFailed(self, text):
+    def _lobbyFailed(self, text: str) -> None:
         """
         The room could not be entered: tell the user; with C{--bot},
         nobody is there to try something else.
@@ -209,13 +223,13 @@ class ClientSession:
             self.onFatal(text)
 
     @property
-    def address(self):
+    def address(self) -> str:
         """
         C{HOST:PORT} of the server, for messages.
         """
         return "%s:%d" % (self.options.host, self.options.port)
 
-    def start(self):
+    def start(self) -> None:
         """
         Start connecting (and retrying) to the server.
         """
@@ -231,7 +245,7 @@ class ClientSession:
             prepareConnection=self._connected)
         self.service.startService()
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Close the connection, stop retrying and stop every timer.
         """
@@ -243,12 +257,12 @@ class ClientSession:
             self._botSeats.stop()
         self._stopService()
 
-    def _stopService(self):
+    def _stopService(self) -> None:
         if self.service is not None and self.service.running:
             self.service.stopService()
 
     @property
-    def botSeats(self):
+    def botSeats(self) -> "BotSeats":
         """
         The in-process bots that joined our room or table
         (L{hub.client.botseats.BotSeats}), made on first use.
@@ -262,13 +276,14 @@ class ClientSession:
         return self._botSeats
 
     @property
-    def bots(self):
+    def bots(self) -> List["BotPlayer"]:
         """
         The in-process bots started so far.
         """
         return self.botSeats.bots if self._botSeats is not None else []
 
-    def addBot(self, level=None, team=1):
+    def addBot(self, level: Optional[int] = None,
+               team: int = 1) -> "BotPlayer":
         """
         Start a bot of C{level} in our reactor, as a connection of its
         own to the server, that joins our room (gomoku, checkers) or
@@ -279,13 +294,15 @@ class ClientSession:
         o = self.options
         room = getattr(self.state, "roomId", None) or o.room
         if o.game == "gomoku":
-            room = (self.state.room or {}).get("name", room)
+            room = (cast(GomokuState, self.state).room or {}).get(
+                "name", room)
         bot = self.botSeats.add(level or o.level, room=room, team=team)
         self.state.notify(_("bot %s (level %d) is joining")
                           % (bot.name, level or o.level))
         return bot
 
-    def fillWithBots(self, count, level=None):
+    def fillWithBots(self, count: int,
+                     level: Optional[int] = None) -> List["BotPlayer"]:
         """
         Checkers: add bots until the room holds C{count} players; each
         readies once all C{count} are there.
@@ -296,16 +313,16 @@ class ClientSession:
         return [self.addBot(level, team=count) for unused in range(missing)]
 
     # the connection
-    def _connected(self, protocol):
+    def _connected(self, protocol: IProtocol) -> None:
         if self.attempts and not self._stopped:
             self.state.notify(_("connected to %s") % (self.address,))
         self.attempts = 0
         self._lastFailure = None
 
-    def _attemptFailed(self, failure):
+    def _attemptFailed(self, failure: Failure) -> None:
         self._lastFailure = net.connectError(failure)
 
-    def _retryDelay(self, failedAttempts):
+    def _retryDelay(self, failedAttempts: int) -> float:
         """
         The L{ClientService}'s retry policy: the backoff's delay, and a
         message for the user saying which attempt comes when.
@@ -327,7 +344,7 @@ class ClientSession:
         self.state.emit(E.Retrying(failedAttempts, delay))
         return delay
 
-    def _mayResume(self):
+    def _mayResume(self) -> bool:
         """
         Whether a dropped connection is taken up again: a gomoku player
         with a token, whose game is not over, resumes.
@@ -338,7 +355,7 @@ class ClientSession:
                 and st.phase not in (S.OVER, S.CLOSED)
                 and st.notServer is None)
 
-    def _end(self, text):
+    def _end(self, text: str) -> None:
         """
         The session cannot go on: stop connecting, tell C{onFatal} once
         (unless the game had ended).
@@ -350,19 +367,19 @@ class ClientSession:
         if not self._overSeen:
             self.onFatal(text)
 
-    def _notAServer(self, reason):
+    def _notAServer(self, reason: str) -> None:
         text = "no %s server at %s: it %s" % (self.options.game,
                                               self.address, reason)
         self.state.error(text)
         self._end(text)
         self.state.setPhase(S.CLOSED)
 
-    def _disconnected(self):
+    def _disconnected(self) -> None:
         if not self._mayResume():
             self._end("connection closed")
         # else the service reconnects and the state resumes
 
-    def _event(self, event):
+    def _event(self, event: object) -> None:
         if isinstance(event, E.PhaseChanged):
             new = event.new
             if (new == S.LOBBY and self.options.game == "checkers"
@@ -370,13 +387,14 @@ class ClientSession:
                     and self.options.room):
                 # --room without --bot: join it, the rest is the user's
                 self._autoJoined = True
-                self.clock.callLater(0, self.state.join, self.options.room)
+                self.clock.callLater(0, cast(CheckersState, self.state).join,
+                                     self.options.room)
             elif (new == S.LOBBY and self.options.game == "gomoku"
                     and self.options.joinRoom and self.options.room
                     and not self._autoJoined and self.lobby is None):
                 # a tournament's room: the hub opened it for us
                 self._autoJoined = True
-                self.clock.callLater(0, self.state.joinRoom,
+                self.clock.callLater(0, cast(GomokuState, self.state).joinRoom,
                                      self.options.room)
             if new == S.OVER and not self._overSeen:
                 self._overSeen = True

@@ -7,11 +7,15 @@ these objects and the tests drive them through
 L{twisted.internet.testing.StringTransport}.
 """
 
+from typing import Any, Callable, List, Optional, Protocol, Tuple
+
 from hub.client.i18n import _
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.client import events as E
 from hub.client.keyed import hideKey
+from hub.ihub import IGameRules
 
 #: Phases shared by all three games.
 CONNECTING = "connecting"
@@ -21,6 +25,9 @@ GAME = "game"
 OVER = "over"
 CLOSED = "closed"
 
+#: What observes a state machine: called with each event.
+Observer = Callable[[Any], object]
+
 
 class Observable:
     """
@@ -29,20 +36,22 @@ class Observable:
     C{__init__}.
     """
 
-    def subscribe(self, observer):
+    _observers: List[Observer]
+
+    def subscribe(self, observer: Observer) -> None:
         """
         Call C{observer(event)} on every event.
         """
         self._observers.append(observer)
 
-    def unsubscribe(self, observer):
+    def unsubscribe(self, observer: Observer) -> None:
         """
         Stop calling C{observer}.
         """
         if observer in self._observers:
             self._observers.remove(observer)
 
-    def emit(self, event):
+    def emit(self, event: object) -> None:
         """
         Tell every observer of C{event} (one of L{hub.client.events}).
         """
@@ -68,32 +77,33 @@ class ClientState(Observable):
     """
 
     log = Logger()
-    game = None
-    secret = None
+    game: Optional[str] = None
+    secret: Optional[str] = None
+    name: str
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.phase = CONNECTING
-        self.messages = []
+        self.messages: List[Tuple[str, str]] = []
         self.connected = False
-        self.notServer = None
-        self._protocol = None
+        self.notServer: Optional[str] = None
+        self._protocol: Any = None
         self._observers = []
 
-    def hide(self, text):
+    def hide(self, text: Any) -> Any:
         """
         C{text} as it may be shown or logged: without the play key.
         """
         return hideKey(text, self.secret)
 
     @property
-    def shownName(self):
+    def shownName(self) -> str:
         """
         The player's name as it may be shown: without its key.
         """
         return self.hide(self.name)
 
     @property
-    def answered(self):
+    def answered(self) -> bool:
         """
         Whether the server has sent a valid message of the game on this
         connection: until then an open port may be another game's (a
@@ -102,7 +112,7 @@ class ClientState(Observable):
         return self._protocol is not None and getattr(
             self._protocol, "answered", True)
 
-    def connectionText(self):
+    def connectionText(self) -> str:
         """
         The connection in a word or three, for a window's header:
         C{connected} only once the server has answered as a server of the
@@ -114,7 +124,7 @@ class ClientState(Observable):
             return _("port open, no answer yet")
         return _("connected")
 
-    def setPhase(self, phase):
+    def setPhase(self, phase: str) -> None:
         """
         Move to C{phase} and tell the observers if it changed.
         """
@@ -122,7 +132,7 @@ class ClientState(Observable):
             old, self.phase = self.phase, phase
             self.emit(E.PhaseChanged(old, phase))
 
-    def notify(self, text, kind="info"):
+    def notify(self, text: str, kind: str = "info") -> None:
         """
         Record a message for the user and tell the observers.
         """
@@ -131,7 +141,7 @@ class ClientState(Observable):
         del self.messages[:-8]
         self.emit(E.Message(kind, text))
 
-    def error(self, text):
+    def error(self, text: str) -> None:
         """
         Record an error message for the user.
         """
@@ -139,7 +149,7 @@ class ClientState(Observable):
                       text=self.hide(text))
         self.notify(text, "error")
 
-    def wrongServer(self, reason):
+    def wrongServer(self, reason: str) -> None:
         """
         The peer does not speak this game: C{reason} says why (a phrase
         such as C{"gave no answer in 5 s"}).  Observers get
@@ -150,7 +160,7 @@ class ClientState(Observable):
                       reason=reason)
         self.emit(E.WrongServer(reason))
 
-    def attach(self, protocol):
+    def attach(self, protocol: Any) -> None:
         """
         The protocol C{protocol} is connected and carries our messages.
         """
@@ -158,14 +168,14 @@ class ClientState(Observable):
         self.connected = True
         self.connectionMade()
 
-    def isAttached(self, protocol):
+    def isAttached(self, protocol: object) -> bool:
         """
         Whether C{protocol} is the one carrying our messages (not one
         already replaced by a newer connection's).
         """
         return protocol is not None and protocol is self._protocol
 
-    def detach(self, reason=None):
+    def detach(self, reason: Optional[Failure] = None) -> None:
         """
         The protocol's connection is gone.
         """
@@ -174,7 +184,7 @@ class ClientState(Observable):
         self.connectionLost(reason)
         self.emit(E.Disconnected())
 
-    def send(self, message):
+    def send(self, message: Any) -> bool:
         """
         Hand C{message} (a C{hub.wire} message) to the protocol.
 
@@ -189,20 +199,49 @@ class ClientState(Observable):
             awaitAnswer()
         return True
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         """
         Override: the connection is up.
         """
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Optional[Failure]) -> None:
         """
         Override: the connection dropped.
         """
         if self.phase not in (OVER,):
             self.setPhase(CLOSED)
 
-    def messageReceived(self, message):
+    def messageReceived(self, message: Any) -> None:
         """
         Override: one decoded message arrived from the server.
         """
         raise NotImplementedError()
+
+
+class Playing(Protocol):
+    """
+    The small interface every game's state machine offers the players
+    (L{hub.client.autoplay}, L{hub.client.lobbyflow}, the bot player).
+    """
+
+    name: str
+    phase: str
+    connected: bool
+    awaitingReply: bool
+
+    @property
+    def game(self) -> Optional[str]: ...
+
+    def subscribe(self, observer: Observer) -> None: ...
+
+    def unsubscribe(self, observer: Observer) -> None: ...
+
+    def emit(self, event: object) -> None: ...
+
+    def isMyTurn(self) -> bool: ...
+
+    def mySeat(self) -> Optional[int]: ...
+
+    def rules(self) -> Optional[IGameRules]: ...
+
+    def playAction(self, action: Any) -> None: ...

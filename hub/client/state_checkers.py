@@ -7,6 +7,8 @@ that follows the server's moves, so legal destinations, hints and the
 local bot all come from the shared rules.
 """
 
+from typing import Dict, List, Optional, Sequence, Tuple, cast
+
 from hub.client.i18n import N_, _
 from hub.games import checkers as G
 from hub.wire import checkers as W
@@ -18,7 +20,7 @@ from hub.client.state import ClientState
 #: The turn limit the countdown assumes (the spec's default).
 TURN_SECONDS = 15
 
-ERROR_TEXTS = {
+ERROR_TEXTS: Dict[Optional[int], str] = {
     W.NOT_IN_ROOM: N_("you are not in a room"),
     W.ROOM_IS_RUNNING: N_("a game is running in that room"),
     W.ROOM_NOT_RUNNING: N_("no game is running"),
@@ -30,7 +32,7 @@ ERROR_TEXTS = {
 }
 
 
-def errorText(data1, data2):
+def errorText(data1: str, data2: str) -> str:
     """
     A readable text for ERROR_OP C{(data1, data2)}.
     """
@@ -58,57 +60,57 @@ class CheckersState(ClientState):
 
     game = "checkers"
 
-    def __init__(self, name, turnSeconds=TURN_SECONDS):
+    def __init__(self, name: str, turnSeconds: float = TURN_SECONDS) -> None:
         ClientState.__init__(self)
         self.name = name
         self.turnSeconds = turnSeconds
-        self.roomId = None
-        self.members = []
-        self.regions = {}
-        self.board = None
-        self.currentRegion = None
-        self.turnStarted = None
-        self.ranking = None
-        self.lastPath = None
+        self.roomId: Optional[str] = None
+        self.members: List[List[object]] = []
+        self.regions: Dict[str, str] = {}
+        self.board: Optional[G.CheckersGame] = None
+        self.currentRegion: Optional[str] = None
+        self.turnStarted: Optional[float] = None
+        self.ranking: Optional[List[str]] = None
+        self.lastPath: Optional[Sequence[Sequence[int]]] = None
         self.finishedMe = False
         self.awaitingReply = False
-        self._beforeMove = None
+        self._beforeMove: Optional[G.CheckersGame] = None
 
     # interface for the bot and the scenes
-    def myRegion(self):
+    def myRegion(self) -> Optional[str]:
         return self.regions.get(self.name)
 
-    def mySeat(self):
+    def mySeat(self) -> Optional[int]:
         if self.board is None or self.myRegion() is None:
             return None
-        return self.board.seatOfRegion(self.myRegion())
+        return self.board.seatOfRegion(cast(str, self.myRegion()))
 
-    def isMyTurn(self):
+    def isMyTurn(self) -> bool:
         return (self.phase == S.GAME and self.board is not None
                 and self.currentRegion is not None
                 and self.currentRegion == self.myRegion()
                 and not self.board.isOver)
 
-    def rules(self):
+    def rules(self) -> Optional[G.CheckersGame]:
         if self.board is None:
             return None
         return self.board.copy()
 
-    def playAction(self, action):
+    def playAction(self, action: Sequence[G.Cell]) -> None:
         self.move(action)
 
-    def nameOfRegion(self, region):
+    def nameOfRegion(self, region: str) -> Optional[str]:
         for name, r in self.regions.items():
             if r == region:
                 return name
         return None
 
     # connection
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.setPhase(S.LOBBY)
 
     # user actions
-    def join(self, roomId, name=None):
+    def join(self, roomId: str, name: Optional[str] = None) -> None:
         """
         Join (or create) room C{roomId}.
         """
@@ -117,13 +119,13 @@ class CheckersState(ClientState):
         self.roomId = roomId
         self.send((W.JOIN_ROOM_OP, roomId, self.name))
 
-    def setReady(self, ready=True):
+    def setReady(self, ready: bool = True) -> None:
         """
         Say we are ready (the protocol has no "unready").
         """
         self.send((W.PLAYER_READY_OP, self.name, ""))
 
-    def leave(self):
+    def leave(self) -> None:
         """
         Leave the room (back to the join screen).
         """
@@ -133,7 +135,7 @@ class CheckersState(ClientState):
         self.board = None
         self.setPhase(S.LOBBY)
 
-    def move(self, path):
+    def move(self, path: Sequence[G.Cell]) -> None:
         """
         Play C{path} (a sequence of cells) for our region.
         """
@@ -141,6 +143,7 @@ class CheckersState(ClientState):
             self.error(_("not your turn"))
             return
         seat = self.mySeat()
+        assert self.board is not None and seat is not None  # isMyTurn
         try:
             path = self.board.validate(seat, path)
         except G.IllegalMove as e:
@@ -155,7 +158,7 @@ class CheckersState(ClientState):
         self.emit(E.Moved(seat, path))
 
     # incoming
-    def messageReceived(self, message):
+    def messageReceived(self, message: Tuple[int, str, str]) -> None:
         op, data1, data2 = message
         handler = {
             W.JOIN_ROOM_REPLY_OP: self._joined,
@@ -173,7 +176,7 @@ class CheckersState(ClientState):
         if handler is not None:
             handler(data1, data2)
 
-    def _joined(self, data1, data2):
+    def _joined(self, data1: str, data2: str) -> None:
         names = data1.split()
         self.members = [[n, data2[i:i + 1] == "1"]
                         for i, n in enumerate(names)]
@@ -185,24 +188,24 @@ class CheckersState(ClientState):
         self.setPhase(S.ROOM)
         self.emit(E.RoomChanged())
 
-    def _otherJoined(self, data1, data2):
+    def _otherJoined(self, data1: str, data2: str) -> None:
         if data1 and data1 not in [m[0] for m in self.members]:
             self.members.append([data1, False])
         self.emit(E.RoomChanged())
 
-    def _otherLeft(self, data1, data2):
+    def _otherLeft(self, data1: str, data2: str) -> None:
         self.members = [m for m in self.members if m[0] != data1]
         if self.phase == S.GAME:
             self.notify(_("%s left the game") % (data1,))
         self.emit(E.RoomChanged())
 
-    def _ready(self, data1, data2):
+    def _ready(self, data1: str, data2: str) -> None:
         for m in self.members:
             if m[0] == data1:
                 m[1] = True
         self.emit(E.RoomChanged())
 
-    def _started(self, data1, data2):
+    def _started(self, data1: str, data2: str) -> None:
         names = data1.split()
         letters = data2.split()
         self.regions = dict(zip(names, letters))
@@ -214,7 +217,7 @@ class CheckersState(ClientState):
         self.awaitingReply = False
         self.setPhase(S.GAME)
 
-    def _turn(self, data1, data2):
+    def _turn(self, data1: str, data2: str) -> None:
         self.currentRegion = data1
         try:
             self.turnStarted = int(data2)
@@ -229,7 +232,7 @@ class CheckersState(ClientState):
                 self.board.currentSeat = seat
         self.emit(E.TurnChanged(region=data1))
 
-    def _moved(self, data1, data2):
+    def _moved(self, data1: str, data2: str) -> None:
         if self.board is None:
             return
         seat = self.board.seatOfRegion(data1)
@@ -238,7 +241,9 @@ class CheckersState(ClientState):
         if data2.strip() == W.TIMEOUT_PATH:
             if not self.board.isActive(seat):
                 return
-            if seat == self.board.seatOfRegion(self.myRegion()) and \
+            # (no region of ours: None finds no seat)
+            mine = self.board.seatOfRegion(cast(str, self.myRegion()))
+            if seat == mine and \
                     self._beforeMove is not None:
                 self.board = self._beforeMove
                 self._beforeMove = None
@@ -262,19 +267,19 @@ class CheckersState(ClientState):
         self.lastPath = tuple(path)
         self.emit(E.Moved(seat, tuple(path)))
 
-    def _finished(self, data1, data2):
+    def _finished(self, data1: str, data2: str) -> None:
         self.finishedMe = True
         self.notify(_("All your pieces are home!"))
         self.emit(E.Changed())
 
-    def _ended(self, data1, data2):
+    def _ended(self, data1: str, data2: str) -> None:
         self.ranking = data1.split()
         self.awaitingReply = False
         self.currentRegion = None
         self.roomId = None
         self.setPhase(S.OVER)
 
-    def _error(self, data1, data2):
+    def _error(self, data1: str, data2: str) -> None:
         text = errorText(data1, data2)
         code = W.errorCode(data1)
         if code in (W.OUTTURN_MOVE, W.INVALID_MOVE, W.ROOM_NOT_RUNNING) \
@@ -294,7 +299,7 @@ class CheckersState(ClientState):
             return
         self.error(text)
 
-    def _closed(self, data1, data2):
+    def _closed(self, data1: str, data2: str) -> None:
         self.members = []
         self.roomId = None
         self.notify(_("the room was closed"))

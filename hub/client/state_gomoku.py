@@ -7,6 +7,10 @@ C{session}) is filled in here.  The position is kept as a
 L{hub.games.gomoku} game so that the local bot can play it.
 """
 
+from typing import Any, Callable, Dict, List, Optional, Tuple, cast
+
+from twisted.python.failure import Failure
+
 from hub.client.i18n import N_, _
 from hub.games import gomoku as G
 from hub.wire import gomoku as W
@@ -40,11 +44,12 @@ RESULT_TEXTS = {
     W.S_MATCH_ILLEGAL_MOVE: N_("illegal move"),
     W.S_MATCH_OPER_TIMEOUT: N_("timeout"),
 }
-GAME_RESULTS = {W.GAME_RSLT_WIN: "win", W.GAME_RSLT_LOSE: "lose",
-                W.GAME_RSLT_DRAW: "draw", W.GAME_RSLT_ERROR: "error"}
+GAME_RESULTS: Dict[Optional[int], str] = {
+    W.GAME_RSLT_WIN: "win", W.GAME_RSLT_LOSE: "lose",
+    W.GAME_RSLT_DRAW: "draw", W.GAME_RSLT_ERROR: "error"}
 
 
-def resultText(status):
+def resultText(status: int) -> str:
     """
     A readable text for a C{msg_result} status code.
     """
@@ -67,40 +72,41 @@ class GomokuState(ClientState):
 
     game = "gomoku"
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         ClientState.__init__(self)
         self.name = name
-        self.token = None
+        self.token: Optional[int] = None
         self.session = 0
-        self.pending = {}
-        self.rooms = []
-        self.room = None
-        self.result = None
+        self.pending: Dict[Optional[int], Tuple[Optional[str], Any]] = {}
+        self.rooms: List[Dict[str, Any]] = []
+        self.room: Optional[Dict[str, Any]] = None
+        self.result: Optional[str] = None
         self.awaitingReply = False
         self.resuming = False
-        self.opponent = None
-        self._inflight = []
+        self.opponent: Optional[str] = None
+        self._inflight: List[Tuple[int, int]] = []
         self.newBoard()
 
     # helpers
-    def newBoard(self):
+    def newBoard(self) -> None:
         self.game_ = G.GomokuGame()
 
     @property
-    def lastMove(self):
+    def lastMove(self) -> Optional[G.Cell]:
         return self.game_.lastMove
 
     @property
-    def moveCount(self):
+    def moveCount(self) -> int:
         return len(self.game_.moves)
 
-    def stone(self, x, y):
+    def stone(self, x: int, y: int) -> int:
         """
         The stone at C{(x, y)}: 0, L{BLACK} or L{WHITE}.
         """
         return self.game_.at(x, y)
 
-    def _request(self, kind, build, data=None, *args, **kw):
+    def _request(self, kind: str, build: Callable[..., Dict[str, Any]],
+                 data: Any = None, *args: Any, **kw: Any) -> bool:
         if not self.connected:
             self.error(_("not connected"))
             return False
@@ -108,10 +114,10 @@ class GomokuState(ClientState):
         self.pending[self.session] = (kind, data)
         return self.send(build(*args, session=self.session, **kw))
 
-    def isOwner(self):
-        return bool(self.room) and self.room.get("owner") == self.name
+    def isOwner(self) -> bool:
+        return bool(self.room and self.room.get("owner") == self.name)
 
-    def myColour(self):
+    def myColour(self) -> Optional[int]:
         """
         Our colour (L{BLACK} or L{WHITE}) in the current room.
         """
@@ -120,30 +126,31 @@ class GomokuState(ClientState):
         oct_ = self.room.get("oct", WHITE)
         return oct_ if self.isOwner() else W.CHESS_SUM - oct_
 
-    def toMove(self):
+    def toMove(self) -> int:
         """
         The colour to move: black first, then alternating.
         """
         return G.SEAT_COLOURS[self.moveCount & 1]
 
-    def isMyTurn(self):
+    def isMyTurn(self) -> bool:
         return self.phase == S.GAME and self.toMove() == self.myColour()
 
-    def mySeat(self):
-        return G.seatOfColour(self.myColour())
+    def mySeat(self) -> int:
+        # (in no room: white's seat)
+        return G.seatOfColour(cast(int, self.myColour()))
 
-    def rules(self):
+    def rules(self) -> G.GomokuGame:
         """
         A copy of the position as an L{hub.ihub.IGameRules}.
         """
         return self.game_.copy()
 
-    def playAction(self, action):
+    def playAction(self, action: G.Cell) -> None:
         x, y = action
         self.move(x, y)
 
     # connection
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         if self.token is not None:
             self.resuming = True
             self._request("resume", W.regMessage, None, self.name,
@@ -152,7 +159,7 @@ class GomokuState(ClientState):
             self.setPhase(S.CONNECTING)
             self._request("reg", W.regMessage, None, self.name)
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Optional[Failure]) -> None:
         self.awaitingReply = False
         self._inflight = [data for kind, data in self.pending.values()
                           if kind == "move"]
@@ -165,7 +172,7 @@ class GomokuState(ClientState):
             ClientState.connectionLost(self, reason)
 
     # user actions
-    def register(self, name):
+    def register(self, name: str) -> None:
         """
         Register again, as C{name}, after a refused registration (the
         protocol allows another C{msg_reg} until one succeeds).
@@ -173,37 +180,38 @@ class GomokuState(ClientState):
         self.name = name
         self._request("reg", W.regMessage, None, name)
 
-    def refreshRooms(self):
+    def refreshRooms(self) -> None:
         self._request("list", W.requestMessage, None, W.REQ_ROOM_LIST)
 
-    def createRoom(self, name, password="", colour=WHITE):
+    def createRoom(self, name: str, password: str = "",
+                   colour: int = WHITE) -> None:
         room = W.roomObject(name, self.name, "", colour,
                             W.PLAYER_STATE_PREPARE, W.ROOM_STATE_OPEN,
                             password)
         self._request("create", W.roomOpMessage, room, W.RO_ROOM_CREATE,
                       name, password, oct=colour)
 
-    def joinRoom(self, name, password=""):
+    def joinRoom(self, name: str, password: str = "") -> None:
         self._request("join", W.roomOpMessage, None, W.RO_ROOM_JOIN, name,
                       password)
 
-    def exitRoom(self):
+    def exitRoom(self) -> None:
         if self.room:
             self._request("exit", W.roomOpMessage, None, W.RO_ROOM_EXIT,
                           self.room["name"], "")
 
-    def setReady(self, ready):
+    def setReady(self, ready: bool) -> None:
         state = W.PLAYER_STATE_READY if ready else W.PLAYER_STATE_PREPARE
         self.awaitingReply = self._request("ready", W.stateMessage, state,
                                            state)
 
-    def setColour(self, colour):
+    def setColour(self, colour: int) -> None:
         self._request("chess", W.chessMessage, colour, colour)
 
-    def startGame(self):
+    def startGame(self) -> None:
         self._request("start", W.requestMessage, None, W.REQ_GAME_START)
 
-    def move(self, x, y):
+    def move(self, x: int, y: int) -> None:
         if not self.isMyTurn():
             self.error(_("not your turn"))
             return
@@ -212,7 +220,7 @@ class GomokuState(ClientState):
         self.awaitingReply = self._request(
             "move", W.moveMessage, (x, y), 0, x, y, token=W.INVALID_U64)
 
-    def backToRoom(self):
+    def backToRoom(self) -> None:
         """
         Leave the result screen for the room.
         """
@@ -220,17 +228,17 @@ class GomokuState(ClientState):
             self.setPhase(S.ROOM)
 
     # incoming
-    def messageReceived(self, m):
+    def messageReceived(self, m: W.Message) -> None:
         t = m.get("msg_type")
-        handler = {
+        handler: Optional[Callable[[W.Message], None]] = {
             W.MSG_RESULT: self._result, W.MSG_ROOMLIST: self._roomList,
             W.MSG_ROOM: self._roomInfo, W.MSG_GAME: self._gameState,
             W.MSG_MOVE: self._opponentMove,
-        }.get(t)
+        }.get(cast(int, t))
         if handler is not None:
             handler(m)
 
-    def _result(self, m):
+    def _result(self, m: W.Message) -> None:
         status = m.get("status", W.S_ERROR)
         kind, data = self.pending.pop(m.get("session"), (None, None))
         if kind in ("reg", "resume"):
@@ -298,7 +306,7 @@ class GomokuState(ClientState):
             self.awaitingReply = False
             if status == 0:
                 x, y = data
-                self._place(x, y, self.myColour())
+                self._place(x, y, cast(int, self.myColour()))  # in a game
                 self.emit(E.Accepted())
             else:
                 self.error(_("move refused: %s") % (resultText(status),))
@@ -308,14 +316,14 @@ class GomokuState(ClientState):
             if status == W.S_ILLEGAL_OPER_LIMITS:
                 self.token = None
 
-    def _roomList(self, m):
+    def _roomList(self, m: W.Message) -> None:
         entry = self.pending.get(m.get("session"))
         if entry is not None and entry[0] == "list":
             del self.pending[m.get("session")]
         self.rooms = list(m.get("rooms") or [])
         self.emit(E.RoomsListed())
 
-    def _roomInfo(self, m):
+    def _roomInfo(self, m: W.Message) -> None:
         room = dict(m.get("room") or {})
         self.room = room
         t = m.get("type")
@@ -327,7 +335,7 @@ class GomokuState(ClientState):
             self.notify(_("the other player left"))
         self.emit(E.RoomChanged())
 
-    def _gameState(self, m):
+    def _gameState(self, m: W.Message) -> None:
         state = m.get("state")
         if state == W.GAME_STATE_RUNNING and self.phase != S.GAME:
             self.newBoard()
@@ -346,18 +354,21 @@ class GomokuState(ClientState):
                 self.room["state"] = W.ROOM_STATE_FULL
             self.setPhase(S.OVER)
 
-    def _opponentMove(self, m):
+    def _opponentMove(self, m: W.Message) -> None:
         if self.phase != S.GAME:
             return
-        colour = W.CHESS_SUM - self.myColour()
+        mine = self.myColour()
+        assert mine is not None  # a game is played in a room
+        colour = W.CHESS_SUM - mine
         if self.toMove() != colour and self._inflight:
             # our move crossed a dropped connection and the server took it
             x, y = self._inflight.pop()
-            self._place(x, y, self.myColour())
+            self._place(x, y, mine)
         self._inflight = []
-        self._place(m.get("x"), m.get("y"), colour)
+        # (the wire checked both)
+        self._place(cast(int, m.get("x")), cast(int, m.get("y")), colour)
 
-    def _place(self, x, y, colour):
+    def _place(self, x: int, y: int, colour: int) -> None:
         try:
             self.game_.apply(G.seatOfColour(colour), (x, y))
         except ValueError as e:

@@ -9,6 +9,11 @@ see the decks: they are filled with the cards not yet seen, and every
 NEW_CARD or revealed reserve puts the real card in place.
 """
 
+from typing import (
+    Any, Dict, Iterable, List, Optional, Sequence, Tuple, cast)
+
+from twisted.python.failure import Failure
+
 from hub.client.i18n import _
 from hub.games import splendor as G
 from hub.games import splendor_moves as GE
@@ -22,7 +27,8 @@ LEVEL_KEYS = ("levelOneCards_info", "levelTwoCards_info",
               "levelThreeCards_info")
 
 
-def observedGame(sequence, nobles, rows):
+def observedGame(sequence: Sequence[int], nobles: Iterable[int],
+                 rows: Sequence[Sequence[int]]) -> G.SplendorGame:
     """
     A L{G.SplendorGame} for the position GAME_START describes: C{rows}
     are the three face-up rows, the decks hold every other card.
@@ -56,49 +62,50 @@ class SplendorState(ClientState):
 
     game = "splendor"
 
-    def __init__(self, name):
+    def __init__(self, name: str) -> None:
         ClientState.__init__(self)
         self.name = name
-        self.myId = None
-        self.players = []
-        self.sequence = []
-        self.table = None
-        self.currentId = None
+        self.myId: Optional[int] = None
+        self.players: List[List[Any]] = []
+        self.sequence: List[int] = []
+        self.table: Optional[G.SplendorGame] = None
+        self.currentId: Optional[int] = None
         self.discard = 0
-        self.nobleChoice = ()
-        self.winnerId = None
+        self.nobleChoice: Tuple[int, ...] = ()
+        self.winnerId: Optional[int] = None
         self.awaitingReply = False
-        self.lastAction = None
-        self._refillSlot = None
-        self.hidden = {}
+        self.lastAction: Optional[Tuple[Optional[int], G.Action]] = None
+        self._refillSlot: Optional[Tuple[int, int]] = None
+        self.hidden: Dict[int, List[int]] = {}
 
     # interface for the bot and the scenes
-    def seatOf(self, playerId):
+    def seatOf(self, playerId: Optional[int]) -> Optional[int]:
         try:
-            return self.sequence.index(playerId)
+            # (None is in no sequence)
+            return self.sequence.index(cast(int, playerId))
         except ValueError:
             return None
 
-    def mySeat(self):
+    def mySeat(self) -> Optional[int]:
         return self.seatOf(self.myId)
 
-    def isMyTurn(self):
+    def isMyTurn(self) -> bool:
         return (self.phase == S.GAME and self.table is not None
                 and not self.table.isOver
                 and self.table.currentSeat == self.mySeat()
                 and self.currentId == self.myId)
 
-    def rules(self):
+    def rules(self) -> Optional[G.SplendorGame]:
         if self.table is None:
             return None
         return self.table.copy()
 
-    def playAction(self, action):
+    def playAction(self, action: G.Action) -> None:
         """
         Send C{action} (a L{G.Action}) as our operation.
         """
         kind, card, gems = action
-        me = self.myId
+        me = cast(int, self.myId)  # (sent as it is)
         if kind == G.GET_NOBLE:
             self.awaitingReply = self.send(
                 (W.PLAYER_GET_NOBLE, me, W.nobleChoiceRequest(me, card)))
@@ -106,25 +113,27 @@ class SplendorState(ClientState):
         body = W.operationRequest(me, kind, card, gems)
         self.awaitingReply = self.send((W.PLAYER_OPERATION, me, body))
 
-    def check(self, action):
+    def check(self, action: G.Action) -> Optional[str]:
         """
         Whether C{action} is legal for us now, as a readable reason or
         None when it is.
         """
         if not self.isMyTurn():
             return _("not your turn")
+        seat = self.mySeat()
+        assert self.table is not None and seat is not None  # isMyTurn
         try:
-            self.table.copy().apply(self.mySeat(), action)
+            self.table.copy().apply(seat, action)
         except G.IllegalAction as e:
             return str(e)
         return None
 
     # connection
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.send((W.INIT, 0, None))
 
     # user actions
-    def newGame(self):
+    def newGame(self) -> None:
         """
         After WINNER: sit down at a new table (INIT again).
         """
@@ -138,12 +147,12 @@ class SplendorState(ClientState):
         self.hidden = {}
         self.send((W.INIT, 0, None))
 
-    def setReady(self, ready=True):
+    def setReady(self, ready: bool = True) -> None:
         if self.myId is not None:
             self.send((W.PLAYER_READY, self.myId, None))
 
     # incoming
-    def messageReceived(self, message):
+    def messageReceived(self, message: Tuple[int, int, Any]) -> None:
         apiId, playerId, body = message
         handler = {
             W.INIT_RESP: self._initResp, W.NEW_PLAYER: self._newPlayer,
@@ -157,27 +166,28 @@ class SplendorState(ClientState):
         if handler is not None:
             handler(playerId, body if body is not None else {})
 
-    def _initResp(self, playerId, body):
+    def _initResp(self, playerId: int, body: W.Body) -> None:
         self.myId = body.get("allocated_player_id", playerId)
         self.players = [[p, False] for p in body.get("other_player_id", [])]
         self.setPhase(S.ROOM)
         self.emit(E.RoomChanged())
 
-    def _newPlayer(self, playerId, body):
+    def _newPlayer(self, playerId: int, body: W.Body) -> None:
         if playerId not in [p[0] for p in self.players]:
             self.players.append([playerId, False])
         self.emit(E.RoomChanged())
 
-    def _ready(self, playerId, body):
+    def _ready(self, playerId: int, body: W.Body) -> None:
         for p in self.players:
             if p[0] == playerId:
                 p[1] = True
         self.emit(E.RoomChanged())
 
-    def _start(self, playerId, body):
+    def _start(self, playerId: int, body: W.Body) -> None:
         self.sequence = list(body.get("players_sequence", []))
         rows = [body.get(k, []) for k in LEVEL_KEYS]
-        nobles = body.get("nobles_info", body.get("nobels_info", []))
+        nobles = cast(List[int], body.get(
+            "nobles_info", body.get("nobels_info", [])))
         self.table = observedGame(self.sequence, nobles, rows)
         self.currentId = self.sequence[0] if self.sequence else None
         self.winnerId = None
@@ -186,7 +196,7 @@ class SplendorState(ClientState):
         self.awaitingReply = False
         self.setPhase(S.GAME)
 
-    def _newTurn(self, playerId, body):
+    def _newTurn(self, playerId: int, body: W.Body) -> None:
         pid = body.get("new_turn_player")
         self.currentId = pid
         seat = self.seatOf(pid)
@@ -207,7 +217,7 @@ class SplendorState(ClientState):
         self.awaitingReply = False
         self.emit(E.TurnChanged(playerId=pid))
 
-    def _operation(self, playerId, body):
+    def _operation(self, playerId: int, body: W.Body) -> None:
         t = self.table
         if t is None:
             return
@@ -261,11 +271,12 @@ class SplendorState(ClientState):
         if pid == self.myId:
             self.emit(E.Accepted())
 
-    def _reveal(self, seat, card):
+    def _reveal(self, seat: int, card: int) -> None:
         """
         A player buys C{card}: if it was a blind reserve we only guessed,
         put the real card in its place.
         """
+        assert self.table is not None  # (from _operation)
         player = self.table.players[seat]
         hidden = self.hidden.get(seat, [])
         if card in player.reserved:
@@ -283,13 +294,14 @@ class SplendorState(ClientState):
                 self._unguess(guess, card)
                 return
 
-    def _unguess(self, guess, real):
+    def _unguess(self, guess: int, real: int) -> None:
         """
         The server dealt C{real} where we had guessed C{guess} (a card of
         the same level that we cannot see).  C{real} was among the cards
         we cannot see too, where C{guess} takes its place: in its deck,
         or as our guess for another player's blind reserve.
         """
+        assert self.table is not None  # (from _operation and _newCard)
         if guess == real:
             return
         deck = self.table.decks[G.CARDS[real].level - 1]
@@ -305,7 +317,7 @@ class SplendorState(ClientState):
         self.error(_("out of sync with the server: card %d is not hidden")
                    % (real,))
 
-    def _newCard(self, playerId, body):
+    def _newCard(self, playerId: int, body: W.Body) -> None:
         n = body.get("card_number", 0)
         t = self.table
         if t is None or n not in G.CARDS:
@@ -331,12 +343,12 @@ class SplendorState(ClientState):
         self._refillSlot = None
         self.emit(E.Changed())
 
-    def _invalid(self, playerId, body):
+    def _invalid(self, playerId: int, body: W.Body) -> None:
         self.awaitingReply = False
         self.error(_("the server refused that action"))
         self.emit(E.Rejected())
 
-    def _noble(self, playerId, body):
+    def _noble(self, playerId: int, body: W.Body) -> None:
         nobles = list(body.get("noble_number", []))
         pid = body.get("player_id", playerId)
         t = self.table
@@ -363,17 +375,17 @@ class SplendorState(ClientState):
             self.nobleChoice = ()
         self.emit(E.Changed())
 
-    def _discard(self, playerId, body):
+    def _discard(self, playerId: int, body: W.Body) -> None:
         self.discard = body.get("number_to_discard", 0)
         self.awaitingReply = False
         self.emit(E.DiscardAsked(self.discard))
 
-    def _winner(self, playerId, body):
+    def _winner(self, playerId: int, body: W.Body) -> None:
         self.winnerId = playerId
         self.awaitingReply = False
         self.setPhase(S.OVER)
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Optional[Failure]) -> None:
         # the server closes the table after WINNER
         if self.phase != S.OVER:
             ClientState.connectionLost(self, reason)

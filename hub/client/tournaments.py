@@ -11,11 +11,16 @@ C{EVENT-ROUND-BOARD} the director opened for us).
     poller.start()                    # onGame(kind, room), once
 """
 
+from typing import Any, Callable, Dict, List, Optional
 from urllib.parse import quote
 
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.python.failure import Failure
+from twisted.web.iweb import IAgent
 
 from hub.client.webapi import WebAPI
 
@@ -33,21 +38,22 @@ class TournamentAPI:
     @ivar web: the L{WebAPI}.
     """
 
-    def __init__(self, reactor, root, agent=None):
+    def __init__(self, reactor: Any, root: str,
+                 agent: Optional[IAgent] = None) -> None:
         self.web = WebAPI(reactor, root, agent)
 
     @property
-    def root(self):
+    def root(self) -> str:
         return self.web.root
 
-    def events(self):
+    def events(self) -> "Deferred[List[Dict[str, Any]]]":
         """
         A Deferred of the events, newest first as the hub lists them.
         """
         d = self.web.getJSON("/api/tournaments")
         return d.addCallback(lambda data: list(data.get("tournaments", [])))
 
-    def enter(self, eventId, name, key):
+    def enter(self, eventId: int, name: str, key: str) -> "Deferred[Any]":
         """
         Enter the account C{name}, proven with play C{key}, in event
         C{eventId}.  The key goes in the request's body only.
@@ -59,7 +65,7 @@ class TournamentAPI:
         return self.web.postJSON("/api/tournaments/%d/entry" % (eventId,),
                                  {"name": name, "key": key})
 
-    def nextGame(self, eventId, name):
+    def nextGame(self, eventId: int, name: str) -> "Deferred[Any]":
         """
         A Deferred of C{{"room", "kind", "state", "entrant", ...}}: the
         room C{name} should join now (None while no game waits for it).
@@ -80,8 +86,10 @@ class NextGamePoller:
 
     log = Logger()
 
-    def __init__(self, api, clock, eventId, name, onGame, onProblem=None,
-                 interval=POLL_SECONDS):
+    def __init__(self, api: TournamentAPI, clock: IReactorTime, eventId: int,
+                 name: str, onGame: Callable[[Optional[str], str], object],
+                 onProblem: Optional[Callable[[Optional[str]], object]] = None,
+                 interval: float = POLL_SECONDS) -> None:
         self.api = api
         self.clock = clock
         self.eventId = eventId
@@ -89,17 +97,17 @@ class NextGamePoller:
         self.onGame = onGame
         self.onProblem = onProblem or (lambda text: None)
         self.interval = interval
-        self.state = None
-        self._loop = None
-        self._pending = None
+        self.state: Optional[str] = None
+        self._loop: Optional[LoopingCall] = None
+        self._pending: Optional[Deferred[Any]] = None
         self._done = False
 
-    def start(self):
+    def start(self) -> None:
         self._loop = LoopingCall(self._look)
         self._loop.clock = self.clock
         self._loop.start(self.interval, now=True)
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Stop asking (the scene is left, or the game was found).
         """
@@ -110,18 +118,18 @@ class NextGamePoller:
             pending, self._pending = self._pending, None
             pending.cancel()
 
-    def _look(self):
+    def _look(self) -> None:
         if self._pending is not None or self._done:
             return
         d = self._pending = self.api.nextGame(self.eventId, self.name)
         d.addCallbacks(self._answered, self._failed)
         d.addBoth(self._settled)
 
-    def _settled(self, result):
+    def _settled(self, result: object) -> object:
         self._pending = None
         return result
 
-    def _answered(self, data):
+    def _answered(self, data: Dict[str, Any]) -> None:
         if self._done:
             return
         self.onProblem(None)
@@ -131,7 +139,7 @@ class NextGamePoller:
             self.stop()
             self.onGame(data.get("kind"), room)
 
-    def _failed(self, failure):
+    def _failed(self, failure: Failure) -> None:
         if failure.check(defer.CancelledError) or self._done:
             return
         self.log.info("next game of {name} not known: {error}",

@@ -6,6 +6,7 @@ games in the user's data directory (the XDG base directories).
 
 import json
 import os
+from typing import Any, Dict, Mapping, Optional
 
 from twisted.logger import Logger
 
@@ -16,7 +17,7 @@ RECORDS_FILE = "offline.sqlite"
 log = Logger()
 
 
-def configDir(environ=None):
+def configDir(environ: Optional[Mapping[str, str]] = None) -> str:
     """
     C{$XDG_CONFIG_HOME/gamehub}, by default C{~/.config/gamehub}.
     """
@@ -26,7 +27,7 @@ def configDir(environ=None):
     return os.path.join(base, APP_DIR)
 
 
-def dataDir(environ=None):
+def dataDir(environ: Optional[Mapping[str, str]] = None) -> str:
     """
     C{$XDG_DATA_HOME/gamehub}, by default C{~/.local/share/gamehub}.
     """
@@ -36,7 +37,7 @@ def dataDir(environ=None):
     return os.path.join(base, APP_DIR)
 
 
-def recordsURL(environ=None):
+def recordsURL(environ: Optional[Mapping[str, str]] = None) -> str:
     """
     The C{--db} of the offline hub: a SQLite file in the data directory.
     """
@@ -51,11 +52,11 @@ class UserConfig:
     @ivar values: the settings (a L{dict}).
     """
 
-    def __init__(self, path=None):
+    def __init__(self, path: Optional[str] = None) -> None:
         self.path = path or os.path.join(configDir(), CONFIG_FILE)
-        self.values = {}
+        self.values: Dict[str, Any] = {}
 
-    def load(self):
+    def load(self) -> "UserConfig":
         """
         Read the file; a missing or broken one gives no settings.
 
@@ -73,10 +74,10 @@ class UserConfig:
         self.values = values if isinstance(values, dict) else {}
         return self
 
-    def get(self, key, default=None):
+    def get(self, key: str, default: Any = None) -> Any:
         return self.values.get(key, default)
 
-    def set(self, key, value):
+    def set(self, key: str, value: Any) -> None:
         """
         Change one setting and write the file (atomically).
         """
@@ -85,7 +86,7 @@ class UserConfig:
         self.values[key] = value
         self.save()
 
-    def save(self):
+    def save(self) -> None:
         try:
             os.makedirs(os.path.dirname(self.path), exist_ok=True)
             tmp = self.path + ".tmp"

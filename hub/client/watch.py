@@ -16,15 +16,22 @@ L{E.WatchError} (C{text}); L{GameWatcher} adds L{E.Following} (its
 event stream is open).
 """
 
+from typing import Any, Callable, Dict, List, Optional, cast
+
 from hub.client.i18n import _
+from twisted.internet.defer import Deferred
 from twisted.internet.error import ConnectError
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
 from hub.client import events as E
 from hub.client import watchstate as W
 from hub.client.state import Observable
-from hub.client.webapi import WebAPI, WebAPIError, gamePath
+from hub.client.webapi import (
+    EventStreamProtocol, WebAPI, WebAPIError, gamePath)
+
 
 #: Seconds between two steps of a replay played (as the web page).
 PLAY_SECONDS = 0.7
@@ -54,33 +61,34 @@ class WatchedGame(Observable):
 
     log = Logger()
 
-    def __init__(self, clock, gameId=None, playSeconds=PLAY_SECONDS):
+    def __init__(self, clock: IReactorTime, gameId: Optional[str] = None,
+                 playSeconds: float = PLAY_SECONDS) -> None:
         self.clock = clock
         self.gameId = gameId
         self.playSeconds = playSeconds
-        self.kind = None
-        self.seats = []
-        self.moves = []
+        self.kind: Optional[str] = None
+        self.seats: List[Dict[str, Any]] = []
+        self.moves: List[Dict[str, Any]] = []
         self.live = False
-        self.turn = None
-        self.turnAt = None
-        self.result = None
+        self.turn: Optional[Dict[str, Any]] = None
+        self.turnAt: Optional[float] = None
+        self.result: Optional[Dict[str, Any]] = None
         self.spectators = 0
-        self.view = None
-        self.steps = None
+        self.view: Optional[Dict[str, Any]] = None
+        self.steps: Optional[List[Dict[str, Any]]] = None
         self.step = 0
         self.loaded = False
-        self._game = None
-        self._mirror = None
+        self._game: Any = None  # (the kind's rules object)
+        self._mirror: Optional[W.Mirror] = None
         self._observers = []
-        self._player = None
+        self._player: Optional[LoopingCall] = None
 
-    def _changed(self):
+    def _changed(self) -> None:
         self._mirror = None
         self.emit(E.Changed())
 
     # what the API says
-    def loadGame(self, data):
+    def loadGame(self, data: Dict[str, Any]) -> None:
         """
         The JSON of C{/api/games/ID}: a live game's snapshot, or a
         finished game with its replay.
@@ -90,7 +98,7 @@ class WatchedGame(Observable):
         else:
             self.loadReplay(data)
 
-    def loadSnapshot(self, data):
+    def loadSnapshot(self, data: Dict[str, Any]) -> None:
         """
         A live game's snapshot: everything at once.
         """
@@ -103,7 +111,7 @@ class WatchedGame(Observable):
         self._setView(data.get("view"))
         self._changed()
 
-    def loadReplay(self, data):
+    def loadReplay(self, data: Dict[str, Any]) -> None:
         """
         A finished game with its replay (C{"replay": {"steps",
         "moves"}}); without one (too long to keep), its last position.
@@ -125,7 +133,7 @@ class WatchedGame(Observable):
         self._changed()
         self.emit(E.ReplayLoaded())
 
-    def _header(self, data):
+    def _header(self, data: Dict[str, Any]) -> None:
         kind = data.get("kind")
         if kind not in KINDS:
             raise WebAPIError("not a game of a known kind: %r" % (kind,))
@@ -134,7 +142,7 @@ class WatchedGame(Observable):
         self.seats = list(data.get("seats") or [])
         self.loaded = True
 
-    def _setView(self, view):
+    def _setView(self, view: Optional[Dict[str, Any]]) -> None:
         """
         Follow C{view}: the rules object of checkers and gomoku is
         rebuilt from it (gomoku: from the move list).
@@ -148,7 +156,7 @@ class WatchedGame(Observable):
         elif self.kind == "gomoku":
             self._game = W.gomokuGame(m["action"] for m in self.moves)
 
-    def eventReceived(self, event, data):
+    def eventReceived(self, event: str, data: Any) -> None:
         """
         One message of the game's event stream.
         """
@@ -162,10 +170,10 @@ class WatchedGame(Observable):
                           event=event, error=str(e))
             self.emit(E.WatchError("out of step with the hub: %s" % (e,)))
 
-    def _on_snapshot(self, data):
+    def _on_snapshot(self, data: Dict[str, Any]) -> None:
         self.loadSnapshot(data)
 
-    def _on_action(self, data):
+    def _on_action(self, data: Dict[str, Any]) -> None:
         move = data["move"]
         self.moves.append(move)
         if "turn" in data:
@@ -177,7 +185,7 @@ class WatchedGame(Observable):
         self._changed()
         self.emit(E.Moved(move["seat"], move["action"]))
 
-    def _play(self, move):
+    def _play(self, move: Dict[str, Any]) -> None:
         """
         A gomoku or checkers move (they come without the position): play
         it on the rules object, as the web page does on its view.
@@ -194,32 +202,32 @@ class WatchedGame(Observable):
             game.currentSeat = seat
         game.apply(seat, path)
 
-    def _on_view(self, data):
+    def _on_view(self, data: Dict[str, Any]) -> None:
         self._setView(data["view"])
         self._changed()
 
-    def _on_turn(self, data):
+    def _on_turn(self, data: Dict[str, Any]) -> None:
         self.setTurn(data or None)
         self._changed()
 
-    def setTurn(self, turn):
+    def setTurn(self, turn: Optional[Dict[str, Any]]) -> None:
         """
         The turn under way is C{turn} (the API's), heard of now.
         """
         self.turn = turn
         self.turnAt = self.clock.seconds()
 
-    def _on_seats(self, data):
+    def _on_seats(self, data: Dict[str, Any]) -> None:
         self.seats = list(data["seats"])
         if data.get("view") is not None:
             self._setView(data["view"])
         self._changed()
 
-    def _on_spectators(self, data):
+    def _on_spectators(self, data: Dict[str, Any]) -> None:
         self.spectators = data.get("count", self.spectators)
         self._changed()
 
-    def _on_end(self, data):
+    def _on_end(self, data: Dict[str, Any]) -> None:
         self.result = data.get("result") or {}
         self.live = False
         self.turn = None
@@ -230,24 +238,24 @@ class WatchedGame(Observable):
 
     # the replay's cursor
     @property
-    def stepCount(self):
+    def stepCount(self) -> int:
         """
         How many steps the replay has (0 without a replay).
         """
         return len(self.steps) if self.steps else 0
 
     @property
-    def lastStep(self):
+    def lastStep(self) -> int:
         """
         The index of the last step (the final position).
         """
         return max(0, self.stepCount - 1)
 
     @property
-    def playing(self):
+    def playing(self) -> bool:
         return self._player is not None
 
-    def showStep(self, step, stop=True):
+    def showStep(self, step: float, stop: bool = True) -> None:
         """
         Show step C{step} (clamped to the replay).
         """
@@ -265,19 +273,19 @@ class WatchedGame(Observable):
             move = self.moves[step - 1]
             self.emit(E.Moved(move["seat"], move["action"]))
 
-    def stepBy(self, delta):
+    def stepBy(self, delta: int) -> None:
         """
         Move the cursor by C{delta} steps.
         """
         self.showStep(self.step + delta)
 
-    def first(self):
+    def first(self) -> None:
         self.showStep(0)
 
-    def last(self):
+    def last(self) -> None:
         self.showStep(self.lastStep)
 
-    def togglePlay(self):
+    def togglePlay(self) -> None:
         """
         Play the replay from here (from the start when at its end), or
         pause it.
@@ -294,13 +302,13 @@ class WatchedGame(Observable):
         self._player.start(self.playSeconds, now=False)
         self._changed()
 
-    def _playOne(self):
+    def _playOne(self) -> None:
         if self.step >= self.lastStep:
             self.pause()
             return
         self.showStep(self.step + 1, stop=False)
 
-    def pause(self):
+    def pause(self) -> None:
         """
         Stop playing the replay.
         """
@@ -312,7 +320,7 @@ class WatchedGame(Observable):
 
     # what the scenes show
     @property
-    def atEnd(self):
+    def atEnd(self) -> bool:
         """
         Whether the position shown is the final one of a finished game.
         """
@@ -320,7 +328,7 @@ class WatchedGame(Observable):
             return False
         return self.steps is None or self.step >= self.lastStep
 
-    def lastAction(self):
+    def lastAction(self) -> Any:
         """
         The action of the move that led to the position shown, or None.
         """
@@ -329,7 +337,7 @@ class WatchedGame(Observable):
                 if 0 < self.step <= len(self.moves) else None
         return self.moves[-1]["action"] if self.moves else None
 
-    def stepText(self):
+    def stepText(self) -> str:
         """
         C{move N / M} of a replay; C{live, move N} of a live game.
         """
@@ -339,7 +347,7 @@ class WatchedGame(Observable):
             return _("live · move %d") % (len(self.moves),)
         return _("move %d") % (len(self.moves),)
 
-    def seatName(self, seat):
+    def seatName(self, seat: Optional[int]) -> str:
         """
         What to call seat C{seat}: its name, with its colour or region.
         """
@@ -350,7 +358,7 @@ class WatchedGame(Observable):
             return "%s (%s)" % (self.playerName(seat), data["role"])
         return self.playerName(seat)
 
-    def playerName(self, seat):
+    def playerName(self, seat: int) -> str:
         """
         The player of seat C{seat} as the screens show it: its name, with
         its display name first if its account has one (L{W.shownName}).
@@ -358,7 +366,7 @@ class WatchedGame(Observable):
         data = self.seats[seat]
         return W.shownName(data["name"], data.get("display"))
 
-    def resultText(self):
+    def resultText(self) -> Optional[str]:
         """
         How the game ended, in words (as the web page), or None.
         """
@@ -373,7 +381,7 @@ class WatchedGame(Observable):
             return _("a draw")
         return _("game over (%s)") % (result.get("reason"),)
 
-    def mirror(self):
+    def mirror(self) -> Optional[W.Mirror]:
         """
         The read-only state mirror of the position shown, for the game
         scenes (L{hub.client.watchstate}); None before the game is
@@ -383,12 +391,12 @@ class WatchedGame(Observable):
             self._mirror = self._makeMirror()
         return self._mirror
 
-    def _makeMirror(self):
+    def _makeMirror(self) -> Optional[W.Mirror]:
         result = self.result if self.atEnd else None
         if self.steps is not None:
-            view = self.steps[self.step]
+            view: Optional[Dict[str, Any]] = self.steps[self.step]
             moves = self.moves[:self.step]
-            game = None
+            game: Any = None
         else:
             view, moves, game = self.view, self.moves, self._game
         if view is None:
@@ -417,23 +425,24 @@ class GameWatcher:
 
     log = Logger()
 
-    def __init__(self, reactor, clock, root, gameId, api=None,
-                 retrySeconds=RETRY_SECONDS):
+    def __init__(self, reactor: Any, clock: IReactorTime, root: str,
+                 gameId: Optional[str], api: Optional[WebAPI] = None,
+                 retrySeconds: float = RETRY_SECONDS) -> None:
         self.reactor = reactor
         self.clock = clock
         self.api = api if api is not None else WebAPI(reactor, root)
         self.game = WatchedGame(clock, gameId)
         self.retrySeconds = retrySeconds
         self.stopped = False
-        self.problem = None
-        self._reader = None
-        self._retry = None
+        self.problem: Optional[str] = None
+        self._reader: Optional[EventStreamProtocol] = None
+        self._retry: Optional[IDelayedCall] = None
 
     @property
-    def path(self):
-        return gamePath(self.game.gameId)
+    def path(self) -> str:
+        return gamePath(cast(str, self.game.gameId))  # (given)
 
-    def start(self):
+    def start(self) -> "Deferred[None]":
         """
         Fetch the game; follow it while it runs.
 
@@ -445,7 +454,7 @@ class GameWatcher:
         d.addErrback(self._failed)
         return d
 
-    def _loaded(self, data):
+    def _loaded(self, data: Dict[str, Any]) -> None:
         if self.stopped:
             return
         self.problem = None
@@ -453,10 +462,10 @@ class GameWatcher:
         if self.game.live:
             self._follow()
 
-    def _follow(self):
+    def _follow(self) -> None:
         d = self.api.stream(self.path + "/events", self.game.eventReceived)
 
-        def reading(reader):
+        def reading(reader: EventStreamProtocol) -> None:
             if self.stopped:
                 reader.stop()
                 return
@@ -467,7 +476,7 @@ class GameWatcher:
             self.game.emit(E.Following())
         d.addCallbacks(reading, self._streamFailed)
 
-    def _streamEnded(self, clean):
+    def _streamEnded(self, clean: bool) -> None:
         self._reader = None
         if self.stopped:
             return
@@ -478,18 +487,18 @@ class GameWatcher:
         elif self.game.steps is None:
             self.start()
 
-    def _streamFailed(self, failure):
+    def _streamFailed(self, failure: Failure) -> None:
         self._reader = None
         self.problem = failure.getErrorMessage()
         self.game.emit(E.WatchError(self.problem))
         if not self.stopped:
             self._later(self.start)
 
-    def _later(self, call):
+    def _later(self, call: Callable[[], object]) -> None:
         if self._retry is None or not self._retry.active():
             self._retry = self.clock.callLater(self.retrySeconds, call)
 
-    def _failed(self, failure):
+    def _failed(self, failure: Failure) -> None:
         if self.stopped:
             return
         self.problem = failure.getErrorMessage()
@@ -499,9 +508,10 @@ class GameWatcher:
         else:
             self.log.failure("watch: {game!r}", failure,
                              game=self.game.gameId)
+        error = cast(WebAPIError, failure.value)  # (when it is one)
         final = failure.check(WebAPIError) is not None and \
-            failure.value.code is not None and failure.value.code < 500
-        if final and failure.value.code == 404:
+            error.code is not None and error.code < 500
+        if final and error.code == 404:
             self.problem = _("This hub has no game %s.") % (
                 self.game.gameId,)
         self.game.emit(E.WatchError(self.problem, final))
@@ -509,7 +519,7 @@ class GameWatcher:
             # the hub is not there (yet): try again
             self._later(self.start)
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Stop following: close the stream, cancel the retries and the
         replay's player.
@@ -524,14 +534,14 @@ class GameWatcher:
             self._reader = None
 
 
-def listGames(api):
+def listGames(api: WebAPI) -> "Deferred[List[Dict[str, Any]]]":
     """
     A Deferred of the games of a hub (C{/api/games}): the running ones
     first, then those just finished.
     """
     d = api.getJSON("/api/games")
 
-    def ordered(data):
+    def ordered(data: Dict[str, Any]) -> List[Dict[str, Any]]:
         games = list(data.get("games") or [])
         return ([g for g in games if not g.get("over")]
                 + [g for g in games if g.get("over")])

@@ -6,11 +6,17 @@ read-only state mirrors (the C{state_*} classes, never connected: a
 spectator cannot play).  No pyglet, no I/O.
 """
 
+from typing import (
+    Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple,
+    Union)
+
 from hub.client import state as S
 from hub.client.state_checkers import CheckersState
 from hub.client.state_gomoku import GomokuState
 from hub.client.state_splendor import SplendorState, observedGame
 from hub.games import splendor as SG
+from hub.games.checkers import CheckersGame
+from hub.games.gomoku import GomokuGame
 from hub.tables import checkers as checkersTable
 from hub.tables import gomoku as gomokuTable
 
@@ -24,10 +30,12 @@ class ReadOnly:
     A mixin for the mirrors: never our turn, and nothing is ever sent.
     """
 
-    def isMyTurn(self):
+    error: Callable[[str], None]  # (the state's)
+
+    def isMyTurn(self) -> bool:
         return False
 
-    def send(self, message):
+    def send(self, message: Any) -> bool:
         self.error("watching: nothing can be played here")
         return False
 
@@ -43,7 +51,7 @@ class WatchedGomoku(ReadOnly, GomokuState):
     A gomoku position shown to a spectator.
     """
 
-    def myColour(self):
+    def myColour(self) -> Optional[int]:
         return None
 
 
@@ -53,7 +61,11 @@ class WatchedSplendor(ReadOnly, SplendorState):
     """
 
 
-def checkersGame(view):
+#: A read-only mirror of any game.
+Mirror = Union["WatchedCheckers", "WatchedGomoku", "WatchedSplendor"]
+
+
+def checkersGame(view: Mapping[str, Any]) -> CheckersGame:
     """
     The L{hub.games.checkers.CheckersGame} of a checkers view: its
     pieces (by L{hub.tables.checkers.restore}), finishers and eliminated
@@ -71,7 +83,7 @@ def checkersGame(view):
     return game
 
 
-def gomokuGame(actions):
+def gomokuGame(actions: Iterable[Sequence[int]]) -> GomokuGame:
     """
     The L{hub.games.gomoku.GomokuGame} after C{actions} (the moves'
     C{[x, y]}, black first), by L{hub.tables.gomoku.restore}.
@@ -80,7 +92,9 @@ def gomokuGame(actions):
                                 "moves": [tuple(a) for a in actions]})
 
 
-def splendorGame(view):
+def splendorGame(
+        view: Mapping[str, Any]
+) -> Tuple[SG.SplendorGame, Dict[int, List[int]]]:
     """
     The L{hub.games.splendor.SplendorGame} a Splendor view shows, and
     the cards standing for the reserved ones (face down in a view: only
@@ -95,7 +109,7 @@ def splendorGame(view):
     nobles = [noble["id"] for noble in view["nobles"]]
     game = observedGame(list(range(len(players))), nobles, rows)
     game.bank = [view["bank"].get(t, 0) for t in SG.TOKENS]
-    hidden = {}
+    hidden: Dict[int, List[int]] = {}
     for seat, data in enumerate(players):
         player = game.players[seat]
         player.tokens = [data["tokens"].get(t, 0) for t in SG.TOKENS]
@@ -117,14 +131,14 @@ def splendorGame(view):
     return game, hidden
 
 
-def seatNames(seats):
+def seatNames(seats: Iterable[Mapping[str, Any]]) -> List[str]:
     """
     The names of C{seats} (the API's seat objects), in seat order.
     """
     return [seat["name"] for seat in seats]
 
 
-def shownName(name, display=None):
+def shownName(name: str, display: Optional[str] = None) -> str:
     """
     A player as a screen shows it: C{name}, or with its account's
     C{display} name first, C{李雷 (lilei)}, as the web pages do (the
@@ -135,7 +149,7 @@ def shownName(name, display=None):
     return "%s (%s)" % (display, name)
 
 
-def gamePlayers(game):
+def gamePlayers(game: Mapping[str, Any]) -> str:
     """
     The players of C{game} (an item of C{/api/games}) as a list shows
     them, with their display names (L{shownName}).
@@ -147,8 +161,11 @@ def gamePlayers(game):
                      for name, display in zip(names, displays))
 
 
-def checkersMirror(game, seats, turn=None, lastAction=None, result=None,
-                   turnAt=None):
+def checkersMirror(game: CheckersGame, seats: Sequence[Mapping[str, Any]],
+                   turn: Optional[Mapping[str, Any]] = None,
+                   lastAction: Optional[Iterable[Sequence[int]]] = None,
+                   result: Optional[Mapping[str, Any]] = None,
+                   turnAt: Optional[float] = None) -> WatchedCheckers:
     """
     A read-only L{CheckersState} showing C{game}.
 
@@ -179,7 +196,8 @@ def checkersMirror(game, seats, turn=None, lastAction=None, result=None,
     return st
 
 
-def gomokuMirror(game, result=None):
+def gomokuMirror(game: GomokuGame,
+                 result: Optional[Mapping[str, Any]] = None) -> WatchedGomoku:
     """
     A read-only L{GomokuState} showing C{game}.
     """
@@ -189,7 +207,10 @@ def gomokuMirror(game, result=None):
     return st
 
 
-def splendorMirror(game, hidden, seats, result=None):
+def splendorMirror(
+        game: SG.SplendorGame, hidden: Dict[int, List[int]],
+        seats: Sequence[object],
+        result: Optional[Mapping[str, Any]] = None) -> WatchedSplendor:
     """
     A read-only L{SplendorState} showing C{game}; players' ids are their
     seat numbers from 1.

@@ -11,15 +11,19 @@ response body.
 """
 
 import json
+from typing import Any, Callable, Generator, List, Optional, Tuple, cast
 from urllib.parse import quote, urlsplit
 
 from twisted.internet import defer
-from twisted.internet.protocol import Protocol
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IConsumer, IPushProducer
+from twisted.internet.protocol import Protocol, connectionDone
 from twisted.protocols.basic import LineOnlyReceiver
 from twisted.web.client import Agent, ResponseDone
 from twisted.web.http import PotentialDataLoss
 from twisted.web.http_headers import Headers
-from twisted.web.iweb import IBodyProducer
+from twisted.python.failure import Failure
+from twisted.web.iweb import IAgent, IBodyProducer, IResponse
 from zope.interface import implementer
 
 #: The web port a hub listens on by default (C{--web-port tcp:8080}).
@@ -40,12 +44,12 @@ class WebAPIError(Exception):
     @ivar code: the HTTP status, or None.
     """
 
-    def __init__(self, text, code=None):
+    def __init__(self, text: str, code: Optional[int] = None) -> None:
         Exception.__init__(self, text)
         self.code = code
 
 
-def parseWatchURL(url):
+def parseWatchURL(url: str) -> Tuple[str, str]:
     """
     The web root and game id of C{http://HOST:PORT/games/ID} (also
     C{/api/games/ID}; the port defaults to L{DEFAULT_WEB_PORT}).
@@ -73,7 +77,7 @@ def parseWatchURL(url):
     return "%s://%s:%d" % (parts.scheme, host, port), segments[1]
 
 
-def gamePath(gameId):
+def gamePath(gameId: str) -> str:
     """
     The API path of game C{gameId}.
     """
@@ -87,12 +91,12 @@ class EventStreamDecoder:
     Comments and C{retry}/C{id} fields are ignored.
     """
 
-    def __init__(self, onEvent):
+    def __init__(self, onEvent: Callable[[str, Any], object]) -> None:
         self.onEvent = onEvent
-        self._event = None
-        self._data = []
+        self._event: Optional[str] = None
+        self._data: List[str] = []
 
-    def lineReceived(self, line):
+    def lineReceived(self, line: bytes) -> None:
         """
         One line (bytes, without its end).
         """
@@ -111,7 +115,7 @@ class EventStreamDecoder:
         elif name == b"data":
             self._data.append(value.decode("utf-8", "replace"))
 
-    def _dispatch(self):
+    def _dispatch(self) -> None:
         event, data = self._event or "message", self._data
         self._event, self._data = None, []
         if not data:
@@ -135,26 +139,26 @@ class EventStreamProtocol(LineOnlyReceiver):
     delimiter = b"\n"
     MAX_LENGTH = MAX_LINE
 
-    def __init__(self, onEvent):
+    def __init__(self, onEvent: Callable[[str, Any], object]) -> None:
         self.decoder = EventStreamDecoder(onEvent)
-        self.done = defer.Deferred()
+        self.done: Deferred[bool] = defer.Deferred()
         self.tooLong = False
 
-    def lineReceived(self, line):
+    def lineReceived(self, line: bytes) -> None:
         self.decoder.lineReceived(line)
 
-    def lineLengthExceeded(self, line):
+    def lineLengthExceeded(self, line: bytes) -> None:
         self.tooLong = True
         self.stop()
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Stop reading: the connection is closed.
         """
         if self.transport is not None:
-            self.transport.stopProducing()
+            cast(IPushProducer, self.transport).stopProducing()
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         if not self.done.called:
             self.done.callback(reason.check(ResponseDone) is not None
                                and not self.tooLong)
@@ -167,21 +171,21 @@ class BytesProducer:
     cooperator, as L{twisted.web.client.FileBodyProducer} would use).
     """
 
-    def __init__(self, body):
+    def __init__(self, body: bytes) -> None:
         self.body = body
         self.length = len(body)
 
-    def startProducing(self, consumer):
+    def startProducing(self, consumer: IConsumer) -> "Deferred[None]":
         consumer.write(self.body)
         return defer.succeed(None)
 
-    def pauseProducing(self):
+    def pauseProducing(self) -> None:
         pass
 
-    def resumeProducing(self):
+    def resumeProducing(self) -> None:
         pass
 
-    def stopProducing(self):
+    def stopProducing(self) -> None:
         pass
 
 
@@ -192,12 +196,14 @@ class WebAPI:
     @ivar root: C{http://HOST:PORT}.
     """
 
-    def __init__(self, reactor, root, agent=None):
+    def __init__(self, reactor: Any, root: str,
+                 agent: Optional[IAgent] = None) -> None:
         self.reactor = reactor
         self.root = root.rstrip("/")
         self.agent = agent if agent is not None else Agent(reactor)
 
-    def _request(self, path, accept, body=None):
+    def _request(self, path: str, accept: bytes,
+                 body: Optional[bytes] = None) -> "Deferred[IResponse]":
         if body is None:
             return self.agent.request(
                 b"GET", (self.root + path).encode("ascii"),
@@ -209,7 +215,8 @@ class WebAPI:
             BytesProducer(body))
 
     @defer.inlineCallbacks
-    def postJSON(self, path, data):
+    def postJSON(self, path: str,
+                 data: Any) -> Generator["Deferred[Any]", Any, Any]:
         """
         POST C{data} as JSON to C{path}: a Deferred of the JSON answered.
 
@@ -235,7 +242,7 @@ class WebAPI:
         return answer
 
     @defer.inlineCallbacks
-    def getJSON(self, path):
+    def getJSON(self, path: str) -> Generator["Deferred[Any]", Any, Any]:
         """
         GET C{path}: a Deferred of its JSON.
 
@@ -261,7 +268,9 @@ class WebAPI:
             raise WebAPIError("%s: not JSON" % (path,), response.code)
 
     @defer.inlineCallbacks
-    def stream(self, path, onEvent):
+    def stream(
+            self, path: str, onEvent: Callable[[str, Any], object]
+    ) -> Generator[Any, Any, EventStreamProtocol]:
         """
         Open the event stream at C{path}: C{onEvent(event, data)} for each
         message.
@@ -288,24 +297,24 @@ class _BoundedBody(Protocol):
         longer than the limit (the connection is then closed).
     """
 
-    def __init__(self, limit):
+    def __init__(self, limit: int) -> None:
         self.limit = limit
-        self.parts = []
+        self.parts: List[bytes] = []
         self.size = 0
-        self.done = defer.Deferred()
+        self.done: Deferred[Optional[bytes]] = defer.Deferred()
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: bytes) -> None:
         if self.done.called:
             return
         self.size += len(data)
         if self.size > self.limit:
             self.parts = []
-            self.transport.stopProducing()
+            cast(IPushProducer, self.transport).stopProducing()
             self.done.callback(None)
             return
         self.parts.append(data)
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         if self.done.called:
             return
         if reason.check(ResponseDone, PotentialDataLoss):
@@ -319,5 +328,5 @@ class _Discard(Protocol):
     A body we do not want: the connection is closed at once.
     """
 
-    def connectionMade(self):
-        self.transport.stopProducing()
+    def connectionMade(self) -> None:
+        cast(IPushProducer, self.transport).stopProducing()

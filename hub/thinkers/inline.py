@@ -4,11 +4,14 @@ tests and for programs that serve one user.  The hub never uses it; it
 thinks in its worker pool (L{hub.thinkers.pool}).
 """
 
+from typing import Any, Callable
+
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
 from zope.interface import implementer
 
 from hub.bots import botFor
-from hub.ihub import IThinker
+from hub.ihub import IBot, IGameRules, IThinker
 
 
 @implementer(IThinker)
@@ -18,10 +21,12 @@ class InlineThinker:
     for its action on a copy of the state, before L{think} returns.
     """
 
-    def __init__(self, botFactory=botFor):
+    def __init__(self,
+                 botFactory: Callable[[str, int, int], IBot] = botFor) -> None:
         self.botFactory = botFactory
 
-    def think(self, kind, level, seed, state, seat):
+    def think(self, kind: str, level: int, seed: int, state: IGameRules,
+              seat: int) -> "Deferred[Any]":
         try:
             bot = self.botFactory(kind, level, seed)
             return defer.succeed(bot.chooseAction(state.copy(), seat))

@@ -15,21 +15,28 @@ L{WorkerProcesses} is the ampoule pool itself.  docs/bots.md has the
 whole story.
 """
 
+from __future__ import annotations
+
 import collections
 import functools
 import itertools
 import json
 import os
+from typing import (
+    Any, Deque, Dict, List, Mapping, Optional, Protocol, Union, cast)
 
 from twisted.application.service import Service
 from twisted.internet import defer, error
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import (
+    IDelayedCall, IProcessTransport, IReactorCore, IReactorTime)
 from twisted.logger import Logger
 from twisted.protocols import amp
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.games.codec import actionFromJSON, stateToJSON
-from hub.ihub import IThinker, NoThought
+from hub.ihub import IGameRules, IThinker, NoThought
 from hub.thinkers.commands import ChooseAction, Hello
 
 #: Seconds a question of each level (1, 2, 3) may take, queue included:
@@ -57,7 +64,7 @@ _DEATHS = (error.ProcessTerminated, error.ProcessDone, error.ConnectionDone,
            error.ConnectionLost)
 
 
-def cpuCount():
+def cpuCount() -> int:
     """
     The CPUs this process may run on: the default number of workers.
     """
@@ -74,21 +81,23 @@ class _WorkerLink(amp.AMP):
     worker can be found and killed.
     """
 
-    def __init__(self, links):
+    def __init__(self, links: Dict[int, _WorkerLink]) -> None:
         amp.AMP.__init__(self)
         self.links = links
 
-    def callRemote(self, command, *args, **kwargs):
-        if command is ChooseAction:
+    def callRemote(self, commandType: Any, *args: Any,
+                   **kwargs: Any) -> Deferred[Dict[str, Any]]:
+        if commandType is ChooseAction:
             self.links[kwargs["request"]] = self
-        return amp.AMP.callRemote(self, command, *args, **kwargs)
+        return cast("Deferred[Dict[str, Any]]", amp.AMP.callRemote(
+            self, commandType, *args, **kwargs))
 
-    def kill(self):
+    def kill(self) -> None:
         """
         Kill the worker at once.
         """
         try:
-            self.transport.signalProcess("KILL")
+            cast(IProcessTransport, self.transport).signalProcess("KILL")
         except (error.ProcessExitedAlready, AttributeError):
             pass
 
@@ -113,33 +122,35 @@ class WorkerProcesses:
     @ivar stopSeconds: that time.
     """
 
-    def __init__(self, size, clock, reactor, stopSeconds=STOP_SECONDS):
+    def __init__(self, size: int, clock: IReactorTime, reactor: IReactorCore,
+                 stopSeconds: float = STOP_SECONDS) -> None:
         self.size = size
         self.clock = clock
         self.reactor = reactor
         self.stopSeconds = stopSeconds
-        self._pool = None
-        self._starting = None
-        self._links = {}
+        self._pool: Any = None  # ampoule's ProcessPool (untyped)
+        self._starting: Optional[Deferred[object]] = None
+        self._links: Dict[int, _WorkerLink] = {}
 
-    def start(self):
+    def start(self) -> Deferred[object]:
         """
         Make the pool and start its workers, once the reactor runs (at
         once if it does).
 
         @return: a Deferred that fires once each has answered.
         """
-        d = self._starting = defer.Deferred()
+        d: Deferred[object] = defer.Deferred()
+        self._starting = d
         self.reactor.callWhenRunning(self._spawn, d)
         return d
 
-    def _spawn(self, d):
+    def _spawn(self, d: Deferred[object]) -> None:
         if d is not self._starting:
             return  # stopped (or started again) before the reactor ran
         self._starting = None
         defer.maybeDeferred(self._startPool).chainDeferred(d)
 
-    def _startPool(self):
+    def _startPool(self) -> Deferred[object]:
         from ampoule.main import ProcessStarter
         from ampoule.pool import ProcessPool
         from hub.thinkers.worker import BOOTSTRAP, BotWorker
@@ -154,13 +165,13 @@ class WorkerProcesses:
             starter=starter)
         started = self._pool.start()
 
-        def ping(_):
+        def ping(_: object) -> Deferred[List[object]]:
             return defer.gatherResults(
                 [link.callRemote(Hello) for link in self._pool.processes],
                 consumeErrors=True)
         return started.addCallback(ping)
 
-    def pids(self):
+    def pids(self) -> List[int]:
         """
         The process ids of the workers running now.
         """
@@ -171,7 +182,7 @@ class WorkerProcesses:
                       if link.transport is not None
                       and link.transport.transport.pid is not None)
 
-    def ask(self, **arguments):
+    def ask(self, **arguments: Any) -> Deferred[Dict[str, Any]]:
         """
         Send L{ChooseAction} with C{arguments} to a free worker.
 
@@ -179,12 +190,12 @@ class WorkerProcesses:
         """
         request = arguments["request"]
 
-        def forget(result):
+        def forget(result: object) -> object:
             self._links.pop(request, None)
             return result
         return self._pool.doWork(ChooseAction, **arguments).addBoth(forget)
 
-    def kill(self, request):
+    def kill(self, request: int) -> bool:
         """
         Kill the worker thinking about C{request}, if one is.
 
@@ -196,7 +207,7 @@ class WorkerProcesses:
         link.kill()
         return True
 
-    def stop(self):
+    def stop(self) -> Deferred[object]:
         """
         Stop every worker: those thinking are killed (nobody waits for
         their answers any more), the others told to stop, and killed if
@@ -214,15 +225,32 @@ class WorkerProcesses:
         deadline = self.clock.callLater(self.stopSeconds, self._killAll,
                                         links)
 
-        def stopped(result):
+        def stopped(result: object) -> object:
             if deadline.active():
                 deadline.cancel()
             return result
         return d.addBoth(stopped)
 
-    def _killAll(self, links):
+    def _killAll(self, links: List[_WorkerLink]) -> None:
         for link in links:
             link.kill()
+
+
+class Processes(Protocol):
+    """
+    What L{BotPool} asks of its workers: L{WorkerProcesses}, or a test's
+    stand-in.
+    """
+
+    size: int
+
+    def start(self) -> Deferred[object]: ...
+
+    def ask(self, **arguments: Any) -> Deferred[Dict[str, Any]]: ...
+
+    def kill(self, request: int) -> bool: ...
+
+    def stop(self) -> Deferred[object]: ...
 
 
 class _Question:
@@ -230,8 +258,8 @@ class _Question:
     One move asked of the pool.
     """
 
-    def __init__(self, number, kind, level, seed, seat, position,
-                 deadline):
+    def __init__(self, number: int, kind: str, level: int, seed: int,
+                 seat: int, position: str, deadline: float) -> None:
         self.number = number
         self.kind = kind
         self.level = level
@@ -239,9 +267,9 @@ class _Question:
         self.seat = seat
         self.position = position
         self.deadline = deadline
-        self.deferred = None
-        self.late = None
-        self.hung = None
+        self.deferred: Optional[Deferred[Any]] = None
+        self.late: Optional[IDelayedCall] = None
+        self.hung: Optional[IDelayedCall] = None
         self.tries = 0
         self.done = False
 
@@ -265,9 +293,11 @@ class BotPool(Service):
     log = Logger()
     ready = False
 
-    def __init__(self, clock, processes, queueSize=QUEUE_SIZE,
-                 deadlines=None, lateAfter=LATE_AFTER,
-                 hungAfter=HUNG_AFTER):
+    def __init__(self, clock: IReactorTime, processes: Processes,
+                 queueSize: int = QUEUE_SIZE,
+                 deadlines: Optional[Mapping[int, float]] = None,
+                 lateAfter: float = LATE_AFTER,
+                 hungAfter: float = HUNG_AFTER) -> None:
         self.clock = clock
         self.processes = processes
         self.queueSize = queueSize
@@ -278,26 +308,26 @@ class BotPool(Service):
             ("answered", "cut", "full", "late", "lost", "stopped"), 0)
         self.workerDeaths = 0
         self._numbers = itertools.count(1)
-        self._waiting = collections.deque()
-        self._busy = {}
+        self._waiting: Deque[_Question] = collections.deque()
+        self._busy: Dict[int, _Question] = {}
         self._dispatching = False
         self._overloaded = False
 
     @property
-    def waiting(self):
+    def waiting(self) -> int:
         """
         Questions waiting for a free worker.
         """
         return len(self._waiting)
 
     @property
-    def busy(self):
+    def busy(self) -> int:
         """
         Workers thinking now.
         """
         return len(self._busy)
 
-    def startService(self):
+    def startService(self) -> Deferred[object]:
         """
         Start the workers.  The questions asked before they are all up
         wait, and their deadlines count from then: a worker's start is
@@ -307,7 +337,7 @@ class BotPool(Service):
         self.ready = False
         d = defer.maybeDeferred(self.processes.start)
 
-        def started(_):
+        def started(_: object) -> None:
             if self.running:
                 # One line for what ampoule says at debug
                 # (hub.logs.CHATTY).
@@ -315,12 +345,12 @@ class BotPool(Service):
                               workers=self.processes.size,
                               event="bot-pool-up")
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.failure("bot pool: the workers did not start", failure)
         d.addCallbacks(started, failed).addCallback(lambda _: self._up())
         return d
 
-    def _up(self):
+    def _up(self) -> None:
         if not self.running:
             return
         self.ready = True
@@ -330,14 +360,14 @@ class BotPool(Service):
             self._startLate(question, now)
         self._dispatch()
 
-    def _seconds(self, level):
+    def _seconds(self, level: int) -> float:
         return self.deadlines.get(level, max(self.deadlines.values()))
 
-    def _startLate(self, question, now):
+    def _startLate(self, question: _Question, now: float) -> None:
         question.late = self.clock.callLater(
             question.deadline + self.lateAfter - now, self._late, question)
 
-    def stopService(self):
+    def stopService(self) -> Deferred[object]:
         """
         Fail every question (L{NoThought.STOPPED}) and stop the workers.
         """
@@ -349,7 +379,8 @@ class BotPool(Service):
             self._cancel(question)
         return self.processes.stop()
 
-    def think(self, kind, level, seed, state, seat):
+    def think(self, kind: str, level: int, seed: int, state: IGameRules,
+              seat: int) -> Deferred[Any]:
         if not self.running:
             return defer.fail(NoThought(NoThought.STOPPED))
         if len(self._waiting) >= self.queueSize:
@@ -376,7 +407,7 @@ class BotPool(Service):
         self._dispatch()
         return question.deferred
 
-    def _dispatch(self):
+    def _dispatch(self) -> None:
         """
         Give waiting questions to free workers.
         """
@@ -392,7 +423,7 @@ class BotPool(Service):
         if self._overloaded and len(self._waiting) <= self.queueSize // 2:
             self._overloaded = False
 
-    def _ask(self, question):
+    def _ask(self, question: _Question) -> None:
         question.tries += 1
         budget = max(MIN_BUDGET, question.deadline - self.clock.seconds())
         self._busy[question.number] = question
@@ -406,7 +437,8 @@ class BotPool(Service):
             d = defer.fail()
         d.addBoth(self._answered, question)
 
-    def _answered(self, result, question):
+    def _answered(self, result: Union[Dict[str, Any], Failure],
+                  question: _Question) -> None:
         self._busy.pop(question.number, None)
         if question.hung is not None:
             if question.hung.active():
@@ -423,7 +455,7 @@ class BotPool(Service):
         self._dispatch()
         return None
 
-    def _chose(self, answer, question):
+    def _chose(self, answer: Dict[str, Any], question: _Question) -> None:
         try:
             action = actionFromJSON(question.kind,
                                     json.loads(answer["action"]))
@@ -437,7 +469,7 @@ class BotPool(Service):
             self.outcomes["cut"] += 1
         self._end(question, action, "answered")
 
-    def _failed(self, failure, question):
+    def _failed(self, failure: Failure, question: _Question) -> None:
         if failure.check(*_DEATHS):
             self.workerDeaths += 1
             again = (question.tries < 2
@@ -459,7 +491,7 @@ class BotPool(Service):
         self._end(question, NoThought(NoThought.LOST,
                                       failure.getErrorMessage()[:200]))
 
-    def _late(self, question):
+    def _late(self, question: _Question) -> None:
         question.late = None
         if question.done:
             return
@@ -470,7 +502,7 @@ class BotPool(Service):
                 self.hungAfter - self.lateAfter, self._hung, question)
         self._end(question, NoThought(NoThought.LATE))
 
-    def _hung(self, question):
+    def _hung(self, question: _Question) -> None:
         question.hung = None
         if question.number in self._busy and self.processes.kill(
                 question.number):
@@ -480,7 +512,7 @@ class BotPool(Service):
                 "deadline: killed (a new one starts)",
                 seconds=self.hungAfter, event="bot-worker-hung")
 
-    def _withdraw(self, question):
+    def _withdraw(self, question: _Question) -> None:
         """
         The asker cancelled: forget the question (a worker thinking of
         it finishes, and its answer is dropped).
@@ -493,23 +525,26 @@ class BotPool(Service):
         self._cancel(question)
         self._dispatch()
 
-    def _cancel(self, question):
+    def _cancel(self, question: _Question) -> None:
         for name in ("late", "hung"):
             call = getattr(question, name)
             if call is not None and call.active():
                 call.cancel()
             setattr(question, name, None)
 
-    def _end(self, question, result, outcome=None):
+    def _end(self, question: _Question, result: object,
+             outcome: Optional[str] = None) -> None:
         if question.done:
             return
         question.done = True
         if question.late is not None and question.late.active():
             question.late.cancel()
         question.late = None
+        assert question.deferred is not None  # think made it
         if isinstance(result, NoThought):
             self.outcomes[result.reason] += 1
             question.deferred.errback(result)
         else:
+            assert outcome is not None  # an answer comes with "answered"
             self.outcomes[outcome] += 1
             question.deferred.callback(result)

@@ -10,6 +10,8 @@ address, are held to the same numbers.  A bot counts from the request
 that seats it until it leaves its room.
 """
 
+from typing import Iterable, Optional, Tuple
+
 LEVEL3 = 3
 
 
@@ -19,12 +21,12 @@ class TooManyBots(Exception):
     the level-3 one, C{limit} its size.
     """
 
-    def __init__(self, strong, limit):
+    def __init__(self, strong: bool, limit: int) -> None:
         Exception.__init__(self, strong, limit)
         self.strong = strong
         self.limit = limit
 
-    def __str__(self):
+    def __str__(self) -> str:
         if self.strong:
             return "at most {} level-3 bots play for one player at " \
                    "once".format(self.limit)
@@ -41,11 +43,13 @@ class BotShares:
     @ivar strong: how many of those may be of level 3; 0 for no limit.
     """
 
-    def __init__(self, seats=8, strong=3):
+    def __init__(self, seats: int = 8, strong: int = 3) -> None:
         self.seats = seats
         self.strong = strong
 
-    def check(self, playing, address, account, levels):
+    def check(self, playing: Iterable[Tuple[str, Optional[str], int]],
+              address: str, account: Optional[str],
+              levels: Iterable[int]) -> None:
         """
         Refuse bots of C{levels} for the player at C{address} (logged in
         as C{account}, or None) if they would pass a share.

@@ -20,9 +20,13 @@ import resource
 import signal
 import sys
 import time
+from typing import Callable, Dict, List, Optional
 
+from twisted.internet.interfaces import IReactorCore
+from twisted.internet.protocol import connectionDone
 from twisted.logger import Logger
 from twisted.protocols import amp
+from twisted.python.failure import Failure
 
 from hub.bots import NoLegalAction, botFor
 from hub.games.codec import actionToJSON, stateFromJSON
@@ -38,19 +42,22 @@ MEMORY = 1024 ** 3
 BOOTSTRAP = "from hub.thinkers.worker import main; main()\n"
 
 
-def deadline(budget, clock=time.monotonic):
+def deadline(
+        budget: float,
+        clock: Callable[[], float] = time.monotonic) -> Callable[[], bool]:
     """
     A callable that is true once C{budget} seconds have passed on
     C{clock} (a strategy's L{hub.bots.base.Bot.expired}).
     """
     end = clock() + budget
 
-    def expired():
+    def expired() -> bool:
         return clock() >= end
     return expired
 
 
-def choose(kind, level, seed, seat, position, expired):
+def choose(kind: str, level: int, seed: int, seat: int, position: str,
+           expired: Callable[[], bool]) -> str:
     """
     The JSON text of the action the C{kind} bot of C{level} chooses for
     C{seat} in C{position} (the JSON text of a state).
@@ -77,21 +84,22 @@ class BotWorker(amp.AMP):
     log = Logger()
     stopping = False
 
-    def __init__(self, reactor=None, exit=os._exit):
+    def __init__(self, reactor: Optional[IReactorCore] = None,
+                 exit: Callable[[int], object] = os._exit) -> None:
         amp.AMP.__init__(self)
         self._reactor = reactor
         self._exit = exit
 
     @Hello.responder
-    def hello(self):
+    def hello(self) -> Dict[str, int]:
         return {"pid": os.getpid()}
 
     @Shutdown.responder
-    def shutdown(self):
+    def shutdown(self) -> Dict[str, object]:
         self.stopping = True
         return {}
 
-    def connectionLost(self, reason):
+    def connectionLost(self, reason: Failure = connectionDone) -> None:
         amp.AMP.connectionLost(self, reason)
         if self._reactor is not None and self._reactor.running:
             self._reactor.stop()
@@ -99,14 +107,15 @@ class BotWorker(amp.AMP):
             self._exit(1)
 
     @ChooseAction.responder
-    def chooseAction(self, request, kind, level, seed, seat, position,
-                     budget):
+    def chooseAction(self, request: int, kind: str, level: int, seed: int,
+                     seat: int, position: str,
+                     budget: float) -> Dict[str, object]:
         expired = deadline(budget)
         action = choose(kind, level, seed, seat, position, expired)
         return {"action": action, "cut": expired()}
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> None:
     """
     Run a worker on file descriptors 3 (questions) and 4 (answers), as
     ampoule's pool expects, until the hub closes them.
@@ -122,5 +131,7 @@ def main(argv=None):
         logger.textFileLogObserver(sys.stderr),
         [logger.LogLevelFilterPredicate(logger.LogLevel.warn)])])
     from twisted.internet import reactor, stdio
-    stdio.StandardIO(BotWorker(reactor), 3, 4)
-    reactor.run(installSignalHandlers=False)
+    # mypy reads Twisted's Windows StandardIO, which has no descriptors.
+    stdio.StandardIO(BotWorker(reactor), 3, 4)  # type: ignore[call-arg]
+    # The reactor is a real one here; IReactorCore.run takes nothing.
+    reactor.run(installSignalHandlers=False)  # type: ignore[call-arg]
