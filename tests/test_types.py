@@ -89,3 +89,19 @@ class TypesTests(SynchronousTestCase):
         code, output = self.mypy(path)
         self.assertEqual(code, 1, output)
         self.assertIn("[no-untyped-def]", output)
+
+    def test_annotated(self):
+        """
+        At least 70% of the functions under C{hub/} are fully annotated,
+        as C{tools/annotations.py} counts them (issue 37).
+        """
+        done = subprocess.run(
+            [sys.executable, os.path.join(ROOT, "tools", "annotations.py"),
+             os.path.join(ROOT, "hub"), "--at-least", "70"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            universal_newlines=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout)
+        share = float(re.search(r"\| all \| \d+ \| \d+ \| ([\d.]+)%",
+                                done.stdout).group(1))
+        self.assertGreaterEqual(share, 70.0)
+
