@@ -26,8 +26,8 @@ class Hub(MultiService):
         the tables, the seat pilots and the adapters' timers use.
     @ivar sessions: the shared L{Sessions} (a child service).
     @ivar lobby: the shared L{Lobby}.
-    @ivar logObserver: if set, the L{ILogObserver} that C{twistd} should
-        log to: it is given to the application this service joins.
+    @ivar logObserver: if not None, the L{ILogObserver} that C{twistd}
+        should log to: it is given to the application this service joins.
     @ivar health: the L{Health} behind C{/healthz} and C{/readyz}.
     @ivar drainSeconds: how long stopping waits for the running games to
         finish (L{drain}); 0 stops at once.
@@ -35,12 +35,13 @@ class Hub(MultiService):
     """
 
     log = Logger()
-    logObserver = None
     draining = False
 
     def __init__(self, reactor, graceSeconds=30, idleSeconds=0,
-                 randomBits=secrets.randbits, limits=None, drainSeconds=0):
+                 randomBits=secrets.randbits, limits=None, drainSeconds=0,
+                 logObserver=None):
         MultiService.__init__(self)
+        self.logObserver = logObserver
         self.drainSeconds = drainSeconds
         self._drainHooks = []
         self._drain = None

@@ -512,7 +512,8 @@ def splendorRandom(options):
     return None if seed is None else random.Random(seed)
 
 
-def makeFactories(options, lobby, sessions, clock, thinker=None):
+def makeFactories(options, lobby, sessions, clock, thinker=None,
+                  names=None):
     """
     One protocol factory per game kind, all over the same lobby and
     sessions, as C{options} set them (L{hub.protocols.factories}).
@@ -520,6 +521,8 @@ def makeFactories(options, lobby, sessions, clock, thinker=None):
     @param thinker: the L{hub.ihub.IThinker} of the tables' bots: the
         hub's L{hub.thinkers.pool.BotPool}; None for one that thinks in
         the caller's thread.
+    @param names: the name check of the protocols
+        (L{hub.accounts.check.NameService}), or None (no names checked).
     @return: a L{dict} mapping the port option name to its factory.
     """
     from hub.protocols.factories import makeFactories as factoriesOf
@@ -536,7 +539,7 @@ def makeFactories(options, lobby, sessions, clock, thinker=None):
         joinSeats=bool(options["checkers-join-seats"]),
         rng=splendorRandom(options), takeover=takeover,
         botLevel=options["bot-level"], botDelay=options.get("bot-delay"),
-        thinker=thinker)
+        thinker=thinker, names=names)
     return {kind + "-port": factory for kind, factory in factories.items()}
 
 
@@ -630,9 +633,16 @@ def makeService(options, reactor=None):
     """
     if reactor is None:
         from twisted.internet import reactor
+    twistdOptions = getattr(options, "parent", None)
+    logObserver = None
+    if twistdOptions is not None and not twistdOptions.get("logger"):
+        logObserver = levelFilter(
+            hubObserver(twistdOptions, options.get("log-format", "text")),
+            LOG_LEVELS[options["log-level"]])
     top = Hub(reactor, graceSeconds=options["grace-seconds"],
               idleSeconds=options["idle-seconds"], limits=options.limits(),
-              drainSeconds=options.get("drain-seconds", 0))
+              drainSeconds=options.get("drain-seconds", 0),
+              logObserver=logObserver)
     lobby, sessions = top.lobby, top.sessions
     thinker = makeBotPool(options, top, reactor)
     from hub.records.service import fromOptions
@@ -641,17 +651,17 @@ def makeService(options, reactor=None):
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
-    factories = makeFactories(options, lobby, sessions, top.clock, thinker)
-    from hub.metrics import BotsCollector
-    collectors = [BotsCollector(thinker)]
-    if records is not None:
-        collectors.append(records.collector())
     from hub.accounts.service import nameService
     names = nameService(options, records, top, reactor)
     if names is not None:
         names.setServiceParent(top)
-        for factory in factories.values():
-            factory.names = names
+    factories = makeFactories(options, lobby, sessions, top.clock, thinker,
+                              names)
+    from hub.metrics import BotsCollector
+    collectors = [BotsCollector(thinker)]
+    if records is not None:
+        collectors.append(records.collector())
+    if names is not None:
         collectors.append(names.collector())
     director = None
     if records is not None:
@@ -729,11 +739,6 @@ def makeService(options, reactor=None):
     if announcer is not None:
         announcer.setServiceParent(top)
         top.onDrain(announcer.stopService)
-    twistdOptions = getattr(options, "parent", None)
-    if twistdOptions is not None and not twistdOptions.get("logger"):
-        top.logObserver = levelFilter(
-            hubObserver(twistdOptions, options.get("log-format", "text")),
-            LOG_LEVELS[options["log-level"]])
     if twistdOptions is not None:
         reactor.callWhenRunning(freezeHeap)
         top.onDrain(lambda: stopAgainEndsDrain(top, reactor))

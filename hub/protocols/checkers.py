@@ -515,6 +515,7 @@ class CheckersFactory(ServerFactory):
         joiner's 1-based seat in data2.
     @param sizes: the player counts whose rooms start (some of 1, 2, 3,
         4 and 6).
+    @param names: the name check (L{ServerFactory.names}), or None.
 
     @ivar policy: the rooms' L{CheckersStartPolicy}, which makes tables.
     @ivar writeBatch: the L{WriteBatch} that joins what one read sends to
@@ -527,8 +528,9 @@ class CheckersFactory(ServerFactory):
                  fourPlayers=False, takeover=None, botLevel=2,
                  thinker=None, turnGrace=0.5, botDelay=1.0,
                  errorNames=False, joinSeats=False,
-                 sizes=rules.STANDARD_PLAYER_COUNTS):
+                 sizes=rules.STANDARD_PLAYER_COUNTS, names=None):
         self.lobby = lobby
+        self.names = names
         self.sessions = sessions
         self.clock = clock
         self.writeBatch = WriteBatch()

@@ -14,7 +14,8 @@ from hub.protocols.splendor import SplendorFactory
 def makeFactories(lobby, sessions, clock, turnSeconds=15,
                   sizes=STANDARD_PLAYER_COUNTS, maxIllegal=3,
                   errorNames=False, joinSeats=False, rng=None,
-                  takeover=None, botLevel=2, botDelay=None, thinker=None):
+                  takeover=None, botLevel=2, botDelay=None, thinker=None,
+                  names=None):
     """
     One protocol factory per game kind, all over the same lobby and
     sessions.
@@ -28,6 +29,8 @@ def makeFactories(lobby, sessions, clock, turnSeconds=15,
         protocol's own.
     @param thinker: the L{hub.ihub.IThinker} of the tables' bots; None
         for one that thinks in the caller's thread.
+    @param names: the name check of every factory
+        (L{hub.connection.ServerFactory.names}), or None.
     @return: a L{dict} mapping the game kind to its factory.
     """
     bots = {"takeover": takeover, "botLevel": botLevel, "thinker": thinker}
@@ -35,11 +38,12 @@ def makeFactories(lobby, sessions, clock, turnSeconds=15,
         bots["botDelay"] = botDelay
     return {
         "gomoku": GomokuFactory(lobby, sessions, clock,
-                                maxIllegal=maxIllegal, **bots),
+                                maxIllegal=maxIllegal, names=names, **bots),
         "checkers": CheckersFactory(lobby, sessions, clock,
                                     turnSeconds=turnSeconds, sizes=sizes,
                                     errorNames=errorNames,
-                                    joinSeats=joinSeats, **bots),
-        "splendor": SplendorFactory(lobby, sessions, clock, rng=rng,
+                                    joinSeats=joinSeats, names=names,
                                     **bots),
+        "splendor": SplendorFactory(lobby, sessions, clock, rng=rng,
+                                    names=names, **bots),
     }

@@ -510,6 +510,7 @@ class GomokuFactory(ServerFactory):
 
     @param thinker: the L{hub.ihub.IThinker} takeover bots ask for their
         moves (the hub's worker pool; see L{TableOptions}).
+    @param names: the name check (L{ServerFactory.names}), or None.
 
     @ivar maxIllegal: status-6 operations a connection may make before it
         is closed (spec section 6.3).
@@ -521,8 +522,9 @@ class GomokuFactory(ServerFactory):
     protocol = GomokuProtocol
 
     def __init__(self, lobby, sessions, clock, maxIllegal=3, takeover=None,
-                 botLevel=2, botDelay=0.5, thinker=None):
+                 botLevel=2, botDelay=0.5, thinker=None, names=None):
         self.lobby = lobby
+        self.names = names
         self.sessions = sessions
         self.clock = clock
         self.maxIllegal = maxIllegal

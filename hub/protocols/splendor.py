@@ -446,13 +446,16 @@ class SplendorFactory(ServerFactory):
     @param minGap: if positive, the least time in seconds between two
         messages of one kind to one connection (L{PacedWriter}); 0 (the
         default) sends at once.
+    @param names: the name check (L{ServerFactory.names}), or None.
     """
 
     protocol = SplendorProtocol
 
     def __init__(self, lobby, sessions, clock, takeover=None, rng=None,
-                 botLevel=2, botDelay=1.0, thinker=None, minGap=0.0):
+                 botLevel=2, botDelay=1.0, thinker=None, minGap=0.0,
+                 names=None):
         self.lobby = lobby
+        self.names = names
         self.sessions = sessions
         self.clock = clock
         self.minGap = minGap

@@ -63,16 +63,19 @@ def when(seconds):
 
 class AdminPage(resource.Resource):
     """
-    C{/admin}.
+    C{/admin}, over the accounts of C{auth} and the hub's C{events}
+    (L{hub.web.interfaces.ITournamentsWeb}, or None).
     """
 
-    def __init__(self, auth):
+    def __init__(self, auth, events=None):
         resource.Resource.__init__(self)
         self.auth = auth
         self.putChild(b"audit", AuditPage(auth))
-        self.putChild(b"tournaments", TournamentsAdminPage(auth, guarded))
+        self.putChild(b"tournaments",
+                      TournamentsAdminPage(auth, guarded, events))
         for name in ACTIONS:
-            self.putChild(name.encode("ascii"), ActionPage(auth, name, self))
+            self.putChild(name.encode("ascii"),
+                          ActionPage(auth, name, self, events))
 
     def getChild(self, name, request):
         if name == b"":
@@ -246,11 +249,12 @@ class ActionPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth, name, admin):
+    def __init__(self, auth, name, admin, events=None):
         resource.Resource.__init__(self)
         self.auth = auth
         self.name = name
         self.admin = admin
+        self.events = events
 
     def render_GET(self, request):
         return redirect(request, "/admin")
@@ -267,7 +271,7 @@ class ActionPage(resource.Resource):
             _ = pages.translatorFor(request)
             event = self.name in EVENT_ACTIONS
             try:
-                done = yield perform(self.auth,
+                done = yield perform(self.auth, self.events,
                                      self.auth.actor(request, visitor),
                                      self.name, fields)
             except AccountError as e:

@@ -5,7 +5,8 @@ C{/admin} pages (L{hub.web.admin}) and the JSON admin API
 its caller makes on every request, and runs through the hub's
 L{hub.accounts.moderation.Moderation} (audited there).
 
-Each action takes the caller's L{hub.web.auth.WebAuth}, the acting
+Each action takes the caller's L{hub.web.auth.WebAuth}, the hub's
+events (L{hub.web.interfaces.ITournamentsWeb}, or None), the acting
 account (an L{hub.accounts.store.Actor}: its name, role and client
 address, for the rules of roles and the audit) and the request's fields
 (a dict of text) and answers with a Deferred of a dict (the JSON API's
@@ -43,7 +44,7 @@ def required(fields, name):
     return value
 
 
-def kick(auth, actor, fields):
+def kick(auth, events, actor, fields):
     try:
         session = int(required(fields, "session"))
     except ValueError:
@@ -52,14 +53,14 @@ def kick(auth, actor, fields):
     return d.addCallback(lambda _: {"done": "kick", "session": session})
 
 
-def end(auth, actor, fields):
+def end(auth, events, actor, fields):
     kind, room = required(fields, "kind"), required(fields, "room")
     d = auth.moderation.endTable(kind, room, actor, fields.get("reason", ""))
     return d.addCallback(lambda _: {"done": "end", "kind": kind,
                                     "room": room})
 
 
-def ban(auth, actor, fields):
+def ban(auth, events, actor, fields):
     target = required(fields, "target")
     duration = required(fields, "for")
     try:
@@ -72,27 +73,27 @@ def ban(auth, actor, fields):
                                     "seconds": seconds})
 
 
-def unban(auth, actor, fields):
+def unban(auth, events, actor, fields):
     target = required(fields, "target")
     d = auth.moderation.unban(target, actor)
     return d.addCallback(lambda _: {"done": "unban", "target": target})
 
 
-def role(auth, actor, fields):
+def role(auth, events, actor, fields):
     name, value = required(fields, "name"), required(fields, "role")
     d = auth.moderation.setRole(name, value, actor)
     return d.addCallback(lambda _: {"done": "role", "name": name,
                                     "role": value})
 
 
-def tokenRevoke(auth, actor, fields):
+def tokenRevoke(auth, events, actor, fields):
     tokenId = required(fields, "token")
     d = auth.sessions.revokeToken(tokenId, actor)
     return d.addCallback(lambda name: {"done": "token-revoke",
                                        "token": tokenId, "name": name})
 
 
-def invite(auth, actor, fields):
+def invite(auth, events, actor, fields):
     d = auth.sessions.newInvite(actor)
     return d.addCallback(lambda code: {"done": "invite", "invite": code})
 
@@ -101,13 +102,12 @@ def invite(auth, actor, fields):
 # commands: each writes the event's database and an audit row (never an
 # engine's command line, which may hold a play key).
 
-def _events(auth):
+def _events(events):
     """
-    The L{hub.web.tournaments.TournamentsWeb} of the hub.
+    C{events}, the hub's L{hub.web.interfaces.ITournamentsWeb}.
 
-    @raise BadRequest: the hub runs no events.
+    @raise BadRequest: the hub runs no events (C{events} is None).
     """
-    events = getattr(auth, "tournaments", None)
     if events is None:
         raise BadRequest("this hub runs no tournaments")
     return events
@@ -128,14 +128,15 @@ def _number(fields, name, kind=int, optional=True):
     return number
 
 
-def _eventWrite(auth, actor, action, eventId, target, interaction, *args):
+def _eventWrite(auth, events, actor, action, eventId, target, interaction,
+                *args):
     """
     Run C{interaction} on the events' database, then audit C{action}
     on C{target} (or C{target(result)}).  A refusal of the store's (L{store.TournamentError}) is a
     L{BadRequest}.
     """
     from hub.tournaments import store
-    events = _events(auth)
+    events = _events(events)
     d = events.database.runInteraction(interaction, *args, write=True)
 
     def refused(failure):
@@ -163,7 +164,7 @@ def _changed(events, eventId):
     events.eventChanged(eventId)
 
 
-def eventCreate(auth, actor, fields):
+def eventCreate(auth, events, actor, fields):
     from hub.tournaments import formats, store
     name, game = required(fields, "name"), required(fields, "game")
     fmt = required(fields, "format")
@@ -174,19 +175,19 @@ def eventCreate(auth, actor, fields):
     args = (name, game, fmt, _number(fields, "rounds"),
             _number(fields, "minutes", float), players,
             _number(fields, "turn-seconds", float), time.time())
-    d = _eventWrite(auth, actor, "event-create", None,
+    d = _eventWrite(auth, events, actor, "event-create", None,
                     "{} {} {}".format(game, fmt, name),
                     store.createEvent, *args)
     return d.addCallback(lambda eventId: {"done": "event-create",
                                           "event": eventId})
 
 
-def eventEnter(auth, actor, fields):
+def eventEnter(auth, events, actor, fields):
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
     guest = str(fields.get("guest", "")).lower() in ("1", "on", "true", "yes")
-    d = _eventWrite(auth, actor, "event-enter", eventId,
+    d = _eventWrite(auth, events, actor, "event-enter", eventId,
                     lambda entered: "event {} {}{}".format(
                         eventId, entered, " (guest)" if guest else ""),
                     store.enter, eventId, name, time.time(), None, guest)
@@ -194,18 +195,18 @@ def eventEnter(auth, actor, fields):
         "done": "event-enter", "event": eventId, "name": entered})
 
 
-def eventWithdraw(auth, actor, fields):
+def eventWithdraw(auth, events, actor, fields):
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
-    d = _eventWrite(auth, actor, "event-withdraw", eventId,
+    d = _eventWrite(auth, events, actor, "event-withdraw", eventId,
                     "event {} {}".format(eventId, name),
                     store.withdraw, eventId, name)
     return d.addCallback(lambda _: {"done": "event-withdraw",
                                     "event": eventId, "name": name})
 
 
-def eventEngine(auth, actor, fields):
+def eventEngine(auth, events, actor, fields):
     """
     Enter a registered engine (L{hub.tournaments.catalog}) by its
     C{name}.
@@ -213,22 +214,22 @@ def eventEngine(auth, actor, fields):
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
-    d = _eventWrite(auth, actor, "event-engine", eventId,
+    d = _eventWrite(auth, events, actor, "event-engine", eventId,
                     "event {} {}".format(eventId, name),
                     store.enter, eventId, name, time.time(), name)
     return d.addCallback(lambda entered: {
         "done": "event-engine", "event": eventId, "name": entered})
 
 
-def registeredEngines(auth):
+def registeredEngines(events):
     """
-    The registered engines, for the admins to choose among: names,
-    protocols and limits (never a command line).
+    The registered engines of C{events} (the hub's
+    L{hub.web.interfaces.ITournamentsWeb}, or None: none), for the admins
+    to choose among: names, protocols and limits (never a command line).
 
     @return: a Deferred of a list of dicts.
     """
     from hub.tournaments import catalog
-    events = getattr(auth, "tournaments", None)
     if events is None:
         return defer.succeed([])
     d = events.database.runInteraction(catalog.engines)
@@ -239,10 +240,10 @@ def registeredEngines(auth):
 
 
 def _eventState(action):
-    def change(auth, actor, fields):
+    def change(auth, events, actor, fields):
         from hub.tournaments import store
         eventId = _number(fields, "event", optional=False)
-        d = _eventWrite(auth, actor, "event-" + action, eventId,
+        d = _eventWrite(auth, events, actor, "event-" + action, eventId,
                         "event {}".format(eventId), store.requestState,
                         eventId, action, time.time())
         return d.addCallback(lambda event: {
@@ -312,10 +313,11 @@ def checkFields(name, fields):
                 name, field[:40]))
 
 
-def perform(auth, actor, name, fields):
+def perform(auth, events, actor, name, fields):
     """
     Do action C{name} as C{actor} (an L{hub.accounts.store.Actor}, whose
-    role the caller checked with the action's check, this request).
+    role the caller checked with the action's check, this request), on
+    the accounts of C{auth} and the events C{events} (or None).
 
     @return: a Deferred of the action's answer; it fails with
         L{AccountError} (L{BadRequest}) for what the caller asked wrong,
@@ -324,7 +326,7 @@ def perform(auth, actor, name, fields):
     """
     def act():
         checkFields(name, fields)
-        return ACTIONS[name][1](auth, actor, fields)
+        return ACTIONS[name][1](auth, events, actor, fields)
     return defer.maybeDeferred(act)
 
 

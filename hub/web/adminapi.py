@@ -167,10 +167,11 @@ class Endpoint(resource.Resource):
 
 class AdminAPI(resource.Resource):
     """
-    C{/api/admin/...}.
+    C{/api/admin/...}, over the accounts of C{auth} and the hub's
+    C{events} (L{hub.web.interfaces.ITournamentsWeb}, or None).
     """
 
-    def __init__(self, auth):
+    def __init__(self, auth, events=None):
         resource.Resource.__init__(self)
         moderation = auth.moderation
 
@@ -192,7 +193,7 @@ class AdminAPI(resource.Resource):
                       Endpoint(auth, b"GET", mayModerate, connections))
         self.putChild(b"rooms", Endpoint(auth, b"GET", mayModerate, rooms))
         def engines(actor, request):
-            return registeredEngines(auth).addCallback(
+            return registeredEngines(events).addCallback(
                 lambda found: {"engines": found})
 
         self.putChild(b"audit", Endpoint(auth, b"GET", mayModerate, audit))
@@ -204,7 +205,7 @@ class AdminAPI(resource.Resource):
             self.putChild(name.encode("ascii"), Endpoint(
                 auth, b"POST", allowed,
                 lambda actor, request, name=name: perform(
-                    auth, actor, name, bodyFields(request))))
+                    auth, events, actor, name, bodyFields(request))))
 
     def getChild(self, name, request):
         return NotFound()

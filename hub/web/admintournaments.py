@@ -51,11 +51,11 @@ def eventNumber(request):
     return int(value) if value.isdigit() and len(value) <= 18 else None
 
 
-def launcherOf(auth):
+def launcherOf(events):
     """
-    The engine runner of the hub's director, or None.
+    The engine runner of the hub's director, or None (C{events}, the
+    L{hub.web.interfaces.ITournamentsWeb}, is None: no events).
     """
-    events = getattr(auth, "tournaments", None)
     return None if events is None else events.launcher()
 
 
@@ -136,12 +136,15 @@ class TournamentsAdminPage(resource.Resource):
     C{/admin/tournaments} and its engine logs.
     """
 
-    def __init__(self, auth, guarded):
+    def __init__(self, auth, guarded, events=None):
         resource.Resource.__init__(self)
         self.auth = auth
         self.guarded = guarded
-        self.putChild(b"logs", LogsPage(auth, guarded))
-        self.putChild(b"log", LogPage(auth, guarded))
+        #: The hub's events (L{hub.web.interfaces.ITournamentsWeb}), or
+        #: None.
+        self.events = events
+        self.putChild(b"logs", LogsPage(auth, guarded, events))
+        self.putChild(b"log", LogPage(auth, guarded, events))
 
     def getChild(self, name, request):
         if name == b"":
@@ -156,7 +159,7 @@ class TournamentsAdminPage(resource.Resource):
         def page(visitor):
             _ = pages.translatorFor(request)
             csrf = auth.csrfInput(request)
-            events = getattr(auth, "tournaments", None)
+            events = self.events
             listed, engines = [], []
             if events is not None:
                 listed = yield events.database.runInteraction(
@@ -192,15 +195,18 @@ class LogsPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth, guarded):
+    def __init__(self, auth, guarded, events=None):
         resource.Resource.__init__(self)
         self.auth = auth
         #: L{hub.web.admin.guarded}: the role check of every request.
         self.guarded = guarded
+        #: The hub's events (L{hub.web.interfaces.ITournamentsWeb}), or
+        #: None.
+        self.events = events
 
     def render_GET(self, request):
         eventId = eventNumber(request)
-        launcher = launcherOf(self.auth)
+        launcher = launcherOf(self.events)
 
         def page(visitor):
             _ = pages.translatorFor(request)
@@ -229,16 +235,19 @@ class LogPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth, guarded):
+    def __init__(self, auth, guarded, events=None):
         resource.Resource.__init__(self)
         self.auth = auth
         #: L{hub.web.admin.guarded}: the role check of every request.
         self.guarded = guarded
+        #: The hub's events (L{hub.web.interfaces.ITournamentsWeb}), or
+        #: None.
+        self.events = events
 
     def render_GET(self, request):
         eventId = eventNumber(request)
         room, name = argument(request, "room"), argument(request, "name")
-        launcher = launcherOf(self.auth)
+        launcher = launcherOf(self.events)
 
         def page(visitor):
             try:

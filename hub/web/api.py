@@ -190,12 +190,15 @@ class Web:
 
     @ivar gate: the web port's L{hub.limits.FaceGate} (its event streams
         per address), or None.
+    @ivar accountLinks: the header's links to the accounts' pages on the
+        shared pages (the lobby), or none without accounts.
     """
 
-    gate = None
-
     def __init__(self, lobby, sessions, spectating, lobbyFeed, records=None,
-                 replays=None, displays=None, abouts=None):
+                 replays=None, displays=None, abouts=None, gate=None,
+                 accountLinks=()):
+        self.gate = gate
+        self.accountLinks = accountLinks
         #: The accounts' display names
         #: (L{hub.accounts.displays.DisplayNames}) of a web face with
         #: accounts, or None.

@@ -178,8 +178,13 @@ class HubRequest(server.Request):
 
     _client = None
     _secure = None
+    #: The header's links to the accounts' pages: its site's (none
+    #: without accounts), or its visitor's (L{hub.web.accountpages}).
+    accountLinks = ()
 
     def process(self):
+        self.accountLinks = getattr(getattr(self.channel, "site", None),
+                                    "accountLinks", ())
         self.findClient()
         server.Request.process(self)
 

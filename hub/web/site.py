@@ -100,8 +100,8 @@ class Root(resource.Resource):
             self.putChild(b"login", accountpages.LoginPage(auth))
             self.putChild(b"logout", accountpages.LogoutPage(auth))
             self.putChild(b"account", accountpages.AccountPage(auth))
-            self.putChild(b"admin", admin.AdminPage(auth))
-            apiRoot.putChild(b"admin", adminapi.AdminAPI(auth))
+            self.putChild(b"admin", admin.AdminPage(auth, tournaments))
+            apiRoot.putChild(b"admin", adminapi.AdminAPI(auth, tournaments))
         if tournaments is not None:
             from hub.web.tournaments import TournamentsAPI, TournamentsPage
             self.putChild(b"tournaments", TournamentsPage(tournaments))
@@ -184,6 +184,13 @@ class HubChannel(http.HTTPChannel):
     gate = None
     admittedHost = None
 
+    def admitted(self, gate, host):
+        """
+        The site's C{gate} admitted this connection for C{host} (None for
+        a trusted proxy's): it frees that place when it is gone.
+        """
+        self.gate, self.admittedHost = gate, host
+
     def connectionLost(self, reason):
         """
         Free the connection's place at the gate, then let go of what the
@@ -224,20 +231,31 @@ class HubSite(ServerFactory, server.Site):
     @ivar gate: the L{FaceGate}.
     @ivar resolver: the door's L{hub.web.proxies.ClientResolver}, which
         the requests (L{HubRequest}) ask who their client is.
+    @param errors: the site's L{WebErrors}, or None.
+    @param auth: the L{hub.web.auth.WebAuth} of a site with accounts, or
+        None; with one, every page's header links to the accounts'.
+    @param web: what the pages read (L{hub.web.api.Web}), or None.
+    @param play: the browser play (L{hub.web.play.WebPlay}), or None.
+    @param tournaments: the events of C{/tournaments} and C{/admin}
+        (L{hub.web.interfaces.ITournamentsWeb}), or None.
     @ivar channels: the open HTTP connections (L{HubChannel}s).
+    @ivar accountLinks: the header's account links of every request.
     """
 
     protocol = HubChannel
     requestFactory = HubRequest
-    #: The L{WebErrors} of this site (given by L{webSite}).
-    errors = None
-    #: The L{hub.web.auth.WebAuth} of a site with accounts, or None.
-    auth = None
 
-    def __init__(self, root, gate, reactor=None, door=None):
+    def __init__(self, root, gate, reactor=None, door=None, errors=None,
+                 auth=None, web=None, play=None, tournaments=None):
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
+        self.errors = errors
+        self.auth = auth
+        self.web = web
+        self.play = play
+        self.tournaments = tournaments
+        self.accountLinks = ACCOUNT_LINKS if auth is not None else ()
         self.door = door if door is not None else WebDoor()
         self.resolver = self.door.resolver
         # Weak: a channel upgraded to a WebSocket (hub.web.ws) never
@@ -283,15 +301,13 @@ class HubSite(ServerFactory, server.Site):
         if channel is None:
             self.gate.release(host)
             return None
-        channel.gate, channel.admittedHost = self.gate, host
+        channel.admitted(self.gate, host)
         self.channels.add(channel)
         return channel
 
     def getResourceFor(self, request):
         for name, value in SECURITY_HEADERS:
             request.setHeader(name, value)
-        if self.auth is not None:
-            request.accountLinks = ACCOUNT_LINKS
         address = request.getClientAddress()
         refused = self.door.refusal(request)
         limited = self.gate.request(getattr(address, "host", None))
@@ -394,7 +410,8 @@ def faceGate(hub, limits=None, port="web port"):
     return gate
 
 
-def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=()):
+def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=(),
+             **parts):
     """
     A L{HubSite} serving C{root} for C{hub} through C{gate} (a
     L{faceGate}) and C{door} (a L{WebDoor}): its errors are summarised
@@ -404,9 +421,11 @@ def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=()):
     live WebSockets, a set that changes) that they cover are closed.
 
     @param siteClass: L{HubSite} or a subclass.
+    @param parts: the site's C{auth}, C{web}, C{play} and C{tournaments}
+        (L{HubSite}).
     """
-    site = siteClass(root, gate, reactor=hub.clock, door=door)
-    site.errors = WebErrors(hub.clock)
+    site = siteClass(root, gate, reactor=hub.clock, door=door,
+                     errors=WebErrors(hub.clock), **parts)
     names = site.door.names
     if names is not None:
         names.watchBans(lambda: site.door.enforce(site.channels, sockets))
@@ -462,22 +481,19 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     gate = faceGate(hub, limits)
     tournaments = feeds = None
     if director is not None:
-        from hub.web.tournaments import TournamentFeeds, TournamentsWeb
+        from hub.web.tournaments import TournamentsWeb
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
                                      spectating, gate,
-                                     getattr(auth, "names", None), hub.clock)
-        feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
-        tournaments.auth = auth
-        if auth is not None:
-            # /admin's events (L{hub.web.adminactions}).
-            auth.tournaments = tournaments
-        director.listeners.append(feeds)
+                                     getattr(auth, "names", None), hub.clock,
+                                     auth)
+        feeds = tournaments.feeds
+        director.addListener(feeds)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records,
                   displays=displays,
                   # An engine's ABOUT on its player page.
-                  abouts=tournaments.latestAbout if tournaments else None)
-    web.gate = gate
-    web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
+                  abouts=tournaments.latestAbout if tournaments else None,
+                  gate=gate,
+                  accountLinks=ACCOUNT_LINKS if auth is not None else ())
     play = socket = None
     sockets = ()
     if games is not None:
@@ -496,11 +512,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
             director.addListener(play)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket, tournaments)
-    site = faceSite(hub, root, web.gate, door=webDoor(hub, auth, door),
-                    sockets=sockets)
-    site.auth = auth
-    site.web = web
-    site.play = play
+    site = faceSite(hub, root, gate, door=webDoor(hub, auth, door),
+                    sockets=sockets, auth=auth, web=web, play=play,
+                    tournaments=tournaments)
     service = WebService(spectating, lobbyFeed, site.errors, play,
                          tournamentFeeds=feeds,
                          sessions=getattr(auth, "sessions", None),
