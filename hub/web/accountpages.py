@@ -19,12 +19,17 @@ key is kept only as its keyed hash, so no page can show it again: a new
 key is shown once, on the page that made it.
 """
 
+from __future__ import annotations
+
 import re
+from typing import Any, Callable, Generator, Union
 
 from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import tags
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.accounts import display, names
 from hub.accounts.moderation import mayModerate
@@ -39,7 +44,7 @@ log = Logger()
 _NEXT = re.compile(r"^/[A-Za-z0-9/_-]*$")
 
 
-def safeNext(value, default="/account"):
+def safeNext(value: Any, default: str = "/account") -> Any:
     """
     C{value} if it is a path of this site (never another site's
     address), else C{default}.
@@ -49,7 +54,7 @@ def safeNext(value, default="/account"):
     return default
 
 
-def redirect(request, location):
+def redirect(request: Request, location: Any) -> bytes:
     """
     Answer C{request} 303 See Other to C{location} (a path).
 
@@ -61,7 +66,7 @@ def redirect(request, location):
     return b""
 
 
-def visitorLinks(visitor):
+def visitorLinks(visitor: Any) -> Any:
     """
     The account links of the header for C{visitor} (or None).
     """
@@ -74,7 +79,8 @@ def visitorLinks(visitor):
     return links
 
 
-def show(request, visitor, title, content, code=200):
+def show(request: Any, visitor: Any, title: Any, content: Any,
+         code: int = 200) -> Any:
     """
     Render a page of the accounts (never cached: it may show a key).
     """
@@ -85,14 +91,14 @@ def show(request, visitor, title, content, code=200):
     return pages.render(request, title, content, code=code)
 
 
-def message(*parts, kind="note"):
+def message(*parts: Any, kind: str = "note") -> Any:
     """
     A line that says what happened.
     """
     return tags.p(*parts, class_="message " + kind)
 
 
-def respond(request, work):
+def respond(request: Request, work: Any) -> int:
     """
     Answer C{request} with what C{work()} (a Deferred of a function of the
     request) makes, unless the client has gone; a failure is a 500 and
@@ -103,7 +109,7 @@ def respond(request, work):
     gone = []
     request.notifyFinish().addErrback(lambda _: gone.append(True))
 
-    def done(answer):
+    def done(answer: Any) -> None:
         if gone:
             return
         body = answer(request)
@@ -111,7 +117,7 @@ def respond(request, work):
             request.write(body)
             request.finish()
 
-    def failed(failure):
+    def failed(failure: Failure) -> None:
         errors = errorsOf(request)
         if errors is not None:
             errors.failed(request, failure)
@@ -126,7 +132,7 @@ def respond(request, work):
     return server.NOT_DONE_YET
 
 
-def refusedForm(request):
+def refusedForm(request: Request) -> Any:
     """
     A 403 for a POST whose CSRF token is missing or wrong.
     """
@@ -136,14 +142,15 @@ def refusedForm(request):
           "reload the page and try again."), kind="error"), 403)
 
 
-def labelled(label, **attributes):
+def labelled(label: str, **attributes: Any) -> Any:
     """
     A labelled input.
     """
     return tags.p(tags.label(label, " ", tags.input(**attributes)))
 
 
-def keyShown(name, key, _=lambda text: text):
+def keyShown(name: str, key: Any,
+             _: Callable[[str], str] = lambda text: text) -> Any:
     """
     A new play key, shown once, with the names that use it.
     """
@@ -177,7 +184,7 @@ class NotFound(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return pages.notFound(request)
 
 
@@ -190,22 +197,22 @@ class AccountsResource(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         return respond(request, lambda: self.get(request))
 
-    def render_POST(self, request):
+    def render_POST(self, request: Request) -> Union[bytes, int]:
         if not self.auth.csrfValid(request):
             return refusedForm(request)
         return respond(request, lambda: self.post(request))
 
-    def get(self, request):
+    def get(self, request: Request) -> Any:
         raise NotImplementedError()
 
-    def post(self, request):
+    def post(self, request: Request) -> Any:
         raise NotImplementedError()
 
 
@@ -214,7 +221,7 @@ class RegisterPage(AccountsResource):
     C{/register}.
     """
 
-    def form(self, request, error=None, name=""):
+    def form(self, request: Any, error: Any = None, name: str = "") -> Any:
         # error: a text already in the page's language.
         _ = pages.translatorFor(request)
         if self.auth.registration == "closed":
@@ -242,14 +249,14 @@ class RegisterPage(AccountsResource):
         return tags.div(*parts)
 
     @defer.inlineCallbacks
-    def get(self, request):
+    def get(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         content = self.form(request)
         return lambda request: show(request, visitor, N_("Register"),
                                     content)
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         auth = self.auth
         _ = pages.translatorFor(request)
         name = field(request, "name").strip()
@@ -258,7 +265,7 @@ class RegisterPage(AccountsResource):
             return lambda request: show(request, None, N_("Register"),
                                         self.form(request), 403)
 
-        def again(error, *arguments, code=400):
+        def again(error: Any, *arguments: Any, code: int = 400) -> Any:
             # error: an English text of the catalogs, {0}... its arguments.
             content = self.form(request, _(error).format(*arguments), name)
             return lambda request: show(request, None, N_("Register"),
@@ -317,7 +324,7 @@ class LoginPage(AccountsResource):
     C{/login}.
     """
 
-    def form(self, request, error=None, name=""):
+    def form(self, request: Any, error: Any = None, name: str = "") -> Any:
         # error: an English text of the catalogs.
         _ = pages.translatorFor(request)
         parts = [message(_(error), kind="error")] if error else []
@@ -340,14 +347,14 @@ class LoginPage(AccountsResource):
         return tags.div(*parts)
 
     @defer.inlineCallbacks
-    def get(self, request):
+    def get(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         content = self.form(request)
         return lambda request: show(request, visitor, N_("Log in"),
                                     content)
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         name = field(request, "name").strip()
         result = yield self.auth.login(request, name,
                                        field(request, "password"))
@@ -371,14 +378,14 @@ class LogoutPage(AccountsResource):
     C{/logout}: POST only.
     """
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         request.setHeader(b"Allow", b"POST")
         _ = pages.translatorFor(request)
         return show(request, None, N_("Log out"), message(
             _("Log out with the button of your account page.")), 405)
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         yield self.auth.logout(request)
         return lambda request: redirect(request, "/")
 
@@ -390,21 +397,22 @@ class AccountPage(AccountsResource):
 
     isLeaf = False
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
         self.putChild(b"password", PasswordChange(auth))
         self.putChild(b"key", NewKey(auth))
         self.putChild(b"sessions", KeepSessions(auth))
         self.putChild(b"display-name", DisplayNameChange(auth))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if name == b"":
             return self
         return NotFound()
 
     @defer.inlineCallbacks
-    def page(self, request, visitor, note=None, error=None, code=200,
-             keep=None, typed=None):
+    def page(self, request: Request, visitor: Any, note: Any = None,
+             error: Any = None, code: int = 200, keep: Any = None,
+             typed: Any = None) -> Generator[Any, Any, Any]:
         """
         The account page of C{visitor} (a Deferred of a function of the
         request), with C{note} or C{error} said first; C{keep} (default:
@@ -420,8 +428,9 @@ class AccountPage(AccountsResource):
         return lambda request: show(request, visitor, N_("Your account"),
                                     content, code)
 
-    def content(self, request, visitor, keep, note=None, error=None,
-                shown=None, typed=None):
+    def content(self, request: Request, visitor: Any, keep: Any,
+                note: Any = None, error: Any = None, shown: Any = None,
+                typed: Any = None) -> Any:
         # note, error: English texts of the catalogs, or tuples of one and
         # the parts that fill it (L{pages.filled}); shown: the display
         # name.
@@ -485,7 +494,7 @@ class AccountPage(AccountsResource):
         return tags.div(*parts)
 
     @defer.inlineCallbacks
-    def get(self, request):
+    def get(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
@@ -493,7 +502,7 @@ class AccountPage(AccountsResource):
         return answer
 
 
-def displayNameForm(_, csrf, name, value):
+def displayNameForm(_: Any, csrf: Any, name: str, value: Any) -> Any:
     """
     The account page's section of the display name: its form, holding
     C{value}, for the account C{name}.
@@ -520,7 +529,7 @@ def displayNameForm(_, csrf, name, value):
     ]
 
 
-def displayRefusal(error):
+def displayRefusal(error: Any) -> Any:
     """
     What the account page says of the L{display.DisplayNameRefused}
     C{error}: an English text of the catalogs and the parts that fill
@@ -555,10 +564,10 @@ class AccountAction(AccountPage):
 
     isLeaf = True
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         return redirect(request, "/account")
 
 
@@ -569,7 +578,7 @@ class PasswordChange(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         auth = self.auth
         visitor = yield auth.visitor(request)
         if visitor is None:
@@ -605,7 +614,7 @@ class NewKey(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
@@ -626,7 +635,7 @@ class KeepSessions(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
@@ -646,7 +655,7 @@ class DisplayNameChange(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         auth = self.auth
         visitor = yield auth.visitor(request)
         if visitor is None:

@@ -16,9 +16,13 @@ environment (engines are the operator's: the web chooses among
 registered ones by name).
 """
 
+from __future__ import annotations
+
 import time
+from typing import Any, Callable, Dict, Optional
 
 from twisted.internet import defer
+from twisted.python.failure import Failure
 
 from hub.accounts.cli import parseDuration
 from hub.accounts.moderation import mayAdminister, mayModerate
@@ -32,7 +36,7 @@ class BadRequest(AccountError):
     """
 
 
-def required(fields, name):
+def required(fields: Dict[str, str], name: str) -> Any:
     """
     The non-empty field C{name} of C{fields}.
 
@@ -44,7 +48,7 @@ def required(fields, name):
     return value
 
 
-def kick(auth, events, actor, fields):
+def kick(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
     try:
         session = int(required(fields, "session"))
     except ValueError:
@@ -53,14 +57,14 @@ def kick(auth, events, actor, fields):
     return d.addCallback(lambda _: {"done": "kick", "session": session})
 
 
-def end(auth, events, actor, fields):
+def end(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
     kind, room = required(fields, "kind"), required(fields, "room")
     d = auth.moderation.endTable(kind, room, actor, fields.get("reason", ""))
     return d.addCallback(lambda _: {"done": "end", "kind": kind,
                                     "room": room})
 
 
-def ban(auth, events, actor, fields):
+def ban(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
     target = required(fields, "target")
     duration = required(fields, "for")
     try:
@@ -73,27 +77,28 @@ def ban(auth, events, actor, fields):
                                     "seconds": seconds})
 
 
-def unban(auth, events, actor, fields):
+def unban(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
     target = required(fields, "target")
     d = auth.moderation.unban(target, actor)
     return d.addCallback(lambda _: {"done": "unban", "target": target})
 
 
-def role(auth, events, actor, fields):
+def role(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
     name, value = required(fields, "name"), required(fields, "role")
     d = auth.moderation.setRole(name, value, actor)
     return d.addCallback(lambda _: {"done": "role", "name": name,
                                     "role": value})
 
 
-def tokenRevoke(auth, events, actor, fields):
+def tokenRevoke(auth: Any, events: Any, actor: Any,
+                fields: Dict[str, str]) -> Any:
     tokenId = required(fields, "token")
     d = auth.sessions.revokeToken(tokenId, actor)
     return d.addCallback(lambda name: {"done": "token-revoke",
                                        "token": tokenId, "name": name})
 
 
-def invite(auth, events, actor, fields):
+def invite(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
     d = auth.sessions.newInvite(actor)
     return d.addCallback(lambda code: {"done": "invite", "invite": code})
 
@@ -102,7 +107,7 @@ def invite(auth, events, actor, fields):
 # commands: each writes the event's database and an audit row (never an
 # engine's command line, which may hold a play key).
 
-def _events(events):
+def _events(events: Any) -> Any:
     """
     C{events}, the hub's L{hub.web.interfaces.ITournamentsWeb}.
 
@@ -113,7 +118,8 @@ def _events(events):
     return events
 
 
-def _number(fields, name, kind=int, optional=True):
+def _number(fields: Dict[str, str], name: str,
+            kind: Callable[[str], Any] = int, optional: bool = True) -> Any:
     value = str(fields.get(name, "")).strip()
     if not value:
         if optional:
@@ -128,8 +134,9 @@ def _number(fields, name, kind=int, optional=True):
     return number
 
 
-def _eventWrite(auth, events, actor, action, eventId, target, interaction,
-                *args):
+def _eventWrite(auth: Any, events: Any, actor: Any, action: str,
+                eventId: Optional[int], target: Any, interaction: Any,
+                *args: Any) -> Any:
     """
     Run C{interaction} on the events' database, then audit C{action}
     on C{target} (or C{target(result)}).  A refusal of the store's (L{store.TournamentError}) is a
@@ -139,11 +146,11 @@ def _eventWrite(auth, events, actor, action, eventId, target, interaction,
     events = _events(events)
     d = events.database.runInteraction(interaction, *args, write=True)
 
-    def refused(failure):
+    def refused(failure: Failure) -> None:
         failure.trap(store.TournamentError)
         raise BadRequest(str(failure.value))
 
-    def audited(result):
+    def audited(result: Any) -> Any:
         d = auth.accounts.note(
             action, target(result) if callable(target) else target, "",
             actor)
@@ -156,7 +163,7 @@ def _eventWrite(auth, events, actor, action, eventId, target, interaction,
     return d
 
 
-def _changed(events, eventId):
+def _changed(events: Any, eventId: int) -> Any:
     """
     The event's page hears of an entry at once (the director hears of
     it at its next poll).
@@ -164,7 +171,8 @@ def _changed(events, eventId):
     events.eventChanged(eventId)
 
 
-def eventCreate(auth, events, actor, fields):
+def eventCreate(auth: Any, events: Any, actor: Any,
+                fields: Dict[str, str]) -> Any:
     from hub.tournaments import formats, store
     name, game = required(fields, "name"), required(fields, "game")
     fmt = required(fields, "format")
@@ -182,7 +190,8 @@ def eventCreate(auth, events, actor, fields):
                                           "event": eventId})
 
 
-def eventEnter(auth, events, actor, fields):
+def eventEnter(auth: Any, events: Any, actor: Any,
+               fields: Dict[str, str]) -> Any:
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
@@ -195,7 +204,8 @@ def eventEnter(auth, events, actor, fields):
         "done": "event-enter", "event": eventId, "name": entered})
 
 
-def eventWithdraw(auth, events, actor, fields):
+def eventWithdraw(auth: Any, events: Any, actor: Any,
+                  fields: Dict[str, str]) -> Any:
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
@@ -206,7 +216,8 @@ def eventWithdraw(auth, events, actor, fields):
                                     "event": eventId, "name": name})
 
 
-def eventEngine(auth, events, actor, fields):
+def eventEngine(auth: Any, events: Any, actor: Any,
+                fields: Dict[str, str]) -> Any:
     """
     Enter a registered engine (L{hub.tournaments.catalog}) by its
     C{name}.
@@ -221,7 +232,7 @@ def eventEngine(auth, events, actor, fields):
         "done": "event-engine", "event": eventId, "name": entered})
 
 
-def registeredEngines(events):
+def registeredEngines(events: Any) -> Any:
     """
     The registered engines of C{events} (the hub's
     L{hub.web.interfaces.ITournamentsWeb}, or None: none), for the admins
@@ -239,8 +250,9 @@ def registeredEngines(events):
         for e in specs])
 
 
-def _eventState(action):
-    def change(auth, events, actor, fields):
+def _eventState(action: Any) -> Any:
+    def change(auth: Any, events: Any, actor: Any,
+               fields: Dict[str, str]) -> Any:
         from hub.tournaments import store
         eventId = _number(fields, "event", optional=False)
         d = _eventWrite(auth, events, actor, "event-" + action, eventId,
@@ -301,7 +313,7 @@ FIELDS = {
 }
 
 
-def checkFields(name, fields):
+def checkFields(name: str, fields: Dict[str, str]) -> None:
     """
     Refuse C{fields} if one of them is not among action C{name}'s.
 
@@ -313,7 +325,8 @@ def checkFields(name, fields):
                 name, field[:40]))
 
 
-def perform(auth, events, actor, name, fields):
+def perform(auth: Any, events: Any, actor: Any, name: str,
+            fields: Dict[str, str]) -> Any:
     """
     Do action C{name} as C{actor} (an L{hub.accounts.store.Actor}, whose
     role the caller checked with the action's check, this request), on
@@ -324,13 +337,13 @@ def perform(auth, events, actor, name, fields):
         or L{hub.accounts.store.Refused} for what the rules of roles
         refuse.
     """
-    def act():
+    def act() -> Any:
         checkFields(name, fields)
         return ACTIONS[name][1](auth, events, actor, fields)
     return defer.maybeDeferred(act)
 
 
-def connectionsData(moderation):
+def connectionsData(moderation: Any) -> Any:
     """
     The live connections, as the JSON API and C{/admin} list them.
     """
@@ -339,7 +352,7 @@ def connectionsData(moderation):
              "since": c.since} for c in moderation.connections()]
 
 
-def roomsData(moderation):
+def roomsData(moderation: Any) -> Any:
     """
     The rooms and their tables.
     """
@@ -349,7 +362,7 @@ def roomsData(moderation):
             for room in moderation.lobby.allRooms()]
 
 
-def auditData(entries):
+def auditData(entries: Any) -> Any:
     """
     Audit entries (L{hub.accounts.store.AuditEntry}) as JSON.
     """
@@ -358,7 +371,7 @@ def auditData(entries):
             for e in entries]
 
 
-def tokensData(tokens):
+def tokensData(tokens: Any) -> Any:
     """
     Admin API tokens (L{hub.accounts.websessions.TokenInfo}) as JSON: their
     ids, never the tokens.

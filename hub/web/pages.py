@@ -7,16 +7,22 @@ replaced (L{hub.web.text}).  The boards are drawn by the page's scripts
 records' pages are complete without them too.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import re
 from urllib.parse import urlencode
+from typing import Any, Callable, List, Optional, Sequence, Union, cast
 
 from twisted.internet import task
 from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import (
     Element, Tag, TagLoader, flattenString, renderElement, tags)
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.web import i18n
 from hub.web.i18n import N_
@@ -28,7 +34,7 @@ TITLE = "gamehub"
 log = Logger()
 
 
-def player(text, display=None):
+def player(text: str, display: Any = None) -> Any:
     """
     A player's text (a player's or a room's name) on a page: shown
     (L{displayText}), isolated in a C{<bdi>}; with its account's
@@ -42,7 +48,7 @@ def player(text, display=None):
                      class_="named")
 
 
-def guestMark(_=lambda text: text):
+def guestMark(_: Callable[[str], str] = lambda text: text) -> Any:
     """
     The mark of a guest on a page: a name that is no account's
     (L{hub.accounts}; never under C{--names open}, where no name is).
@@ -50,15 +56,16 @@ def guestMark(_=lambda text: text):
     return tags.span(_("guest"), class_="tag guest")
 
 
-def players(names, separator, guests=(), _=lambda text: text,
-            displays=()):
+def players(names: Any, separator: str, guests: Sequence[Any] = (),
+            _: Callable[[str], str] = lambda text: text,
+            displays: Sequence[Any] = ()) -> Any:
     """
     The L{player} of each of C{names}, C{separator} between them; those
     whose flag in C{guests} (a list beside C{names}) is true marked as
     guests (L{guestMark}); with their display names in C{displays} (a
     list beside C{names}, None for none).
     """
-    parts = []
+    parts: List[Any] = []
     guests = list(guests or ())
     displays = list(displays or ())
     for i, name in enumerate(names):
@@ -71,7 +78,7 @@ def players(names, separator, guests=(), _=lambda text: text,
     return parts
 
 
-def titleText(title):
+def titleText(title: Any) -> Any:
     """
     A page's title (a string, or a list of strings and L{player}s) as
     plain text, for C{<title>}: each player's text isolated with
@@ -82,14 +89,14 @@ def titleText(title):
     return "".join(_titlePart(part) for part in title)
 
 
-def _titlePart(part):
+def _titlePart(part: Any) -> Any:
     # A player's text isolated (with its display name), a mark (a
     # guest's) in parentheses.
     if not isinstance(part, Tag):
         return part
     if part.attributes.get("class") == "named":
         return "".join(_titlePart(child) for child in part.children)
-    text = "".join(part.children)
+    text = "".join(cast(List[str], part.children))
     return isolatedText(text) if part.tagName == "bdi" else "(%s)" % (text,)
 
 
@@ -98,15 +105,17 @@ class Page(Element):
     One page: the common header and C{content}.
     """
 
-    def __init__(self, title, content, scripts=(), bodyAttributes=None,
-                 accountLinks=(), language="en", switch=None):
+    def __init__(self, title: Any, content: Any, scripts: Sequence[Any] = (),
+                 bodyAttributes: Any = None, accountLinks: Sequence[Any] = (),
+                 language: str = "en", switch: Any = None) -> None:
         Element.__init__(self, TagLoader(self.layout(
             title, content, scripts, bodyAttributes or {}, accountLinks,
             language, switch)))
 
     @staticmethod
-    def layout(title, content, scripts, bodyAttributes, accountLinks=(),
-               language="en", switch=None):
+    def layout(title: Any, content: Any, scripts: Any, bodyAttributes: Any,
+               accountLinks: Sequence[Any] = (), language: str = "en",
+               switch: Any = None) -> Any:
         # The header in the page's language (the pages that have one).
         _ = i18n.translator(language)
         head = tags.head(
@@ -154,7 +163,7 @@ HEADER_WORDS = (N_("gomoku"), N_("checkers"), N_("splendor"),
 ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
 
 
-def languageSwitch(language, arguments):
+def languageSwitch(language: str, arguments: Any) -> Any:
     """
     The header's switch: a link to this page in each other language
     (C{?lang=}, which L{i18n.pageLanguage} remembers), keeping the page's
@@ -170,7 +179,7 @@ def languageSwitch(language, arguments):
     return tags.span(*links, class_="language")
 
 
-def switchArguments(request, code=200):
+def switchArguments(request: Any, code: int = 200) -> Any:
     """
     The arguments of C{request} that the language switch keeps (all but
     C{lang}), as texts: none but a successful GET's (a POST's are its
@@ -184,7 +193,7 @@ def switchArguments(request, code=200):
             if key != b"lang" and values}
 
 
-def filled(text, *parts):
+def filled(text: str, *parts: Any) -> Any:
     """
     A translated C{text} with its C{{0}}, C{{1}}... replaced by C{parts}
     (tags or strings), as a list for a tag's children: the translation
@@ -199,7 +208,7 @@ def filled(text, *parts):
     return found
 
 
-def translatedLink(link, translate):
+def translatedLink(link: Any, translate: Callable[[str], str]) -> Any:
     """
     A header link (a tag) with its text translated, when its text is
     plain (a player's name, in a C{<bdi>}, is kept as it is).
@@ -211,8 +220,10 @@ def translatedLink(link, translate):
     return translated
 
 
-def render(request, title, content, scripts=(), bodyAttributes=None,
-           code=200, language=None):
+def render(request: Request, title: Any, content: Any,
+           scripts: Sequence[Any] = (), bodyAttributes: Any = None,
+           code: int = 200,
+           language: Optional[str] = None) -> Any:
     """
     Render a L{Page} to C{request}.
 
@@ -232,7 +243,7 @@ def render(request, title, content, scripts=(), bodyAttributes=None,
                                        switchArguments(request, code)))
 
 
-def translatorFor(request):
+def translatorFor(request: Request) -> Any:
     """
     The translator (L{i18n.translator}) of the language of the page
     answering C{request}.
@@ -240,7 +251,7 @@ def translatorFor(request):
     return i18n.translator(i18n.pageLanguage(request))
 
 
-def when(seconds):
+def when(seconds: float) -> Any:
     """
     A UTC time for people.
     """
@@ -250,7 +261,7 @@ def when(seconds):
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def roomRow(room, _=lambda text: text):
+def roomRow(room: Any, _: Callable[[str], str] = lambda text: text) -> Any:
     """
     One room of the lobby as a list item.
     """
@@ -279,7 +290,7 @@ def roomRow(room, _=lambda text: text):
                    class_="room")
 
 
-def gameRow(game, _=lambda text: text):
+def gameRow(game: Any, _: Callable[[str], str] = lambda text: text) -> Any:
     """
     One running game of the lobby.
     """
@@ -294,7 +305,7 @@ def gameRow(game, _=lambda text: text):
                    class_="game")
 
 
-def movesText(plies, _=lambda text: text):
+def movesText(plies: Any, _: Callable[[str], str] = lambda text: text) -> Any:
     """
     C{1 move}, C{2 moves} (as C{lobby.js} says it).
     """
@@ -309,7 +320,7 @@ def movesText(plies, _=lambda text: text):
 ROWS_PER_TURN = 20
 
 
-def _rows(row, items, later):
+def _rows(row: Any, items: Any, later: Any) -> Any:
     # The rows of items, made ROWS_PER_TURN a turn by later (None: at
     # once); a generator, so that the flattener asks for each chunk only
     # once it has written the one before.
@@ -320,7 +331,8 @@ def _rows(row, items, later):
             for i in range(0, len(items), ROWS_PER_TURN))
 
 
-def lobbyContent(now, later=None, _=lambda text: text):
+def lobbyContent(now: Any, later: Any = None,
+                 _: Callable[[str], str] = lambda text: text) -> Any:
     """
     The lobby: one section per game kind.
 
@@ -355,7 +367,7 @@ class PlayPage(resource.Resource):
 
     isLeaf = True
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         if request.postpath not in ([], [b""]):
             return notFound(request)
         language = i18n.pageLanguage(request)
@@ -372,7 +384,7 @@ class LobbyPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
         clock = web.lobbyFeed.clock
@@ -380,8 +392,8 @@ class LobbyPage(resource.Resource):
         # on a web face with accounts.
         links = getattr(web, "accountLinks", ())
 
-        def pageIn(language):
-            def page(now):
+        def pageIn(language: str) -> Any:
+            def page(now: Any) -> Any:
                 return lobbyPage(
                     now, lambda rows: task.deferLater(clock, 0, rows), links,
                     language)
@@ -391,7 +403,7 @@ class LobbyPage(resource.Resource):
         self._pages = {language: pageIn(language)
                        for language in i18n.LANGUAGES}
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         if request.postpath not in ([], [b""]):
             return notFound(request)
         # Rendered at most once per build of the hub now, whoever asks.
@@ -401,13 +413,13 @@ class LobbyPage(resource.Resource):
         finished = []
         request.notifyFinish().addErrback(lambda _: finished.append(True))
 
-        def done(body):
+        def done(body: Any) -> None:
             if not finished:
                 request.setHeader(b"Content-Length", b"%d" % (len(body),))
                 request.write(body)
                 request.finish()
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             log.failure("the lobby page failed", failure)
             if not finished:
                 request.setResponseCode(500)
@@ -416,7 +428,8 @@ class LobbyPage(resource.Resource):
         return server.NOT_DONE_YET
 
 
-def lobbyPage(now, later=None, accountLinks=(), language="en"):
+def lobbyPage(now: Any, later: Any = None, accountLinks: Sequence[Any] = (),
+              language: str = "en") -> Any:
     """
     A Deferred of the lobby page of the hub now C{now}, the bytes of a
     whole response body.
@@ -433,7 +446,8 @@ def lobbyPage(now, later=None, accountLinks=(), language="en"):
     return d.addCallback(lambda body: b"<!DOCTYPE html>\n" + body)
 
 
-def notFound(request, what=N_("Nothing here"), *arguments):
+def notFound(request: Request, what: Any = N_("Nothing here"),
+             *arguments: Any) -> Any:
     """
     A 404 page saying C{what} (an English text of the catalogs, its
     C{{0}}... filled with C{arguments}) in the request's language.
@@ -451,11 +465,11 @@ class GamePage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         if len(request.postpath) != 1 or not request.postpath[0]:
             return notFound(request)
         gameId = pathSegment(request.postpath[0])
@@ -466,7 +480,7 @@ class GamePage(resource.Resource):
         d.addErrback(self._failed, request)
         return server.NOT_DONE_YET
 
-    def _rendered(self, data, request, gameId):
+    def _rendered(self, data: Any, request: Request, gameId: str) -> Any:
         if data is None:
             return notFound(request, N_("No game {0}"), gameId)
         _ = translatorFor(request)
@@ -496,14 +510,14 @@ class GamePage(resource.Resource):
                {"data-game": gameId, "data-kind": data["kind"],
                 "data-live": "1" if data["live"] else "0"})
 
-    def _failed(self, failure, request):
+    def _failed(self, failure: Failure, request: Request) -> None:
         logFailure(request, failure)
         if request.startedWriting:
             return
         unavailable(request)
 
 
-def unavailable(request):
+def unavailable(request: Request) -> Any:
     """
     The 503 page of records that cannot be read.
     """
@@ -512,7 +526,8 @@ def unavailable(request):
                   tags.p(_("The records cannot be read now.")), code=503)
 
 
-def deferredPage(request, d, title, build):
+def deferredPage(request: Request, d: Deferred[Any], title: Any,
+                 build: Any) -> int:
     """
     Render the page of the data C{d} fires with: 404 for None, 503 when
     the query (or making the page) fails.
@@ -524,13 +539,13 @@ def deferredPage(request, d, title, build):
     """
     _ = translatorFor(request)
 
-    def done(data):
+    def done(data: Any) -> Any:
         if data is None:
             return notFound(request)
         return render(request, title(data) if callable(title) else title,
                       build(data, _))
 
-    def failed(failure):
+    def failed(failure: Failure) -> None:
         # The query failed, or making its page did.
         logFailure(request, failure)
         if not request.startedWriting:
@@ -541,7 +556,7 @@ def deferredPage(request, d, title, build):
     return server.NOT_DONE_YET
 
 
-def logFailure(request, failure):
+def logFailure(request: Request, failure: Failure) -> None:
     """
     Log C{failure} of C{request}'s page with the site's error log (or the
     module's when the request has none).
@@ -560,7 +575,7 @@ class NotFoundPage(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return notFound(request)
 
 
@@ -572,7 +587,7 @@ class NoTournamentsPage(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return notFound(request, N_("This hub keeps no tournaments: it "
                                     "runs without a database (--db none)."))
 
@@ -583,7 +598,8 @@ REASONS = (N_("normal"), N_("timeout"), N_("forfeit"), N_("illegal"),
            N_("abandoned"))
 
 
-def playerContent(data, _=lambda text: text):
+def playerContent(data: Any,
+                  _: Callable[[str], str] = lambda text: text) -> Any:
     """
     A player's rating, games, wins and recent games.
     """
@@ -625,7 +641,8 @@ ABOUT_FIELDS = (("name", N_("engine")), ("version", N_("version")),
                 ("author", N_("author")), ("country", N_("country")))
 
 
-def aboutContent(about, eventId, _=lambda text: text):
+def aboutContent(about: Any, eventId: int,
+                 _: Callable[[str], str] = lambda text: text) -> Any:
     """
     An engine's C{ABOUT} (name, version, author, country: those it
     told) on its player page, with a link to the event it told it.
@@ -643,7 +660,8 @@ def aboutContent(about, eventId, _=lambda text: text):
         class_="about")
 
 
-def leaderboardContent(data, _=lambda text: text):
+def leaderboardContent(data: Any,
+                       _: Callable[[str], str] = lambda text: text) -> Any:
     """
     The leaderboard's table.
     """
@@ -670,7 +688,7 @@ def leaderboardContent(data, _=lambda text: text):
             tags.tbody(*rows), class_="leaderboard", id="leaderboard"))
 
 
-def _quote(name):
+def _quote(name: str) -> Any:
     from urllib.parse import quote
     # A lone surrogate (no UTF-8) would fail the whole page.
     return quote(name, safe="", errors="surrogatepass")
@@ -683,11 +701,11 @@ class PlayerPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         parts = [pathSegment(p) for p in request.postpath]
         if None in parts:
             return refuse(request, "a malformed path segment",
@@ -710,11 +728,11 @@ class LeaderboardPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         parts = [pathSegment(p) for p in request.postpath]
         if len(parts) != 1 or parts[0] not in GAME_KINDS:
             return notFound(request)

@@ -36,13 +36,19 @@ a L{HubSite} too, under the same limits (a gate of its own), so that no
 port of the hub is unlimited.
 """
 
+from __future__ import annotations
+
 import math
 import os
 import weakref
+from typing import Any, Optional, Sequence, Union
 
 from twisted.application.service import Service
 from twisted.logger import Logger
 from twisted.web import http, resource, server, static
+from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.connection import ServerFactory
 from hub.health import putHealth
@@ -82,8 +88,9 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics, health=None, auth=None, play=None,
-                 tournaments=None):
+    def __init__(self, web: Any, metrics: Any, health: Any = None,
+                 auth: Any = None, play: Any = None,
+                 tournaments: Any = None) -> None:
         resource.Resource.__init__(self)
         if play is not None:
             self.putChild(b"ws", play)
@@ -114,12 +121,12 @@ class Root(resource.Resource):
         if health is not None:
             putHealth(self, health)
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if name == b"":
             return self.lobbyPage
         return NotFoundPage()
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         return self.lobbyPage.render_GET(request)
 
 
@@ -130,7 +137,7 @@ class NotFoundPage(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return pages.notFound(request)
 
 
@@ -142,11 +149,11 @@ class TooManyRequests(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, wait):
+    def __init__(self, wait: Any) -> None:
         resource.Resource.__init__(self)
         self.wait = wait
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return api.sendTooMany(request, "too many requests",
                                max(1, math.ceil(self.wait)))
 
@@ -158,17 +165,17 @@ class StaticFiles(resource.Resource):
     listing), is a 404.
     """
 
-    def __init__(self, folder):
+    def __init__(self, folder: Any) -> None:
         resource.Resource.__init__(self)
         for name in sorted(os.listdir(folder)):
             path = os.path.join(folder, name)
             if os.path.isfile(path) and not name.startswith("."):
                 self.putChild(name.encode("utf-8"), static.File(path))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         return NotFoundPage()
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return pages.notFound(request)
 
 
@@ -184,7 +191,7 @@ class HubChannel(http.HTTPChannel):
     gate = None
     admittedHost = None
 
-    def admitted(self, gate, host):
+    def admitted(self, gate: Any, host: Any) -> None:
         """
         The site's C{gate} admitted this connection for C{host} (None for
         a trusted proxy's): it frees that place when it is gone.
@@ -245,8 +252,10 @@ class HubSite(ServerFactory, server.Site):
     protocol = HubChannel
     requestFactory = HubRequest
 
-    def __init__(self, root, gate, reactor=None, door=None, errors=None,
-                 auth=None, web=None, play=None, tournaments=None):
+    def __init__(self, root: Any, gate: Any,
+                 reactor: Optional[IReactorTime] = None, door: Any = None,
+                 errors: Any = None, auth: Any = None, web: Any = None,
+                 play: Any = None, tournaments: Any = None) -> None:
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
@@ -260,19 +269,19 @@ class HubSite(ServerFactory, server.Site):
         self.resolver = self.door.resolver
         # Weak: a channel upgraded to a WebSocket (hub.web.ws) never
         # hears of its connection again, and is forgotten when freed.
-        self.channels = weakref.WeakSet()
+        self.channels: Any = weakref.WeakSet()
 
-    def connectionGate(self):
+    def connectionGate(self) -> Any:
         return self.gate
 
-    def startFactory(self):
+    def startFactory(self) -> None:
         """
         Nothing to start: with no access log (L{log}), Twisted's loop that
         keeps the log's date fresh, once a second on the clock, is not
         needed.
         """
 
-    def stopFactory(self):
+    def stopFactory(self) -> None:
         """
         The site no longer listens: the hub is stopping, and about to
         cancel every timer of its clock, the connections' idle timeouts
@@ -286,7 +295,7 @@ class HubSite(ServerFactory, server.Site):
             if channel.gate is not None and channel.transport is not None:
                 channel.transport.loseConnection()
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: Any) -> Any:
         host = getattr(addr, "host", None)
         if self.resolver.trusts(host):
             # A proxy's connection carries many clients' requests, each
@@ -305,7 +314,7 @@ class HubSite(ServerFactory, server.Site):
         self.channels.add(channel)
         return channel
 
-    def getResourceFor(self, request):
+    def getResourceFor(self, request: Request) -> Any:
         for name, value in SECURITY_HEADERS:
             request.setHeader(name, value)
         address = request.getClientAddress()
@@ -326,7 +335,7 @@ class HubSite(ServerFactory, server.Site):
             return refused
         return server.Site.getResourceFor(self, request)
 
-    def log(self, request):
+    def log(self, request: http.Request) -> None:
         pass
 
 
@@ -356,9 +365,10 @@ class WebService(Service):
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed, errors=None, play=None,
-                 name=None, tournamentFeeds=None, sessions=None,
-                 displays=None):
+    def __init__(self, spectating: Any, lobbyFeed: Any, errors: Any = None,
+                 play: Any = None, name: Optional[str] = None,
+                 tournamentFeeds: Any = None, sessions: Any = None,
+                 displays: Any = None) -> None:
         self.spectating = spectating
         self.displays = displays
         self.lobbyFeed = lobbyFeed
@@ -369,7 +379,7 @@ class WebService(Service):
         if name is not None:
             self.name = name
 
-    def stopService(self):
+    def stopService(self) -> Any:
         Service.stopService(self)
         for feed in (self.play, self.spectating, self.lobbyFeed,
                      self.tournamentFeeds, self.displays):
@@ -381,14 +391,15 @@ class WebService(Service):
             return self.sessions.stop()
 
 
-def metricsResource(lobby, sessions, collectors=()):
+def metricsResource(lobby: Any, sessions: Any,
+                    collectors: Sequence[Any] = ()) -> Any:
     """
     The Prometheus metrics of the hub, as at C{--metrics-port}.
     """
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def faceGate(hub, limits=None, port="web port"):
+def faceGate(hub: Any, limits: Any = None, port: str = "web port") -> Any:
     """
     The L{FaceGate} of a port of C{hub} (a L{hub.service.Hub}) under
     C{limits}, over the hub's gate; warns when the descriptor limit
@@ -410,8 +421,9 @@ def faceGate(hub, limits=None, port="web port"):
     return gate
 
 
-def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=(),
-             **parts):
+def faceSite(hub: Any, root: Any, gate: Any, siteClass: Any = HubSite,
+             door: Any = None, sockets: Sequence[Any] = (),
+             **parts: Any) -> Any:
     """
     A L{HubSite} serving C{root} for C{hub} through C{gate} (a
     L{faceGate}) and C{door} (a L{WebDoor}): its errors are summarised
@@ -432,7 +444,7 @@ def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=(),
     return site
 
 
-def webDoor(hub, auth=None, door=None):
+def webDoor(hub: Any, auth: Any = None, door: Any = None) -> Any:
     """
     C{door}, or the L{WebDoor} of a hub without a proxy in front, holding
     to the bans of C{auth}'s name service (if any).
@@ -442,9 +454,10 @@ def webDoor(hub, auth=None, door=None):
     return WebDoor(names=getattr(auth, "names", None))
 
 
-def webSite(hub, records=None, collectors=(), limits=None, auth=None,
-            games=None, director=None, directory=None, thinker=None,
-            shares=None, door=None):
+def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
+            limits: Any = None, auth: Any = None, games: Any = None,
+            director: Any = None, directory: Any = None, thinker: Any = None,
+            shares: Any = None, door: Any = None) -> Any:
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -495,7 +508,7 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
                   gate=gate,
                   accountLinks=ACCOUNT_LINKS if auth is not None else ())
     play = socket = None
-    sockets = ()
+    sockets: Any = ()
     if games is not None:
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
@@ -522,7 +535,8 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     return site, service
 
 
-def metricsSite(hub, collectors=(), limits=None, door=None):
+def metricsSite(hub: Any, collectors: Sequence[Any] = (), limits: Any = None,
+                door: Any = None) -> Any:
     """
     The site of C{--metrics-port}: the hub's metrics (and the process
     metrics of C{prometheus_client}, and those of C{collectors}, e.g. the

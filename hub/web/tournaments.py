@@ -547,7 +547,7 @@ def listContent(data: Dict[str, Any], _: Any = lambda text: text) -> Any:
     return tags.div(*sections, id="tournaments")
 
 
-def aboutText(about):
+def aboutText(about: Any) -> Any:
     """
     A Gomocup brain's C{ABOUT} in one line: C{name version, by author
     (country)}, with what it gave.
