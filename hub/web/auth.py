@@ -29,12 +29,13 @@ every form, and the limits on guessing passwords.
 
 from __future__ import annotations
 
-from typing import Any, Generator
+from typing import Any, Generator, Optional
 
 from twisted.internet import defer
-from twisted.web.template import tags
+from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.web.server import Request
+from twisted.web.template import Tag, tags
 
 from hub.accounts import names
 from hub.accounts.guesses import GuessLimits
@@ -61,7 +62,7 @@ LOGIN_RESULTS = ("ok", "failed", "locked", "banned")
 MAX_FIELD = 200
 
 
-def cookieValue(request: Request, name: bytes) -> Any:
+def cookieValue(request: Request, name: bytes) -> Optional[str]:
     """
     The text of cookie C{name} of C{request}, or None.
     """
@@ -74,7 +75,7 @@ def cookieValue(request: Request, name: bytes) -> Any:
         return None
 
 
-def headerCookie(header: Any, name: str) -> Any:
+def headerCookie(header: Optional[str], name: str) -> Optional[str]:
     """
     The text of cookie C{name} (text) in the C{Cookie} header C{header}
     (text, or None), or None: for a request that is not Twisted's (the
@@ -90,7 +91,7 @@ def headerCookie(header: Any, name: str) -> Any:
     return found or None
 
 
-def overTLS(request: Request) -> Any:
+def overTLS(request: Request) -> bool:
     """
     Whether C{request} came over TLS: the web face's own (C{--web-port
     ssl:...}), or a trusted proxy's that ends TLS and says so with
@@ -116,7 +117,7 @@ def setCookie(request: Request, name: bytes, value: str) -> None:
         request.received_cookies.pop(name, None)
 
 
-def field(request: Any, name: str) -> Any:
+def field(request: Any, name: str) -> str:
     """
     The text of form field C{name} of a POST (at most L{MAX_FIELD}
     characters), or C{""}.
@@ -127,7 +128,7 @@ def field(request: Any, name: str) -> Any:
     return values[0].decode("utf-8", "replace")[:MAX_FIELD]
 
 
-def clientHost(request: Request) -> Any:
+def clientHost(request: Request) -> Optional[str]:
     """
     The address of the client of C{request} (behind a trusted proxy, the
     one it names), or None.
@@ -172,14 +173,14 @@ class WebAuth:
         self.csrfRefused = 0
         self.registrations = 0
 
-    def visitor(self, request: Request) -> Any:
+    def visitor(self, request: Request) -> Deferred[Any]:
         """
         A Deferred of the L{hub.accounts.websessions.Visitor} of
         C{request}'s session (read again at every request), or None.
         """
         return self.sessions.find(cookieValue(request, SESSION_COOKIE))
 
-    def cookieVisitor(self, header: Any) -> Any:
+    def cookieVisitor(self, header: Optional[str]) -> Deferred[Any]:
         """
         A Deferred of the L{hub.accounts.websessions.Visitor} of the
         session whose id the C{Cookie} header C{header} (text, or None)
@@ -190,7 +191,7 @@ class WebAuth:
             headerCookie(header, SESSION_COOKIE.decode("ascii")),
             banned=True)
 
-    def actor(self, request: Request, visitor: Any) -> Any:
+    def actor(self, request: Request, visitor: Any) -> Actor:
         """
         C{visitor} (a L{hub.accounts.websessions.Visitor}) acting through
         C{request}: an L{hub.accounts.store.Actor} with its role and its
@@ -207,7 +208,7 @@ class WebAuth:
         """
         return self.sessions.watch(visitor, ended)
 
-    def formSeed(self, request: Request) -> Any:
+    def formSeed(self, request: Request) -> str:
         """
         The secret the CSRF token of C{request}'s browser derives from:
         its session id, else its form cookie (given now if it has none).
@@ -219,7 +220,7 @@ class WebAuth:
             setCookie(request, FORM_COOKIE, seed)
         return seed
 
-    def csrfInput(self, request: Request) -> Any:
+    def csrfInput(self, request: Request) -> Tag:
         """
         The hidden form field that carries C{request}'s CSRF token.
         """
@@ -327,14 +328,14 @@ class WebAuth:
             yield self.sessions.close(raw)
         setCookie(request, SESSION_COOKIE, "")
 
-    def collector(self) -> Any:
+    def collector(self) -> ReadCounters:
         """
         The Prometheus collector of the logins.
         """
         return webAuthCollector(self)
 
 
-def webAuthCollector(auth: Any) -> Any:
+def webAuthCollector(auth: WebAuth) -> ReadCounters:
     """
     gamehub_web_logins_total{result}, gamehub_web_csrf_refused_total and
     gamehub_web_registrations_total, read from C{auth} (a L{WebAuth}).
@@ -351,7 +352,7 @@ def webAuthCollector(auth: Any) -> Any:
 
 
 def webAuth(names: Any, clock: IReactorTime,
-            registration: str = "open") -> Any:
+            registration: str = "open") -> Optional[WebAuth]:
     """
     The L{WebAuth} of a hub whose name service is C{names} (a
     L{hub.accounts.check.NameService}), or None without one (C{--names

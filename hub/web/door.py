@@ -16,7 +16,7 @@ and on the metrics port.
 
 from __future__ import annotations
 
-from typing import Any, Sequence, Union
+from typing import Any, Iterable, Union
 
 from twisted.web import resource
 from twisted.web.server import Request
@@ -110,8 +110,8 @@ class WebDoor:
         self.names.summary.note("web connections closed by bans", format,
                                 event="closed", **fields)
 
-    def enforce(self, channels: Sequence[Any] = (),
-                sockets: Sequence[Any] = ()) -> None:
+    def enforce(self, channels: Iterable[Any] = (),
+                sockets: Iterable[Any] = ()) -> None:
         """
         Close the HTTP connections (L{hub.web.site.HubChannel}s) whose
         requests, or whose peer when it is no trusted proxy, are of a

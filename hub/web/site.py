@@ -41,13 +41,12 @@ from __future__ import annotations
 import math
 import os
 import weakref
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Iterable, Optional, Sequence, Tuple, Type, Union
 
 from twisted.application.service import Service
 from twisted.logger import Logger
-from twisted.web import http, resource, server, static
 from twisted.internet.interfaces import IReactorTime
-from twisted.python.failure import Failure
+from twisted.web import http, resource, server, static
 from twisted.web.server import Request
 
 from hub.connection import ServerFactory
@@ -57,6 +56,7 @@ from hub.metrics import MetricsResource, MetricsRoot, metricsRegistry
 from hub.web import api, pages
 from hub.web.door import WebDoor
 from hub.web.errors import HubRequest, WebErrors
+from hub.web.interfaces import ITournamentsWeb
 from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
 from hub.web.live import Spectating
 from hub.web.now import LobbyFeed
@@ -252,10 +252,12 @@ class HubSite(ServerFactory, server.Site):
     protocol = HubChannel
     requestFactory = HubRequest
 
-    def __init__(self, root: Any, gate: Any,
-                 reactor: Optional[IReactorTime] = None, door: Any = None,
-                 errors: Any = None, auth: Any = None, web: Any = None,
-                 play: Any = None, tournaments: Any = None) -> None:
+    def __init__(self, root: resource.IResource, gate: FaceGate,
+                 reactor: Optional[IReactorTime] = None,
+                 door: Optional[WebDoor] = None,
+                 errors: Optional[WebErrors] = None, auth: Any = None,
+                 web: Optional[api.Web] = None, play: Any = None,
+                 tournaments: Optional[ITournamentsWeb] = None) -> None:
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
@@ -271,7 +273,7 @@ class HubSite(ServerFactory, server.Site):
         # hears of its connection again, and is forgotten when freed.
         self.channels: Any = weakref.WeakSet()
 
-    def connectionGate(self) -> Any:
+    def connectionGate(self) -> FaceGate:
         return self.gate
 
     def startFactory(self) -> None:
@@ -399,7 +401,8 @@ def metricsResource(lobby: Any, sessions: Any,
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def faceGate(hub: Any, limits: Any = None, port: str = "web port") -> Any:
+def faceGate(hub: Any, limits: Optional[WebLimits] = None,
+             port: str = "web port") -> FaceGate:
     """
     The L{FaceGate} of a port of C{hub} (a L{hub.service.Hub}) under
     C{limits}, over the hub's gate; warns when the descriptor limit
@@ -421,9 +424,10 @@ def faceGate(hub: Any, limits: Any = None, port: str = "web port") -> Any:
     return gate
 
 
-def faceSite(hub: Any, root: Any, gate: Any, siteClass: Any = HubSite,
-             door: Any = None, sockets: Sequence[Any] = (),
-             **parts: Any) -> Any:
+def faceSite(hub: Any, root: resource.IResource, gate: FaceGate,
+             siteClass: Type[HubSite] = HubSite,
+             door: Optional[WebDoor] = None, sockets: Iterable[Any] = (),
+             **parts: Any) -> HubSite:
     """
     A L{HubSite} serving C{root} for C{hub} through C{gate} (a
     L{faceGate}) and C{door} (a L{WebDoor}): its errors are summarised
@@ -444,7 +448,8 @@ def faceSite(hub: Any, root: Any, gate: Any, siteClass: Any = HubSite,
     return site
 
 
-def webDoor(hub: Any, auth: Any = None, door: Any = None) -> Any:
+def webDoor(hub: Any, auth: Any = None,
+            door: Optional[WebDoor] = None) -> WebDoor:
     """
     C{door}, or the L{WebDoor} of a hub without a proxy in front, holding
     to the bans of C{auth}'s name service (if any).
@@ -455,9 +460,10 @@ def webDoor(hub: Any, auth: Any = None, door: Any = None) -> Any:
 
 
 def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
-            limits: Any = None, auth: Any = None, games: Any = None,
-            director: Any = None, directory: Any = None, thinker: Any = None,
-            shares: Any = None, door: Any = None) -> Any:
+            limits: Optional[WebLimits] = None, auth: Any = None,
+            games: Any = None, director: Any = None, directory: Any = None,
+            thinker: Any = None, shares: Any = None,
+            door: Optional[WebDoor] = None) -> Tuple[HubSite, WebService]:
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -535,8 +541,9 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
     return site, service
 
 
-def metricsSite(hub: Any, collectors: Sequence[Any] = (), limits: Any = None,
-                door: Any = None) -> Any:
+def metricsSite(hub: Any, collectors: Sequence[Any] = (),
+                limits: Optional[WebLimits] = None,
+                door: Optional[WebDoor] = None) -> Tuple[HubSite, WebService]:
     """
     The site of C{--metrics-port}: the hub's metrics (and the process
     metrics of C{prometheus_client}, and those of C{collectors}, e.g. the
