@@ -21,6 +21,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Dict, Optional
 
+from twisted.internet.defer import Deferred
 from twisted.internet import defer
 from twisted.python.failure import Failure
 
@@ -48,7 +49,8 @@ def required(fields: Dict[str, str], name: str) -> Any:
     return value
 
 
-def kick(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
+def kick(auth: Any, events: Any, actor: Any,
+         fields: Dict[str, str]) -> Deferred[Any]:
     try:
         session = int(required(fields, "session"))
     except ValueError:
@@ -57,14 +59,16 @@ def kick(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
     return d.addCallback(lambda _: {"done": "kick", "session": session})
 
 
-def end(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
+def end(auth: Any, events: Any, actor: Any,
+        fields: Dict[str, str]) -> Deferred[Any]:
     kind, room = required(fields, "kind"), required(fields, "room")
     d = auth.moderation.endTable(kind, room, actor, fields.get("reason", ""))
     return d.addCallback(lambda _: {"done": "end", "kind": kind,
                                     "room": room})
 
 
-def ban(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
+def ban(auth: Any, events: Any, actor: Any,
+        fields: Dict[str, str]) -> Deferred[Any]:
     target = required(fields, "target")
     duration = required(fields, "for")
     try:
@@ -77,13 +81,15 @@ def ban(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
                                     "seconds": seconds})
 
 
-def unban(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
+def unban(auth: Any, events: Any, actor: Any,
+          fields: Dict[str, str]) -> Deferred[Any]:
     target = required(fields, "target")
     d = auth.moderation.unban(target, actor)
     return d.addCallback(lambda _: {"done": "unban", "target": target})
 
 
-def role(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
+def role(auth: Any, events: Any, actor: Any,
+         fields: Dict[str, str]) -> Deferred[Any]:
     name, value = required(fields, "name"), required(fields, "role")
     d = auth.moderation.setRole(name, value, actor)
     return d.addCallback(lambda _: {"done": "role", "name": name,
@@ -91,14 +97,15 @@ def role(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
 
 
 def tokenRevoke(auth: Any, events: Any, actor: Any,
-                fields: Dict[str, str]) -> Any:
+                fields: Dict[str, str]) -> Deferred[Any]:
     tokenId = required(fields, "token")
     d = auth.sessions.revokeToken(tokenId, actor)
     return d.addCallback(lambda name: {"done": "token-revoke",
                                        "token": tokenId, "name": name})
 
 
-def invite(auth: Any, events: Any, actor: Any, fields: Dict[str, str]) -> Any:
+def invite(auth: Any, events: Any, actor: Any,
+           fields: Dict[str, str]) -> Deferred[Any]:
     d = auth.sessions.newInvite(actor)
     return d.addCallback(lambda code: {"done": "invite", "invite": code})
 
@@ -150,7 +157,7 @@ def _eventWrite(auth: Any, events: Any, actor: Any, action: str,
         failure.trap(store.TournamentError)
         raise BadRequest(str(failure.value))
 
-    def audited(result: Any) -> Any:
+    def audited(result: Any) -> Deferred[Any]:
         d = auth.accounts.note(
             action, target(result) if callable(target) else target, "",
             actor)
@@ -172,7 +179,7 @@ def _changed(events: Any, eventId: int) -> Any:
 
 
 def eventCreate(auth: Any, events: Any, actor: Any,
-                fields: Dict[str, str]) -> Any:
+                fields: Dict[str, str]) -> Deferred[Any]:
     from hub.tournaments import formats, store
     name, game = required(fields, "name"), required(fields, "game")
     fmt = required(fields, "format")
@@ -191,7 +198,7 @@ def eventCreate(auth: Any, events: Any, actor: Any,
 
 
 def eventEnter(auth: Any, events: Any, actor: Any,
-               fields: Dict[str, str]) -> Any:
+               fields: Dict[str, str]) -> Deferred[Any]:
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
@@ -205,7 +212,7 @@ def eventEnter(auth: Any, events: Any, actor: Any,
 
 
 def eventWithdraw(auth: Any, events: Any, actor: Any,
-                  fields: Dict[str, str]) -> Any:
+                  fields: Dict[str, str]) -> Deferred[Any]:
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
@@ -217,7 +224,7 @@ def eventWithdraw(auth: Any, events: Any, actor: Any,
 
 
 def eventEngine(auth: Any, events: Any, actor: Any,
-                fields: Dict[str, str]) -> Any:
+                fields: Dict[str, str]) -> Deferred[Any]:
     """
     Enter a registered engine (L{hub.tournaments.catalog}) by its
     C{name}.
@@ -232,7 +239,7 @@ def eventEngine(auth: Any, events: Any, actor: Any,
         "done": "event-engine", "event": eventId, "name": entered})
 
 
-def registeredEngines(events: Any) -> Any:
+def registeredEngines(events: Any) -> Deferred[Any]:
     """
     The registered engines of C{events} (the hub's
     L{hub.web.interfaces.ITournamentsWeb}, or None: none), for the admins
@@ -252,7 +259,7 @@ def registeredEngines(events: Any) -> Any:
 
 def _eventState(action: Any) -> Any:
     def change(auth: Any, events: Any, actor: Any,
-               fields: Dict[str, str]) -> Any:
+               fields: Dict[str, str]) -> Deferred[Any]:
         from hub.tournaments import store
         eventId = _number(fields, "event", optional=False)
         d = _eventWrite(auth, events, actor, "event-" + action, eventId,
@@ -326,7 +333,7 @@ def checkFields(name: str, fields: Dict[str, str]) -> None:
 
 
 def perform(auth: Any, events: Any, actor: Any, name: str,
-            fields: Dict[str, str]) -> Any:
+            fields: Dict[str, str]) -> Deferred[Any]:
     """
     Do action C{name} as C{actor} (an L{hub.accounts.store.Actor}, whose
     role the caller checked with the action's check, this request), on

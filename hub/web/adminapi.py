@@ -43,6 +43,7 @@ from __future__ import annotations
 import json
 from typing import Any, Generator, Union
 
+from twisted.internet.defer import Deferred
 from twisted.internet import defer
 from twisted.web import resource, server
 from twisted.python.failure import Failure
@@ -187,18 +188,18 @@ class AdminAPI(resource.Resource):
         def rooms(actor: Any, request: Request) -> Any:
             return {"rooms": roomsData(moderation)}
 
-        def audit(actor: Any, request: Request) -> Any:
+        def audit(actor: Any, request: Request) -> Deferred[Any]:
             return auth.accounts.audit().addCallback(
                 lambda entries: {"audit": auditData(entries)})
 
-        def tokens(actor: Any, request: Request) -> Any:
+        def tokens(actor: Any, request: Request) -> Deferred[Any]:
             return auth.sessions.tokens().addCallback(
                 lambda found: {"tokens": tokensData(found)})
 
         self.putChild(b"connections",
                       Endpoint(auth, b"GET", mayModerate, connections))
         self.putChild(b"rooms", Endpoint(auth, b"GET", mayModerate, rooms))
-        def engines(actor: Any, request: Request) -> Any:
+        def engines(actor: Any, request: Request) -> Deferred[Any]:
             return registeredEngines(events).addCallback(
                 lambda found: {"engines": found})
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 from typing import Any, Callable, Generator, Sequence, Union
 
+from twisted.internet.defer import Deferred
 from twisted.internet import defer
 from twisted.web import resource
 from twisted.web.template import tags
@@ -214,7 +215,7 @@ class LogsPage(resource.Resource):
         eventId = eventNumber(request)
         launcher = launcherOf(self.events)
 
-        def page(visitor: Any) -> Any:
+        def page(visitor: Any) -> Deferred[Any]:
             _ = pages.translatorFor(request)
             logs = []
             if eventId is not None and launcher is not None:
@@ -255,7 +256,7 @@ class LogPage(resource.Resource):
         room, name = argument(request, "room"), argument(request, "name")
         launcher = launcherOf(self.events)
 
-        def page(visitor: Any) -> Any:
+        def page(visitor: Any) -> Deferred[Any]:
             try:
                 if eventId is None or launcher is None:
                     raise KeyError(room)

@@ -243,7 +243,7 @@ class Web:
                       if found is not None else None)
         return d
 
-    def displaysOf(self, names: Any) -> Any:
+    def displaysOf(self, names: Any) -> Deferred[Any]:
         """
         A Deferred of C{{name: display name}} of those of C{names} whose
         account has one (nothing without accounts, or if they cannot be
@@ -306,7 +306,7 @@ class Web:
             else self.abouts(kind, name)],
             consumeErrors=True)
 
-        def withDisplays(results: Any) -> Any:
+        def withDisplays(results: Any) -> Deferred[Any]:
             rating, history, about = results
             shown = {name} if not (rating is not None and rating.guest) \
                 else set()
@@ -319,7 +319,7 @@ class Web:
         d.addCallback(withDisplays)
         return d
 
-    def leaderboardData(self, kind: str) -> Any:
+    def leaderboardData(self, kind: str) -> Deferred[Any]:
         """
         A Deferred of the leaderboard of C{kind}, or None.
         """
@@ -335,7 +335,7 @@ class Web:
                     "standings": [_standing(s, found) for s in standings],
                     "emptyReason": emptyReason}
 
-        def explained(standings: Any) -> Any:
+        def explained(standings: Any) -> Deferred[Any]:
             if standings:
                 d = self.displaysOf([s.name for s in standings
                                      if not s.guest])

@@ -429,7 +429,7 @@ class LobbyPage(resource.Resource):
 
 
 def lobbyPage(now: Any, later: Any = None, accountLinks: Sequence[Any] = (),
-              language: str = "en") -> Any:
+              language: str = "en") -> Deferred[Any]:
     """
     A Deferred of the lobby page of the hub now C{now}, the bytes of a
     whole response body.
