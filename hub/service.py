@@ -29,8 +29,8 @@ class Hub(MultiService):
         the tables, the seat pilots and the adapters' timers use.
     @ivar sessions: the shared L{Sessions} (a child service).
     @ivar lobby: the shared L{Lobby}.
-    @ivar logObserver: if set, the L{ILogObserver} that C{twistd} should
-        log to: it is given to the application this service joins.
+    @ivar logObserver: if not None, the L{ILogObserver} that C{twistd}
+        should log to: it is given to the application this service joins.
     @ivar health: the L{Health} behind C{/healthz} and C{/readyz}.
     @ivar drainSeconds: how long stopping waits for the running games to
         finish (L{drain}); 0 stops at once.
@@ -45,8 +45,10 @@ class Hub(MultiService):
                  idleSeconds: float = 0,
                  randomBits: Callable[[int], int] = secrets.randbits,
                  limits: Optional[Limits] = None,
-                 drainSeconds: float = 0) -> None:
+                 drainSeconds: float = 0,
+                 logObserver: Optional[ILogObserver] = None) -> None:
         MultiService.__init__(self)
+        self.logObserver = logObserver
         self.drainSeconds = drainSeconds
         self._drainHooks: List[Callable[[], object]] = []
         self._drain: Optional[_GamesEnded] = None

@@ -522,7 +522,7 @@ def splendorRandom(options: Any) -> Optional[random.Random]:
 
 
 def makeFactories(options: Any, lobby: Any, sessions: Any, clock: Any,
-                  thinker: Any = None) -> Dict[str, Any]:
+                  thinker: Any = None, names: Any = None) -> Dict[str, Any]:
     """
     One protocol factory per game kind, all over the same lobby and
     sessions, as C{options} set them (L{hub.protocols.factories}).
@@ -530,6 +530,8 @@ def makeFactories(options: Any, lobby: Any, sessions: Any, clock: Any,
     @param thinker: the L{hub.ihub.IThinker} of the tables' bots: the
         hub's L{hub.thinkers.pool.BotPool}; None for one that thinks in
         the caller's thread.
+    @param names: the name check of the protocols
+        (L{hub.accounts.check.NameService}), or None (no names checked).
     @return: a L{dict} mapping the port option name to its factory.
     """
     from hub.protocols.factories import makeFactories as factoriesOf
@@ -546,7 +548,7 @@ def makeFactories(options: Any, lobby: Any, sessions: Any, clock: Any,
         joinSeats=bool(options["checkers-join-seats"]),
         rng=splendorRandom(options), takeover=takeover,
         botLevel=options["bot-level"], botDelay=options.get("bot-delay"),
-        thinker=thinker)
+        thinker=thinker, names=names)
     return {kind + "-port": factory for kind, factory in factories.items()}
 
 
@@ -641,9 +643,16 @@ def makeService(options: Any, reactor: Any = None) -> Hub:
     """
     if reactor is None:
         from twisted.internet import reactor
+    twistdOptions = getattr(options, "parent", None)
+    logObserver = None
+    if twistdOptions is not None and not twistdOptions.get("logger"):
+        logObserver = levelFilter(
+            hubObserver(twistdOptions, options.get("log-format", "text")),
+            LOG_LEVELS[options["log-level"]])
     top = Hub(reactor, graceSeconds=options["grace-seconds"],
               idleSeconds=options["idle-seconds"], limits=options.limits(),
-              drainSeconds=options.get("drain-seconds", 0))
+              drainSeconds=options.get("drain-seconds", 0),
+              logObserver=logObserver)
     lobby, sessions = top.lobby, top.sessions
     thinker = makeBotPool(options, top, reactor)
     from hub.records.service import fromOptions
@@ -652,17 +661,17 @@ def makeService(options: Any, reactor: Any = None) -> Hub:
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
-    factories = makeFactories(options, lobby, sessions, top.clock, thinker)
-    from hub.metrics import BotsCollector
-    collectors = [BotsCollector(thinker)]
-    if records is not None:
-        collectors.append(records.collector())
     from hub.accounts.service import nameService
     names = nameService(options, records, top, reactor)
     if names is not None:
         names.setServiceParent(top)
-        for factory in factories.values():
-            factory.names = names
+    factories = makeFactories(options, lobby, sessions, top.clock, thinker,
+                              names)
+    from hub.metrics import BotsCollector
+    collectors = [BotsCollector(thinker)]
+    if records is not None:
+        collectors.append(records.collector())
+    if names is not None:
         collectors.append(names.collector())
     director = None
     if records is not None:
@@ -740,11 +749,6 @@ def makeService(options: Any, reactor: Any = None) -> Hub:
     if announcer is not None:
         announcer.setServiceParent(top)
         top.onDrain(announcer.stopService)
-    twistdOptions = getattr(options, "parent", None)
-    if twistdOptions is not None and not twistdOptions.get("logger"):
-        top.logObserver = levelFilter(
-            hubObserver(twistdOptions, options.get("log-format", "text")),
-            LOG_LEVELS[options["log-level"]])
     if twistdOptions is not None:
         reactor.callWhenRunning(freezeHeap)
         top.onDrain(lambda: stopAgainEndsDrain(top, reactor))

@@ -552,6 +552,7 @@ class CheckersFactory(ServerFactory):
         joiner's 1-based seat in data2.
     @param sizes: the player counts whose rooms start (some of 1, 2, 3,
         4 and 6).
+    @param names: the name check (L{ServerFactory.names}), or None.
 
     @ivar policy: the rooms' L{CheckersStartPolicy}, which makes tables.
     @ivar writeBatch: the L{WriteBatch} that joins what one read sends to
@@ -566,9 +567,10 @@ class CheckersFactory(ServerFactory):
                  botLevel: int = 2, thinker: Optional[IThinker] = None,
                  turnGrace: float = 0.5, botDelay: float = 1.0,
                  errorNames: bool = False, joinSeats: bool = False,
-                 sizes: Iterable[int] = rules.STANDARD_PLAYER_COUNTS
-                 ) -> None:
+                 sizes: Iterable[int] = rules.STANDARD_PLAYER_COUNTS,
+                 names: Optional[Any] = None) -> None:
         self.lobby = lobby
+        self.names = names
         self.sessions = sessions
         self.clock = clock
         self.writeBatch = WriteBatch()

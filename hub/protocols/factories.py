@@ -30,8 +30,8 @@ def makeFactories(lobby: Lobby, sessions: Sessions, clock: IReactorTime,
                   rng: Optional[random.Random] = None,
                   takeover: Optional[str] = None, botLevel: int = 2,
                   botDelay: Optional[float] = None,
-                  thinker: Optional[IThinker] = None
-                  ) -> Dict[str, ServerFactory]:
+                  thinker: Optional[IThinker] = None,
+                  names: Optional[Any] = None) -> Dict[str, ServerFactory]:
     """
     One protocol factory per game kind, all over the same lobby and
     sessions.
@@ -45,6 +45,8 @@ def makeFactories(lobby: Lobby, sessions: Sessions, clock: IReactorTime,
         protocol's own.
     @param thinker: the L{hub.ihub.IThinker} of the tables' bots; None
         for one that thinks in the caller's thread.
+    @param names: the name check of every factory
+        (L{hub.connection.ServerFactory.names}), or None.
     @return: a L{dict} mapping the game kind to its factory.
     """
     bots: Dict[str, Any] = {"takeover": takeover, "botLevel": botLevel,
@@ -53,11 +55,12 @@ def makeFactories(lobby: Lobby, sessions: Sessions, clock: IReactorTime,
         bots["botDelay"] = botDelay
     return {
         "gomoku": GomokuFactory(lobby, sessions, clock,
-                                maxIllegal=maxIllegal, **bots),
+                                maxIllegal=maxIllegal, names=names, **bots),
         "checkers": CheckersFactory(lobby, sessions, clock,
                                     turnSeconds=turnSeconds, sizes=sizes,
                                     errorNames=errorNames,
-                                    joinSeats=joinSeats, **bots),
-        "splendor": SplendorFactory(lobby, sessions, clock, rng=rng,
+                                    joinSeats=joinSeats, names=names,
                                     **bots),
+        "splendor": SplendorFactory(lobby, sessions, clock, rng=rng,
+                                    names=names, **bots),
     }

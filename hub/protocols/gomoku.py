@@ -550,6 +550,7 @@ class GomokuFactory(ServerFactory):
 
     @param thinker: the L{hub.ihub.IThinker} takeover bots ask for their
         moves (the hub's worker pool; see L{TableOptions}).
+    @param names: the name check (L{ServerFactory.names}), or None.
 
     @ivar maxIllegal: status-6 operations a connection may make before it
         is closed (spec section 6.3).
@@ -564,8 +565,10 @@ class GomokuFactory(ServerFactory):
                  clock: IReactorTime, maxIllegal: int = 3,
                  takeover: Optional[str] = None, botLevel: int = 2,
                  botDelay: float = 0.5,
-                 thinker: Optional[IThinker] = None) -> None:
+                 thinker: Optional[IThinker] = None,
+                 names: Optional[Any] = None) -> None:
         self.lobby = lobby
+        self.names = names
         self.sessions = sessions
         self.clock = clock
         self.maxIllegal = maxIllegal

@@ -483,6 +483,7 @@ class SplendorFactory(ServerFactory):
     @param minGap: if positive, the least time in seconds between two
         messages of one kind to one connection (L{PacedWriter}); 0 (the
         default) sends at once.
+    @param names: the name check (L{ServerFactory.names}), or None.
     """
 
     protocol = SplendorProtocol
@@ -491,8 +492,9 @@ class SplendorFactory(ServerFactory):
                  clock: IReactorTime, takeover: Optional[str] = None,
                  rng: Optional[random.Random] = None, botLevel: int = 2,
                  botDelay: float = 1.0, thinker: Optional[IThinker] = None,
-                 minGap: float = 0.0) -> None:
+                 minGap: float = 0.0, names: Optional[Any] = None) -> None:
         self.lobby = lobby
+        self.names = names
         self.sessions = sessions
         self.clock = clock
         self.minGap = minGap

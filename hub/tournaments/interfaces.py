@@ -278,6 +278,12 @@ class IPairings(Interface):
         C{(event id, kind, room, seat)}, by event and room.
         """
 
+    def roomFor(eventId: int, name: str) -> Optional[str]:
+        """
+        The room entrant C{name} of event C{eventId} should join now, or
+        None (the event pages' "your game is ready").
+        """
+
     def addListener(listener: ITournamentListener) -> None:
         """
         Tell C{listener} of every change from now on.

@@ -14,3 +14,5 @@ the tables as any client does.
     play/       browser play: its messages, its core, a module per game
     static/     the pages' JavaScript and CSS, plain files
 """
+
+from __future__ import annotations

@@ -19,7 +19,10 @@ key is kept only as its keyed hash, so no page can show it again: a new
 key is shown once, on the page that made it.
 """
 
+from __future__ import annotations
+
 import re
+from typing import Any, Callable, Generator, Union
 
 import attr
 
@@ -27,6 +30,8 @@ from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import tags
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.accounts import display, names
 from hub.accounts.moderation import mayModerate
@@ -41,7 +46,7 @@ log = Logger()
 _NEXT = re.compile(r"^/[A-Za-z0-9/_-]*$")
 
 
-def safeNext(value, default="/account"):
+def safeNext(value: Any, default: str = "/account") -> Any:
     """
     C{value} if it is a path of this site (never another site's
     address), else C{default}.
@@ -51,7 +56,7 @@ def safeNext(value, default="/account"):
     return default
 
 
-def redirect(request, location):
+def redirect(request: Request, location: Any) -> bytes:
     """
     Answer C{request} 303 See Other to C{location} (a path).
 
@@ -63,7 +68,7 @@ def redirect(request, location):
     return b""
 
 
-def visitorLinks(visitor):
+def visitorLinks(visitor: Any) -> Any:
     """
     The account links of the header for C{visitor} (or None): its
     display name first, as every page shows an account's.
@@ -78,7 +83,8 @@ def visitorLinks(visitor):
     return links
 
 
-def show(request, visitor, title, content, code=200):
+def show(request: Any, visitor: Any, title: Any, content: Any,
+         code: int = 200) -> Any:
     """
     Render a page of the accounts (never cached: it may show a key).
     """
@@ -89,14 +95,14 @@ def show(request, visitor, title, content, code=200):
     return pages.render(request, title, content, code=code)
 
 
-def message(*parts, kind="note"):
+def message(*parts: Any, kind: str = "note") -> Any:
     """
     A line that says what happened.
     """
     return tags.p(*parts, class_="message " + kind)
 
 
-def respond(request, work):
+def respond(request: Request, work: Any) -> int:
     """
     Answer C{request} with what C{work()} (a Deferred of a function of the
     request) makes, unless the client has gone; a failure is a 500 and
@@ -107,7 +113,7 @@ def respond(request, work):
     gone = []
     request.notifyFinish().addErrback(lambda _: gone.append(True))
 
-    def done(answer):
+    def done(answer: Any) -> None:
         if gone:
             return
         body = answer(request)
@@ -115,7 +121,7 @@ def respond(request, work):
             request.write(body)
             request.finish()
 
-    def failed(failure):
+    def failed(failure: Failure) -> None:
         errors = errorsOf(request)
         if errors is not None:
             errors.failed(request, failure)
@@ -130,7 +136,7 @@ def respond(request, work):
     return server.NOT_DONE_YET
 
 
-def refusedForm(request):
+def refusedForm(request: Request) -> Any:
     """
     A 403 for a POST whose CSRF token is missing or wrong.
     """
@@ -140,14 +146,15 @@ def refusedForm(request):
           "reload the page and try again."), kind="error"), 403)
 
 
-def labelled(label, **attributes):
+def labelled(label: str, **attributes: Any) -> Any:
     """
     A labelled input.
     """
     return tags.p(tags.label(label, " ", tags.input(**attributes)))
 
 
-def keyShown(name, key, _=lambda text: text):
+def keyShown(name: str, key: Any,
+             _: Callable[[str], str] = lambda text: text) -> Any:
     """
     A new play key, shown once, with the names that use it.
     """
@@ -181,7 +188,7 @@ class NotFound(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return pages.notFound(request)
 
 
@@ -194,22 +201,22 @@ class AccountsResource(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         return respond(request, lambda: self.get(request))
 
-    def render_POST(self, request):
+    def render_POST(self, request: Request) -> Union[bytes, int]:
         if not self.auth.csrfValid(request):
             return refusedForm(request)
         return respond(request, lambda: self.post(request))
 
-    def get(self, request):
+    def get(self, request: Request) -> Any:
         raise NotImplementedError()
 
-    def post(self, request):
+    def post(self, request: Request) -> Any:
         raise NotImplementedError()
 
 
@@ -218,7 +225,7 @@ class RegisterPage(AccountsResource):
     C{/register}.
     """
 
-    def form(self, request, error=None, name=""):
+    def form(self, request: Any, error: Any = None, name: str = "") -> Any:
         # error: a text already in the page's language.
         _ = pages.translatorFor(request)
         if self.auth.registration == "closed":
@@ -246,14 +253,14 @@ class RegisterPage(AccountsResource):
         return tags.div(*parts)
 
     @defer.inlineCallbacks
-    def get(self, request):
+    def get(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         content = self.form(request)
         return lambda request: show(request, visitor, N_("Register"),
                                     content)
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         auth = self.auth
         _ = pages.translatorFor(request)
         name = field(request, "name").strip()
@@ -262,7 +269,7 @@ class RegisterPage(AccountsResource):
             return lambda request: show(request, None, N_("Register"),
                                         self.form(request), 403)
 
-        def again(error, *arguments, code=400):
+        def again(error: Any, *arguments: Any, code: int = 400) -> Any:
             # error: an English text of the catalogs, {0}... its arguments.
             content = self.form(request, _(error).format(*arguments), name)
             return lambda request: show(request, None, N_("Register"),
@@ -318,7 +325,7 @@ class LoginPage(AccountsResource):
     C{/login}.
     """
 
-    def form(self, request, error=None, name=""):
+    def form(self, request: Any, error: Any = None, name: str = "") -> Any:
         # error: an English text of the catalogs.
         _ = pages.translatorFor(request)
         parts = [message(_(error), kind="error")] if error else []
@@ -341,14 +348,14 @@ class LoginPage(AccountsResource):
         return tags.div(*parts)
 
     @defer.inlineCallbacks
-    def get(self, request):
+    def get(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         content = self.form(request)
         return lambda request: show(request, visitor, N_("Log in"),
                                     content)
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         name = field(request, "name").strip()
         result = yield self.auth.login(request, name,
                                        field(request, "password"))
@@ -372,14 +379,14 @@ class LogoutPage(AccountsResource):
     C{/logout}: POST only.
     """
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         request.setHeader(b"Allow", b"POST")
         _ = pages.translatorFor(request)
         return show(request, None, N_("Log out"), message(
             _("Log out with the button of your account page.")), 405)
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         yield self.auth.logout(request)
         return lambda request: redirect(request, "/")
 
@@ -391,21 +398,22 @@ class AccountPage(AccountsResource):
 
     isLeaf = False
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
         self.putChild(b"password", PasswordChange(auth))
         self.putChild(b"key", NewKey(auth))
         self.putChild(b"sessions", KeepSessions(auth))
         self.putChild(b"display-name", DisplayNameChange(auth))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if name == b"":
             return self
         return NotFound()
 
     @defer.inlineCallbacks
-    def page(self, request, visitor, note=None, error=None, code=200,
-             keep=None, typed=None):
+    def page(self, request: Request, visitor: Any, note: Any = None,
+             error: Any = None, code: int = 200, keep: Any = None,
+             typed: Any = None) -> Generator[Any, Any, Any]:
         """
         The account page of C{visitor} (a Deferred of a function of the
         request), with C{note} or C{error} said first; C{keep} (default:
@@ -424,8 +432,9 @@ class AccountPage(AccountsResource):
         return lambda request: show(request, visitor, N_("Your account"),
                                     content, code)
 
-    def content(self, request, visitor, keep, note=None, error=None,
-                shown=None, typed=None):
+    def content(self, request: Request, visitor: Any, keep: Any,
+                note: Any = None, error: Any = None, shown: Any = None,
+                typed: Any = None) -> Any:
         # note, error: English texts of the catalogs, or tuples of one and
         # the parts that fill it (L{pages.filled}); shown: the display
         # name.
@@ -489,7 +498,7 @@ class AccountPage(AccountsResource):
         return tags.div(*parts)
 
     @defer.inlineCallbacks
-    def get(self, request):
+    def get(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
@@ -497,7 +506,7 @@ class AccountPage(AccountsResource):
         return answer
 
 
-def displayNameForm(_, csrf, name, value):
+def displayNameForm(_: Any, csrf: Any, name: str, value: Any) -> Any:
     """
     The account page's section of the display name: its form, holding
     C{value}, for the account C{name}.
@@ -524,7 +533,7 @@ def displayNameForm(_, csrf, name, value):
     ]
 
 
-def displayRefusal(error):
+def displayRefusal(error: Any) -> Any:
     """
     What the account page says of the L{display.DisplayNameRefused}
     C{error}: an English text of the catalogs and the parts that fill
@@ -559,10 +568,10 @@ class AccountAction(AccountPage):
 
     isLeaf = True
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         return redirect(request, "/account")
 
 
@@ -573,7 +582,7 @@ class PasswordChange(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         auth = self.auth
         visitor = yield auth.visitor(request)
         if visitor is None:
@@ -609,7 +618,7 @@ class NewKey(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
@@ -630,7 +639,7 @@ class KeepSessions(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
@@ -650,7 +659,7 @@ class DisplayNameChange(AccountAction):
     """
 
     @defer.inlineCallbacks
-    def post(self, request):
+    def post(self, request: Request) -> Generator[Any, Any, Any]:
         auth = self.auth
         visitor = yield auth.visitor(request)
         if visitor is None:

@@ -16,9 +16,14 @@ for what only admins do (roles, invite codes).
     /admin/tournaments  events, run by admins (L{hub.web.admintournaments})
 """
 
+from __future__ import annotations
+
+from typing import Any, Callable, Generator, Sequence, Union
+
 from twisted.internet import defer
 from twisted.web import resource
 from twisted.web.template import tags
+from twisted.web.server import Request
 
 from hub.accounts import names
 from hub.accounts.moderation import mayAdminister, mayModerate
@@ -36,14 +41,14 @@ DONE = {"kick": N_("Connection closed."), "end": N_("Table ended."),
         "role": N_("Role set."), "token-revoke": N_("Token revoked.")}
 
 
-def guarded(auth, request, allowed, then):
+def guarded(auth: Any, request: Request, allowed: Any, then: Any) -> Any:
     """
     Run C{then(visitor)} (a Deferred of a function of the request) if the
     session of C{request} is of a role that C{allowed} accepts; else a
     redirect to C{/login} (no session) or a 403.
     """
     @defer.inlineCallbacks
-    def work():
+    def work() -> Generator[Any, Any, Any]:
         visitor = yield auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/admin")
@@ -57,30 +62,34 @@ def guarded(auth, request, allowed, then):
     return respond(request, work)
 
 
-def when(seconds):
+def when(seconds: float) -> Any:
     return pages.when(seconds)
 
 
 class AdminPage(resource.Resource):
     """
-    C{/admin}.
+    C{/admin}, over the accounts of C{auth} and the hub's C{events}
+    (L{hub.web.interfaces.ITournamentsWeb}, or None).
     """
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any, events: Any = None) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
         self.putChild(b"audit", AuditPage(auth))
-        self.putChild(b"tournaments", TournamentsAdminPage(auth, guarded))
+        self.putChild(b"tournaments",
+                      TournamentsAdminPage(auth, guarded, events))
         for name in ACTIONS:
-            self.putChild(name.encode("ascii"), ActionPage(auth, name, self))
+            self.putChild(name.encode("ascii"),
+                          ActionPage(auth, name, self, events))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if name == b"":
             return self
         return NotFound()
 
-    def content(self, request, visitor, note=None, error=None, extra=(),
-                tokens=()):
+    def content(self, request: Request, visitor: Any, note: Any = None,
+                error: Any = None, extra: Sequence[Any] = (),
+                tokens: Sequence[Any] = ()) -> Any:
         # note, error: texts of the catalogs (an error from an action is
         # said as the accounts say it).
         _ = pages.translatorFor(request)
@@ -122,7 +131,7 @@ class AdminPage(resource.Resource):
         rows = [tags.tr(tags.th(_("game")), tags.th(_("room")),
                         tags.th(_("members")), tags.th(_("table")), tags.th(""))]
         for room in auth.moderation.lobby.allRooms():
-            action = ""
+            action: Any = ""
             if room.running:
                 action = tags.form(
                     csrf, tags.input(type="hidden", name="kind",
@@ -189,12 +198,12 @@ class AdminPage(resource.Resource):
         parts.append(tags.p(tags.a(_("The audit"), href="/admin/audit")))
         return tags.div(*parts)
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         done = (request.args or {}).get(b"done", [b""])[0].decode(
             "ascii", "replace")
 
         @defer.inlineCallbacks
-        def page(visitor):
+        def page(visitor: Any) -> Generator[Any, Any, Any]:
             content = yield self.fullContent(request, visitor,
                                              DONE.get(done))
             return lambda request: show(request, visitor, N_("Moderation"),
@@ -202,8 +211,9 @@ class AdminPage(resource.Resource):
         return guarded(self.auth, request, mayModerate, page)
 
     @defer.inlineCallbacks
-    def fullContent(self, request, visitor, note=None, error=None,
-                    extra=()):
+    def fullContent(self, request: Request, visitor: Any, note: Any = None,
+                    error: Any = None,
+                    extra: Sequence[Any] = ()) -> Generator[Any, Any, Any]:
         """
         L{content}, with the API tokens read for an admin.
         """
@@ -217,7 +227,8 @@ class AdminPage(resource.Resource):
 REGISTRATION_WORDS = (N_("open"), N_("invite"), N_("closed"))
 
 
-def tokensTable(tokens, csrf, _=lambda text: text):
+def tokensTable(tokens: Any, csrf: Any,
+                _: Callable[[str], str] = lambda text: text) -> Any:
     """
     The API tokens (never the tokens: their ids), each with a Revoke
     button.
@@ -250,16 +261,18 @@ class ActionPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth, name, admin):
+    def __init__(self, auth: Any, name: str, admin: Any,
+                 events: Any = None) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
         self.name = name
         self.admin = admin
+        self.events = events
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         return redirect(request, "/admin")
 
-    def render_POST(self, request):
+    def render_POST(self, request: Any) -> Union[bytes, int]:
         if not self.auth.csrfValid(request):
             return refusedForm(request)
         fields = {key.decode("ascii", "replace"): field(
@@ -267,11 +280,11 @@ class ActionPage(resource.Resource):
             for key in (request.args or {}) if key != b"csrf"}
 
         @defer.inlineCallbacks
-        def act(visitor):
+        def act(visitor: Any) -> Generator[Any, Any, Any]:
             _ = pages.translatorFor(request)
             event = self.name in EVENT_ACTIONS
             try:
-                done = yield perform(self.auth,
+                done = yield perform(self.auth, self.events,
                                      self.auth.actor(request, visitor),
                                      self.name, fields)
             except AccountError as e:
@@ -309,13 +322,13 @@ class AuditPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         @defer.inlineCallbacks
-        def page(visitor):
+        def page(visitor: Any) -> Generator[Any, Any, Any]:
             _ = pages.translatorFor(request)
             entries = yield self.auth.accounts.audit()
             rows = [tags.tr(tags.th(_("when")), tags.th(_("who")),

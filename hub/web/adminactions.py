@@ -5,7 +5,8 @@ C{/admin} pages (L{hub.web.admin}) and the JSON admin API
 its caller makes on every request, and runs through the hub's
 L{hub.accounts.moderation.Moderation} (audited there).
 
-Each action takes the caller's L{hub.web.auth.WebAuth}, the acting
+Each action takes the caller's L{hub.web.auth.WebAuth}, the hub's
+events (L{hub.web.interfaces.ITournamentsWeb}, or None), the acting
 account (an L{hub.accounts.store.Actor}: its name, role and client
 address, for the rules of roles and the audit) and the request's fields
 (a dict of text) and answers with a Deferred of a dict (the JSON API's
@@ -15,9 +16,14 @@ environment (engines are the operator's: the web chooses among
 registered ones by name).
 """
 
-import time
+from __future__ import annotations
 
+import time
+from typing import Any, Callable, Dict, Optional
+
+from twisted.internet.defer import Deferred
 from twisted.internet import defer
+from twisted.python.failure import Failure
 
 from hub.accounts.cli import DURATION_WORDS, parseDuration
 from hub.accounts.moderation import mayAdminister, mayModerate
@@ -32,7 +38,7 @@ class BadRequest(AccountError):
     """
 
 
-def required(fields, name):
+def required(fields: Dict[str, str], name: str) -> Any:
     """
     The non-empty field C{name} of C{fields}.
 
@@ -44,7 +50,8 @@ def required(fields, name):
     return value
 
 
-def kick(auth, actor, fields):
+def kick(auth: Any, events: Any, actor: Any,
+         fields: Dict[str, str]) -> Deferred[Any]:
     try:
         session = int(required(fields, "session"))
     except ValueError:
@@ -53,14 +60,16 @@ def kick(auth, actor, fields):
     return d.addCallback(lambda _: {"done": "kick", "session": session})
 
 
-def end(auth, actor, fields):
+def end(auth: Any, events: Any, actor: Any,
+        fields: Dict[str, str]) -> Deferred[Any]:
     kind, room = required(fields, "kind"), required(fields, "room")
     d = auth.moderation.endTable(kind, room, actor, fields.get("reason", ""))
     return d.addCallback(lambda _: {"done": "end", "kind": kind,
                                     "room": room})
 
 
-def ban(auth, actor, fields):
+def ban(auth: Any, events: Any, actor: Any,
+        fields: Dict[str, str]) -> Deferred[Any]:
     target = required(fields, "target")
     duration = required(fields, "for")
     try:
@@ -73,27 +82,31 @@ def ban(auth, actor, fields):
                                     "seconds": seconds})
 
 
-def unban(auth, actor, fields):
+def unban(auth: Any, events: Any, actor: Any,
+          fields: Dict[str, str]) -> Deferred[Any]:
     target = required(fields, "target")
     d = auth.moderation.unban(target, actor)
     return d.addCallback(lambda _: {"done": "unban", "target": target})
 
 
-def role(auth, actor, fields):
+def role(auth: Any, events: Any, actor: Any,
+         fields: Dict[str, str]) -> Deferred[Any]:
     name, value = required(fields, "name"), required(fields, "role")
     d = auth.moderation.setRole(name, value, actor)
     return d.addCallback(lambda _: {"done": "role", "name": name,
                                     "role": value})
 
 
-def tokenRevoke(auth, actor, fields):
+def tokenRevoke(auth: Any, events: Any, actor: Any,
+                fields: Dict[str, str]) -> Deferred[Any]:
     tokenId = required(fields, "token")
     d = auth.sessions.revokeToken(tokenId, actor)
     return d.addCallback(lambda name: {"done": "token-revoke",
                                        "token": tokenId, "name": name})
 
 
-def invite(auth, actor, fields):
+def invite(auth: Any, events: Any, actor: Any,
+           fields: Dict[str, str]) -> Deferred[Any]:
     d = auth.sessions.newInvite(actor)
     return d.addCallback(lambda code: {"done": "invite", "invite": code})
 
@@ -102,19 +115,19 @@ def invite(auth, actor, fields):
 # commands: each writes the event's database and an audit row (never an
 # engine's command line, which may hold a play key).
 
-def _events(auth):
+def _events(events: Any) -> Any:
     """
-    The L{hub.web.tournaments.TournamentsWeb} of the hub.
+    C{events}, the hub's L{hub.web.interfaces.ITournamentsWeb}.
 
-    @raise BadRequest: the hub runs no events.
+    @raise BadRequest: the hub runs no events (C{events} is None).
     """
-    events = getattr(auth, "tournaments", None)
     if events is None:
         raise BadRequest(N_("this hub runs no tournaments"))
     return events
 
 
-def _number(fields, name, kind=int, optional=True):
+def _number(fields: Dict[str, str], name: str,
+            kind: Callable[[str], Any] = int, optional: bool = True) -> Any:
     value = str(fields.get(name, "")).strip()
     if not value:
         if optional:
@@ -129,21 +142,23 @@ def _number(fields, name, kind=int, optional=True):
     return number
 
 
-def _eventWrite(auth, actor, action, eventId, target, interaction, *args):
+def _eventWrite(auth: Any, events: Any, actor: Any, action: str,
+                eventId: Optional[int], target: Any, interaction: Any,
+                *args: Any) -> Any:
     """
     Run C{interaction} on the events' database, then audit C{action}
     on C{target} (or C{target(result)}).  A refusal of the store's (L{store.TournamentError}) is a
     L{BadRequest}.
     """
     from hub.tournaments import store
-    events = _events(auth)
+    events = _events(events)
     d = events.database.runInteraction(interaction, *args, write=True)
 
-    def refused(failure):
+    def refused(failure: Failure) -> None:
         failure.trap(store.TournamentError)
         raise BadRequest(str(failure.value))
 
-    def audited(result):
+    def audited(result: Any) -> Deferred[Any]:
         d = auth.accounts.note(
             action, target(result) if callable(target) else target, "",
             actor)
@@ -156,7 +171,7 @@ def _eventWrite(auth, actor, action, eventId, target, interaction, *args):
     return d
 
 
-def _changed(events, eventId):
+def _changed(events: Any, eventId: int) -> Any:
     """
     The event's page hears of an entry at once (the director hears of
     it at its next poll).
@@ -164,7 +179,8 @@ def _changed(events, eventId):
     events.eventChanged(eventId)
 
 
-def eventCreate(auth, actor, fields):
+def eventCreate(auth: Any, events: Any, actor: Any,
+                fields: Dict[str, str]) -> Deferred[Any]:
     from hub.tournaments import formats, store
     name, game = required(fields, "name"), required(fields, "game")
     fmt = required(fields, "format")
@@ -176,19 +192,20 @@ def eventCreate(auth, actor, fields):
     args = (name, game, fmt, _number(fields, "rounds"),
             _number(fields, "minutes", float), players,
             _number(fields, "turn-seconds", float), time.time())
-    d = _eventWrite(auth, actor, "event-create", None,
+    d = _eventWrite(auth, events, actor, "event-create", None,
                     "{} {} {}".format(game, fmt, name),
                     store.createEvent, *args)
     return d.addCallback(lambda eventId: {"done": "event-create",
                                           "event": eventId})
 
 
-def eventEnter(auth, actor, fields):
+def eventEnter(auth: Any, events: Any, actor: Any,
+               fields: Dict[str, str]) -> Deferred[Any]:
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
     guest = str(fields.get("guest", "")).lower() in ("1", "on", "true", "yes")
-    d = _eventWrite(auth, actor, "event-enter", eventId,
+    d = _eventWrite(auth, events, actor, "event-enter", eventId,
                     lambda entered: "event {} {}{}".format(
                         eventId, entered, " (guest)" if guest else ""),
                     store.enter, eventId, name, time.time(), None, guest)
@@ -196,18 +213,20 @@ def eventEnter(auth, actor, fields):
         "done": "event-enter", "event": eventId, "name": entered})
 
 
-def eventWithdraw(auth, actor, fields):
+def eventWithdraw(auth: Any, events: Any, actor: Any,
+                  fields: Dict[str, str]) -> Deferred[Any]:
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
-    d = _eventWrite(auth, actor, "event-withdraw", eventId,
+    d = _eventWrite(auth, events, actor, "event-withdraw", eventId,
                     "event {} {}".format(eventId, name),
                     store.withdraw, eventId, name)
     return d.addCallback(lambda _: {"done": "event-withdraw",
                                     "event": eventId, "name": name})
 
 
-def eventEngine(auth, actor, fields):
+def eventEngine(auth: Any, events: Any, actor: Any,
+                fields: Dict[str, str]) -> Deferred[Any]:
     """
     Enter a registered engine (L{hub.tournaments.catalog}) by its
     C{name}.
@@ -215,22 +234,22 @@ def eventEngine(auth, actor, fields):
     from hub.tournaments import store
     eventId = _number(fields, "event", optional=False)
     name = required(fields, "name")
-    d = _eventWrite(auth, actor, "event-engine", eventId,
+    d = _eventWrite(auth, events, actor, "event-engine", eventId,
                     "event {} {}".format(eventId, name),
                     store.enter, eventId, name, time.time(), name)
     return d.addCallback(lambda entered: {
         "done": "event-engine", "event": eventId, "name": entered})
 
 
-def registeredEngines(auth):
+def registeredEngines(events: Any) -> Deferred[Any]:
     """
-    The registered engines, for the admins to choose among: names,
-    protocols and limits (never a command line).
+    The registered engines of C{events} (the hub's
+    L{hub.web.interfaces.ITournamentsWeb}, or None: none), for the admins
+    to choose among: names, protocols and limits (never a command line).
 
     @return: a Deferred of a list of dicts.
     """
     from hub.tournaments import catalog
-    events = getattr(auth, "tournaments", None)
     if events is None:
         return defer.succeed([])
     d = events.database.runInteraction(catalog.engines)
@@ -240,11 +259,12 @@ def registeredEngines(auth):
         for e in specs])
 
 
-def _eventState(action):
-    def change(auth, actor, fields):
+def _eventState(action: Any) -> Any:
+    def change(auth: Any, events: Any, actor: Any,
+               fields: Dict[str, str]) -> Deferred[Any]:
         from hub.tournaments import store
         eventId = _number(fields, "event", optional=False)
-        d = _eventWrite(auth, actor, "event-" + action, eventId,
+        d = _eventWrite(auth, events, actor, "event-" + action, eventId,
                         "event {}".format(eventId), store.requestState,
                         eventId, action, time.time())
         return d.addCallback(lambda event: {
@@ -302,7 +322,7 @@ FIELDS = {
 }
 
 
-def checkFields(name, fields):
+def checkFields(name: str, fields: Dict[str, str]) -> None:
     """
     Refuse C{fields} if one of them is not among action C{name}'s.
 
@@ -314,23 +334,25 @@ def checkFields(name, fields):
                              field[:40])
 
 
-def perform(auth, actor, name, fields):
+def perform(auth: Any, events: Any, actor: Any, name: str,
+            fields: Dict[str, str]) -> Deferred[Any]:
     """
     Do action C{name} as C{actor} (an L{hub.accounts.store.Actor}, whose
-    role the caller checked with the action's check, this request).
+    role the caller checked with the action's check, this request), on
+    the accounts of C{auth} and the events C{events} (or None).
 
     @return: a Deferred of the action's answer; it fails with
         L{AccountError} (L{BadRequest}) for what the caller asked wrong,
         or L{hub.accounts.store.Refused} for what the rules of roles
         refuse.
     """
-    def act():
+    def act() -> Any:
         checkFields(name, fields)
-        return ACTIONS[name][1](auth, actor, fields)
+        return ACTIONS[name][1](auth, events, actor, fields)
     return defer.maybeDeferred(act)
 
 
-def connectionsData(moderation):
+def connectionsData(moderation: Any) -> Any:
     """
     The live connections, as the JSON API and C{/admin} list them.
     """
@@ -339,7 +361,7 @@ def connectionsData(moderation):
              "since": c.since} for c in moderation.connections()]
 
 
-def roomsData(moderation):
+def roomsData(moderation: Any) -> Any:
     """
     The rooms and their tables.
     """
@@ -349,7 +371,7 @@ def roomsData(moderation):
             for room in moderation.lobby.allRooms()]
 
 
-def auditData(entries):
+def auditData(entries: Any) -> Any:
     """
     Audit entries (L{hub.accounts.store.AuditEntry}) as JSON.
     """
@@ -358,7 +380,7 @@ def auditData(entries):
             for e in entries]
 
 
-def tokensData(tokens):
+def tokensData(tokens: Any) -> Any:
     """
     Admin API tokens (L{hub.accounts.websessions.TokenInfo}) as JSON: their
     ids, never the tokens.

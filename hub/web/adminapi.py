@@ -38,10 +38,16 @@ or an environment is refused with 400: engines are the operator's).
                                      -resume)
 """
 
-import json
+from __future__ import annotations
 
+import json
+from typing import Any, Generator, Union
+
+from twisted.internet.defer import Deferred
 from twisted.internet import defer
 from twisted.web import resource, server
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.accounts.moderation import mayAdminister, mayModerate
 from hub.accounts.store import AccountError
@@ -56,11 +62,11 @@ from hub.web.errors import errorsOf
 MAX_BODY = 16384
 
 
-def bearer(request):
+def bearer(request: Request) -> Any:
     """
     The token of C{request}'s C{Authorization: Bearer} header, or None.
     """
-    header = request.getHeader(b"authorization")
+    header: Any = request.getHeader(b"authorization")
     if not header:
         return None
     header = header.decode("latin-1")
@@ -70,7 +76,7 @@ def bearer(request):
     return token.strip()
 
 
-def bodyFields(request):
+def bodyFields(request: Request) -> Any:
     """
     The JSON object of C{request}'s body, as a dict of text.
 
@@ -95,7 +101,7 @@ class Refused(Exception):
     A request refused: C{code} and C{error}.
     """
 
-    def __init__(self, code, error):
+    def __init__(self, code: Any, error: Any) -> None:
         Exception.__init__(self, error)
         self.code = code
         self.error = error
@@ -110,20 +116,21 @@ class Endpoint(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth, method, allowed, answer):
+    def __init__(self, auth: Any, method: bytes, allowed: Any,
+                 answer: Any) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
         self.method = method
         self.allowed = allowed
         self.answer = answer
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         if request.method != self.method:
             request.setHeader(b"Allow", self.method)
             return sendJSON(request, {"error": "method not allowed"}, 405)
 
         @defer.inlineCallbacks
-        def work():
+        def work() -> Generator[Any, Any, Any]:
             visitor = yield self.auth.sessions.tokenVisitor(bearer(request))
             if visitor is None:
                 raise Refused(401, "an admin API token is needed")
@@ -133,7 +140,7 @@ class Endpoint(resource.Resource):
                                      request)
             return data
 
-        def refuse(failure):
+        def refuse(failure: Failure) -> Any:
             failure.trap(Refused, AccountError)
             if failure.check(RolesRefused):
                 return 403, {"error": str(failure.value)}
@@ -143,13 +150,13 @@ class Endpoint(resource.Resource):
                 return failure.value.code, {"error": failure.value.error}
             return 400, {"error": str(failure.value)}
 
-        def done(answer):
+        def done(answer: Any) -> None:
             code, data = answer
             if not gone:
                 request.write(sendJSON(request, data, code))
                 request.finish()
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             errors = errorsOf(request)
             if errors is not None:
                 errors.failed(request, failure)
@@ -167,32 +174,33 @@ class Endpoint(resource.Resource):
 
 class AdminAPI(resource.Resource):
     """
-    C{/api/admin/...}.
+    C{/api/admin/...}, over the accounts of C{auth} and the hub's
+    C{events} (L{hub.web.interfaces.ITournamentsWeb}, or None).
     """
 
-    def __init__(self, auth):
+    def __init__(self, auth: Any, events: Any = None) -> None:
         resource.Resource.__init__(self)
         moderation = auth.moderation
 
-        def connections(actor, request):
+        def connections(actor: Any, request: Request) -> Any:
             return {"connections": connectionsData(moderation)}
 
-        def rooms(actor, request):
+        def rooms(actor: Any, request: Request) -> Any:
             return {"rooms": roomsData(moderation)}
 
-        def audit(actor, request):
+        def audit(actor: Any, request: Request) -> Deferred[Any]:
             return auth.accounts.audit().addCallback(
                 lambda entries: {"audit": auditData(entries)})
 
-        def tokens(actor, request):
+        def tokens(actor: Any, request: Request) -> Deferred[Any]:
             return auth.sessions.tokens().addCallback(
                 lambda found: {"tokens": tokensData(found)})
 
         self.putChild(b"connections",
                       Endpoint(auth, b"GET", mayModerate, connections))
         self.putChild(b"rooms", Endpoint(auth, b"GET", mayModerate, rooms))
-        def engines(actor, request):
-            return registeredEngines(auth).addCallback(
+        def engines(actor: Any, request: Request) -> Deferred[Any]:
+            return registeredEngines(events).addCallback(
                 lambda found: {"engines": found})
 
         self.putChild(b"audit", Endpoint(auth, b"GET", mayModerate, audit))
@@ -204,10 +212,10 @@ class AdminAPI(resource.Resource):
             self.putChild(name.encode("ascii"), Endpoint(
                 auth, b"POST", allowed,
                 lambda actor, request, name=name: perform(
-                    auth, actor, name, bodyFields(request))))
+                    auth, events, actor, name, bodyFields(request))))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         return NotFound()
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return NotFound().render(request)

@@ -13,11 +13,16 @@ The forms post, with the CSRF token, to C{/admin/event-ACTION}
                                             (text)
 """
 
-from urllib.parse import urlencode
+from __future__ import annotations
 
+from urllib.parse import urlencode
+from typing import Any, Callable, Generator, Sequence, Union
+
+from twisted.internet.defer import Deferred
 from twisted.internet import defer
 from twisted.web import resource
 from twisted.web.template import tags
+from twisted.web.server import Request
 
 from hub.accounts.moderation import mayAdminister
 from hub.tournaments import catalog, formats, store
@@ -35,7 +40,7 @@ ACTION_WORDS = {"start": N_("Start"), "pause": N_("Pause"),
                 "resume": N_("Resume")}
 
 
-def argument(request, name):
+def argument(request: Any, name: str) -> Any:
     """
     The query argument C{name} of C{request}, as text ("" if absent).
     """
@@ -43,7 +48,7 @@ def argument(request, name):
     return values[0].decode("utf-8", "replace")
 
 
-def eventNumber(request):
+def eventNumber(request: Request) -> Any:
     """
     The C{event} argument as an id, or None.
     """
@@ -51,21 +56,22 @@ def eventNumber(request):
     return int(value) if value.isdigit() and len(value) <= 18 else None
 
 
-def launcherOf(auth):
+def launcherOf(events: Any) -> Any:
     """
-    The engine runner of the hub's director, or None.
+    The engine runner of the hub's director, or None (C{events}, the
+    L{hub.web.interfaces.ITournamentsWeb}, is None: no events).
     """
-    events = getattr(auth, "tournaments", None)
     return None if events is None else events.launcher()
 
 
-def _select(name, label, options, shown=lambda option: option):
+def _select(name: str, label: str, options: Any,
+            shown: Any = lambda option: option) -> Any:
     # shown: an option's words (a translator; an engine's name as it is).
     return tags.p(tags.label(label, " ", tags.select(
         *[tags.option(shown(o), value=o) for o in options], name=name)))
 
 
-def createForm(csrf, _=lambda text: text):
+def createForm(csrf: Any, _: Callable[[str], str] = lambda text: text) -> Any:
     """
     The form of a new event (C{python -m hub.tournaments create}).
     """
@@ -85,7 +91,8 @@ def createForm(csrf, _=lambda text: text):
         method="post", action="/admin/event-create", class_="event-create")
 
 
-def eventForms(csrf, event, engines=(), _=lambda text: text):
+def eventForms(csrf: Any, event: Any, engines: Sequence[Any] = (),
+               _: Callable[[str], str] = lambda text: text) -> Any:
     """
     The forms of one event: enter, withdraw, an engine (one of the
     registered C{engines}' names), and its state.
@@ -136,27 +143,30 @@ class TournamentsAdminPage(resource.Resource):
     C{/admin/tournaments} and its engine logs.
     """
 
-    def __init__(self, auth, guarded):
+    def __init__(self, auth: Any, guarded: Any, events: Any = None) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
         self.guarded = guarded
-        self.putChild(b"logs", LogsPage(auth, guarded))
-        self.putChild(b"log", LogPage(auth, guarded))
+        #: The hub's events (L{hub.web.interfaces.ITournamentsWeb}), or
+        #: None.
+        self.events = events
+        self.putChild(b"logs", LogsPage(auth, guarded, events))
+        self.putChild(b"log", LogPage(auth, guarded, events))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if name == b"":
             return self
         return NotFound()
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         auth = self.auth
         done = DONE.get(argument(request, "done"))
 
         @defer.inlineCallbacks
-        def page(visitor):
+        def page(visitor: Any) -> Generator[Any, Any, Any]:
             _ = pages.translatorFor(request)
             csrf = auth.csrfInput(request)
-            events = getattr(auth, "tournaments", None)
+            events = self.events
             listed, engines = [], []
             if events is not None:
                 listed = yield events.database.runInteraction(
@@ -192,17 +202,20 @@ class LogsPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth, guarded):
+    def __init__(self, auth: Any, guarded: Any, events: Any = None) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
         #: L{hub.web.admin.guarded}: the role check of every request.
         self.guarded = guarded
+        #: The hub's events (L{hub.web.interfaces.ITournamentsWeb}), or
+        #: None.
+        self.events = events
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         eventId = eventNumber(request)
-        launcher = launcherOf(self.auth)
+        launcher = launcherOf(self.events)
 
-        def page(visitor):
+        def page(visitor: Any) -> Deferred[Any]:
             _ = pages.translatorFor(request)
             logs = []
             if eventId is not None and launcher is not None:
@@ -229,18 +242,21 @@ class LogPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, auth, guarded):
+    def __init__(self, auth: Any, guarded: Any, events: Any = None) -> None:
         resource.Resource.__init__(self)
         self.auth = auth
         #: L{hub.web.admin.guarded}: the role check of every request.
         self.guarded = guarded
+        #: The hub's events (L{hub.web.interfaces.ITournamentsWeb}), or
+        #: None.
+        self.events = events
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         eventId = eventNumber(request)
         room, name = argument(request, "room"), argument(request, "name")
-        launcher = launcherOf(self.auth)
+        launcher = launcherOf(self.events)
 
-        def page(visitor):
+        def page(visitor: Any) -> Deferred[Any]:
             try:
                 if eventId is None or launcher is None:
                     raise KeyError(room)
@@ -251,7 +267,7 @@ class LogPage(resource.Resource):
                     request, visitor, N_("Engine log"),
                     message(_("No such log."), kind="error"), 404))
 
-            def answer(request):
+            def answer(request: Request) -> Any:
                 request.setHeader(b"Content-Type",
                                   b"text/plain; charset=utf-8")
                 request.setHeader(b"Cache-Control", b"no-store")

@@ -12,9 +12,16 @@ The JSON API (C{/api/...}) and the event streams:
     GET /api/leaderboard/KIND         the leaderboard of a game kind
 """
 
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
 from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.web import http, resource, server
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.web import replay
 from hub.web.replays import Document, Replays
@@ -39,7 +46,7 @@ STREAM_RETRY = 10
 log = Logger()
 
 
-def encodeJSON(data):
+def encodeJSON(data: Any) -> Any:
     """
     C{data} as JSON bytes, with C{<}, C{>} and C{&} escaped so that no
     browser ever reads markup in it (the encoding of the event streams
@@ -48,7 +55,7 @@ def encodeJSON(data):
     return encodeJSONText(data).encode("ascii")
 
 
-def sendJSON(request, data, code=200):
+def sendJSON(request: Request, data: Any, code: int = 200) -> Any:
     """
     Answer C{request} with C{data} as JSON.
 
@@ -57,7 +64,7 @@ def sendJSON(request, data, code=200):
     return sendEncoded(request, encodeJSON(data), code)
 
 
-def sendEncoded(request, body, code=200):
+def sendEncoded(request: Request, body: Any, code: int = 200) -> Any:
     """
     Answer C{request} with C{body}, JSON bytes made by L{encodeJSON}.
 
@@ -69,7 +76,7 @@ def sendEncoded(request, body, code=200):
     return body
 
 
-def sendTooMany(request, error, retryAfter):
+def sendTooMany(request: Request, error: Any, retryAfter: Any) -> Any:
     """
     Answer C{request} 429 (Too Many Requests) with C{{"error": error}},
     asking the client to wait C{retryAfter} whole seconds.
@@ -82,12 +89,12 @@ def sendTooMany(request, error, retryAfter):
     return body
 
 
-def deferJSON(request, d):
+def deferJSON(request: Request, d: Deferred[Any]) -> int:
     """
     Answer C{request} with the JSON a Deferred fires with (None: 404;
     bytes: a body whose headers are set).
     """
-    def done(data):
+    def done(data: Any) -> None:
         if data is None:
             body = sendJSON(request, {"error": "not found"}, 404)
         elif isinstance(data, bytes):
@@ -99,7 +106,7 @@ def deferJSON(request, d):
             request.write(body)
             request.finish()
 
-    def failed(failure):
+    def failed(failure: Failure) -> None:
         # The query failed, or making its answer did.
         errors = errorsOf(request)
         if errors is not None:
@@ -124,7 +131,7 @@ class NotFound(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return sendJSON(request, {"error": "not found"}, 404)
 
 
@@ -134,15 +141,16 @@ class Malformed(NotFound):
     WebErrors}).
     """
 
-    def __init__(self, why):
+    def __init__(self, why: str) -> None:
         NotFound.__init__(self)
         self.why = why
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return refuse(request, self.why, NotFound())
 
 
-def recordJSON(record, withReplay=True, displays=None):
+def recordJSON(record: Any, withReplay: bool = True,
+               displays: Any = None) -> Any:
     """
     A stored game (L{hub.records.record.GameRecord}) as JSON, with its
     replay (the view before the first action and after each) unless not
@@ -178,12 +186,12 @@ def recordJSON(record, withReplay=True, displays=None):
     return data
 
 
-def _role(kind, seat, role):
+def _role(kind: str, seat: Any, role: str) -> Any:
     from hub.web.views import roleText
     return roleText(kind, seat, role)
 
 
-def displaysOf(displays, names):
+def displaysOf(displays: Any, names: Any) -> Deferred[Any]:
     """
     A Deferred of C{{name: display name}} of those of C{names} whose
     account has one, read from C{displays}
@@ -193,9 +201,9 @@ def displaysOf(displays, names):
     """
     if displays is None:
         return defer.succeed({})
-    d = displays.lookup(names)
+    d: Deferred[Any] = displays.lookup(names)
 
-    def failed(failure):
+    def failed(failure: Failure) -> Any:
         log.warn("display names not shown: {error}",
                  error=failure.getErrorMessage())
         return {}
@@ -209,12 +217,16 @@ class Web:
 
     @ivar gate: the web port's L{hub.limits.FaceGate} (its event streams
         per address), or None.
+    @ivar accountLinks: the header's links to the accounts' pages on the
+        shared pages (the lobby), or none without accounts.
     """
 
-    gate = None
-
-    def __init__(self, lobby, sessions, spectating, lobbyFeed, records=None,
-                 replays=None, displays=None, abouts=None):
+    def __init__(self, lobby: Any, sessions: Any, spectating: Any,
+                 lobbyFeed: Any, records: Any = None, replays: Any = None,
+                 displays: Any = None, abouts: Any = None, gate: Any = None,
+                 accountLinks: Sequence[Any] = ()) -> None:
+        self.gate = gate
+        self.accountLinks = accountLinks
         #: The accounts' display names
         #: (L{hub.accounts.displays.DisplayNames}) of a web face with
         #: accounts, or None.
@@ -233,7 +245,7 @@ class Web:
             replays = Replays(spectating.clock)
         self.replays = replays
 
-    def gameHead(self, gameId):
+    def gameHead(self, gameId: str) -> Any:
         """
         A Deferred of what a game's page needs of C{gameId}: its kind,
         seats and whether it is live (a live game's snapshot, or a stored
@@ -250,20 +262,20 @@ class Web:
                       if found is not None else None)
         return d
 
-    def displaysOf(self, names):
+    def displaysOf(self, names: Any) -> Deferred[Any]:
         """
         L{displaysOf} of this web face's display names.
         """
         return displaysOf(self.displays, names)
 
-    def _withDisplays(self, record):
+    def _withDisplays(self, record: Any) -> Any:
         # (record, its seats' display names), or None.
         if record is None:
             return None
         d = self.displaysOf([s.name for s in record.seats if not s.guest])
         return d.addCallback(lambda found: (record, found))
 
-    def gameDocument(self, gameId):
+    def gameDocument(self, gameId: str) -> Any:
         """
         A Deferred of the L{Document} of game C{gameId}, or None if
         unknown: a live game's snapshot, spliced from its move texts; a
@@ -284,13 +296,13 @@ class Web:
             if found is not None else None)
         return d
 
-    def _record(self, gameId):
+    def _record(self, gameId: str) -> Any:
         number = recordId(gameId)
         if self.records is None or number is None:
             return defer.succeed(None)
         return self.records.game(number)
 
-    def playerData(self, kind, name):
+    def playerData(self, kind: str, name: str) -> Any:
         """
         A Deferred of a player's rating and recent games, or None.
         """
@@ -303,7 +315,7 @@ class Web:
             else self.abouts(kind, name)],
             consumeErrors=True)
 
-        def withDisplays(results):
+        def withDisplays(results: Any) -> Deferred[Any]:
             rating, history, about = results
             shown = {name} if not (rating is not None and rating.guest) \
                 else set()
@@ -316,7 +328,7 @@ class Web:
         d.addCallback(withDisplays)
         return d
 
-    def leaderboardData(self, kind):
+    def leaderboardData(self, kind: str) -> Deferred[Any]:
         """
         A Deferred of the leaderboard of C{kind}, or None.
         """
@@ -324,14 +336,15 @@ class Web:
             return defer.succeed(None)
         d = self.records.leaderboard(kind)
 
-        def data(standings, emptyReason=None, found=None):
+        def data(standings: Any, emptyReason: Any = None,
+                 found: Any = None) -> Any:
             return {"kind": kind,
                     "minGames": self.records.leaderboardMinGames,
                     "guests": self.records.leaderboardGuests,
                     "standings": [_standing(s, found) for s in standings],
                     "emptyReason": emptyReason}
 
-        def explained(standings):
+        def explained(standings: Any) -> Deferred[Any]:
             if standings:
                 d = self.displaysOf([s.name for s in standings
                                      if not s.guest])
@@ -342,7 +355,7 @@ class Web:
         return d.addCallback(explained)
 
 
-def _standing(s, displays=None):
+def _standing(s: Any, displays: Any = None) -> Any:
     return {"rank": s.rank, "name": s.name,
             "display": None if s.guest else (displays or {}).get(s.name),
             "rating": round(s.ordinal, 2),
@@ -350,7 +363,8 @@ def _standing(s, displays=None):
             "games": s.games, "wins": s.wins, "guest": s.guest}
 
 
-def _player(kind, name, rating, history, displays=None, about=None):
+def _player(kind: str, name: str, rating: Any, history: Any,
+            displays: Any = None, about: Any = None) -> Any:
     # displays: {name: display name} of the accounts among them; about:
     # (event, pairs) of an engine's latest ABOUT, or None.
     displays = displays or {}
@@ -392,11 +406,11 @@ class JSONResource(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, fetch):
+    def __init__(self, fetch: Any) -> None:
         resource.Resource.__init__(self)
         self.fetch = fetch
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         data = self.fetch()
         if isinstance(data, defer.Deferred):
             return deferJSON(request, data)
@@ -414,12 +428,12 @@ class StreamResource(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, feed, gate=None):
+    def __init__(self, feed: Any, gate: Any = None) -> None:
         resource.Resource.__init__(self)
         self.feed = feed
         self.gate = gate
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         if request.postpath:
             return NotFound().render(request)
         gate, onClose = self.gate, self.feed.removeStream
@@ -429,7 +443,7 @@ class StreamResource(resource.Resource):
                 return sendTooMany(request, "too many streams",
                                    STREAM_RETRY)
 
-            def onClose(stream, removeStream=onClose):
+            def onClose(stream: Any, removeStream: Any = onClose) -> None:
                 gate.closeStream(host)
                 removeStream(stream)
         stream = EventStream(request, onClose=onClose)
@@ -443,16 +457,16 @@ class GamesAPI(resource.Resource):
     C{/api/games}, C{/api/games/ID} and C{/api/games/ID/events}.
     """
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         games = [listedGame(g.summary())
                  for g in self.web.spectating.games.values()]
         return sendJSON(request, {"games": games})
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if not name:
             return self
         gameId = pathSegment(name)
@@ -481,17 +495,17 @@ class GameResource(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web, gameId):
+    def __init__(self, web: Any, gameId: str) -> None:
         resource.Resource.__init__(self)
         self.web = web
         self.gameId = gameId
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         d = self.web.gameDocument(self.gameId)
         d.addCallback(self._send, request)
         return deferJSON(request, d)
 
-    def _send(self, document, request):
+    def _send(self, document: Any, request: Request) -> Any:
         if document is None:
             return None
         request.setHeader(b"Content-Type",
@@ -517,12 +531,12 @@ class PathAPI(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, arity, fetch):
+    def __init__(self, arity: Any, fetch: Any) -> None:
         resource.Resource.__init__(self)
         self.arity = arity
         self.fetch = fetch
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         parts = [pathSegment(p) for p in request.postpath]
         if None in parts:
             return refuse(request, "a malformed path segment", NotFound())
@@ -536,24 +550,24 @@ class HubAPI(resource.Resource):
     C{/api/hub} and C{/api/hub/events}.
     """
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
         self.putChild(b"events", StreamResource(
             web.lobbyFeed, web.gate))
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         # The document is built at most once per look of the lobby feed,
         # and encoded once for every request until the next.
         return sendEncoded(request, self.web.lobbyFeed.encoded(encodeJSON))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if not name:
             return self
         return NotFound()
 
 
-def apiResource(web):
+def apiResource(web: Any) -> Any:
     """
     The C{/api} tree.
     """

@@ -27,8 +27,15 @@ every form, and the limits on guessing passwords.
     L{clientHost}'s, everywhere.
 """
 
+from __future__ import annotations
+
+from typing import Any, Generator, Optional
+
 from twisted.internet import defer
-from twisted.web.template import tags
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
+from twisted.web.server import Request
+from twisted.web.template import Tag, tags
 
 from hub.accounts import names
 from hub.accounts.guesses import GuessLimits
@@ -55,7 +62,7 @@ LOGIN_RESULTS = ("ok", "failed", "locked", "banned")
 MAX_FIELD = 200
 
 
-def cookieValue(request, name):
+def cookieValue(request: Request, name: bytes) -> Optional[str]:
     """
     The text of cookie C{name} of C{request}, or None.
     """
@@ -68,7 +75,7 @@ def cookieValue(request, name):
         return None
 
 
-def headerCookie(header, name):
+def headerCookie(header: Optional[str], name: str) -> Optional[str]:
     """
     The text of cookie C{name} (text) in the C{Cookie} header C{header}
     (text, or None), or None: for a request that is not Twisted's (the
@@ -84,7 +91,7 @@ def headerCookie(header, name):
     return found or None
 
 
-def overTLS(request):
+def overTLS(request: Request) -> bool:
     """
     Whether C{request} came over TLS: the web face's own (C{--web-port
     ssl:...}), or a trusted proxy's that ends TLS and says so with
@@ -94,7 +101,7 @@ def overTLS(request):
     return request.isSecure()
 
 
-def setCookie(request, name, value):
+def setCookie(request: Request, name: bytes, value: str) -> None:
     """
     Set cookie C{name}: C{HttpOnly}, C{SameSite=Lax}, for the whole site,
     C{Secure} over TLS (L{overTLS}); an empty C{value} clears it.
@@ -110,7 +117,7 @@ def setCookie(request, name, value):
         request.received_cookies.pop(name, None)
 
 
-def field(request, name):
+def field(request: Any, name: str) -> str:
     """
     The text of form field C{name} of a POST (at most L{MAX_FIELD}
     characters), or C{""}.
@@ -121,7 +128,7 @@ def field(request, name):
     return values[0].decode("utf-8", "replace")[:MAX_FIELD]
 
 
-def clientHost(request):
+def clientHost(request: Request) -> Optional[str]:
     """
     The address of the client of C{request} (behind a trusted proxy, the
     one it names), or None.
@@ -146,8 +153,9 @@ class WebAuth:
         (L{hub.accounts.displays.DisplayNames}), or None.
     """
 
-    def __init__(self, accounts, sessions, moderation, clock,
-                 registration="open", names=None, displays=None):
+    def __init__(self, accounts: Any, sessions: Any, moderation: Any,
+                 clock: IReactorTime, registration: str = "open",
+                 names: Any = None, displays: Any = None) -> None:
         if registration not in REGISTRATION_MODES:
             raise ValueError("registration is one of " +
                              ", ".join(REGISTRATION_MODES))
@@ -165,14 +173,14 @@ class WebAuth:
         self.csrfRefused = 0
         self.registrations = 0
 
-    def visitor(self, request):
+    def visitor(self, request: Request) -> Deferred[Any]:
         """
         A Deferred of the L{hub.accounts.websessions.Visitor} of
         C{request}'s session (read again at every request), or None.
         """
         return self.sessions.find(cookieValue(request, SESSION_COOKIE))
 
-    def cookieVisitor(self, header):
+    def cookieVisitor(self, header: Optional[str]) -> Deferred[Any]:
         """
         A Deferred of the L{hub.accounts.websessions.Visitor} of the
         session whose id the C{Cookie} header C{header} (text, or None)
@@ -183,7 +191,7 @@ class WebAuth:
             headerCookie(header, SESSION_COOKIE.decode("ascii")),
             banned=True)
 
-    def actor(self, request, visitor):
+    def actor(self, request: Request, visitor: Any) -> Actor:
         """
         C{visitor} (a L{hub.accounts.websessions.Visitor}) acting through
         C{request}: an L{hub.accounts.store.Actor} with its role and its
@@ -191,7 +199,7 @@ class WebAuth:
         """
         return Actor(visitor.name, visitor.role, clientHost(request))
 
-    def watchSession(self, visitor, ended):
+    def watchSession(self, visitor: Any, ended: Any) -> Any:
         """
         Call C{ended()} once the session of C{visitor} (read by
         L{cookieVisitor}) has ended (L{WebSessions.watch}).
@@ -200,7 +208,7 @@ class WebAuth:
         """
         return self.sessions.watch(visitor, ended)
 
-    def formSeed(self, request):
+    def formSeed(self, request: Request) -> str:
         """
         The secret the CSRF token of C{request}'s browser derives from:
         its session id, else its form cookie (given now if it has none).
@@ -212,14 +220,14 @@ class WebAuth:
             setCookie(request, FORM_COOKIE, seed)
         return seed
 
-    def csrfInput(self, request):
+    def csrfInput(self, request: Request) -> Tag:
         """
         The hidden form field that carries C{request}'s CSRF token.
         """
         return tags.input(type="hidden", name=CSRF_FIELD,
                           value=csrfToken(self.formSeed(request)))
 
-    def csrfValid(self, request):
+    def csrfValid(self, request: Request) -> bool:
         """
         Whether the POST C{request} carries its browser's CSRF token: that
         of its session cookie when it has one (never the form cookie's
@@ -233,7 +241,8 @@ class WebAuth:
         return False
 
     @defer.inlineCallbacks
-    def checkPassword(self, request, name, password):
+    def checkPassword(self, request: Request, name: str,
+                      password: str) -> Generator[Any, Any, Any]:
         """
         Whether C{password} is that of C{name} (argon2 off the reactor
         thread), after the name's delay, unless C{request}'s address is
@@ -259,7 +268,8 @@ class WebAuth:
         return "ok"
 
     @defer.inlineCallbacks
-    def startSession(self, request, name):
+    def startSession(self, request: Request,
+                     name: str) -> Generator[Any, Any, Any]:
         """
         Open a new session of C{name} and set its cookie (a new id at every
         login; the account's other sessions end, unless it keeps them).
@@ -276,7 +286,8 @@ class WebAuth:
         return visitor
 
     @defer.inlineCallbacks
-    def login(self, request, name, password):
+    def login(self, request: Request, name: str,
+              password: str) -> Generator[Any, Any, Any]:
         """
         Check C{name} and C{password} (L{checkPassword}) and, if right,
         open a new session and set its cookie.
@@ -291,7 +302,7 @@ class WebAuth:
         self.logins[result] += 1
         return result
 
-    def registrationLimited(self, request):
+    def registrationLimited(self, request: Request) -> bool:
         """
         Whether C{request}'s address is past its limit; if not, a
         registration takes one of its tries (each costs an argon2 hash).
@@ -303,7 +314,7 @@ class WebAuth:
         return False
 
     @defer.inlineCallbacks
-    def logout(self, request):
+    def logout(self, request: Request) -> Generator[Any, Any, Any]:
         """
         End every session of C{request}'s account (and their live
         sockets), or the cookie's session alone if it is no account's
@@ -317,14 +328,14 @@ class WebAuth:
             yield self.sessions.close(raw)
         setCookie(request, SESSION_COOKIE, "")
 
-    def collector(self):
+    def collector(self) -> ReadCounters:
         """
         The Prometheus collector of the logins.
         """
         return webAuthCollector(self)
 
 
-def webAuthCollector(auth):
+def webAuthCollector(auth: WebAuth) -> ReadCounters:
     """
     gamehub_web_logins_total{result}, gamehub_web_csrf_refused_total and
     gamehub_web_registrations_total, read from C{auth} (a L{WebAuth}).
@@ -340,7 +351,8 @@ def webAuthCollector(auth):
          "face.", lambda: auth.registrations)])
 
 
-def webAuth(names, clock, registration="open"):
+def webAuth(names: Any, clock: IReactorTime,
+            registration: str = "open") -> Optional[WebAuth]:
     """
     The L{WebAuth} of a hub whose name service is C{names} (a
     L{hub.accounts.check.NameService}), or None without one (C{--names
@@ -354,7 +366,7 @@ def webAuth(names, clock, registration="open"):
                    displayNames(names, clock))
 
 
-def displayNames(names, clock):
+def displayNames(names: Any, clock: IReactorTime) -> Any:
     """
     The accounts' display names the pages show
     (L{hub.accounts.displays.DisplayNames}), forgotten as the name check

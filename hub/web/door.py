@@ -14,7 +14,12 @@ and on the metrics port.
     connections it covers are closed at once (L{WebDoor.enforce}).
 """
 
+from __future__ import annotations
+
+from typing import Any, Iterable, Union
+
 from twisted.web import resource
+from twisted.web.server import Request
 
 from hub.web import i18n
 from hub.web.i18n import N_
@@ -37,11 +42,11 @@ class Forbidden(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, why):
+    def __init__(self, why: str) -> None:
         resource.Resource.__init__(self)
         self.why = why
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         language = i18n.chooseLanguage(request)
         request.setResponseCode(403)
         request.setHeader(b"Content-Type", b"text/plain; charset=utf-8")
@@ -56,7 +61,7 @@ HEALTH_REFUSED = Forbidden(N_("Forbidden: health checks are not open to "
                               "this address (--health-from)."))
 
 
-def hostOf(address):
+def hostOf(address: Any) -> Any:
     """
     The host of an L{IAddress}, or None.
     """
@@ -78,7 +83,8 @@ class WebDoor:
     @ivar closedByBan: connections (HTTP and WebSocket) closed by a ban.
     """
 
-    def __init__(self, resolver=None, healthFrom=None, names=None):
+    def __init__(self, resolver: Any = None, healthFrom: Any = None,
+                 names: Any = None) -> None:
         self.resolver = resolver if resolver is not None \
             else ClientResolver()
         self.healthFrom = healthFrom if healthFrom is not None \
@@ -87,13 +93,13 @@ class WebDoor:
         self.refusedBanned = 0
         self.closedByBan = 0
 
-    def banned(self, host):
+    def banned(self, host: Any) -> Any:
         """
         Whether the address C{host} is banned now.
         """
         return self.names is not None and self.names.addressBanned(host)
 
-    def refusal(self, request):
+    def refusal(self, request: Request) -> Any:
         """
         The resource that refuses C{request} (whose client is known), or
         None to let it in.
@@ -108,11 +114,12 @@ class WebDoor:
             return BANNED
         return None
 
-    def _note(self, format, **fields):
+    def _note(self, format: str, **fields: Any) -> None:
         self.names.summary.note("web connections closed by bans", format,
                                 event="closed", **fields)
 
-    def enforce(self, channels=(), sockets=()):
+    def enforce(self, channels: Iterable[Any] = (),
+                sockets: Iterable[Any] = ()) -> None:
         """
         Close the HTTP connections (L{hub.web.site.HubChannel}s) whose
         requests, or whose peer when it is no trusted proxy, are of a
@@ -150,7 +157,7 @@ class WebDoor:
                 socket.end(BANNED_CLOSE, "banned")
 
 
-def _abort(transport):
+def _abort(transport: Any) -> None:
     abort = getattr(transport, "abortConnection", None)
     if abort is not None:
         abort()

@@ -12,12 +12,18 @@ length.  Anything else is malformed, and answered 404 before it reaches
 the records.
 """
 
+from __future__ import annotations
+
 import ipaddress
 import re
+from typing import Any
 
 from twisted.internet.address import IPv4Address, IPv6Address
 from twisted.logger import Logger, LogLevel
 from twisted.web import server
+from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.limits import LOG_INTERVAL, SummaryLog
 
@@ -39,7 +45,7 @@ MALFORMED = "malformed web requests"
 FAILED = "failed web requests"
 
 
-def recordId(text):
+def recordId(text: str) -> Any:
     """
     The record id C{text} names: ASCII decimal digits (no sign, no
     space), from 1 to L{MAX_RECORD_ID}.
@@ -52,7 +58,7 @@ def recordId(text):
     return value if 0 < value <= MAX_RECORD_ID else None
 
 
-def wellFormedGameId(text):
+def wellFormedGameId(text: str) -> Any:
     """
     Whether C{text} may be a game's id on the web: C{live-N}, or a record
     id (L{recordId}).
@@ -60,7 +66,7 @@ def wellFormedGameId(text):
     return bool(_LIVE_ID.match(text)) or recordId(text) is not None
 
 
-def pathSegment(raw):
+def pathSegment(raw: bytes) -> Any:
     """
     A path segment as text: valid UTF-8, at most L{MAX_SEGMENT}
     characters, without control characters.
@@ -90,12 +96,13 @@ class WebErrors:
 
     log = Logger()
 
-    def __init__(self, clock, interval=LOG_INTERVAL):
+    def __init__(self, clock: IReactorTime,
+                 interval: float = LOG_INTERVAL) -> None:
         self.malformedLog = SummaryLog(clock, self.log, interval)
         self.failedLog = SummaryLog(clock, self.log, interval,
                                     level=LogLevel.error)
 
-    def malformed(self, request, why):
+    def malformed(self, request: Request, why: str) -> None:
         """
         C{request} was refused as malformed (C{why} says how).
         """
@@ -103,7 +110,7 @@ class WebErrors:
             MALFORMED, "refused a web request from {peer} for {path}: {why}",
             peer=_peer(request), path=_path(request), why=why)
 
-    def failed(self, request, failure):
+    def failed(self, request: Request, failure: Failure) -> None:
         """
         C{request} failed with C{failure}.
         """
@@ -111,7 +118,7 @@ class WebErrors:
             FAILED, "a web request from {peer} for {path} failed",
             peer=_peer(request), path=_path(request), log_failure=failure)
 
-    def flush(self):
+    def flush(self) -> None:
         """
         Write the summaries under way (the hub is stopping).
         """
@@ -119,25 +126,25 @@ class WebErrors:
         self.failedLog.flush()
 
 
-def _peer(request):
+def _peer(request: Request) -> Any:
     peer = request.getClientAddress()
     return getattr(peer, "host", None) or str(peer)
 
 
-def _path(request):
+def _path(request: Request) -> Any:
     # Escaped and cut, so that no path forges or floods a log line.
     more = "..." if len(request.uri) > LOGGED_PATH else ""
     return repr(request.uri[:LOGGED_PATH]) + more
 
 
-def errorsOf(request):
+def errorsOf(request: Request) -> Any:
     """
     The L{WebErrors} of C{request}'s site, or None.
     """
     return getattr(getattr(request, "site", None), "errors", None)
 
 
-def refuse(request, why, page):
+def refuse(request: Request, why: str, page: Any) -> Any:
     """
     Log C{request} as malformed (summarised) and answer it with C{page}
     (a resource answering 404 or 400).
@@ -150,7 +157,7 @@ def refuse(request, why, page):
     return page.render(request)
 
 
-def clientAddress(host, peer):
+def clientAddress(host: Any, peer: Any) -> Any:
     """
     The L{IAddress} of the client C{host} (text), or C{peer} (the TCP
     peer's address) when it is that one.
@@ -178,12 +185,17 @@ class HubRequest(server.Request):
 
     _client = None
     _secure = None
+    #: The header's links to the accounts' pages: its site's (none
+    #: without accounts), or its visitor's (L{hub.web.accountpages}).
+    accountLinks = ()
 
-    def process(self):
+    def process(self) -> None:
+        self.accountLinks = getattr(getattr(self.channel, "site", None),
+                                    "accountLinks", ())
         self.findClient()
         server.Request.process(self)
 
-    def findClient(self):
+    def findClient(self) -> None:
         """
         Ask the site's resolver who the client is (its headers read).
         """
@@ -195,14 +207,14 @@ class HubRequest(server.Request):
             self._client = clientAddress(client.host, self.client)
             self._secure = client.secure
 
-    def getClientAddress(self):
+    def getClientAddress(self) -> Any:
         """
         The client's address: the peer's, or the one a trusted proxy
         gives.
         """
         return self._client if self._client is not None else self.client
 
-    def isSecure(self):
+    def isSecure(self) -> Any:
         """
         Whether the client's request came over TLS: to the web face
         itself, or to a trusted proxy that says so.
@@ -211,7 +223,7 @@ class HubRequest(server.Request):
             return self._secure
         return server.Request.isSecure(self)
 
-    def processingFailed(self, reason):
+    def processingFailed(self, reason: Failure) -> Any:
         errors = errorsOf(self)
         if errors is None:
             return server.Request.processingFailed(self, reason)

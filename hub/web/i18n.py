@@ -12,7 +12,10 @@ C{N_("...")} ones of L{SOURCES} (the command is in
 C{hub/locale/babel.cfg}; the workflow in C{docs/web.md}).
 """
 
+from __future__ import annotations
+
 from babel import Locale
+from typing import Any
 
 from hub import catalogs
 from hub.catalogs import LANGUAGES, LOCALE, N_  # noqa: F401 (for the pages)
@@ -30,7 +33,7 @@ COOKIE = b"lang"
 NAMES = {"en": "English", "zh": "\u4e2d\u6587"}
 
 
-def catalog(language, domain=DOMAIN):
+def catalog(language: str, domain: str = DOMAIN) -> Any:
     """
     The translations of C{language}'s catalog of C{domain} (the pages'
     by default), as L{hub.catalogs.catalog} reads them.
@@ -38,7 +41,7 @@ def catalog(language, domain=DOMAIN):
     return catalogs.catalog(language, domain)
 
 
-def translator(language):
+def translator(language: str) -> Any:
     """
     A function translating an English text (a key of the catalogs) to
     C{language}, the text itself when it has no translation: bind it to
@@ -48,7 +51,7 @@ def translator(language):
     return lambda text: found.get(text, text)
 
 
-def acceptedLanguages(header):
+def acceptedLanguages(header: Any) -> Any:
     """
     The language tags of an C{Accept-Language} header, most wanted first
     (a q of 0 refuses a tag).
@@ -69,7 +72,7 @@ def acceptedLanguages(header):
     return [tag for _, _, tag in sorted(weighed)]
 
 
-def chooseLanguage(request):
+def chooseLanguage(request: Any) -> Any:
     """
     The language of the page answering C{request}: a C{lang} argument
     naming one of L{LANGUAGES}, else the L{COOKIE} naming one, else the
@@ -98,7 +101,7 @@ def chooseLanguage(request):
     return LANGUAGES[0]
 
 
-def pageLanguage(request):
+def pageLanguage(request: Any) -> Any:
     """
     L{chooseLanguage} for a page: the answer varies with the request's
     C{Accept-Language} and cookies, and a C{lang} argument (the switch)

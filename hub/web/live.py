@@ -12,12 +12,17 @@ watches costs an append per action: its move list, position and messages
 are made only when someone asks.
 """
 
+from __future__ import annotations
+
 import collections
 import itertools
 import math
+from typing import Any, List, Optional
 
 from twisted.logger import Logger
 from zope.interface import implementer
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.python.failure import Failure
 
 from hub.ihub import ITableListener
 from hub.tables import events
@@ -46,7 +51,7 @@ GOMOKU_ACTION = 'event: action\ndata: {"move":%s,"turn":%s}\n\n'
 GOMOKU_TURNS = ('{"seat":1,"remaining":null}', '{"seat":0,"remaining":null}')
 
 
-def moveText(kind, event, ply):
+def moveText(kind: str, event: Any, ply: int) -> Any:
     """
     The JSON text of C{replay.moveJSON(kind, event, ply)}, as
     L{encodeJSON} writes it (a gomoku move from a template).
@@ -61,7 +66,7 @@ def moveText(kind, event, ply):
     return encodeJSON(replay.moveJSON(kind, event, ply))
 
 
-def seatJSON(kind, seat):
+def seatJSON(kind: str, seat: Any) -> Any:
     """
     A seat of a live game as JSON (no session ids, no tokens).
     """
@@ -84,7 +89,8 @@ class LiveGame:
     @ivar fanout: the spectators' streams.
     """
 
-    def __init__(self, gameId, table, started, clock):
+    def __init__(self, gameId: str, table: Any, started: Any,
+                 clock: IReactorTime) -> None:
         self.id = gameId
         self.kind = started.kind
         # Gomoku's moves are framed per write of the fan-out (the
@@ -98,23 +104,23 @@ class LiveGame:
         self.startedAt = started.at
         self.seats = [seatJSON(self.kind, s) for s in started.seats]
         self.initial = table.game.copy()
-        self.events = []
+        self.events: List[Any] = []
         self.complete = True
         self.finalView = None
-        self._played = []
-        self._moveTexts = []
-        self._announced = None
+        self._played: List[Any] = []
+        self._moveTexts: List[Any] = []
+        self._announced: Any = None
         self._announcedAt = 0
-        self.result = None
+        self.result: Any = None
         self.fanout = Fanout(clock, pending=self._actionFrames)
         self._framed = 0
-        self._finalSnapshot = None
-        self._countCall = None
+        self._finalSnapshot: Any = None
+        self._countCall: Optional[IDelayedCall] = None
         self._countSent = 0
         self.stopped = False
 
     @property
-    def view(self):
+    def view(self) -> Any:
         """
         The position now (computed when asked: most games have nobody
         watching them).
@@ -124,14 +130,14 @@ class LiveGame:
         return self.finalView
 
     @property
-    def moves(self):
+    def moves(self) -> Any:
         """
         The move list so far (L{replay.moveJSON} of each action).
         """
         return [replay.moveJSON(self.kind, event, ply)
                 for ply, event in enumerate(self._played, 1)]
 
-    def moveTexts(self):
+    def moveTexts(self) -> Any:
         """
         The move list so far, each move as JSON text: encoded when first
         asked for, and kept as text (no dicts to keep for the collector).
@@ -142,7 +148,7 @@ class LiveGame:
         return texts
 
     @property
-    def turn(self):
+    def turn(self) -> Any:
         """
         C{(seat, deadline)} of the turn under way, or None: the last
         L{events.TurnStarted}, unless the seat to play changed since
@@ -158,7 +164,7 @@ class LiveGame:
                     turn = (seat, None)
         return turn
 
-    def turnText(self):
+    def turnText(self) -> Any:
         """
         L{turnJSON} as JSON text.
         """
@@ -169,34 +175,34 @@ class LiveGame:
         return encodeJSON(self.turnJSON())
 
     @property
-    def plies(self):
+    def plies(self) -> Any:
         """
         How many actions were played.
         """
         return len(self._played)
 
     @property
-    def watched(self):
+    def watched(self) -> Any:
         """
         True while some stream follows the game.
         """
         return bool(self.fanout.streams)
 
     @property
-    def over(self):
+    def over(self) -> bool:
         """
         True once the game has ended.
         """
         return self.result is not None
 
     @property
-    def spectators(self):
+    def spectators(self) -> Any:
         """
         How many streams follow the game now.
         """
         return len(self.fanout)
 
-    def turnJSON(self):
+    def turnJSON(self) -> Any:
         """
         The turn under way: the seat and the seconds left on its clock
         (None without a clock).
@@ -209,7 +215,7 @@ class LiveGame:
             remaining = max(0.0, round(deadline - self.clock.seconds(), 1))
         return {"seat": seat, "remaining": remaining}
 
-    def summary(self):
+    def summary(self) -> Any:
         """
         The game in a list: id, kind, table, players, plies, state.
         """
@@ -221,14 +227,14 @@ class LiveGame:
                 "spectators": self.spectators,
                 "url": "/games/" + self.id}
 
-    def _snapshotParts(self):
+    def _snapshotParts(self) -> Any:
         return ({"id": self.id, "kind": self.kind, "live": not self.over,
                  "table": self.tableName, "seats": self.seats,
                  "startedAt": self.startedAt, "view": self.view},
                 {"turn": self.turnJSON(), "spectators": self.spectators,
                  "result": self.result})
 
-    def snapshot(self):
+    def snapshot(self) -> Any:
         """
         Everything a spectator needs at once: the position now, the move
         list, the turn, the seats, the spectators and the result.
@@ -238,7 +244,7 @@ class LiveGame:
         head.update(tail)
         return head
 
-    def snapshotFrame(self):
+    def snapshotFrame(self) -> Any:
         """
         The L{snapshot} as a C{snapshot} frame, the same bytes as
         C{sseFrame("snapshot", self.snapshot())}, spliced from the move
@@ -253,7 +259,7 @@ class LiveGame:
             self._finalSnapshot = (self.spectators, frame)
         return frame
 
-    def snapshotText(self):
+    def snapshotText(self) -> Any:
         """
         L{snapshot} as JSON text (as L{encodeJSON} writes it), spliced
         from the move texts (L{moveTexts}): a move is encoded once, when
@@ -264,7 +270,7 @@ class LiveGame:
             encodeJSON(head)[:-1], ",".join(self.moveTexts()),
             encodeJSON(tail)[1:])
 
-    def replay(self):
+    def replay(self) -> Any:
         """
         The finished game step by step (L{replay.replaySteps}), or None
         when it was too long to keep.
@@ -277,7 +283,7 @@ class LiveGame:
 
     # Spectators
 
-    def addStream(self, stream):
+    def addStream(self, stream: Any) -> None:
         """
         Stream the game to C{stream}: the snapshot now, then every event.
         """
@@ -292,14 +298,14 @@ class LiveGame:
             return
         self.countChanged()
 
-    def removeStream(self, stream):
+    def removeStream(self, stream: Any) -> None:
         """
         C{stream} is gone.
         """
         self.fanout.discard(stream)
         self.countChanged()
 
-    def countChanged(self):
+    def countChanged(self) -> None:
         """
         Tell the spectators how many they are, at most once per
         L{COUNT_INTERVAL}.
@@ -308,13 +314,13 @@ class LiveGame:
             self._countCall = self.clock.callLater(COUNT_INTERVAL,
                                                    self._sendCount)
 
-    def _sendCount(self):
+    def _sendCount(self) -> None:
         self._countCall = None
         if self.spectators != self._countSent:
             self._countSent = self.spectators
             self._send(sseFrame("spectators", {"count": self.spectators}))
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Cancel the timers and forget the streams' pending writes.
         """
@@ -327,7 +333,7 @@ class LiveGame:
         # cycle, so that the game is freed as soon as it is forgotten.
         self.fanout.pending = None
 
-    def forget(self):
+    def forget(self) -> None:
         """
         The game leaves the feed: stop it, and let go of its events and
         texts now, whatever may still hold the game itself (a closed
@@ -339,7 +345,7 @@ class LiveGame:
 
     # Frames
 
-    def _send(self, frame):
+    def _send(self, frame: Any) -> None:
         """
         Send C{frame} to the spectators after the action frames held
         back (only those, with C{frame} None).
@@ -350,7 +356,7 @@ class LiveGame:
         if frame is not None:
             self.fanout.send(frame)
 
-    def _actionFrames(self):
+    def _actionFrames(self) -> Any:
         """
         The C{action} frames of the gomoku moves played since the last
         frames sent, as one L{bytes}, or None: a watched gomoku game
@@ -374,7 +380,7 @@ class LiveGame:
 
     # Events
 
-    def keep(self, event):
+    def keep(self, event: Any) -> None:
         if not self.complete:
             return
         if len(self.events) >= MAX_EVENTS:
@@ -384,7 +390,7 @@ class LiveGame:
             return
         self.events.append(event)
 
-    def heard(self, event):
+    def heard(self, event: Any) -> None:
         """
         Follow C{event} and, when someone watches, stream it.
         """
@@ -394,12 +400,12 @@ class LiveGame:
             if message is not None and self.fanout.streams:
                 self._send(sseFrame(*message()))
 
-    def onTurnStarted(self, event):
+    def onTurnStarted(self, event: Any) -> Any:
         self._announced = (event.seat, event.deadline)
         self._announcedAt = len(self._played)
         return lambda: ("turn", self.turnJSON())
 
-    def onActionPlayed(self, event):
+    def onActionPlayed(self, event: Any) -> None:
         # All a game nobody watches costs: two appends.
         self._played.append(event)
         events = self.events
@@ -425,33 +431,33 @@ class LiveGame:
             move, view, self.turnText())))
         return None
 
-    def onCardDealt(self, event):
+    def onCardDealt(self, event: Any) -> Any:
         return lambda: ("view", {"view": self.view})
 
-    def _seatNews(self, seat, note, **changes):
+    def _seatNews(self, seat: Any, note: Any, **changes: Any) -> Any:
         self.seats[seat].update(changes)
         return lambda: ("seats", {"seats": self.seats, "view": self.view,
                                   "note": {"seat": seat, "what": note}})
 
-    def onSeatTimedOut(self, event):
+    def onSeatTimedOut(self, event: Any) -> Any:
         return self._seatNews(event.seat, "timed out")
 
-    def onSeatEliminated(self, event):
+    def onSeatEliminated(self, event: Any) -> Any:
         self.keep(event)
         return self._seatNews(event.seat, "eliminated (%s)" % event.reason,
                               out=event.reason)
 
-    def onSeatDropped(self, event):
+    def onSeatDropped(self, event: Any) -> Any:
         return self._seatNews(event.seat, "left", out="left")
 
-    def onSeatTakenOver(self, event):
+    def onSeatTakenOver(self, event: Any) -> Any:
         return self._seatNews(event.seat, "played by a bot", takenOver=True)
 
-    def onSeatReturned(self, event):
+    def onSeatReturned(self, event: Any) -> Any:
         return self._seatNews(event.seat, "is back", out=None,
                               takenOver=False)
 
-    def onGameEnded(self, event):
+    def onGameEnded(self, event: Any) -> Any:
         self.finalView = views.viewOf(self.kind, self.table.game)
         self.result = {
             "reason": event.reason, "winner": event.winner,
@@ -481,8 +487,9 @@ class Spectating:
 
     log = Logger()
 
-    def __init__(self, clock, maxFinished=MAX_FINISHED,
-                 maxFinishedActions=MAX_FINISHED_ACTIONS, displays=None):
+    def __init__(self, clock: IReactorTime, maxFinished: Any = MAX_FINISHED,
+                 maxFinishedActions: Any = MAX_FINISHED_ACTIONS,
+                 displays: Any = None) -> None:
         self.clock = clock
         #: The accounts' display names
         #: (L{hub.accounts.displays.DisplayNames}) of a web face with
@@ -490,13 +497,13 @@ class Spectating:
         self.displays = displays
         self.maxFinished = maxFinished
         self.maxFinishedActions = maxFinishedActions
-        self.games = collections.OrderedDict()
-        self._byTable = {}
-        self._finished = collections.deque()
+        self.games: Any = collections.OrderedDict()
+        self._byTable: Any = {}
+        self._finished: Any = collections.deque()
         self._finishedActions = 0
         self._ids = itertools.count(1)
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: Any, event: Any) -> None:
         """
         Follow C{table}'s game from its start, and stream what happens.
         """
@@ -526,7 +533,7 @@ class Spectating:
                 if old is not None:
                     old.forget()
 
-    def showDisplays(self, game):
+    def showDisplays(self, game: Any) -> None:
         """
         Give the accounts' seats of C{game} their display names: at once
         when they are held, else when read (a spectator who came in
@@ -536,35 +543,35 @@ class Spectating:
             return
         seats = [s for s in game.seats if not s["guest"]]
 
-        def read(found):
+        def read(found: Any) -> None:
             for seat in seats:
                 seat["display"] = found.get(seat["name"])
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             self.log.warn("display names not shown: {error}",
                           error=failure.getErrorMessage())
         self.displays.lookup([s["name"] for s in seats]).addCallbacks(
             read, failed)
 
-    def gameOf(self, table):
+    def gameOf(self, table: Any) -> Any:
         """
         The L{LiveGame} of a running C{table}, or None.
         """
         return self._byTable.get(table)
 
-    def game(self, gameId):
+    def game(self, gameId: str) -> Any:
         """
         The L{LiveGame} called C{gameId}, or None.
         """
         return self.games.get(gameId)
 
-    def running(self):
+    def running(self) -> Any:
         """
         The games under way, oldest first.
         """
         return list(self._byTable.values())
 
-    def stop(self):
+    def stop(self) -> None:
         """
         The hub is stopping: cancel every game's timers.
         """

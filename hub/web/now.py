@@ -10,7 +10,13 @@ and room ids longer than L{MAX_LISTED_NAME} characters are cut short,
 ending in an ellipsis.
 """
 
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Union
+
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 
 from hub.web.stream import Fanout, sseFrame
 
@@ -30,7 +36,7 @@ MAX_LISTED_NAME = 40
 ELLIPSIS = "\N{HORIZONTAL ELLIPSIS}"
 
 
-def listedName(name):
+def listedName(name: str) -> Any:
     """
     C{name} as a list shows it: at most L{MAX_LISTED_NAME} characters,
     the last an ellipsis if it was cut (None stays None).
@@ -40,7 +46,7 @@ def listedName(name):
     return name[:MAX_LISTED_NAME - 1] + ELLIPSIS
 
 
-def listedGame(summary):
+def listedGame(summary: Any) -> Any:
     """
     A game's summary (L{hub.web.live.LiveGame.summary}) as a list shows
     it: its table and players' names cut by L{listedName}.
@@ -49,7 +55,7 @@ def listedGame(summary):
                 players=[listedName(n) for n in summary["players"]])
 
 
-def roomJSON(room, spectating, displays=None):
+def roomJSON(room: Any, spectating: Any, displays: Any = None) -> Any:
     """
     One room: its name, members (name, ready flag, seat, bot, guest: no
     account's name, L{hub.accounts}; an account's display name, if held
@@ -86,7 +92,8 @@ def roomJSON(room, spectating, displays=None):
     }
 
 
-def hubNow(lobby, sessions, spectating, displays=None):
+def hubNow(lobby: Any, sessions: Any, spectating: Any,
+           displays: Any = None) -> Any:
     """
     The hub now, as JSON: per kind, the players online (their count, and
     at most L{MAX_NAMES} names), the rooms (their count, and the newest
@@ -94,7 +101,7 @@ def hubNow(lobby, sessions, spectating, displays=None):
     L{MAX_GAMES}); the display names of the rooms' members that
     C{displays} holds (the others' are read for the next build).
     """
-    online = {kind: [] for kind in GAME_KINDS}
+    online: Any = {kind: [] for kind in GAME_KINDS}
     counts = dict.fromkeys(GAME_KINDS, 0)
     for session in sessions:
         counts[session.kind] = counts.get(session.kind, 0) + 1
@@ -118,7 +125,7 @@ def hubNow(lobby, sessions, spectating, displays=None):
     return {"kinds": kinds}
 
 
-def _newest(things, count):
+def _newest(things: Any, count: int) -> Any:
     # The last count of a list oldest first: the rooms people may join
     # now, the games just begun.
     return things[-count:] if len(things) > count else things
@@ -130,29 +137,29 @@ class SharedResult:
     it fires.
     """
 
-    def __init__(self, d):
+    def __init__(self, d: Deferred[Any]) -> None:
         self._result = None
-        self._waiters = []
+        self._waiters: Any = []
         d.addBoth(self._fired)
 
-    def _fired(self, result):
+    def _fired(self, result: Any) -> None:
         self._result = result
         waiters, self._waiters = self._waiters, None
         for waiter in waiters:
             waiter.callback(result)
 
-    def wait(self):
+    def wait(self) -> Any:
         """
         A new Deferred of the result.
         """
         if self._waiters is None:
             return defer.succeed(self._result)
-        waiter = defer.Deferred()
+        waiter: Any = defer.Deferred()
         self._waiters.append(waiter)
         return waiter
 
 
-def hubFrame(now):
+def hubFrame(now: Any) -> Any:
     """
     The lobby stream's message of the hub now C{now}.
 
@@ -171,8 +178,9 @@ class LobbyFeed:
     @ivar builds: how many times the hub now was built.
     """
 
-    def __init__(self, lobby, sessions, spectating, clock,
-                 interval=POLL_INTERVAL, displays=None):
+    def __init__(self, lobby: Any, sessions: Any, spectating: Any,
+                 clock: IReactorTime, interval: float = POLL_INTERVAL,
+                 displays: Any = None) -> None:
         #: The accounts' display names
         #: (L{hub.accounts.displays.DisplayNames}) of a web face with
         #: accounts, or None.
@@ -185,13 +193,13 @@ class LobbyFeed:
         self.fanout = Fanout(clock)
         self.builds = 0
         self._now = None
-        self._builtAt = None
-        self._encoded = {}
+        self._builtAt: Optional[float] = None
+        self._encoded: Dict[Any, Any] = {}
         self._last = None
-        self._call = None
+        self._call: Optional[IDelayedCall] = None
         self.stopped = False
 
-    def now(self):
+    def now(self) -> Any:
         """
         L{hubNow} of this hub, as built at most C{interval} seconds ago
         (shared: not to be changed).
@@ -205,7 +213,7 @@ class LobbyFeed:
             self.builds += 1
         return self._now
 
-    def encoded(self, encode):
+    def encoded(self, encode: Any) -> Any:
         """
         C{encode(self.now())}, encoded once per build of the hub now.
 
@@ -218,7 +226,7 @@ class LobbyFeed:
             body = self._encoded[encode] = encode(now)
         return body
 
-    def rendered(self, render):
+    def rendered(self, render: Any) -> Union[bytes, int]:
         """
         A Deferred of C{render(self.now())}'s result, C{render} returning a
         Deferred (a page flattened over several reactor turns): rendered
@@ -233,7 +241,7 @@ class LobbyFeed:
             shared = self._encoded[render] = SharedResult(render(now))
         return shared.wait()
 
-    def addStream(self, stream):
+    def addStream(self, stream: Any) -> None:
         """
         Send C{stream} the hub now, then every change.
         """
@@ -244,13 +252,13 @@ class LobbyFeed:
             self._last = frame
             self._call = self.clock.callLater(self.interval, self._look)
 
-    def removeStream(self, stream):
+    def removeStream(self, stream: Any) -> None:
         """
         C{stream} is gone.
         """
         self.fanout.discard(stream)
 
-    def _look(self):
+    def _look(self) -> None:
         self._call = None
         if not len(self.fanout):
             return
@@ -260,7 +268,7 @@ class LobbyFeed:
             self.fanout.send(frame)
         self._call = self.clock.callLater(self.interval, self._look)
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Stop looking.
         """

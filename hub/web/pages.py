@@ -7,16 +7,22 @@ replaced (L{hub.web.text}).  The boards are drawn by the page's scripts
 records' pages are complete without them too.
 """
 
+from __future__ import annotations
+
 import datetime
 import json
 import re
 from urllib.parse import urlencode
+from typing import Any, Callable, List, Optional, Sequence, Union, cast
 
 from twisted.internet import task
 from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import (
     Element, Tag, TagLoader, flattenString, renderElement, tags)
+from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
+from twisted.web.server import Request
 
 from hub.catalogs import Word
 from hub.web import i18n
@@ -29,7 +35,7 @@ TITLE = "gamehub"
 log = Logger()
 
 
-def player(text, display=None):
+def player(text: str, display: Any = None) -> Any:
     """
     A player's text (a player's or a room's name) on a page: shown
     (L{displayText}), isolated in a C{<bdi>}; with its account's
@@ -43,7 +49,8 @@ def player(text, display=None):
                      class_="named")
 
 
-def refusalText(error, _=lambda text: text):
+def refusalText(error: Any,
+                _: Callable[[str], str] = lambda text: text) -> List[Any]:
     """
     What a page says of an L{hub.accounts.store.AccountError}, for a
     tag's children: its template in the page's language (C{_}), its
@@ -52,7 +59,8 @@ def refusalText(error, _=lambda text: text):
     C{{0!r}}); a sentence: a capital first (unless an argument is), a
     full stop last unless it has one.
     """
-    parts = []
+    parts: List[Any] = []
+    argument: Any = None
     for i, piece in enumerate(re.split(r"\{(\d+)(?:!([rs]))?\}",
                                        _(error.template))):
         if i % 3 == 0:
@@ -74,7 +82,7 @@ def refusalText(error, _=lambda text: text):
     return parts
 
 
-def guestMark(_=lambda text: text):
+def guestMark(_: Callable[[str], str] = lambda text: text) -> Any:
     """
     The mark of a guest on a page: a name that is no account's
     (L{hub.accounts}; never under C{--names open}, where no name is).
@@ -82,15 +90,16 @@ def guestMark(_=lambda text: text):
     return tags.span(_("guest"), class_="tag guest")
 
 
-def players(names, separator, guests=(), _=lambda text: text,
-            displays=()):
+def players(names: Any, separator: str, guests: Sequence[Any] = (),
+            _: Callable[[str], str] = lambda text: text,
+            displays: Sequence[Any] = ()) -> Any:
     """
     The L{player} of each of C{names}, C{separator} between them; those
     whose flag in C{guests} (a list beside C{names}) is true marked as
     guests (L{guestMark}); with their display names in C{displays} (a
     list beside C{names}, None for none).
     """
-    parts = []
+    parts: List[Any] = []
     guests = list(guests or ())
     displays = list(displays or ())
     for i, name in enumerate(names):
@@ -103,7 +112,7 @@ def players(names, separator, guests=(), _=lambda text: text,
     return parts
 
 
-def titleText(title):
+def titleText(title: Any) -> Any:
     """
     A page's title (a string, or a list of strings and L{player}s) as
     plain text, for C{<title>}: each player's text isolated with
@@ -114,14 +123,14 @@ def titleText(title):
     return "".join(_titlePart(part) for part in title)
 
 
-def _titlePart(part):
+def _titlePart(part: Any) -> Any:
     # A player's text isolated (with its display name), a mark (a
     # guest's) in parentheses.
     if not isinstance(part, Tag):
         return part
     if part.attributes.get("class") == "named":
         return "".join(_titlePart(child) for child in part.children)
-    text = "".join(part.children)
+    text = "".join(cast(List[str], part.children))
     return isolatedText(text) if part.tagName == "bdi" else "(%s)" % (text,)
 
 
@@ -130,15 +139,17 @@ class Page(Element):
     One page: the common header and C{content}.
     """
 
-    def __init__(self, title, content, scripts=(), bodyAttributes=None,
-                 accountLinks=(), language="en", switch=None):
+    def __init__(self, title: Any, content: Any, scripts: Sequence[Any] = (),
+                 bodyAttributes: Any = None, accountLinks: Sequence[Any] = (),
+                 language: str = "en", switch: Any = None) -> None:
         Element.__init__(self, TagLoader(self.layout(
             title, content, scripts, bodyAttributes or {}, accountLinks,
             language, switch)))
 
     @staticmethod
-    def layout(title, content, scripts, bodyAttributes, accountLinks=(),
-               language="en", switch=None):
+    def layout(title: Any, content: Any, scripts: Any, bodyAttributes: Any,
+               accountLinks: Sequence[Any] = (), language: str = "en",
+               switch: Any = None) -> Any:
         # The header in the page's language (the pages that have one).
         _ = i18n.translator(language)
         head = tags.head(
@@ -186,7 +197,7 @@ HEADER_WORDS = (N_("gomoku"), N_("checkers"), N_("splendor"),
 ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
 
 
-def languageSwitch(language, arguments):
+def languageSwitch(language: str, arguments: Any) -> Any:
     """
     The header's switch: a link to this page in each other language
     (C{?lang=}, which L{i18n.pageLanguage} remembers), keeping the page's
@@ -202,7 +213,7 @@ def languageSwitch(language, arguments):
     return tags.span(*links, class_="language")
 
 
-def switchArguments(request, code=200):
+def switchArguments(request: Any, code: int = 200) -> Any:
     """
     The arguments of C{request} that the language switch keeps (all but
     C{lang}), as texts: none but a successful GET's (a POST's are its
@@ -216,7 +227,7 @@ def switchArguments(request, code=200):
             if key != b"lang" and values}
 
 
-def filled(text, *parts):
+def filled(text: str, *parts: Any) -> Any:
     """
     A translated C{text} with its C{{0}}, C{{1}}... replaced by C{parts}
     (tags or strings), as a list for a tag's children: the translation
@@ -231,7 +242,7 @@ def filled(text, *parts):
     return found
 
 
-def translatedLink(link, translate):
+def translatedLink(link: Any, translate: Callable[[str], str]) -> Any:
     """
     A header link (a tag) with its text translated, when its text is
     plain (a player's name, in a C{<bdi>}, is kept as it is).
@@ -243,8 +254,10 @@ def translatedLink(link, translate):
     return translated
 
 
-def render(request, title, content, scripts=(), bodyAttributes=None,
-           code=200, language=None):
+def render(request: Request, title: Any, content: Any,
+           scripts: Sequence[Any] = (), bodyAttributes: Any = None,
+           code: int = 200,
+           language: Optional[str] = None) -> Any:
     """
     Render a L{Page} to C{request}.
 
@@ -264,7 +277,7 @@ def render(request, title, content, scripts=(), bodyAttributes=None,
                                        switchArguments(request, code)))
 
 
-def translatorFor(request):
+def translatorFor(request: Request) -> Any:
     """
     The translator (L{i18n.translator}) of the language of the page
     answering C{request}.
@@ -272,7 +285,7 @@ def translatorFor(request):
     return i18n.translator(i18n.pageLanguage(request))
 
 
-def when(seconds):
+def when(seconds: float) -> Any:
     """
     A UTC time for people.
     """
@@ -282,7 +295,7 @@ def when(seconds):
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def roomRow(room, _=lambda text: text):
+def roomRow(room: Any, _: Callable[[str], str] = lambda text: text) -> Any:
     """
     One room of the lobby as a list item.
     """
@@ -311,7 +324,7 @@ def roomRow(room, _=lambda text: text):
                    class_="room")
 
 
-def gameRow(game, _=lambda text: text):
+def gameRow(game: Any, _: Callable[[str], str] = lambda text: text) -> Any:
     """
     One running game of the lobby.
     """
@@ -326,7 +339,7 @@ def gameRow(game, _=lambda text: text):
                    class_="game")
 
 
-def movesText(plies, _=lambda text: text):
+def movesText(plies: Any, _: Callable[[str], str] = lambda text: text) -> Any:
     """
     C{1 move}, C{2 moves} (as C{lobby.js} says it).
     """
@@ -341,7 +354,7 @@ def movesText(plies, _=lambda text: text):
 ROWS_PER_TURN = 20
 
 
-def _rows(row, items, later):
+def _rows(row: Any, items: Any, later: Any) -> Any:
     # The rows of items, made ROWS_PER_TURN a turn by later (None: at
     # once); a generator, so that the flattener asks for each chunk only
     # once it has written the one before.
@@ -352,7 +365,8 @@ def _rows(row, items, later):
             for i in range(0, len(items), ROWS_PER_TURN))
 
 
-def lobbyContent(now, later=None, _=lambda text: text):
+def lobbyContent(now: Any, later: Any = None,
+                 _: Callable[[str], str] = lambda text: text) -> Any:
     """
     The lobby: one section per game kind.
 
@@ -387,7 +401,7 @@ class PlayPage(resource.Resource):
 
     isLeaf = True
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         if request.postpath not in ([], [b""]):
             return notFound(request)
         language = i18n.pageLanguage(request)
@@ -404,7 +418,7 @@ class LobbyPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
         clock = web.lobbyFeed.clock
@@ -412,8 +426,8 @@ class LobbyPage(resource.Resource):
         # on a web face with accounts.
         links = getattr(web, "accountLinks", ())
 
-        def pageIn(language):
-            def page(now):
+        def pageIn(language: str) -> Any:
+            def page(now: Any) -> Any:
                 return lobbyPage(
                     now, lambda rows: task.deferLater(clock, 0, rows), links,
                     language)
@@ -423,7 +437,7 @@ class LobbyPage(resource.Resource):
         self._pages = {language: pageIn(language)
                        for language in i18n.LANGUAGES}
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         if request.postpath not in ([], [b""]):
             return notFound(request)
         # Rendered at most once per build of the hub now, whoever asks.
@@ -433,13 +447,13 @@ class LobbyPage(resource.Resource):
         finished = []
         request.notifyFinish().addErrback(lambda _: finished.append(True))
 
-        def done(body):
+        def done(body: Any) -> None:
             if not finished:
                 request.setHeader(b"Content-Length", b"%d" % (len(body),))
                 request.write(body)
                 request.finish()
 
-        def failed(failure):
+        def failed(failure: Failure) -> None:
             log.failure("the lobby page failed", failure)
             if not finished:
                 request.setResponseCode(500)
@@ -448,7 +462,8 @@ class LobbyPage(resource.Resource):
         return server.NOT_DONE_YET
 
 
-def lobbyPage(now, later=None, accountLinks=(), language="en"):
+def lobbyPage(now: Any, later: Any = None, accountLinks: Sequence[Any] = (),
+              language: str = "en") -> Deferred[Any]:
     """
     A Deferred of the lobby page of the hub now C{now}, the bytes of a
     whole response body.
@@ -465,7 +480,8 @@ def lobbyPage(now, later=None, accountLinks=(), language="en"):
     return d.addCallback(lambda body: b"<!DOCTYPE html>\n" + body)
 
 
-def notFound(request, what=N_("Nothing here"), *arguments):
+def notFound(request: Request, what: Any = N_("Nothing here"),
+             *arguments: Any) -> Any:
     """
     A 404 page saying C{what} (an English text of the catalogs, its
     C{{0}}... filled with C{arguments}) in the request's language.
@@ -483,11 +499,11 @@ class GamePage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         if len(request.postpath) != 1 or not request.postpath[0]:
             return notFound(request)
         gameId = pathSegment(request.postpath[0])
@@ -498,7 +514,7 @@ class GamePage(resource.Resource):
         d.addErrback(self._failed, request)
         return server.NOT_DONE_YET
 
-    def _rendered(self, data, request, gameId):
+    def _rendered(self, data: Any, request: Request, gameId: str) -> Any:
         if data is None:
             return notFound(request, N_("No game {0}"), gameId)
         _ = translatorFor(request)
@@ -528,14 +544,14 @@ class GamePage(resource.Resource):
                {"data-game": gameId, "data-kind": data["kind"],
                 "data-live": "1" if data["live"] else "0"})
 
-    def _failed(self, failure, request):
+    def _failed(self, failure: Failure, request: Request) -> None:
         logFailure(request, failure)
         if request.startedWriting:
             return
         unavailable(request)
 
 
-def unavailable(request):
+def unavailable(request: Request) -> Any:
     """
     The 503 page of records that cannot be read.
     """
@@ -544,7 +560,8 @@ def unavailable(request):
                   tags.p(_("The records cannot be read now.")), code=503)
 
 
-def deferredPage(request, d, title, build):
+def deferredPage(request: Request, d: Deferred[Any], title: Any,
+                 build: Any) -> int:
     """
     Render the page of the data C{d} fires with: 404 for None, 503 when
     the query (or making the page) fails.
@@ -556,13 +573,13 @@ def deferredPage(request, d, title, build):
     """
     _ = translatorFor(request)
 
-    def done(data):
+    def done(data: Any) -> Any:
         if data is None:
             return notFound(request)
         return render(request, title(data) if callable(title) else title,
                       build(data, _))
 
-    def failed(failure):
+    def failed(failure: Failure) -> None:
         # The query failed, or making its page did.
         logFailure(request, failure)
         if not request.startedWriting:
@@ -573,7 +590,7 @@ def deferredPage(request, d, title, build):
     return server.NOT_DONE_YET
 
 
-def logFailure(request, failure):
+def logFailure(request: Request, failure: Failure) -> None:
     """
     Log C{failure} of C{request}'s page with the site's error log (or the
     module's when the request has none).
@@ -592,7 +609,7 @@ class NotFoundPage(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return notFound(request)
 
 
@@ -604,7 +621,7 @@ class NoTournamentsPage(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return notFound(request, N_("This hub keeps no tournaments: it "
                                     "runs without a database (--db none)."))
 
@@ -615,7 +632,8 @@ REASONS = (N_("normal"), N_("timeout"), N_("forfeit"), N_("illegal"),
            N_("abandoned"))
 
 
-def playerContent(data, _=lambda text: text):
+def playerContent(data: Any,
+                  _: Callable[[str], str] = lambda text: text) -> Any:
     """
     A player's rating, games, wins and recent games.
     """
@@ -657,7 +675,8 @@ ABOUT_FIELDS = (("name", N_("engine")), ("version", N_("version")),
                 ("author", N_("author")), ("country", N_("country")))
 
 
-def aboutContent(about, eventId, _=lambda text: text):
+def aboutContent(about: Any, eventId: int,
+                 _: Callable[[str], str] = lambda text: text) -> Any:
     """
     An engine's C{ABOUT} (name, version, author, country: those it
     told) on its player page, with a link to the event it told it.
@@ -675,7 +694,8 @@ def aboutContent(about, eventId, _=lambda text: text):
         class_="about")
 
 
-def leaderboardContent(data, _=lambda text: text):
+def leaderboardContent(data: Any,
+                       _: Callable[[str], str] = lambda text: text) -> Any:
     """
     The leaderboard's table.
     """
@@ -702,7 +722,7 @@ def leaderboardContent(data, _=lambda text: text):
             tags.tbody(*rows), class_="leaderboard", id="leaderboard"))
 
 
-def _quote(name):
+def _quote(name: str) -> Any:
     from urllib.parse import quote
     # A lone surrogate (no UTF-8) would fail the whole page.
     return quote(name, safe="", errors="surrogatepass")
@@ -715,11 +735,11 @@ class PlayerPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         parts = [pathSegment(p) for p in request.postpath]
         if None in parts:
             return refuse(request, "a malformed path segment",
@@ -742,11 +762,11 @@ class LeaderboardPage(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, web):
+    def __init__(self, web: Any) -> None:
         resource.Resource.__init__(self)
         self.web = web
 
-    def render_GET(self, request):
+    def render_GET(self, request: Any) -> Union[bytes, int]:
         parts = [pathSegment(p) for p in request.postpath]
         if len(parts) != 1 or parts[0] not in GAME_KINDS:
             return notFound(request)

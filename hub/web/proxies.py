@@ -12,7 +12,10 @@ that uses an address reads it from there (docs/deploy.md, "Behind a
 proxy").
 """
 
+from __future__ import annotations
+
 import ipaddress
+from typing import Any, Sequence
 
 import attr
 
@@ -22,7 +25,7 @@ PRIVATE_RANGES = ("127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12",
                   "192.168.0.0/16", "fc00::/7", "fe80::/10")
 
 
-def parseAddress(text):
+def parseAddress(text: str) -> Any:
     """
     The L{ipaddress} address of C{text}, or None: an IPv4 or IPv6
     address, optionally with a port (C{192.0.2.1:80}, C{[2001:db8::1]:80})
@@ -54,12 +57,12 @@ class Networks:
     @raise ValueError: one is no address or range.
     """
 
-    def __init__(self, cidrs=()):
+    def __init__(self, cidrs: Sequence[Any] = ()) -> None:
         self.networks = tuple(ipaddress.ip_network(c.strip(), strict=False)
                               for c in cidrs)
 
     @classmethod
-    def fromOption(cls, value):
+    def fromOption(cls, value: Any) -> Any:
         """
         The ranges of a comma-separated option's C{value} (empty or
         C{none}: none).
@@ -77,10 +80,10 @@ class Networks:
                     part[:60]))
         return cls(parts)
 
-    def __bool__(self):
+    def __bool__(self) -> Any:
         return bool(self.networks)
 
-    def contains(self, host):
+    def contains(self, host: Any) -> Any:
         """
         Whether the address C{host} (text, an L{ipaddress} address, or
         None) is in one of the ranges.
@@ -107,12 +110,12 @@ class Client:
     secure = attr.ib(default=None)
 
 
-def _headerValues(headers, name):
+def _headerValues(headers: Any, name: bytes) -> Any:
     values = headers.getRawHeaders(name) or ()
     return ",".join(v.decode("latin-1") for v in values)
 
 
-def forwardedElements(value):
+def forwardedElements(value: Any) -> Any:
     """
     The C{(for, proto)} of each element of a C{Forwarded} header's
     C{value} (RFC 7239), in order; missing parts are None.
@@ -136,16 +139,16 @@ class ClientResolver:
     @param proxies: the trusted proxies (L{Networks}).
     """
 
-    def __init__(self, proxies=None):
+    def __init__(self, proxies: Any = None) -> None:
         self.proxies = proxies if proxies is not None else Networks()
 
-    def trusts(self, host):
+    def trusts(self, host: Any) -> Any:
         """
         Whether the peer C{host} (text or None) is a trusted proxy.
         """
         return self.proxies.contains(host)
 
-    def client(self, peerHost, headers):
+    def client(self, peerHost: Any, headers: Any) -> Any:
         """
         The L{Client} of a request from the TCP peer C{peerHost} with the
         L{twisted.web.http_headers.Headers} C{headers}.

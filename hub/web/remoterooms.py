@@ -9,7 +9,12 @@ browsers look at the lobby, and never waited for: a lobby message carries
 the rooms as last read.
 """
 
+from __future__ import annotations
+
+from typing import Any, Optional
+
 from twisted.logger import Logger
+from twisted.internet.interfaces import IReactorTime
 
 from hub.cluster.directory import bestEffort
 
@@ -19,7 +24,7 @@ KINDS = ("gomoku", "checkers")
 MAX_AGE = 1.0
 
 
-def remoteRoom(kind, entry):
+def remoteRoom(kind: str, entry: Any) -> Any:
     """
     The browsers' form of the directory C{entry} of a room of C{kind}
     (a gomoku room's wire C{Room} object, or a checkers room's summary),
@@ -54,15 +59,16 @@ class RemoteRooms:
 
     log = Logger()
 
-    def __init__(self, directory, clock, maxAge=MAX_AGE):
+    def __init__(self, directory: Any, clock: IReactorTime,
+                 maxAge: Any = MAX_AGE) -> None:
         self.directory = directory
         self.clock = clock
         self.maxAge = maxAge
-        self.rooms = {kind: [] for kind in KINDS}
-        self._readAt = None
+        self.rooms: Any = {kind: [] for kind in KINDS}
+        self._readAt: Optional[float] = None
         self._reading = False
 
-    def current(self):
+    def current(self) -> Any:
         """
         The rooms as last read; read them again if that was more than
         C{maxAge} seconds ago (the next call sees the result).
@@ -73,7 +79,7 @@ class RemoteRooms:
             self.read()
         return self.rooms
 
-    def read(self):
+    def read(self) -> None:
         """
         Read the rooms of every kind from the directory.
         """
@@ -81,7 +87,7 @@ class RemoteRooms:
         self._readAt = self.clock.seconds()
         pending = list(KINDS)
 
-        def done(_, kind):
+        def done(_: Any, kind: str) -> None:
             pending.remove(kind)
             if not pending:
                 self._reading = False
@@ -95,7 +101,7 @@ class RemoteRooms:
                 "reading the cluster's rooms", f))
             d.addBoth(done, kind)
 
-    def _read(self, entries, kind):
+    def _read(self, entries: Any, kind: str) -> None:
         node = self.directory.node
         rooms = []
         for entry in entries:
@@ -106,7 +112,7 @@ class RemoteRooms:
                 rooms.append(room)
         self.rooms[kind] = rooms
 
-    def homeOf(self, kind, name):
+    def homeOf(self, kind: str, name: str) -> Any:
         """
         The node homing the room C{name} of C{kind} as last read, if
         another node's.

@@ -4,19 +4,22 @@ its first position and its table events (L{hub.tables.events}), for the
 step, play and slider controls of a finished game's page.
 """
 
+from __future__ import annotations
+
 import importlib
+from typing import Any, List
 
 from hub.web import views
 
 
-def tableModule(kind):
+def tableModule(kind: str) -> Any:
     """
     The table module of game kind C{kind} (L{hub.tables.gomoku}...).
     """
     return importlib.import_module("hub.tables." + kind)
 
 
-def restore(kind, position):
+def restore(kind: str, position: Any) -> Any:
     """
     The rules object of C{position} (a L{events.GameStarted} position),
     by the C{restore} of the kind's table module.
@@ -24,7 +27,7 @@ def restore(kind, position):
     return tableModule(kind).restore(position)
 
 
-def moveJSON(kind, event, ply):
+def moveJSON(kind: str, event: Any, ply: int) -> Any:
     """
     One entry of the move list: the ply number (from 1), the seat, the
     action as JSON, as text and (some kinds) as words to translate, and
@@ -41,7 +44,7 @@ def moveJSON(kind, event, ply):
     return move
 
 
-def replaySteps(kind, game, tableEvents):
+def replaySteps(kind: str, game: Any, tableEvents: Any) -> Any:
     """
     The views of a game, step by step, through the C{replay} of the
     kind's table module.
@@ -52,9 +55,9 @@ def replaySteps(kind, game, tableEvents):
         after each one, and the move list.
     """
     steps = [views.viewOf(kind, game)]
-    moves = []
+    moves: List[Any] = []
 
-    def step(game, event):
+    def step(game: Any, event: Any) -> None:
         moves.append(moveJSON(kind, event, len(moves) + 1))
         steps.append(views.viewOf(kind, game))
 

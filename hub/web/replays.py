@@ -9,13 +9,18 @@ build.  A live game's document is spliced from the texts the feed keeps
 (L{hub.web.live.LiveGame.snapshotText}).  docs/web.md, "Replays".
 """
 
+from __future__ import annotations
+
 import collections
 import hashlib
 import time
+from typing import Any, Dict, Iterator, List, Sequence
 
 import attr
 from twisted.internet import defer
 from twisted.internet.task import Cooperator
+from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
 
 from hub.records import codec
 from hub.web import replay, views
@@ -63,7 +68,8 @@ class Document:
     built = attr.ib(default=0)
 
     @classmethod
-    def of(cls, text, cacheControl, head=0, spectators=None, steps=0):
+    def of(cls, text: str, cacheControl: Any, head: int = 0,
+           spectators: Any = None, steps: int = 0) -> Any:
         """
         The document of the JSON text C{text} (ASCII, as
         L{encodeJSON} writes it).
@@ -83,15 +89,15 @@ class DocumentCache:
     @ivar size: the bytes kept.
     """
 
-    def __init__(self, maxBytes=MAX_BYTES):
+    def __init__(self, maxBytes: int = MAX_BYTES) -> None:
         self.maxBytes = maxBytes
         self.size = 0
-        self._documents = collections.OrderedDict()
+        self._documents: Any = collections.OrderedDict()
 
-    def __len__(self):
+    def __len__(self) -> Any:
         return len(self._documents)
 
-    def get(self, key):
+    def get(self, key: Any) -> Any:
         """
         The document kept under C{key} (now the most recently used), or
         None.
@@ -101,7 +107,7 @@ class DocumentCache:
             self._documents.move_to_end(key)
         return document
 
-    def put(self, key, document):
+    def put(self, key: Any, document: Any) -> None:
         """
         Keep C{document} under C{key}, letting go of the least recently
         used until it fits.
@@ -119,7 +125,8 @@ class DocumentCache:
         self.size += size
 
 
-def replayParts(kind, game, tableEvents, steps, moves=None):
+def replayParts(kind: str, game: Any, tableEvents: Any, steps: Any,
+                moves: Any = None) -> Iterator[Any]:
     """
     Build a replay a few steps at a time: append to C{steps} the JSON text
     of the view of C{game} (the position before the first action), then
@@ -138,12 +145,12 @@ def replayParts(kind, game, tableEvents, steps, moves=None):
             yield None
 
 
-def _slice(seconds):
+def _slice(seconds: float) -> Any:
     """
     A termination predicate factory for a L{Cooperator}: each turn's work
     ends once C{seconds} have passed.
     """
-    def predicate():
+    def predicate() -> Any:
         end = time.monotonic() + seconds
         return lambda: time.monotonic() >= end
     return predicate
@@ -159,16 +166,16 @@ class Replays:
     @ivar builds: how many documents were built.
     """
 
-    def __init__(self, clock, maxBytes=MAX_BYTES,
-                 sliceSeconds=SLICE_SECONDS):
+    def __init__(self, clock: IReactorTime, maxBytes: int = MAX_BYTES,
+                 sliceSeconds: Any = SLICE_SECONDS) -> None:
         self.cache = DocumentCache(maxBytes)
         self.cooperator = Cooperator(
             terminationPredicateFactory=_slice(sliceSeconds),
             scheduler=lambda work: clock.callLater(0, work))
         self.builds = 0
-        self._waiting = {}
+        self._waiting: Dict[Any, Any] = {}
 
-    def document(self, key, work, finish):
+    def document(self, key: Any, work: Any, finish: Any) -> Any:
         """
         A Deferred of the L{Document} cached under C{key}; else C{work}
         (an iterator, run a few steps a reactor turn) is run to its end,
@@ -179,30 +186,31 @@ class Replays:
         cached = self.cache.get(key)
         if cached is not None:
             return defer.succeed(cached)
-        d = defer.Deferred()
+        d: Any = defer.Deferred()
         waiting = self._waiting.get(key)
         if waiting is not None:
             waiting.append(d)
             return d
         self._waiting[key] = [d]
         self.builds += 1
-        built = self.cooperator.coiterate(work)
+        built: Any = self.cooperator.coiterate(work)
         built.addCallback(lambda _: finish())
         built.addCallbacks(self._built, self._failed, (key,), None, (key,))
         return d
 
-    def _built(self, document, key):
+    def _built(self, document: Any, key: Any) -> None:
         self.cache.put(key, document)
         first, *others = self._waiting.pop(key)
         first.callback(attr.evolve(document, built=document.steps))
         for d in others:
             d.callback(document)
 
-    def _failed(self, failure, key):
+    def _failed(self, failure: Failure, key: Any) -> None:
         for d in self._waiting.pop(key):
             d.errback(failure)
 
-    def recordDocument(self, record, head, variant=()):
+    def recordDocument(self, record: Any, head: Any,
+                       variant: Sequence[Any] = ()) -> Any:
         """
         A Deferred of the L{Document} of a stored game (a
         L{hub.records.record.GameRecord}), its JSON C{head} (the
@@ -213,14 +221,15 @@ class Replays:
             display names, which change): a document is cached for each.
         """
         kind = record.kind
-        steps, moves = [], []
+        steps: List[Any] = []
+        moves: List[Any] = []
         started = record.startedAt
         tableEvents = (codec.eventFromJSON(kind, event, started)
                        for event in record.events)
         work = replayParts(kind, replay.restore(kind, record.position),
                            tableEvents, steps, moves)
 
-        def finish():
+        def finish() -> Any:
             listed = ",".join(moves)
             return Document.of(
                 '%s,"replay":{"steps":[%s],"moves":[%s]},"moves":[%s],'
@@ -230,7 +239,7 @@ class Replays:
         return self.document(("stored", record.gameId, variant), work,
                              finish)
 
-    def finishedDocument(self, game):
+    def finishedDocument(self, game: Any) -> Any:
         """
         A Deferred of the L{Document} of a finished live game (a
         L{hub.web.live.LiveGame}): its snapshot and its replay (None when
@@ -253,11 +262,11 @@ class Replays:
             return self.document(key, iter(()), lambda: Document.of(
                 snapshot + ',"replay":null}', FINISHED_CACHE,
                 len(snapshot), spectators))
-        steps = []
+        steps: List[Any] = []
         work = replayParts(game.kind, game.initial.copy(), game.events,
                            steps)
 
-        def finish():
+        def finish() -> Any:
             return Document.of(
                 '%s,"replay":{"steps":[%s],"moves":[%s]}}' % (
                     snapshot, ",".join(steps), ",".join(game.moveTexts())),

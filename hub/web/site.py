@@ -36,13 +36,18 @@ a L{HubSite} too, under the same limits (a gate of its own), so that no
 port of the hub is unlimited.
 """
 
+from __future__ import annotations
+
 import math
 import os
 import weakref
+from typing import Any, Iterable, Optional, Sequence, Tuple, Type, Union
 
 from twisted.application.service import Service
 from twisted.logger import Logger
+from twisted.internet.interfaces import IReactorTime
 from twisted.web import http, resource, server, static
+from twisted.web.server import Request
 
 from hub.connection import ServerFactory
 from hub.health import putHealth
@@ -51,6 +56,7 @@ from hub.metrics import MetricsResource, MetricsRoot, metricsRegistry
 from hub.web import api, pages
 from hub.web.door import WebDoor
 from hub.web.errors import HubRequest, WebErrors
+from hub.web.interfaces import ITournamentsWeb
 from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
 from hub.web.live import Spectating
 from hub.web.now import LobbyFeed
@@ -82,8 +88,9 @@ class Root(resource.Resource):
     The top of the tree: the lobby at C{/}, the rest by first segment.
     """
 
-    def __init__(self, web, metrics, health=None, auth=None, play=None,
-                 tournaments=None):
+    def __init__(self, web: Any, metrics: Any, health: Any = None,
+                 auth: Any = None, play: Any = None,
+                 tournaments: Any = None) -> None:
         resource.Resource.__init__(self)
         if play is not None:
             self.putChild(b"ws", play)
@@ -100,8 +107,8 @@ class Root(resource.Resource):
             self.putChild(b"login", accountpages.LoginPage(auth))
             self.putChild(b"logout", accountpages.LogoutPage(auth))
             self.putChild(b"account", accountpages.AccountPage(auth))
-            self.putChild(b"admin", admin.AdminPage(auth))
-            apiRoot.putChild(b"admin", adminapi.AdminAPI(auth))
+            self.putChild(b"admin", admin.AdminPage(auth, tournaments))
+            apiRoot.putChild(b"admin", adminapi.AdminAPI(auth, tournaments))
         if tournaments is not None:
             from hub.web.tournaments import TournamentsAPI, TournamentsPage
             self.putChild(b"tournaments", TournamentsPage(tournaments))
@@ -114,12 +121,12 @@ class Root(resource.Resource):
         if health is not None:
             putHealth(self, health)
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         if name == b"":
             return self.lobbyPage
         return NotFoundPage()
 
-    def render_GET(self, request):
+    def render_GET(self, request: Request) -> Union[bytes, int]:
         return self.lobbyPage.render_GET(request)
 
 
@@ -130,7 +137,7 @@ class NotFoundPage(resource.Resource):
 
     isLeaf = True
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return pages.notFound(request)
 
 
@@ -142,11 +149,11 @@ class TooManyRequests(resource.Resource):
 
     isLeaf = True
 
-    def __init__(self, wait):
+    def __init__(self, wait: Any) -> None:
         resource.Resource.__init__(self)
         self.wait = wait
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return api.sendTooMany(request, "too many requests",
                                max(1, math.ceil(self.wait)))
 
@@ -158,17 +165,17 @@ class StaticFiles(resource.Resource):
     listing), is a 404.
     """
 
-    def __init__(self, folder):
+    def __init__(self, folder: Any) -> None:
         resource.Resource.__init__(self)
         for name in sorted(os.listdir(folder)):
             path = os.path.join(folder, name)
             if os.path.isfile(path) and not name.startswith("."):
                 self.putChild(name.encode("utf-8"), static.File(path))
 
-    def getChild(self, name, request):
+    def getChild(self, name: bytes, request: Request) -> resource.IResource:
         return NotFoundPage()
 
-    def render(self, request):
+    def render(self, request: Request) -> Union[bytes, int]:
         return pages.notFound(request)
 
 
@@ -183,6 +190,13 @@ class HubChannel(http.HTTPChannel):
 
     gate = None
     admittedHost = None
+
+    def admitted(self, gate: Any, host: Any) -> None:
+        """
+        The site's C{gate} admitted this connection for C{host} (None for
+        a trusted proxy's): it frees that place when it is gone.
+        """
+        self.gate, self.admittedHost = gate, host
 
     def connectionLost(self, reason):
         """
@@ -224,37 +238,52 @@ class HubSite(ServerFactory, server.Site):
     @ivar gate: the L{FaceGate}.
     @ivar resolver: the door's L{hub.web.proxies.ClientResolver}, which
         the requests (L{HubRequest}) ask who their client is.
+    @param errors: the site's L{WebErrors}, or None.
+    @param auth: the L{hub.web.auth.WebAuth} of a site with accounts, or
+        None; with one, every page's header links to the accounts'.
+    @param web: what the pages read (L{hub.web.api.Web}), or None.
+    @param play: the browser play (L{hub.web.play.WebPlay}), or None.
+    @param tournaments: the events of C{/tournaments} and C{/admin}
+        (L{hub.web.interfaces.ITournamentsWeb}), or None.
     @ivar channels: the open HTTP connections (L{HubChannel}s).
+    @ivar accountLinks: the header's account links of every request.
     """
 
     protocol = HubChannel
     requestFactory = HubRequest
-    #: The L{WebErrors} of this site (given by L{webSite}).
-    errors = None
-    #: The L{hub.web.auth.WebAuth} of a site with accounts, or None.
-    auth = None
 
-    def __init__(self, root, gate, reactor=None, door=None):
+    def __init__(self, root: resource.IResource, gate: FaceGate,
+                 reactor: Optional[IReactorTime] = None,
+                 door: Optional[WebDoor] = None,
+                 errors: Optional[WebErrors] = None, auth: Any = None,
+                 web: Optional[api.Web] = None, play: Any = None,
+                 tournaments: Optional[ITournamentsWeb] = None) -> None:
         server.Site.__init__(self, root, timeout=IDLE_SECONDS,
                              reactor=reactor)
         self.gate = gate
+        self.errors = errors
+        self.auth = auth
+        self.web = web
+        self.play = play
+        self.tournaments = tournaments
+        self.accountLinks = ACCOUNT_LINKS if auth is not None else ()
         self.door = door if door is not None else WebDoor()
         self.resolver = self.door.resolver
         # Weak: a channel upgraded to a WebSocket (hub.web.ws) never
         # hears of its connection again, and is forgotten when freed.
-        self.channels = weakref.WeakSet()
+        self.channels: Any = weakref.WeakSet()
 
-    def connectionGate(self):
+    def connectionGate(self) -> FaceGate:
         return self.gate
 
-    def startFactory(self):
+    def startFactory(self) -> None:
         """
         Nothing to start: with no access log (L{log}), Twisted's loop that
         keeps the log's date fresh, once a second on the clock, is not
         needed.
         """
 
-    def stopFactory(self):
+    def stopFactory(self) -> None:
         """
         The site no longer listens: the hub is stopping, and about to
         cancel every timer of its clock, the connections' idle timeouts
@@ -268,7 +297,7 @@ class HubSite(ServerFactory, server.Site):
             if channel.gate is not None and channel.transport is not None:
                 channel.transport.loseConnection()
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: Any) -> Any:
         host = getattr(addr, "host", None)
         if self.resolver.trusts(host):
             # A proxy's connection carries many clients' requests, each
@@ -283,15 +312,13 @@ class HubSite(ServerFactory, server.Site):
         if channel is None:
             self.gate.release(host)
             return None
-        channel.gate, channel.admittedHost = self.gate, host
+        channel.admitted(self.gate, host)
         self.channels.add(channel)
         return channel
 
-    def getResourceFor(self, request):
+    def getResourceFor(self, request: Request) -> Any:
         for name, value in SECURITY_HEADERS:
             request.setHeader(name, value)
-        if self.auth is not None:
-            request.accountLinks = ACCOUNT_LINKS
         address = request.getClientAddress()
         refused = self.door.refusal(request)
         limited = self.gate.request(getattr(address, "host", None))
@@ -310,7 +337,7 @@ class HubSite(ServerFactory, server.Site):
             return refused
         return server.Site.getResourceFor(self, request)
 
-    def log(self, request):
+    def log(self, request: http.Request) -> None:
         pass
 
 
@@ -340,9 +367,10 @@ class WebService(Service):
 
     name = "web"
 
-    def __init__(self, spectating, lobbyFeed, errors=None, play=None,
-                 name=None, tournamentFeeds=None, sessions=None,
-                 displays=None):
+    def __init__(self, spectating: Any, lobbyFeed: Any, errors: Any = None,
+                 play: Any = None, name: Optional[str] = None,
+                 tournamentFeeds: Any = None, sessions: Any = None,
+                 displays: Any = None) -> None:
         self.spectating = spectating
         self.displays = displays
         self.lobbyFeed = lobbyFeed
@@ -353,7 +381,7 @@ class WebService(Service):
         if name is not None:
             self.name = name
 
-    def stopService(self):
+    def stopService(self) -> Any:
         Service.stopService(self)
         for feed in (self.play, self.spectating, self.lobbyFeed,
                      self.tournamentFeeds, self.displays):
@@ -365,14 +393,16 @@ class WebService(Service):
             return self.sessions.stop()
 
 
-def metricsResource(lobby, sessions, collectors=()):
+def metricsResource(lobby: Any, sessions: Any,
+                    collectors: Sequence[Any] = ()) -> Any:
     """
     The Prometheus metrics of the hub, as at C{--metrics-port}.
     """
     return MetricsResource(metricsRegistry(lobby, sessions, collectors))
 
 
-def faceGate(hub, limits=None, port="web port"):
+def faceGate(hub: Any, limits: Optional[WebLimits] = None,
+             port: str = "web port") -> FaceGate:
     """
     The L{FaceGate} of a port of C{hub} (a L{hub.service.Hub}) under
     C{limits}, over the hub's gate; warns when the descriptor limit
@@ -394,7 +424,10 @@ def faceGate(hub, limits=None, port="web port"):
     return gate
 
 
-def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=()):
+def faceSite(hub: Any, root: resource.IResource, gate: FaceGate,
+             siteClass: Type[HubSite] = HubSite,
+             door: Optional[WebDoor] = None, sockets: Iterable[Any] = (),
+             **parts: Any) -> HubSite:
     """
     A L{HubSite} serving C{root} for C{hub} through C{gate} (a
     L{faceGate}) and C{door} (a L{WebDoor}): its errors are summarised
@@ -404,16 +437,19 @@ def faceSite(hub, root, gate, siteClass=HubSite, door=None, sockets=()):
     live WebSockets, a set that changes) that they cover are closed.
 
     @param siteClass: L{HubSite} or a subclass.
+    @param parts: the site's C{auth}, C{web}, C{play} and C{tournaments}
+        (L{HubSite}).
     """
-    site = siteClass(root, gate, reactor=hub.clock, door=door)
-    site.errors = WebErrors(hub.clock)
+    site = siteClass(root, gate, reactor=hub.clock, door=door,
+                     errors=WebErrors(hub.clock), **parts)
     names = site.door.names
     if names is not None:
         names.watchBans(lambda: site.door.enforce(site.channels, sockets))
     return site
 
 
-def webDoor(hub, auth=None, door=None):
+def webDoor(hub: Any, auth: Any = None,
+            door: Optional[WebDoor] = None) -> WebDoor:
     """
     C{door}, or the L{WebDoor} of a hub without a proxy in front, holding
     to the bans of C{auth}'s name service (if any).
@@ -423,9 +459,11 @@ def webDoor(hub, auth=None, door=None):
     return WebDoor(names=getattr(auth, "names", None))
 
 
-def webSite(hub, records=None, collectors=(), limits=None, auth=None,
-            games=None, director=None, directory=None, thinker=None,
-            shares=None, door=None):
+def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
+            limits: Optional[WebLimits] = None, auth: Any = None,
+            games: Any = None, director: Any = None, directory: Any = None,
+            thinker: Any = None, shares: Any = None,
+            door: Optional[WebDoor] = None) -> Tuple[HubSite, WebService]:
     """
     The web face of C{hub} (a L{hub.service.Hub}): a L{HubSite}, and the
     L{WebService} to parent under the hub.  The spectators' feed is given
@@ -462,25 +500,21 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     gate = faceGate(hub, limits)
     tournaments = feeds = None
     if director is not None:
-        from hub.web.tournaments import TournamentFeeds, TournamentsWeb
+        from hub.web.tournaments import TournamentsWeb
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
                                      spectating, gate,
                                      getattr(auth, "names", None), hub.clock,
-                                     displays)
-        feeds = tournaments.feeds = TournamentFeeds(tournaments, hub.clock)
-        tournaments.auth = auth
-        if auth is not None:
-            # /admin's events (L{hub.web.adminactions}).
-            auth.tournaments = tournaments
-        director.listeners.append(feeds)
+                                     auth, displays)
+        feeds = tournaments.feeds
+        director.addListener(feeds)
     web = api.Web(hub.lobby, hub.sessions, spectating, lobbyFeed, records,
                   displays=displays,
                   # An engine's ABOUT on its player page.
-                  abouts=tournaments.latestAbout if tournaments else None)
-    web.gate = gate
-    web.accountLinks = ACCOUNT_LINKS if auth is not None else ()
+                  abouts=tournaments.latestAbout if tournaments else None,
+                  gate=gate,
+                  accountLinks=ACCOUNT_LINKS if auth is not None else ())
     play = socket = None
-    sockets = ()
+    sockets: Any = ()
     if games is not None:
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
@@ -497,11 +531,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
             director.addListener(play)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
                 getattr(hub, "health", None), auth, socket, tournaments)
-    site = faceSite(hub, root, web.gate, door=webDoor(hub, auth, door),
-                    sockets=sockets)
-    site.auth = auth
-    site.web = web
-    site.play = play
+    site = faceSite(hub, root, gate, door=webDoor(hub, auth, door),
+                    sockets=sockets, auth=auth, web=web, play=play,
+                    tournaments=tournaments)
     service = WebService(spectating, lobbyFeed, site.errors, play,
                          tournamentFeeds=feeds,
                          sessions=getattr(auth, "sessions", None),
@@ -509,7 +541,9 @@ def webSite(hub, records=None, collectors=(), limits=None, auth=None,
     return site, service
 
 
-def metricsSite(hub, collectors=(), limits=None, door=None):
+def metricsSite(hub: Any, collectors: Sequence[Any] = (),
+                limits: Optional[WebLimits] = None,
+                door: Optional[WebDoor] = None) -> Tuple[HubSite, WebService]:
     """
     The site of C{--metrics-port}: the hub's metrics (and the process
     metrics of C{prometheus_client}, and those of C{collectors}, e.g. the

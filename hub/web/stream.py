@@ -15,14 +15,19 @@ slice then costs its own sends, instead of leaving a thousand sockets to
 be written in one later reactor turn, between two players' moves.
 """
 
+from __future__ import annotations
+
 import collections
 import json
 import sys
+from typing import Any, List, Optional, Set
 
 from twisted.logger import Logger
 from zope.interface import implementer
 from twisted.internet.interfaces import IPushProducer
 from twisted.web.http import toChunk
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
+from twisted.web.server import Request
 
 from hub.connection.immediate import ImmediateWriter, sendsDirectly
 from hub.twistedinternals import rawBodyAllowed
@@ -43,7 +48,7 @@ MIN_INTERVAL = 0.25
 _encode = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
 
 
-def encodeJSON(data):
+def encodeJSON(data: Any) -> Any:
     """
     The JSON text of a frame's data, as the JSON API writes it: compact,
     ASCII only (so one line), with C{<}, C{>} and C{&} escaped so that no
@@ -58,7 +63,7 @@ def encodeJSON(data):
     return text
 
 
-def sseFrame(event, data):
+def sseFrame(event: Any, data: Any) -> Any:
     """
     One Server-Sent Events message: C{event} names it, C{data} is
     JSON-encoded (one line, so no field splitting is needed).
@@ -68,7 +73,7 @@ def sseFrame(event, data):
     return sseEncoded(event, encodeJSON(data))
 
 
-def sseEncoded(event, payload):
+def sseEncoded(event: Any, payload: Any) -> Any:
     """
     One Server-Sent Events message whose data is C{payload}, JSON text
     already encoded by L{encodeJSON} (or spliced from such texts).
@@ -94,18 +99,19 @@ class EventStream:
 
     log = Logger()
 
-    def __init__(self, request, onClose=None, maxBuffered=MAX_BUFFERED):
-        self.request = request
+    def __init__(self, request: Request, onClose: Any = None,
+                 maxBuffered: Any = MAX_BUFFERED) -> None:
+        self.request: Any = request
         self.maxBuffered = maxBuffered
         self.onClose = onClose
         self.paused = False
         self.waiting = 0
         self.closed = False
         self.cut = False
-        self._writer = None
+        self._writer: Any = None
         self._chunked = False
 
-    def start(self):
+    def start(self) -> None:
         """
         Send the response's headers and register as its producer.
         """
@@ -131,7 +137,7 @@ class EventStream:
             self._writer = ImmediateWriter(transport, producer=False)
             self._chunked = chunked
 
-    def write(self, data):
+    def write(self, data: Any) -> None:
         """
         Send C{data} (one or more whole frames), unless closed; cut the
         stream if it is paused and more than C{maxBuffered} bytes wait.
@@ -156,7 +162,7 @@ class EventStream:
             data = b"".join(toChunk(data))
         self._writer.write(data)
 
-    def finish(self):
+    def finish(self) -> None:
         """
         End the response normally (the game is over).
         """
@@ -166,7 +172,7 @@ class EventStream:
         self.request.unregisterProducer()
         self.request.finish()
 
-    def abort(self):
+    def abort(self) -> None:
         """
         Cut the connection now, dropping whatever it has buffered.
         """
@@ -185,13 +191,13 @@ class EventStream:
         else:
             transport.loseConnection()
 
-    def _finished(self, reason):
+    def _finished(self, reason: Any) -> None:
         # The request is over (done, or its connection lost): let go of it,
         # since it holds this stream as its producer.
         self._close()
         self.request = self._transport = self._socket = None
 
-    def _close(self):
+    def _close(self) -> None:
         if self.closed:
             return
         self.closed = True
@@ -201,14 +207,14 @@ class EventStream:
 
     # IPushProducer
 
-    def pauseProducing(self):
+    def pauseProducing(self) -> None:
         self.paused = True
 
-    def resumeProducing(self):
+    def resumeProducing(self) -> None:
         self.paused = False
         self.waiting = 0
 
-    def stopProducing(self):
+    def stopProducing(self) -> None:
         self._close()
 
 
@@ -232,44 +238,44 @@ class Fanout:
         the streams listening now, or None.
     """
 
-    def __init__(self, clock, sliceSize=FANOUT_SLICE,
-                 minInterval=MIN_INTERVAL, pending=None):
+    def __init__(self, clock: IReactorTime, sliceSize: Any = FANOUT_SLICE,
+                 minInterval: Any = MIN_INTERVAL, pending: Any = None) -> None:
         self.clock = clock
         self.pending = pending
         self.sliceSize = sliceSize
         self.minInterval = minInterval
-        self.streams = set()
-        self._queue = collections.deque()
-        self._call = None
-        self._targets = None
-        self._lastWrite = None
+        self.streams: Set[Any] = set()
+        self._queue: Any = collections.deque()
+        self._call: Optional[IDelayedCall] = None
+        self._targets: Optional[List[Any]] = None
+        self._lastWrite: Optional[float] = None
         self.stopped = False
 
-    def __len__(self):
+    def __len__(self) -> Any:
         return len(self.streams)
 
-    def add(self, stream):
+    def add(self, stream: Any) -> None:
         """
         Send later messages to C{stream} too.
         """
         self.streams.add(stream)
         self._targets = None
 
-    def discard(self, stream):
+    def discard(self, stream: Any) -> None:
         """
         Send nothing more to C{stream}.
         """
         self.streams.discard(stream)
         self._targets = None
 
-    def send(self, data):
+    def send(self, data: Any) -> None:
         """
         Queue C{data} for every stream listening now.
         """
         if self._enqueue(data):
             self._schedule()
 
-    def wake(self):
+    def wake(self) -> None:
         """
         Write soon what C{pending} holds back (at the next write, no
         sooner than C{minInterval} after the last one).
@@ -277,7 +283,7 @@ class Fanout:
         if self.streams and not self.stopped:
             self._schedule()
 
-    def _enqueue(self, data):
+    def _enqueue(self, data: Any) -> bool:
         if not self.streams or self.stopped:
             return False
         targets = self._targets
@@ -295,7 +301,7 @@ class Fanout:
         queue.append([data if data is None else [data], targets, 0])
         return True
 
-    def _schedule(self):
+    def _schedule(self) -> None:
         if self._call is None:
             delay = 0
             if self._lastWrite is not None:
@@ -303,14 +309,14 @@ class Fanout:
                             - self.clock.seconds())
             self._call = self.clock.callLater(delay, self._writeSome)
 
-    def _pull(self):
+    def _pull(self) -> None:
         # What the source held back goes behind what is queued.
         if self.pending is not None:
             data = self.pending()
             if data is not None:
                 self._enqueue(data)
 
-    def finish(self):
+    def finish(self) -> None:
         """
         After what is queued (and what C{pending} holds back), end every
         stream listening now.
@@ -318,7 +324,7 @@ class Fanout:
         self._pull()
         self.send(None)
 
-    def _writeSome(self):
+    def _writeSome(self) -> None:
         self._call = None
         self._lastWrite = self.clock.seconds()
         self._pull()
@@ -343,7 +349,7 @@ class Fanout:
         if queue and self._call is None:
             self._call = self.clock.callLater(0, self._writeSome)
 
-    def flush(self):
+    def flush(self) -> None:
         """
         Write everything queued now (for tests and shutdown).
         """
@@ -358,7 +364,7 @@ class Fanout:
             finally:
                 self.sliceSize = size
 
-    def stop(self):
+    def stop(self) -> None:
         """
         Forget what is queued and cancel the pending write.
         """

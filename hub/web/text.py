@@ -13,7 +13,10 @@ reorders what surrounds it.  C{/static/dom.js} does the same in the
 browser.
 """
 
+from __future__ import annotations
+
 import re
+from typing import Any
 
 #: What replaces a hidden character.
 REPLACEMENT = "\ufffd"
@@ -26,7 +29,7 @@ HIDDEN = re.compile(
 FSI, PDI = "\u2068", "\u2069"
 
 
-def displayText(text):
+def displayText(text: str) -> Any:
     """
     C{text} (a player's or a room's name) with its hidden characters
     replaced; None stays None.
@@ -36,7 +39,7 @@ def displayText(text):
     return HIDDEN.sub(REPLACEMENT, text)
 
 
-def isolatedText(text):
+def isolatedText(text: str) -> Any:
     """
     L{displayText} of C{text}, isolated for plain text (a page's title).
     """

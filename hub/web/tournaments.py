@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from twisted.internet import defer
 from twisted.logger import Logger
@@ -75,6 +75,10 @@ class TournamentsWeb:
     @param lobby: The hub's lobby (a pairing's room -> its table).
     @param spectating: The web's L{hub.web.live.Spectating} (a table ->
         its live game).
+    @param clock: The clock of the event streams' pushes (its
+        L{TournamentFeeds}), or None for no event streams.
+    @param auth: The L{hub.web.auth.WebAuth} of a web face with accounts,
+        or None (no entering from the page).
     @param displays: The accounts' display names
         (L{hub.accounts.displays.DisplayNames}) the pages and the API
         show beside the entrants' names, or None (a web face without
@@ -84,7 +88,8 @@ class TournamentsWeb:
     def __init__(self, database: Any, director: Any = None,
                  lobby: Any = None, spectating: Any = None,
                  gate: Any = None, names: Any = None,
-                 clock: Any = None, displays: Any = None) -> None:
+                 clock: Any = None, auth: Any = None,
+                 displays: Any = None) -> None:
         self.database = database
         self.displays = displays
         #: The hub's L{hub.accounts.check.NameService}, or None (no
@@ -97,9 +102,9 @@ class TournamentsWeb:
         self.gate = gate
         #: The L{TournamentFeeds} of the event streams, or None.
         self.feeds: Optional[TournamentFeeds] = None
-        #: The L{hub.web.auth.WebAuth} of a web face with accounts, or
-        #: None (no entering from the page).
-        self.auth: Any = None
+        if clock is not None:
+            self.feeds = TournamentFeeds(self.eventData, clock)
+        self.auth = auth
 
     def launcher(self) -> Any:
         """
@@ -218,12 +223,14 @@ class TournamentFeeds:
     event changed, it sends the event's JSON to that event's streams (at
     most once every L{PUSH_INTERVAL}).
 
+    @param eventData: C{eventData(eventId)}, a Deferred of an event's
+        JSON or None (L{TournamentsWeb.eventData}).
     @ivar fanouts: Event id -> the L{Fanout} of its streams.
     """
 
-    def __init__(self, web: TournamentsWeb, clock: Any,
-                 interval: float = PUSH_INTERVAL) -> None:
-        self.web = web
+    def __init__(self, eventData: Callable[[int], defer.Deferred],
+                 clock: Any, interval: float = PUSH_INTERVAL) -> None:
+        self.eventData = eventData
         self.clock = clock
         self.interval = interval
         self.fanouts: Dict[int, Fanout] = {}
@@ -241,7 +248,7 @@ class TournamentFeeds:
         fanout = self.fanouts.get(eventId)
         if fanout is None:
             fanout = self.fanouts[eventId] = Fanout(self.clock)
-        d = self.web.eventData(eventId)
+        d = self.eventData(eventId)
 
         def first(data: Optional[Dict[str, Any]]) -> None:
             if stream.closed or self.stopped:
@@ -283,7 +290,7 @@ class TournamentFeeds:
             if data is not None and not fanout.stopped:
                 fanout.send(sseFrame("tournament", data))
 
-        d = self.web.eventData(eventId)
+        d = self.eventData(eventId)
         d.addCallback(send)
         d.addErrback(lambda f: log.failure("tournament push failed", f))
 

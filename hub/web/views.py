@@ -7,13 +7,17 @@ and token on the table, but not the hidden cards (Splendor's decks, and
 the reserved cards, which stay face down as at a real table).
 """
 
+from __future__ import annotations
+
+from typing import Any, List
+
 from hub.games import checkers, gomoku, splendor
 from hub.records import notation
 
 GOMOKU_COLOURS = ("black", "white")
 
 
-def gomokuView(game):
+def gomokuView(game: Any) -> Any:
     """
     The board as a string of L{gomoku.SIZE}^2 characters, row by row
     (C{.} empty, C{b} black, C{w} white), the last move, and the stones
@@ -21,7 +25,7 @@ def gomokuView(game):
     """
     marks = {gomoku.EMPTY: ".", gomoku.BLACK: "b", gomoku.WHITE: "w"}
     board = game.board
-    five = []
+    five: List[Any] = []
     for row in gomoku.winningRows(
             lambda x, y: board[y * gomoku.SIZE + x], game.lastMove):
         five.extend([x, y] for x, y in row if [x, y] not in five)
@@ -34,7 +38,7 @@ def gomokuView(game):
     }
 
 
-def checkersView(game):
+def checkersView(game: Any) -> Any:
     """
     The pieces of every seat, with their regions, finishers and
     eliminated seats.
@@ -49,7 +53,7 @@ def checkersView(game):
     }
 
 
-def splendorCard(number):
+def splendorCard(number: int) -> Any:
     """
     One face-up card as JSON, or None for an empty slot.
     """
@@ -61,7 +65,7 @@ def splendorCard(number):
             "cost": _gems(card.cost)}
 
 
-def splendorNoble(number):
+def splendorNoble(number: int) -> Any:
     """
     One noble as JSON.
     """
@@ -70,11 +74,11 @@ def splendorNoble(number):
             "cost": _gems(noble.cost)}
 
 
-def _gems(counts):
+def _gems(counts: Any) -> Any:
     return {gem: n for gem, n in zip(splendor.GEMS, counts) if n}
 
 
-def splendorView(game):
+def splendorView(game: Any) -> Any:
     """
     Nobles, the three rows (level 1 first), the size of each deck, the
     bank, and each seat's tokens, bonuses, points, purchased count,
@@ -102,25 +106,25 @@ def splendorView(game):
     }
 
 
-def _levelOf(number):
+def _levelOf(number: int) -> Any:
     card = splendor.CARDS.get(number)
     return card.level if card is not None else None
 
 
-def _gomokuJSON(action):
+def _gomokuJSON(action: Any) -> Any:
     return list(action)
 
 
-def _checkersJSON(action):
+def _checkersJSON(action: Any) -> Any:
     return [list(cell) for cell in action]
 
 
-def _splendorJSON(action):
+def _splendorJSON(action: Any) -> Any:
     return {"kind": action[0], "card": action[1],
             "gems": {gem: n for gem, n in action[2]}}
 
 
-def gomokuCell(x, y):
+def gomokuCell(x: int, y: int) -> Any:
     """
     A cell's name on the board, as the records write it
     (L{notation.gomokuCell}: C{h8} is the centre).
@@ -128,11 +132,11 @@ def gomokuCell(x, y):
     return notation.gomokuCell(x, y)
 
 
-def _gomokuText(action):
+def _gomokuText(action: Any) -> Any:
     return gomokuCell(*action)
 
 
-def _checkersText(action):
+def _checkersText(action: Any) -> Any:
     return checkers.moveName(action)
 
 
@@ -143,19 +147,19 @@ wordsText = notation.wordsText
 _splendorWords = notation.splendorWords
 
 
-def _splendorText(action):
+def _splendorText(action: Any) -> Any:
     return wordsText(_splendorWords(action))
 
 
-def _gomokuRole(seat, role):
+def _gomokuRole(seat: Any, role: str) -> Any:
     return GOMOKU_COLOURS[seat] if seat < 2 else None
 
 
-def _checkersRole(seat, role):
+def _checkersRole(seat: Any, role: str) -> Any:
     return str(role) if role is not None else None
 
 
-def _noRole(seat, role):
+def _noRole(seat: Any, role: str) -> None:
     return None
 
 
@@ -172,14 +176,14 @@ ROLE_TEXT = {"gomoku": _gomokuRole, "checkers": _checkersRole,
              "splendor": _noRole}
 
 
-def viewOf(kind, game):
+def viewOf(kind: str, game: Any) -> Any:
     """
     The view of C{game}, a rules object of game kind C{kind}.
     """
     return VIEWS[kind](game)
 
 
-def actionJSON(kind, action):
+def actionJSON(kind: str, action: Any) -> Any:
     """
     The canonical C{action} of game kind C{kind} as JSON.
     """
@@ -187,7 +191,7 @@ def actionJSON(kind, action):
     return repr(action) if encode is None else encode(action)
 
 
-def describeAction(kind, action):
+def describeAction(kind: str, action: Any) -> Any:
     """
     A short text for the move list.
     """
@@ -195,7 +199,7 @@ def describeAction(kind, action):
     return repr(action) if describe is None else describe(action)
 
 
-def actionWords(kind, action):
+def actionWords(kind: str, action: Any) -> Any:
     """
     C{action} in words to be translated where it is shown, or None when
     its text (L{describeAction}) is the same in every language: a
@@ -207,7 +211,7 @@ def actionWords(kind, action):
     return None if words is None else words(action)
 
 
-def roleText(kind, seat, role):
+def roleText(kind: str, seat: Any, role: str) -> Any:
     """
     What to call a seat's side: a colour, a region letter, or nothing.
     """

@@ -18,13 +18,18 @@ how a move stays cheap; the parts of autobahn used beyond its API are in
 L{hub.twistedinternals}.
 """
 
+from __future__ import annotations
+
 from urllib.parse import urlsplit
+from typing import Any, Optional, Set, Union
 
 from autobahn.twisted.resource import WebSocketResource
 from autobahn.twisted.websocket import (
     WebSocketServerFactory, WebSocketServerProtocol)
-from autobahn.websocket.types import ConnectionDeny
+from autobahn.websocket.types import ConnectionDeny, ConnectionRequest
 from twisted.logger import Logger
+from twisted.internet.interfaces import IReactorTime
+from twisted.python.failure import Failure
 
 from hub.connection import ServerConnection
 from hub.limits import WS_MESSAGE_FRAMES
@@ -55,7 +60,7 @@ SESSION_ENDED = 4401
 _log = Logger()
 
 
-def sameOrigin(origin, host):
+def sameOrigin(origin: str, host: Any) -> Any:
     """
     Whether the C{Origin} header C{origin} names the host and port of the
     C{Host} header C{host} (over HTTP or HTTPS).
@@ -91,15 +96,15 @@ class SocketLog:
             "WebSocket handshakes refused",
     }
 
-    def __init__(self, summary):
+    def __init__(self, summary: Any) -> None:
         self.summary = summary
 
-    def debug(self, *args, **fields):
+    def debug(self, *args: Any, **fields: Any) -> None:
         pass
 
     trace = debug
 
-    def info(self, format, *args, **fields):
+    def info(self, format: str, *args: Any, **fields: Any) -> None:
         kind = self.KINDS.get(format)
         if kind is None:
             kind = "autobahn lines: " + str(format).split("{", 1)[0].strip()
@@ -107,7 +112,8 @@ class SocketLog:
 
     warn = error = critical = info
 
-    def failure(self, format=None, failure=None, **fields):
+    def failure(self, format: Optional[str] = None,
+                failure: Optional[Failure] = None, **fields: Any) -> None:
         _log.failure(format or "in autobahn", failure, **fields)
 
 
@@ -125,7 +131,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
     player = None
     visitor = None
     _watch = None
-    _admission = None
+    _admission: Any = None
     _open = False
     _gone = False
     # Set once autobahn's own sendData had to queue (never in the hub's
@@ -138,7 +144,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
     onMessageFrameEnd = joinFrame
     onMessageEnd = deliverMessage
 
-    def onConnect(self, request):
+    def onConnect(self, request: ConnectionRequest) -> Any:
         origin = request.headers.get("origin")
         if origin is not None and not sameOrigin(
                 origin, request.headers.get("host")):
@@ -155,7 +161,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
         d.addCallbacks(self._identified, self._unidentified)
         return d
 
-    def _identified(self, visitor):
+    def _identified(self, visitor: Any) -> None:
         if self._gone:
             # Lost while the login was read: no upgrade to complete.
             raise ConnectionDeny(ConnectionDeny.BAD_REQUEST, "gone")
@@ -167,14 +173,14 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
                 visitor, lambda: self.end(SESSION_ENDED, "session ended"))
         return None
 
-    def clientHost(self):
+    def clientHost(self) -> Any:
         """
         The client's address: the opening request's (behind a trusted
         proxy, the one it names), else the TCP peer's; or None.
         """
         return self.peerAddress()
 
-    def end(self, code, reason):
+    def end(self, code: Any, reason: Any) -> None:
         """
         Close the connection now with C{code} and C{reason} (a ban, a
         session that ended): the close frame is sent if the socket takes
@@ -189,32 +195,32 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
             sendCloseFrame(self, code, reason)
         dropUnparsed(self)
         self.writer.close()
-        transport = self.transport
+        transport: Any = self.transport
         getattr(transport, "abortConnection", transport.loseConnection)()
 
-    def _unidentified(self, failure):
+    def _unidentified(self, failure: Failure) -> None:
         _log.failure("the login of a WebSocket was not read", failure)
         raise ConnectionDeny(ConnectionDeny.SERVICE_UNAVAILABLE,
                              "logins cannot be read now")
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         WebSocketServerProtocol.connectionMade(self)
         # The HTTP channel this connection was is done with it (autobahn
         # took its transport): its hold on the transport's producer slot
         # goes, and the connection's writer takes the slot whenever the
         # transport has a backlog, as on a game connection.
-        transport = self.transport
+        transport: Any = self.transport
         if producerOf(transport) is not None:
             transport.unregisterProducer()
         self.prepareConnection()
 
-    def onOpen(self):
+    def onOpen(self) -> None:
         self._open = True
         self.startLimits(self.peerAddress())
 
     # What comes in.
 
-    def dataReceived(self, data):
+    def dataReceived(self, data: Any) -> None:
         """
         Bytes read: to autobahn's frame parser (L{frameParser}: without
         the debug line of its Twisted protocol's C{dataReceived}), in
@@ -231,7 +237,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
                 return
             self._readFrames(data[start:start + READ_PIECE])
 
-    def onMessageFrameBegin(self, length):
+    def onMessageFrameBegin(self, length: int) -> None:
         """
         A data frame begins, the first of a message or a continuation, of
         any length: autobahn's size checks, then it counts toward the
@@ -254,7 +260,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
         elif self._bucket is not None:
             self.countRequest()
 
-    def onPing(self, payload):
+    def onPing(self, payload: Any) -> None:
         """
         A ping counts toward the request rate, then autobahn answers it.
         """
@@ -263,14 +269,14 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
         if not self._gone:
             WebSocketServerProtocol.onPing(self, payload)
 
-    def onPong(self, payload):
+    def onPong(self, payload: Any) -> None:
         """
         A pong (none was asked for) counts toward the request rate.
         """
         if self._bucket is not None:
             self.countRequest()
 
-    def onCloseFrame(self, code, reasonRaw):
+    def onCloseFrame(self, code: Any, reasonRaw: Any) -> Any:
         """
         A close counts toward the request rate, then autobahn answers it.
         """
@@ -281,7 +287,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
             return True
         return WebSocketServerProtocol.onCloseFrame(self, code, reasonRaw)
 
-    def onMessage(self, payload, isBinary):
+    def onMessage(self, payload: Any, isBinary: bool) -> None:
         """
         One message: a text goes to the play; a binary message is
         answered with an error.  A text that is not UTF-8 fails the
@@ -303,20 +309,21 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
             return
         self.factory.play.received(self, text)
 
-    def framePending(self):
+    def framePending(self) -> Any:
         """
         Whether a message, or a frame's header, is begun and not finished
         (timed by C{--frame-seconds}).
         """
         return self._messageFrames > 0 or unparsedBytes(self) > 0
 
-    def dropPartialFrame(self):
+    def dropPartialFrame(self) -> None:
         self._messageFrames = 0
         dropMessage(self)
 
     # What goes out.
 
-    def sendData(self, data, sync=False, chopsize=None):
+    def sendData(self, data: Any, sync: bool = False,
+                 chopsize: Any = None) -> None:
         """
         What autobahn sends (the handshake's answer, frames) goes out
         through the connection's writer: at once while the socket takes
@@ -328,7 +335,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
             return
         self.writer.write(data)
 
-    def sendText(self, text):
+    def sendText(self, text: str) -> None:
         """
         Send one text message (framed by autobahn, once for all who are
         sent the same text: L{PlayFactory.framed}); a connection then
@@ -340,7 +347,7 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
         if self._open:
             self.writer.write(self.factory.framed(text))
 
-    def close(self):
+    def close(self) -> None:
         """
         Close the connection (another took the player over).
         """
@@ -348,7 +355,8 @@ class PlaySocket(ServerConnection, WebSocketServerProtocol):
             self._open = False
             self.sendClose(1000, "replaced by another connection")
 
-    def cutConnection(self, limit, why, code=POLICY_VIOLATION):
+    def cutConnection(self, limit: Any, why: str,
+                      code: Any = POLICY_VIOLATION) -> None:
         """
         Close the connection at once for C{limit}: a close frame with
         C{code} if it is open, nothing more of it read, then what every
@@ -397,7 +405,8 @@ class PlayFactory(WebSocketServerFactory):
 
     protocol = PlaySocket
 
-    def __init__(self, play, sessions, clock, auth=None):
+    def __init__(self, play: Any, sessions: Any, clock: IReactorTime,
+                 auth: Any = None) -> None:
         WebSocketServerFactory.__init__(self)
         self.play = play
         self.sessions = sessions
@@ -413,12 +422,12 @@ class PlayFactory(WebSocketServerFactory):
             openHandshakeTimeout=0, closeHandshakeTimeout=0,
             autoPingInterval=0, allowNullOrigin=False,
             utf8validateIncoming=False)
-        self._admission = None
-        self.sockets = set()
+        self._admission: Any = None
+        self.sockets: Set[Any] = set()
 
     _lastText = _lastFramed = None
 
-    def framed(self, text):
+    def framed(self, text: str) -> Any:
         """
         The bytes of the text message C{text}, framed by autobahn
         (L{framedText}); the last one made is kept, as the same text
@@ -430,15 +439,15 @@ class PlayFactory(WebSocketServerFactory):
         self._lastText, self._lastFramed = text, framed
         return framed
 
-    def admitted(self, gate, host, client=None):
+    def admitted(self, gate: Any, host: Any, client: Any = None) -> None:
         """
         The next protocol built holds the web gate's place of C{host}, and
         is the client C{client}'s (its address, or None for the peer's).
         """
         self._admission = (gate, host, client)
 
-    def buildProtocol(self, addr):
-        protocol = WebSocketServerFactory.buildProtocol(self, addr)
+    def buildProtocol(self, addr: Any) -> Any:
+        protocol: Any = WebSocketServerFactory.buildProtocol(self, addr)
         admission, self._admission = self._admission, None
         if admission is not None:
             gate, host, protocol.forwardedFor = admission
@@ -456,13 +465,13 @@ class PlayResource(WebSocketResource):
     @param factory: the L{PlayFactory}.
     """
 
-    def __init__(self, factory):
+    def __init__(self, factory: Any) -> None:
         WebSocketResource.__init__(self, factory)
         self.factory = factory
 
-    def render(self, request):
+    def render(self, request: Any) -> Union[bytes, int]:
         channel = request.channel
-        gate = getattr(channel, "gate", None)
+        gate: Any = getattr(channel, "gate", None)
         client = getattr(request.getClientAddress(), "host", None)
         claimed = None
         if gate is not None and channel.transport is not None:

@@ -38,6 +38,9 @@ class FakeDirector:
         self.database = database
         self.listeners = []
 
+    def addListener(self, listener):
+        self.listeners.append(listener)
+
 
 class PlayerAboutMixin:
     """

@@ -87,18 +87,26 @@ class EventAdminTests(AccountsWebMixin, TestCase):
 
     def test_tournamentsWeb(self):
         """
-        The events the site gives C{/admin} provide L{ITournamentsWeb}:
-        the director's launcher is theirs, and a change reaches the
-        event's page through their feeds.
+        The events the site gives C{/admin} (its pages and its API, the
+        same as C{/tournaments}') provide L{ITournamentsWeb}: the
+        director's launcher is theirs, and a change reaches the event's
+        page through their feeds, which the director tells.
         """
         from zope.interface.verify import verifyObject
 
         from hub.web.admintournaments import launcherOf
         from hub.web.interfaces import ITournamentsWeb
-        events = self.auth.tournaments
+        site = self.web.site
+        events = site.tournaments
         verifyObject(ITournamentsWeb, events)
+        admin = site.resource.children[b"admin"]
+        self.assertIs(admin.children[b"tournaments"].events, events)
+        self.assertIs(admin.children[b"event-create"].events, events)
+        self.assertIs(site.resource.children[b"tournaments"].web, events)
+        self.assertIs(events.auth, self.auth)
+        self.assertIn(events.feeds, events.director.listeners)
         self.assertIsInstance(events.launcher(), FakeLauncher)
-        self.assertIs(launcherOf(self.auth), events.launcher())
+        self.assertIs(launcherOf(events), events.launcher())
         changed = []
         events.feeds.eventChanged = changed.append
         events.eventChanged(7)

@@ -75,8 +75,8 @@ class EntryTests(SynchronousTestCase):
 
     def test_noDirector(self):
         """
-        Events without a director (L{ITournamentsWeb}) have no launcher,
-        and a change with no feeds goes nowhere.
+        Events without a director (L{ITournamentsWeb}) have no launcher;
+        without a clock they have no feeds, and a change goes nowhere.
         """
         from zope.interface.verify import verifyObject
 
@@ -84,6 +84,9 @@ class EntryTests(SynchronousTestCase):
         verifyObject(ITournamentsWeb, self.web)
         self.assertIsNone(self.web.launcher())
         self.web.eventChanged(1)
+        web = TournamentsWeb(self.database, names=self.names)
+        self.assertIsNone(web.feeds)
+        web.eventChanged(1)
 
     def post(self, eventId, body, names=True):
         if not names:
