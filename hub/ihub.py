@@ -406,6 +406,16 @@ class ITable(Interface):
         Announce the game and its first turn.
         """
 
+    def checkTurn(seat: Optional[int]) -> int:
+        """
+        Refuse an action of C{seat} unless the game runs and C{seat} is to
+        act; return C{seat}.
+
+        @raise hub.tables.base.GameIsOver: the game has ended.
+        @raise hub.tables.base.NotSeated: C{seat} is no seat here.
+        @raise hub.tables.base.NotYourTurn: another seat is to act.
+        """
+
     def act(seat: Optional[int], action: Any) -> None:
         """
         C{seat} plays the canonical C{action}.

@@ -240,9 +240,8 @@ class TableMessages:
 
 @implementer(IClusterPeer, ICheckersPeer)
 class CheckersProtocol(
-        # While hub.lobby is not typed its RoomObserver is Any.
         LineOnlyReceiver,
-        RoomObserver,  # type: ignore[misc, unused-ignore]
+        RoomObserver,
         ServerConnection):
     """
     One checkers connection, and the observer of its room.
@@ -386,6 +385,8 @@ class CheckersProtocol(
     def joinRoom(self, message: wire.Message) -> None:
         roomId, name = message.data1, message.data2
         lobby = self.lobby
+        # Connected (connectionMade) before any line is read.
+        assert self.session is not None
         if lobby.roomOf(self.session) is not None:
             self.sendError(wire.OTHER_ERROR, "already in a room")
             return
@@ -439,11 +440,14 @@ class CheckersProtocol(
             self.sendError(code, reason)
             return
         before = room.members[:-1]
+        # Everyone in a checkers room joined under a name.
         self.send(wire.JOIN_ROOM_REPLY_OP,
-                  " ".join(m.name for m in before),
+                  " ".join(cast(str, m.name) for m in before),
                   "".join("1" if m.ready else "0" for m in before))
 
     def leaveRoomRequest(self, message: wire.Message) -> None:
+        # Connected (connectionMade) before any line is read.
+        assert self.session is not None
         if self.lobby.roomOf(self.session) is not None:
             self.leaveRoom()
 
@@ -452,16 +456,26 @@ class CheckersProtocol(
         Leave the room (the others hear LEAVE_ROOM_OP); mid-game the
         table keeps the seat, before it the game may start without us.
         """
-        room = self.lobby.roomOf(self.session)
-        table, seat = room.table, room.memberOf(self.session).seat
-        self.lobby.leave(self.session)
-        self.factory.sessions.clearName(self.session)
+        session = self.session
+        # Called from a room only (connectionLost, leaveRoomRequest).
+        assert session is not None
+        room = self.lobby.roomOf(session)
+        assert room is not None
+        member = room.memberOf(session)
+        assert member is not None
+        table, seat = room.table, member.seat
+        self.lobby.leave(session)
+        self.factory.sessions.clearName(session)
         if table is not None:
+            # Every member of a running game has a seat (newTable).
+            assert seat is not None
             table.drop(seat)
         else:
             room.policy.memberLeft(self.lobby, room)
 
     def playerReady(self, message: wire.Message) -> None:
+        # Connected (connectionMade) before any line is read.
+        assert self.session is not None
         room = self.lobby.roomOf(self.session)
         if room is None:
             self.sendError(wire.NOT_IN_ROOM, "join a room first")
@@ -471,6 +485,8 @@ class CheckersProtocol(
             self.lobby.setReady(self.session, True)
 
     def move(self, message: wire.Message) -> None:
+        # Connected (connectionMade) before any line is read.
+        assert self.session is not None
         room = self.lobby.roomOf(self.session)
         if room is None:
             self.sendError(wire.NOT_IN_ROOM, "join a room first")
@@ -478,9 +494,11 @@ class CheckersProtocol(
         if not room.running:
             self.sendError(wire.ROOM_NOT_RUNNING, "no game is running")
             return
-        table, seat = room.table, room.memberOf(self.session).seat
+        # A running room has its table; the session's member is in it.
+        table, member = room.table, room.memberOf(self.session)
+        assert table is not None and member is not None
         try:
-            table.checkTurn(seat)
+            seat = table.checkTurn(member.seat)
         except GameIsOver:
             self.sendError(wire.ROOM_NOT_RUNNING, "the game is over")
             return

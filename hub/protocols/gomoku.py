@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import hmac
 import re
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple, cast)
 
 from twisted.internet.interfaces import IReactorTime
 from twisted.internet.protocol import Protocol, connectionDone
@@ -312,8 +313,7 @@ class GomokuProtocol(Protocol, ServerConnection):
         """
         assert self.session is not None
         if self.session.state == IDLE:
-            name: str = self.session.name
-            return name
+            return self.session.name
         return None
 
     def resume(self, name: str, token: int) -> bool:
@@ -322,12 +322,16 @@ class GomokuProtocol(Protocol, ServerConnection):
         one, or a live one whose old connection is then closed (the player
         came back before the drop was noticed).
         """
+        # Connected (connectionMade) before any frame is read.
+        assert self.session is not None
         names = self.factory.names
         if names is not None:
             plain = names.plainName(KIND, name)
             held = self.sessions.byName(KIND, plain)
+            # A session held under a name has one.
             if held is None or not hmac.compare_digest(
-                    held.nameTo(held).encode("utf-8", "surrogatepass"),
+                    cast(str, held.nameTo(held)).encode(
+                        "utf-8", "surrogatepass"),
                     name.encode("utf-8", "surrogatepass")) \
                     or names.accountBanned(held.account) \
                     or names.addressBanned(self.peerAddress()):
@@ -377,6 +381,8 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.result(wire.S_ROOM_INVALID_META)
             return
         ownerSeat = SEAT_OF_COLOUR.get(fields["oct"], rules.SEAT_WHITE)
+        # Registered (an IDLE player has both).
+        assert self.session is not None and self.player is not None
         try:
             room = self.lobby.createRoom(
                 KIND, name, self.session, self.player, self.factory.policy,
@@ -388,11 +394,12 @@ class GomokuProtocol(Protocol, ServerConnection):
             self.result(wire.S_ERROR)
             return
         room.settings[OWNER_SEAT] = ownerSeat
-        assert self.session is not None
         self.session.state = ROOM
         self.result(wire.S_OK)
 
     def joinRoom(self, fields: wire.RoomFields) -> None:
+        # Registered (an IDLE player has both).
+        assert self.session is not None and self.player is not None
         try:
             room = self.lobby.join(KIND, fields["name"], self.session,
                                    self.player, password=fields["psw"])
@@ -405,8 +412,6 @@ class GomokuProtocol(Protocol, ServerConnection):
         except LobbyError:
             self.result(wire.S_ROOM_FULL)
         else:
-            # Registered (an IDLE player has both).
-            assert self.session is not None and self.player is not None
             self.session.state = ROOM
             self.result(wire.S_OK)
             self.player.sendRoom(wire.RI_PLAYER_JOIN, room)
@@ -417,8 +422,14 @@ class GomokuProtocol(Protocol, ServerConnection):
         if wire.uintField(message, "target", 0) != wire.REQ_GAME_START:
             self.illegal(wire.S_ILLEGAL_OPER)
             return
+        # In ROOM: in a room (createRoom, joinRoom), which has an owner.
+        assert self.session is not None
         room = self.lobby.roomOf(self.session)
-        if room.owner.session is not self.session:
+        assert room is not None and room.owner is not None
+        # As an object: mypy-zope sees no Session among ISessions in an
+        # identity test and calls a branch unreachable (mypy-zope #91).
+        owner: object = room.owner.session
+        if owner is not self.session:
             self.result(wire.S_PLAYER_INVALID)
         elif not room.policy.canStart(room):
             self.result(wire.S_ROOM_ILLEGAL_OPER)
@@ -441,14 +452,21 @@ class GomokuProtocol(Protocol, ServerConnection):
         Leave the room; a guest who becomes owner keeps the owner's colour
         (the room's owner seat is unchanged, spec section 7.7).
         """
-        self.lobby.leave(self.session)
+        # Called in ROOM (operateFromRoom, connectionLost).
         assert self.session is not None
+        self.lobby.leave(self.session)
         self.session.state = IDLE
 
     def changeChess(self, message: Message) -> None:
+        # In ROOM: in a room (createRoom, joinRoom), which has an owner.
+        assert self.session is not None
         room = self.lobby.roomOf(self.session)
+        assert room is not None and room.owner is not None
+        # As an object: mypy-zope sees no Session among ISessions in an
+        # identity test and calls a branch unreachable (mypy-zope #91).
+        owner: object = room.owner.session
         colour = wire.uintField(message, "type", 0)
-        if (room.owner.session is not self.session
+        if (owner is not self.session
                 or colour not in SEAT_OF_COLOUR):
             self.result(wire.S_ROOM_ILLEGAL_OPER)
             return
@@ -457,9 +475,15 @@ class GomokuProtocol(Protocol, ServerConnection):
         self.result(wire.S_OK)
 
     def changeGuestState(self, message: Message) -> None:
+        # In ROOM: in a room (createRoom, joinRoom), which has an owner.
+        assert self.session is not None
         room = self.lobby.roomOf(self.session)
+        assert room is not None and room.owner is not None
+        # As an object: mypy-zope sees no Session among ISessions in an
+        # identity test and calls a branch unreachable (mypy-zope #91).
+        owner: object = room.owner.session
         state = wire.uintField(message, "state", 0)
-        if (room.owner.session is self.session or state not in
+        if (owner is self.session or state not in
                 (wire.PLAYER_STATE_PREPARE, wire.PLAYER_STATE_READY)):
             self.result(wire.S_ROOM_ILLEGAL_OPER)
             return
@@ -603,7 +627,11 @@ class GomokuFactory(ServerFactory):
         if room is None:
             return
         if room.running:
-            room.table.drop(room.memberOf(session).seat)
+            # A running room has its table, where every member is seated.
+            table, member = room.table, room.memberOf(session)
+            assert table is not None and member is not None
+            assert member.seat is not None
+            table.drop(member.seat)
             if room.running:
                 return
         self.lobby.leave(session)

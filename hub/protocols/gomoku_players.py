@@ -80,9 +80,8 @@ def roomObjectOf(room: Room,
         COLOUR_OF_SEAT[room.settings[OWNER_SEAT]], gs, state)
 
 
-# While hub.lobby is not typed its RoomObserver is Any.
 @implementer(IGomokuPeer)
-class GomokuPlayer(RoomObserver):  # type: ignore[misc, unused-ignore]
+class GomokuPlayer(RoomObserver):
     """
     A registered player, with or without a live connection.
 

@@ -101,9 +101,8 @@ def frameKind(frame: bytes) -> int:
 
 @implementer(IClusterPeer, ISplendorPeer)
 class SplendorProtocol(
-        # While hub.lobby is not typed its RoomObserver is Any.
         Protocol,
-        RoomObserver,  # type: ignore[misc, unused-ignore]
+        RoomObserver,
         ServerConnection):
     """
     One Splendor connection, and the observer of its room.
@@ -254,6 +253,8 @@ class SplendorProtocol(
             return
         if apiId == wire.PLAYER_READY:
             if self.state == TABLE:
+                # Connected (connectionMade) before any frame is read.
+                assert self.session is not None
                 self.factory.lobby.setReady(self.session, True)
             return
         if apiId not in (wire.PLAYER_OPERATION, wire.PLAYER_GET_NOBLE):
@@ -296,12 +297,17 @@ class SplendorProtocol(
         Play C{action} for this player at the running table, or answer
         PLAYER_OPERATION_INVALID; the table's listeners announce it.
         """
+        # Connected (connectionMade) before any frame is read.
+        assert self.session is not None
         room = self.factory.lobby.roomOf(self.session)
         if self.state != GAME or room is None or room.table is None:
             self.invalid()
             return
+        # The session's room has its member.
+        member = room.memberOf(self.session)
+        assert member is not None
         try:
-            room.table.act(room.memberOf(self.session).seat, action)
+            room.table.act(member.seat, action)
         except TableError:
             self.invalid()
 
