@@ -96,7 +96,7 @@ class BrainProcess(ProcessProtocol):
     #: a sandbox's TreeTransport (L{hub.sandbox} is not typed yet)
     transport: Any
 
-    def __init__(self, clock: IReactorTime, log: GameLog,
+    def __init__(self, clock: IReactorTime, log: Optional[GameLog],
                  pondering: bool = False,
                  maxLine: int = gomocup.MAX_LINE) -> None:
         self.clock = clock
@@ -124,6 +124,7 @@ class BrainProcess(ProcessProtocol):
                 return
 
     def errReceived(self, data: bytes) -> None:
+        assert self.log is not None
         self.log.write(data)
 
     def processEnded(self, reason: Failure) -> None:
@@ -131,6 +132,7 @@ class BrainProcess(ProcessProtocol):
         self.stopped = False
         text, _ = self.transport.endText(reason)
         self.endText = text
+        assert self.log is not None
         self.log.note("brain " + text)
         self._fail(BrainFailed(CRASH, text))
         self.ended.callback(text)
@@ -270,6 +272,7 @@ class BrainProcess(ProcessProtocol):
                 gomocup.escape(line, 200))))
 
     def _logLine(self, line: str, mark: str = "") -> None:
+        assert self.log is not None
         self.log.write((mark + gomocup.escape(line)).encode("ascii")
                        + b"\n")
 
@@ -365,10 +368,11 @@ class Brain:
         about, _ = yield process.ask(gomocup.about(), gomocup.ABOUT,
                                      self.startMs)
         self.about = about
+        assert process.log is not None
         process.log.note("ABOUT {}".format(gomocup.escape(repr(about),
                                                           400)))
 
-    def restart(self, process: BrainProcess) -> Deferred[Answer]:
+    def restart(self, process: BrainProcess) -> Deferred[Any]:
         """
         What a live process is asked before a new game: C{RESTART}.
         """
@@ -449,7 +453,7 @@ class EnginePlayer(RoomObserver):  # type: ignore[misc,unused-ignore]
 
     def __init__(self, brain: Brain, clock: IReactorTime,
                  control: TimeControl, gameLog: GameLog,
-                 onEnd: Callable[[EnginePlayer, Optional[str], str],
+                 onEnd: Callable[["EnginePlayer", Optional[str], str],
                                  object]) -> None:
         self.brain = brain
         self.clock = clock
@@ -635,7 +639,7 @@ class GomocupPlayer(EnginePlayer):
     def __init__(self, brain: Brain, clock: IReactorTime,
                  control: TimeControl, memoryBytes: int,
                  folder: str, gameLog: GameLog,
-                 onEnd: Callable[[EnginePlayer, Optional[str], str],
+                 onEnd: Callable[["EnginePlayer", Optional[str], str],
                                  object]) -> None:
         EnginePlayer.__init__(self, brain, clock, control, gameLog, onEnd)
         self.memoryBytes = memoryBytes
