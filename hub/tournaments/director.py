@@ -30,10 +30,11 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import (
-    Any, Dict, List, Optional, Sequence, Set, Tuple)
+    Any, Dict, List, Optional, Sequence, Set, Tuple, cast)
 
 import attr
 from twisted.internet import defer
+from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
@@ -45,8 +46,9 @@ from hub.records import db
 from hub.tables import events as tableEvents
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
-    EngineFailed, EntrantInfo, EventInfo, IGameLauncher, IGameReadyListener,
-    IPairings, ITournamentListener, PairingInfo, roomName)
+    EngineFailed, EngineSpec, EntrantInfo, EventInfo, IGameLauncher,
+    IGameReadyListener, IPairings, ITournamentListener, PairingInfo,
+    roomName)
 from hub.tournaments.policy import POSITIONED, TournamentPolicy, openingFor
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
@@ -165,9 +167,9 @@ class Director:
         self.running: Dict[int, RunningEvent] = {}
         self.rooms: Dict[Tuple[str, str], LivePairing] = {}
         self.listeners: List[Any] = []
-        self._loop = None
+        self._loop: Optional[LoopingCall] = None
         self._stopped = False
-        self._busy: Set[defer.Deferred] = set()
+        self._busy: Set[defer.Deferred[Any]] = set()
         lobby.addTableListener(self)
         lobby.addWatcher(self)
 
@@ -201,7 +203,7 @@ class Director:
         self.rooms.clear()
         self.running.clear()
 
-    def _pollLogged(self) -> defer.Deferred:
+    def _pollLogged(self) -> defer.Deferred[Any]:
         d = self.poll()
         d.addCallbacks(self._polled, self._pollFailed)
         return d
@@ -269,7 +271,7 @@ class Director:
         run.event = attr.evolve(event, currentRound=max(
             event.currentRound, run.event.currentRound))
 
-    def advance(self, run: RunningEvent) -> defer.Deferred:
+    def advance(self, run: RunningEvent) -> defer.Deferred[Any]:
         """
         Do what is due for C{run}, one step at a time per event.
         """
@@ -477,12 +479,15 @@ class Director:
         live.room = room
         live.deadline = self.clock.callLater(self.showSeconds, self._noShow,
                                              run, live)
-        entrants = [EntrantInfo(n, (run.entrant(n).engine
+        entrants = [EntrantInfo(n, (cast(store.Entrant,
+                                         run.entrant(n)).engine
                                     if run.entrant(n) else None))
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
             live.engines = True
-            live.streams = all(e.isEngine and e.engine.protocol in POSITIONED
+            live.streams = all(e.isEngine
+                               and cast(EngineSpec, e.engine).protocol
+                               in POSITIONED
                                for e in entrants)
             pairing = PairingInfo(run.event.id, game.round, game.board,
                                   game.seats)
@@ -526,7 +531,8 @@ class Director:
             why = failure.value.reason
         else:
             names = {n for n in live.game.seats
-                     if (run.entrant(n) and run.entrant(n).engine)}
+                     if (run.entrant(n)
+                         and cast(store.Entrant, run.entrant(n)).engine)}
             why = failure.getErrorMessage()
         self.log.warn("tournament {id}: engine of {names!r} failed to "
                       "start for room {room}: {why}", id=run.event.id,
@@ -541,7 +547,7 @@ class Director:
                          "storing a forfeit")
 
     def _forfeit(self, run: RunningEvent, live: LivePairing,
-                 seats: Sequence[int], reason: str) -> defer.Deferred:
+                 seats: Sequence[int], reason: str) -> defer.Deferred[Any]:
         if live.table is not None or not self._isLive(run, live):
             return defer.succeed(None)
         game = live.game
@@ -626,7 +632,7 @@ class Director:
             # from within an advance (a withdrawal's forfeit).
             self._background(self.advance(run), run, "advancing")
 
-    def _background(self, d: defer.Deferred, run: RunningEvent,
+    def _background(self, d: defer.Deferred[Any], run: RunningEvent,
                     what: str) -> None:
         """
         Keep C{d} (work nobody waits for) until it is done, for
@@ -651,9 +657,10 @@ class Director:
         while self._busy:
             yield defer.DeferredList(list(self._busy))
 
-    def _write(self, interaction: Any, *args: Any) -> defer.Deferred:
-        return self.database.runInteraction(
+    def _write(self, interaction: Any, *args: Any) -> defer.Deferred[Any]:
+        written: defer.Deferred[Any] = self.database.runInteraction(
             interaction, *args, self.clock.seconds(), write=True)
+        return written
 
     def _changed(self, run: RunningEvent) -> None:
         for listener in list(self.listeners):
@@ -731,8 +738,8 @@ class Director:
         if kind is tableEvents.ActionPlayed or kind is tableEvents.TurnStarted:
             # Who is to move, for a game of illegal moves that ends with
             # no winner (two seats: the other one moves next).
-            live = self.rooms.get((getattr(table, "kind", None),
-                                   getattr(table, "name", None)))
+            live = self.rooms.get(cast(Tuple[str, str], (
+                getattr(table, "kind", None), getattr(table, "name", None))))
             if live is not None and live.table is table:
                 if kind is tableEvents.TurnStarted:
                     live.toMove = event.seat
@@ -777,7 +784,8 @@ class Director:
 
     def _ended(self, table: Any, event: Any) -> None:
         kind = getattr(table, "kind", None)
-        live = self.rooms.get((kind, getattr(table, "name", None)))
+        live = self.rooms.get(cast(Tuple[str, str],
+                                   (kind, getattr(table, "name", None))))
         if live is None or live.table is not table:
             return
         run = self.running.get(live.eventId)
