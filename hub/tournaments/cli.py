@@ -47,12 +47,16 @@ from hub.tournaments.interfaces import (
 
 DESCRIPTION = firstParagraph(__doc__)
 
+# The options subclass hub.commandline's and hub.records.cli's, which
+# are not typed yet (Any to mypy): hence the ignores on their classes.
+
 
 def _eventId(value: str) -> int:
-    return argumentNumber("EVENT (an event's id)", value)
+    number: int = argumentNumber("EVENT (an event's id)", value)
+    return number
 
 
-class _EventOptions(ToolOptions):
+class _EventOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
     """
     A command on one event: C{EVENT}.
     """
@@ -85,7 +89,7 @@ class ExportOptions(_EventOptions):
             raise usage.UsageError("export EVENT [--psq DIR]")
 
 
-class _EntrantOptions(ToolOptions):
+class _EntrantOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
     """
     A command on one entrant of one event: C{EVENT ACCOUNT}.
     """
@@ -108,7 +112,7 @@ class EnterOptions(_EntrantOptions):
                  "instead of an account."]]
 
 
-class CreateOptions(ToolOptions):
+class CreateOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
     """
     C{create}: a new event.
     """
@@ -195,7 +199,7 @@ def _seconds(value: str) -> int:
     return number
 
 
-class EngineRegisterOptions(ToolOptions):
+class EngineRegisterOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
     """
     C{engine register NAME [options] -- COMMAND...} (the options before
     or after NAME).
@@ -211,7 +215,9 @@ class EngineRegisterOptions(ToolOptions):
         end = words.index("--") if "--" in words else len(words)
         head, command = words[:end], words[end:]
         valued = {"--" + p[0] for p in self.optParameters}
-        flags, names, i = [], [], 0
+        flags: List[str] = []
+        names: List[str] = []
+        i = 0
         while i < len(head):
             word = head[i]
             if word.startswith("-") or len(names) >= self.leading:
@@ -224,7 +230,7 @@ class EngineRegisterOptions(ToolOptions):
             i += 1
         super().parseOptions(flags + names + command)
 
-    optParameters = [
+    optParameters: List[List[Any]] = [
         ["protocol", None, "tcp", "How it plays: " + ", ".join(PROTOCOLS)
          + " (tcp: its game's own protocol, connecting to {host}:{port};"
          " gomocup: a Piskvork brain over stdin and stdout, gomoku "
@@ -267,13 +273,16 @@ class EngineAddOptions(EngineRegisterOptions):
     synopsis = "EVENT NAME [options] [-- COMMAND...]"
     leading = 2
 
-    def parseArgs(self, event: str, name: str, *command: str) -> None:
+    # An engine's event comes first (usage.Options' way: parseArgs takes
+    # each command's own words).
+    def parseArgs(  # type: ignore[override]
+            self, event: str, name: str, *command: str) -> None:
         self["event"] = _eventId(event)
         self["name"] = name
         self["command"] = _command(command, False)
 
 
-class EngineNameOptions(ToolOptions):
+class EngineNameOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
     """
     C{engine remove NAME}.
     """
@@ -284,7 +293,7 @@ class EngineNameOptions(ToolOptions):
         self["name"] = name
 
 
-class EngineOptions(ToolOptions):
+class EngineOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
     """
     C{engine}: the engine catalog (the server's operator only).
     """
@@ -322,7 +331,7 @@ class StandingsOptions(_EventOptions):
             self["csv"] = True
 
 
-class Options(DatabaseOptions):
+class Options(DatabaseOptions):  # type: ignore[misc,unused-ignore]
     """
     C{python -m hub.tournaments}.
     """

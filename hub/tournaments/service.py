@@ -11,11 +11,14 @@ restarted hub plays them again).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from twisted.application.service import Service
 
 from hub.tournaments.director import POLL_SECONDS, SHOW_SECONDS, Director
+
+if TYPE_CHECKING:
+    from hub.tournaments.engines import EngineLauncher
 
 #: Where engines log (and, without a sandbox, work), under the hub's
 #: data folder.
@@ -35,11 +38,12 @@ class TournamentService(Service):
         self.director = director
 
     def startService(self) -> None:
-        Service.startService(self)
+        # Twisted's Service is not annotated.
+        Service.startService(self)  # type: ignore[no-untyped-call]
         self.director.start()
 
     def stopService(self) -> Any:
-        Service.stopService(self)
+        Service.stopService(self)  # type: ignore[no-untyped-call]
         self.director.stop()
 
 
@@ -67,7 +71,7 @@ def tournamentService(records: Any, top: Any, policies: Dict[str, Any],
 
 def engineLauncher(reactor: Any, clock: Any, factories: Dict[str, Any],
                    dataFolder: str, sandbox: str = "bwrap",
-                   hidden: Sequence[str] = ()) -> Any:
+                   hidden: Sequence[str] = ()) -> EngineLauncher:
     """
     The engine runner of the hub's tournaments
     (L{hub.tournaments.engines.EngineLauncher}): engines log to
