@@ -1,8 +1,8 @@
 """
 The pure layers type-check: C{mypy --strict}, configured in
 C{pyproject.toml}'s C{[tool.mypy]}, finds nothing in C{hub/wire},
-C{hub/games}, C{hub/tables}, C{hub/ihub.py} and browser play
-(C{hub/web/play}).
+C{hub/games}, C{hub/tables}, C{hub/ihub.py}, browser play
+(C{hub/web/play}) and the tournaments (C{hub/tournaments}).
 
 Each test runs mypy in a subprocess with its cache in a fresh temporary
 folder, so a run starts cold (a few seconds) and leaves nothing behind.
@@ -21,7 +21,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 #: What [tool.mypy] checks, relative to the root of the repository.
 TYPED = ("hub/wire", "hub/games", "hub/tables", "hub/ihub.py",
-         "hub/web/play")
+         "hub/web/play", "hub/tournaments")
 
 
 def typedModules():
