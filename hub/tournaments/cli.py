@@ -56,7 +56,7 @@ def _eventId(value: str) -> int:
     return number
 
 
-class _EventOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
+class _EventOptions(ToolOptions):  # type: ignore[misc]
     """
     A command on one event: C{EVENT}.
     """
@@ -89,7 +89,7 @@ class ExportOptions(_EventOptions):
             raise usage.UsageError("export EVENT [--psq DIR]")
 
 
-class _EntrantOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
+class _EntrantOptions(ToolOptions):  # type: ignore[misc]
     """
     A command on one entrant of one event: C{EVENT ACCOUNT}.
     """
@@ -112,7 +112,7 @@ class EnterOptions(_EntrantOptions):
                  "instead of an account."]]
 
 
-class CreateOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
+class CreateOptions(ToolOptions):  # type: ignore[misc]
     """
     C{create}: a new event.
     """
@@ -199,7 +199,7 @@ def _seconds(value: str) -> int:
     return number
 
 
-class EngineRegisterOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
+class EngineRegisterOptions(ToolOptions):  # type: ignore[misc]
     """
     C{engine register NAME [options] -- COMMAND...} (the options before
     or after NAME).
@@ -282,7 +282,7 @@ class EngineAddOptions(EngineRegisterOptions):
         self["command"] = _command(command, False)
 
 
-class EngineNameOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
+class EngineNameOptions(ToolOptions):  # type: ignore[misc]
     """
     C{engine remove NAME}.
     """
@@ -293,7 +293,7 @@ class EngineNameOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
         self["name"] = name
 
 
-class EngineOptions(ToolOptions):  # type: ignore[misc,unused-ignore]
+class EngineOptions(ToolOptions):  # type: ignore[misc]
     """
     C{engine}: the engine catalog (the server's operator only).
     """
@@ -331,7 +331,7 @@ class StandingsOptions(_EventOptions):
             self["csv"] = True
 
 
-class Options(DatabaseOptions):  # type: ignore[misc,unused-ignore]
+class Options(DatabaseOptions):  # type: ignore[misc]
     """
     C{python -m hub.tournaments}.
     """

@@ -239,7 +239,8 @@ class EntrantNames:
 
     def _own(self, wireName: str) -> bool:
         from hub.accounts.names import nameKey, shownName
-        return bool(nameKey(shownName(wireName)) == nameKey(self.name))
+        own: bool = nameKey(shownName(wireName)) == nameKey(self.name)
+        return own
 
     def check(self, kind: str, wireName: str, host: str) -> Deferred[Any]:
         if not self._own(wireName):

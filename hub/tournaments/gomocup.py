@@ -433,7 +433,7 @@ class TimeControl:
 
 
 # hub.lobby is not typed yet (skipped: RoomObserver is Any to mypy).
-class EnginePlayer(RoomObserver):  # type: ignore[misc,unused-ignore]
+class EnginePlayer(RoomObserver):  # type: ignore[misc]
     """
     An engine's member of its pairing's room, for any game kind: ready
     at once; at the game's start it gets its brain ready
