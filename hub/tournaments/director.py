@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import (
-    Any, Dict, List, Optional, Sequence, Set, Tuple, cast)
+    Any, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
 
 import attr
 from twisted.internet import defer
@@ -52,6 +52,9 @@ from hub.tournaments.interfaces import (
 from hub.tournaments.policy import POSITIONED, TournamentPolicy, openingFor
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
+
+#: What an inlineCallbacks method of the director is, undecorated.
+_Work = Generator[defer.Deferred[Any], Any, None]
 
 POLL_SECONDS = 2.0
 #: How long the players of a pairing have to start its game.
@@ -233,7 +236,7 @@ class Director:
         return None
 
     @defer.inlineCallbacks
-    def poll(self) -> Any:
+    def poll(self) -> _Work:
         """
         Read the active events, follow their state, and advance each.
         """
@@ -261,7 +264,7 @@ class Director:
                 del self.running[eventId]
 
     @defer.inlineCallbacks
-    def _refresh(self, run: RunningEvent, event: store.Event) -> Any:
+    def _refresh(self, run: RunningEvent, event: store.Event) -> _Work:
         """
         Take the stored state (a pause, a resume) and entrants (entries,
         withdrawals) of C{run}'s event.
@@ -278,7 +281,7 @@ class Director:
         return run.lock.run(self._advance, run)
 
     @defer.inlineCallbacks
-    def _advance(self, run: RunningEvent) -> Any:
+    def _advance(self, run: RunningEvent) -> _Work:
         if self._stopped or run.event.state == store.FINISHED:
             return
         if run.event.startedAt is None:
@@ -316,7 +319,7 @@ class Director:
         return self.launcher.problem()
 
     @defer.inlineCallbacks
-    def _advanceRounds(self, run: RunningEvent) -> Any:
+    def _advanceRounds(self, run: RunningEvent) -> _Work:
         event = run.event
         current = event.currentRound
         if current and any(g.points is None for g in run.roundGames(current)):
@@ -373,7 +376,7 @@ class Director:
                 self._open(run, game)
 
     @defer.inlineCallbacks
-    def _advanceArena(self, run: RunningEvent) -> Any:
+    def _advanceArena(self, run: RunningEvent) -> _Work:
         event = run.event
         now = self.clock.seconds()
         # Cut-off games of a restart first.
@@ -410,7 +413,7 @@ class Director:
         self._changed(run)
 
     @defer.inlineCallbacks
-    def _forfeitWithdrawn(self, run: RunningEvent) -> Any:
+    def _forfeitWithdrawn(self, run: RunningEvent) -> _Work:
         out = {e.name for e in run.entrants if e.withdrawn}
         if not out:
             return
@@ -425,7 +428,7 @@ class Director:
                                    WITHDRAWN)
 
     @defer.inlineCallbacks
-    def _finish(self, run: RunningEvent) -> Any:
+    def _finish(self, run: RunningEvent) -> _Work:
         yield self._write(store.finish, run.event.id)
         run.event = attr.evolve(run.event, state=store.FINISHED)
         if self.launcher is not None:
@@ -617,7 +620,7 @@ class Director:
     @defer.inlineCallbacks
     def _result(self, run: RunningEvent, game: Game,
                 seats: Sequence[str], gamePoints: Sequence[float],
-                reason: str) -> Any:
+                reason: str) -> _Work:
         done = Game(game.round, game.board, tuple(seats), tuple(gamePoints))
         run.games[(game.round, game.board)] = done
         yield self._write(store.saveResult, run.event.id, done, reason)
@@ -649,7 +652,7 @@ class Director:
         d.addBoth(done)
 
     @defer.inlineCallbacks
-    def whenIdle(self) -> Any:
+    def whenIdle(self) -> _Work:
         """
         Wait until the results and advances under way are stored (for
         tests and for a stopping hub).

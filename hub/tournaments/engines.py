@@ -27,7 +27,7 @@ from twisted.application.service import Service
 from twisted.internet import defer, error
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import (
-    IAddress, IDelayedCall, IReactorTime)
+    IAddress, IDelayedCall, IReactorProcess, IReactorTime)
 from twisted.internet.protocol import Factory, ProcessProtocol
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -497,7 +497,7 @@ class EngineLauncher(Service):
 
     log = Logger()
 
-    def __init__(self, reactor: Any, clock: IReactorTime,
+    def __init__(self, reactor: IReactorProcess, clock: IReactorTime,
                  factories: Mapping[str, Any], sandbox: Any, logRoot: str,
                  limits: Optional[Limits] = None, logCap: int = LOG_CAP,
                  grace: float = KILL_GRACE,

@@ -14,6 +14,7 @@ import os
 from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from twisted.application.service import Service
+from twisted.internet.interfaces import IReactorProcess, IReactorTime
 
 from hub.tournaments.director import POLL_SECONDS, SHOW_SECONDS, Director
 
@@ -69,8 +70,9 @@ def tournamentService(records: Any, top: Any, policies: Dict[str, Any],
     return TournamentService(director)
 
 
-def engineLauncher(reactor: Any, clock: Any, factories: Dict[str, Any],
-                   dataFolder: str, sandbox: str = "bwrap",
+def engineLauncher(reactor: IReactorProcess, clock: IReactorTime,
+                   factories: Dict[str, Any], dataFolder: str,
+                   sandbox: str = "bwrap",
                    hidden: Sequence[str] = ()) -> EngineLauncher:
     """
     The engine runner of the hub's tournaments
