@@ -21,9 +21,6 @@ start, forfeits that game; the event goes on.
 A hub restarted mid-event loads the event from the database, and opens
 again every pairing of the current round that has no result: the games
 cut off by the restart are played again.
-
-Pause: no new round (or arena game) begins until the event resumes;
-games already under way are played out.
 """
 
 from __future__ import annotations
@@ -47,15 +44,12 @@ from hub.tables import events as tableEvents
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
     EngineFailed, EngineSpec, EntrantInfo, EventInfo, IGameLauncher,
-    IGameReadyListener, IPairings, ITournamentListener, PairingInfo,
-    roomName)
+    IGameReadyListener, IPairings, ITournamentListener, PairingInfo, roomName)
 from hub.tournaments.policy import POSITIONED, TournamentPolicy, openingFor
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
 
-#: What an inlineCallbacks method of the director is, undecorated.
 _Work = Generator[defer.Deferred[Any], Any, None]
-
 POLL_SECONDS = 2.0
 #: How long the players of a pairing have to start its game.
 SHOW_SECONDS = 120.0
@@ -149,7 +143,6 @@ class Director:
     @param showSeconds: How long a pairing's players have to start.
     @param pollSeconds: How often the database is read.
 
-    @ivar running: Event id -> L{RunningEvent}.
     @ivar rooms: C{(kind, room name)} -> L{LivePairing}.
     @ivar listeners: The L{ITournamentListener}s (L{addListener}).
     """
@@ -488,10 +481,9 @@ class Director:
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
             live.engines = True
-            live.streams = all(e.isEngine
-                               and cast(EngineSpec, e.engine).protocol
-                               in POSITIONED
-                               for e in entrants)
+            live.streams = all(
+                e.isEngine and cast(EngineSpec, e.engine).protocol
+                in POSITIONED for e in entrants)
             pairing = PairingInfo(run.event.id, game.round, game.board,
                                   game.seats)
             if self.launcher is None:
@@ -661,9 +653,8 @@ class Director:
             yield defer.DeferredList(list(self._busy))
 
     def _write(self, interaction: Any, *args: Any) -> defer.Deferred[Any]:
-        written: defer.Deferred[Any] = self.database.runInteraction(
-            interaction, *args, self.clock.seconds(), write=True)
-        return written
+        return cast(defer.Deferred[Any], self.database.runInteraction(
+            interaction, *args, self.clock.seconds(), write=True))
 
     def _changed(self, run: RunningEvent) -> None:
         for listener in list(self.listeners):

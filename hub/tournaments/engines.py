@@ -6,10 +6,10 @@ the hub's protocol factory for the game's kind, so that the director
 knows which connection is which entrant (Splendor's protocol carries no
 name).  It fills the command's placeholders C{{host} {port} {room}
 {name} {key}} argument by argument (no shell), puts the documented
-C{GAMEHUB_*} values in its environment (L{environment}), logs its output
-to a bounded per-game log (L{hub.tournaments.gamelog}) with its key
-masked, and kills its whole tree when its game stops (after a short
-leave when the game ended).
+C{GAMEHUB_*} values in its environment (L{hub.tournaments.commands}),
+logs its output to a bounded per-game log (L{hub.tournaments.gamelog})
+with its key masked, and kills its whole tree when its game stops (after
+a short leave when the game ended).
 
 The director's contract is L{hub.tournaments.interfaces.IGameLauncher};
 docs/tournaments.md says the rest (keys, limits, start turns).
@@ -17,7 +17,6 @@ docs/tournaments.md says the rest (keys, limits, start turns).
 
 import copy
 import os
-import re
 import time
 from typing import (
     Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union,
@@ -36,18 +35,13 @@ from zope.interface import implementer
 from hub.lobby import LobbyError
 from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
 from hub.tournaments import brains as streams, gomocup
+from hub.tournaments.commands import HOST, environment, substitute
 from hub.tournaments.gamelog import LOG_CAP, GameLog, fromPathPart, gamePath
 from hub.tournaments.interfaces import (
     EngineFailed, EngineSpec, EntrantInfo, EventInfo, IGameLauncher,
     PairingInfo)
 from hub.tournaments.policy import FullTablePolicy
 
-#: The placeholders of an engine's command line.
-PLACEHOLDERS = ("host", "port", "room", "name", "key")
-_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
-
-#: The address engines connect to.
-HOST = "127.0.0.1"
 #: The port an engine connects to in its sandbox: its game's usual one
 #: (under C{--engine-sandbox none}, its private listener's, any).
 ENGINE_PORTS = {"gomoku": 11011, "checkers": 16666, "splendor": 13204}
@@ -59,44 +53,8 @@ KILL_GRACE = 5.0
 LEAVE_SECONDS = 5.0
 #: Seconds an engine has to connect after it is spawned.
 START_SECONDS = 60.0
-#: The environment variable that carries an engine's key.
-KEY_VARIABLE = "GAMEHUB_KEY"
 #: The game kinds whose protocols carry names (and so keys).
 KEYED_KINDS = ("gomoku", "checkers")
-
-
-def environment(kind: str, port: object, room: object, name: object,
-                key: Optional[str] = None) -> Dict[str, str]:
-    """
-    The C{GAMEHUB_*} variables of an engine: C{GAMEHUB_GAME} (its kind),
-    C{GAMEHUB_HOST}, C{GAMEHUB_PORT}, C{GAMEHUB_ROOM}, C{GAMEHUB_NAME}
-    and, when it has one, C{GAMEHUB_KEY}.  (The sandbox adds C{PATH}
-    and C{HOME}, and nothing else.)
-    """
-    env = {"GAMEHUB_GAME": kind, "GAMEHUB_HOST": HOST,
-           "GAMEHUB_PORT": str(port), "GAMEHUB_ROOM": str(room),
-           "GAMEHUB_NAME": str(name)}
-    if key:
-        env[KEY_VARIABLE] = key
-    return env
-
-
-def substitute(command: Sequence[object], host: object, port: object,
-               room: object, name: object,
-               key: Optional[object] = None) -> List[str]:
-    """
-    C{command} (a sequence of argument strings) with its placeholders
-    filled, argument by argument: a value with spaces or shell
-    characters stays inside its argument, and braces that are not one of
-    L{PLACEHOLDERS} stay as they are.
-
-    @param key: the play key, or None for none (C{{key}} becomes empty).
-    @return: a L{list} of L{str}.
-    """
-    values = {"host": str(host), "port": str(port), "room": str(room),
-              "name": str(name), "key": "" if key is None else str(key)}
-    return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], str(argument))
-            for argument in command]
 
 
 class EngineProcess(ProcessProtocol):
@@ -209,7 +167,6 @@ class EngineFactory(Factory):
     """
 
     def __init__(self, inner: Any, seat: "EngineSeat") -> None:
-        #: the hub's protocol factory (L{hub.protocols} is not typed yet)
         self.inner = inner
         self.seat = seat
 
@@ -233,7 +190,6 @@ class EntrantNames:
     """
 
     def __init__(self, names: Any, name: str) -> None:
-        #: the game's name check (L{hub.accounts} is not typed yet)
         self.names = names
         self.name = name
 
@@ -271,7 +227,6 @@ class RoomSeats:
     log = Logger()
 
     def __init__(self, seats: Any, room: str, players: int) -> None:
-        #: the hub's SplendorSeats (over the lobby, not typed yet)
         self.seats = seats
         self.lobby = seats.lobby
         self.room = room
@@ -320,10 +275,8 @@ class EngineSeat:
         self.entrant = entrant
         self.name = entrant.name
         self.engine: EngineSpec = entrant.engine
-        #: a L{hub.sandbox.process.Listener} (not typed yet)
         self.listener: Any = None
         self.process: Optional[EngineProcess] = None
-        #: the hub's protocols (L{hub.protocols} is not typed yet)
         self.protocols: List[Any] = []
 
     @property
@@ -462,7 +415,6 @@ class EngineLauncher(Service):
     module's docstring; the director's C{IGameLauncher}).  Stopping the
     service stops every game's engines.
 
-    @param reactor: an L{IReactorProcess}.
     @param clock: an L{IReactorTime} for the kill grace, the leave and
         the start timeout (the hub's clock).
     @param factories: the hub's protocol factories by game kind
@@ -575,8 +527,7 @@ class EngineLauncher(Service):
         if not engines:
             return defer.succeed(game)
         brains = [e for e in engines
-                  if cast(EngineSpec, e.engine).protocol
-                  in streams.PROTOCOLS]
+                  if cast(EngineSpec, e.engine).protocol in streams.PROTOCOLS]
         if brains:
             unseated = self._seatBrains(event, pairing, game, brains)
             if unseated is not None:
@@ -702,8 +653,7 @@ class EngineLauncher(Service):
         os.makedirs(os.path.dirname(path), exist_ok=True)
         return GameLog(path, self.logCap)
 
-    def endOf(self, eventId: int,
-              room: str) -> Mapping[str, Tuple[str, str]]:
+    def endOf(self, eventId: int, room: str) -> Mapping[str, Tuple[str, str]]:
         """
         C{{name: (reason, detail)}} of the Gomocup brains that lost the
         game of C{room} by failing (L{gomocup.BrainFailed} reasons).
@@ -753,8 +703,7 @@ class EngineLauncher(Service):
                     return name
         return None
 
-    def stop(self, pairing: PairingInfo,
-             ended: bool = False) -> Deferred[Any]:
+    def stop(self, pairing: PairingInfo, ended: bool = False) -> Deferred[Any]:
         """
         Kill what was launched for C{pairing} and close its listeners
         (when its game C{ended}, its engines first have L{leaveSeconds}
@@ -804,7 +753,6 @@ class EngineLauncher(Service):
         (for admins).
 
         @raise KeyError: there is none.
-        @rtype: L{bytes}
         """
         try:
             path = gamePath(self.logRoot, getattr(event, "id", event),
@@ -844,8 +792,7 @@ class EngineLauncher(Service):
                     continue
         return sorted(found)
 
-    def crashed(self, game: EngineGame, seat: EngineSeat,
-                text: str) -> None:
+    def crashed(self, game: EngineGame, seat: EngineSeat, text: str) -> None:
         """
         C{seat}'s engine died mid-game: tell C{onCrash}.
         """
