@@ -47,16 +47,13 @@ from hub.tournaments.interfaces import (
 
 DESCRIPTION = firstParagraph(__doc__)
 
-# The options subclass hub.commandline's and hub.records.cli's, which
-# are not typed yet (Any to mypy): hence the ignores on their classes.
-
 
 def _eventId(value: str) -> int:
     number: int = argumentNumber("EVENT (an event's id)", value)
     return number
 
 
-class _EventOptions(ToolOptions):  # type: ignore[misc]
+class _EventOptions(ToolOptions):
     """
     A command on one event: C{EVENT}.
     """
@@ -89,7 +86,7 @@ class ExportOptions(_EventOptions):
             raise usage.UsageError("export EVENT [--psq DIR]")
 
 
-class _EntrantOptions(ToolOptions):  # type: ignore[misc]
+class _EntrantOptions(ToolOptions):
     """
     A command on one entrant of one event: C{EVENT ACCOUNT}.
     """
@@ -112,7 +109,7 @@ class EnterOptions(_EntrantOptions):
                  "instead of an account."]]
 
 
-class CreateOptions(ToolOptions):  # type: ignore[misc]
+class CreateOptions(ToolOptions):
     """
     C{create}: a new event.
     """
@@ -199,7 +196,7 @@ def _seconds(value: str) -> int:
     return number
 
 
-class EngineRegisterOptions(ToolOptions):  # type: ignore[misc]
+class EngineRegisterOptions(ToolOptions):
     """
     C{engine register NAME [options] -- COMMAND...} (the options before
     or after NAME).
@@ -282,7 +279,7 @@ class EngineAddOptions(EngineRegisterOptions):
         self["command"] = _command(command, False)
 
 
-class EngineNameOptions(ToolOptions):  # type: ignore[misc]
+class EngineNameOptions(ToolOptions):
     """
     C{engine remove NAME}.
     """
@@ -293,7 +290,7 @@ class EngineNameOptions(ToolOptions):  # type: ignore[misc]
         self["name"] = name
 
 
-class EngineOptions(ToolOptions):  # type: ignore[misc]
+class EngineOptions(ToolOptions):
     """
     C{engine}: the engine catalog (the server's operator only).
     """
@@ -331,7 +328,7 @@ class StandingsOptions(_EventOptions):
             self["csv"] = True
 
 
-class Options(DatabaseOptions):  # type: ignore[misc]
+class Options(DatabaseOptions):
     """
     C{python -m hub.tournaments}.
     """

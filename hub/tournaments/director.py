@@ -212,7 +212,7 @@ class Director:
             self.log.info("tournaments: the database answers again")
         return result
 
-    def _pollFailed(self, failure: Any) -> None:
+    def _pollFailed(self, failure: Failure) -> None:
         """
         A database that cannot be reached is said once (a warning), and
         the events wait for it; any other failure is logged as one.

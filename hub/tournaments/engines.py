@@ -490,8 +490,7 @@ class EngineLauncher(Service):
         """
         Find out, once, whether the sandbox works here, and say so.
         """
-        # Twisted's Service is not annotated.
-        Service.startService(self)  # type: ignore[no-untyped-call]
+        Service.startService(self)
         d = self.sandbox.probe()
 
         def said(problem: Optional[str]) -> None:
@@ -738,7 +737,7 @@ class EngineLauncher(Service):
             consumeErrors=True)
 
     def stopService(self) -> Deferred[Any]:
-        Service.stopService(self)  # type: ignore[no-untyped-call]
+        Service.stopService(self)
         d = defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())]
             + [self._probing]

@@ -13,7 +13,7 @@ docs/protocols/engines.md say the rest.
 """
 
 from typing import (
-    Any, Callable, Dict, Generator, Optional, Tuple, Union)
+    Any, Callable, Dict, Generator, Optional, Tuple, Union, cast)
 
 from twisted.internet import defer, error
 from twisted.internet.defer import Deferred
@@ -577,14 +577,14 @@ class EnginePlayer(RoomObserver):  # type: ignore[misc]
             raise BrainFailed(ILLEGAL, "refused: {!r}".format(e))
         self.played(action)
 
-    def _failed(self, failure: Any) -> None:
+    def _failed(self, failure: Failure) -> None:
         self.thinking = False
         if not failure.check(BrainFailed):
             self.log.failure("gomocup player {name}", failure,
                              name=self.brain.name)
             e = BrainFailed(ERROR, failure.getErrorMessage())
         else:
-            e = failure.value
+            e = cast(BrainFailed, failure.value)
         if self.done:
             return
         self.failure = e

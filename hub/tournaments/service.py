@@ -39,12 +39,11 @@ class TournamentService(Service):
         self.director = director
 
     def startService(self) -> None:
-        # Twisted's Service is not annotated.
-        Service.startService(self)  # type: ignore[no-untyped-call]
+        Service.startService(self)
         self.director.start()
 
     def stopService(self) -> Any:
-        Service.stopService(self)  # type: ignore[no-untyped-call]
+        Service.stopService(self)
         self.director.stop()
 
 
