@@ -52,7 +52,7 @@ from hub.client.autoplay import AutoPlayer
 from hub.client.keyed import KEY_SEPARATORS, keyedName, plainName
 
 #: The environment variable of C{--key-env} (the tournament engine
-#: runner's, L{hub.tournaments.engines.KEY_VARIABLE}).
+#: runner's, L{hub.tournaments.commands.KEY_VARIABLE}).
 KEY_VARIABLE = "GAMEHUB_KEY"
 from hub.client.lobbyflow import RENAME_SECONDS, LobbyFlow
 from hub.client.machines import GameState, stateFor

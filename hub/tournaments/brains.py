@@ -6,12 +6,21 @@ per event and entrant, living for the event, and one player per game,
 seated at its pairing's room through the hub's lobby and sessions.
 """
 
+from typing import (
+    Any, Callable, Dict, List, Mapping, Optional, Tuple, cast)
+
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
+from hub.ihub import ILobby
 from hub.tournaments import gomocup, stdio
+from hub.tournaments.gamelog import GameLog
 from hub.tournaments.gomocup import (
-    END_GRACE, RESTARTS, START_MS, Brain, BrainProcess, GomocupPlayer)
+    END_GRACE, RESTARTS, START_MS, Brain, BrainProcess, EnginePlayer,
+    GomocupPlayer, TimeControl)
+from hub.tournaments.interfaces import EntrantInfo, EventInfo, PairingInfo
 
 #: The protocols of engines over their standard streams.
 PROTOCOLS = ("gomocup", "stdio")
@@ -35,11 +44,16 @@ class BrainRunner:
 
     log = Logger()
 
-    def __init__(self, clock, lobby, sessions, spawnBrain, openLog,
-                 controlOf, folder, restarts=RESTARTS, startMs=START_MS,
-                 grace=END_GRACE):
+    def __init__(self, clock: IReactorTime, lobby: ILobby, sessions: Any,
+                 spawnBrain: Callable[[BrainProcess, EntrantInfo, int],
+                                      object],
+                 openLog: Callable[[int, str, str], GameLog],
+                 controlOf: Callable[[EventInfo], TimeControl],
+                 folder: str, restarts: int = RESTARTS,
+                 startMs: int = START_MS, grace: float = END_GRACE) -> None:
         self.clock = clock
         self.lobby = lobby
+        #: the hub's sessions (L{hub.sessions} is not typed yet)
         self.sessions = sessions
         self.spawnBrain = spawnBrain
         self.openLog = openLog
@@ -48,12 +62,13 @@ class BrainRunner:
         self.restarts = restarts
         self.startMs = startMs
         self.grace = grace
-        self.brains = {}
-        self.players = {}
-        self.ends = {}
+        self.brains: Dict[Tuple[int, str], Brain] = {}
+        self.players: Dict[str, List[EnginePlayer]] = {}
+        self.ends: Dict[Tuple[int, str], Dict[str, Tuple[str, str]]] = {}
 
-    def brainOf(self, event, entrant):
-        eventId = getattr(event, "id", event)
+    def brainOf(self, event: EventInfo, entrant: EntrantInfo) -> Brain:
+        assert entrant.engine is not None
+        eventId = cast(int, getattr(event, "id", event))
         key = (eventId, entrant.name)
         brain = self.brains.get(key)
         if brain is None:
@@ -69,7 +84,8 @@ class BrainRunner:
                 self.restarts, self.startMs)
         return brain
 
-    def seat(self, event, pairing, entrant, kind):
+    def seat(self, event: EventInfo, pairing: PairingInfo,
+             entrant: EntrantInfo, kind: str) -> EnginePlayer:
         """
         Seat C{entrant}'s engine at C{pairing}'s room (a C{kind} game),
         ready.
@@ -77,14 +93,17 @@ class BrainRunner:
         @raise Exception: it cannot be (a L{hub.lobby.LobbyError}, a
             name taken).
         """
-        eventId = getattr(event, "id", event)
+        assert entrant.engine is not None
+        eventId = cast(int, getattr(event, "id", event))
         brain = self.brainOf(event, entrant)
         control = self.controlOf(event)
         room = pairing.room
         log = self.openLog(eventId, room, entrant.name)
 
-        def onEnd(p, reason, detail):
+        def onEnd(p: EnginePlayer, reason: Optional[str],
+                  detail: str) -> None:
             self._ended(eventId, room, p, reason, detail)
+        player: EnginePlayer
         if entrant.engine.protocol == "stdio":
             player = stdio.StdioPlayer(brain, self.clock, control, log,
                                        onEnd)
@@ -107,7 +126,8 @@ class BrainRunner:
         self.players.setdefault(room, []).append(player)
         return player
 
-    def _ended(self, eventId, room, player, reason, detail):
+    def _ended(self, eventId: int, room: str, player: EnginePlayer,
+               reason: Optional[str], detail: str) -> None:
         name = player.brain.name
         if reason is not None:
             self.ends.setdefault((eventId, room), {})[name] = (reason,
@@ -117,7 +137,7 @@ class BrainRunner:
                           detail=detail)
         self.clock.callLater(0, self._leave, player)
 
-    def _leave(self, player):
+    def _leave(self, player: EnginePlayer) -> None:
         session = player.session
         if session is None or session.closed:
             return
@@ -126,7 +146,7 @@ class BrainRunner:
         self.sessions.disconnect(session)
         player.gameLog.close()
 
-    def stop(self, room):
+    def stop(self, room: str) -> None:
         """
         The game of C{room} is over or cut off: its players leave (a game
         under way is lost by their seats' leaving).
@@ -136,7 +156,7 @@ class BrainRunner:
                 player.finish()
             self._leave(player)
 
-    def entrantOf(self, room, playerId):
+    def entrantOf(self, room: str, playerId: int) -> Optional[str]:
         """
         The entrant whose engine is the session C{playerId} at C{room}'s
         game, or None.
@@ -146,14 +166,15 @@ class BrainRunner:
                 return player.brain.name
         return None
 
-    def endOf(self, eventId, room):
+    def endOf(self, eventId: int,
+              room: str) -> Mapping[str, Tuple[str, str]]:
         """
         C{{name: (reason, detail)}} of the brains that lost C{room}'s
         game by failing (time, illegal, error, crash, start).
         """
         return dict(self.ends.get((eventId, room), {}))
 
-    def abouts(self, eventId):
+    def abouts(self, eventId: int) -> Mapping[str, Mapping[str, str]]:
         """
         C{{name: pairs}}: the C{ABOUT} of each brain of event C{eventId}
         that started.
@@ -161,26 +182,26 @@ class BrainRunner:
         return {name: dict(brain.about) for (e, name), brain
                 in self.brains.items() if e == eventId and brain.about}
 
-    def stopEvent(self, eventId):
+    def stopEvent(self, eventId: int) -> Deferred[Any]:
         """
         C{END} every brain of event C{eventId}.
 
         @return: a Deferred firing once they are gone.
         """
-        waits = []
+        waits: List[Deferred[Any]] = []
         for key in [k for k in self.brains if k[0] == eventId]:
             waits.append(self.brains.pop(key).close(self.clock,
                                                     self.grace))
         return defer.DeferredList(waits, consumeErrors=True)
 
-    def stopAll(self):
+    def stopAll(self) -> Deferred[Any]:
         return defer.DeferredList(
             [self.stopEvent(eventId)
              for eventId in {k[0] for k in self.brains}],
             consumeErrors=True)
 
 
-def timeControl(event):
+def timeControl(event: EventInfo) -> TimeControl:
     """
     The Gomocup L{gomocup.TimeControl} of C{event} (an L{EventInfo}):
     its C{turnMs}, C{matchMs} and C{pondering}, the turn limit its turn

@@ -49,7 +49,8 @@ DESCRIPTION = firstParagraph(__doc__)
 
 
 def _eventId(value: str) -> int:
-    return argumentNumber("EVENT (an event's id)", value)
+    number: int = argumentNumber("EVENT (an event's id)", value)
+    return number
 
 
 class _EventOptions(ToolOptions):
@@ -211,7 +212,9 @@ class EngineRegisterOptions(ToolOptions):
         end = words.index("--") if "--" in words else len(words)
         head, command = words[:end], words[end:]
         valued = {"--" + p[0] for p in self.optParameters}
-        flags, names, i = [], [], 0
+        flags: List[str] = []
+        names: List[str] = []
+        i = 0
         while i < len(head):
             word = head[i]
             if word.startswith("-") or len(names) >= self.leading:
@@ -224,7 +227,7 @@ class EngineRegisterOptions(ToolOptions):
             i += 1
         super().parseOptions(flags + names + command)
 
-    optParameters = [
+    optParameters: List[List[Any]] = [
         ["protocol", None, "tcp", "How it plays: " + ", ".join(PROTOCOLS)
          + " (tcp: its game's own protocol, connecting to {host}:{port};"
          " gomocup: a Piskvork brain over stdin and stdout, gomoku "
@@ -267,7 +270,10 @@ class EngineAddOptions(EngineRegisterOptions):
     synopsis = "EVENT NAME [options] [-- COMMAND...]"
     leading = 2
 
-    def parseArgs(self, event: str, name: str, *command: str) -> None:
+    # An engine's event comes first (usage.Options' way: parseArgs takes
+    # each command's own words).
+    def parseArgs(  # type: ignore[override]
+            self, event: str, name: str, *command: str) -> None:
         self["event"] = _eventId(event)
         self["name"] = name
         self["command"] = _command(command, False)

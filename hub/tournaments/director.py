@@ -21,19 +21,17 @@ start, forfeits that game; the event goes on.
 A hub restarted mid-event loads the event from the database, and opens
 again every pairing of the current round that has no result: the games
 cut off by the restart are played again.
-
-Pause: no new round (or arena game) begins until the event resumes;
-games already under way are played out.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from typing import (
-    Any, Dict, List, Optional, Sequence, Set, Tuple)
+    Any, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
 
 import attr
 from twisted.internet import defer
+from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
@@ -45,12 +43,13 @@ from hub.records import db
 from hub.tables import events as tableEvents
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
-    EngineFailed, EntrantInfo, EventInfo, IGameLauncher, IGameReadyListener,
-    IPairings, ITournamentListener, PairingInfo, roomName)
+    EngineFailed, EngineSpec, EntrantInfo, EventInfo, IGameLauncher,
+    IGameReadyListener, IPairings, ITournamentListener, PairingInfo, roomName)
 from hub.tournaments.policy import POSITIONED, TournamentPolicy, openingFor
 from hub.tournaments.standings import (
     Game, forfeitPoints, placementPoints, points, standings)
 
+_Work = Generator[defer.Deferred[Any], Any, None]
 POLL_SECONDS = 2.0
 #: How long the players of a pairing have to start its game.
 SHOW_SECONDS = 120.0
@@ -144,7 +143,6 @@ class Director:
     @param showSeconds: How long a pairing's players have to start.
     @param pollSeconds: How often the database is read.
 
-    @ivar running: Event id -> L{RunningEvent}.
     @ivar rooms: C{(kind, room name)} -> L{LivePairing}.
     @ivar listeners: The L{ITournamentListener}s (L{addListener}).
     """
@@ -165,9 +163,9 @@ class Director:
         self.running: Dict[int, RunningEvent] = {}
         self.rooms: Dict[Tuple[str, str], LivePairing] = {}
         self.listeners: List[Any] = []
-        self._loop = None
+        self._loop: Optional[LoopingCall] = None
         self._stopped = False
-        self._busy: Set[defer.Deferred] = set()
+        self._busy: Set[defer.Deferred[Any]] = set()
         lobby.addTableListener(self)
         lobby.addWatcher(self)
 
@@ -201,7 +199,7 @@ class Director:
         self.rooms.clear()
         self.running.clear()
 
-    def _pollLogged(self) -> defer.Deferred:
+    def _pollLogged(self) -> defer.Deferred[Any]:
         d = self.poll()
         d.addCallbacks(self._polled, self._pollFailed)
         return d
@@ -214,7 +212,7 @@ class Director:
             self.log.info("tournaments: the database answers again")
         return result
 
-    def _pollFailed(self, failure: Any) -> None:
+    def _pollFailed(self, failure: Failure) -> None:
         """
         A database that cannot be reached is said once (a warning), and
         the events wait for it; any other failure is logged as one.
@@ -231,7 +229,7 @@ class Director:
         return None
 
     @defer.inlineCallbacks
-    def poll(self) -> Any:
+    def poll(self) -> _Work:
         """
         Read the active events, follow their state, and advance each.
         """
@@ -259,7 +257,7 @@ class Director:
                 del self.running[eventId]
 
     @defer.inlineCallbacks
-    def _refresh(self, run: RunningEvent, event: store.Event) -> Any:
+    def _refresh(self, run: RunningEvent, event: store.Event) -> _Work:
         """
         Take the stored state (a pause, a resume) and entrants (entries,
         withdrawals) of C{run}'s event.
@@ -269,14 +267,14 @@ class Director:
         run.event = attr.evolve(event, currentRound=max(
             event.currentRound, run.event.currentRound))
 
-    def advance(self, run: RunningEvent) -> defer.Deferred:
+    def advance(self, run: RunningEvent) -> defer.Deferred[Any]:
         """
         Do what is due for C{run}, one step at a time per event.
         """
         return run.lock.run(self._advance, run)
 
     @defer.inlineCallbacks
-    def _advance(self, run: RunningEvent) -> Any:
+    def _advance(self, run: RunningEvent) -> _Work:
         if self._stopped or run.event.state == store.FINISHED:
             return
         if run.event.startedAt is None:
@@ -314,7 +312,7 @@ class Director:
         return self.launcher.problem()
 
     @defer.inlineCallbacks
-    def _advanceRounds(self, run: RunningEvent) -> Any:
+    def _advanceRounds(self, run: RunningEvent) -> _Work:
         event = run.event
         current = event.currentRound
         if current and any(g.points is None for g in run.roundGames(current)):
@@ -371,7 +369,7 @@ class Director:
                 self._open(run, game)
 
     @defer.inlineCallbacks
-    def _advanceArena(self, run: RunningEvent) -> Any:
+    def _advanceArena(self, run: RunningEvent) -> _Work:
         event = run.event
         now = self.clock.seconds()
         # Cut-off games of a restart first.
@@ -408,7 +406,7 @@ class Director:
         self._changed(run)
 
     @defer.inlineCallbacks
-    def _forfeitWithdrawn(self, run: RunningEvent) -> Any:
+    def _forfeitWithdrawn(self, run: RunningEvent) -> _Work:
         out = {e.name for e in run.entrants if e.withdrawn}
         if not out:
             return
@@ -423,7 +421,7 @@ class Director:
                                    WITHDRAWN)
 
     @defer.inlineCallbacks
-    def _finish(self, run: RunningEvent) -> Any:
+    def _finish(self, run: RunningEvent) -> _Work:
         yield self._write(store.finish, run.event.id)
         run.event = attr.evolve(run.event, state=store.FINISHED)
         if self.launcher is not None:
@@ -477,13 +475,15 @@ class Director:
         live.room = room
         live.deadline = self.clock.callLater(self.showSeconds, self._noShow,
                                              run, live)
-        entrants = [EntrantInfo(n, (run.entrant(n).engine
+        entrants = [EntrantInfo(n, (cast(store.Entrant,
+                                         run.entrant(n)).engine
                                     if run.entrant(n) else None))
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
             live.engines = True
-            live.streams = all(e.isEngine and e.engine.protocol in POSITIONED
-                               for e in entrants)
+            live.streams = all(
+                e.isEngine and cast(EngineSpec, e.engine).protocol
+                in POSITIONED for e in entrants)
             pairing = PairingInfo(run.event.id, game.round, game.board,
                                   game.seats)
             if self.launcher is None:
@@ -526,7 +526,8 @@ class Director:
             why = failure.value.reason
         else:
             names = {n for n in live.game.seats
-                     if (run.entrant(n) and run.entrant(n).engine)}
+                     if (run.entrant(n)
+                         and cast(store.Entrant, run.entrant(n)).engine)}
             why = failure.getErrorMessage()
         self.log.warn("tournament {id}: engine of {names!r} failed to "
                       "start for room {room}: {why}", id=run.event.id,
@@ -541,7 +542,7 @@ class Director:
                          "storing a forfeit")
 
     def _forfeit(self, run: RunningEvent, live: LivePairing,
-                 seats: Sequence[int], reason: str) -> defer.Deferred:
+                 seats: Sequence[int], reason: str) -> defer.Deferred[Any]:
         if live.table is not None or not self._isLive(run, live):
             return defer.succeed(None)
         game = live.game
@@ -611,7 +612,7 @@ class Director:
     @defer.inlineCallbacks
     def _result(self, run: RunningEvent, game: Game,
                 seats: Sequence[str], gamePoints: Sequence[float],
-                reason: str) -> Any:
+                reason: str) -> _Work:
         done = Game(game.round, game.board, tuple(seats), tuple(gamePoints))
         run.games[(game.round, game.board)] = done
         yield self._write(store.saveResult, run.event.id, done, reason)
@@ -626,7 +627,7 @@ class Director:
             # from within an advance (a withdrawal's forfeit).
             self._background(self.advance(run), run, "advancing")
 
-    def _background(self, d: defer.Deferred, run: RunningEvent,
+    def _background(self, d: defer.Deferred[Any], run: RunningEvent,
                     what: str) -> None:
         """
         Keep C{d} (work nobody waits for) until it is done, for
@@ -643,7 +644,7 @@ class Director:
         d.addBoth(done)
 
     @defer.inlineCallbacks
-    def whenIdle(self) -> Any:
+    def whenIdle(self) -> _Work:
         """
         Wait until the results and advances under way are stored (for
         tests and for a stopping hub).
@@ -651,9 +652,9 @@ class Director:
         while self._busy:
             yield defer.DeferredList(list(self._busy))
 
-    def _write(self, interaction: Any, *args: Any) -> defer.Deferred:
-        return self.database.runInteraction(
-            interaction, *args, self.clock.seconds(), write=True)
+    def _write(self, interaction: Any, *args: Any) -> defer.Deferred[Any]:
+        return cast(defer.Deferred[Any], self.database.runInteraction(
+            interaction, *args, self.clock.seconds(), write=True))
 
     def _changed(self, run: RunningEvent) -> None:
         for listener in list(self.listeners):
@@ -731,8 +732,8 @@ class Director:
         if kind is tableEvents.ActionPlayed or kind is tableEvents.TurnStarted:
             # Who is to move, for a game of illegal moves that ends with
             # no winner (two seats: the other one moves next).
-            live = self.rooms.get((getattr(table, "kind", None),
-                                   getattr(table, "name", None)))
+            live = self.rooms.get(cast(Tuple[str, str], (
+                getattr(table, "kind", None), getattr(table, "name", None))))
             if live is not None and live.table is table:
                 if kind is tableEvents.TurnStarted:
                     live.toMove = event.seat
@@ -777,7 +778,8 @@ class Director:
 
     def _ended(self, table: Any, event: Any) -> None:
         kind = getattr(table, "kind", None)
-        live = self.rooms.get((kind, getattr(table, "name", None)))
+        live = self.rooms.get(cast(Tuple[str, str],
+                                   (kind, getattr(table, "name", None))))
         if live is None or live.table is not table:
             return
         run = self.running.get(live.eventId)

@@ -6,10 +6,10 @@ the hub's protocol factory for the game's kind, so that the director
 knows which connection is which entrant (Splendor's protocol carries no
 name).  It fills the command's placeholders C{{host} {port} {room}
 {name} {key}} argument by argument (no shell), puts the documented
-C{GAMEHUB_*} values in its environment (L{environment}), logs its output
-to a bounded per-game log (L{hub.tournaments.gamelog}) with its key
-masked, and kills its whole tree when its game stops (after a short
-leave when the game ended).
+C{GAMEHUB_*} values in its environment (L{hub.tournaments.commands}),
+logs its output to a bounded per-game log (L{hub.tournaments.gamelog})
+with its key masked, and kills its whole tree when its game stops (after
+a short leave when the game ended).
 
 The director's contract is L{hub.tournaments.interfaces.IGameLauncher};
 docs/tournaments.md says the rest (keys, limits, start turns).
@@ -17,28 +17,31 @@ docs/tournaments.md says the rest (keys, limits, start turns).
 
 import copy
 import os
-import re
 import time
+from typing import (
+    Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union,
+    cast)
 
 from twisted.application.service import Service
 from twisted.internet import defer, error
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import (
+    IAddress, IDelayedCall, IReactorProcess, IReactorTime)
 from twisted.internet.protocol import Factory, ProcessProtocol
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.lobby import LobbyError
 from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
 from hub.tournaments import brains as streams, gomocup
+from hub.tournaments.commands import HOST, environment, substitute
 from hub.tournaments.gamelog import LOG_CAP, GameLog, fromPathPart, gamePath
-from hub.tournaments.interfaces import EngineFailed, IGameLauncher
+from hub.tournaments.interfaces import (
+    EngineFailed, EngineSpec, EntrantInfo, EventInfo, IGameLauncher,
+    PairingInfo)
 from hub.tournaments.policy import FullTablePolicy
 
-#: The placeholders of an engine's command line.
-PLACEHOLDERS = ("host", "port", "room", "name", "key")
-_PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")\}")
-
-#: The address engines connect to.
-HOST = "127.0.0.1"
 #: The port an engine connects to in its sandbox: its game's usual one
 #: (under C{--engine-sandbox none}, its private listener's, any).
 ENGINE_PORTS = {"gomoku": 11011, "checkers": 16666, "splendor": 13204}
@@ -50,41 +53,8 @@ KILL_GRACE = 5.0
 LEAVE_SECONDS = 5.0
 #: Seconds an engine has to connect after it is spawned.
 START_SECONDS = 60.0
-#: The environment variable that carries an engine's key.
-KEY_VARIABLE = "GAMEHUB_KEY"
 #: The game kinds whose protocols carry names (and so keys).
 KEYED_KINDS = ("gomoku", "checkers")
-
-
-def environment(kind, port, room, name, key=None):
-    """
-    The C{GAMEHUB_*} variables of an engine: C{GAMEHUB_GAME} (its kind),
-    C{GAMEHUB_HOST}, C{GAMEHUB_PORT}, C{GAMEHUB_ROOM}, C{GAMEHUB_NAME}
-    and, when it has one, C{GAMEHUB_KEY}.  (The sandbox adds C{PATH}
-    and C{HOME}, and nothing else.)
-    """
-    env = {"GAMEHUB_GAME": kind, "GAMEHUB_HOST": HOST,
-           "GAMEHUB_PORT": str(port), "GAMEHUB_ROOM": str(room),
-           "GAMEHUB_NAME": str(name)}
-    if key:
-        env[KEY_VARIABLE] = key
-    return env
-
-
-def substitute(command, host, port, room, name, key=None):
-    """
-    C{command} (a sequence of argument strings) with its placeholders
-    filled, argument by argument: a value with spaces or shell
-    characters stays inside its argument, and braces that are not one of
-    L{PLACEHOLDERS} stay as they are.
-
-    @param key: the play key, or None for none (C{{key}} becomes empty).
-    @return: a L{list} of L{str}.
-    """
-    values = {"host": str(host), "port": str(port), "room": str(room),
-              "name": str(name), "key": "" if key is None else str(key)}
-    return [_PLACEHOLDER.sub(lambda m: values[m.group(1)], str(argument))
-            for argument in command]
 
 
 class EngineProcess(ProcessProtocol):
@@ -99,7 +69,11 @@ class EngineProcess(ProcessProtocol):
     @ivar stopping: True once the runner began to kill it.
     """
 
-    def __init__(self, seat, log, clock, grace):
+    #: a sandbox's TreeTransport (L{hub.sandbox} is not typed yet)
+    transport: Any
+
+    def __init__(self, seat: "EngineSeat", log: GameLog,
+                 clock: IReactorTime, grace: float) -> None:
         self.seat = seat
         self.log = log
         self.clock = clock
@@ -107,16 +81,16 @@ class EngineProcess(ProcessProtocol):
         self.running = False
         self.stopping = False
         self.paused = False
-        self.ended = defer.Deferred()
-        self.outputSeen = defer.Deferred()
-        self._kill = None
-        self._leave = None
+        self.ended: Deferred[str] = defer.Deferred()
+        self.outputSeen: Deferred[None] = defer.Deferred()
+        self._kill: Optional[IDelayedCall] = None
+        self._leave: Optional[IDelayedCall] = None
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.running = True
         self.transport.closeStdin()
 
-    def outReceived(self, data):
+    def outReceived(self, data: bytes) -> None:
         self.log.write(data)
         if not self.outputSeen.called:
             self.outputSeen.callback(None)
@@ -128,13 +102,13 @@ class EngineProcess(ProcessProtocol):
 
     errReceived = outReceived
 
-    def processExited(self, reason):
+    def processExited(self, reason: Failure) -> None:
         if self.paused:
             # What is left in its pipes is read (and dropped) to their
             # end.
             self.transport.resumeProducing()
 
-    def processEnded(self, reason):
+    def processEnded(self, reason: Failure) -> None:
         self.running = False
         for call in (self._kill, self._leave):
             if call is not None and call.active():
@@ -146,7 +120,7 @@ class EngineProcess(ProcessProtocol):
         self.seat.processEnded(self, text, failed and not self.stopping)
         self.ended.callback(text)
 
-    def kill(self, leave=0):
+    def kill(self, leave: float = 0) -> Deferred[str]:
         """
         C{SIGTERM} its tree now, or after C{leave} seconds if it has
         not ended by itself by then, and C{SIGKILL} after the grace.
@@ -164,7 +138,7 @@ class EngineProcess(ProcessProtocol):
             self._terminate()
         return self.ended
 
-    def _terminate(self):
+    def _terminate(self) -> None:
         self._leave = None
         if not self.running or self.stopping:
             return
@@ -172,7 +146,7 @@ class EngineProcess(ProcessProtocol):
         self._signal("TERM")
         self._kill = self.clock.callLater(self.grace, self._signal, "KILL")
 
-    def _signal(self, name):
+    def _signal(self, name: str) -> None:
         self._kill = None
         if not self.running:
             return
@@ -192,13 +166,13 @@ class EngineFactory(Factory):
     entrant's name) and C{engineRoom}.
     """
 
-    def __init__(self, inner, seat):
+    def __init__(self, inner: Any, seat: "EngineSeat") -> None:
         self.inner = inner
         self.seat = seat
 
-    def buildProtocol(self, addr):
+    def buildProtocol(self, addr: Optional[IAddress]) -> Any:
         # Factory's, not the inner ServerFactory's: no refusal by address.
-        protocol = Factory.buildProtocol(self.inner, addr)
+        protocol: Any = Factory.buildProtocol(self.inner, addr)
         protocol.addressExempt = True
         protocol.engineEntrant = self.seat.name
         protocol.engineRoom = self.seat.game.room
@@ -215,26 +189,29 @@ class EntrantNames:
     its listener.
     """
 
-    def __init__(self, names, name):
+    def __init__(self, names: Any, name: str) -> None:
         self.names = names
         self.name = name
 
-    def _own(self, wireName):
+    def _own(self, wireName: str) -> bool:
         from hub.accounts.names import nameKey, shownName
-        return nameKey(shownName(wireName)) == nameKey(self.name)
+        own: bool = nameKey(shownName(wireName)) == nameKey(self.name)
+        return own
 
-    def check(self, kind, wireName, host):
+    def check(self, kind: str, wireName: str, host: str) -> Deferred[Any]:
         if not self._own(wireName):
             return defer.succeed(None)
-        return self.names.check(kind, wireName, host)
+        checked: Deferred[Any] = self.names.check(kind, wireName, host)
+        return checked
 
-    def judge(self, kind, wireName, host):
+    def judge(self, kind: str, wireName: str, host: str) -> Deferred[Any]:
         if not self._own(wireName):
             from hub.accounts.check import TAKEN
             return defer.succeed(TAKEN)
-        return self.names.judge(kind, wireName, host)
+        judged: Deferred[Any] = self.names.judge(kind, wireName, host)
+        return judged
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.names, name)
 
 
@@ -249,13 +226,14 @@ class RoomSeats:
 
     log = Logger()
 
-    def __init__(self, seats, room, players):
+    def __init__(self, seats: Any, room: str, players: int) -> None:
         self.seats = seats
         self.lobby = seats.lobby
         self.room = room
         self.players = players
 
-    def seat(self, session, observer, preferred=None):
+    def seat(self, session: Any, observer: Any,
+             preferred: object = None) -> None:
         from hub.tables.splendor import KIND
         room = self.lobby.room(KIND, self.room)
         try:
@@ -271,7 +249,7 @@ class RoomSeats:
                           room=self.room, error=e)
             observer.transport.loseConnection()
 
-    def leave(self, session):
+    def leave(self, session: Any) -> None:
         """
         As the hub's seats: see L{hub.tables.splendor.SplendorSeats.leave}.
         """
@@ -291,27 +269,29 @@ class EngineSeat:
     @ivar protocols: the hub protocols of its connections, in order.
     """
 
-    def __init__(self, game, entrant):
+    def __init__(self, game: "EngineGame", entrant: EntrantInfo) -> None:
+        assert entrant.engine is not None
         self.game = game
         self.entrant = entrant
         self.name = entrant.name
-        self.engine = entrant.engine
-        self.listener = None
-        self.process = None
-        self.protocols = []
+        self.engine: EngineSpec = entrant.engine
+        self.listener: Any = None
+        self.process: Optional[EngineProcess] = None
+        self.protocols: List[Any] = []
 
     @property
-    def protocol(self):
+    def protocol(self) -> Any:
         """
         The protocol of its latest connection, or None.
         """
         return self.protocols[-1] if self.protocols else None
 
-    def connected(self, protocol):
+    def connected(self, protocol: Any) -> None:
         self.protocols.append(protocol)
         self.game.seatConnected(self)
 
-    def processEnded(self, process, text, failed):
+    def processEnded(self, process: EngineProcess, text: str,
+                     failed: bool) -> None:
         self.game.seatEnded(self, text, failed)
 
 
@@ -324,22 +304,24 @@ class EngineGame:
     @ivar seats: the L{EngineSeat}s by entrant name, in seat order.
     """
 
-    def __init__(self, launcher, event, pairing, kind):
+    def __init__(self, launcher: "EngineLauncher",
+                 event: Union[EventInfo, int], pairing: PairingInfo,
+                 kind: str) -> None:
         self.launcher = launcher
         self.event = event
-        self.eventId = getattr(event, "id", event)
+        self.eventId = cast(int, getattr(event, "id", event))
         self.pairing = pairing
         self.room = pairing.room
         self.kind = kind
-        self.seats = {}
-        self.started = defer.Deferred()
+        self.seats: Dict[str, EngineSeat] = {}
+        self.started: Deferred[EngineGame] = defer.Deferred()
         self.stopped = False
-        self._timeout = None
+        self._timeout: Optional[IDelayedCall] = None
         #: the name check's L{hub.accounts.check.GameKeys}, or None
-        self.gameKeys = None
-        self._startTurn = None
+        self.gameKeys: Any = None
+        self._startTurn: Optional[Callable[[], object]] = None
 
-    def holdStartTurn(self, release):
+    def holdStartTurn(self, release: Callable[[], object]) -> None:
         """
         This game's engines hold one of the launcher's start turns
         (L{EngineLauncher.starting}); C{release} gives it back, once,
@@ -348,7 +330,7 @@ class EngineGame:
         self._startTurn = release
         self.started.addBoth(self.releaseStartTurn)
 
-    def releaseStartTurn(self, result=None):
+    def releaseStartTurn(self, result: Any = None) -> Any:
         """
         Give the start turn back, if this game holds it; C{result} passes
         through (a callback of L{started}).
@@ -358,14 +340,14 @@ class EngineGame:
             release()
         return result
 
-    def seatConnected(self, seat):
+    def seatConnected(self, seat: EngineSeat) -> None:
         if self.started.called or self.stopped:
             return
         if all(s.protocols for s in self.seats.values()):
             self._cancelTimeout()
             self.started.callback(self)
 
-    def seatEnded(self, seat, text, failed):
+    def seatEnded(self, seat: EngineSeat, text: str, failed: bool) -> None:
         if self.stopped:
             return
         if not self.started.called:
@@ -374,7 +356,7 @@ class EngineGame:
         elif failed:
             self.launcher.crashed(self, seat, text)
 
-    def fail(self, seat, reason):
+    def fail(self, seat: EngineSeat, reason: str) -> None:
         """
         Fail the launch for C{seat}'s entrant (kill its engine).
         """
@@ -387,12 +369,12 @@ class EngineGame:
             self._cancelTimeout()
             self.started.errback(EngineFailed(seat.name, reason))
 
-    def startTimer(self, seconds):
+    def startTimer(self, seconds: float) -> None:
         self._timeout = self.launcher.clock.callLater(seconds,
                                                       self._timedOut,
                                                       seconds)
 
-    def _timedOut(self, seconds):
+    def _timedOut(self, seconds: float) -> None:
         self._timeout = None
         for seat in self.seats.values():
             if not seat.protocols:
@@ -400,12 +382,12 @@ class EngineGame:
                     seconds))
                 return
 
-    def _cancelTimeout(self):
+    def _cancelTimeout(self) -> None:
         if self._timeout is not None and self._timeout.active():
             self._timeout.cancel()
         self._timeout = None
 
-    def stop(self, leave=0):
+    def stop(self, leave: float = 0) -> Deferred[Any]:
         """
         Close the private listeners and kill the engines (after
         C{leave} seconds, if they are still there).
@@ -415,7 +397,7 @@ class EngineGame:
         self.stopped = True
         self._cancelTimeout()
         self.releaseStartTurn()
-        waits = []
+        waits: List[Deferred[Any]] = []
         for seat in self.seats.values():
             if self.gameKeys is not None:
                 self.gameKeys.revoke(self.room, seat.name)
@@ -433,7 +415,6 @@ class EngineLauncher(Service):
     module's docstring; the director's C{IGameLauncher}).  Stopping the
     service stops every game's engines.
 
-    @param reactor: an L{IReactorProcess}.
     @param clock: an L{IReactorTime} for the kill grace, the leave and
         the start timeout (the hub's clock).
     @param factories: the hub's protocol factories by game kind
@@ -468,11 +449,16 @@ class EngineLauncher(Service):
 
     log = Logger()
 
-    def __init__(self, reactor, clock, factories, sandbox, logRoot,
-                 limits=None, logCap=LOG_CAP, grace=KILL_GRACE,
-                 leaveSeconds=LEAVE_SECONDS, startSeconds=START_SECONDS,
-                 onCrash=None, startingAtOnce=None,
-                 brainRestarts=gomocup.RESTARTS):
+    def __init__(self, reactor: IReactorProcess, clock: IReactorTime,
+                 factories: Mapping[str, Any], sandbox: Any, logRoot: str,
+                 limits: Optional[Limits] = None, logCap: int = LOG_CAP,
+                 grace: float = KILL_GRACE,
+                 leaveSeconds: float = LEAVE_SECONDS,
+                 startSeconds: float = START_SECONDS,
+                 onCrash: Optional[Callable[[PairingInfo, str, str],
+                                            object]] = None,
+                 startingAtOnce: Optional[int] = None,
+                 brainRestarts: int = gomocup.RESTARTS) -> None:
         self.reactor = reactor
         self.clock = clock
         self.factories = {kind[:-len("-port")] if kind.endswith("-port")
@@ -486,28 +472,28 @@ class EngineLauncher(Service):
         self.leaveSeconds = leaveSeconds
         self.startSeconds = startSeconds
         self.onCrash = onCrash
-        self.games = {}
-        self._probing = defer.succeed(None)
+        self.games: Dict[str, EngineGame] = {}
+        self._probing: Deferred[None] = defer.succeed(None)
         #: The start turns (L{startingAtOnce}).
         self.starting = defer.DeferredSemaphore(
             startingAtOnce or 2 * (os.cpu_count() or 1))
         hubs = [f for f in self.factories.values()
                 if getattr(f, "sessions", None) is not None]
-        self.brains = None
+        self.brains: Optional[streams.BrainRunner] = None
         if hubs:
             self.brains = streams.BrainRunner(
                 clock, hubs[0].lobby, hubs[0].sessions, self._spawnBrain,
                 self._openLog, streams.timeControl, WORK, brainRestarts,
                 grace=grace)
 
-    def startService(self):
+    def startService(self) -> None:
         """
         Find out, once, whether the sandbox works here, and say so.
         """
         Service.startService(self)
         d = self.sandbox.probe()
 
-        def said(problem):
+        def said(problem: Optional[str]) -> None:
             if problem is None:
                 self.log.info("engine sandbox: {sandbox}",
                               sandbox=self.sandbox.describe())
@@ -515,15 +501,17 @@ class EngineLauncher(Service):
                 self.log.warn("engine sandbox: {problem}", problem=problem)
         self._probing = d.addCallback(said)
 
-    def problem(self):
+    def problem(self) -> Optional[str]:
         """
         Why no engine can be started now (one line), or None.
         """
-        return self.sandbox.problem()
+        problem: Optional[str] = self.sandbox.problem()
+        return problem
 
     # IGameLauncher
 
-    def launch(self, event, pairing, entrants):
+    def launch(self, event: EventInfo, pairing: PairingInfo,
+               entrants: Sequence[EntrantInfo]) -> Deferred[EngineGame]:
         """
         Start every engine among C{entrants} for C{pairing}.
 
@@ -538,11 +526,11 @@ class EngineLauncher(Service):
         if not engines:
             return defer.succeed(game)
         brains = [e for e in engines
-                  if e.engine.protocol in streams.PROTOCOLS]
+                  if cast(EngineSpec, e.engine).protocol in streams.PROTOCOLS]
         if brains:
-            refused = self._seatBrains(event, pairing, game, brains)
-            if refused is not None:
-                return refused
+            unseated = self._seatBrains(event, pairing, game, brains)
+            if unseated is not None:
+                return unseated
             engines = [e for e in engines if e not in brains]
             if not engines:
                 game.started.callback(game)
@@ -561,6 +549,7 @@ class EngineLauncher(Service):
             return defer.fail(EngineFailed(
                 engines[0].name, "no {} port to play on".format(kind)))
         for entrant in engines:
+            assert entrant.engine is not None
             refused = self._refusal(entrant.engine)
             if refused is not None:
                 return defer.fail(EngineFailed(entrant.name, refused))
@@ -581,7 +570,7 @@ class EngineLauncher(Service):
             factory = copy.copy(factory)
             factory.names = forGame(pairing.room)
             game.gameKeys = factory.names.gameKeys
-        listening = []
+        listening: List[Deferred[Any]] = []
         for entrant in engines:
             seat = game.seats[entrant.name] = EngineSeat(game, entrant)
             own = factory
@@ -597,7 +586,9 @@ class EngineLauncher(Service):
                        lambda f: self._listenFailed(game, f))
         return game.started
 
-    def _seatBrains(self, event, pairing, game, brains):
+    def _seatBrains(self, event: EventInfo, pairing: PairingInfo,
+                    game: EngineGame, brains: Sequence[EntrantInfo]
+                    ) -> Optional[Deferred[EngineGame]]:
         """
         Seat the Gomocup brains of C{pairing} at its room (its other
         engines are launched as ever).
@@ -608,6 +599,7 @@ class EngineLauncher(Service):
             return defer.fail(EngineFailed(
                 brains[0].name, "no game port to play on"))
         for entrant in brains:
+            assert entrant.engine is not None
             if entrant.engine.protocol == "gomocup" and game.kind != "gomoku":
                 return defer.fail(EngineFailed(
                     entrant.name, "a Gomocup brain plays gomoku only"))
@@ -616,6 +608,7 @@ class EngineLauncher(Service):
                 brains[0].name, "game {} is running already".format(
                     pairing.room)))
         for entrant in brains:
+            assert entrant.engine is not None
             refused = self._refusal(entrant.engine)
             if refused is not None:
                 return defer.fail(EngineFailed(entrant.name, refused))
@@ -629,14 +622,17 @@ class EngineLauncher(Service):
                     entrant.name, "not seated: {}".format(e)))
         return None
 
-    def _spawnBrain(self, process, entrant, eventId):
+    def _spawnBrain(self, process: gomocup.BrainProcess,
+                    entrant: EntrantInfo, eventId: int) -> None:
         """
         Start the process (a L{gomocup.BrainProcess}) of an engine over
         its standard streams in its sandbox, with no network.
         """
         engine = entrant.engine
+        assert engine is not None
         argv = substitute(engine.command, HOST, 0, "", entrant.name)
         limits = self.limitsOf(engine)
+        assert process.log is not None
         process.log.note("{} brain {} ({}) of event {}, sandbox {}, {}: {}"
                          .format(time.strftime("%Y-%m-%d %H:%M:%S",
                                                time.gmtime()),
@@ -651,12 +647,12 @@ class EngineLauncher(Service):
             argv, {"GAMEHUB_NAME": str(entrant.name)},
             limits, engine.folder, None))
 
-    def _openLog(self, eventId, room, name):
+    def _openLog(self, eventId: int, room: str, name: str) -> GameLog:
         path = gamePath(self.logRoot, eventId, room, name, ".log")
         os.makedirs(os.path.dirname(path), exist_ok=True)
         return GameLog(path, self.logCap)
 
-    def endOf(self, eventId, room):
+    def endOf(self, eventId: int, room: str) -> Mapping[str, Tuple[str, str]]:
         """
         C{{name: (reason, detail)}} of the Gomocup brains that lost the
         game of C{room} by failing (L{gomocup.BrainFailed} reasons).
@@ -665,7 +661,7 @@ class EngineLauncher(Service):
             return {}
         return self.brains.endOf(eventId, room)
 
-    def abouts(self, eventId):
+    def abouts(self, eventId: int) -> Mapping[str, Mapping[str, str]]:
         """
         C{{name: pairs}}: the C{ABOUT} of each Gomocup brain of event
         C{eventId} that played.
@@ -674,7 +670,7 @@ class EngineLauncher(Service):
             return {}
         return self.brains.abouts(eventId)
 
-    def _refusal(self, engine):
+    def _refusal(self, engine: EngineSpec) -> Optional[str]:
         """
         Why C{engine} (an L{EngineSpec}) cannot be launched, or None.
         """
@@ -686,7 +682,7 @@ class EngineLauncher(Service):
                 engine.name, engine.protocol)
         return self.problem()
 
-    def entrantOf(self, room, playerId):
+    def entrantOf(self, room: str, playerId: int) -> Optional[str]:
         """
         The entrant whose engine's connection is the session C{playerId}
         at C{room}'s game, or None: how the director knows who sat where
@@ -706,7 +702,7 @@ class EngineLauncher(Service):
                     return name
         return None
 
-    def stop(self, pairing, ended=False):
+    def stop(self, pairing: PairingInfo, ended: bool = False) -> Deferred[Any]:
         """
         Kill what was launched for C{pairing} and close its listeners
         (when its game C{ended}, its engines first have L{leaveSeconds}
@@ -727,20 +723,20 @@ class EngineLauncher(Service):
 
     # More.
 
-    def stopEvent(self, event):
+    def stopEvent(self, event: Union[EventInfo, int]) -> Deferred[Any]:
         """
         Stop the engines of every game of C{event}.
 
         @return: a Deferred firing once they are gone.
         """
-        eventId = getattr(event, "id", event)
+        eventId = cast(int, getattr(event, "id", event))
         return defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())
              if game.eventId == eventId]
             + ([self.brains.stopEvent(eventId)] if self.brains else []),
             consumeErrors=True)
 
-    def stopService(self):
+    def stopService(self) -> Deferred[Any]:
         Service.stopService(self)
         d = defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())]
@@ -749,13 +745,13 @@ class EngineLauncher(Service):
             consumeErrors=True)
         return d.addCallback(lambda _: self.sandbox.cleanUp())
 
-    def engineLog(self, event, room, name):
+    def engineLog(self, event: Union[EventInfo, int], room: str,
+                  name: str) -> bytes:
         """
         The log of entrant C{name}'s engine in game C{room} of C{event}
         (for admins).
 
         @raise KeyError: there is none.
-        @rtype: L{bytes}
         """
         try:
             path = gamePath(self.logRoot, getattr(event, "id", event),
@@ -765,7 +761,8 @@ class EngineLauncher(Service):
         except (ValueError, OSError):
             raise KeyError((event, room, name))
 
-    def engineLogs(self, event):
+    def engineLogs(self, event: Union[EventInfo, int]
+                   ) -> List[Tuple[str, str]]:
         """
         The engine logs of C{event} (for admins): the games and entrants
         that have one.
@@ -794,7 +791,7 @@ class EngineLauncher(Service):
                     continue
         return sorted(found)
 
-    def crashed(self, game, seat, text):
+    def crashed(self, game: EngineGame, seat: EngineSeat, text: str) -> None:
         """
         C{seat}'s engine died mid-game: tell C{onCrash}.
         """
@@ -805,11 +802,11 @@ class EngineLauncher(Service):
 
     # Starting.
 
-    def _listening(self, listener, seat):
+    def _listening(self, listener: Any, seat: EngineSeat) -> Any:
         seat.listener = listener
         return listener
 
-    def _listenFailed(self, game, failure):
+    def _listenFailed(self, game: EngineGame, failure: Failure) -> None:
         for seat in game.seats.values():
             if seat.listener is None:
                 game.fail(seat, "no private listener: {}".format(
@@ -817,11 +814,11 @@ class EngineLauncher(Service):
                 break
         self.stop(game.pairing)
 
-    def _startInTurn(self, game):
+    def _startInTurn(self, game: EngineGame) -> None:
         """
         Spawn C{game}'s engines once it has a start turn (L{starting}).
         """
-        def start(_):
+        def start(_: object) -> None:
             game.holdStartTurn(self.starting.release)
             if game.stopped:
                 game.releaseStartTurn()
@@ -829,7 +826,7 @@ class EngineLauncher(Service):
             self._spawnAll(game)
         self.starting.acquire().addCallback(start)
 
-    def _spawnAll(self, game):
+    def _spawnAll(self, game: EngineGame) -> None:
         if game.stopped:
             return
         for seat in game.seats.values():
@@ -843,7 +840,7 @@ class EngineLauncher(Service):
                 return
         game.startTimer(self.startSeconds)
 
-    def _spawn(self, game, seat):
+    def _spawn(self, game: EngineGame, seat: EngineSeat) -> None:
         entrant, engine = seat.entrant, seat.engine
         key = getattr(entrant, "key", None)
         if key is None and game.gameKeys is not None:
@@ -879,7 +876,7 @@ class EngineLauncher(Service):
                       name=entrant.name, room=game.room,
                       pid=process.transport.pid)
 
-    def limitsOf(self, engine):
+    def limitsOf(self, engine: EngineSpec) -> Limits:
         """
         The L{Limits} of C{engine}: the launcher's, with its CPU and
         memory.

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from typing import Dict, Iterable, List, Mapping, Sequence, Set, Tuple
+from typing import (
+    Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast)
 
 import networkx
 
@@ -45,13 +46,13 @@ def _bergerRounds(names: Sequence[str]) -> List[List[Tuple[str, ...]]]:
     Single round robin by the circle method: rounds of pairs (seat 0
     first), a one-name tuple for the bye when the count is odd.
     """
-    players: List[object] = list(names)
+    players: List[Optional[str]] = list(names)
     if len(players) % 2:
         players.append(None)
     n = len(players)
-    rounds = []
+    rounds: List[List[Tuple[Optional[str], ...]]] = []
     for r in range(n - 1):
-        pairs = []
+        pairs: List[Tuple[Optional[str], ...]] = []
         for i in range(n // 2):
             a, b = players[i], players[n - 1 - i]
             # Alternate the fixed player's colour and the others' by
@@ -66,7 +67,8 @@ def _bergerRounds(names: Sequence[str]) -> List[List[Tuple[str, ...]]]:
                 pairs.append((a, b))
         rounds.append(pairs)
         players = [players[0], players[-1]] + players[1:-1]
-    return rounds
+    # No pair holds the bye's None.
+    return cast(List[List[Tuple[str, ...]]], rounds)
 
 
 def roundRobin(names: Sequence[str], tableSize: int = 2) -> List[Game]:
@@ -92,7 +94,7 @@ def _packedTables(names: Sequence[str], size: int) -> \
     sits in each seat about as often.
     """
     remaining = [tuple(c) for c in itertools.combinations(names, size)]
-    seatCounts: Dict[str, Counter] = defaultdict(Counter)
+    seatCounts: Dict[str, Counter[int]] = defaultdict(Counter)
     rounds = []
     while remaining:
         busy: Set[str] = set()
@@ -109,7 +111,7 @@ def _packedTables(names: Sequence[str], size: int) -> \
     return rounds
 
 
-def _rotate(table: Sequence[str], seatCounts: Dict[str, Counter]) -> \
+def _rotate(table: Sequence[str], seatCounts: Dict[str, Counter[int]]) -> \
         Tuple[str, ...]:
     """
     The rotation of C{table} that puts entrants in the seats they have
@@ -283,6 +285,7 @@ def _swissPairs(names: Sequence[str], games: Sequence[Game],
     rest = list(order)
     while rest:
         size = CHUNK
+        left: List[str]
         for growth in range(MAX_GROWTH + 1):
             if len(rest) - size < CHUNK:
                 chunk, left = rest, []
@@ -368,7 +371,7 @@ def _matchChunk(order: Sequence[str], balance: Mapping[str, int],
     matching: Set[Tuple[str, str]] = set()
     rematches = False
     for rematches in (False, True):
-        graph = networkx.Graph()
+        graph: networkx.Graph[str] = networkx.Graph()
         graph.add_nodes_from(order)
         for a, b in itertools.combinations(order, 2):
             if rematches or b not in met[a]:
@@ -381,8 +384,8 @@ def _matchChunk(order: Sequence[str], balance: Mapping[str, int],
     return sorted(pairs, key=lambda p: min(rank[p[0]], rank[p[1]])), clean
 
 
-def _seatCounts(games: Iterable[Game]) -> Dict[str, Counter]:
-    counts: Dict[str, Counter] = defaultdict(Counter)
+def _seatCounts(games: Iterable[Game]) -> Dict[str, Counter[int]]:
+    counts: Dict[str, Counter[int]] = defaultdict(Counter)
     for game in games:
         if not game.bye:
             for seat, name in enumerate(game.seats):

@@ -5,6 +5,8 @@ bounded log itself (L{GameLog}), its play key masked.
 """
 
 import os
+from io import FileIO
+from typing import Iterable, Optional
 
 #: Bytes of one game log past which an engine's output is no longer
 #: read (the engine then waits on its full pipe).
@@ -16,7 +18,7 @@ _SAFE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
                   "0123456789-_")
 
 
-def pathPart(text):
+def pathPart(text: object) -> str:
     """
     C{text} as one safe path component: letters, digits, C{-} and C{_}
     as they are, every other byte of its UTF-8 as C{%XX}.  The result
@@ -33,7 +35,7 @@ def pathPart(text):
         for byte in text.encode("utf-8", "surrogatepass"))
 
 
-def fromPathPart(part):
+def fromPathPart(part: str) -> str:
     """
     The text L{pathPart} made C{part} from.
 
@@ -45,7 +47,7 @@ def fromPathPart(part):
     return _unquote(part).decode("utf-8", "surrogatepass")
 
 
-def _unquote(part):
+def _unquote(part: str) -> bytes:
     pieces = part.split("%")
     data = bytearray(pieces[0].encode("ascii"))
     for piece in pieces[1:]:
@@ -53,7 +55,8 @@ def _unquote(part):
     return bytes(data)
 
 
-def gamePath(root, event, room, name, suffix=""):
+def gamePath(root: str, event: object, room: str, name: str,
+             suffix: str = "") -> str:
     """
     The path under C{root} of what belongs to entrant C{name} in game
     C{room} of event C{event}: C{root/EVENT/ROOM/NAME+suffix}, each part
@@ -83,21 +86,22 @@ class GameLog:
     @ivar dropped: bytes of output dropped for the cap.
     """
 
-    def __init__(self, path, cap=LOG_CAP, secrets=()):
+    def __init__(self, path: str, cap: int = LOG_CAP,
+                 secrets: Iterable[str] = ()) -> None:
         self.path = path
         self.cap = cap
         self._secrets = [s.encode("utf-8") for s in secrets if s]
-        self._file = open(path, "ab", buffering=0)
+        self._file: Optional[FileIO] = open(path, "ab", buffering=0)
         self.size = os.fstat(self._file.fileno()).st_size
         self.dropped = 0
         self._pending = b""
 
-    def _mask(self, data):
+    def _mask(self, data: bytes) -> bytes:
         for secret in self._secrets:
             data = data.replace(secret, MASK)
         return data
 
-    def write(self, data):
+    def write(self, data: bytes) -> None:
         """
         Log C{data} (bytes the engine wrote): masked, and within the cap.
         """
@@ -114,7 +118,8 @@ class GameLog:
         self._pending = data[len(data) - keep:] if keep else b""
         self._append(data[:len(data) - keep])
 
-    def _append(self, data):
+    def _append(self, data: bytes) -> None:
+        assert self._file is not None
         room = self.cap - self.size
         if room > 0:
             chunk = data[:room]
@@ -127,7 +132,7 @@ class GameLog:
                                  b"output is dropped]\n" % (self.cap,))
             self.dropped += len(data)
 
-    def note(self, text):
+    def note(self, text: str) -> None:
         """
         Write one line of the runner's own (C{# text}), masked, whatever
         the cap (the notes of one game are few and short).
@@ -137,7 +142,7 @@ class GameLog:
         self._file.write(self._mask(
             b"# " + text.encode("utf-8", "replace") + b"\n"))
 
-    def close(self, ending=None):
+    def close(self, ending: Optional[str] = None) -> None:
         """
         Write what was held back, the count of dropped bytes and
         C{ending} (a note), and close the file.

@@ -12,14 +12,26 @@ member of a pairing's room, playing the table's turns through it
 docs/protocols/engines.md say the rest.
 """
 
+from typing import (
+    Any, Callable, Dict, Generator, Optional, Tuple, Union, cast)
+
 from twisted.internet import defer, error
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.internet.protocol import ProcessProtocol
 from twisted.logger import Logger
+from twisted.python.failure import Failure
 
+from hub.ihub import IGameRules, ITable, Room
 from hub.lobby import RoomObserver
 from hub.tables import events
 from hub.tables.base import TableError
+from hub.tournaments.gamelog import GameLog
 from hub.wire import gomocup
+
+#: What a brain answers (L{BrainProcess.ask}) and the milliseconds it
+#: took: None for OK, the C{(x, y)} of a move, the pairs of ABOUT.
+Answer = Tuple[Any, float]
 
 #: How a brain's game may end, besides the board's own ends (a five, a
 #: full board): the values of L{BrainFailed.reason}.
@@ -47,17 +59,18 @@ class BrainFailed(Exception):
     @ivar detail: a short text for its log and the event's page.
     """
 
-    def __init__(self, reason, detail=""):
+    def __init__(self, reason: str, detail: str = "") -> None:
         Exception.__init__(self, reason, detail)
         self.reason = reason
         self.detail = detail
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "{}: {}".format(self.reason, self.detail)
 
 
 class _Wait:
-    def __init__(self, deferred, expect, timer, startedAt):
+    def __init__(self, deferred: Deferred[Answer], expect: str,
+                 timer: Optional[IDelayedCall], startedAt: float) -> None:
         self.deferred = deferred
         self.expect = expect
         self.timer = timer
@@ -80,45 +93,51 @@ class BrainProcess(ProcessProtocol):
     @ivar stopped: its tree is stopped now.
     """
 
-    def __init__(self, clock, log, pondering=False,
-                 maxLine=gomocup.MAX_LINE):
+    #: a sandbox's TreeTransport (L{hub.sandbox} is not typed yet)
+    transport: Any
+
+    def __init__(self, clock: IReactorTime, log: Optional[GameLog],
+                 pondering: bool = False,
+                 maxLine: int = gomocup.MAX_LINE) -> None:
         self.clock = clock
         self.log = log
         self.pondering = pondering
         self.splitter = gomocup.LineSplitter(maxLine)
         self.running = False
         self.stopped = False
-        self.endText = None
-        self.ended = defer.Deferred()
-        self._wait = None
+        self.endText: Optional[str] = None
+        self.ended: Deferred[str] = defer.Deferred()
+        self._wait: Optional[_Wait] = None
 
-    def setLog(self, log):
+    def setLog(self, log: GameLog) -> None:
         self.log = log
 
     # The process.
 
-    def connectionMade(self):
+    def connectionMade(self) -> None:
         self.running = True
 
-    def outReceived(self, data):
+    def outReceived(self, data: bytes) -> None:
         for line in self.splitter.feed(data):
             self.lineReceived(line)
             if not self.running:
                 return
 
-    def errReceived(self, data):
+    def errReceived(self, data: bytes) -> None:
+        assert self.log is not None
         self.log.write(data)
 
-    def processEnded(self, reason):
+    def processEnded(self, reason: Failure) -> None:
         self.running = False
         self.stopped = False
         text, _ = self.transport.endText(reason)
         self.endText = text
+        assert self.log is not None
         self.log.note("brain " + text)
         self._fail(BrainFailed(CRASH, text))
         self.ended.callback(text)
 
-    def signal(self, name):
+    def signal(self, name: str) -> None:
         """
         Send C{SIG<name>} to its tree; nothing if it is gone.
         """
@@ -129,7 +148,7 @@ class BrainProcess(ProcessProtocol):
         except (error.ProcessExitedAlready, OSError):
             pass
 
-    def pause(self):
+    def pause(self) -> None:
         """
         Stop its tree, unless it may ponder (or is stopped already).
         """
@@ -137,7 +156,7 @@ class BrainProcess(ProcessProtocol):
             self.signal("STOP")
             self.stopped = True
 
-    def resume(self):
+    def resume(self) -> None:
         """
         Let its tree run (its turn).
         """
@@ -145,7 +164,7 @@ class BrainProcess(ProcessProtocol):
             self.stopped = False
             self.signal("CONT")
 
-    def kill(self):
+    def kill(self) -> Deferred[str]:
         """
         C{SIGKILL} its tree.
 
@@ -158,14 +177,15 @@ class BrainProcess(ProcessProtocol):
 
     # Commands.
 
-    def tell(self, data):
+    def tell(self, data: bytes) -> None:
         """
         Write C{data} (commands with no answer: C{INFO}, C{END}).
         """
         if self.running:
             self.transport.write(data)
 
-    def ask(self, data, expect, timeoutMs=None):
+    def ask(self, data: bytes, expect: str,
+            timeoutMs: Optional[int] = None) -> Deferred[Answer]:
         """
         Write C{data}, let the brain run, and wait for its answer.
 
@@ -181,7 +201,7 @@ class BrainProcess(ProcessProtocol):
             raise RuntimeError("a brain is asked one thing at a time")
         if not self.running:
             return defer.fail(BrainFailed(CRASH, self.endText or "gone"))
-        d = defer.Deferred()
+        d: Deferred[Answer] = defer.Deferred()
         timer = None
         if timeoutMs is not None:
             timer = self.clock.callLater(timeoutMs / 1000.0, self._late,
@@ -191,14 +211,14 @@ class BrainProcess(ProcessProtocol):
         self.resume()
         return d
 
-    def _late(self, timeoutMs):
+    def _late(self, timeoutMs: int) -> None:
         wait = self._wait
         if wait is not None:
             wait.timer = None
         self._fail(BrainFailed(TIME, "no answer within {} ms".format(
             timeoutMs)))
 
-    def _finish(self):
+    def _finish(self) -> Optional[_Wait]:
         wait, self._wait = self._wait, None
         if wait is not None and wait.timer is not None \
                 and wait.timer.active():
@@ -206,17 +226,18 @@ class BrainProcess(ProcessProtocol):
         self.pause()
         return wait
 
-    def _fail(self, failure):
+    def _fail(self, failure: BrainFailed) -> None:
         wait = self._finish()
         if wait is not None:
             wait.deferred.errback(failure)
 
-    def _answer(self, value):
+    def _answer(self, value: Any) -> None:
         wait = self._finish()
+        assert wait is not None
         elapsedMs = (self.clock.seconds() - wait.startedAt) * 1000.0
         wait.deferred.callback((value, elapsedMs))
 
-    def lineReceived(self, line):
+    def lineReceived(self, line: str) -> None:
         """
         One line of the brain's: chatter is logged, an answer ends the
         wait.
@@ -250,7 +271,8 @@ class BrainProcess(ProcessProtocol):
             self._fail(BrainFailed(ERROR, "not OK: {}".format(
                 gomocup.escape(line, 200))))
 
-    def _logLine(self, line, mark=""):
+    def _logLine(self, line: str, mark: str = "") -> None:
+        assert self.log is not None
         self.log.write((mark + gomocup.escape(line)).encode("ascii")
                        + b"\n")
 
@@ -271,26 +293,28 @@ class Brain:
 
     log = Logger()
 
-    def __init__(self, name, spawn, makeProcess, restarts=RESTARTS,
-                 startMs=START_MS):
+    def __init__(self, name: str, spawn: Callable[[BrainProcess], object],
+                 makeProcess: Callable[[], BrainProcess],
+                 restarts: int = RESTARTS, startMs: int = START_MS) -> None:
         self.name = name
         self.spawn = spawn
         self.makeProcess = makeProcess
         self.restarts = restarts
         self.startMs = startMs
-        self.process = None
-        self.about = {}
+        self.process: Optional[BrainProcess] = None
+        self.about: Dict[str, str] = {}
         self.crashes = 0
         self.games = 0
         self.lock = defer.DeferredLock()
         self.closed = False
 
     @property
-    def alive(self):
+    def alive(self) -> bool:
         return self.process is not None and self.process.running
 
     @defer.inlineCallbacks
-    def newGame(self, log):
+    def newGame(self, log: GameLog
+                ) -> Generator[Deferred[Any], Any, BrainProcess]:
         """
         Get the brain ready for a game, its lines to C{log}: C{RESTART}
         (a live process that played), or a new process (C{START 15},
@@ -303,6 +327,7 @@ class Brain:
         if self.closed:
             raise BrainFailed(START, "the event's brains are closed")
         if self.alive and self.games:
+            assert self.process is not None
             self.process.setLog(log)
             try:
                 yield self.restart(self.process)
@@ -312,10 +337,11 @@ class Brain:
         if not self.alive:
             yield self._start(log)
         self.games += 1
+        assert self.process is not None
         return self.process
 
     @defer.inlineCallbacks
-    def _start(self, log):
+    def _start(self, log: GameLog) -> Generator[Deferred[Any], Any, None]:
         if self.process is not None and self.crashes > self.restarts:
             raise BrainFailed(START, "crashed {} times".format(
                 self.crashes))
@@ -333,7 +359,8 @@ class Brain:
             raise BrainFailed(START, "START: {}".format(e))
 
     @defer.inlineCallbacks
-    def handshake(self, process):
+    def handshake(self, process: BrainProcess
+                  ) -> Generator[Deferred[Any], Any, None]:
         """
         What a new process is asked first: C{START 15}, C{ABOUT}.
         """
@@ -341,16 +368,17 @@ class Brain:
         about, _ = yield process.ask(gomocup.about(), gomocup.ABOUT,
                                      self.startMs)
         self.about = about
+        assert process.log is not None
         process.log.note("ABOUT {}".format(gomocup.escape(repr(about),
                                                           400)))
 
-    def restart(self, process):
+    def restart(self, process: BrainProcess) -> Deferred[Any]:
         """
         What a live process is asked before a new game: C{RESTART}.
         """
         return process.ask(gomocup.restart(), gomocup.OK, self.startMs)
 
-    def retire(self, crashed=False):
+    def retire(self, crashed: bool = False) -> None:
         """
         Kill its process (a lost game left it mid-thought, or it
         crashed: then it counts toward the limit); the next game starts
@@ -362,7 +390,9 @@ class Brain:
             self.process.kill()
         self.games = 0
 
-    def close(self, clock, grace=END_GRACE):
+    def close(self, clock: IReactorTime,
+              grace: float = END_GRACE
+              ) -> Union[Deferred[None], Deferred[str]]:
         """
         C{END}, then C{SIGKILL} after C{grace} seconds if it is still
         there.
@@ -388,14 +418,16 @@ class TimeControl:
     brains may ponder.
     """
 
-    def __init__(self, turnMs=None, matchMs=None,
-                 toleranceMs=gomocup.TOLERANCE_MS, pondering=False):
+    def __init__(self, turnMs: Optional[int] = None,
+                 matchMs: Optional[int] = None,
+                 toleranceMs: int = gomocup.TOLERANCE_MS,
+                 pondering: bool = False) -> None:
         self.turnMs = turnMs
         self.matchMs = matchMs
         self.toleranceMs = toleranceMs
         self.pondering = pondering
 
-    def clock(self):
+    def clock(self) -> gomocup.MatchClock:
         return gomocup.MatchClock(self.turnMs, self.matchMs,
                                   self.toleranceMs)
 
@@ -418,27 +450,32 @@ class EnginePlayer(RoomObserver):
     #: What L{BrainProcess.ask} expects of a turn's answer.
     expect = gomocup.MOVE
 
-    def __init__(self, brain, clock, control, gameLog, onEnd):
+    def __init__(self, brain: Brain, clock: IReactorTime,
+                 control: TimeControl, gameLog: GameLog,
+                 onEnd: Callable[["EnginePlayer", Optional[str], str],
+                                 object]) -> None:
         self.brain = brain
         self.clock = clock
         self.control = control
         self.gameLog = gameLog
         self.onEnd = onEnd
-        self.session = None
-        self.table = None
-        self.seat = None
-        self.process = None
+        #: its lobby session, and the room's table (Any: hub.lobby is
+        #: not typed yet)
+        self.session: Any = None
+        self.table: Any = None
+        self.seat: Optional[int] = None
+        self.process: Optional[BrainProcess] = None
         self.matchClock = control.clock()
         self.thinking = False
         self.done = False
-        self.failure = None
+        self.failure: Optional[BrainFailed] = None
         self.moves = 0
         self._locked = False
         self._preparing = False
 
     # The room.
 
-    def gameStarted(self, room):
+    def gameStarted(self, room: Room) -> None:
         member = room.memberOf(self.session)
         if member is None or room.table is None:
             return
@@ -449,13 +486,13 @@ class EnginePlayer(RoomObserver):
         # that has begun).
         self.clock.callLater(0, self._begin)
 
-    def _begin(self):
+    def _begin(self) -> None:
         d = self.brain.lock.acquire()
         d.addCallback(lambda _: self._ready())
         d.addErrback(self._failed)
 
     @defer.inlineCallbacks
-    def _ready(self):
+    def _ready(self) -> Generator[Deferred[Any], Any, None]:
         if self.done:
             # Over before its brain's turn came.
             self.brain.lock.release()
@@ -465,27 +502,29 @@ class EnginePlayer(RoomObserver):
             process = yield self.brain.newGame(self.gameLog)
         finally:
             self._preparing = False
-            if self.done and self._locked:
-                self._locked = False
+            # mypy keeps self.done narrowed to False across the yield,
+            # while the game may end meanwhile: hence the ignores.
+            if self.done and self._locked:  # type: ignore[unreachable]
+                self._locked = False  # type: ignore[unreachable]
                 self.brain.lock.release()
         if self.done:
-            return
+            return  # type: ignore[unreachable]
         self.process = process
         self.prepare(process)
         self._maybeTurn()
 
-    def prepare(self, process):
+    def prepare(self, process: BrainProcess) -> None:
         """
         A game begins with C{process}: tell it what it needs to know.
         """
 
-    def command(self):
+    def command(self) -> bytes:
         """
         The bytes that ask for this turn's action.
         """
         raise NotImplementedError()
 
-    def accept(self, answer):
+    def accept(self, answer: Any) -> Any:
         """
         The canonical action C{answer} (what L{BrainProcess.ask} gave)
         is.
@@ -494,12 +533,12 @@ class EnginePlayer(RoomObserver):
         """
         raise NotImplementedError()
 
-    def played(self, action):
+    def played(self, action: Any) -> None:
         """
         C{action}, this engine's, was played.
         """
 
-    def tableEvent(self, table, event):
+    def tableEvent(self, table: ITable, event: object) -> None:
         if isinstance(event, events.GameEnded):
             self.finish()
         elif (not self.done and not self.thinking
@@ -508,7 +547,7 @@ class EnginePlayer(RoomObserver):
             # After the table's other listeners heard of it.
             self.clock.callLater(0, self._maybeTurn)
 
-    def _maybeTurn(self):
+    def _maybeTurn(self) -> None:
         table = self.table
         if (self.done or self.thinking or self.process is None
                 or table is None or table.over
@@ -521,7 +560,7 @@ class EnginePlayer(RoomObserver):
         d.addCallback(self._moved)
         d.addErrback(self._failed)
 
-    def _moved(self, answer):
+    def _moved(self, answer: Answer) -> None:
         self.thinking = False
         value, elapsedMs = answer
         if self.done:
@@ -537,14 +576,14 @@ class EnginePlayer(RoomObserver):
             raise BrainFailed(ILLEGAL, "refused: {!r}".format(e))
         self.played(action)
 
-    def _failed(self, failure):
+    def _failed(self, failure: Failure) -> None:
         self.thinking = False
         if not failure.check(BrainFailed):
             self.log.failure("gomocup player {name}", failure,
                              name=self.brain.name)
             e = BrainFailed(ERROR, failure.getErrorMessage())
         else:
-            e = failure.value
+            e = cast(BrainFailed, failure.value)
         if self.done:
             return
         self.failure = e
@@ -558,7 +597,8 @@ class EnginePlayer(RoomObserver):
         if table is not None and not table.over:
             table.lose(self.seat, TABLE_REASONS[e.reason])
 
-    def finish(self, reason=None, detail=""):
+    def finish(self, reason: Optional[str] = None,
+               detail: str = "") -> None:
         """
         This player's game is over, once: it stops listening to the
         table, lets go of its brain and tells C{onEnd}.
@@ -581,7 +621,7 @@ class EnginePlayer(RoomObserver):
             self.brain.lock.release()
         self.onEnd(self, reason, detail)
 
-    def gameEnded(self, room, game):
+    def gameEnded(self, room: Room, game: IGameRules) -> None:
         self.finish()
 
 
@@ -595,8 +635,11 @@ class GomocupPlayer(EnginePlayer):
     @param folder: its C{INFO folder}.
     """
 
-    def __init__(self, brain, clock, control, memoryBytes, folder, gameLog,
-                 onEnd):
+    def __init__(self, brain: Brain, clock: IReactorTime,
+                 control: TimeControl, memoryBytes: int,
+                 folder: str, gameLog: GameLog,
+                 onEnd: Callable[["EnginePlayer", Optional[str], str],
+                                 object]) -> None:
         EnginePlayer.__init__(self, brain, clock, control, gameLog, onEnd)
         self.memoryBytes = memoryBytes
         self.folder = folder
@@ -606,17 +649,17 @@ class GomocupPlayer(EnginePlayer):
         #: stone (not so when the game began from an opening)
         self.synced = True
 
-    def gameStarted(self, room):
+    def gameStarted(self, room: Room) -> None:
         if room.table is not None:
             self.synced = not room.table.game.moves
         EnginePlayer.gameStarted(self, room)
 
-    def prepare(self, process):
+    def prepare(self, process: BrainProcess) -> None:
         c = self.matchClock
         process.tell(gomocup.infos(c.turnMs, c.matchMs, c.leftMs,
                                    self.memoryBytes, self.folder))
 
-    def command(self):
+    def command(self) -> bytes:
         moves = list(self.table.game.moves)
         if not moves:
             command = gomocup.begin()
@@ -631,7 +674,7 @@ class GomocupPlayer(EnginePlayer):
             command = gomocup.info("time_left", left) + command
         return command
 
-    def accept(self, move):
+    def accept(self, move: Tuple[int, int]) -> Tuple[int, int]:
         if not gomocup.moveOnBoard(move):
             raise BrainFailed(ILLEGAL, "{},{} is off the board".format(
                 *move))
@@ -639,5 +682,5 @@ class GomocupPlayer(EnginePlayer):
             raise BrainFailed(ILLEGAL, "{},{} is taken".format(*move))
         return move
 
-    def played(self, move):
+    def played(self, move: Tuple[int, int]) -> None:
         self.known += 1

@@ -173,10 +173,10 @@ class IGameLauncher(Interface):
         @rtype: L{twisted.internet.defer.Deferred}
         """
 
-    def stop(pairing: PairingInfo, ended: bool = False) -> None:
+    def stop(pairing: PairingInfo, ended: bool = False) -> object:
         """
         Kill whatever was launched for C{pairing} (nothing if nothing
-        was).  Idempotent.
+        was).  Idempotent; callers may ignore what it returns.
 
         @param ended: The game is over: its engines may first leave by
             themselves (they have the last message to read).

@@ -14,8 +14,9 @@ from typing import Any, FrozenSet, List, Optional, Sequence, Tuple
 import attr
 from zope.interface import implementer
 
-from hub.ihub import IStartPolicy
+from hub.ihub import ILobby, IStartPolicy, ITable, Room
 from hub.tables.base import startIfReady
+from hub.tournaments.standings import Game
 
 
 @implementer(IStartPolicy)
@@ -30,7 +31,7 @@ class TournamentPolicy:
     #: never seats a stranger here.
     openTable = False
 
-    def __init__(self, inner: Any, names: Sequence[str],
+    def __init__(self, inner: IStartPolicy, names: Sequence[str],
                  turnSeconds: Optional[float] = None,
                  opening: Sequence[Tuple[int, int]] = ()) -> None:
         self.inner = inner
@@ -55,7 +56,7 @@ class TournamentPolicy:
         # The pairing's players, all of them.
         return frozenset([len(self.names)])
 
-    def canStart(self, room: Any) -> bool:
+    def canStart(self, room: Room) -> bool:
         """
         The pairing's players, all of them and nobody else, are in the
         room, and the kind's policy agrees.  Members without names
@@ -69,7 +70,7 @@ class TournamentPolicy:
             return False
         return bool(self.inner.canStart(room))
 
-    def newTable(self, room: Any) -> Any:
+    def newTable(self, room: Room) -> ITable:
         """
         The kind's table, with the event's turn clock if it has one, and
         the stones of the pairing's opening (gomoku's) placed.
@@ -78,13 +79,13 @@ class TournamentPolicy:
         if self.turnSeconds is not None:
             inner = copy.copy(inner)
             inner.options = self.options
-        table = inner.newTable(room)
+        table: ITable = inner.newTable(room)
         for stone in self.opening:
             # Before its start: its GameStarted's position has them.
             table.game.apply(table.game.currentSeat, stone)
         return table
 
-    def memberLeft(self, lobby: Any, room: Any) -> None:
+    def memberLeft(self, lobby: ILobby, room: Room) -> None:
         # As the kind's policy would, with this one's canStart.
         startIfReady(self, lobby, room)
 
@@ -97,18 +98,18 @@ class FullTablePolicy:
     two or three ready).
     """
 
-    def __init__(self, policy: Any, players: int) -> None:
+    def __init__(self, policy: IStartPolicy, players: int) -> None:
         self.policy = policy
         self.players = players
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.policy, name)
 
-    def canStart(self, room: Any) -> bool:
+    def canStart(self, room: Room) -> bool:
         return (len(room.members) == self.players
                 and bool(self.policy.canStart(room)))
 
-    def memberLeft(self, lobby: Any, room: Any) -> None:
+    def memberLeft(self, lobby: ILobby, room: Room) -> None:
         """
         A member left before the game: start if the rest are all the
         players, all ready (never, unless the room had one too many).
@@ -124,14 +125,15 @@ class FullTablePolicy:
 POSITIONED = ("gomocup", "stdio")
 
 
-def openingFor(run: Any, game: Any) -> Tuple[Tuple[int, int], ...]:
+def openingFor(run: Any, game: Game) -> Tuple[Tuple[int, int], ...]:
     """
     The opening C{game} (a L{hub.tournaments.standings.Game}) of C{run}'s
     event (C{run} a L{hub.tournaments.director.RunningEvent}) starts
     from: none unless the event has openings and every seat is an engine
-    over standard streams.  The pairs of entrants take the openings in turn, in the
-    order they first meet; a pair's first and second game (a round
-    robin's, colours swapped) share one, its third and fourth the next.
+    over standard streams.  The pairs of entrants take the openings in
+    turn, in the order they first meet; a pair's first and second game (a
+    round robin's, colours swapped) share one, its third and fourth the
+    next.
     """
     openings = run.event.openings
     if not openings or game.bye:

@@ -11,11 +11,15 @@ restarted hub plays them again).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence
 
 from twisted.application.service import Service
+from twisted.internet.interfaces import IReactorProcess, IReactorTime
 
 from hub.tournaments.director import POLL_SECONDS, SHOW_SECONDS, Director
+
+if TYPE_CHECKING:
+    from hub.tournaments.engines import EngineLauncher
 
 #: Where engines log (and, without a sandbox, work), under the hub's
 #: data folder.
@@ -65,9 +69,10 @@ def tournamentService(records: Any, top: Any, policies: Dict[str, Any],
     return TournamentService(director)
 
 
-def engineLauncher(reactor: Any, clock: Any, factories: Dict[str, Any],
-                   dataFolder: str, sandbox: str = "bwrap",
-                   hidden: Sequence[str] = ()) -> Any:
+def engineLauncher(reactor: IReactorProcess, clock: IReactorTime,
+                   factories: Dict[str, Any], dataFolder: str,
+                   sandbox: str = "bwrap",
+                   hidden: Sequence[str] = ()) -> EngineLauncher:
     """
     The engine runner of the hub's tournaments
     (L{hub.tournaments.engines.EngineLauncher}): engines log to

@@ -22,7 +22,7 @@ Entrants equal on every key share a rank; the list is then by name.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import attr
 
@@ -163,7 +163,7 @@ def _twoPlayerKeys(names: Sequence[str], games: Sequence[Game],
 
 def _directKeys(names: Sequence[str], games: Sequence[Game],
                 total: Dict[str, float]) -> Dict[str, Tuple[float, ...]]:
-    groups: Dict[float, set] = defaultdict(set)
+    groups: Dict[float, Set[str]] = defaultdict(set)
     for name in names:
         groups[total[name]].add(name)
     direct: Dict[str, float] = defaultdict(float)

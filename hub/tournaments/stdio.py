@@ -9,13 +9,18 @@ L{hub.tournaments.gomocup}'s; docs/protocols/engines.md is the spec.
 """
 
 import json
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from twisted.internet import defer
+from twisted.internet.defer import Deferred
 
-from hub.records.codec import actionFromJSON, actionToJSON
+from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tournaments.gomocup import (
     ILLEGAL, Brain, BrainFailed, BrainProcess, EnginePlayer)
 from hub.wire import gomocup as lines
+
+if TYPE_CHECKING:
+    from hub.games.splendor import SplendorGame
 
 #: The protocol's version (docs/protocols/engines.md).
 VERSION = 1
@@ -25,7 +30,8 @@ NAME = "gamehub-stdio"
 DEBUG_CHARS = 2000
 
 
-def splendorPosition(game, seat):
+def splendorPosition(game: "SplendorGame",
+                     seat: Optional[int]) -> Dict[str, Any]:
     """
     The public position of a Splendor game (L{hub.games.splendor.
     SplendorGame}) as C{seat} sees it: the bank, the face-up cards, the
@@ -36,7 +42,7 @@ def splendorPosition(game, seat):
     from hub.games import splendor
     players = []
     for index, player in enumerate(game.players):
-        entry = {"tokens": player.tokenDict(),
+        entry: Dict[str, Any] = {"tokens": player.tokenDict(),
                  "bonuses": dict(zip(splendor.GEMS, player.bonuses)),
                  "points": player.points,
                  "purchased": list(player.purchased),
@@ -55,7 +61,7 @@ def splendorPosition(game, seat):
             "currentSeat": game.currentSeat}
 
 
-def position(kind, table, seat):
+def position(kind: str, table: Any, seat: Optional[int]) -> Any:
     """
     The canonical position of C{table}'s game for C{seat}: gomoku's and
     checkers' C{table.position()} (the stones in order; the regions,
@@ -67,7 +73,9 @@ def position(kind, table, seat):
     return table.position()
 
 
-def request(kind, seat, seats, positionOf, legal, timeLeftMs, turnMs):
+def request(kind: str, seat: Optional[int], seats: int, positionOf: Any,
+            legal: Sequence[Any], timeLeftMs: Optional[int],
+            turnMs: Optional[int]) -> bytes:
     """
     One request line (bytes, LF-ended).
 
@@ -83,7 +91,7 @@ def request(kind, seat, seats, positionOf, legal, timeLeftMs, turnMs):
         separators=(",", ":")).encode("utf-8") + b"\n"
 
 
-def answer(kind, message, legal):
+def answer(kind: str, message: Any, legal: Sequence[Any]) -> Any:
     """
     The canonical action of an answer (its C{"action"}), if legal.
 
@@ -107,7 +115,7 @@ class StdioProcess(BrainProcess):
     is asked is an unparsable action).
     """
 
-    def lineReceived(self, line):
+    def lineReceived(self, line: str) -> None:
         wait = self._wait
         try:
             message = json.loads(line)
@@ -135,10 +143,10 @@ class StdioBrain(Brain):
     games (each request carries the whole position).
     """
 
-    def handshake(self, process):
+    def handshake(self, process: BrainProcess) -> Deferred[None]:
         return defer.succeed(None)
 
-    def restart(self, process):
+    def restart(self, process: BrainProcess) -> Deferred[None]:
         return defer.succeed(None)
 
 
@@ -148,8 +156,10 @@ class StdioPlayer(EnginePlayer):
     """
 
     expect = "action"
+    #: the legal actions of the turn asked for
+    legal: List[Any]
 
-    def command(self):
+    def command(self) -> bytes:
         table, seat = self.table, self.seat
         self.legal = table.game.legalActions(seat)
         c = self.matchClock
@@ -157,5 +167,5 @@ class StdioPlayer(EnginePlayer):
                        position(table.kind, table, seat), self.legal,
                        c.leftMs, c.allowanceMs())
 
-    def accept(self, message):
+    def accept(self, message: Any) -> Any:
         return answer(self.table.kind, message, self.legal)

@@ -13,7 +13,7 @@ CLI (or the web's admin) writes the state, the hub's director
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
@@ -89,7 +89,7 @@ class Entrant:
     guest: bool = False
     #: What its Gomocup brain answered to ABOUT (name, version, author,
     #: country...), or None.
-    about: Optional[Dict[str, str]] = None
+    about: Optional[Mapping[str, str]] = None
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -132,7 +132,9 @@ _EVENT_COLUMNS = ("id, name, kind, format, rounds, minutes, table_size, "
 def _event(row: Sequence[Any]) -> Event:
     openings = tuple(tuple(tuple(stone) for stone in opening)
                      for opening in json.loads(row[-1] or "[]"))
-    return Event(*row[:-2], pondering=bool(row[-2]), openings=openings)
+    # mypy cannot tell that row[:-2] stops short of these two.
+    return Event(*row[:-2], pondering=bool(row[-2]),  # type: ignore[misc]
+                 openings=openings)
 
 
 def _dumps(value: Any) -> str:
@@ -219,7 +221,7 @@ def activeEvents(cursor: db.Cursor) -> List[Event]:
     return [_event(row) for row in cursor.fetchall()]
 
 
-def enter(cursor: db.Cursor, eventId: int, name: str, now: float,
+def enter(cursor: db.Cursor, eventId: int, name: Optional[str], now: float,
           engine: Optional[str] = None, guest: bool = False) -> str:
     """
     Enter C{name} in the event (again, if it had withdrawn); with
@@ -330,7 +332,7 @@ def entrants(cursor: db.Cursor, eventId: int) -> List[Entrant]:
 
 
 def setAbout(cursor: db.Cursor, eventId: int, name: str,
-             about: Dict[str, str], now: float = 0.0) -> None:
+             about: Mapping[str, str], now: float = 0.0) -> None:
     """
     Keep what entrant C{name}'s brain answered to C{ABOUT} (at most ten
     pairs, each value at most 100 characters).

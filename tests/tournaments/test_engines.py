@@ -31,8 +31,8 @@ from hub.wire import gomoku as gomokuWire
 from hub.tap import Options, makeFactories
 from hub.sandbox.process import BwrapSandbox, NoSandbox
 from hub.tournaments import engines
-from hub.tournaments.engines import (
-    EngineFactory, EngineLauncher, substitute)
+from hub.tournaments.commands import KEY_VARIABLE, substitute
+from hub.tournaments.engines import EngineFactory, EngineLauncher
 from hub.tournaments.gamelog import (
     GameLog, fromPathPart, gamePath, pathPart)
 from hub.tournaments.interfaces import (
@@ -445,7 +445,7 @@ class GameKeyTests(SynchronousTestCase):
         for (_, args, env, _), name in zip(self.reactor.spawned,
                                            ("alice", "robot")):
             argv = list(args[args.index("--") + 1:])
-            key = env[engines.KEY_VARIABLE]
+            key = env[KEY_VARIABLE]
             self.assertRegex(key, r"^[A-Za-z0-9]{10}$")
             self.assertEqual(argv, ["engine", "--name", name, "--key", key,
                                     "--room", "3-2-1"])
@@ -474,7 +474,7 @@ class GameKeyTests(SynchronousTestCase):
         port refuses the same keys.
         """
         launched = self.launch()
-        keys = [env[engines.KEY_VARIABLE]
+        keys = [env[KEY_VARIABLE]
                 for _, _, env, _ in self.reactor.spawned]
         public = self.server.connect()
         public.register("alice#" + keys[0])
@@ -500,7 +500,7 @@ class GameKeyTests(SynchronousTestCase):
         use up that key.
         """
         self.launch()
-        keys = [env[engines.KEY_VARIABLE]
+        keys = [env[KEY_VARIABLE]
                 for _, _, env, _ in self.reactor.spawned]
         for wire in ("robot#" + keys[1], "robot", "ROBOT", "alice#x"):
             connection = self.connect(0)
@@ -542,7 +542,7 @@ class GameKeyTests(SynchronousTestCase):
         self.server.factory.names = None
         self.launch()
         for _, args, env, _ in self.reactor.spawned:
-            self.assertNotIn(engines.KEY_VARIABLE, env)
+            self.assertNotIn(KEY_VARIABLE, env)
             self.assertEqual(args[-4:], ["--key", "", "--room", "3-2-1"])
 
     def test_entrantsOwnKey(self):
@@ -552,7 +552,7 @@ class GameKeyTests(SynchronousTestCase):
         """
         self.launch([Entrant("alice", self.command, key="Own0key123")])
         (_, args, env, _), = self.reactor.spawned
-        self.assertEqual(env[engines.KEY_VARIABLE], "Own0key123")
+        self.assertEqual(env[KEY_VARIABLE], "Own0key123")
         self.assertIn("Own0key123", args)
         self.assertEqual(len(self.names.gameKeys), 0)
 
