@@ -2,11 +2,12 @@
 The gettext catalogs of the hub's faces (C{hub/locale/LANG/LC_MESSAGES/
 DOMAIN.po}, read with Babel): the web pages' C{web} domain and the
 desktop client's C{client} domain share the folder and the languages,
-so both faces (L{hub.web.i18n}, L{hub.client.i18n}) read them here.
+so both faces (L{hub.web.i18n}, L{hub.client.i18n}) read them here;
+and the stores' refusals (L{Refusal}) that a page says in its language.
 """
 
 import os
-from typing import Any, Dict, Tuple
+from typing import Any, Callable, Dict, Tuple
 
 from babel.messages.pofile import read_po
 
@@ -41,6 +42,37 @@ class Word(str):
     template (a role in "a {0} may not {1} a {2}"): translated with it,
     where a name given so is not.
     """
+
+
+class Refusal(Exception):
+    """
+    Something a store refused; its text says why, in one line, without
+    secrets: an English template of the web's catalogs (marked C{N_})
+    filled with its arguments (C{{0}}...), so that a page says it in its
+    language (L{translated}, L{hub.web.pages.refusalText}); C{str} of it
+    is the English (the command lines, the logs and the JSON APIs').
+
+    @ivar template: the template.
+    @ivar arguments: what fills it: names as they are, and L{Word}s,
+        translated with it.
+    """
+
+    def __init__(self, template: str, *arguments: object) -> None:
+        Exception.__init__(self, template.format(*arguments)
+                           if arguments else template)
+        self.template = template
+        self.arguments = arguments
+
+    def translated(self, translate: Callable[[str], str]) -> str:
+        """
+        The text in the language of C{translate} (a translator of the
+        web's catalogs, L{hub.web.i18n.translator}).
+        """
+        if not self.arguments:
+            return translate(self.template)
+        return translate(self.template).format(
+            *[translate(a) if isinstance(a, Word) else a
+              for a in self.arguments])
 
 
 def N_(text: str) -> str:

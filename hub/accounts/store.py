@@ -22,7 +22,7 @@ from typing import (
 import attr
 
 from hub.accounts import names as namerules
-from hub.catalogs import N_, Word
+from hub.catalogs import N_, Refusal
 
 if TYPE_CHECKING:
     from twisted.internet.defer import Deferred
@@ -71,34 +71,11 @@ class Database(typing.Protocol):
         ...
 
 
-class AccountError(Exception):
+class AccountError(Refusal):
     """
-    An account operation that cannot be done; its text says why, in one
-    line, without secrets: an English template of the web's catalogs
-    (marked C{N_}) filled with its arguments (C{{0}}...), so that a page
-    says it in its language (L{translated}); C{str} of it is the English.
-
-    @ivar template: the template.
-    @ivar arguments: what fills it: names as they are, and
-        L{hub.catalogs.Word}s, translated with it.
+    An account operation that cannot be done (L{hub.catalogs.Refusal}:
+    C{str} of it is the English, L{translated} the page's language).
     """
-
-    def __init__(self, template: str, *arguments: object) -> None:
-        Exception.__init__(self, template.format(*arguments)
-                           if arguments else template)
-        self.template = template
-        self.arguments = arguments
-
-    def translated(self, translate: Callable[[str], str]) -> str:
-        """
-        The text in the language of C{translate} (a translator of the
-        web's catalogs, L{hub.web.i18n.translator}).
-        """
-        if not self.arguments:
-            return translate(self.template)
-        return translate(self.template).format(
-            *[translate(a) if isinstance(a, Word) else a
-              for a in self.arguments])
 
 
 class NoSuchAccount(AccountError):

@@ -12,10 +12,11 @@ import json
 import re
 from typing import Any, List, Optional, Sequence
 
+from hub.catalogs import N_
 from hub.records import db
 from hub.tournaments.interfaces import (
     ENGINE_CPU_SECONDS, ENGINE_MEMORY_BYTES, PROTOCOLS, EngineSpec)
-from hub.tournaments.store import TournamentError
+from hub.tournaments.store import NoSuchEngine, TournamentError
 
 _COLUMNS = ("name, command, folder, protocol, cpu_seconds, memory_bytes")
 _SIZE = re.compile(r"^(\d+)\s*([KMG]?)i?B?$", re.I)
@@ -44,8 +45,8 @@ def checkName(name: str) -> str:
     @raise TournamentError: it may not.
     """
     if not name or len(name) > 64 or any(c.isspace() for c in name):
-        raise TournamentError("an engine's name is 1 to 64 characters, "
-                              "no spaces")
+        raise TournamentError(N_("an engine's name is 1 to 64 "
+                                 "characters, no spaces"))
     return name
 
 
@@ -69,16 +70,17 @@ def register(cursor: db.Cursor, name: str, command: Sequence[str],
     checkName(name)
     command = [str(word) for word in command]
     if not command or not command[0]:
-        raise TournamentError("an engine needs a command")
+        raise TournamentError(N_("an engine needs a command"))
     if any("\0" in word for word in command):
-        raise TournamentError("a command has no NUL characters")
+        raise TournamentError(N_("a command has no NUL characters"))
     if protocol not in PROTOCOLS:
-        raise TournamentError("no protocol %r (%s)" % (
-            protocol, ", ".join(PROTOCOLS)))
+        raise TournamentError(N_("no protocol {0!r} ({1})"), protocol,
+                              ", ".join(PROTOCOLS))
     if cpuSeconds < 0 or memoryBytes < 0:
-        raise TournamentError("limits are not negative")
+        raise TournamentError(N_("limits are not negative"))
     if folder is not None and not folder.startswith("/"):
-        raise TournamentError("an engine's folder is an absolute path")
+        raise TournamentError(N_("an engine's folder is an absolute "
+                                 "path"))
     cursor.execute(
         "INSERT INTO engine_catalog (" + _COLUMNS + ", registered_at) "
         "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET "
@@ -102,9 +104,7 @@ def engine(cursor: db.Cursor, name: str) -> EngineSpec:
                    "name = ?", (name,))
     row = cursor.fetchone()
     if row is None:
-        raise TournamentError(
-            "no engine %s is registered (python -m hub.tournaments engine "
-            "register %s -- COMMAND...)" % (name, name))
+        raise NoSuchEngine(name)
     return _spec(row)
 
 
@@ -131,9 +131,9 @@ def unregister(cursor: db.Cursor, name: str) -> None:
         "AND e.withdrawn = 0 ORDER BY t.id", (name, "finished"))
     rows = cursor.fetchall()
     if rows:
-        raise TournamentError("engine %s is entered in event %s: withdraw "
-                              "it first" % (name, ", ".join(
-                                  str(r[0]) for r in rows)))
+        raise TournamentError(
+            N_("engine {0} is entered in event {1}: withdraw it first"),
+            name, ", ".join(str(r[0]) for r in rows))
     cursor.execute("DELETE FROM engine_catalog WHERE name = ?", (name,))
 
 

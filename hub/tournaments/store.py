@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 import attr
 
+from hub.catalogs import N_, Refusal, Word
 from hub.records import db
 from hub.tournaments.formats import ARENA, FORMATS, ROUND_ROBIN, SWISS
 from hub.tournaments.interfaces import EngineSpec
@@ -33,10 +34,24 @@ TABLE_SIZES = {"gomoku": (2,), "checkers": (2, 3, 4, 6),
                "splendor": (2, 3, 4)}
 
 
-class TournamentError(Exception):
+class TournamentError(Refusal):
     """
-    An operation on an event was refused; the message says why.
+    An operation on an event or engine was refused (a
+    L{hub.catalogs.Refusal}: C{str} of it is the English, L{translated}
+    the page's language).
     """
+
+
+class NoSuchEngine(TournamentError):
+    """
+    No engine of that name is registered.
+    """
+
+    def __init__(self, name: str) -> None:
+        TournamentError.__init__(
+            self, N_("no engine {0} is registered ({1})"), name,
+            "python -m hub.tournaments engine register %s -- COMMAND..."
+            % (name,))
 
 
 @attr.s(frozen=True, auto_attribs=True)
@@ -157,25 +172,27 @@ def createEvent(cursor: db.Cursor, name: str, kind: str, format: str,
     @raise TournamentError: a kind, format or option that does not fit.
     """
     if kind not in TABLE_SIZES:
-        raise TournamentError("no game kind %r (gomoku, checkers, "
-                              "splendor)" % (kind,))
+        raise TournamentError(N_("no game kind {0!r} ({1})"), kind,
+                              "gomoku, checkers, splendor")
     if format not in FORMATS:
-        raise TournamentError("no format %r (%s)" % (format,
-                                                     ", ".join(FORMATS)))
+        raise TournamentError(N_("no format {0!r} ({1})"), format,
+                              ", ".join(FORMATS))
     if tableSize not in TABLE_SIZES[kind]:
-        raise TournamentError("%s is played at tables of %s, not %d" % (
-            kind, "/".join(str(n) for n in TABLE_SIZES[kind]), tableSize))
+        raise TournamentError(
+            N_("{0} is played at tables of {1}, not {2}"), Word(kind),
+            "/".join(str(n) for n in TABLE_SIZES[kind]), tableSize)
     if format == SWISS and not (rounds and rounds > 0):
-        raise TournamentError("a Swiss event needs --rounds N")
+        raise TournamentError(N_("a Swiss event needs {0}"), "--rounds N")
     if format == ARENA and not (minutes and minutes > 0):
-        raise TournamentError("an arena needs --minutes M")
+        raise TournamentError(N_("an arena needs {0}"), "--minutes M")
     if not name.strip():
-        raise TournamentError("an event needs a name")
+        raise TournamentError(N_("an event needs a name"))
     for value in (turnMs, matchMs):
         if value is not None and not value > 0:
-            raise TournamentError("--turn-ms and --match-ms are positive")
+            raise TournamentError(N_("{0} and {1} are positive"),
+                                  "--turn-ms", "--match-ms")
     if openings and kind != "gomoku":
-        raise TournamentError("openings are gomoku's")
+        raise TournamentError(N_("openings are gomoku's"))
     cursor.execute(
         "INSERT INTO tournaments (name, kind, format, rounds, minutes, "
         "table_size, turn_seconds, state, current_round, created_at, "
@@ -199,7 +216,7 @@ def getEvent(cursor: db.Cursor, eventId: int) -> Event:
                    "WHERE id = ?", (eventId,))
     row = cursor.fetchone()
     if row is None:
-        raise TournamentError("no event %s" % (eventId,))
+        raise TournamentError(N_("no event {0}"), eventId)
     return _event(row)
 
 
@@ -240,19 +257,17 @@ def enter(cursor: db.Cursor, eventId: int, name: Optional[str], now: float,
     """
     event = getEvent(cursor, eventId)
     if event.state == FINISHED:
-        raise TournamentError("event %d is finished" % (eventId,))
+        raise TournamentError(N_("event {0} is finished"), eventId)
     if engine is not None:
         cursor.execute("SELECT name FROM engine_catalog WHERE name = ?",
                        (engine,))
         if cursor.fetchone() is None:
-            raise TournamentError(
-                "no engine %s is registered (python -m hub.tournaments "
-                "engine register %s -- COMMAND...)" % (engine, engine))
+            raise NoSuchEngine(engine)
         if name is None:
             name = engine
     if not name or len(name) > 64 or any(c.isspace() for c in name):
-        raise TournamentError("an entrant's name is 1 to 64 characters, "
-                              "no spaces")
+        raise TournamentError(N_("an entrant's name is 1 to 64 "
+                                 "characters, no spaces"))
     if not guest:
         # An engine under an account's name is entered under its
         # spelling too (the name the hub's name check gives it).
@@ -263,9 +278,10 @@ def enter(cursor: db.Cursor, eventId: int, name: Optional[str], now: float,
         except NoSuchAccount:
             if engine is None:
                 raise TournamentError(
-                    "%s is no account (python -m hub.accounts add %s), "
-                    "and entrants are accounts; enter --guest enters a "
-                    "guest's name" % (name, name))
+                    N_("{0} is no account ({1}), and entrants are "
+                       "accounts; {2} enters a guest's name"), name,
+                    "python -m hub.accounts add %s" % (name,),
+                    "enter --guest")
             # An engine under a name no account owns plays as a guest.
             guest = True
     cursor.execute("SELECT engine FROM tournament_entrants WHERE "
@@ -302,8 +318,8 @@ def withdraw(cursor: db.Cursor, eventId: int, name: str) -> None:
     cursor.execute("SELECT COUNT(*) FROM tournament_entrants WHERE "
                    "tournament_id = ? AND name = ?", (eventId, name))
     if not cursor.fetchone()[0]:
-        raise TournamentError("%s is not an entrant of event %d" % (
-            name, eventId))
+        raise TournamentError(N_("{0} is not an entrant of event {1}"),
+                              name, eventId)
 
 
 def entrants(cursor: db.Cursor, eventId: int) -> List[Entrant]:
@@ -373,26 +389,27 @@ def requestState(cursor: db.Cursor, eventId: int, action: str,
     event = getEvent(cursor, eventId)
     if action == "start":
         if event.state != CREATED:
-            raise TournamentError("event %d is %s, not created" % (
-                eventId, event.state))
+            raise TournamentError(N_("event {0} is {1}, not {2}"),
+                                  eventId, Word(event.state), Word(CREATED))
         tableSize = event.tableSize
         count = len([e for e in entrants(cursor, eventId)
                      if not e.withdrawn])
         if count < tableSize:
-            raise TournamentError("event %d has %d entrants; it needs at "
-                                  "least %d" % (eventId, count, tableSize))
+            raise TournamentError(N_("event {0} has {1} entrants; it "
+                                     "needs at least {2}"),
+                                  eventId, count, tableSize)
         cursor.execute("UPDATE tournaments SET state = ? WHERE id = ?",
                        (RUNNING, eventId))
     elif action == "pause":
         if event.state != RUNNING:
-            raise TournamentError("event %d is %s, not running" % (
-                eventId, event.state))
+            raise TournamentError(N_("event {0} is {1}, not {2}"),
+                                  eventId, Word(event.state), Word(RUNNING))
         cursor.execute("UPDATE tournaments SET state = ?, paused_at = ? "
                        "WHERE id = ?", (PAUSED, now, eventId))
     elif action == "resume":
         if event.state != PAUSED:
-            raise TournamentError("event %d is %s, not paused" % (
-                eventId, event.state))
+            raise TournamentError(N_("event {0} is {1}, not {2}"),
+                                  eventId, Word(event.state), Word(PAUSED))
         endsAt = event.endsAt
         if endsAt is not None and event.pausedAt is not None:
             # An arena's clock stands still while it is paused.
@@ -401,7 +418,7 @@ def requestState(cursor: db.Cursor, eventId: int, action: str,
                        "ends_at = ? WHERE id = ?",
                        (RUNNING, endsAt, eventId))
     else:
-        raise TournamentError("no action %r" % (action,))
+        raise TournamentError(N_("no action {0!r}"), action)
     return getEvent(cursor, eventId)
 
 
@@ -530,4 +547,5 @@ def runBlocking(url: db.DatabaseURL, interaction: Any, *args: Any,
 
 
 __all__ = ["CREATED", "RUNNING", "PAUSED", "FINISHED", "Event", "Entrant",
-           "Snapshot", "TournamentError", "ROUND_ROBIN", "SWISS", "ARENA"]
+           "Snapshot", "TournamentError", "NoSuchEngine", "ROUND_ROBIN",
+           "SWISS", "ARENA"]

@@ -147,8 +147,9 @@ def _eventWrite(auth: Any, events: Any, actor: Any, action: str,
                 *args: Any) -> Any:
     """
     Run C{interaction} on the events' database, then audit C{action}
-    on C{target} (or C{target(result)}).  A refusal of the store's (L{store.TournamentError}) is a
-    L{BadRequest}.
+    on C{target} (or C{target(result)}).  A refusal of the store's
+    (L{store.TournamentError}) is a L{BadRequest} of its template and
+    arguments (a page says it in its language).
     """
     from hub.tournaments import store
     events = _events(events)
@@ -156,7 +157,7 @@ def _eventWrite(auth: Any, events: Any, actor: Any, action: str,
 
     def refused(failure: Failure) -> None:
         failure.trap(store.TournamentError)
-        raise BadRequest(str(failure.value))
+        raise BadRequest(failure.value.template, *failure.value.arguments)
 
     def audited(result: Any) -> Deferred[Any]:
         d = auth.accounts.note(

@@ -26,7 +26,7 @@ DOMAIN = "web"
 #: the words of the stores that the pages say (a Splendor move's,
 #: L{hub.records.notation}; an account's refusals,
 #: L{hub.accounts.store.AccountError}).
-SOURCES = ("web", "records", "accounts")
+SOURCES = ("web", "records", "accounts", "tournaments")
 #: The cookie remembering the language a visitor chose with the switch.
 COOKIE = b"lang"
 #: Each language's name in itself, for the switch.

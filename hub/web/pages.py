@@ -24,7 +24,7 @@ from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 from twisted.web.server import Request
 
-from hub.catalogs import Word
+from hub.catalogs import Refusal, Word
 from hub.web import i18n
 from hub.web.i18n import N_
 from hub.web.errors import errorsOf, pathSegment, refuse, wellFormedGameId
@@ -49,15 +49,17 @@ def player(text: str, display: Any = None) -> Any:
                      class_="named")
 
 
-def refusalText(error: Any,
+def refusalText(error: Refusal,
                 _: Callable[[str], str] = lambda text: text) -> List[Any]:
     """
-    What a page says of an L{hub.accounts.store.AccountError}, for a
-    tag's children: its template in the page's language (C{_}), its
-    words (L{hub.catalogs.Word}) translated, its other arguments (names,
-    addresses) each as a L{player}'s text in a C{<bdi>} (as C{repr} for
-    C{{0!r}}); a sentence: a capital first (unless an argument is), a
-    full stop last unless it has one.
+    What a page says of a store's L{hub.catalogs.Refusal} (an
+    L{hub.accounts.store.AccountError}, a
+    L{hub.tournaments.store.TournamentError}), for a tag's children: its
+    template in the page's language (C{_}), its words
+    (L{hub.catalogs.Word}) translated, its other arguments (names,
+    addresses, commands) each as a L{player}'s text in a C{<bdi>} (as
+    C{repr} for C{{0!r}}); a sentence: a capital first (unless an
+    argument is), a full stop last unless it has one.
     """
     parts: List[Any] = []
     argument: Any = None

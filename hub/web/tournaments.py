@@ -777,11 +777,14 @@ class TournamentsPage(resource.Resource):
 
         _ = pages.translatorFor(request)
 
-        def refused(visitor: Any, text: str) -> Any:
-            # text: in the page's language.
+        def refused(visitor: Any, text: Any) -> Any:
+            # text: in the page's language (a text, or a refusal's parts:
+            # pages.refusalText).
+            if not isinstance(text, list):
+                text = [text]
             return lambda request: show(
                 request, visitor, N_("Refused"),
-                tags.p(text, " ", tags.a(_("Back"), href=page),
+                tags.p(*text, " ", tags.a(_("Back"), href=page),
                        class_="message error"), 400)
 
         @defer.inlineCallbacks
@@ -806,7 +809,7 @@ class TournamentsPage(resource.Resource):
                     yield self.web.database.runInteraction(
                         store.withdraw, eventId, visitor.name, write=True)
             except store.TournamentError as e:
-                return refused(visitor, str(e))
+                return refused(visitor, pages.refusalText(e, _))
             return lambda request: redirect(request, page)
 
         return respond(request, work)

@@ -330,7 +330,7 @@ class EventAdminTests(AccountsWebMixin, TestCase):
             "/admin/tournaments", "/admin/event-engine",
             {"event": number, "name": "unregistered"})
         self.assertEqual(code, 400)
-        self.assertIn("No engine unregistered is registered", page)
+        self.assertIn("No engine <bdi>unregistered</bdi> is registered", page)
 
     @defer.inlineCallbacks
     def test_commandLineRefusedEverywhere(self):

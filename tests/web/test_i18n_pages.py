@@ -337,6 +337,51 @@ class AccountPagesTests(AccountsWebMixin, WalkMixin, TestCase):
         self.assertIn("\u62a5\u540d\u5df2\u622a\u6b62", page)
 
     @defer.inlineCallbacks
+    def test_tournamentRefusals(self):
+        """
+        The refusals of the tournaments' store
+        (L{hub.tournaments.store.TournamentError}) on C{/admin/tournaments}
+        actions and on an event's withdraw are said in the page's
+        language, their names in a C{<bdi>}; in English, as C{str} says.
+        """
+        from tests.web.accountsupport import csrfOf
+        browser = Browser(self.web)
+        yield browser.login("admin")
+        code, _, page = yield browser.request(b"GET", "/admin", headers=ZH)
+        csrf = csrfOf(page)
+        event = str(self.eventId)
+        for path, fields, said in [
+                ("/admin/event-engine", {"event": event, "name": "nope"},
+                 "\u6ca1\u6709\u5df2\u6ce8\u518c\u7684\u5f15\u64ce "
+                 "<bdi>nope</bdi>"),
+                ("/admin/event-withdraw", {"event": event, "name": "carl"},
+                 "<bdi>carl</bdi> \u4e0d\u662f\u6bd4\u8d5b <bdi>%s</bdi> "
+                 "\u7684\u53c2\u8d5b\u8005\u3002" % (event,)),
+                ("/admin/event-pause", {"event": event},
+                 "\u7684\u72b6\u6001\u662f\u201c\u672a\u5f00\u59cb"
+                 "\u201d\uff0c\u4e0d\u662f\u201c\u8fdb\u884c\u4e2d"
+                 "\u201d\u3002"),
+                ("/admin/event-enter", {"event": "999", "name": "ann"},
+                 "\u6ca1\u6709\u6bd4\u8d5b <bdi>999</bdi>\u3002")]:
+            code, _, page = yield self.assertChinese(
+                browser, path, dict(fields, csrf=csrf))
+            self.assertEqual(code, 400, path)
+            self.assertIn(said, page, path)
+        code, _, page = yield browser.request(
+            b"POST", "/admin/event-withdraw",
+            {"event": event, "name": "carl", "csrf": csrf}, headers=EN)
+        self.assertIn("<bdi>carl</bdi> is not an entrant of event <bdi>%s"
+                      "</bdi>." % (event,), page)
+        yield self.addAccount("carl")
+        yield browser.login("carl")
+        path = "/tournaments/%d" % (self.eventId,)
+        code, _, page = yield browser.request(b"GET", path, headers=ZH)
+        code, _, page = yield self.assertChinese(
+            browser, path + "/withdraw", {"csrf": csrfOf(page)})
+        self.assertEqual(code, 400)
+        self.assertIn("<bdi>carl</bdi> \u4e0d\u662f\u6bd4\u8d5b", page)
+
+    @defer.inlineCallbacks
     def test_nameWhyAscii(self):
         """
         The register form says why a name is ASCII (the legacy clients'
