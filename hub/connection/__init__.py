@@ -28,11 +28,16 @@ from hub.net import setNoDelay
 
 if TYPE_CHECKING:
     from hub.sessions import Sessions
+    # Twisted's Factory is generic to type checkers only: the oldest
+    # Twisted the hub supports cannot subscript it at run time.
+    _FactoryBase = Factory[Protocol]
+else:
+    _FactoryBase = Factory
 
 NO_LIMITS = Limits()
 
 
-class ServerFactory(Factory[Protocol]):
+class ServerFactory(_FactoryBase):
     """
     What the factories of every protocol share: a connection from an
     address in flooding debt (L{hub.limits.ConnectionGate.refuses}) gets
