@@ -140,15 +140,8 @@ def _checkersText(action: Any) -> Any:
     return checkers.moveName(action)
 
 
-#: The move words' gems, their text and a Splendor action in words
-#: (L{notation.splendorWords}): the records' CLI says them so too.
-GEM_WORD = notation.GEM_WORD
-wordsText = notation.wordsText
-_splendorWords = notation.splendorWords
-
-
 def _splendorText(action: Any) -> Any:
-    return wordsText(_splendorWords(action))
+    return notation.wordsText(notation.splendorWords(action))
 
 
 def _gomokuRole(seat: Any, role: str) -> Any:
@@ -171,7 +164,7 @@ ACTION_JSON = {"gomoku": _gomokuJSON, "checkers": _checkersJSON,
                "splendor": _splendorJSON}
 ACTION_TEXT = {"gomoku": _gomokuText, "checkers": _checkersText,
                "splendor": _splendorText}
-ACTION_WORDS = {"splendor": _splendorWords}
+ACTION_WORDS = {"splendor": notation.splendorWords}
 ROLE_TEXT = {"gomoku": _gomokuRole, "checkers": _checkersRole,
              "splendor": _noRole}
 
@@ -204,7 +197,7 @@ def actionWords(kind: str, action: Any) -> Any:
     C{action} in words to be translated where it is shown, or None when
     its text (L{describeAction}) is the same in every language: a
     template (English, in the catalogs) and its arguments, each a
-    number, a text to translate or words again (L{wordsText}; the
+    number, a text to translate or words again (L{notation.wordsText}; the
     pages' scripts do the same).
     """
     words = ACTION_WORDS.get(kind)

@@ -297,10 +297,10 @@ class ViewTests(SynchronousTestCase):
             (("buy_card", 63, ()), "bought a level-2 obsidian card "
              "(1 point)"),
             (("buy_card", 90, ()), "bought a level-3 {} card ({} points)"
-             .format(views.GEM_WORD[splendor.GEMS[card.bonus]],
+             .format(notation.GEM_WORD[splendor.GEMS[card.bonus]],
                      card.points)),
             (("buy_card", 6, ()), "bought a level-1 {} card".format(
-                views.GEM_WORD[splendor.GEMS[splendor.CARDS[6].bonus]])),
+                notation.GEM_WORD[splendor.GEMS[splendor.CARDS[6].bonus]])),
             (("fold_card", 63, (("golden", 1),)),
              "reserved a level-2 obsidian card"),
             (("get_gems", 0, (("diamond", 1), ("ruby", 1),
@@ -323,12 +323,12 @@ class ViewTests(SynchronousTestCase):
         from hub.web.i18n import translator
         zh = translator("zh")
         words = views.actionWords("splendor", ("buy_card", 63, ()))
-        self.assertEqual(views.wordsText(words, zh),
+        self.assertEqual(notation.wordsText(words, zh),
                          "\u4e70\u4e86\u4e00\u5f202\u7ea7"
                          "\u9ed1\u66dc\u77f3\u5361\uff081 \u5206\uff09")
         words = views.actionWords(
             "splendor", ("get_gems", 0, (("ruby", 2),)))
-        self.assertEqual(views.wordsText(words, zh),
+        self.assertEqual(notation.wordsText(words, zh),
                          "\u62ff\u4e86\u7ea2\u5b9d\u77f3 \u00d72")
         self.assertIsNone(views.actionWords("gomoku", (7, 7)))
 
