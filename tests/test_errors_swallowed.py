@@ -11,8 +11,7 @@ from twisted.trial.unittest import SynchronousTestCase
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: Errbacks still to fix (module, line): this list only shrinks.
-REMAINING = {("hub/cluster/directory.py", 357), ("hub/cluster/routes.py", 114),
-             ("hub/cluster/routes.py", 256)}
+REMAINING = set()
 
 
 def hubSources():

@@ -352,6 +352,9 @@ class ClusterDirectory:
                               key=key)
 
         def failed(failure: Failure) -> None:
+            self.log.warn("cluster: rooms and names not registered in "
+                          "{where}: {error}", where=self.where,
+                          error=failure.getErrorMessage())
             if registering:
                 self.registered = False
         d.addCallbacks(conflicts, failed)

@@ -15,6 +15,7 @@ request whose home node cannot be reached.
 from typing import Any, Dict, List, Optional, Tuple, Type
 
 from twisted.internet.defer import Deferred
+from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from hub.cluster.gate import Decision, passOn, replied, forward
@@ -24,6 +25,8 @@ from hub.tables import splendor as splendorTables
 from hub.wire import checkers as checkersWire
 from hub.wire import gomoku as gomokuWire
 from hub.wire import splendor as splendorWire
+
+log = Logger()
 
 #: What a route's C{decide} returns.
 Decided = Optional[Deferred[Decision]]
@@ -108,6 +111,8 @@ class CheckersRoute(Route):
             return forward(owner, self.preface())
 
         def failed(failure: Failure) -> Decision:
+            log.debug("checkers room {room!r} not claimed: {error}",
+                      room=roomId, error=failure.getErrorMessage())
             self.protocol.sendError(checkersWire.OTHER_ERROR,
                                     "the room directory is unavailable")
             return replied()
@@ -250,6 +255,8 @@ class GomokuRoute(Route):
             return self.result(message, gomokuWire.S_PLAYER_EXISTS)
 
         def failed(failure: Failure) -> Decision:
+            log.debug("gomoku name {name!r} not claimed: {error}",
+                      name=name, error=failure.getErrorMessage())
             if sessions.byName(self.kind, name) is not None:
                 return passOn()
             return self.result(message, gomokuWire.S_ERROR)
