@@ -239,10 +239,7 @@ class TableMessages:
 
 
 @implementer(IClusterPeer, ICheckersPeer)
-class CheckersProtocol(
-        LineOnlyReceiver,
-        RoomObserver,
-        ServerConnection):
+class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
     """
     One checkers connection, and the observer of its room.
     """
