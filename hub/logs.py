@@ -28,11 +28,12 @@ C{--logfile} (or C{--logfile -}) writes to standard output.
 
 import datetime
 import sys
-from typing import IO, Any, Dict, Iterable, Optional, cast
+from typing import IO, Any, Dict, Iterable, Optional
 
 from twisted.logger import (
     FileLogObserver, FilteringLogObserver, ILogObserver, LogLevel,
     LogEvent, LogLevelFilterPredicate, eventAsJSON, formatEvent)
+from twisted.internet.interfaces import IReactorFromThreads
 from zope.interface import implementer
 
 # twistd's own observer is made through Twisted's internals, kept in one
@@ -97,12 +98,13 @@ def levelFilter(observer: ILogObserver, level: LogLevel) -> ILogObserver:
         observer, [LogLevelFilterPredicate(defaultLogLevel=level)]))
 
 
-def logFile(twistdOptions: Dict[str, Any]) -> IO[Any]:
+def logFile(twistdOptions: Dict[str, Any],
+            reactor: IReactorFromThreads) -> IO[Any]:
     """
     The file C{twistd} logs to for its options, as its own text log does:
     standard output with C{--nodaemon} and no C{--logfile} (or
     C{--logfile -}), else a L{LogFile} (C{twistd.log} by default) rotated
-    at 1 MB and on C{SIGUSR1}.
+    at 1 MB and on C{SIGUSR1} (rotated by C{reactor}'s thread).
 
     @raise SystemExit: C{--syslog}, or a daemon asked to log to standard
         output.
@@ -120,23 +122,22 @@ def logFile(twistdOptions: Dict[str, Any]) -> IO[Any]:
         return sys.stdout
     from twisted.python.logfile import LogFile
     opened = LogFile.fromFullPath(path or "twistd.log")
-    _rotateOnSIGUSR1(opened)
+    _rotateOnSIGUSR1(opened, reactor)
     return opened
 
 
-def _rotateOnSIGUSR1(opened: Any) -> None:
+def _rotateOnSIGUSR1(opened: Any, reactor: IReactorFromThreads) -> None:
     """
     Rotate C{opened} on C{SIGUSR1}, as twistd does, unless a handler is
-    set already.
+    set already: in C{reactor}'s thread, since a signal handler may run
+    between any two bytecodes of it.
     """
     import signal
     if signal.getsignal(signal.SIGUSR1):
         return
 
     def rotate(signum: int, frame: Any) -> None:
-        from twisted.internet import reactor
-        from twisted.internet.interfaces import IReactorFromThreads
-        cast(IReactorFromThreads, reactor).callFromThread(opened.rotate)
+        reactor.callFromThread(opened.rotate)
     signal.signal(signal.SIGUSR1, rotate)
 
 
@@ -202,12 +203,12 @@ def jsonObserver(outFile: IO[Any]) -> ILogObserver:
     return FileLogObserver(outFile, jsonLine)
 
 
-def hubObserver(twistdOptions: Dict[str, Any],
-                logFormat: str = "text") -> ILogObserver:
+def hubObserver(twistdOptions: Dict[str, Any], logFormat: str,
+                reactor: IReactorFromThreads) -> ILogObserver:
     """
     The observer of C{twistd gamehub}'s log in C{logFormat}, writing where
-    C{twistd}'s options say.
+    C{twistd}'s options say (a log file rotated in C{reactor}'s thread).
     """
     if logFormat == "json":
-        return jsonObserver(logFile(twistdOptions))
+        return jsonObserver(logFile(twistdOptions, reactor))
     return twistdObserver(twistdOptions)

@@ -647,7 +647,8 @@ def makeService(options: Any, reactor: Any = None) -> Hub:
     logObserver = None
     if twistdOptions is not None and not twistdOptions.get("logger"):
         logObserver = levelFilter(
-            hubObserver(twistdOptions, options.get("log-format", "text")),
+            hubObserver(twistdOptions, options.get("log-format", "text"),
+                        reactor),
             LOG_LEVELS[options["log-level"]])
     top = Hub(reactor, graceSeconds=options["grace-seconds"],
               idleSeconds=options["idle-seconds"], limits=options.limits(),

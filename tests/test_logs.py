@@ -12,7 +12,6 @@ import signal
 import tempfile
 
 from twisted.application.service import Application
-from twisted.internet import defer, reactor
 from twisted.internet.testing import MemoryReactorClock
 from twisted.logger import (
     ILogObserver, LogLevel, formatEvent, globalLogPublisher)
@@ -367,7 +366,22 @@ class ChatterTests(SynchronousTestCase):
         self.assertIn("ampoule", CHATTY)
 
 
-class JSONLogFileTests(TestCase):
+class FromThreadsReactor(MemoryReactorClock):
+    """
+    A memory reactor that keeps what is handed to its thread.
+
+    @ivar fromThreads: the C{(f, args, kwargs)} of each C{callFromThread}.
+    """
+
+    def __init__(self):
+        MemoryReactorClock.__init__(self)
+        self.fromThreads = []
+
+    def callFromThread(self, f, *args, **kwargs):
+        self.fromThreads.append((f, args, kwargs))
+
+
+class JSONLogFileTests(SynchronousTestCase):
     """
     C{twistd -n --logfile PATH gamehub --log-format json}: the JSON lines
     go to PATH, rotated as twistd's own log is (at 1 MB, and on
@@ -386,7 +400,8 @@ class JSONLogFileTests(TestCase):
         config = ServerOptions()
         config.parseOptions(["-n", "--pidfile=", "--logfile", self.path,
                              "gamehub", "--db", "none"] + list(argv))
-        top = tap.makeService(config.subOptions, MemoryReactorClock())
+        self.reactor = FromThreadsReactor()
+        top = tap.makeService(config.subOptions, self.reactor)
         application = Application("gamehub")
         top.setServiceParent(application)
         return application.getComponent(ILogObserver)
@@ -399,7 +414,6 @@ class JSONLogFileTests(TestCase):
         with open(path) as f:
             return [json.loads(line) for line in f]
 
-    @defer.inlineCallbacks
     def test_logfile(self):
         """
         Events above --log-level are written to --logfile as JSON lines;
@@ -416,12 +430,11 @@ class JSONLogFileTests(TestCase):
                          ("a\nb", "gomoku", "join"))
         self.assertEqual(event["text"], "'a\\nb' joined")
         os.kill(os.getpid(), signal.SIGUSR1)
-        # os.kill runs the handler before it returns; the handler queues
-        # the rotation with callFromThread, so a call queued after it
-        # runs once the rotation is done: no waiting in real time.
-        rotated = defer.Deferred()
-        reactor.callFromThread(rotated.callback, None)
-        yield rotated
+        # os.kill runs the handler before it returns; the handler hands
+        # the rotation to the hub's reactor's thread.
+        self.assertFalse(os.path.exists(self.path + ".1"))
+        [(rotate, args, kwargs)] = self.reactor.fromThreads
+        rotate(*args, **kwargs)
         self.assertTrue(os.path.exists(self.path + ".1"))
         self.emit(observer, "after rotation")
         [event] = self.lines(self.path)
