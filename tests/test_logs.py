@@ -16,7 +16,7 @@ from twisted.internet.testing import MemoryReactorClock
 from twisted.logger import (
     ILogObserver, LogLevel, formatEvent, globalLogPublisher)
 from twisted.scripts.twistd import ServerOptions
-from twisted.trial.unittest import SynchronousTestCase, TestCase
+from twisted.trial.unittest import SynchronousTestCase
 
 from hub import tap
 from hub.limits import LOG_BURST, LOG_INTERVAL
