@@ -511,16 +511,51 @@ class GameResource(resource.Resource):
         request.setHeader(b"Content-Type",
                           b"application/json; charset=utf-8")
         request.setHeader(b"Cache-Control", document.cacheControl)
-        if document.etag is not None:
-            request.setHeader(b"ETag", document.etag)
-            if request.setETag(document.etag) is http.CACHED:
+        etag = document.etag
+        gzipped = document.gzipped and acceptsGzip(request)
+        if document.gzipped:
+            request.setHeader(b"Vary", b"Accept-Encoding")
+        if gzipped:
+            request.setHeader(b"Content-Encoding", b"gzip")
+            etag = gzipTag(etag)
+        if etag is not None:
+            request.setHeader(b"ETag", etag)
+            if request.setETag(etag) is http.CACHED:
                 return b""
         gate = self.web.gate
         if gate is not None:
             gate.charge(getattr(request.getClientAddress(), "host", None),
-                        len(document.body) // CHARGE_BYTES
+                        document.bodyLength // CHARGE_BYTES
                         + document.built // CHARGE_STEPS)
-        return document.body
+        if gzipped:
+            return document.data
+        return self.web.replays.inflate(document)
+
+
+def acceptsGzip(request: Request) -> bool:
+    """
+    Whether C{request}'s C{Accept-Encoding} takes gzip (named, with no
+    C{q=0}).
+    """
+    for header in request.requestHeaders.getRawHeaders(
+            b"accept-encoding", ()):
+        for coding in header.split(b","):
+            name, _, parameters = coding.partition(b";")
+            if name.strip().lower() not in (b"gzip", b"x-gzip"):
+                continue
+            quality = parameters.strip().lower()
+            if not quality.startswith(b"q=") or quality[2:].strip(
+                    ).rstrip(b"0").rstrip(b".") not in (b"", b"0"):
+                return True
+    return False
+
+
+def gzipTag(etag: bytes) -> bytes:
+    """
+    The strong ETag of a body's gzip form, from the body's: another
+    representation, so another tag.
+    """
+    return etag[:-1] + b'-gzip"'
 
 
 class PathAPI(resource.Resource):

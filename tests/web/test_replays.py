@@ -7,6 +7,7 @@ and its weight on the address's request rate.
 
 import json
 import random
+import zlib
 
 from twisted.internet import defer
 from twisted.internet.task import Clock
@@ -193,18 +194,116 @@ class StoredTests(support.SQLiteMixin, TestCase):
         self.assertEqual((code, body), (304, b""))
         self.assertEqual(web.web.replays.builds, 1)
 
+    @defer.inlineCallbacks
+    def test_gzip(self):
+        """
+        A client that takes gzip gets the document as the cache keeps it,
+        gzip-compressed, with its own ETag (the body's, marked C{-gzip})
+        and C{Vary: Accept-Encoding}; it inflates to the bytes a client
+        that does not take gzip gets, and its ETag answers 304 as well.
+        """
+        database = support.openDatabase(self, self.databaseURL())
+        recorder = Recorder(database, Clock(), batchSize=100)
+        support.playRandomGame("checkers", [recorder], random.Random(8),
+                               incidents=False)
+        yield recorder.whenIdle()
+        web = WebHub(self, query.Records(database))
+        [gameId] = recorder.confirmed
+        path = "/api/games/%d" % (gameId,)
+        code, plainHeaders, plain = yield web.get(path)
+        self.assertEqual(code, 200)
+        self.assertIsNone(plainHeaders.getRawHeaders(b"content-encoding"))
+        code, headers, packed = yield request(
+            web, path, {b"Accept-Encoding": [b"br, gzip;q=0.8"]})
+        self.assertEqual(code, 200)
+        self.assertEqual(headers.getRawHeaders(b"content-encoding"),
+                         [b"gzip"])
+        for found in (headers, plainHeaders):
+            self.assertEqual(found.getRawHeaders(b"vary"),
+                             [b"Accept-Encoding"])
+        self.assertEqual(zlib.decompress(packed, 16 + zlib.MAX_WBITS), plain)
+        self.assertLess(len(packed) * 10, len(plain))
+        [plainTag] = plainHeaders.getRawHeaders(b"etag")
+        [etag] = headers.getRawHeaders(b"etag")
+        self.assertEqual(etag, plainTag[:-1] + b'-gzip"')
+        code, _, body = yield request(
+            web, path, {b"Accept-Encoding": [b"gzip"],
+                        b"If-None-Match": [etag]})
+        self.assertEqual((code, body), (304, b""))
+        self.assertEqual(web.web.replays.builds, 1)
+
+    @defer.inlineCallbacks
+    def test_keptCompressed(self):
+        """
+        The cache weighs a document by its compressed bytes, and a long
+        one is inflated for a client a L{replays.PIECE} a turn.
+        """
+        records, [record] = yield self.records(
+            "checkers", 1, random.Random(4), incidents=False)
+        clock = TurnClock()
+        made = replays.Replays(clock, sliceSeconds=0)
+        document, _ = built(clock, made.recordDocument(
+            record, api.recordJSON(record, False)))
+        self.assertTrue(document.gzipped)
+        self.assertEqual(made.cache.size, len(document.data))
+        self.assertEqual(document.bodyLength, len(document.body))
+        self.assertLess(made.cache.size * 10, document.bodyLength)
+        self.patch(replays, "PIECE", 1024)
+        body, turns = built(clock, made.inflate(document))
+        self.assertEqual(body, document.body)
+        self.assertGreaterEqual(turns, document.bodyLength // 1024)
+
+
+class AcceptsGzipTests(SynchronousTestCase):
+    """
+    L{api.acceptsGzip}: C{Accept-Encoding} read as RFC 9110 says.
+    """
+
+    def accepts(self, *values):
+        from twisted.web.test.requesthelper import DummyRequest
+        request = DummyRequest([b""])
+        for value in values:
+            request.requestHeaders.addRawHeader(b"Accept-Encoding", value)
+        return api.acceptsGzip(request)
+
+    def test_named(self):
+        """
+        gzip named, alone, among others, in any case, with a quality
+        above 0, or in a second header line, is taken.
+        """
+        for values in [(b"gzip",), (b"deflate, GZIP",), (b"x-gzip",),
+                       (b"gzip;q=0.5",), (b"gzip; q=1.0",),
+                       (b"br", b"gzip")]:
+            self.assertTrue(self.accepts(*values), values)
+
+    def test_refused(self):
+        """
+        No header, another coding, or gzip with a quality of 0 is not.
+        """
+        for values in [(), (b"br",), (b"identity",), (b"gzip;q=0",),
+                       (b"gzip; q=0.000",), (b"gzipped",), (b"*",)]:
+            self.assertFalse(self.accepts(*values), values)
+
 
 @defer.inlineCallbacks
+def request(web, path, headers):
+    """
+    GET C{path} from C{web} with C{headers} (a dict of lists): C{(code,
+    headers, body)}.
+    """
+    from twisted.web.client import readBody
+    response = yield web.agent.request(
+        b"GET", web.url(path).encode(), Headers(headers))
+    body = yield readBody(response)
+    return response.code, response.headers, body
+
+
 def conditional(web, path, etag):
     """
     GET C{path} from C{web} with C{If-None-Match: etag}: C{(code,
     headers, body)}.
     """
-    from twisted.web.client import readBody
-    response = yield web.agent.request(
-        b"GET", web.url(path).encode(), Headers({b"If-None-Match": [etag]}))
-    body = yield readBody(response)
-    return response.code, response.headers, body
+    return request(web, path, {b"If-None-Match": [etag]})
 
 
 class LiveTests(SynchronousTestCase):
@@ -250,7 +349,8 @@ class LiveTests(SynchronousTestCase):
         """
         A finished game's document is its snapshot and its replay, as
         they were made at once; when its spectators change, the snapshot
-        is spliced to the replay already built.
+        is spliced to the replay already built (inflated and compressed
+        again a slice a turn).
         """
         clock, table, game = self.game("gomoku", ["a", "b"], 0)
         clock = TurnClock()
@@ -266,7 +366,7 @@ class LiveTests(SynchronousTestCase):
         self.assertEqual(json.loads(document.body), expected)
         self.assertEqual(document.cacheControl, replays.FINISHED_CACHE)
         game.fanout.streams.add(object())
-        again = self.successResultOf(made.finishedDocument(game))
+        again, _ = built(clock, made.finishedDocument(game))
         self.assertEqual(json.loads(again.body)["spectators"], 1)
         self.assertEqual(json.loads(again.body)["replay"],
                          expected["replay"])
