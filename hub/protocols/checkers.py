@@ -11,9 +11,8 @@ takeover, ranking, seating) is the table's: L{hub.tables.checkers}.
 
 Where the spec leaves a choice (names unique within a room only, the
 C{errorNames} and C{joinSeats} forms for older clients, which requests
-are errors and which are ignored, when a room starts, the room dissolved
-at END_GAME_OP), the hub's decisions are docs/protocols/checkers.md,
-"Decisions taken by the hub".
+are errors or ignored, when a room starts, the room dissolved at
+END_GAME_OP): docs/protocols/checkers.md, "Decisions taken by the hub".
 """
 
 from __future__ import annotations

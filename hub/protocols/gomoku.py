@@ -9,11 +9,10 @@ players hear, lobby and table events as frames, is in
 L{hub.protocols.gomoku_players}.
 
 Where the spec leaves a choice (passwords never shown, the start's
-answer before C{msg_game}, the room re-sent after a game), the hub's
-decisions are docs/protocols/gomoku.md, "Decisions taken by the hub";
-the reconnect grace of a player lost mid-game, the frames queued for
-them and C{takeover="bot"} are its "Losing the connection and
-reconnecting".
+answer before C{msg_game}, the room re-sent after a game):
+docs/protocols/gomoku.md, "Decisions taken by the hub"; the grace of a
+player lost mid-game, the frames queued for them and C{takeover="bot"}:
+its "Losing the connection and reconnecting".
 """
 
 from __future__ import annotations

@@ -10,9 +10,8 @@ of kind C{"splendor"}) to turn lobby events into frames.  One
 L{SplendorFeed} per table turns the table's events into broadcasts.  The
 game flow (seating order, deal, retirement, takeover) is the table's.
 
-Where the spec leaves a choice (the header's player ids, seating, what
-is invalid, frame lengths, C{minGap}: no reply holds two messages of one
-kind) and what a disconnection sends: docs/protocols/splendor.md,
+The header's player ids, seating, what is invalid, frame lengths,
+C{minGap} and what a disconnection sends: docs/protocols/splendor.md,
 "Decisions taken by the hub" and "Disconnections and takeover".
 """
 

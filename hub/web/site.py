@@ -10,10 +10,9 @@ C{/admin} and C{/api/admin/} (404s without, and no page links to them).
 
 Every request passes the site's door first (L{hub.web.door}); the site
 holds to the web port's limits (L{hub.limits.WebLimits}) through a
-L{hub.limits.FaceGate}, as the game ports' factories do through the
-hub's gate, and the metrics port's site does the same with a gate of
-its own, so that no port of the hub is unlimited (docs/operations.md,
-"The web port").
+L{hub.limits.FaceGate}, as the game ports do through the hub's gate, and
+the metrics port's site does too, with a gate of its own: no port of the
+hub is unlimited (docs/operations.md, "The web port").
 """
 
 from __future__ import annotations
