@@ -6,17 +6,12 @@ a connection may send requests.
 
 L{Limits} is the configuration; L{ConnectionGate} counts the live
 connections against it; L{RequestBucket} meters one connection's
-requests.  L{hub.connection.ServerConnection} applies them all.  The
-web port has its own caps (L{WebLimits}): its L{FaceGate} counts its
-connections toward the hub's gate (per address on their own), meters
-requests per address, counts event streams, and keeps a reserve of file
-descriptors (L{DescriptorBudget}) for the game ports.  A limit
-of 0 is no limit, and L{Limits}C{()} has none: the operator's defaults
-are those of C{twistd gamehub} (L{hub.tap}).
-
-Every connection a limit closes or refuses is counted in
-L{LIMITED_CONNECTIONS} and every pause of a fast sender in
-L{THROTTLED_CONNECTIONS}, for C{/metrics}.
+requests; L{hub.connection.ServerConnection} applies them all.  The web
+port's caps are L{WebLimits}, counted by a L{FaceGate} toward the hub's
+gate, with a reserve of file descriptors (L{DescriptorBudget}) for the
+game ports.  A limit of 0 is no limit, and L{Limits}C{()} has none.
+What each limit does, its default and its metric: docs/operations.md,
+"Limits".
 """
 
 import collections

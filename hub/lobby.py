@@ -5,25 +5,13 @@ A L{Room} has a game kind, members in join order, an owner, ready flags,
 per-member seat data, an optional password, a capacity, a start policy
 (L{IStartPolicy}) and, while playing, a game (L{IGameRules}).
 
-Protocol adapters call L{Lobby} and hear back through L{IRoomObserver}: every
-event is told to the observer of every member of the room, the member that
-caused it included (passed as C{actor}), so that each adapter can choose
-which of its own messages to send.  A member that leaves is told nothing
-more.  The adapter answers its own player after the call returns; the
-other members have been told by then (gomoku and checkers both notify the
-others first).
-
-How an adapter is wired (the convention every protocol follows)::
-
-    factory = GomokuFactory(lobby, sessions, clock, ...)
-    # in the protocol, per connection:
-    self.session = sessions.connect("gomoku", self)
-    room = lobby.createRoom("gomoku", name, self.session, self, policy, 2)
-    room = lobby.join("gomoku", name, self.session, self, password=psw)
-    lobby.setReady(self.session, True)   # may start the game
-    lobby.start(room)                    # owner-started games
-    lobby.endGame(room)                  # the game is over; members stay
-    lobby.leave(self.session)            # closes the room when empty
+Protocol adapters call L{Lobby} and hear back through L{IRoomObserver}:
+every event is told to the observer of every member of the room, the
+member that caused it included (as C{actor}); a member that leaves is
+told nothing more; the others have been told before the call returns.
+How an adapter is wired, the convention every protocol follows:
+docs/architecture.md, "The layers" (C{hub/sessions.py} and
+C{hub/lobby.py}).
 """
 
 from __future__ import annotations

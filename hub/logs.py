@@ -7,23 +7,10 @@ pool's ampoule: each worker started and its AMP link made, the pool's
 settings over twenty lines) is routine, and the hub's own lines say what
 matters (the pool's workers up, a worker that died).
 
-With C{--log-format json} each line is one event as
-L{twisted.logger.eventAsJSON} writes it, with these fields added for a
-log shipper to index (when the event has them):
-
-    time      the event's time, ISO 8601 in UTC
-    level     debug, info, warn, error or critical
-    text      the line the text format writes (player text escaped)
-    game      the game kind (gomoku, checkers, splendor)
-    room      the room (a Splendor table)
-    player    the player's name
-    event     what happened: join, register, lost, resume, closed,
-              recorded, over, abandoned, drain, summary...
-    traceback the traceback of a failure
-
-C{--logfile} works as for twistd's own text log, in both formats: a
-L{LogFile} rotated every megabyte and on C{SIGUSR1}; C{-n} without
-C{--logfile} (or C{--logfile -}) writes to standard output.
+The fields a JSON line adds for a log shipper (C{time}, C{level},
+C{text}, C{game}, C{room}, C{player}, C{event}, C{traceback}) and where
+C{--logfile} puts the log, rotated every megabyte and on C{SIGUSR1}:
+docs/deploy.md, "Logs".
 """
 
 import datetime

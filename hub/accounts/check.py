@@ -1,24 +1,18 @@
 """
 The name check the protocol adapters call when a player gives a name (at
 name time only, never per move), and the enforcement of bans on live
-connections.  docs/accounts.md states the rules; this module is where
-they are kept.
+connections.  docs/accounts.md states the rules ("Names", "The name check
+at scale"); this module is where they are kept.
 
-A L{NameService} reads one name at a time: the accounts it was asked
-about are held in a bounded cache (L{NameCache}, by case-folded name);
-the bans in force (few) are held whole, the addresses' indexed by prefix
-(L{BanIndex}).  Every L{POLL_SECONDS} it reads the changes noted since
-its last read (C{account_changes}: keys, bans, roles, new accounts, in
-this hub, another or the CLI) and forgets or reads again just those: a
-ban closes the live connections it covers within that time.
-
-Modes (C{--names}): C{open}, no name service at all; C{accounts}, a name
-field holding a separator (C{__}, C{#}) proves the name before it with a
-key, and any other is a guest's, normalised and no account's look-alike
-(L{hub.accounts.names}); C{closed}, guests are refused too.  Guesses of a
-key are limited (L{hub.accounts.guesses}); every refusal is the same
-"taken".  Tournament engines prove their names with one-time game keys
-(L{GameKeys}) on their game's private listener (L{GameNameCheck}).
+A L{NameService} holds the accounts it was asked about in a bounded
+L{NameCache} and the bans in force whole (the addresses' in a
+L{BanIndex}); every L{POLL_SECONDS} it reads the rows of
+C{account_changes} written since its last read, by any hub or the CLI,
+and forgets or reads again just those names, so a ban closes the live
+connections it covers within that time.  C{--names} chooses the mode
+(C{open}, C{accounts}, C{closed}); guesses of a key are limited by
+L{hub.accounts.guesses}; tournament engines prove their names with
+one-time L{GameKeys} on their game's own listener (L{GameNameCheck}).
 """
 
 from __future__ import annotations

@@ -4,30 +4,12 @@ against the hub's C{--db} (created or migrated as the hub does it, so it
 works before the hub ever ran and while it runs).
 
     python -m hub.accounts --db URL add NAME [--role admin|moderator]
-    python -m hub.accounts --db URL key NAME
-    python -m hub.accounts --db URL passwd NAME
-    python -m hub.accounts --db URL role NAME ROLE
-    python -m hub.accounts --db URL display-name NAME [TEXT]
-    python -m hub.accounts --db URL ban NAME-or-CIDR --for 2h --reason TEXT
-    python -m hub.accounts --db URL unban NAME-or-CIDR
-    python -m hub.accounts --db URL list
-    python -m hub.accounts --db URL audit
-    python -m hub.accounts --db URL token NAME [--days 30] [--label TEXT]
-    python -m hub.accounts --db URL tokens
-    python -m hub.accounts --db URL revoke-token ID
-    python -m hub.accounts --db URL invite
+    python -m hub.accounts --db URL key|passwd|list|audit|invite ...
 
-C{add} and C{passwd} read the password from standard input when it is not
-a terminal, else ask for it twice.  C{add} and C{key} print the new play
-key on their last line, as C{key: KEY}; C{token} prints a new admin API
-token as C{token: TOKEN} (it expires after C{--days}, 30 by default),
-C{invite} a new invite code (for C{--registration invite}) as C{invite:
-CODE}; nothing else ever prints a key, a token, a password or a hash.
-C{tokens} lists the API tokens by id (the start of the token's hash),
-account, name, made, last used and expiry; C{revoke-token} takes an id.
-C{display-name NAME TEXT} gives an account a display name (shown on the
-web and in the desktop client, never by the legacy protocols), C{""}
-clears it, and C{display-name NAME} prints it.
+Each command, what it reads and what it prints: docs/accounts.md (its
+opening section).  A key, a token or an invite code is printed only on
+the last line of the command that made it (C{key: KEY}, C{token: TOKEN},
+C{invite: CODE}); no command prints a password or a hash.
 """
 
 import getpass

@@ -1,16 +1,12 @@
 """
 Display names: the free name an account may show on the web face and in
 the desktop client beside its protocol name (C{李雷 (lilei)}), which
-the legacy protocols never carry (docs/accounts.md, "Display names").
+the legacy protocols never carry.
 
-A display name is any script's text, normalised as a guest's name is
-(NFKC, runs of white space made one space, none at either end), of 1 to
-L{MAX_DISPLAY} characters, with no hidden character (controls, format
-characters such as the zero-width ones and the bidi marks, embeddings,
-overrides and isolates, and the other default-ignorable ones), no run
-of more than L{MAX_MARKS} combining marks, and nothing that reads as a
-parenthesis (the protocol name is shown after it in parentheses).  An
-empty one clears it.  Whether it looks like another account's name or
+The rules (normalised as a guest's name, at most L{MAX_DISPLAY}
+characters, no hidden character, at most L{MAX_MARKS} combining marks in
+a row, nothing that reads as a parenthesis) are in docs/accounts.md,
+"Display names".  Whether one looks like another account's name or
 display name is the store's to say (L{displaySkeletons} are what is
 compared); each refusal is a L{DisplayNameRefused} of its own type, so
 that a page says it in its own language.

@@ -1,20 +1,17 @@
 """
 The accounts' Python API, over the records database: every method that
-touches the database answers with a Deferred, and argon2 runs in the
-reactor's thread pool, never on the reactor thread.
+touches the database answers with a Deferred, and argon2 runs off the
+reactor thread (docs/accounts.md, "The name check at scale").
 
     accounts = Accounts(database, reactor)
     key = yield accounts.add("alice", "password", actor="cli")
-    ok = yield accounts.checkPassword("alice", "password")
-    yield accounts.ban("alice", 3600, "spam", actor="cli")
     yield accounts.ban("192.0.2.0/24", 600, "flood", actor="cli")
 
 An C{actor} is a name (the operator's command line) or a
-L{store.Actor} (an account of the web face, its role and address).  The
-rules of roles (L{mayActOn}, the last admin) are checked inside the
-transaction that would break them; a refusal raises L{store.Refused},
-audited as C{refused-ACTION}.  A password, a role, a ban and its end
-end the account's web sessions (L{store.endWebSessions}).
+L{store.Actor}.  The rules of roles (L{mayActOn}, the last admin) are
+checked inside the transaction that would break them; a refusal raises
+L{store.Refused}, audited as C{refused-ACTION}.  A password, a role and
+a ban end the account's web sessions (L{store.endWebSessions}).
 """
 
 from __future__ import annotations

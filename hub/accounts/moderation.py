@@ -4,30 +4,14 @@ core that C{/admin} and the JSON admin API call (they check the caller's
 role with L{mayModerate} and L{mayAdminister} on every request).
 
     moderation = Moderation(accounts, names, lobby, sessions)
-    moderation.connections()                 # [LiveConnection, ...]
     mod = Actor("mod", "moderator", "198.51.100.7")
     yield moderation.kick(12, mod, "abuse")
-    yield moderation.endTable("checkers", "room1", mod, "stuck")
     yield moderation.ban("alice", 3600, "abuse", mod)   # or a CIDR
-    yield moderation.setRole("bob", "moderator", Actor("root", "admin"))
 
-The rules of roles (L{hub.accounts.model.mayActOn}): a moderator acts on
-players and guests only, an admin on anyone, and the last admin keeps
-the role; each refusal is audited (C{refused-ACTION}), as is a ban of a
-range that holds the actor's own address.  An actor given as a plain
-name is the operator's command line, which the rules of roles do not
-hold.
-
-In a cluster each node's C{Moderation} gets a C{publish} callable (from
-L{hub.cluster}, injected by C{hub.tap}): kicks and bans are published to
-every node, and each node applies what the others publish with
-L{Moderation.received}, so that they reach the node that holds the
-connection at once.  A message is a dict: C{{"action": "kick", "id":
-SESSION}}, C{{"action": "kick", "kind": KIND, "name": NAME}} (with the
-actor's C{"actor"} and C{"role"}, which the node holding the connection
-checks), or
-C{{"action": "ban"}} / C{{"action": "unban"}} (the database, shared, says
-what is banned: the node reads it again).
+The rules of roles (L{hub.accounts.model.mayActOn}) and the messages a
+cluster's nodes exchange through C{publish} and L{Moderation.received},
+so that a kick or a ban reaches the node holding the connection at once,
+are in docs/accounts.md ("The name check at scale").
 """
 
 from __future__ import annotations

@@ -5,29 +5,12 @@ C{--registration invite}.  Each comes from L{secrets} and is kept only as
 its SHA-256 (a session id or a token stolen from the database's rows
 would be of no use); every call answers with a Deferred.
 
-A session ends at logout (all the account's), after L{IDLE_SECONDS}
-without a request, L{ABSOLUTE_SECONDS} after its login whatever happens,
-when the account logs in again elsewhere (unless it keeps its sessions),
-changes its password or role, or is banned (then its cookie is still
-known as a banned account's while the ban lasts, L{WebSessions.find}'s
-C{banned}, and never valid again).  Finding a session is a read:
-its last use (and the account's last seen) is written at most once per
-L{TOUCH_SECONDS}, in a batch every L{FLUSH_SECONDS}, off the request
-path.  A live WebSocket of a session (L{WebSessions.watch}) is closed
-within L{POLL_SECONDS} of the session's end, by this hub or another on
-the database (L{hub.accounts.store.SESSIONS_EPOCH}).
-
-An API token expires (L{TOKEN_SECONDS} by default, set when made), is
-listed by an id (the start of its hash, never the token) and revoked by
-it; its last use is written in the same batches.
-
-    sessions = WebSessions(database, clock)
-    raw = yield sessions.open("alice")          # the cookie's value
-    visitor = yield sessions.find(raw)          # Visitor or None
-    yield sessions.endAll("alice")              # logout
-    token = yield sessions.newToken("root", actor="cli")
-    visitor = yield sessions.tokenVisitor(token)
-    code = yield sessions.newInvite(actor="root")
+When a session ends (L{IDLE_SECONDS}, L{ABSOLUTE_SECONDS}, a login
+elsewhere, a password, a role, a ban), why finding one writes nothing
+(its last use is written per L{TOUCH_SECONDS}, in batches every
+L{FLUSH_SECONDS}), how its live WebSockets close within L{POLL_SECONDS}
+(L{hub.accounts.store.SESSIONS_EPOCH}), and the tokens' expiry and ids:
+docs/accounts.md, "Web" and "The JSON admin API".
 """
 
 from __future__ import annotations

@@ -2,21 +2,13 @@
 Chinese checkers bots.
 
 A seat's position is valued by the distance of each of its pieces to the
-tip of its target corner: C{cost(d) = d + BEHIND * d * d} summed over the
-pieces.  The square term makes a step of a piece far behind worth more
-than the same step of a piece in front, so no piece is left behind; a
-piece still at home or parked in a corner that is neither home nor target
-costs a little more, and a move that walls in another seat's piece in our
-target (so that neither seat could ever finish) costs a lot.
-
-  - level 2 plays the move (steps and whole jump chains, as
-    L{hub.games.checkers.CheckersGame.movesOf} lists them) that lowers the
-    cost most;
-  - level 3 looks one more own move ahead: each move is valued by its own
-    gain plus the best gain of the seat's next move in the position it
-    leaves (the other seats standing still), best first moves first; when
-    its time is up (L{hub.bots.base.Bot.expired}) it plays the best move
-    valued so far, or level 2's.
+tip of its target corner, C{cost(d) = d + BEHIND * d * d} summed over
+the pieces (the square term leaves no piece behind), plus small costs for
+pieces at home or parked and a large one for walling in another seat's
+piece.  Level 2 plays the move that lowers the cost most; level 3 looks
+one more own move ahead and, when its time is up
+(L{hub.bots.base.Bot.expired}), plays the best move valued so far, or
+level 2's.  Why, in full: docs/bots.md, "The strategies".
 """
 
 from typing import Dict, List, Sequence, Tuple

@@ -1,28 +1,15 @@
 """
 Splendor bots.
 
-A card is worth its points plus what its bonus brings: cheaper cards on
-the table (the colours the visible cards still ask of the seat) and
-nobles in view (the colours their requirements still miss).
-
-  - level 2: buy the best affordable card; else reserve a card another
-    seat is about to buy when it is worth a lot to them (blocking); else
-    take gems toward the most reachable card (value per missing token),
-    other visible cards breaking the ties, each take counted after the
-    tokens it forces back over the limit (so never a take given straight
-    back: a card is reserved instead); discards give back the least
-    useful tokens;
-  - level 3: one turn of lookahead: every distinct action is played on a
-    copy, then the other seats' replies (and any discard or noble choice)
-    by level 2, until the seat is to act again; the position is valued
-    as the seat's standing (points, bonuses, nobles within reach, tokens,
-    the best card within reach) minus the best other seat's.  When its
-    time is up (L{hub.bots.base.Bot.expired}) it plays the best action
-    valued so far, or level 2's.
-
-The hidden cards are never looked at: the copies get the decks shuffled
-by the bot's own generator, a few deals per search, every action tried
-against the same deals.
+A card is worth its points plus what its bonus brings (cheaper cards on
+the table, nobles in view).  Level 2 buys, blocks or takes gems toward
+the most reachable card; level 3 plays every distinct action on a copy,
+the other seats replying by level 2, and values the seat's standing
+against the best other seat's; when its time is up
+(L{hub.bots.base.Bot.expired}) it plays the best action valued so far,
+or level 2's.  The hidden cards are never looked at: the copies get the
+decks shuffled by the bot's own generator.  Every rule: docs/bots.md,
+"The strategies".
 """
 
 from typing import Dict, Iterable, List, Optional, Tuple

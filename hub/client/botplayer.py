@@ -1,33 +1,17 @@
 """
 The bot client: bots that play gamehub's games over the real wire
-protocols, one connection per bot.
-
-    python -m hub.bots gomoku://HOST:PORT --count 2 --level 2
-    python -m hub.bots checkers://HOST:PORT --room R --count 3 --level 2
-    python -m hub.bots splendor://HOST:PORT --count 4 --level 2
+protocols, one connection per bot (C{python -m hub.bots}; docs/bots.md).
 
 The client-side protocol logic is L{hub.client}, which the desktop client
 shares: L{hub.client.net} frames and decodes with L{hub.wire}, the
 C{hub.client.state_*} machines follow the lobby and the game,
 L{hub.client.lobbyflow} enters the room, readies and starts, and
 L{hub.client.autoplay.AutoPlayer} plays the bot's turns.  This module
-only adds a team of bots, their names, the games loop and the result
-lines.
-
-Bots keep their names from game to game, so that their ratings build
-up: the C{--name} prefix (C{bot<level>_} by default) and the bot's seat
-in the team, C{bot2_1}, C{bot2_2}...  A name is taken for as long as its
-player is connected (gomoku: on the hub; checkers: in the room); when
-another process holds it (gomoku C{S_PLAYER_EXISTS}, checkers
-C{INVALID_JOIN}), the bot asks for it once more, then for the same
-prefix with the seats of the next team (C{bot2_3}, C{bot2_4} for a team
-of two), and keeps the name it got for the rest of the run.
-
-Every step waits for an event (a reply, a room update, a closed
-connection), each bounded: a server that does not answer within
-L{hub.client.net.ANSWER_SECONDS}, a game that has not ended after
-C{--timeout}.  A failure is one line on standard error and exit
-status 1.
+only adds a team of bots, their names (kept from game to game, asked
+again once when taken, then the next team's seats), the games loop and
+the result lines.  Every step waits for an event, bounded
+(L{hub.client.net.ANSWER_SECONDS}, C{--timeout}); a failure is one line
+on standard error and exit status 1.
 """
 
 import argparse

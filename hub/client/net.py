@@ -3,14 +3,10 @@ Client-side Twisted protocols of the three games, built on L{hub.wire}.
 
 Each protocol only frames and decodes: decoded messages go to a client
 state machine (L{hub.client.state.ClientState}) and the state machine's
-messages come back through L{sendMessage}.  No pyglet here.
-
-A protocol also tells whether the peer speaks the game at all: bytes it
-cannot decode before the first valid message, no answer to our first
-request (gomoku's registration, Splendor's INIT, a checkers JOIN) within
-L{ANSWER_SECONDS}, or a close after a request and before any answer are
-reported to the state as
-L{ClientState.wrongServer<hub.client.state.ClientState.wrongServer>}.
+messages come back through L{sendMessage}.  No pyglet here.  A protocol
+also tells the state (L{hub.client.state.ClientState.wrongServer}) when
+the peer does not speak the game at all (docs/architecture.md,
+C{hub/client/}).
 
   - gomoku: dicts, framed by L{hub.wire.gomoku.FrameScanner};
   - checkers: L{hub.wire.checkers.Message} C{(op, data1, data2)}, one JSON

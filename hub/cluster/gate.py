@@ -2,24 +2,14 @@
 The front of every client connection of a cluster node.
 
 A L{Gate} is the protocol the transport talks to; the game's own adapter
-protocol (C{inner}) shares the same transport, so its writes go straight
-to the socket as without a cluster.  While the connection may still send
-a request that needs the cluster (a route's C{watching()}), the gate cuts
-the received bytes into messages and asks the route about each one; at
-any other time it hands the bytes to the adapter as they come.
-
-A route's C{decide(message)} returns None (the adapter handles the
-message now) or a L{Deferred} firing with a L{Decision}.  While it is
-pending the transport is paused and later bytes wait in the gate, so the
-adapter sees every byte in order.  A decision to forward hands the
-connection over to the room's home node (L{hub.cluster.link}): the gate
-relays bytes both ways from then on.
-
-While its room plays a game, a connection served here needs no routing:
-the L{GateKeeper} steps its gate out of the data path (the transport's
-protocol becomes the adapter itself) and back in when the game ends, the
-player leaves or the room closes, so that a game on a cluster node reads
-its moves as a node alone would.
+protocol (C{inner}) shares the same transport.  While the connection may
+still send a request that needs the cluster, the gate asks its route
+about each message (C{decide}: None, or a L{Deferred} of a L{Decision}),
+holding later bytes (the transport paused) until it is decided, and
+relays the connection to the room's home node when told to forward.
+While its room plays a game the L{GateKeeper} steps the gate out of the
+data path, so that a game on a cluster node reads its moves as a node
+alone would.  In full: docs/cluster.md, "How a connection is routed".
 """
 
 import json

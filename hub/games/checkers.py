@@ -2,17 +2,13 @@
 Chinese checkers (docs/protocols/checkers.md: The board, Who plays which
 region, A legal move, and the end of a game in Flows): the 121-cell star
 board in the protocol's oblique coordinates, the six corner regions, the
-move rule, finishing, elimination, turn order and ranking.  The sections
-named below are those of docs/protocols/checkers.md.
+move rule, finishing, elimination, turn order and ranking.
 
 A cell is an C{(x, y)} tuple of ints.  A path (the action of
 L{CheckersGame}) is a tuple of at least two cells: the piece's origin,
-then every position it lands on.  A path is either one step to a
-neighbour or a chain of jumps over adjacent pieces, never revisiting a
-cell.
-
-Seats are numbered from 0 in region order: in a 3-player game seat 0 is
-region A, seat 1 is C and seat 2 is E.
+then every position it lands on, either one step to a neighbour or a
+chain of jumps over adjacent pieces, never revisiting a cell.  Seats are
+numbered from 0 in region order (3 players: seat 0 is A, 1 C, 2 E).
 
 Pure: no Twisted, no wire format.
 """

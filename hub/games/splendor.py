@@ -3,23 +3,15 @@ Splendor (璀璨宝石) rules: the official base game as
 C{docs/protocols/splendor.md} lays it out.  Pure: no Twisted, no
 I/O, no wire format; randomness comes from an injected L{random.Random}.
 
-Seats are numbered 0..n-1 in turn order (seat 0 plays first); which player
-sits where is the caller's business.  An action is an L{Action}:
-
-    - C{Action("get_gems", gems=(("diamond", 1), ("ruby", 1), ...))}
-    - C{Action("buy_card", card, gems=payment)} where C{payment} lists
-      the tokens paid, C{"golden"} included
-    - C{Action("fold_card", card)} reserves a face-up card
-    - C{Action("fold_card_unknown", 10000 + level)} reserves the hidden
-      top card of a deck
-    - C{Action("discard_gems", gems=...)} while a discard is pending
-    - C{Action("get_noble", noble)} while a noble choice is pending
-
-C{gems} is a tuple of C{(colour, count)} pairs; L{SplendorGame.legalActions}
-lists them in the order the Unity client writes them (alphabetical, golden
-last) and only with positive counts.  L{SplendorGame.apply} returns the
-events the move caused (L{hub.games.splendor_moves}) in the order the
-protocol must announce them.
+Seats are numbered 0..n-1 in turn order (seat 0 plays first); which
+player sits where is the caller's business.  An action is an L{Action}
+(C{get_gems}, C{buy_card}, C{fold_card}, C{fold_card_unknown},
+C{discard_gems}, C{get_noble}), whose forms are in docs/architecture.md
+(C{hub/games/}).  L{SplendorGame.legalActions} lists C{gems} in the
+order the Unity client writes them (alphabetical, golden last), positive
+counts only; L{SplendorGame.apply} returns the events the move caused
+(L{hub.games.splendor_moves}) in the order the protocol must announce
+them.
 """
 
 from __future__ import annotations

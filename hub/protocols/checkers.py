@@ -9,24 +9,10 @@ turns the events of one table into START_GAME_OP, START_TURN_OP, MOVE_OP,
 END_TURN_OP and END_GAME_OP.  The game's flow (turn clock, eliminations,
 takeover, ranking, seating) is the table's: L{hub.tables.checkers}.
 
-Decisions where the spec leaves a choice (see also docs/protocols/checkers.md):
-  - names are unique within a room, not across the server;
-  - ERROR_OP data1 is the decimal code, or with C{errorNames} the code's
-    name (for the clients written against the official Team 4 server);
-  - JOIN_ROOM_OP to the other members carries an empty data2, or with
-    C{joinSeats} the joiner's 1-based seat (the Team 1 client needs it);
-  - JOIN while in a room is OTHER_ERROR; READY while the game runs is
-    ROOM_IS_RUNNING; LEAVE from outside a room is ignored;
-  - MOVE_OP data1 may be the mover's region or empty, anything else is
-    INVALID_MOVE; the region forwarded is always the server's;
-  - client END_TURN_OP and unknown ops (CHECK_OP...) are ignored; ops only
-    the server sends are INVALID_REQ;
-  - a game starts when every member is ready and their count is allowed
-    (when the last member readies, or the only unready one leaves);
-  - an elimination (timeout, departure) is MOVE_OP(region, "-1"); the
-    turn clock and departures are the table's (L{hub.tables.checkers});
-  - END_GAME_OP dissolves the room: its members are in no room and may
-    join again under any name.
+Where the spec leaves a choice (names unique within a room only, the
+C{errorNames} and C{joinSeats} forms for older clients, which requests
+are errors or ignored, when a room starts, the room dissolved at
+END_GAME_OP): docs/protocols/checkers.md, "Decisions taken by the hub".
 """
 
 from __future__ import annotations

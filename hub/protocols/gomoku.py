@@ -8,22 +8,11 @@ the player's state (INIT, IDLE, ROOM, GAME; spec section 6).  What the
 players hear, lobby and table events as frames, is in
 L{hub.protocols.gomoku_players}.
 
-Decisions where the spec leaves a choice (see also docs/protocols/gomoku.md):
-  - passwords never appear in room information (C{psw} is C{""});
-  - C{msg_move} to the opponent carries C{chess} 0, as the original;
-  - the start request is answered with C{result(0)} before both players
-    get C{msg_game(2, 0)};
-  - reconnect grace applies to a player lost mid-game; a player who drops
-    in IDLE or ROOM leaves at once (room exit rules, name freed);
-  - a game that ends while a player is lost is queued for them like any
-    other notification;
-  - after a game both players get C{msg_room(type 3)} with the guest
-    unready, so that clients keeping a local copy of the room re-sync;
-  - with C{takeover="bot"}, a player whose grace runs out mid-game while
-    the opponent is connected is replaced by a bot (the table's
-    takeover) instead of forfeiting; the bot's moves reach the opponent
-    as ordinary C{msg_move} frames and the seat leaves when the game
-    ends.
+Where the spec leaves a choice (passwords never shown, the start's
+answer before C{msg_game}, the room re-sent after a game):
+docs/protocols/gomoku.md, "Decisions taken by the hub"; the grace of a
+player lost mid-game, the frames queued for them and C{takeover="bot"}:
+its "Losing the connection and reconnecting".
 """
 
 from __future__ import annotations

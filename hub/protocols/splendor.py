@@ -10,41 +10,9 @@ of kind C{"splendor"}) to turn lobby events into frames.  One
 L{SplendorFeed} per table turns the table's events into broadcasts.  The
 game flow (seating order, deal, retirement, takeover) is the table's.
 
-Decisions where the spec leaves a choice (see also docs/protocols/splendor.md):
-  - player ids are the session ids of L{hub.sessions} (unique, from 1);
-    INIT_RESP, NEW_PLAYER, PLAYER_READY, DISCARD_GEMS, the noble prompt
-    and an auto-awarded noble carry the player's id in the header;
-    PLAYER_OPERATION, GAME_START, NEW_TURN, NEW_CARD and a chosen noble's
-    re-broadcast carry 0; WINNER carries the winner's id;
-  - INIT seats the client at the newest table that has not started and
-    has fewer than 4 players, else at a new table; a table starts when 2
-    to 4 players are all ready;
-  - a message whose header id is not the connection's id, a message the
-    current state does not expect (an operation before the game, a second
-    INIT, a client sending a server-only API id), or a malformed body is
-    answered with PLAYER_OPERATION_INVALID to the sender only and
-    changes nothing; PLAYER_READY after the start is ignored;
-  - a frame length under 28 or over 64 KiB closes the connection (the
-    frames before it in the same read are handled first);
-  - after WINNER the table is dissolved; the connections stay open (the
-    Unity client closes its own) and may INIT again, keeping their ids;
-  - no reply or broadcast the server makes holds two messages of one
-    kind (the Unity client throws on that).  Fast opponents can still
-    cause two within one client frame; C{minGap} (off by default) spaces
-    messages of one kind to a connection by that many seconds.
-
-Disconnects (the table decides; these are the messages):
-  - before the game starts, the player leaves the table and the others
-    are sent nothing (the protocol has no message for it; the Unity
-    client re-lays its player tiles at GAME_START).  If everyone left
-    is then ready and there are 2 to 4 of them, the game starts;
-  - during a game, without C{--takeover bot}, the player's seat retires:
-    their cards and tokens stay where they are; if it was their turn, a
-    pending discard or noble choice is settled with the first legal
-    action and broadcast like any move, then NEW_TURN goes to the next
-    player still present, or WINNER to the one player left;
-  - with C{takeover="bot"}, a bot plays the seat instead, one move per
-    C{botDelay} seconds; the game ends when the last human leaves.
+The header's player ids, seating, what is invalid, frame lengths,
+C{minGap} and what a disconnection sends: docs/protocols/splendor.md,
+"Decisions taken by the hub" and "Disconnections and takeover".
 """
 
 from __future__ import annotations

@@ -1,39 +1,13 @@
 """
 The one JSON form of a game's actions and events, per game kind, and back.
 
-Actions (the canonical actions of L{hub.games}, in the form of
-L{hub.games.codec}):
-
-    gomoku     [x, y]                               -> (x, y)
-    checkers   [[x, y], [x, y], ...]  (the path)    -> ((x, y), ...)
-    splendor   {"op": "buy_card", "card": 12,
-                "gems": {"diamond": 1, "golden": 1}}
-                                        -> Action(...).canonical()
-
-Events are JSON objects with their type's name in C{"type"}, the seconds
-since the game started in C{"t"}, and the event's own fields:
-
-    {"type": "ActionPlayed", "t": 3.5, "seat": 0, "action": [7, 7],
-     "byBot": false}
-    {"type": "SeatTimedOut", "t": 9.0, "seat": 1}
-    {"type": "SeatEliminated", "t": 9.0, "seat": 1, "reason": "timeout"}
-    {"type": "SeatDropped", "t": 9.0, "seat": 1}
-    {"type": "SeatTakenOver", "t": 9.0, "seat": 1, "level": 2}
-    {"type": "SeatReturned", "t": 9.0, "seat": 1}
-    {"type": "CardDealt", "t": 9.0, "level": 1, "card": 17}
-    {"type": "DiscardRequired", "t": 9.0, "seat": 1, "count": 2}
-    {"type": "NobleOffered", "t": 9.0, "seat": 1, "nobles": [3, 5]}
-    {"type": "NobleAwarded", "t": 9.0, "seat": 1, "noble": 3,
-     "chosen": false}
-    {"type": "TurnSkipped", "t": 9.0, "seat": 1}
-    {"type": "GameEnded", "t": 60.2, "reason": "normal", "ranking": [0, 1],
-     "winner": 0}
-
-The last four are Splendor's own (L{hub.tables.splendor}); a replay does
-not need them (the rules give them back), but they tell the game as its
-players saw it: a noble that came by itself is no action.
-C{TurnStarted} is not kept (it follows from the rules), nor an action's
-C{detail} (the rules give it back on replay).
+Actions are the canonical actions of L{hub.games} in the form of
+L{hub.games.codec}: gomoku C{[x, y]}, checkers the path C{[[x, y], ...]},
+Splendor C{{"op": "buy_card", "card": 12, "gems": {...}}}.  Events are
+JSON objects with their type's name in C{"type"}, the seconds since the
+game started in C{"t"}, and the event's own fields.  Which events are
+kept, and why Splendor's own are though a replay does not need them:
+docs/records.md (the export's C{events}, and the paragraph after it).
 
 The database keeps them in a compact form by columns (L{eventsText}),
 read back into this one (L{eventsFromText}).

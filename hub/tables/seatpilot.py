@@ -4,17 +4,13 @@ tables' seat pilot, which asks a thinker (L{hub.ihub.IThinker}) for its
 moves: in the hub, the pool of bot workers (L{hub.thinkers.pool}), so
 that no strategy runs on the reactor thread.
 
-An adapter that lets a bot play a seat makes a L{SeatPilot} for it and
-calls L{SeatPilot.turn} whenever that seat is to act.  The pilot asks
-its thinker at once, and hands the answer to the adapter's
-C{play(action)} once C{delay} seconds have passed (so that people can
-follow the game) and the answer has come, whichever is later; C{play} is
-the adapter's own function that applies an action exactly as if the
-player had sent it, so the other players receive ordinary protocol
-messages.  No answer (the pool is full, late, or lost its worker), a
-failure or an illegal answer: the seat's first legal action is played,
-a move of the rules alone.  Pure Twisted: the clock is injected, nothing
-touches the global reactor.
+An adapter that lets a bot play a seat makes a L{SeatPilot} and calls
+L{SeatPilot.turn} whenever that seat is to act; the pilot hands the
+answer to the adapter's C{play(action)}, which applies it exactly as if
+the player had sent it, once C{delay} seconds have passed and the answer
+has come, whichever is later.  No answer, a failure or an illegal one:
+the seat's first legal action is played (docs/bots.md).  The clock is
+injected; nothing touches the global reactor.
 """
 
 from typing import Any, Callable, Optional

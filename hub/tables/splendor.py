@@ -2,27 +2,16 @@
 The Splendor table: the flow of one game of L{hub.games.splendor},
 without transports, and the seating of Splendor players in the lobby.
 
-  - L{SplendorSeats} seats a player at the newest table that has not
-    started and has room (else at a new one), and handles departures:
-    before the start the player just leaves, and the game starts if
-    everyone left is ready; during a game the table drops the seat.
-  - L{SplendorStartPolicy} starts a table of 2 to 4 ready players: it
-    shuffles them into turn order and deals.
-  - L{SplendorTable} plays the game: actions from seats, the retirement
-    of a departed seat (L{hub.games.splendor.SplendorGame.retire}: a
-    pending discard or noble choice is settled with the first legal
-    action, the seat's later turns are skipped, and the game ends when
-    fewer than two seats still play), or its takeover by a bot (with
-    C{takeover="bot"}; the game is abandoned when the last human
-    leaves).  Splendor has no turn clock.
-
-What happens goes out as events: the shared ones of L{hub.tables.events}
-(L{events.GameStarted} whose C{position} is the whole deal,
-L{events.TurnStarted}, L{events.ActionPlayed} whose C{detail} is the
-L{hub.games.splendor_moves.OperationDone} (None for a noble choice),
-L{events.CardDealt}, ...) and the Splendor ones defined here
-(L{DiscardRequired}, L{NobleOffered}, L{NobleAwarded}, L{TurnSkipped}).
-L{replay} rebuilds the game from the events alone.
+L{SplendorSeats} seats players and handles departures,
+L{SplendorStartPolicy} starts a table of 2 to 4 ready players (shuffled
+into turn order, then the deal), and L{SplendorTable} plays the game,
+retiring a departed seat (L{hub.games.splendor.SplendorGame.retire}) or
+handing it to a bot.  Splendor has no turn clock.  What happens goes out
+as the shared events of L{hub.tables.events} and the Splendor ones
+defined here (L{DiscardRequired}, L{NobleOffered}, L{NobleAwarded},
+L{TurnSkipped}); L{replay} rebuilds the game from the events alone.
+The rules of seating, departures and events: docs/architecture.md,
+"The layers" (the tables).
 """
 
 from __future__ import annotations

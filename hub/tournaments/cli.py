@@ -4,26 +4,13 @@ The hub serving the same database runs them: it picks up a start or a
 pause within 2 seconds.
 
     python -m hub.tournaments --db URL create --name NAME --game KIND
-        --format round-robin|swiss|arena [--rounds N] [--minutes M]
-        [--players-per-table N] [--turn-seconds S] [--turn-ms MS]
-        [--match-ms MS] [--pondering] [--openings FILE|default]
-    python -m hub.tournaments --db URL engine register NAME
-        [--protocol tcp|gomocup|stdio] [--cpu-seconds S] [--memory BYTES]
-        [--folder DIR] -- COMMAND...
-    python -m hub.tournaments --db URL engine add EVENT NAME [-- COMMAND...]
-    python -m hub.tournaments --db URL engine list|remove NAME
-    python -m hub.tournaments --db URL enter [--guest] EVENT ACCOUNT
-    python -m hub.tournaments --db URL withdraw EVENT ACCOUNT
-    python -m hub.tournaments --db URL start|pause|resume EVENT
-    python -m hub.tournaments --db URL standings EVENT --csv
-    python -m hub.tournaments --db URL export EVENT [--psq DIR]
+        --format round-robin|swiss|arena [--rounds N] [--minutes M] ...
+    python -m hub.tournaments --db URL engine register NAME [...] -- COMMAND...
+    python -m hub.tournaments --db URL enter|withdraw|start|standings ...
 
-C{create} prints the new event's id on its last line; C{standings --csv}
-prints C{rank,name,points} and one line per entrant, best first;
-C{export} prints the event as JSON.  An engine's command line may use
-the placeholders C{{host} {port} {room} {name} {key}}; only this CLI,
-run on the server, registers one (C{engine add ... -- COMMAND}
-registers, then enters).
+Every command, what it prints, and the engines' command lines (their
+placeholders; only this CLI, run on the server, registers one):
+docs/tournaments.md, its opening section and "Engines".
 """
 
 from __future__ import annotations

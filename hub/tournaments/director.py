@@ -2,25 +2,15 @@
 The tournament director: runs the events of the database on one hub's
 lobby and tables, transport-free, on an injected clock.
 
-Every C{pollSeconds} (2 s) it reads the events that are running or
-paused (L{store.activeEvents}): a start, pause or resume written by the
-CLI is picked up then.  For each running event it pairs (round robin,
-Swiss, arena: L{formats}), stores the pairings, and opens one room per
-pairing in the lobby, named C{EVENT-ROUND-BOARD}
-(L{hub.tournaments.interfaces.roomName}).  The entrants join it through
-their own protocol (people, connected programs) or are started by the
-L{IGameLauncher} (engines).  The room's policy starts the game only with
-exactly the pairing's players.
-
-The director hears every table (an L{ITableListener} of the lobby): a
-L{GameStarted} in a pairing's room cancels its no-show deadline, its
-L{GameEnded} gives the pairing's points (L{standings}), stored at once.
-An entrant absent when the deadline passes, or whose engine fails to
-start, forfeits that game; the event goes on.
-
-A hub restarted mid-event loads the event from the database, and opens
-again every pairing of the current round that has no result: the games
-cut off by the restart are played again.
+Every C{pollSeconds} (2 s) it reads the running and paused events
+(L{store.activeEvents}), so a start, pause or resume written by the CLI
+is picked up then.  It pairs each running event (L{formats}), stores the
+pairings and opens one room per pairing
+(L{hub.tournaments.interfaces.roomName}), whose policy starts the game
+only with exactly the pairing's players; engines are started by the
+L{IGameLauncher}.  As an L{ITableListener} it hears every table: no-show
+deadlines, results (L{standings}) stored at once, and a restarted hub's
+unfinished pairings played again: docs/tournaments.md, "How it runs".
 """
 
 from __future__ import annotations

@@ -5,20 +5,13 @@ Each function takes what has happened (the entrants, the event's
 L{Game}s so far) and returns the next games as L{Game}s without points;
 seat 0 first (gomoku: seat 0 plays black).
 
-    - L{roundRobin}: the whole schedule at once.  Two-player games: a
-      double round robin (Berger tables, then the same rounds with the
-      colours swapped), so that every pair plays once with each colour.
-      Tables of N: every N-subset of the entrants plays once, packed
-      into rounds of disjoint tables, seats rotated.
-    - L{swissRound}: the next Swiss round.  Two players: a maximum
-      weight matching (networkx) on the graph of allowed pairs (no
-      rematch), weighted so that colours stay balanced within one first
-      and scores are as close as possible second; the odd entrant out
-      gets a bye (the lowest-scored entrant without one).  Tables of N:
-      entrants by score, cut into tables of N, seats rotated; the
-      remainder gets byes.
-    - L{arenaPairings}: whoever is free, paired at once with the nearest
-      score (lichess style), avoiding the last opponent when possible.
+    - L{roundRobin}: the whole schedule at once;
+    - L{swissRound}: the next Swiss round (a maximum weight matching,
+      networkx, for two players);
+    - L{arenaPairings}: whoever is free, paired at once.
+
+What each guarantees (colours, rematches, byes, tables of N):
+docs/tournaments.md, "How it runs", "Pairing rules".
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """
 Scores and standings of an event: pure, no Twisted, no database.
 
-Scoring:
-    - a two-player game gives the winner 1, a draw 1/2 each, the loser 0;
-    - a game of N players gives its placements N-1, N-2, ... 0 points
-      (an unranked player, e.g. one that left a Splendor game, scores 0);
-    - a bye gives L{byePoints}: 1 in two-player events, (N-1)/2 in events
-      of N-player tables.
-
-Tie-breaks:
-    - two-player events: points, then Buchholz (the sum of the opponents'
-      points), then Sonneborn-Berger (the sum of the points of the
-      opponents beaten, and half of those drawn);
-    - multi-player events: points, then direct encounters (among the
-      entrants tied on points, how many of the others each one finished
-      ahead of in the games where they met).
-
-Entrants equal on every key share a rank; the list is then by name.
+A two-player game gives 1, 1/2 or 0; a game of N players gives its
+places N-1 ... 0; a bye gives L{byePoints}.  Ties are broken by Buchholz
+then Sonneborn-Berger (two players) or by direct encounters (tables of
+N); entrants equal on every key share a rank.  Every rule, exactly:
+docs/tournaments.md, "How it runs", "Scoring in full".
 """
 
 from __future__ import annotations

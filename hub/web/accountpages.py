@@ -1,18 +1,9 @@
 """
-The accounts' pages of the web face (only with accounts: C{--names
-accounts} or C{closed} and a C{--db}; otherwise they are 404s and no page
-links to them):
-
-    /register           register (C{--registration open}, or C{invite}
-                        with an invite code; C{closed}: no)
-    /login              log in (a new session id at each login)
-    /logout             log out (POST)
-    /account            change the password, make a new play key, keep
-                        or end the other sessions at a login
-    /account/password   (POST)
-    /account/key        (POST)
-    /account/sessions   (POST) "keep me logged in elsewhere"
-    /account/display-name (POST) set or clear the display name
+The accounts' pages of the web face: C{/register}, C{/login},
+C{/logout}, C{/account} and the forms C{/account} posts to (only with
+accounts: C{--names accounts} or C{closed} and a C{--db}; otherwise they
+are 404s and no page links to them).  What each does: docs/accounts.md,
+"Web".
 
 Every POST carries the browser's CSRF token (L{hub.web.auth}).  A play
 key is kept only as its keyed hash, so no page can show it again: a new

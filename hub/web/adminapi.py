@@ -1,41 +1,16 @@
 """
-The JSON admin API, authenticated by an API token (C{Authorization:
-Bearer TOKEN}; tokens are made with C{python -m hub.accounts token NAME},
-expire, and are kept only as their SHA-256).  The token's account and
+The JSON admin API under C{/api/admin/}, authenticated by an API token
+(C{Authorization: Bearer TOKEN}; made with C{python -m hub.accounts token
+NAME}, expiring, kept only as its SHA-256).  The token's account and
 role are read again on every request (and its use noted): no token, an
 unknown or expired one is a 401, a player's (or a moderator's, for an
 admin's action) a 403, an action the rules of roles refuse a 403 too.
 No cookie is read, so no CSRF token is needed.
 
-    GET  /api/admin/connections     live connections
-    GET  /api/admin/rooms           rooms and tables
-    GET  /api/admin/audit           the audit
-    POST /api/admin/kick            {"session": N, "reason": "..."}
-    POST /api/admin/end             {"kind": K, "room": R, "reason": "..."}
-    POST /api/admin/ban             {"target": NAME-or-CIDR, "for": "2h",
-                                     "reason": "..."}
-    POST /api/admin/unban           {"target": NAME-or-CIDR}
-    POST /api/admin/role            {"name": NAME, "role": ROLE} (admin)
-    POST /api/admin/invite          {} (admin): {"invite": CODE}
-    GET  /api/admin/tokens          the API tokens (admin): ids, names,
-                                     made, last used, expiry (never the
-                                     tokens)
-    POST /api/admin/token-revoke    {"token": ID} (admin)
-    POST /api/admin/event-create    {"name", "game", "format", "rounds",
-                                     "minutes", "players", "turn-seconds"}
-                                     (admin): {"event": ID}
-    POST /api/admin/event-enter     {"event": ID, "name": ACCOUNT,
-                                     "guest": false} (admin)
-    POST /api/admin/event-withdraw  {"event": ID, "name": NAME} (admin)
-    GET  /api/admin/engines         the registered engines (admin): names,
-                                     protocols, limits
-    POST /api/admin/event-engine    {"event": ID, "name": ENGINE} (admin:
-                                     a registered engine)
-
 An action's body holds its fields and no others (a command line, a path
 or an environment is refused with 400: engines are the operator's).
-    POST /api/admin/event-start     {"event": ID} (admin; and -pause,
-                                     -resume)
+Every endpoint, its fields and its answer: docs/accounts.md, "The JSON
+admin API".
 """
 
 from __future__ import annotations

@@ -1,30 +1,14 @@
 """
-Who is at the web face: login sessions in a cookie, the CSRF token of
-every form, and the limits on guessing passwords.
+Who is at the web face: login sessions in a cookie (L{SESSION_COOKIE}),
+the CSRF token of every form, and the limits on guessing passwords.
 
-  - The session cookie, L{SESSION_COOKIE}, holds a session id from
-    L{secrets} (kept in the database only as its SHA-256:
-    L{hub.accounts.websessions}); it is C{HttpOnly}, C{SameSite=Lax},
-    and C{Secure} when the web face runs over TLS, or a trusted proxy in
-    front of it does (L{overTLS}).  A login makes a new one (and ends
-    the account's other sessions, unless it keeps them); a logout clears
-    it and ends the account's sessions.
-  - Every form that changes something carries a hidden C{csrf} field,
-    the HMAC of the browser's cookie (the session's, else the
-    L{FORM_COOKIE} an anonymous browser is given with its first form),
-    checked with L{hmac.compare_digest}: a POST without it, or with
-    another browser's, is refused (403).
-  - Failed logins are limited per (name, address) and per address, and
-    a name's failures from everywhere slow its logins down without ever
-    refusing an owner from an address that has not failed, as the play
-    keys' proofs are (L{hub.accounts.guesses.GuessLimits}): past a limit
-    even the right password gets the same "wrong name or password", so a
-    lockout reveals nothing about whether the name exists.  A try is
-    taken before the password is hashed (and given back when it was
-    right), so that a flood from one address is refused, once past its
-    limit, before argon2 runs.  Logins are counted in
-    C{gamehub_web_logins_total{result}}.  The client's address is
-    L{clientHost}'s, everywhere.
+The cookie's attributes (C{Secure} when L{overTLS}), the CSRF token (an
+HMAC of the session's cookie, else of L{FORM_COOKIE}, checked with
+L{hmac.compare_digest}) and the login limits
+(L{hub.accounts.guesses.GuessLimits}, a try taken before argon2 runs so
+that a flood is refused before any hash is made, a lockout answered as
+a wrong password): docs/accounts.md, "Web" and "Guessing".  The client's
+address is L{clientHost}'s, everywhere.
 """
 
 from __future__ import annotations

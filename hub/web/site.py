@@ -1,39 +1,18 @@
 """
-The web face's resource tree and site:
+The web face's resource tree and site (L{HubSite}), and the metrics
+port's site (L{metricsSite}).
 
-    /                       the hub now (lobby)
-    /games/ID               a live game, or a finished game's replay
-    /players/KIND/NAME      a player's rating and recent games
-    /leaderboard/KIND       the leaderboard of a game kind
-    /tournaments[/ID]       tournament events (L{hub.web.tournaments})
-    /api/...                the JSON API and event streams (L{hub.web.api})
-    /static/...             the pages' JavaScript and CSS
-    /metrics                the Prometheus metrics of L{hub.metrics}
-    /healthz, /readyz       the health checks of L{hub.health}
-    /ws                     browser play, a WebSocket (L{hub.web.ws})
-    /play                   the page playing over /ws
+The routes (docs/web.md, its opening section) are mounted here: the
+pages, the JSON API (L{hub.web.api}), tournaments (L{hub.web.tournaments}),
+C{/ws} (L{hub.web.ws}), C{/healthz} and C{/readyz} (L{hub.health}), and,
+only with accounts (a L{hub.web.auth.WebAuth}), the account pages,
+C{/admin} and C{/api/admin/} (404s without, and no page links to them).
 
-With accounts (a L{hub.web.auth.WebAuth}: C{--names accounts} or
-C{closed} with a C{--db}), also:
-
-    /register, /login, /logout, /account    L{hub.web.accountpages}
-    /admin, /admin/audit    moderation (L{hub.web.admin})
-    /api/admin/...          the JSON admin API (L{hub.web.adminapi})
-
-Without, those are 404s and no page links to them.
-
-Every request passes the site's door first (L{hub.web.door}): its
-client found (behind C{--trusted-proxies}, the one the proxy names), a
-banned address refused 403, the health checks only for C{--health-from}.
-The site holds to the web port's limits (L{hub.limits.WebLimits}) through
-a L{hub.limits.FaceGate}, as the game ports' factories do through the
-hub's gate (L{hub.connection.ServerFactory}): connections per address and
-in all, a reserve of file descriptors for the game ports, requests per
-address (429 past the rate), event streams per address.  A connection
-from a trusted proxy is many clients': it counts toward the totals, not
-toward an address (docs/deploy.md).  The metrics port (L{metricsSite}) is
-a L{HubSite} too, under the same limits (a gate of its own), so that no
-port of the hub is unlimited.
+Every request passes the site's door first (L{hub.web.door}); the site
+holds to the web port's limits (L{hub.limits.WebLimits}) through a
+L{hub.limits.FaceGate}, as the game ports do through the hub's gate, and
+the metrics port's site does too, with a gate of its own: no port of the
+hub is unlimited (docs/operations.md, "The web port").
 """
 
 from __future__ import annotations

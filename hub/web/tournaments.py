@@ -1,33 +1,15 @@
 """
-The tournaments on the web face (L{hub.tournaments}):
+The tournaments on the web face (L{hub.tournaments}): C{/tournaments},
+C{/tournaments/ID} with its enter and withdraw forms, and the JSON API
+under C{/api/tournaments/} (every event, one event, the room an entrant
+should join next, an entry proven with a play key, the standings as
+CSV, the gomoku games as .psq, an event stream).  Each route:
+docs/tournaments.md ("Web", "People enter themselves").
 
-    /api/tournaments                  every event (JSON)
-    /api/tournaments/ID               one event: entrants, pairings per
-                                      round (rooms, live game links),
-                                      standings, crosstable
-    /api/tournaments/ID/next?name=N   the room entrant N should join now
-    /api/tournaments/ID/entry         POST C{{"name", "key"}}: an account
-                                      enters itself, proven with its
-                                      play key (the desktop client)
-    /api/tournaments/ID/standings.csv the standings as CSV
-    /api/tournaments/ID/games.psq.zip its gomoku games as .psq records
-    /api/tournaments/ID/events        event stream: C{tournament} (the
-                                      event's JSON) at once, then after
-                                      each change (at most once a second)
-    /tournaments                      upcoming, running, finished events
-    /tournaments/ID                   one event's page; a logged-in
-                                      entrant is told there when a game
-                                      waits for them (tournament.js)
-    /tournaments/ID/enter             (POST, CSRF, logged in) enter the
-                                      visitor's account while entry is
-                                      open
-    /tournaments/ID/withdraw          (POST, CSRF, logged in) withdraw it
-
-Events are created and run with the CLI (C{python -m hub.tournaments})
-and from C{/admin} (L{hub.web.adminactions}).  A person enters from the
-event's page (logged in), or with the account's play key
-(C{/api/tournaments/ID/entry}, as the game protocols prove a name: the
-key is never logged nor answered).  Engine command lines never appear.
+Events are created and run with the CLI and from C{/admin}
+(L{hub.web.adminactions}).  A play key sent to C{entry} is proven as the
+game protocols prove a name, and never logged nor answered; engine
+command lines never appear.
 """
 
 from __future__ import annotations

@@ -2,14 +2,11 @@
 C{/ws}: the WebSocket of browser play, on autobahn's Twisted integration
 in the web face's site.  What the messages mean is L{hub.web.play}'s;
 here is the connection, under the limits of every connection of the hub
-(L{hub.connection.ServerConnection}): each frame (data, continuation,
-ping, pong, close) counts toward the request rate, a message may come in
-at most L{MAX_FRAMES} frames and within C{--frame-seconds}, and a limit
-closes the connection at once with its close code.  autobahn does all the
-framing; its lines for each connection go to the hub's summarised log.
-Its client is the opening request's (L{hub.web.errors.HubRequest}: behind
-a trusted proxy, the one the proxy names), whose address its limits, bans
-and logs use; it is closed when a ban comes to cover its address or
+(L{hub.connection.ServerConnection}): every frame counts toward the
+request rate, a message may come in at most L{MAX_FRAMES} frames and
+within C{--frame-seconds}, and a limit closes the connection at once.
+Its client is the opening request's (behind a trusted proxy, the one
+the proxy names); it is closed when a ban comes to cover its address or
 account (L{hub.web.door}), or its login session ends
 (L{hub.accounts.websessions.SessionWatch}).
 
