@@ -167,19 +167,27 @@ class StoredTests(support.SQLiteMixin, TestCase):
         self.assertEqual(made.builds, 1)
 
     @defer.inlineCallbacks
+    def storedGame(self, kind, seed):
+        """
+        A web face on the records of one random game of C{kind} (without
+        incidents): C{(web, gameId)}.
+        """
+        database = support.openDatabase(self, self.databaseURL())
+        recorder = Recorder(database, Clock(), batchSize=100)
+        support.playRandomGame(kind, [recorder], random.Random(seed),
+                               incidents=False)
+        yield recorder.whenIdle()
+        [gameId] = recorder.confirmed
+        return WebHub(self, query.Records(database)), gameId
+
+    @defer.inlineCallbacks
     def test_overHTTP(self):
         """
         C{/api/games/ID} of a stored game: its document with its ETag and
         a long C{Cache-Control}; asked again with that ETag, a 304
         without a body; the game's page builds no replay.
         """
-        database = support.openDatabase(self, self.databaseURL())
-        recorder = Recorder(database, Clock(), batchSize=100)
-        support.playRandomGame("gomoku", [recorder], random.Random(5),
-                               incidents=False)
-        yield recorder.whenIdle()
-        web = WebHub(self, query.Records(database))
-        [gameId] = recorder.confirmed
+        web, gameId = yield self.storedGame("gomoku", 5)
         code, headers, page = yield web.get("/games/%d" % (gameId,))
         self.assertEqual(code, 200)
         self.assertEqual(web.web.replays.builds, 0)
@@ -202,13 +210,7 @@ class StoredTests(support.SQLiteMixin, TestCase):
         and C{Vary: Accept-Encoding}; it inflates to the bytes a client
         that does not take gzip gets, and its ETag answers 304 as well.
         """
-        database = support.openDatabase(self, self.databaseURL())
-        recorder = Recorder(database, Clock(), batchSize=100)
-        support.playRandomGame("checkers", [recorder], random.Random(8),
-                               incidents=False)
-        yield recorder.whenIdle()
-        web = WebHub(self, query.Records(database))
-        [gameId] = recorder.confirmed
+        web, gameId = yield self.storedGame("checkers", 8)
         path = "/api/games/%d" % (gameId,)
         code, plainHeaders, plain = yield web.get(path)
         self.assertEqual(code, 200)
