@@ -88,6 +88,22 @@ class PageActions:
     elements and click them, with the test's own bounded C{wait}.
     """
 
+    #: How often C{wait} asks its condition again, in seconds.
+    pollInterval = 0.1
+
+    def wait(self, condition, message):
+        """
+        C{condition}'s first true result within C{WAIT} seconds; an
+        element made stale by a redraw while C{condition} reads it is
+        asked for again at the next poll.
+        """
+        from selenium.common.exceptions import StaleElementReferenceException
+        from selenium.webdriver.support.ui import WebDriverWait
+        return WebDriverWait(
+            self.driver, WAIT, poll_frequency=self.pollInterval,
+            ignored_exceptions=(StaleElementReferenceException,)).until(
+            lambda driver: condition(), message)
+
     def find(self, selector):
         from selenium.webdriver.common.by import By
         return self.driver.find_elements(By.CSS_SELECTOR, selector)
@@ -141,11 +157,6 @@ class BrowserTests(PageActions, SynchronousTestCase):
             process.wait()
         self.addCleanup(stop)
         return process
-
-    def wait(self, condition, message):
-        from selenium.webdriver.support.ui import WebDriverWait
-        return WebDriverWait(self.driver, WAIT, poll_frequency=0.1).until(
-            lambda driver: condition(), message)
 
     def screenshot(self, name):
         folder = os.environ.get("GAMEHUB_SCREENSHOTS")

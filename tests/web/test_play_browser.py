@@ -36,10 +36,7 @@ class PlayPageTests(PageActions, SynchronousTestCase):
                                            "web"))
         self.base = "http://127.0.0.1:%d" % (self.server.port("web"),)
 
-    def wait(self, condition, message):
-        from selenium.webdriver.support.ui import WebDriverWait
-        return WebDriverWait(self.driver, WAIT, poll_frequency=0.05).until(
-            lambda driver: condition(), message)
+    pollInterval = 0.05
 
     def statusText(self):
         """
