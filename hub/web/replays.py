@@ -32,8 +32,9 @@ from hub.web.live import moveText
 from hub.web.stream import encodeJSON
 
 #: Bytes of documents the cache keeps at most, compressed (a replay of
-#: 3,000 checkers moves is about 1.4 MB, 30 KB compressed).
-MAX_BYTES = 4 << 20
+#: 3,000 checkers moves is about 1.4 MB, 30 KB compressed): a few dozen
+#: of the longest games, hundreds of ordinary ones.
+MAX_BYTES = 1 << 20
 #: Seconds of building one reactor turn may take (then the reactor reads
 #: and writes before the next).
 SLICE_SECONDS = 0.003
