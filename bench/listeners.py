@@ -4,7 +4,9 @@ of the machine's load (issue 36): function calls a move (all, and those
 of the table listeners' packages: records, web, tournaments, accounts,
 metrics), memory blocks a move keeps while its game runs (C{tracemalloc}:
 objects that outlive the move) and how many of them the cyclic collector
-tracks, and its young-generation collections per 1,000 moves.
+tracks, its young-generation collections per 1,000 moves (the heap
+frozen and the collector set as C{twistd}'s hub does, L{tap.freezeHeap}),
+and, as an indication only, the CPU time a move.
 
 Each configuration is C{hub.tap.makeService} on the reactor, with
 C{--pairs} pairs on in-memory transports playing
@@ -27,6 +29,7 @@ import pstats
 import shutil
 import sys
 import tempfile
+import time
 import tracemalloc
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -171,8 +174,9 @@ def measure(reactor, config, pairCount, games):
             pair.rooms()
         play(pairs)
         yield settle(reactor)
-        gc.collect()
-        gc.freeze()
+        # As twistd's hub does once running.
+        thresholds = gc.get_threshold()
+        tap.freezeHeap()
         # Calls a move, over whole games (their ends included).
         profiler = cProfile.Profile()
         profiler.enable()
@@ -190,20 +194,30 @@ def measure(reactor, config, pairCount, games):
                 collections[0] += 1
         gc.callbacks.append(counted)
         try:
+            began = time.process_time()
             young = sum(play(pairs) for _ in range(games))
+            cpu = time.process_time() - began
         finally:
             gc.callbacks.remove(counted)
         yield settle(reactor)
         # Blocks and bytes a move keeps while its game runs.
         upTo = 200
-        tracemalloc.start()
+        # Twice: a tuple is let go of once its items were (a collection).
+        gc.collect()
         gc.collect()
         tracked = len(gc.get_objects())
+        kept = play(pairs, upTo)
+        gc.collect()
+        gc.collect()
+        tracked = (len(gc.get_objects()) - tracked) / kept
+        finish(pairs, upTo)
+        yield settle(reactor)
+        tracemalloc.start()
+        gc.collect()
         before = tracemalloc.take_snapshot()
         kept = play(pairs, upTo)
         gc.collect()
         after = tracemalloc.take_snapshot()
-        tracked = len(gc.get_objects()) - tracked
         tracemalloc.stop()
         finish(pairs, upTo)
         diff = after.compare_to(before, "filename")
@@ -211,11 +225,13 @@ def measure(reactor, config, pairCount, games):
         size = sum(s.size_diff for s in diff)
         yield hub.stopService()
         gc.unfreeze()
+        gc.set_threshold(*thresholds)
         return {"config": config, "calls": calls / moves,
                 "listenerCalls": listenerCalls / moves,
                 "keptBlocks": blocks / kept, "keptBytes": size / kept,
-                "keptTracked": tracked / kept,
-                "youngPer1000": collections[0] * 1000.0 / young}
+                "keptTracked": tracked,
+                "youngPer1000": collections[0] * 1000.0 / young,
+                "cpu": cpu / young}
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
@@ -238,12 +254,14 @@ def report(options, results):
         return
     print("| hub | calls a move | listeners' calls a move | blocks kept a "
           "move | bytes kept a move | objects the collector tracks, kept a "
-          "move | young collections / 1000 moves |")
-    print("|---|---|---|---|---|---|---|")
+          "move | young collections / 1000 moves | CPU a move (loaded "
+          "machine) |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in results:
-        print("| %s | %.1f | %.1f | %.2f | %.0f | %.2f | %.2f |" % (
+        print("| %s | %.1f | %.1f | %.2f | %.0f | %.2f | %.2f | %.1f µs |" % (
             r["config"], r["calls"], r["listenerCalls"], r["keptBlocks"],
-            r["keptBytes"], r["keptTracked"], r["youngPer1000"]))
+            r["keptBytes"], r["keptTracked"], r["youngPer1000"],
+            r["cpu"] * 1e6))
 
 
 def main(argv):
