@@ -8,7 +8,8 @@ the rest) and shown per move (the moves counted by the table's
 C{played}), with the top functions by their own time.  The cyclic
 collector's work is timed apart (its callbacks, installed in the hub by a
 C{sitecustomize} module): collections and their time per move, by
-generation; cProfile lays that time on whichever call allocated.
+generation, from the hub's start (its heap frozen); cProfile lays that
+time on whichever call allocated.
 
     python bench/defaults_profile.py --seconds 10
     python bench/defaults_profile.py --configs bare,web --top 15
@@ -49,9 +50,14 @@ SITECUSTOMIZE = """
 import gc, json, os, sys, time
 _figures = {"collections": [0, 0, 0], "seconds": [0.0, 0.0, 0.0]}
 _began = [0.0, 0.0]
+_frozen = [False]
 
 def _timed(phase, info):
     now = time.perf_counter()
+    if not _frozen[0] and gc.get_freeze_count():
+        # Counted from the hub's start (tap.freezeHeap), not before.
+        _frozen[0] = True
+        _figures.update(collections=[0, 0, 0], seconds=[0.0, 0.0, 0.0])
     if phase == "start":
         _began[0] = now
         return
