@@ -137,7 +137,8 @@ def report(config, stats, moves, collector, top):
             generation,
             collector["collections"][generation] * 1000.0 / moves,
             collector["seconds"][generation] * 1e6 / moves))
-    print("\n| function (own time) | calls a move | µs a move |\n|---|---|---|")
+    print("\n| function (own time) | calls a move | µs a move |")
+    print("|---|---|---|")
     rows = sorted(stats.items(), key=lambda item: -item[1][2])[:top]
     for (path, line, name), s in rows:
         where = path.split("site-packages/")[-1].split("t-cost/")[-1]

@@ -108,7 +108,8 @@ def makeHub(reactor, config, folder):
     """
     The hub of C{config}, started: C{(hub, gomoku factory)}.
     """
-    argv = ["--gomoku-port", "tcp:0:interface=127.0.0.1", "--checkers-port", "none",
+    argv = ["--gomoku-port", "tcp:0:interface=127.0.0.1",
+            "--checkers-port", "none",
             "--splendor-port", "none", "--max-connections", "0",
             "--max-connections-per-ip", "0", "--request-rate", "0"
             ] + BARE + [
