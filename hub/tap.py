@@ -771,6 +771,11 @@ def makeBotPool(options: Any, hub: Hub, reactor: Any) -> Any:
     return pool
 
 
+#: The cyclic collector's young generation's threshold in the hub
+#: (L{freezeHeap}).
+GC_YOUNG = 10000
+
+
 def stopAgainEndsDrain(hub: Hub, reactor: Any) -> None:
     """
     While C{hub} drains, a second SIGTERM or SIGINT ends the drain at once
@@ -789,8 +794,12 @@ def freezeHeap() -> None:
     """
     Move what start-up made (modules, classes, the service tree: objects
     that live as long as the process) out of the cyclic collector's
-    reach, so that its full collections walk only what the games make.
-    For C{twistd}, not for tests, which build many hubs in one process.
+    reach, so that its full collections walk only what the games make;
+    and collect the young generation after L{GC_YOUNG} new objects, not
+    700: a move's few objects are mostly gone by then, and far fewer
+    reach the older generations (issue 36).  For C{twistd}, not for
+    tests, which build many hubs in one process.
     """
     gc.collect()
     gc.freeze()
+    gc.set_threshold(GC_YOUNG, *gc.get_threshold()[1:])

@@ -559,13 +559,16 @@ class FreezeHeapTests(SynchronousTestCase):
     def test_freezeHeap(self):
         """
         L{tap.freezeHeap} moves the objects alive now into the permanent
-        generation (undone here with L{gc.unfreeze}).
+        generation, and collects the young generation after
+        L{tap.GC_YOUNG} new objects (both undone here).
         """
         import gc
         self.addCleanup(gc.unfreeze)
+        self.addCleanup(gc.set_threshold, *gc.get_threshold())
         kept = [[] for _ in range(10)]
         tap.freezeHeap()
         self.assertGreaterEqual(gc.get_freeze_count(), len(kept))
+        self.assertEqual(gc.get_threshold()[0], tap.GC_YOUNG)
 
 
 class VersionTests(SynchronousTestCase):

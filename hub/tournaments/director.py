@@ -134,6 +134,7 @@ class Director:
     @param pollSeconds: How often the database is read.
 
     @ivar rooms: C{(kind, room name)} -> L{LivePairing}.
+    @ivar tables: a pairing's table, while it plays -> L{LivePairing}.
     @ivar listeners: The L{ITournamentListener}s (L{addListener}).
     """
 
@@ -152,6 +153,7 @@ class Director:
         self.pollSeconds = pollSeconds
         self.running: Dict[int, RunningEvent] = {}
         self.rooms: Dict[Tuple[str, str], LivePairing] = {}
+        self.tables: Dict[Any, LivePairing] = {}
         self.listeners: List[Any] = []
         self._loop: Optional[LoopingCall] = None
         self._stopped = False
@@ -578,6 +580,8 @@ class Director:
         if live.starting is not None and live.starting.active():
             live.starting.cancel()
         live.starting = None
+        if self.tables.get(live.table) is live:
+            del self.tables[live.table]
         run = self.running.get(live.eventId)
         if run is not None:
             key = (live.game.round, live.game.board)
@@ -661,10 +665,10 @@ class Director:
     def roomChanged(self, room: Any) -> None:
         """
         A gomoku pairing's first player to join owns the room: give the
-        owner the colour the pairing planned for it.  A room whose owner
-        starts the game (gomoku) and could start is started by the
-        director after L{START_GRACE} if its owner has not (at once when
-        every seat is an engine over standard streams).
+        owner the colour the pairing planned.  A room whose owner starts
+        the game (gomoku) and could start is started by the director after
+        L{START_GRACE} if its owner has not (at once when every seat is an
+        engine over standard streams).
         """
         live = self.rooms.get((room.kind, room.name))
         if live is None or live.room is not room or room.running:
@@ -722,8 +726,7 @@ class Director:
         if kind is tableEvents.ActionPlayed or kind is tableEvents.TurnStarted:
             # Who is to move, for a game of illegal moves that ends with
             # no winner (two seats: the other one moves next).
-            live = self.rooms.get(cast(Tuple[str, str], (
-                getattr(table, "kind", None), getattr(table, "name", None))))
+            live = self.tables.get(table)
             if live is not None and live.table is table:
                 if kind is tableEvents.TurnStarted:
                     live.toMove = event.seat
@@ -759,7 +762,7 @@ class Director:
         if live.deadline is not None and live.deadline.active():
             live.deadline.cancel()
         live.deadline = None
-        live.table = table
+        live.table, self.tables[table] = table, live
         live.seats = names
         run = self.running.get(live.eventId)
         if run is not None:
@@ -767,9 +770,7 @@ class Director:
             self._changed(run)
 
     def _ended(self, table: Any, event: Any) -> None:
-        kind = getattr(table, "kind", None)
-        live = self.rooms.get(cast(Tuple[str, str],
-                                   (kind, getattr(table, "name", None))))
+        live = self.tables.pop(table, None)
         if live is None or live.table is not table:
             return
         run = self.running.get(live.eventId)

@@ -9,7 +9,8 @@ that just ended shows its replay at the same address.
 Each event is encoded once, however many spectators there are, and the
 fan-out runs after the table's own listeners, in slices.  A game nobody
 watches costs an append per action: its move list, position and messages
-are made only when someone asks.
+are made only when someone asks, and its actions are kept as tuples
+(L{LiveGame.onActionPlayed}), which the cyclic collector soon stops tracking.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def moveText(kind: str, event: Any, ply: int) -> Any:
     The JSON text of C{replay.moveJSON(kind, event, ply)}, as
     L{encodeJSON} writes it (a gomoku move from a template).
     """
+    if type(event) is tuple:
+        event = events.ActionPlayed(*event)
     if kind == "gomoku":
         (x, y), at = event.action, event.at
         if (type(x) is int and type(y) is int and type(at) is float
@@ -84,6 +87,8 @@ class LiveGame:
     @ivar table: the running table, or None once over.
     @ivar view: the latest view (L{hub.web.views}).
     @ivar moves: the move list so far.
+    @ivar events: the events kept for the replay, the actions as tuples
+        (L{onActionPlayed}; L{tableEvents} makes them events again).
     @ivar turn: C{(seat, deadline)} of the turn under way, or None.
     @ivar result: the result once over, else None.
     @ivar fanout: the spectators' streams.
@@ -134,8 +139,8 @@ class LiveGame:
         """
         The move list so far (L{replay.moveJSON} of each action).
         """
-        return [replay.moveJSON(self.kind, event, ply)
-                for ply, event in enumerate(self._played, 1)]
+        return [replay.moveJSON(self.kind, events.ActionPlayed(*action), ply)
+                for ply, action in enumerate(self._played, 1)]
 
     def moveTexts(self) -> Any:
         """
@@ -270,6 +275,13 @@ class LiveGame:
             encodeJSON(head)[:-1], ",".join(self.moveTexts()),
             encodeJSON(tail)[1:])
 
+    def tableEvents(self) -> Any:
+        """
+        The events kept for the replay, the actions made events again.
+        """
+        return [events.ActionPlayed(*event) if type(event) is tuple
+                else event for event in self.events]
+
     def replay(self) -> Any:
         """
         The finished game step by step (L{replay.replaySteps}), or None
@@ -278,7 +290,7 @@ class LiveGame:
         if not self.complete or self.initial is None:
             return None
         steps, moves = replay.replaySteps(self.kind, self.initial.copy(),
-                                          self.events)
+                                          self.tableEvents())
         return {"steps": steps, "moves": moves}
 
     # Spectators
@@ -371,7 +383,7 @@ class LiveGame:
         if not self.fanout.streams or not self.framesMoves:
             return None
         texts = self.moveTexts()
-        frames = [GOMOKU_ACTION % (texts[ply], GOMOKU_TURNS[played[ply].seat])
+        frames = [GOMOKU_ACTION % (texts[ply], GOMOKU_TURNS[played[ply][0]])
                   for ply in range(start, end)]
         if self.table is None or self.table.game.isOver:
             # The last move ended the game: nobody's turn.
@@ -406,13 +418,19 @@ class LiveGame:
         return lambda: ("turn", self.turnJSON())
 
     def onActionPlayed(self, event: Any) -> None:
-        # All a game nobody watches costs: two appends.
-        self._played.append(event)
+        """
+        Keep the action as the tuple of the L{events.ActionPlayed}'s
+        fields, in its constructor's order: a game nobody watches costs
+        that and two appends, and the event itself is soon gone.
+        """
+        action = (event.seat, event.action, event.byBot, event.detail,
+                  event.at)
+        self._played.append(action)
         events = self.events
         if self.complete and len(events) < MAX_EVENTS:
-            events.append(event)
+            events.append(action)
         else:
-            self.keep(event)
+            self.keep(action)
         if not self.fanout.streams:
             return None
         if self.framesMoves:
@@ -507,6 +525,12 @@ class Spectating:
         """
         Follow C{table}'s game from its start, and stream what happens.
         """
+        if type(event) is events.ActionPlayed:
+            # Most events: straight to the game.
+            game = self._byTable.get(table)
+            if game is not None:
+                game.onActionPlayed(event)
+            return
         if type(event) is events.GameStarted:
             game = LiveGame("live-%d" % next(self._ids), table, event,
                             self.clock)

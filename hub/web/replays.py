@@ -366,8 +366,8 @@ class Replays:
                 snapshot + ',"replay":null}', FINISHED_CACHE,
                 len(snapshot), spectators))
         steps: List[Any] = []
-        work = replayParts(game.kind, game.initial.copy(), game.events,
-                           steps)
+        work = replayParts(game.kind, game.initial.copy(),
+                           game.tableEvents(), steps)
 
         def finish() -> Any:
             return Document.plain(
