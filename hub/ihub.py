@@ -289,6 +289,11 @@ class ILobby(Interface):
         "True while the hub drains before it stops: no new room, member "
         "or game.")
 
+    def drain() -> None:
+        """
+        The hub drains: C{draining} becomes True.
+        """
+
     def createRoom(kind: str, name: str, session: ISession,
                    observer: IRoomObserver, policy: IStartPolicy,
                    capacity: int, password: str = "",

@@ -105,7 +105,7 @@ class Hub(MultiService):
             running when the wait ended (0 if they all finished).
         """
         self.draining = True
-        self.lobby.draining = True
+        self.lobby.drain()
         for hook in self._drainHooks:
             try:
                 d = hook()

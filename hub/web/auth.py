@@ -157,6 +157,19 @@ class WebAuth:
         self.csrfRefused = 0
         self.registrations = 0
 
+    def register(self, name: str, password: str,
+                 invite: Optional[str]) -> Deferred[Any]:
+        """
+        Register the account C{name} (with C{invite} when registration
+        is by invitation), counted: a Deferred of its play key.
+        """
+        def counted(key: Any) -> Any:
+            self.registrations += 1
+            return key
+        d: Deferred[Any] = self.sessions.register(self.accounts, name,
+                                                  password, invite)
+        return d.addCallback(counted)
+
     def visitor(self, request: Request) -> Deferred[Any]:
         """
         A Deferred of the L{hub.accounts.websessions.Visitor} of
