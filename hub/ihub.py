@@ -10,7 +10,7 @@ nothing of any wire format; protocol adapters are thin translators.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from zope.interface import Attribute, Interface
 
@@ -175,6 +175,11 @@ class ISessions(Interface):
         @return: the session, or None if none matches.
         """
 
+    def setRoomName(session: ISession, name: str) -> None:
+        """
+        Give C{session} the name C{name}, unique within its room only.
+        """
+
     def disconnect(session: ISession) -> None:
         """
         Forget C{session} now, freeing its name.
@@ -289,6 +294,17 @@ class ILobby(Interface):
         "True while the hub drains before it stops: no new room, member "
         "or game.")
 
+    def addTableListener(listener: ITableListener) -> None:
+        """
+        Give C{listener} to every table started from now on.
+        """
+
+    def addWatcher(watcher: Any) -> None:
+        """
+        Tell C{watcher} (a L{hub.lobby.RoomWatcher}) of every room made,
+        changed or closed, of every kind.
+        """
+
     def drain() -> None:
         """
         The hub drains: C{draining} becomes True.
@@ -354,6 +370,24 @@ class ILobby(Interface):
     def rooms(kind: str) -> Sequence[Room]:
         """
         Every room of game kind C{kind}, oldest first.
+        """
+
+    def allRooms() -> List[Room]:
+        """
+        Every room of every kind, oldest first.
+        """
+
+    def openRoom(kind: str, name: str, policy: IStartPolicy, capacity: int,
+                 password: str = "",
+                 settings: Optional[Dict[str, Any]] = None) -> Room:
+        """
+        An empty room with no owner until someone joins (the tournament
+        director's, which wait for the players of a pairing).
+        """
+
+    def stopTables() -> None:
+        """
+        The hub is stopping: every running table stops its clocks.
         """
 
 

@@ -36,7 +36,7 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.accounts import guesses, names, store
-from hub.accounts.interfaces import INameCheck
+from hub.accounts.interfaces import INameCheck, INameService
 from hub.limits import LOG_BURST, SummaryLog
 from hub.metrics import ReadCounters
 
@@ -316,7 +316,7 @@ def peerHost(peer: object) -> Optional[str]:
     return cast(Optional[str], getattr(transport.getPeer(), "host", None))
 
 
-@implementer(INameCheck)
+@implementer(INameService)
 class NameService(Service):
     """
     The name check of one hub (C{--names accounts} or C{closed}).

@@ -17,19 +17,21 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import (
-    Any, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
+    Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
 
 import attr
 from twisted.internet import defer
+from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.clock import loopingCall
-from hub.ihub import ITableListener
+from hub.ihub import ILobby, IStartPolicy, ITableListener
 from hub.lobby import LobbyError
 from hub.records import db
+from hub.records.interfaces import IDatabase
 from hub.tables import events as tableEvents
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
@@ -139,8 +141,9 @@ class Director:
 
     log = Logger()
 
-    def __init__(self, database: Any, lobby: Any, clock: Any,
-                 policyFor: Any, launcher: Optional[IGameLauncher] = None,
+    def __init__(self, database: IDatabase, lobby: ILobby,
+                 clock: IReactorTime,
+                 policyFor: Callable[[str], IStartPolicy], launcher: Optional[IGameLauncher] = None,
                  showSeconds: float = SHOW_SECONDS,
                  pollSeconds: float = POLL_SECONDS) -> None:
         self.database = database
@@ -643,8 +646,8 @@ class Director:
             yield defer.DeferredList(list(self._busy))
 
     def _write(self, interaction: Any, *args: Any) -> defer.Deferred[Any]:
-        return cast(defer.Deferred[Any], self.database.runInteraction(
-            interaction, *args, self.clock.seconds(), write=True))
+        return self.database.runInteraction(
+            interaction, *args, self.clock.seconds(), write=True)
 
     def _changed(self, run: RunningEvent) -> None:
         for listener in list(self.listeners):

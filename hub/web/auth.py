@@ -23,6 +23,8 @@ from twisted.web.template import Tag, tags
 
 from hub.accounts import names
 from hub.accounts.guesses import GuessLimits
+from hub.accounts.interfaces import (
+    IAccounts, IDisplayNames, IModeration, INameService, IWebSessions)
 from hub.accounts.store import Actor
 from hub.accounts.websessions import WebSessions, csrfMatches, csrfToken
 from hub.accounts.websessions import newSecret
@@ -137,9 +139,11 @@ class WebAuth:
         (L{hub.accounts.displays.DisplayNames}), or None.
     """
 
-    def __init__(self, accounts: Any, sessions: Any, moderation: Any,
-                 clock: IReactorTime, registration: str = "open",
-                 names: Any = None, displays: Any = None) -> None:
+    def __init__(self, accounts: IAccounts, sessions: IWebSessions,
+                 moderation: IModeration, clock: IReactorTime,
+                 registration: str = "open",
+                 names: Optional[INameService] = None,
+                 displays: Optional[IDisplayNames] = None) -> None:
         if registration not in REGISTRATION_MODES:
             raise ValueError("registration is one of " +
                              ", ".join(REGISTRATION_MODES))
