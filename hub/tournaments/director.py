@@ -143,7 +143,8 @@ class Director:
 
     def __init__(self, database: IDatabase, lobby: ILobby,
                  clock: IReactorTime,
-                 policyFor: Callable[[str], IStartPolicy], launcher: Optional[IGameLauncher] = None,
+                 policyFor: Callable[[str], IStartPolicy],
+                 launcher: Optional[IGameLauncher] = None,
                  showSeconds: float = SHOW_SECONDS,
                  pollSeconds: float = POLL_SECONDS) -> None:
         self.database = database
@@ -155,7 +156,7 @@ class Director:
         self.pollSeconds = pollSeconds
         self.running: Dict[int, RunningEvent] = {}
         self.rooms: Dict[Tuple[str, str], LivePairing] = {}
-        self.listeners: List[Any] = []
+        self.listeners: List[ITournamentListener] = []
         self._loop: Optional[LoopingCall] = None
         self._stopped = False
         self._busy: Set[defer.Deferred[Any]] = set()
@@ -651,11 +652,8 @@ class Director:
 
     def _changed(self, run: RunningEvent) -> None:
         for listener in list(self.listeners):
-            changed = getattr(listener, "eventChanged", None)
-            if changed is None:
-                continue
             try:
-                changed(run.event.id)
+                listener.eventChanged(run.event.id)
             except Exception:
                 self.log.failure("tournament listener failed")
 
@@ -725,8 +723,7 @@ class Director:
         if kind is tableEvents.ActionPlayed or kind is tableEvents.TurnStarted:
             # Who is to move, for a game of illegal moves that ends with
             # no winner (two seats: the other one moves next).
-            live = self.rooms.get(cast(Tuple[str, str], (
-                getattr(table, "kind", None), getattr(table, "name", None))))
+            live = self.rooms.get((table.kind, table.name))
             if live is not None and live.table is table:
                 if kind is tableEvents.TurnStarted:
                     live.toMove = event.seat
@@ -770,9 +767,8 @@ class Director:
             self._changed(run)
 
     def _ended(self, table: Any, event: Any) -> None:
-        kind = getattr(table, "kind", None)
-        live = self.rooms.get(cast(Tuple[str, str],
-                                   (kind, getattr(table, "name", None))))
+        kind = table.kind
+        live = self.rooms.get((kind, table.name))
         if live is None or live.table is not table:
             return
         run = self.running.get(live.eventId)

@@ -90,6 +90,7 @@ class TournamentPolicy:
         startIfReady(self, lobby, room)
 
 
+@implementer(IStartPolicy)
 class FullTablePolicy:
     """
     A start policy that starts only once C{players} members are all
@@ -102,8 +103,22 @@ class FullTablePolicy:
         self.policy = policy
         self.players = players
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.policy, name)
+    @property
+    def autoStart(self) -> bool:
+        return bool(self.policy.autoStart)
+
+    @property
+    def options(self) -> Any:
+        return self.policy.options
+
+    @property
+    def playerCounts(self) -> FrozenSet[int]:
+        counts: FrozenSet[int] = self.policy.playerCounts
+        return counts
+
+    def newTable(self, room: Room) -> ITable:
+        table: ITable = self.policy.newTable(room)
+        return table
 
     def canStart(self, room: Room) -> bool:
         return (len(room.members) == self.players
