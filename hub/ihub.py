@@ -575,3 +575,47 @@ class IClusterPeer(Interface):
         is handed over to another node (gomoku: a registered player
         outside any room), or None.
         """
+
+
+class IPausableFactory(Interface):
+    """
+    A protocol factory told of each port it listens on, to pause the
+    port in a flood (L{hub.connection.ServerFactory}).
+    """
+
+    def listeningOn(port: Any) -> None:
+        """
+        C{port} (an C{IListeningPort}) listens with this factory.
+        """
+
+
+class IGameFactory(IPausableFactory):
+    """
+    The protocol factory of one game kind (L{hub.protocols}), as the
+    composition root and the tournaments' engine runner use it.
+    """
+
+    lobby = Attribute("The hub's ILobby.")
+    sessions = Attribute("The hub's ISessions.")
+    names = Attribute(
+        "The name check (hub.accounts.interfaces.INameCheck), or None.")
+    policy = Attribute("The IStartPolicy of the kind's rooms.")
+
+
+class IPortListener(Interface):
+    """
+    A listening service of the hub's that can tell its port
+    (L{hub.tap.Listener}).
+    """
+
+    port = Attribute("The IListeningPort once listening, else None.")
+
+    def whenListening() -> Any:
+        """
+        A Deferred of the listening port, or of None if listening failed.
+        """
+
+    def stopAccepting() -> Any:
+        """
+        Stop listening now (a drain): a Deferred that fires once closed.
+        """
