@@ -34,7 +34,8 @@ from hub import tap
 from hub.accounts.interfaces import (
     IAccounts, IDisplayNames, IGuessLimits, IModeration, INameService,
     IWebSessions)
-from hub.ihub import ILobby, ISessions
+from hub.ihub import (
+    IGameFactory, ILobby, IPausableFactory, IPortListener, ISessions)
 from hub.records.interfaces import IDatabase, IRecords
 from hub.sandbox.interfaces import ISandbox
 from hub.thinkers.shares import IBotShares
@@ -290,7 +291,12 @@ class CollaboratorTests(SynchronousTestCase):
                 (IRecords, site.web.records),
                 (ISandbox, director.launcher.sandbox),
                 (IBotShares, site.play.shares),
-                (IPairings, director), (ITournamentsWeb, site.tournaments)]:
+                (IPairings, director), (ITournamentsWeb, site.tournaments),
+                (IPausableFactory, site)] + [
+                (IGameFactory, top.getServiceNamed(kind + "-port").factory)
+                for kind in ("gomoku", "checkers", "splendor")] + [
+                (IPortListener, top.getServiceNamed(name))
+                for name in ("gomoku-port", "web-port", "metrics-port")]:
             self.assertTrue(verifyObject(interface, value), interface)
 
     def test_helpersAndLibraries(self):
@@ -302,3 +308,99 @@ class CollaboratorTests(SynchronousTestCase):
             self.assertTrue(name.startswith("hub."))
         for name in LIBRARY:
             self.assertFalse(name.startswith("hub"))
+
+
+_LIBRARY = "a library's object (twisted.web's request, channel, address)"
+_THREAD = "a threading.local"
+_RECORD = "a record or its id: a value, not a collaborator"
+_REFLECT = "reflection over the module's own records and handlers"
+
+#: Path -> the object (as written) that C{getattr} or C{hasattr} may
+#: read -> why: the library's objects, values, and what is left.
+DUCKS = {
+    "hub/accounts/check.py": {
+        "peer": "unfinished: peerHost reads a protocol's forwardedFor "
+                "and transport; the peers need an interface for them",
+        "transport.getPeer()": _LIBRARY},
+    "hub/accounts/hashing.py": {"_lowered": _THREAD},
+    "hub/accounts/moderation.py": {
+        "session.peer": "unfinished: a kick closes the peer's transport; "
+                        "the peers need an interface for it"},
+    "hub/accounts/names.py": {"_checkers": _THREAD},
+    "hub/tournaments/brains.py": {"event": _RECORD},
+    "hub/tournaments/engines.py": {
+        "event": _RECORD, "pairing": _RECORD, "e": _RECORD,
+        "entrant": _RECORD,
+        "protocol": "unfinished: the session of a protocol its private "
+                    "listener built, before or after naming"},
+    "hub/web/accountpages.py": {"error": "an exception's optional field"},
+    "hub/web/api.py": {"request.getClientAddress()": _LIBRARY},
+    "hub/web/auth.py": {"request.getClientAddress()": _LIBRARY},
+    "hub/web/door.py": {"address": _LIBRARY, "transport": _LIBRARY,
+                        "channel": _LIBRARY},
+    "hub/web/errors.py": {
+        "peer": _LIBRARY, "request": _LIBRARY, "self.channel": _LIBRARY,
+        "self.client": _LIBRARY,
+        "getattr(request, 'site', None)": _LIBRARY,
+        "getattr(self.channel, 'site', None)": _LIBRARY},
+    "hub/web/live.py": {"events": _REFLECT},
+    "hub/web/pages.py": {"request": _LIBRARY},
+    "hub/web/play/codec.py": {"message": _REFLECT},
+    "hub/web/play/player.py": {"type(self)": _REFLECT, "event": _REFLECT},
+    "hub/web/site.py": {"addr": _LIBRARY, "address": _LIBRARY},
+    "hub/web/stream.py": {
+        "request": _LIBRARY, "getattr(request, 'channel', None)": _LIBRARY,
+        "self.request.channel": _LIBRARY, "transport": _LIBRARY},
+    "hub/web/ws.py": {
+        "transport": _LIBRARY, "request.getClientAddress()": _LIBRARY,
+        "channel": "Twisted's HTTPChannel, with the gate the web door "
+                   "(hub.web.door) gives it"},
+    "hub/tap.py": {"options": "twisted.python.usage's Options",
+                   "self": "its own optional parent"},
+}
+
+
+def ducks(source):
+    """
+    C{(line, object)} of each C{getattr} and C{hasattr} in the module
+    text C{source}, the object as written.
+    """
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in ("getattr", "hasattr") and node.args):
+            found.append((node.lineno, ast.unparse(node.args[0])))
+    return sorted(found)
+
+
+class NoDuckTypingTests(SynchronousTestCase):
+    """
+    No C{hasattr} or C{getattr} on a collaborator: the modules the
+    wiring check reads (L{tests.test_wiring.ROOTS}) ask of nothing but
+    what L{DUCKS} names.
+    """
+
+    def test_ducks(self):
+        """
+        Every C{getattr} and C{hasattr} reads an object L{DUCKS} allows,
+        and each entry of L{DUCKS} is still used.
+        """
+        from tests.test_wiring import ROOTS
+        for path in ROOTS:
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                found = ducks(f.read())
+            allowed = DUCKS.get(path, {})
+            self.assertEqual(
+                [(line, name) for line, name in found
+                 if name not in allowed], [], path)
+            self.assertEqual(
+                sorted(set(allowed) - {name for line, name in found}), [],
+                path)
+
+    def test_rule(self):
+        """
+        The check finds both, with the object as written.
+        """
+        self.assertEqual(
+            ducks("getattr(a.b, 'c', None)\nhasattr(d(), 'e')\nx.getattr(f)"),
+            [(1, "a.b"), (2, "d()")])
