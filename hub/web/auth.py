@@ -20,6 +20,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.web.server import Request
 from twisted.web.template import Tag, tags
+from zope.interface import implementer
 
 from hub.accounts import names
 from hub.accounts.guesses import GuessLimits
@@ -29,6 +30,7 @@ from hub.accounts.store import Actor
 from hub.accounts.websessions import WebSessions, csrfMatches, csrfToken
 from hub.accounts.websessions import newSecret
 from hub.metrics import ReadCounters
+from hub.web.interfaces import IWebAuth
 
 SESSION_COOKIE = b"gamehub_session"
 FORM_COOKIE = b"gamehub_form"
@@ -122,6 +124,7 @@ def clientHost(request: Request) -> Optional[str]:
     return getattr(request.getClientAddress(), "host", None)
 
 
+@implementer(IWebAuth)
 class WebAuth:
     """
     The accounts of one web face.
