@@ -243,6 +243,12 @@ class IStartPolicy(Interface):
         Whether C{room} may start now (counts, ready flags).
         """
 
+    def withOptions(options: Any) -> IStartPolicy:
+        """
+        This policy, making its tables with C{options} (a
+        L{hub.tables.base.TableOptions}: a tournament's turn clock).
+        """
+
     def newTable(room: Room) -> ITable:
         """
         Make the table (an L{ITable}, not started) for C{room}'s members,

@@ -28,9 +28,9 @@ _RECORDS = "the module's own mutable records, not collaborators"
 _PAIRED = "a player and its session (or connection) name each other"
 _REQUEST = ("twisted.web's request: routing (postpath) and per-request "
             "data, as Twisted's resources do")
-_COPIED = ("a tournament game's copy of a protocol factory (or policy) "
-           "with its own seats, policy or names; unfinished: the "
-           "factories take no such options")
+_COPIED = ("a tournament game's copy of a protocol factory with its own "
+           "seats, policy or names; unfinished: the factories take no "
+           "such options")
 #: Path -> the object (as written) set through -> why that is no wiring.
 ALLOWED = {
     "hub/accounts/check.py": {
@@ -45,7 +45,6 @@ ALLOWED = {
         "own": _COPIED,
         "protocol": "marks the protocol its copied factory built"},
     "hub/tournaments/gomocup.py": {"wait": _RECORDS},
-    "hub/tournaments/policy.py": {"inner": _COPIED},
     "hub/web/accountpages.py": {"request": _REQUEST},
     "hub/web/adminactions.py": {"change": "a made function's name, doc"},
     "hub/web/api.py": {"request": _REQUEST},
