@@ -10,7 +10,7 @@ nothing of any wire format; protocol adapters are thin translators.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from zope.interface import Attribute, Interface
 
@@ -175,6 +175,11 @@ class ISessions(Interface):
         @return: the session, or None if none matches.
         """
 
+    def setRoomName(session: ISession, name: str) -> None:
+        """
+        Give C{session} the name C{name}, unique within its room only.
+        """
+
     def disconnect(session: ISession) -> None:
         """
         Forget C{session} now, freeing its name.
@@ -238,6 +243,12 @@ class IStartPolicy(Interface):
         Whether C{room} may start now (counts, ready flags).
         """
 
+    def withOptions(options: Any) -> IStartPolicy:
+        """
+        This policy, making its tables with C{options} (a
+        L{hub.tables.base.TableOptions}: a tournament's turn clock).
+        """
+
     def newTable(room: Room) -> ITable:
         """
         Make the table (an L{ITable}, not started) for C{room}'s members,
@@ -288,6 +299,22 @@ class ILobby(Interface):
     draining = Attribute(
         "True while the hub drains before it stops: no new room, member "
         "or game.")
+
+    def addTableListener(listener: ITableListener) -> None:
+        """
+        Give C{listener} to every table started from now on.
+        """
+
+    def addWatcher(watcher: Any) -> None:
+        """
+        Tell C{watcher} (a L{hub.lobby.RoomWatcher}) of every room made,
+        changed or closed, of every kind.
+        """
+
+    def drain() -> None:
+        """
+        The hub drains: C{draining} becomes True.
+        """
 
     def createRoom(kind: str, name: str, session: ISession,
                    observer: IRoomObserver, policy: IStartPolicy,
@@ -349,6 +376,24 @@ class ILobby(Interface):
     def rooms(kind: str) -> Sequence[Room]:
         """
         Every room of game kind C{kind}, oldest first.
+        """
+
+    def allRooms() -> List[Room]:
+        """
+        Every room of every kind, oldest first.
+        """
+
+    def openRoom(kind: str, name: str, policy: IStartPolicy, capacity: int,
+                 password: str = "",
+                 settings: Optional[Dict[str, Any]] = None) -> Room:
+        """
+        An empty room with no owner until someone joins (the tournament
+        director's, which wait for the players of a pairing).
+        """
+
+    def stopTables() -> None:
+        """
+        The hub is stopping: every running table stops its clocks.
         """
 
 
@@ -535,4 +580,48 @@ class IClusterPeer(Interface):
         The name the player holds that moves with the connection when it
         is handed over to another node (gomoku: a registered player
         outside any room), or None.
+        """
+
+
+class IPausableFactory(Interface):
+    """
+    A protocol factory told of each port it listens on, to pause the
+    port in a flood (L{hub.connection.ServerFactory}).
+    """
+
+    def listeningOn(port: Any) -> None:
+        """
+        C{port} (an C{IListeningPort}) listens with this factory.
+        """
+
+
+class IGameFactory(IPausableFactory):
+    """
+    The protocol factory of one game kind (L{hub.protocols}), as the
+    composition root and the tournaments' engine runner use it.
+    """
+
+    lobby = Attribute("The hub's ILobby.")
+    sessions = Attribute("The hub's ISessions.")
+    names = Attribute(
+        "The name check (hub.accounts.interfaces.INameCheck), or None.")
+    policy = Attribute("The IStartPolicy of the kind's rooms.")
+
+
+class IPortListener(Interface):
+    """
+    A listening service of the hub's that can tell its port
+    (L{hub.tap.Listener}).
+    """
+
+    port = Attribute("The IListeningPort once listening, else None.")
+
+    def whenListening() -> Any:
+        """
+        A Deferred of the listening port, or of None if listening failed.
+        """
+
+    def stopAccepting() -> Any:
+        """
+        Stop listening now (a drain): a Deferred that fires once closed.
         """

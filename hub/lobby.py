@@ -271,6 +271,12 @@ class Lobby:
         self.tableListeners: List[ITableListener] = []
         self.watchers: List[RoomWatcher] = []
 
+    def drain(self) -> None:
+        """
+        The hub drains: refuse new rooms, members and games from now on.
+        """
+        self.draining = True
+
     def addWatcher(self, watcher: RoomWatcher) -> None:
         """
         Tell C{watcher} of every room made, changed or closed, of every

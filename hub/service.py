@@ -14,6 +14,7 @@ from twisted.python.components import Componentized
 
 from hub.clock import TrackedClock
 from hub.health import Health
+from hub.ihub import IPortListener
 from hub.limits import Limits
 from hub.lobby import Lobby, Room
 from hub.sessions import Sessions
@@ -75,8 +76,8 @@ class Hub(MultiService):
         under the hub listens, else which do not yet.
         """
         waiting = ["--" + service.name for service in self
-                   if hasattr(service, "whenListening")
-                   and getattr(service, "port", None) is None]
+                   if IPortListener.providedBy(service)
+                   and service.port is None]
         if waiting:
             return "not listening yet: " + ", ".join(waiting)
         return None
@@ -105,7 +106,7 @@ class Hub(MultiService):
             running when the wait ended (0 if they all finished).
         """
         self.draining = True
-        self.lobby.draining = True
+        self.lobby.drain()
         for hook in self._drainHooks:
             try:
                 d = hook()

@@ -234,7 +234,7 @@ class Sessions(Service):
         for watcher in self.watchers:
             watcher.nameClaimed(session.kind, name)
 
-    def setRoomName(self, session: Session, name: str) -> None:
+    def setRoomName(self, session: ISession, name: str) -> None:
         """
         Give C{session} the name C{name}, unique within its room only
         (the lobby checks that): it is not registered, and other sessions

@@ -16,8 +16,10 @@ from twisted.internet.defer import Deferred, succeed
 from twisted.internet.interfaces import (
     IListeningPort, IProtocolFactory, IStreamServerEndpoint)
 from twisted.python import usage
+from zope.interface import implementer
 
 from hub import commandline, extras
+from hub.ihub import IPausableFactory, IPortListener
 from hub.limits import Limits, WebLimits
 from hub.logs import LOG_FORMATS, LOG_LEVELS, hubObserver, levelFilter
 from hub.service import Hub
@@ -140,6 +142,7 @@ class _Observed:
         return self.endpoint.listen(factory).addCallback(self.listening)
 
 
+@implementer(IPortListener)
 class Listener(SynchronousListener):
     """
     A listening endpoint service that fails to start with one line naming
@@ -167,9 +170,8 @@ class Listener(SynchronousListener):
 
     def _listening(self, port: IListeningPort) -> IListeningPort:
         self.port = port
-        listeningOn = getattr(self.factory, "listeningOn", None)
-        if listeningOn is not None:
-            listeningOn(port)
+        if IPausableFactory.providedBy(self.factory):
+            self.factory.listeningOn(port)
         waiters, self._portWaiters = self._portWaiters, []
         for waiter in waiters:
             waiter.callback(port)
@@ -633,7 +635,7 @@ def _namedListener(top: IServiceCollection, name: str) -> Any:
         service = top.getServiceNamed(name)
     except KeyError:
         return None
-    return service if hasattr(service, "whenListening") else None
+    return service if IPortListener.providedBy(service) else None
 
 
 def makeService(options: Any, reactor: Any = None) -> Hub:

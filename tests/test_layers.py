@@ -376,7 +376,7 @@ class LayerTests(SynchronousTestCase):
         self.assertEqual(
             sorted({b for a, line, b in edges
                     if a.startswith("hub.sandbox")}),
-            ["hub.sandbox.confine"])
+            ["hub.sandbox.confine", "hub.sandbox.interfaces"])
         with open(modules["hub.sandbox.inside"], encoding="utf-8") as f:
             tree = ast.parse(f.read())
         imported = set()

@@ -1,22 +1,64 @@
 """
-The composition root makes every object whole: in L{hub.tap} (which
-builds the hub's graph) and L{hub.web.site} (which builds the web
-face's), no object is finished by setting an attribute of it after it
-was made.  Its collaborators are passed to its constructor.
+Objects are whole when made: in the composition root (L{hub.tap},
+L{hub.service}) and in the web face, the tournaments and the accounts,
+no object is finished by setting an attribute of it after it was made.
+Its collaborators are passed to its constructor.
 
 The rule, read from the source with L{ast}: an assignment (plain,
 augmented, annotated, or unpacked from a tuple), a C{del} or a
-C{setattr} may name an attribute only through C{self} or C{cls}.
+C{setattr} may name an attribute only through C{self} or C{cls}, or
+through an object L{ALLOWED} names with its reason.
 """
 
 import ast
+import glob
 import os
 
 from twisted.trial.unittest import SynchronousTestCase
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-#: The modules that wire the hub's objects together.
-ROOTS = ("hub/tap.py", "hub/web/site.py")
+#: The packages checked, and the composition root's modules.
+PACKAGES = ("hub/web", "hub/accounts", "hub/tournaments")
+ROOTS = tuple(sorted(
+    path[len(ROOT) + 1:] for package in PACKAGES
+    for path in glob.glob(os.path.join(ROOT, package, "**", "*.py"),
+                          recursive=True))) + ("hub/tap.py", "hub/service.py")
+
+_RECORDS = "the module's own mutable records, not collaborators"
+_PAIRED = "a player and its session (or connection) name each other"
+_REQUEST = ("twisted.web's request: routing (postpath) and per-request "
+            "data, as Twisted's resources do")
+_COPIED = ("a tournament game's copy of a protocol factory with its own "
+           "seats, policy or names; unfinished: the factories take no "
+           "such options")
+#: Path -> the object (as written) set through -> why that is no wiring.
+ALLOWED = {
+    "hub/accounts/check.py": {
+        "self._loop": "Twisted's LoopingCall takes its clock so",
+        "self._prune": "Twisted's LoopingCall takes its clock so"},
+    "hub/accounts/hashing.py": {"_lowered": "a threading.local"},
+    "hub/accounts/names.py": {"_checkers": "a threading.local"},
+    "hub/tournaments/brains.py": {"player": _PAIRED},
+    "hub/tournaments/director.py": {"run": _RECORDS, "live": _RECORDS},
+    "hub/tournaments/engines.py": {
+        "seat": _RECORDS, "game": _RECORDS, "factory": _COPIED,
+        "own": _COPIED,
+        "protocol": "marks the protocol its copied factory built"},
+    "hub/tournaments/gomocup.py": {"wait": _RECORDS},
+    "hub/web/accountpages.py": {"request": _REQUEST},
+    "hub/web/adminactions.py": {"change": "a made function's name, doc"},
+    "hub/web/api.py": {"request": _REQUEST},
+    "hub/web/pages.py": {"translated": "a copy of a template tag"},
+    "hub/web/play/core.py": {
+        "bot": _PAIRED, "player": _PAIRED, "connection": _PAIRED},
+    "hub/web/play/player.py": {"old": _PAIRED},
+    "hub/web/tournaments.py": {"request": _REQUEST},
+    "hub/web/ws.py": {
+        "protocol": "the factory finishes the protocol it builds, as "
+                    "Twisted's Factory.buildProtocol does",
+        "channel": "the web door's gate of one HTTP connection (hub.web."
+                   "door), handed over to its WebSocket"},
+}
 
 
 def targets(node):
@@ -55,15 +97,26 @@ def owner(target):
     return value.id if isinstance(value, ast.Name) else None
 
 
-def foreignAssignments(source):
+def through(target):
+    """
+    The object (as written) an attribute is set through.
+    """
+    if isinstance(target, ast.Call):
+        return ast.unparse(target.args[0])
+    return ast.unparse(target.value)
+
+
+def foreignAssignments(source, allowed=()):
     """
     C{(line, text)} of each attribute set through anything but C{self}
-    or C{cls} in the module text C{source}.
+    or C{cls} in the module text C{source}, but for those set through
+    an object named in C{allowed}.
     """
     found = []
     for node in ast.walk(ast.parse(source)):
         for target in targets(node):
-            if owner(target) not in ("self", "cls"):
+            if (owner(target) not in ("self", "cls")
+                    and through(target) not in allowed):
                 found.append((target.lineno, ast.unparse(target)))
     return sorted(found)
 
@@ -75,11 +128,30 @@ class NoFinishingTests(SynchronousTestCase):
 
     def test_roots(self):
         """
-        No attribute of another object is set in L{ROOTS}.
+        No attribute of another object is set in L{ROOTS}, but through
+        the objects L{ALLOWED} names.
         """
+        self.assertIn("hub/web/site.py", ROOTS)
+        self.assertIn("hub/tournaments/director.py", ROOTS)
         for path in ROOTS:
             with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-                self.assertEqual(foreignAssignments(f.read()), [], path)
+                found = foreignAssignments(f.read(), ALLOWED.get(path, ()))
+            self.assertEqual(found, [], path)
+
+    def test_allowedUsed(self):
+        """
+        Each entry of L{ALLOWED} is still needed: the allow-list only
+        shrinks.
+        """
+        for path, allowed in ALLOWED.items():
+            with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+                found = {text for line, text in
+                         foreignAssignments(f.read())}
+            for name in allowed:
+                self.assertTrue(
+                    any(text.startswith(name + ".") or
+                        text.startswith("setattr(" + name + ",")
+                        for text in found), (path, name))
 
     def test_rule(self):
         """
@@ -101,3 +173,5 @@ class NoFinishingTests(SynchronousTestCase):
         self.assertEqual(foreignAssignments(source), [
             (1, "a.b"), (2, "a.b.c"), (3, "a.d"), (4, "a.e"),
             (5, "setattr(a, 'f', 1)"), (6, "a.g"), (7, "a().h")])
+        self.assertEqual(foreignAssignments(source, {"a", "a.b"}),
+                         [(7, "a().h")])

@@ -36,7 +36,7 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.accounts import guesses, names, store
-from hub.accounts.interfaces import INameCheck
+from hub.accounts.interfaces import INameCheck, INameService
 from hub.limits import LOG_BURST, SummaryLog
 from hub.metrics import ReadCounters
 
@@ -316,7 +316,7 @@ def peerHost(peer: object) -> Optional[str]:
     return cast(Optional[str], getattr(transport.getPeer(), "host", None))
 
 
-@implementer(INameCheck)
+@implementer(INameService)
 class NameService(Service):
     """
     The name check of one hub (C{--names accounts} or C{closed}).
@@ -337,8 +337,10 @@ class NameService(Service):
     @ivar refused: refusals so far, by reason.
     @ivar proven: names proven with their key so far.
     @ivar closedByBan: live connections closed by a ban.
-    @ivar moderation: the hub's L{hub.accounts.moderation.Moderation}
-        (set by L{hub.accounts.service.nameService}), or None.
+    @param moderate: None, or called with this service to make its
+        C{moderation} (L{hub.accounts.service.nameService} passes one
+        making the hub's L{hub.accounts.moderation.Moderation}).
+    @ivar moderation: what C{moderate} made, or None.
     @ivar gameKeys: the one-time keys of tournament engines (L{GameKeys}).
     @ivar gameKeysProven: names proven with a game key so far.
     """
@@ -349,7 +351,9 @@ class NameService(Service):
     def __init__(self, accounts: Accounts, clock: IReactorTime,
                  sessions: Sessions, mode: str = "accounts",
                  pollSeconds: float = POLL_SECONDS,
-                 cacheSize: int = CACHE_SIZE) -> None:
+                 cacheSize: int = CACHE_SIZE,
+                 moderate: Optional[Callable[[NameService], Any]] = None
+                 ) -> None:
         if mode not in MODES[1:]:
             raise ValueError("a name service checks accounts or closed")
         self.accounts = accounts
@@ -372,13 +376,13 @@ class NameService(Service):
         self._loop: Optional[LoopingCall] = None
         self._prune: Optional[LoopingCall] = None
         self._reading: Optional[Deferred[Any]] = None
-        # (A hub.accounts.moderation.Moderation, which imports this.)
-        self.moderation: Any = None
         self.gameKeys = GameKeys()
         self.gameKeysProven = 0
         self._banWatchers: List[Callable[[], object]] = []
         self._changeWatchers: List[
             Callable[[Optional[List[str]]], object]] = []
+        # (A hub.accounts.moderation.Moderation, which imports this.)
+        self.moderation: Any = None if moderate is None else moderate(self)
 
     def watchBans(self, watcher: Callable[[], object]) -> None:
         """

@@ -26,8 +26,10 @@ from twisted.internet import defer
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from hub.accounts import names
+from hub.accounts.interfaces import IDisplayNames
 
 if TYPE_CHECKING:
     from hub.accounts.model import Accounts
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 CACHE_SIZE = 20000
 
 
+@implementer(IDisplayNames)
 class DisplayNames:
     """
     The accounts' display names, by name, for the pages.

@@ -14,6 +14,9 @@ from typing import Dict, Hashable, Optional, Tuple
 from twisted.internet import defer, task
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
+from zope.interface import implementer
+
+from hub.accounts.interfaces import IGuessLimits
 
 #: Failed guesses of one name from one address, then one more every
 #: C{PAIR_REFILL_SECONDS}.
@@ -112,6 +115,7 @@ class Buckets:
                 del self._buckets[key]
 
 
+@implementer(IGuessLimits)
 class GuessLimits:
     """
     The limits on guessing the secrets of names, on C{clock}.

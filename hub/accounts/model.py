@@ -28,8 +28,10 @@ from twisted.internet import defer, threads
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorThreads
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from hub.accounts import display, names, store
+from hub.accounts.interfaces import IAccounts
 from hub.accounts.store import AccountError, Actorish
 from hub.catalogs import N_, Word
 
@@ -136,6 +138,7 @@ def checkNotLastAdmin(cursor: store.Cursor, now: float, action: str,
                             target)
 
 
+@implementer(IAccounts)
 class Accounts:
     """
     The accounts of one records database.

@@ -24,8 +24,10 @@ import attr
 from twisted.internet import defer
 from twisted.internet.defer import Deferred
 from twisted.logger import Logger
+from zope.interface import implementer
 
 from hub.accounts.check import peerHost
+from hub.accounts.interfaces import IModeration
 from hub.accounts.store import AccountError, Actor, Actorish, actorOf
 from hub.catalogs import N_, Word
 
@@ -77,6 +79,7 @@ class LiveConnection:
     since: Optional[float] = attr.ib()
 
 
+@implementer(IModeration)
 class Moderation:
     """
     The moderation of one hub.

@@ -64,8 +64,9 @@ def nameService(options: Mapping[str, Any],
     # (Twisted's Service has no annotations.)
     hashing.setServiceParent(top)  # type: ignore[no-untyped-call]
     accounts = Accounts(records.database, reactor, hashing=hashing)
-    service = NameService(accounts, top.clock, top.sessions, mode)
-    service.moderation = Moderation(accounts, service, top.lobby,
-                                    top.sessions)
+    service = NameService(
+        accounts, top.clock, top.sessions, mode,
+        moderate=lambda names: Moderation(accounts, names, top.lobby,
+                                          top.sessions))
     loadNow(service, records.database.url)
     return service

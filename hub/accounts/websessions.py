@@ -19,7 +19,7 @@ import hashlib
 import hmac
 import secrets
 from typing import (
-    TYPE_CHECKING, Any, Callable, Dict, Generator, Iterable, List, Optional,
+    Any, Callable, Dict, Generator, Iterable, List, Optional,
     Set, Tuple, TypeVar, cast)
 
 import attr
@@ -28,13 +28,12 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.logger import Logger
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from hub.accounts import names, store
+from hub.accounts.interfaces import IAccounts, IWebSessions
 from hub.accounts.store import AccountError, Actorish
 from hub.catalogs import N_
-
-if TYPE_CHECKING:
-    from hub.accounts.model import Accounts
 
 _T = TypeVar("_T")
 #: What L{WebSessions._poll} reads of the sessions watched:
@@ -193,6 +192,7 @@ class SessionWatch:
         self.sessions._unwatch(self)
 
 
+@implementer(IWebSessions)
 class WebSessions:
     """
     The sessions, tokens and invites of one records database.
@@ -684,7 +684,7 @@ class WebSessions:
         return self._write(interaction)
 
     @defer.inlineCallbacks
-    def register(self, accounts: Accounts, name: str, password: str,
+    def register(self, accounts: IAccounts, name: str, password: str,
                  invite: Optional[str] = None
                  ) -> Generator[Deferred[Any], Any, str]:
         """

@@ -21,9 +21,11 @@ from twisted.internet.interfaces import IAddress, IListeningPort
 from twisted.internet.protocol import Factory, Protocol, connectionDone
 from twisted.logger import Logger
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from hub.connection.control import RELAY, ROUTING, TransportControl
 from hub.connection.immediate import relayWriter
+from hub.ihub import IPausableFactory
 from hub.twistedinternals import receiverOf, setReceiver
 
 # What a decision does.
@@ -311,6 +313,7 @@ class GateKeeper:
             gate.stepIn()
 
 
+@implementer(IPausableFactory)
 class GatedFactory(Factory):
     """
     Wraps an adapter's factory: each connection gets a L{Gate} in front of
@@ -340,9 +343,8 @@ class GatedFactory(Factory):
         C{port} listens with this factory: so it does with the adapter's
         (which pauses it under a connection flood).
         """
-        listeningOn = getattr(self.inner, "listeningOn", None)
-        if listeningOn is not None:
-            listeningOn(port)
+        if IPausableFactory.providedBy(self.inner):
+            self.inner.listeningOn(port)
 
     def buildProtocol(self, addr: Optional[IAddress]) -> Optional[Gate]:
         inner = self.inner.buildProtocol(addr)

@@ -18,7 +18,9 @@ from twisted.internet.protocol import Factory, Protocol
 from twisted.logger import Logger
 from twisted.protocols.policies import TimeoutMixin
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
+from hub.ihub import IPausableFactory
 from hub.limits import (
     FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS,
     AcceptPause, ConnectionGate, Limits, RequestBucket)
@@ -37,6 +39,7 @@ else:
 NO_LIMITS = Limits()
 
 
+@implementer(IPausableFactory)
 class ServerFactory(_FactoryBase):
     """
     What the factories of every protocol share: a connection from an

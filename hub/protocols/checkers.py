@@ -30,7 +30,8 @@ from zope.interface import implementer
 
 from hub.games import checkers as rules
 from hub.ihub import (
-    ICheckersPeer, IClusterPeer, IClusterRoomList, IThinker, ITable,
+    ICheckersPeer, IClusterPeer, IClusterRoomList, IGameFactory, IThinker,
+    ITable,
     ITableListener, Member, Room)
 from hub.lobby import (
     Draining, Lobby, LobbyError, NameInRoom, RoomFull, RoomObserver,
@@ -530,7 +531,7 @@ class CheckersProtocol(LineOnlyReceiver, RoomObserver, ServerConnection):
         dropPartialLine(self)
 
 
-@implementer(IClusterRoomList)
+@implementer(IClusterRoomList, IGameFactory)
 class CheckersFactory(ServerFactory):
     """
     Makes L{CheckersProtocol}s over the shared lobby and sessions.

@@ -33,7 +33,8 @@ from hub.lobby import (
     Draining, Lobby, LobbyError, RoomExists, RoomNotFound, WrongPassword)
 from hub.connection import ServerConnection, ServerFactory
 from hub.ihub import (
-    IClusterPeer, IClusterRoomList, IThinker, ITableListener, Room)
+    IClusterPeer, IClusterRoomList, IGameFactory, IThinker, ITableListener,
+    Room)
 from hub.protocols.gomoku_players import (
     GAME, IDLE, INIT, ROOM, SEAT_OF_COLOUR, GomokuPlayer,
     GomokuTableListener, roomObjectOf)
@@ -556,7 +557,7 @@ GomokuProtocol.HANDLERS = {
 }
 
 
-@implementer(IClusterRoomList)
+@implementer(IClusterRoomList, IGameFactory)
 class GomokuFactory(ServerFactory):
     """
     Makes L{GomokuProtocol}s over the shared lobby and sessions.

@@ -29,7 +29,7 @@ from zope.interface import implementer
 from hub.games import splendor as rules
 from hub.games.splendor_moves import OperationDone
 from hub.ihub import (
-    IClusterPeer, IGameRules, ISplendorPeer, IThinker, ITable,
+    IClusterPeer, IGameFactory, IGameRules, ISplendorPeer, IThinker, ITable,
     ITableListener, Member, Room)
 from hub.lobby import Draining, Lobby, RoomObserver
 from hub.connection import ServerConnection, ServerFactory
@@ -438,6 +438,7 @@ class SplendorFeed:
             playerId, level, done.drawn, done.golden))
 
 
+@implementer(IGameFactory)
 class SplendorFactory(ServerFactory):
     """
     Makes L{SplendorProtocol}s over the shared lobby and sessions.

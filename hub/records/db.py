@@ -26,6 +26,9 @@ import attr
 from twisted.enterprise import adbapi
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
+from zope.interface import implementer
+
+from hub.records.interfaces import IDatabase
 
 _T = TypeVar("_T")
 
@@ -339,6 +342,7 @@ class Cursor:
         return cast(List[Any], self.transaction.fetchall())
 
 
+@implementer(IDatabase)
 class Database:
     """
     The records database, through a L{adbapi.ConnectionPool}: every

@@ -16,8 +16,10 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import attr
 from twisted.internet.defer import Deferred
+from zope.interface import implementer
 
 from hub.records.db import Cursor, Database
+from hub.records.interfaces import IRecords
 from hub.records.record import GameRecord, SeatRecord
 
 DEFAULT_MIN_GAMES = 5
@@ -244,6 +246,7 @@ def counts(cursor: Cursor) -> Dict[str, int]:
     return dict(cursor.fetchall())
 
 
+@implementer(IRecords)
 class Records:
     """
     The records, read: each method returns a Deferred.

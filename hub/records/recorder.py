@@ -61,10 +61,8 @@ class Recorder:
         refuses, or still queued when a stopping hub's deadline passed).
     @ivar confirmed: the ids of the last records stored (for tests and
         logs), newest last.
-    @ivar eventOf: C{eventOf(kind, tableName)} gives the id of the
-        tournament event whose room that is, or None (the tournament
-        director's L{hub.tournaments.director.Director.eventOfRoom}); a
-        game's record carries it.  None: no game is a tournament's.
+    @ivar eventOf: None (no game is a tournament's), or what
+        L{tagEventsWith} was given.
     """
 
     log = Logger()
@@ -96,6 +94,16 @@ class Recorder:
         self._idleWaiters: List[defer.Deferred[None]] = []
         self._failureWaiters: List[defer.Deferred[BaseException]] = []
         self.eventOf: Optional[Callable[[str, str], Optional[int]]] = None
+
+    def tagEventsWith(self,
+                      eventOf: Callable[[str, str], Optional[int]]) -> None:
+        """
+        Tag each game's record with C{eventOf(kind, tableName)}: the id
+        of the tournament event whose room that is, or None (the
+        director's L{hub.tournaments.director.Director.eventOfRoom}, made
+        after the records it reads).
+        """
+        self.eventOf = eventOf
 
     # ITableListener
 

@@ -24,8 +24,10 @@ from twisted.internet import defer, endpoints, error
 from twisted.internet.interfaces import IProtocolFactory
 from twisted.internet.protocol import ProcessProtocol
 from twisted.python.failure import Failure
+from zope.interface import implementer
 
 from hub.sandbox import confine
+from hub.sandbox.interfaces import ISandbox
 
 #: The descriptor bwrap writes its information (the sandbox's pid) to.
 INFO_FD = 3
@@ -237,6 +239,7 @@ class Listener:
         return d.addBoth(unlink)
 
 
+@implementer(ISandbox)
 class NoSandbox:
     """
     C{--engine-sandbox none}: a program runs as the hub's user, with
@@ -311,6 +314,7 @@ class NoSandbox:
         return handle
 
 
+@implementer(ISandbox)
 class BwrapSandbox:
     """
     C{--engine-sandbox bwrap}: a program runs under bubblewrap, as

@@ -16,6 +16,7 @@ and makes its table; L{replay} rebuilds a game from a table's events.
 
 from __future__ import annotations
 
+import copy
 from typing import (
     Any, Callable, Dict, FrozenSet, Generator, Iterable, List, Mapping,
     Optional, Tuple)
@@ -86,6 +87,14 @@ class CheckersStartPolicy:
         Everyone is ready and the member count is allowed.
         """
         return room.allReady and len(room.members) in self.counts
+
+    def withOptions(self, options: TableOptions) -> CheckersStartPolicy:
+        """
+        This policy, making its tables with C{options}.
+        """
+        policy = copy.copy(self)
+        policy.options = options
+        return policy
 
     def newTable(self, room: Room) -> CheckersTable:
         """

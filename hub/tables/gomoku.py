@@ -16,6 +16,7 @@ L{events.SeatDropped}, then either L{events.SeatTakenOver} or the end
 
 from __future__ import annotations
 
+import copy
 from typing import (
     Any, Callable, Dict, Generator, Iterable, List, Mapping, Optional, Set,
     Tuple)
@@ -259,6 +260,14 @@ class GomokuStartPolicy:
         """
         Nothing: the owner starts a gomoku game.
         """
+
+    def withOptions(self, options: TableOptions) -> GomokuStartPolicy:
+        """
+        This policy, making its tables with C{options}.
+        """
+        policy = copy.copy(self)
+        policy.options = options
+        return policy
 
     def newTable(self, room: Room) -> GomokuTable:
         """

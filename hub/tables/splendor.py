@@ -16,6 +16,7 @@ The rules of seating, departures and events: docs/architecture.md,
 
 from __future__ import annotations
 
+import copy
 import itertools
 import random
 from typing import (
@@ -330,6 +331,14 @@ class SplendorStartPolicy:
         The rest may start now, if they are 2 or more, all ready.
         """
         startIfReady(self, lobby, room)
+
+    def withOptions(self, options: TableOptions) -> SplendorStartPolicy:
+        """
+        This policy, making its tables with C{options}.
+        """
+        policy = copy.copy(self)
+        policy.options = options
+        return policy
 
     def newTable(self, room: Room) -> SplendorTable:
         """

@@ -12,6 +12,8 @@ that seats it until it leaves its room.
 
 from typing import Iterable, Optional, Tuple
 
+from zope.interface import Interface, implementer
+
 LEVEL3 = 3
 
 
@@ -34,6 +36,21 @@ class TooManyBots(Exception):
             self.limit)
 
 
+class IBotShares(Interface):
+    """
+    The fair shares of the bot pool, as the web face checks them.
+    """
+
+    def check(playing: Iterable[Tuple[str, Optional[str], int]],
+              address: str, account: Optional[str],
+              levels: Iterable[int]) -> None:
+        """
+        Raise L{TooManyBots} if bots of C{levels} for the player at
+        C{address} (as C{account}) would pass a share.
+        """
+
+
+@implementer(IBotShares)
 class BotShares:
     """
     The shares of one hub.

@@ -14,7 +14,7 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.logger import Logger
 
-from hub.ihub import ILobby
+from hub.ihub import ILobby, ISessions
 from hub.tournaments import gomocup, stdio
 from hub.tournaments.gamelog import GameLog
 from hub.tournaments.gomocup import (
@@ -44,7 +44,8 @@ class BrainRunner:
 
     log = Logger()
 
-    def __init__(self, clock: IReactorTime, lobby: ILobby, sessions: Any,
+    def __init__(self, clock: IReactorTime, lobby: ILobby,
+                 sessions: ISessions,
                  spawnBrain: Callable[[BrainProcess, EntrantInfo, int],
                                       object],
                  openLog: Callable[[int, str, str], GameLog],
@@ -53,7 +54,6 @@ class BrainRunner:
                  startMs: int = START_MS, grace: float = END_GRACE) -> None:
         self.clock = clock
         self.lobby = lobby
-        #: the hub's sessions (L{hub.sessions} is not typed yet)
         self.sessions = sessions
         self.spawnBrain = spawnBrain
         self.openLog = openLog

@@ -17,19 +17,21 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import (
-    Any, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
+    Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
 
 import attr
 from twisted.internet import defer
+from twisted.internet.interfaces import IReactorTime
 from twisted.internet.task import LoopingCall
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.clock import loopingCall
-from hub.ihub import ITableListener
+from hub.ihub import ILobby, IStartPolicy, ITableListener
 from hub.lobby import LobbyError
 from hub.records import db
+from hub.records.interfaces import IDatabase
 from hub.tables import events as tableEvents
 from hub.tournaments import formats, store
 from hub.tournaments.interfaces import (
@@ -140,8 +142,10 @@ class Director:
 
     log = Logger()
 
-    def __init__(self, database: Any, lobby: Any, clock: Any,
-                 policyFor: Any, launcher: Optional[IGameLauncher] = None,
+    def __init__(self, database: IDatabase, lobby: ILobby,
+                 clock: IReactorTime,
+                 policyFor: Callable[[str], IStartPolicy],
+                 launcher: Optional[IGameLauncher] = None,
                  showSeconds: float = SHOW_SECONDS,
                  pollSeconds: float = POLL_SECONDS) -> None:
         self.database = database
@@ -154,7 +158,7 @@ class Director:
         self.running: Dict[int, RunningEvent] = {}
         self.rooms: Dict[Tuple[str, str], LivePairing] = {}
         self.tables: Dict[Any, LivePairing] = {}
-        self.listeners: List[Any] = []
+        self.listeners: List[ITournamentListener] = []
         self._loop: Optional[LoopingCall] = None
         self._stopped = False
         self._busy: Set[defer.Deferred[Any]] = set()
@@ -647,16 +651,13 @@ class Director:
             yield defer.DeferredList(list(self._busy))
 
     def _write(self, interaction: Any, *args: Any) -> defer.Deferred[Any]:
-        return cast(defer.Deferred[Any], self.database.runInteraction(
-            interaction, *args, self.clock.seconds(), write=True))
+        return self.database.runInteraction(
+            interaction, *args, self.clock.seconds(), write=True)
 
     def _changed(self, run: RunningEvent) -> None:
         for listener in list(self.listeners):
-            changed = getattr(listener, "eventChanged", None)
-            if changed is None:
-                continue
             try:
-                changed(run.event.id)
+                listener.eventChanged(run.event.id)
             except Exception:
                 self.log.failure("tournament listener failed")
 

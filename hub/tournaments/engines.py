@@ -32,6 +32,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
+from hub.accounts.interfaces import INameService
 from hub.lobby import LobbyError
 from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
 from hub.tournaments import brains as streams, gomocup
@@ -178,41 +179,6 @@ class EngineFactory(Factory):
         protocol.engineRoom = self.seat.game.room
         self.seat.connected(protocol)
         return protocol
-
-
-class EntrantNames:
-    """
-    The name check of one engine's private listener: its game's
-    (L{hub.accounts.check.GameNameCheck}), for its entrant's own name
-    only, with or without a key; any other name is refused as taken, so
-    that an engine cannot take another entrant's name (and seat) through
-    its listener.
-    """
-
-    def __init__(self, names: Any, name: str) -> None:
-        self.names = names
-        self.name = name
-
-    def _own(self, wireName: str) -> bool:
-        from hub.accounts.names import nameKey, shownName
-        own: bool = nameKey(shownName(wireName)) == nameKey(self.name)
-        return own
-
-    def check(self, kind: str, wireName: str, host: str) -> Deferred[Any]:
-        if not self._own(wireName):
-            return defer.succeed(None)
-        checked: Deferred[Any] = self.names.check(kind, wireName, host)
-        return checked
-
-    def judge(self, kind: str, wireName: str, host: str) -> Deferred[Any]:
-        if not self._own(wireName):
-            from hub.accounts.check import TAKEN
-            return defer.succeed(TAKEN)
-        judged: Deferred[Any] = self.names.judge(kind, wireName, host)
-        return judged
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.names, name)
 
 
 class RoomSeats:
@@ -477,8 +443,7 @@ class EngineLauncher(Service):
         #: The start turns (L{startingAtOnce}).
         self.starting = defer.DeferredSemaphore(
             startingAtOnce or 2 * (os.cpu_count() or 1))
-        hubs = [f for f in self.factories.values()
-                if getattr(f, "sessions", None) is not None]
+        hubs = list(self.factories.values())
         self.brains: Optional[streams.BrainRunner] = None
         if hubs:
             self.brains = streams.BrainRunner(
@@ -563,12 +528,12 @@ class EngineLauncher(Service):
             # A room the engines make starts with all the players only.
             factory = copy.copy(factory)
             factory.policy = FullTablePolicy(factory.policy, len(entrants))
-        forGame = getattr(getattr(factory, "names", None), "forGame", None)
-        if kind in KEYED_KINDS and forGame is not None:
+        names = factory.names
+        if kind in KEYED_KINDS and INameService.providedBy(names):
             # This game's one-time keys prove its engines' names, on its
             # private listeners only.
             factory = copy.copy(factory)
-            factory.names = forGame(pairing.room)
+            factory.names = names.forGame(pairing.room)
             game.gameKeys = factory.names.gameKeys
         listening: List[Deferred[Any]] = []
         for entrant in engines:
@@ -576,6 +541,7 @@ class EngineLauncher(Service):
             own = factory
             if game.gameKeys is not None:
                 own = copy.copy(factory)
+                from hub.tournaments.entrantnames import EntrantNames
                 own.names = EntrantNames(factory.names, entrant.name)
             d = self.sandbox.listen(EngineFactory(own, seat),
                                     ENGINE_PORTS.get(kind, 0))

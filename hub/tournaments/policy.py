@@ -8,7 +8,6 @@ standard streams starts from (L{openingFor}).
 
 from __future__ import annotations
 
-import copy
 from typing import Any, FrozenSet, List, Optional, Sequence, Tuple
 
 import attr
@@ -56,6 +55,11 @@ class TournamentPolicy:
         # The pairing's players, all of them.
         return frozenset([len(self.names)])
 
+    def withOptions(self, options: Any) -> TournamentPolicy:
+        return TournamentPolicy(self.inner.withOptions(options),
+                                tuple(self.names), self.turnSeconds,
+                                self.opening)
+
     def canStart(self, room: Room) -> bool:
         """
         The pairing's players, all of them and nobody else, are in the
@@ -77,8 +81,7 @@ class TournamentPolicy:
         """
         inner = self.inner
         if self.turnSeconds is not None:
-            inner = copy.copy(inner)
-            inner.options = self.options
+            inner = inner.withOptions(self.options)
         table: ITable = inner.newTable(room)
         for stone in self.opening:
             # Before its start: its GameStarted's position has them.
@@ -90,6 +93,7 @@ class TournamentPolicy:
         startIfReady(self, lobby, room)
 
 
+@implementer(IStartPolicy)
 class FullTablePolicy:
     """
     A start policy that starts only once C{players} members are all
@@ -102,8 +106,25 @@ class FullTablePolicy:
         self.policy = policy
         self.players = players
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.policy, name)
+    @property
+    def autoStart(self) -> bool:
+        return bool(self.policy.autoStart)
+
+    @property
+    def options(self) -> Any:
+        return self.policy.options
+
+    @property
+    def playerCounts(self) -> FrozenSet[int]:
+        counts: FrozenSet[int] = self.policy.playerCounts
+        return counts
+
+    def withOptions(self, options: Any) -> FullTablePolicy:
+        return FullTablePolicy(self.policy.withOptions(options), self.players)
+
+    def newTable(self, room: Room) -> ITable:
+        table: ITable = self.policy.newTable(room)
+        return table
 
     def canStart(self, room: Room) -> bool:
         return (len(room.members) == self.players

@@ -65,7 +65,7 @@ def tournamentService(records: Any, top: Any, policies: Dict[str, Any],
     director = Director(records.database, top.lobby, top.clock,
                         policies.__getitem__, launcher=launcher,
                         showSeconds=showSeconds, pollSeconds=pollSeconds)
-    records.recorder.eventOf = director.eventOfRoom
+    records.recorder.tagEventsWith(director.eventOfRoom)
     return TournamentService(director)
 
 

@@ -290,8 +290,7 @@ class RegisterPage(AccountsResource):
         invite = field(request, "invite").strip() \
             if auth.registration == "invite" else None
         try:
-            key = yield auth.sessions.register(auth.accounts, name,
-                                               password, invite)
+            key = yield auth.register(name, password, invite)
         except AccountExists:
             return again(N_("An account {0} exists already: log in if it "
                             "is yours."), repr(name))
@@ -300,7 +299,6 @@ class RegisterPage(AccountsResource):
             content = self.form(request, pages.refusalText(e, _), name)
             return lambda request: show(request, None, N_("Register"),
                                         content, 400)
-        auth.registrations += 1
         visitor = yield auth.startSession(request, name)
         content = tags.div(message(*pages.filled(_("Welcome, {0}."),
                                                  pages.player(name))),

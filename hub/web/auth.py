@@ -20,13 +20,17 @@ from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IReactorTime
 from twisted.web.server import Request
 from twisted.web.template import Tag, tags
+from zope.interface import implementer
 
 from hub.accounts import names
 from hub.accounts.guesses import GuessLimits
+from hub.accounts.interfaces import (
+    IAccounts, IDisplayNames, IModeration, INameService, IWebSessions)
 from hub.accounts.store import Actor
 from hub.accounts.websessions import WebSessions, csrfMatches, csrfToken
 from hub.accounts.websessions import newSecret
 from hub.metrics import ReadCounters
+from hub.web.interfaces import IWebAuth
 
 SESSION_COOKIE = b"gamehub_session"
 FORM_COOKIE = b"gamehub_form"
@@ -120,6 +124,7 @@ def clientHost(request: Request) -> Optional[str]:
     return getattr(request.getClientAddress(), "host", None)
 
 
+@implementer(IWebAuth)
 class WebAuth:
     """
     The accounts of one web face.
@@ -137,9 +142,11 @@ class WebAuth:
         (L{hub.accounts.displays.DisplayNames}), or None.
     """
 
-    def __init__(self, accounts: Any, sessions: Any, moderation: Any,
-                 clock: IReactorTime, registration: str = "open",
-                 names: Any = None, displays: Any = None) -> None:
+    def __init__(self, accounts: IAccounts, sessions: IWebSessions,
+                 moderation: IModeration, clock: IReactorTime,
+                 registration: str = "open",
+                 names: Optional[INameService] = None,
+                 displays: Optional[IDisplayNames] = None) -> None:
         if registration not in REGISTRATION_MODES:
             raise ValueError("registration is one of " +
                              ", ".join(REGISTRATION_MODES))
@@ -156,6 +163,19 @@ class WebAuth:
         self.logins = dict.fromkeys(LOGIN_RESULTS, 0)
         self.csrfRefused = 0
         self.registrations = 0
+
+    def register(self, name: str, password: str,
+                 invite: Optional[str]) -> Deferred[Any]:
+        """
+        Register the account C{name} (with C{invite} when registration
+        is by invitation), counted: a Deferred of its play key.
+        """
+        def counted(key: Any) -> Any:
+            self.registrations += 1
+            return key
+        d: Deferred[Any] = self.sessions.register(self.accounts, name,
+                                                  password, invite)
+        return d.addCallback(counted)
 
     def visitor(self, request: Request) -> Deferred[Any]:
         """

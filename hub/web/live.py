@@ -340,10 +340,9 @@ class LiveGame:
         if self._countCall is not None and self._countCall.active():
             self._countCall.cancel()
         self._countCall = None
+        # (The fan-out drops its hook, a bound method of this game: the
+        # game is freed as soon as it is forgotten.)
         self.fanout.stop()
-        # The fan-out's hook is a bound method of this game: drop the
-        # cycle, so that the game is freed as soon as it is forgotten.
-        self.fanout.pending = None
 
     def forget(self) -> None:
         """

@@ -426,7 +426,7 @@ class LobbyPage(resource.Resource):
         clock = web.lobbyFeed.clock
         # The same for everybody (the page is shared): a link to /account
         # on a web face with accounts.
-        links = getattr(web, "accountLinks", ())
+        links = web.accountLinks
 
         def pageIn(language: str) -> Any:
             def page(now: Any) -> Any:

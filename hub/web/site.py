@@ -435,7 +435,7 @@ def webDoor(hub: Any, auth: Any = None,
     """
     if door is not None:
         return door
-    return WebDoor(names=getattr(auth, "names", None))
+    return WebDoor(names=auth.names if auth is not None else None)
 
 
 def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
@@ -472,6 +472,7 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
     @return: C{(site, service)}.
     """
     displays = auth.displays if auth is not None else None
+    names = auth.names if auth is not None else None
     spectating = Spectating(hub.clock, displays=displays)
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock,
@@ -481,8 +482,7 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
     if director is not None:
         from hub.web.tournaments import TournamentsWeb
         tournaments = TournamentsWeb(director.database, director, hub.lobby,
-                                     spectating, gate,
-                                     getattr(auth, "names", None), hub.clock,
+                                     spectating, gate, names, hub.clock,
                                      auth, displays)
         feeds = tournaments.feeds
         director.addListener(feeds)
@@ -498,7 +498,7 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
         from hub.web.play import WebPlay
         from hub.web.ws import PlayFactory, PlayResource
         play = WebPlay(hub.lobby, hub.sessions, hub.clock, games,
-                       lobbyFeed, getattr(auth, "names", None),
+                       lobbyFeed, names,
                        directory=directory, spectating=spectating,
                        pairings=director, thinker=thinker,
                        shares=shares, displays=displays)
@@ -509,13 +509,13 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
             # "Your game is ready" over /ws, and the pairings' rooms.
             director.addListener(play)
     root = Root(web, metricsResource(hub.lobby, hub.sessions, collectors),
-                getattr(hub, "health", None), auth, socket, tournaments)
+                hub.health, auth, socket, tournaments)
     site = faceSite(hub, root, gate, door=webDoor(hub, auth, door),
                     sockets=sockets, auth=auth, web=web, play=play,
                     tournaments=tournaments)
     service = WebService(spectating, lobbyFeed, site.errors, play,
                          tournamentFeeds=feeds,
-                         sessions=getattr(auth, "sessions", None),
+                         sessions=None if auth is None else auth.sessions,
                          displays=displays)
     return site, service
 
@@ -534,7 +534,7 @@ def metricsSite(hub: Any, collectors: Sequence[Any] = (),
         C{"metrics"}) that writes its error summaries when the hub stops.
     """
     root = MetricsRoot(metricsRegistry(hub.lobby, hub.sessions, collectors),
-                       getattr(hub, "health", None))
+                       hub.health)
     site = faceSite(hub, root, faceGate(hub, limits, "metrics port"),
                     MetricsSite, webDoor(hub, door=door))
     return site, WebService(None, None, site.errors, name="metrics")

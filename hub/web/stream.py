@@ -366,10 +366,12 @@ class Fanout:
 
     def stop(self) -> None:
         """
-        Forget what is queued and cancel the pending write.
+        Forget what is queued, and C{pending} (often a bound method of
+        the source: the cycle goes), and cancel the pending write.
         """
         self.stopped = True
         if self._call is not None and self._call.active():
             self._call.cancel()
         self._call = None
         self._queue.clear()
+        self.pending = None

@@ -443,6 +443,14 @@ class PlayFactory(WebSocketServerFactory):
         """
         self._admission = (gate, host, client)
 
+    def unadmitted(self) -> Any:
+        """
+        What L{admitted} was told that no protocol took (a refused
+        upgrade): C{(gate, host, client)}, or None.
+        """
+        leftover, self._admission = self._admission, None
+        return leftover
+
     def buildProtocol(self, addr: Any) -> Any:
         protocol: Any = WebSocketServerFactory.buildProtocol(self, addr)
         admission, self._admission = self._admission, None
@@ -489,7 +497,7 @@ class PlayResource(WebSocketResource):
         try:
             return WebSocketResource.render(self, request)
         finally:
-            leftover, self.factory._admission = self.factory._admission, None
+            leftover = self.factory.unadmitted()
             if leftover is not None:
                 channel.gate = leftover[0]
                 gate.unclaim(claimed)

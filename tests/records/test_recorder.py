@@ -267,13 +267,13 @@ class QueueTests(support.SQLiteMixin, TestCase):
 class EventColumnTests:
     """
     A game of a tournament's room is recorded with the event's id (the
-    recorder's C{eventOf}); every other game with none.
+    recorder's L{Recorder.tagEventsWith}); every other game with none.
     """
 
     def setUp(self):
         self.database = support.openDatabase(self, self.databaseURL())
         self.recorder = Recorder(self.database, Clock())
-        self.recorder.eventOf = (
+        self.recorder.tagEventsWith(
             lambda kind, table: 7 if table == "7-1-1" else None)
 
     @defer.inlineCallbacks

@@ -159,11 +159,11 @@ class AccountsWebMixin(support.SQLiteMixin):
         self.clock.advance(1000000)
         self.accounts = support.openAccounts(self, now=self.clock.seconds)
         self.hub = Hub(reactor)
-        self.names = NameService(self.accounts, self.hub.clock,
-                                 self.hub.sessions)
+        self.names = NameService(
+            self.accounts, self.hub.clock, self.hub.sessions,
+            moderate=lambda names: Moderation(
+                self.accounts, names, self.hub.lobby, self.hub.sessions))
         yield self.names.refresh()
-        self.names.moderation = Moderation(
-            self.accounts, self.names, self.hub.lobby, self.hub.sessions)
         self.sessions = WebSessions(self.accounts.database, self.clock)
         self.auth = WebAuth(self.accounts, self.sessions,
                             self.names.moderation, self.clock,

@@ -59,7 +59,7 @@ class CheckersPlay(GamePlay):
 
     def nameSession(self, sessions: ISessions, session: ISession,
                     name: str) -> None:
-        sessions.setRoomName(session, name)  # type: ignore[attr-defined]
+        sessions.setRoomName(session, name)
 
     def players(self, requested: Optional[int], quick: bool) -> int:
         if requested is None:
