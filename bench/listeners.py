@@ -36,15 +36,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from gomoku_load import SEQUENCE  # noqa: E402
 from ws_inprocess import TCPPair  # noqa: E402
 
 from hub import tap  # noqa: E402
 from hub.protocols.gomoku import GomokuFactory  # noqa: E402
-from hub.wire import gomoku as wire  # noqa: E402
-from tests.harness import RecordingTransport  # noqa: E402
 from twisted.internet import defer, task  # noqa: E402
-from twisted.internet.address import IPv4Address  # noqa: E402
 
 BARE = ["--web-port", "none", "--announce", "no", "--db", "none",
         "--names", "open"]
@@ -75,33 +71,7 @@ class Pair(TCPPair):
     """
 
     def __init__(self, face, factory, index):
-        self.name = "r%d" % (index,)
-        self.conns = []
-        for role in ("owner", "guest"):
-            face.port += 1
-            protocol = factory.buildProtocol(
-                IPv4Address("TCP", "127.0.0.1", face.port))
-            transport = RecordingTransport()
-            protocol.makeConnection(transport)
-            self.conns.append([protocol, transport, 0])
-            self.send(len(self.conns) - 1, wire.regMessage(
-                "t%s%d" % (role[0], index), None))
-
-    def rooms(self):
-        """
-        Make the pair's room and its moves' frames.
-        """
-        self.send(0, wire.roomOpMessage(wire.RO_ROOM_CREATE, self.name, "",
-                                        None))
-        self.send(1, wire.roomOpMessage(wire.RO_ROOM_JOIN, self.name, "",
-                                        None))
-        self.frames = []
-        for i, (x, y) in enumerate(SEQUENCE):
-            conn = self.conns[1 - i % 2]
-            conn[2] += 1
-            self.frames.append(wire.encodeMessage(dict(
-                wire.moveMessage(wire.CHESS_BLANK, x, y, None, None),
-                session=conn[2])))
+        self.connect(face, factory, index)
 
 
 def makeHub(reactor, config, folder):

@@ -93,6 +93,13 @@ class TCPPair:
     """
 
     def __init__(self, face, factory, index):
+        self.connect(face, factory, index)
+        self.rooms()
+
+    def connect(self, face, factory, index):
+        """
+        Connect the owner and the guest, and register their names.
+        """
         self.name = "r%d" % (index,)
         self.conns = []
         for role in ("owner", "guest"):
@@ -104,6 +111,11 @@ class TCPPair:
             self.conns.append([protocol, transport, 0])
             self.send(len(self.conns) - 1, wire.regMessage(
                 "t%s%d" % (role[0], index), None))
+
+    def rooms(self):
+        """
+        Make the pair's room and its moves' frames.
+        """
         self.send(0, wire.roomOpMessage(wire.RO_ROOM_CREATE, self.name, "",
                                         None))
         self.send(1, wire.roomOpMessage(wire.RO_ROOM_JOIN, self.name, "",

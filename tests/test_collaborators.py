@@ -114,6 +114,24 @@ def graph(top):
 _calls = {}
 
 
+def methodCalls(tree):
+    """
+    C{(name, chain, method)} of each call C{<name>.<chain>.<method>(...)}
+    in the syntax tree C{tree}, C{chain} a tuple of attribute names.
+    """
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)):
+            continue
+        chain = []
+        value = node.func.value
+        while isinstance(value, ast.Attribute):
+            chain.insert(0, value.attr)
+            value = value.value
+        if isinstance(value, ast.Name):
+            yield value.id, tuple(chain), node.func.attr
+
+
 def selfCalls(cls):
     """
     C{(chain, method)} of each call C{self.<chain>.<method>(...)} in
@@ -125,18 +143,9 @@ def selfCalls(cls):
             if not klass.__module__.startswith("hub."):
                 continue
             source = textwrap.dedent(inspect.getsource(klass))
-            for node in ast.walk(ast.parse(source)):
-                if not (isinstance(node, ast.Call)
-                        and isinstance(node.func, ast.Attribute)):
-                    continue
-                chain = []
-                value = node.func.value
-                while isinstance(value, ast.Attribute):
-                    chain.insert(0, value.attr)
-                    value = value.value
-                if (isinstance(value, ast.Name) and value.id == "self"
-                        and chain):
-                    found.add((tuple(chain), node.func.attr))
+            for name, chain, method in methodCalls(ast.parse(source)):
+                if name == "self" and chain:
+                    found.add((chain, method))
         _calls[cls] = found
     return _calls[cls]
 
@@ -177,25 +186,16 @@ def namedCalls(site):
             with open(path, encoding="utf-8") as f:
                 tree = ast.parse(f.read())
             caller = os.path.relpath(path, ROOT)
-            for node in ast.walk(tree):
-                if not (isinstance(node, ast.Call)
-                        and isinstance(node.func, ast.Attribute)):
+            for root, chain, method in methodCalls(tree):
+                if root not in NAMED:
                     continue
-                chain = []
-                value = node.func.value
-                while isinstance(value, ast.Attribute):
-                    chain.insert(0, value.attr)
-                    value = value.value
-                if not (isinstance(value, ast.Name) and value.id in NAMED):
-                    continue
-                receiver = NAMED[value.id](site)
+                receiver = NAMED[root](site)
                 for name in chain:
                     receiver = getattr(receiver, name, None)
                 if (isHubObject(receiver)
                         and package(type(receiver).__module__) != package(
                             caller[:-len(".py")].replace(os.sep, "."))):
-                    yield (caller, (value.id,) + tuple(chain), node.func.attr,
-                           receiver)
+                    yield (caller, (root,) + chain, method, receiver)
 
 
 def declaring(receiver, method):
