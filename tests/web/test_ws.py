@@ -281,7 +281,7 @@ class PendingAuth:
     @ivar asked: C{(header, Deferred)} of each lookup, in order.
     """
 
-    names = moderation = accounts = displays = None
+    names = moderation = accounts = displays = sessions = None
 
     def __init__(self):
         self.asked = []
