@@ -17,7 +17,7 @@ from tests.bots.test_endtoend import botClient
 from tests.web import test_browser
 
 
-class GuestsInTheBrowserTests(SynchronousTestCase):
+class GuestsInTheBrowserTests(test_browser.PageActions, SynchronousTestCase):
     """
     A game between an account and a guest, watched.
     """
@@ -26,8 +26,6 @@ class GuestsInTheBrowserTests(SynchronousTestCase):
     # them (not their tests).
     setUp = test_browser.BrowserTests.setUp
     startServer = test_browser.BrowserTests.startServer
-    wait = test_browser.BrowserTests.wait
-    find = test_browser.BrowserTests.find
 
     def test_guestMarked(self):
         """

@@ -12,7 +12,7 @@ import json
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.endtoend import GamehubServer
-from tests.web.test_browser import bots, browser
+from tests.web.test_browser import PageActions, bots, browser
 from tests.web import test_play_browser
 
 #: A checkers turn on the hubs of these tests, longer than the default so
@@ -69,16 +69,14 @@ def animations(hops):
             for path, cells in seen]
 
 
-class BoardTests(SynchronousTestCase):
+class BoardTests(PageActions, SynchronousTestCase):
     """
     The boards of C{/play} (and the watch page) in Chromium.
     """
 
     # The play page's tests' helpers (not their tests).
     _page = test_play_browser.PlayPageTests
-    wait = _page.wait
-    find = _page.find
-    click = _page.click
+    pollInterval = _page.pollInterval
     statusData = _page.statusData
     moves = _page.moves
 
