@@ -287,7 +287,8 @@ class StdioProcessTests(TestCase):
     def test_stoppedOffTurn(self):
         """
         An engine that thinks all the time (a spinning thread) is stopped
-        once it answered: its tree uses no CPU while another, allowed to
+        once it answered (after the grace, L{gomocup.STOP_GRACE}): its
+        tree uses no CPU while another, allowed to
         ponder, spins on (0.2 s of its CPU); its next request continues
         it.
         """
@@ -297,7 +298,8 @@ class StdioProcessTests(TestCase):
         spinning = self.handle
         first, _ = yield self.ask(process)
         yield self.ask(pondering)
-        self.assertTrue(process.stopped)
+        yield waitFor(lambda: process.stopped,
+                      interval=gomocup.STOP_GRACE)
         self.assertFalse(pondering.stopped)
 
         def cpu(handle):
