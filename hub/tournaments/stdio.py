@@ -9,11 +9,13 @@ L{hub.tournaments.gomocup}'s; docs/protocols/engines.md is the spec.
 """
 
 import json
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from twisted.internet import defer
 from twisted.internet.defer import Deferred
 
+from hub.games import gomoku
 from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tournaments.gomocup import (
     ILLEGAL, Brain, BrainFailed, BrainProcess, EnginePlayer)
@@ -28,6 +30,15 @@ VERSION = 1
 NAME = "gamehub-stdio"
 #: Characters of an answer's C{debug} kept for the log.
 DEBUG_CHARS = 2000
+
+_COMPACT = (",", ":")
+#: Each gomoku cell's JSON form, in board index order (row by row).
+_CELLS = tuple(("[%d,%d]" % (i % gomoku.SIZE, i // gomoku.SIZE)).encode()
+               for i in range(gomoku.CELLS))
+#: A gomoku request up to its seat.
+_GOMOKU_HEAD = json.dumps(
+    {"protocol": NAME, "version": VERSION, "kind": "gomoku"},
+    separators=_COMPACT).encode("utf-8")[:-1] + b',"seat":'
 
 
 def splendorPosition(game: "SplendorGame",
@@ -89,6 +100,50 @@ def request(kind: str, seat: Optional[int], seats: int, positionOf: Any,
         "legal": [actionToJSON(kind, action) for action in legal],
         "timeLeftMs": timeLeftMs, "turnMs": turnMs},
         separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _scalar(value: Any) -> bytes:
+    if type(value) is int:
+        return b"%d" % (value,)
+    return json.dumps(value).encode("utf-8")
+
+
+def gomokuRequest(game: gomoku.GomokuGame, seat: Optional[int],
+                  seats: int, timeLeftMs: Optional[int],
+                  turnMs: Optional[int]) -> bytes:
+    """
+    L{request} of a gomoku game (the table's position, the game's legal
+    actions), byte for byte, from each cell's JSON made once.
+    """
+    moves = game.moves
+    board = game.board
+    if game.isOver or seat != len(moves) & 1:
+        legal = b""
+    else:
+        legal = b",".join(compress(_CELLS, map(gomoku.EMPTY.__eq__, board)))
+    size = gomoku.SIZE
+    return b"".join((
+        _GOMOKU_HEAD, _scalar(seat), b',"seats":', _scalar(seats),
+        b',"position":{"size":', _scalar(size), b',"moves":[',
+        b",".join([_CELLS[y * size + x] for x, y in moves]),
+        b']},"legal":[', legal, b'],"timeLeftMs":', _scalar(timeLeftMs),
+        b',"turnMs":', _scalar(turnMs), b"}\n"))
+
+
+def gomokuAnswer(game: gomoku.GomokuGame, message: Any) -> Any:
+    """
+    L{answer} of a gomoku game, with the game's own check in place of
+    the list of its legal actions.
+    """
+    try:
+        x, y = actionFromJSON("gomoku", message)
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        raise BrainFailed(ILLEGAL, "not a gomoku action: {}".format(
+            lines.escape(repr(message), 200))) from e
+    if not game.isLegal(x, y):
+        raise BrainFailed(ILLEGAL, "not a legal action: {}".format(
+            lines.escape(json.dumps(message), 200)))
+    return (x, y)
 
 
 def answer(kind: str, message: Any, legal: Sequence[Any]) -> Any:
@@ -156,16 +211,21 @@ class StdioPlayer(EnginePlayer):
     """
 
     expect = "action"
-    #: the legal actions of the turn asked for
+    #: the legal actions of the turn asked for (not kept for gomoku)
     legal: List[Any]
 
     def command(self) -> bytes:
         table, seat = self.table, self.seat
-        self.legal = table.game.legalActions(seat)
         c = self.matchClock
+        if table.kind == "gomoku":
+            return gomokuRequest(table.game, seat, len(table.seats),
+                                 c.leftMs, c.allowanceMs())
+        self.legal = table.game.legalActions(seat)
         return request(table.kind, seat, len(table.seats),
                        position(table.kind, table, seat), self.legal,
                        c.leftMs, c.allowanceMs())
 
     def accept(self, message: Any) -> Any:
+        if self.table.kind == "gomoku":
+            return gomokuAnswer(self.table.game, message)
         return answer(self.table.kind, message, self.legal)
