@@ -108,26 +108,58 @@ def _scalar(value: Any) -> bytes:
     return json.dumps(value).encode("utf-8")
 
 
+class GomokuCells:
+    """
+    The JSON of one gomoku game's stones and empty cells, kept as stones
+    are put (a game's moves only grow), for L{gomokuRequest}.
+    """
+
+    def __init__(self) -> None:
+        self.game: Optional[gomoku.GomokuGame] = None
+        self.count = 0
+        self.moves = b""
+        #: the empty cells, each between commas
+        self.empty = b""
+
+    def update(self, game: gomoku.GomokuGame) -> None:
+        moves, size = game.moves, gomoku.SIZE
+        if game is not self.game or len(moves) < self.count:
+            self.game, self.count = game, len(moves)
+            self.moves = b",".join([_CELLS[y * size + x] for x, y in moves])
+            self.empty = b"," + b",".join(compress(
+                _CELLS, map(gomoku.EMPTY.__eq__, game.board))) + b","
+            return
+        pieces, empty = [self.moves] if self.count else [], self.empty
+        for x, y in moves[self.count:]:
+            cell = _CELLS[y * size + x]
+            pieces.append(cell)
+            empty = empty.replace(b"," + cell + b",", b",", 1)
+        self.moves, self.empty = b",".join(pieces), empty
+        self.count = len(moves)
+
+
 def gomokuRequest(game: gomoku.GomokuGame, seat: Optional[int],
                   seats: int, timeLeftMs: Optional[int],
-                  turnMs: Optional[int]) -> bytes:
+                  turnMs: Optional[int],
+                  cells: Optional[GomokuCells] = None) -> bytes:
     """
     L{request} of a gomoku game (the table's position, the game's legal
     actions), byte for byte, from each cell's JSON made once.
+
+    @param cells: the game's L{GomokuCells} of the previous requests.
     """
-    moves = game.moves
-    board = game.board
-    if game.isOver or seat != len(moves) & 1:
+    if cells is None:
+        cells = GomokuCells()
+    cells.update(game)
+    if game.isOver or seat != len(game.moves) & 1:
         legal = b""
     else:
-        legal = b",".join(compress(_CELLS, map(gomoku.EMPTY.__eq__, board)))
-    size = gomoku.SIZE
+        legal = cells.empty[1:-1]
     return b"".join((
         _GOMOKU_HEAD, _scalar(seat), b',"seats":', _scalar(seats),
-        b',"position":{"size":', _scalar(size), b',"moves":[',
-        b",".join([_CELLS[y * size + x] for x, y in moves]),
-        b']},"legal":[', legal, b'],"timeLeftMs":', _scalar(timeLeftMs),
-        b',"turnMs":', _scalar(turnMs), b"}\n"))
+        b',"position":{"size":', _scalar(gomoku.SIZE), b',"moves":[',
+        cells.moves, b']},"legal":[', legal, b'],"timeLeftMs":',
+        _scalar(timeLeftMs), b',"turnMs":', _scalar(turnMs), b"}\n"))
 
 
 def gomokuAnswer(game: gomoku.GomokuGame, message: Any) -> Any:
@@ -213,13 +245,19 @@ class StdioPlayer(EnginePlayer):
     expect = "action"
     #: the legal actions of the turn asked for (not kept for gomoku)
     legal: List[Any]
+    #: the JSON of a gomoku game's cells, kept from turn to turn
+    cells: Optional[GomokuCells] = None
+
+    def prepare(self, process: BrainProcess) -> None:
+        if self.table.kind == "gomoku":
+            self.cells = GomokuCells()
 
     def command(self) -> bytes:
         table, seat = self.table, self.seat
         c = self.matchClock
         if table.kind == "gomoku":
             return gomokuRequest(table.game, seat, len(table.seats),
-                                 c.leftMs, c.allowanceMs())
+                                 c.leftMs, c.allowanceMs(), self.cells)
         self.legal = table.game.legalActions(seat)
         return request(table.kind, seat, len(table.seats),
                        position(table.kind, table, seat), self.legal,

@@ -82,7 +82,8 @@ class CodecTests(SynchronousTestCase):
         A gomoku request built from each cell's JSON is byte for byte
         json.dumps of the whole request (compact), whatever the
         position: the start, a game under way (either seat asked), a
-        game over, with or without limits.
+        game over, with or without limits; and so is one built from the
+        cells kept since the game's earlier requests (L{GomokuCells}).
         """
         from hub.games.gomoku import GomokuGame
         from hub.tables.gomoku import GomokuTable
@@ -100,18 +101,25 @@ class CodecTests(SynchronousTestCase):
         cells = [(x, y) for y in range(15) for x in range(15)]
         random.Random(7).shuffle(cells)
         positions = 0
+        kept = stdio.GomokuCells()
         for cell in cells:
             for seat in (0, 1):
                 for left, turn in ((None, None), (170000, 5000),
                                    (0, None), (None, 1250)):
                     line = stdio.gomokuRequest(game, seat, 2, left, turn)
                     self.assertEqual(line, full(game, seat, left, turn))
+                    self.assertEqual(stdio.gomokuRequest(
+                        game, seat, 2, left, turn, kept), line)
                     positions += 1
             if game.isOver:
                 break
             game.apply(game.currentSeat, cell)
         self.assertTrue(game.isOver)
         self.assertGreater(positions, 80)
+        other = GomokuGame()
+        other.apply(0, (3, 4))
+        self.assertEqual(stdio.gomokuRequest(other, 1, 2, None, None, kept),
+                         full(other, 1, None, None))
         seats = tuple(events.Seat(seat, name, seat + 1, colour, False)
                       for seat, (name, colour) in enumerate(
                           (("b", 1), ("w", 16))))
