@@ -85,9 +85,33 @@ class TreeTransport:
     def __init__(self, transport: Any, tree: "SandboxedProcess") -> None:
         self._transport = transport
         self._tree = tree
+        self._direct = True
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
+
+    def write(self, data: bytes) -> None:
+        """
+        Write C{data} to the program's standard input: at once, one
+        system call, while nothing of it waits in the reactor's buffer
+        (a command each turn costs no turn of the reactor); once
+        something had to wait (a full pipe), always after it.
+        """
+        if self._direct:
+            writer = getattr(self._transport, "pipes", {}).get(0)
+            if (writer is not None and writer.connected
+                    and not writer.disconnecting):
+                try:
+                    written = os.write(writer.fileno(), data)
+                except BlockingIOError:
+                    written = 0
+                except OSError:
+                    written = 0   # gone: the reactor's write finds out
+                if written == len(data):
+                    return
+                data = data[written:]
+            self._direct = False
+        self._transport.write(data)
 
     def signalProcess(self, signalID: Union[str, int]) -> None:
         """

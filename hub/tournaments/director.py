@@ -39,7 +39,7 @@ from hub.tournaments.interfaces import (
     IGameReadyListener, IPairings, ITournamentListener, PairingInfo, roomName)
 from hub.tournaments.policy import POSITIONED, TournamentPolicy, openingFor
 from hub.tournaments.standings import (
-    Game, forfeitPoints, placementPoints, points, standings)
+    Game, forfeitPoints, placementPoints, standings)
 
 _Work = Generator[defer.Deferred[Any], Any, None]
 POLL_SECONDS = 2.0
@@ -93,6 +93,8 @@ class RunningEvent:
     games: Dict[Tuple[int, int], Game] = attr.ib()
     live: Dict[Tuple[int, int], LivePairing] = attr.ib(factory=dict)
     lock: defer.DeferredLock = attr.ib(factory=defer.DeferredLock)
+    #: An arena's tally of its games, once it paired.
+    tally: Optional[formats.ArenaTally] = attr.ib(default=None)
 
     @property
     def info(self) -> EventInfo:
@@ -368,11 +370,12 @@ class Director:
     def _advanceArena(self, run: RunningEvent) -> _Work:
         event = run.event
         now = self.clock.seconds()
+        if run.tally is None:
+            run.tally = formats.ArenaTally(run.games.values())
+        tally = run.tally
         # Cut-off games of a restart first.
-        for game in list(run.games.values()):
-            if (game.points is None
-                    and (game.round, game.board) not in run.live):
-                self._open(run, game)
+        for key in sorted(tally.pending.difference(run.live)):
+            self._open(run, run.games[key])
         if event.endsAt is not None and now >= event.endsAt:
             if not run.live:
                 yield self._finish(run)
@@ -383,12 +386,8 @@ class Director:
         for live in run.live.values():
             busy.update(live.game.seats)
         free = [n for n in run.active() if n not in busy]
-        score = points(run.names(), run.finished())
-        last: Dict[str, Set[str]] = {}
-        for game in sorted(run.finished(), key=lambda g: g.round):
-            for name in game.seats:
-                last[name] = set(game.seats) - {name}
-        tables = formats.arenaPairings(free, score, last, event.tableSize)
+        tables = formats.arenaPairings(free, tally.score,
+                                       tally.lastOpponents, event.tableSize)
         if not tables:
             return
         following = event.currentRound + 1
@@ -398,6 +397,7 @@ class Director:
         run.event = attr.evolve(event, currentRound=following)
         for game in games:
             run.games[(game.round, game.board)] = game
+            tally.add(game)
             self._open(run, game)
         self._changed(run)
 
@@ -612,7 +612,13 @@ class Director:
                 seats: Sequence[str], gamePoints: Sequence[float],
                 reason: str) -> _Work:
         done = Game(game.round, game.board, tuple(seats), tuple(gamePoints))
+        old = run.games.get((game.round, game.board))
         run.games[(game.round, game.board)] = done
+        if run.tally is not None:
+            if old is None or old.points is None:
+                run.tally.add(done)
+            else:
+                run.tally = None   # counted again at the next pairing
         yield self._write(store.saveResult, run.event.id, done, reason)
         self.log.info("tournament {id}: room {room} result {points!r} "
                       "({reason})", id=run.event.id,

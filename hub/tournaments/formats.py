@@ -25,8 +25,8 @@ import networkx
 
 from hub.tournaments.standings import Game, byePoints, points
 
-__all__ = ["roundRobin", "swissRound", "arenaPairings", "colourBalance",
-           "opponents", "points", "FORMATS"]
+__all__ = ["roundRobin", "swissRound", "arenaPairings", "ArenaTally",
+           "colourBalance", "opponents", "points", "FORMATS"]
 
 ROUND_ROBIN = "round-robin"
 SWISS = "swiss"
@@ -425,3 +425,39 @@ def arenaPairings(free: Sequence[str], score: Mapping[str, float],
             order.remove(name)
         tables.append(tuple(reversed([first] + picks)))
     return tables
+
+
+class ArenaTally:
+    """
+    What L{arenaPairings} needs of an arena's games, kept up to date as
+    results come (L{add}) instead of counted again over every game at
+    each pairing: each entrant's points, its opponents of its last game
+    (the latest round's), and the games still to be played.
+
+    @ivar score: points so far, by entrant (those with a finished game).
+    @ivar lastOpponents: each entrant's opponents of its last game.
+    @ivar pending: the C{(round, board)} of the games with no points.
+    """
+
+    def __init__(self, games: Iterable[Game]) -> None:
+        self.score: Dict[str, float] = {}
+        self.lastOpponents: Dict[str, Set[str]] = {}
+        self.pending: Set[Tuple[int, int]] = set()
+        self._lastRound: Dict[str, int] = {}
+        for game in sorted(games, key=lambda g: g.round):
+            self.add(game)
+
+    def add(self, game: Game) -> None:
+        """
+        C{game} was paired (no points) or finished (its points), once.
+        """
+        key = (game.round, game.board)
+        if game.points is None:
+            self.pending.add(key)
+            return
+        self.pending.discard(key)
+        for name, value in zip(game.seats, game.points):
+            self.score[name] = self.score.get(name, 0.0) + value
+            if game.round >= self._lastRound.get(name, 0):
+                self._lastRound[name] = game.round
+                self.lastOpponents[name] = set(game.seats) - {name}

@@ -47,6 +47,10 @@ START_MS = 30000
 RESTARTS = 3
 #: Seconds between C{END} and C{SIGKILL}.
 END_GRACE = 5.0
+#: Seconds a brain that answered runs on before its tree is stopped (its
+#: next turn, if it comes first, finds it running: no SIGSTOP and
+#: SIGCONT for a quick back-and-forth).
+STOP_GRACE = 0.010
 
 
 class BrainFailed(Exception):
@@ -89,6 +93,8 @@ class BrainProcess(ProcessProtocol):
         L{setLog} changes it between games.
     @param pondering: False (the default) to stop its tree between
         answers.
+    @param stopGrace: seconds after an answer before its tree is stopped
+        (L{STOP_GRACE}; 0: at once).
     @ivar ended: a Deferred firing with the text of how it ended.
     @ivar stopped: its tree is stopped now.
     """
@@ -98,10 +104,13 @@ class BrainProcess(ProcessProtocol):
 
     def __init__(self, clock: IReactorTime, log: Optional[GameLog],
                  pondering: bool = False,
-                 maxLine: int = gomocup.MAX_LINE) -> None:
+                 maxLine: int = gomocup.MAX_LINE,
+                 stopGrace: float = STOP_GRACE) -> None:
         self.clock = clock
         self.log = log
         self.pondering = pondering
+        self.stopGrace = stopGrace
+        self._stopCall: Optional[IDelayedCall] = None
         self.splitter = gomocup.LineSplitter(maxLine)
         self.running = False
         self.stopped = False
@@ -130,6 +139,7 @@ class BrainProcess(ProcessProtocol):
     def processEnded(self, reason: Failure) -> None:
         self.running = False
         self.stopped = False
+        self._cancelStop()
         text, _ = self.transport.endText(reason)
         self.endText = text
         assert self.log is not None
@@ -152,14 +162,38 @@ class BrainProcess(ProcessProtocol):
         """
         Stop its tree, unless it may ponder (or is stopped already).
         """
+        self._cancelStop()
         if not self.pondering and not self.stopped and self.running:
             self.signal("STOP")
             self.stopped = True
+
+    def pauseSoon(self) -> None:
+        """
+        Stop its tree after L{stopGrace} (L{pause}), unless it is asked
+        again first.
+        """
+        if self.pondering or self.stopped or not self.running:
+            return
+        if self.stopGrace <= 0:
+            self.pause()
+        elif self._stopCall is None:
+            self._stopCall = self.clock.callLater(self.stopGrace,
+                                                  self._graceOver)
+
+    def _graceOver(self) -> None:
+        self._stopCall = None
+        self.pause()
+
+    def _cancelStop(self) -> None:
+        call, self._stopCall = self._stopCall, None
+        if call is not None and call.active():
+            call.cancel()
 
     def resume(self) -> None:
         """
         Let its tree run (its turn).
         """
+        self._cancelStop()
         if self.stopped:
             self.stopped = False
             self.signal("CONT")
@@ -170,6 +204,7 @@ class BrainProcess(ProcessProtocol):
 
         @return: L{ended}.
         """
+        self._cancelStop()
         if self.running:
             self.signal("KILL")
             self.signal("CONT")
@@ -194,8 +229,8 @@ class BrainProcess(ProcessProtocol):
             or None for no limit.
         @return: a Deferred firing with C{(value, elapsedMs)} (value:
             None for OK, the C{(x, y)} of a move, the pairs of ABOUT), or
-            failing with L{BrainFailed}; the brain is stopped again once
-            it has answered.
+            failing with L{BrainFailed}; the brain is stopped again
+            L{stopGrace} after it has answered.
         """
         if self._wait is not None:
             raise RuntimeError("a brain is asked one thing at a time")
@@ -218,21 +253,24 @@ class BrainProcess(ProcessProtocol):
         self._fail(BrainFailed(TIME, "no answer within {} ms".format(
             timeoutMs)))
 
-    def _finish(self) -> Optional[_Wait]:
+    def _finish(self, answered: bool) -> Optional[_Wait]:
         wait, self._wait = self._wait, None
         if wait is not None and wait.timer is not None \
                 and wait.timer.active():
             wait.timer.cancel()
-        self.pause()
+        if answered:
+            self.pauseSoon()
+        else:
+            self.pause()
         return wait
 
     def _fail(self, failure: BrainFailed) -> None:
-        wait = self._finish()
+        wait = self._finish(False)
         if wait is not None:
             wait.deferred.errback(failure)
 
     def _answer(self, value: Any) -> None:
-        wait = self._finish()
+        wait = self._finish(True)
         assert wait is not None
         elapsedMs = (self.clock.seconds() - wait.startedAt) * 1000.0
         wait.deferred.callback((value, elapsedMs))

@@ -9,11 +9,13 @@ L{hub.tournaments.gomocup}'s; docs/protocols/engines.md is the spec.
 """
 
 import json
+from itertools import compress
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from twisted.internet import defer
 from twisted.internet.defer import Deferred
 
+from hub.games import gomoku
 from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tournaments.gomocup import (
     ILLEGAL, Brain, BrainFailed, BrainProcess, EnginePlayer)
@@ -28,6 +30,15 @@ VERSION = 1
 NAME = "gamehub-stdio"
 #: Characters of an answer's C{debug} kept for the log.
 DEBUG_CHARS = 2000
+
+_COMPACT = (",", ":")
+#: Each gomoku cell's JSON form, in board index order (row by row).
+_CELLS = tuple(("[%d,%d]" % (i % gomoku.SIZE, i // gomoku.SIZE)).encode()
+               for i in range(gomoku.CELLS))
+#: A gomoku request up to its seat.
+_GOMOKU_HEAD = json.dumps(
+    {"protocol": NAME, "version": VERSION, "kind": "gomoku"},
+    separators=_COMPACT).encode("utf-8")[:-1] + b',"seat":'
 
 
 def splendorPosition(game: "SplendorGame",
@@ -89,6 +100,82 @@ def request(kind: str, seat: Optional[int], seats: int, positionOf: Any,
         "legal": [actionToJSON(kind, action) for action in legal],
         "timeLeftMs": timeLeftMs, "turnMs": turnMs},
         separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def _scalar(value: Any) -> bytes:
+    if type(value) is int:
+        return b"%d" % (value,)
+    return json.dumps(value).encode("utf-8")
+
+
+class GomokuCells:
+    """
+    The JSON of one gomoku game's stones and empty cells, kept as stones
+    are put (a game's moves only grow), for L{gomokuRequest}.
+    """
+
+    def __init__(self) -> None:
+        self.game: Optional[gomoku.GomokuGame] = None
+        self.count = 0
+        self.moves = b""
+        #: the empty cells, each between commas
+        self.empty = b""
+
+    def update(self, game: gomoku.GomokuGame) -> None:
+        moves, size = game.moves, gomoku.SIZE
+        if game is not self.game or len(moves) < self.count:
+            self.game, self.count = game, len(moves)
+            self.moves = b",".join([_CELLS[y * size + x] for x, y in moves])
+            self.empty = b"," + b",".join(compress(
+                _CELLS, map(gomoku.EMPTY.__eq__, game.board))) + b","
+            return
+        pieces, empty = [self.moves] if self.count else [], self.empty
+        for x, y in moves[self.count:]:
+            cell = _CELLS[y * size + x]
+            pieces.append(cell)
+            empty = empty.replace(b"," + cell + b",", b",", 1)
+        self.moves, self.empty = b",".join(pieces), empty
+        self.count = len(moves)
+
+
+def gomokuRequest(game: gomoku.GomokuGame, seat: Optional[int],
+                  seats: int, timeLeftMs: Optional[int],
+                  turnMs: Optional[int],
+                  cells: Optional[GomokuCells] = None) -> bytes:
+    """
+    L{request} of a gomoku game (the table's position, the game's legal
+    actions), byte for byte, from each cell's JSON made once.
+
+    @param cells: the game's L{GomokuCells} of the previous requests.
+    """
+    if cells is None:
+        cells = GomokuCells()
+    cells.update(game)
+    if game.isOver or seat != len(game.moves) & 1:
+        legal = b""
+    else:
+        legal = cells.empty[1:-1]
+    return b"".join((
+        _GOMOKU_HEAD, _scalar(seat), b',"seats":', _scalar(seats),
+        b',"position":{"size":', _scalar(gomoku.SIZE), b',"moves":[',
+        cells.moves, b']},"legal":[', legal, b'],"timeLeftMs":',
+        _scalar(timeLeftMs), b',"turnMs":', _scalar(turnMs), b"}\n"))
+
+
+def gomokuAnswer(game: gomoku.GomokuGame, message: Any) -> Any:
+    """
+    L{answer} of a gomoku game, with the game's own check in place of
+    the list of its legal actions.
+    """
+    try:
+        x, y = actionFromJSON("gomoku", message)
+    except (TypeError, ValueError, KeyError, AttributeError) as e:
+        raise BrainFailed(ILLEGAL, "not a gomoku action: {}".format(
+            lines.escape(repr(message), 200))) from e
+    if not game.isLegal(x, y):
+        raise BrainFailed(ILLEGAL, "not a legal action: {}".format(
+            lines.escape(json.dumps(message), 200)))
+    return (x, y)
 
 
 def answer(kind: str, message: Any, legal: Sequence[Any]) -> Any:
@@ -156,16 +243,27 @@ class StdioPlayer(EnginePlayer):
     """
 
     expect = "action"
-    #: the legal actions of the turn asked for
+    #: the legal actions of the turn asked for (not kept for gomoku)
     legal: List[Any]
+    #: the JSON of a gomoku game's cells, kept from turn to turn
+    cells: Optional[GomokuCells] = None
+
+    def prepare(self, process: BrainProcess) -> None:
+        if self.table.kind == "gomoku":
+            self.cells = GomokuCells()
 
     def command(self) -> bytes:
         table, seat = self.table, self.seat
-        self.legal = table.game.legalActions(seat)
         c = self.matchClock
+        if table.kind == "gomoku":
+            return gomokuRequest(table.game, seat, len(table.seats),
+                                 c.leftMs, c.allowanceMs(), self.cells)
+        self.legal = table.game.legalActions(seat)
         return request(table.kind, seat, len(table.seats),
                        position(table.kind, table, seat), self.legal,
                        c.leftMs, c.allowanceMs())
 
     def accept(self, message: Any) -> Any:
+        if self.table.kind == "gomoku":
+            return gomokuAnswer(self.table.game, message)
         return answer(self.table.kind, message, self.legal)

@@ -6,6 +6,7 @@ environment, and what it can reach.
 """
 
 import errno
+import hashlib
 import os
 import signal
 import sqlite3
@@ -698,6 +699,38 @@ class StdioTests(TestCase):
         program.transport.closeStdin()
         how, _ = yield bounded(program.ended)
         self.assertEqual(how, "exited with status 0")
+
+    @defer.inlineCallbacks
+    def test_writeFullPipe(self):
+        """
+        What the hub writes to a program's stdin arrives whole and in
+        order, written at once while the pipe takes it and through the
+        reactor once it is full (the program stopped, not reading):
+        350 KB of numbered chunks, past the pipe's 64 KB.
+        """
+        program = Lines()
+        handle = sandbox(self).spawn(program, Confinement(python("""
+            import hashlib, sys
+            print("ready", flush=True)
+            data = sys.stdin.buffer.read()
+            print(len(data), hashlib.sha256(data).hexdigest(), flush=True)
+        """)))
+        self.addCleanup(lambda: None if program.ended.called else (
+            handle.signal(signal.SIGKILL), bounded(program.ended))[1])
+        first = yield bounded(program.line())
+        self.assertEqual(first, b"ready")
+        program.transport.signalProcess("STOP")
+        chunks = [b"%d:" % (i,) + b"x" * (i % 700) + b"\n"
+                  for i in range(1200)]
+        data = b"".join(chunks)
+        self.assertGreater(len(data), 350000)
+        for chunk in chunks:
+            program.transport.write(chunk)
+        program.transport.signalProcess("CONT")
+        program.transport.closeStdin()
+        answer = yield bounded(program.line())
+        self.assertEqual(answer, b"%d %s" % (
+            len(data), hashlib.sha256(data).hexdigest().encode()))
 
 
 def childrenOf(pid):

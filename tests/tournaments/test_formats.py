@@ -344,3 +344,49 @@ class ArenaTests(SynchronousTestCase):
         self.assertEqual(
             formats.arenaPairings(list("abcde"), {}, {}, 3),
             [("c", "b", "a")])
+
+
+class ArenaTallyTests(SynchronousTestCase):
+    """
+    L{formats.ArenaTally}: what an arena's pairing needs, kept as games
+    are paired and finished.
+    """
+
+    def test_asCountedOverAll(self):
+        """
+        After any sequence of pairings and results, its score, last
+        opponents and pending games are those counted over every game,
+        and so are those of a tally made from the games at once (a
+        restart).
+        """
+        rng = random.Random(3)
+        names = list("abcdefgh")
+        games = {}
+        tally = formats.ArenaTally([])
+        for round in range(1, 60):
+            free = [n for n in names if not any(
+                g.points is None and n in g.seats for g in games.values())]
+            rng.shuffle(free)
+            for board, i in enumerate(range(0, len(free) - 1, 2), 1):
+                game = Game(round, board, (free[i], free[i + 1]))
+                games[(round, board)] = game
+                tally.add(game)
+            for key in rng.sample(sorted(games), 3):
+                game = games[key]
+                if game.points is None:
+                    done = Game(game.round, game.board, game.seats,
+                                rng.choice([(1.0, 0.0), (0.5, 0.5)]))
+                    games[key] = done
+                    tally.add(done)
+            finished = [g for g in games.values() if g.points is not None]
+            last = {}
+            for game in sorted(finished, key=lambda g: g.round):
+                for name in game.seats:
+                    last[name] = set(game.seats) - {name}
+            score = formats.points(names, finished)
+            pending = {k for k, g in games.items() if g.points is None}
+            for each in (tally, formats.ArenaTally(games.values())):
+                self.assertEqual(
+                    {n: each.score.get(n, 0.0) for n in names}, score)
+                self.assertEqual(each.lastOpponents, last)
+                self.assertEqual(each.pending, pending)

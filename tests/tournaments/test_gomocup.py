@@ -10,6 +10,7 @@ import os
 
 import attr
 from twisted.internet import defer, reactor
+from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.lobby import RoomObserver
@@ -170,7 +171,8 @@ class BrainProcessTests(TestCase):
     def test_stoppedOffTurn(self):
         """
         A brain that thinks all the time (a spinning thread) is stopped
-        once it answered: its whole tree is stopped and uses no CPU
+        once it answered (after the grace, L{gomocup.STOP_GRACE}): its
+        whole tree is stopped and uses no CPU
         while another brain, allowed to ponder, spins on (0.2 s of its
         CPU); its next command continues it.
         """
@@ -182,7 +184,8 @@ class BrainProcessTests(TestCase):
         yield self.start(pondering)
         yield bounded(process.ask(wire.begin(), wire.MOVE))
         yield bounded(pondering.ask(wire.begin(), wire.MOVE))
-        self.assertTrue(process.stopped)
+        yield waitFor(lambda: process.stopped,
+                      interval=gomocup.STOP_GRACE)
         self.assertFalse(pondering.stopped)
 
         def cpu(handle):
@@ -263,6 +266,105 @@ class BrainProcessTests(TestCase):
         log.close()
         self.assertLess(os.path.getsize(path), 256 * 1024 + 1024)
         self.assertLessEqual(len(process.splitter._buffer), wire.MAX_LINE)
+
+
+class SignalledTransport:
+    """
+    A brain's transport that keeps what is written and the signals its
+    tree gets.
+    """
+
+    def __init__(self):
+        self.written = b""
+        self.signals = []
+
+    def write(self, data):
+        self.written += data
+
+    def signalProcess(self, name):
+        self.signals.append(name)
+
+
+class StopGraceTests(SynchronousTestCase):
+    """
+    L{gomocup.BrainProcess} stops a brain's tree L{gomocup.STOP_GRACE}
+    after it answered, on the hub's clock, unless it is asked again
+    first.
+    """
+
+    def brain(self, pondering=False):
+        self.clock = Clock()
+        process = gomocup.BrainProcess(self.clock, MemoryLog(), pondering)
+        self.transport = SignalledTransport()
+        process.makeConnection(self.transport)
+        return process
+
+    def answered(self, process):
+        d = process.ask(wire.turn(7, 7), wire.MOVE, 1000)
+        process.outReceived(b"8,8\n")
+        self.assertEqual(self.successResultOf(d)[0], (8, 8))
+
+    def test_stoppedAfterGrace(self):
+        """
+        The tree runs on for the grace after an answer, then is stopped;
+        the next command continues it.
+        """
+        process = self.brain()
+        self.answered(process)
+        self.assertEqual((process.stopped, self.transport.signals),
+                         (False, []))
+        self.clock.advance(gomocup.STOP_GRACE * 0.99)
+        self.assertEqual(self.transport.signals, [])
+        self.clock.advance(gomocup.STOP_GRACE * 0.01)
+        self.assertEqual((process.stopped, self.transport.signals),
+                         (True, ["STOP"]))
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+        process.ask(wire.turn(0, 0), wire.MOVE, 1000)
+        self.assertEqual(self.transport.signals, ["STOP", "CONT"])
+
+    def test_askedWithinGrace(self):
+        """
+        A brain asked again within the grace is never stopped: no
+        signal, and no timer left but the new turn's limit.
+        """
+        process = self.brain()
+        self.answered(process)
+        self.clock.advance(gomocup.STOP_GRACE / 2)
+        self.answered(process)
+        self.clock.advance(gomocup.STOP_GRACE / 2)
+        self.assertEqual(self.transport.signals, [])
+        self.clock.advance(gomocup.STOP_GRACE / 2)
+        self.assertEqual(self.transport.signals, ["STOP"])
+
+    def test_failureStopsAtOnce(self):
+        """
+        A brain that failed (no answer in time) is stopped at once.
+        """
+        process = self.brain()
+        d = process.ask(wire.turn(7, 7), wire.MOVE, 100)
+        self.clock.advance(0.1)
+        self.failureResultOf(d, gomocup.BrainFailed)
+        self.assertEqual((process.stopped, self.transport.signals),
+                         (True, ["STOP"]))
+
+    def test_killCancels(self):
+        """
+        A brain killed within the grace is not stopped after it.
+        """
+        process = self.brain()
+        self.answered(process)
+        process.kill()
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+        self.assertEqual(self.transport.signals, ["KILL", "CONT"])
+
+    def test_pondering(self):
+        """
+        A brain that may ponder is never stopped.
+        """
+        process = self.brain(pondering=True)
+        self.answered(process)
+        self.clock.advance(1)
+        self.assertEqual(self.transport.signals, [])
 
 
 @attr.s(frozen=True)

@@ -9,11 +9,13 @@ exiting, flooding debug) beside fair ones.
 
 import json
 import os
+import random
 import shutil
 import subprocess
 
 import attr
 from twisted.internet import defer, reactor
+from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.games import splendor
@@ -74,6 +76,74 @@ class CodecTests(SynchronousTestCase):
         self.assertEqual(stdio.answer(
             "splendor", {"op": "get_gems", "card": 0, "gems": {
                 "ruby": 1, "emerald": 1, "diamond": 1}}, [buy]), buy)
+
+    def test_gomokuRequest(self):
+        """
+        A gomoku request built from each cell's JSON is byte for byte
+        json.dumps of the whole request (compact), whatever the
+        position: the start, a game under way (either seat asked), a
+        game over, with or without limits; and so is one built from the
+        cells kept since the game's earlier requests (L{GomokuCells}).
+        """
+        from hub.games.gomoku import GomokuGame
+        from hub.tables.gomoku import GomokuTable
+
+        def full(game, seat, left, turn):
+            return json.dumps({
+                "protocol": "gamehub-stdio", "version": 1,
+                "kind": "gomoku", "seat": seat, "seats": 2,
+                "position": {"size": 15, "moves": [
+                    [x, y] for x, y in game.moves]},
+                "legal": [[x, y] for x, y in game.legalActions(seat)],
+                "timeLeftMs": left, "turnMs": turn},
+                separators=(",", ":")).encode() + b"\n"
+        game = GomokuGame()
+        cells = [(x, y) for y in range(15) for x in range(15)]
+        random.Random(7).shuffle(cells)
+        positions = 0
+        kept = stdio.GomokuCells()
+        for cell in cells:
+            for seat in (0, 1):
+                for left, turn in ((None, None), (170000, 5000),
+                                   (0, None), (None, 1250)):
+                    line = stdio.gomokuRequest(game, seat, 2, left, turn)
+                    self.assertEqual(line, full(game, seat, left, turn))
+                    self.assertEqual(stdio.gomokuRequest(
+                        game, seat, 2, left, turn, kept), line)
+                    positions += 1
+            if game.isOver:
+                break
+            game.apply(game.currentSeat, cell)
+        self.assertTrue(game.isOver)
+        self.assertGreater(positions, 80)
+        other = GomokuGame()
+        other.apply(0, (3, 4))
+        self.assertEqual(stdio.gomokuRequest(other, 1, 2, None, None, kept),
+                         full(other, 1, None, None))
+        seats = tuple(events.Seat(seat, name, seat + 1, colour, False)
+                      for seat, (name, colour) in enumerate(
+                          (("b", 1), ("w", 16))))
+        table = GomokuTable("r", seats, Clock(), game=game)
+        self.assertEqual(
+            stdio.gomokuRequest(game, 1, 2, 10, 20),
+            stdio.request("gomoku", 1, 2, table.position(),
+                          game.legalActions(1), 10, 20))
+
+    def test_gomokuAnswer(self):
+        """
+        A gomoku answer is the cell if the game may take it now; a cell
+        taken, off the board, not whole numbers, or not a cell is an
+        illegal action.
+        """
+        from hub.games.gomoku import GomokuGame
+        game = GomokuGame()
+        game.apply(0, (7, 7))
+        self.assertEqual(stdio.gomokuAnswer(game, [8, 8]), (8, 8))
+        for wrong in ([7, 7], [15, 0], [-1, 3], [7.0, 8], ["7", 8],
+                      "h8", {"x": 1}, None, [1, 2, 3]):
+            e = self.assertRaises(gomocup.BrainFailed, stdio.gomokuAnswer,
+                                  game, wrong)
+            self.assertEqual(e.reason, gomocup.ILLEGAL)
 
     def test_splendorPosition(self):
         """
@@ -287,7 +357,8 @@ class StdioProcessTests(TestCase):
     def test_stoppedOffTurn(self):
         """
         An engine that thinks all the time (a spinning thread) is stopped
-        once it answered: its tree uses no CPU while another, allowed to
+        once it answered (after the grace, L{gomocup.STOP_GRACE}): its
+        tree uses no CPU while another, allowed to
         ponder, spins on (0.2 s of its CPU); its next request continues
         it.
         """
@@ -297,7 +368,8 @@ class StdioProcessTests(TestCase):
         spinning = self.handle
         first, _ = yield self.ask(process)
         yield self.ask(pondering)
-        self.assertTrue(process.stopped)
+        yield waitFor(lambda: process.stopped,
+                      interval=gomocup.STOP_GRACE)
         self.assertFalse(pondering.stopped)
 
         def cpu(handle):
