@@ -123,7 +123,8 @@ class ISession(Interface):
     token = Attribute("Random u64 issued on registration, or None.")
     state = Attribute("What the adapter says the player is doing.")
     lost = Attribute("True while the connection is gone within its grace.")
-    peer = Attribute("The adapter object that speaks for this session.")
+    peer = Attribute("The adapter object that speaks for this session (an "
+                     "IPeer), or None once its connection is lost.")
     wireName = Attribute(
         "The name field exactly as sent (with a play key), when it differs "
         "from name; shown to this player only.  None otherwise.")
@@ -183,6 +184,30 @@ class ISessions(Interface):
     def disconnect(session: ISession) -> None:
         """
         Forget C{session} now, freeing its name.
+        """
+
+
+class IPeer(Interface):
+    """
+    What speaks for a session (L{ISession.peer}) as bans, moderation and
+    the name check see it: a client's connection, or a member the hub
+    runs itself (a bot, an engine), which has none.
+    """
+
+    def peerAddress() -> Optional[str]:
+        """
+        The client's address (the one a trusted proxy or the cluster
+        forwarded, else the TCP peer's), or None: no client connection.
+        """
+
+    def connectionOpen() -> bool:
+        """
+        Whether it has a client connection that is not being closed.
+        """
+
+    def closeConnection() -> None:
+        """
+        Close its client connection, if it has one (a ban, a kick).
         """
 
 

@@ -24,7 +24,7 @@ from twisted.logger import Logger
 from zope.interface import implementer
 
 from hub.ihub import (
-    IGameRules, ILobby, IRoomObserver, ISession, IStartPolicy, ITable,
+    IGameRules, ILobby, IPeer, IRoomObserver, ISession, IStartPolicy, ITable,
     ITableListener)
 from hub.limits import LOG_BURST, SummaryLog
 
@@ -132,6 +132,23 @@ class RoomObserver:
         pass
 
     def gameEnded(self, room: Room, game: IGameRules) -> None:
+        pass
+
+
+@implementer(IPeer)
+class HubRunPeer:
+    """
+    The L{IPeer} of a member the hub runs itself (a bot, an engine): no
+    client connection, so no address to ban and nothing to close.
+    """
+
+    def peerAddress(self) -> Optional[str]:
+        return None
+
+    def connectionOpen(self) -> bool:
+        return False
+
+    def closeConnection(self) -> None:
         pass
 
 

@@ -319,14 +319,7 @@ _REFLECT = "reflection over the module's own records and handlers"
 #: Path -> the object (as written) that C{getattr} or C{hasattr} may
 #: read -> why: the library's objects, values, and what is left.
 DUCKS = {
-    "hub/accounts/check.py": {
-        "peer": "unfinished: peerHost reads a protocol's forwardedFor "
-                "and transport; the peers need an interface for them",
-        "transport.getPeer()": _LIBRARY},
     "hub/accounts/hashing.py": {"_lowered": _THREAD},
-    "hub/accounts/moderation.py": {
-        "session.peer": "unfinished: a kick closes the peer's transport; "
-                        "the peers need an interface for it"},
     "hub/accounts/names.py": {"_checkers": _THREAD},
     "hub/tournaments/brains.py": {"event": _RECORD},
     "hub/tournaments/engines.py": {

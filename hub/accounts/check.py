@@ -37,6 +37,7 @@ from zope.interface import implementer
 
 from hub.accounts import guesses, names, store
 from hub.accounts.interfaces import INameCheck, INameService
+from hub.ihub import IPeer
 from hub.limits import LOG_BURST, SummaryLog
 from hub.metrics import ReadCounters
 
@@ -305,15 +306,10 @@ class GameNameCheck:
 
 def peerHost(peer: object) -> Optional[str]:
     """
-    The client address of a protocol instance, or None.
+    The client address of a session's peer (an L{IPeer}), or None.
     """
-    forwarded = getattr(peer, "forwardedFor", None)
-    if forwarded:
-        return cast(str, forwarded)
-    transport = getattr(peer, "transport", None)
-    if transport is None:
-        return None
-    return cast(Optional[str], getattr(transport.getPeer(), "host", None))
+    adapted = IPeer(peer, None)
+    return None if adapted is None else adapted.peerAddress()
 
 
 @implementer(INameService)
@@ -598,18 +594,17 @@ class NameService(Service):
         if not banned and not (networks and len(self.bans)):
             return
         for session in list(self.sessions):
-            peer = session.peer
-            transport = getattr(peer, "transport", None)
-            if transport is None or transport.disconnecting:
+            peer = IPeer(session.peer, None)
+            if peer is None or not peer.connectionOpen():
                 continue
             if session.account in banned or (
-                    networks and self.addressBanned(peerHost(peer))):
+                    networks and self.addressBanned(peer.peerAddress())):
                 self.closedByBan += 1
                 self.summary.note(
                     "connections closed by bans",
                     "closing {kind} connection of {name!r}: banned",
                     kind=session.kind, name=session.label)
-                peer.transport.loseConnection()
+                peer.closeConnection()
         for watcher in self._banWatchers:
             watcher()
 

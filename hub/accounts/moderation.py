@@ -30,6 +30,7 @@ from hub.accounts.check import peerHost
 from hub.accounts.interfaces import IModeration
 from hub.accounts.store import AccountError, Actor, Actorish, actorOf
 from hub.catalogs import N_, Word
+from hub.ihub import IPeer
 
 if TYPE_CHECKING:
     from hub.accounts.check import NameService
@@ -180,16 +181,16 @@ class Moderation:
         The sessions of this hub with a live connection that C{matches}.
         """
         return [session for session in list(self.sessions)
-                if session.peer is not None
-                and getattr(session.peer, "transport", None) is not None
+                if IPeer(session.peer, None) is not None
+                and IPeer(session.peer).connectionOpen()
                 and matches(session)]
 
     @staticmethod
     def _closeAll(sessions: Iterable[Session]) -> None:
         for session in sessions:
-            transport = getattr(session.peer, "transport", None)
-            if transport is not None:
-                transport.loseConnection()
+            peer = IPeer(session.peer, None)
+            if peer is not None:
+                peer.closeConnection()
 
     @defer.inlineCallbacks
     def _closeAllowed(self, matches: Callable[[Session], bool], actor: Actor

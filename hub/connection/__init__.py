@@ -20,7 +20,7 @@ from twisted.protocols.policies import TimeoutMixin
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
-from hub.ihub import IPausableFactory
+from hub.ihub import IPausableFactory, IPeer
 from hub.limits import (
     FRAME_SECONDS, REQUEST_RATE, SEND_BUFFER, THROTTLED_CONNECTIONS,
     AcceptPause, ConnectionGate, Limits, RequestBucket)
@@ -102,6 +102,7 @@ class ServerFactory(_FactoryBase):
         self.acceptPause.ports.append(port)
 
 
+@implementer(IPeer)
 class ServerConnection(TimeoutMixin):
     """
     What every server connection does, whatever its protocol: Nagle off,
@@ -245,6 +246,14 @@ class ServerConnection(TimeoutMixin):
         """
         return self.forwardedFor or getattr(self.transport.getPeer(),
                                             "host", None)
+
+    def connectionOpen(self) -> bool:
+        return self.transport is not None and \
+            not self.transport.disconnecting
+
+    def closeConnection(self) -> None:
+        if self.transport is not None:
+            self.transport.loseConnection()
 
     def endConnection(self) -> None:
         """

@@ -23,7 +23,7 @@ from twisted.logger import Logger
 from twisted.python.failure import Failure
 
 from hub.ihub import IGameRules, ITable, Room
-from hub.lobby import RoomObserver
+from hub.lobby import HubRunPeer, RoomObserver
 from hub.tables import events
 from hub.tables.base import TableError
 from hub.tournaments.gamelog import GameLog
@@ -470,7 +470,7 @@ class TimeControl:
                                   self.toleranceMs)
 
 
-class EnginePlayer(RoomObserver):
+class EnginePlayer(RoomObserver, HubRunPeer):
     """
     An engine's member of its pairing's room, for any game kind: ready
     at once; at the game's start it gets its brain ready

@@ -37,6 +37,13 @@ class Browser:
         #: The client's address, as a trusted proxy says it (None: none).
         self.forwardedFor = host
 
+    def peerAddress(self):
+        # As the WebSocket's: the address a proxy forwarded, else the
+        # transport's peer.
+        if self.forwardedFor or self.transport is None:
+            return self.forwardedFor
+        return self.transport.getPeer().host
+
     def sendText(self, text):
         self.messages.append(json.loads(text))
 

@@ -6,9 +6,13 @@ rooms whose tables are L{FakeTable}s, and HTTP helpers that read bounded.
 import json
 
 from twisted.internet import defer, protocol, reactor
+from twisted.internet.address import IPv4Address
 from twisted.internet.endpoints import TCP4ClientEndpoint
+from twisted.internet.testing import StringTransport
 from twisted.web.client import Agent, readBody
+from zope.interface import implementer
 
+from hub.ihub import IPeer
 from hub.lobby import RoomObserver
 from hub.service import Hub
 from hub.tables.gomoku import GomokuStartPolicy
@@ -40,10 +44,28 @@ class FakePolicy:
                          self.seed)
 
 
+@implementer(IPeer)
 class Peer:
     """
-    The adapter side of a fake session.
+    The adapter side of a fake session: from C{host}, a live connection on
+    a L{StringTransport}; without one, no connection.
     """
+
+    def __init__(self, host=None):
+        self.transport = None if host is None else StringTransport(
+            peerAddress=IPv4Address("TCP", host, 4000))
+
+    def peerAddress(self):
+        return None if self.transport is None else \
+            self.transport.getPeer().host
+
+    def connectionOpen(self):
+        return self.transport is not None and \
+            not self.transport.disconnecting
+
+    def closeConnection(self):
+        if self.transport is not None:
+            self.transport.loseConnection()
 
 
 def openRoom(hub, kind, name, players, password="", ready=True):

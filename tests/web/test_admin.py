@@ -8,8 +8,6 @@ audit; over real SQLite and a real HTTP port.
 import json
 
 from twisted.internet import defer
-from twisted.internet.address import IPv4Address
-from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import TestCase
 
 from hub.accounts.websessions import secretHash
@@ -17,7 +15,7 @@ from hub.lobby import RoomObserver
 from hub.web import adminactions
 
 from tests.web.accountsupport import AccountsWebMixin, Browser, csrfOf
-from tests.web.support import FakePolicy
+from tests.web.support import FakePolicy, Peer
 
 ROLES = ("anonymous", "player", "moderator", "admin")
 #: POST actions: the roles allowed.
@@ -30,16 +28,6 @@ ACTIONS = {"kick": MODERATE, "end": MODERATE, "ban": MODERATE,
 READS = ("connections", "rooms", "audit")
 #: API reads of admins only.
 ADMIN_READS = ("engines", "tokens")
-
-
-class Peer:
-    """
-    The adapter side of a live connection, on a transport.
-    """
-
-    def __init__(self, host):
-        self.transport = StringTransport(
-            peerAddress=IPv4Address("TCP", host, 4000))
 
 
 class AdminTests(AccountsWebMixin, TestCase):

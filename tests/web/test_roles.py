@@ -8,8 +8,6 @@ is audited (C{refused-ACTION}); over real SQLite and a real HTTP port.
 """
 
 from twisted.internet import defer
-from twisted.internet.address import IPv4Address
-from twisted.internet.testing import StringTransport
 from twisted.trial.unittest import TestCase
 
 from hub.accounts import names
@@ -18,6 +16,7 @@ from hub.accounts.model import mayActOn
 from hub.accounts.store import Actor, Refused
 
 from tests.web.accountsupport import AccountsWebMixin
+from tests.web.support import Peer
 from tests.web.test_admin import AdminTests
 
 ACTORS = ("player", "moderator", "admin")
@@ -25,16 +24,6 @@ ACTORS = ("player", "moderator", "admin")
 TARGETS = (None, "player", "moderator", "admin")
 #: The account of each target role.
 TARGET_NAMES = {"player": "tplayer", "moderator": "tmod", "admin": "tadmin"}
-
-
-class Peer:
-    """
-    The adapter side of a live connection, on a transport.
-    """
-
-    def __init__(self, host="192.0.2.40"):
-        self.transport = StringTransport(
-            peerAddress=IPv4Address("TCP", host, 4000))
 
 
 class RulesTests(TestCase):
@@ -79,7 +68,7 @@ class EveryPairTests(AccountsWebMixin, TestCase):
         A live gomoku connection of the target role's account (or a
         guest's).
         """
-        peer = Peer()
+        peer = Peer("192.0.2.40")
         session = self.hub.sessions.connect("gomoku", peer)
         name = TARGET_NAMES.get(target, "guest1")
         self.hub.sessions.claimName(session, name)

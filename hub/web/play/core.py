@@ -309,7 +309,7 @@ class WebPlay:
         if message.version != PROTOCOL_VERSION:
             raise PlayError(BAD_VERSION, "this hub speaks version {}"
                             .format(PROTOCOL_VERSION))
-        host = check.peerHost(connection)
+        host = connection.peerAddress()
         visitor = connection.visitor
         account = None
         if visitor is not None:
@@ -608,7 +608,7 @@ class WebPlay:
         Whose share the bots C{player} asks for count against: its
         address and its account (or None).
         """
-        return (check.peerHost(player.connection), player.account)
+        return (player.peerAddress(), player.account)
 
     def claimBots(self, player: WebPlayer, levels: List[int]) -> None:
         """

@@ -16,7 +16,8 @@ from twisted.internet.interfaces import IDelayedCall
 from twisted.logger import Logger
 from zope.interface import Attribute, Interface, implementer
 
-from hub.ihub import IRoomObserver, ITableListener
+from hub.ihub import IPeer, IRoomObserver, ITableListener
+from hub.lobby import HubRunPeer, RoomObserver
 from hub.tables import events
 from hub.web.play.codec import RoomState, dumps, encode
 
@@ -32,9 +33,12 @@ class IPlayConnection(Interface):
         "The hub.accounts.websessions.Visitor of the login cookie it "
         "opened with, or None (a guest).")
     transport = Attribute("Its transport (its address), or None.")
-    forwardedFor = Attribute(
-        "The client's address a trusted proxy forwarded, or None (the "
-        "transport's peer is the client).")
+
+    def peerAddress() -> Optional[str]:
+        """
+        The client's address (the one a trusted proxy forwarded, else the
+        transport's peer), or None.
+        """
 
     def sendText(text: str) -> None:
         """
@@ -55,8 +59,7 @@ def tokenKey(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
 
 
-@implementer(IRoomObserver)
-class RoomBot:
+class RoomBot(RoomObserver, HubRunPeer):
     """
     A bot filling an empty seat of a room: a member with its own session,
     always ready, whose seat the table's takeover plays from the start.
@@ -77,18 +80,6 @@ class RoomBot:
         self.session: Any = None
 
     # What happens in the room before its game is nothing to a bot.
-
-    def memberJoined(self, room: Any, actor: Any) -> None:
-        pass
-
-    def memberLeft(self, room: Any, actor: Any, previousOwner: Any) -> None:
-        pass
-
-    def readyChanged(self, room: Any, actor: Any) -> None:
-        pass
-
-    def roleChanged(self, room: Any, actor: Any) -> None:
-        pass
 
     def gameStarted(self, room: Any) -> None:
         seat = room.memberOf(self.session).seat
@@ -121,7 +112,7 @@ def isBot(member: Any) -> bool:
     return isinstance(member.observer, RoomBot)
 
 
-@implementer(IRoomObserver, ITableListener)
+@implementer(IRoomObserver, ITableListener, IPeer)
 class WebPlayer:
     """
     One browser player.
@@ -166,26 +157,22 @@ class WebPlayer:
     def __repr__(self) -> str:
         return "<WebPlayer {!r}>".format(self.name)
 
-    @property
-    def transport(self) -> Any:
+    def peerAddress(self) -> Optional[str]:
         """
-        The live connection's transport, or None: what the name check's
-        bans (L{hub.accounts.check.NameService.enforce}) and moderation
-        close and read the address of, as a legacy adapter's.
+        The live connection's client address (L{IPlayConnection}), or
+        None while lost.
         """
         connection = self.connection
-        return None if connection is None else connection.transport
+        return None if connection is None else connection.peerAddress()
 
-    @property
-    def forwardedFor(self) -> Optional[str]:
-        """
-        The live connection's client address (behind a trusted proxy, not
-        its transport's peer: L{hub.web.ws}), or None: the address that
-        bans, moderation and the name check read
-        (L{hub.accounts.check.peerHost}).
-        """
-        connection = self.connection
-        return None if connection is None else connection.forwardedFor
+    def connectionOpen(self) -> bool:
+        transport = None if self.connection is None else \
+            self.connection.transport
+        return transport is not None and not transport.disconnecting
+
+    def closeConnection(self) -> None:
+        if self.connectionOpen():
+            self.connection.transport.loseConnection()
 
     # Sending.
 
