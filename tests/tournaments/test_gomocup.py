@@ -560,7 +560,9 @@ class GameTests(HubHarness, TestCase):
         game ends on the board, and a brain that failed plays its next
         game in a new process.
         """
-        event = Event(41, turnMs=1500)
+        # A turn long enough for the 10 MB of debug output on a loaded
+        # machine, with every game at once.
+        event = Event(41, turnMs=3000)
         modes = {"late": (events.TIMEOUT, gomocup.TIME),
                  "illegal": (events.ILLEGAL, gomocup.ILLEGAL),
                  "garbled": (events.ILLEGAL, gomocup.ILLEGAL),

@@ -417,7 +417,9 @@ class HostileTests(HubHarness, TestCase):
         fair pairing's game ends on the board, and an engine that
         crashed plays its next game in a new process.
         """
-        event = Event(61, turnMs=1500)
+        # A turn long enough for the 10 MB of debug output on a loaded
+        # machine, with every game at once.
+        event = Event(61, turnMs=3000)
         modes = {"late": (events.TIMEOUT, gomocup.TIME),
                  "illegal": (events.ILLEGAL, gomocup.ILLEGAL),
                  "garbled": (events.ILLEGAL, gomocup.ILLEGAL),
