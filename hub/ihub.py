@@ -262,6 +262,10 @@ class IStartPolicy(Interface):
         "The hub.tables.base.TableOptions of the tables it makes.")
     playerCounts = Attribute(
         "The member counts a game may start with (a frozenset of int).")
+    openTable = Attribute(
+        "Whether open seating (Splendor's) may seat anyone at its rooms: "
+        "False for the rooms of a tournament's pairing or an engines' "
+        "game.")
 
     def canStart(room: Room) -> bool:
         """

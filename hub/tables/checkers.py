@@ -49,6 +49,7 @@ class CheckersStartPolicy:
     """
 
     autoStart = True
+    openTable = True
 
     def __init__(
             self, fourPlayers: bool = False,

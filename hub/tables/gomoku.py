@@ -239,6 +239,7 @@ class GomokuStartPolicy:
 
     autoStart = False
     playerCounts = frozenset([2])
+    openTable = True
 
     def __init__(
             self, clock: IReactorTime,

@@ -306,6 +306,7 @@ class SplendorStartPolicy:
 
     autoStart = True
     playerCounts = frozenset(range(MIN_PLAYERS, CAPACITY + 1))
+    openTable = True
 
     def __init__(
             self, lobby: ILobby, clock: IReactorTime, rng: random.Random,
@@ -412,7 +413,7 @@ class SplendorSeats:
         """
         for room in reversed(self.lobby.rooms(KIND)):
             if (not room.running and len(room.members) < CAPACITY
-                    and getattr(room.policy, "openTable", True)
+                    and room.policy.openTable
                     and not room.settings.get(APART)):
                 return room
         return None
@@ -428,7 +429,7 @@ class SplendorSeats:
         """
         room = self.lobby.room(KIND, preferred) if preferred else None
         if (room is None or room.running or len(room.members) >= CAPACITY
-                or not getattr(room.policy, "openTable", True)
+                or not room.policy.openTable
                 or room.settings.get(APART)):
             room = self.openRoom()
         if room is None:

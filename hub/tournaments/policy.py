@@ -102,6 +102,9 @@ class FullTablePolicy:
     two or three ready).
     """
 
+    #: Its players are paired: nobody else is seated at its rooms.
+    openTable = False
+
     def __init__(self, policy: IStartPolicy, players: int) -> None:
         self.policy = policy
         self.players = players

@@ -7,6 +7,7 @@ on private listeners of an in-process hub.
 
 import json
 import os
+import random
 import shutil
 import sys
 import tempfile
@@ -24,9 +25,14 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from zope.interface.verify import verifyObject
 
 from hub.accounts import check
+from hub.ihub import IStartPolicy
 from hub.limits import ConnectionGate
+from hub.lobby import Lobby, RoomObserver
 from hub.service import Hub
+from hub.sessions import Sessions
 from hub.tables import events
+from hub.tables import splendor as splendorTables
+from hub.tables.base import TableOptions
 from hub.wire import gomoku as gomokuWire
 from hub.tap import Options, makeFactories
 from hub.sandbox.process import BwrapSandbox, NoSandbox
@@ -147,6 +153,47 @@ STUBBORN = python("""
     print("connected, ignoring SIGTERM", flush=True)
     time.sleep(600)
 """) + ["{host}", "{port}"]
+
+
+class RoomSeatsTests(SynchronousTestCase):
+    """
+    A Splendor engines' game's room (L{engines.RoomSeats}) is no open
+    table: the protocol's open seating seats nobody else there.
+    """
+
+    def setUp(self):
+        self.clock = Clock()
+        self.lobby = Lobby()
+        self.sessions = Sessions(self.clock)
+        policy = splendorTables.SplendorStartPolicy(
+            self.lobby, self.clock, random.Random(3), TableOptions(),
+            lambda room, table: None)
+        self.seats = splendorTables.SplendorSeats(self.lobby, policy)
+
+    def session(self):
+        return self.sessions.connect("splendor", object())
+
+    def test_strangerSeatedElsewhere(self):
+        """
+        Once an engine has made the pairing's room (two players, room
+        for four), a player of the open seating is seated at another
+        room, even when the cluster chose the engines' room for it; the
+        second engine joins the engines' room.
+        """
+        roomSeats = engines.RoomSeats(self.seats, "engines-1", 2)
+        first = self.session()
+        roomSeats.seat(first, RoomObserver())
+        [room] = self.lobby.rooms("splendor")
+        self.assertFalse(room.policy.openTable)
+        self.assertTrue(verifyObject(IStartPolicy, room.policy))
+        stranger = self.session()
+        self.seats.seat(stranger, RoomObserver())
+        self.seats.seat(self.session(), RoomObserver(),
+                        preferred="engines-1")
+        self.assertEqual(len(room.members), 1)
+        second = self.session()
+        roomSeats.seat(second, RoomObserver())
+        self.assertEqual([m.session for m in room.members], [first, second])
 
 
 class SubstituteTests(SynchronousTestCase):
