@@ -37,7 +37,7 @@ from zope.interface import implementer
 
 from hub.accounts import guesses, names, store
 from hub.accounts.interfaces import INameCheck, INameService
-from hub.ihub import IPeer
+from hub.ihub import IPeer, ISession
 from hub.limits import LOG_BURST, SummaryLog
 from hub.metrics import ReadCounters
 
@@ -302,6 +302,15 @@ class GameNameCheck:
         L{NameService.addressBanned}.
         """
         return self.service.addressBanned(host)
+
+
+def openPeer(session: ISession) -> Optional[IPeer]:
+    """
+    The peer of C{session} if it has a client connection not being
+    closed, else None.
+    """
+    peer = IPeer(session.peer, None)
+    return peer if peer is not None and peer.connectionOpen() else None
 
 
 def peerHost(peer: object) -> Optional[str]:
@@ -594,8 +603,8 @@ class NameService(Service):
         if not banned and not (networks and len(self.bans)):
             return
         for session in list(self.sessions):
-            peer = IPeer(session.peer, None)
-            if peer is None or not peer.connectionOpen():
+            peer = openPeer(session)
+            if peer is None:
                 continue
             if session.account in banned or (
                     networks and self.addressBanned(peer.peerAddress())):

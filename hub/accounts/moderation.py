@@ -26,7 +26,7 @@ from twisted.internet.defer import Deferred
 from twisted.logger import Logger
 from zope.interface import implementer
 
-from hub.accounts.check import peerHost
+from hub.accounts.check import openPeer, peerHost
 from hub.accounts.interfaces import IModeration
 from hub.accounts.store import AccountError, Actor, Actorish, actorOf
 from hub.catalogs import N_, Word
@@ -181,9 +181,7 @@ class Moderation:
         The sessions of this hub with a live connection that C{matches}.
         """
         return [session for session in list(self.sessions)
-                if IPeer(session.peer, None) is not None
-                and IPeer(session.peer).connectionOpen()
-                and matches(session)]
+                if openPeer(session) is not None and matches(session)]
 
     @staticmethod
     def _closeAll(sessions: Iterable[Session]) -> None:

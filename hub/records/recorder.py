@@ -112,13 +112,10 @@ class Recorder:
         Follow C{table}'s game from its start; queue its record at its end.
         """
         if type(event) is events.ActionPlayed:
-            # Most events: the builder's L{RecordBuilder.addAction},
-            # inline (a call less a move).
+            # Most events: the builder's short path.
             builder = self.games.get(table)
             if builder is not None:
-                builder.actions += 1
-                builder.kept.append(
-                    (event.at, event.seat, event.action, event.byBot))
+                builder.addAction(event)
             return
         if isinstance(event, events.GameStarted):
             self.games[table] = RecordBuilder(event)

@@ -103,10 +103,9 @@ class TreeTransport:
                     and not writer.disconnecting):
                 try:
                     written = os.write(writer.fileno(), data)
-                except BlockingIOError:
-                    written = 0
                 except OSError:
-                    written = 0   # gone: the reactor's write finds out
+                    # Full (EAGAIN) or gone: the reactor's write finds out.
+                    written = 0
                 if written == len(data):
                     return
                 data = data[written:]

@@ -11,6 +11,7 @@ here knows a wire format or a transport.
 
 from __future__ import annotations
 
+import copy
 import functools
 from typing import (
     Any, Callable, Dict, Generator, Iterable, List, Optional, Set, Tuple,
@@ -29,6 +30,7 @@ from hub.tables import events
 _E = TypeVar("_E")
 _G = TypeVar("_G")
 _R = TypeVar("_R")
+_P = TypeVar("_P", bound="OptionsCopied")
 
 
 class TableError(Exception):
@@ -156,6 +158,20 @@ class Takeover:
         """
         for pilot in self.pilots.values():
             pilot.stop()
+
+
+class OptionsCopied:
+    """
+    L{IStartPolicy.withOptions} of a game's own policy: a copy of it
+    making its tables with other options.
+    """
+
+    options: TableOptions
+
+    def withOptions(self: _P, options: TableOptions) -> _P:
+        policy = copy.copy(self)
+        policy.options = options
+        return policy
 
 
 def startIfReady(policy: IStartPolicy, lobby: ILobby, room: Room) -> None:

@@ -16,7 +16,6 @@ and makes its table; L{replay} rebuilds a game from a table's events.
 
 from __future__ import annotations
 
-import copy
 from typing import (
     Any, Callable, Dict, FrozenSet, Generator, Iterable, List, Mapping,
     Optional, Tuple)
@@ -28,14 +27,14 @@ from hub.games import checkers as rules
 from hub.ihub import ILobby, IStartPolicy, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import (
-    IllegalAction, NotSeated, Table, TableOptions, replayed, runReplay,
-    startIfReady)
+    IllegalAction, NotSeated, OptionsCopied, Table, TableOptions, replayed,
+    runReplay, startIfReady)
 
 KIND = "checkers"
 
 
 @implementer(IStartPolicy)
-class CheckersStartPolicy:
+class CheckersStartPolicy(OptionsCopied):
     """
     A checkers room starts by itself when every member is ready and their
     number is one of L{counts} (2, 3 or 6 by default), be it because the
@@ -88,14 +87,6 @@ class CheckersStartPolicy:
         Everyone is ready and the member count is allowed.
         """
         return room.allReady and len(room.members) in self.counts
-
-    def withOptions(self, options: TableOptions) -> CheckersStartPolicy:
-        """
-        This policy, making its tables with C{options}.
-        """
-        policy = copy.copy(self)
-        policy.options = options
-        return policy
 
     def newTable(self, room: Room) -> CheckersTable:
         """

@@ -16,7 +16,6 @@ L{events.SeatDropped}, then either L{events.SeatTakenOver} or the end
 
 from __future__ import annotations
 
-import copy
 from typing import (
     Any, Callable, Dict, Generator, Iterable, List, Mapping, Optional, Set,
     Tuple)
@@ -28,7 +27,7 @@ from hub.games import gomoku as rules
 from hub.ihub import ILobby, IStartPolicy, ITable, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import (
-    IllegalAction, Table, TableOptions, replayed, runReplay)
+    IllegalAction, OptionsCopied, Table, TableOptions, replayed, runReplay)
 from hub.tables.events import ActionPlayed
 
 KIND = "gomoku"
@@ -225,7 +224,7 @@ class GomokuTable(Table):
 
 
 @implementer(IStartPolicy)
-class GomokuStartPolicy:
+class GomokuStartPolicy(OptionsCopied):
     """
     The owner starts a gomoku game once a guest is present and ready; the
     owner plays the seat in the room's L{OWNER_SEAT} setting (white by
@@ -261,14 +260,6 @@ class GomokuStartPolicy:
         """
         Nothing: the owner starts a gomoku game.
         """
-
-    def withOptions(self, options: TableOptions) -> GomokuStartPolicy:
-        """
-        This policy, making its tables with C{options}.
-        """
-        policy = copy.copy(self)
-        policy.options = options
-        return policy
 
     def newTable(self, room: Room) -> GomokuTable:
         """

@@ -16,7 +16,6 @@ The rules of seating, departures and events: docs/architecture.md,
 
 from __future__ import annotations
 
-import copy
 import itertools
 import random
 from typing import (
@@ -33,7 +32,8 @@ from hub.ihub import (
     ITableListener, Room)
 from hub.tables import events
 from hub.tables.base import (
-    IllegalAction, Table, TableOptions, replayed, runReplay, startIfReady)
+    IllegalAction, OptionsCopied, Table, TableOptions, replayed, runReplay,
+    startIfReady)
 
 KIND = "splendor"
 CAPACITY = 4
@@ -291,7 +291,7 @@ def replaying(
 
 
 @implementer(IStartPolicy)
-class SplendorStartPolicy:
+class SplendorStartPolicy(OptionsCopied):
     """
     A Splendor table starts by itself once 2 to 4 players are all ready.
 
@@ -332,14 +332,6 @@ class SplendorStartPolicy:
         The rest may start now, if they are 2 or more, all ready.
         """
         startIfReady(self, lobby, room)
-
-    def withOptions(self, options: TableOptions) -> SplendorStartPolicy:
-        """
-        This policy, making its tables with C{options}.
-        """
-        policy = copy.copy(self)
-        policy.options = options
-        return policy
 
     def newTable(self, room: Room) -> SplendorTable:
         """

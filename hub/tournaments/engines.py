@@ -36,6 +36,7 @@ from hub.accounts.interfaces import INameService
 from hub.lobby import LobbyError
 from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
 from hub.tournaments import brains as streams, gomocup
+from hub.tournaments.entrantnames import EntrantNames
 from hub.tournaments.commands import HOST, environment, substitute
 from hub.tournaments.gamelog import LOG_CAP, GameLog, fromPathPart, gamePath
 from hub.tournaments.interfaces import (
@@ -541,7 +542,6 @@ class EngineLauncher(Service):
             own = factory
             if game.gameKeys is not None:
                 own = copy.copy(factory)
-                from hub.tournaments.entrantnames import EntrantNames
                 own.names = EntrantNames(factory.names, entrant.name)
             d = self.sandbox.listen(EngineFactory(own, seat),
                                     ENGINE_PORTS.get(kind, 0))
