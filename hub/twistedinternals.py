@@ -14,7 +14,7 @@ imports autobahn: its functions take the protocol or factory.
 """
 
 import socket
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, Optional, cast
 
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import abstract, tcp
@@ -66,6 +66,9 @@ PRIVATE = (
      "its loggerFactory makes the observer twistd would (twistdObserver)"),
     ("twisted.application.app.AppLogger._getLogObserver",
      "called: the observer for twistd's --logfile/--syslog options"),
+    ("twisted.internet.process.Process.pipes",
+     "read: the writer of a child's standard input, written to directly "
+     "while it holds nothing (childStdinWriter)"),
     ("twisted.protocols.basic.LineOnlyReceiver._buffer",
      "read and emptied: the unfinished line (partialLineLength, "
      "dropPartialLine)"),
@@ -143,6 +146,19 @@ def directSocket(transport: Any) -> Optional[socket.socket]:
     L{sendsDirectly} says no.
     """
     return transport.getHandle() if sendsDirectly(transport) else None
+
+
+def childStdinWriter(transport: Any) -> Optional[abstract.FileDescriptor]:
+    """
+    The writer of the standard input of the child process C{transport}
+    (a posix reactor's C{Process}), while it is open, or None (another
+    reactor's process, or a closed input).  What it holds is in
+    L{unsentBytes}.
+    """
+    writer = getattr(transport, "pipes", {}).get(0)
+    if writer is None or not writer.connected or writer.disconnecting:
+        return None
+    return cast(abstract.FileDescriptor, writer)
 
 
 def unsentBytes(transport: object) -> int:

@@ -28,6 +28,7 @@ from zope.interface import implementer
 
 from hub.sandbox import confine
 from hub.sandbox.interfaces import ISandbox
+from hub.twistedinternals import childStdinWriter
 
 #: The descriptor bwrap writes its information (the sandbox's pid) to.
 INFO_FD = 3
@@ -98,9 +99,8 @@ class TreeTransport:
         something had to wait (a full pipe), always after it.
         """
         if self._direct:
-            writer = getattr(self._transport, "pipes", {}).get(0)
-            if (writer is not None and writer.connected
-                    and not writer.disconnecting):
+            writer = childStdinWriter(self._transport)
+            if writer is not None:
                 try:
                     written = os.write(writer.fileno(), data)
                 except OSError:
