@@ -578,6 +578,10 @@ class IClusterPeer(Interface):
     reaching into its states.
     """
 
+    session = Attribute(
+        "The connection's ISession once it has one, else None (the hub's "
+        "engine runner finds which entrant played a session by it).")
+
     def adopt(preface: Dict[str, Any]) -> bool:
         """
         On the home node of a connection another node handed over, before
@@ -635,6 +639,24 @@ class IGameFactory(IPausableFactory):
     names = Attribute(
         "The name check (hub.accounts.interfaces.INameCheck), or None.")
     policy = Attribute("The IStartPolicy of the kind's rooms.")
+
+    def buildProtocol(addr: Any) -> Any:
+        """
+        See C{twisted.internet.interfaces.IProtocolFactory}: the protocol
+        for a connection from C{addr}, or None to refuse it.
+        """
+
+    def engineDoor(**replaced: Any) -> "IGameFactory":
+        """
+        A copy of this factory for a private listener of the hub's own
+        (a tournament's engines): its connections are counted toward
+        C{maxConnections} but never refused or capped by address, and it
+        seats them with the collaborators C{replaced}, by name: C{names}
+        (the name check), C{policy} (the rooms' L{IStartPolicy}) or
+        C{seats} (Splendor's L{ISeating}).
+
+        @raise TypeError: the factory has no such collaborator.
+        """
 
 
 class IPortListener(Interface):

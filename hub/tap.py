@@ -664,8 +664,15 @@ def makeService(options: Any, reactor: Any = None) -> Hub:
         records.setServiceParent(top)
         lobby.addTableListener(records.recorder)
         top.health.addCheck("database", records.databaseProblem)
+    cluster = None
+    if options.get("cluster") is not None:
+        from hub.cluster.service import makeCluster
+        cluster = makeCluster(reactor, top, options["cluster"],
+                              options["node-id"], options["node-link"])
     from hub.accounts.service import nameService
-    names = nameService(options, records, top, reactor)
+    names = nameService(
+        options, records, top, reactor,
+        None if cluster is None else cluster.moderationPublisher())
     if names is not None:
         names.setServiceParent(top)
     factories = makeFactories(options, lobby, sessions, top.clock, thinker,
@@ -701,10 +708,7 @@ def makeService(options: Any, reactor: Any = None) -> Hub:
         # (Before the cluster wraps the factories.)
         games = playGames(factories)
     directory = None
-    if options.get("cluster") is not None:
-        from hub.cluster.service import makeCluster
-        cluster = makeCluster(reactor, top, options["cluster"],
-                              options["node-id"], options["node-link"])
+    if cluster is not None:
         cluster.setName("cluster")
         cluster.setServiceParent(top)
         if names is not None:

@@ -324,9 +324,7 @@ DUCKS = {
     "hub/tournaments/brains.py": {"event": _RECORD},
     "hub/tournaments/engines.py": {
         "event": _RECORD, "pairing": _RECORD, "e": _RECORD,
-        "entrant": _RECORD,
-        "protocol": "unfinished: the session of a protocol its private "
-                    "listener built, before or after naming"},
+        "entrant": _RECORD},
     "hub/web/accountpages.py": {"error": "an exception's optional field"},
     "hub/web/api.py": {"request.getClientAddress()": _LIBRARY},
     "hub/web/auth.py": {"request.getClientAddress()": _LIBRARY},

@@ -28,9 +28,6 @@ _RECORDS = "the module's own mutable records, not collaborators"
 _PAIRED = "a player and its session (or connection) name each other"
 _REQUEST = ("twisted.web's request: routing (postpath) and per-request "
             "data, as Twisted's resources do")
-_COPIED = ("a tournament game's copy of a protocol factory with its own "
-           "seats, policy or names; unfinished: the factories take no "
-           "such options")
 #: Path -> the object (as written) set through -> why that is no wiring.
 ALLOWED = {
     "hub/accounts/check.py": {
@@ -40,10 +37,7 @@ ALLOWED = {
     "hub/accounts/names.py": {"_checkers": "a threading.local"},
     "hub/tournaments/brains.py": {"player": _PAIRED},
     "hub/tournaments/director.py": {"run": _RECORDS, "live": _RECORDS},
-    "hub/tournaments/engines.py": {
-        "seat": _RECORDS, "game": _RECORDS, "factory": _COPIED,
-        "own": _COPIED,
-        "protocol": "marks the protocol its copied factory built"},
+    "hub/tournaments/engines.py": {"seat": _RECORDS, "game": _RECORDS},
     "hub/tournaments/gomocup.py": {"wait": _RECORDS},
     "hub/web/accountpages.py": {"request": _REQUEST},
     "hub/web/adminactions.py": {"change": "a made function's name, doc"},

@@ -250,6 +250,11 @@ class IModeration(Interface):
         Give account C{name} the role C{role}.
         """
 
+    def received(message: Dict[str, Any]) -> Deferred[None]:
+        """
+        Apply a kick or ban another node of the cluster published.
+        """
+
 
 class IDisplayNames(Interface):
     """

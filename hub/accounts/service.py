@@ -14,7 +14,7 @@ from hub.accounts import store
 from hub.accounts.check import NameService
 from hub.accounts.hashing import HashingPool
 from hub.accounts.model import Accounts
-from hub.accounts.moderation import Moderation
+from hub.accounts.moderation import Moderation, Publish
 from hub.records import db
 
 if TYPE_CHECKING:
@@ -48,7 +48,8 @@ def loadNow(service: NameService, url: db.DatabaseURL) -> None:
 
 def nameService(options: Mapping[str, Any],
                 records: Optional[RecordsService], top: Any,
-                reactor: IReactorThreads) -> Optional[NameService]:
+                reactor: IReactorThreads,
+                publish: Optional[Publish] = None) -> Optional[NameService]:
     """
     The L{NameService} of C{--names accounts} or C{closed} over
     C{records} (a L{hub.records.service.RecordsService}), or None for
@@ -67,6 +68,6 @@ def nameService(options: Mapping[str, Any],
     service = NameService(
         accounts, top.clock, top.sessions, mode,
         moderate=lambda names: Moderation(accounts, names, top.lobby,
-                                          top.sessions))
+                                          top.sessions, publish))
     loadNow(service, records.database.url)
     return service

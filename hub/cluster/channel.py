@@ -72,7 +72,7 @@ class ModerationChannel(Service):
     @param node: this node's name.
 
     @ivar handler: what applies a message another node published (a
-        callable taking its dict), or None to ignore them.
+        callable taking its dict; L{listen}), or None to ignore them.
     @ivar subscribed: whether the listening connection is subscribed.
     @ivar heardCount: messages of other nodes heard.
     """
@@ -91,6 +91,12 @@ class ModerationChannel(Service):
         self.subscribed = False
         self.heardCount = 0
         self._factory: Optional[_ListenerFactory] = None
+
+    def listen(self, handler: Callable[[Dict[str, Any]], object]) -> None:
+        """
+        Have C{handler} apply each message another node publishes.
+        """
+        self.handler = handler
 
     def startService(self) -> None:
         Service.startService(self)

@@ -4,7 +4,7 @@ gates in front of the game listeners (C{twistd gamehub --cluster ...}).
 """
 
 import socket
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from twisted.application.service import Service
 from twisted.internet import defer
@@ -14,6 +14,7 @@ from twisted.internet.interfaces import IListeningPort
 from twisted.logger import Logger
 from twisted.python.failure import Failure
 
+from hub.accounts.interfaces import IModeration
 from hub.cluster.directory import BlockIds, ClusterDirectory, parseRedisURL
 from hub.cluster.gate import Gate, GatedFactory, GateKeeper
 from hub.cluster.link import LinkClient, LinkClientFactory, LinkServerFactory
@@ -94,16 +95,22 @@ class ClusterService(Service):
         self.gatedFactories[kind] = gated
         return gated
 
-    def moderate(self, moderation: Any) -> None:
+    def moderationPublisher(
+            self) -> Optional[Callable[[Dict[str, Any]], Any]]:
         """
-        Share C{moderation} (a L{hub.accounts.moderation.Moderation}) with
-        the other nodes: what it kicks and bans is published to them, and
-        what they publish it applies.
+        What publishes a moderation's kicks and bans to the other nodes
+        (the C{publish} of a L{hub.accounts.moderation.Moderation}), or
+        None without a channel.
         """
-        if self.channel is None:
-            return
-        moderation.publish = self.channel.publish
-        self.channel.handler = moderation.received
+        return None if self.channel is None else self.channel.publish
+
+    def moderate(self, moderation: IModeration) -> None:
+        """
+        Have C{moderation} (made with L{moderationPublisher}) apply what
+        the other nodes publish.
+        """
+        if self.channel is not None:
+            self.channel.listen(moderation.received)
 
     def startService(self) -> None:
         Service.startService(self)

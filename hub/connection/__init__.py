@@ -9,7 +9,9 @@ adapters of L{hub.protocols} build on it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, List, Optional
+import copy
+from typing import (
+    TYPE_CHECKING, Any, Callable, List, Optional, TypeVar)
 
 from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import (
@@ -37,6 +39,7 @@ else:
     _FactoryBase = Factory
 
 NO_LIMITS = Limits()
+_Door = TypeVar("_Door", bound="ServerFactory")
 
 
 @implementer(IPausableFactory)
@@ -61,6 +64,8 @@ class ServerFactory(_FactoryBase):
     acceptPause: Optional[AcceptPause] = None
     # A hub.accounts.check.NameService (a layer above this one).
     names: Optional[Any] = None
+    # A door of the hub's own (engineDoor): no refusal or cap by address.
+    ownDoor = False
     # Set by every subclass: the shared sessions.
     sessions: Sessions
 
@@ -75,12 +80,27 @@ class ServerFactory(_FactoryBase):
         """
         A protocol for a connection from C{addr}, or None to refuse it.
         """
-        gate = self.connectionGate()
+        gate = None if self.ownDoor else self.connectionGate()
         if gate is not None and gate.refuses(getattr(addr, "host", None),
                                              addr):
             self.refused()
             return None
         return super().buildProtocol(addr)
+
+    def engineDoor(self: _Door, **replaced: Any) -> _Door:
+        """
+        See L{IGameFactory.engineDoor}: a copy of this factory for the
+        hub's own connections, with the collaborators C{replaced} (by
+        their attribute's name: C{names}, C{policy}, C{seats}).
+        """
+        door = copy.copy(self)
+        door.ownDoor = True
+        for name, collaborator in replaced.items():
+            if not hasattr(self, name):
+                raise TypeError("{} has no {}".format(
+                    type(self).__name__, name))
+            setattr(door, name, collaborator)
+        return door
 
     def refused(self) -> None:
         """
@@ -150,10 +170,6 @@ class ServerConnection(TimeoutMixin):
     # The client's address when another node of a cluster relays the
     # connection (the connection limits count the client, not the node).
     forwardedFor = None
-    # A connection the hub made for itself (an engine it launched, on a
-    # private listener): counted toward maxConnections, never toward an
-    # address's cap (hub.tournaments.engines).
-    addressExempt = False
     control: Optional[TransportControl] = None
     _limits: Limits = NO_LIMITS
     _gate: Optional[ConnectionGate] = None
@@ -175,7 +191,7 @@ class ServerConnection(TimeoutMixin):
         self.prepareConnection()
         gate = self._gate
         if gate is not None:
-            host = None if self.addressExempt else (
+            host = None if self.factory.ownDoor else (
                 self.forwardedFor
                 or getattr(self.transport.getPeer(), "host", None))
             refused = gate.admit(host)

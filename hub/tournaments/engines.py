@@ -15,7 +15,6 @@ The director's contract is L{hub.tournaments.interfaces.IGameLauncher};
 docs/tournaments.md says the rest (keys, limits, start turns).
 """
 
-import copy
 import os
 import time
 from typing import (
@@ -33,6 +32,7 @@ from twisted.python.failure import Failure
 from zope.interface import implementer
 
 from hub.accounts.interfaces import INameService
+from hub.ihub import IClusterPeer, IGameFactory
 from hub.lobby import LobbyError
 from hub.sandbox.confine import WORK, Confinement, Limits, NotAllowed
 from hub.tournaments import brains as streams, gomocup
@@ -161,23 +161,17 @@ class EngineProcess(ProcessProtocol):
 class EngineFactory(Factory):
     """
     The factory of one engine's private listener: builds the hub's
-    protocol for the game's kind (C{inner}'s, over the shared lobby and
-    sessions), exempt from the per-address cap (and from a flooding
-    address's refusal: these connections are the hub's own), tells the
-    L{EngineSeat}, and marks the protocol with C{engineEntrant} (the
-    entrant's name) and C{engineRoom}.
+    protocol for the game's kind with C{door} (the kind's factory's
+    L{IGameFactory.engineDoor}: over the shared lobby and sessions, and
+    never refused by address), and tells the L{EngineSeat}.
     """
 
-    def __init__(self, inner: Any, seat: "EngineSeat") -> None:
-        self.inner = inner
+    def __init__(self, door: IGameFactory, seat: "EngineSeat") -> None:
+        self.door = door
         self.seat = seat
 
     def buildProtocol(self, addr: Optional[IAddress]) -> Any:
-        # Factory's, not the inner ServerFactory's: no refusal by address.
-        protocol: Any = Factory.buildProtocol(self.inner, addr)
-        protocol.addressExempt = True
-        protocol.engineEntrant = self.seat.name
-        protocol.engineRoom = self.seat.game.room
+        protocol = self.door.buildProtocol(addr)
         self.seat.connected(protocol)
         return protocol
 
@@ -244,7 +238,7 @@ class EngineSeat:
         self.engine: EngineSpec = entrant.engine
         self.listener: Any = None
         self.process: Optional[EngineProcess] = None
-        self.protocols: List[Any] = []
+        self.protocols: List[IClusterPeer] = []
 
     @property
     def protocol(self) -> Any:
@@ -520,30 +514,28 @@ class EngineLauncher(Service):
             if refused is not None:
                 return defer.fail(EngineFailed(entrant.name, refused))
         self.games[pairing.room] = game
+        replaced: Dict[str, Any] = {}
         if kind == "splendor":
             # No rooms in the protocol: seated at the pairing's.
-            factory = copy.copy(factory)
-            factory.seats = RoomSeats(factory.seats, pairing.room,
-                                      len(entrants))
+            replaced["seats"] = RoomSeats(factory.seats, pairing.room,
+                                          len(entrants))
         elif kind == "checkers":
             # A room the engines make starts with all the players only.
-            factory = copy.copy(factory)
-            factory.policy = FullTablePolicy(factory.policy, len(entrants))
-        names = factory.names
+            replaced["policy"] = FullTablePolicy(factory.policy,
+                                                 len(entrants))
+        names = gameNames = factory.names
         if kind in KEYED_KINDS and INameService.providedBy(names):
             # This game's one-time keys prove its engines' names, on its
             # private listeners only.
-            factory = copy.copy(factory)
-            factory.names = names.forGame(pairing.room)
-            game.gameKeys = factory.names.gameKeys
+            gameNames = names.forGame(pairing.room)
+            game.gameKeys = gameNames.gameKeys
         listening: List[Deferred[Any]] = []
         for entrant in engines:
             seat = game.seats[entrant.name] = EngineSeat(game, entrant)
-            own = factory
             if game.gameKeys is not None:
-                own = copy.copy(factory)
-                own.names = EntrantNames(factory.names, entrant.name)
-            d = self.sandbox.listen(EngineFactory(own, seat),
+                replaced["names"] = EntrantNames(gameNames, entrant.name)
+            door = factory.engineDoor(**replaced)
+            d = self.sandbox.listen(EngineFactory(door, seat),
                                     ENGINE_PORTS.get(kind, 0))
             d.addCallback(self._listening, seat)
             listening.append(d)
@@ -663,7 +655,7 @@ class EngineLauncher(Service):
             return None
         for name, seat in game.seats.items():
             for protocol in seat.protocols:
-                session = getattr(protocol, "session", None)
+                session = protocol.session
                 if session is not None and session.id == playerId:
                     return name
         return None

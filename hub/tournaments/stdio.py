@@ -10,7 +10,8 @@ L{hub.tournaments.gomocup}'s; docs/protocols/engines.md is the spec.
 
 import json
 from itertools import compress
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+from typing import (
+    TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Union)
 
 from twisted.internet import defer
 from twisted.internet.defer import Deferred
@@ -237,33 +238,75 @@ class StdioBrain(Brain):
         return defer.succeed(None)
 
 
+class AnyKindTurns:
+    """
+    The requests and answers of a game of C{kind} (checkers, Splendor):
+    the position in its canonical form and the list of legal actions,
+    kept to check the answer against.
+    """
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.legal: List[Any] = []
+
+    def request(self, table: Any, seat: Optional[int],
+                timeLeftMs: Optional[int], turnMs: Optional[int]) -> bytes:
+        self.legal = table.game.legalActions(seat)
+        return request(self.kind, seat, len(table.seats),
+                       position(self.kind, table, seat), self.legal,
+                       timeLeftMs, turnMs)
+
+    def answer(self, table: Any, message: Any) -> Any:
+        return answer(self.kind, message, self.legal)
+
+
+class GomokuTurns:
+    """
+    The requests and answers of a gomoku game: its cells' JSON kept from
+    turn to turn (L{gomokuRequest}), the game's own check of an answer.
+    """
+
+    def __init__(self) -> None:
+        self.cells = GomokuCells()
+
+    def request(self, table: Any, seat: Optional[int],
+                timeLeftMs: Optional[int], turnMs: Optional[int]) -> bytes:
+        return gomokuRequest(table.game, seat, len(table.seats),
+                             timeLeftMs, turnMs, self.cells)
+
+    def answer(self, table: Any, message: Any) -> Any:
+        return gomokuAnswer(table.game, message)
+
+
+#: The turns of each kind with its own; any other kind's are
+#: L{AnyKindTurns}.
+TURNS: Dict[str, Callable[[], "Turns"]] = {"gomoku": GomokuTurns}
+Turns = Union[AnyKindTurns, GomokuTurns]
+
+
+def turnsOf(kind: str) -> Turns:
+    """
+    A new game's turns (requests made, answers checked) for C{kind}.
+    """
+    own = TURNS.get(kind)
+    return own() if own is not None else AnyKindTurns(kind)
+
+
 class StdioPlayer(EnginePlayer):
     """
     A stdio engine's member of its room, for any game kind.
     """
 
     expect = "action"
-    #: the legal actions of the turn asked for (not kept for gomoku)
-    legal: List[Any]
-    #: the JSON of a gomoku game's cells, kept from turn to turn
-    cells: Optional[GomokuCells] = None
+    turns: Turns
 
     def prepare(self, process: BrainProcess) -> None:
-        if self.table.kind == "gomoku":
-            self.cells = GomokuCells()
+        self.turns = turnsOf(self.table.kind)
 
     def command(self) -> bytes:
-        table, seat = self.table, self.seat
         c = self.matchClock
-        if table.kind == "gomoku":
-            return gomokuRequest(table.game, seat, len(table.seats),
-                                 c.leftMs, c.allowanceMs(), self.cells)
-        self.legal = table.game.legalActions(seat)
-        return request(table.kind, seat, len(table.seats),
-                       position(table.kind, table, seat), self.legal,
-                       c.leftMs, c.allowanceMs())
+        return self.turns.request(self.table, self.seat, c.leftMs,
+                                  c.allowanceMs())
 
     def accept(self, message: Any) -> Any:
-        if self.table.kind == "gomoku":
-            return gomokuAnswer(self.table.game, message)
-        return answer(self.table.kind, message, self.legal)
+        return self.turns.answer(self.table, message)

@@ -180,19 +180,18 @@ class ClusterModerationTests(support.SQLiteMixin, TestCase):
             yield names.refresh()
             server.factory.names = names
             moderation = Moderation(self.accounts, names, server.lobby,
-                                    server.sessions)
+                                    server.sessions, self.deliver(server))
             self.hubs.append((server, moderation))
         self.published = []
         self.deliveries = []
-        for _, moderation in self.hubs:
-            moderation.publish = self.deliver(moderation)
 
     def deliver(self, sender):
         def publish(message):
             self.published.append(message)
             d = defer.gatherResults([
                 moderation.received(message)
-                for _, moderation in self.hubs if moderation is not sender])
+                for server, moderation in self.hubs
+                if server is not sender])
             self.deliveries.append(d)
             return d
         return publish

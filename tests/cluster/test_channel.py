@@ -28,7 +28,7 @@ class ChannelTests(SynchronousTestCase):
         self.channel = ModerationChannel(MemoryReactorClock(), self.redis,
                                          "127.0.0.1", 6379, "p1:", "a")
         self.handled = []
-        self.channel.handler = self.handled.append
+        self.channel.listen(self.handled.append)
 
     def test_publish(self):
         """
@@ -62,9 +62,9 @@ class ChannelTests(SynchronousTestCase):
         """
         def failing(message):
             raise RuntimeError("boom")
-        self.channel.handler = failing
+        self.channel.listen(failing)
         self.channel.heard(json.dumps({"action": "ban", "node": "b"}))
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
-        self.channel.handler = self.handled.append
+        self.channel.listen(self.handled.append)
         self.channel.heard(json.dumps({"action": "unban", "node": "b"}))
         self.assertEqual(self.handled, [{"action": "unban"}])

@@ -401,13 +401,12 @@ class GateTests(SynchronousTestCase):
                  for i in range(64)]
         for seat in seats:
             game.seats[seat.name] = seat
-        transports = [connect(EngineFactory(gomoku, seat))
+        transports = [connect(EngineFactory(gomoku.engineDoor(), seat))
                       for seat in seats]
         self.assertEqual([t.disconnecting for t in transports],
                          [False] * 64)
         self.assertEqual(gate.connections, 164)
-        self.assertEqual([s.protocol.engineEntrant for s in seats],
-                         [s.name for s in seats])
+        self.assertEqual([len(s.protocols) for s in seats], [1] * 64)
 
 
 class FakeProcess:
@@ -796,8 +795,9 @@ class LaunchTests(TestCase):
         self.assertEqual(len(ended.ranking), 3)
         for seat in game.seats.values():
             self.assertEqual(len(seat.protocols), 1)
-            self.assertEqual(seat.protocol.engineRoom, "6-1-1")
-            self.assertEqual(seat.protocol.engineEntrant, seat.name)
+            self.assertEqual(
+                launcher.entrantOf("6-1-1", seat.protocol.session.id),
+                seat.name)
         yield bounded(defer.gatherResults(
             [s.process.ended for s in game.seats.values()]))
         self.assertEqual(self.crashes, [])
