@@ -9,7 +9,7 @@ from twisted.internet import defer, reactor
 from twisted.internet.address import IPv4Address
 from twisted.internet.endpoints import TCP4ClientEndpoint, connectProtocol
 from twisted.internet.error import ConnectionAborted
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.protocol import Protocol
 from twisted.internet.task import Clock
 from twisted.logger import Logger
 from twisted.python.failure import Failure
@@ -18,7 +18,7 @@ from twisted.trial.unittest import SynchronousTestCase, TestCase
 from hub import limits
 from hub.clock import TrackedClock
 from hub.limits import ConnectionGate, Limits, RequestBucket, SummaryLog
-from hub.connection import ServerConnection
+from hub.connection import ServerConnection, ServerFactory
 from hub.connection.immediate import unsentBytes
 from hub.protocols.checkers import CheckersFactory
 from hub.protocols.gomoku import GomokuFactory
@@ -554,7 +554,7 @@ class NonReadingClientTests(TestCase):
     @defer.inlineCallbacks
     def test_cut(self):
         bound = 64 * 1024
-        factory = Factory.forProtocol(Sender)
+        factory = ServerFactory.forProtocol(Sender)
         clock = TrackedClock(reactor)
         self.addCleanup(clock.cancelAll)
         factory.sessions = Sessions(clock, limits=Limits(
