@@ -29,9 +29,10 @@ from hub.accounts.moderation import mayModerate
 from hub.accounts.store import AccountError, AccountExists
 from hub.web import i18n, pages
 from hub.web.frozen import freeze
-from hub.web.auth import field
+from hub.web.auth import csrfField, field
 from hub.web.errors import errorsOf
 from hub.web.i18n import N_
+from hub.web.text import displayText
 
 log = Logger()
 #: Where a login may send the browser next: a path of this site.
@@ -446,11 +447,8 @@ class AccountPage(AccountsResource):
             you=pages.player(visitor.name, shown), role=_(visitor.role),
             moderation=([tags.p(tags.a(_("Moderation"), href="/admin"))]
                         if mayModerate(visitor.role) else []),
-            example=pages.player(visitor.name, "李雷"),
-            name=tags.code(visitor.name),
-            csrf=self.auth.csrfInput(request),
-            display=tags.input(name="display", value=value or "",
-                               autocomplete="nickname"),
+            shownName=displayText(visitor.name), name=visitor.name,
+            csrf=self.auth.csrfValue(request), display=value or "",
             keep=tags.input(type="checkbox", name="keep", value="on",
                             **({"checked": "checked"} if keep else {})))
 
@@ -464,10 +462,10 @@ class AccountPage(AccountsResource):
 
 #: The slots of the account page's tree (L{accountTree}): what is said
 #: first (a list of L{message}s), the visitor's name (a L{pages.player})
-#: and role, the moderators' link (a list), the display name's example
-#: and the legacy name, the CSRF field, the display name's and the "keep
-#: me logged in" fields.
-ACCOUNT_SLOTS = ("said", "you", "role", "moderation", "example", "name",
+#: and role, the moderators' link (a list), the account's name as shown
+#: (L{displayText}) and as it is, the CSRF token, the display name's
+#: field's value and the "keep me logged in" box.
+ACCOUNT_SLOTS = ("said", "you", "role", "moderation", "shownName", "name",
                  "csrf", "display", "keep")
 
 
@@ -476,7 +474,7 @@ def accountTree(_: Any) -> Any:
     The content of the account page in the language of C{_} (its
     translator), what varies by visitor left in slots (L{ACCOUNT_SLOTS}).
     """
-    csrf = slot("csrf")
+    csrf = csrfField(slot("csrf"))
     return tags.div(
         slot("said"),
         tags.p(*pages.filled(_("You are {0} ({1})."), slot("you"),
@@ -526,7 +524,8 @@ def accountTree(_: Any) -> Any:
 def displayNameForm(_: Any, csrf: Any) -> Any:
     """
     The account page's section of the display name: its form, with the
-    slots of L{accountTree} (the example, the name, the field).
+    slots of L{accountTree} (the account's name, shown and as it is, in
+    the example; its field's value).
     """
     return [
         tags.h2(_("Display name")),
@@ -534,11 +533,13 @@ def displayNameForm(_: Any, csrf: Any) -> Any:
             _("A name in any script, shown before yours on this site's "
               "pages and in the desktop client, as in {0}; the legacy game "
               "clients still see only {1}."),
-            slot("example"), slot("name"))),
+            pages.player(slot("shownName"), "李雷"),
+            tags.code(slot("name")))),
         tags.form(
             csrf,
             # No maxlength: a browser would cut a longer one silently.
-            tags.p(tags.label(_("Display name"), " ", slot("display"))),
+            labelled(_("Display name"), name="display",
+                     value=slot("display"), autocomplete="nickname"),
             tags.p(_("At most {0} characters, no invisible characters and "
                      "no parentheses, and not like another player's name; "
                      "empty, it clears yours.").format(display.MAX_DISPLAY),

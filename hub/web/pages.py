@@ -41,13 +41,20 @@ def player(text: str, display: Any = None) -> Any:
     A player's text (a player's or a room's name) on a page: shown
     (L{displayText}), isolated in a C{<bdi>}; with its account's
     C{display} name (L{hub.accounts.display}), that first, each in its
-    own C{<bdi>}: C{李雷 (lilei)}, the protocol name always seen.
+    own C{<bdi>}: C{李雷 (lilei)}, the protocol name always seen.  Either
+    may be a slot (L{hub.web.frozen}), filled with a L{displayText}.
     """
     if not display:
-        return tags.bdi(displayText(text))
-    return tags.span(tags.bdi(displayText(display), class_="display"),
-                     " (", tags.bdi(displayText(text)), ")",
+        return tags.bdi(_shown(text))
+    return tags.span(tags.bdi(_shown(display), class_="display"),
+                     " (", tags.bdi(_shown(text)), ")",
                      class_="named")
+
+
+def _shown(text: Any) -> Any:
+    # A text shown (displayText), or a slot in a frozen tree
+    # (L{hub.web.frozen}), to be filled with a text shown.
+    return text if isinstance(text, slot) else displayText(text)
 
 
 def refusalText(error: Refusal,
@@ -138,8 +145,18 @@ def _titlePart(part: Any) -> Any:
 
 
 #: The slots of a page's shell (L{shellTree}): its title (a text), its
-#: heading, the header's account links and language switch, the content.
-SHELL_SLOTS = ("title", "heading", "links", "switch", "content")
+#: heading, the header's account links, the content; and the language
+#: switch's links (L{switchSlots}).
+SHELL_SLOTS = ("title", "heading", "links", "content")
+
+
+def switchSlots(language: str) -> Any:
+    """
+    The slots of the language switch's links on a page in C{language}
+    (L{languageSwitch}), by language: C{switch_zh}...
+    """
+    return {other: "switch_" + other for other in i18n.LANGUAGES
+            if other != language}
 
 
 def shellTree(language: str, scripts: Sequence[Any] = (),
@@ -166,7 +183,9 @@ def shellTree(language: str, scripts: Sequence[Any] = (),
         *[tags.a(_("leaderboard: {0}").format(_(kind)),
                  href="/leaderboard/" + kind)
           for kind in GAME_KINDS],
-        slot("links"), slot("switch"))
+        slot("links"), languageSwitch(language, {
+            other: slot(name)
+            for other, name in switchSlots(language).items()}))
     # Every page's scripts read their language and catalog here
     # (C{static/i18n.js}).
     attributes = dict({
@@ -185,15 +204,18 @@ def shellSlots(title: Any, content: Any, accountLinks: Sequence[Any] = (),
     """
     The values of the slots of a page's L{shellTree}: C{title} (a string,
     or a list of strings and L{player}s), C{content}, the header's
-    C{accountLinks} (translated to C{language}) and the language switch
-    keeping the arguments C{switch} (L{languageSwitch}).
+    C{accountLinks} (translated to C{language}) and the language switch's
+    links keeping the arguments C{switch} (L{switchLinks}).
     """
     _ = i18n.translator(language)
-    return dict(
+    slots = dict(
         title=titleText(title) + " - " + TITLE,
         heading=title if isinstance(title, str) else list(title),
         links=[translatedLink(link, _) for link in accountLinks],
-        switch=languageSwitch(language, switch or {}), content=content)
+        content=content)
+    for other, link in switchLinks(language, switch or {}).items():
+        slots[switchSlots(language)[other]] = link
+    return slots
 
 
 class Page(Element):
@@ -231,7 +253,8 @@ def frozenShell(language: str, scripts: Sequence[Any] = (),
     found = _shells.get(key)
     if found is None:
         found = frozen.freeze(
-            shellTree(language, scripts, bodyAttributes), SHELL_SLOTS)
+            shellTree(language, scripts, bodyAttributes),
+            SHELL_SLOTS + tuple(switchSlots(language).values()))
         _shells[key] = found
         if len(_shells) > SHELLS:
             _shells.popitem(last=False)
@@ -254,20 +277,27 @@ HEADER_WORDS = (N_("gomoku"), N_("checkers"), N_("splendor"),
 ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
 
 
-def languageSwitch(language: str, arguments: Any) -> Any:
+def languageSwitch(language: str, links: Any) -> Any:
     """
-    The header's switch: a link to this page in each other language
-    (C{?lang=}, which L{i18n.pageLanguage} remembers), keeping the page's
-    other C{arguments} (a L{dict} of texts).
+    The header's switch: a link to this page in each other language, to
+    C{links[other]} (L{switchLinks}; in a page's shell, slots).
     """
-    links = []
-    for other in i18n.LANGUAGES:
-        if other != language:
-            query = dict(arguments, lang=other)
-            links.append(tags.a(i18n.NAMES[other], lang=other,
-                                hreflang=other, href="?" + urlencode(query),
-                                class_="lang-" + other))
-    return tags.span(*links, class_="language")
+    return tags.span(*[
+        tags.a(i18n.NAMES[other], lang=other, hreflang=other,
+               href=links[other], class_="lang-" + other)
+        for other in i18n.LANGUAGES if other != language],
+        class_="language")
+
+
+def switchLinks(language: str, arguments: Any) -> Any:
+    """
+    The addresses of the switch's links (L{languageSwitch}), by language:
+    this page in each other language (C{?lang=}, which
+    L{i18n.pageLanguage} remembers), keeping the page's other
+    C{arguments} (a L{dict} of texts).
+    """
+    return {other: "?" + urlencode(dict(arguments, lang=other))
+            for other in i18n.LANGUAGES if other != language}
 
 
 def switchArguments(request: Any, code: int = 200) -> Any:

@@ -89,16 +89,37 @@ class FrozenTests(SynchronousTestCase):
             a=Comment("frozen slot b"), b="B"))
         self.assertRaises(ValueError, now, d)
 
-    def test_slotInAttributeRefused(self):
+    def test_slotInAttribute(self):
         """
-        A slot in an attribute's value cannot be frozen (its value would
-        need the attribute's escape): refused when frozen.
+        A slot in an attribute's value takes a text, escaped as the
+        flattener escapes one there (its C{"} too); the same slot may be
+        in a tag's content as well; a text of the tree that spells a mark
+        is no slot.
         """
-        self.assertRaises(ValueError, frozen.freeze,
-                          tags.a("x", href=slot("a")), ("a",))
-        self.assertRaises(ValueError, frozen.freeze,
-                          tags.p(slot("a"), tags.a("x", href=slot("a"))),
-                          ("a",))
+        tree = tags.p(tags.a(slot("a"), href=slot("a"),
+                             title=["<!--frozen slot a-->", slot("b")]),
+                      "<!--frozen slot b-->")
+        shape = frozen.freeze(tree, ("a", "b"))
+        self.assertEqual(shape.slots, ("a", "b", "a"))
+        self.assertEqual(shape.inAttributes, (True, True, False))
+        for a, b in (("x", "y"), (HOSTILE, HOSTILE + "\u674e")):
+            self.assertEqual(
+                now(frozen.flattened(None, shape.filled(a=a, b=b))),
+                whole(tree, a=a, b=b))
+        self.assertRaises(ValueError, shape.filled, a=tags.b("x"), b="")
+        self.assertRaises(ValueError, shape.filled, a="", b=["x"])
+
+    def test_escapes(self):
+        """
+        L{frozen.contentText} and L{frozen.attributeText} escape a text as
+        the flattener does in a tag's content and in an attribute's value.
+        """
+        for text in (HOSTILE, "", "a&b<c>d\"e'f", "\U0001f600\x00\n"):
+            self.assertEqual(b"<p>" + frozen.contentText(text) + b"</p>",
+                             whole(tags.p(text)))
+            self.assertEqual(
+                b'<p title="' + frozen.attributeText(text) + b'"></p>',
+                whole(tags.p(title=text)))
 
     def test_slotsChecked(self):
         """
@@ -239,7 +260,7 @@ class ShellTests(SynchronousTestCase):
 class Auth:
     """
     The account page's view of L{hub.web.auth.WebAuth}: a visitor, and a
-    CSRF field naming it.
+    CSRF token naming it.
     """
 
     def __init__(self, visitor):
@@ -248,9 +269,8 @@ class Auth:
     def visitor(self, request):
         return defer.succeed(self.theVisitor)
 
-    def csrfInput(self, request):
-        return tags.input(type="hidden", name="csrf",
-                          value="token-of-" + self.theVisitor.name)
+    def csrfValue(self, request):
+        return "token-of-" + self.theVisitor.name
 
 
 class AccountContentTests(SynchronousTestCase):
