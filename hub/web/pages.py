@@ -346,7 +346,10 @@ def render(request: Request, title: Any, content: Any,
            code: int = 200,
            language: Optional[str] = None) -> Any:
     """
-    Render a L{Page} to C{request}.
+    Render a page to C{request}: its L{frozenShell} filled with
+    C{content} (a tree, or a L{frozen.Filled} one) and the request's
+    header links and language switch, written whole with its length (a
+    failure to make it is logged and answered 500).
 
     @param title: a string, or a list of strings and L{player}s.
     @param language: the language of the page (L{i18n}); by default the

@@ -243,6 +243,20 @@ class ShellTests(SynchronousTestCase):
                 self.assertIn(b'data-lang="%s"' % (language.encode(),),
                               body)
 
+    def test_failed(self):
+        """
+        A page whose content fails is answered 500, empty, and the
+        failure logged.
+        """
+        failing = defer.fail(KeyError("k"))
+
+        def render(request):
+            return pages.render(request, "Title", tags.p(failing))
+        code, headers, body = rendered(render, b"en")
+        self.assertEqual((code, body), (500, b""))
+        self.assertEqual(len(self.flushLoggedErrors(FlattenerError)), 1)
+        self.failureResultOf(failing, KeyError)
+
     def test_kept(self):
         """
         A shell is frozen once for its language and scripts; the last
