@@ -13,24 +13,26 @@ key is shown once, on the page that made it.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Generator, Union
+from typing import Any, Callable, Dict, Generator, Union
 
 import attr
 
 from twisted.internet import defer
 from twisted.logger import Logger
 from twisted.web import resource, server
-from twisted.web.template import tags
+from twisted.web.template import slot, tags
 from twisted.python.failure import Failure
 from twisted.web.server import Request
 
 from hub.accounts import display, names
 from hub.accounts.moderation import mayModerate
 from hub.accounts.store import AccountError, AccountExists
-from hub.web import pages
-from hub.web.auth import field
+from hub.web import i18n, pages
+from hub.web.frozen import freeze
+from hub.web.auth import csrfField, field
 from hub.web.errors import errorsOf
 from hub.web.i18n import N_
+from hub.web.text import displayText
 
 log = Logger()
 #: Where a login may send the browser next: a path of this site.
@@ -389,6 +391,7 @@ class AccountPage(AccountsResource):
 
     def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
+        self._frozen: Dict[str, Any] = {}
         self.putChild(b"password", PasswordChange(auth))
         self.putChild(b"key", NewKey(auth))
         self.putChild(b"sessions", KeepSessions(auth))
@@ -399,25 +402,22 @@ class AccountPage(AccountsResource):
             return self
         return NotFound()
 
-    @defer.inlineCallbacks
     def page(self, request: Request, visitor: Any, note: Any = None,
              error: Any = None, code: int = 200, keep: Any = None,
-             typed: Any = None) -> Generator[Any, Any, Any]:
+             typed: Any = None) -> Any:
         """
-        The account page of C{visitor} (a Deferred of a function of the
-        request), with C{note} or C{error} said first; C{keep} (default:
-        the visitor's, read with its session) is whether it keeps its
-        other sessions at a login; C{typed}, the display name typed in
-        its form (default: the account's).
+        The account page of C{visitor} (a function of the request), with
+        C{note} or C{error} said first; C{keep} (default: the visitor's,
+        read with its session) is whether it keeps its other sessions at
+        a login; C{typed}, the display name typed in its form (default:
+        the account's).  The display name shown is the visitor's, read
+        with its session at this request (one set by this request's form:
+        the caller's visitor has it).
         """
         if keep is None:
             keep = visitor.keepSessions
-        shown = yield self.auth.accounts.displayName(visitor.name)
-        content = self.content(request, visitor, keep, note, error, shown,
-                               typed)
-        # The header's link shows the display name as it is now (one set
-        # by this request's form included).
-        visitor = attr.evolve(visitor, display=shown)
+        content = self.content(request, visitor, keep, note, error,
+                               visitor.display, typed)
         return lambda request: show(request, visitor, N_("Your account"),
                                     content, code)
 
@@ -426,79 +426,106 @@ class AccountPage(AccountsResource):
                 typed: Any = None) -> Any:
         # note, error: English texts of the catalogs, or tuples of one and
         # the parts that fill it (L{pages.filled}); shown: the display
-        # name.
-        _ = pages.translatorFor(request)
-        csrf = self.auth.csrfInput(request)
-        parts = []
-        for said, kind in ((note, "note"), (error, "error")):
-            if isinstance(said, tuple):
-                parts.append(message(*pages.filled(_(said[0]), *said[1:]),
-                                     kind=kind))
-            elif said:
-                parts.append(message(_(said), kind=kind))
-        parts.extend([
-            tags.p(*pages.filled(_("You are {0} ({1})."),
-                                 pages.player(visitor.name, shown),
-                                 _(visitor.role))),
-            *displayNameForm(_, csrf, visitor.name,
-                             shown if typed is None else typed),
-            tags.h2(_("Play key")),
-            tags.p(_("Your play key proves your name to the game servers. "
-                     "The hub keeps only a keyed hash of it, so it cannot "
-                     "be shown again: make a new key to see one (the old "
-                     "key stops working).")),
-            tags.form(csrf, tags.button(_("Make a new key"), type="submit"),
-                      method="post", action="/account/key",
-                      class_="new-key-form"),
-            tags.h2(_("Password")),
-            tags.form(
-                csrf,
-                labelled(_("Current password"), name="current",
-                         type="password", required="required",
-                         autocomplete="current-password"),
-                labelled(_("New password"), name="password",
-                         type="password", required="required",
-                         autocomplete="new-password"),
-                labelled(_("New password again"), name="again",
-                         type="password", required="required",
-                         autocomplete="new-password"),
-                tags.p(tags.button(_("Change the password"),
-                                   type="submit")),
-                method="post", action="/account/password",
-                class_="password-form"),
-            tags.h2(_("Sessions")),
-            tags.form(
-                csrf,
-                tags.p(tags.label(
-                    tags.input(type="checkbox", name="keep", value="on",
-                               **({"checked": "checked"} if keep else {})),
-                    " ", _("Keep me logged in elsewhere: a new login does "
-                           "not end my other sessions"))),
-                tags.p(tags.button(_("Save"), type="submit")),
-                method="post", action="/account/sessions",
-                class_="sessions-form"),
-            tags.p(_("Logging out ends all your sessions, in every "
-                     "browser.")),
-            tags.form(csrf, tags.button(_("Log out"), type="submit"),
-                      method="post", action="/logout", class_="logout"),
-        ])
-        if mayModerate(visitor.role):
-            parts.insert(1, tags.p(tags.a(_("Moderation"), href="/admin")))
-        return tags.div(*parts)
+        # name.  The page's frozen tree in its language (made once), its
+        # slots filled with what is this visitor's.
+        language = i18n.pageLanguage(request)
+        _ = i18n.translator(language)
+        said = []
+        for text, kind in ((note, "note"), (error, "error")):
+            if isinstance(text, tuple):
+                said.append(message(*pages.filled(_(text[0]), *text[1:]),
+                                    kind=kind))
+            elif text:
+                said.append(message(_(text), kind=kind))
+        value = shown if typed is None else typed
+        frozen = self._frozen.get(language)
+        if frozen is None:
+            frozen = self._frozen[language] = freeze(
+                accountTree(_), ACCOUNT_SLOTS)
+        return frozen.filled(
+            said=said,
+            you=pages.player(visitor.name, shown), role=_(visitor.role),
+            moderation=([tags.p(tags.a(_("Moderation"), href="/admin"))]
+                        if mayModerate(visitor.role) else []),
+            shownName=displayText(visitor.name), name=visitor.name,
+            csrf=self.auth.csrfValue(request), display=value or "",
+            keep=tags.input(type="checkbox", name="keep", value="on",
+                            **({"checked": "checked"} if keep else {})))
 
     @defer.inlineCallbacks
     def get(self, request: Request) -> Generator[Any, Any, Any]:
         visitor = yield self.auth.visitor(request)
         if visitor is None:
             return lambda request: redirect(request, "/login?next=/account")
-        answer = yield self.page(request, visitor)
-        return answer
+        return self.page(request, visitor)
 
 
-def displayNameForm(_: Any, csrf: Any, name: str, value: Any) -> Any:
+#: The slots of the account page's tree (L{accountTree}): what is said
+#: first (a list of L{message}s), the visitor's name (a L{pages.player})
+#: and role, the moderators' link (a list), the account's name as shown
+#: (L{displayText}) and as it is, the CSRF token, the display name's
+#: field's value and the "keep me logged in" box.
+ACCOUNT_SLOTS = ("said", "you", "role", "moderation", "shownName", "name",
+                 "csrf", "display", "keep")
+
+
+def accountTree(_: Any) -> Any:
     """
-    The account page's section of the display name: its form, holding
-    C{value}, for the account C{name}.
+    The content of the account page in the language of C{_} (its
+    translator), what varies by visitor left in slots (L{ACCOUNT_SLOTS}).
+    """
+    csrf = csrfField(slot("csrf"))
+    return tags.div(
+        slot("said"),
+        tags.p(*pages.filled(_("You are {0} ({1})."), slot("you"),
+                             slot("role"))),
+        slot("moderation"),
+        *displayNameForm(_, csrf),
+        tags.h2(_("Play key")),
+        tags.p(_("Your play key proves your name to the game servers. "
+                 "The hub keeps only a keyed hash of it, so it cannot "
+                 "be shown again: make a new key to see one (the old "
+                 "key stops working).")),
+        tags.form(csrf, tags.button(_("Make a new key"), type="submit"),
+                  method="post", action="/account/key",
+                  class_="new-key-form"),
+        tags.h2(_("Password")),
+        tags.form(
+            csrf,
+            labelled(_("Current password"), name="current",
+                     type="password", required="required",
+                     autocomplete="current-password"),
+            labelled(_("New password"), name="password",
+                     type="password", required="required",
+                     autocomplete="new-password"),
+            labelled(_("New password again"), name="again",
+                     type="password", required="required",
+                     autocomplete="new-password"),
+            tags.p(tags.button(_("Change the password"),
+                               type="submit")),
+            method="post", action="/account/password",
+            class_="password-form"),
+        tags.h2(_("Sessions")),
+        tags.form(
+            csrf,
+            tags.p(tags.label(
+                slot("keep"),
+                " ", _("Keep me logged in elsewhere: a new login does "
+                       "not end my other sessions"))),
+            tags.p(tags.button(_("Save"), type="submit")),
+            method="post", action="/account/sessions",
+            class_="sessions-form"),
+        tags.p(_("Logging out ends all your sessions, in every "
+                 "browser.")),
+        tags.form(csrf, tags.button(_("Log out"), type="submit"),
+                  method="post", action="/logout", class_="logout"))
+
+
+def displayNameForm(_: Any, csrf: Any) -> Any:
+    """
+    The account page's section of the display name: its form, with the
+    slots of L{accountTree} (the account's name, shown and as it is, in
+    the example; its field's value).
     """
     return [
         tags.h2(_("Display name")),
@@ -506,12 +533,13 @@ def displayNameForm(_: Any, csrf: Any, name: str, value: Any) -> Any:
             _("A name in any script, shown before yours on this site's "
               "pages and in the desktop client, as in {0}; the legacy game "
               "clients still see only {1}."),
-            pages.player(name, "李雷"), tags.code(name))),
+            pages.player(slot("shownName"), "李雷"),
+            tags.code(slot("name")))),
         tags.form(
             csrf,
             # No maxlength: a browser would cut a longer one silently.
-            labelled(_("Display name"), name="display", value=value or "",
-                     autocomplete="nickname"),
+            labelled(_("Display name"), name="display",
+                     value=slot("display"), autocomplete="nickname"),
             tags.p(_("At most {0} characters, no invisible characters and "
                      "no parentheses, and not like another player's name; "
                      "empty, it clears yours.").format(display.MAX_DISPLAY),
@@ -559,6 +587,7 @@ class AccountAction(AccountPage):
 
     def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
+        self._frozen = {}
 
     def render_GET(self, request: Request) -> Union[bytes, int]:
         return redirect(request, "/account")
@@ -579,26 +608,23 @@ class PasswordChange(AccountAction):
         password = field(request, "password")
 
         if not password or password != field(request, "again"):
-            answer = yield self.page(
+            return self.page(
                 request, visitor, error=N_("The new passwords are empty or "
                                            "differ."), code=400)
-            return answer
         result = yield auth.checkPassword(request, visitor.name,
                                           field(request, "current"))
         if result != "ok":
-            answer = yield self.page(
+            return self.page(
                 request, visitor, error=N_("Wrong current password (or too "
                                            "many tries)."), code=403)
-            return answer
         # Every session of the account ends with the change (and its live
         # sockets, here at once); this browser gets a new one.
         yield auth.accounts.setPassword(visitor.name, password,
                                         actor=auth.actor(request, visitor))
         auth.sessions.ended(visitor.name)
         yield auth.startSession(request, visitor.name)
-        answer = yield self.page(request, visitor, note=N_(
+        return self.page(request, visitor, note=N_(
             "Password changed; your other sessions have ended."))
-        return answer
 
 
 class NewKey(AccountAction):
@@ -634,10 +660,9 @@ class KeepSessions(AccountAction):
             return lambda request: redirect(request, "/login?next=/account")
         keep = field(request, "keep") == "on"
         yield self.auth.accounts.setKeepSessions(visitor.name, keep)
-        answer = yield self.page(request, visitor, note=(
+        return self.page(request, visitor, note=(
             N_("A new login keeps your other sessions.") if keep else
             N_("A new login ends your other sessions.")), keep=keep)
-        return answer
 
 
 class DisplayNameChange(AccountAction):
@@ -658,17 +683,17 @@ class DisplayNameChange(AccountAction):
             shown = yield auth.accounts.setDisplayName(
                 visitor.name, text, actor=auth.actor(request, visitor))
         except display.DisplayNameRefused as e:
-            answer = yield self.page(request, visitor,
+            return self.page(request, visitor,
                                      error=displayRefusal(e), code=400,
                                      typed=text)
-            return answer
         if auth.displays is not None:
             # Seen here at once; elsewhere, at the change's reading.
             auth.displays.changed([names.nameKey(visitor.name)])
+        # The page shows the display name set.
+        visitor = attr.evolve(visitor, display=shown)
         if shown is None:
             note = N_("Your display name is cleared.")
         else:
             note = (N_("Your display name is now {0}."),
                     pages.player(visitor.name, shown))
-        answer = yield self.page(request, visitor, note=note)
-        return answer
+        return self.page(request, visitor, note=note)

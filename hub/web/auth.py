@@ -50,6 +50,14 @@ LOGIN_RESULTS = ("ok", "failed", "locked", "banned")
 MAX_FIELD = 200
 
 
+def csrfField(token: Any) -> Tag:
+    """
+    The hidden form field that carries the CSRF token C{token} (a text,
+    or a slot of a frozen tree, L{hub.web.frozen}).
+    """
+    return tags.input(type="hidden", name=CSRF_FIELD, value=token)
+
+
 def cookieValue(request: Request, name: bytes) -> Optional[str]:
     """
     The text of cookie C{name} of C{request}, or None.
@@ -224,12 +232,18 @@ class WebAuth:
             setCookie(request, FORM_COOKIE, seed)
         return seed
 
+    def csrfValue(self, request: Request) -> str:
+        """
+        C{request}'s CSRF token (of its browser's session, or form cookie),
+        the value of its forms' L{csrfField}.
+        """
+        return csrfToken(self.formSeed(request))
+
     def csrfInput(self, request: Request) -> Tag:
         """
         The hidden form field that carries C{request}'s CSRF token.
         """
-        return tags.input(type="hidden", name=CSRF_FIELD,
-                          value=csrfToken(self.formSeed(request)))
+        return csrfField(self.csrfValue(request))
 
     def csrfValid(self, request: Request) -> bool:
         """

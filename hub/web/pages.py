@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from collections import OrderedDict
 from urllib.parse import urlencode
 from typing import Any, Callable, List, Optional, Sequence, Union, cast
 
@@ -19,13 +20,13 @@ from twisted.internet import task
 from twisted.logger import Logger
 from twisted.web import resource, server
 from twisted.web.template import (
-    Element, Tag, TagLoader, flattenString, renderElement, tags)
+    Element, Tag, TagLoader, flattenString, slot, tags)
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 from twisted.web.server import Request
 
 from hub.catalogs import Refusal, Word
-from hub.web import i18n
+from hub.web import frozen, i18n
 from hub.web.i18n import N_
 from hub.web.errors import errorsOf, pathSegment, refuse, wellFormedGameId
 from hub.web.now import GAME_KINDS
@@ -40,13 +41,20 @@ def player(text: str, display: Any = None) -> Any:
     A player's text (a player's or a room's name) on a page: shown
     (L{displayText}), isolated in a C{<bdi>}; with its account's
     C{display} name (L{hub.accounts.display}), that first, each in its
-    own C{<bdi>}: C{李雷 (lilei)}, the protocol name always seen.
+    own C{<bdi>}: C{李雷 (lilei)}, the protocol name always seen.  Either
+    may be a slot (L{hub.web.frozen}), filled with a L{displayText}.
     """
     if not display:
-        return tags.bdi(displayText(text))
-    return tags.span(tags.bdi(displayText(display), class_="display"),
-                     " (", tags.bdi(displayText(text)), ")",
+        return tags.bdi(_shown(text))
+    return tags.span(tags.bdi(_shown(display), class_="display"),
+                     " (", tags.bdi(_shown(text)), ")",
                      class_="named")
+
+
+def _shown(text: Any) -> Any:
+    # A text shown (displayText), or a slot in a frozen tree
+    # (L{hub.web.frozen}), to be filled with a text shown.
+    return text if isinstance(text, slot) else displayText(text)
 
 
 def refusalText(error: Refusal,
@@ -136,53 +144,123 @@ def _titlePart(part: Any) -> Any:
     return isolatedText(text) if part.tagName == "bdi" else "(%s)" % (text,)
 
 
+#: The slots of a page's shell (L{shellTree}): its title (a text), its
+#: heading, the header's account links, the content; and the language
+#: switch's links (L{switchSlots}).
+SHELL_SLOTS = ("title", "heading", "links", "content")
+
+
+def switchSlots(language: str) -> Any:
+    """
+    The slots of the language switch's links on a page in C{language}
+    (L{languageSwitch}), by language: C{switch_zh}...
+    """
+    return {other: "switch_" + other for other in i18n.LANGUAGES
+            if other != language}
+
+
+def shellTree(language: str, scripts: Sequence[Any] = (),
+              bodyAttributes: Any = None) -> Any:
+    """
+    A page's shell in C{language} with the C{scripts} and C{bodyAttributes}
+    given, its parts that vary from page to page left as slots
+    (L{SHELL_SLOTS}; L{shellSlots}).
+    """
+    _ = i18n.translator(language)
+    head = tags.head(
+        tags.meta(charset="utf-8"),
+        tags.meta(name="viewport",
+                  content="width=device-width, initial-scale=1"),
+        tags.title(slot("title")),
+        tags.link(rel="icon", href="data:,"),
+        tags.link(rel="stylesheet", href="/static/hub.css"),
+        *[tags.script(src="/static/" + s, type="module") for s in scripts])
+    nav = tags.nav(
+        tags.a(TITLE, href="/", class_="brand"),
+        tags.a(_("play"), href="/play", class_="play"),
+        tags.a(_("tournaments"), href="/tournaments",
+               class_="tournaments"),
+        *[tags.a(_("leaderboard: {0}").format(_(kind)),
+                 href="/leaderboard/" + kind)
+          for kind in GAME_KINDS],
+        slot("links"), languageSwitch(language, {
+            other: slot(name)
+            for other, name in switchSlots(language).items()}))
+    # Every page's scripts read their language and catalog here
+    # (C{static/i18n.js}).
+    attributes = dict({
+        "data-lang": language,
+        "data-catalog": json.dumps(i18n.catalog(language),
+                                   ensure_ascii=False)},
+        **(bodyAttributes or {}))
+    body = tags.body(nav, Tag("main")(tags.h1(slot("heading")),
+                                      slot("content")),
+                     **attributes)
+    return tags.html(head, body, lang=language)
+
+
+def shellSlots(title: Any, content: Any, accountLinks: Sequence[Any] = (),
+               language: str = "en", switch: Any = None) -> Any:
+    """
+    The values of the slots of a page's L{shellTree}: C{title} (a string,
+    or a list of strings and L{player}s), C{content}, the header's
+    C{accountLinks} (translated to C{language}) and the language switch's
+    links keeping the arguments C{switch} (L{switchLinks}).
+    """
+    _ = i18n.translator(language)
+    slots = dict(
+        title=titleText(title) + " - " + TITLE,
+        heading=title if isinstance(title, str) else list(title),
+        links=[translatedLink(link, _) for link in accountLinks],
+        content=content)
+    for other, link in switchLinks(language, switch or {}).items():
+        slots[switchSlots(language)[other]] = link
+    return slots
+
+
 class Page(Element):
     """
-    One page: the common header and C{content}.
+    One page: the common header and C{content} (the shell of
+    L{shellTree}, flattened whole: the lobby's, made once for all its
+    visitors; other pages are L{render}ed from a frozen shell).
     """
 
     def __init__(self, title: Any, content: Any, scripts: Sequence[Any] = (),
                  bodyAttributes: Any = None, accountLinks: Sequence[Any] = (),
                  language: str = "en", switch: Any = None) -> None:
-        Element.__init__(self, TagLoader(self.layout(
-            title, content, scripts, bodyAttributes or {}, accountLinks,
-            language, switch)))
+        Element.__init__(self, TagLoader(Tag("")(shellTree(
+            language, scripts, bodyAttributes)).fillSlots(**shellSlots(
+                title, content, accountLinks, language, switch))))
 
-    @staticmethod
-    def layout(title: Any, content: Any, scripts: Any, bodyAttributes: Any,
-               accountLinks: Sequence[Any] = (), language: str = "en",
-               switch: Any = None) -> Any:
-        # The header in the page's language (the pages that have one).
-        _ = i18n.translator(language)
-        head = tags.head(
-            tags.meta(charset="utf-8"),
-            tags.meta(name="viewport",
-                      content="width=device-width, initial-scale=1"),
-            tags.title(titleText(title) + " - " + TITLE),
-            tags.link(rel="icon", href="data:,"),
-            tags.link(rel="stylesheet", href="/static/hub.css"),
-            *[tags.script(src="/static/" + s, type="module") for s in scripts])
-        nav = tags.nav(
-            tags.a(TITLE, href="/", class_="brand"),
-            tags.a(_("play"), href="/play", class_="play"),
-            tags.a(_("tournaments"), href="/tournaments",
-                   class_="tournaments"),
-            *[tags.a(_("leaderboard: {0}").format(_(kind)),
-                     href="/leaderboard/" + kind)
-              for kind in GAME_KINDS],
-            *[translatedLink(link, _) for link in accountLinks],
-            languageSwitch(language, switch or {}))
-        heading = tags.h1(title if isinstance(title, str) else list(title))
-        # Every page's scripts read their language and catalog here
-        # (C{static/i18n.js}).
-        bodyAttributes = dict({
-            "data-lang": language,
-            "data-catalog": json.dumps(i18n.catalog(language),
-                                       ensure_ascii=False)},
-            **bodyAttributes)
-        body = tags.body(nav, Tag("main")(heading, content),
-                         **bodyAttributes)
-        return tags.html(head, body, lang=language)
+
+#: The most frozen shells kept (L{frozenShell}): one per language and
+#: scripts for most pages, one per game for the game pages (whose
+#: attributes name the game) until there are this many.
+SHELLS = 64
+_shells: "OrderedDict[Any, frozen.Frozen]" = OrderedDict()
+
+
+def frozenShell(language: str, scripts: Sequence[Any] = (),
+                bodyAttributes: Any = None) -> frozen.Frozen:
+    """
+    The L{shellTree} of a page, frozen (L{frozen.freeze}): the last
+    L{SHELLS} used are kept.  Its bytes are the same for everybody (the
+    header's links to the site's pages in C{language}, and the catalog of
+    its translations escaped once); the slots are filled at every page.
+    """
+    key = (language, tuple(scripts),
+           tuple((bodyAttributes or {}).items()))
+    found = _shells.get(key)
+    if found is None:
+        found = frozen.freeze(
+            shellTree(language, scripts, bodyAttributes),
+            SHELL_SLOTS + tuple(switchSlots(language).values()))
+        _shells[key] = found
+        if len(_shells) > SHELLS:
+            _shells.popitem(last=False)
+    else:
+        _shells.move_to_end(key)
+    return found
 
 
 #: The header's words that are not in a call of C{_}, marked for the
@@ -199,20 +277,27 @@ HEADER_WORDS = (N_("gomoku"), N_("checkers"), N_("splendor"),
 ACCOUNT_LINKS = (tags.a("account", href="/account", class_="account"),)
 
 
-def languageSwitch(language: str, arguments: Any) -> Any:
+def languageSwitch(language: str, links: Any) -> Any:
     """
-    The header's switch: a link to this page in each other language
-    (C{?lang=}, which L{i18n.pageLanguage} remembers), keeping the page's
-    other C{arguments} (a L{dict} of texts).
+    The header's switch: a link to this page in each other language, to
+    C{links[other]} (L{switchLinks}; in a page's shell, slots).
     """
-    links = []
-    for other in i18n.LANGUAGES:
-        if other != language:
-            query = dict(arguments, lang=other)
-            links.append(tags.a(i18n.NAMES[other], lang=other,
-                                hreflang=other, href="?" + urlencode(query),
-                                class_="lang-" + other))
-    return tags.span(*links, class_="language")
+    return tags.span(*[
+        tags.a(i18n.NAMES[other], lang=other, hreflang=other,
+               href=links[other], class_="lang-" + other)
+        for other in i18n.LANGUAGES if other != language],
+        class_="language")
+
+
+def switchLinks(language: str, arguments: Any) -> Any:
+    """
+    The addresses of the switch's links (L{languageSwitch}), by language:
+    this page in each other language (C{?lang=}, which
+    L{i18n.pageLanguage} remembers), keeping the page's other
+    C{arguments} (a L{dict} of texts).
+    """
+    return {other: "?" + urlencode(dict(arguments, lang=other))
+            for other in i18n.LANGUAGES if other != language}
 
 
 def switchArguments(request: Any, code: int = 200) -> Any:
@@ -261,7 +346,10 @@ def render(request: Request, title: Any, content: Any,
            code: int = 200,
            language: Optional[str] = None) -> Any:
     """
-    Render a L{Page} to C{request}.
+    Render a page to C{request}: its L{frozenShell} filled with
+    C{content} (a tree, or a L{frozen.Filled} one) and the request's
+    header links and language switch, written whole with its length (a
+    failure to make it is logged and answered 500).
 
     @param title: a string, or a list of strings and L{player}s.
     @param language: the language of the page (L{i18n}); by default the
@@ -274,9 +362,27 @@ def render(request: Request, title: Any, content: Any,
     request.setResponseCode(code)
     # The links of a web face with accounts (L{hub.web.accountpages}).
     links = getattr(request, "accountLinks", ())
-    return renderElement(request, Page(title, content, scripts,
-                                       bodyAttributes, links, language,
-                                       switchArguments(request, code)))
+    page = frozenShell(language, scripts, bodyAttributes).filled(
+        **shellSlots(title, content, links, language,
+                     switchArguments(request, code)))
+    finished: List[bool] = []
+    request.notifyFinish().addErrback(lambda _: finished.append(True))
+
+    def done(body: bytes) -> None:
+        if not finished:
+            body = b"<!DOCTYPE html>\n" + body
+            request.setHeader(b"Content-Length", b"%d" % (len(body),))
+            request.write(body)
+            request.finish()
+
+    def failed(failure: Failure) -> None:
+        log.failure("rendering a page failed", failure)
+        if not finished:
+            request.setResponseCode(500)
+            request.setHeader(b"Content-Length", b"0")
+            request.finish()
+    frozen.flattened(request, page).addCallbacks(done, failed)
+    return server.NOT_DONE_YET
 
 
 def translatorFor(request: Request) -> Any:
