@@ -365,23 +365,34 @@ def render(request: Request, title: Any, content: Any,
     page = frozenShell(language, scripts, bodyAttributes).filled(
         **shellSlots(title, content, links, language,
                      switchArguments(request, code)))
+    return bodyOf(request, frozen.flattened(request, page).addCallback(
+        lambda body: b"<!DOCTYPE html>\n" + body), "rendering a page failed")
+
+
+def bodyOf(request: Any, body: Deferred[bytes], failed: str) -> object:
+    """
+    Answer C{request} with the bytes C{body} fires with, and a
+    Content-Length, unless it is gone by then; if C{body} fails, log
+    C{failed} and answer 500 with no body.
+
+    @return: L{server.NOT_DONE_YET}, for C{render}.
+    """
     finished: List[bool] = []
     request.notifyFinish().addErrback(lambda _: finished.append(True))
 
-    def done(body: bytes) -> None:
+    def done(data: bytes) -> None:
         if not finished:
-            body = b"<!DOCTYPE html>\n" + body
-            request.setHeader(b"Content-Length", b"%d" % (len(body),))
-            request.write(body)
+            request.setHeader(b"Content-Length", b"%d" % (len(data),))
+            request.write(data)
             request.finish()
 
-    def failed(failure: Failure) -> None:
-        log.failure("rendering a page failed", failure)
+    def failure(reason: Failure) -> None:
+        log.failure(failed, reason)
         if not finished:
             request.setResponseCode(500)
             request.setHeader(b"Content-Length", b"0")
             request.finish()
-    frozen.flattened(request, page).addCallbacks(done, failed)
+    body.addCallbacks(done, failure)
     return server.NOT_DONE_YET
 
 
@@ -550,24 +561,9 @@ class LobbyPage(resource.Resource):
             return notFound(request)
         # Rendered at most once per build of the hub now, whoever asks.
         request.setHeader(b"Content-Type", b"text/html; charset=utf-8")
-        d = self.web.lobbyFeed.rendered(
-            self._pages[i18n.pageLanguage(request)])
-        finished = []
-        request.notifyFinish().addErrback(lambda _: finished.append(True))
-
-        def done(body: Any) -> None:
-            if not finished:
-                request.setHeader(b"Content-Length", b"%d" % (len(body),))
-                request.write(body)
-                request.finish()
-
-        def failed(failure: Failure) -> None:
-            log.failure("the lobby page failed", failure)
-            if not finished:
-                request.setResponseCode(500)
-                request.finish()
-        d.addCallbacks(done, failed)
-        return server.NOT_DONE_YET
+        return bodyOf(request, self.web.lobbyFeed.rendered(
+            self._pages[i18n.pageLanguage(request)]),
+            "the lobby page failed")
 
 
 def lobbyPage(now: Any, later: Any = None, accountLinks: Sequence[Any] = (),
