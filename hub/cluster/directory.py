@@ -257,8 +257,15 @@ class ClusterDirectory:
                           where=self.where)
         return result
 
-    def _failed(self, failure: Failure, method: str) -> None:
+    def countFailure(self) -> None:
+        """
+        Count a request of the cluster's that failed (a Redis request, or
+        a link to another node) in L{failures}.
+        """
         self.failures += 1
+
+    def _failed(self, failure: Failure, method: str) -> None:
+        self.countFailure()
         if failure.check(defer.TimeoutError, defer.CancelledError):
             error = "no answer within {:g} s".format(self.timeout)
         else:
@@ -287,10 +294,13 @@ class ClusterDirectory:
 
     # Life.
 
-    def start(self) -> None:
+    def start(self, address: Optional[str] = None) -> None:
         """
-        Announce this node and renew its keys every C{refreshSeconds}.
+        Announce this node (at C{address}, its link listener's, if given
+        now) and renew its keys every C{refreshSeconds}.
         """
+        if address is not None:
+            self.address = address
         self._loop = loopingCall(self.clock, self.refresh)
         self._loop.start(self.refreshSeconds, now=True)
 

@@ -196,13 +196,13 @@ class Gate(Protocol):
             self.control.registerProducer(link.readingProducer(RELAY), True)
             link.registerProducer(self.control.readingProducer(RELAY), True)
             self.control.resumeReading(ROUTING)
-            self.cluster.forwarded += 1
+            self.cluster.countForwarded()
 
         def failed(failure: Failure) -> None:
             self.log.warn("cluster: cannot reach node {node!r}: {error!r}",
                           node=decision.node,
                           error=failure.getErrorMessage())
-            self.cluster.directory.failures += 1
+            self.cluster.directory.countFailure()
             if self.lost:
                 return
             self.waiting = False
@@ -351,8 +351,8 @@ class GatedFactory(Factory):
         if inner is None:
             # The adapter refuses the connection.
             return None
-        gate = Gate(self.cluster, inner, None)
-        gate.route = self.routeClass(self.cluster, self.inner, inner)
+        gate = Gate(self.cluster, inner,
+                    self.routeClass(self.cluster, self.inner, inner))
         inner.clusterGate = gate
         gate.factory = self
         return gate

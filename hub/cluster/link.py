@@ -94,7 +94,7 @@ class LinkServer(LineReceiver):
             self.log.warn("cluster: bad link preface; closing")
             self.transport.loseConnection()
             return
-        self.factory.cluster.served += 1
+        self.factory.cluster.countServed()
         peer, forwarded = self.transport.getPeer(), preface.get("peer")
         if forwarded is not None:
             # The client's address, which the connection limits count.

@@ -95,6 +95,18 @@ class ClusterService(Service):
         self.gatedFactories[kind] = gated
         return gated
 
+    def countForwarded(self) -> None:
+        """
+        A connection was handed over to another node.
+        """
+        self.forwarded += 1
+
+    def countServed(self) -> None:
+        """
+        A link from another node was served.
+        """
+        self.served += 1
+
     def moderationPublisher(
             self) -> Optional[Callable[[Dict[str, Any]], Any]]:
         """
@@ -123,10 +135,10 @@ class ClusterService(Service):
         def listening(port: IListeningPort) -> None:
             self._port = port
             address: Any = port.getHost()
-            self.directory.address = linkAddress(address.host, address.port)
+            link = linkAddress(address.host, address.port)
             self.log.info("cluster node {node!r} links on {address}",
-                          node=self.node, address=self.directory.address)
-            self.directory.start()
+                          node=self.node, address=link)
+            self.directory.start(link)
 
         def failed(failure: Failure) -> None:
             self.log.failure("cluster: cannot listen for links", failure)

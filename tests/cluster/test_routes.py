@@ -51,6 +51,9 @@ class FakeDirectory:
         self.expected = []
         self.failures = 0
 
+    def countFailure(self):
+        self.failures += 1
+
     def answer(self, value):
         if self.failing:
             return defer.fail(DirectoryUnavailable("down"))
@@ -99,6 +102,12 @@ class FakeCluster:
         self.forwarded = 0
         self.served = 0
         self.gatedFactories = {}
+
+    def countForwarded(self):
+        self.forwarded += 1
+
+    def countServed(self):
+        self.served += 1
 
     def connectLink(self, node, gate):
         d = defer.Deferred()
