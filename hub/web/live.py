@@ -33,8 +33,16 @@ from hub.web.stream import Fanout, encodeJSON, sseEncoded, sseFrame
 # Finished games kept in memory for their replay, and the actions they
 # may hold in all (the oldest games forgotten first): a few long games
 # would otherwise hold as much as many short ones, each up to MAX_EVENTS.
+# Without records the feed is the only place a finished game can be
+# watched again; about 3 MB full.
 MAX_FINISHED = 64
 MAX_FINISHED_ACTIONS = 20000
+# The same, with records (the web face's default): every finished game
+# is stored and its replay read from its record, so the feed keeps only a
+# short tail, for a page opened on a game that just ended (about 0.6 MB
+# full: docs/benchmarks.md, "Soak").
+RECORDED_FINISHED = 16
+RECORDED_FINISHED_ACTIONS = 4000
 # Events kept per game for its replay; a longer game streams on but its
 # replay is left to the records.
 MAX_EVENTS = 5000
