@@ -527,6 +527,8 @@ class Spectating:
         self._finished: Any = collections.deque()
         self._finishedActions = 0
         self._ids = itertools.count(1)
+        #: The number of the last game started (C{live-N}), 0 before any.
+        self.started = 0
 
     def tableEvent(self, table: Any, event: Any) -> None:
         """
@@ -539,7 +541,8 @@ class Spectating:
                 game.onActionPlayed(event)
             return
         if type(event) is events.GameStarted:
-            game = LiveGame("live-%d" % next(self._ids), table, event,
+            self.started = next(self._ids)
+            game = LiveGame("live-%d" % self.started, table, event,
                             self.clock)
             self.games[game.id] = game
             self._byTable[table] = game
@@ -595,6 +598,16 @@ class Spectating:
         The L{LiveGame} called C{gameId}, or None.
         """
         return self.games.get(gameId)
+
+    def forgotten(self, gameId: str) -> bool:
+        """
+        Whether C{gameId} is a game this feed followed and has forgotten:
+        one of the finished games pushed out by later ones.
+        """
+        prefix, _, number = gameId.partition("-")
+        return (prefix == "live" and number.isdigit()
+                and 0 < int(number) <= self.started
+                and gameId not in self.games)
 
     def running(self) -> Any:
         """
