@@ -3,8 +3,9 @@ The spectators' feed: an L{ITableListener} on every table of the hub that
 keeps each running game's view, move list and turn, and streams every
 event to the game's spectators (L{hub.web.stream}).  Finished games stay
 for a while (the last L{MAX_FINISHED}, holding at most
-L{MAX_FINISHED_ACTIONS} actions in all) so that a page opened on a game
-that just ended shows its replay at the same address.
+L{MAX_FINISHED_ACTIONS} actions in all; fewer with records,
+L{RECORDED_FINISHED}) so that a page opened on a game that just ended
+shows its replay at the same address.
 
 Each event is encoded once, however many spectators there are, and the
 fan-out runs after the table's own listeners, in slices.  A game nobody
