@@ -38,8 +38,9 @@ _MIGRATION_NAME = re.compile(r"^(\d{4})_\w+\.sql$")
 # The KiB of SQLite's page cache for a connection (SQLite's own default
 # is 2 MiB): the file's pages stay in the OS's cache anyway, so a read
 # past this cache costs a system call, not a disk seek.  Reads of 100,000
-# stored games were as fast at 512 KiB as at 2 MiB, and the hub's memory
-# stays flatter as the file grows (docs/benchmarks.md, "Soak").
+# stored games were as fast at 512 KiB as at 2 MiB, and the hub holds
+# 1.5 MiB less once its file outgrows the cache (docs/benchmarks.md,
+# "Soak").
 SQLITE_CACHE_KIB = 512
 
 
