@@ -507,6 +507,9 @@ class GameResource(resource.Resource):
 
     def _send(self, document: Any, request: Request) -> Any:
         if document is None:
+            if self.web.spectating.forgotten(self.gameId):
+                # A finished live game pushed out of the feed.
+                return sendJSON(request, {"error": "gone"}, 410)
             return None
         request.setHeader(b"Content-Type",
                           b"application/json; charset=utf-8")

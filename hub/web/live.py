@@ -3,8 +3,9 @@ The spectators' feed: an L{ITableListener} on every table of the hub that
 keeps each running game's view, move list and turn, and streams every
 event to the game's spectators (L{hub.web.stream}).  Finished games stay
 for a while (the last L{MAX_FINISHED}, holding at most
-L{MAX_FINISHED_ACTIONS} actions in all) so that a page opened on a game
-that just ended shows its replay at the same address.
+L{MAX_FINISHED_ACTIONS} actions in all; fewer with records,
+L{RECORDED_FINISHED}) so that a page opened on a game that just ended
+shows its replay at the same address.
 
 Each event is encoded once, however many spectators there are, and the
 fan-out runs after the table's own listeners, in slices.  A game nobody
@@ -33,8 +34,16 @@ from hub.web.stream import Fanout, encodeJSON, sseEncoded, sseFrame
 # Finished games kept in memory for their replay, and the actions they
 # may hold in all (the oldest games forgotten first): a few long games
 # would otherwise hold as much as many short ones, each up to MAX_EVENTS.
+# Without records the feed is the only place a finished game can be
+# watched again; about 3 MB full.
 MAX_FINISHED = 64
 MAX_FINISHED_ACTIONS = 20000
+# The same, with records (the web face's default): every finished game
+# is stored and its replay read from its record, so the feed keeps only a
+# short tail, for a page opened on a game that just ended (about 0.6 MB
+# full: docs/benchmarks.md, "Soak").
+RECORDED_FINISHED = 16
+RECORDED_FINISHED_ACTIONS = 4000
 # Events kept per game for its replay; a longer game streams on but its
 # replay is left to the records.
 MAX_EVENTS = 5000
@@ -519,6 +528,8 @@ class Spectating:
         self._finished: Any = collections.deque()
         self._finishedActions = 0
         self._ids = itertools.count(1)
+        #: The number of the last game started (C{live-N}), 0 before any.
+        self.started = 0
 
     def tableEvent(self, table: Any, event: Any) -> None:
         """
@@ -531,7 +542,8 @@ class Spectating:
                 game.onActionPlayed(event)
             return
         if type(event) is events.GameStarted:
-            game = LiveGame("live-%d" % next(self._ids), table, event,
+            self.started = next(self._ids)
+            game = LiveGame("live-%d" % self.started, table, event,
                             self.clock)
             self.games[game.id] = game
             self._byTable[table] = game
@@ -587,6 +599,16 @@ class Spectating:
         The L{LiveGame} called C{gameId}, or None.
         """
         return self.games.get(gameId)
+
+    def forgotten(self, gameId: str) -> bool:
+        """
+        Whether C{gameId} is a game this feed followed and has forgotten:
+        one of the finished games pushed out by later ones.
+        """
+        prefix, _, number = gameId.partition("-")
+        return (prefix == "live" and number.isdigit()
+                and 0 < int(number) <= self.started
+                and gameId not in self.games)
 
     def running(self) -> Any:
         """

@@ -595,6 +595,24 @@ def notFound(request: Request, what: Any = N_("Nothing here"),
                   tags.p(_(what).format(*arguments)), code=404)
 
 
+def gone(request: Request, gameId: str, recorded: bool) -> Any:
+    """
+    The 410 page of a live game that ended and was pushed out of the
+    live feed by later ones (L{hub.web.live.Spectating.forgotten}).
+
+    @param recorded: whether the hub keeps records (where the game now
+        is, under its record's number).
+    """
+    _ = translatorFor(request)
+    if recorded:
+        text = _("Game {0} has ended and is no longer kept live: its "
+                 "record is in its players' recent games.")
+    else:
+        text = _("Game {0} has ended and is no longer kept.")
+    return render(request, _("Game over"), tags.p(text.format(gameId)),
+                  code=410)
+
+
 class GamePage(resource.Resource):
     """
     C{/games/ID}: a live game, or a finished one's replay; drawn by
@@ -620,6 +638,8 @@ class GamePage(resource.Resource):
 
     def _rendered(self, data: Any, request: Request, gameId: str) -> Any:
         if data is None:
+            if self.web.spectating.forgotten(gameId):
+                return gone(request, gameId, self.web.records is not None)
             return notFound(request, N_("No game {0}"), gameId)
         _ = translatorFor(request)
         seats = data["seats"]

@@ -37,7 +37,8 @@ from hub.web.door import WebDoor
 from hub.web.errors import HubRequest, WebErrors
 from hub.web.interfaces import ITournamentsWeb
 from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
-from hub.web.live import Spectating
+from hub.web.live import (RECORDED_FINISHED, RECORDED_FINISHED_ACTIONS,
+                          Spectating)
 from hub.web.now import LobbyFeed
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
@@ -473,7 +474,14 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
     """
     displays = auth.displays if auth is not None else None
     names = auth.names if auth is not None else None
-    spectating = Spectating(hub.clock, displays=displays)
+    if records is None:
+        spectating = Spectating(hub.clock, displays=displays)
+    else:
+        # The finished games are read from their records: a short tail.
+        spectating = Spectating(
+            hub.clock, maxFinished=RECORDED_FINISHED,
+            maxFinishedActions=RECORDED_FINISHED_ACTIONS,
+            displays=displays)
     hub.lobby.addTableListener(spectating)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock,
                           displays=displays)

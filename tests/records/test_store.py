@@ -407,6 +407,15 @@ class SQLiteStorageTests(support.SQLiteMixin, StorageTests, TestCase):
             connection.close()
         self.assertEqual(mode, "wal")
 
+    @defer.inlineCallbacks
+    def test_cacheSize(self):
+        """
+        The records' connection keeps SQLite's page cache at
+        L{db.SQLITE_CACHE_KIB}.
+        """
+        rows = yield self.database.pool.runQuery("PRAGMA cache_size")
+        self.assertEqual(rows, [(-db.SQLITE_CACHE_KIB,)])
+
 
 class PostgreSQLStorageTests(support.PostgreSQLMixin, StorageTests,
                              TestCase):

@@ -91,6 +91,22 @@ class SpectatingTests(SynchronousTestCase):
             play("gomoku", ["a", "b"], spectating, clock, seed)
         self.assertEqual(list(spectating.games), ["live-3", "live-4"])
 
+    def test_forgottenIds(self):
+        """
+        L{Spectating.forgotten} tells the games it followed and forgot
+        from those it holds and those it never had.
+        """
+        clock = Clock()
+        spectating = Spectating(clock, maxFinished=1)
+        self.assertFalse(spectating.forgotten("live-1"))
+        for seed in range(3):
+            play("gomoku", ["a", "b"], spectating, clock, seed)
+        self.assertEqual(
+            [spectating.forgotten(gameId) for gameId in (
+                "live-0", "live-1", "live-2", "live-3", "live-4", "3",
+                "live-", "live-x", "other-1")],
+            [False, True, True, False, False, False, False, False, False])
+
     def test_turnClock(self):
         """
         The turn carries the seconds left on its clock.

@@ -13,6 +13,22 @@ from tests.records.support import SQLiteMixin, openDatabase
 from tests.web.support import WebHub, openRoom
 
 
+def finishGomoku(web, name):
+    """
+    Play a gomoku game in room C{name} of C{web}'s hub to its end (its
+    first player wins): its L{hub.web.live.LiveGame}.
+    """
+    room, _ = openRoom(web.hub, "gomoku", name,
+                       [name + "-ann", name + "-bob"])
+    web.hub.lobby.start(room)
+    game = web.web.spectating.gameOf(room.table)
+    for x in range(4):
+        room.table.act(0, (x, 0))
+        room.table.act(1, (x, 1))
+    room.table.act(0, (4, 0))
+    return game
+
+
 class LobbyTests(TestCase):
     """
     C{/} and C{/api/hub}: the hub now.
@@ -227,6 +243,27 @@ class GameTests(TestCase):
             self.assertTrue(data["live"])
 
     @defer.inlineCallbacks
+    def test_forgottenGame(self):
+        """
+        A finished game pushed out of the live feed by later ones is gone
+        (410), on its page and in the API; a game never started is still
+        not found.
+        """
+        web = WebHub(self)
+        web.web.spectating.maxFinished = 1
+        old = finishGomoku(web, "one")
+        finishGomoku(web, "two")
+        code, headers, body = yield web.get("/games/" + old.id)
+        self.assertEqual(code, 410)
+        self.assertIn(b"Game %s has ended and is no longer kept."
+                      % (old.id.encode(),), body)
+        self.assertNotIn(b"game.js", body)
+        code, data = yield web.getJSON("/api/games/" + old.id)
+        self.assertEqual((code, data), (410, {"error": "gone"}))
+        code, headers, body = yield web.get("/games/live-3")
+        self.assertEqual(code, 404)
+
+    @defer.inlineCallbacks
     def test_splendorReservedFaceDown(self):
         """
         Reserved Splendor cards show only their level.
@@ -264,6 +301,41 @@ class LeaderboardTests(SQLiteMixin, TestCase):
         self.assertEqual(code, 200)
         self.assertIn(b'id="empty-reason">No rated gomoku game has been '
                       b'recorded yet.<', page)
+
+
+class RecordedLiveFeedTests(SQLiteMixin, TestCase):
+    """
+    With records, the live feed keeps a short tail of finished games:
+    their replays are read from the records.
+    """
+
+    @defer.inlineCallbacks
+    def test_shortTail(self):
+        """
+        The feed of a web face with records keeps
+        L{live.RECORDED_FINISHED} finished games and
+        L{live.RECORDED_FINISHED_ACTIONS} actions; a game pushed out is
+        gone, its page pointing at its players' recent games.
+        """
+        from hub.web import live
+        database = openDatabase(self, self.databaseURL())
+        web = WebHub(self, query.Records(database))
+        spectating = web.web.spectating
+        self.assertEqual(
+            (spectating.maxFinished, spectating.maxFinishedActions),
+            (live.RECORDED_FINISHED, live.RECORDED_FINISHED_ACTIONS))
+        self.assertEqual(
+            (WebHub(self).web.spectating.maxFinished,
+             WebHub(self).web.spectating.maxFinishedActions),
+            (live.MAX_FINISHED, live.MAX_FINISHED_ACTIONS))
+        spectating.maxFinished = 1
+        for name in ("one", "two"):
+            finishGomoku(web, name)
+        code, headers, body = yield web.get("/games/live-1")
+        self.assertEqual(code, 410)
+        self.assertIn(b"Game live-1 has ended and is no longer kept live: "
+                      b"its record is in its players' recent games.",
+                      body)
 
 
 class MovesTextTests(TestCase):
