@@ -319,6 +319,16 @@ _REFLECT = "reflection over the module's own records and handlers"
 #: Path -> the object (as written) that C{getattr} or C{hasattr} may
 #: read -> why: the library's objects, values, and what is left.
 DUCKS = {
+    "hub/cluster/directory.py": {
+        "self.redis": "txredisapi's connection, a Redis command called by "
+                      "its name"},
+    "hub/cluster/gate.py": {
+        "self.transport.getPeer()": _LIBRARY,
+        "front": "the protocol a transport reads into (twisted's): this "
+                 "gate, or a link server feeding it",
+        "member.session.peer": "unfinished: a room member's peer, of any "
+                               "kind, has a gate only behind a gated "
+                               "factory"},
     "hub/accounts/hashing.py": {"_lowered": _THREAD},
     "hub/accounts/names.py": {"_checkers": _THREAD},
     "hub/tournaments/brains.py": {"event": _RECORD},
