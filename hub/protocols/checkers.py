@@ -31,8 +31,7 @@ from zope.interface import implementer
 from hub.games import checkers as rules
 from hub.ihub import (
     ICheckersPeer, IClusterPeer, IClusterRoomList, IGameFactory, IThinker,
-    ITable,
-    ITableListener, Member, Room)
+    ITable, ITableListener, Member, Room)
 from hub.lobby import (
     Draining, Lobby, LobbyError, NameInRoom, RoomFull, RoomObserver,
     RoomRunning)

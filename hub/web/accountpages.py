@@ -12,8 +12,9 @@ key is shown once, on the page that made it.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, Callable, Dict, Generator, Union
+from typing import Any, Callable, Generator, Union
 
 import attr
 
@@ -28,7 +29,7 @@ from hub.accounts import display, names
 from hub.accounts.moderation import mayModerate
 from hub.accounts.store import AccountError, AccountExists
 from hub.web import i18n, pages
-from hub.web.frozen import freeze
+from hub.web.frozen import Frozen, freeze
 from hub.web.auth import csrfField, field
 from hub.web.errors import errorsOf
 from hub.web.i18n import N_
@@ -391,7 +392,6 @@ class AccountPage(AccountsResource):
 
     def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
-        self._frozen: Dict[str, Any] = {}
         self.putChild(b"password", PasswordChange(auth))
         self.putChild(b"key", NewKey(auth))
         self.putChild(b"sessions", KeepSessions(auth))
@@ -438,11 +438,7 @@ class AccountPage(AccountsResource):
             elif text:
                 said.append(message(_(text), kind=kind))
         value = shown if typed is None else typed
-        frozen = self._frozen.get(language)
-        if frozen is None:
-            frozen = self._frozen[language] = freeze(
-                accountTree(_), ACCOUNT_SLOTS)
-        return frozen.filled(
+        return frozenAccount(language).filled(
             said=said,
             you=pages.player(visitor.name, shown), role=_(visitor.role),
             moderation=([tags.p(tags.a(_("Moderation"), href="/admin"))]
@@ -467,6 +463,15 @@ class AccountPage(AccountsResource):
 #: field's value and the "keep me logged in" box.
 ACCOUNT_SLOTS = ("said", "you", "role", "moderation", "shownName", "name",
                  "csrf", "display", "keep")
+
+
+@functools.lru_cache(maxsize=None)
+def frozenAccount(language: str) -> Frozen:
+    """
+    The account page's L{accountTree} in C{language}, frozen: made once
+    per language, for every visitor and every account form's answer.
+    """
+    return freeze(accountTree(i18n.translator(language)), ACCOUNT_SLOTS)
 
 
 def accountTree(_: Any) -> Any:
@@ -587,7 +592,6 @@ class AccountAction(AccountPage):
 
     def __init__(self, auth: Any) -> None:
         AccountsResource.__init__(self, auth)
-        self._frozen = {}
 
     def render_GET(self, request: Request) -> Union[bytes, int]:
         return redirect(request, "/account")
