@@ -17,7 +17,6 @@ are made only when someone asks, and its actions are kept as tuples
 from __future__ import annotations
 
 import collections
-import itertools
 import math
 from typing import Any, List, Optional
 
@@ -527,7 +526,6 @@ class Spectating:
         self._byTable: Any = {}
         self._finished: Any = collections.deque()
         self._finishedActions = 0
-        self._ids = itertools.count(1)
         #: The number of the last game started (C{live-N}), 0 before any.
         self.started = 0
 
@@ -542,7 +540,7 @@ class Spectating:
                 game.onActionPlayed(event)
             return
         if type(event) is events.GameStarted:
-            self.started = next(self._ids)
+            self.started += 1
             game = LiveGame("live-%d" % self.started, table, event,
                             self.clock)
             self.games[game.id] = game
