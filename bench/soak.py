@@ -392,6 +392,61 @@ def botTeam(kind, port, count, name):
         stderr=subprocess.DEVNULL)
 
 
+def mappings(pid):
+    """
+    The resident KiB of each of process C{pid}'s mappings, from
+    C{/proc/PID/smaps}: C{{(start, name, size KiB): rss KiB}}.  An
+    anonymous mapping's size and place tell the C heap's thread arenas
+    (64 MiB reserved, aligned to it) from the rest (the kernel merges
+    pymalloc's adjacent 1 MiB arenas and large blocks into one mapping).
+    """
+    found = {}
+    with open("/proc/%d/smaps" % (pid,)) as f:
+        key = None
+        for line in f:
+            head = line.split()
+            if "-" in head[0] and not head[0].endswith(":"):
+                start, end = (int(x, 16) for x in head[0].split("-"))
+                name = head[5] if len(head) > 5 else ""
+                key = (start, name, (end - start) // 1024)
+            elif head[0] == "Rss:":
+                found[key] = int(head[1])
+    return found
+
+
+def kindOf(key):
+    """
+    What a mapping of L{mappings} is: the C heap's main arena, another
+    anonymous mapping by its size, or a file's.
+    """
+    start, name, size = key
+    if name == "[heap]":
+        return "[heap] (the C heap's main arena)"
+    if name:
+        return "files and other named mappings"
+    if start % (64 << 20) == 0:
+        return "anonymous at 64 MiB bounds (the C heap's thread arenas)"
+    return "anonymous, other (pymalloc's arenas, large blocks, stacks)"
+
+
+def mappingGrowth(before, after):
+    """
+    The RSS growth between two L{mappings} readings, by kind and for
+    the mappings that grew most.
+    """
+    byKind = collections.Counter()
+    for key in set(before) | set(after):
+        byKind[kindOf(key)] += after.get(key, 0) - before.get(key, 0)
+    lines = ["RSS growth by mapping kind (KiB):"]
+    lines.extend("  %+d %s" % (n, kind) for kind, n in byKind.most_common())
+    grown = sorted(((after.get(k, 0) - before.get(k, 0), k)
+                    for k in set(before) | set(after)), reverse=True)[:10]
+    lines.append("mappings that grew most (KiB; start, name, size KiB):")
+    lines.extend("  %+d %#x %s %d" % (n, k[0], k[1] or "anon", k[2])
+                 for n, k in grown if n)
+    return "\n".join(lines)
+
+
 def growth(workdir):
     """
     What grew between the hub's two tracemalloc snapshots: the top
@@ -463,11 +518,15 @@ def main(argv):
         client.start()
     samples = []
     dumped = False
+    mapped = None
     try:
         while time.monotonic() - started < seconds:
             time.sleep(10)
             at = time.monotonic() - started
             samples.append((round(at), gomoku_load.rssKiB(proc.pid)))
+            if mapped is None and at >= BASELINE_SECONDS:
+                mapped = mappings(proc.pid)
+            lastMapped = mappings(proc.pid)
             if args.trace and not dumped and at >= BASELINE_SECONDS:
                 proc.send_signal(signal.SIGUSR2)
                 dumped = True
@@ -497,6 +556,7 @@ def main(argv):
         print(" canary: no figures")
     for client in clients:
         print(" %s: %s" % (client.name, dict(client.counts)))
+    print(mappingGrowth(mapped, lastMapped))
     print(" hub log: %s" % (web_hostile.logLines(os.path.join(
         workdir, "hub.log")),))
     if args.trace:
