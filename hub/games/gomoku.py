@@ -38,7 +38,8 @@ MAX_ILLEGAL_MOVES = 5
 Cell = Tuple[int, int]
 
 _DIRECTIONS = ((1, 0), (0, 1), (1, 1), (1, -1))
-# Every cell as (x, y), in board index order (row by row).
+# Every cell as (x, y), in board index order (row by row): the moves and
+# legal actions of every game are these tuples.
 _CELLS = tuple((i % SIZE, i // SIZE) for i in range(CELLS))
 
 
@@ -189,9 +190,12 @@ class GomokuGame:
         if not self.isLegal(x, y):
             raise IllegalMove("illegal cell %r" % (action,))
         colour = SEAT_COLOURS[seat]
-        self.board[y * SIZE + x] = colour
-        self.moves.append((x, y))
-        self.lastMove = (x, y)
+        index = y * SIZE + x
+        self.board[index] = colour
+        # The board's own (x, y): a game holds no tuple of its own a move.
+        cell = _CELLS[index]
+        self.moves.append(cell)
+        self.lastMove = cell
         self.illegalStreak = 0
         if self._fiveThrough(x, y, colour):
             self.winner = colour
@@ -302,8 +306,8 @@ class GomokuGame:
                 if not game.isLegal(x, y):
                     raise ValueError("illegal stone %r" % ((x, y),))
                 game.board[y * SIZE + x] = SEAT_COLOURS[index & 1]
-                game.moves.append((x, y))
-                game.lastMove = (x, y)
+                game.moves.append(_CELLS[y * SIZE + x])
+                game.lastMove = game.moves[-1]
             winnerSeat = data["winnerSeat"]
             if winnerSeat is not None:
                 game.winner = SEAT_COLOURS[winnerSeat]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Dict, List, Sequence, Tuple, Union
+from typing import Any, Dict, List, Sequence, Tuple, Union, cast
 
 from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tables import events
@@ -48,9 +48,9 @@ _FIELDS = {
 # The fields that are tuples in events and lists in JSON.
 _SEQUENCES = ("ranking", "nobles")
 
-#: An action as a record keeps it until the end: C{(at, seat, action,
-#: byBot)} (L{eventsText}).
-KeptAction = Tuple[float, int, Any, bool]
+#: An action as its table keeps it (L{hub.ihub.ITable.actions}), which a
+#: record reads at the end: C{(seat, action, byBot, detail, at)}.
+KeptAction = events.ActionFields
 
 
 def isKept(event: object) -> bool:
@@ -84,8 +84,7 @@ def keptEvent(item: Union[KeptAction, object]) -> object:
     The event that C{item} of a kept list (L{eventsText}) stands for.
     """
     if type(item) is tuple:
-        at, seat, action, byBot = item
-        return events.ActionPlayed(seat, action, byBot, None, at)
+        return events.ActionPlayed(*item)
     return item
 
 
@@ -103,12 +102,32 @@ def eventsText(kind: str, kept: Sequence[Union[KeptAction, object]],
                startedAt: float) -> str:
     """
     The stored text of the kept events of a C{kind} game that started at
-    C{startedAt}: a compact JSON object, by columns, that
-    L{eventsFromText} turns back into L{eventsToJSON}'s list (each
-    C{"t"} to the millisecond).  A game is mostly actions; their columns
-    are lists of plain values, made by comprehensions and written by the
-    JSON encoder's C code, where an object per action cost more than the
-    rest of the record::
+    C{startedAt} (L{columnsText}).
+
+    @param kept: the kept events in order, each an event of
+        L{hub.tables.events} or, for an L{events.ActionPlayed}, its
+        L{KeptAction} tuple.
+    """
+    actions: List[KeptAction] = []
+    others = []
+    for item in kept:
+        if type(item) is tuple:
+            actions.append(cast(KeptAction, item))
+        else:
+            others.append((len(actions), item))
+    return columnsText(kind, actions, others, startedAt)
+
+
+def columnsText(kind: str, actions: Sequence[KeptAction],
+                others: Sequence[Tuple[int, object]],
+                startedAt: float) -> str:
+    """
+    The stored text of a C{kind} game that started at C{startedAt}: a
+    compact JSON object, by columns, that L{eventsFromText} turns back
+    into L{eventsToJSON}'s list (each C{"t"} to the millisecond).  A game
+    is mostly actions; their columns are lists of plain values, made by
+    comprehensions and written by the JSON encoder's C code, where an
+    object per action cost more than the rest of the record::
 
         {"t": [0, 1403, ...],          each action's time, in ms
          "seat": [0, 1, ...],          its seat
@@ -117,37 +136,31 @@ def eventsText(kind: str, kept: Sequence[Union[KeptAction, object]],
          "events": [[3, {...}], ...]}  every other event (L{eventToJSON}),
                                        after that many actions
 
-    @param kept: the kept events in order, each an event of
-        L{hub.tables.events} or, for an L{events.ActionPlayed}, the tuple
-        C{(at, seat, action, byBot)}.
+    @param actions: the game's actions (L{KeptAction}s), in order.
+    @param others: the other kept events, each with the number of actions
+        before it, in order.
     """
-    actions = [item for item in kept if type(item) is tuple]
-    others = []
-    if len(actions) != len(kept):
-        count = 0
-        for item in kept:
-            if type(item) is tuple:
-                count += 1
-            else:
-                others.append([count, eventToJSON(kind, item, startedAt)])
     # Whole milliseconds by int(x + 0.5), which rounds halves up from 0.
     # The offset is taken first: milliseconds since the epoch (1.7e12)
     # have too few bits left to round a time near a half correctly.
-    times = [int((at - startedAt) * 1000 + 0.5) for at, _, _, _ in actions]
+    times = [int((at - startedAt) * 1000 + 0.5)
+             for _, _, _, _, at in actions]
     if times and min(times) <= 0:
         # A time before the start (a clock set back): rounded alike.
         times = [math.floor((at - startedAt) * 1000 + 0.5)
-                 for at, _, _, _ in actions]
+                 for _, _, _, _, at in actions]
     if kind in ("gomoku", "checkers"):
         # Tuples, which the encoder writes as arrays.
-        moves = [action for _, _, action, _ in actions]
+        moves = [action for _, action, _, _, _ in actions]
     else:
-        moves = [actionToJSON(kind, action) for _, _, action, _ in actions]
+        moves = [actionToJSON(kind, action)
+                 for _, action, _, _, _ in actions]
     return json.dumps(
-        {"t": times, "seat": [seat for _, seat, _, _ in actions],
+        {"t": times, "seat": [seat for seat, _, _, _, _ in actions],
          "action": moves,
-         "bot": [i for i, item in enumerate(actions) if item[3]],
-         "events": others}, separators=(",", ":"))
+         "bot": [i for i, item in enumerate(actions) if item[2]],
+         "events": [[count, eventToJSON(kind, event, startedAt)]
+                    for count, event in others]}, separators=(",", ":"))
 
 
 def eventsFromText(text: str) -> List[Dict[str, Any]]:

@@ -191,38 +191,46 @@ class RecordBuilder:
     """
     Collects the events of one table from its L{events.GameStarted} and
     makes its L{GameRecord} when it ends.
+
+    @ivar actions: the table's list of its actions (L{ITable.actions}),
+        read at the end: the record keeps no copy of a move.
+    @ivar others: the other events a record keeps, each with the number
+        of actions before it.
     """
 
-    def __init__(self, started: events.GameStarted) -> None:
+    def __init__(self, started: events.GameStarted,
+                 actions: List[codec.KeptAction]) -> None:
         self.started = started
-        self.kept: List[Union[codec.KeptAction, object]] = []
-        self.actions = 0
+        self.actions = actions
+        self.others: List[Tuple[int, object]] = []
         self.takeovers: Dict[int, Tuple[int, int]] = {}
+
+    @property
+    def kept(self) -> List[Union[codec.KeptAction, object]]:
+        """
+        The kept events in order, each action as its L{codec.KeptAction}.
+        """
+        kept: List[Union[codec.KeptAction, object]] = []
+        done = 0
+        for count, event in self.others:
+            kept.extend(self.actions[done:count])
+            done = count
+            kept.append(event)
+        kept.extend(self.actions[done:])
+        return kept
 
     def add(self, event: object) -> None:
         """
-        Keep C{event} if a record keeps its type, as it is, or an action
-        as the tuple C{(at, seat, action, byBot)} of L{codec.eventsText};
-        they are put in their JSON form at the end (L{finish}).  A tuple
-        of plain values is soon left alone by the garbage collector, where
-        the event objects of a hundred running games, kept to their end,
-        would make it run longer and more often.
+        Keep C{event} if a record keeps its type, and it is not an action
+        (the table keeps those); they are put in their JSON form at the
+        end (L{finish}).
         """
-        if type(event) is ActionPlayed:
-            self.addAction(event)
+        if type(event) is ActionPlayed or not codec.isKept(event):
             return
-        if not codec.isKept(event):
-            return
+        played = len(self.actions)
         if isinstance(event, events.SeatTakenOver):
-            self.takeovers.setdefault(event.seat, (self.actions, event.level))
-        self.kept.append(event)
-
-    def addAction(self, event: ActionPlayed) -> None:
-        """
-        Keep the L{ActionPlayed} C{event} (L{add}).
-        """
-        self.actions += 1
-        self.kept.append((event.at, event.seat, event.action, event.byBot))
+            self.takeovers.setdefault(event.seat, (played, event.level))
+        self.others.append((played, event))
 
     def finish(self, ended: events.GameEnded) -> GameRecord:
         """
@@ -247,9 +255,11 @@ class RecordBuilder:
         return GameRecord(None, started.kind, started.table, started.at,
                           ended.at, ended.reason, ended.winner,
                           tuple(ended.ranking), tuple(seats),
-                          started.position, None, actions=self.actions,
-                          eventsText=codec.eventsText(
-                              started.kind, self.kept, started.at))
+                          started.position, None,
+                          actions=len(self.actions),
+                          eventsText=codec.columnsText(
+                              started.kind, self.actions, self.others,
+                              started.at))
 
     def illegalOffender(self, ended: events.GameEnded) -> Optional[int]:
         """
@@ -261,7 +271,7 @@ class RecordBuilder:
                 and ended.winner is None and not ended.ranking):
             # Gomoku's seats alternate, black (seat 0) first: the seat to
             # move, which played the illegal moves, follows from the count.
-            return self.actions & 1
+            return len(self.actions) & 1
         return None
 
     def abandon(self, at: float) -> GameRecord:

@@ -112,13 +112,10 @@ class Recorder:
         Follow C{table}'s game from its start; queue its record at its end.
         """
         if type(event) is events.ActionPlayed:
-            # Most events: the builder's short path.
-            builder = self.games.get(table)
-            if builder is not None:
-                builder.addAction(event)
+            # Most events: the table keeps them (ITable.actions).
             return
         if isinstance(event, events.GameStarted):
-            self.games[table] = RecordBuilder(event)
+            self.games[table] = RecordBuilder(event, table.actions)
             return
         builder = self.games.get(table)
         if builder is None:

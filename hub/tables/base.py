@@ -201,6 +201,9 @@ class Table:
     @ivar options: the L{TableOptions}.
     @ivar over: True once L{end} was called.
     @ivar ended: the L{events.GameEnded} once over.
+    @ivar actions: the game's actions so far, each the tuple of its
+        L{events.ActionPlayed}'s fields in their order (L{playedAction}):
+        the one copy of the moves, which listeners keep rather than copy.
     @ivar takeover: the L{Takeover} of departed seats.
     @ivar departed: the seats whose players left for good (L{depart}).
     """
@@ -220,6 +223,7 @@ class Table:
         self.listeners: List[ITableListener] = []
         self.over = False
         self.ended: Optional[events.GameEnded] = None
+        self.actions: List[events.ActionFields] = []
         self.takeover = Takeover(self)
         self.departed: Set[int] = set()
         self._turnCall: Optional[IDelayedCall] = None
@@ -261,6 +265,14 @@ class Table:
         The clock's time.
         """
         return self.clock.seconds()
+
+    def playedAction(self, seat: int, action: Any, byBot: bool,
+                     detail: object, at: float) -> None:
+        """
+        Add an action to L{actions}, then tell of it (L{events.ActionPlayed}).
+        """
+        self.actions.append((seat, action, byBot, detail, at))
+        self.emit(events.ActionPlayed(seat, action, byBot, detail, at))
 
     # The game
 

@@ -240,8 +240,8 @@ class CheckersTable(Table):
         A legal move was applied: tell it, then end the turn.
         """
         self.stopClock()
-        self.emit(events.ActionPlayed(result.seat, result.path, byBot,
-                                      result, self.now()))
+        self.playedAction(result.seat, result.path, byBot, result,
+                          self.now())
         self.afterTurn(result, events.NORMAL)
 
     def afterTurn(self, result: rules.TurnResult, reason: str) -> None:

@@ -28,7 +28,6 @@ from hub.ihub import ILobby, IStartPolicy, ITable, ITableListener, Room
 from hub.tables import events
 from hub.tables.base import (
     IllegalAction, OptionsCopied, Table, TableOptions, replayed, runReplay)
-from hub.tables.events import ActionPlayed
 
 KIND = "gomoku"
 
@@ -116,21 +115,22 @@ class GomokuTable(Table):
         except rules.IllegalMove:
             self.refuse()
             raise IllegalAction(action)
-        self.played(seat, action, False)
+        self.played(seat, False)
 
     def botAct(self, seat: int, action: rules.Cell) -> None:
         if self.over or self.game.currentSeat != seat:
             return
         self.game.apply(seat, action)
-        self.played(seat, action, True)
+        self.played(seat, True)
 
-    def played(self, seat: int, action: rules.Cell, byBot: bool) -> None:
+    def played(self, seat: int, byBot: bool) -> None:
         """
-        Tell of the stone, then end the game or let a bot answer.
+        Tell of the stone just placed (as the rules' own C{(x, y)}), then
+        end the game or let a bot answer.
         """
         self.illegalStreak = 0
-        self.emit(ActionPlayed(seat, action, byBot, None,
-                               self.clock.seconds()))
+        self.playedAction(seat, self.game.lastMove, byBot, None,
+                          self.clock.seconds())
         game = self.game
         if game.isOver:
             winner = game.winnerSeat

@@ -176,8 +176,7 @@ class SplendorTable(Table):
             kind = type(event)
             if kind is moves.OperationDone:
                 seat, action, detail = next(played)
-                self.emit(events.ActionPlayed(seat, action, byBot, detail,
-                                              now))
+                self.playedAction(seat, action, byBot, detail, now)
             elif kind is moves.NewCard:
                 self.emit(events.CardDealt(event.level, event.card, now))
             elif kind is moves.DiscardRequired:
@@ -187,8 +186,7 @@ class SplendorTable(Table):
             elif kind is moves.NobleAwarded:
                 if event.chosen:
                     seat, action, detail = next(played)
-                    self.emit(events.ActionPlayed(seat, action, byBot,
-                                                  detail, now))
+                    self.playedAction(seat, action, byBot, detail, now)
                 self.emit(NobleAwarded(event.seat, event.noble,
                                        event.chosen, now))
             elif kind is moves.TurnSkipped:

@@ -9,9 +9,9 @@ shows its replay at the same address.
 
 Each event is encoded once, however many spectators there are, and the
 fan-out runs after the table's own listeners, in slices.  A game nobody
-watches costs an append per action: its move list, position and messages
-are made only when someone asks, and its actions are kept as tuples
-(L{LiveGame.onActionPlayed}), which the cyclic collector soon stops tracking.
+watches costs nothing a move: its actions are its table's own list
+(L{hub.ihub.ITable.actions}), and its move list, position and messages
+are made only when someone asks.
 """
 
 from __future__ import annotations
@@ -95,8 +95,10 @@ class LiveGame:
     @ivar table: the running table, or None once over.
     @ivar view: the latest view (L{hub.web.views}).
     @ivar moves: the move list so far.
-    @ivar events: the events kept for the replay, the actions as tuples
-        (L{onActionPlayed}; L{tableEvents} makes them events again).
+    @ivar played: the table's actions (L{ITable.actions}), kept after the
+        table is gone: the feed keeps no copy of a move.
+    @ivar others: the other events kept for the replay, each with the
+        number of actions before it (L{tableEvents} puts them together).
     @ivar turn: C{(seat, deadline)} of the turn under way, or None.
     @ivar result: the result once over, else None.
     @ivar fanout: the spectators' streams.
@@ -117,10 +119,9 @@ class LiveGame:
         self.startedAt = started.at
         self.seats = [seatJSON(self.kind, s) for s in started.seats]
         self.initial = table.game.copy()
-        self.events: List[Any] = []
-        self.complete = True
+        self.others: List[Any] = []
         self.finalView = None
-        self._played: List[Any] = []
+        self.played: List[Any] = table.actions
         self._moveTexts: List[Any] = []
         self._announced: Any = None
         self._announcedAt = 0
@@ -148,14 +149,14 @@ class LiveGame:
         The move list so far (L{replay.moveJSON} of each action).
         """
         return [replay.moveJSON(self.kind, events.ActionPlayed(*action), ply)
-                for ply, action in enumerate(self._played, 1)]
+                for ply, action in enumerate(self.played, 1)]
 
     def moveTexts(self) -> Any:
         """
         The move list so far, each move as JSON text: encoded when first
         asked for, and kept as text (no dicts to keep for the collector).
         """
-        texts, played, kind = self._moveTexts, self._played, self.kind
+        texts, played, kind = self._moveTexts, self.played, self.kind
         for ply in range(len(texts), len(played)):
             texts.append(moveText(kind, played[ply], ply + 1))
         return texts
@@ -169,7 +170,7 @@ class LiveGame:
         Worked out when asked, not on every action.
         """
         turn = self._announced
-        if self.table is not None and len(self._played) > self._announcedAt:
+        if self.table is not None and len(self.played) > self._announcedAt:
             game = self.table.game
             if not game.isOver:
                 seat = game.currentSeat
@@ -192,7 +193,7 @@ class LiveGame:
         """
         How many actions were played.
         """
-        return len(self._played)
+        return len(self.played)
 
     @property
     def watched(self) -> Any:
@@ -236,7 +237,7 @@ class LiveGame:
                 "players": [s["name"] for s in self.seats],
                 "guests": [s["guest"] for s in self.seats],
                 "displays": [s["display"] for s in self.seats],
-                "plies": len(self._played), "over": self.over,
+                "plies": len(self.played), "over": self.over,
                 "spectators": self.spectators,
                 "url": "/games/" + self.id}
 
@@ -287,8 +288,23 @@ class LiveGame:
         """
         The events kept for the replay, the actions made events again.
         """
-        return [events.ActionPlayed(*event) if type(event) is tuple
-                else event for event in self.events]
+        played = self.played
+        kept: List[Any] = []
+        done = 0
+        for count, event in self.others:
+            kept.extend(events.ActionPlayed(*action)
+                        for action in played[done:count])
+            done = count
+            kept.append(event)
+        kept.extend(events.ActionPlayed(*action) for action in played[done:])
+        return kept
+
+    @property
+    def complete(self) -> bool:
+        """
+        Whether the game is short enough to replay here (L{MAX_EVENTS}).
+        """
+        return len(self.played) + len(self.others) <= MAX_EVENTS
 
     def replay(self) -> Any:
         """
@@ -359,7 +375,7 @@ class LiveGame:
         request, until the collector finds the cycle).
         """
         self.stop()
-        self.events, self._played, self._moveTexts = [], [], []
+        self.others, self.played, self._moveTexts = [], [], []
         self.initial = self.finalView = self._finalSnapshot = None
 
     # Frames
@@ -382,7 +398,7 @@ class LiveGame:
         frames its moves once per write of its fan-out, not once each
         (the other kinds send each action as it comes).
         """
-        played, start = self._played, self._framed
+        played, start = self.played, self._framed
         end = len(played)
         if start == end:
             return None
@@ -400,14 +416,8 @@ class LiveGame:
     # Events
 
     def keep(self, event: Any) -> None:
-        if not self.complete:
-            return
-        if len(self.events) >= MAX_EVENTS:
-            self.complete = False
-            self.events = []
-            self.initial = None
-            return
-        self.events.append(event)
+        if len(self.others) < MAX_EVENTS:
+            self.others.append((len(self.played), event))
 
     def heard(self, event: Any) -> None:
         """
@@ -421,30 +431,20 @@ class LiveGame:
 
     def onTurnStarted(self, event: Any) -> Any:
         self._announced = (event.seat, event.deadline)
-        self._announcedAt = len(self._played)
+        self._announcedAt = len(self.played)
         return lambda: ("turn", self.turnJSON())
 
     def onActionPlayed(self, event: Any) -> None:
         """
-        Keep the action as the tuple of the L{events.ActionPlayed}'s
-        fields, in its constructor's order: a game nobody watches costs
-        that and two appends, and the event itself is soon gone.
+        Stream the action (its table keeps it: L{played}).  The feed calls
+        it only while someone watches: a game nobody watches costs nothing
+        a move.
         """
-        action = (event.seat, event.action, event.byBot, event.detail,
-                  event.at)
-        self._played.append(action)
-        events = self.events
-        if self.complete and len(events) < MAX_EVENTS:
-            events.append(action)
-        else:
-            self.keep(action)
-        if not self.fanout.streams:
-            return None
         if self.framesMoves:
             # Framed at the fan-out's next write (L{_actionFrames}).
             self.fanout.wake()
             return None
-        self._framed = len(self._played)
+        self._framed = len(self.played)
         move = self.moveTexts()[-1]
         if self.sendsView:
             # Too many rules to replay in the page: send the position.
@@ -534,9 +534,10 @@ class Spectating:
         Follow C{table}'s game from its start, and stream what happens.
         """
         if type(event) is events.ActionPlayed:
-            # Most events: straight to the game.
+            # Most events: straight to the game, if anyone watches it (the
+            # table keeps the action).
             game = self._byTable.get(table)
-            if game is not None:
+            if game is not None and game.fanout.streams:
                 game.onActionPlayed(event)
             return
         if type(event) is events.GameStarted:

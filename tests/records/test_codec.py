@@ -23,7 +23,7 @@ class Keeper:
 
     def tableEvent(self, table, event):
         if isinstance(event, events.GameStarted):
-            self.builder = RecordBuilder(event)
+            self.builder = RecordBuilder(event, table.actions)
         elif not isinstance(event, events.GameEnded):
             self.builder.add(event)
 
@@ -64,9 +64,11 @@ class EventsTextTests(TestCase):
         the nearest; a time before the start (a clock set back) is
         written too.
         """
-        kept = [(100.0, 0, (7, 7), False), (100.0004, 1, (7, 8), True),
-                (100.0006, 0, (8, 8), False), (112.5, 1, (9, 9), False),
-                (99.75, 0, (1, 1), False)]
+        kept = [(0, (7, 7), False, None, 100.0),
+                (1, (7, 8), True, None, 100.0004),
+                (0, (8, 8), False, None, 100.0006),
+                (1, (9, 9), False, None, 112.5),
+                (0, (1, 1), False, None, 99.75)]
         decoded = codec.eventsFromText(
             codec.eventsText("gomoku", kept, 100.0))
         self.assertEqual([e["t"] for e in decoded],
@@ -79,8 +81,8 @@ class EventsTextTests(TestCase):
         """
         A checkers action is its path of cells.
         """
-        kept = [(5.0, 1, ((0, -4), (0, -3)), False),
-                (6.0, 0, ((1, 2), (1, 0), (-1, 0)), True),
+        kept = [(1, ((0, -4), (0, -3)), False, None, 5.0),
+                (0, ((1, 2), (1, 0), (-1, 0)), True, None, 6.0),
                 events.SeatDropped(1, 7.0)]
         self.assertEqual(
             codec.eventsFromText(codec.eventsText("checkers", kept, 5.0)),
@@ -96,10 +98,10 @@ class EventsTextTests(TestCase):
         two, several together, last.
         """
         kept = [events.SeatDropped(1, 1.0),
-                (2.0, 0, (7, 7), False),
+                (0, (7, 7), False, None, 2.0),
                 events.SeatTakenOver(1, 2, 2.5),
                 events.SeatReturned(1, 2.6),
-                (3.0, 1, (7, 8), True),
+                (1, (7, 8), True, None, 3.0),
                 events.GameEnded("normal", (0, 1), 0, 4.0)]
         self.assertEqual(
             [e["type"] for e in codec.eventsFromText(

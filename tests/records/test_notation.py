@@ -25,7 +25,7 @@ class Builder:
 
     def tableEvent(self, table, event):
         if isinstance(event, events.GameStarted):
-            self.builder = RecordBuilder(event)
+            self.builder = RecordBuilder(event, table.actions)
         elif isinstance(event, events.GameEnded):
             self.record = self.builder.finish(event)
         else:

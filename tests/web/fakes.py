@@ -59,7 +59,7 @@ class FakeTable(Table):
     def act(self, seat, action):
         self.checkTurn(seat)
         detail = self.game.apply(seat, action)
-        self.emit(events.ActionPlayed(seat, action, False, None, self.now()))
+        self.playedAction(seat, action, False, None, self.now())
         if self.kind == "splendor":
             for ruled in detail:
                 if isinstance(ruled, NewCard):

@@ -484,6 +484,6 @@ class HeldBackMovesTests(SynchronousTestCase):
             playGomoku(table, BLACK_WINS)
         old = games[0]
         self.assertNotIn(old.id, spectating.games)
-        self.assertEqual((old.events, old._played, old._moveTexts),
+        self.assertEqual((old.others, old.played, old._moveTexts),
                          ([], [], []))
         self.assertIsNone(old.fanout.pending)

@@ -70,7 +70,7 @@ class RecordsKept:
 
     def tableEvent(self, table, event):
         if isinstance(event, events.GameStarted):
-            self._games[table] = RecordBuilder(event)
+            self._games[table] = RecordBuilder(event, table.actions)
             return
         builder = self._games.get(table)
         if builder is None:
@@ -78,8 +78,6 @@ class RecordsKept:
         if isinstance(event, events.GameEnded):
             del self._games[table]
             self.records.append(builder.finish(event))
-        elif isinstance(event, events.ActionPlayed):
-            builder.addAction(event)
         else:
             builder.add(event)
 
