@@ -395,7 +395,7 @@ def botTeam(kind, port, count, name):
 def mappings(pid):
     """
     The resident KiB of each of process C{pid}'s mappings, from
-    C{/proc/PID/smaps}: C{{(start, name, size KiB): rss KiB}}.  An
+    C{/proc/PID/smaps}: C{{(start, name): (size KiB, rss KiB)}}.  An
     anonymous mapping's size and place tell the C heap's thread arenas
     (64 MiB reserved, aligned to it) from the rest (the kernel merges
     pymalloc's adjacent 1 MiB arenas and large blocks into one mapping).
@@ -408,18 +408,19 @@ def mappings(pid):
             if "-" in head[0] and not head[0].endswith(":"):
                 start, end = (int(x, 16) for x in head[0].split("-"))
                 name = head[5] if len(head) > 5 else ""
-                key = (start, name, (end - start) // 1024)
+                key = (start, name)
+                size = (end - start) // 1024
             elif head[0] == "Rss:":
-                found[key] = int(head[1])
+                found[key] = (size, int(head[1]))
     return found
 
 
 def kindOf(key):
     """
-    What a mapping of L{mappings} is: the C heap's main arena, another
-    anonymous mapping by its size, or a file's.
+    What a mapping of L{mappings} is: the C heap's main arena, its thread
+    arenas, another anonymous mapping, or a file's.
     """
-    start, name, size = key
+    start, name = key
     if name == "[heap]":
         return "[heap] (the C heap's main arena)"
     if name:
@@ -434,16 +435,18 @@ def mappingGrowth(before, after):
     The RSS growth between two L{mappings} readings, by kind and for
     the mappings that grew most.
     """
+    rss = lambda reading, key: reading.get(key, (0, 0))[1]
     byKind = collections.Counter()
     for key in set(before) | set(after):
-        byKind[kindOf(key)] += after.get(key, 0) - before.get(key, 0)
+        byKind[kindOf(key)] += rss(after, key) - rss(before, key)
     lines = ["RSS growth by mapping kind (KiB):"]
     lines.extend("  %+d %s" % (n, kind) for kind, n in byKind.most_common())
-    grown = sorted(((after.get(k, 0) - before.get(k, 0), k)
+    grown = sorted(((rss(after, k) - rss(before, k), k)
                     for k in set(before) | set(after)), reverse=True)[:10]
     lines.append("mappings that grew most (KiB; start, name, size KiB):")
-    lines.extend("  %+d %#x %s %d" % (n, k[0], k[1] or "anon", k[2])
-                 for n, k in grown if n)
+    lines.extend("  %+d %#x %s %d" % (
+        n, k[0], k[1] or "anon", after.get(k, before.get(k))[0])
+        for n, k in grown if n)
     return "\n".join(lines)
 
 
