@@ -105,6 +105,21 @@ class PlayTests(TableTestsMixin, SynchronousTestCase):
             events.ActionPlayed(0, (7, 7), False, None, 103)])
         self.assertEqual(table.game.moves, [(7, 7)])
 
+    def test_oneCellAMove(self):
+        """
+        A stone's C{(x, y)} is the board's own tuple for that cell, in the
+        rules' moves, the event and the table's actions alike: however
+        the player's cell was made, a move keeps no tuple of its own.
+        """
+        table = self.makeTable()
+        table.act(0, (7, 7))
+        table.act(1, [8, 8])
+        for ply, (x, y) in enumerate([(7, 7), (8, 8)]):
+            cell = rules.GomokuGame().legalActions(0)[y * rules.SIZE + x]
+            self.assertIs(table.game.moves[ply], cell)
+            self.assertIs(table.actions[ply][1], cell)
+            self.assertIs(self.eventsSince(2)[ply].action, cell)
+
     def test_refusals(self):
         """
         Out of turn, unseated, illegal cells and moves after the end are

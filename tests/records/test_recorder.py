@@ -227,6 +227,27 @@ class QueueTests(support.SQLiteMixin, TestCase):
         self.assertEqual(len(ids), 2)
 
     @defer.inlineCallbacks
+    def test_oneCopyOfTheMoves(self):
+        """
+        A game's record reads its table's actions at its end: the recorder
+        keeps no copy of a move, and the record has every move.
+        """
+        table = self.gomokuTable("one")
+        builder = self.recorder.games[table]
+        self.assertIs(builder.actions, table.actions)
+        for cell in [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1), (3, 0),
+                     (3, 1), (4, 0)]:
+            table.act(table.game.currentSeat, cell)
+        self.assertTrue(table.over)
+        yield self.recorder.whenIdle()
+        ids = yield self.records.gameIdsSince(0)
+        record = yield self.records.game(ids[0])
+        self.assertEqual(
+            [(e.seat, e.action) for e in record.tableEvents()
+             if type(e) is events.ActionPlayed],
+            [(seat, action) for seat, action, _, _, _ in table.actions])
+
+    @defer.inlineCallbacks
     def test_listenerNeverRaises(self):
         """
         Events of tables whose start the recorder did not see are

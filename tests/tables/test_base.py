@@ -72,7 +72,7 @@ class CountingTable(Table):
     def act(self, seat, action, byBot=False):
         self.checkTurn(seat)
         self.game.apply(seat, action)
-        self.emit(events.ActionPlayed(seat, action, byBot, None, self.now()))
+        self.playedAction(seat, action, byBot, None, self.now())
         if self.game.isOver:
             self.end(events.NORMAL, [1, 0], 1)
         else:
@@ -228,6 +228,32 @@ class TableTests(unittest.TestCase):
         self.assertEqual(recorder.events[2:], [
             events.ActionPlayed(0, 1, False, None, 103),
             events.TurnStarted(1, 113.5, 103)])
+
+    def test_actionsKept(self):
+        """
+        The table keeps its game's actions, each the tuple of its
+        L{events.ActionPlayed}'s fields, added before the event is told:
+        a listener finds the action it hears at the end of the list.
+        """
+        table, recorder = makeTable(self.clock)
+        heard = []
+
+        class Reader:
+            def tableEvent(self, table, event):
+                if type(event) is events.ActionPlayed:
+                    heard.append((event, list(table.actions)))
+
+        table.addListener(Reader())
+        self.assertEqual(table.actions, [])
+        table.start()
+        table.act(0, 1)
+        self.clock.advance(2)
+        table.act(1, 1, byBot=True)
+        self.assertEqual(table.actions, [(0, 1, False, None, 100),
+                                         (1, 1, True, None, 102)])
+        for event, actions in heard:
+            self.assertEqual(events.ActionPlayed(*actions[-1]), event)
+        self.assertEqual([len(actions) for _, actions in heard], [1, 2])
 
     def test_refusals(self):
         table, _ = makeTable(self.clock)

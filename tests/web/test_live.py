@@ -469,6 +469,25 @@ class HeldBackMovesTests(SynchronousTestCase):
         playGomoku(table, [(7, 7), (0, 0)])
         self.assertFalse(clock.getDelayedCalls())
 
+    def test_oneCopyOfTheMoves(self):
+        """
+        A game's moves are its table's own list, kept after the game ends
+        (no copy a move), and a game nobody watches is not called a move.
+        """
+        clock = Clock()
+        spectating = Spectating(clock)
+        table = gomokuTable(clock, spectating)
+        game = spectating.gameOf(table)
+        called = []
+        game.onActionPlayed = called.append
+        playGomoku(table, BLACK_WINS)
+        self.assertIs(game.played, table.actions)
+        self.assertEqual(called, [])
+        self.assertEqual(game.plies, 9)
+        self.assertEqual([move["action"] for move in game.moves],
+                         [list(cell) for cell in BLACK_WINS])
+        self.assertEqual(len(game.replay()["steps"]), 10)
+
     def test_forgotten(self):
         """
         A finished game pushed out of the feed lets go of its events and
