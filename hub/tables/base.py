@@ -202,8 +202,10 @@ class Table:
     @ivar over: True once L{end} was called.
     @ivar ended: the L{events.GameEnded} once over.
     @ivar actions: the game's actions so far, each the tuple of its
-        L{events.ActionPlayed}'s fields in their order (L{playedAction}):
-        the one copy of the moves, which listeners keep rather than copy.
+        L{events.ActionPlayed}'s fields in their order, but for its
+        C{detail} (None), which the players heard when it was played
+        (L{playedAction}): the one copy of the moves, which listeners keep
+        rather than copy.
     @ivar takeover: the L{Takeover} of departed seats.
     @ivar departed: the seats whose players left for good (L{depart}).
     """
@@ -271,7 +273,7 @@ class Table:
         """
         Add an action to L{actions}, then tell of it (L{events.ActionPlayed}).
         """
-        self.actions.append((seat, action, byBot, detail, at))
+        self.actions.append((seat, action, byBot, None, at))
         self.emit(events.ActionPlayed(seat, action, byBot, detail, at))
 
     # The game

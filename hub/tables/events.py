@@ -82,7 +82,8 @@ class TurnStarted:
 
 
 #: An L{ActionPlayed}'s fields as a tuple, in its constructor's order: how
-#: a table keeps its actions (L{hub.ihub.ITable.actions}).  A tuple of
+#: a table keeps its actions (L{hub.ihub.ITable.actions}), there with no
+#: C{detail} (None).  A tuple of
 #: plain values is soon left alone by the cyclic collector, where a
 #: hundred running games' events would make it run longer and more often.
 ActionFields = Tuple[int, Any, bool, object, float]

@@ -255,6 +255,18 @@ class TableTests(unittest.TestCase):
             self.assertEqual(events.ActionPlayed(*actions[-1]), event)
         self.assertEqual([len(actions) for _, actions in heard], [1, 2])
 
+    def test_actionsKeepNoDetail(self):
+        """
+        An action's C{detail}, which its players heard when it was played,
+        is not kept in the table's actions.
+        """
+        table, recorder = makeTable(self.clock)
+        table.start()
+        table.playedAction(0, 1, False, ("heard",), 100)
+        self.assertEqual(recorder.events[-1],
+                         events.ActionPlayed(0, 1, False, ("heard",), 100))
+        self.assertEqual(table.actions, [(0, 1, False, None, 100)])
+
     def test_refusals(self):
         table, _ = makeTable(self.clock)
         table.start()
