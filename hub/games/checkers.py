@@ -514,7 +514,8 @@ class CheckersGame:
         """
         Check that C{seat} may play C{path} now.
 
-        @return: the canonical path.
+        @return: the canonical path, made of the board's own cell tuples
+            (L{CELLS}): a game keeps no cell tuples of its own a move.
         @raise GameOver: the game has ended.
         @raise OutOfTurn: it is not C{seat}'s turn.
         @raise IllegalMove: the path breaks the rules.
@@ -526,7 +527,8 @@ class CheckersGame:
             assert self.currentSeat is not None
             raise OutOfTurn("it is %s's turn"
                             % (self.regions[self.currentSeat],))
-        return self.checkPath(seat, path)
+        return tuple([CELLS[INDEX[cell]]
+                      for cell in self.checkPath(seat, path)])
 
     def apply(self, seat: int, action: Sequence[Cell]) -> TurnResult:
         """

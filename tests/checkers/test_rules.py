@@ -226,6 +226,18 @@ class GameTests(SynchronousTestCase):
         self.assertRaises(ValueError, CheckersGame, regions="AA")
         self.assertRaises(ValueError, CheckersGame, regions="AZ")
 
+    def test_canonicalCells(self):
+        """
+        A played path is made of the board's own cell tuples, however the
+        player's cells were made.
+        """
+        game = CheckersGame(2)
+        step = game.legalActions(0)[0]
+        result = game.apply(0, [list(cell) for cell in step])
+        self.assertEqual(result.path, step)
+        for cell in result.path:
+            self.assertIs(cell, checkers.CELLS[checkers.INDEX[cell]])
+
     def test_turnOrder(self):
         """
         Turns cycle A, C, E, A in a three-player game.
