@@ -18,8 +18,8 @@ from typing import Any, Mapping
 import msgspec
 
 #: Payloads with more C{[} and C{{} bytes than this (strings included)
-#: are parsed by C{json.loads} alone.
-MAX_FAST_BRACKETS = 64
+#: are parsed by C{json.loads} alone (shorter ones are not counted).
+MAX_FAST_BRACKETS = 128
 
 _DECODER = msgspec.json.Decoder()
 _ENCODER = msgspec.json.Encoder()
@@ -46,7 +46,8 @@ def decodeJson(data: bytes) -> Any:
         C{json.JSONDecodeError} or L{RecursionError} for what
         C{json.loads} refuses, as C{json.loads} raises them.
     """
-    if data.count(b"[") + data.count(b"{") <= MAX_FAST_BRACKETS:
+    if len(data) <= MAX_FAST_BRACKETS or (
+            data.count(b"[") + data.count(b"{") <= MAX_FAST_BRACKETS):
         try:
             return _DECODER.decode(data)
         except (msgspec.DecodeError, ValueError, RecursionError):

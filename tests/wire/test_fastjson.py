@@ -154,8 +154,9 @@ class DecodeJsonTests(SynchronousTestCase):
 
     def test_fastPath(self):
         """
-        A per-move message is parsed by msgspec: the standard library is
-        not called.
+        A per-move message, and text of up to
+        L{fastjson.MAX_FAST_BRACKETS} brackets however long, is parsed by
+        msgspec: the standard library is not called.
         """
         def refuse(text):
             raise AssertionError("json.loads called")
@@ -165,8 +166,28 @@ class DecodeJsonTests(SynchronousTestCase):
                        b'"token":18446744073709551615,"x":7,"y":7}'),
             {"chess": 0, "msg_type": 10, "session": 8,
              "token": 18446744073709551615, "x": 7, "y": 7})
-        self.assertEqual(decodeJson(b'[' * 32 + b']' * 32),
-                         eval("[" * 32 + "]" * 32))
+        depth = fastjson.MAX_FAST_BRACKETS
+        nested = []
+        for _ in range(depth - 1):
+            nested = [nested]
+        self.assertEqual(decodeJson(b"[" * depth + b"]" * depth), nested)
+
+    def test_slowPath(self):
+        """
+        Text of more than L{fastjson.MAX_FAST_BRACKETS} brackets goes to the
+        standard library alone.
+        """
+        calls = []
+        original = fastjson.json.loads
+
+        def loads(text):
+            calls.append(text)
+            return original(text)
+        self.patch(fastjson.json, "loads", loads)
+        data = b'{"a":"' + b"{" * fastjson.MAX_FAST_BRACKETS + b'"}'
+        self.assertEqual(decodeJson(data),
+                         {"a": "{" * fastjson.MAX_FAST_BRACKETS})
+        self.assertEqual(calls, [data.decode("utf-8")])
 
 
 class EncodeStringsTests(SynchronousTestCase):
