@@ -2,7 +2,7 @@
 The wire codecs' JSON, per message of a move: the standard library
 against C{orjson} and C{msgspec}, and the codecs themselves.
 
-    python bench/wire_json.py [--number N] [--repeat R] [--tree PATH]
+    python bench/wire_json.py [--number N] [--repeat R] [--against PATH]
 
 For each protocol's messages of a move (the client's move in, the
 server's frames out, as the protocol references show them), prints the
@@ -11,21 +11,28 @@ microseconds of one call, the best of R repeats of N calls:
   - the libraries alone: C{json.loads(data.decode("utf-8"))} against
     C{orjson.loads(data)} and C{msgspec}'s decoder; C{json.dumps} with
     the codec's options against C{orjson.dumps} and C{msgspec}'s encoder
-    (sorted keys where the codec sorts them; C{orjson} is left out where
-    it is not installed);
+    (sorted keys; C{orjson} is left out where it is not installed);
   - the codec's own call (C{decodeMessage}, C{encodeMessage}, C{decode},
-    C{encode}, C{decodeBody}, C{encodeBody}) of the tree at PATH (by
-    default this script's own), with its fast paths; run the script
-    with C{--tree} on two trees for a before and after.
+    C{encode}, C{decodeBody}, C{encodeBody}), with its fast paths; with
+    C{--against PATH}, next to the same call of another tree's codecs
+    (C{hub/wire/gomoku.py}, C{checkers.py} and C{splendor.py} loaded
+    from their files; their own C{hub} imports are this tree's), the
+    two timed in turn, repeat by repeat, so that both see the same load.
 
 Not a test: no bound on any figure.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
 import timeit
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+
+from hub.wire import checkers, gomoku, splendor  # noqa: E402
 
 GOMOKU_MOVE_IN = (b'{"chess":0,"msg_type":10,"session":8,'
                   b'"token":18446744073709551615,"x":7,"y":7}')
@@ -100,24 +107,69 @@ def libraries():
     return found
 
 
+def loadCodecs(tree):
+    """
+    The gomoku, checkers and Splendor codec modules of another tree,
+    loaded from their files under private names.
+    """
+    codecs = []
+    for name in ("gomoku", "checkers", "splendor"):
+        path = os.path.join(tree, "hub", "wire", name + ".py")
+        spec = importlib.util.spec_from_file_location(
+            "against_" + name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        codecs.append(module)
+    return codecs
+
+
+def codecCalls(gomoku, checkers, splendor):
+    """
+    C{(label, call)} for each codec call of a move, on the given codec
+    modules.
+    """
+    gomokuMove = gomoku.moveMessage(1, 7, 7, 18446744073653300902, None)
+    gomokuResult = gomoku.resultMessage(0, 18446744072383256129, None)
+    checkersLine = CHECKERS_MOVE_IN + b"\n"
+    checkersSpaced = CHECKERS_MOVE_IN_SPACED + b"\n"
+    return [
+        ("gomoku decodeMessage(msg_move)",
+         lambda: gomoku.decodeMessage(GOMOKU_MOVE_IN)),
+        ("gomoku encodeMessage(msg_move)",
+         lambda: gomoku.encodeMessage(gomokuMove)),
+        ("gomoku encodeMessage(msg_result)",
+         lambda: gomoku.encodeMessage(gomokuResult)),
+        ("gomoku encodeMessage(msg_room)",
+         lambda: gomoku.encodeMessage(GOMOKU_ROOM_OUT)),
+        ("checkers decode(MOVE_OP)",
+         lambda: checkers.decode(checkersLine)),
+        ("checkers decode(MOVE_OP, spaced)",
+         lambda: checkers.decode(checkersSpaced)),
+        ("checkers encode(MOVE_OP)",
+         lambda: checkers.encode(*CHECKERS_MOVE_OUT)),
+        ("checkers encode(START_TURN_OP)",
+         lambda: checkers.encode(*CHECKERS_TURN_OUT)),
+        ("splendor decodeBody(get_gems)",
+         lambda: splendor.decodeBody(SPLENDOR_GET_GEMS_IN)),
+        ("splendor decodeBody(buy_card)",
+         lambda: splendor.decodeBody(SPLENDOR_BUY_IN)),
+        ("splendor encodeBody(get_gems)",
+         lambda: splendor.encodeBody(SPLENDOR_OPERATION_OUT))]
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("--number", type=int, default=100000)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--tree", default=os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))))
+    parser.add_argument("--against", metavar="PATH", default=None)
     options = parser.parse_args(argv)
-    sys.path.insert(0, os.path.abspath(options.tree))
-    from hub.wire import checkers, gomoku, splendor
 
     def show(label, call):
         print("  %-44s %7.3f us" % (
             label, timeOne(call, options.number, options.repeat)))
 
     found = libraries()
-    print("libraries: %s; codecs from %s (%s)" % (
-        ", ".join(name for name, _, _ in found), options.tree,
-        gomoku.__file__))
+    print("libraries: %s" % (", ".join(name for name, _, _ in found),))
     decodes = [("gomoku msg_move in", GOMOKU_MOVE_IN),
                ("checkers MOVE_OP in", CHECKERS_MOVE_IN),
                ("checkers MOVE_OP in, spaced", CHECKERS_MOVE_IN_SPACED),
@@ -138,35 +190,23 @@ def main(argv=None):
     for label, obj in encodes:
         for name, _, dumps in found:
             show("%s, %s" % (label, name), lambda: dumps(obj))
-    print("the codecs:")
-    gomokuMove = gomoku.moveMessage(1, 7, 7, 18446744073653300902, None)
-    gomokuResult = gomoku.resultMessage(0, 18446744072383256129, None)
-    checkersLine = CHECKERS_MOVE_IN + b"\n"
-    checkersSpaced = CHECKERS_MOVE_IN_SPACED + b"\n"
-    for label, call in [
-            ("gomoku decodeMessage(msg_move)",
-             lambda: gomoku.decodeMessage(GOMOKU_MOVE_IN)),
-            ("gomoku encodeMessage(msg_move)",
-             lambda: gomoku.encodeMessage(gomokuMove)),
-            ("gomoku encodeMessage(msg_result)",
-             lambda: gomoku.encodeMessage(gomokuResult)),
-            ("gomoku encodeMessage(msg_room)",
-             lambda: gomoku.encodeMessage(GOMOKU_ROOM_OUT)),
-            ("checkers decode(MOVE_OP)",
-             lambda: checkers.decode(checkersLine)),
-            ("checkers decode(MOVE_OP, spaced)",
-             lambda: checkers.decode(checkersSpaced)),
-            ("checkers encode(MOVE_OP)",
-             lambda: checkers.encode(*CHECKERS_MOVE_OUT)),
-            ("checkers encode(START_TURN_OP)",
-             lambda: checkers.encode(*CHECKERS_TURN_OUT)),
-            ("splendor decodeBody(get_gems)",
-             lambda: splendor.decodeBody(SPLENDOR_GET_GEMS_IN)),
-            ("splendor decodeBody(buy_card)",
-             lambda: splendor.decodeBody(SPLENDOR_BUY_IN)),
-            ("splendor encodeBody(get_gems)",
-             lambda: splendor.encodeBody(SPLENDOR_OPERATION_OUT))]:
-        show(label, call)
+    ours = codecCalls(gomoku, checkers, splendor)
+    if options.against is None:
+        print("the codecs:")
+        for label, call in ours:
+            show(label, call)
+        return
+    theirs = codecCalls(*loadCodecs(options.against))
+    print("the codecs: %s against this tree, in turn" % (options.against,))
+    print("  %-44s %10s %10s %7s" % ("", "against", "this tree", "ratio"))
+    for (label, call), (_, other) in zip(ours, theirs):
+        times = {call: [], other: []}
+        for _ in range(options.repeat):
+            for each in (other, call):
+                times[each].append(timeOne(each, options.number, 1))
+        mine, before = min(times[call]), min(times[other])
+        print("  %-44s %7.3f us %7.3f us %6.2fx" % (
+            label, before, mine, mine / before))
 
 
 if __name__ == "__main__":
