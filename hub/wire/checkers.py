@@ -16,9 +16,10 @@ Pure: no Twisted, no game rules.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import NamedTuple, Optional, Sequence, Tuple
+
+from hub.wire.fastjson import decodeJson, encodeStrings
 
 JOIN_ROOM_OP = 200000
 JOIN_ROOM_REPLY_OP = 200001
@@ -116,22 +117,15 @@ def encode(op: int, data1: str = "", data2: str = "") -> bytes:
     @param data2: second data field.
     @return: C{{"data1":...,"data2":...,"op":N}\\n} as UTF-8 bytes.
     """
-    data1, data2 = str(data1), str(data2)
-    if _PLAIN.fullmatch(data1) and _PLAIN.fullmatch(data2):
-        # What json.dumps writes for strings it has nothing to escape in.
-        text = '{"data1":"%s","data2":"%s","op":%d}\n' % (
-            data1, data2, int(op))
-        return text.encode("utf-8")
-    text = json.dumps(
-        {"data1": data1, "data2": data2, "op": int(op)},
-        separators=(",", ":"), ensure_ascii=False, sort_keys=True)
-    return text.encode("utf-8") + DELIMITER
+    # The keys in sorted order, the values exactly str and int: what
+    # json.dumps writes (compact, ensure_ascii off), byte for byte.  A
+    # lone surrogate raises UnicodeEncodeError, as json.dumps' text's
+    # encoding did.
+    return encodeStrings(
+        {"data1": str(data1), "data2": str(data2), "op": int(op)}
+    ) + DELIMITER
 
 
-# A string that JSON writes as it is (ensure_ascii off): no quote, no
-# backslash, no control character.  Lone surrogates, which cannot be
-# UTF-8, are left to json.dumps and the encoder's error.
-_PLAIN = re.compile(r'[^"\\\x00-\x1f\ud800-\udfff]*')
 # A line in the exact form that Qt peers and L{encode} write, with no
 # escape in its strings: decoded without the JSON parser, to the same
 # L{Message} (an op of up to 15 digits, JSON's integer syntax).
@@ -202,7 +196,7 @@ def decode(line: bytes) -> Message:
         data1, data2, op = match.groups()
         return Message(int(op), data1, data2)
     try:
-        obj = json.loads(text)
+        obj = decodeJson(line)
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise DecodeError("not JSON: %s" % (e.__class__.__name__,))
     if not isinstance(obj, dict):

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 from typing import (
-    Any, Callable, Dict, Iterable, List, Mapping, Optional, Tuple,
+    Any, Dict, Iterable, List, Mapping, Optional, Tuple,
     TypedDict, Union)
+
+from hub.wire.fastjson import decodeJson
 
 #: A message: a decoded JSON object, or one that L{encodeMessage} writes.
 Message = Dict[str, Any]
@@ -336,15 +338,7 @@ def decodeMessage(payload: bytes) -> Message:
     if not payload:
         raise InvalidMessage("empty frame")
     try:
-        text = payload.decode("utf-8")
-        try:
-            msg, end = _scanOnce(text, 0)
-        except StopIteration:
-            end = -1
-        if end != len(text):
-            # Leading or trailing whitespace, or an error: the slow path
-            # decides.
-            msg = json.loads(text)
+        msg = decodeJson(payload)
     except (ValueError, RecursionError) as e:
         raise InvalidMessage("not JSON: %s" % (e,))
     if type(msg) is not dict:
@@ -360,10 +354,6 @@ def decodeMessage(payload: bytes) -> Message:
 # The default of a field that must be present (Any, to stand for the
 # default of any field's type).
 _REQUIRED: Any = object()
-# The decoder's scanner: C{_scanOnce(text, index)} is the value at index
-# and the index after it (typeshed does not declare the attribute).
-_scanOnce: Callable[[str, int], Tuple[Any, int]] = (
-    json.JSONDecoder().scan_once)  # type: ignore[attr-defined]
 
 
 def uintField(msg: object, key: str, default: int = _REQUIRED,

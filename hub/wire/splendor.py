@@ -19,6 +19,8 @@ from typing import (
     TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Sequence, Tuple,
     Union)
 
+from hub.wire.fastjson import decodeJson
+
 if TYPE_CHECKING:
     from typing import TypeGuard
 
@@ -127,7 +129,7 @@ def decodeBody(raw: bytes) -> Any:
     if not raw:
         return None
     try:
-        return json.loads(raw.decode("utf-8"))
+        return decodeJson(raw)
     except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise BodyError(str(e))
 

@@ -3,10 +3,13 @@ Tests for L{hub.wire.checkers}: byte-exact encoding, lenient decoding,
 path parsing.
 """
 
-from hypothesis import given, strategies as st
+import json
+
+from hypothesis import given, settings, strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import checkers as wire
+from tests.wire import jsonvalues
 
 
 class ConstantsTests(SynchronousTestCase):
@@ -306,3 +309,94 @@ class PathTests(SynchronousTestCase):
         """
         path = tuple(cells)
         self.assertEqual(wire.parsePath(wire.formatPath(path)), path)
+
+
+def stdlibEncode(op, data1="", data2=""):
+    """
+    L{wire.encode} as it was written with C{json.dumps}.
+    """
+    text = json.dumps(
+        {"data1": str(data1), "data2": str(data2), "op": int(op)},
+        separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+    return text.encode("utf-8") + b"\n"
+
+
+def stdlibDecode(line):
+    """
+    L{wire.decode} with the standard library's parser alone.
+    """
+    def loads(data):
+        return json.loads(data.decode("utf-8"))
+    original = wire.decodeJson
+    wire.decodeJson = loads
+    try:
+        return wire.decode(line)
+    finally:
+        wire.decodeJson = original
+
+
+# Lines as Qt peers and other JSON writers put them, with any JSON in
+# their fields.
+checkersLines = st.fixed_dictionaries(
+    {"op": st.sampled_from(sorted(wire.OP_NAMES)) | jsonvalues.scalars,
+     "data1": jsonvalues.texts | jsonvalues.values,
+     "data2": jsonvalues.texts | jsonvalues.values},
+    optional={"extra": jsonvalues.values})
+
+
+class StdlibTests(SynchronousTestCase):
+    """
+    The codec's JSON (msgspec, L{hub.wire.fastjson}) gives what the
+    standard library gave: the same bytes, the same message or the same
+    L{wire.DecodeError}.
+    """
+
+    def assertSameDecoding(self, line):
+        ours = jsonvalues.outcome(wire.decode, line)
+        theirs = jsonvalues.outcome(stdlibDecode, line)
+        self.assertTrue(jsonvalues.sameOutcome(ours, theirs),
+                        "%r: %r != %r" % (line[:200], ours, theirs))
+
+    @given(st.sampled_from(sorted(wire.OP_NAMES))
+           | st.integers() | st.sampled_from(jsonvalues.EDGE_INTEGERS),
+           jsonvalues.texts, jsonvalues.texts)
+    @settings(max_examples=1000, deadline=None)
+    def test_encodeAny(self, op, data1, data2):
+        """
+        Any opcode and any text: the same bytes as json.dumps, or the same
+        L{UnicodeEncodeError} for a lone surrogate; decoded alike.
+        """
+        ours = jsonvalues.outcome(wire.encode, op, data1, data2)
+        self.assertEqual(ours, jsonvalues.outcome(
+            stdlibEncode, op, data1, data2))
+        if ours[0] == "value":
+            self.assertSameDecoding(ours[1])
+
+    def test_encodeMove(self):
+        """
+        The lines of a move in spec section 7, and an error's.
+        """
+        for args in ((wire.MOVE_OP, "A", "-2 6 0 4"),
+                     (wire.START_TURN_OP, "D", "1656403207"),
+                     (wire.END_TURN_OP,), (wire.MOVE_OP, "D", "-1"),
+                     (wire.END_GAME_OP, "alice bob"),
+                     (wire.ERROR_OP, "400005",
+                      "INVALID_MOVE: no piece to jump over at (-1,4)")):
+            self.assertEqual(wire.encode(*args), stdlibEncode(*args))
+
+    @given(jsonvalues.jsonTexts(checkersLines))
+    @settings(max_examples=1000, deadline=None)
+    def test_decodeAny(self, line):
+        """
+        Any line, with any JSON in its fields, in any of json.dumps'
+        forms.
+        """
+        self.assertSameDecoding(line + b"\n")
+
+    @given(jsonvalues.mutatedTexts(checkersLines))
+    @settings(max_examples=1000, deadline=None)
+    def test_decodeBroken(self, line):
+        """
+        Lines with bytes inserted, replaced or deleted.
+        """
+        self.assertSameDecoding(line)

@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import gomoku as w
+from tests.wire import jsonvalues
 
 TOKEN_A = 18446744072383256129
 TOKEN_B = 18446744073653300902
@@ -651,3 +652,118 @@ class RoundTripTests(SynchronousTestCase):
             payloads = scanAll([data[:i], data[i:]])
             self.assertEqual(len(payloads), 1)
             self.assertEqual(w.decodeMessage(payloads[0])["name"], name)
+
+
+def stdlibDecodeMessage(payload):
+    """
+    L{w.decodeMessage} as it was with the standard library's parser
+    alone (C{json.loads} of the UTF-8 text).
+    """
+    def loads(data):
+        return json.loads(data.decode("utf-8"))
+    original = w.decodeJson
+    w.decodeJson = loads
+    try:
+        return w.decodeMessage(payload)
+    finally:
+        w.decodeJson = original
+
+
+def stdlibEncodeMessage(obj):
+    """
+    L{w.encodeMessage} written with C{json.dumps} alone, as the general
+    path has always written it.
+    """
+    text = json.dumps(obj, separators=(",", ":"), sort_keys=True,
+                      ensure_ascii=False)
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+    try:
+        return b"<" + text.encode("utf-8") + b">"
+    except UnicodeEncodeError:
+        text = json.dumps(obj, separators=(",", ":"), sort_keys=True)
+        text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+        return b"<" + text.encode("ascii") + b">"
+
+
+# Any field of any message, with values where fast parsers part from the
+# standard library.
+gomokuMessages = st.fixed_dictionaries(
+    {"msg_type": st.sampled_from(sorted(w.VALID_TYPES))
+     | jsonvalues.scalars},
+    optional={key: jsonvalues.values for key in (
+        "token", "session", "name", "psw", "room", "rooms", "x", "y",
+        "chess", "type", "state", "ex", "status", "result", "target",
+        "oper")})
+
+
+class StdlibTests(SynchronousTestCase):
+    """
+    The codec's JSON (msgspec, L{hub.wire.fastjson}) gives what the
+    standard library gave: the same message or the same
+    L{w.InvalidMessage}, and the same bytes.
+    """
+
+    def assertSameDecoding(self, payload):
+        ours = jsonvalues.outcome(w.decodeMessage, payload)
+        theirs = jsonvalues.outcome(stdlibDecodeMessage, payload)
+        self.assertTrue(jsonvalues.sameOutcome(ours, theirs),
+                        "%r: %r != %r" % (payload[:200], ours, theirs))
+
+    def test_captured(self):
+        """
+        The captured frames of spec section 3.
+        """
+        for frame in CAPTURED:
+            self.assertSameDecoding(frame[1:-1])
+
+    @given(jsonvalues.jsonTexts(gomokuMessages))
+    @settings(max_examples=1000, deadline=None)
+    def test_anyMessage(self, payload):
+        """
+        Any message, with any JSON in its fields, in any of json.dumps'
+        forms.
+        """
+        self.assertSameDecoding(payload)
+
+    @given(jsonvalues.mutatedTexts(gomokuMessages))
+    @settings(max_examples=1000, deadline=None)
+    def test_brokenMessage(self, payload):
+        """
+        Messages with bytes inserted, replaced or deleted.
+        """
+        self.assertSameDecoding(payload)
+
+    @given(st.sampled_from([w.moveMessage, w.gameMessage]),
+           st.integers(0, 2 ** 64 - 1), st.integers(0, 2 ** 64 - 1),
+           st.integers(-2 ** 65, 2 ** 65), st.integers(-2 ** 65, 2 ** 65))
+    @settings(max_examples=500, deadline=None)
+    def test_perMoveFrames(self, constructor, token, session, a, b):
+        """
+        The frames of a move, the server's and a client's: the same bytes
+        as json.dumps writes, decoded to the same message.
+        """
+        if constructor is w.moveMessage:
+            msg = w.moveMessage(w.CHESS_BLACK, a, b, token, session)
+        else:
+            msg = w.gameMessage(a, b, token, session)
+        frame = w.encodeMessage(msg)
+        self.assertEqual(frame, stdlibEncodeMessage(msg))
+        self.assertSameDecoding(frame[1:-1])
+        result = w.resultMessage(w.S_OK, token, session)
+        self.assertEqual(w.encodeMessage(result),
+                         stdlibEncodeMessage(result))
+
+    @given(st.text(), st.text(), st.text(), st.integers(0, 2 ** 64 - 1))
+    @settings(max_examples=300, deadline=None)
+    def test_roomFrames(self, name, owner, guest, token):
+        """
+        Room and room list frames: the same bytes as json.dumps, decoded
+        alike.
+        """
+        room = w.roomObject(name, owner, guest, w.CHESS_WHITE, 1, 0, name)
+        for msg in (w.roomMessage(w.RI_PLAYER_JOIN, room, token, 1),
+                    w.roomListMessage([room, room], token, 2),
+                    w.regMessage(name, 3, token)):
+            frame = w.encodeMessage(msg)
+            self.assertEqual(frame, stdlibEncodeMessage(msg))
+            self.assertSameDecoding(frame[1:-1])

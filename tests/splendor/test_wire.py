@@ -5,10 +5,11 @@ Tests for L{hub.wire.splendor}: header bytes, framing and bodies.
 import json
 import struct
 
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import splendor as wire
+from tests.wire import jsonvalues
 
 
 def unhex(text):
@@ -435,3 +436,88 @@ class DecodeOperationTests(SynchronousTestCase):
                      {"noble_number": [91, 92]}, {"noble_number": ["91"]},
                      {"player_id": "2", "noble_number": [93]}]:
             self.assertRaises(wire.BodyError, wire.decodeNobleChoice, body)
+
+
+def stdlibDecodeBody(raw):
+    """
+    L{wire.decodeBody} as it was, with the standard library's parser.
+    """
+    if not raw:
+        return None
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise wire.BodyError(str(e))
+
+
+gems = st.lists(st.tuples(
+    st.sampled_from(["diamond", "sapphire", "emerald", "ruby", "obsidian",
+                     "golden"]) | jsonvalues.texts,
+    st.integers(0, 10) | st.sampled_from(jsonvalues.EDGE_INTEGERS)),
+    max_size=4)
+# The Unity client's requests, and any JSON object with their keys.
+splendorBodies = st.builds(
+    wire.operationRequest, st.integers(1, 4) | jsonvalues.integers,
+    st.sampled_from(wire.OPERATIONS),
+    st.integers(0, 10100) | jsonvalues.integers, gems) | st.builds(
+    wire.nobleChoiceRequest, st.integers(1, 4),
+    st.integers(91, 100) | jsonvalues.integers) | st.fixed_dictionaries(
+    {}, optional={"player_id": jsonvalues.values,
+                  "operation_type": jsonvalues.values,
+                  "operation_info": jsonvalues.values,
+                  "noble_number": jsonvalues.values})
+
+
+class StdlibTests(SynchronousTestCase):
+    """
+    The codec's JSON (msgspec, L{hub.wire.fastjson}) reads bodies as the
+    standard library read them: the same value or the same
+    L{wire.BodyError}.
+    """
+
+    def assertSameDecoding(self, raw):
+        ours = jsonvalues.outcome(wire.decodeBody, raw)
+        theirs = jsonvalues.outcome(stdlibDecodeBody, raw)
+        self.assertTrue(jsonvalues.sameOutcome(ours, theirs),
+                        "%r: %r != %r" % (raw[:200], ours, theirs))
+
+    @given(splendorBodies)
+    @settings(max_examples=500, deadline=None)
+    def test_clientFrames(self, body):
+        """
+        The bodies of the client's frames (L{wire.packClientFrame}), and
+        the same bodies as the reference server writes them.
+        """
+        frame = wire.packClientFrame(wire.PLAYER_OPERATION, 1, body)
+        self.assertSameDecoding(frame[wire.HEADER_LENGTH:])
+        self.assertSameDecoding(json.dumps(body).encode("ascii"))
+
+    @given(jsonvalues.jsonTexts(splendorBodies))
+    @settings(max_examples=500, deadline=None)
+    def test_anyBody(self, raw):
+        """
+        Any body, in any of json.dumps' forms.
+        """
+        self.assertSameDecoding(raw)
+
+    @given(jsonvalues.mutatedTexts(splendorBodies))
+    @settings(max_examples=1000, deadline=None)
+    def test_brokenBody(self, raw):
+        """
+        Bodies with bytes inserted, replaced or deleted, and nothing.
+        """
+        self.assertSameDecoding(raw)
+        self.assertSameDecoding(b"")
+
+    def test_serverBodies(self):
+        """
+        The server's bodies are written as json.dumps writes them (the
+        standard library still writes them: its default separators are
+        not msgspec's).
+        """
+        for body in (wire.newTurnBody(3), wire.newCardBody(17),
+                     wire.getGemsBody(1, [("ruby", 1), ("diamond", 1)]),
+                     wire.nobleBody(2, [91, 92])):
+            self.assertEqual(wire.encodeBody(body),
+                             json.dumps(body).encode("ascii"))
+            self.assertSameDecoding(wire.encodeBody(body))
