@@ -38,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -100,7 +101,7 @@ def measure(args):
             # when the game ends (RecordBuilder.finish).
             games.append(attr.evolve(record, seats=seats,
                                      eventsText=record.storedEvents()))
-    mainThread = threading_get_native_id()
+    mainThread = threading.get_native_id()
     readEnd, writeEnd = os.pipe()
     counts = {"calls": 0, "queued": 0}
     window = {}
@@ -151,11 +152,6 @@ def measure(args):
     reactor.callLater(args.warmup + args.seconds, end)
     # (The reactor's shutdown stops the database's threads.)
     reactor.run()
-
-
-def threading_get_native_id():
-    import threading
-    return threading.get_native_id()
 
 
 def main(argv):
