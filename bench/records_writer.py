@@ -26,7 +26,7 @@ tree has it).  C{--tree} measures another checkout (its C{hub}), for a
 before/after in one run:
 
     python bench/records_writer.py --rounds 3
-    /work/venv/bin/python bench/records_writer.py --tree /work/main
+    python bench/records_writer.py --tree ../main   # main's Python
 
 Not a test: it prints figures.
 """
