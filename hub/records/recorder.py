@@ -31,6 +31,10 @@ RETRY_DELAY = 1.0
 MAX_RETRY_DELAY = 30.0
 STOP_RETRY_DELAY = 0.5
 FLUSH_SECONDS = 10.0
+# How long the hub's recorder gathers finished games before it writes
+# them in one transaction (RecordsService): the writer thread then wakes
+# twice a second, not once a game (docs/records.md).
+GATHER_SECONDS = 0.5
 
 
 def _transientErrors() -> Tuple[Type[BaseException], ...]:
@@ -55,6 +59,10 @@ class Recorder:
         oldest may be being written).
     @ivar maxPending: how many records may wait; a game that ends while
         the queue is full is logged and dropped.
+    @ivar gatherSeconds: how long a finished game may wait for others to
+        be written with it in one transaction (0: written at once, while
+        no write is under way); a full batch, and a stopping hub, write
+        at once.
     @ivar written: records stored.
     @ivar failed: write attempts that failed.
     @ivar dropped: records given up (queue full, a record the database
@@ -70,13 +78,15 @@ class Recorder:
     def __init__(self, database: db.Database, clock: IReactorTime,
                  maxPending: int = MAX_PENDING, batchSize: int = BATCH_SIZE,
                  retryDelay: float = RETRY_DELAY,
-                 maxRetryDelay: float = MAX_RETRY_DELAY) -> None:
+                 maxRetryDelay: float = MAX_RETRY_DELAY,
+                 gatherSeconds: float = 0.0) -> None:
         self.database = database
         self.clock = clock
         self.maxPending = maxPending
         self.batchSize = batchSize
         self.retryDelay = retryDelay
         self.maxRetryDelay = maxRetryDelay
+        self.gatherSeconds = gatherSeconds
         self.games: Dict[ITable, RecordBuilder] = {}
         self.pending: Deque[GameRecord] = collections.deque()
         self.written = 0
@@ -89,6 +99,7 @@ class Recorder:
         self._alone = False
         self._writing = False
         self._retryCall: Optional[IDelayedCall] = None
+        self._gatherCall: Optional[IDelayedCall] = None
         self._schemaChecked = False
         self._gaveUp = False
         self._idleWaiters: List[defer.Deferred[None]] = []
@@ -180,9 +191,15 @@ class Recorder:
         if self._retryCall is not None and self._retryCall.active():
             self._retryCall.cancel()
         self._retryCall = None
-        self._kick()
+        self._kick(gathered=True)
 
-    def _kick(self) -> None:
+    def _kick(self, gathered: bool = False) -> None:
+        """
+        Write the oldest queued records, unless a write is under way or
+        waits for its retry; or, with L{gatherSeconds}, wait that long
+        for more unless C{gathered} (the wait is over, or a retry) or the
+        batch is full.
+        """
         if self._writing or self._retryCall is not None or self._gaveUp:
             return
         if not self.pending:
@@ -191,6 +208,13 @@ class Recorder:
                 d.callback(None)
             return
         size = 1 if self._alone else self.batchSize
+        if (self.gatherSeconds > 0 and not gathered
+                and len(self.pending) < size and not self.stopping):
+            if self._gatherCall is None or not self._gatherCall.active():
+                self._gatherCall = self.clock.callLater(
+                    self.gatherSeconds, self._gathered)
+            return
+        self._stopGathering()
         batch = list(itertools.islice(self.pending, size))
         self._writing = True
         writing = self.database.runInteraction(
@@ -266,7 +290,21 @@ class Recorder:
 
     def _retry(self) -> None:
         self._retryCall = None
-        self._kick()
+        self._kick(gathered=True)
+
+    def _gathered(self) -> None:
+        """
+        The oldest queued game has waited L{gatherSeconds}: write what is
+        queued.
+        """
+        self._gatherCall = None
+        self._kick(gathered=True)
+
+    def _stopGathering(self) -> None:
+        if self._gatherCall is not None:
+            if self._gatherCall.active():
+                self._gatherCall.cancel()
+            self._gatherCall = None
 
     # Stopping
 
@@ -279,12 +317,15 @@ class Recorder:
         @return: a Deferred that fires when done.
         """
         self.stopping = True
+        self._stopGathering()
         now = self.clock.seconds()
         for builder in list(self.games.values()):
             self.enqueue(self._forEvent(builder.abandon(now)))
         self.games.clear()
         if self._retryCall is not None:
             self.retryNow()
+        else:
+            self._kick()
         done = self.whenIdle()
         if done.called:
             return done
@@ -301,6 +342,7 @@ class Recorder:
         if self._retryCall is not None and self._retryCall.active():
             self._retryCall.cancel()
         self._retryCall = None
+        self._stopGathering()
         self._gaveUp = True
         lost = len(self.pending)
         if lost:

@@ -18,7 +18,7 @@ from twisted.python.failure import Failure
 from hub.records import db
 from hub.records.metrics import RecordsCollector
 from hub.records.query import DEFAULT_MIN_GAMES, Records
-from hub.records.recorder import FLUSH_SECONDS, Recorder
+from hub.records.recorder import FLUSH_SECONDS, GATHER_SECONDS, Recorder
 
 
 class RecordsService(Service):
@@ -27,8 +27,11 @@ class RecordsService(Service):
     as abandoned and writes what is queued (for at most C{flushSeconds}).
 
     @param reactor: the reactor of the database's threads.
-    @param clock: the hub's tracked clock, for the recorder's retries and
-        stop deadline (the reactor if not given).
+    @param clock: the hub's tracked clock, for the recorder's retries,
+        its gathering of finished games and its stop deadline (the
+        reactor if not given).
+    @param recorderOptions: the L{Recorder}'s own; its C{gatherSeconds}
+        is L{GATHER_SECONDS} unless given.
 
     @ivar database: the L{db.Database}.
     @ivar recorder: the L{Recorder} to give the lobby as a table listener.
@@ -46,6 +49,7 @@ class RecordsService(Service):
                  **recorderOptions: Any) -> None:
         self.reactor = reactor
         self.database = db.Database(url, reactor)
+        recorderOptions.setdefault("gatherSeconds", GATHER_SECONDS)
         self.recorder = Recorder(self.database,
                                  reactor if clock is None else clock,
                                  **recorderOptions)

@@ -9,12 +9,14 @@ from urllib.parse import urlsplit, urlunsplit
 
 from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
+from twisted.internet.testing import MemoryReactorClock
 from twisted.trial.unittest import TestCase
 
+from hub.clock import TrackedClock
 from hub.games import gomoku
 from hub.records import db, query
 from hub.records.metrics import RecordsCollector
-from hub.records.recorder import Recorder
+from hub.records.recorder import GATHER_SECONDS, Recorder
 from hub.records.service import RecordsService
 from hub.tables import events
 from hub.tables.gomoku import GomokuTable
@@ -325,3 +327,150 @@ class SQLiteEventColumnTests(support.SQLiteMixin, EventColumnTests,
 class PostgreSQLEventColumnTests(support.PostgreSQLMixin, EventColumnTests,
                                  TestCase):
     pass
+
+
+class WritingDatabase:
+    """
+    A database whose writes the test answers: each
+    L{runInteraction} is kept with its batch, and answered by
+    L{succeed} or L{fail}.
+    """
+
+    def __init__(self):
+        self.writes = []
+
+    def runInteraction(self, interaction, batch, checkSchema, write=False):
+        d = defer.Deferred()
+        self.writes.append((list(batch), d))
+        return d
+
+    def batches(self):
+        """
+        The sizes of the batches written so far.
+        """
+        return [len(batch) for batch, _ in self.writes]
+
+    def succeed(self):
+        """
+        The last write committed.
+        """
+        batch, d = self.writes[-1]
+        d.callback(batch)
+
+    def fail(self):
+        """
+        The last write failed: the database is unavailable.
+        """
+        self.writes[-1][1].errback(sqlite3.OperationalError("locked"))
+
+
+class GatherTests(TestCase):
+    """
+    With C{gatherSeconds}, finished games wait that long and are written
+    together, in one transaction; a full batch, a retry and a stopping
+    hub do not wait.
+    """
+
+    def setUp(self):
+        self.database = WritingDatabase()
+        self.clock = Clock()
+        self.recorder = Recorder(self.database, self.clock,
+                                 gatherSeconds=0.5, batchSize=4,
+                                 retryDelay=1.0)
+
+    def play(self, count, seed=0):
+        for n in range(count):
+            support.playRandomGame("gomoku", [self.recorder],
+                                   random.Random(seed + n),
+                                   names=["ann", "bob"])
+
+    def test_gathered(self):
+        """
+        Games that end within the gathering time are written in one
+        batch when the first has waited that long.
+        """
+        self.play(1)
+        self.clock.advance(0.3)
+        self.play(2, seed=1)
+        self.clock.advance(0.19)
+        self.assertEqual(self.database.batches(), [])
+        self.clock.advance(0.01)
+        self.assertEqual(self.database.batches(), [3])
+        idle = self.recorder.whenIdle()
+        self.assertNoResult(idle)
+        self.database.succeed()
+        self.successResultOf(idle)
+        self.assertEqual(self.recorder.written, 3)
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_afterAWrite(self):
+        """
+        Games that end while a batch is written wait for the next
+        gathering.
+        """
+        self.play(1)
+        self.clock.advance(0.5)
+        self.play(2, seed=1)
+        self.database.succeed()
+        self.assertEqual(self.database.batches(), [1])
+        self.clock.advance(0.5)
+        self.assertEqual(self.database.batches(), [1, 2])
+
+    def test_fullBatch(self):
+        """
+        A full batch is written at once.
+        """
+        self.play(4)
+        self.assertEqual(self.database.batches(), [4])
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_retryAtOnce(self):
+        """
+        A failed write is retried after its delay, without gathering
+        again.
+        """
+        self.play(1)
+        self.clock.advance(0.5)
+        self.database.fail()
+        self.clock.advance(1.0)
+        self.assertEqual(self.database.batches(), [1, 1])
+        self.flushLoggedErrors()
+
+    def test_stopWritesAtOnce(self):
+        """
+        A stopping hub writes what is gathered at once.
+        """
+        self.play(2)
+        stopped = self.recorder.stop(timeout=5)
+        self.assertEqual(self.database.batches(), [2])
+        self.database.succeed()
+        self.successResultOf(stopped)
+        self.assertEqual(self.clock.getDelayedCalls(), [])
+
+    def test_cancelledElsewhere(self):
+        """
+        A gathering timer that the hub's tracked clock cancelled (the
+        hub stopping its timers) does not keep the next game from being
+        written.
+        """
+        tracked = TrackedClock(self.clock)
+        self.recorder.clock = tracked
+        self.play(1)
+        tracked.cancelAll()
+        self.play(1, seed=1)
+        self.clock.advance(0.5)
+        self.assertEqual(self.database.batches(), [2])
+
+    def test_atOnceByDefault(self):
+        """
+        A recorder made without C{gatherSeconds} writes a game as soon
+        as no write is under way; the hub's records service gathers for
+        L{GATHER_SECONDS}.
+        """
+        recorder = Recorder(self.database, self.clock)
+        support.playRandomGame("gomoku", [recorder], random.Random(0))
+        self.assertEqual(self.database.batches(), [1])
+        service = RecordsService(db.parseURL("sqlite::memory:"),
+                                 MemoryReactorClock())
+        self.addCleanup(service.database.close)
+        self.assertEqual(service.recorder.gatherSeconds, GATHER_SECONDS)

@@ -8,10 +8,11 @@ import sqlite3
 
 from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
-from twisted.trial.unittest import TestCase
+from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.games import checkers, gomoku
-from hub.records import db, query
+from hub.records import db, query, store
+from hub.records.record import RecordBuilder
 from hub.records.recorder import Recorder
 from hub.records.service import recordsService
 from hub.tables import checkers as checkersTable
@@ -20,6 +21,41 @@ from hub.tables import gomoku as gomokuTable
 from hub.tables.base import IllegalAction
 
 from tests.records import support
+
+
+class Finished:
+    """
+    A table listener that keeps the L{GameRecord} of every game it hears
+    end, in order, without storing it.
+    """
+
+    def __init__(self):
+        self.records = []
+        self._builders = {}
+
+    def tableEvent(self, table, event):
+        if isinstance(event, events.GameStarted):
+            self._builders[table] = RecordBuilder(event)
+        elif isinstance(event, events.GameEnded):
+            self.records.append(self._builders.pop(table).finish(event))
+        elif table in self._builders:
+            self._builders[table].add(event)
+
+
+def finishedGames(names, count, seed=0):
+    """
+    C{count} finished games of C{names} (gomoku and checkers, rated, and
+    one in four abandoned, unrated), as records not yet stored.
+    """
+    finished = Finished()
+    rng = random.Random(seed)
+    for number in range(count):
+        kind = ("gomoku", "checkers")[number % 2]
+        support.playRandomGame(
+            kind, [finished], rng, names=names, seatCount=len(names),
+            incidents=False,
+            maxActions=4 if number % 4 == 3 else support.MAX_ACTIONS)
+    return finished.records
 
 
 class MigrationTests:
@@ -169,6 +205,42 @@ class StorageTests:
         table.addListener(self.recorder)
         table.start()
         return table
+
+    @defer.inlineCallbacks
+    def test_batchRatesAsOneByOne(self):
+        """
+        Games stored in one batch (L{store.saveRecords}) get the ratings,
+        and leave the players' rating rows, that they would stored one
+        by one, each in its own transaction, in the same order.
+        """
+        games = finishedGames(["ann", "bob"], 8)
+        self.assertTrue(any(r.isRateable() for r in games))
+        self.assertFalse(all(r.isRateable() for r in games))
+        alone = support.openDatabase(self, self.databaseURL())
+        batch = yield self.database.runInteraction(
+            store.saveRecords, games, write=True)
+        oneByOne = []
+        for record in games:
+            stored = yield alone.runInteraction(store.saveRecord, record,
+                                                write=True)
+            oneByOne.append(stored)
+
+        def seats(stored):
+            return [(r.rated, [(s.name, s.place, s.rating) for s in r.seats])
+                    for r in stored]
+
+        self.assertEqual(seats(batch), seats(oneByOne))
+
+        def rows(cursor):
+            cursor.execute("SELECT kind, name, mu, sigma, ordinal, games, "
+                           "wins, updated_at, guest FROM ratings "
+                           "ORDER BY kind, name")
+            return [tuple(row) for row in cursor.fetchall()]
+
+        batchRows = yield self.database.runInteraction(rows)
+        aloneRows = yield alone.runInteraction(rows)
+        self.assertEqual(batchRows, aloneRows)
+        self.assertEqual(len(batchRows), 4)
 
     @defer.inlineCallbacks
     def test_notRated(self):
@@ -420,3 +492,57 @@ class SQLiteStorageTests(support.SQLiteMixin, StorageTests, TestCase):
 class PostgreSQLStorageTests(support.PostgreSQLMixin, StorageTests,
                              TestCase):
     pass
+
+
+class CountingCursor:
+    """
+    A L{db.Cursor} that counts the statements it runs.
+    """
+
+    def __init__(self, cursor):
+        self.cursor = cursor
+        self.dialect = cursor.dialect
+        self.statements = 0
+
+    def execute(self, sql, parameters=()):
+        self.statements += 1
+        self.cursor.execute(sql, parameters)
+        return self
+
+    def executemany(self, sql, rows):
+        self.statements += 1
+        self.cursor.executemany(sql, rows)
+        return self
+
+    def fetchone(self):
+        return self.cursor.fetchone()
+
+    def fetchall(self):
+        return self.cursor.fetchall()
+
+
+class BatchStatementTests(support.SQLiteMixin, SynchronousTestCase):
+    """
+    The writer thread waits for the GIL after every statement while the
+    reactor is busy: a batch of games costs one statement a game and a
+    few for the batch, not a dozen a game.
+    """
+
+    def test_statements(self):
+        """
+        Ten rated games of the same two players: a statement to insert
+        each game, and seven for the batch (two for each player's rating
+        row, its update, the seats, the events).
+        """
+        url = db.parseURL(self.databaseURL())
+        db.prepare(url)
+        connection = db.connect(url)
+        self.addCleanup(connection.close)
+        games = [r for r in finishedGames(["ann", "bob"], 12)
+                 if r.isRateable() and r.kind == "gomoku"]
+        cursor = CountingCursor(db.Cursor(connection.cursor(), db.SQLITE))
+        cursor.execute("BEGIN IMMEDIATE")
+        stored = store.saveRecords(cursor, games)
+        cursor.execute("COMMIT")
+        self.assertEqual([r.rated for r in stored], [True] * len(games))
+        self.assertEqual(cursor.statements, 2 + len(games) + 2 * 2 + 3)
