@@ -35,7 +35,7 @@ class Finished:
 
     def tableEvent(self, table, event):
         if isinstance(event, events.GameStarted):
-            self._builders[table] = RecordBuilder(event)
+            self._builders[table] = RecordBuilder(event, table.actions)
         elif isinstance(event, events.GameEnded):
             self.records.append(self._builders.pop(table).finish(event))
         elif table in self._builders:
