@@ -452,11 +452,10 @@ class ITable(Interface):
     game = Attribute("The L{IGameRules} state.")
     over = Attribute("True once the game has ended.")
     actions = Attribute(
-        "The game's actions so far, in order, each the tuple of its "
-        "L{hub.tables.events.ActionPlayed}'s fields, but for its detail "
-        "(None) (L{hub.tables.events.ActionFields}): a list the table "
-        "appends to before it tells of the action, which listeners keep "
-        "rather than copy its actions.")
+        "The game's actions so far, in order "
+        "(L{hub.tables.actionlog.ActionLog}): the table adds each before "
+        "it tells of it, and listeners keep it rather than copy its "
+        "actions.")
     takeover = Attribute(
         "The seats a bot plays: C{seat in table.takeover}.")
 

@@ -21,6 +21,7 @@ from typing import Any, Dict, List, Sequence, Tuple, Union, cast
 
 from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tables import events
+from hub.tables.actionlog import ActionLog
 from hub.tables import splendor as splendorTable
 
 KINDS = ("gomoku", "checkers", "splendor")
@@ -108,26 +109,28 @@ def eventsText(kind: str, kept: Sequence[Union[KeptAction, object]],
         L{hub.tables.events} or, for an L{events.ActionPlayed}, its
         L{KeptAction} tuple.
     """
-    actions: List[KeptAction] = []
+    actions = ActionLog()
     others = []
     for item in kept:
         if type(item) is tuple:
-            actions.append(cast(KeptAction, item))
+            seat, action, byBot, _, at = cast(KeptAction, item)
+            actions.append(seat, action, byBot, at)
         else:
             others.append((len(actions), item))
     return columnsText(kind, actions, others, startedAt)
 
 
-def columnsText(kind: str, actions: Sequence[KeptAction],
+def columnsText(kind: str, actions: ActionLog,
                 others: Sequence[Tuple[int, object]],
                 startedAt: float) -> str:
     """
     The stored text of a C{kind} game that started at C{startedAt}: a
     compact JSON object, by columns, that L{eventsFromText} turns back
     into L{eventsToJSON}'s list (each C{"t"} to the millisecond).  A game
-    is mostly actions; their columns are lists of plain values, made by
-    comprehensions and written by the JSON encoder's C code, where an
-    object per action cost more than the rest of the record::
+    is mostly actions; their columns are lists of plain values, made from
+    the table's own columns (L{ActionLog}) and written by the JSON
+    encoder's C code, where an object per action cost more than the rest
+    of the record::
 
         {"t": [0, 1403, ...],          each action's time, in ms
          "seat": [0, 1, ...],          its seat
@@ -136,29 +139,26 @@ def columnsText(kind: str, actions: Sequence[KeptAction],
          "events": [[3, {...}], ...]}  every other event (L{eventToJSON}),
                                        after that many actions
 
-    @param actions: the game's actions (L{KeptAction}s), in order.
+    @param actions: the game's actions.
     @param others: the other kept events, each with the number of actions
         before it, in order.
     """
     # Whole milliseconds by int(x + 0.5), which rounds halves up from 0.
     # The offset is taken first: milliseconds since the epoch (1.7e12)
     # have too few bits left to round a time near a half correctly.
-    times = [int((at - startedAt) * 1000 + 0.5)
-             for _, _, _, _, at in actions]
+    times = [int((at - startedAt) * 1000 + 0.5) for at in actions.times]
     if times and min(times) <= 0:
         # A time before the start (a clock set back): rounded alike.
         times = [math.floor((at - startedAt) * 1000 + 0.5)
-                 for _, _, _, _, at in actions]
+                 for at in actions.times]
     if kind in ("gomoku", "checkers"):
         # Tuples, which the encoder writes as arrays.
-        moves = [action for _, action, _, _, _ in actions]
+        moves = actions.moves
     else:
-        moves = [actionToJSON(kind, action)
-                 for _, action, _, _, _ in actions]
+        moves = [actionToJSON(kind, action) for action in actions.moves]
     return json.dumps(
-        {"t": times, "seat": [seat for seat, _, _, _, _ in actions],
-         "action": moves,
-         "bot": [i for i, item in enumerate(actions) if item[2]],
+        {"t": times, "seat": actions.seatList(), "action": moves,
+         "bot": actions.botPlies(),
          "events": [[count, eventToJSON(kind, event, startedAt)]
                     for count, event in others]}, separators=(",", ":"))
 

@@ -13,6 +13,7 @@ import attr
 
 from hub.records import codec
 from hub.tables import events
+from hub.tables.actionlog import ActionLog
 from hub.tables.events import ActionPlayed
 
 # The kinds whose games are rated: Splendor's protocol carries no names.
@@ -199,7 +200,7 @@ class RecordBuilder:
     """
 
     def __init__(self, started: events.GameStarted,
-                 actions: List[codec.KeptAction]) -> None:
+                 actions: ActionLog) -> None:
         self.started = started
         self.actions = actions
         self.others: List[Tuple[int, object]] = []
@@ -210,13 +211,14 @@ class RecordBuilder:
         """
         The kept events in order, each action as its L{codec.KeptAction}.
         """
+        actions = self.actions
         kept: List[Union[codec.KeptAction, object]] = []
         done = 0
         for count, event in self.others:
-            kept.extend(self.actions[done:count])
+            kept.extend(actions[ply] for ply in range(done, count))
             done = count
             kept.append(event)
-        kept.extend(self.actions[done:])
+        kept.extend(actions[ply] for ply in range(done, len(actions)))
         return kept
 
     def add(self, event: object) -> None:

@@ -26,6 +26,7 @@ from hub.tables.seatpilot import SeatPilot
 from hub.ihub import (
     IGameRules, ILobby, IStartPolicy, ITable, ITableListener, IThinker, Room)
 from hub.tables import events
+from hub.tables.actionlog import ActionLog
 
 _E = TypeVar("_E")
 _G = TypeVar("_G")
@@ -201,11 +202,10 @@ class Table:
     @ivar options: the L{TableOptions}.
     @ivar over: True once L{end} was called.
     @ivar ended: the L{events.GameEnded} once over.
-    @ivar actions: the game's actions so far, each the tuple of its
-        L{events.ActionPlayed}'s fields in their order, but for its
-        C{detail} (None), which the players heard when it was played
-        (L{playedAction}): the one copy of the moves, which listeners keep
-        rather than copy.
+    @ivar actions: the game's actions so far (L{ActionLog}, appended by
+        L{playedAction}): the one copy of the moves, which listeners keep
+        rather than copy.  An action's C{detail}, which the players heard
+        when it was played, is not kept.
     @ivar takeover: the L{Takeover} of departed seats.
     @ivar departed: the seats whose players left for good (L{depart}).
     """
@@ -225,7 +225,7 @@ class Table:
         self.listeners: List[ITableListener] = []
         self.over = False
         self.ended: Optional[events.GameEnded] = None
-        self.actions: List[events.ActionFields] = []
+        self.actions = ActionLog()
         self.takeover = Takeover(self)
         self.departed: Set[int] = set()
         self._turnCall: Optional[IDelayedCall] = None
@@ -273,7 +273,7 @@ class Table:
         """
         Add an action to L{actions}, then tell of it (L{events.ActionPlayed}).
         """
-        self.actions.append((seat, action, byBot, None, at))
+        self.actions.append(seat, action, byBot, at)
         self.emit(events.ActionPlayed(seat, action, byBot, detail, at))
 
     # The game

@@ -81,11 +81,9 @@ class TurnStarted:
     at: float = attr.ib()
 
 
-#: An L{ActionPlayed}'s fields as a tuple, in its constructor's order: how
-#: a table keeps its actions (L{hub.ihub.ITable.actions}), there with no
-#: C{detail} (None).  A tuple of
-#: plain values is soon left alone by the cyclic collector, where a
-#: hundred running games' events would make it run longer and more often.
+#: An L{ActionPlayed}'s fields as a tuple, in its constructor's order (a
+#: table's L{hub.tables.actionlog.ActionLog} gives each of its actions so,
+#: with no C{detail}).
 ActionFields = Tuple[int, Any, bool, object, float]
 
 

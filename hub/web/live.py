@@ -27,6 +27,7 @@ from twisted.python.failure import Failure
 
 from hub.ihub import ITableListener
 from hub.tables import events
+from hub.tables.actionlog import ActionLog
 from hub.web import replay, views
 from hub.web.stream import Fanout, encodeJSON, sseEncoded, sseFrame
 
@@ -121,7 +122,7 @@ class LiveGame:
         self.initial = table.game.copy()
         self.others: List[Any] = []
         self.finalView = None
-        self.played: List[Any] = table.actions
+        self.played: Any = table.actions
         self._moveTexts: List[Any] = []
         self._announced: Any = None
         self._announcedAt = 0
@@ -292,11 +293,12 @@ class LiveGame:
         kept: List[Any] = []
         done = 0
         for count, event in self.others:
-            kept.extend(events.ActionPlayed(*action)
-                        for action in played[done:count])
+            kept.extend(events.ActionPlayed(*played[ply])
+                        for ply in range(done, count))
             done = count
             kept.append(event)
-        kept.extend(events.ActionPlayed(*action) for action in played[done:])
+        kept.extend(events.ActionPlayed(*played[ply])
+                    for ply in range(done, len(played)))
         return kept
 
     @property
@@ -375,7 +377,7 @@ class LiveGame:
         request, until the collector finds the cycle).
         """
         self.stop()
-        self.others, self.played, self._moveTexts = [], [], []
+        self.others, self.played, self._moveTexts = [], ActionLog(), []
         self.initial = self.finalView = self._finalSnapshot = None
 
     # Frames

@@ -244,13 +244,13 @@ class TableTests(unittest.TestCase):
                     heard.append((event, list(table.actions)))
 
         table.addListener(Reader())
-        self.assertEqual(table.actions, [])
+        self.assertEqual(list(table.actions), [])
         table.start()
         table.act(0, 1)
         self.clock.advance(2)
         table.act(1, 1, byBot=True)
-        self.assertEqual(table.actions, [(0, 1, False, None, 100),
-                                         (1, 1, True, None, 102)])
+        self.assertEqual(list(table.actions), [(0, 1, False, None, 100),
+                                               (1, 1, True, None, 102)])
         for event, actions in heard:
             self.assertEqual(events.ActionPlayed(*actions[-1]), event)
         self.assertEqual([len(actions) for _, actions in heard], [1, 2])
@@ -265,7 +265,7 @@ class TableTests(unittest.TestCase):
         table.playedAction(0, 1, False, ("heard",), 100)
         self.assertEqual(recorder.events[-1],
                          events.ActionPlayed(0, 1, False, ("heard",), 100))
-        self.assertEqual(table.actions, [(0, 1, False, None, 100)])
+        self.assertEqual(list(table.actions), [(0, 1, False, None, 100)])
 
     def test_refusals(self):
         table, _ = makeTable(self.clock)

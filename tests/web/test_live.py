@@ -503,6 +503,6 @@ class HeldBackMovesTests(SynchronousTestCase):
             playGomoku(table, BLACK_WINS)
         old = games[0]
         self.assertNotIn(old.id, spectating.games)
-        self.assertEqual((old.others, old.played, old._moveTexts),
-                         ([], [], []))
+        self.assertEqual((old.others, len(old.played), old._moveTexts),
+                         ([], 0, []))
         self.assertIsNone(old.fanout.pending)
