@@ -325,14 +325,7 @@ def stdlibDecode(line):
     """
     L{wire.decode} with the standard library's parser alone.
     """
-    def loads(data):
-        return json.loads(data.decode("utf-8"))
-    original = wire.decodeJson
-    wire.decodeJson = loads
-    try:
-        return wire.decode(line)
-    finally:
-        wire.decodeJson = original
+    return jsonvalues.withStdlibJSON(wire, wire.decode, line)
 
 
 # Lines as Qt peers and other JSON writers put them, with any JSON in
@@ -352,10 +345,7 @@ class StdlibTests(SynchronousTestCase):
     """
 
     def assertSameDecoding(self, line):
-        ours = jsonvalues.outcome(wire.decode, line)
-        theirs = jsonvalues.outcome(stdlibDecode, line)
-        self.assertTrue(jsonvalues.sameOutcome(ours, theirs),
-                        "%r: %r != %r" % (line[:200], ours, theirs))
+        jsonvalues.assertSameOutcome(self, wire.decode, stdlibDecode, line)
 
     @given(st.sampled_from(sorted(wire.OP_NAMES))
            | st.integers() | st.sampled_from(jsonvalues.EDGE_INTEGERS),

@@ -659,14 +659,7 @@ def stdlibDecodeMessage(payload):
     L{w.decodeMessage} as it was with the standard library's parser
     alone (C{json.loads} of the UTF-8 text).
     """
-    def loads(data):
-        return json.loads(data.decode("utf-8"))
-    original = w.decodeJson
-    w.decodeJson = loads
-    try:
-        return w.decodeMessage(payload)
-    finally:
-        w.decodeJson = original
+    return jsonvalues.withStdlibJSON(w, w.decodeMessage, payload)
 
 
 def stdlibEncodeMessage(obj):
@@ -704,10 +697,8 @@ class StdlibTests(SynchronousTestCase):
     """
 
     def assertSameDecoding(self, payload):
-        ours = jsonvalues.outcome(w.decodeMessage, payload)
-        theirs = jsonvalues.outcome(stdlibDecodeMessage, payload)
-        self.assertTrue(jsonvalues.sameOutcome(ours, theirs),
-                        "%r: %r != %r" % (payload[:200], ours, theirs))
+        jsonvalues.assertSameOutcome(self, w.decodeMessage,
+                                     stdlibDecodeMessage, payload)
 
     def test_captured(self):
         """

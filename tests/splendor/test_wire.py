@@ -476,10 +476,8 @@ class StdlibTests(SynchronousTestCase):
     """
 
     def assertSameDecoding(self, raw):
-        ours = jsonvalues.outcome(wire.decodeBody, raw)
-        theirs = jsonvalues.outcome(stdlibDecodeBody, raw)
-        self.assertTrue(jsonvalues.sameOutcome(ours, theirs),
-                        "%r: %r != %r" % (raw[:200], ours, theirs))
+        jsonvalues.assertSameOutcome(self, wire.decodeBody,
+                                     stdlibDecodeBody, raw)
 
     @given(splendorBodies)
     @settings(max_examples=500, deadline=None)

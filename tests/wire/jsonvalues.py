@@ -148,3 +148,27 @@ def sameResult(a, b):
         return (type(a) is type(b) and len(a) == len(b)
                 and all(map(sameResult, a, b)))
     return sameJson(a, b)
+
+
+def withStdlibJSON(module, function, *args):
+    """
+    C{function(*args)} with C{module}'s C{decodeJson} the standard
+    library's C{json.loads} of the UTF-8 text for the call: a codec as it
+    was before L{hub.wire.fastjson}.
+    """
+    original = module.decodeJson
+    module.decodeJson = lambda data: json.loads(data.decode("utf-8"))
+    try:
+        return function(*args)
+    finally:
+        module.decodeJson = original
+
+
+def assertSameOutcome(testCase, ours, theirs, data):
+    """
+    Fail C{testCase} unless C{ours(data)} and C{theirs(data)} have the
+    same L{outcome}.
+    """
+    a, b = outcome(ours, data), outcome(theirs, data)
+    testCase.assertTrue(sameOutcome(a, b),
+                        "%r: %r != %r" % (data[:200], a, b))
