@@ -146,11 +146,12 @@ def columnsText(kind: str, actions: ActionLog,
     # Whole milliseconds by int(x + 0.5), which rounds halves up from 0.
     # The offset is taken first: milliseconds since the epoch (1.7e12)
     # have too few bits left to round a time near a half correctly.
-    times = [int((at - startedAt) * 1000 + 0.5) for at in actions.times]
-    if times and min(times) <= 0:
+    if actions.times and min(actions.times) < startedAt:
         # A time before the start (a clock set back): rounded alike.
         times = [math.floor((at - startedAt) * 1000 + 0.5)
                  for at in actions.times]
+    else:
+        times = [int((at - startedAt) * 1000 + 0.5) for at in actions.times]
     if kind in ("gomoku", "checkers"):
         # Tuples, which the encoder writes as arrays.
         moves = actions.moves
