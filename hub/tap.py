@@ -758,6 +758,7 @@ def makeService(options: Any, reactor: Any = None) -> Hub:
         top.onDrain(announcer.stopService)
     if twistdOptions is not None:
         reactor.callWhenRunning(freezeHeap)
+        trimHeap(top)
         top.onDrain(lambda: stopAgainEndsDrain(top, reactor))
     return top
 
@@ -775,6 +776,19 @@ def makeBotPool(options: Any, hub: Hub, reactor: Any) -> Any:
     pool.setName("bots")
     pool.setServiceParent(hub)
     return pool
+
+
+def trimHeap(hub: Hub) -> None:
+    """
+    Give the C heap's free pages back to the system now and then
+    (L{hub.heap}), where the C library can.  For C{twistd}, not for tests.
+    """
+    from hub.heap import HeapTrimmer, cHeapTrim
+    trim = cHeapTrim()
+    if trim is not None:
+        trimmer = HeapTrimmer(hub.clock, trim)
+        trimmer.setName("heap")
+        trimmer.setServiceParent(hub)
 
 
 #: The cyclic collector's young generation's threshold in the hub

@@ -48,7 +48,7 @@ LAYERS = (
     ("stores", ("records", "accounts")),
     ("listeners and back ends", ("tournaments", "cluster", "announce")),
     ("faces", ("protocols", "web")),
-    ("process", ("service", "exposure", "tap")),
+    ("process", ("service", "exposure", "heap", "tap")),
     ("client", ("client",)),
     ("window", ("pyglet", "client_pyglet")),
 )
