@@ -329,9 +329,13 @@ class ILobby(Interface):
         "True while the hub drains before it stops: no new room, member "
         "or game.")
 
-    def addTableListener(listener: ITableListener) -> None:
+    def addTableListener(listener: ITableListener,
+                         follows: Optional[Callable[[Any], bool]] = None
+                         ) -> None:
         """
-        Give C{listener} to every table started from now on.
+        Give C{listener} to every table started from now on, or with
+        C{follows} to those of the rooms for which C{follows(room)} is
+        true as their game starts.
         """
 
     def addWatcher(watcher: Any) -> None:

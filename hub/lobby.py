@@ -16,7 +16,7 @@ C{hub/lobby.py}).
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Protocol, Tuple
+from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
 
 import attr
 from twisted.internet.interfaces import IReactorTime
@@ -286,6 +286,7 @@ class Lobby:
                                        burst=LOG_BURST)
         self._roomOf: Dict[ISession, Room] = {}
         self.tableListeners: List[ITableListener] = []
+        self._follows: Dict[ITableListener, Callable[[Room], bool]] = {}
         self.watchers: List[RoomWatcher] = []
 
     def drain(self) -> None:
@@ -309,12 +310,19 @@ class Lobby:
         """
         self.watchers.remove(watcher)
 
-    def addTableListener(self, listener: ITableListener) -> None:
+    def addTableListener(
+            self, listener: ITableListener,
+            follows: Optional[Callable[[Room], bool]] = None) -> None:
         """
         Give C{listener} (an L{hub.ihub.ITableListener}) to every table
-        started from now on: the records, the spectators' feed.
+        started from now on (the records, the spectators' feed), or with
+        C{follows} to the tables of the rooms for which C{follows(room)}
+        is true as their game starts (a tournament's pairings): the other
+        games' moves then cost it nothing.
         """
         self.tableListeners.append(listener)
+        if follows is not None:
+            self._follows[listener] = follows
 
     def rooms(self, kind: str) -> List[Room]:
         """
@@ -539,7 +547,9 @@ class Lobby:
             raise CannotStart(room.name)
         room.table = room.policy.newTable(room)
         for listener in self.tableListeners:
-            room.table.addListener(listener)
+            follows = self._follows.get(listener)
+            if follows is None or follows(room):
+                room.table.addListener(listener)
         self.log.debug("{kind} game started in {room!r}: {players!r}",
                        kind=room.kind, room=room.name, players=room.names())
         self._notify(room, "gameStarted")

@@ -164,7 +164,7 @@ class Director:
         self._loop: Optional[LoopingCall] = None
         self._stopped = False
         self._busy: Set[defer.Deferred[Any]] = set()
-        lobby.addTableListener(self)
+        lobby.addTableListener(self, follows=self.follows)
         lobby.addWatcher(self)
 
     def addListener(self, listener: ITournamentListener) -> None:
@@ -724,6 +724,13 @@ class Director:
             live.room = None
 
     # ITableListener
+
+    def follows(self, room: Any) -> bool:
+        """
+        Whether the game starting in C{room} is a pairing's: the director
+        follows no other game.
+        """
+        return (room.kind, room.name) in self.rooms
 
     def tableEvent(self, table: Any, event: Any) -> None:
         """

@@ -220,6 +220,30 @@ class LobbyTests(SynchronousTestCase):
         self.lobby.stopTables()
         self.assertTrue(room.table.stopped)
 
+    def test_tableListenerOfSomeRooms(self):
+        """
+        A listener given with C{follows} gets the tables of the rooms
+        C{follows} accepts as their game starts, and no other.
+        """
+        listener, everywhere = object(), object()
+        asked = []
+
+        def follows(room):
+            asked.append(room.name)
+            return room.name == "mine"
+        self.lobby.addTableListener(listener, follows=follows)
+        self.lobby.addTableListener(everywhere)
+        rooms = {}
+        for name in ("mine", "other"):
+            p, o = self.player(name + "-player")
+            rooms[name] = self.lobby.createRoom(
+                "checkers", name, p, o, CountPolicy(1, True), 6)
+            self.lobby.setReady(p, True)
+        self.assertEqual(asked, ["mine", "other"])
+        self.assertEqual(rooms["mine"].table.listeners,
+                         [listener, everywhere])
+        self.assertEqual(rooms["other"].table.listeners, [everywhere])
+
     def test_manualStart(self):
         """
         Without auto-start, L{Lobby.start} starts when the policy allows.

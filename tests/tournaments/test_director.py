@@ -254,6 +254,33 @@ class DirectorTests:
         self.assertFalse(room.policy.canStart(room))
 
     @defer.inlineCallbacks
+    def test_followsOnlyPairings(self):
+        """
+        The director listens to the tables of its pairings' rooms only:
+        another room's game does not tell it of its moves.
+        """
+        eventId = yield self.newEvent(["ann", "bob"])
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        self.assertTrue(self.director.follows(
+            self.lobby.room("gomoku", "%d-1-1" % (eventId,))))
+        ann, bob = self.session("ann"), self.session("bob")
+        self.lobby.createRoom("gomoku", "casual", ann, RoomObserver(),
+                              GomokuStartPolicy(self.clock, TableOptions()),
+                              2)
+        self.lobby.join("gomoku", "casual", bob, RoomObserver())
+        room = self.lobby.room("gomoku", "casual")
+        self.assertFalse(self.director.follows(room))
+        self.lobby.setReady(ann, True)
+        self.lobby.setReady(bob, True)
+        self.lobby.start(room)
+        self.assertIsNotNone(room.table)
+        self.assertNotIn(self.director, room.table.listeners)
+        table = self.play("%d-1-1" % (eventId,), "ann")
+        self.assertIn(self.director, table.listeners)
+
+    @defer.inlineCallbacks
     def test_swiss(self):
         """
         A 5-entrant Swiss of 3 rounds: a bye each round (worth 1), no
