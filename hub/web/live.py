@@ -293,12 +293,10 @@ class LiveGame:
         kept: List[Any] = []
         done = 0
         for count, event in self.others:
-            kept.extend(events.ActionPlayed(*played[ply])
-                        for ply in range(done, count))
+            kept.extend(played.event(ply) for ply in range(done, count))
             done = count
             kept.append(event)
-        kept.extend(events.ActionPlayed(*played[ply])
-                    for ply in range(done, len(played)))
+        kept.extend(played.event(ply) for ply in range(done, len(played)))
         return kept
 
     @property
