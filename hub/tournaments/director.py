@@ -164,7 +164,9 @@ class Director:
         self._loop: Optional[LoopingCall] = None
         self._stopped = False
         self._busy: Set[defer.Deferred[Any]] = set()
-        lobby.addTableListener(self, follows=self.follows)
+        # The pairings' games only: another game's move costs it nothing.
+        lobby.addTableListener(
+            self, follows=lambda room: (room.kind, room.name) in self.rooms)
         lobby.addWatcher(self)
 
     def addListener(self, listener: ITournamentListener) -> None:
@@ -724,13 +726,6 @@ class Director:
             live.room = None
 
     # ITableListener
-
-    def follows(self, room: Any) -> bool:
-        """
-        Whether the game starting in C{room} is a pairing's: the director
-        follows no other game.
-        """
-        return (room.kind, room.name) in self.rooms
 
     def tableEvent(self, table: Any, event: Any) -> None:
         """

@@ -96,6 +96,8 @@ class BotClientTests(SynchronousTestCase):
             for line in lines:
                 self.assertIn("bot2_1", line)
                 self.assertIn("bot2_2", line)
+            # Written in a batch up to half a second after they end.
+            self.server.waitForLog(r"recorded %s game \d+" % (kind,), 5)
             board = self.leaderboard(kind)
             self.assertIn("bot2_1", board)
             self.assertIn("bot2_2", board)

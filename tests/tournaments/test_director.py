@@ -263,15 +263,12 @@ class DirectorTests:
         yield self.write(store.requestState, eventId, "start",
                          self.clock.seconds())
         yield self.settle()
-        self.assertTrue(self.director.follows(
-            self.lobby.room("gomoku", "%d-1-1" % (eventId,))))
         ann, bob = self.session("ann"), self.session("bob")
         self.lobby.createRoom("gomoku", "casual", ann, RoomObserver(),
                               GomokuStartPolicy(self.clock, TableOptions()),
                               2)
         self.lobby.join("gomoku", "casual", bob, RoomObserver())
         room = self.lobby.room("gomoku", "casual")
-        self.assertFalse(self.director.follows(room))
         self.lobby.setReady(ann, True)
         self.lobby.setReady(bob, True)
         self.lobby.start(room)
