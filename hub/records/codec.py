@@ -22,6 +22,7 @@ from typing import Any, Dict, List, Sequence, Tuple, Union, cast
 from hub.games.codec import actionFromJSON, actionToJSON
 from hub.tables import events
 from hub.tables.actionlog import ActionLog
+from hub.wire.fastjson import encodePlain
 from hub.tables import splendor as splendorTable
 
 KINDS = ("gomoku", "checkers", "splendor")
@@ -157,11 +158,14 @@ def columnsText(kind: str, actions: ActionLog,
         moves = actions.moves
     else:
         moves = [actionToJSON(kind, action) for action in actions.moves]
-    return json.dumps(
-        {"t": times, "seat": actions.seatList(), "action": moves,
-         "bot": actions.botPlies(),
-         "events": [[count, eventToJSON(kind, event, startedAt)]
-                    for count, event in others]}, separators=(",", ":"))
+    # The columns hold no float: msgspec writes them (fastjson).  The other
+    # events, few, have their times as floats: the standard library.
+    columns = encodePlain({"t": times, "seat": actions.seatList(),
+                           "action": moves, "bot": actions.botPlies()})
+    return "%s,\"events\":%s}" % (
+        columns[:-1].decode("utf-8"),
+        json.dumps([[count, eventToJSON(kind, event, startedAt)]
+                    for count, event in others], separators=(",", ":")))
 
 
 def eventsFromText(text: str) -> List[Dict[str, Any]]:

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.wire import fastjson
-from hub.wire.fastjson import decodeJson, encodeStrings
+from hub.wire.fastjson import decodeJson, encodePlain, encodeStrings
 from tests.wire.jsonvalues import (
     EDGE_INTEGERS, jsonTexts, mutatedTexts, numberTexts, outcome,
     sameOutcome, texts)
@@ -240,3 +240,57 @@ class EncodeStringsTests(SynchronousTestCase):
         self.assertEqual(encodeStrings(obj), stdlibDumps(obj))
         self.assertEqual(encodeStrings(obj),
                          b'{"op":1,"data2":"b","data1":"a"}')
+
+
+# The plain values a record's columns hold: no float.
+plainValues = st.recursive(
+    st.none() | st.booleans() | st.integers() | texts,
+    lambda inner: st.lists(inner, max_size=4)
+    | st.lists(inner, max_size=4).map(tuple)
+    | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20)
+
+
+class EncodePlainTests(SynchronousTestCase):
+    """
+    L{encodePlain} writes plain values as text that reads back as the
+    standard library's compact text does.
+    """
+
+    @given(plainValues)
+    @settings(max_examples=1000, deadline=None)
+    def test_anyPlainValue(self, value):
+        """
+        The text reads back equal to C{json.dumps}'s, lone surrogates
+        included.
+        """
+        text = encodePlain(value)
+        self.assertEqual(
+            json.loads(text.decode("utf-8")),
+            json.loads(json.dumps(value, separators=(",", ":"))))
+
+    def test_columns(self):
+        """
+        A record's columns: compact, in the dict's order, tuples as
+        arrays, characters outside ASCII raw.
+        """
+        self.assertEqual(
+            encodePlain({"t": [0, 1403], "action": [(7, 7), ((1, 2),)],
+                         "name": "\u68cb"}),
+            '{"t":[0,1403],"action":[[7,7],[[1,2]]],"name":"\u68cb"}'
+            .encode("utf-8"))
+
+    def test_loneSurrogate(self):
+        """
+        A lone surrogate, which UTF-8 cannot carry, is escaped as the
+        standard library escapes it.
+        """
+        self.assertEqual(encodePlain({"a": ["x\ud800"]}),
+                         b'{"a":["x\\ud800"]}')
+
+    def test_refused(self):
+        """
+        What neither writes raises L{TypeError}.
+        """
+        self.assertRaises(TypeError, encodePlain, {"a": object()})
+        self.assertRaises(TypeError, json.dumps, {"a": object()})
