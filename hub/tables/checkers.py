@@ -237,9 +237,9 @@ class CheckersTable(Table):
 
     def played(self, result: rules.TurnResult, byBot: bool) -> None:
         """
-        A legal move was applied: tell it, then end the turn.
+        A legal move was applied: tell it, then end the turn.  The turn
+        clock runs on: the next turn moves it, the game's end stops it.
         """
-        self.stopClock()
         self.playedAction(result.seat, result.path, byBot, result,
                           self.now())
         self.afterTurn(result, events.NORMAL)
