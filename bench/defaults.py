@@ -14,6 +14,10 @@ Configurations (C{--configs} picks some, in this order):
   - C{baseline}: no hub: for gomoku, the JSON echo with the same C{<json>}
     framing (C{bench/gomoku_load.py}'s baseline); for checkers, the bare
     Twisted relay of C{bench/flood.py}.
+  - C{echo2} (gomoku only): the JSON echo sending each frame a second
+    time, in a C{send} of its own, to a sink in the load generator
+    (C{gomoku_load.py --echo-second-send}): the hub sends each move twice,
+    to the mover and to the opponent, and the echo once.
 
 Every configuration is measured in every round, the order reversed every
 other round (A B C ..., then ... C B A), so that the machine's drift
@@ -29,6 +33,15 @@ and an independent load generator process pinned to the other:
     rooms playing noisy-greedy games as fast as the turns come), run by
     this script as a process of its own.
 
+With C{--together}, each configuration runs beside a bare hub of its
+own, started with it and measured in the same seconds, the two servers
+sharing the server CPU and the two load generators the other: the
+machine's drift (10-20 % between windows of one hub on a shared VM)
+weighs on both alike, and each ratio is taken within its pair.  The bare
+hub beside a bare hub (C{bare}) shows how far apart two like hubs come
+out.  (For the gomoku baseline, C{gomoku_load.py} pins its echo server
+to the server CPU itself.)
+
 CPU per move is the hub process's user and system time (from
 C{/proc/PID/stat}) over the moves of the window.  Each round's figures
 are printed, then the table of the issue: each configuration's CPU per
@@ -37,6 +50,7 @@ median over the rounds (and their range).
 
     python bench/defaults.py --rounds 4 --seconds 10
     python bench/defaults.py --configs bare,web --games gomoku --json
+    python bench/defaults.py --together --rounds 6 --seconds 5
 
 Not a test: it prints figures.
 """
@@ -75,8 +89,12 @@ CONFIGS = {
                  "the defaults, everything on"),
     "baseline": (None, "baseline: JSON echo (gomoku), bare relay "
                  "(checkers)"),
+    "echo2": (None, "baseline: the JSON echo sending each frame a second "
+              "time, as the hub sends each move twice"),
 }
 GAMES = ("gomoku", "checkers")
+#: The configurations measured for some games only.
+GAMES_OF = {"echo2": ("gomoku",)}
 
 
 def hubArguments(config, folder):
@@ -100,55 +118,107 @@ def loadArguments(args):
     return extra
 
 
-def pinTo(cpu):
+def pinTo(cpus):
     """
-    A C{preexec_fn} pinning the child to C{cpu} (or None: no pinning).
+    A C{preexec_fn} pinning the child to C{cpus} (a CPU, or a set of them;
+    or None: no pinning).
     """
-    if cpu is None:
+    if cpus is None:
         return None
-    return lambda: os.sched_setaffinity(0, {cpu})
+    if isinstance(cpus, int):
+        cpus = {cpus}
+    return lambda: os.sched_setaffinity(0, cpus)
 
 
-def runLoad(argv, cpu, timeout):
+class Launched:
     """
-    Run a load generator (this Python, C{argv}) pinned to C{cpu}; the
-    JSON object of its last line of output.
+    One measurement under way: the servers started for it and its load
+    generator (this Python, pinned), whose last line of output is a JSON
+    object that C{pick} turns into the figures.
     """
-    done = subprocess.run([sys.executable] + argv, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, preexec_fn=pinTo(cpu),
-                          timeout=timeout, check=True)
-    return json.loads(done.stdout.decode().strip().splitlines()[-1])
+
+    load = None
+
+    def __init__(self, servers, argv, cpus, pick, timeout):
+        self.servers = servers
+        self.argv = argv
+        self.cpus = cpus
+        self.pick = pick
+        self.timeout = timeout
+
+    def start(self):
+        """
+        Start the load generator.
+        """
+        self.load = subprocess.Popen(
+            [sys.executable] + self.argv, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, preexec_fn=pinTo(self.cpus))
+        return self
+
+    def collect(self):
+        """
+        Wait for the load generator, stop the servers: a dict with
+        C{cpu_us} (server CPU per move), C{per_second} and C{errors}.
+        """
+        try:
+            if self.load is None:
+                raise RuntimeError("the load generator was not started")
+            out, _ = self.load.communicate(timeout=self.timeout)
+            if self.load.returncode:
+                raise subprocess.CalledProcessError(self.load.returncode,
+                                                    self.load.args)
+        finally:
+            self.stop()
+        return self.pick(json.loads(out.decode().strip().splitlines()[-1]))
+
+    def stop(self):
+        """
+        Stop the load generator if it runs, and the servers.
+        """
+        if self.load is not None and self.load.poll() is None:
+            self.load.kill()
+            self.load.wait()
+        for proc in self.servers:
+            stopProcess(proc)
+            if proc.stdout is not None:
+                proc.stdout.close()
 
 
-def measureGomoku(args, config, pinned, folder):
+def launchGomoku(args, config, pinned, folder):
     """
-    One gomoku window against a fresh server of C{config}: a dict with
-    C{cpu_us} (server CPU per move), C{per_second} and C{errors}.
+    Start a gomoku measurement of C{config}: a fresh server (for the
+    baseline, C{gomoku_load.py}'s own echo, pinned by it to the server's
+    CPU) and C{gomoku_load.py --mode saturate} against it.
     """
     load = [os.path.join(HERE, "gomoku_load.py"), "--mode", "saturate",
             "--games", str(args.pairs), "--json"] + loadArguments(args)
     timeout = args.seconds + args.warmup + 180
-    loadCpu = pinned[1] if pinned else None
-    if config == "baseline":
-        figures = runLoad(load + ["--no-hub"], loadCpu, timeout)
-        run = figures["rounds"][0]["baseline"]
-    else:
-        proc, _ = startServer(args, config, pinned, folder)
-        try:
-            figures = runLoad(load + ["--no-baseline", "--port",
-                                      str(proc.gomokuPort), "--server-pid",
-                                      str(proc.pid)], loadCpu, timeout)
-        finally:
-            stopProcess(proc)
-        run = figures["rounds"][0]["hub"]
+    if config in ("baseline", "echo2"):
+        # The load generator pins the echo server it starts to the first
+        # CPU and itself to the second: it is given both.
+        if config == "echo2":
+            load.append("--echo-second-send")
+        return Launched(
+            [], load + ["--no-hub"], set(pinned) if pinned else None,
+            lambda figures: pickGomoku(figures, "baseline"), timeout)
+    proc, _ = startServer(args, config, pinned, folder)
+    return Launched(
+        [proc], load + ["--no-baseline", "--port", str(proc.gomokuPort),
+                        "--server-pid", str(proc.pid)],
+        pinned[1] if pinned else None,
+        lambda figures: pickGomoku(figures, "hub"), timeout)
+
+
+def pickGomoku(figures, name):
+    run = figures["rounds"][0][name]
     return {"cpu_us": run["server_cpu_us_per_op"],
             "per_second": run["per_second"], "errors": run["errors"]}
 
 
-def measureCheckers(args, config, pinned, folder):
+def launchCheckers(args, config, pinned, folder):
     """
-    One checkers window against a fresh server of C{config} (for the
-    baseline, C{flood.py}'s relay): the same dict as L{measureGomoku}.
+    Start a checkers measurement of C{config}: a fresh server (for the
+    baseline, C{flood.py}'s relay) and this script's checkers client.
     """
     serverCpu = pinned[0] if pinned else None
     if config == "baseline":
@@ -159,18 +229,49 @@ def measureCheckers(args, config, pinned, folder):
         port = int(proc.stdout.readline().split()[-1])
     else:
         proc, port = startServer(args, config, pinned, folder)
+    argv = [os.path.abspath(__file__), "--checkers-client", str(port),
+            "--server-pid", str(proc.pid), "--rooms", str(args.rooms)]
+    if config == "baseline":
+        argv.append("--relay")
+    return Launched([proc], argv + loadArguments(args),
+                    pinned[1] if pinned else None, lambda figures: figures,
+                    args.seconds + args.warmup + 180)
+
+
+def measureAlone(launch, args, config, pinned, folder):
+    """
+    One window of C{config} alone: its figures.
+    """
+    return launch(args, config, pinned, folder).start().collect()
+
+
+def measureTogether(launch, args, config, pinned, folders, bareFirst):
+    """
+    One window of C{config} and one of a bare hub of its own, at the same
+    moments, both servers on the server CPU and both load generators on
+    the other: C{config}'s figures, with the bare hub's as C{bare_cpu_us}
+    and C{bare_per_second}.
+    """
+    first = launch(args, "bare" if bareFirst else config, pinned,
+                   folders[1 if bareFirst else 0])
     try:
-        argv = [os.path.abspath(__file__), "--checkers-client", str(port),
-                "--server-pid", str(proc.pid), "--rooms", str(args.rooms)]
-        if config == "baseline":
-            argv.append("--relay")
-        return runLoad(argv + loadArguments(args),
-                       pinned[1] if pinned else None,
-                       args.seconds + args.warmup + 180)
+        second = launch(args, config if bareFirst else "bare", pinned,
+                        folders[0 if bareFirst else 1])
+    except BaseException:
+        first.stop()
+        raise
+    bare, other = (first, second) if bareFirst else (second, first)
+    # The servers are up: the two loads start together.
+    for launched in (bare, other) if bareFirst else (other, bare):
+        launched.start()
+    try:
+        figures = other.collect()
     finally:
-        stopProcess(proc)
-        if proc.stdout is not None:
-            proc.stdout.close()
+        bareFigures = bare.collect()
+    figures["bare_cpu_us"] = bareFigures["cpu_us"]
+    figures["bare_per_second"] = bareFigures["per_second"]
+    figures["errors"] += bareFigures["errors"]
+    return figures
 
 
 def startServer(args, config, pinned, folder):
@@ -253,6 +354,10 @@ def parseArgs(argv):
     p.add_argument("--no-pin", action="store_true",
                    help="do not pin the hub to one CPU and the load "
                    "generator to another")
+    p.add_argument("--together", action="store_true",
+                   help="run each configuration beside a bare hub of its "
+                   "own, at the same moments, both servers on the server "
+                   "CPU: the ratios are taken within the same seconds")
     p.add_argument("--json", action="store_true",
                    help="print the figures as one JSON object")
     p.add_argument("--checkers-client", type=int, default=None,
@@ -274,13 +379,17 @@ def parseArgs(argv):
 
 def ratio(figures, name, key):
     """
-    C{name}'s C{key} over the bare hub's in one round's C{figures}, or
-    None.
+    C{name}'s C{key} over the bare hub's in one round's C{figures} (with
+    C{--together}, its own bare hub's, in the same seconds), or None.
     """
-    if name not in figures or "bare" not in figures \
-            or not figures["bare"][key]:
+    if name not in figures:
         return None
-    return round(figures[name][key] / figures["bare"][key], 3)
+    bare = figures[name].get("bare_" + key)
+    if bare is None and "bare" in figures:
+        bare = figures["bare"][key]
+    if not bare:
+        return None
+    return round(figures[name][key] / bare, 3)
 
 
 def summarise(results):
@@ -291,6 +400,8 @@ def summarise(results):
         rounds = results["rounds"][game]
         table = results["table"][game] = {}
         for name in results["configs"]:
+            if game not in GAMES_OF.get(name, GAMES):
+                continue
             row = table[name] = {}
             for key, figure in (("cpu_us", "cpu"), ("per_second", "rate")):
                 values = [f[name][key] for f in rounds]
@@ -313,14 +424,17 @@ def main(argv):
     if pinned:
         # This process only waits; it keeps off the hub's CPU.
         os.sched_setaffinity(0, {pinned[1]})
-    measure = {"gomoku": measureGomoku, "checkers": measureCheckers}
+    launchers = {"gomoku": launchGomoku, "checkers": launchCheckers}
     results = {"configs": args.configs, "games": args.games,
                "pairs": args.pairs, "rooms": args.rooms,
                "seconds": args.seconds, "warmup": args.warmup,
-               "pinned": pinned, "cpus": os.cpu_count(),
+               "together": args.together, "pinned": pinned, "cpus": os.cpu_count(),
                "rounds": {game: [] for game in args.games}, "table": {},
                "load_average": []}
     folder = tempfile.mkdtemp(prefix="gamehub-defaults-")
+    folders = [os.path.join(folder, name) for name in ("hub", "bare")]
+    for name in folders:
+        os.mkdir(name)
     try:
         for number in range(args.rounds):
             order = args.configs if number % 2 == 0 else args.configs[::-1]
@@ -328,16 +442,17 @@ def main(argv):
                 figures = {}
                 results["rounds"][game].append(figures)
                 for name in order:
-                    figures[name] = measure[game](args, name, pinned,
-                                                  folder)
+                    if game not in GAMES_OF.get(name, GAMES):
+                        continue
+                    if args.together:
+                        figures[name] = measureTogether(
+                            launchers[game], args, name, pinned, folders,
+                            number % 2 == 0)
+                    else:
+                        figures[name] = measureAlone(
+                            launchers[game], args, name, pinned, folders[0])
                     if not args.json:
-                        print("round %d %-8s %-8s %7.1f us/move %8.1f "
-                              "moves/s  errors %d  load %.1f" % (
-                                  number + 1, game, name,
-                                  figures[name]["cpu_us"],
-                                  figures[name]["per_second"],
-                                  figures[name]["errors"],
-                                  os.getloadavg()[0]), flush=True)
+                        printRound(number, game, name, figures[name])
             results["load_average"].append(os.getloadavg())
     finally:
         shutil.rmtree(folder, True)
@@ -347,6 +462,20 @@ def main(argv):
     else:
         report(results)
     return 0
+
+
+def printRound(number, game, name, figures):
+    """
+    Print one measurement's line (with C{--together}, its bare hub's
+    figures after it).
+    """
+    line = "round %d %-8s %-8s %7.1f us/move %8.1f moves/s" % (
+        number + 1, game, name, figures["cpu_us"], figures["per_second"])
+    if "bare_cpu_us" in figures:
+        line += "  | bare beside it %7.1f us/move %8.1f moves/s" % (
+            figures["bare_cpu_us"], figures["bare_per_second"])
+    print(line + "  errors %d  load %.1f" % (
+        figures["errors"], os.getloadavg()[0]), flush=True)
 
 
 def report(results):
@@ -364,6 +493,9 @@ def report(results):
     where = (", hub on CPU %d, load generators on CPU %d"
              % tuple(results["pinned"]) if results["pinned"] else
              ", not pinned")
+    if results["together"]:
+        where = (", each configuration beside a bare hub of its own at "
+                 "the same moments (the ratios within a pair)" + where)
     for game in results["games"]:
         count = ("%d pairs" % (results["pairs"],) if game == "gomoku"
                  else "%d rooms" % (results["rooms"],))
@@ -377,19 +509,24 @@ def report(results):
               "bare hub | CPU per move | moves/s |")
         print("|---|---|---|---|---|")
         for name in results["configs"]:
+            if name not in results["table"][game]:
+                continue
             row = results["table"][game][name]
             print("| %s | %s | %s | %.1f us | %.0f |" % (
                 CONFIGS[name][1], times(row, "cpu"), times(row, "rate"),
                 row["cpu"], row["rate"]))
         table = results["table"][game]
-        if "baseline" in table and "cpu_vs_bare" in table["baseline"]:
-            ratios = [f["bare"]["cpu_us"] / f["baseline"]["cpu_us"]
-                      for f in results["rounds"][game]
-                      if f["baseline"]["cpu_us"]]
+        for name, what in (("baseline", "JSON echo" if game == "gomoku"
+                            else "bare relay"),
+                           ("echo2", "JSON echo sending twice")):
+            if name not in table or "cpu_vs_bare" not in table[name]:
+                continue
+            ratios = [1 / r for r in (
+                ratio(f, name, "cpu_us")
+                for f in results["rounds"][game]) if r]
             print()
             print("bare hub / %s, CPU per move: %.2fx (%.2f-%.2f)" % (
-                "JSON echo" if game == "gomoku" else "bare relay",
-                statistics.median(ratios), min(ratios), max(ratios)))
+                what, statistics.median(ratios), min(ratios), max(ratios)))
     print()
     print("load average after each round: " + "; ".join(
         "%.2f %.2f %.2f" % tuple(a) for a in results["load_average"]))

@@ -249,31 +249,68 @@ def stopProcess(proc):
         proc.wait()
 
 
-def startEcho(port, immediate=False):
+def listenSink():
+    """
+    Listen on a free loopback port, on this process's reactor, for the
+    echo server's second sends, and drop what comes: the port.
+    """
+    from twisted.internet import reactor
+    from twisted.internet.protocol import Factory, Protocol
+
+    class Sink(Protocol):
+        def dataReceived(self, data):
+            pass
+
+    return reactor.listenTCP(0, Factory.forProtocol(Sink),
+                             interface="127.0.0.1").getHost().port
+
+
+def startEcho(port, immediate=False, sinkPort=None):
     """
     Start this script as the bare echo server on 127.0.0.1:C{port}; with
-    C{immediate}, writing through the hub's L{ImmediateWriter}.
+    C{immediate}, writing through the hub's L{ImmediateWriter}; with
+    C{sinkPort}, sending each frame a second time, to that port.
     """
     args = [sys.executable, os.path.abspath(__file__), "--echo-server",
             str(port)]
     if immediate:
         args.append("--echo-immediate")
+    if sinkPort is not None:
+        args += ["--echo-sink", str(sinkPort)]
     proc = subprocess.Popen(args, stdin=subprocess.DEVNULL)
     waitForPort(port, proc)
     return proc
 
 
-def runEchoServer(port, immediate=False):
+def runEchoServer(port, immediate=False, sinkPort=None):
     """
     The baseline: reassemble C{<json>} frames and write each one back in
     one write, as the hub writes each message: with Twisted's own
     C{transport.write}, or with C{immediate} through the hub's
-    L{ImmediateWriter}.
+    L{ImmediateWriter}.  With C{sinkPort}, each frame is also sent once
+    more, in a C{send} of its own, to a TCP connection to that port (the
+    load generator's sink), as the hub sends a move to the mover and to
+    the opponent: two sends a move.
     """
+    import socket
+
     from twisted.internet import reactor
     from twisted.internet.protocol import Factory, Protocol
 
     from hub.connection.immediate import ImmediateWriter
+
+    sink = None
+    if sinkPort is not None:
+        sink = socket.create_connection(("127.0.0.1", sinkPort))
+        sink.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sink.setblocking(False)
+
+    def sendToSink(frame):
+        try:
+            sink.send(frame)
+        except BlockingIOError:
+            # The sink reads all it is sent; a full buffer drops a copy.
+            pass
 
     class Echo(Protocol):
         def connectionMade(self):
@@ -290,7 +327,10 @@ def runEchoServer(port, immediate=False):
                 self.transport.loseConnection()
                 return
             for payload in frames:
-                write(b"<" + payload + b">")
+                frame = b"<" + payload + b">"
+                write(frame)
+                if sink is not None:
+                    sendToSink(frame)
 
     reactor.listenTCP(port, Factory.forProtocol(Echo), backlog=1024,
                       interface="127.0.0.1")
@@ -818,7 +858,13 @@ def parseArgs(argv):
                    help="saturate: --names open with plain names against "
                    "--names accounts with keyed names, on one SQLite "
                    "database, in alternating rounds (no baseline)")
+    p.add_argument("--echo-second-send", action="store_true",
+                   help="the echo baseline sends each frame a second time, "
+                   "to a sink in this process, as the hub sends each move "
+                   "twice (to the mover and to the opponent)")
     p.add_argument("--echo-server", type=int, default=None,
+                   help=argparse.SUPPRESS)
+    p.add_argument("--echo-sink", type=int, default=None,
                    help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -853,7 +899,8 @@ def cpusToPin():
 def main(argv):
     args = parseArgs(argv)
     if args.echo_server is not None:
-        runEchoServer(args.echo_server, args.echo_immediate)
+        runEchoServer(args.echo_server, args.echo_immediate,
+                      args.echo_sink)
         return 0
     if args.mode == "idle":
         count, roles, kind = args.connections, ("solo",), "idle"
@@ -876,13 +923,17 @@ def main(argv):
     procs = []
     results = {"mode": args.mode, "count": count, "interval": interval,
                "echo_immediate": args.echo_immediate,
+               "echo_second_send": args.echo_second_send,
                "hub_args": args.hub_args,
                "seconds": args.seconds, "warmup": args.warmup,
                "rounds": [], "cpus": os.cpu_count()}
 
     def startEchoServer():
         port = freePort()
-        proc = startEcho(port, args.echo_immediate)
+        sinkPort = None
+        if args.echo_second_send:
+            sinkPort = listenSink()
+        proc = startEcho(port, args.echo_immediate, sinkPort)
         procs.append(proc)
         pinServer(proc.pid)
         return port, proc.pid, proc
@@ -1038,6 +1089,8 @@ def report(results):
               % tuple(results["pinned"]) if results["pinned"] else ""))
     if results["echo_immediate"]:
         print("baseline: the echo writes through ImmediateWriter")
+    if results["echo_second_send"]:
+        print("baseline: the echo sends each frame a second time, to a sink")
     for i, figures in enumerate(results["rounds"]):
         if len(results["rounds"]) > 1:
             print(" round %d" % (i + 1,))

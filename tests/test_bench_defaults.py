@@ -46,3 +46,31 @@ class DefaultsBenchTests(TestCase):
             self.assertEqual(
                 len([line for line in output.splitlines()
                      if line.startswith("round 1 " + game)]), 2, output)
+
+    def test_together(self):
+        """
+        With C{--together}, each configuration runs beside a bare hub of
+        its own: each round's line gives both hubs' figures, and the
+        table has a row per configuration, the bare hub's ratio taken
+        against the bare hub beside it.
+        """
+        done = subprocess.run(
+            [sys.executable, SCRIPT, "--together", "--rounds", "1",
+             "--seconds", "1", "--warmup", "0.5", "--pairs", "2",
+             "--rooms", "2", "--configs", "bare,records",
+             "--games", "gomoku"],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=TOP,
+            timeout=300)
+        output = done.stdout.decode()
+        self.assertEqual(done.returncode, 0, output)
+        rounds = [line for line in output.splitlines()
+                  if line.startswith("round 1 gomoku")]
+        self.assertEqual(len(rounds), 2, output)
+        for line in rounds:
+            self.assertIn("| bare beside it", line)
+        self.assertIn("beside a bare hub of its own", output)
+        rows = [line.split(" | ")[0] for line in output.splitlines()
+                if line.startswith("| ") and "---" not in line]
+        self.assertEqual(rows, ["| hub", "| bare (`--web-port none "
+                                "--announce no --db none --names open`)",
+                                "| + SQLite records"], output)
