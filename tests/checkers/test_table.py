@@ -132,19 +132,23 @@ class ActTests(SynchronousTestCase):
         self.assertEqual(turn, TurnStarted(1, START + 18.5, START + 3))
         self.assertEqual(len(clock.getDelayedCalls()), 1)
 
-    def test_moveMovesTheClock(self):
+    def test_moveKeepsTheClock(self):
         """
-        A move moves the running turn clock to the next turn's deadline,
-        the same delayed call, which rings then for the next seat.
+        A move keeps the running turn clock, which rings at the first
+        turn's deadline, is set again for the next turn's, and then rings
+        for the next seat.
         """
         table, clock, recorder = makeTable()
         [call] = clock.getDelayedCalls()
         clock.advance(3)
         table.act(0, A_STEP)
         self.assertEqual(clock.getDelayedCalls(), [call])
-        self.assertEqual(call.getTime(), START + 18.5)
         heard(recorder)
-        clock.advance(15.4)
+        clock.advance(12.5)
+        self.assertEqual(heard(recorder), [])
+        [again] = clock.getDelayedCalls()
+        self.assertEqual(again.getTime(), START + 18.5)
+        clock.advance(2.9)
         self.assertEqual(heard(recorder), [])
         clock.advance(0.1)
         self.assertEqual(heard(recorder)[0], SeatTimedOut(1, START + 18.5))

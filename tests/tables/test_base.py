@@ -298,6 +298,37 @@ class TableTests(unittest.TestCase):
         self.assertFalse(table.over)
         self.assertEqual(len(self.clock.getDelayedCalls()), 1)
 
+    def test_clockSetAgainRingsAtTheDeadline(self):
+        """
+        A move keeps the turn clock; rung at the earlier turn's deadline,
+        it is set again to ring no later than the new one, and rings for
+        the next seat once the clock gets there.
+        """
+        for start in (0.1, 208.44687571249474, 1e9 + 0.3):
+            clock = Clock()
+            clock.advance(start)
+            table, recorder = makeTable(clock, turnSeconds=10)
+            table.start()
+            clock.advance(2.7)
+            table.act(0, 1)
+            deadline = clock.seconds() + 10
+            clock.advance(8)
+            self.assertFalse(table.over)
+            [call] = clock.getDelayedCalls()
+            self.assertLessEqual(call.getTime(), deadline)
+            self.assertAlmostEqual(call.getTime(), deadline, places=6)
+            clock.advance(deadline - clock.seconds())
+            for _ in range(3):
+                # Short of the deadline by a hair's float: set again for
+                # the hair, then rung.
+                if table.over:
+                    break
+                clock.advance(max(0.0, deadline - clock.seconds()) or 1e-9)
+            self.assertTrue(table.over)
+            self.assertEqual(type(recorder.events[-2]), events.SeatTimedOut)
+            self.assertEqual(recorder.events[-2].seat, 1)
+            self.assertEqual(clock.getDelayedCalls(), [])
+
     def test_takeover(self):
         """
         A bot plays a taken-over seat after its delay, as the player
