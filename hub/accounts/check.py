@@ -58,6 +58,9 @@ CHANGES_KEPT_SECONDS = 3600.0
 PRUNE_SECONDS = 600.0
 #: The most accounts the cache holds.
 CACHE_SIZE = 20000
+#: The most guests' names found free that are remembered (then all are
+#: forgotten).
+GUESTS_KEPT = 10000
 # Kept for the callers that count guesses in these terms.
 NAME_BURST = guesses.PAIR_BURST
 NAME_REFILL_SECONDS = guesses.PAIR_REFILL_SECONDS
@@ -370,6 +373,9 @@ class NameService(Service):
         self.seq = self._floor = 0
         self._seen: Set[int] = set()
         self.cache = NameCache(cacheSize)
+        # The guests' names found free: (case-folded name, skeleton) ->
+        # (seq, accounts added) when the database said so.
+        self._freeGuests: Dict[Tuple[str, str], Tuple[int, int]] = {}
         self._reads: Dict[str, List[Deferred[Optional[store.NameEntry]]]] = {}
         self.bannedAccounts: Dict[str, float] = {}
         self.bans = BanIndex()
@@ -449,6 +455,7 @@ class NameService(Service):
         self.seq = self._floor = setup.seq
         self._seen = set()
         self.cache.clear()
+        self._freeGuests.clear()
         self.bannedAccounts = dict(setup.bannedAccounts)
         self.bans = BanIndex(setup.bans)
         for watcher in self._changeWatchers:
@@ -716,9 +723,21 @@ class NameService(Service):
             return self._refuse(TAKEN, kind, name, host)
         if self.mode == "closed":
             return self._refuse(CLOSED, kind, name, host)
-        clash = yield self.accounts.guestClash(key, names.skeleton(name))
+        # A name found free stays free while no account is added here
+        # and no change is read (one added elsewhere is read within
+        # POLL_SECONDS): a player who joins a room for every game is read
+        # once.
+        found = (key, names.skeleton(name))
+        stamp = (self.seq, self.accounts.added)
+        if self._freeGuests.get(found) == stamp:
+            return Verdict(name, True)
+        clash = yield self.accounts.guestClash(*found)
         if clash:
             return self._refuse(TAKEN, kind, name, host)
+        if stamp == (self.seq, self.accounts.added):
+            if len(self._freeGuests) >= GUESTS_KEPT:
+                self._freeGuests.clear()
+            self._freeGuests[found] = stamp
         return Verdict(name, True)
 
     @defer.inlineCallbacks

@@ -147,7 +147,13 @@ class Accounts:
     @ivar hasher: the argon2id L{PasswordHasher}.
     @ivar hashing: the L{hub.accounts.hashing.HashingPool} argon2 runs
         in, or None for the reactor's thread pool.
+    @ivar added: how many accounts were added through this object, each
+        counted once its write is done (or failed): the name check, which
+        remembers the guests' names it found free, forgets them when this
+        changes (L{hub.accounts.check.NameService}).
     """
+
+    added = 0
 
     def __init__(self, database: store.Database, reactor: IReactorThreads,
                  hasher: Optional[PasswordHasher] = None,
@@ -218,7 +224,10 @@ class Accounts:
                                 role, now)
             store.audit(cursor, now, actor, "add", name, role)
 
-        yield self._write(interaction)
+        try:
+            yield self._write(interaction)
+        finally:
+            self.added += 1
         return key
 
     def newKey(self, name: str, actor: Actorish = "cli") -> Deferred[str]:

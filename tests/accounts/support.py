@@ -52,7 +52,10 @@ class FakeAccounts:
 
     @ivar reads: the case-folded names read one by one (C{nameEntry}).
     @ivar touched: the accounts whose name was proven.
+    @ivar added: the accounts added (L{add}), as L{Accounts.added}.
     """
+
+    added = 0
 
     def __init__(self, secret=b"k" * 32, now=lambda: 1000.0):
         self.secret = secret
@@ -74,6 +77,7 @@ class FakeAccounts:
         self.entries[names.nameKey(name)] = store.NameEntry(
             name, names.keyHash(self.secret, key), None, role)
         self.note(store.ACCOUNT_CHANGE, names.nameKey(name))
+        self.added += 1
 
     def setKey(self, name, key):
         entry = self.entries[names.nameKey(name)]

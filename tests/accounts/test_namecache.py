@@ -8,11 +8,12 @@ the indexed skeletons.  On real SQLite and PostgreSQL.
 
 import ipaddress
 
-from twisted.internet import defer
+from twisted.internet import defer, reactor
 from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.accounts import check, names, store
+from hub.accounts.model import Accounts
 from hub.records import db
 
 from tests.accounts import support
@@ -31,6 +32,10 @@ class CountingAccounts:
     def nameEntry(self, key):
         self.reads.append(key)
         return self._accounts.nameEntry(key)
+
+    def guestClash(self, key, skeleton):
+        self.reads.append(("guest", key))
+        return self._accounts.guestClash(key, skeleton)
 
     def __getattr__(self, name):
         return getattr(self._accounts, name)
@@ -155,6 +160,68 @@ class NameCacheTests:
         yield self.accounts.add("dora", "pw")
         self.assertIsNone((yield self.names.check("gomoku", "d\u043era",
                                                   "192.0.2.1")))
+
+    @defer.inlineCallbacks
+    def test_freeGuestReadOnce(self):
+        """
+        A guest's name found free is read once: the same name again is
+        not read, another is.
+        """
+        for name in ("dora", "dora", "Dora", "emil"):
+            verdict = yield self.names.check("gomoku", name, "192.0.2.1")
+            self.assertTrue(verdict.guest, name)
+        self.assertEqual(self.counted.reads,
+                         [("guest", "dora"), ("guest", "emil")])
+
+    @defer.inlineCallbacks
+    def test_freeGuestAccountAddedHere(self):
+        """
+        A guest's name found free is refused at once when an account of
+        that name, or one it looks like, is added through the hub's
+        accounts.
+        """
+        for name in ("dora", "d\u043era"):
+            verdict = yield self.names.check("gomoku", name, "192.0.2.1")
+            self.assertTrue(verdict.guest, name)
+        yield self.accounts.add("dora", "pw")
+        for name in ("dora", "d\u043era"):
+            self.assertIsNone(
+                (yield self.names.check("gomoku", name, "192.0.2.1")), name)
+
+    @defer.inlineCallbacks
+    def test_freeGuestAccountAddedElsewhere(self):
+        """
+        An account added elsewhere (the command line, another hub: other
+        L{Accounts} on the same database) is seen by the guests' names
+        once the changes are read, as its key or ban would be.
+        """
+        verdict = yield self.names.check("gomoku", "dora", "192.0.2.1")
+        self.assertTrue(verdict.guest)
+        elsewhere = Accounts(self.accounts.database, reactor,
+                             hasher=self.accounts.hasher,
+                             now=lambda: self.now[0])
+        yield elsewhere.add("dora", "pw")
+        yield self.names.refresh()
+        self.assertIsNone(
+            (yield self.names.check("gomoku", "dora", "192.0.2.1")))
+
+    @defer.inlineCallbacks
+    def test_freeGuestAddedWhileReading(self):
+        """
+        An account added while a guest's name is read from the database is
+        not hidden by what that read found: the name is not remembered.
+        """
+        reading = defer.Deferred()
+        clash = self.counted.guestClash
+        self.counted.guestClash = lambda key, skeleton: reading
+        checked = self.names.check("gomoku", "dora", "192.0.2.1")
+        self.accounts.added += 1
+        reading.callback(False)
+        verdict = yield checked
+        self.assertTrue(verdict.guest)
+        self.counted.guestClash = clash
+        yield self.names.check("gomoku", "dora", "192.0.2.1")
+        self.assertEqual(self.counted.reads, [("guest", "dora")])
 
     @defer.inlineCallbacks
     def test_skeletonsMadeAgain(self):
