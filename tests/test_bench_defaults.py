@@ -20,25 +20,34 @@ class DefaultsBenchTests(TestCase):
     free loopback ports.
     """
 
-    def test_smallestRun(self):
+    def runBench(self, *arguments):
         """
-        One round of about a second per configuration, two gomoku pairs
-        and two checkers rooms, the bare hub and the defaults: the script
-        exits 0 and prints, for each game, a row of the table per
-        configuration.
+        Run the script for one round of about a second a configuration,
+        with two gomoku pairs and two checkers rooms, and C{arguments}:
+        check that it exits 0, and give its output and the first cell of
+        each row of its tables.
         """
         done = subprocess.run(
             [sys.executable, SCRIPT, "--rounds", "1", "--seconds", "1",
-             "--warmup", "0.5", "--pairs", "2", "--rooms", "2",
-             "--configs", "bare,defaults"],
+             "--warmup", "0.5", "--pairs", "2", "--rooms", "2"]
+            + list(arguments),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=TOP,
             timeout=300)
         output = done.stdout.decode()
         self.assertEqual(done.returncode, 0, output)
-        rows = [line for line in output.splitlines()
+        rows = [line.split(" | ")[0] for line in output.splitlines()
                 if line.startswith("| ") and "---" not in line]
+        return output, rows
+
+    def test_smallestRun(self):
+        """
+        The bare hub and the defaults: the script prints, for each game,
+        a line per configuration and a row of the table per
+        configuration.
+        """
+        output, rows = self.runBench("--configs", "bare,defaults")
         self.assertEqual(
-            [row.split(" | ")[0] for row in rows],
+            rows,
             ["| hub", "| bare (`--web-port none --announce no --db none "
              "--names open`)", "| the defaults, everything on"] * 2,
             output)
@@ -51,26 +60,16 @@ class DefaultsBenchTests(TestCase):
         """
         With C{--together}, each configuration runs beside a bare hub of
         its own: each round's line gives both hubs' figures, and the
-        table has a row per configuration, the bare hub's ratio taken
-        against the bare hub beside it.
+        table has a row per configuration.
         """
-        done = subprocess.run(
-            [sys.executable, SCRIPT, "--together", "--rounds", "1",
-             "--seconds", "1", "--warmup", "0.5", "--pairs", "2",
-             "--rooms", "2", "--configs", "bare,records",
-             "--games", "gomoku"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=TOP,
-            timeout=300)
-        output = done.stdout.decode()
-        self.assertEqual(done.returncode, 0, output)
+        output, rows = self.runBench("--together", "--configs",
+                                     "bare,records", "--games", "gomoku")
         rounds = [line for line in output.splitlines()
                   if line.startswith("round 1 gomoku")]
         self.assertEqual(len(rounds), 2, output)
         for line in rounds:
             self.assertIn("| bare beside it", line)
         self.assertIn("beside a bare hub of its own", output)
-        rows = [line.split(" | ")[0] for line in output.splitlines()
-                if line.startswith("| ") and "---" not in line]
         self.assertEqual(rows, ["| hub", "| bare (`--web-port none "
                                 "--announce no --db none --names open`)",
                                 "| + SQLite records"], output)

@@ -9,12 +9,10 @@ is copied without anyone remembering to.  A field holding anything else
 (the deal's C{random.Random}, say) is shared by the copy.
 
 A copy reads the original's C{__dict__}, after which CPython 3.11 keeps
-that object's fields in a dict, about a fifth slower to read for the rest
-of its life (C{bench/game_end.py}).  So what in the hub needs the
-position of a running game takes a snapshot (L{hub.games.codec}: the
-live feed, the bot workers); only the inline thinker of tests and of the
-desktop client copies it.  The copy itself is made field by field, and
-reads as fast as a new object (a bot's search plays on copies).
+that object's fields in a dict, a fifth slower to read for good
+(C{bench/game_end.py}): what in the hub needs a running game's position
+takes a snapshot (L{hub.games.codec}), as the feed and bot workers do.
+The copy is made field by field, and reads as fast as a new object.
 """
 
 from __future__ import annotations
