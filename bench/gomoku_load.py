@@ -192,9 +192,10 @@ def freePort():
     return port
 
 
-def waitForPort(port, proc, timeout=20.0):
+def waitForPort(port, proc, timeout=20.0, interval=0.1):
     """
-    Block until 127.0.0.1:C{port} accepts connections.
+    Block until 127.0.0.1:C{port} accepts connections, trying every
+    C{interval} seconds.
     """
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -204,7 +205,7 @@ def waitForPort(port, proc, timeout=20.0):
             socket.create_connection(("127.0.0.1", port), 0.5).close()
             return
         except OSError:
-            time.sleep(0.1)
+            time.sleep(interval)
     raise RuntimeError("port %d never opened" % (port,))
 
 

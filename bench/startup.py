@@ -19,7 +19,6 @@ import argparse
 import json
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,18 +28,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from gomoku_load import cpuSeconds, freePort, stopProcess  # noqa: E402
+from gomoku_load import (cpuSeconds, freePort, stopProcess,  # noqa: E402
+                         waitForPort)
 
 BARE = ["--web-port", "none", "--announce", "no", "--db", "none",
         "--names", "open"]
-
-
-def accepts(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-    except OSError:
-        return False
-    return True
 
 
 def startOnce(folder, bare, timeout=60.0):
@@ -65,15 +57,8 @@ def startOnce(folder, bare, timeout=60.0):
     began = time.perf_counter()
     proc = subprocess.Popen(args, cwd=folder, stdin=subprocess.DEVNULL)
     try:
-        waiting = set(ports.values())
-        while waiting:
-            if proc.poll() is not None:
-                raise SystemExit("twistd exited: see " + folder)
-            if time.perf_counter() - began > timeout:
-                raise SystemExit("twistd did not listen in time")
-            waiting = {port for port in waiting if not accepts(port)}
-            if waiting:
-                time.sleep(0.005)
+        for port in ports.values():
+            waitForPort(port, proc, timeout, interval=0.005)
         return time.perf_counter() - began, cpuSeconds(proc.pid)
     finally:
         stopProcess(proc)
