@@ -8,6 +8,7 @@ there (C{docs/web-KIND.png}, which C{docs/web.md} shows; the README's
 lobby is taken by L{tests.readmepictures}).
 """
 
+import json
 import os
 import re
 import subprocess
@@ -43,12 +44,15 @@ def missing(why):
     raise SkipTest(why + " is needed")
 
 
-def browser(acceptLanguage=None):
+def browser(acceptLanguage=None, mobileEmulation=None):
     """
-    A headless Chromium driven by selenium.
+    A headless Chromium driven by selenium, whose element made stale by
+    a redraw is always a C{StaleElementReferenceException} (see
+    L{staleNodeErrors}).
 
     @param acceptLanguage: its C{Accept-Language} (Chromium's own by
         default).
+    @param mobileEmulation: Chromium's C{mobileEmulation} option, if any.
     """
     try:
         from selenium import webdriver
@@ -60,13 +64,54 @@ def browser(acceptLanguage=None):
     options = webdriver.ChromeOptions()
     for flag in CHROMIUM_FLAGS:
         options.add_argument(flag)
-    options.add_argument("--window-size=1400,1000")
+    if mobileEmulation is None:
+        options.add_argument("--window-size=1400,1000")
+    else:
+        options.add_experimental_option("mobileEmulation", mobileEmulation)
     if acceptLanguage is not None:
         options.add_argument("--accept-lang=" + acceptLanguage)
         options.add_experimental_option(
             "prefs", {"intl.accept_languages": acceptLanguage})
     options.binary_location = CHROMIUM
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+    class Chromium(webdriver.Chrome):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.error_handler = staleNodeErrors()
+
+    return Chromium(service=Service(CHROMEDRIVER), options=options)
+
+
+#: What chromedriver says, as an "unknown error", when an element it was
+#: asked about left the document between its lookup and the question
+#: (the page replaced by the next one): a stale element by another name.
+STALE_NODE = "does not belong to the document"
+
+
+def staleNodeErrors():
+    """
+    A selenium error handler that raises chromedriver's L{STALE_NODE}
+    error as the C{StaleElementReferenceException} it is, so that the
+    tests' waits, which ask a stale element again, ask this one again
+    too.
+    """
+    from selenium.common.exceptions import (
+        StaleElementReferenceException, WebDriverException)
+    from selenium.webdriver.remote.errorhandler import ErrorHandler
+
+    class StaleNodeErrors(ErrorHandler):
+        def check_response(self, response):
+            try:
+                super().check_response(response)
+            except StaleElementReferenceException:
+                raise
+            except WebDriverException as error:
+                if STALE_NODE not in (error.msg or ""):
+                    raise
+                raise StaleElementReferenceException(
+                    error.msg, error.screen, error.stacktrace) from error
+
+    return StaleNodeErrors()
 
 
 def bots(kind, port, *args):
@@ -80,6 +125,54 @@ def bots(kind, port, *args):
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     return subprocess.Popen(command, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, cwd=ROOT, env=env)
+
+
+class StaleNodeErrorsTests(SynchronousTestCase):
+    """
+    L{staleNodeErrors} on chromedriver's answers, as CI got them.
+    """
+
+    def setUp(self):
+        try:
+            from selenium.common import exceptions
+        except ImportError:
+            missing("selenium (the test extras)")
+        self.exceptions = exceptions
+        self.handler = staleNodeErrors()
+
+    def answer(self, error, message):
+        return {"status": 500, "value": json.dumps({"value": {
+            "error": error, "message": message, "stacktrace": ""}})}
+
+    def test_nodeLeftTheDocument(self):
+        """
+        The inspector's "Node with given id does not belong to the
+        document", which chromedriver sends as an unknown error, is a
+        stale element.
+        """
+        message = ('unknown error: unhandled inspector error: {"code":'
+                   '-32000,"message":"Node with given id does not belong '
+                   'to the document"}')
+        error = self.assertRaises(
+            self.exceptions.StaleElementReferenceException,
+            self.handler.check_response,
+            self.answer("unknown error", message))
+        self.assertIn(STALE_NODE, error.msg)
+
+    def test_otherErrorsUnchanged(self):
+        """
+        Any other unknown error, and a stale element, are raised as
+        selenium raises them; a success raises nothing.
+        """
+        error = self.assertRaises(
+            self.exceptions.WebDriverException, self.handler.check_response,
+            self.answer("unknown error", "unknown error: chrome crashed"))
+        self.assertIs(type(error), self.exceptions.WebDriverException)
+        self.assertRaises(
+            self.exceptions.StaleElementReferenceException,
+            self.handler.check_response,
+            self.answer("stale element reference", "stale element"))
+        self.handler.check_response({"status": 0, "value": None})
 
 
 class PageActions:

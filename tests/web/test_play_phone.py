@@ -7,13 +7,10 @@ the start of play: pick a game, make a room, fill it with bots of a
 chosen level, quick play into another client's room.
 """
 
-import os
-
 from twisted.trial.unittest import SynchronousTestCase
 
 from tests.endtoend import GamehubServer
-from tests.web.test_browser import (
-    CHROMEDRIVER, CHROMIUM, CHROMIUM_FLAGS, WAIT, missing)
+from tests.web.test_browser import WAIT, browser
 
 WIDTH, HEIGHT = 360, 740
 #: The smallest touch target, in CSS pixels.
@@ -58,21 +55,9 @@ def phone():
     """
     A headless Chromium emulating a 360 x 740 phone screen (touch).
     """
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        missing("selenium (the test extras)")
-    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
-        missing("Debian's chromium and chromium-driver")
-    options = webdriver.ChromeOptions()
-    for flag in CHROMIUM_FLAGS:
-        options.add_argument(flag)
-    options.add_experimental_option("mobileEmulation", {
+    return browser(mobileEmulation={
         "deviceMetrics": {"width": WIDTH, "height": HEIGHT,
                           "pixelRatio": 2.0, "touch": True}})
-    options.binary_location = CHROMIUM
-    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
 
 
 class PhoneTests(SynchronousTestCase):
