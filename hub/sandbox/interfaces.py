@@ -30,7 +30,8 @@ class ISandbox(Interface):
     def probe() -> Deferred[Optional[str]]:
         """
         Find out whether the sandbox works here: a Deferred of its
-        problem, or None.
+        problem, or None.  Cancelled, it stops the finding out and fires
+        once nothing of it runs.
         """
 
     def describe() -> str:

@@ -410,32 +410,51 @@ class BwrapSandbox:
         Run C{true} in a sandbox once, to find out whether bwrap works
         here; a failure is kept as L{problem}.
 
-        @return: a Deferred firing with L{problem}.
+        @return: a Deferred firing with L{problem}.  Cancelled (the hub
+            stops while bwrap runs), it kills bwrap and fails with
+            C{CancelledError} once bwrap is gone.
         """
         if self.problem() is not None:
             return defer.succeed(self.problem())
-        done: defer.Deferred[Tuple[int, bytes]] = defer.Deferred()
-        collector = _Collector(done)
+        ending: defer.Deferred[Tuple[int, bytes]] = defer.Deferred()
         try:
-            handle = self.spawn(collector, confine.Confinement(["true"]))
+            handle = self.spawn(_Collector(ending),
+                                confine.Confinement(["true"]))
         except Exception as e:
             self.broken = BROKEN.format(e)
             return defer.succeed(self.broken)
         # A bwrap that hangs is killed (and counts as broken).
         timer = self.reactor.callLater(PROBE_SECONDS, handle.signal,
                                        signal.SIGKILL)
+        gone: defer.Deferred[Optional[str]] = defer.Deferred()
+        killed: List[bool] = []
 
-        def ended(result: Tuple[int, bytes]) -> Optional[str]:
+        def cancel(probing: "defer.Deferred[Optional[str]]") -> None:
             if timer.active():
                 timer.cancel()
+            handle.signal(signal.SIGKILL)
+            killed.append(True)
+            probing.callback(None)
+
+        probing: defer.Deferred[Optional[str]] = defer.Deferred(cancel)
+        # Killed, it waits for bwrap's end.
+        probing.addCallback(lambda problem: gone if killed else problem)
+
+        def ended(result: Tuple[int, bytes]) -> None:
+            if timer.active():
+                timer.cancel()
+            if killed:
+                gone.errback(defer.CancelledError())
+                return
             status, output = result
             if status != 0:
                 lines = output.decode("utf-8", "replace").strip()
                 self.broken = BROKEN.format(
                     lines.splitlines()[-1] if lines else
                     "exit status {}".format(status))
-            return self.problem()
-        return done.addCallback(ended)
+            probing.callback(self.problem())
+        ending.addCallback(ended)
+        return probing
 
     def cleanUp(self) -> None:
         """

@@ -696,6 +696,8 @@ class EngineLauncher(Service):
 
     def stopService(self) -> Deferred[Any]:
         Service.stopService(self)
+        # A hub stopped during its start-up kills the sandbox's probe.
+        self._probing.cancel()
         d = defer.DeferredList(
             [self.stop(game.pairing) for game in list(self.games.values())]
             + [self._probing]

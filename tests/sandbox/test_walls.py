@@ -797,6 +797,33 @@ class NoSandboxTests(TestCase):
         yield waitFor(lambda: not marked(marker, marker))
 
 
+class ProbeTests(TestCase):
+    """
+    L{BwrapSandbox.probe}, cancelled.
+    """
+
+    timeout = 3 * WAIT
+
+    @defer.inlineCallbacks
+    def test_cancelKills(self):
+        """
+        A probe cancelled while its bwrap runs (a hub stopped during its
+        start-up) kills that bwrap, and fails once bwrap is gone (the
+        hub's stop waits for it).
+        """
+        path = os.path.join(folder(self), "bwrap")
+        with open(path, "w") as f:
+            f.write("#!/usr/bin/python3\nimport time\ntime.sleep(600)\n")
+        os.chmod(path, 0o755)
+        probing = sandbox(self, bwrap=path).probe()
+        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
+                                 for pid in marked(path, "python3")])
+        yield waitFor(lambda: len(marked(path, "python3")) == 1)
+        probing.cancel()
+        yield bounded(self.assertFailure(probing, defer.CancelledError))
+        self.assertEqual(marked(path, "python3"), [])
+
+
 class HelperTests(SynchronousTestCase):
     """
     What runs first inside (L{hub.sandbox.inside}) and the refusals of

@@ -300,6 +300,33 @@ class PathTests(SynchronousTestCase):
             self.assertRaises(KeyError, launcher.engineLog, event, room,
                               name)
 
+    def test_stopCancelsProbe(self):
+        """
+        A launcher stopped while its sandbox's probe runs (a hub stopped
+        during its start-up) cancels the probe, which kills it, and is
+        stopped once the probe has ended.
+        """
+        base = tempPath(self)
+        cancelled = []
+        ended = defer.Deferred()
+
+        class SlowProbe(NoSandbox):
+            def probe(self):
+                def cancel(probing):
+                    cancelled.append(probing)
+                    probing.callback(None)
+                # Cancelled, it waits for the probe's end.
+                return defer.Deferred(cancel).addCallback(lambda _: ended)
+        launcher = EngineLauncher(reactor, Clock(), {},
+                                  SlowProbe(reactor, base),
+                                  os.path.join(base, "logs"))
+        launcher.startService()
+        stopped = launcher.stopService()
+        self.assertEqual(len(cancelled), 1)
+        self.assertNoResult(stopped)
+        ended.callback(None)
+        self.successResultOf(stopped)
+
 
 class GameLogTests(SynchronousTestCase):
     """
