@@ -10,7 +10,7 @@ nothing of any wire format; protocol adapters are thin translators.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from zope.interface import Attribute, Interface
 
@@ -330,12 +330,13 @@ class ILobby(Interface):
         "or game.")
 
     def addTableListener(listener: ITableListener,
-                         follows: Optional[Callable[[Any], bool]] = None
-                         ) -> None:
+                         follows: Optional[Callable[[Any], bool]] = None,
+                         hears: Optional[Iterable[type]] = None) -> None:
         """
         Give C{listener} to every table started from now on, or with
         C{follows} to those of the rooms for which C{follows(room)} is
-        true as their game starts.
+        true as their game starts; with C{hears}, it hears only events
+        of those types (L{ITable.addListener}).
         """
 
     def addWatcher(watcher: Any) -> None:
@@ -463,9 +464,13 @@ class ITable(Interface):
     takeover = Attribute(
         "The seats a bot plays: C{seat in table.takeover}.")
 
-    def addListener(listener: ITableListener) -> None:
+    def addListener(listener: ITableListener,
+                    hears: Optional[Iterable[type]] = None) -> None:
         """
-        Tell C{listener} (an L{ITableListener}) of every later event.
+        Tell C{listener} (an L{ITableListener}) of every later event, or
+        with C{hears} of those of these types only (a call saved on each
+        other event).  A listener already added keeps its place and hears
+        from now on what C{hears} says.
         """
 
     def removeListener(listener: ITableListener) -> None:

@@ -16,7 +16,8 @@ C{hub/lobby.py}).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Protocol, Tuple
+from typing import (
+    Any, Callable, Dict, FrozenSet, Iterable, List, Optional, Protocol, Tuple)
 
 import attr
 from twisted.internet.interfaces import IReactorTime
@@ -287,6 +288,7 @@ class Lobby:
         self._roomOf: Dict[ISession, Room] = {}
         self.tableListeners: List[ITableListener] = []
         self._follows: Dict[ITableListener, Callable[[Room], bool]] = {}
+        self._hears: Dict[ITableListener, FrozenSet[type]] = {}
         self.watchers: List[RoomWatcher] = []
 
     def drain(self) -> None:
@@ -312,17 +314,21 @@ class Lobby:
 
     def addTableListener(
             self, listener: ITableListener,
-            follows: Optional[Callable[[Room], bool]] = None) -> None:
+            follows: Optional[Callable[[Room], bool]] = None,
+            hears: Optional[Iterable[type]] = None) -> None:
         """
         Give C{listener} (an L{hub.ihub.ITableListener}) to every table
         started from now on (the records, the spectators' feed), or with
         C{follows} to the tables of the rooms for which C{follows(room)}
         is true as their game starts (a tournament's pairings): the other
-        games' moves then cost it nothing.
+        games' moves then cost it nothing.  With C{hears}, it hears only
+        the events of those types (L{hub.ihub.ITable.addListener}).
         """
         self.tableListeners.append(listener)
         if follows is not None:
             self._follows[listener] = follows
+        if hears is not None:
+            self._hears[listener] = frozenset(hears)
 
     def rooms(self, kind: str) -> List[Room]:
         """
@@ -549,7 +555,7 @@ class Lobby:
         for listener in self.tableListeners:
             follows = self._follows.get(listener)
             if follows is None or follows(room):
-                room.table.addListener(listener)
+                room.table.addListener(listener, self._hears.get(listener))
         self.log.debug("{kind} game started in {room!r}: {players!r}",
                        kind=room.kind, room=room.name, players=room.names())
         self._notify(room, "gameStarted")

@@ -15,8 +15,8 @@ import copy
 import functools
 import math
 from typing import (
-    Any, Callable, Dict, Generator, Iterable, List, Optional, Set, Tuple,
-    Type, TypeVar)
+    Any, Callable, Dict, FrozenSet, Generator, Iterable, List, Optional,
+    Set, Tuple, Type, TypeVar)
 
 import attr
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
@@ -224,6 +224,10 @@ class Table:
         self.clock = clock
         self.options = options if options is not None else TableOptions()
         self.listeners: List[ITableListener] = []
+        # What each listener that hears only some events hears (by id),
+        # and who is told each type of event, made at its first emit.
+        self._hears: Dict[int, FrozenSet[type]] = {}
+        self._told: Dict[type, Tuple[ITableListener, ...]] = {}
         self.over = False
         self.ended: Optional[events.GameEnded] = None
         self.actions = ActionLog()
@@ -238,11 +242,21 @@ class Table:
 
     # Listeners
 
-    def addListener(self, listener: ITableListener) -> None:
+    def addListener(self, listener: ITableListener,
+                    hears: Optional[Iterable[type]] = None) -> None:
         """
-        Tell C{listener} of every later event.
+        Tell C{listener} of every later event, or with C{hears} of those
+        of these types only: an event it does not hear costs it not even
+        a call.  A listener already here keeps its place, and hears from
+        now on what C{hears} says.
         """
-        self.listeners.append(listener)
+        if listener not in self.listeners:
+            self.listeners.append(listener)
+        if hears is None:
+            self._hears.pop(id(listener), None)
+        else:
+            self._hears[id(listener)] = frozenset(hears)
+        self._told = {}
 
     def removeListener(self, listener: ITableListener) -> None:
         """
@@ -250,13 +264,28 @@ class Table:
         """
         if listener in self.listeners:
             self.listeners.remove(listener)
+            self._hears.pop(id(listener), None)
+            self._told = {}
+
+    def _toldOf(self, kind: type) -> Tuple[ITableListener, ...]:
+        """
+        The listeners that hear events of type C{kind}, in their order.
+        """
+        hears = self._hears
+        told = self._told[kind] = tuple(
+            listener for listener in self.listeners
+            if kind in hears.get(id(listener), (kind,)))
+        return told
 
     def emit(self, event: object) -> None:
         """
-        Tell every listener of C{event}; a failing listener is logged and
-        the others still hear it.
+        Tell every listener that hears it of C{event}; a failing listener
+        is logged and the others still hear it.
         """
-        for listener in list(self.listeners):
+        told = self._told.get(type(event))
+        if told is None:
+            told = self._toldOf(type(event))
+        for listener in told:
             try:
                 listener.tableEvent(self, event)
             except Exception:

@@ -67,27 +67,6 @@ class GomokuTable(Table):
         self.maxIllegal = options.maxIllegal
         self.illegalStreak = 0
         self.away: Set[int] = set()
-        self._fanout: Tuple[ITableListener, ...] = ()
-
-    # Listeners: a tuple, so that each event is told without a copy.
-
-    def addListener(self, listener: ITableListener) -> None:
-        Table.addListener(self, listener)
-        self._fanout = tuple(self.listeners)
-
-    def removeListener(self, listener: ITableListener) -> None:
-        Table.removeListener(self, listener)
-        self._fanout = tuple(self.listeners)
-
-    def emit(self, event: object) -> None:
-        for listener in self._fanout:
-            try:
-                listener.tableEvent(self, event)
-            except Exception:
-                self.log.failure(
-                    "gomoku table {table!r}: listener {listener!r} failed "
-                    "on {event}", table=self.name, listener=listener,
-                    event=events.eventName(event))
 
     # The game
 

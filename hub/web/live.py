@@ -9,9 +9,10 @@ shows its replay at the same address.
 
 Each event is encoded once, however many spectators there are, and the
 fan-out runs after the table's own listeners, in slices.  A game nobody
-watches costs nothing a move: its actions are its table's own list
-(L{hub.ihub.ITable.actions}), and its move list, position and messages
-are made only when someone asks.
+watches costs nothing a move: the feed does not hear the actions
+(L{HEARS}; a watched game hears them itself), which are its table's own
+list (L{hub.ihub.ITable.actions}), and its move list, position and
+messages are made only when someone asks.
 """
 
 from __future__ import annotations
@@ -89,9 +90,11 @@ def seatJSON(kind: str, seat: Any) -> Any:
             "guest": bool(seat.guest), "display": None}
 
 
+@implementer(ITableListener)
 class LiveGame:
     """
-    One game followed by the feed.
+    One game followed by the feed: while someone watches it, it hears
+    its table's actions itself (the feed does not: L{HEARS}).
 
     @ivar id: the game's id on the web (C{"live-<n>"}).
     @ivar table: the running table, or None once over.
@@ -333,6 +336,8 @@ class LiveGame:
             # newcomer has them in its snapshot.
             self._send(None)
             self.fanout.add(stream)
+            if self.table is not None:
+                self.table.addListener(self, ACTIONS)
         stream.write(self.snapshotFrame())
         if self.over:
             stream.finish()
@@ -344,6 +349,8 @@ class LiveGame:
         C{stream} is gone.
         """
         self.fanout.discard(stream)
+        if not self.fanout.streams and self.table is not None:
+            self.table.removeListener(self)
         self.countChanged()
 
     def countChanged(self) -> None:
@@ -439,11 +446,17 @@ class LiveGame:
         self._announcedAt = len(self.played)
         return lambda: ("turn", self.turnJSON())
 
-    def onActionPlayed(self, event: Any) -> None:
+    def tableEvent(self, table: Any, event: Any) -> None:
         """
-        Stream the action (its table keeps it: L{played}).  The feed calls
-        it only while someone watches: a game nobody watches costs nothing
-        a move.
+        An action of the watched game (L{addStream} listens to them).
+        """
+        self.actionPlayed(event)
+
+    def actionPlayed(self, event: Any) -> None:
+        """
+        Stream the action (its table keeps it: L{played}).  Heard only
+        while someone watches: a game nobody watches costs nothing a
+        move.
         """
         if self.framesMoves:
             # Framed at the fan-out's next write (L{_actionFrames}).
@@ -503,13 +516,18 @@ HANDLERS = {
     getattr(events, name[len("on"):]): function
     for name, function in vars(LiveGame).items()
     if name.startswith("on") and hasattr(events, name[len("on"):])}
+# What a watched game hears of its table itself.
+ACTIONS = (events.ActionPlayed,)
+# What the feed hears of every table (L{ITable.addListener}): not the
+# actions, which only a watched game hears.
+HEARS = frozenset(HANDLERS).union([events.GameStarted])
 
 
 @implementer(ITableListener)
 class Spectating:
     """
     The feed of every game of the hub: give it to the lobby
-    (C{lobby.addTableListener(spectating)}).
+    (C{lobby.addTableListener(spectating, hears=HEARS)}).
 
     @ivar games: the L{LiveGame}s by id, running and recently finished,
         oldest first.
@@ -536,15 +554,9 @@ class Spectating:
 
     def tableEvent(self, table: Any, event: Any) -> None:
         """
-        Follow C{table}'s game from its start, and stream what happens.
+        Follow C{table}'s game from its start, and stream what happens
+        (the actions are heard by the watched games themselves).
         """
-        if type(event) is events.ActionPlayed:
-            # Most events: straight to the game, if anyone watches it (the
-            # table keeps the action).
-            game = self._byTable.get(table)
-            if game is not None and game.fanout.streams:
-                game.onActionPlayed(event)
-            return
         if type(event) is events.GameStarted:
             self.started += 1
             game = LiveGame("live-%d" % self.started, table, event,

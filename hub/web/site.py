@@ -37,8 +37,8 @@ from hub.web.door import WebDoor
 from hub.web.errors import HubRequest, WebErrors
 from hub.web.interfaces import ITournamentsWeb
 from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
-from hub.web.live import (RECORDED_FINISHED, RECORDED_FINISHED_ACTIONS,
-                          Spectating)
+from hub.web.live import (
+    HEARS, RECORDED_FINISHED, RECORDED_FINISHED_ACTIONS, Spectating)
 from hub.web.now import LobbyFeed
 
 STATIC = os.path.join(os.path.dirname(__file__), "static")
@@ -482,7 +482,7 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
             hub.clock, maxFinished=RECORDED_FINISHED,
             maxFinishedActions=RECORDED_FINISHED_ACTIONS,
             displays=displays)
-    hub.lobby.addTableListener(spectating)
+    hub.lobby.addTableListener(spectating, hears=HEARS)
     lobbyFeed = LobbyFeed(hub.lobby, hub.sessions, spectating, hub.clock,
                           displays=displays)
     gate = faceGate(hub, limits)

@@ -37,11 +37,13 @@ class StubTable:
     def __init__(self, game):
         self.game = game
         self.listeners = []
+        self.hears = []
         self.started = False
         self.stopped = False
 
-    def addListener(self, listener):
+    def addListener(self, listener, hears=None):
         self.listeners.append(listener)
+        self.hears.append(hears)
 
     def start(self):
         self.started = True
@@ -243,6 +245,21 @@ class LobbyTests(SynchronousTestCase):
         self.assertEqual(rooms["mine"].table.listeners,
                          [listener, everywhere])
         self.assertEqual(rooms["other"].table.listeners, [everywhere])
+
+    def test_tableListenerHears(self):
+        """
+        A listener given with C{hears} is given to each table with it
+        (it hears only those events); one given without, with None.
+        """
+        some, every = object(), object()
+        self.lobby.addTableListener(some, hears=[str, int])
+        self.lobby.addTableListener(every)
+        a, oa = self.player("a")
+        room = self.lobby.createRoom("checkers", "r", a, oa,
+                                     CountPolicy(1, True), 6)
+        self.lobby.setReady(a, True)
+        self.assertEqual(room.table.listeners, [some, every])
+        self.assertEqual(room.table.hears, [frozenset([str, int]), None])
 
     def test_manualStart(self):
         """

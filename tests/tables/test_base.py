@@ -364,6 +364,40 @@ class TableTests(unittest.TestCase):
         table.abandon()
         self.assertEqual(len(recorder.ofType(events.GameEnded)), 1)
 
+    def test_listenerHears(self):
+        """
+        A listener added with C{hears} is told only of events of those
+        types, in its place among the others; added again, it keeps its
+        place and hears what it now asks; removed, nothing.
+        """
+        table, recorder = makeTable(self.clock)
+        some, last = EventRecorder(), EventRecorder()
+        told = []
+        for each in (recorder, some, last):
+            each.tableEvent = (lambda each: lambda table, event: told.append(
+                (each, type(event))))(each)
+        table.addListener(some, hears=[events.ActionPlayed])
+        table.addListener(last)
+        table.start()
+        table.act(0, 1)
+        self.assertEqual(told, [
+            (recorder, events.GameStarted), (last, events.GameStarted),
+            (recorder, events.TurnStarted), (last, events.TurnStarted),
+            (recorder, events.ActionPlayed), (some, events.ActionPlayed),
+            (last, events.ActionPlayed),
+            (recorder, events.TurnStarted), (last, events.TurnStarted)])
+        del told[:]
+        table.addListener(some)
+        table.act(1, 1)
+        self.assertEqual(table.listeners, [recorder, some, last])
+        self.assertEqual([who for who, kind in told
+                          if kind is events.TurnStarted],
+                         [recorder, some, last])
+        del told[:]
+        table.removeListener(some)
+        table.act(0, 1)
+        self.assertNotIn(some, [who for who, kind in told])
+
     def test_failingListener(self):
         """
         A listener that raises is logged; the others still hear.

@@ -38,7 +38,7 @@ class FakeDirector:
         self.database = database
         self.listeners = []
 
-    def addListener(self, listener):
+    def addListener(self, listener, hears=None):
         self.listeners.append(listener)
 
 

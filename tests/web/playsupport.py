@@ -14,7 +14,7 @@ from hub.protocols.gomoku import GomokuFactory
 from hub.protocols.splendor import SplendorFactory
 from hub.service import Hub
 from hub.tables.base import EventRecorder
-from hub.web.live import Spectating
+from hub.web.live import HEARS, Spectating
 from hub.web.play import PROTOCOL_VERSION, WebPlay, encodeAction, makeGames
 from tests.harness import RecordingTransport
 
@@ -158,7 +158,7 @@ class PlayHub:
         if spectating:
             # The web face's feed of every game (hub.web.live).
             self.spectating = Spectating(clock)
-            self.lobby.addTableListener(self.spectating)
+            self.lobby.addTableListener(self.spectating, hears=HEARS)
         self.director = director(self) if director is not None else None
         self.play = WebPlay(self.lobby, self.sessions, clock,
                             playGames(self.factories),

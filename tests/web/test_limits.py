@@ -26,7 +26,7 @@ from hub.limits import (
 from hub.service import Hub
 from hub.web import now, pages, site
 from hub.web.now import ELLIPSIS, MAX_LISTED_NAME, LobbyFeed, listedName
-from hub.web.live import Spectating
+from hub.web.live import HEARS, Spectating
 from tests.web.support import TIMEOUT, WebHub, afterCalls, openRoom
 
 
@@ -631,7 +631,7 @@ class LobbyDocumentTests(SynchronousTestCase):
         self.clock = Clock()
         self.hub = Hub(self.clock)
         spectating = Spectating(self.clock)
-        self.hub.lobby.addTableListener(spectating)
+        self.hub.lobby.addTableListener(spectating, hears=HEARS)
         self.feed = LobbyFeed(self.hub.lobby, self.hub.sessions,
                               spectating, self.clock)
 

@@ -9,14 +9,15 @@ from twisted.internet.task import Clock
 from twisted.trial.unittest import SynchronousTestCase
 
 from hub.records import notation
+from hub.tables import events
 from hub.web import views
-from hub.web.live import Spectating
+from hub.web.live import HEARS, Spectating
 from tests.web.fakes import FakeTable
 
 
 def play(kind, names, spectating, clock, seed=3, limit=400):
     table = FakeTable(kind, "t-" + kind, names, clock, seed)
-    table.addListener(spectating)
+    table.addListener(spectating, HEARS)
     table.start()
     rng = random.Random(seed)
     plies = 0
@@ -116,7 +117,7 @@ class SpectatingTests(SynchronousTestCase):
         from hub.tables.base import TableOptions
         table = FakeTable("checkers", "t", ["a", "b"], clock,
                           options=TableOptions(turnSeconds=15))
-        table.addListener(spectating)
+        table.addListener(spectating, HEARS)
         table.start()
         [game] = spectating.games.values()
         clock.advance(5)
@@ -172,7 +173,7 @@ class FramesTests(SynchronousTestCase):
             clock = Clock()
             spectating = Spectating(clock)
             table = FakeTable(kind, "t-" + kind, names, clock, 5)
-            table.addListener(spectating)
+            table.addListener(spectating, HEARS)
             table.start()
             [game] = spectating.games.values()
             rng = random.Random(5)
@@ -359,7 +360,7 @@ def gomokuTable(clock, spectating, name="g"):
     seats = [Seat(0, "ann", 1, "black", False),
              Seat(1, "bob", 2, "white", False)]
     table = GomokuTable(name, seats, clock)
-    table.addListener(spectating)
+    table.addListener(spectating, HEARS)
     table.start()
     return table
 
@@ -438,6 +439,41 @@ class HeldBackMovesTests(SynchronousTestCase):
                          list(range(1, 10)))
         self.assertTrue(stream.finished)
 
+    def test_onlyWatchedGamesHearActions(self):
+        """
+        The feed is not told of any action; a game hears its table's
+        actions itself while someone watches it, from the first stream
+        to the last one's leaving, and a stream that comes later gets
+        the moves after it came.
+        """
+        clock = Clock()
+        spectating = Spectating(clock)
+        told = []
+        heard = spectating.tableEvent
+        spectating.tableEvent = lambda table, event: (
+            told.append(type(event)), heard(table, event))
+        table = gomokuTable(clock, spectating)
+        game = spectating.gameOf(table)
+        playGomoku(table, [(7, 7), (0, 0)])
+        self.assertEqual(table.listeners, [spectating])
+        first = Recording()
+        game.addStream(first)
+        self.assertEqual(table.listeners, [spectating, game])
+        playGomoku(table, [(7, 8)])
+        game.fanout.flush()
+        game.removeStream(first)
+        self.assertEqual(table.listeners, [spectating])
+        playGomoku(table, [(0, 1)])
+        second = Recording()
+        game.addStream(second)
+        playGomoku(table, [(7, 9), (0, 2)])
+        game.fanout.flush()
+        self.assertEqual([a["move"]["ply"] for a in self.actions(first)],
+                         [3])
+        self.assertEqual([a["move"]["ply"] for a in self.actions(second)],
+                         [5, 6])
+        self.assertNotIn(events.ActionPlayed, told)
+
     def test_joinerGetsNoMoveTwice(self):
         """
         Moves held back when a spectator joins go to those already
@@ -479,7 +515,7 @@ class HeldBackMovesTests(SynchronousTestCase):
         table = gomokuTable(clock, spectating)
         game = spectating.gameOf(table)
         called = []
-        game.onActionPlayed = called.append
+        game.actionPlayed = called.append
         playGomoku(table, BLACK_WINS)
         self.assertIs(game.played, table.actions)
         self.assertEqual(called, [])

@@ -18,7 +18,7 @@ from hub.limits import WebLimits
 from hub.records import query
 from hub.records.recorder import Recorder
 from hub.web import api, replays
-from hub.web.live import Spectating
+from hub.web.live import HEARS, Spectating
 from tests.records import support
 from tests.web.support import WebHub, openRoom
 
@@ -322,7 +322,7 @@ class LiveTests(SynchronousTestCase):
         clock = Clock()
         hub = Hub(clock)
         feed = Spectating(clock)
-        hub.lobby.addTableListener(feed)
+        hub.lobby.addTableListener(feed, hears=HEARS)
         room, _ = openRoom(hub, kind, "den", names)
         hub.lobby.start(room)
         table = room.table
