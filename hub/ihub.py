@@ -463,6 +463,12 @@ class ITable(Interface):
         "actions.")
     takeover = Attribute(
         "The seats a bot plays: C{seat in table.takeover}.")
+    turnStarted = Attribute(
+        "The last L{hub.tables.events.TurnStarted} told, or None before "
+        "the first (gomoku tells only the first: the next are implied "
+        "by each action).")
+    turnStartedAt = Attribute(
+        "How many actions were played before L{turnStarted}.")
 
     def addListener(listener: ITableListener,
                     hears: Optional[Iterable[type]] = None) -> None:

@@ -231,6 +231,8 @@ class Table:
         self.over = False
         self.ended: Optional[events.GameEnded] = None
         self.actions = ActionLog()
+        self.turnStarted: Optional[events.TurnStarted] = None
+        self.turnStartedAt = 0
         self.takeover = Takeover(self)
         self.departed: Set[int] = set()
         self._turnCall: Optional[IDelayedCall] = None
@@ -335,10 +337,18 @@ class Table:
         if self.options.turnSeconds is not None:
             deadline = (self.now() + self.options.turnSeconds
                         + self.options.turnGrace)
-        self.emit(events.TurnStarted(seat, deadline, self.now()))
+        self.announceTurn(events.TurnStarted(seat, deadline, self.now()))
         if deadline is not None:
             self.startClock(deadline - self.now(), self.timedOut)
         self.takeover.turn()
+
+    def announceTurn(self, turn: events.TurnStarted) -> None:
+        """
+        Keep C{turn} as L{turnStarted}, with the number of actions before
+        it, then tell of it.
+        """
+        self.turnStarted, self.turnStartedAt = turn, len(self.actions)
+        self.emit(turn)
 
     def startClock(self, delay: float, f: Callable[[], object]) -> None:
         """

@@ -156,7 +156,7 @@ class CheckersTable(Table):
         delay = None
         if not departed and options.turnSeconds is not None:
             delay = options.turnSeconds + options.turnGrace
-        self.emit(events.TurnStarted(
+        self.announceTurn(events.TurnStarted(
             seat, None if delay is None else now + delay, now))
         if departed:
             self.departedTurn(seat)

@@ -9,10 +9,10 @@ shows its replay at the same address.
 
 Each event is encoded once, however many spectators there are, and the
 fan-out runs after the table's own listeners, in slices.  A game nobody
-watches costs nothing a move: the feed does not hear the actions
-(L{HEARS}; a watched game hears them itself), which are its table's own
-list (L{hub.ihub.ITable.actions}), and its move list, position and
-messages are made only when someone asks.
+watches costs nothing a move: the feed does not hear actions and turns
+(L{HEARS}; a watched game hears them itself), which its table keeps
+(L{hub.ihub.ITable.actions}, C{turnStarted}), and its move list,
+position and messages are made only when someone asks.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from zope.interface import implementer
 from twisted.internet.interfaces import IDelayedCall, IReactorTime
 from twisted.python.failure import Failure
 
-from hub.games import codec
 from hub.ihub import ITableListener
 from hub.tables import events
 from hub.tables.actionlog import ActionLog
@@ -94,7 +93,7 @@ def seatJSON(kind: str, seat: Any) -> Any:
 class LiveGame:
     """
     One game followed by the feed: while someone watches it, it hears
-    its table's actions itself (the feed does not: L{HEARS}).
+    its table's actions and turns itself (the feed does not: L{HEARS}).
 
     @ivar id: the game's id on the web (C{"live-<n>"}).
     @ivar table: the running table, or None once over.
@@ -123,17 +122,16 @@ class LiveGame:
         self.clock = clock
         self.startedAt = started.at
         self.seats = [seatJSON(self.kind, s) for s in started.seats]
-        # The position before the first action, rebuilt from the rules'
-        # snapshot: a copy of the live rules object would slow every move
-        # of the game by a fifth (hub.games.state says why).
-        self.initial = codec.stateFromJSON(
-            self.kind, codec.stateToJSON(self.kind, table.game))
+        # The position before the first action, as the table told it (a
+        # copy of the live rules object would slow every move of the game
+        # by a fifth: hub.games.state says why).
+        self.position: Any = started.position
         self.others: List[Any] = []
-        self.finalView = None
+        # The rules object once the game is over (its table's; no move
+        # changes it any more): its view is made when asked.
+        self.finalGame: Any = None
         self.played: Any = table.actions
         self._moveTexts: List[Any] = []
-        self._announced: Any = None
-        self._announcedAt = 0
         self.result: Any = None
         self.fanout = Fanout(clock, pending=self._actionFrames)
         self._framed = 0
@@ -143,14 +141,23 @@ class LiveGame:
         self.stopped = False
 
     @property
+    def initial(self) -> Any:
+        """
+        A rules object of the position before the first action, made when
+        asked (for a replay), or None once the game is forgotten.
+        """
+        if self.position is None:
+            return None
+        return replay.restore(self.kind, self.position)
+
+    @property
     def view(self) -> Any:
         """
         The position now (computed when asked: most games have nobody
         watching them).
         """
-        if self.table is not None:
-            return views.viewOf(self.kind, self.table.game)
-        return self.finalView
+        game = self.table.game if self.table is not None else self.finalGame
+        return views.viewOf(self.kind, game) if game is not None else None
 
     @property
     def moves(self) -> Any:
@@ -173,14 +180,19 @@ class LiveGame:
     @property
     def turn(self) -> Any:
         """
-        C{(seat, deadline)} of the turn under way, or None: the last
-        L{events.TurnStarted}, unless the seat to play changed since
+        C{(seat, deadline)} of the turn under way, or None: the table's
+        last L{events.TurnStarted}, unless the seat to play changed since
         (gomoku announces only the first turn: the next are implied).
         Worked out when asked, not on every action.
         """
-        turn = self._announced
-        if self.table is not None and len(self.played) > self._announcedAt:
-            game = self.table.game
+        table = self.table
+        if table is None:
+            return None
+        announced = table.turnStarted
+        turn = (None if announced is None
+                else (announced.seat, announced.deadline))
+        if len(self.played) > table.turnStartedAt:
+            game = table.game
             if not game.isOver:
                 seat = game.currentSeat
                 if turn is None or turn[0] != seat:
@@ -319,9 +331,10 @@ class LiveGame:
         The finished game step by step (L{replay.replaySteps}), or None
         when it was too long to keep.
         """
-        if not self.complete or self.initial is None:
+        initial = self.initial
+        if not self.complete or initial is None:
             return None
-        steps, moves = replay.replaySteps(self.kind, self.initial.copy(),
+        steps, moves = replay.replaySteps(self.kind, initial,
                                           self.tableEvents())
         return {"steps": steps, "moves": moves}
 
@@ -337,7 +350,7 @@ class LiveGame:
             self._send(None)
             self.fanout.add(stream)
             if self.table is not None:
-                self.table.addListener(self, ACTIONS)
+                self.table.addListener(self, WATCHED)
         stream.write(self.snapshotFrame())
         if self.over:
             stream.finish()
@@ -388,7 +401,7 @@ class LiveGame:
         """
         self.stop()
         self.others, self.played, self._moveTexts = [], ActionLog(), []
-        self.initial = self.finalView = self._finalSnapshot = None
+        self.position = self.finalGame = self._finalSnapshot = None
 
     # Frames
 
@@ -442,15 +455,17 @@ class LiveGame:
                 self._send(sseFrame(*message()))
 
     def onTurnStarted(self, event: Any) -> Any:
-        self._announced = (event.seat, event.deadline)
-        self._announcedAt = len(self.played)
         return lambda: ("turn", self.turnJSON())
 
     def tableEvent(self, table: Any, event: Any) -> None:
         """
-        An action of the watched game (L{addStream} listens to them).
+        An event of the watched game that only its spectators need
+        (L{WATCHED}: L{addStream} listens to them).
         """
-        self.actionPlayed(event)
+        if type(event) is events.ActionPlayed:
+            self.actionPlayed(event)
+        else:
+            self.heard(event)
 
     def actionPlayed(self, event: Any) -> None:
         """
@@ -501,7 +516,7 @@ class LiveGame:
                               takenOver=False)
 
     def onGameEnded(self, event: Any) -> Any:
-        self.finalView = views.viewOf(self.kind, self.table.game)
+        self.finalGame = self.table.game
         self.result = {
             "reason": event.reason, "winner": event.winner,
             "ranking": list(event.ranking),
@@ -516,11 +531,12 @@ HANDLERS = {
     getattr(events, name[len("on"):]): function
     for name, function in vars(LiveGame).items()
     if name.startswith("on") and hasattr(events, name[len("on"):])}
-# What a watched game hears of its table itself.
-ACTIONS = (events.ActionPlayed,)
-# What the feed hears of every table (L{ITable.addListener}): not the
-# actions, which only a watched game hears.
-HEARS = frozenset(HANDLERS).union([events.GameStarted])
+# What a watched game hears of its table itself: what only its
+# spectators need (the table keeps the actions and the turn).
+WATCHED = (events.ActionPlayed, events.TurnStarted, events.CardDealt)
+# What the feed hears of every table (L{ITable.addListener}): what a
+# game must follow whether watched or not.
+HEARS = frozenset(HANDLERS).union([events.GameStarted]).difference(WATCHED)
 
 
 @implementer(ITableListener)

@@ -361,13 +361,13 @@ class Replays:
                                        game.spectators)
             return defer.succeed(cached)
         spectators = game.spectators
-        if not game.complete or game.initial is None:
+        initial = game.initial
+        if not game.complete or initial is None:
             return self.document(key, iter(()), lambda: Document.plain(
                 snapshot + ',"replay":null}', FINISHED_CACHE,
                 len(snapshot), spectators))
         steps: List[Any] = []
-        work = replayParts(game.kind, game.initial.copy(),
-                           game.tableEvents(), steps)
+        work = replayParts(game.kind, initial, game.tableEvents(), steps)
 
         def finish() -> Any:
             return Document.plain(

@@ -54,7 +54,16 @@ class FakeTable(Table):
         self.kind = kind
 
     def position(self):
-        return {"fake": True}
+        """
+        The position as the real table of the kind tells it (the feed
+        rebuilds its replays from it).
+        """
+        if self.kind == "gomoku":
+            return {"size": 15, "moves": [list(m) for m in self.game.moves]}
+        if self.kind == "checkers":
+            from hub.tables.checkers import positionOf
+            return positionOf(self.game)
+        return self.game.deal()
 
     def act(self, seat, action):
         self.checkTurn(seat)

@@ -11,7 +11,7 @@ from twisted.trial.unittest import SynchronousTestCase
 from hub.records import notation
 from hub.tables import events
 from hub.web import views
-from hub.web.live import HEARS, Spectating
+from hub.web.live import HEARS, WATCHED, Spectating
 from tests.web.fakes import FakeTable
 
 
@@ -438,6 +438,40 @@ class HeldBackMovesTests(SynchronousTestCase):
         self.assertEqual([a["move"]["ply"] for a in actions],
                          list(range(1, 10)))
         self.assertTrue(stream.finished)
+
+    def test_turnsHeardOnlyWatched(self):
+        """
+        The feed hears no action, turn or card of a timed checkers game;
+        a spectator who comes mid-turn sees the turn's clock all the same
+        (the table keeps the turn), then each action and turn.
+        """
+        from hub.tables.base import TableOptions
+        clock = Clock()
+        spectating = Spectating(clock)
+        told = []
+        heard = spectating.tableEvent
+        spectating.tableEvent = lambda table, event: (
+            told.append(type(event)), heard(table, event))
+        table = FakeTable("checkers", "t", ["a", "b"], clock,
+                          options=TableOptions(turnSeconds=15))
+        table.addListener(spectating, HEARS)
+        table.start()
+        rng = random.Random(5)
+        for _ in range(4):
+            table.playOne(rng)
+        clock.advance(5)
+        [game] = spectating.games.values()
+        self.assertEqual(game.turnJSON(),
+                         {"seat": table.game.currentSeat, "remaining": 10.0})
+        self.assertEqual(set(told) & set(WATCHED), set())
+        stream = Recording()
+        game.addStream(stream)
+        table.playOne(rng)
+        game.fanout.flush()
+        self.assertEqual(
+            [event for event, _ in frames(b"".join(stream.data))],
+            ["snapshot", "action", "turn"])
+        self.assertEqual(set(told) & set(WATCHED), set())
 
     def test_onlyWatchedGamesHearActions(self):
         """
