@@ -427,13 +427,14 @@ class BwrapSandbox:
         timer = self.reactor.callLater(PROBE_SECONDS, handle.signal,
                                        signal.SIGKILL)
         gone: defer.Deferred[Optional[str]] = defer.Deferred()
-        killed: List[bool] = []
+        killed = False
 
         def cancel(probing: "defer.Deferred[Optional[str]]") -> None:
+            nonlocal killed
             if timer.active():
                 timer.cancel()
             handle.signal(signal.SIGKILL)
-            killed.append(True)
+            killed = True
             probing.callback(None)
 
         probing: defer.Deferred[Optional[str]] = defer.Deferred(cancel)
