@@ -377,6 +377,19 @@ def playGomoku(table, moves):
         table.act(table.game.currentSeat, cell)
 
 
+def toldFeed(clock):
+    """
+    A feed that notes the type of each event it is told: C{(feed,
+    types)}.
+    """
+    spectating = Spectating(clock)
+    told = []
+    heard = spectating.tableEvent
+    spectating.tableEvent = lambda table, event: (
+        told.append(type(event)), heard(table, event))
+    return spectating, told
+
+
 class HeldBackMovesTests(SynchronousTestCase):
     """
     A watched gomoku game frames its moves once per write of its fan-out:
@@ -447,11 +460,7 @@ class HeldBackMovesTests(SynchronousTestCase):
         """
         from hub.tables.base import TableOptions
         clock = Clock()
-        spectating = Spectating(clock)
-        told = []
-        heard = spectating.tableEvent
-        spectating.tableEvent = lambda table, event: (
-            told.append(type(event)), heard(table, event))
+        spectating, told = toldFeed(clock)
         table = FakeTable("checkers", "t", ["a", "b"], clock,
                           options=TableOptions(turnSeconds=15))
         table.addListener(spectating, HEARS)
@@ -481,11 +490,7 @@ class HeldBackMovesTests(SynchronousTestCase):
         the moves after it came.
         """
         clock = Clock()
-        spectating = Spectating(clock)
-        told = []
-        heard = spectating.tableEvent
-        spectating.tableEvent = lambda table, event: (
-            told.append(type(event)), heard(table, event))
+        spectating, told = toldFeed(clock)
         table = gomokuTable(clock, spectating)
         game = spectating.gameOf(table)
         playGomoku(table, [(7, 7), (0, 0)])
