@@ -203,7 +203,10 @@ class SandboxedProcess(ProcessProtocol):
         """
         Send C{signum} to the program's whole tree.  Under bwrap, before
         the sandbox's pid is known and for C{SIGKILL}, bwrap itself gets
-        it too (its sandbox then dies with it).
+        it too (its sandbox then dies with it); a C{SIGKILL} before the
+        sandbox's pid is known goes to bwrap's children too (the
+        sandbox's first process, still being set up, which would wait
+        for the killed bwrap for ever).
 
         @return: whether anything was signalled.
         """
@@ -218,12 +221,16 @@ class SandboxedProcess(ProcessProtocol):
                 pass
         if self.sandboxed and not self.exited and (
                 self.group is None or signum == signal.SIGKILL):
-            try:
-                # Set by makeConnection, in spawnProcess.
-                os.kill(cast(int, self.pid), signum)
-                sent = True
-            except OSError:
-                pass
+            # Set by makeConnection, in spawnProcess.
+            pid = cast(int, self.pid)
+            setUp = (childrenOf(pid) if self.group is None
+                     and signum == signal.SIGKILL else [])
+            for each in [pid] + setUp:
+                try:
+                    os.kill(each, signum)
+                    sent = True
+                except OSError:
+                    pass
         if not sent and not self.exited and self.transport is not None:
             try:
                 self.transport.signalProcess(
@@ -522,6 +529,18 @@ class BwrapSandbox:
         finally:
             os.close(helper)
         return handle
+
+
+def childrenOf(pid: int) -> List[int]:
+    """
+    The pids of the children of process C{pid}'s main thread (Linux's
+    C{/proc/PID/task/PID/children}), or none when it is gone.
+    """
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(word) for word in f.read().split()]
+    except (OSError, ValueError):
+        return []
 
 
 def _dataPipe(data: bytes) -> int:

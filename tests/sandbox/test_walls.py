@@ -807,21 +807,28 @@ class ProbeTests(TestCase):
     @defer.inlineCallbacks
     def test_cancelKills(self):
         """
-        A probe cancelled while its bwrap runs (a hub stopped during its
-        start-up) kills that bwrap, and fails once bwrap is gone (the
-        hub's stop waits for it).
+        A probe cancelled while its bwrap sets the sandbox up (a hub
+        stopped during its start-up) kills that bwrap and the sandbox's
+        first process, which waits for bwrap (as bwrap's child does
+        until bwrap has written its user maps: killed alone, bwrap left
+        it waiting for ever), and fails once bwrap is gone (the hub's
+        stop waits for it).
         """
         path = os.path.join(folder(self), "bwrap")
         with open(path, "w") as f:
-            f.write("#!/usr/bin/python3\nimport time\ntime.sleep(600)\n")
+            f.write("#!/usr/bin/python3\nimport os, time\nos.fork()\n"
+                    "time.sleep(600)\n")
         os.chmod(path, 0o755)
         probing = sandbox(self, bwrap=path).probe()
         self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
                                  for pid in marked(path, "python3")])
-        yield waitFor(lambda: len(marked(path, "python3")) == 1)
+        yield waitFor(lambda: len(marked(path, "python3")) == 2)
+        [bwrap] = [pid for pid in marked(path, "python3")
+                   if int(status(pid)["PPid"]) == os.getpid()]
         probing.cancel()
         yield bounded(self.assertFailure(probing, defer.CancelledError))
-        self.assertEqual(marked(path, "python3"), [])
+        self.assertNotIn(bwrap, marked(path, "python3"))
+        yield waitFor(lambda: not marked(path, "python3"))
 
 
 class HelperTests(SynchronousTestCase):
