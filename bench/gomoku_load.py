@@ -611,8 +611,11 @@ class Bench:
     """
 
     def __init__(self, reactor, port, mode, interval, warmup, seconds,
-                 tag="", keys=None, moves=None):
+                 tag="", keys=None, moves=None, gate=None):
         self.reactor = reactor
+        #: None, or a function whose Deferred the run awaits between its
+        #: set-up and its games (runs side by side start them together)
+        self.gate = gate
         #: None, or how many moves the window holds (then C{seconds} is
         #: only its bound)
         self.moves = moves
@@ -697,6 +700,8 @@ class Bench:
                 "errors": self.stats.errors})
             self.stopping = True
             return result
+        if self.gate is not None:
+            await self.gate()
         return await self.measure([serverPid], result)
 
     async def measure(self, serverPids, result=None):

@@ -10,6 +10,10 @@ Scenarios (all by default, or those named with C{--scenario}):
     all at C{--rate} moves a second); the hub's CPU per move of each
     (target: WebSocket at most 1.5x TCP).  With C{--rounds}, again and
     again, the order swapped each round; the ratio is of the medians.
+    With C{--together} (and C{--rate}), two hubs on the hub's CPU, the
+    TCP games on one and the WebSocket games on the other at the same
+    moments, the two swapped each round: the machine's drift weighs on
+    both alike, and each round's ratio is taken within the round.
   - C{paced}: C{--paced-games} WebSocket games moving once a second;
     the latency from a move's write to the opponent reading it (target:
     p99 at most 20 ms with 100 games).
@@ -25,6 +29,8 @@ Every game plays C{bench/gomoku_load.py}'s 225-move draw, then again.
         --moves 20000 --seconds 30
     python bench/ws_gomoku.py --scenario cpu --games 20 --rate 1000 \
         --moves 15000 --seconds 30 --warmup 1 --rounds 6
+    python bench/ws_gomoku.py --scenario cpu --games 20 --rate 1000 \
+        --moves 15000 --seconds 30 --warmup 1 --rounds 6 --together
 
 As C{bench/gomoku_load.py} does, the hub runs on the first CPU and this
 load generator on the second (C{--no-pin}: wherever the system puts
@@ -237,6 +243,25 @@ def makeSocketClasses():
     return SocketGame, SocketIdle, connector
 
 
+class Gate:
+    """
+    Runs side by side: each, set up, waits for the others.
+    """
+
+    def __init__(self, count):
+        self.count = count
+        self.waiting = []
+
+    def __call__(self):
+        from twisted.internet import defer
+        d = defer.Deferred()
+        self.waiting.append(d)
+        if len(self.waiting) == self.count:
+            for each in self.waiting:
+                each.callback(None)
+        return d
+
+
 class SocketBench(Bench):
     """
     L{Bench} over the WebSocket.
@@ -280,6 +305,10 @@ def parseArgs(argv):
     p.add_argument("--rounds", type=int, default=1,
                    help="cpu: measure TCP and the WebSocket this many "
                    "times each, alternating which goes first")
+    p.add_argument("--together", action="store_true",
+                   help="cpu: TCP on one hub and the WebSocket on another at "
+                   "the same moments, both hubs on the hub's CPU (needs "
+                   "--rate)")
     p.add_argument("--no-pin", action="store_true",
                    help="do not pin the hub to the first CPU and this load "
                    "generator to the second")
@@ -292,6 +321,9 @@ def parseArgs(argv):
 
 def main(argv):
     options = parseArgs(argv)
+    if options.together and not options.rate:
+        raise SystemExit("--together needs --rate: side by side, two "
+                         "saturating loads would share the CPUs unevenly")
     scenarios = options.scenario or ["cpu", "paced", "idle"]
     gomoku_load.raiseFileLimit(4 * options.idle + 1000)
     from twisted.internet import reactor, task
@@ -304,17 +336,25 @@ def main(argv):
     pinned = None if options.no_pin else cpusToPin()
     if pinned:
         os.sched_setaffinity(0, {pinned[1]})
-    hub = startHub(port, log, twistdArgs=profile,
-                   cpu=pinned[0] if pinned else None, extra=[
-        "--web-port", "tcp:%d:interface=127.0.0.1" % (webPort,),
-        "--web-max-connections-per-ip", "0", "--web-request-rate", "0",
-        "--web-fd-reserve", "0", "--db", "none", "--announce", "no"])
-    waitForPort(webPort, hub)
-    results = {"pinned": pinned}
 
-    async def scenario(name, bench, count, kind, roles):
+    def start(port, webPort, log):
+        hub = startHub(port, log, twistdArgs=profile,
+                       cpu=pinned[0] if pinned else None, extra=[
+            "--web-port", "tcp:%d:interface=127.0.0.1" % (webPort,),
+            "--web-max-connections-per-ip", "0", "--web-request-rate", "0",
+            "--web-fd-reserve", "0", "--db", "none", "--announce", "no"])
+        waitForPort(webPort, hub)
+        return hub
+    hub = start(port, webPort, log)
+    hubs = [(hub, port, webPort)]
+    if options.together:
+        other = freePort(), freePort()
+        hubs.append((start(other[0], other[1], log + ".2"),) + other)
+    results = {"pinned": pinned, "together": options.together}
+
+    async def scenario(name, bench, count, kind, roles, pid=hub.pid):
         try:
-            results[name] = await bench.run(count, kind, roles, hub.pid)
+            results[name] = await bench.run(count, kind, roles, pid)
         finally:
             bench.close()
             await task.deferLater(reactor, 0.5, lambda: None)
@@ -329,29 +369,45 @@ def main(argv):
             for number in range(1, options.rounds + 1):
                 suffix = "" if options.rounds == 1 else "_%d" % (number,)
                 kinds = ("tcp", "ws") if number % 2 else ("ws", "tcp")
-                for kind in kinds:
+                gate = Gate(2) if options.together else None
+                runs = []
+                for index, kind in enumerate(kinds):
+                    # Together, the first kind of the round on the first
+                    # hub: each kind on each hub in turn.
+                    server, gomokuPort, socketPort = hubs[
+                        index if options.together else 0]
                     if kind == "tcp":
                         bench = Bench(
-                            reactor, port, mode, interval, options.warmup,
-                            options.seconds, tag="t%d_" % (number,),
-                            moves=moves)
+                            reactor, gomokuPort, mode, interval,
+                            options.warmup, options.seconds,
+                            tag="t%d_" % (number,), moves=moves, gate=gate)
                     else:
                         bench = SocketBench(
-                            webPort, reactor, port, mode, interval,
+                            socketPort, reactor, gomokuPort, mode, interval,
                             options.warmup, options.seconds,
-                            tag="s%d_" % (number,), moves=moves)
+                            tag="s%d_" % (number,), moves=moves, gate=gate)
                     name = "cpu_" + kind + suffix
-                    await scenario(name, bench, options.games, "game",
-                                   ("owner", "guest"))
+                    run = scenario(name, bench, options.games, "game",
+                                   ("owner", "guest"), server.pid)
+                    if options.together:
+                        runs.append(defer.ensureDeferred(run))
+                    else:
+                        await run
+                if runs:
+                    await defer.gatherResults(runs, consumeErrors=True)
+                for kind in kinds:
                     perMove[kind].append(
-                        results[name]["server_cpu_us_per_op"])
+                        results["cpu_" + kind + suffix][
+                            "server_cpu_us_per_op"])
             tcp = statistics.median(perMove["tcp"])
             ws = statistics.median(perMove["ws"])
             if options.rounds > 1:
                 results["cpu_us_per_move"] = perMove
-                results["cpu_ratio_each_round"] = [
+                eachRound = results["cpu_ratio_each_round"] = [
                     round(w / t, 2)
                     for t, w in zip(perMove["tcp"], perMove["ws"])]
+                results["cpu_ratio_median_of_rounds"] = statistics.median(
+                    eachRound)
             results["cpu_ratio_ws_to_tcp"] = round(ws / tcp, 2)
         if "paced" in scenarios:
             await scenario("paced_ws", SocketBench(
@@ -372,7 +428,8 @@ def main(argv):
     d.addErrback(lambda f: (f.printTraceback(), None)[1])
     d.addBoth(done)
     reactor.run()
-    stopProcess(hub)
+    for each in hubs:
+        stopProcess(each[0])
     if options.json:
         print(json.dumps(results, indent=2))
     else:

@@ -153,6 +153,54 @@ class TCPPair:
         return self.conns[0][1].value().count(b'{"chess":')
 
 
+class BareAutobahn:
+    """
+    autobahn alone: its Twisted server protocol, with the hub's options,
+    reading the WebSocket pairs' move frames into an C{onMessage} that
+    does nothing (the frames' parse, unmasking and delivery: the floor
+    of a WebSocket move above a TCP one, as the JSON echo is the TCP
+    move's).
+    """
+
+    def __init__(self, frames):
+        from autobahn.twisted.websocket import (
+            WebSocketServerFactory, WebSocketServerProtocol)
+
+        class Silent(WebSocketServerProtocol):
+            def onMessage(self, payload, isBinary):
+                pass
+
+        factory = WebSocketServerFactory("ws://127.0.0.1:8080")
+        factory.protocol = Silent
+        factory.setProtocolOptions(
+            openHandshakeTimeout=0, closeHandshakeTimeout=0,
+            autoPingInterval=0, utf8validateIncoming=False)
+        self.protocol = factory.buildProtocol(
+            IPv4Address("TCP", "127.0.0.1", 40000))
+        self.transport = RecordingTransport()
+        self.protocol.makeConnection(self.transport)
+        self.protocol.dataReceived(
+            b"GET / HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"
+            b"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+            b"Sec-WebSocket-Version: 13\r\n\r\n")
+        if b" 101 " not in self.transport.value():
+            raise RuntimeError("no upgrade: %r" % (self.transport.value(),))
+        self.frames = frames
+
+    def start(self):
+        self.clear()
+
+    def movers(self):
+        return [(self.protocol.dataReceived, frame) for frame in self.frames]
+
+    def clear(self):
+        self.transport.clear()
+
+    def played(self):
+        return len(self.frames)
+
+
 def measure(pairs, games, profiler=None):
     """
     CPU seconds a move over C{games} games of each of C{pairs}.
@@ -191,16 +239,23 @@ def main(argv):
     factory = GomokuFactory(face.hub.lobby, face.hub.sessions, face.clock)
     sockets = [SocketPair(face, i) for i in range(options.pairs)]
     tcps = [TCPPair(face, factory, i) for i in range(options.pairs)]
-    results = {"tcp": [], "ws": []}
+    bare = [BareAutobahn(pair.frames) for pair in sockets]
+    results = {"tcp": [], "ws": [], "autobahn": []}
     for _ in range(options.rounds):
         results["tcp"].append(measure(tcps, options.games))
         results["ws"].append(measure(sockets, options.games))
+        results["autobahn"].append(measure(bare, options.games))
     tcp, ws = min(results["tcp"]), min(results["ws"])
+    alone = min(results["autobahn"])
     print("in process, hub CPU a move: TCP %.1f us, WebSocket %.1f us: "
           "%.2fx (rounds: TCP %s, WebSocket %s)" % (
               tcp * 1e6, ws * 1e6, ws / tcp,
               " ".join("%.1f" % (r * 1e6,) for r in results["tcp"]),
               " ".join("%.1f" % (r * 1e6,) for r in results["ws"])))
+    print("autobahn alone, a move's frame read into an onMessage that does "
+          "nothing: %.1f us; TCP plus that: %.2fx TCP (rounds: %s)" % (
+              alone * 1e6, (tcp + alone) / tcp,
+              " ".join("%.1f" % (r * 1e6,) for r in results["autobahn"])))
     if options.profile:
         profiler = cProfile.Profile()
         measure(sockets, options.games, profiler)
