@@ -155,7 +155,8 @@ class TCPPair:
 
 class BareAutobahn:
     """
-    autobahn alone: its Twisted server protocol, with the hub's options,
+    autobahn alone: its Twisted server protocol, with the hub's options
+    and masker (the web face's, in place once its factory is made),
     reading the WebSocket pairs' move frames into an C{onMessage} that
     does nothing (the frames' parse, unmasking and delivery: the floor
     of a WebSocket move above a TCP one, as the JSON echo is the TCP

@@ -99,6 +99,9 @@ PRIVATE = (
      "connection go to the hub's summary (setLog)"),
     ("autobahn.websocket.protocol.PreparedMessage.payloadHybi",
      "read: the frame prepareMessage made (framedText)"),
+    ("autobahn.websocket.protocol.create_xor_masker",
+     "replaced in its module: the masker made for each masked frame "
+     "read, another for a short frame (maskShortFrames)"),
 )
 
 #: C{(module, name)} for each private name (one leading underscore) that
@@ -406,6 +409,42 @@ def framedText(factory: Any, payload: bytes) -> bytes:
     writes on a connection without permessage-deflate.
     """
     return factory.prepareMessage(payload).payloadHybi
+
+
+class ShortFramesFirst:
+    """
+    autobahn's C{create_xor_masker(mask, length)}, with C{makeShort(mask)}
+    for a frame of fewer than C{below} bytes.
+    """
+
+    def __init__(self, library: Callable[..., Any],
+                 makeShort: Callable[[bytes], Any], below: int) -> None:
+        self.library = library
+        self.makeShort = makeShort
+        self.below = below
+
+    def __call__(self, mask: bytes, length: Optional[int] = None) -> Any:
+        if length is not None and length < self.below:
+            return self.makeShort(mask)
+        return self.library(mask, length)
+
+
+def maskShortFrames(protocolClass: Any, makeShort: Callable[[bytes], Any],
+                    below: int) -> None:
+    """
+    Have autobahn's WebSocket C{protocolClass} unmask each frame of fewer
+    than C{below} bytes with C{makeShort(mask)}, a masker as autobahn's
+    (C{process}, C{pointer}, C{reset}), and the others with its own.  The
+    function replaced is its module's C{create_xor_masker}, which
+    C{processData} calls for each masked frame read: every protocol of
+    that module uses the masker (it masks or unmasks as autobahn's does).
+    Once done, done: called again, it changes nothing.
+    """
+    namespace = protocolClass.processData.__globals__
+    library = namespace["create_xor_masker"]
+    if not isinstance(library, ShortFramesFirst):
+        namespace["create_xor_masker"] = ShortFramesFirst(
+            library, makeShort, below)
 
 
 def setLog(protocol: Any, log: Any) -> None:

@@ -14,6 +14,7 @@ import textwrap
 
 from autobahn.twisted.websocket import (
     WebSocketServerFactory, WebSocketServerProtocol)
+from autobahn.websocket import xormasker
 from autobahn.websocket.protocol import PreparedMessage
 from twisted.application.internet import StreamServerEndpointService
 from twisted.internet import abstract, defer, reactor, tcp
@@ -755,3 +756,35 @@ class AutobahnTests(SynchronousTestCase):
             "warn", [level for level, _ in lines],
             "WebSocketAdapterProtocol.log: autobahn's warnings go "
             "elsewhere")
+
+    def test_maskShortFrames(self):
+        """
+        With L{internals.maskShortFrames}, autobahn's protocols unmask a
+        frame shorter than the bound with the masker given and a longer
+        one with their own (C{create_xor_masker}, which C{processData}
+        calls), and read both as before; done again, nothing changes.
+        """
+        namespace = Recording.processData.__globals__
+        library = xormasker.create_xor_masker
+        self.patch(sys.modules[Recording.processData.__module__],
+                   "create_xor_masker", library)
+        made = []
+
+        class Short:
+            def __init__(self, mask):
+                self.masker = library(mask, None)
+                made.append(self)
+
+            def __getattr__(self, name):
+                return getattr(self.masker, name)
+        internals.maskShortFrames(Recording, Short, 100)
+        replaced = namespace["create_xor_masker"]
+        internals.maskShortFrames(Recording, Short, 50)
+        self.assertIs(namespace["create_xor_masker"], replaced)
+        protocol, transport = openSocket()
+        protocol.dataReceived(clientFrame(b"s" * 99))
+        self.assertEqual(len(made), 1, "create_xor_masker")
+        protocol.dataReceived(clientFrame(b"l" * 100))
+        self.assertEqual(len(made), 1)
+        self.assertEqual(protocol.messages, [(b"s" * 99, False),
+                                             (b"l" * 100, False)])
