@@ -28,15 +28,12 @@ class ShortMaskerTests(SynchronousTestCase):
             theirs = create_xor_masker(mask, length)
             ours = ShortMasker(mask)
             expected, got = [], []
-            start = 0
-            while start < length or start == 0:
-                end = min(length, start + chance.randint(0, 9))
+            start = end = 0
+            while not expected or end < length:
+                start, end = end, min(length, end + chance.randint(0, 9))
                 expected.append(theirs.process(data[start:end]))
                 got.append(ours.process(data[start:end]))
                 self.assertEqual(ours.pointer(), end)
-                if end == length:
-                    break
-                start = end
             self.assertEqual(got, expected, length)
 
     def test_involution(self):
