@@ -203,10 +203,10 @@ class SandboxedProcess(ProcessProtocol):
         """
         Send C{signum} to the program's whole tree.  Under bwrap, before
         the sandbox's pid is known and for C{SIGKILL}, bwrap itself gets
-        it too (its sandbox then dies with it); a C{SIGKILL} before the
-        sandbox's pid is known goes to bwrap's children too (the
-        sandbox's first process, still being set up, which would wait
-        for the killed bwrap for ever).
+        it too (its sandbox then dies with it); a C{SIGKILL} goes to
+        bwrap's child too, the sandbox's first process: until bwrap has
+        set it up, it has no process group of its own (bwrap tells its
+        pid before that), and would wait for the killed bwrap for ever.
 
         @return: whether anything was signalled.
         """
@@ -223,8 +223,7 @@ class SandboxedProcess(ProcessProtocol):
                 self.group is None or signum == signal.SIGKILL):
             # Set by makeConnection, in spawnProcess.
             pid = cast(int, self.pid)
-            setUp = (childrenOf(pid) if self.group is None
-                     and signum == signal.SIGKILL else [])
+            setUp = childrenOf(pid) if signum == signal.SIGKILL else []
             for each in [pid] + setUp:
                 try:
                     os.kill(each, signum)

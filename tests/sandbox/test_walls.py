@@ -12,13 +12,14 @@ import signal
 import sqlite3
 
 from twisted.internet import defer, reactor
-from twisted.internet.protocol import Factory, Protocol
+from twisted.internet.protocol import Factory, ProcessProtocol, Protocol
 from twisted.trial.unittest import SynchronousTestCase, TestCase
 
 from hub.sandbox import confine, inside
 from hub.sandbox.confine import (
     Confinement, Forward, Limits, NotAllowed, checkBinds, cleanEnvironment)
-from hub.sandbox.process import MISSING, BwrapSandbox
+from hub.sandbox.process import (
+    INFO_FD, MISSING, BwrapSandbox, SandboxedProcess)
 from tests.sandbox.support import (
     MB, SYSTEM_PYTHON, WAIT, Program, alive, bounded, folder, marked, noSandbox,
     python, report, run, sandbox, status, unprivilegedSandbox, waitFor)
@@ -829,6 +830,39 @@ class ProbeTests(TestCase):
         yield bounded(self.assertFailure(probing, defer.CancelledError))
         self.assertNotIn(bwrap, marked(path, "python3"))
         yield waitFor(lambda: not marked(path, "python3"))
+
+    @defer.inlineCallbacks
+    def test_killTold(self):
+        """
+        A C{SIGKILL} after bwrap has told the sandbox's pid, but before
+        the sandbox's first process has a process group of its own (it
+        takes one once bwrap lets it go on), kills that process too:
+        the group's kill misses it, and killed alone, bwrap left it
+        waiting for ever.
+        """
+        path = os.path.join(folder(self), "bwrap")
+        with open(path, "w") as f:
+            f.write("#!/usr/bin/python3\nimport os, time\n"
+                    "child = os.fork()\n"
+                    "if child:\n"
+                    "    os.write(3, b'{\"child-pid\": %d}' % child)\n"
+                    "time.sleep(600)\n")
+        os.chmod(path, 0o755)
+        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
+                                 for pid in marked(path, "python3")])
+        ended = defer.Deferred()
+
+        class Ends(ProcessProtocol):
+            def processEnded(self, reason):
+                ended.callback(None)
+        tree = SandboxedProcess(Ends(), sandboxed=True)
+        reactor.spawnProcess(tree, path, [path], env={},
+                             childFDs={0: "w", 1: "r", 2: "r", INFO_FD: "r"})
+        yield waitFor(lambda: tree.group is not None)
+        self.assertTrue(alive(tree.group))
+        tree.signal(signal.SIGKILL)
+        yield bounded(ended)
+        yield waitFor(lambda: not alive(tree.group))
 
 
 class HelperTests(SynchronousTestCase):
