@@ -184,6 +184,14 @@ class SandboxedProcess(ProcessProtocol):
             # What it forked and left behind in its session goes with
             # it (it may hold the output pipes).
             self.signal(signal.SIGKILL)
+        else:
+            # What is left in bwrap's group: a child bwrap died before
+            # letting go on, which would wait for it for ever (holding
+            # the output pipes).  The group is gone once it is empty.
+            try:
+                os.killpg(cast(int, self.pid), signal.SIGKILL)
+            except OSError:
+                pass
         self.protocol.processExited(reason)
 
     def processEnded(self, reason: Failure) -> None:
@@ -204,9 +212,10 @@ class SandboxedProcess(ProcessProtocol):
         Send C{signum} to the program's whole tree.  Under bwrap, before
         the sandbox's pid is known and for C{SIGKILL}, bwrap itself gets
         it too (its sandbox then dies with it); a C{SIGKILL} goes to
-        bwrap's child too, the sandbox's first process: until bwrap has
-        set it up, it has no process group of its own (bwrap tells its
-        pid before that), and would wait for the killed bwrap for ever.
+        bwrap's group and its children too, so the sandbox's first
+        process with them: until bwrap has set it up, it has no process
+        group of its own (bwrap tells its pid before that), and would
+        wait for the killed bwrap for ever.
 
         @return: whether anything was signalled.
         """
@@ -224,6 +233,16 @@ class SandboxedProcess(ProcessProtocol):
             # Set by makeConnection, in spawnProcess.
             pid = cast(int, self.pid)
             setUp = childrenOf(pid) if signum == signal.SIGKILL else []
+            if signum == signal.SIGKILL:
+                # bwrap leads a group of its own (BwrapSandbox.spawn),
+                # which its child is in until bwrap lets it go on: one
+                # kill reaches both, and a child being cloned as it
+                # comes (the kernel then fails the clone).
+                try:
+                    os.killpg(pid, signum)
+                    sent = True
+                except OSError:
+                    pass
             for each in [pid] + setUp:
                 try:
                     os.kill(each, signum)
@@ -519,10 +538,14 @@ class BwrapSandbox:
             confine.WORK)
         handle = SandboxedProcess(protocol, True)
         uid, gid = self.runAs or (None, None)
+        # bwrap in a session of its own: SandboxedProcess.signal's group.
+        leader = shutil.which("setsid")
+        if leader is not None:
+            args = [leader] + args
         helper = _dataPipe(confine.helperSource())
         try:
             self.reactor.spawnProcess(
-                handle, bwrap, args, env=env, path="/", uid=uid, gid=gid,
+                handle, args[0], args, env=env, path="/", uid=uid, gid=gid,
                 childFDs={0: "w", 1: "r", 2: "r", INFO_FD: "r",
                           HELPER_FD: helper})
         finally:

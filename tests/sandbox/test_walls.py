@@ -832,6 +832,54 @@ class ProbeTests(TestCase):
         yield waitFor(lambda: not marked(path, "python3"))
 
     @defer.inlineCallbacks
+    def test_groupKilled(self):
+        """
+        bwrap leads a process group of its own, and a cancelled probe's
+        C{SIGKILL} reaches all of it at once: a process in it that is
+        not bwrap's child (as one bwrap clones while the kill comes,
+        that its children do not show yet) goes too.
+        """
+        path = os.path.join(folder(self), "bwrap")
+        with open(path, "w") as f:
+            f.write("#!/usr/bin/python3\nimport os, time\n"
+                    "if not os.fork():\n"
+                    "    os.fork()\n"
+                    "time.sleep(600)\n")
+        os.chmod(path, 0o755)
+        probing = sandbox(self, bwrap=path).probe()
+        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
+                                 for pid in marked(path, "python3")])
+        yield waitFor(lambda: len(marked(path, "python3")) == 3)
+        [bwrap] = [pid for pid in marked(path, "python3")
+                   if int(status(pid)["PPid"]) == os.getpid()]
+        self.assertEqual(
+            {os.getpgid(pid) for pid in marked(path, "python3")}, {bwrap})
+        probing.cancel()
+        yield bounded(self.assertFailure(probing, defer.CancelledError))
+        yield waitFor(lambda: not marked(path, "python3"))
+
+    @defer.inlineCallbacks
+    def test_diedBeforeLettingGo(self):
+        """
+        A bwrap that dies before it lets its child go on (whatever
+        kills it) takes that child with it: the child, still in bwrap's
+        process group, is killed once bwrap has exited, and the probe
+        ends (the child held its output pipes, and waited for ever).
+        """
+        path = os.path.join(folder(self), "bwrap")
+        with open(path, "w") as f:
+            f.write("#!/usr/bin/python3\nimport os, time\n"
+                    "if not os.fork():\n"
+                    "    time.sleep(600)\n"
+                    "os._exit(1)\n")
+        os.chmod(path, 0o755)
+        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
+                                 for pid in marked(path, "python3")])
+        problem = yield bounded(sandbox(self, bwrap=path).probe())
+        self.assertIsNotNone(problem)
+        yield waitFor(lambda: not marked(path, "python3"))
+
+    @defer.inlineCallbacks
     def test_killTold(self):
         """
         A C{SIGKILL} after bwrap has told the sandbox's pid, but before
