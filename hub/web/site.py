@@ -36,7 +36,8 @@ from hub.web import api, pages
 from hub.web.door import WebDoor
 from hub.web.errors import HubRequest, WebErrors
 from hub.web.interfaces import ITournamentsWeb
-from hub.twistedinternals import dropTransferDecoder, forgetCancelledAbort
+from hub.twistedinternals import (
+    dropTransferDecoder, forgetCancelledAbort, maskShortFrames)
 from hub.web.live import (
     HEARS, RECORDED_FINISHED, RECORDED_FINISHED_ACTIONS, Spectating)
 from hub.web.now import LobbyFeed
@@ -504,7 +505,12 @@ def webSite(hub: Any, records: Any = None, collectors: Sequence[Any] = (),
     sockets: Any = ()
     if games is not None:
         from hub.web.play import WebPlay
-        from hub.web.ws import PlayFactory, PlayResource
+        from hub.web.masker import SHORT_FRAME, ShortMasker
+        from hub.web.ws import PlayFactory, PlayResource, PlaySocket
+        # A move's frame is unmasked in Python: autobahn's C masker costs
+        # more to make than to use (hub.web.masker).  Every autobahn
+        # protocol of the process reads so (a module global of its).
+        maskShortFrames(PlaySocket, ShortMasker, SHORT_FRAME)
         play = WebPlay(hub.lobby, hub.sessions, hub.clock, games,
                        lobbyFeed, names,
                        directory=directory, spectating=spectating,

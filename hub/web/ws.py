@@ -32,10 +32,9 @@ from hub.connection import ServerConnection
 from hub.limits import WS_MESSAGE_FRAMES
 from hub.twistedinternals import (
     deliverMessage, dropMessage, dropUnparsed, failInvalidPayload,
-    frameParser, framedText, joinFrame, maskShortFrames, producerOf,
+    frameParser, framedText, joinFrame, producerOf,
     sendCloseFrame, setLog, unparsedBytes)
 from hub.web import play as playing
-from hub.web.masker import SHORT_FRAME, ShortMasker
 
 #: Bytes of one message (and one frame) at most: every request of the
 #: protocol fits in far less.
@@ -420,9 +419,6 @@ class PlayFactory(WebSocketServerFactory):
             openHandshakeTimeout=0, closeHandshakeTimeout=0,
             autoPingInterval=0, allowNullOrigin=False,
             utf8validateIncoming=False)
-        # A move's frame is unmasked in Python: autobahn's C masker costs
-        # more to make than to use (hub.web.masker).
-        maskShortFrames(self.protocol, ShortMasker, SHORT_FRAME)
         self._admission: Any = None
         self.sockets: Set[Any] = set()
 
