@@ -134,6 +134,11 @@ _JUMPS: Tuple[Tuple[Tuple[int, int], ...], ...] = tuple(
           for dx, dy in DIRECTIONS
           if (x + 2 * dx, y + 2 * dy) in INDEX)
     for x, y in CELLS)
+# The same, as sets of neighbours and {landing: over} of each cell.
+_STEPS: Tuple[FrozenSet[int], ...] = tuple(
+    frozenset(each) for each in _NEIGHBOURS)
+_JUMP_OVER: Tuple[Dict[int, int], ...] = tuple(
+    {land: over for over, land in each} for each in _JUMPS)
 _REGION_INDEXES: Dict[str, FrozenSet[int]] = {
     letter: frozenset(INDEX[c] for c in cells)
     for letter, cells in REGION_CELLS.items()}
@@ -527,8 +532,37 @@ class CheckersGame:
             assert self.currentSeat is not None
             raise OutOfTurn("it is %s's turn"
                             % (self.regions[self.currentSeat],))
+        legal = self._legalPath(seat, path)
+        if legal is not None:
+            return legal
         return tuple([CELLS[INDEX[cell]]
                       for cell in self.checkPath(seat, path)])
+
+    def _legalPath(self, seat: int, path: Sequence[Cell]) -> Optional[Path]:
+        """
+        C{path} made of the board's own cells, when it is a legal move of
+        C{seat}'s given as tuples of cells (as the wire's); else None,
+        and L{checkPath} says why, or reads the other form.
+        """
+        try:
+            indexes = [INDEX[cell] for cell in path]
+        except (KeyError, TypeError):
+            return None
+        board = self._board
+        count = len(indexes)
+        if (count < 2 or board[indexes[0]] != seat + 1
+                or len(set(indexes)) != count):
+            return None
+        if count == 2 and indexes[1] in _STEPS[indexes[0]]:
+            if board[indexes[1]]:
+                return None
+        else:
+            for k in range(1, count):
+                land = indexes[k]
+                over = _JUMP_OVER[indexes[k - 1]].get(land)
+                if over is None or not board[over] or board[land]:
+                    return None
+        return tuple([CELLS[i] for i in indexes])
 
     def apply(self, seat: int, action: Sequence[Cell]) -> TurnResult:
         """
@@ -616,8 +650,10 @@ class CheckersGame:
         End the game if at most one player is active (none, in a game
         of one player).
         """
+        if self._active.count(True) > 1:
+            return False
         active = [s for s in range(self.seatCount) if self._active[s]]
-        if len(active) > 1 or (active and self.seatCount == 1):
+        if active and self.seatCount == 1:
             return False
         self._lastActive = active[0] if active else None
         if active:

@@ -17,7 +17,7 @@ Pure: no Twisted, no game rules.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple
 
 from hub.wire.fastjson import decodeJson, encodeStrings
 
@@ -174,6 +174,27 @@ def errorCode(data1: str) -> Optional[int]:
     return code if code in ERRCODE_NAMES else None
 
 
+# Moves repeat from game to game: MOVE_OP lines of at most MEMO_LINE
+# bytes are kept once decoded, and paths of at most MEMO_TEXT characters
+# once parsed or written, up to MEMO_SIZE of each (immutable values).
+MEMO_LINE = 96
+MEMO_TEXT = 48
+MEMO_SIZE = 4096
+_decoded: Dict[bytes, Message] = {}
+_parsed: Dict[str, Tuple[Tuple[int, int], ...]] = {}
+# Keyed by the paths given (tuples of cells, hashable).
+_written: Dict[Any, str] = {}
+
+
+def _remember(memo: Dict[Any, Any], key: Any, value: Any) -> None:
+    """
+    Keep C{value} for C{key} in C{memo}, which is emptied when full.
+    """
+    if len(memo) >= MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
+
+
 def decode(line: bytes) -> Message:
     """
     Decode one line (with or without its C{\\n} or C{\\r\\n}).
@@ -181,6 +202,16 @@ def decode(line: bytes) -> Message:
     @raise DecodeError: the line is not UTF-8 JSON, not an object, lacks
         one of the three keys, or C{op} is not an integral number.
     """
+    message = _decoded.get(line)
+    if message is None:
+        message = _decode(line)
+        # Moves only: other lines may carry a play key, never kept.
+        if message.op == MOVE_OP and len(line) <= MEMO_LINE:
+            _remember(_decoded, line, message)
+    return message
+
+
+def _decode(line: bytes) -> Message:
     if line.endswith(b"\n"):
         line = line[:-1]
     if line.endswith(b"\r"):
@@ -238,10 +269,20 @@ def parsePath(text: str) -> Tuple[Tuple[int, int], ...]:
 
     @raise PathError: when the shape is wrong.
     """
+    path = _parsed.get(text)
+    if path is None:
+        path = _parsePath(text)
+        if len(text) <= MEMO_TEXT:
+            _remember(_parsed, text, path)
+    return path
+
+
+def _parsePath(text: str) -> Tuple[Tuple[int, int], ...]:
     if _PATH.fullmatch(text):
-        numbers = [int(token) for token in text.split(" ")]
-        if len(numbers) % 2 == 0:
-            return tuple(zip(numbers[0::2], numbers[1::2]))
+        numbers = list(map(int, text.split(" ")))
+        if not len(numbers) % 2:
+            pairs = iter(numbers)
+            return tuple(zip(pairs, pairs))
     tokens = text.split()
     if len(tokens) < 4:
         raise PathError("a path needs at least two positions")
@@ -268,4 +309,13 @@ def formatPath(path: Sequence[Tuple[int, int]]) -> str:
     """
     The canonical form of a path: integers joined by single spaces.
     """
-    return " ".join("%d %d" % (x, y) for x, y in path)
+    try:
+        text = _written.get(path)
+    except TypeError:
+        # Not hashable (a list of lists): not kept.
+        return " ".join(["%d %d" % (x, y) for x, y in path])
+    if text is None:
+        text = " ".join(["%d %d" % (x, y) for x, y in path])
+        if len(text) <= MEMO_TEXT:
+            _remember(_written, path, text)
+    return text

@@ -145,6 +145,72 @@ class GeneratorProperties(SynchronousTestCase):
         ends = {(m[0], m[-1]) for m in game.movesOf(seat)}
         self.assertIn((path[0], path[-1]), ends)
 
+    @settings(max_examples=500, deadline=None)
+    @given(st.one_of(positions(), positions(minPieces=8)), st.data())
+    def test_quickCheckAgrees(self, game, data):
+        """
+        The validator's quick path (C{_legalPath}, for a path of cell
+        tuples) accepts exactly the paths that L{CheckersGame.checkPath}
+        accepts, as the board's own cells, and leaves every refusal to
+        it: steps, chains of hops, and random cells, as tuples, lists
+        or floats.
+        """
+        seat = data.draw(st.integers(0, game.seatCount - 1))
+        mine = game.pieces(seat) or [(0, 0)]
+        origin = data.draw(st.sampled_from(mine))
+        path = [origin]
+        for _ in range(data.draw(st.integers(1, 6))):
+            x, y = path[-1]
+            # Mostly a step or a hop over a piece onto a free new cell,
+            # so that chains are common; the validators still decide.
+            good = [(2 * dx, 2 * dy) for dx, dy in DIRECTIONS
+                    if game.pieceAt((x + dx, y + dy)) is not None
+                    and isValidCell(x + 2 * dx, y + 2 * dy)
+                    and game.pieceAt((x + 2 * dx, y + 2 * dy)) is None
+                    and (x + 2 * dx, y + 2 * dy) not in path]
+            if len(path) == 1 and data.draw(st.booleans()):
+                good = [(dx, dy) for dx, dy in DIRECTIONS
+                        if isValidCell(x + dx, y + dy)
+                        and game.pieceAt((x + dx, y + dy)) is None]
+            elif not good and len(path) > 1 and data.draw(st.integers(0, 3)):
+                break
+            if not data.draw(st.integers(0, 4)):
+                # A hop onto an occupied cell, over a piece or not.
+                good = [(2 * dx, 2 * dy) for dx, dy in DIRECTIONS
+                        if game.pieceAt((x + 2 * dx, y + 2 * dy))
+                        is not None]
+            if good and data.draw(st.integers(0, 3)):
+                dx, dy = data.draw(st.sampled_from(good))
+            else:
+                dx, dy = data.draw(st.sampled_from(DIRECTIONS))
+                hop = data.draw(st.sampled_from((1, 1, 2, 3)))
+                dx, dy = hop * dx, hop * dy
+            path.append((x + dx, y + dy))
+        if data.draw(st.integers(0, 9)) == 0:
+            path += data.draw(st.lists(st.tuples(st.integers(-9, 9),
+                                                 st.integers(-9, 9)),
+                                       max_size=2))
+        form = data.draw(st.sampled_from(("tuples", "lists", "floats")))
+        if form == "lists":
+            path = [list(cell) for cell in path]
+        elif form == "floats":
+            path = [(float(x), float(y)) for x, y in path]
+        try:
+            checked = game.checkPath(seat, path)
+        except IllegalMove:
+            self.assertIsNone(game._legalPath(seat, path))
+            event("refused")
+            return
+        quick = game._legalPath(seat, path)
+        expected = tuple(CELLS[INDEX[cell]] for cell in checked)
+        if quick is None:
+            self.assertNotEqual(form, "tuples")
+        else:
+            self.assertEqual(quick, expected)
+            for cell, board in zip(quick, expected):
+                self.assertIs(cell, board)
+        event("validated %d hops (%s)" % (len(path) - 1, form))
+
     @settings(max_examples=300, deadline=None)
     @given(positions(), st.lists(st.tuples(st.integers(-9, 9),
                                            st.integers(-9, 9)),

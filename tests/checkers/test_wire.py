@@ -311,6 +311,52 @@ class PathTests(SynchronousTestCase):
         self.assertEqual(wire.parsePath(wire.formatPath(path)), path)
 
 
+    def test_keptAlike(self):
+        """
+        A path parsed or written again (from the kept ones) is the same
+        as the first time, in any of its forms, and a refused text is
+        refused again; the kept ones are at most L{wire.MEMO_SIZE} of
+        each, and a long path is not kept.
+        """
+        for text in ["0 0 2 0 2 2", "  -1\t5  -1 4 \n", "-2 6 0 4"]:
+            self.assertEqual(wire.parsePath(text), wire.parsePath(text))
+        self.assertEqual(wire.parsePath("  -1\t5  -1 4 \n"),
+                         ((-1, 5), (-1, 4)))
+        for text in ["1 2 3 +4", "1 2 3"]:
+            self.assertRaises(wire.PathError, wire.parsePath, text)
+            self.assertRaises(wire.PathError, wire.parsePath, text)
+        for path in [((-2, 6), (0, 4)), [[-2, 6], [0, 4]], [(-2, 6), (0, 4)],
+                     ((-2.0, 6.0), (0.0, 4.0)), ((-2, 6), (0, 4))]:
+            self.assertEqual(wire.formatPath(path), "-2 6 0 4")
+        for n in range(wire.MEMO_SIZE + 10):
+            path = ((n % 1000, n // 1000), (0, 0))
+            text = "%d %d 0 0" % path[0]
+            self.assertEqual(wire.parsePath(text), path)
+            self.assertEqual(wire.formatPath(path), text)
+        self.assertLessEqual(len(wire._parsed), wire.MEMO_SIZE)
+        self.assertLessEqual(len(wire._written), wire.MEMO_SIZE)
+        long = tuple((n, n) for n in range(20))
+        wire._parsed.clear()
+        wire._written.clear()
+        self.assertEqual(wire.parsePath(wire.formatPath(long)), long)
+        self.assertEqual((wire._parsed, wire._written), ({}, {}))
+
+    def test_movesKept(self):
+        """
+        A MOVE_OP line decoded again is the same message; no other line is
+        kept (a JOIN_ROOM_OP's name may carry a play key).
+        """
+        move = b'{"data1":"A","data2":"-4 8 -4 7","op":200007}'
+        join = b'{"data1":"1","data2":"alice#k3yk3yk3y","op":200000}'
+        for line in (move, move + b"\r\n", join):
+            self.assertEqual(wire.decode(line), wire.decode(line))
+        self.assertEqual(wire.decode(move),
+                         wire.Message(wire.MOVE_OP, "A", "-4 8 -4 7"))
+        self.assertIn(move, wire._decoded)
+        self.assertNotIn(join, wire._decoded)
+        self.assertNotIn(b"k3yk3yk3y", b"".join(wire._decoded))
+
+
 def stdlibEncode(op, data1="", data2=""):
     """
     L{wire.encode} as it was written with C{json.dumps}.
