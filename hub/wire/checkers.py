@@ -16,8 +16,9 @@ Pure: no Twisted, no game rules.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, Dict, NamedTuple, Optional, Sequence, Tuple
+from typing import NamedTuple, Optional, Sequence, Tuple
 
 from hub.wire.fastjson import decodeJson, encodeStrings
 
@@ -174,25 +175,16 @@ def errorCode(data1: str) -> Optional[int]:
     return code if code in ERRCODE_NAMES else None
 
 
-# Moves repeat from game to game: MOVE_OP lines of at most MEMO_LINE
-# bytes are kept once decoded, and paths of at most MEMO_TEXT characters
-# once parsed or written, up to MEMO_SIZE of each (immutable values).
+# Moves repeat from game to game: a MOVE_OP line of at most MEMO_LINE
+# bytes is kept once decoded, a path of at most MEMO_TEXT characters once
+# parsed and one of at most MEMO_CELLS cells once written, the MEMO_SIZE
+# used last of each (their values are immutable).
 MEMO_LINE = 96
 MEMO_TEXT = 48
+MEMO_CELLS = 8
 MEMO_SIZE = 4096
-_decoded: Dict[bytes, Message] = {}
-_parsed: Dict[str, Tuple[Tuple[int, int], ...]] = {}
-# Keyed by the paths given (tuples of cells, hashable).
-_written: Dict[Any, str] = {}
-
-
-def _remember(memo: Dict[Any, Any], key: Any, value: Any) -> None:
-    """
-    Keep C{value} for C{key} in C{memo}, which is emptied when full.
-    """
-    if len(memo) >= MEMO_SIZE:
-        memo.clear()
-    memo[key] = value
+# The end of a line that is a move, or is refused.
+_MOVE_END = b'"op":%d}' % (MOVE_OP,)
 
 
 def decode(line: bytes) -> Message:
@@ -202,13 +194,11 @@ def decode(line: bytes) -> Message:
     @raise DecodeError: the line is not UTF-8 JSON, not an object, lacks
         one of the three keys, or C{op} is not an integral number.
     """
-    message = _decoded.get(line)
-    if message is None:
-        message = _decode(line)
-        # Moves only: other lines may carry a play key, never kept.
-        if message.op == MOVE_OP and len(line) <= MEMO_LINE:
-            _remember(_decoded, line, message)
-    return message
+    # Moves only: another line may carry a play key, never kept.
+    if (type(line) is bytes and len(line) <= MEMO_LINE
+            and line.endswith(_MOVE_END)):
+        return _keptMove(line)
+    return _decode(line)
 
 
 def _decode(line: bytes) -> Message:
@@ -269,12 +259,9 @@ def parsePath(text: str) -> Tuple[Tuple[int, int], ...]:
 
     @raise PathError: when the shape is wrong.
     """
-    path = _parsed.get(text)
-    if path is None:
-        path = _parsePath(text)
-        if len(text) <= MEMO_TEXT:
-            _remember(_parsed, text, path)
-    return path
+    if len(text) <= MEMO_TEXT:
+        return _keptPath(text)
+    return _parsePath(text)
 
 
 def _parsePath(text: str) -> Tuple[Tuple[int, int], ...]:
@@ -309,13 +296,18 @@ def formatPath(path: Sequence[Tuple[int, int]]) -> str:
     """
     The canonical form of a path: integers joined by single spaces.
     """
-    try:
-        text = _written.get(path)
-    except TypeError:
-        # Not hashable (a list of lists): not kept.
-        return " ".join(["%d %d" % (x, y) for x, y in path])
-    if text is None:
-        text = " ".join(["%d %d" % (x, y) for x, y in path])
-        if len(text) <= MEMO_TEXT:
-            _remember(_written, path, text)
-    return text
+    if len(path) <= MEMO_CELLS:
+        try:
+            return _keptText(path)
+        except TypeError:
+            pass   # not hashable (a list of lists): not kept
+    return _formatPath(path)
+
+
+def _formatPath(path: Sequence[Tuple[int, int]]) -> str:
+    return " ".join(["%d %d" % (x, y) for x, y in path])
+
+
+_keptMove = functools.lru_cache(MEMO_SIZE)(_decode)
+_keptPath = functools.lru_cache(MEMO_SIZE)(_parsePath)
+_keptText = functools.lru_cache(MEMO_SIZE)(_formatPath)

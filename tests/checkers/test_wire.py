@@ -333,28 +333,28 @@ class PathTests(SynchronousTestCase):
             text = "%d %d 0 0" % path[0]
             self.assertEqual(wire.parsePath(text), path)
             self.assertEqual(wire.formatPath(path), text)
-        self.assertLessEqual(len(wire._parsed), wire.MEMO_SIZE)
-        self.assertLessEqual(len(wire._written), wire.MEMO_SIZE)
+        for kept in (wire._keptPath, wire._keptText):
+            self.assertEqual(kept.cache_info().currsize, wire.MEMO_SIZE)
+            kept.cache_clear()
         long = tuple((n, n) for n in range(20))
-        wire._parsed.clear()
-        wire._written.clear()
         self.assertEqual(wire.parsePath(wire.formatPath(long)), long)
-        self.assertEqual((wire._parsed, wire._written), ({}, {}))
+        for kept in (wire._keptPath, wire._keptText):
+            self.assertEqual(kept.cache_info().currsize, 0)
 
     def test_movesKept(self):
         """
         A MOVE_OP line decoded again is the same message; no other line is
         kept (a JOIN_ROOM_OP's name may carry a play key).
         """
+        wire._keptMove.cache_clear()
         move = b'{"data1":"A","data2":"-4 8 -4 7","op":200007}'
         join = b'{"data1":"1","data2":"alice#k3yk3yk3y","op":200000}'
-        for line in (move, move + b"\r\n", join):
+        for line in (move, bytearray(move), move + b"\r\n", join):
             self.assertEqual(wire.decode(line), wire.decode(line))
         self.assertEqual(wire.decode(move),
                          wire.Message(wire.MOVE_OP, "A", "-4 8 -4 7"))
-        self.assertIn(move, wire._decoded)
-        self.assertNotIn(join, wire._decoded)
-        self.assertNotIn(b"k3yk3yk3y", b"".join(wire._decoded))
+        self.assertEqual(wire._keptMove.cache_info().currsize, 1)
+        self.assertEqual(wire._keptMove(move), wire.decode(move))
 
 
 def stdlibEncode(op, data1="", data2=""):
