@@ -798,6 +798,32 @@ class NoSandboxTests(TestCase):
         yield waitFor(lambda: not marked(marker, marker))
 
 
+def fakeBwrap(case, body):
+    """
+    The path of a fake bwrap (a Python script: C{import os, time}, then
+    C{body}) in C{case}'s folder; every process of it left at the end
+    of C{case} is killed.
+    """
+    path = os.path.join(folder(case), "bwrap")
+    with open(path, "w") as f:
+        f.write("#!/usr/bin/python3\nimport os, time\n" + body)
+    os.chmod(path, 0o755)
+    case.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
+                             for pid in marked(path, "python3")])
+    return path
+
+
+def startedBwrap(path, processes):
+    """
+    Wait for C{processes} processes of the fake bwrap at C{path}: the
+    pid of the one this process started.
+    """
+    yield waitFor(lambda: len(marked(path, "python3")) == processes)
+    [bwrap] = [pid for pid in marked(path, "python3")
+               if int(status(pid)["PPid"]) == os.getpid()]
+    return bwrap
+
+
 class ProbeTests(TestCase):
     """
     L{BwrapSandbox.probe}, cancelled.
@@ -815,17 +841,9 @@ class ProbeTests(TestCase):
         it waiting for ever), and fails once bwrap is gone (the hub's
         stop waits for it).
         """
-        path = os.path.join(folder(self), "bwrap")
-        with open(path, "w") as f:
-            f.write("#!/usr/bin/python3\nimport os, time\nos.fork()\n"
-                    "time.sleep(600)\n")
-        os.chmod(path, 0o755)
+        path = fakeBwrap(self, "os.fork()\ntime.sleep(600)\n")
         probing = sandbox(self, bwrap=path).probe()
-        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
-                                 for pid in marked(path, "python3")])
-        yield waitFor(lambda: len(marked(path, "python3")) == 2)
-        [bwrap] = [pid for pid in marked(path, "python3")
-                   if int(status(pid)["PPid"]) == os.getpid()]
+        bwrap = yield from startedBwrap(path, 2)
         probing.cancel()
         yield bounded(self.assertFailure(probing, defer.CancelledError))
         self.assertNotIn(bwrap, marked(path, "python3"))
@@ -839,19 +857,11 @@ class ProbeTests(TestCase):
         not bwrap's child (as one bwrap clones while the kill comes,
         that its children do not show yet) goes too.
         """
-        path = os.path.join(folder(self), "bwrap")
-        with open(path, "w") as f:
-            f.write("#!/usr/bin/python3\nimport os, time\n"
-                    "if not os.fork():\n"
-                    "    os.fork()\n"
-                    "time.sleep(600)\n")
-        os.chmod(path, 0o755)
+        path = fakeBwrap(self, "if not os.fork():\n"
+                               "    os.fork()\n"
+                               "time.sleep(600)\n")
         probing = sandbox(self, bwrap=path).probe()
-        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
-                                 for pid in marked(path, "python3")])
-        yield waitFor(lambda: len(marked(path, "python3")) == 3)
-        [bwrap] = [pid for pid in marked(path, "python3")
-                   if int(status(pid)["PPid"]) == os.getpid()]
+        bwrap = yield from startedBwrap(path, 3)
         self.assertEqual(
             {os.getpgid(pid) for pid in marked(path, "python3")}, {bwrap})
         probing.cancel()
@@ -866,15 +876,9 @@ class ProbeTests(TestCase):
         process group, is killed once bwrap has exited, and the probe
         ends (the child held its output pipes, and waited for ever).
         """
-        path = os.path.join(folder(self), "bwrap")
-        with open(path, "w") as f:
-            f.write("#!/usr/bin/python3\nimport os, time\n"
-                    "if not os.fork():\n"
-                    "    time.sleep(600)\n"
-                    "os._exit(1)\n")
-        os.chmod(path, 0o755)
-        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
-                                 for pid in marked(path, "python3")])
+        path = fakeBwrap(self, "if not os.fork():\n"
+                               "    time.sleep(600)\n"
+                               "os._exit(1)\n")
         problem = yield bounded(sandbox(self, bwrap=path).probe())
         self.assertIsNotNone(problem)
         yield waitFor(lambda: not marked(path, "python3"))
@@ -888,16 +892,11 @@ class ProbeTests(TestCase):
         the group's kill misses it, and killed alone, bwrap left it
         waiting for ever.
         """
-        path = os.path.join(folder(self), "bwrap")
-        with open(path, "w") as f:
-            f.write("#!/usr/bin/python3\nimport os, time\n"
-                    "child = os.fork()\n"
-                    "if child:\n"
-                    "    os.write(3, b'{\"child-pid\": %d}' % child)\n"
-                    "time.sleep(600)\n")
-        os.chmod(path, 0o755)
-        self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL)
-                                 for pid in marked(path, "python3")])
+        tell = "os.write(3, b'{\"child-pid\": %d}' % child)"
+        path = fakeBwrap(self, "child = os.fork()\n"
+                               "if child:\n"
+                               "    " + tell + "\n"
+                               "time.sleep(600)\n")
         ended = defer.Deferred()
 
         class Ends(ProcessProtocol):
