@@ -31,7 +31,8 @@ from hub.sandbox.process import BwrapSandbox  # noqa: E402
 
 def leftBwraps():
     """
-    The pids and states of the live processes whose command is bwrap's.
+    The pids and states of the live processes whose command is bwrap's
+    and whose parent is gone (their parent is now pid 1).
     """
     found = []
     for name in os.listdir("/proc"):
@@ -41,10 +42,10 @@ def leftBwraps():
             with open("/proc/%s/cmdline" % (name,), "rb") as f:
                 command = f.read().split(b"\0")[0]
             with open("/proc/%s/stat" % (name,)) as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
+                state, parent = f.read().rsplit(")", 1)[1].split()[:2]
         except OSError:
             continue
-        if command.endswith(b"bwrap") and state != "Z":
+        if command.endswith(b"bwrap") and state != "Z" and parent == "1":
             found.append((int(name), state))
     return found
 
@@ -59,10 +60,11 @@ def run(args):
         yield task.deferLater(reactor, rng.uniform(0, args.within),
                               lambda: None)
         probing.cancel()
-        probing.addErrback(lambda f: f.trap(defer.CancelledError))
         probing.addTimeout(args.bound, reactor)
         try:
             yield probing
+        except defer.CancelledError:
+            pass
         except defer.TimeoutError:
             hung += 1
             for pid, state in leftBwraps():
