@@ -156,7 +156,8 @@ class TCPPair:
 class BareAutobahn:
     """
     autobahn alone: its Twisted server protocol, with the hub's options
-    and masker (the web face's, in place once its factory is made),
+    and masker (put in place for the process by the web face, made
+    first: C{webSite}),
     reading the WebSocket pairs' move frames into an C{onMessage} that
     does nothing (the frames' parse, unmasking and delivery: the floor
     of a WebSocket move above a TCP one, as the JSON echo is the TCP

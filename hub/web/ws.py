@@ -32,8 +32,8 @@ from hub.connection import ServerConnection
 from hub.limits import WS_MESSAGE_FRAMES
 from hub.twistedinternals import (
     deliverMessage, dropMessage, dropUnparsed, failInvalidPayload,
-    frameParser, framedText, joinFrame, producerOf,
-    sendCloseFrame, setLog, unparsedBytes)
+    frameParser, framedText, joinFrame, producerOf, sendCloseFrame, setLog,
+    unparsedBytes)
 from hub.web import play as playing
 
 #: Bytes of one message (and one frame) at most: every request of the
