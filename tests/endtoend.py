@@ -219,6 +219,17 @@ class GamehubServer:
         if self.process.stdout:
             self.process.stdout.close()
 
+    def kill(self):
+        """
+        SIGKILL the server once its engine sandbox's start-up probe has
+        answered (for a server that records games, so runs engines): a
+        hub killed while bwrap sets a sandbox up leaves that sandbox's
+        first process waiting for ever (docs/deploy.md, "A killed hub").
+        """
+        self.waitForLog(r"engine sandbox: ")
+        self.process.kill()
+        self.process.wait()
+
     @property
     def pid(self):
         """

@@ -4,7 +4,6 @@ real Redis: games across nodes, names, the room list, resuming through
 another node, a node killed, Redis stopped.
 """
 
-import os
 import signal
 import subprocess
 import sys
@@ -193,7 +192,7 @@ class TwoNodes(TestCase):
         self.assertEqual(createRoom(dave, "rk")["status"], wire.S_OK)
         expiries = ExpiryWatch(self.url)
         self.addCleanup(expiries.close)
-        os.kill(self.b.pid, signal.SIGKILL)
+        self.b.kill()
         viewer, reply = register(self.a.port("gomoku"), "viewer")
         viewer.token = reply["token"]
         # Redis tells when b's keys expire (a TTL after b's last renewal).

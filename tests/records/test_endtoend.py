@@ -106,8 +106,7 @@ class RecordsServerTests(SynchronousTestCase):
             server.waitForLog(r"recorded gomoku game \d+", count=20,
                               timeout=TIMEOUT * 6)
         finally:
-            server.process.kill()
-            server.process.wait()
+            server.kill()
             for bot in bots:
                 bot.kill()
                 bot.communicate()
