@@ -23,6 +23,7 @@ import attr
 from twisted.internet import defer, endpoints, error
 from twisted.internet.interfaces import IProtocolFactory
 from twisted.internet.protocol import ProcessProtocol
+from twisted.logger import Logger
 from twisted.python.failure import Failure
 from zope.interface import implementer
 
@@ -386,6 +387,7 @@ class BwrapSandbox:
 
     name = "bwrap"
     confines = True
+    log = Logger()
 
     def __init__(self, reactor: Any, runFolder: Optional[str] = None,
                  hidden: Iterable[str] = (), closed: Iterable[str] = (),
@@ -433,7 +435,9 @@ class BwrapSandbox:
     def probe(self) -> "defer.Deferred[Optional[str]]":
         """
         Run C{true} in a sandbox once, to find out whether bwrap works
-        here; a failure is kept as L{problem}.
+        here; a failure is kept as L{problem}.  First kill the sandboxes
+        an earlier hub, killed outright, left waiting
+        (L{sweepStranded}).
 
         @return: a Deferred firing with L{problem}.  Cancelled (the hub
             stops while bwrap runs), it kills bwrap and fails with
@@ -441,6 +445,12 @@ class BwrapSandbox:
         """
         if self.problem() is not None:
             return defer.succeed(self.problem())
+        swept = sweepStranded()
+        if swept:
+            self.log.warn(
+                "killed {count} engine sandbox process(es) left waiting by "
+                "a hub killed outright (docs/deploy.md, \"A killed hub\")",
+                count=swept)
         ending: defer.Deferred[Tuple[int, bytes]] = defer.Deferred()
         try:
             handle = self.spawn(_Collector(ending),
@@ -551,6 +561,64 @@ class BwrapSandbox:
         finally:
             os.close(helper)
         return handle
+
+
+def strandedSandboxes(helper: str = confine.HELPER) -> List[int]:
+    """
+    The pids of sandboxes that a hub killed outright left waiting for ever
+    (docs/deploy.md, "A killed hub"): bwrap processes given C{helper}
+    whose session, the one the hub's C{setsid} made for their outer
+    bwrap, has lost its leader (that bwrap) and whose parent is not a
+    bwrap.  A live sandbox's outer bwrap leads its session until the
+    sandbox ends.
+    """
+    stranded = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        try:
+            with open("/proc/%d/cmdline" % (pid,), "rb") as f:
+                words = f.read().split(b"\0")
+            if (os.path.basename(words[0]) != b"bwrap"
+                    or os.fsencode(helper) not in words):
+                continue
+            with open("/proc/%d/stat" % (pid,)) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the name: state, ppid, pgrp, session.
+        parent, group, session = (int(word) for word in fields[1:4])
+        if (group != session or session == pid
+                or os.path.exists("/proc/%d" % (session,))
+                or _isBwrap(parent)):
+            continue
+        stranded.append(pid)
+    return stranded
+
+
+def sweepStranded(helper: str = confine.HELPER) -> int:
+    """
+    Kill the L{strandedSandboxes} of C{helper}.
+
+    @return: how many were killed.
+    """
+    killed = 0
+    for pid in strandedSandboxes(helper):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            continue
+        killed += 1
+    return killed
+
+
+def _isBwrap(pid: int) -> bool:
+    try:
+        with open("/proc/%d/cmdline" % (pid,), "rb") as f:
+            return os.path.basename(f.read().split(b"\0")[0]) == b"bwrap"
+    except OSError:
+        return False
 
 
 def childrenOf(pid: int) -> List[int]:

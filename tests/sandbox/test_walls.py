@@ -8,8 +8,11 @@ environment, and what it can reach.
 import errno
 import hashlib
 import os
+import select
 import signal
 import sqlite3
+import subprocess
+import sys
 
 from twisted.internet import defer, reactor
 from twisted.internet.protocol import Factory, ProcessProtocol, Protocol
@@ -19,10 +22,12 @@ from hub.sandbox import confine, inside
 from hub.sandbox.confine import (
     Confinement, Forward, Limits, NotAllowed, checkBinds, cleanEnvironment)
 from hub.sandbox.process import (
-    INFO_FD, MISSING, BwrapSandbox, SandboxedProcess)
+    INFO_FD, MISSING, BwrapSandbox, SandboxedProcess, strandedSandboxes,
+    sweepStranded)
 from tests.sandbox.support import (
     MB, SYSTEM_PYTHON, WAIT, Program, alive, bounded, folder, marked, noSandbox,
-    python, report, run, sandbox, status, unprivilegedSandbox, waitFor)
+    processes, python, report, run, sandbox, status, unprivilegedSandbox,
+    waitFor)
 
 
 class IdentityTests(TestCase):
@@ -822,6 +827,90 @@ def startedBwrap(path, processes):
     [bwrap] = [pid for pid in marked(path, "python3")
                if int(status(pid)["PPid"]) == os.getpid()]
     return bwrap
+
+
+def stranded(case, helper, leaderLives=False):
+    """
+    A process as the host sees a sandbox's first process that a hub
+    killed outright left waiting (docs/deploy.md, "A killed hub"): named
+    bwrap, given C{helper}, in a session of its own whose leader has
+    exited (or, with C{leaderLives}, runs on); its pid, once it is so
+    named.  It is killed at the end of C{case}.
+    """
+    script = (
+        "import os, sys, time\n"
+        "child = os.fork()\n"
+        "if not child:\n"
+        "    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n"
+        "    os.execv(sys.executable, ['bwrap', '-c',\n"
+        "             'import time; time.sleep(600)', sys.argv[1]])\n"
+        "print(child, flush=True)\n"
+        "os.close(1)\n"
+        "if sys.argv[2] == 'lives':\n"
+        "    time.sleep(600)\n")
+    leader = subprocess.Popen(
+        [sys.executable, "-c", script, helper,
+         "lives" if leaderLives else "exits"],
+        stdout=subprocess.PIPE, start_new_session=True)
+    case.addCleanup(leader.wait)
+    case.addCleanup(lambda: leader.poll() is None and leader.kill())
+    readable, _, _ = select.select([leader.stdout], [], [], WAIT)
+    pid = int(leader.stdout.readline() if readable else b"0")
+    leader.stdout.close()
+    case.addCleanup(lambda: alive(pid) and os.kill(pid, signal.SIGKILL))
+    if not leaderLives:
+        leader.wait(WAIT)
+    yield waitFor(lambda: helper in processes().get(pid, ()))
+    return pid
+
+
+class StrandedTests(TestCase):
+    """
+    The sandboxes a hub killed outright left waiting are found
+    (L{strandedSandboxes}) and killed (L{sweepStranded}); a live one is
+    not.
+    """
+
+    timeout = 3 * WAIT
+
+    def setUp(self):
+        # A helper of this test's own: no other test's sweep finds its
+        # processes.
+        self.helper = "/run/gamehub-test-%d/inside.py" % (id(self),)
+
+    @defer.inlineCallbacks
+    def test_swept(self):
+        """
+        A sandbox process whose session's leader is gone is found, and
+        killed.
+        """
+        pid = yield from stranded(self, self.helper)
+        self.assertEqual(strandedSandboxes(self.helper), [pid])
+        self.assertEqual(sweepStranded(self.helper), 1)
+        yield waitFor(lambda: not alive(pid))
+        self.assertEqual(strandedSandboxes(self.helper), [])
+
+    @defer.inlineCallbacks
+    def test_liveKept(self):
+        """
+        A sandbox process whose session's leader (a live sandbox's outer
+        bwrap) runs is left alone.
+        """
+        pid = yield from stranded(self, self.helper, leaderLives=True)
+        self.assertEqual(strandedSandboxes(self.helper), [])
+        self.assertEqual(sweepStranded(self.helper), 0)
+        self.assertTrue(alive(pid))
+
+    @defer.inlineCallbacks
+    def test_probeSweeps(self):
+        """
+        A hub's start-up probe kills what an earlier hub, killed
+        outright, left waiting.
+        """
+        pid = yield from stranded(self, confine.HELPER)
+        problem = yield bounded(sandbox(self).probe())
+        self.assertIsNone(problem)
+        yield waitFor(lambda: not alive(pid))
 
 
 class ProbeTests(TestCase):
