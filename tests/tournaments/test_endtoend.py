@@ -600,11 +600,23 @@ class ClosedNamesEnginesEndToEndTests(EndToEndMixin, SynchronousTestCase):
         logs = os.path.join(os.path.dirname(self.path), "engines", "logs",
                             str(eventId))
         self.assertEqual(os.listdir(server.workdir), [])
-        texts = {"hub": "".join(server.output)}
-        for room in os.listdir(logs):
-            for file in os.listdir(os.path.join(logs, room)):
-                with open(os.path.join(logs, room, file), "rb") as f:
-                    texts[room + "/" + file] = f.read().decode()
+
+        def engineLogs():
+            texts = {}
+            for room in os.listdir(logs):
+                for file in os.listdir(os.path.join(logs, room)):
+                    with open(os.path.join(logs, room, file), "rb") as f:
+                        texts[room + "/" + file] = f.read().decode()
+            return texts
+        # The event is over once its last game is recorded; that game's
+        # engines leave, and their logs get their last line, after it.
+        ended = re.compile(r"\n# .* \((by itself|stopped by the runner)\)"
+                           r"\n$")
+        waitUntil(lambda: all(ended.search(text)
+                              for text in engineLogs().values()),
+                  GAME_TIMEOUT, lambda: "engine logs not closed: {}".format(
+                      engineLogs()))
+        texts = dict(engineLogs(), hub="".join(server.output))
         self.assertEqual(len(texts), 1 + 12)
         keyed = re.compile(r"(#|--key )[A-Za-z0-9]{10}\b")
         for where, text in texts.items():
