@@ -18,7 +18,7 @@ from typing import (
 from twisted.python import usage
 from twisted.python.failure import Failure
 
-from hub import __version__
+import hub
 
 
 def plainText(docstring: str) -> str:
@@ -120,7 +120,7 @@ class Options(usage.Options):
         Print gamehub's version and Twisted's, and exit.
         """
         from twisted import copyright
-        print("gamehub version:", __version__)
+        print("gamehub version:", hub.__version__)
         print("Twisted version:", copyright.version)
         raise SystemExit(0)
 

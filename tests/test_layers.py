@@ -17,6 +17,7 @@ The packages, too, form no cycle among themselves.
 """
 
 import ast
+import json
 import os
 import pkgutil
 import shutil
@@ -61,14 +62,43 @@ ORDER = {part: (number, index)
          for index, part in enumerate(parts)}
 
 
-#: Imports one module in a fresh interpreter and prints the GUI modules
-#: it brought in.
+#: The libraries nearly every module of C{hub/} imports: L{PROBE} imports
+#: them once, checked free of GUI modules, before it forks.
+LIBRARIES = ("attr", "zope.interface", "twisted.python.failure",
+             "twisted.logger", "twisted.internet.defer",
+             "twisted.internet.protocol", "twisted.internet.endpoints",
+             "twisted.application.service", "twisted.web.server")
+#: Imports each module named in its arguments alone, each in a child
+#: forked from an interpreter that has imported nothing of C{hub/} (as
+#: fresh as C{python -c}, without its start-up and the L{LIBRARIES}
+#: each time), and prints a line of JSON for each: its name and the GUI
+#: modules it brought in, or why it could not be imported.  A first
+#: line names the GUI modules the libraries brought in.
 PROBE = """
-import importlib, sys
-importlib.import_module(sys.argv[1])
-print(" ".join(sorted(m for m in sys.modules
-                      if m.split(".")[0] in {gui!r})))
-""".format(gui=GUI)
+import importlib, json, os, sys, traceback
+for library in {libraries!r}:
+    importlib.import_module(library)
+print(json.dumps(sorted(m for m in sys.modules
+                        if m.split(".")[0] in {gui!r})), flush=True)
+for name in sys.argv[1:]:
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if not pid:
+        os.close(reading)
+        try:
+            importlib.import_module(name)
+            report = {{"gui": sorted(m for m in sys.modules
+                                    if m.split(".")[0] in {gui!r})}}
+        except BaseException:
+            report = {{"failed": traceback.format_exc()[-500:]}}
+        with os.fdopen(writing, "w") as out:
+            json.dump(dict(report, name=name), out)
+        os._exit(0)
+    os.close(writing)
+    with os.fdopen(reading) as answer:
+        print(answer.read(), flush=True)
+    os.waitpid(pid, 0)
+""".format(gui=GUI, libraries=LIBRARIES)
 
 
 def hubModules():
@@ -428,20 +458,26 @@ class LayerTests(SynchronousTestCase):
     def test_noGUI(self):
         """
         No module under C{hub/}, imported alone, brings C{client_pyglet}
-        or C{pyglet} into C{sys.modules} (through a library, too).
+        or C{pyglet} into C{sys.modules} (through a library, too: the
+        L{LIBRARIES} imported before it bring in none).
         """
         env = dict(os.environ)
         env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+        names = hubModules()
+        result = subprocess.run(
+            [sys.executable, "-c", PROBE] + names, cwd=ROOT, env=env,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+        self.assertEqual(result.returncode, 0, result.stderr.decode())
+        libraries, *reports = [
+            json.loads(line) for line in result.stdout.splitlines()]
+        self.assertEqual(libraries, [])
+        self.assertEqual([report["name"] for report in reports], names)
         failures = []
-        for name in hubModules():
-            result = subprocess.run(
-                [sys.executable, "-c", PROBE, name], cwd=ROOT, env=env,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                timeout=120)
-            if result.returncode:
+        for report in reports:
+            if "failed" in report:
                 failures.append("%s: import failed: %s" % (
-                    name, result.stderr.decode()[-500:]))
-            elif result.stdout.strip():
+                    report["name"], report["failed"]))
+            elif report["gui"]:
                 failures.append("%s imports %s" % (
-                    name, result.stdout.decode().strip()))
+                    report["name"], " ".join(report["gui"])))
         self.assertEqual(failures, [])

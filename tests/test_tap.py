@@ -584,8 +584,8 @@ class VersionTests(SynchronousTestCase):
         from importlib.metadata import version
         import hub
         self.assertEqual(hub.__version__, version("gamehub"))
-        from hub import commandline
-        self.assertEqual(commandline.__version__, hub.__version__)
+        from hub import __version__
+        self.assertEqual(__version__, hub.__version__)
 
     def test_option(self):
         """
