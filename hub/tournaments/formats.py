@@ -21,8 +21,6 @@ from collections import Counter, defaultdict
 from typing import (
     Dict, Iterable, List, Mapping, Optional, Sequence, Set, Tuple, cast)
 
-import networkx
-
 from hub.tournaments.standings import Game, byePoints, points
 
 __all__ = ["roundRobin", "swissRound", "arenaPairings", "ArenaTally",
@@ -361,6 +359,10 @@ def _matchChunk(order: Sequence[str], balance: Mapping[str, int],
                 - scoreUnit * scoreGap - preferenceUnit * samePreference
                 - rankGap)
 
+    # Imported here: networkx costs every process that imports this
+    # module (the hub, each tool) about 0.1 s, and only a Swiss round
+    # of two needs it.
+    import networkx
     matching: Set[Tuple[str, str]] = set()
     rematches = False
     for rematches in (False, True):
