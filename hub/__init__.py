@@ -4,9 +4,9 @@ protocols, over one shared lobby and session service.
 
 @var __version__: the installed distribution's version, read from its
     metadata (C{pyproject.toml} is the one place it is written) when it
-    is first asked for: C{importlib.metadata} costs every process that
-    imports C{hub} about 70 ms, and most (a bot, a tool, an engine) never
-    ask.
+    is first asked for: importing C{importlib.metadata} costs a process
+    20 to 70 ms, and most that import C{hub} (a bot, a tool, an engine)
+    never ask.
 """
 
 
