@@ -17,7 +17,8 @@ import signal
 import sys
 import tempfile
 from typing import (
-    Any, Callable, Iterable, List, Optional, Tuple, Union, cast)
+    Any, Callable, Iterable, List, Optional, Sequence, Tuple, Union,
+    cast)
 
 import attr
 from twisted.internet import defer, endpoints, error
@@ -577,12 +578,10 @@ def strandedSandboxes(helper: str = confine.HELPER) -> List[int]:
         if not name.isdigit():
             continue
         pid = int(name)
+        words = _commandLine(pid)
+        if not _isBwrap(words) or os.fsencode(helper) not in words:
+            continue
         try:
-            with open("/proc/%d/cmdline" % (pid,), "rb") as f:
-                words = f.read().split(b"\0")
-            if (os.path.basename(words[0]) != b"bwrap"
-                    or os.fsencode(helper) not in words):
-                continue
             with open("/proc/%d/stat" % (pid,)) as f:
                 fields = f.read().rsplit(")", 1)[1].split()
         except OSError:
@@ -591,7 +590,7 @@ def strandedSandboxes(helper: str = confine.HELPER) -> List[int]:
         parent, group, session = (int(word) for word in fields[1:4])
         if (group != session or session == pid
                 or os.path.exists("/proc/%d" % (session,))
-                or _isBwrap(parent)):
+                or _isBwrap(_commandLine(parent))):
             continue
         stranded.append(pid)
     return stranded
@@ -613,12 +612,19 @@ def sweepStranded(helper: str = confine.HELPER) -> int:
     return killed
 
 
-def _isBwrap(pid: int) -> bool:
+def _commandLine(pid: int) -> List[bytes]:
+    """
+    The words of process C{pid}'s command line, or none when it is gone.
+    """
     try:
         with open("/proc/%d/cmdline" % (pid,), "rb") as f:
-            return os.path.basename(f.read().split(b"\0")[0]) == b"bwrap"
+            return f.read().split(b"\0")
     except OSError:
-        return False
+        return []
+
+
+def _isBwrap(words: Sequence[bytes]) -> bool:
+    return bool(words) and os.path.basename(words[0]) == b"bwrap"
 
 
 def childrenOf(pid: int) -> List[int]:
