@@ -2,8 +2,13 @@
 The window, and the pump that lets Twisted own the loop.
 
 Twisted's reactor runs the program; a L{LoopingCall} on the injected clock
-ticks pyglet's clock and, for each window, switches to it, dispatches its
-events, draws it (C{on_draw}) and flips it, about 60 times a second.
+ticks pyglet's clock and, for each window, switches to it and dispatches
+its events, about 60 times a second.  The window is drawn (C{on_draw})
+and flipped only when what it shows may have changed: its scene must be
+rebuilt or is animating, an input or window event came, a screenshot is
+due, or L{IDLE_DRAW_SECONDS} have passed (a turn's countdown, a message
+that expires).  A client left open on a screen that does not change
+costs next to nothing.
 
 The rest has a part each: L{Settings} (the options and what the user's
 configuration remembers), L{Navigator} (which scene is shown) and
@@ -28,6 +33,8 @@ from client_pyglet.settings import Settings
 __all__ = ["App", "Options"]
 
 FRAME_SECONDS = 1 / 60.0
+#: With nothing else asking for it, the window is drawn this often.
+IDLE_DRAW_SECONDS = 0.25
 #: Wait this long after the end of a game before the screenshot, so that
 #: the last move's animation and the result banner are on screen.
 SCREENSHOT_DELAY = 1.5
@@ -63,6 +70,9 @@ class App:
         self._screenshotDue = None
         self._screenshotWaiting = []
         self._stopping = False
+        self._drawWanted = True
+        self._drawnAt = None
+        self.framesDrawn = 0
         if options.game and not options.offline and not options.watch:
             self.connection.addSession(options)
 
@@ -144,8 +154,9 @@ class App:
 
     def pumpOnce(self):
         """
-        One frame: tick pyglet's clock, then dispatch, draw and flip every
-        window.
+        One frame: tick pyglet's clock, then dispatch every window's
+        events, and draw and flip this app's window if L{drawDue} (any
+        other window, always).
         """
         pyglet.clock.tick()
         for window in list(pyglet.app.windows):
@@ -154,11 +165,40 @@ class App:
             if window.has_exit:
                 self.stop(0)
                 return
-            window.dispatch_event("on_draw")
+            if window is not self.window:
+                window.dispatch_event("on_draw")
+            elif self.drawDue():
+                # Called, not dispatched: outside dispatch_events pyglet
+                # queues a dispatched event until the next frame's.
+                self.on_draw()
+            else:
+                continue
             window.flip()
+
+    def drawDue(self):
+        """
+        Whether the window must be drawn this frame: asked for (an input
+        or window event, a screenshot), its scene to be rebuilt or
+        animating, or not drawn for L{IDLE_DRAW_SECONDS}.
+        """
+        scene = self.scene
+        return (self._drawWanted or self._screenshotDue is not None
+                or self._drawnAt is None
+                or scene is None or scene.changed()
+                or self.clock.seconds() - self._drawnAt
+                >= IDLE_DRAW_SECONDS)
+
+    def _wantDraw(self):
+        """
+        Draw the window in the next frame.
+        """
+        self._drawWanted = True
 
     # window events (pushed as handlers)
     def on_draw(self):
+        self._drawWanted = False
+        self._drawnAt = self.clock.seconds()
+        self.framesDrawn += 1
         self.window.clear()
         if self.scene is not None:
             self.scene.draw()
@@ -170,15 +210,24 @@ class App:
                 # after this frame: the waiter may close the window
                 self.clock.callLater(0, saved.callback, path)
 
+    def on_expose(self):
+        self._wantDraw()
+
+    def on_resize(self, width, height):
+        self._wantDraw()
+
     def on_mouse_press(self, x, y, button, modifiers):
+        self._wantDraw()
         if self.scene is not None:
             self.scene.onMousePress(x, y, button)
 
     def on_mouse_motion(self, x, y, dx, dy):
+        # A hover that changes what is shown rebuilds the scene.
         if self.scene is not None:
             self.scene.onMouseMotion(x, y)
 
     def on_key_press(self, symbol, modifiers):
+        self._wantDraw()
         if self.scene is not None:
             handled = self.scene.onKeyPress(symbol, modifiers)
             if handled:
@@ -193,6 +242,7 @@ class App:
         return None
 
     def on_text(self, text):
+        self._wantDraw()
         if self.scene is not None:
             self.scene.onText(text)
 

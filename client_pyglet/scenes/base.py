@@ -189,6 +189,20 @@ class Scene:
         Override: draw what changes every frame (animations, timers).
         """
 
+    def animating(self):
+        """
+        Override: whether an animation runs, so that every frame must be
+        drawn (a timer's text may wait for the app's idle redraw).
+        """
+        return False
+
+    def changed(self):
+        """
+        Whether the next frame differs from the last one drawn: the scene
+        is to be built (again), or animates.
+        """
+        return self.dirty or self.batch is None or self.animating()
+
     def rebuild(self):
         """
         Build a fresh batch from the current state.

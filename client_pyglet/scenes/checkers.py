@@ -417,6 +417,9 @@ class CheckersGameScene(BoardSceneMixin, Scene):
         room = self.app.options.room or "gamehub"
         self.state.join(room)
 
+    def animating(self):
+        return self.anim is not None
+
     def drawDynamic(self):
         st = self.state
         self.dynKeep = []

@@ -4,6 +4,8 @@ messages.  A real pyglet window on a fake clock and a StringTransport;
 they need a display (run under C{xvfb-run -a}) and fail without one.
 """
 
+import os
+
 import pyglet
 
 from twisted.internet import defer
@@ -37,9 +39,9 @@ class FakeReactor:
         pass
 
 
-class SceneTests(SynchronousTestCase):
+class Screens:
     """
-    Click through each game's screens.
+    A client window on a fake clock, talking to a StringTransport.
     """
 
     def setUp(self):
@@ -75,6 +77,33 @@ class SceneTests(SynchronousTestCase):
                 self.click(app, x + w / 2, y + h / 2)
                 return
         self.fail("no %s button on %r" % (method, app.scene))
+
+    def checkersRoom(self):
+        app = self.app("checkers")
+        app.session.state.join("r1")
+        self.proto.dataReceived(cwire.encode(cwire.JOIN_ROOM_REPLY_OP,
+                                             "bob", "1"))
+        take(self.transport)
+        return app
+
+    def checkersGame(self, app=None):
+        """
+        A two-player checkers game (bob A, alice D), alice to move.
+        """
+        app = app or self.checkersRoom()
+        self.proto.dataReceived(
+            cwire.encode(cwire.START_GAME_OP, "bob alice", "A D")
+            + cwire.encode(cwire.START_TURN_OP, "A", "1656403200")
+            + cwire.encode(cwire.MOVE_OP, "A", "-2 6 0 4")
+            + cwire.encode(cwire.START_TURN_OP, "D", "1656403207"))
+        self.frame(app)
+        return app
+
+
+class SceneTests(Screens, SynchronousTestCase):
+    """
+    Click through each game's screens.
+    """
 
     def test_gomokuCreateRoom(self):
         """
@@ -196,27 +225,6 @@ class SceneTests(SynchronousTestCase):
             RuntimeError("no bot"))
         self.clickButton(app, "suggest")
         self.assertEqual(len(self.flushLoggedErrors(RuntimeError)), 1)
-
-    def checkersRoom(self):
-        app = self.app("checkers")
-        app.session.state.join("r1")
-        self.proto.dataReceived(cwire.encode(cwire.JOIN_ROOM_REPLY_OP,
-                                             "bob", "1"))
-        take(self.transport)
-        return app
-
-    def checkersGame(self, app=None):
-        """
-        A two-player checkers game (bob A, alice D), alice to move.
-        """
-        app = app or self.checkersRoom()
-        self.proto.dataReceived(
-            cwire.encode(cwire.START_GAME_OP, "bob alice", "A D")
-            + cwire.encode(cwire.START_TURN_OP, "A", "1656403200")
-            + cwire.encode(cwire.MOVE_OP, "A", "-2 6 0 4")
-            + cwire.encode(cwire.START_TURN_OP, "D", "1656403207"))
-        self.frame(app)
-        return app
 
     def test_checkersReadyAndMove(self):
         """
@@ -435,6 +443,106 @@ class SceneTests(SynchronousTestCase):
         self.assertEqual(take(self.transport), swire.packClientFrame(
             swire.PLAYER_OPERATION, 1, swire.getGemsBody(
                 1, [("diamond", 1), ("emerald", 1), ("sapphire", 1)])))
+
+
+class DrawingTests(Screens, SynchronousTestCase):
+    """
+    The window is drawn when what it shows may have changed, not every
+    frame: a client left open on a screen that does not change does not
+    draw it 60 times a second.
+    """
+
+    def quiet(self, app):
+        """
+        Let the window be drawn by the idle rule, so that nothing is due.
+        """
+        from client_pyglet.app import IDLE_DRAW_SECONDS
+        self.clock.advance(IDLE_DRAW_SECONDS)
+
+    def idleFrames(self, app, count=3):
+        """
+        Let the app's pump run C{count} frames (within the idle rule's
+        time); how many were drawn.
+        """
+        from client_pyglet.app import FRAME_SECONDS
+        drawn = app.framesDrawn
+        for _ in range(count):
+            # Each step passes one of the pump's times, never two.
+            self.clock.advance(FRAME_SECONDS * 1.01)
+        return app.framesDrawn - drawn
+
+    def test_unchangedNotDrawn(self):
+        """
+        Frames in which nothing changed are not drawn, but the window is
+        still drawn every L{IDLE_DRAW_SECONDS} (a countdown, a message
+        that expires).
+        """
+        from client_pyglet.app import IDLE_DRAW_SECONDS
+        app = self.app("gomoku")
+        self.quiet(app)
+        self.assertEqual(self.idleFrames(app), 0)
+        drawn = app.framesDrawn
+        self.clock.advance(IDLE_DRAW_SECONDS)
+        self.assertEqual(app.framesDrawn, drawn + 1)
+
+    def test_stateEventDrawn(self):
+        """
+        A message from the server that changes the scene is drawn in the
+        next frame.
+        """
+        app = self.checkersRoom()
+        self.quiet(app)
+        self.proto.dataReceived(cwire.encode(cwire.JOIN_ROOM_REPLY_OP,
+                                             "carol", "2"))
+        self.assertEqual(self.idleFrames(app, 1), 1)
+        self.assertEqual(self.idleFrames(app), 0)
+
+    def test_inputDrawn(self):
+        """
+        A key press or a click is drawn in the next frame.
+        """
+        from pyglet.window import key
+        app = self.app("gomoku")
+        self.quiet(app)
+        app.on_key_press(key.A, 0)
+        self.assertEqual(self.idleFrames(app, 1), 1)
+        app.on_mouse_press(1, 1, 1, 0)
+        self.assertEqual(self.idleFrames(app, 1), 1)
+        app.on_expose()
+        self.assertEqual(self.idleFrames(app, 1), 1)
+        self.assertEqual(self.idleFrames(app), 0)
+
+    def test_animationDrawnEveryFrame(self):
+        """
+        While a checkers move is animated, every frame is drawn; once it
+        has ended, frames are not.
+        """
+        from client_pyglet.scenes.checkers import HOP_SECONDS
+        app = self.checkersGame()
+        self.quiet(app)
+        self.proto.dataReceived(
+            cwire.encode(cwire.MOVE_OP, "A", "0 4 0 3")
+            + cwire.encode(cwire.START_TURN_OP, "A", "1656403208"))
+        self.assertTrue(app.scene.animating())
+        self.assertEqual(self.idleFrames(app, 5), 5)
+        self.clock.advance(HOP_SECONDS)
+        self.assertFalse(app.scene.animating())
+        # The board without the moving piece's animation, once.
+        self.assertEqual(self.idleFrames(app, 1), 1)
+        self.assertEqual(self.idleFrames(app), 0)
+
+    def test_screenshotDrawn(self):
+        """
+        A screenshot asked for is drawn (and saved) in the next frame.
+        """
+        app = self.app("gomoku")
+        self.quiet(app)
+        path = self.mktemp() + ".png"
+        saved = []
+        app.screenshot(path).addCallback(saved.append)
+        self.assertEqual(self.idleFrames(app, 1), 1)
+        self.assertEqual(saved, [path])
+        self.assertTrue(os.path.exists(path))
 
 
 class ConnectingTests(SynchronousTestCase):
