@@ -177,6 +177,10 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
 def _carry(connection: socket.socket, path: str,
            slots: threading.BoundedSemaphore) -> None:
     try:
+        # Nagle off, as on the hub's own connections: a program with
+        # nothing to answer yet delays its acknowledgements, and each
+        # small write after the first would wait for one (up to 40 ms).
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             upstream.connect(path)
