@@ -67,9 +67,11 @@ class ClientWindowTests(SynchronousTestCase):
         env["CLIENT_PYGLET_LOG"] = "1"
         for name in names:
             shot = os.path.join(self.dir, "%s-%s.png" % (game, name))
+            # The bot plays at once (not after the 0.25 s a person
+            # watching it is given): what is tested is a whole game.
             args = [sys.executable, "-m", "client_pyglet", url, "--name",
-                    name, "--bot", "2", "--exit-after-game",
-                    "--screenshot", shot]
+                    name, "--bot", "2", "--bot-delay", "0.02",
+                    "--exit-after-game", "--screenshot", shot]
             if room:
                 args += ["--room", room]
             args += list(extra)

@@ -167,13 +167,14 @@ class MixedTableTests(PageActions, SynchronousTestCase):
         """
         desktop = self.spawn("desktop", [
             "-m", "client_pyglet", self.url, "--name", DESKTOP_NAME,
-            "--room", ROOM, "--bot", "2", "--players", "3",
+            "--room", ROOM, "--bot", "2", "--bot-delay", "0.02",
+            "--players", "3",
             "--turn-seconds", TURN_SECONDS, "--exit-after-game"])
         self.server.waitForLog(r"joined checkers room '%s'" % (ROOM,),
                                timeout=WAIT)
         bot = self.spawn("bot", [
             "-m", "hub.bots", self.url, "--count", "1", "--room", ROOM,
-            "--name", BOT_PREFIX, "--level", "2", "--delay", "0.1",
+            "--name", BOT_PREFIX, "--level", "2", "--delay", "0.02",
             "--timeout", str(GAME_TIMEOUT)])
         self.server.waitForLog(r"joined checkers room '%s'" % (ROOM,),
                                count=2, timeout=WAIT)
