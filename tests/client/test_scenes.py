@@ -5,6 +5,8 @@ they need a display (run under C{xvfb-run -a}) and fail without one.
 """
 
 import os
+import shutil
+import tempfile
 
 import pyglet
 
@@ -537,7 +539,9 @@ class DrawingTests(Screens, SynchronousTestCase):
         """
         app = self.app("gomoku")
         self.quiet(app)
-        path = self.mktemp() + ".png"
+        folder = tempfile.mkdtemp(prefix="gamehub-shot-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "shot.png")
         saved = []
         app.screenshot(path).addCallback(saved.append)
         self.assertEqual(self.idleFrames(app, 1), 1)

@@ -2,8 +2,11 @@
 Tests for L{hub.connection.immediate}, over real loopback TCP connections.
 """
 
+import os
+import shutil
 import socket
 import struct
+import tempfile
 
 from zope.interface import directlyProvides
 
@@ -132,7 +135,11 @@ class ImmediateWriterTests(LoopbackMixin, TestCase):
         """
         factory = Factory.forProtocol(ServerSide)
         factory.accepted = defer.Deferred()
-        path = self.mktemp()
+        # In the system's temporary folder, not the working directory
+        # (the tree's, under pytest).
+        folder = tempfile.mkdtemp(prefix="gamehub-unix-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        path = os.path.join(folder, "socket")
         port = reactor.listenUNIX(path, factory)
         self.addCleanup(port.stopListening)
         client = ClientSide()
