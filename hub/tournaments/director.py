@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import (
-    Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
+    Any, Callable, Dict, FrozenSet, Generator, List, Optional, Sequence, Set,
+    Tuple, cast)
 
 import attr
 from twisted.internet import defer
@@ -73,8 +74,9 @@ class LivePairing:
     table: Any = attr.ib(default=None)
     seats: Optional[Tuple[str, ...]] = attr.ib(default=None)
     engines: bool = attr.ib(default=False)
-    #: Every seat an engine over standard streams: nobody to wait for.
-    streams: bool = attr.ib(default=False)
+    #: The seats' engines over standard streams, whom the hub seats: an
+    #: owner among them cannot start the game, so nobody is waited for.
+    streams: FrozenSet[str] = attr.ib(default=frozenset())
     starting: Any = attr.ib(default=None)
     toMove: Optional[int] = attr.ib(default=None)
     #: Session id -> entrant, of the browser players seated (Splendor).
@@ -479,9 +481,10 @@ class Director:
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
             live.engines = True
-            live.streams = all(
-                e.isEngine and cast(EngineSpec, e.engine).protocol
-                in POSITIONED for e in entrants)
+            live.streams = frozenset(
+                e.name for e in entrants
+                if e.isEngine
+                and cast(EngineSpec, e.engine).protocol in POSITIONED)
             pairing = PairingInfo(run.event.id, game.round, game.board,
                                   game.seats)
             if self.launcher is None:
@@ -676,16 +679,18 @@ class Director:
         A gomoku pairing's first player to join owns the room: give the
         owner the colour the pairing planned.  A room whose owner starts
         the game (gomoku) and could start is started by the director after
-        L{START_GRACE} if its owner has not (at once when every seat is an
-        engine over standard streams).
+        L{START_GRACE} if its owner has not (at once when the owner is an
+        engine over standard streams, which never starts a game).
         """
         live = self.rooms.get((room.kind, room.name))
         if live is None or live.room is not room or room.running:
             return
         if (not room.policy.autoStart and live.starting is None
                 and room.policy.canStart(room)):
+            owner = room.owner
+            cannot = owner is not None and owner.name in live.streams
             live.starting = self.clock.callLater(
-                0 if live.streams else START_GRACE, self._startRoom, live)
+                0 if cannot else START_GRACE, self._startRoom, live)
         if (room.kind != "gomoku" or room.owner is None
                 or len(room.members) != 1):
             return

@@ -116,13 +116,18 @@ class DirectorTests:
 
     @defer.inlineCallbacks
     def newEvent(self, names, format="round-robin", rounds=None,
-                 engines=(), minutes=None):
+                 engines=(), minutes=None, protocols=None):
+        """
+        An event of C{names}; those in C{engines} are registered engines,
+        over the protocol C{protocols} gives them (by default C{tcp}).
+        """
+        protocols = protocols or {}
         eventId = yield self.write(store.createEvent, "cup", "gomoku",
                                    format, rounds, minutes, 2, None, 0.0)
         for name in names:
             if name in engines:
                 yield self.write(catalog.register, name, ["engine", name],
-                                 0.0)
+                                 0.0, protocol=protocols.get(name, "tcp"))
             yield self.write(store.enter, eventId, name, 0.0,
                              name if name in engines else None, True)
         return eventId
@@ -235,6 +240,52 @@ class DirectorTests:
         self.assertTrue(room.running)
         self.assertIs(self.director.rooms[("gomoku", name)].table,
                       room.table)
+
+    @defer.inlineCallbacks
+    def ownerEngine(self, protocol):
+        """
+        A pairing of two engines whose room is owned by the one over
+        C{protocol}, the other there and ready: the room.
+        """
+        self.lobby, self.director = self.newDirector(FakeLauncher())
+        eventId = yield self.newEvent(["brain", "bot"],
+                                      engines={"brain", "bot"},
+                                      protocols={"brain": protocol})
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        name = "%d-1-1" % (eventId,)
+        sessions = [self.session("brain"), self.session("bot")]
+        for session in sessions:
+            self.lobby.join("gomoku", name, session, RoomObserver())
+        self.lobby.setReady(sessions[1], True)
+        room = self.lobby.room("gomoku", name)
+        self.assertEqual(room.owner.name, "brain")
+        return room
+
+    @defer.inlineCallbacks
+    def test_streamOwnerStartsAtOnce(self):
+        """
+        A room owned by an engine over standard streams (a Gomocup brain,
+        seated by the hub; it never starts a game) is started by the
+        director as soon as its other player is there and ready, not
+        after L{START_GRACE}.
+        """
+        room = yield self.ownerEngine("gomocup")
+        self.clock.advance(0)
+        self.assertTrue(room.running)
+
+    @defer.inlineCallbacks
+    def test_connectedOwnerGivenTheGrace(self):
+        """
+        A room owned by a connected engine (which may start the game, as
+        C{hub.bots} does) waits L{START_GRACE} for it, as for a person.
+        """
+        room = yield self.ownerEngine("tcp")
+        self.clock.advance(START_GRACE - 0.1)
+        self.assertFalse(room.running)
+        self.clock.advance(0.1)
+        self.assertTrue(room.running)
 
     @defer.inlineCallbacks
     def test_onlyThePairing(self):
