@@ -51,6 +51,7 @@ class App:
     @ivar exitCode: the process exit status once the reactor stopped.
     @ivar overShown: the end of the game (or of the watched game) was
         handled.
+    @ivar framesDrawn: how many frames the window was drawn.
     """
 
     log = Logger()
