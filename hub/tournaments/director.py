@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from collections import Counter
 from typing import (
-    Any, Callable, Dict, FrozenSet, Generator, List, Optional, Sequence, Set,
-    Tuple, cast)
+    Any, Callable, Dict, Generator, List, Optional, Sequence, Set, Tuple, cast)
 
 import attr
 from twisted.internet import defer
@@ -74,9 +73,8 @@ class LivePairing:
     table: Any = attr.ib(default=None)
     seats: Optional[Tuple[str, ...]] = attr.ib(default=None)
     engines: bool = attr.ib(default=False)
-    #: The seats' engines over standard streams, whom the hub seats: an
-    #: owner among them cannot start the game, so nobody is waited for.
-    streams: FrozenSet[str] = attr.ib(default=frozenset())
+    #: The seats' engines over standard streams (they never start a game).
+    streams: Tuple[str, ...] = attr.ib(default=())
     starting: Any = attr.ib(default=None)
     toMove: Optional[int] = attr.ib(default=None)
     #: Session id -> entrant, of the browser players seated (Splendor).
@@ -481,9 +479,8 @@ class Director:
                     for n in game.seats]
         if any(e.isEngine for e in entrants):
             live.engines = True
-            live.streams = frozenset(
-                e.name for e in entrants
-                if e.isEngine
+            live.streams = tuple(
+                e.name for e in entrants if e.isEngine
                 and cast(EngineSpec, e.engine).protocol in POSITIONED)
             pairing = PairingInfo(run.event.id, game.round, game.board,
                                   game.seats)
@@ -688,9 +685,8 @@ class Director:
         if (not room.policy.autoStart and live.starting is None
                 and room.policy.canStart(room)):
             owner = room.owner
-            cannot = owner is not None and owner.name in live.streams
-            live.starting = self.clock.callLater(
-                0 if cannot else START_GRACE, self._startRoom, live)
+            wait = 0 if owner and owner.name in live.streams else START_GRACE
+            live.starting = self.clock.callLater(wait, self._startRoom, live)
         if (room.kind != "gomoku" or room.owner is None
                 or len(room.members) != 1):
             return
