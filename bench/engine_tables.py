@@ -29,7 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from gomoku_load import freePort, stopProcess, waitForPort  # noqa: E402
+from gomoku_load import freePort, startHub, stopProcess  # noqa: E402
 
 
 def cli(db, *argv):
@@ -45,20 +45,17 @@ def oneEvent(options, sandbox, folder):
     """
     path = os.path.join(folder, "hub.sqlite")
     db = "sqlite:" + path
-    port = freePort()
     log = os.path.join(folder, "twistd.log")
-    twistd = os.path.join(os.path.dirname(sys.executable), "twistd")
-    hub = subprocess.Popen(
-        [twistd, "-n", "--pidfile=", "--logfile=" + log, "gamehub",
-         "--%s-port" % (options.game,),
-         "tcp:%d:interface=127.0.0.1" % (port,), "--web-port", "none",
-         "--announce", "no", "--db", db, "--engine-sandbox", sandbox]
-        + ["--%s-port=none" % (kind,)
-           for kind in ("gomoku", "checkers", "splendor")
-           if kind != options.game],
-        cwd=folder, stdin=subprocess.DEVNULL)
+    port = freePort()
+    extra = ["--web-port", "none", "--announce", "no", "--db", db,
+             "--engine-sandbox", sandbox]
+    if options.game != "gomoku":
+        # startHub serves gomoku on the port it is given: the event's
+        # game instead.
+        extra += ["--gomoku-port", "none", "--%s-port" % (options.game,),
+                  "tcp:%d:interface=127.0.0.1" % (port,)]
+    hub = startHub(port, log, extra=extra)
     try:
-        waitForPort(port, hub)
         eventId = cli(db, "create", "--name", "bench", "--game",
                       options.game, "--format", "round-robin",
                       "--players-per-table", str(options.players),

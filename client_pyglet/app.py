@@ -183,8 +183,8 @@ class App:
         animating, or not drawn for L{IDLE_DRAW_SECONDS}.
         """
         scene = self.scene
+        # Wanted until the first draw, so _drawnAt is set past this.
         return (self._drawWanted or self._screenshotDue is not None
-                or self._drawnAt is None
                 or scene is None or scene.changed()
                 or self.clock.seconds() - self._drawnAt
                 >= IDLE_DRAW_SECONDS)

@@ -9,13 +9,11 @@ import errno
 import hashlib
 import os
 import select
-import shutil
 import signal
 import socket
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import threading
 
 from twisted.internet import defer, reactor
@@ -1074,9 +1072,7 @@ class HelperTests(SynchronousTestCase):
         the program's delayed acknowledgement, up to 40 ms on Linux, and
         a checkers game of three engines took seconds.
         """
-        folder = tempfile.mkdtemp(prefix="gamehub-relay-")
-        self.addCleanup(shutil.rmtree, folder, True)
-        path = os.path.join(folder, "engine.sock")
+        path = os.path.join(folder(self), "engine.sock")
         hub = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.addCleanup(hub.close)
         hub.bind(path)
