@@ -40,9 +40,9 @@ GUI = ("client_pyglet", "pyglet")
 #: packages written before it in its layer, and those of lower layers.
 LAYERS = (
     ("package", ("hub",)),
-    ("pure", ("ihub", "wire", "games", "clock", "net", "twistedinternals",
-              "logs", "mdns", "extras", "programs", "commandline",
-              "catalogs")),
+    ("pure", ("ihub", "wire", "games", "clock", "net", "withouttls",
+              "twistedinternals", "logs", "mdns", "extras", "programs",
+              "commandline", "catalogs")),
     ("shared services", ("limits", "bots", "thinkers", "lobby", "sessions",
                          "connection", "health", "sandbox", "metrics")),
     ("tables", ("tables",)),

@@ -3,8 +3,8 @@ The pure layers type-check: C{mypy --strict}, configured in
 C{pyproject.toml}'s C{[tool.mypy]}, finds nothing in C{hub/wire},
 C{hub/games}, C{hub/tables}, C{hub/ihub.py}, browser play
 (C{hub/web/play}), the records, lobby, sessions, accounts, connections,
-protocols, tournaments and the heap's trimmer (C{[tool.mypy]}'s
-C{files}).
+protocols, tournaments, the heap's trimmer and L{hub.withouttls}
+(C{[tool.mypy]}'s C{files}).
 
 Each test runs mypy in a subprocess with its cache in a fresh temporary
 folder, so a run starts cold (a few seconds) and leaves nothing behind.
@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TYPED = ("hub/wire", "hub/games", "hub/tables", "hub/ihub.py",
          "hub/web/play", "hub/records", "hub/lobby.py", "hub/sessions.py",
          "hub/accounts", "hub/connection", "hub/protocols",
-         "hub/tournaments", "hub/heap.py")
+         "hub/tournaments", "hub/heap.py", "hub/withouttls.py")
 
 
 def typedModules():

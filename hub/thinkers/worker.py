@@ -38,8 +38,10 @@ NICENESS = 10
 #: The most address space a worker may take (bytes).
 MEMORY = 1024 ** 3
 #: What the pool runs in a new worker process (ampoule's bootstrap; the
-#: arguments ampoule adds are not needed).
-BOOTSTRAP = "from hub.thinkers.worker import main; main()\n"
+#: arguments ampoule adds are not needed): a worker never speaks TLS
+#: (L{hub.withouttls}).
+BOOTSTRAP = ("from hub.withouttls import withoutTLS; withoutTLS()\n"
+             "from hub.thinkers.worker import main; main()\n")
 
 
 def deadline(

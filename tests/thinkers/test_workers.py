@@ -5,6 +5,7 @@ L{hub.thinkers.worker}, on the reactor.  Waits are for events, bounded by
 the test's timeout.
 """
 
+import importlib.util
 import json
 import os
 import signal
@@ -133,6 +134,24 @@ class RealPoolTests(TestCase):
             names = {entry.split(b"=", 1)[0]
                      for entry in f.read().split(b"\0") if entry}
         self.assertLessEqual(names, {b"PYTHONPATH"})
+
+    @defer.inlineCallbacks
+    def test_workerWithoutTLS(self):
+        """
+        A worker loads Twisted without TLS (L{hub.withouttls}): nothing
+        of cryptography (which pyOpenSSL would bring) is mapped in it,
+        though this process could load it.
+        """
+        self.assertIsNotNone(importlib.util.find_spec("cryptography"))
+        pool, processes = self.makePool(size=1)
+        yield pool.think("gomoku", 1, 0, GomokuGame(), 0)
+        [pid] = processes.pids()
+        with open("/proc/{}/maps".format(pid)) as f:
+            mapped = {line.split()[-1] for line in f if "/" in line}
+        self.assertTrue(any("/hub/" in path or "python" in path
+                            for path in mapped), mapped)
+        self.assertEqual({path for path in mapped
+                          if "/cryptography/" in path}, set())
 
     @defer.inlineCallbacks
     def test_signals(self):
