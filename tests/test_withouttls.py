@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def python(*args):
     """
     Run this Python with C{args} (from the tree's folder), and return
-    its standard output; a failure shows its standard error.
+    its standard output and standard error; a failure shows the error.
     """
     done = subprocess.run(
         (sys.executable,) + args, cwd=ROOT, stdin=subprocess.DEVNULL,
