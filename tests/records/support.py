@@ -99,6 +99,14 @@ def tableOptions(kind, takeover):
         maxIllegal=gomoku.MAX_ILLEGAL_MOVES if kind == "gomoku" else None)
 
 
+#: The distance of every checkers cell from each tip of the star, for
+#: L{RandomPlayers}' forward steps (a look-up, not a computation, per
+#: legal path: the random games' time was mostly this).
+TIP_DISTANCES = {tip: {cell: checkers.cellDistance(cell, tip)
+                       for cell in checkers.CELLS}
+                 for tip in checkers.TIPS.values()}
+
+
 class RandomPlayers:
     """
     The players of one random game: a level-1 bot's choices, except that
@@ -120,10 +128,10 @@ class RandomPlayers:
             return None
         rng = self.rng
         if self.kind == "checkers" and rng.random() < 0.8:
-            tip = checkers.TIPS[checkers.TARGET[game.regions[seat]]]
+            distance = TIP_DISTANCES[
+                checkers.TIPS[checkers.TARGET[game.regions[seat]]]]
             return min(actions, key=lambda path: (
-                checkers.cellDistance(path[-1], tip)
-                - checkers.cellDistance(path[0], tip), rng.random()))
+                distance[path[-1]] - distance[path[0]], rng.random()))
         if self.kind == "splendor" and rng.random() < 0.7:
             buys = [a for a in actions if a.kind == splendor.BUY_CARD]
             if buys:
