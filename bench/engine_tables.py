@@ -21,7 +21,6 @@ import os
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -29,13 +28,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from arena import cli  # noqa: E402
 from gomoku_load import freePort, startHub, stopProcess  # noqa: E402
-
-
-def cli(db, *argv):
-    return subprocess.run(
-        [sys.executable, "-m", "hub.tournaments", "--db", db] + list(argv),
-        check=True, stdout=subprocess.PIPE, text=True).stdout
 
 
 def oneEvent(options, sandbox, folder):

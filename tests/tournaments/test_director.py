@@ -218,6 +218,22 @@ class DirectorTests:
                          [first, second])
 
     @defer.inlineCallbacks
+    def readyRoom(self, eventId, owner, guest):
+        """
+        Start event C{eventId}; C{owner} then C{guest} join its first
+        gomoku room, and the guest is ready: the room.
+        """
+        yield self.write(store.requestState, eventId, "start",
+                         self.clock.seconds())
+        yield self.settle()
+        name = "%d-1-1" % (eventId,)
+        sessions = [self.session(owner), self.session(guest)]
+        for session in sessions:
+            self.lobby.join("gomoku", name, session, RoomObserver())
+        self.lobby.setReady(sessions[1], True)
+        return self.lobby.room("gomoku", name)
+
+    @defer.inlineCallbacks
     def test_ownerDoesNotStart(self):
         """
         A gomoku room whose players are all there, the guest ready, is
@@ -225,15 +241,8 @@ class DirectorTests:
         the grace.
         """
         eventId = yield self.newEvent(["ann", "bob"])
-        yield self.write(store.requestState, eventId, "start",
-                         self.clock.seconds())
-        yield self.settle()
-        name = "%d-1-1" % (eventId,)
-        sessions = [self.session("ann"), self.session("bob")]
-        for session in sessions:
-            self.lobby.join("gomoku", name, session, RoomObserver())
-        self.lobby.setReady(sessions[1], True)
-        room = self.lobby.room("gomoku", name)
+        room = yield self.readyRoom(eventId, "ann", "bob")
+        name = room.name
         self.clock.advance(START_GRACE - 0.1)
         self.assertFalse(room.running)
         self.clock.advance(0.1)
@@ -251,15 +260,7 @@ class DirectorTests:
         eventId = yield self.newEvent(["brain", "bot"],
                                       engines={"brain", "bot"},
                                       protocols={"brain": protocol})
-        yield self.write(store.requestState, eventId, "start",
-                         self.clock.seconds())
-        yield self.settle()
-        name = "%d-1-1" % (eventId,)
-        sessions = [self.session("brain"), self.session("bot")]
-        for session in sessions:
-            self.lobby.join("gomoku", name, session, RoomObserver())
-        self.lobby.setReady(sessions[1], True)
-        room = self.lobby.room("gomoku", name)
+        room = yield self.readyRoom(eventId, "brain", "bot")
         self.assertEqual(room.owner.name, "brain")
         return room
 
